@@ -1,0 +1,1 @@
+//! The binary reader and writer.

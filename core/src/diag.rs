@@ -1,0 +1,205 @@
+//! Located diagnostics: a stable code, a message, a primary span and related spans.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// A byte range in a source text (`start..end`), or a word range in a binary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub const fn new(start: u32, end: u32) -> Span {
+        Span { start, end }
+    }
+
+    pub fn len(&self) -> u32 {
+        self.end.saturating_sub(self.start)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+}
+
+/// What a span points into.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum SpanUnit {
+    /// Byte offsets into the assembly text.
+    #[default]
+    TextBytes,
+    /// Word offsets into the binary (the header is words 0 to 4).
+    BinaryWords,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// A span with a short label, shown beside the primary one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Related {
+    pub span: Span,
+    pub label: String,
+}
+
+/// One located problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Diagnostic {
+    /// A stable code, e.g. `asm.unknown-opcode`.
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub span: Span,
+    pub unit: SpanUnit,
+    /// A label for the primary span (what is wrong right there), may be empty.
+    pub label: String,
+    pub related: Vec<Related>,
+    /// A suggested fix, e.g. "did you mean `OpFMod`?".
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            unit: SpanUnit::TextBytes,
+            label: String::new(),
+            related: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn in_binary(mut self) -> Diagnostic {
+        self.unit = SpanUnit::BinaryWords;
+        self
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = label.into();
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_related(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.related.push(Related { span, label: label.into() });
+        self
+    }
+}
+
+/// Line and column (both 1-based, column counted in chars) of byte offset `at`.
+pub fn line_col(src: &str, at: u32) -> (u32, u32) {
+    let at = (at as usize).min(src.len());
+    let before = &src.as_bytes()[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let col = src.get(line_start..at).map_or(at - line_start, |s| s.chars().count()) as u32 + 1;
+    (line, col)
+}
+
+/// Render a diagnostic on a text in the style of rustc:
+///
+/// ```text
+/// error[asm.unknown-opcode]: unknown opcode `OpFMd`
+///  --> shader.spvasm:3:8
+///   |
+/// 3 | %x = OpFMd %float %a %b
+///   |      ^^^^^ not an opcode
+///   = help: did you mean `OpFMod`?
+/// ```
+pub fn render(d: &Diagnostic, src: &str, file: &str) -> String {
+    use core::fmt::Write;
+    let mut out = String::new();
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    };
+    let _ = writeln!(out, "{sev}[{}]: {}", d.code, d.message);
+    if d.unit == SpanUnit::BinaryWords {
+        let _ = writeln!(out, " --> {file}: word {}", d.span.start);
+        if let Some(h) = &d.help {
+            let _ = writeln!(out, "  = help: {h}");
+        }
+        return out;
+    }
+    let (line, col) = line_col(src, d.span.start);
+    let _ = writeln!(out, " --> {file}:{line}:{col}");
+    excerpt(&mut out, src, d.span, &d.label, '^');
+    for r in &d.related {
+        excerpt(&mut out, src, r.span, &r.label, '-');
+    }
+    if let Some(h) = &d.help {
+        let _ = writeln!(out, "  = help: {h}");
+    }
+    out
+}
+
+fn excerpt(out: &mut String, src: &str, span: Span, label: &str, mark: char) {
+    use core::fmt::Write;
+    let start = (span.start as usize).min(src.len());
+    let line_start = src[..start].rfind('\n').map_or(0, |p| p + 1);
+    let line_end = src[start..].find('\n').map_or(src.len(), |p| start + p);
+    let text = src[line_start..line_end].trim_end_matches('\r');
+    let (line, col) = line_col(src, span.start);
+    let num = alloc::format!("{line}");
+    let pad: String = core::iter::repeat_n(' ', num.len()).collect();
+    let end = (span.end as usize).clamp(start, line_end);
+    let width = src[start..end].chars().count().max(1);
+    let _ = writeln!(out, "{pad} |");
+    let _ = writeln!(out, "{num} | {text}");
+    let marks: String = core::iter::repeat_n(mark, width).collect();
+    let lead: String = core::iter::repeat_n(' ', col as usize - 1).collect();
+    if label.is_empty() {
+        let _ = writeln!(out, "{pad} | {lead}{marks}");
+    } else {
+        let _ = writeln!(out, "{pad} | {lead}{marks} {label}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column() {
+        let s = "ab\ncd\n\u{e9}f";
+        assert_eq!(line_col(s, 0), (1, 1));
+        assert_eq!(line_col(s, 4), (2, 2));
+        assert_eq!(line_col(s, 8), (3, 2));
+    }
+
+    #[test]
+    fn renders_caret_under_span() {
+        let src = "OpCapability Shader\n%x = OpFMd %f %a %b\n";
+        let d = Diagnostic::error("asm.unknown-opcode", Span::new(25, 30), "unknown opcode `OpFMd`")
+            .with_label("not an opcode")
+            .with_help("did you mean `OpFMod`?");
+        let r = render(&d, src, "a.spvasm");
+        assert!(r.contains(" --> a.spvasm:2:6"), "{r}");
+        assert!(r.contains("2 | %x = OpFMd %f %a %b"), "{r}");
+        assert!(r.contains("  |      ^^^^^ not an opcode"), "{r}");
+        assert!(r.contains("= help: did you mean `OpFMod`?"), "{r}");
+    }
+}

@@ -1,0 +1,254 @@
+//! SPIR-V grammar tables, generated from the SPIR-V headers' JSON grammars.
+//!
+//! The data lives in [`generated`] (written by `cargo run -p xtask -- grammar
+//! ../shared/spirv-headers`); this file holds the types and the lookups.
+
+mod generated;
+
+pub use generated::{
+    EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
+    OperandKind, VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION,
+};
+
+/// How many times an operand may appear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantifier {
+    /// Exactly once.
+    One,
+    /// `?`: zero or one time.
+    Optional,
+    /// `*`: zero or more times (always last).
+    Variadic,
+}
+
+/// The category of an operand kind in the grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    Id,
+    Literal,
+    Composite,
+    ValueEnum,
+    BitEnum,
+}
+
+/// A SPIR-V version `(major, minor)`.
+pub type Version = (u8, u8);
+
+/// One operand slot of an instruction (or of an enumerant's parameters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandDesc {
+    pub kind: OperandKind,
+    pub quantifier: Quantifier,
+    /// The grammar's name for the operand, with its quotes removed; may be empty.
+    pub name: &'static str,
+}
+
+/// One core instruction.
+#[derive(Clone, Copy, Debug)]
+pub struct InstructionDesc {
+    /// The canonical name, e.g. `OpFMod`.
+    pub name: &'static str,
+    pub opcode: u16,
+    /// The grammar's instruction class, e.g. `Control-Flow`.
+    pub class: &'static str,
+    pub operands: &'static [OperandDesc],
+    /// Capability values (see [`OperandKind::Capability`]); any one of them enables it.
+    pub capabilities: &'static [u32],
+    pub extensions: &'static [&'static str],
+    /// First core version that has it; `None` when only reachable by extension.
+    pub version: Option<Version>,
+    pub last_version: Option<Version>,
+    pub aliases: &'static [&'static str],
+    pub provisional: bool,
+}
+
+impl InstructionDesc {
+    /// Whether the instruction has a result type operand first.
+    pub fn has_result_type(&self) -> bool {
+        matches!(self.operands.first(), Some(o) if o.kind == OperandKind::IdResultType)
+    }
+
+    /// Whether the instruction defines a result id.
+    pub fn has_result(&self) -> bool {
+        self.operands.iter().take(2).any(|o| o.kind == OperandKind::IdResult)
+    }
+}
+
+/// One enumerant of a value or bit enum operand kind.
+#[derive(Clone, Copy, Debug)]
+pub struct EnumerantDesc {
+    pub name: &'static str,
+    pub value: u32,
+    pub parameters: &'static [OperandDesc],
+    pub capabilities: &'static [u32],
+    pub extensions: &'static [&'static str],
+    pub version: Option<Version>,
+    pub last_version: Option<Version>,
+    pub aliases: &'static [&'static str],
+    pub provisional: bool,
+}
+
+/// One operand kind, with its enumerants (empty unless it is an enum).
+#[derive(Clone, Copy, Debug)]
+pub struct OperandKindDesc {
+    pub kind: OperandKind,
+    pub name: &'static str,
+    pub category: Category,
+    /// Sorted by value, then in grammar order.
+    pub enumerants: &'static [EnumerantDesc],
+    /// For composite kinds (pairs): the kinds they are made of.
+    pub bases: &'static [OperandKind],
+}
+
+/// One instruction of an extended instruction set.
+#[derive(Clone, Copy, Debug)]
+pub struct ExtInstDesc {
+    pub name: &'static str,
+    pub opcode: u32,
+    pub operands: &'static [OperandDesc],
+    pub capabilities: &'static [u32],
+    pub extensions: &'static [&'static str],
+}
+
+/// An extended instruction set, as named in `OpExtInstImport`.
+#[derive(Clone, Copy, Debug)]
+pub struct ExtInstSetDesc {
+    /// The import name, e.g. `GLSL.std.450`.
+    pub name: &'static str,
+    /// True for sets matched by prefix (`NonSemantic.ClspvReflection.` and any version).
+    pub prefix_match: bool,
+    /// Sorted by opcode.
+    pub instructions: &'static [ExtInstDesc],
+}
+
+impl ExtInstSetDesc {
+    pub fn by_opcode(&self, opcode: u32) -> Option<&'static ExtInstDesc> {
+        let i = self.instructions.binary_search_by_key(&opcode, |d| d.opcode).ok()?;
+        Some(&self.instructions[i])
+    }
+
+    pub fn by_name(&self, name: &str) -> Option<&'static ExtInstDesc> {
+        self.instructions.iter().find(|d| d.name == name)
+    }
+}
+
+/// The instruction with this opcode, if the grammar knows it.
+pub fn instruction(opcode: u16) -> Option<&'static InstructionDesc> {
+    let i = INSTRUCTIONS.binary_search_by_key(&opcode, |d| d.opcode).ok()?;
+    Some(&INSTRUCTIONS[i])
+}
+
+/// The instruction with this name or alias (`OpFMod`).
+pub fn instruction_by_name(name: &str) -> Option<&'static InstructionDesc> {
+    let i = INSTRUCTIONS_BY_NAME.binary_search_by_key(&name, |&(n, _)| n).ok()?;
+    Some(&INSTRUCTIONS[INSTRUCTIONS_BY_NAME[i].1 as usize])
+}
+
+/// The table entry of an operand kind.
+pub fn operand_kind(kind: OperandKind) -> &'static OperandKindDesc {
+    &OPERAND_KINDS[kind as usize]
+}
+
+/// The operand kind with this grammar name (`StorageClass`).
+pub fn operand_kind_by_name(name: &str) -> Option<&'static OperandKindDesc> {
+    OPERAND_KINDS.iter().find(|k| k.name == name)
+}
+
+impl OperandKind {
+    pub fn desc(self) -> &'static OperandKindDesc {
+        operand_kind(self)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.desc().name
+    }
+
+    pub fn category(self) -> Category {
+        self.desc().category
+    }
+
+    pub fn is_id(self) -> bool {
+        self.category() == Category::Id
+    }
+
+    /// The first enumerant with exactly this value (the canonical name).
+    pub fn enumerant(self, value: u32) -> Option<&'static EnumerantDesc> {
+        let e = self.desc().enumerants;
+        let i = e.partition_point(|d| d.value < value);
+        e.get(i).filter(|d| d.value == value)
+    }
+
+    /// The enumerant with this name or alias.
+    pub fn enumerant_by_name(self, name: &str) -> Option<&'static EnumerantDesc> {
+        self.desc()
+            .enumerants
+            .iter()
+            .find(|d| d.name == name || d.aliases.contains(&name))
+    }
+}
+
+/// The extended instruction set imported under this name.
+pub fn ext_inst_set(import_name: &str) -> Option<&'static ExtInstSetDesc> {
+    EXT_INST_SETS.iter().find(|s| {
+        if s.prefix_match {
+            import_name.starts_with(s.name)
+        } else {
+            import_name == s.name
+        }
+    })
+}
+
+/// The name of a capability value, for messages.
+pub fn capability_name(value: u32) -> Option<&'static str> {
+    OperandKind::Capability.enumerant(value).map(|e| e.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcode_lookup_both_ways() {
+        let d = instruction(5147).expect("OpConstantDataKHR");
+        assert_eq!(d.name, "OpConstantDataKHR");
+        assert_eq!(instruction_by_name("OpFMod").unwrap().opcode, 141);
+        assert!(instruction(0xffff).is_none());
+    }
+
+    #[test]
+    fn mission_extensions_are_present() {
+        for (name, op) in [
+            ("OpConstantDataKHR", 5147),
+            ("OpSpecConstantDataKHR", 5148),
+            ("OpTypeUntypedPointerKHR", 4417),
+            ("OpUntypedVariableKHR", 4418),
+            ("OpVariableLengthArrayINTEL", 5818),
+            ("OpSaveMemoryINTEL", 5819),
+            ("OpRestoreMemoryINTEL", 5820),
+            ("OpLoopControlINTEL", 5887),
+        ] {
+            assert_eq!(instruction_by_name(name).map(|d| d.opcode), Some(op), "{name}");
+        }
+        assert!(instruction_by_name("OpUntypedVariableLengthArrayINTEL").is_some());
+        assert!(OperandKind::Decoration.enumerant_by_name("UTFEncodedKHR").is_some());
+        assert!(OperandKind::Capability.enumerant_by_name("UntypedPointersKHR").is_some());
+    }
+
+    #[test]
+    fn enumerants_with_parameters() {
+        let e = OperandKind::LoopControl.enumerant_by_name("DependencyLength").unwrap();
+        assert_eq!(e.value, 8);
+        assert_eq!(e.parameters.len(), 1);
+        let lm = OperandKind::ExecutionMode.enumerant_by_name("LocalSize").unwrap();
+        assert_eq!(lm.parameters.len(), 3);
+    }
+
+    #[test]
+    fn ext_inst_sets_by_import_name() {
+        let glsl = ext_inst_set("GLSL.std.450").unwrap();
+        assert_eq!(glsl.by_name("FMix").unwrap().opcode, 46);
+        assert!(ext_inst_set("OpenCL.std").is_some());
+        assert!(ext_inst_set("NonSemantic.ClspvReflection.5").is_some());
+        assert!(ext_inst_set("NoSuchSet").is_none());
+    }
+}

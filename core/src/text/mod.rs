@@ -1,0 +1,1 @@
+//! The text assembler and disassembler (spirv-as / spirv-dis syntax).

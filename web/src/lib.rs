@@ -1,0 +1,1 @@
+//! The wasm-bindgen facade of spvlab for the page.

@@ -1,0 +1,362 @@
+//! Project tasks. `cargo run -p xtask -- grammar <spirv-headers dir> [--check]`
+//! regenerates `core/src/grammar/generated.rs` from the SPIR-V JSON grammars
+//! (or, with `--check`, fails when the committed file is out of date).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const OUT: &str = "core/src/grammar/generated.rs";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("grammar") => {
+            let Some(dir) = args.get(1) else {
+                eprintln!("usage: xtask grammar <spirv-headers dir> [--check]");
+                return ExitCode::from(2);
+            };
+            let check = args.iter().any(|a| a == "--check");
+            match grammar(Path::new(dir), check) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("xtask grammar: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        _ => {
+            eprintln!("usage: xtask grammar <spirv-headers dir> [--check]");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn grammar(dir: &Path, check: bool) -> Result<(), String> {
+    let text = generate(dir)?;
+    let out = workspace_root().join(OUT);
+    if check {
+        let old = std::fs::read_to_string(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        if old != text {
+            return Err(format!(
+                "{OUT} is out of date; run `cargo run -p xtask -- grammar {}`",
+                dir.display()
+            ));
+        }
+        println!("{OUT} is current");
+    } else {
+        std::fs::write(&out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+        println!("wrote {OUT}");
+    }
+    Ok(())
+}
+
+fn load(path: &Path) -> Result<Value, String> {
+    let s = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&s).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The import name, variant prefix and match mode of each extended set, by file stem.
+fn ext_set_info(stem: &str) -> Option<(&'static str, &'static str, bool)> {
+    Some(match stem {
+        "glsl.std.450" => ("GLSL.std.450", "Glsl", false),
+        "opencl.std.100" => ("OpenCL.std", "OpenCl", false),
+        "debuginfo" => ("DebugInfo", "DebugInfo", false),
+        "opencl.debuginfo.100" => ("OpenCL.DebugInfo.100", "OpenClDebugInfo100", false),
+        "nonsemantic.shader.debuginfo.100" => {
+            ("NonSemantic.Shader.DebugInfo.100", "ShaderDebugInfo100", false)
+        }
+        "nonsemantic.shader.debuginfo" => ("NonSemantic.Shader.DebugInfo", "ShaderDebugInfo", false),
+        "nonsemantic.clspvreflection" => ("NonSemantic.ClspvReflection.", "Clspv", true),
+        "nonsemantic.vkspreflection" => ("NonSemantic.VkspReflection.", "Vksp", true),
+        "nonsemantic.debugprintf" => ("NonSemantic.DebugPrintf", "DebugPrintf", false),
+        "nonsemantic.debugbreak" => ("NonSemantic.DebugBreak", "DebugBreak", false),
+        "nonsemantic.graph.debuginfo" => ("NonSemantic.Graph.DebugInfo", "GraphDebugInfo", false),
+        "spv-amd-gcn-shader" => ("SPV_AMD_gcn_shader", "AmdGcn", false),
+        "spv-amd-shader-ballot" => ("SPV_AMD_shader_ballot", "AmdBallot", false),
+        "spv-amd-shader-explicit-vertex-parameter" => {
+            ("SPV_AMD_shader_explicit_vertex_parameter", "AmdEvp", false)
+        }
+        "spv-amd-shader-trinary-minmax" => ("SPV_AMD_shader_trinary_minmax", "AmdTrinary", false),
+        "tosa.001000.1" => ("TOSA.001000.1", "Tosa", false),
+        "arm.motion-engine.100" => ("Arm.MotionEngine.100", "ArmMotion", false),
+        "arm.experimental-ml-operations" => ("Arm.ExperimentalMLOperations", "ArmMl", false),
+        _ => return None,
+    })
+}
+
+fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
+fn parse_value(v: &Value) -> Result<u32, String> {
+    match v {
+        Value::Number(n) => n.as_u64().map(|n| n as u32).ok_or_else(|| format!("bad value {v}")),
+        Value::String(s) => {
+            let s = s.trim();
+            if let Some(h) = s.strip_prefix("0x") {
+                u32::from_str_radix(h, 16).map_err(|e| format!("bad value {s}: {e}"))
+            } else {
+                s.parse().map_err(|e| format!("bad value {s}: {e}"))
+            }
+        }
+        _ => Err(format!("bad value {v}")),
+    }
+}
+
+fn version(v: &Value, key: &str) -> String {
+    match v.get(key).and_then(Value::as_str) {
+        Some(s) if s != "None" => {
+            let mut it = s.split('.');
+            let major: u8 = it.next().and_then(|x| x.parse().ok()).unwrap_or(1);
+            let minor: u8 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            format!("Some(({major}, {minor}))")
+        }
+        // Core instructions without a version key exist since 1.0.
+        None if key == "version" => "Some((1, 0))".into(),
+        _ => "None".into(),
+    }
+}
+
+struct Gen {
+    /// Kind name in a given scope -> variant name.
+    core_kinds: BTreeMap<String, String>,
+    capabilities: BTreeMap<String, u32>,
+}
+
+impl Gen {
+    fn variant(&self, kind: &str, local: &BTreeMap<String, String>) -> Result<String, String> {
+        local
+            .get(kind)
+            .or_else(|| self.core_kinds.get(kind))
+            .cloned()
+            .ok_or_else(|| format!("unknown operand kind {kind}"))
+    }
+
+    fn operands(&self, ops: Option<&Value>, local: &BTreeMap<String, String>) -> Result<String, String> {
+        let mut s = String::from("&[");
+        for (i, o) in ops.and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let q = match str_of(o, "quantifier") {
+                "?" => "Optional",
+                "*" => "Variadic",
+                _ => "One",
+            };
+            let name = str_of(o, "name").trim_matches('\'').replace('\n', " ");
+            if i > 0 {
+                s.push_str(", ");
+            }
+            write!(
+                s,
+                "OperandDesc {{ kind: OperandKind::{}, quantifier: Quantifier::{q}, name: {:?} }}",
+                self.variant(str_of(o, "kind"), local)?,
+                name
+            )
+            .unwrap();
+        }
+        s.push(']');
+        Ok(s)
+    }
+
+    fn caps(&self, v: &Value) -> Result<String, String> {
+        let mut vals = Vec::new();
+        for c in strings(v, "capabilities") {
+            vals.push(
+                self.capabilities
+                    .get(&c)
+                    .copied()
+                    .ok_or_else(|| format!("unknown capability {c}"))?
+                    .to_string(),
+            );
+        }
+        Ok(format!("&[{}]", vals.join(", ")))
+    }
+}
+
+fn str_list(v: &[String]) -> String {
+    let items: Vec<String> = v.iter().map(|s| format!("{s:?}")).collect();
+    format!("&[{}]", items.join(", "))
+}
+
+fn generate(dir: &Path) -> Result<String, String> {
+    let core = load(&dir.join("spirv.core.grammar.json"))?;
+    let kinds = core["operand_kinds"].as_array().ok_or("no operand_kinds")?;
+
+    let mut gr = Gen { core_kinds: BTreeMap::new(), capabilities: BTreeMap::new() };
+    for k in kinds {
+        let name = str_of(k, "kind");
+        gr.core_kinds.insert(name.into(), name.into());
+        if name == "Capability" {
+            for e in k["enumerants"].as_array().into_iter().flatten() {
+                let v = parse_value(&e["value"])?;
+                gr.capabilities.insert(str_of(e, "enumerant").into(), v);
+                for a in strings(e, "aliases") {
+                    gr.capabilities.insert(a, v);
+                }
+            }
+        }
+    }
+
+    // Extended instruction sets, in a stable (file name) order.
+    let mut ext_files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.starts_with("extinst.") && n.ends_with(".grammar.json")
+        })
+        .collect();
+    ext_files.sort();
+
+    // (variant, grammar name, category, enumerants json, bases)
+    let mut all_kinds: Vec<(String, String, String, Vec<Value>, Vec<String>)> = Vec::new();
+    for k in kinds {
+        let name = str_of(k, "kind").to_string();
+        let bases = strings(k, "bases");
+        let en = k.get("enumerants").and_then(Value::as_array).cloned().unwrap_or_default();
+        all_kinds.push((name.clone(), name, str_of(k, "category").into(), en, bases));
+    }
+    let mut ext_sets = Vec::new();
+    for f in &ext_files {
+        let fname = f.file_name().unwrap().to_str().unwrap();
+        let stem = fname.trim_start_matches("extinst.").trim_end_matches(".grammar.json");
+        let Some((import, prefix, prefix_match)) = ext_set_info(stem) else {
+            return Err(format!("no import name known for {fname}; add it to ext_set_info"));
+        };
+        let grammar = load(f)?;
+        let mut local = BTreeMap::new();
+        for k in grammar.get("operand_kinds").and_then(Value::as_array).into_iter().flatten() {
+            let name = str_of(k, "kind").to_string();
+            let variant = format!("{prefix}{name}");
+            local.insert(name.clone(), variant.clone());
+            let en = k.get("enumerants").and_then(Value::as_array).cloned().unwrap_or_default();
+            all_kinds.push((variant, name, str_of(k, "category").into(), en, Vec::new()));
+        }
+        ext_sets.push((import, prefix_match, grammar, local));
+    }
+
+    let mut out = String::new();
+    out.push_str(
+        "// @generated by `cargo run -p xtask -- grammar <spirv-headers>`. Do not edit.\n\
+         // Source: the SPIR-V headers' spirv.core.grammar.json and extinst.*.grammar.json.\n\
+         #![allow(clippy::all)]\n\n\
+         use super::*;\n\n",
+    );
+    writeln!(out, "pub const MAGIC_NUMBER: u32 = {};", parse_value(&core["magic_number"])?).unwrap();
+    writeln!(out, "pub const VERSION_MAJOR: u8 = {};", core["major_version"]).unwrap();
+    writeln!(out, "pub const VERSION_MINOR: u8 = {};", core["minor_version"]).unwrap();
+    writeln!(out, "pub const VERSION_REVISION: u32 = {};\n", core["revision"]).unwrap();
+
+    // The operand kind enum.
+    out.push_str("/// Every operand kind of the core grammar and of the extended sets.\n");
+    out.push_str("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]\n#[repr(u16)]\npub enum OperandKind {\n");
+    for (v, ..) in &all_kinds {
+        writeln!(out, "    {v},").unwrap();
+    }
+    out.push_str("}\n\n");
+
+    // Operand kind table, indexed by the enum.
+    out.push_str("pub static OPERAND_KINDS: &[OperandKindDesc] = &[\n");
+    for (variant, name, cat, en, bases) in &all_kinds {
+        // Local kinds of an extended set resolve within their own set.
+        let local: BTreeMap<String, String> = ext_sets
+            .iter()
+            .find(|(.., l)| l.values().any(|v| v == variant))
+            .map(|(.., l)| l.clone())
+            .unwrap_or_default();
+        let mut ens: Vec<(u32, usize, &Value)> = Vec::new();
+        for (i, e) in en.iter().enumerate() {
+            ens.push((parse_value(&e["value"])?, i, e));
+        }
+        ens.sort_by_key(|&(v, i, _)| (v, i));
+        writeln!(out, "    OperandKindDesc {{ kind: OperandKind::{variant}, name: {name:?}, category: Category::{cat}, bases: &[{}], enumerants: &[",
+            bases.iter().map(|b| format!("OperandKind::{b}")).collect::<Vec<_>>().join(", ")).unwrap();
+        for (value, _, e) in ens {
+            writeln!(
+                out,
+                "        EnumerantDesc {{ name: {:?}, value: {value:#x}, parameters: {}, capabilities: {}, extensions: {}, version: {}, last_version: {}, aliases: {}, provisional: {} }},",
+                str_of(e, "enumerant"),
+                gr.operands(e.get("parameters"), &local)?,
+                gr.caps(e)?,
+                str_list(&strings(e, "extensions")),
+                version(e, "version"),
+                version(e, "lastVersion"),
+                str_list(&strings(e, "aliases")),
+                e.get("provisional").and_then(Value::as_bool).unwrap_or(false),
+            )
+            .unwrap();
+        }
+        out.push_str("    ] },\n");
+    }
+    out.push_str("];\n\n");
+
+    // Core instructions, sorted by opcode.
+    let mut insts: Vec<&Value> = core["instructions"].as_array().ok_or("no instructions")?.iter().collect();
+    insts.sort_by_key(|i| i["opcode"].as_u64());
+    let empty = BTreeMap::new();
+    out.push_str("/// Every core instruction, sorted by opcode.\npub static INSTRUCTIONS: &[InstructionDesc] = &[\n");
+    let mut by_name: Vec<(String, usize)> = Vec::new();
+    for (idx, i) in insts.iter().enumerate() {
+        let name = str_of(i, "opname");
+        by_name.push((name.into(), idx));
+        for a in strings(i, "aliases") {
+            by_name.push((a, idx));
+        }
+        writeln!(
+            out,
+            "    InstructionDesc {{ name: {name:?}, opcode: {}, class: {:?}, operands: {}, capabilities: {}, extensions: {}, version: {}, last_version: {}, aliases: {}, provisional: {} }},",
+            i["opcode"],
+            str_of(i, "class"),
+            gr.operands(i.get("operands"), &empty)?,
+            gr.caps(i)?,
+            str_list(&strings(i, "extensions")),
+            version(i, "version"),
+            version(i, "lastVersion"),
+            str_list(&strings(i, "aliases")),
+            i.get("provisional").and_then(Value::as_bool).unwrap_or(false),
+        )
+        .unwrap();
+    }
+    out.push_str("];\n\n");
+    by_name.sort();
+    by_name.dedup_by(|a, b| a.0 == b.0);
+    out.push_str("/// Instruction names and aliases, sorted, with their index in INSTRUCTIONS.\npub static INSTRUCTIONS_BY_NAME: &[(&str, u16)] = &[\n");
+    for (n, i) in &by_name {
+        writeln!(out, "    ({n:?}, {i}),").unwrap();
+    }
+    out.push_str("];\n\n");
+
+    out.push_str("/// The extended instruction sets, by import name.\npub static EXT_INST_SETS: &[ExtInstSetDesc] = &[\n");
+    for (import, prefix_match, grammar, local) in &ext_sets {
+        let mut ins: Vec<&Value> = grammar["instructions"].as_array().into_iter().flatten().collect();
+        ins.sort_by_key(|i| i["opcode"].as_u64());
+        writeln!(out, "    ExtInstSetDesc {{ name: {import:?}, prefix_match: {prefix_match}, instructions: &[").unwrap();
+        for i in ins {
+            writeln!(
+                out,
+                "        ExtInstDesc {{ name: {:?}, opcode: {}, operands: {}, capabilities: {}, extensions: {} }},",
+                str_of(i, "opname"),
+                i["opcode"],
+                gr.operands(i.get("operands"), local)?,
+                gr.caps(i)?,
+                str_list(&strings(i, "extensions")),
+            )
+            .unwrap();
+        }
+        out.push_str("    ] },\n");
+    }
+    out.push_str("];\n");
+    Ok(out)
+}
