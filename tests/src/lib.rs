@@ -1,1 +1,152 @@
-//! Helpers for the cross-crate tests.
+//! Helpers for the cross-crate tests: where the corpus and the reference
+//! SPIRV-Tools are, and how to read a case's metadata.
+//!
+//! * The corpus is `$SPVLAB_CORPUS`, else `../shared/corpus` beside the checkout.
+//! * The reference tools are in `$SPVLAB_SPIRV_TOOLS` (a `bin` folder), else in
+//!   `.tools/venv/.../cmeel.prefix/bin` (installed by `./x test`).
+//!
+//! Tests that need either call [`corpus_or_skip`] / [`reference_or_skip`], which
+//! print a clear "SKIPPED" line and return `None` when it is missing.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The corpus folder, if present.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let p = match std::env::var_os("SPVLAB_CORPUS") {
+        Some(p) => PathBuf::from(p),
+        None => root().join("../shared/corpus"),
+    };
+    p.join("manifest.json").is_file().then_some(p)
+}
+
+/// The corpus folder, or `None` after printing why the test is skipped.
+pub fn corpus_or_skip(test: &str) -> Option<PathBuf> {
+    let c = corpus_dir();
+    if c.is_none() {
+        eprintln!(
+            "SKIPPED {test}: corpus not found (set SPVLAB_CORPUS or put it at ../shared/corpus)"
+        );
+    }
+    c
+}
+
+/// The folder holding the reference spirv-as, spirv-dis, spirv-val (v2025.5).
+pub fn reference_bin() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SPVLAB_SPIRV_TOOLS") {
+        let p = PathBuf::from(p);
+        return p.join("spirv-as").is_file().then_some(p);
+    }
+    let lib = root().join(".tools/venv/lib");
+    for entry in std::fs::read_dir(lib).ok()?.flatten() {
+        let p = entry.path().join("site-packages/cmeel.prefix/bin");
+        if p.join("spirv-as").is_file() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// The reference tools folder, or `None` after printing why the test is skipped.
+pub fn reference_or_skip(test: &str) -> Option<PathBuf> {
+    let b = reference_bin();
+    if b.is_none() {
+        eprintln!(
+            "SKIPPED {test}: reference SPIRV-Tools not found (./x test installs them into .tools/venv; or set SPVLAB_SPIRV_TOOLS)"
+        );
+    }
+    b
+}
+
+/// One corpus case: its path, text and parsed `; corpus-meta:` line.
+pub struct Case {
+    pub path: PathBuf,
+    /// The path relative to the corpus folder, e.g. `cases/spirv-tools/x.spvasm`.
+    pub name: String,
+    pub text: String,
+    pub meta: Value,
+}
+
+impl Case {
+    pub fn meta_str(&self, key: &str) -> &str {
+        self.meta.get(key).and_then(Value::as_str).unwrap_or("")
+    }
+
+    pub fn meta_strings(&self, key: &str) -> Vec<String> {
+        self.meta
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn asm_env(&self) -> &str {
+        match self.meta_str("asm_env") {
+            "" => "spv1.6",
+            e => e,
+        }
+    }
+
+    pub fn target_env(&self) -> &str {
+        match self.meta_str("target_env") {
+            "" => self.asm_env(),
+            e => e,
+        }
+    }
+}
+
+/// Every case under `corpus/cases`, sorted by name.
+pub fn cases(corpus: &Path) -> Vec<Case> {
+    let mut out = Vec::new();
+    let cases = corpus.join("cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&cases)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    for dir in dirs {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        for path in files {
+            if path.extension().and_then(|e| e.to_str()) != Some("spvasm") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read case");
+            let meta = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("; corpus-meta: "))
+                .and_then(|j| serde_json::from_str(j).ok())
+                .unwrap_or(Value::Null);
+            let name = path.strip_prefix(corpus).unwrap_or(&path).to_string_lossy().into_owned();
+            out.push(Case { path, name, text, meta });
+        }
+    }
+    out
+}
+
+/// Run a reference tool; returns (success, stdout bytes, stderr text).
+pub fn run_tool(bin: &Path, tool: &str, args: &[&str]) -> (bool, Vec<u8>, String) {
+    let out = Command::new(bin.join(tool)).args(args).output().expect("run reference tool");
+    (out.status.success(), out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Little-endian bytes to words (the reference tools write host order).
+pub fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// A scratch folder for one test, under the target dir.
+pub fn scratch(test: &str) -> PathBuf {
+    let d = root().join("target/test-scratch").join(test);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
