@@ -1,7 +1,21 @@
-//! The disassembler: a binary module to spirv-dis text.
+//! The disassembler: a binary module to spirv-dis text (v2025.5 syntax).
+//!
+//! Fails only when the header or the instruction framing is unreadable; an
+//! instruction whose operands do not fit the grammar is printed in raw form
+//! (`!0x...` words) with a comment saying what is wrong.
 
-use crate::{Diagnostic, Span};
+mod names;
+pub mod num;
+
+use crate::binary::parse::{ExtSet, OperandParser, ParsedOperand};
+use crate::binary::{self, BinaryError};
+use crate::grammar::{self, Category, OperandKind};
+use crate::module::Module;
+use crate::Diagnostic;
 use alloc::string::String;
+use alloc::vec::Vec;
+
+pub use names::Names;
 
 /// Disassembler options, named after spirv-dis's flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,8 +34,299 @@ impl Default for DisOptions {
     }
 }
 
-/// Disassemble a binary given as words (host order).
-pub fn disassemble(_words: &[u32], _opts: &DisOptions) -> Result<String, Diagnostic> {
-    // Placeholder until the disassembler lands.
-    Err(Diagnostic::error("dis.unimplemented", Span::default(), "the disassembler is not written yet"))
+/// Disassemble a binary given as words (host order; a byte-swapped module is
+/// accepted too).
+pub fn disassemble(words: &[u32], opts: &DisOptions) -> Result<String, Diagnostic> {
+    let m = binary::read_words_framing(words).map_err(|e| e.to_diagnostic())?;
+    Ok(disassemble_module(&m, opts))
+}
+
+/// Disassemble a binary given as bytes, in either byte order.
+pub fn disassemble_bytes(bytes: &[u8], opts: &DisOptions) -> Result<String, Diagnostic> {
+    let words = binary::words_from_bytes(bytes).map_err(|e| e.to_diagnostic())?;
+    disassemble(&words, opts)
+}
+
+/// The generator tool names of the SPIR-V registry, by tool id.
+const GENERATORS: &[&str] = &[
+    "Khronos",
+    "LunarG",
+    "Valve",
+    "Codeplay",
+    "NVIDIA",
+    "ARM",
+    "Khronos LLVM/SPIR-V Translator",
+    "Khronos SPIR-V Tools Assembler",
+    "Khronos Glslang Reference Front End",
+    "Qualcomm",
+    "AMD",
+    "Intel",
+    "Imagination",
+    "Google Shaderc over Glslang",
+    "Google spiregg",
+    "Google rspirv",
+    "X-LEGEND Mesa-IR/SPIR-V Translator",
+    "Khronos SPIR-V Tools Linker",
+    "Wine VKD3D Shader Compiler",
+    "Tellusim Clay Shader Compiler",
+    "W3C WebGPU Group WHLSL Shader Translator",
+    "Google Clspv",
+    "LLVM MLIR SPIR-V Serializer",
+    "Google Tint Compiler",
+    "Google ANGLE Shader Compiler",
+    "Netease Games Messiah Shader Compiler",
+    "Xenia Xenia Emulator Microcode Translator",
+    "Embark Studios Rust GPU Compiler Backend",
+    "gfx-rs community Naga",
+    "Mikkosoft Productions MSP Shader Compiler",
+    "SpvGenTwo community SpvGenTwo SPIR-V IR Tools",
+    "Google Skia SkSL",
+    "TornadoVM Beehive SPIRV Toolkit",
+    "DragonJoker ShaderWriter",
+    "Rayan Hatout SPIRVSmith",
+    "Saarland University Shady",
+    "Taichi Graphics Taichi",
+    "heroseh Hero C Compiler",
+    "Meta SparkSL",
+    "SirLynix Nazara ShaderLang Compiler",
+    "Khronos Slang Compiler",
+    "Zig Software Foundation Zig Compiler",
+    "Rendong Liang spq",
+    "LLVM LLVM SPIR-V Backend",
+    "Robert Konrad Kongruent",
+    "Kitsunebi Games Nuvk SPIR-V Emitter and DLSL compiler",
+    "Nintendo",
+    "ARM",
+    "Goopax",
+    "Icyllis Milica Arc3D Shader Compiler",
+];
+
+/// The name of a generator tool id, as spirv-dis prints it.
+pub fn generator_name(tool: u32) -> Option<&'static str> {
+    GENERATORS.get(tool as usize).copied()
+}
+
+struct Printer<'a> {
+    out: String,
+    opts: DisOptions,
+    names: Option<Names>,
+    parser: OperandParser,
+    ops: Vec<ParsedOperand>,
+    _m: core::marker::PhantomData<&'a ()>,
+}
+
+fn push_hex8(out: &mut String, w: u32) {
+    out.push_str("0x");
+    for k in (0..8).rev() {
+        let d = ((w >> (4 * k)) & 0xf) as u8;
+        out.push(char::from(if d < 10 { b'0' + d } else { b'a' + d - 10 }));
+    }
+}
+
+impl Printer<'_> {
+    fn id(&mut self, id: u32) {
+        self.out.push('%');
+        self.id_name(id);
+    }
+
+    fn id_name(&mut self, id: u32) {
+        match self.names.as_ref().and_then(|n| n.get(id)) {
+            Some(s) => self.out.push_str(s),
+            None => num::push_u64(&mut self.out, id as u64),
+        }
+    }
+
+    fn id_len(&self, id: u32) -> usize {
+        match self.names.as_ref().and_then(|n| n.get(id)) {
+            Some(s) => s.len(),
+            None => {
+                let mut n = 1;
+                let mut v = id;
+                while v >= 10 {
+                    v /= 10;
+                    n += 1;
+                }
+                n
+            }
+        }
+    }
+
+    fn header(&mut self, m: &Module) {
+        let h = &m.header;
+        let o = &mut self.out;
+        o.push_str("; SPIR-V\n; Version: ");
+        num::push_u64(o, ((h.version >> 16) & 0xff) as u64);
+        o.push('.');
+        num::push_u64(o, ((h.version >> 8) & 0xff) as u64);
+        o.push_str("\n; Generator: ");
+        let tool = h.generator >> 16;
+        match generator_name(tool) {
+            Some(n) => o.push_str(n),
+            None => {
+                o.push_str("Unknown(");
+                num::push_u64(o, tool as u64);
+                o.push(')');
+            }
+        }
+        o.push_str("; ");
+        num::push_u64(o, (h.generator & 0xffff) as u64);
+        o.push_str("\n; Bound: ");
+        num::push_u64(o, h.bound as u64);
+        o.push_str("\n; Schema: ");
+        num::push_u64(o, h.schema as u64);
+        o.push('\n');
+    }
+
+    fn instruction(&mut self, opcode: u16, words: &[u32], offset: usize) {
+        let mut ops = core::mem::take(&mut self.ops);
+        match self.parser.parse(opcode, words, offset, &mut ops) {
+            Ok(()) => self.parsed(opcode, words, &ops),
+            Err(e) => self.raw(opcode, words, &e),
+        }
+        self.ops = ops;
+    }
+
+    fn parsed(&mut self, opcode: u16, words: &[u32], ops: &[ParsedOperand]) {
+        let name = grammar::instruction(opcode).map_or("OpUnknown", |d| d.name);
+        let result = ops.iter().find(|o| o.kind == OperandKind::IdResult).map(|o| words[o.start as usize]);
+        match result {
+            Some(id) => {
+                if self.opts.indent {
+                    let len = self.id_len(id);
+                    for _ in 0..11usize.saturating_sub(len) {
+                        self.out.push(' ');
+                    }
+                }
+                self.id(id);
+                self.out.push_str(" = ");
+            }
+            None => {
+                if self.opts.indent {
+                    self.out.push_str("               ");
+                }
+            }
+        }
+        self.out.push_str(name);
+        for (i, o) in ops.iter().enumerate() {
+            if o.kind == OperandKind::IdResult {
+                continue;
+            }
+            self.out.push(' ');
+            self.operand(words, ops, i);
+        }
+        self.out.push('\n');
+    }
+
+    fn operand(&mut self, words: &[u32], ops: &[ParsedOperand], i: usize) {
+        use OperandKind as K;
+        let o = ops[i];
+        let s = o.start as usize;
+        let e = (s + o.len as usize).min(words.len());
+        let ws = &words[s.min(e)..e];
+        let w = ws.first().copied().unwrap_or(0);
+        match o.kind {
+            K::IdResultType | K::IdResult | K::IdRef | K::IdScope | K::IdMemorySemantics => {
+                self.id(w)
+            }
+            K::LiteralInteger | K::LiteralFloat | K::LiteralContextDependentNumber => {
+                num::push_number(&mut self.out, ws, o.num);
+            }
+            K::LiteralString => {
+                let text = binary::parse::decode_string(ws);
+                self.out.push('"');
+                for c in text.chars() {
+                    if c == '"' || c == '\\' {
+                        self.out.push('\\');
+                    }
+                    self.out.push(c);
+                }
+                self.out.push('"');
+            }
+            K::LiteralExtInstInteger => {
+                let set_id = if s > 0 { words[s - 1] } else { 0 };
+                match self.parser.ext_set(set_id) {
+                    ExtSet::Known(set) => match set.by_opcode(w) {
+                        Some(d) => self.out.push_str(d.name),
+                        None => num::push_u64(&mut self.out, w as u64),
+                    },
+                    _ => num::push_u64(&mut self.out, w as u64),
+                }
+            }
+            K::LiteralSpecConstantOpInteger => {
+                match u16::try_from(w).ok().and_then(grammar::instruction) {
+                    Some(d) => self.out.push_str(d.name.strip_prefix("Op").unwrap_or(d.name)),
+                    None => num::push_u64(&mut self.out, w as u64),
+                }
+            }
+            k => match k.category() {
+                Category::ValueEnum => match k.enumerant(w) {
+                    Some(en) => self.out.push_str(en.name),
+                    None => num::push_u64(&mut self.out, w as u64),
+                },
+                Category::BitEnum => self.mask(k, w),
+                _ => num::push_u64(&mut self.out, w as u64),
+            },
+        }
+    }
+
+    fn mask(&mut self, k: OperandKind, w: u32) {
+        let mut first = true;
+        let mut bits = w;
+        while bits != 0 {
+            let bit = bits & bits.wrapping_neg();
+            bits &= !bit;
+            if !first {
+                self.out.push('|');
+            }
+            first = false;
+            match k.enumerant(bit) {
+                Some(e) => self.out.push_str(e.name),
+                None => push_hex8(&mut self.out, bit),
+            }
+        }
+        if first {
+            if let Some(e) = k.enumerant(0) {
+                self.out.push_str(e.name);
+            }
+        }
+    }
+
+    fn raw(&mut self, opcode: u16, words: &[u32], e: &BinaryError) {
+        if self.opts.indent {
+            self.out.push_str("               ");
+        }
+        match grammar::instruction(opcode) {
+            Some(d) => self.out.push_str(d.name),
+            None => push_hex8(&mut self.out, ((words.len() as u32 + 1) << 16) | opcode as u32),
+        }
+        for &w in words {
+            self.out.push_str(" !");
+            push_hex8(&mut self.out, w);
+        }
+        self.out.push_str(" ; error: ");
+        self.out.push_str(&e.message());
+        self.out.push('\n');
+    }
+}
+
+/// Disassemble a module read by [`binary::read_words_framing`] (or built in memory).
+pub fn disassemble_module(m: &Module, opts: &DisOptions) -> String {
+    let total: usize = m.instructions.iter().map(|i| i.word_count()).sum();
+    let mut p = Printer {
+        out: String::with_capacity(total * 9 + 256),
+        opts: *opts,
+        names: if opts.raw_id { None } else { Some(Names::build(m)) },
+        parser: OperandParser::new(m.header.bound),
+        ops: Vec::new(),
+        _m: core::marker::PhantomData,
+    };
+    if opts.header {
+        p.header(m);
+    }
+    let mut offset = 5usize;
+    for inst in &m.instructions {
+        p.instruction(inst.opcode, &inst.operands, offset);
+        offset += inst.word_count();
+    }
+    p.out
 }
