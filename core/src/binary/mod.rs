@@ -53,6 +53,10 @@ pub enum BinaryError {
     UnknownExtInstImport { offset: usize, operand: usize, name: String },
     /// OpSpecConstantOp with an opcode that has no result type and id.
     BadSpecConstantOp { offset: usize, operand: usize, opcode: u32 },
+    /// A result id of 0.
+    ZeroResultId { offset: usize, opcode: u16, operand: usize },
+    /// A result id defined a second time.
+    IdRedefined { offset: usize, opcode: u16, operand: usize, id: u32 },
 }
 
 fn op_name(opcode: u16) -> String {
@@ -81,6 +85,8 @@ impl BinaryError {
             BinaryError::BadExtInst { .. } => "bin.bad-ext-inst",
             BinaryError::UnknownExtInstImport { .. } => "bin.unknown-ext-inst-import",
             BinaryError::BadSpecConstantOp { .. } => "bin.bad-spec-constant-op",
+            BinaryError::ZeroResultId { .. } => "bin.zero-result-id",
+            BinaryError::IdRedefined { .. } => "bin.id-redefined",
         }
     }
 
@@ -102,6 +108,8 @@ impl BinaryError {
             BinaryError::BadExtInst { operand, .. } => operand,
             BinaryError::UnknownExtInstImport { operand, .. } => operand,
             BinaryError::BadSpecConstantOp { operand, .. } => operand,
+            BinaryError::ZeroResultId { operand, .. } => operand,
+            BinaryError::IdRedefined { operand, .. } => operand,
         }
     }
 
@@ -177,6 +185,12 @@ impl BinaryError {
             }
             BinaryError::BadSpecConstantOp { offset, opcode, .. } => {
                 format!("OpSpecConstantOp at word {offset}: invalid opcode {opcode}")
+            }
+            BinaryError::ZeroResultId { offset, opcode, .. } => {
+                format!("{} at word {offset}: result id is 0", op_name(*opcode))
+            }
+            BinaryError::IdRedefined { offset, opcode, id, .. } => {
+                format!("{} at word {offset}: id {id} is defined more than once", op_name(*opcode))
             }
         }
     }

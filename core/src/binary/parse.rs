@@ -139,6 +139,8 @@ pub struct OperandParser {
     value_types: IdMap<u32>,
     /// Imported extended instruction sets.
     ext_sets: IdMap<ExtSet>,
+    /// Ids defined so far.
+    defined: IdMap<bool>,
     stack: Vec<(OperandKind, Quantifier)>,
 }
 
@@ -180,6 +182,7 @@ impl OperandParser {
             types: IdMap::new(bound),
             value_types: IdMap::new(bound),
             ext_sets: IdMap::new(bound.min(4096)),
+            defined: IdMap::new(bound),
             stack: Vec::new(),
         }
     }
@@ -228,6 +231,22 @@ impl OperandParser {
                 operand: offset + 1 + words.len(),
                 kind,
             });
+        }
+        let result = if desc.has_result_type() {
+            out.get(1)
+        } else {
+            out.first()
+        };
+        if let Some(r) = result.filter(|o| o.kind == OperandKind::IdResult) {
+            let id = words[r.start as usize];
+            let at = offset + 1 + r.start as usize;
+            if id == 0 {
+                return Err(BinaryError::ZeroResultId { offset, opcode, operand: at });
+            }
+            if self.defined.get(id) {
+                return Err(BinaryError::IdRedefined { offset, opcode, operand: at, id });
+            }
+            self.defined.set(id, true);
         }
         self.record(opcode, desc, words);
         Ok(())

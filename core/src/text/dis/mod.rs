@@ -181,6 +181,14 @@ impl Printer<'_> {
         let mut ops = core::mem::take(&mut self.ops);
         match self.parser.parse(opcode, words, offset, &mut ops) {
             Ok(()) => self.parsed(opcode, words, &ops),
+            Err(e @ (BinaryError::IdRedefined { .. } | BinaryError::ZeroResultId { .. })) => {
+                // The operands parsed: print them, then say what is wrong.
+                self.parsed(opcode, words, &ops);
+                self.out.pop();
+                self.out.push_str(" ; error: ");
+                self.out.push_str(&e.message());
+                self.out.push('\n');
+            }
             Err(e) => self.raw(opcode, words, &e),
         }
         self.ops = ops;
