@@ -337,3 +337,6 @@ pub fn to_bytes_be(words: &[u32]) -> Vec<u8> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

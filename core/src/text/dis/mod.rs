@@ -305,7 +305,10 @@ impl Printer<'_> {
         }
         match grammar::instruction(opcode) {
             Some(d) => self.out.push_str(d.name),
-            None => push_hex8(&mut self.out, ((words.len() as u32 + 1) << 16) | opcode as u32),
+            None => {
+                self.out.push('!');
+                push_hex8(&mut self.out, ((words.len() as u32 + 1) << 16) | opcode as u32)
+            }
         }
         for &w in words {
             self.out.push_str(" !");
@@ -337,4 +340,54 @@ pub fn disassemble_module(m: &Module, opts: &DisOptions) -> String {
         offset += inst.word_count();
     }
     p.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn module(extra: &[u32]) -> Vec<u32> {
+        let mut w = vec![0x0723_0203, 0x0001_0300, (8 << 16) | 11, 12, 0];
+        w.extend_from_slice(&[(2 << 16) | 17, 1, (3 << 16) | 14, 0, 1]);
+        w.extend_from_slice(&[(4 << 16) | 21, 2, 32, 0]);
+        w.extend_from_slice(extra);
+        w
+    }
+
+    #[test]
+    fn header_and_alignment() {
+        let t = disassemble(&module(&[]), &DisOptions::default()).unwrap();
+        assert_eq!(
+            t,
+            "; SPIR-V\n; Version: 1.3\n; Generator: Khronos Glslang Reference Front End; 11\n; Bound: 12\n; Schema: 0\n               OpCapability Shader\n               OpMemoryModel Logical GLSL450\n       %uint = OpTypeInt 32 0\n"
+        );
+        let t = disassemble(&module(&[]), &DisOptions { raw_id: true, header: false, indent: false })
+            .unwrap();
+        assert_eq!(t, "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%2 = OpTypeInt 32 0\n");
+    }
+
+    #[test]
+    fn framing_errors_fail() {
+        let mut w = module(&[]);
+        w[0] = 1;
+        assert_eq!(disassemble(&w, &DisOptions::default()).unwrap_err().code, "bin.bad-magic");
+        let w = module(&[(5 << 16) | 17, 1]);
+        assert_eq!(
+            disassemble(&w, &DisOptions::default()).unwrap_err().code,
+            "bin.truncated-instruction"
+        );
+    }
+
+    #[test]
+    fn operand_problems_print_raw_with_a_comment() {
+        // Unknown opcode, then OpCapability with a bad value, then a good one.
+        let w = module(&[(3 << 16) | 0x7ff0, 5, 6, (2 << 16) | 17, 99_999, (2 << 16) | 17, 1]);
+        let t = disassemble(&w, &DisOptions { header: false, ..DisOptions::default() }).unwrap();
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[3], "               !0x00037ff0 !0x00000005 !0x00000006 ; error: unknown opcode 32752 at word 14");
+        assert!(lines[4].starts_with("               OpCapability !0x0001869f ; error: "), "{}", lines[4]);
+        assert!(lines[4].contains("Capability"));
+        assert_eq!(lines[5], "               OpCapability Shader");
+    }
 }
