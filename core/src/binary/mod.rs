@@ -293,7 +293,8 @@ pub fn read_words_framing(words: &[u32]) -> Result<Module, BinaryError> {
 /// Check every known instruction's operands against the grammar (unknown
 /// opcodes are skipped). Returns the first problem.
 pub fn check_operands(m: &Module) -> Result<(), BinaryError> {
-    let mut p = OperandParser::new(m.header.bound);
+    let total: usize = m.instructions.iter().map(|i| i.word_count()).sum();
+    let mut p = OperandParser::new(m.header.bound.min(total as u32 + 1));
     let mut out = Vec::new();
     let mut at = 5usize;
     for inst in &m.instructions {

@@ -327,7 +327,7 @@ pub fn disassemble_module(m: &Module, opts: &DisOptions) -> String {
         out: String::with_capacity(total * 9 + 256),
         opts: *opts,
         names: if opts.raw_id { None } else { Some(Names::build(m)) },
-        parser: OperandParser::new(m.header.bound),
+        parser: OperandParser::new(m.header.bound.min(total as u32 + 1)),
         ops: Vec::new(),
         _m: core::marker::PhantomData,
     };

@@ -187,8 +187,10 @@ impl Names {
 
     /// Compute the names of a whole module.
     pub fn build(m: &Module) -> Names {
-        let mut n = Names::new(m.header.bound);
-        let mut types: IdMap<NumType> = IdMap::new(m.header.bound);
+        let total: usize = m.instructions.iter().map(|i| i.word_count()).sum();
+        let cap = m.header.bound.min(total as u32 + 1);
+        let mut n = Names::new(cap);
+        let mut types: IdMap<NumType> = IdMap::new(cap);
         for inst in &m.instructions {
             let w = &inst.operands[..];
             let word = |i: usize| w.get(i).copied().unwrap_or(0);
