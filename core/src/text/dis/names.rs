@@ -8,6 +8,7 @@ use super::num;
 use crate::binary::parse::{FloatEnc, IdMap, NumType, decode_string};
 use crate::grammar::{self, OperandKind};
 use crate::module::Module;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -19,6 +20,9 @@ pub struct Names {
     pool: Vec<String>,
     /// Open-addressing hash set of pool indices + 1.
     table: Vec<u32>,
+    /// For a base name that collided: the next suffix worth trying (every
+    /// smaller one is taken, and names are never released).
+    next_suffix: BTreeMap<String, u32>,
 }
 
 fn hash(s: &[u8]) -> u64 {
@@ -102,7 +106,7 @@ fn builtin_name(b: u32) -> Option<&'static str> {
 
 impl Names {
     fn new(bound: u32) -> Names {
-        Names { slot: IdMap::new(bound), pool: Vec::new(), table: vec![0; 64] }
+        Names { slot: IdMap::new(bound), pool: Vec::new(), table: vec![0; 64], next_suffix: BTreeMap::new() }
     }
 
     /// The name of an id: its friendly name, or its number when it has none.
@@ -169,16 +173,17 @@ impl Names {
         let k = match self.insert(base.clone()) {
             Some(k) => k,
             None => {
-                let mut index = 0u32;
+                let mut index = self.next_suffix.get(&base).copied().unwrap_or(0);
                 loop {
                     let mut cand = String::with_capacity(base.len() + 4);
                     cand.push_str(&base);
                     cand.push('_');
                     num::push_u64(&mut cand, index as u64);
+                    index = index.saturating_add(1);
                     if let Some(k) = self.insert(cand) {
+                        self.next_suffix.insert(base, index);
                         break k;
                     }
-                    index += 1;
                 }
             }
         };
