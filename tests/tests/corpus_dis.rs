@@ -294,7 +294,7 @@ fn assemble_with_reference(bin: &Path, dir: &Path, text: &str, env: &str) -> Vec
 }
 
 const FRAMING_CODES: &[&str] =
-    &["bin.byte-length", "bin.truncated-header", "bin.bad-magic", "bin.zero-word-count", "bin.truncated-instruction"];
+    &["bin.byte-length", "bin.truncated-header", "bin.bad-magic", "bin.bad-version", "bin.zero-word-count", "bin.truncated-instruction"];
 
 fn check_no_panic(words: &[u32]) {
     let _ = spvlab_core::binary::read_words(words);

@@ -10,7 +10,7 @@
 pub mod parse;
 
 use crate::diag::{Diagnostic, Span};
-use crate::grammar::{MAGIC_NUMBER, OperandKind};
+use crate::grammar::{MAGIC_NUMBER, OperandKind, VERSION_MAJOR, VERSION_MINOR};
 use crate::module::{Header, Instruction, Module};
 use alloc::format;
 use alloc::string::String;
@@ -28,6 +28,9 @@ pub enum BinaryError {
     TruncatedHeader { words: usize },
     /// The first word is not the SPIR-V magic number in either byte order.
     BadMagic { found: u32 },
+    /// The version word is not `0x00MMmm00` for a SPIR-V version from 1.0 to
+    /// the grammar's (1.6), as the reference requires.
+    BadVersion { version: u32 },
     /// An instruction's word count is 0.
     ZeroWordCount { offset: usize, opcode: u16 },
     /// An instruction's word count runs past the end of the binary.
@@ -73,6 +76,7 @@ impl BinaryError {
             BinaryError::ByteLength { .. } => "bin.byte-length",
             BinaryError::TruncatedHeader { .. } => "bin.truncated-header",
             BinaryError::BadMagic { .. } => "bin.bad-magic",
+            BinaryError::BadVersion { .. } => "bin.bad-version",
             BinaryError::ZeroWordCount { .. } => "bin.zero-word-count",
             BinaryError::TruncatedInstruction { .. } => "bin.truncated-instruction",
             BinaryError::UnknownOpcode { .. } => "bin.unknown-opcode",
@@ -96,6 +100,7 @@ impl BinaryError {
             BinaryError::ByteLength { len } => len / 4,
             BinaryError::TruncatedHeader { .. } => 0,
             BinaryError::BadMagic { .. } => 0,
+            BinaryError::BadVersion { .. } => 1,
             BinaryError::ZeroWordCount { offset, .. } => offset,
             BinaryError::TruncatedInstruction { offset, .. } => offset,
             BinaryError::UnknownOpcode { offset, .. } => offset,
@@ -140,6 +145,9 @@ impl BinaryError {
             BinaryError::BadMagic { found } => {
                 format!("invalid magic number 0x{found:08x} (expected 0x07230203 in either byte order)")
             }
+            BinaryError::BadVersion { version } => format!(
+                "unsupported version word 0x{version:08x} (expected SPIR-V 1.0 to {VERSION_MAJOR}.{VERSION_MINOR})"
+            ),
             BinaryError::ZeroWordCount { offset, opcode } => {
                 format!("instruction at word {offset} ({}) has word count 0", op_name(*opcode))
             }
@@ -265,6 +273,11 @@ pub fn read_words_framing(words: &[u32]) -> Result<Module, BinaryError> {
     let w = |i: usize| if swap { words[i].swap_bytes() } else { words[i] };
     let header =
         Header { magic: MAGIC_NUMBER, version: w(1), generator: w(2), bound: w(3), schema: w(4) };
+    let v = header.version;
+    let (major, minor) = ((v >> 16) & 0xff, (v >> 8) & 0xff);
+    if v & 0xff00_00ff != 0 || major != VERSION_MAJOR as u32 || minor > VERSION_MINOR as u32 {
+        return Err(BinaryError::BadVersion { version: v });
+    }
     let mut instructions = Vec::with_capacity(words.len() / 4);
     let mut at = 5usize;
     while at < words.len() {

@@ -232,3 +232,17 @@ fn mask_parameters_in_bit_order() {
     let e = p.parse(246, &[1, 2, 0x1 | 0x8 | 0x10, 4], 0, &mut out).unwrap_err();
     assert!(matches!(e, BinaryError::MissingOperand { .. }));
 }
+
+#[test]
+fn bad_version() {
+    for v in [0x0001_0700u32, 0x0001_0001, 0, 0x0002_0000, 0x0101_0000] {
+        let (mut w, _) = module();
+        w[1] = v;
+        let e = read_words(&w).unwrap_err();
+        assert_eq!(e, BinaryError::BadVersion { version: v });
+        assert_eq!(e.offset(), 1);
+    }
+    let (mut w, _) = module();
+    w[1] = 0x0001_0600;
+    assert!(read_words(&w).is_ok());
+}
