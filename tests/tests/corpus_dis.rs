@@ -35,7 +35,10 @@ fn first_diff(expected: &str, got: &str) -> String {
         let a = e.get(i).copied().unwrap_or("<none>");
         let b = g.get(i).copied().unwrap_or("<none>");
         if a != b {
-            out.push_str(&format!("    line {}:\n      ref: {a}\n      our: {b}\n", i + 1));
+            out.push_str(&format!(
+                "    line {}:\n      ref: {a}\n      our: {b}\n",
+                i + 1
+            ));
             shown += 1;
             if shown == 3 {
                 break;
@@ -66,13 +69,25 @@ fn run_jobs(bin: &Path, dir: &Path, jobs: &[Job], tag: usize) -> Outcome {
             }
             dargs.push(spv_s);
             let (dok, out, err) = run_tool(bin, "spirv-dis", &dargs);
-            let opts = DisOptions { raw_id: raw, ..DisOptions::default() };
+            let opts = DisOptions {
+                raw_id: raw,
+                ..DisOptions::default()
+            };
             let ours = disassemble_bytes(&bytes, &opts);
             let expected = String::from_utf8_lossy(&out).into_owned();
             if !dok {
                 // Not comparable: the reference prints nothing. We must still print.
-                assert!(ours.is_ok(), "{}: we failed where only operands are wrong", job.name);
-                o.ref_refused.push(format!("  {} ({}): {}", job.name, if raw { "--raw-id" } else { "default" }, err.trim()));
+                assert!(
+                    ours.is_ok(),
+                    "{}: we failed where only operands are wrong",
+                    job.name
+                );
+                o.ref_refused.push(format!(
+                    "  {} ({}): {}",
+                    job.name,
+                    if raw { "--raw-id" } else { "default" },
+                    err.trim()
+                ));
                 continue;
             }
             let same = match (&ours, dok) {
@@ -126,13 +141,21 @@ fn run_parallel(bin: &Path, dir: &Path, jobs: Vec<Job>) -> Outcome {
 }
 
 fn pct(a: usize, b: usize) -> f64 {
-    if b == 0 { 100.0 } else { 100.0 * a as f64 / b as f64 }
+    if b == 0 {
+        100.0
+    } else {
+        100.0 * a as f64 / b as f64
+    }
 }
 
 #[test]
 fn corpus_disassembly_matches_spirv_dis() {
-    let Some(corpus) = corpus_or_skip("corpus_disassembly_matches_spirv_dis") else { return };
-    let Some(bin) = reference_or_skip("corpus_disassembly_matches_spirv_dis") else { return };
+    let Some(corpus) = corpus_or_skip("corpus_disassembly_matches_spirv_dis") else {
+        return;
+    };
+    let Some(bin) = reference_or_skip("corpus_disassembly_matches_spirv_dis") else {
+        return;
+    };
     let dir = scratch("corpus_dis");
     let jobs: Vec<Job> = cases(&corpus)
         .into_iter()
@@ -145,7 +168,11 @@ fn corpus_disassembly_matches_spirv_dis() {
         .collect();
     let n = jobs.len();
     let o = run_parallel(&bin, &dir, jobs);
-    let refused_def = o.ref_refused.iter().filter(|l| l.contains("(default)")).count();
+    let refused_def = o
+        .ref_refused
+        .iter()
+        .filter(|l| l.contains("(default)"))
+        .count();
     let refused_raw = o.ref_refused.len() - refused_def;
     let (nd, nr) = (o.assembled - refused_def, o.assembled - refused_raw);
     let d = pct(o.same_default, nd);
@@ -155,7 +182,10 @@ fn corpus_disassembly_matches_spirv_dis() {
         n, o.assembled, o.same_default, o.same_raw
     );
     if !o.ref_refused.is_empty() {
-        println!("the reference spirv-dis refused ({}), not counted:", o.ref_refused.len());
+        println!(
+            "the reference spirv-dis refused ({}), not counted:",
+            o.ref_refused.len()
+        );
         for l in &o.ref_refused {
             println!("{l}");
         }
@@ -166,15 +196,23 @@ fn corpus_disassembly_matches_spirv_dis() {
             print!("{m}");
         }
     }
-    assert!(o.assembled > n / 2, "too few cases assembled: {}", o.assembled);
+    assert!(
+        o.assembled > n / 2,
+        "too few cases assembled: {}",
+        o.assembled
+    );
     assert!(d >= 99.0, "default flags: only {d:.2}% identical");
     assert!(r >= 99.0, "--raw-id: only {r:.2}% identical");
 }
 
 #[test]
 fn ext_probes_match_spirv_dis() {
-    let Some(corpus) = corpus_or_skip("ext_probes_match_spirv_dis") else { return };
-    let Some(bin) = reference_or_skip("ext_probes_match_spirv_dis") else { return };
+    let Some(corpus) = corpus_or_skip("ext_probes_match_spirv_dis") else {
+        return;
+    };
+    let Some(bin) = reference_or_skip("ext_probes_match_spirv_dis") else {
+        return;
+    };
     let dir = scratch("corpus_dis_probes");
     let mut files: Vec<PathBuf> = std::fs::read_dir(corpus.join("ext-probes"))
         .unwrap()
@@ -201,7 +239,10 @@ fn ext_probes_match_spirv_dis() {
     for m in &o.mismatches {
         print!("{m}");
     }
-    assert!(o.assembled >= 3, "the reference should assemble at least 3 probes");
+    assert!(
+        o.assembled >= 3,
+        "the reference should assemble at least 3 probes"
+    );
     assert_eq!(o.same_default, o.assembled, "default flags mismatches");
     assert_eq!(o.same_raw, o.assembled, "--raw-id mismatches");
 }
@@ -287,21 +328,40 @@ fn assemble_with_reference(bin: &Path, dir: &Path, text: &str, env: &str) -> Vec
     let (ok, _, err) = run_tool(
         bin,
         "spirv-as",
-        &["--target-env", env, src.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        &[
+            "--target-env",
+            env,
+            src.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
     );
     assert!(ok, "reference spirv-as failed: {err}");
     std::fs::read(&out).unwrap()
 }
 
-const FRAMING_CODES: &[&str] =
-    &["bin.byte-length", "bin.truncated-header", "bin.bad-magic", "bin.bad-version", "bin.zero-word-count", "bin.truncated-instruction"];
+const FRAMING_CODES: &[&str] = &[
+    "bin.byte-length",
+    "bin.truncated-header",
+    "bin.bad-magic",
+    "bin.bad-version",
+    "bin.zero-word-count",
+    "bin.truncated-instruction",
+];
 
 fn check_no_panic(words: &[u32]) {
     let _ = spvlab_core::binary::read_words(words);
     for raw in [false, true] {
-        let opts = DisOptions { raw_id: raw, ..DisOptions::default() };
+        let opts = DisOptions {
+            raw_id: raw,
+            ..DisOptions::default()
+        };
         if let Err(d) = spvlab_core::text::dis::disassemble(words, &opts) {
-            assert!(FRAMING_CODES.contains(&d.code), "dis failed with {}", d.code);
+            assert!(
+                FRAMING_CODES.contains(&d.code),
+                "dis failed with {}",
+                d.code
+            );
         }
     }
 }
@@ -319,12 +379,18 @@ fn boundaries(words: &[u32]) -> Vec<usize> {
 
 #[test]
 fn truncations_and_corruptions_never_panic() {
-    let Some(bin) = reference_or_skip("truncations_and_corruptions_never_panic") else { return };
+    let Some(bin) = reference_or_skip("truncations_and_corruptions_never_panic") else {
+        return;
+    };
     let dir = scratch("corpus_dis_robust");
     let bytes = assemble_with_reference(&bin, &dir, RICH, "spv1.3");
     let words = spvlab_tests::words_of(&bytes);
     let m = spvlab_core::binary::read_words(&words).expect("the reference's module reads");
-    assert_eq!(spvlab_core::binary::write_words(&m), words, "the writer round-trips");
+    assert_eq!(
+        spvlab_core::binary::write_words(&m),
+        words,
+        "the writer round-trips"
+    );
     assert_eq!(spvlab_core::binary::to_bytes(&m), bytes);
 
     // Every byte prefix.
@@ -355,7 +421,7 @@ fn truncations_and_corruptions_never_panic() {
         let r = next();
         w[i] = match r % 6 {
             0 => r as u32 ^ (r >> 32) as u32,
-            1 => w[i] ^ (1 << (r >> 8) % 32),
+            1 => w[i] ^ (1 << ((r >> 8) % 32)),
             2 => 0,
             3 => u32::MAX,
             4 => (r >> 8) as u32 % 300,
@@ -376,7 +442,9 @@ fn truncations_and_corruptions_never_panic() {
 
 #[test]
 fn both_byte_orders_disassemble_the_same() {
-    let Some(bin) = reference_or_skip("both_byte_orders_disassemble_the_same") else { return };
+    let Some(bin) = reference_or_skip("both_byte_orders_disassemble_the_same") else {
+        return;
+    };
     let dir = scratch("corpus_dis_endian");
     let le = assemble_with_reference(&bin, &dir, RICH, "spv1.3");
     let words = spvlab_tests::words_of(&le);

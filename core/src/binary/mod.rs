@@ -34,32 +34,89 @@ pub enum BinaryError {
     /// An instruction's word count is 0.
     ZeroWordCount { offset: usize, opcode: u16 },
     /// An instruction's word count runs past the end of the binary.
-    TruncatedInstruction { offset: usize, opcode: u16, word_count: usize, available: usize },
+    TruncatedInstruction {
+        offset: usize,
+        opcode: u16,
+        word_count: usize,
+        available: usize,
+    },
     /// An opcode the grammar does not know (only from the operand check;
     /// the reader keeps such instructions).
     UnknownOpcode { offset: usize, opcode: u16 },
     /// A literal string is not terminated within the instruction.
-    UnterminatedString { offset: usize, opcode: u16, operand: usize },
+    UnterminatedString {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+    },
     /// A required operand is missing (the instruction ended too early).
-    MissingOperand { offset: usize, opcode: u16, operand: usize, kind: OperandKind },
+    MissingOperand {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        kind: OperandKind,
+    },
     /// Words are left after the last operand the grammar allows.
-    ExtraWords { offset: usize, opcode: u16, operand: usize, word_count: usize },
+    ExtraWords {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        word_count: usize,
+    },
     /// An enumerant value (or mask bit) not in the grammar.
-    BadEnumerant { offset: usize, opcode: u16, operand: usize, kind: OperandKind, value: u32 },
+    BadEnumerant {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        kind: OperandKind,
+        value: u32,
+    },
     /// A context-dependent literal whose type is not a known scalar number type.
-    BadLiteralType { offset: usize, opcode: u16, operand: usize, type_id: u32 },
+    BadLiteralType {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        type_id: u32,
+    },
     /// OpExtInst names an id that is not an imported set, or a set we do not know.
-    BadExtInstSet { offset: usize, opcode: u16, operand: usize, set_id: u32 },
+    BadExtInstSet {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        set_id: u32,
+    },
     /// An extended instruction number not in its (semantic) set.
-    BadExtInst { offset: usize, opcode: u16, operand: usize, number: u32 },
+    BadExtInst {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        number: u32,
+    },
     /// OpExtInstImport with a set name that is not known and not `NonSemantic.*`.
-    UnknownExtInstImport { offset: usize, operand: usize, name: String },
+    UnknownExtInstImport {
+        offset: usize,
+        operand: usize,
+        name: String,
+    },
     /// OpSpecConstantOp with an opcode that has no result type and id.
-    BadSpecConstantOp { offset: usize, operand: usize, opcode: u32 },
+    BadSpecConstantOp {
+        offset: usize,
+        operand: usize,
+        opcode: u32,
+    },
     /// A result id of 0.
-    ZeroResultId { offset: usize, opcode: u16, operand: usize },
+    ZeroResultId {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+    },
     /// A result id defined a second time.
-    IdRedefined { offset: usize, opcode: u16, operand: usize, id: u32 },
+    IdRedefined {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        id: u32,
+    },
 }
 
 fn op_name(opcode: u16) -> String {
@@ -123,12 +180,15 @@ impl BinaryError {
         let o = self.offset() as u32;
         match *self {
             BinaryError::TruncatedHeader { words } => Span::new(0, words as u32),
-            BinaryError::TruncatedInstruction { offset, available, .. } => {
-                Span::new(offset as u32, (offset + available) as u32)
-            }
-            BinaryError::ExtraWords { offset, word_count, operand, .. } => {
-                Span::new(operand as u32, (offset + word_count).max(operand) as u32)
-            }
+            BinaryError::TruncatedInstruction {
+                offset, available, ..
+            } => Span::new(offset as u32, (offset + available) as u32),
+            BinaryError::ExtraWords {
+                offset,
+                word_count,
+                operand,
+                ..
+            } => Span::new(operand as u32, (offset + word_count).max(operand) as u32),
             _ => Span::new(o, o.saturating_add(1)),
         }
     }
@@ -143,53 +203,100 @@ impl BinaryError {
                 format!("the module header needs 5 words, found only {words}")
             }
             BinaryError::BadMagic { found } => {
-                format!("invalid magic number 0x{found:08x} (expected 0x07230203 in either byte order)")
+                format!(
+                    "invalid magic number 0x{found:08x} (expected 0x07230203 in either byte order)"
+                )
             }
             BinaryError::BadVersion { version } => format!(
                 "unsupported version word 0x{version:08x} (expected SPIR-V 1.0 to {VERSION_MAJOR}.{VERSION_MINOR})"
             ),
             BinaryError::ZeroWordCount { offset, opcode } => {
-                format!("instruction at word {offset} ({}) has word count 0", op_name(*opcode))
+                format!(
+                    "instruction at word {offset} ({}) has word count 0",
+                    op_name(*opcode)
+                )
             }
-            BinaryError::TruncatedInstruction { offset, opcode, word_count, available } => format!(
+            BinaryError::TruncatedInstruction {
+                offset,
+                opcode,
+                word_count,
+                available,
+            } => format!(
                 "instruction {} at word {offset} has word count {word_count} but only {available} words are left",
                 op_name(*opcode)
             ),
             BinaryError::UnknownOpcode { offset, opcode } => {
                 format!("unknown opcode {opcode} at word {offset}")
             }
-            BinaryError::UnterminatedString { offset, opcode, operand } => format!(
+            BinaryError::UnterminatedString {
+                offset,
+                opcode,
+                operand,
+            } => format!(
                 "{} at word {offset}: the string starting at word {operand} is not terminated within the instruction",
                 op_name(*opcode)
             ),
-            BinaryError::MissingOperand { offset, opcode, operand, kind } => format!(
+            BinaryError::MissingOperand {
+                offset,
+                opcode,
+                operand,
+                kind,
+            } => format!(
                 "{} at word {offset}: missing operand {} at word {operand}",
                 op_name(*opcode),
                 kind.name()
             ),
-            BinaryError::ExtraWords { offset, opcode, operand, word_count } => format!(
+            BinaryError::ExtraWords {
+                offset,
+                opcode,
+                operand,
+                word_count,
+            } => format!(
                 "{} at word {offset}: expected no more operands after word {operand}, but the word count is {word_count}",
                 op_name(*opcode)
             ),
-            BinaryError::BadEnumerant { offset, opcode, kind, value, .. } => format!(
+            BinaryError::BadEnumerant {
+                offset,
+                opcode,
+                kind,
+                value,
+                ..
+            } => format!(
                 "{} at word {offset}: invalid {} operand {value}",
                 op_name(*opcode),
                 kind.name()
             ),
-            BinaryError::BadLiteralType { offset, opcode, type_id, .. } => format!(
+            BinaryError::BadLiteralType {
+                offset,
+                opcode,
+                type_id,
+                ..
+            } => format!(
                 "{} at word {offset}: type id {type_id} is not a scalar numeric type",
                 op_name(*opcode)
             ),
-            BinaryError::BadExtInstSet { offset, opcode, set_id, .. } => format!(
+            BinaryError::BadExtInstSet {
+                offset,
+                opcode,
+                set_id,
+                ..
+            } => format!(
                 "{} at word {offset}: id {set_id} is not an imported extended instruction set",
                 op_name(*opcode)
             ),
-            BinaryError::BadExtInst { offset, opcode, number, .. } => format!(
+            BinaryError::BadExtInst {
+                offset,
+                opcode,
+                number,
+                ..
+            } => format!(
                 "{} at word {offset}: invalid extended instruction number {number}",
                 op_name(*opcode)
             ),
             BinaryError::UnknownExtInstImport { offset, name, .. } => {
-                format!("OpExtInstImport at word {offset}: unknown extended instruction set \"{name}\"")
+                format!(
+                    "OpExtInstImport at word {offset}: unknown extended instruction set \"{name}\""
+                )
             }
             BinaryError::BadSpecConstantOp { offset, opcode, .. } => {
                 format!("OpSpecConstantOp at word {offset}: invalid opcode {opcode}")
@@ -197,8 +304,13 @@ impl BinaryError {
             BinaryError::ZeroResultId { offset, opcode, .. } => {
                 format!("{} at word {offset}: result id is 0", op_name(*opcode))
             }
-            BinaryError::IdRedefined { offset, opcode, id, .. } => {
-                format!("{} at word {offset}: id {id} is defined more than once", op_name(*opcode))
+            BinaryError::IdRedefined {
+                offset, opcode, id, ..
+            } => {
+                format!(
+                    "{} at word {offset}: id {id} is defined more than once",
+                    op_name(*opcode)
+                )
             }
         }
     }
@@ -222,11 +334,13 @@ impl core::fmt::Display for BinaryError {
 
 /// Bytes to host-order words, the byte order chosen by the magic number.
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, BinaryError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(BinaryError::ByteLength { len: bytes.len() });
     }
     if bytes.len() < 20 {
-        return Err(BinaryError::TruncatedHeader { words: bytes.len() / 4 });
+        return Err(BinaryError::TruncatedHeader {
+            words: bytes.len() / 4,
+        });
     }
     let le = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
     let big = if le == MAGIC_NUMBER {
@@ -240,7 +354,11 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, BinaryError> {
         .chunks_exact(4)
         .map(|c| {
             let w = [c[0], c[1], c[2], c[3]];
-            if big { u32::from_be_bytes(w) } else { u32::from_le_bytes(w) }
+            if big {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            }
         })
         .collect())
 }
@@ -270,9 +388,20 @@ pub fn read_words_framing(words: &[u32]) -> Result<Module, BinaryError> {
     } else {
         return Err(BinaryError::BadMagic { found: words[0] });
     };
-    let w = |i: usize| if swap { words[i].swap_bytes() } else { words[i] };
-    let header =
-        Header { magic: MAGIC_NUMBER, version: w(1), generator: w(2), bound: w(3), schema: w(4) };
+    let w = |i: usize| {
+        if swap {
+            words[i].swap_bytes()
+        } else {
+            words[i]
+        }
+    };
+    let header = Header {
+        magic: MAGIC_NUMBER,
+        version: w(1),
+        generator: w(2),
+        bound: w(3),
+        schema: w(4),
+    };
     let v = header.version;
     let (major, minor) = ((v >> 16) & 0xff, (v >> 8) & 0xff);
     if v & 0xff00_00ff != 0 || major != VERSION_MAJOR as u32 || minor > VERSION_MINOR as u32 {
@@ -300,7 +429,10 @@ pub fn read_words_framing(words: &[u32]) -> Result<Module, BinaryError> {
         instructions.push(Instruction { opcode, operands });
         at += count;
     }
-    Ok(Module { header, instructions })
+    Ok(Module {
+        header,
+        instructions,
+    })
 }
 
 /// Check every known instruction's operands against the grammar (unknown

@@ -30,13 +30,25 @@ pub enum NumType {
     /// Not a number.
     #[default]
     None,
-    Int { width: u32, signed: bool },
-    Float { width: u32, enc: FloatEnc },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+        enc: FloatEnc,
+    },
 }
 
 impl NumType {
-    pub const U32: NumType = NumType::Int { width: 32, signed: false };
-    pub const F32: NumType = NumType::Float { width: 32, enc: FloatEnc::Ieee };
+    pub const U32: NumType = NumType::Int {
+        width: 32,
+        signed: false,
+    };
+    pub const F32: NumType = NumType::Float {
+        width: 32,
+        enc: FloatEnc::Ieee,
+    };
 
     pub fn width(self) -> u32 {
         match self {
@@ -83,12 +95,16 @@ const NOT_IN_REFERENCE: &[&str] = &[
 
 /// The extended instruction set for an import name.
 pub fn ext_set_for_import(name: &str) -> ExtSet {
-    if !NOT_IN_REFERENCE.contains(&name) {
-        if let Some(s) = grammar::ext_inst_set(name) {
-            return ExtSet::Known(s);
-        }
+    if !NOT_IN_REFERENCE.contains(&name)
+        && let Some(s) = grammar::ext_inst_set(name)
+    {
+        return ExtSet::Known(s);
     }
-    if name.starts_with("NonSemantic.") { ExtSet::NonSemanticUnknown } else { ExtSet::Unknown }
+    if name.starts_with("NonSemantic.") {
+        ExtSet::NonSemanticUnknown
+    } else {
+        ExtSet::Unknown
+    }
 }
 
 const DENSE_CAP: usize = 1 << 22;
@@ -103,7 +119,10 @@ pub struct IdMap<T: Copy + Default> {
 impl<T: Copy + Default> IdMap<T> {
     pub fn new(bound: u32) -> Self {
         let n = (bound as usize).min(DENSE_CAP);
-        IdMap { dense: alloc::vec![T::default(); n], sparse: BTreeMap::new() }
+        IdMap {
+            dense: alloc::vec![T::default(); n],
+            sparse: BTreeMap::new(),
+        }
     }
 
     pub fn get(&self, id: u32) -> T {
@@ -241,10 +260,19 @@ impl OperandParser {
             let id = words[r.start as usize];
             let at = offset + 1 + r.start as usize;
             if id == 0 {
-                return Err(BinaryError::ZeroResultId { offset, opcode, operand: at });
+                return Err(BinaryError::ZeroResultId {
+                    offset,
+                    opcode,
+                    operand: at,
+                });
             }
             if self.defined.get(id) {
-                return Err(BinaryError::IdRedefined { offset, opcode, operand: at, id });
+                return Err(BinaryError::IdRedefined {
+                    offset,
+                    opcode,
+                    operand: at,
+                    id,
+                });
             }
             self.defined.set(id, true);
         }
@@ -256,7 +284,13 @@ impl OperandParser {
         match opcode {
             OP_TYPE_INT => {
                 if let [id, width, signed, ..] = *words {
-                    self.types.set(id, NumType::Int { width, signed: signed != 0 });
+                    self.types.set(
+                        id,
+                        NumType::Int {
+                            width,
+                            signed: signed != 0,
+                        },
+                    );
                 }
             }
             OP_TYPE_FLOAT => {
@@ -273,10 +307,11 @@ impl OperandParser {
             }
             _ => {}
         }
-        if desc.has_result_type() && desc.has_result() {
-            if let [ty, id, ..] = *words {
-                self.value_types.set(id, ty);
-            }
+        if desc.has_result_type()
+            && desc.has_result()
+            && let [ty, id, ..] = *words
+        {
+            self.value_types.set(id, ty);
         }
     }
 
@@ -294,7 +329,12 @@ impl OperandParser {
         while i < n {
             let at = offset + 1 + i;
             let Some((kind, q)) = stack.pop() else {
-                return Err(BinaryError::ExtraWords { offset, opcode, operand: at, word_count: n + 1 });
+                return Err(BinaryError::ExtraWords {
+                    offset,
+                    opcode,
+                    operand: at,
+                    word_count: n + 1,
+                });
             };
             if q == Quantifier::Variadic {
                 stack.push((kind, Quantifier::Variadic));
@@ -359,7 +399,9 @@ impl OperandParser {
                         OP_SWITCH => self.value_types.get(words[0]),
                         _ => 0,
                     };
-                    num = if type_id == 0 && opcode != OP_CONSTANT && opcode != OP_SPEC_CONSTANT
+                    num = if type_id == 0
+                        && opcode != OP_CONSTANT
+                        && opcode != OP_SPEC_CONSTANT
                         && opcode != OP_SWITCH
                     {
                         NumType::U32
@@ -370,11 +412,21 @@ impl OperandParser {
                         num = NumType::None;
                     }
                     if num == NumType::None {
-                        return Err(BinaryError::BadLiteralType { offset, opcode, operand: at, type_id });
+                        return Err(BinaryError::BadLiteralType {
+                            offset,
+                            opcode,
+                            operand: at,
+                            type_id,
+                        });
                     }
                     len = (num.width().div_ceil(32) as usize).max(1);
                     if i + len > n {
-                        return Err(BinaryError::MissingOperand { offset, opcode, operand: at, kind });
+                        return Err(BinaryError::MissingOperand {
+                            offset,
+                            opcode,
+                            operand: at,
+                            kind,
+                        });
                     }
                 }
                 K::LiteralInteger => num = NumType::U32,
@@ -465,11 +517,11 @@ impl OperandParser {
                         }
                         let mut bit = 1u32 << 31;
                         while bit != 0 {
-                            if w & bit != 0 {
-                                if let Some(e) = kind.enumerant(bit) {
-                                    for o in e.parameters.iter().rev() {
-                                        stack.push((o.kind, o.quantifier));
-                                    }
+                            if w & bit != 0
+                                && let Some(e) = kind.enumerant(bit)
+                            {
+                                for o in e.parameters.iter().rev() {
+                                    stack.push((o.kind, o.quantifier));
                                 }
                             }
                             bit >>= 1;
@@ -478,7 +530,12 @@ impl OperandParser {
                     _ => {}
                 },
             }
-            out.push(ParsedOperand { kind, start: i as u32, len: len as u32, num });
+            out.push(ParsedOperand {
+                kind,
+                start: i as u32,
+                len: len as u32,
+                num,
+            });
             i += len;
         }
         Ok(())

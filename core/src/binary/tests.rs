@@ -17,13 +17,13 @@ fn module() -> (Vec<u32>, Vec<usize>) {
     let mut w = vec![M, 0x0001_0000, 7 << 16, 10, 0];
     let mut at = Vec::new();
     for inst in [
-        op(17, &[1]),                        // OpCapability Shader
-        op(14, &[0, 1]),                     // OpMemoryModel Logical GLSL450
-        op(5, &[1, 0x0000_6261]),            // OpName %1 "ab"
-        op(71, &[3, 1, 5]),                  // OpDecorate %3 SpecId 5
-        op(21, &[2, 32, 0]),                 // %2 = OpTypeInt 32 0
-        op(21, &[4, 64, 1]),                 // %4 = OpTypeInt 64 1
-        op(43, &[2, 3, 7]),                  // %3 = OpConstant %2 7
+        op(17, &[1]),                              // OpCapability Shader
+        op(14, &[0, 1]),                           // OpMemoryModel Logical GLSL450
+        op(5, &[1, 0x0000_6261]),                  // OpName %1 "ab"
+        op(71, &[3, 1, 5]),                        // OpDecorate %3 SpecId 5
+        op(21, &[2, 32, 0]),                       // %2 = OpTypeInt 32 0
+        op(21, &[4, 64, 1]),                       // %4 = OpTypeInt 64 1
+        op(43, &[2, 3, 7]),                        // %3 = OpConstant %2 7
         op(43, &[4, 5, 0xffff_fffe, 0xffff_ffff]), // %5 = OpConstant %4 -2
     ] {
         at.push(w.len());
@@ -72,7 +72,10 @@ fn byte_length_not_a_multiple_of_four() {
     let (w, _) = module();
     let mut bytes = to_bytes_be(&w);
     bytes.push(0);
-    assert_eq!(read_bytes(&bytes).unwrap_err(), BinaryError::ByteLength { len: bytes.len() });
+    assert_eq!(
+        read_bytes(&bytes).unwrap_err(),
+        BinaryError::ByteLength { len: bytes.len() }
+    );
     assert_eq!(read_bytes(&bytes).unwrap_err().code(), "bin.byte-length");
 }
 
@@ -85,7 +88,10 @@ fn truncated_header() {
         assert_eq!(e.span(), Span::new(0, n as u32));
         assert_eq!(e.code(), "bin.truncated-header");
         let bytes = to_bytes_be(&w[..n]);
-        assert_eq!(read_bytes(&bytes).unwrap_err(), BinaryError::TruncatedHeader { words: n });
+        assert_eq!(
+            read_bytes(&bytes).unwrap_err(),
+            BinaryError::TruncatedHeader { words: n }
+        );
     }
 }
 
@@ -94,7 +100,13 @@ fn word_count_zero() {
     let (mut w, at) = module();
     w[at[2]] = 5; // OpName with word count 0
     let e = read_words(&w).unwrap_err();
-    assert_eq!(e, BinaryError::ZeroWordCount { offset: at[2], opcode: 5 });
+    assert_eq!(
+        e,
+        BinaryError::ZeroWordCount {
+            offset: at[2],
+            opcode: 5
+        }
+    );
     assert_eq!(e.offset(), at[2]);
     assert_eq!(e.code(), "bin.zero-word-count");
 }
@@ -107,7 +119,12 @@ fn word_count_past_the_end() {
     let e = read_words(&w).unwrap_err();
     assert_eq!(
         e,
-        BinaryError::TruncatedInstruction { offset: last, opcode: 43, word_count: 9, available: 5 }
+        BinaryError::TruncatedInstruction {
+            offset: last,
+            opcode: 43,
+            word_count: 9,
+            available: 5
+        }
     );
     assert_eq!(e.offset(), last);
     // Every cut inside the last instruction.
@@ -123,7 +140,14 @@ fn unterminated_string() {
     // OpName %1 "abcd" with no terminating word: replace the "ab" word.
     w[at[2] + 2] = 0x6463_6261;
     let e = read_words(&w).unwrap_err();
-    assert_eq!(e, BinaryError::UnterminatedString { offset: at[2], opcode: 5, operand: at[2] + 2 });
+    assert_eq!(
+        e,
+        BinaryError::UnterminatedString {
+            offset: at[2],
+            opcode: 5,
+            operand: at[2] + 2
+        }
+    );
     assert_eq!(e.code(), "bin.unterminated-string");
     // The framing-only reader keeps it.
     assert!(read_words_framing(&w).is_ok());
@@ -138,13 +162,21 @@ fn missing_operand() {
     let e = read_words(&w).unwrap_err();
     assert_eq!(
         e,
-        BinaryError::MissingOperand { offset: at, opcode: 21, operand: at + 3, kind: OperandKind::LiteralInteger }
+        BinaryError::MissingOperand {
+            offset: at,
+            opcode: 21,
+            operand: at + 3,
+            kind: OperandKind::LiteralInteger
+        }
     );
     assert_eq!(e.offset(), at + 3);
     // OpDecorate %3 SpecId without its literal.
     let mut w = vec![M, 0x0001_0000, 0, 10, 0];
     w.extend(op(71, &[3, 1]));
-    assert!(matches!(read_words(&w).unwrap_err(), BinaryError::MissingOperand { operand: 8, .. }));
+    assert!(matches!(
+        read_words(&w).unwrap_err(),
+        BinaryError::MissingOperand { operand: 8, .. }
+    ));
     // A 64-bit constant with one word.
     let (mut w, at) = module();
     let last = at[7];
@@ -163,7 +195,15 @@ fn leftover_words() {
     w[at[0]] = (3 << 16) | 17;
     w.insert(at[0] + 2, 7);
     let e = read_words(&w).unwrap_err();
-    assert_eq!(e, BinaryError::ExtraWords { offset: at[0], opcode: 17, operand: at[0] + 2, word_count: 3 });
+    assert_eq!(
+        e,
+        BinaryError::ExtraWords {
+            offset: at[0],
+            opcode: 17,
+            operand: at[0] + 2,
+            word_count: 3
+        }
+    );
     assert_eq!(e.code(), "bin.extra-words");
 }
 
@@ -173,12 +213,27 @@ fn bad_enumerant_and_literal_type() {
     w[at[0] + 1] = 99_999;
     let e = read_words(&w).unwrap_err();
     assert_eq!(e.offset(), at[0] + 1);
-    assert!(matches!(e, BinaryError::BadEnumerant { kind: OperandKind::Capability, value: 99_999, .. }));
+    assert!(matches!(
+        e,
+        BinaryError::BadEnumerant {
+            kind: OperandKind::Capability,
+            value: 99_999,
+            ..
+        }
+    ));
 
     let (mut w, at) = module();
     w[at[6] + 1] = 9; // OpConstant whose type id is not a type
     let e = read_words(&w).unwrap_err();
-    assert_eq!(e, BinaryError::BadLiteralType { offset: at[6], opcode: 43, operand: at[6] + 3, type_id: 9 });
+    assert_eq!(
+        e,
+        BinaryError::BadLiteralType {
+            offset: at[6],
+            opcode: 43,
+            operand: at[6] + 3,
+            type_id: 9
+        }
+    );
 }
 
 #[test]
@@ -199,7 +254,12 @@ fn redefined_ids() {
     w.extend(op(21, &[2, 16, 0]));
     assert_eq!(
         read_words(&w).unwrap_err(),
-        BinaryError::IdRedefined { offset: at, opcode: 21, operand: at + 1, id: 2 }
+        BinaryError::IdRedefined {
+            offset: at,
+            opcode: 21,
+            operand: at + 1,
+            id: 2
+        }
     );
 }
 
@@ -217,7 +277,13 @@ fn parser_widths_come_from_context() {
     }
     let lens: Vec<u32> = out.iter().map(|o| o.len).collect();
     assert_eq!(lens, vec![1, 1, 2, 1, 2, 1]);
-    assert_eq!(out[2].num, NumType::Int { width: 64, signed: true });
+    assert_eq!(
+        out[2].num,
+        NumType::Int {
+            width: 64,
+            signed: true
+        }
+    );
 }
 
 #[test]
@@ -225,11 +291,14 @@ fn mask_parameters_in_bit_order() {
     // OpLoopMerge %1 %2 Unroll|DependencyLength|MinIterations 4 8 -> params of bit 3 then bit 4.
     let mut p = OperandParser::new(10);
     let mut out = Vec::new();
-    p.parse(246, &[1, 2, 0x1 | 0x8 | 0x10, 4, 8], 0, &mut out).unwrap();
+    p.parse(246, &[1, 2, 0x1 | 0x8 | 0x10, 4, 8], 0, &mut out)
+        .unwrap();
     assert_eq!(out.len(), 5);
     assert_eq!(out[3].kind, OperandKind::LiteralInteger);
     // Missing the second parameter.
-    let e = p.parse(246, &[1, 2, 0x1 | 0x8 | 0x10, 4], 0, &mut out).unwrap_err();
+    let e = p
+        .parse(246, &[1, 2, 0x1 | 0x8 | 0x10, 4], 0, &mut out)
+        .unwrap_err();
     assert!(matches!(e, BinaryError::MissingOperand { .. }));
 }
 

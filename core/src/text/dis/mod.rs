@@ -7,11 +7,11 @@
 mod names;
 pub mod num;
 
+use crate::Diagnostic;
 use crate::binary::parse::{ExtSet, OperandParser, ParsedOperand};
 use crate::binary::{self, BinaryError};
 use crate::grammar::{self, Category, OperandKind};
 use crate::module::Module;
-use crate::Diagnostic;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -30,10 +30,15 @@ pub struct DisOptions {
 
 impl Default for DisOptions {
     fn default() -> Self {
-        DisOptions { raw_id: false, header: true, indent: true }
+        DisOptions {
+            raw_id: false,
+            header: true,
+            indent: true,
+        }
     }
 }
 
+#[allow(clippy::result_large_err)]
 /// Disassemble a binary given as words (host order; a byte-swapped module is
 /// accepted too).
 pub fn disassemble(words: &[u32], opts: &DisOptions) -> Result<String, Diagnostic> {
@@ -41,6 +46,7 @@ pub fn disassemble(words: &[u32], opts: &DisOptions) -> Result<String, Diagnosti
     Ok(disassemble_module(&m, opts))
 }
 
+#[allow(clippy::result_large_err)]
 /// Disassemble a binary given as bytes, in either byte order.
 pub fn disassemble_bytes(bytes: &[u8], opts: &DisOptions) -> Result<String, Diagnostic> {
     let words = binary::words_from_bytes(bytes).map_err(|e| e.to_diagnostic())?;
@@ -196,7 +202,10 @@ impl Printer<'_> {
 
     fn parsed(&mut self, opcode: u16, words: &[u32], ops: &[ParsedOperand]) {
         let name = grammar::instruction(opcode).map_or("OpUnknown", |d| d.name);
-        let result = ops.iter().find(|o| o.kind == OperandKind::IdResult).map(|o| words[o.start as usize]);
+        let result = ops
+            .iter()
+            .find(|o| o.kind == OperandKind::IdResult)
+            .map(|o| words[o.start as usize]);
         match result {
             Some(id) => {
                 if self.opts.indent {
@@ -262,7 +271,9 @@ impl Printer<'_> {
             }
             K::LiteralSpecConstantOpInteger => {
                 match u16::try_from(w).ok().and_then(grammar::instruction) {
-                    Some(d) => self.out.push_str(d.name.strip_prefix("Op").unwrap_or(d.name)),
+                    Some(d) => self
+                        .out
+                        .push_str(d.name.strip_prefix("Op").unwrap_or(d.name)),
                     None => num::push_u64(&mut self.out, w as u64),
                 }
             }
@@ -292,10 +303,8 @@ impl Printer<'_> {
                 None => push_hex8(&mut self.out, bit),
             }
         }
-        if first {
-            if let Some(e) = k.enumerant(0) {
-                self.out.push_str(e.name);
-            }
+        if first && let Some(e) = k.enumerant(0) {
+            self.out.push_str(e.name);
         }
     }
 
@@ -307,7 +316,10 @@ impl Printer<'_> {
             Some(d) => self.out.push_str(d.name),
             None => {
                 self.out.push('!');
-                push_hex8(&mut self.out, ((words.len() as u32 + 1) << 16) | opcode as u32)
+                push_hex8(
+                    &mut self.out,
+                    ((words.len() as u32 + 1) << 16) | opcode as u32,
+                )
             }
         }
         for &w in words {
@@ -326,7 +338,11 @@ pub fn disassemble_module(m: &Module, opts: &DisOptions) -> String {
     let mut p = Printer {
         out: String::with_capacity(total * 9 + 256),
         opts: *opts,
-        names: if opts.raw_id { None } else { Some(Names::build(m)) },
+        names: if opts.raw_id {
+            None
+        } else {
+            Some(Names::build(m))
+        },
         parser: OperandParser::new(m.header.bound.min(total as u32 + 1)),
         ops: Vec::new(),
         _m: core::marker::PhantomData,
@@ -362,16 +378,29 @@ mod tests {
             t,
             "; SPIR-V\n; Version: 1.3\n; Generator: Khronos Glslang Reference Front End; 11\n; Bound: 12\n; Schema: 0\n               OpCapability Shader\n               OpMemoryModel Logical GLSL450\n       %uint = OpTypeInt 32 0\n"
         );
-        let t = disassemble(&module(&[]), &DisOptions { raw_id: true, header: false, indent: false })
-            .unwrap();
-        assert_eq!(t, "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%2 = OpTypeInt 32 0\n");
+        let t = disassemble(
+            &module(&[]),
+            &DisOptions {
+                raw_id: true,
+                header: false,
+                indent: false,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            t,
+            "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%2 = OpTypeInt 32 0\n"
+        );
     }
 
     #[test]
     fn framing_errors_fail() {
         let mut w = module(&[]);
         w[0] = 1;
-        assert_eq!(disassemble(&w, &DisOptions::default()).unwrap_err().code, "bin.bad-magic");
+        assert_eq!(
+            disassemble(&w, &DisOptions::default()).unwrap_err().code,
+            "bin.bad-magic"
+        );
         let w = module(&[(5 << 16) | 17, 1]);
         assert_eq!(
             disassemble(&w, &DisOptions::default()).unwrap_err().code,
@@ -382,11 +411,33 @@ mod tests {
     #[test]
     fn operand_problems_print_raw_with_a_comment() {
         // Unknown opcode, then OpCapability with a bad value, then a good one.
-        let w = module(&[(3 << 16) | 0x7ff0, 5, 6, (2 << 16) | 17, 99_999, (2 << 16) | 17, 1]);
-        let t = disassemble(&w, &DisOptions { header: false, ..DisOptions::default() }).unwrap();
+        let w = module(&[
+            (3 << 16) | 0x7ff0,
+            5,
+            6,
+            (2 << 16) | 17,
+            99_999,
+            (2 << 16) | 17,
+            1,
+        ]);
+        let t = disassemble(
+            &w,
+            &DisOptions {
+                header: false,
+                ..DisOptions::default()
+            },
+        )
+        .unwrap();
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines[3], "               !0x00037ff0 !0x00000005 !0x00000006 ; error: unknown opcode 32752 at word 14");
-        assert!(lines[4].starts_with("               OpCapability !0x0001869f ; error: "), "{}", lines[4]);
+        assert_eq!(
+            lines[3],
+            "               !0x00037ff0 !0x00000005 !0x00000006 ; error: unknown opcode 32752 at word 14"
+        );
+        assert!(
+            lines[4].starts_with("               OpCapability !0x0001869f ; error: "),
+            "{}",
+            lines[4]
+        );
         assert!(lines[4].contains("Capability"));
         assert_eq!(lines[5], "               OpCapability Shader");
     }

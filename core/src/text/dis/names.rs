@@ -40,7 +40,11 @@ fn sanitize(s: &str) -> String {
     }
     let mut r = String::with_capacity(s.len());
     for b in s.bytes() {
-        r.push(if b.is_ascii_alphanumeric() || b == b'_' { b as char } else { '_' });
+        r.push(if b.is_ascii_alphanumeric() || b == b'_' {
+            b as char
+        } else {
+            '_'
+        });
     }
     r
 }
@@ -106,7 +110,12 @@ fn builtin_name(b: u32) -> Option<&'static str> {
 
 impl Names {
     fn new(bound: u32) -> Names {
-        Names { slot: IdMap::new(bound), pool: Vec::new(), table: vec![0; 64], next_suffix: BTreeMap::new() }
+        Names {
+            slot: IdMap::new(bound),
+            pool: Vec::new(),
+            table: vec![0; 64],
+            next_suffix: BTreeMap::new(),
+        }
     }
 
     /// The name of an id: its friendly name, or its number when it has none.
@@ -209,16 +218,18 @@ impl Names {
                 }
                 71 => {
                     // OpDecorate %x BuiltIn B
-                    if let [target, 11, b, ..] = *w {
-                        if let Some(name) = builtin_name(b) {
-                            n.save(target, name);
-                        }
+                    if let [target, 11, b, ..] = *w
+                        && let Some(name) = builtin_name(b)
+                    {
+                        n.save(target, name);
                     }
                     continue;
                 }
                 _ => {}
             }
-            let Some(desc) = grammar::instruction(inst.opcode) else { continue };
+            let Some(desc) = grammar::instruction(inst.opcode) else {
+                continue;
+            };
             let result = if desc.has_result_type() {
                 w.get(1).copied()
             } else if desc.has_result() {
