@@ -40,3 +40,46 @@ pub struct Module {
     pub header: Header,
     pub instructions: Vec<Instruction>,
 }
+
+impl Instruction {
+    /// The grammar's description of the opcode, if known.
+    pub fn desc(&self) -> Option<&'static crate::grammar::InstructionDesc> {
+        crate::grammar::instruction(self.opcode)
+    }
+
+    /// The result type id, for a known opcode that has one.
+    pub fn result_type(&self) -> Option<u32> {
+        let d = self.desc()?;
+        if d.has_result_type() { self.operands.first().copied() } else { None }
+    }
+
+    /// The result id, for a known opcode that defines one.
+    pub fn result_id(&self) -> Option<u32> {
+        let d = self.desc()?;
+        if !d.has_result() {
+            return None;
+        }
+        let i = if d.has_result_type() { 1 } else { 0 };
+        self.operands.get(i).copied()
+    }
+}
+
+impl Module {
+    /// The word offset of each instruction in the binary (the header is words 0 to 4).
+    pub fn offsets(&self) -> Vec<usize> {
+        let mut at = 5;
+        self.instructions
+            .iter()
+            .map(|i| {
+                let o = at;
+                at += i.word_count();
+                o
+            })
+            .collect()
+    }
+
+    /// The total number of words, header included.
+    pub fn word_count(&self) -> usize {
+        5 + self.instructions.iter().map(Instruction::word_count).sum::<usize>()
+    }
+}

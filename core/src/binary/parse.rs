@@ -176,9 +176,8 @@ fn float_enc(v: u32) -> FloatEnc {
     }
 }
 
-/// Decode a literal string from words (bytes up to the first NUL, little-endian
-/// within each word). Invalid UTF-8 is replaced.
-pub fn decode_string(words: &[u32]) -> String {
+/// The bytes of a literal string (up to the first NUL).
+pub fn string_bytes(words: &[u32]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(words.len() * 4);
     'outer: for &w in words {
         for b in w.to_le_bytes() {
@@ -188,6 +187,13 @@ pub fn decode_string(words: &[u32]) -> String {
             bytes.push(b);
         }
     }
+    bytes
+}
+
+/// Decode a literal string from words (bytes up to the first NUL, little-endian
+/// within each word). Invalid UTF-8 is replaced.
+pub fn decode_string(words: &[u32]) -> String {
+    let bytes = string_bytes(words);
     match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

@@ -5,7 +5,7 @@
 //! number for everything else.
 
 use super::num;
-use crate::binary::parse::{FloatEnc, IdMap, NumType, decode_string};
+use crate::binary::parse::{FloatEnc, IdMap, NumType, string_bytes};
 use crate::grammar::{self, OperandKind};
 use crate::module::Module;
 use alloc::collections::BTreeMap;
@@ -34,12 +34,14 @@ fn hash(s: &[u8]) -> u64 {
     h
 }
 
-fn sanitize(s: &str) -> String {
+/// Every byte not in `[A-Za-z0-9_]` becomes `_` (per byte, as spirv-dis does
+/// on UTF-8 text); the empty name becomes `_`.
+fn sanitize_bytes(s: &[u8]) -> String {
     if s.is_empty() {
         return String::from("_");
     }
     let mut r = String::with_capacity(s.len());
-    for b in s.bytes() {
+    for &b in s {
         r.push(if b.is_ascii_alphanumeric() || b == b'_' {
             b as char
         } else {
@@ -47,6 +49,10 @@ fn sanitize(s: &str) -> String {
         });
     }
     r
+}
+
+fn sanitize(s: &str) -> String {
+    sanitize_bytes(s.as_bytes())
 }
 
 fn id_string(id: u32) -> String {
@@ -212,7 +218,7 @@ impl Names {
                 5 => {
                     // OpName
                     if let [target, ref s @ ..] = *w {
-                        n.save(target, &decode_string(s));
+                        n.save(target, &sanitize_bytes(&string_bytes(s)));
                     }
                     continue;
                 }
@@ -339,7 +345,7 @@ impl Names {
                 37 => "Queue".into(),
                 31 => {
                     let mut s = String::from("Opaque_");
-                    s.push_str(&sanitize(&decode_string(w.get(1..).unwrap_or(&[]))));
+                    s.push_str(&sanitize_bytes(&string_bytes(w.get(1..).unwrap_or(&[]))));
                     s
                 }
                 322 => "PipeStorage".into(),
