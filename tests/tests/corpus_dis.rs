@@ -15,13 +15,16 @@ struct Job {
     flags: Vec<String>,
 }
 
+const VARIANTS: [&str; 3] = ["default", "--raw-id", "--no-header --no-indent"];
+
 #[derive(Default)]
 struct Outcome {
     assembled: usize,
-    same_default: usize,
-    same_raw: usize,
-    /// Runs where the reference spirv-dis refused the binary (we still print it).
-    ref_refused: Vec<String>,
+    /// Per variant: runs compared, identical runs, runs the reference refused.
+    compared: [usize; 3],
+    same: [usize; 3],
+    ref_refused: [usize; 3],
+    refused_lines: Vec<String>,
     mismatches: Vec<String>,
 }
 
@@ -62,55 +65,42 @@ fn run_jobs(bin: &Path, dir: &Path, jobs: &[Job], tag: usize) -> Outcome {
         }
         let bytes = std::fs::read(&spv).unwrap();
         o.assembled += 1;
-        for raw in [false, true] {
+        // Every 10th case is also compared with `--no-header --no-indent`.
+        let variants: &[usize] = if k % 10 == 0 { &[0, 1, 2] } else { &[0, 1] };
+        for &variant in variants {
+            let label = VARIANTS[variant];
             let mut dargs = vec!["--no-color"];
-            if raw {
-                dargs.push("--raw-id");
-            }
+            let opts = match variant {
+                0 => DisOptions::default(),
+                1 => {
+                    dargs.push("--raw-id");
+                    DisOptions { raw_id: true, ..DisOptions::default() }
+                }
+                _ => {
+                    dargs.extend(["--no-header", "--no-indent"]);
+                    DisOptions { raw_id: false, header: false, indent: false }
+                }
+            };
             dargs.push(spv_s);
             let (dok, out, err) = run_tool(bin, "spirv-dis", &dargs);
-            let opts = DisOptions {
-                raw_id: raw,
-                ..DisOptions::default()
-            };
             let ours = disassemble_bytes(&bytes, &opts);
-            let expected = String::from_utf8_lossy(&out).into_owned();
             if !dok {
                 // Not comparable: the reference prints nothing. We must still print.
-                assert!(
-                    ours.is_ok(),
-                    "{}: we failed where only operands are wrong",
-                    job.name
-                );
-                o.ref_refused.push(format!(
-                    "  {} ({}): {}",
-                    job.name,
-                    if raw { "--raw-id" } else { "default" },
-                    err.trim()
-                ));
+                assert!(ours.is_ok(), "{}: we failed where only operands are wrong", job.name);
+                o.ref_refused[variant] += 1;
+                o.refused_lines.push(format!("  {} ({label}): {}", job.name, err.trim()));
                 continue;
             }
-            let same = match (&ours, dok) {
-                (Ok(t), true) => *t == expected,
-                _ => false,
-            };
-            if same {
-                if raw {
-                    o.same_raw += 1;
-                } else {
-                    o.same_default += 1;
-                }
-            } else {
-                let detail = match (&ours, dok) {
-                    (Ok(t), true) => first_diff(&expected, t),
-                    (Err(d), _) => format!("    ours failed: {}\n", d.message),
-                    (Ok(_), false) => format!("    reference failed: {err}\n"),
-                };
-                o.mismatches.push(format!(
-                    "  {} ({}):\n{detail}",
-                    job.name,
-                    if raw { "--raw-id" } else { "default" }
-                ));
+            o.compared[variant] += 1;
+            let expected = String::from_utf8_lossy(&out).into_owned();
+            match &ours {
+                Ok(t) if *t == expected => o.same[variant] += 1,
+                Ok(t) => o
+                    .mismatches
+                    .push(format!("  {} ({label}):\n{}", job.name, first_diff(&expected, t))),
+                Err(d) => o
+                    .mismatches
+                    .push(format!("  {} ({label}):\n    ours failed: {}\n", job.name, d.message)),
             }
         }
         let _ = std::fs::remove_file(&spv);
@@ -131,10 +121,13 @@ fn run_parallel(bin: &Path, dir: &Path, jobs: Vec<Job>) -> Outcome {
         for h in handles {
             let o = h.join().unwrap();
             total.assembled += o.assembled;
-            total.same_default += o.same_default;
-            total.same_raw += o.same_raw;
+            for v in 0..3 {
+                total.compared[v] += o.compared[v];
+                total.same[v] += o.same[v];
+                total.ref_refused[v] += o.ref_refused[v];
+            }
+            total.refused_lines.extend(o.refused_lines);
             total.mismatches.extend(o.mismatches);
-            total.ref_refused.extend(o.ref_refused);
         }
     });
     total
@@ -168,25 +161,18 @@ fn corpus_disassembly_matches_spirv_dis() {
         .collect();
     let n = jobs.len();
     let o = run_parallel(&bin, &dir, jobs);
-    let refused_def = o
-        .ref_refused
-        .iter()
-        .filter(|l| l.contains("(default)"))
-        .count();
-    let refused_raw = o.ref_refused.len() - refused_def;
-    let (nd, nr) = (o.assembled - refused_def, o.assembled - refused_raw);
-    let d = pct(o.same_default, nd);
-    let r = pct(o.same_raw, nr);
-    println!(
-        "corpus_dis: {} cases, {} assembled by the reference; identical: default {}/{nd} ({d:.2}%), --raw-id {}/{nr} ({r:.2}%)",
-        n, o.assembled, o.same_default, o.same_raw
-    );
-    if !o.ref_refused.is_empty() {
+    println!("corpus_dis: {n} cases, {} assembled by the reference", o.assembled);
+    let mut pcts = [0.0; 3];
+    for v in 0..3 {
+        pcts[v] = pct(o.same[v], o.compared[v]);
         println!(
-            "the reference spirv-dis refused ({}), not counted:",
-            o.ref_refused.len()
+            "  {:<24} identical {}/{} ({:.2}%), reference refused {}",
+            VARIANTS[v], o.same[v], o.compared[v], pcts[v], o.ref_refused[v]
         );
-        for l in &o.ref_refused {
+    }
+    if !o.refused_lines.is_empty() {
+        println!("the reference spirv-dis refused (not counted; we print these):");
+        for l in &o.refused_lines {
             println!("{l}");
         }
     }
@@ -196,13 +182,11 @@ fn corpus_disassembly_matches_spirv_dis() {
             print!("{m}");
         }
     }
-    assert!(
-        o.assembled > n / 2,
-        "too few cases assembled: {}",
-        o.assembled
-    );
-    assert!(d >= 99.0, "default flags: only {d:.2}% identical");
-    assert!(r >= 99.0, "--raw-id: only {r:.2}% identical");
+    assert!(o.assembled > n / 2, "too few cases assembled: {}", o.assembled);
+    assert!(o.compared[2] > 0);
+    for v in 0..3 {
+        assert!(pcts[v] >= 99.0, "{}: only {:.2}% identical", VARIANTS[v], pcts[v]);
+    }
 }
 
 #[test]
@@ -233,8 +217,8 @@ fn ext_probes_match_spirv_dis() {
     let n = jobs.len();
     let o = run_jobs(&bin, &dir, &jobs, 0);
     println!(
-        "ext-probes: {n} files, {} assembled by the reference; identical: default {}, --raw-id {}",
-        o.assembled, o.same_default, o.same_raw
+        "ext-probes: {n} files, {} assembled by the reference; identical: default {}/{}, --raw-id {}/{}",
+        o.assembled, o.same[0], o.compared[0], o.same[1], o.compared[1]
     );
     for m in &o.mismatches {
         print!("{m}");
@@ -243,8 +227,10 @@ fn ext_probes_match_spirv_dis() {
         o.assembled >= 3,
         "the reference should assemble at least 3 probes"
     );
-    assert_eq!(o.same_default, o.assembled, "default flags mismatches");
-    assert_eq!(o.same_raw, o.assembled, "--raw-id mismatches");
+    assert_eq!(o.compared[0], o.assembled, "the reference refused a probe");
+    assert_eq!(o.same[0], o.compared[0], "default flags mismatches");
+    assert_eq!(o.same[1], o.compared[1], "--raw-id mismatches");
+    assert_eq!(o.same[2], o.compared[2], "--no-header --no-indent mismatches");
 }
 
 /// A module using many operand shapes: strings, masks with parameters, 64-bit
