@@ -46,6 +46,7 @@ impl<'a, V: Copy> NameMap<'a, V> {
         }
     }
 
+    #[cfg(test)]
     pub fn get(&self, key: &str) -> Option<V> {
         self.slots[self.find(key)].as_ref().map(|&(_, v)| v)
     }

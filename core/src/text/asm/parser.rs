@@ -231,18 +231,17 @@ impl<'a> Asm<'a> {
         self.text(i).starts_with('%') && self.is_word(i + 1) && self.text(i + 1) == "="
     }
 
-    /// Where to resume after an error: a new instruction, or `!` first on its line.
+    /// Where to resume after an error: the first token of a line that starts an
+    /// instruction (`OpX`, `%id =` or `!<integer>`).
     fn recovery_point(&self, i: usize) -> bool {
-        if self.is_inst_start(i) {
-            return true;
+        if !(self.is_inst_start(i) || (self.is_word(i) && self.text(i).starts_with('!'))) {
+            return false;
         }
-        if self.is_word(i) && self.text(i).starts_with('!') {
-            let start = self.toks[i].start as usize;
-            let before = self.src.as_bytes().get(..start).unwrap_or(&[]);
-            let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-            return before[line_start..].iter().all(|&b| b == b' ' || b == b'\t' || b == b'\r');
-        }
-        false
+        let start = self.toks[i].start as usize;
+        let before = self.src.as_bytes().get(..start).unwrap_or(&[]);
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        // Only blanks before it on its line (a comment would have ended the line).
+        before[line_start..].iter().all(|&b| b == b' ' || b == b'\t' || b == b'\r')
     }
 
     /// An empty span just after token `i` (for "found end of text").
