@@ -190,3 +190,79 @@ fn ext_probes() {
     assert!(w.windows(2).any(|p| p == [2 << 16 | 17, 5146]), "OpCapability ConstantDataKHR");
     println!("ext probe constdata.spvasm: OpConstantDataKHR words {inst:x?}");
 }
+
+/// Timing against the reference on a large module (all corpus cases concatenated,
+/// ids renamed apart, until 6 MB). Prints the ratio; asserts only identity.
+/// Run with `cargo test --release -p spvlab-tests --test corpus_asm -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn large_module_timing() {
+    let test = "large_module_timing";
+    let Some(corpus) = corpus_or_skip(test) else { return };
+    let Some(bin) = reference_or_skip(test) else { return };
+    let mut big = String::new();
+    for (k, case) in cases(&corpus).iter().enumerate() {
+        if case.asm_env() != "spv1.0" {
+            continue;
+        }
+        let mut out = String::with_capacity(case.text.len() + 1024);
+        let mut in_string = false;
+        let b = case.text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c == b'"' && (i == 0 || b[i - 1] != b'\\') {
+                in_string = !in_string;
+            }
+            if c == b';' && !in_string {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            out.push(c as char);
+            if c == b'%' && !in_string {
+                out.push_str(&format!("c{k}_"));
+            }
+            i += 1;
+        }
+        if !out.is_ascii() {
+            continue;
+        }
+        big.push_str(&out);
+        big.push('\n');
+        if big.len() > 6 << 20 {
+            break;
+        }
+    }
+    let dir = scratch(test);
+    let p = dir.join("big.spvasm");
+    std::fs::write(&p, &big).unwrap();
+    let o = dir.join("big.spv");
+    let mut ref_best = f64::MAX;
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let (ok, _, err) = run_tool(&bin, "spirv-as", &["--target-env", "spv1.0", p.to_str().unwrap(), "-o", o.to_str().unwrap()]);
+        ref_best = ref_best.min(t.elapsed().as_secs_f64());
+        assert!(ok, "{err}");
+    }
+    let theirs = words_of(&std::fs::read(&o).unwrap());
+    let opts = AsmOptions { env: TargetEnv::Spv1_0, preserve_numeric_ids: false };
+    let mut ours_best = f64::MAX;
+    let mut ours = Vec::new();
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let text = std::fs::read_to_string(&p).unwrap();
+        ours = assemble(&text, &opts).unwrap();
+        ours_best = ours_best.min(t.elapsed().as_secs_f64());
+    }
+    assert_eq!(ours, theirs, "{}", first_difference(&ours, &theirs));
+    println!(
+        "{test}: {:.1} MB, {} words; spirv-as {:.1} ms, ours {:.1} ms (ratio {:.3})",
+        big.len() as f64 / 1e6,
+        ours.len(),
+        ref_best * 1e3,
+        ours_best * 1e3,
+        ours_best / ref_best
+    );
+}

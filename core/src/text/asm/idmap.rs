@@ -21,7 +21,9 @@ fn hash_bytes(b: &[u8]) -> u64 {
         w[..rest.len()].copy_from_slice(rest);
         h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
     }
-    (h.rotate_left(5) ^ b.len() as u64).wrapping_mul(SEED)
+    let h = (h.rotate_left(5) ^ b.len() as u64).wrapping_mul(SEED);
+    // Multiplication leaves the entropy in the high bits: fold it down.
+    h ^ (h >> 32) ^ (h >> 47)
 }
 
 /// A map from borrowed names to values.

@@ -57,16 +57,14 @@ pub fn tokenize(src: &[u8]) -> alloc::vec::Vec<Tok> {
                 escaping = !escaping;
             } else {
                 match c {
-                    b'"' => {
-                        if !escaping {
+                    b'"'
+                        if !escaping => {
                             quoting = !quoting;
                         }
-                    }
-                    b' ' | b';' | b',' | b'(' | b')' | b'\t' | b'\n' | b'\r' => {
-                        if !(escaping || quoting) {
+                    b' ' | b';' | b',' | b'(' | b')' | b'\t' | b'\n' | b'\r'
+                        if !(escaping || quoting) => {
                             break;
                         }
-                    }
                     _ => {}
                 }
                 escaping = false;

@@ -57,12 +57,12 @@ pub struct AsmOutput {
 
 /// Assemble a module. On failure, every error of the text is returned.
 pub fn assemble(src: &str, opts: &AsmOptions) -> Result<Vec<u32>, Vec<Diagnostic>> {
-    parser::run(src, opts).map(|o| o.words)
+    parser::run(src, opts, false).map(|o| o.words)
 }
 
 /// Assemble a module and say where each instruction came from.
 pub fn assemble_with_map(src: &str, opts: &AsmOptions) -> Result<AsmOutput, Vec<Diagnostic>> {
-    parser::run(src, opts)
+    parser::run(src, opts, true)
 }
 
 #[cfg(test)]

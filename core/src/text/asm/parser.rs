@@ -1,6 +1,9 @@
 //! The assembler proper: reads tokens, encodes instructions, records what spirv-as
 //! records (types, value types, extended instruction sets), reports every error.
 
+// Diagnostics are big, and errors are the cold path.
+#![allow(clippy::result_large_err)]
+
 use super::errors as code;
 use super::idmap::{IdTable, NameMap};
 use super::lexer::{Tok, TokKind, tokenize};
@@ -96,7 +99,7 @@ struct Asm<'a> {
     ext_set: Option<ExtSet>,
 }
 
-pub fn run(src: &str, opts: &AsmOptions) -> Result<AsmOutput, Vec<Diagnostic>> {
+pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutput, Vec<Diagnostic>> {
     // spirv-as reads the text as a C string: it ends at the first NUL.
     let src = match src.as_bytes().iter().position(|&b| b == 0) {
         Some(p) => src.get(..p).unwrap_or(""),
@@ -161,7 +164,7 @@ pub fn run(src: &str, opts: &AsmOptions) -> Result<AsmOutput, Vec<Diagnostic>> {
     if let Some(w) = a.words.get_mut(3) {
         *w = a.bound;
     }
-    let warnings = a.undefined_id_warnings();
+    let warnings = if want_warnings { a.undefined_id_warnings() } else { Vec::new() };
     Ok(AsmOutput { words: a.words, map: a.map, warnings })
 }
 
@@ -267,13 +270,11 @@ impl<'a> Asm<'a> {
     fn collect_numeric_ids(&mut self) {
         for i in 0..self.toks.len() {
             let t = self.text(i);
-            if let Some(name) = t.strip_prefix('%') {
-                if is_valid_id_name(name) {
-                    if let Some(n) = parse_u32_base0(name) {
+            if let Some(name) = t.strip_prefix('%')
+                && is_valid_id_name(name)
+                    && let Some(n) = parse_u32_base0(name) {
                         self.preserved.push(n);
                     }
-                }
-            }
         }
         self.preserved.sort_unstable();
         self.preserved.dedup();
@@ -448,13 +449,12 @@ impl<'a> Asm<'a> {
                     self.expect.push(Exp::Op { kind: a, q, name });
                     continue;
                 }
-                if kind == OperandKind::IdResult {
-                    if let Some(r) = result_tok {
+                if kind == OperandKind::IdResult
+                    && let Some(r) = result_tok {
                         let id = self.id_token(r, true)?;
                         self.words.push(id);
                         continue;
                     }
-                }
             }
             if let (Exp::ResultId, Some(r)) = (e, result_tok) {
                 let id = self.id_token(r, true)?;
@@ -842,11 +842,10 @@ impl<'a> Asm<'a> {
                     self.words.push(value);
                     let mut params: Vec<OperandDesc> = Vec::new();
                     for bit in 0..32 {
-                        if value & (1 << bit) != 0 {
-                            if let Some(en) = k.enumerant(1 << bit) {
+                        if value & (1 << bit) != 0
+                            && let Some(en) = k.enumerant(1 << bit) {
                                 params.extend_from_slice(en.parameters);
                             }
-                        }
                     }
                     for o in params.iter().rev() {
                         self.expect.push(Exp::Op { kind: o.kind, q: o.quantifier, name: o.name });
@@ -995,13 +994,16 @@ impl<'a> Asm<'a> {
         let defined: Vec<&str> = self.names.iter().filter(|(_, i)| i.defined).map(|(n, _)| n).collect();
         undefined
             .into_iter()
-            .map(|(name, info)| {
+            .enumerate()
+            .map(|(k, (name, info))| {
                 let mut d = Diagnostic::error(code::UNDEFINED_ID, self.span(info.first_use as usize), format!("undefined id `%{name}`"))
                     .with_label("never defined by any instruction");
                 d.severity = Severity::Warning;
-                if let Some(s) = suggest::best(name, defined.iter().copied()) {
-                    d = d.with_help(format!("did you mean `%{s}`?"));
-                }
+                // Suggestions cost a scan of every name: only for the first few.
+                if k < 32
+                    && let Some(s) = suggest::best(name, defined.iter().copied()) {
+                        d = d.with_help(format!("did you mean `%{s}`?"));
+                    }
                 d
             })
             .collect()

@@ -2,8 +2,7 @@
 
 use alloc::vec::Vec;
 
-/// Levenshtein distance, ASCII case-insensitive substitutions cost 1 like others;
-/// gives up (returns `limit + 1`) once every path exceeds `limit`.
+/// Levenshtein distance over bytes; gives up (returns `limit + 1`) once every path exceeds `limit`.
 pub fn distance(a: &str, b: &str, limit: usize) -> usize {
     let a = a.as_bytes();
     let b = b.as_bytes();
@@ -16,15 +15,8 @@ pub fn distance(a: &str, b: &str, limit: usize) -> usize {
         cur[0] = i;
         let mut row_min = cur[0];
         for j in 1..=b.len() {
-            let sub = if a[i - 1] == b[j - 1] {
-                0
-            } else if a[i - 1].eq_ignore_ascii_case(&b[j - 1]) {
-                0 // case slips are the cheapest fix; rank them first via tie-break below
-            } else {
-                1
-            };
-            let case_penalty = usize::from(sub == 0 && a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j - 1] + sub + case_penalty).min(prev[j] + 1).min(cur[j - 1] + 1);
+            let sub = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j - 1] + sub).min(prev[j] + 1).min(cur[j - 1] + 1);
             row_min = row_min.min(cur[j]);
         }
         if row_min > limit {
