@@ -1,8 +1,28 @@
 //! The assembler: spirv-as syntax to a binary module.
+//!
+//! Byte-for-byte compatible with SPIRV-Tools' `spirv-as` (v2025.5): the same id
+//! numbering (names get ids in order of first appearance; with
+//! `preserve_numeric_ids`, numeric names keep their number and the others take the
+//! free ones), the same literal encodings, the same accept/reject verdicts. Unlike
+//! spirv-as it reports every error of the text, each with a stable code and span.
+//!
+//! * [`lexer`]: the tokenizer;
+//! * [`numbers`]: integer and float literals;
+//! * [`parser`]: instructions and operands;
+//! * [`errors`]: the diagnostic codes;
+//! * [`suggest`]: "did you mean" suggestions.
+
+pub mod errors;
+mod idmap;
+pub mod lexer;
+pub mod numbers;
+mod parser;
+mod suggest;
 
 use crate::{Diagnostic, Span, TargetEnv};
-use alloc::vec;
 use alloc::vec::Vec;
+
+pub use parser::GENERATOR_WORD;
 
 /// Assembler options, named after spirv-as's flags.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -13,8 +33,37 @@ pub struct AsmOptions {
     pub preserve_numeric_ids: bool,
 }
 
-/// Assemble a module. On failure, every error of the text is returned.
-pub fn assemble(_src: &str, _opts: &AsmOptions) -> Result<Vec<u32>, Vec<Diagnostic>> {
-    // Placeholder until the assembler lands.
-    Err(vec![Diagnostic::error("asm.unimplemented", Span::default(), "the assembler is not written yet")])
+/// Where one instruction landed: its first word in the module (the header is words
+/// 0 to 4), its word count, and its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstSpan {
+    pub word_offset: u32,
+    pub word_count: u32,
+    /// From the first token of the instruction (`%x` or the opcode) to its last.
+    pub span: Span,
 }
+
+/// A successful assembly: the words, the source map, and warnings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmOutput {
+    /// The module, header included, in host order.
+    pub words: Vec<u32>,
+    /// One entry per instruction, in order.
+    pub map: Vec<InstSpan>,
+    /// Problems that do not stop assembly (spirv-as accepts them), e.g.
+    /// `asm.undefined-id` for ids that are used but never defined.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Assemble a module. On failure, every error of the text is returned.
+pub fn assemble(src: &str, opts: &AsmOptions) -> Result<Vec<u32>, Vec<Diagnostic>> {
+    parser::run(src, opts, false).map(|o| o.words)
+}
+
+/// Assemble a module and say where each instruction came from.
+pub fn assemble_with_map(src: &str, opts: &AsmOptions) -> Result<AsmOutput, Vec<Diagnostic>> {
+    parser::run(src, opts, true)
+}
+
+#[cfg(test)]
+mod tests;
