@@ -117,6 +117,14 @@ pub enum BinaryError {
         operand: usize,
         id: u32,
     },
+    /// An id not below the header's id bound.
+    IdOutOfBound {
+        offset: usize,
+        opcode: u16,
+        operand: usize,
+        id: u32,
+        bound: u32,
+    },
 }
 
 fn op_name(opcode: u16) -> String {
@@ -148,6 +156,7 @@ impl BinaryError {
             BinaryError::BadSpecConstantOp { .. } => "bin.bad-spec-constant-op",
             BinaryError::ZeroResultId { .. } => "bin.zero-result-id",
             BinaryError::IdRedefined { .. } => "bin.id-redefined",
+            BinaryError::IdOutOfBound { .. } => "bin.id-out-of-bound",
         }
     }
 
@@ -172,6 +181,7 @@ impl BinaryError {
             BinaryError::BadSpecConstantOp { operand, .. } => operand,
             BinaryError::ZeroResultId { operand, .. } => operand,
             BinaryError::IdRedefined { operand, .. } => operand,
+            BinaryError::IdOutOfBound { operand, .. } => operand,
         }
     }
 
@@ -312,6 +322,16 @@ impl BinaryError {
                     op_name(*opcode)
                 )
             }
+            BinaryError::IdOutOfBound {
+                offset,
+                opcode,
+                id,
+                bound,
+                ..
+            } => format!(
+                "{} at word {offset}: id {id} is not below the id bound {bound}",
+                op_name(*opcode)
+            ),
         }
     }
 

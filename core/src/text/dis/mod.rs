@@ -118,7 +118,36 @@ struct Printer<'a> {
     names: Option<Names>,
     parser: OperandParser,
     ops: Vec<ParsedOperand>,
+    /// The header's id bound.
+    bound: u32,
     _m: core::marker::PhantomData<&'a ()>,
+}
+
+/// The first id operand that is not below `bound`, as an error.
+fn out_of_bound(
+    opcode: u16,
+    words: &[u32],
+    ops: &[ParsedOperand],
+    offset: usize,
+    bound: u32,
+) -> Option<BinaryError> {
+    use OperandKind as K;
+    // The parser splits pairs into their parts, so ids are single operands.
+    ops.iter().find_map(|o| {
+        let is_id = matches!(
+            o.kind,
+            K::IdResult | K::IdResultType | K::IdRef | K::IdScope | K::IdMemorySemantics
+        );
+        let at = o.start as usize;
+        let id = *words.get(at)?;
+        (is_id && id >= bound).then_some(BinaryError::IdOutOfBound {
+            offset,
+            opcode,
+            operand: offset + 1 + at,
+            id,
+            bound,
+        })
+    })
 }
 
 fn push_hex8(out: &mut String, w: u32) {
@@ -186,7 +215,12 @@ impl Printer<'_> {
     fn instruction(&mut self, opcode: u16, words: &[u32], offset: usize) {
         let mut ops = core::mem::take(&mut self.ops);
         match self.parser.parse(opcode, words, offset, &mut ops) {
-            Ok(()) => self.parsed(opcode, words, &ops),
+            // An id at or past the bound cannot be written as `%id` text: assembling that
+            // text would raise the bound. Keep the words exact in the raw form.
+            Ok(()) => match out_of_bound(opcode, words, &ops, offset, self.bound) {
+                Some(e) => self.raw(opcode, words, &e),
+                None => self.parsed(opcode, words, &ops),
+            },
             Err(e @ (BinaryError::IdRedefined { .. } | BinaryError::ZeroResultId { .. })) => {
                 // The operands parsed: print them, then say what is wrong.
                 self.parsed(opcode, words, &ops);
@@ -312,7 +346,9 @@ impl Printer<'_> {
         if self.opts.indent {
             self.out.push_str("               ");
         }
-        match grammar::instruction(opcode) {
+        // The opcode by name where that text assembles: `OpX !w...` cannot carry a
+        // `%result =`, so instructions with a result get the all-raw form.
+        match grammar::instruction(opcode).filter(|d| !d.has_result()) {
             Some(d) => self.out.push_str(d.name),
             None => {
                 self.out.push('!');
@@ -344,6 +380,7 @@ pub fn disassemble_module(m: &Module, opts: &DisOptions) -> String {
             Some(Names::build(m))
         },
         parser: OperandParser::new(m.header.bound.min(total as u32 + 1)),
+        bound: m.header.bound,
         ops: Vec::new(),
         _m: core::marker::PhantomData,
     };
