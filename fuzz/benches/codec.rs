@@ -7,6 +7,8 @@
 //! our own assembler's output). `$BENCH_RUNS` sets N (best of N, default 10).
 //! Writes the results to `target/bench/native.json` for the wasm comparison.
 
+#![allow(clippy::result_large_err)] // the Err type is core's Diagnostic
+
 use spvlab_core::text::{AsmOptions, DisOptions, assemble, disassemble};
 use spvlab_fuzz::input::{fnv64, words_of};
 use std::hint::black_box;

@@ -26,7 +26,7 @@ fn line(out: &mut String, result: Option<&str>, body: std::fmt::Arguments) {
 }
 
 macro_rules! op {
-    ($out:expr, $res:expr => $($arg:tt)*) => { line($out, Some(&$res), format_args!($($arg)*)) };
+    ($out:expr, $res:expr => $($arg:tt)*) => { line($out, Some(&*$res), format_args!($($arg)*)) };
     ($out:expr, $($arg:tt)*) => { line($out, None, format_args!($($arg)*)) };
 }
 
@@ -104,7 +104,7 @@ pub fn big_module(seed: u64, min_bytes: usize) -> String {
         op!(&mut out, "OpCapability {cap}");
     }
     op!(&mut out, "OpExtension \"SPV_KHR_storage_buffer_storage_class\"");
-    op!(&mut out, "glsl".to_string() => "OpExtInstImport \"GLSL.std.450\"");
+    op!(&mut out, "glsl" => "OpExtInstImport \"GLSL.std.450\"");
     op!(&mut out, "OpMemoryModel Logical GLSL450");
     op!(&mut out, "OpEntryPoint GLCompute %main \"main\" %gid %buf");
     op!(&mut out, "OpExecutionMode %main LocalSize 64 1 1");
@@ -315,7 +315,7 @@ fn function(s: &mut Sections, rng: &mut Rng, name: &str, callee: Option<&str>, i
     let f = &mut s.functions;
     let ctl = ["None", "Inline", "DontInline", "Pure", "Const"][index % 5];
     let fctl = if ctl == "Pure" || ctl == "Const" { "None" } else { ctl };
-    op!(f, name.to_string() => "OpFunction %float {fctl} %fn_f_fi");
+    op!(f, name => "OpFunction %float {fctl} %fn_f_fi");
     op!(f, format!("{name}_x") => "OpFunctionParameter %float");
     op!(f, format!("{name}_n") => "OpFunctionParameter %int");
     op!(f, format!("{name}_entry") => "OpLabel");
@@ -366,19 +366,19 @@ fn function(s: &mut Sections, rng: &mut Rng, name: &str, callee: Option<&str>, i
 
 fn main_function(s: &mut Sections, calls: &[String]) {
     let f = &mut s.functions;
-    op!(f, "main".to_string() => "OpFunction %void None %fn_void");
-    op!(f, "main_entry".to_string() => "OpLabel");
-    op!(f, "gidv".to_string() => "OpLoad %v3uint %gid");
-    op!(f, "gx".to_string() => "OpCompositeExtract %uint %gidv 0");
-    op!(f, "gxi".to_string() => "OpBitcast %int %gx");
-    op!(f, "x0".to_string() => "OpConvertSToF %float %gxi");
+    op!(f, "main" => "OpFunction %void None %fn_void");
+    op!(f, "main_entry" => "OpLabel");
+    op!(f, "gidv" => "OpLoad %v3uint %gid");
+    op!(f, "gx" => "OpCompositeExtract %uint %gidv 0");
+    op!(f, "gxi" => "OpBitcast %int %gx");
+    op!(f, "x0" => "OpConvertSToF %float %gxi");
     let mut acc = "x0".to_string();
     for (k, c) in calls.iter().enumerate() {
         op!(f, format!("m{k}") => "OpFunctionCall %float %{c} %{acc} %gxi");
         op!(f, format!("ms{k}") => "OpFAdd %float %m{k} %{acc}");
         acc = format!("ms{k}");
     }
-    op!(f, "dst".to_string() => "OpAccessChain %p_sb_float %buf %int_0 %gx");
+    op!(f, "dst" => "OpAccessChain %p_sb_float %buf %int_0 %gx");
     op!(f, "OpStore %dst %{acc}");
     op!(f, "OpReturn");
     op!(f, "OpFunctionEnd");

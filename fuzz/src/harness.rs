@@ -56,10 +56,12 @@ impl Default for Config {
     }
 }
 
-/// One input that panicked.
+/// One input that panicked (the smallest found for its panic location).
 #[derive(Clone, Debug)]
 pub struct Crash {
     pub message: String,
+    /// Where it panicked (`file:line:col`); crashes are told apart by this.
+    pub location: String,
     pub input: Input,
     /// Where it was saved, if it was.
     pub path: Option<PathBuf>,
@@ -85,6 +87,8 @@ impl Report {
 
 thread_local! {
     static QUIET: Cell<bool> = const { Cell::new(false) };
+    /// Where the last panic on this thread happened (`file:line:col`).
+    static LAST_LOCATION: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
 /// Install (once) a panic hook that stays silent on fuzzing threads and defers to
@@ -94,7 +98,10 @@ fn install_quiet_hook() {
     ONCE.call_once(|| {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(Cell::get) {
+            if QUIET.with(Cell::get) {
+                let loc = info.location().map_or(String::new(), |l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                LAST_LOCATION.with(|l| *l.borrow_mut() = loc);
+            } else {
                 prev(info);
             }
         }));
@@ -141,7 +148,14 @@ pub fn run(cfg: &Config, seeds: &[Input], target: &dyn Target) -> Report {
                 let shared = &shared;
                 // Static split: each thread's stream depends only on (seed, thread).
                 let quota = cfg.iterations / threads as u64 + u64::from((t as u64) < cfg.iterations % threads as u64);
-                s.spawn(move || worker(t, threads, quota, seeds, target, shared))
+                // 8 MiB of stack, like a main thread: a stack overflow aborts the process
+                // (it cannot be caught), so deep recursion on bad input shows up as a crash
+                // of spvlab-fuzz itself.
+                std::thread::Builder::new()
+                    .name(format!("fuzz-{t}"))
+                    .stack_size(8 << 20)
+                    .spawn_scoped(s, move || worker(t, threads, quota, seeds, target, shared))
+                    .expect("spawn a fuzz thread")
             })
             .collect();
         if let Some(every) = cfg.progress {
@@ -193,16 +207,28 @@ fn run_one(input: &Input, target: &dyn Target, derived: &mut Vec<Input>, shared:
         Ok(sig) => Some(sig),
         Err(p) => {
             let message = panic_message(&*p);
+            let location = LAST_LOCATION.with(|l| std::mem::take(&mut *l.borrow_mut()));
             let mut crashes = shared.crashes.lock().unwrap_or_else(|e| e.into_inner());
-            // Keep (and save) at most one input per distinct message, and at most 100.
-            if crashes.len() < 100 && !crashes.iter().any(|c| c.message == message) {
-                let path = shared.cfg.crash_dir.as_ref().and_then(|d| save_crash(d, input, &message));
+            let save = |input: &Input| shared.cfg.crash_dir.as_ref().and_then(|d| save_crash(d, input, &format!("{location}: {message}")));
+            // One crash per panic location (at most 100): keep the smallest input.
+            if let Some(c) = crashes.iter_mut().find(|c| c.location == location) {
+                if input.len() < c.input.len() {
+                    if let Some(old) = c.path.take() {
+                        let _ = std::fs::remove_file(&old);
+                        let _ = std::fs::remove_file(old.with_extension(format!("{}.txt", c.input.extension())));
+                    }
+                    c.path = save(input);
+                    c.input = input.clone();
+                    c.message = message;
+                }
+            } else if crashes.len() < 100 {
+                let path = save(input);
                 eprintln!(
-                    "spvlab-fuzz: CRASH ({} input{}): {message}",
+                    "spvlab-fuzz: CRASH at {location} ({} input{}): {message}",
                     if input.is_text() { "text" } else { "binary" },
                     path.as_ref().map_or(String::new(), |p| format!(", saved to {}", p.display()))
                 );
-                crashes.push(Crash { message, input: input.clone(), path });
+                crashes.push(Crash { message, location, input: input.clone(), path });
             }
             if shared.cfg.stop_on_crash {
                 shared.stop.store(true, Ordering::Relaxed);
@@ -223,10 +249,10 @@ fn worker(t: usize, threads: usize, quota: u64, seeds: &[Input], target: &dyn Ta
     // Run this thread's share of the seeds unmutated first.
     for input in seeds.iter().skip(t).step_by(threads) {
         derived.clear();
-        if let Some(sig) = run_one(input, target, &mut derived, shared, &mut report) {
-            if seen.insert(sig) {
-                pool.append(&mut derived);
-            }
+        if let Some(sig) = run_one(input, target, &mut derived, shared, &mut report)
+            && seen.insert(sig)
+        {
+            pool.append(&mut derived);
         }
     }
     pool.truncate(cfg.max_pool);
@@ -239,12 +265,11 @@ fn worker(t: usize, threads: usize, quota: u64, seeds: &[Input], target: &dyn Ta
         if shared.stop.load(Ordering::Relaxed) {
             break;
         }
-        if i % 256 == 0 {
-            if let Some(limit) = cfg.time_limit {
-                if shared.start.elapsed() >= limit {
-                    break;
-                }
-            }
+        if i % 256 == 0
+            && let Some(limit) = cfg.time_limit
+            && shared.start.elapsed() >= limit
+        {
+            break;
         }
         // Texts and binaries half and half, whatever the seed counts; a third of the
         // time a mutant from the pool.
@@ -256,16 +281,16 @@ fn worker(t: usize, threads: usize, quota: u64, seeds: &[Input], target: &dyn Ta
         };
         let input = mutate(&mut rng, parent, seeds);
         derived.clear();
-        if let Some(sig) = run_one(&input, target, &mut derived, shared, &mut report) {
-            if seen.insert(sig) {
-                // A new behaviour: keep the mutant and what it produced.
-                for x in std::iter::once(input).chain(derived.drain(..)) {
-                    if pool.len() < cfg.max_pool {
-                        pool.push(x);
-                    } else {
-                        let at = rng.below(pool.len());
-                        pool[at] = x;
-                    }
+        if let Some(sig) = run_one(&input, target, &mut derived, shared, &mut report)
+            && seen.insert(sig)
+        {
+            // A new behaviour: keep the mutant and what it produced.
+            for x in std::iter::once(input).chain(derived.drain(..)) {
+                if pool.len() < cfg.max_pool {
+                    pool.push(x);
+                } else {
+                    let at = rng.below(pool.len());
+                    pool[at] = x;
                 }
             }
         }

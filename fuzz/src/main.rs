@@ -101,7 +101,8 @@ fn main() -> ExitCode {
     } else {
         for c in &report.crashes {
             println!(
-                "CRASH: {}{}",
+                "CRASH at {}: {}{}",
+                c.location,
                 c.message,
                 c.path.as_ref().map_or(String::new(), |p| format!(" (input: {})", p.display()))
             );

@@ -88,7 +88,7 @@ OpFunctionEnd
 fn string_words(s: &str) -> Vec<u32> {
     let mut b = s.as_bytes().to_vec();
     b.push(0);
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     crate::input::words_of(&b)
@@ -300,31 +300,22 @@ pub struct Seeds {
 
 pub fn load(opts: &SeedOptions) -> Seeds {
     let mut inputs = builtin();
-    let (mut corpus_texts, mut reference_binaries) = (0, 0);
+    let (mut n_texts, mut n_binaries) = (0, 0);
     if let Some(c) = &opts.corpus {
-        let texts = corpus_texts_of(c, opts.max_text_len);
+        let texts = corpus_texts(c, opts.max_text_len);
         if let Some(bin) = &opts.reference {
-            for (i, b) in reference_binaries_of(&texts, bin, &opts.cache) {
-                let _ = i;
+            for (_, b) in reference_binaries(&texts, bin, &opts.cache) {
                 inputs.push(Input::Binary { bytes: b, dis: DisFlags::default() });
-                reference_binaries += 1;
+                n_binaries += 1;
             }
         }
         for t in texts {
             let env = TargetEnv::parse(&t.env).unwrap_or_default();
             inputs.push(Input::Text { src: t.text, env, preserve_ids: false });
-            corpus_texts += 1;
+            n_texts += 1;
         }
     }
-    Seeds { inputs, corpus_texts, reference_binaries }
-}
-
-fn corpus_texts_of(c: &Path, max: usize) -> Vec<CorpusText> {
-    corpus_texts(c, max)
-}
-
-fn reference_binaries_of(texts: &[CorpusText], bin: &Path, cache: &Path) -> Vec<(usize, Vec<u8>)> {
-    reference_binaries(texts, bin, cache)
+    Seeds { inputs, corpus_texts: n_texts, reference_binaries: n_binaries }
 }
 
 #[cfg(test)]
