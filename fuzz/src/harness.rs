@@ -238,6 +238,11 @@ fn run_one(input: &Input, target: &dyn Target, derived: &mut Vec<Input>, shared:
     }
 }
 
+/// A random pool entry of the wanted kind (a few tries), if any.
+fn pick_kind<'a>(rng: &mut Rng, pool: &'a [Input], text: bool) -> Option<&'a Input> {
+    (0..4).map(|_| pool.get(rng.below(pool.len()))).find_map(|p| p.filter(|p| p.is_text() == text))
+}
+
 fn worker(t: usize, threads: usize, quota: u64, seeds: &[Input], target: &dyn Target, shared: &Shared) -> Report {
     let cfg = shared.cfg;
     let mut s = cfg.seed ^ (t as u64).wrapping_mul(0x9E37_79B9);
@@ -271,12 +276,13 @@ fn worker(t: usize, threads: usize, quota: u64, seeds: &[Input], target: &dyn Ta
         {
             break;
         }
-        // Texts and binaries half and half, whatever the seed counts; a third of the
-        // time a mutant from the pool.
-        let parent = if !pool.is_empty() && rng.one_in(3) {
-            &pool[rng.below(pool.len())]
+        // Texts and binaries half and half, whatever the seed and pool counts; a third
+        // of the time a mutant of that kind from the pool.
+        let want_text = texts.is_empty() == binaries.is_empty() && rng.one_in(2) || binaries.is_empty();
+        let parent = if rng.one_in(3) && let Some(p) = pick_kind(&mut rng, &pool, want_text) {
+            p
         } else {
-            let kind = if texts.is_empty() || (!binaries.is_empty() && rng.one_in(2)) { &binaries } else { &texts };
+            let kind = if want_text { &texts } else { &binaries };
             &seeds[kind[rng.below(kind.len())]]
         };
         let input = mutate(&mut rng, parent, seeds);
