@@ -34,15 +34,25 @@ fn ms(d: Duration) -> f64 {
 fn main() {
     let root = spvlab_fuzz::seeds::root();
     let dir = root.join("target/bench");
-    let runs: usize = std::env::var("BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-    let text_path = std::env::var_os("SPVLAB_BENCH_TEXT").map(PathBuf::from).unwrap_or_else(|| dir.join("big.spvasm"));
+    let runs: usize = std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    let text_path = std::env::var_os("SPVLAB_BENCH_TEXT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("big.spvasm"));
     let text = std::fs::read_to_string(&text_path).unwrap_or_else(|_| {
-        eprintln!("codec bench: {} not found, generating the module in-process", text_path.display());
+        eprintln!(
+            "codec bench: {} not found, generating the module in-process",
+            text_path.display()
+        );
         spvlab_fuzz::r#gen::big_module(1, 6_000_000)
     });
     let opts = AsmOptions::default();
     let (t_asm, asm) = best_of(runs, || assemble(&text, &opts));
-    let bin_path = std::env::var_os("SPVLAB_BENCH_BINARY").map(PathBuf::from).unwrap_or_else(|| dir.join("big.spv"));
+    let bin_path = std::env::var_os("SPVLAB_BENCH_BINARY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("big.spv"));
     let words = match std::fs::read(&bin_path) {
         Ok(b) => words_of(&b),
         Err(_) => asm.clone().unwrap_or_default(),
@@ -51,11 +61,23 @@ fn main() {
     let (t_dis, dis) = best_of(runs, || disassemble(&words, &dopts));
 
     let mb = text.len() as f64 / 1e6;
-    println!("spvlab library timings, best of {runs} (text {:.2} MB, binary {:.2} MB):", mb, words.len() as f64 * 4.0 / 1e6);
-    let asm_hash = asm.as_ref().ok().map(|w| fnv64(&spvlab_fuzz::input::bytes_of(w)));
+    println!(
+        "spvlab library timings, best of {runs} (text {:.2} MB, binary {:.2} MB):",
+        mb,
+        words.len() as f64 * 4.0 / 1e6
+    );
+    let asm_hash = asm
+        .as_ref()
+        .ok()
+        .map(|w| fnv64(&spvlab_fuzz::input::bytes_of(w)));
     let dis_hash = dis.as_ref().ok().map(|t| fnv64(t.as_bytes()));
     match &asm {
-        Ok(w) => println!("  assemble    {:9.2} ms  ({:.1} MB/s of text, {} words)", ms(t_asm), mb / t_asm.as_secs_f64(), w.len()),
+        Ok(w) => println!(
+            "  assemble    {:9.2} ms  ({:.1} MB/s of text, {} words)",
+            ms(t_asm),
+            mb / t_asm.as_secs_f64(),
+            w.len()
+        ),
         Err(d) => println!(
             "  assemble    {:9.2} ms  FAILED [{}] {} (spvlab numbers pending)",
             ms(t_asm),
@@ -64,8 +86,17 @@ fn main() {
         ),
     }
     match &dis {
-        Ok(t) => println!("  disassemble {:9.2} ms  ({:.1} MB/s of text out)", ms(t_dis), t.len() as f64 / 1e6 / t_dis.as_secs_f64()),
-        Err(d) => println!("  disassemble {:9.2} ms  FAILED [{}] {} (spvlab numbers pending)", ms(t_dis), d.code, d.message),
+        Ok(t) => println!(
+            "  disassemble {:9.2} ms  ({:.1} MB/s of text out)",
+            ms(t_dis),
+            t.len() as f64 / 1e6 / t_dis.as_secs_f64()
+        ),
+        Err(d) => println!(
+            "  disassemble {:9.2} ms  FAILED [{}] {} (spvlab numbers pending)",
+            ms(t_dis),
+            d.code,
+            d.message
+        ),
     }
     let hex = |h: Option<u64>| h.map_or("null".to_string(), |h| format!("\"{h:016x}\""));
     let json = format!(

@@ -57,7 +57,11 @@ fn float_value(rng: &mut Rng) -> String {
     match rng.below(4) {
         0 => format!("{}", (rng.below(2_000_000) as f32 - 1_000_000.0) / 1024.0),
         1 => format!("{:e}", (rng.below(1000) as f32 + 1.0) * 1e-7),
-        2 => format!("0x1.{:06x}p{:+}", (rng.next_u32() & 0x7F_FFFF) << 1, rng.below(60) as i32 - 30),
+        2 => format!(
+            "0x1.{:06x}p{:+}",
+            (rng.next_u32() & 0x7F_FFFF) << 1,
+            rng.below(60) as i32 - 30
+        ),
         _ => format!("-{}.{}", rng.below(100), rng.below(1000)),
     }
 }
@@ -65,7 +69,11 @@ fn float_value(rng: &mut Rng) -> String {
 fn double_value(rng: &mut Rng) -> String {
     match rng.below(3) {
         0 => format!("{:e}", (rng.below(1_000_000) as f64 + 0.5) * 1e280),
-        1 => format!("0x1.{:013x}p{:+}", rng.next_u64() & 0xF_FFFF_FFFF_FFFF, rng.below(2000) as i32 - 1000),
+        1 => format!(
+            "0x1.{:013x}p{:+}",
+            rng.next_u64() & 0xF_FFFF_FFFF_FFFF,
+            rng.below(2000) as i32 - 1000
+        ),
         _ => format!("{}", (rng.next_u32() as f64) / 3.0),
     }
 }
@@ -87,30 +95,50 @@ pub fn big_module(seed: u64, min_bytes: usize) -> String {
     let mut prev: Option<String> = None;
     let mut calls = Vec::new();
     while total < min_bytes || n == 0 {
-        let before = s.debug_strings.len() + s.names.len() + s.annotations.len() + s.globals.len() + s.functions.len();
+        let before = s.debug_strings.len()
+            + s.names.len()
+            + s.annotations.len()
+            + s.globals.len()
+            + s.functions.len();
         let name = format!("f{n}");
         function(&mut s, &mut rng, &name, prev.as_deref(), n);
         calls.push(name.clone());
         prev = if n % 8 == 7 { None } else { Some(name) };
         n += 1;
-        let after = s.debug_strings.len() + s.names.len() + s.annotations.len() + s.globals.len() + s.functions.len();
+        let after = s.debug_strings.len()
+            + s.names.len()
+            + s.annotations.len()
+            + s.globals.len()
+            + s.functions.len();
         total += after - before;
     }
     main_function(&mut s, &calls);
 
     let mut out = String::with_capacity(total + 64 * 1024);
-    let _ = writeln!(out, "; SPIR-V benchmark module made by spvlab gen-big (seed {seed}, {n} functions)");
+    let _ = writeln!(
+        out,
+        "; SPIR-V benchmark module made by spvlab gen-big (seed {seed}, {n} functions)"
+    );
     for cap in ["Shader", "Float16", "Float64", "Int8", "Int16", "Int64"] {
         op!(&mut out, "OpCapability {cap}");
     }
-    op!(&mut out, "OpExtension \"SPV_KHR_storage_buffer_storage_class\"");
+    op!(
+        &mut out,
+        "OpExtension \"SPV_KHR_storage_buffer_storage_class\""
+    );
     op!(&mut out, "glsl" => "OpExtInstImport \"GLSL.std.450\"");
     op!(&mut out, "OpMemoryModel Logical GLSL450");
     op!(&mut out, "OpEntryPoint GLCompute %main \"main\" %gid %buf");
     op!(&mut out, "OpExecutionMode %main LocalSize 64 1 1");
     out.push_str(&s.debug_strings);
-    op!(&mut out, "OpSource GLSL 450 %str0 \"#version 450\\nvoid main() {{}}\"");
-    op!(&mut out, "OpSourceExtension \"GL_EXT_shader_explicit_arithmetic_types\"");
+    op!(
+        &mut out,
+        "OpSource GLSL 450 %str0 \"#version 450\\nvoid main() {{}}\""
+    );
+    op!(
+        &mut out,
+        "OpSourceExtension \"GL_EXT_shader_explicit_arithmetic_types\""
+    );
     out.push_str(&s.names);
     op!(&mut out, "OpModuleProcessed \"spvlab gen-big\"");
     out.push_str(&s.annotations);
@@ -203,10 +231,26 @@ fn fixed_globals(s: &mut Sections) {
     t(g, "float_tiny", "OpConstant %float 0x1p-149");
     t(g, "double_pi", "OpConstant %double 3.141592653589793");
     t(g, "double_min", "OpConstant %double 0x1p-1074");
-    t(g, "v4_a", "OpConstantComposite %v4float %float_1 %float_0 %float_n0 %float_1");
-    t(g, "v4_b", "OpConstantComposite %v4float %float_0 %float_1 %float_1 %float_big");
-    t(g, "mat_c", "OpConstantComposite %mat4 %v4_a %v4_b %v4_a %v4_b");
-    t(g, "v2d", "OpConstantComposite %v2double %double_pi %double_min");
+    t(
+        g,
+        "v4_a",
+        "OpConstantComposite %v4float %float_1 %float_0 %float_n0 %float_1",
+    );
+    t(
+        g,
+        "v4_b",
+        "OpConstantComposite %v4float %float_0 %float_1 %float_1 %float_big",
+    );
+    t(
+        g,
+        "mat_c",
+        "OpConstantComposite %mat4 %v4_a %v4_b %v4_a %v4_b",
+    );
+    t(
+        g,
+        "v2d",
+        "OpConstantComposite %v2double %double_pi %double_min",
+    );
     t(g, "null_S", "OpConstantNull %S");
     t(g, "null_v4", "OpConstantNull %v4float");
     t(g, "sc_n", "OpSpecConstant %int 8");
@@ -219,7 +263,15 @@ fn fixed_globals(s: &mut Sections) {
 
 /// One segment of a loop body: arithmetic in every width, a switch and an if/else
 /// joined by `OpPhi`. Returns the name of its result (a float).
-fn segment(s: &mut Sections, rng: &mut Rng, p: &str, acc: &str, i: &str, var_s: &str, line_no: usize) -> String {
+fn segment(
+    s: &mut Sections,
+    rng: &mut Rng,
+    p: &str,
+    acc: &str,
+    i: &str,
+    var_s: &str,
+    line_no: usize,
+) -> String {
     // Module-level constants for this segment.
     let g = &mut s.globals;
     op!(g, format!("{p}kf") => "OpConstant %float {}", float_value(rng));
@@ -314,7 +366,11 @@ fn function(s: &mut Sections, rng: &mut Rng, name: &str, callee: Option<&str>, i
     op!(nm, "OpName %{name}_vs \"s\"");
     let f = &mut s.functions;
     let ctl = ["None", "Inline", "DontInline", "Pure", "Const"][index % 5];
-    let fctl = if ctl == "Pure" || ctl == "Const" { "None" } else { ctl };
+    let fctl = if ctl == "Pure" || ctl == "Const" {
+        "None"
+    } else {
+        ctl
+    };
     op!(f, name => "OpFunction %float {fctl} %fn_f_fi");
     op!(f, format!("{name}_x") => "OpFunctionParameter %float");
     op!(f, format!("{name}_n") => "OpFunctionParameter %int");
@@ -332,7 +388,10 @@ fn function(s: &mut Sections, rng: &mut Rng, name: &str, callee: Option<&str>, i
     op!(f, format!("{name}_lcond") => "OpLabel");
     op!(f, format!("{name}_i") => "OpLoad %int %{name}_vi");
     op!(f, format!("{name}_lc") => "OpSLessThan %bool %{name}_i %{name}_n");
-    op!(f, "OpBranchConditional %{name}_lc %{name}_body %{name}_lmerge");
+    op!(
+        f,
+        "OpBranchConditional %{name}_lc %{name}_body %{name}_lmerge"
+    );
     op!(f, format!("{name}_body") => "OpLabel");
     op!(f, format!("{name}_acc0") => "OpLoad %float %{name}_vacc");
     let mut acc = format!("{name}_acc0");
@@ -393,7 +452,15 @@ mod tests {
         assert_eq!(a, b);
         assert!(a.len() >= 200_000);
         assert_ne!(a, super::big_module(6, 200_000));
-        for form in ["OpLoopMerge", "OpSwitch", "OpExtInst %float %glsl", "OpString", "OpConstant %half", "OpConstant %i64", "OpPhi"] {
+        for form in [
+            "OpLoopMerge",
+            "OpSwitch",
+            "OpExtInst %float %glsl",
+            "OpString",
+            "OpConstant %half",
+            "OpConstant %i64",
+            "OpPhi",
+        ] {
             assert!(a.contains(form), "missing {form}");
         }
     }

@@ -99,7 +99,9 @@ fn install_quiet_hook() {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if QUIET.with(Cell::get) {
-                let loc = info.location().map_or(String::new(), |l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                let loc = info.location().map_or(String::new(), |l| {
+                    format!("{}:{}:{}", l.file(), l.line(), l.column())
+                });
                 LAST_LOCATION.with(|l| *l.borrow_mut() = loc);
             } else {
                 prev(info);
@@ -122,9 +124,16 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 pub fn save_crash(dir: &std::path::Path, input: &Input, message: &str) -> Option<PathBuf> {
     std::fs::create_dir_all(dir).ok()?;
     let bytes = input.file_bytes();
-    let path = dir.join(format!("crash-{:016x}.{}", fnv64(&bytes), input.extension()));
+    let path = dir.join(format!(
+        "crash-{:016x}.{}",
+        fnv64(&bytes),
+        input.extension()
+    ));
     std::fs::write(&path, &bytes).ok()?;
-    let _ = std::fs::write(path.with_extension(format!("{}.txt", input.extension())), message);
+    let _ = std::fs::write(
+        path.with_extension(format!("{}.txt", input.extension())),
+        message,
+    );
     Some(path)
 }
 
@@ -139,7 +148,13 @@ struct Shared<'a> {
 /// Run the fuzzer: every seed once, then `cfg.iterations` mutants over `cfg.threads` threads.
 pub fn run(cfg: &Config, seeds: &[Input], target: &dyn Target) -> Report {
     install_quiet_hook();
-    let shared = Shared { cfg, crashes: Mutex::new(Vec::new()), done: AtomicU64::new(0), stop: AtomicBool::new(false), start: Instant::now() };
+    let shared = Shared {
+        cfg,
+        crashes: Mutex::new(Vec::new()),
+        done: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        start: Instant::now(),
+    };
     let threads = cfg.threads.max(1);
     let mut per_thread = Vec::new();
     std::thread::scope(|s| {
@@ -147,7 +162,8 @@ pub fn run(cfg: &Config, seeds: &[Input], target: &dyn Target) -> Report {
             .map(|t| {
                 let shared = &shared;
                 // Static split: each thread's stream depends only on (seed, thread).
-                let quota = cfg.iterations / threads as u64 + u64::from((t as u64) < cfg.iterations % threads as u64);
+                let quota = cfg.iterations / threads as u64
+                    + u64::from((t as u64) < cfg.iterations % threads as u64);
                 // 8 MiB of stack, like a main thread: a stack overflow aborts the process
                 // (it cannot be caught), so deep recursion on bad input shows up as a crash
                 // of spvlab-fuzz itself.
@@ -179,7 +195,10 @@ pub fn run(cfg: &Config, seeds: &[Input], target: &dyn Target) -> Report {
             per_thread.push(h.join().unwrap_or_default());
         }
     });
-    let mut report = Report { elapsed: shared.start.elapsed(), ..Report::default() };
+    let mut report = Report {
+        elapsed: shared.start.elapsed(),
+        ..Report::default()
+    };
     for r in per_thread {
         report.inputs += r.inputs;
         report.text_inputs += r.text_inputs;
@@ -191,7 +210,13 @@ pub fn run(cfg: &Config, seeds: &[Input], target: &dyn Target) -> Report {
     report
 }
 
-fn run_one(input: &Input, target: &dyn Target, derived: &mut Vec<Input>, shared: &Shared, report: &mut Report) -> Option<u64> {
+fn run_one(
+    input: &Input,
+    target: &dyn Target,
+    derived: &mut Vec<Input>,
+    shared: &Shared,
+    report: &mut Report,
+) -> Option<u64> {
     report.inputs += 1;
     report.bytes += input.len() as u64;
     if input.is_text() {
@@ -209,13 +234,21 @@ fn run_one(input: &Input, target: &dyn Target, derived: &mut Vec<Input>, shared:
             let message = panic_message(&*p);
             let location = LAST_LOCATION.with(|l| std::mem::take(&mut *l.borrow_mut()));
             let mut crashes = shared.crashes.lock().unwrap_or_else(|e| e.into_inner());
-            let save = |input: &Input| shared.cfg.crash_dir.as_ref().and_then(|d| save_crash(d, input, &format!("{location}: {message}")));
+            let save = |input: &Input| {
+                shared
+                    .cfg
+                    .crash_dir
+                    .as_ref()
+                    .and_then(|d| save_crash(d, input, &format!("{location}: {message}")))
+            };
             // One crash per panic location (at most 100): keep the smallest input.
             if let Some(c) = crashes.iter_mut().find(|c| c.location == location) {
                 if input.len() < c.input.len() {
                     if let Some(old) = c.path.take() {
                         let _ = std::fs::remove_file(&old);
-                        let _ = std::fs::remove_file(old.with_extension(format!("{}.txt", c.input.extension())));
+                        let _ = std::fs::remove_file(
+                            old.with_extension(format!("{}.txt", c.input.extension())),
+                        );
                     }
                     c.path = save(input);
                     c.input = input.clone();
@@ -226,9 +259,15 @@ fn run_one(input: &Input, target: &dyn Target, derived: &mut Vec<Input>, shared:
                 eprintln!(
                     "spvlab-fuzz: CRASH at {location} ({} input{}): {message}",
                     if input.is_text() { "text" } else { "binary" },
-                    path.as_ref().map_or(String::new(), |p| format!(", saved to {}", p.display()))
+                    path.as_ref()
+                        .map_or(String::new(), |p| format!(", saved to {}", p.display()))
                 );
-                crashes.push(Crash { message, location, input: input.clone(), path });
+                crashes.push(Crash {
+                    message,
+                    location,
+                    input: input.clone(),
+                    path,
+                });
             }
             if shared.cfg.stop_on_crash {
                 shared.stop.store(true, Ordering::Relaxed);
@@ -240,10 +279,19 @@ fn run_one(input: &Input, target: &dyn Target, derived: &mut Vec<Input>, shared:
 
 /// A random pool entry of the wanted kind (a few tries), if any.
 fn pick_kind<'a>(rng: &mut Rng, pool: &'a [Input], text: bool) -> Option<&'a Input> {
-    (0..4).map(|_| pool.get(rng.below(pool.len()))).find_map(|p| p.filter(|p| p.is_text() == text))
+    (0..4)
+        .map(|_| pool.get(rng.below(pool.len())))
+        .find_map(|p| p.filter(|p| p.is_text() == text))
 }
 
-fn worker(t: usize, threads: usize, quota: u64, seeds: &[Input], target: &dyn Target, shared: &Shared) -> Report {
+fn worker(
+    t: usize,
+    threads: usize,
+    quota: u64,
+    seeds: &[Input],
+    target: &dyn Target,
+    shared: &Shared,
+) -> Report {
     let cfg = shared.cfg;
     let mut s = cfg.seed ^ (t as u64).wrapping_mul(0x9E37_79B9);
     let mut rng = Rng::new(splitmix64(&mut s));
@@ -278,8 +326,11 @@ fn worker(t: usize, threads: usize, quota: u64, seeds: &[Input], target: &dyn Ta
         }
         // Texts and binaries half and half, whatever the seed and pool counts; a third
         // of the time a mutant of that kind from the pool.
-        let want_text = texts.is_empty() == binaries.is_empty() && rng.one_in(2) || binaries.is_empty();
-        let parent = if rng.one_in(3) && let Some(p) = pick_kind(&mut rng, &pool, want_text) {
+        let want_text =
+            texts.is_empty() == binaries.is_empty() && rng.one_in(2) || binaries.is_empty();
+        let parent = if rng.one_in(3)
+            && let Some(p) = pick_kind(&mut rng, &pool, want_text)
+        {
             p
         } else {
             let kind = if want_text { &texts } else { &binaries };
@@ -339,33 +390,59 @@ mod tests {
     #[test]
     fn detects_and_saves_a_planted_crash() {
         let dir = scratch("fuzz-planted");
-        let cfg = Config { iterations: 20_000, seed: 42, crash_dir: Some(dir.clone()), ..Config::default() };
+        let cfg = Config {
+            iterations: 20_000,
+            seed: 42,
+            crash_dir: Some(dir.clone()),
+            ..Config::default()
+        };
         let seeds = crate::seeds::builtin();
         let report = run(&cfg, &seeds, &buggy);
         assert_eq!(report.inputs, 20_000 + seeds.len() as u64);
-        assert!(!report.crashes.is_empty(), "the planted bugs were not found");
+        assert!(
+            !report.crashes.is_empty(),
+            "the planted bugs were not found"
+        );
         let msgs: Vec<&str> = report.crashes.iter().map(|c| c.message.as_str()).collect();
-        assert!(msgs.iter().any(|m| m.contains("planted bug: %%")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.contains("index out of bounds")), "{msgs:?}");
+        assert!(
+            msgs.iter().any(|m| m.contains("planted bug: %%")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter().any(|m| m.contains("index out of bounds")),
+            "{msgs:?}"
+        );
         for c in &report.crashes {
             let path = c.path.as_ref().expect("crash saved");
             let saved = std::fs::read(path).unwrap();
             assert_eq!(saved, c.input.file_bytes());
             // The saved input reproduces the crash.
             let replay = catch_unwind(AssertUnwindSafe(|| buggy(&c.input, &mut Vec::new())));
-            assert!(replay.is_err(), "saved input {} does not crash again", path.display());
+            assert!(
+                replay.is_err(),
+                "saved input {} does not crash again",
+                path.display()
+            );
         }
     }
 
     #[test]
     fn clean_target_reports_no_crash_and_is_deterministic() {
         let seeds = crate::seeds::builtin();
-        let cfg = Config { iterations: 5_000, seed: 9, crash_dir: None, ..Config::default() };
+        let cfg = Config {
+            iterations: 5_000,
+            seed: 9,
+            crash_dir: None,
+            ..Config::default()
+        };
         let sum = |i: &Input, _d: &mut Vec<Input>| crate::input::fnv64(&i.file_bytes());
         let a = run(&cfg, &seeds, &sum);
         let b = run(&cfg, &seeds, &sum);
         assert!(a.crashes.is_empty());
         assert_eq!(a.inputs, 5_000 + seeds.len() as u64);
-        assert_eq!((a.bytes, a.text_inputs, a.signatures), (b.bytes, b.text_inputs, b.signatures));
+        assert_eq!(
+            (a.bytes, a.text_inputs, a.signatures),
+            (b.bytes, b.text_inputs, b.signatures)
+        );
     }
 }

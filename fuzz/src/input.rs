@@ -8,7 +8,11 @@ use spvlab_core::text::DisOptions;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
     /// Assembly text, with the assembler options to use.
-    Text { src: String, env: TargetEnv, preserve_ids: bool },
+    Text {
+        src: String,
+        env: TargetEnv,
+        preserve_ids: bool,
+    },
     /// A binary module as bytes (little-endian words; may have any length).
     Binary { bytes: Vec<u8>, dis: DisFlags },
 }
@@ -19,17 +23,28 @@ pub struct DisFlags(pub u8);
 
 impl DisFlags {
     pub fn options(self) -> DisOptions {
-        DisOptions { raw_id: self.0 & 1 != 0, header: self.0 & 2 == 0, indent: self.0 & 4 == 0 }
+        DisOptions {
+            raw_id: self.0 & 1 != 0,
+            header: self.0 & 2 == 0,
+            indent: self.0 & 4 == 0,
+        }
     }
 }
 
 impl Input {
     pub fn text(src: impl Into<String>) -> Input {
-        Input::Text { src: src.into(), env: TargetEnv::default(), preserve_ids: false }
+        Input::Text {
+            src: src.into(),
+            env: TargetEnv::default(),
+            preserve_ids: false,
+        }
     }
 
     pub fn binary_words(words: &[u32]) -> Input {
-        Input::Binary { bytes: bytes_of(words), dis: DisFlags::default() }
+        Input::Binary {
+            bytes: bytes_of(words),
+            dis: DisFlags::default(),
+        }
     }
 
     pub fn is_text(&self) -> bool {
@@ -50,12 +65,20 @@ impl Input {
     /// The file content to save for this input (a crash reproducer).
     pub fn file_bytes(&self) -> Vec<u8> {
         match self {
-            Input::Text { src, env, preserve_ids } => {
+            Input::Text {
+                src,
+                env,
+                preserve_ids,
+            } => {
                 // The options go in a leading comment the assembler ignores.
                 let mut s = format!(
                     "; spvlab-fuzz: --target-env {}{}\n",
                     env.name(),
-                    if *preserve_ids { " --preserve-numeric-ids" } else { "" }
+                    if *preserve_ids {
+                        " --preserve-numeric-ids"
+                    } else {
+                        ""
+                    }
                 );
                 s.push_str(src);
                 s.into_bytes()
@@ -76,7 +99,10 @@ pub fn env_at(i: usize) -> TargetEnv {
 
 /// Little-endian words of bytes (a trailing partial word is dropped).
 pub fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 pub fn bytes_of(words: &[u32]) -> Vec<u8> {

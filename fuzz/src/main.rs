@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const USAGE: &str = "usage: spvlab-fuzz [--iterations N] [--seed S] [--time-limit SECS] [--threads T]
+const USAGE: &str =
+    "usage: spvlab-fuzz [--iterations N] [--seed S] [--time-limit SECS] [--threads T]
                    [--corpus DIR | --no-corpus] [--no-reference] [--check-roundtrip]
                    [--crash-dir DIR] [--max-seed-len BYTES] [--quiet]
   --iterations N     mutated inputs to run (default 1000000), over all threads
@@ -25,13 +26,19 @@ const USAGE: &str = "usage: spvlab-fuzz [--iterations N] [--seed S] [--time-limi
   --crash-dir DIR    where crashing inputs go (default target/fuzz-crashes)";
 
 fn main() -> ExitCode {
-    let mut cfg = Config { iterations: 1_000_000, progress: Some(Duration::from_secs(10)), ..Config::default() };
+    let mut cfg = Config {
+        iterations: 1_000_000,
+        progress: Some(Duration::from_secs(10)),
+        ..Config::default()
+    };
     let mut sopts = SeedOptions::default();
     let mut target = Spvlab::default();
     let mut args = std::env::args().skip(1);
     let mut quiet = false;
     while let Some(a) = args.next() {
-        let mut val = |name: &str| -> Result<String, String> { args.next().ok_or(format!("{name} needs a value")) };
+        let mut val = |name: &str| -> Result<String, String> {
+            args.next().ok_or(format!("{name} needs a value"))
+        };
         let r: Result<(), String> = (|| {
             match a.as_str() {
                 "--iterations" | "-n" => cfg.iterations = parse_num(&val(&a)?)?,
@@ -72,16 +79,26 @@ fn main() -> ExitCode {
         "spvlab-fuzz: {} seeds ({} corpus texts from {}, {} reference binaries{}) in {:.1}s",
         seeds.inputs.len(),
         seeds.corpus_texts,
-        sopts.corpus.as_ref().map_or("nowhere".into(), |c| c.display().to_string()),
+        sopts
+            .corpus
+            .as_ref()
+            .map_or("nowhere".into(), |c| c.display().to_string()),
         seeds.reference_binaries,
-        if sopts.reference.is_none() { ", reference spirv-as not found" } else { "" },
+        if sopts.reference.is_none() {
+            ", reference spirv-as not found"
+        } else {
+            ""
+        },
         t0.elapsed().as_secs_f64()
     );
     println!(
         "spvlab-fuzz: seed {}, {} iterations{}, {} threads",
         cfg.seed,
         cfg.iterations,
-        cfg.time_limit.map_or(String::new(), |t| format!(", time limit {}s", t.as_secs_f64())),
+        cfg.time_limit.map_or(String::new(), |t| format!(
+            ", time limit {}s",
+            t.as_secs_f64()
+        )),
         cfg.threads
     );
     let report = run(&cfg, &seeds.inputs, &target);
@@ -104,7 +121,9 @@ fn main() -> ExitCode {
                 "CRASH at {}: {}{}",
                 c.location,
                 c.message,
-                c.path.as_ref().map_or(String::new(), |p| format!(" (input: {})", p.display()))
+                c.path
+                    .as_ref()
+                    .map_or(String::new(), |p| format!(" (input: {})", p.display()))
             );
         }
         ExitCode::FAILURE

@@ -6,26 +6,132 @@ use spvlab_core::grammar::{INSTRUCTIONS, INSTRUCTIONS_BY_NAME, OPERAND_KINDS};
 
 /// Values that tend to find bugs in word-reading code.
 const INTERESTING_WORDS: &[u32] = &[
-    0, 1, 2, 3, 4, 5, 7, 8, 16, 32, 64, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000,
-    0x1_0001, 0x3F_FFFF, 0x40_0000, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF,
-    0x0723_0203, 0x0302_2307, 0x0001_0000, 0x0001_0600, 0x0001_0700, 0x0002_0000,
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    7,
+    8,
+    16,
+    32,
+    64,
+    0x7F,
+    0x80,
+    0xFF,
+    0x100,
+    0x7FFF,
+    0x8000,
+    0xFFFF,
+    0x1_0000,
+    0x1_0001,
+    0x3F_FFFF,
+    0x40_0000,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    0xFFFF_FFFE,
+    0xFFFF_FFFF,
+    0x0723_0203,
+    0x0302_2307,
+    0x0001_0000,
+    0x0001_0600,
+    0x0001_0700,
+    0x0002_0000,
 ];
 
 /// Numbers in forms the assembler's literal parser has to survive.
 const NUMBER_FORMS: &[&str] = &[
-    "0", "-0", "1", "-1", "4294967295", "4294967296", "-2147483648", "-2147483649",
-    "18446744073709551615", "18446744073709551616", "-9223372036854775809",
-    "99999999999999999999999999999999999999", "0x", "0x0", "0xFFFFFFFF", "0x1FFFFFFFF", "0X7f",
-    "0b101", "1.5", "-1.5", "1e10", "1e309", "-1e-400", "1.", ".5", "0x1p+128", "0x1.fffffep+127",
-    "0x1p-150", "-0x1.8p1", "0x1.8p+", "nan", "inf", "-inf", "0x1p99999999999", "1e", "--1",
-    "+1", "1_000", "٣", "0x1.0p-1074", "65504", "65505", "-32769", "256", "-129",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "4294967295",
+    "4294967296",
+    "-2147483648",
+    "-2147483649",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "99999999999999999999999999999999999999",
+    "0x",
+    "0x0",
+    "0xFFFFFFFF",
+    "0x1FFFFFFFF",
+    "0X7f",
+    "0b101",
+    "1.5",
+    "-1.5",
+    "1e10",
+    "1e309",
+    "-1e-400",
+    "1.",
+    ".5",
+    "0x1p+128",
+    "0x1.fffffep+127",
+    "0x1p-150",
+    "-0x1.8p1",
+    "0x1.8p+",
+    "nan",
+    "inf",
+    "-inf",
+    "0x1p99999999999",
+    "1e",
+    "--1",
+    "+1",
+    "1_000",
+    "٣",
+    "0x1.0p-1074",
+    "65504",
+    "65505",
+    "-32769",
+    "256",
+    "-129",
 ];
 
 const INSERTS: &[&str] = &[
-    "%", "%%", "\"", "\\", "=", ";", "\n", "!", "|", "-", ".", "0x", " ", "\t", "\r\n", "%1",
-    "%0", "%4294967295", "!0", "!4294967296", "\"\\", "\"\u{e9}\"", "\u{1F980}", "\u{FEFF}",
-    "\u{0}", "\u{202E}", "\u{FFFD}", "é", " = ", "OpNop", "%x = ", "Op", "%_", "%a.b", "|None",
-    "Const|Pure", "0.5", "\"unterminated", "; comment\n", "\u{7F}", "\u{85}", "\u{2028}",
+    "%",
+    "%%",
+    "\"",
+    "\\",
+    "=",
+    ";",
+    "\n",
+    "!",
+    "|",
+    "-",
+    ".",
+    "0x",
+    " ",
+    "\t",
+    "\r\n",
+    "%1",
+    "%0",
+    "%4294967295",
+    "!0",
+    "!4294967296",
+    "\"\\",
+    "\"\u{e9}\"",
+    "\u{1F980}",
+    "\u{FEFF}",
+    "\u{0}",
+    "\u{202E}",
+    "\u{FFFD}",
+    "é",
+    " = ",
+    "OpNop",
+    "%x = ",
+    "Op",
+    "%_",
+    "%a.b",
+    "|None",
+    "Const|Pure",
+    "0.5",
+    "\"unterminated",
+    "; comment\n",
+    "\u{7F}",
+    "\u{85}",
+    "\u{2028}",
 ];
 
 /// Apply one to a few mutations to a copy of `input`; `donors` supplies splice material.
@@ -34,7 +140,11 @@ pub fn mutate(rng: &mut Rng, input: &Input, donors: &[Input]) -> Input {
     let n = rng.small(5);
     for _ in 0..n {
         match &mut out {
-            Input::Text { src, env, preserve_ids } => {
+            Input::Text {
+                src,
+                env,
+                preserve_ids,
+            } => {
                 if rng.one_in(40) {
                     *env = env_at(rng.below(64));
                 } else if rng.one_in(60) {
@@ -79,7 +189,11 @@ fn instruction_at(words: &[u32], start: usize) -> &[u32] {
 }
 
 fn random_opcode(rng: &mut Rng) -> u32 {
-    if rng.one_in(10) { rng.below(0x1_0000) as u32 } else { INSTRUCTIONS[rng.below(INSTRUCTIONS.len())].opcode as u32 }
+    if rng.one_in(10) {
+        rng.below(0x1_0000) as u32
+    } else {
+        INSTRUCTIONS[rng.below(INSTRUCTIONS.len())].opcode as u32
+    }
 }
 
 fn interesting_word(rng: &mut Rng, words: &[u32]) -> u32 {
@@ -153,7 +267,13 @@ pub fn mutate_words(rng: &mut Rng, words: &mut Vec<u32>, donors: &[Input]) {
     let starts = instruction_starts(words);
     let pick_start = |rng: &mut Rng| starts.get(rng.below(starts.len())).copied();
     // Aim at the header now and then: it gates everything else.
-    let any_word = |rng: &mut Rng, len: usize| if rng.one_in(8) { rng.below(len.min(5)) } else { rng.below(len) };
+    let any_word = |rng: &mut Rng, len: usize| {
+        if rng.one_in(8) {
+            rng.below(len.min(5))
+        } else {
+            rng.below(len)
+        }
+    };
     match rng.below(14) {
         0 | 1 => {
             if !words.is_empty() {
@@ -179,7 +299,10 @@ pub fn mutate_words(rng: &mut Rng, words: &mut Vec<u32>, donors: &[Input]) {
             // Splice an instruction from a donor (or from this module).
             let src = donor_words(rng, donors).unwrap_or_else(|| words.clone());
             let ds = instruction_starts(&src);
-            if let (Some(&from), Some(to)) = (ds.get(rng.below(ds.len())), pick_start(rng).or(Some(words.len()))) {
+            if let (Some(&from), Some(to)) = (
+                ds.get(rng.below(ds.len())),
+                pick_start(rng).or(Some(words.len())),
+            ) {
                 let inst = instruction_at(&src, from).to_vec();
                 let to = to.min(words.len());
                 words.splice(to..to, inst);
@@ -257,7 +380,11 @@ pub fn mutate_words(rng: &mut Rng, words: &mut Vec<u32>, donors: &[Input]) {
             if !words.is_empty() {
                 let at = any_word(rng, words.len());
                 let d = rng.range(1, 35) as u32;
-                words[at] = if rng.one_in(2) { words[at].wrapping_add(d) } else { words[at].wrapping_sub(d) };
+                words[at] = if rng.one_in(2) {
+                    words[at].wrapping_add(d)
+                } else {
+                    words[at].wrapping_sub(d)
+                };
             }
         }
     }
@@ -320,7 +447,9 @@ fn random_enumerant(rng: &mut Rng) -> &'static str {
 
 fn random_word_token(rng: &mut Rng, s: &str, toks: &[(usize, usize)]) -> String {
     match rng.below(7) {
-        0 | 1 => INSTRUCTIONS_BY_NAME[rng.below(INSTRUCTIONS_BY_NAME.len())].0.to_string(),
+        0 | 1 => INSTRUCTIONS_BY_NAME[rng.below(INSTRUCTIONS_BY_NAME.len())]
+            .0
+            .to_string(),
         2 | 3 => random_enumerant(rng).to_string(),
         4 => {
             // Some id from this text, to break definitions/uses.
@@ -362,7 +491,11 @@ pub fn mutate_text(rng: &mut Rng, s: &mut String, donors: &[Input]) {
         }
         2 => {
             if let (Some((a1, b1)), Some((a2, b2))) = (tok(rng), tok(rng)) {
-                let ((a1, b1), (a2, b2)) = if a1 <= a2 { ((a1, b1), (a2, b2)) } else { ((a2, b2), (a1, b1)) };
+                let ((a1, b1), (a2, b2)) = if a1 <= a2 {
+                    ((a1, b1), (a2, b2))
+                } else {
+                    ((a2, b2), (a1, b1))
+                };
                 if b1 <= a2 {
                     let t1 = s[a1..b1].to_string();
                     let t2 = s[a2..b2].to_string();
@@ -383,8 +516,16 @@ pub fn mutate_text(rng: &mut Rng, s: &mut String, donors: &[Input]) {
         }
         5 | 6 => {
             // Replace a number (or any token) by a number in an awkward form.
-            let nums: Vec<(usize, usize)> = toks.iter().copied().filter(|&(a, b)| is_number(&s[a..b])).collect();
-            let target = if nums.is_empty() { tok(rng) } else { nums.get(rng.below(nums.len())).copied() };
+            let nums: Vec<(usize, usize)> = toks
+                .iter()
+                .copied()
+                .filter(|&(a, b)| is_number(&s[a..b]))
+                .collect();
+            let target = if nums.is_empty() {
+                tok(rng)
+            } else {
+                nums.get(rng.below(nums.len())).copied()
+            };
             if let Some((a, b)) = target {
                 s.replace_range(a..b, NUMBER_FORMS[rng.below(NUMBER_FORMS.len())]);
             }
@@ -418,7 +559,11 @@ pub fn mutate_text(rng: &mut Rng, s: &mut String, donors: &[Input]) {
             // Swap two lines.
             let ls = lines(s);
             if let (Some(&(a1, b1)), Some(&(a2, b2))) = (rng.pick(&ls), rng.pick(&ls)) {
-                let ((a1, b1), (a2, b2)) = if a1 <= a2 { ((a1, b1), (a2, b2)) } else { ((a2, b2), (a1, b1)) };
+                let ((a1, b1), (a2, b2)) = if a1 <= a2 {
+                    ((a1, b1), (a2, b2))
+                } else {
+                    ((a2, b2), (a1, b1))
+                };
                 if b1 <= a2 {
                     let l1 = s[a1..b1].to_string();
                     let l2 = s[a2..b2].to_string();
@@ -434,7 +579,12 @@ pub fn mutate_text(rng: &mut Rng, s: &mut String, donors: &[Input]) {
                     let dl = lines(d);
                     if let Some(&(a, b)) = rng.pick(&dl) {
                         let n = rng.small(4);
-                        let end = dl.get((dl.iter().position(|&l| l == (a, b)).unwrap_or(0) + n).min(dl.len() - 1)).map_or(b, |l| l.1);
+                        let end = dl
+                            .get(
+                                (dl.iter().position(|&l| l == (a, b)).unwrap_or(0) + n)
+                                    .min(dl.len() - 1),
+                            )
+                            .map_or(b, |l| l.1);
                         let part = d[a..end.max(b)].to_string();
                         let ls = lines(s);
                         let to = rng.pick(&ls).map_or(s.len(), |&(x, _)| x);
@@ -475,7 +625,18 @@ mod tests {
 
     #[test]
     fn instruction_starts_follow_word_counts() {
-        let w = [0x0723_0203, 0x10000, 0, 10, 0, 2 << 16 | 17, 1, 3 << 16 | 14, 0, 1];
+        let w = [
+            0x0723_0203,
+            0x10000,
+            0,
+            10,
+            0,
+            2 << 16 | 17,
+            1,
+            3 << 16 | 14,
+            0,
+            1,
+        ];
         assert_eq!(instruction_starts(&w), vec![5, 7]);
         // A zero word count stops the walk instead of looping.
         let w = [0x0723_0203, 0x10000, 0, 10, 0, 0, 1, 2];
@@ -497,6 +658,9 @@ mod tests {
                 changed += 1;
             }
         }
-        assert!(changed > 1500, "only {changed} of 2000 mutants differ from their parent");
+        assert!(
+            changed > 1500,
+            "only {changed} of 2000 mutants differ from their parent"
+        );
     }
 }

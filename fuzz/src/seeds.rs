@@ -8,7 +8,10 @@ use std::process::Command;
 
 /// The workspace root (the fuzz crate's parent).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 const BUILTIN_TEXTS: &[&str] = &[
@@ -144,7 +147,10 @@ pub fn builtin() -> Vec<Input> {
     let mut out: Vec<Input> = BUILTIN_TEXTS.iter().map(|t| Input::text(*t)).collect();
     let b = builtin_binary();
     out.push(Input::binary_words(&b));
-    out.push(Input::Binary { bytes: crate::input::bytes_of(&b), dis: DisFlags(1) });
+    out.push(Input::Binary {
+        bytes: crate::input::bytes_of(&b),
+        dis: DisFlags(1),
+    });
     // Header only; and a module with an instruction whose word count runs past the end.
     out.push(Input::binary_words(&b[..5]));
     let mut over = b[..8].to_vec();
@@ -212,7 +218,9 @@ pub fn corpus_texts(corpus: &Path, max_len: usize) -> Vec<CorpusText> {
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         if text.len() > max_len {
             continue;
         }
@@ -305,17 +313,28 @@ pub fn load(opts: &SeedOptions) -> Seeds {
         let texts = corpus_texts(c, opts.max_text_len);
         if let Some(bin) = &opts.reference {
             for (_, b) in reference_binaries(&texts, bin, &opts.cache) {
-                inputs.push(Input::Binary { bytes: b, dis: DisFlags::default() });
+                inputs.push(Input::Binary {
+                    bytes: b,
+                    dis: DisFlags::default(),
+                });
                 n_binaries += 1;
             }
         }
         for t in texts {
             let env = TargetEnv::parse(&t.env).unwrap_or_default();
-            inputs.push(Input::Text { src: t.text, env, preserve_ids: false });
+            inputs.push(Input::Text {
+                src: t.text,
+                env,
+                preserve_ids: false,
+            });
             n_texts += 1;
         }
     }
-    Seeds { inputs, corpus_texts: n_texts, reference_binaries: n_binaries }
+    Seeds {
+        inputs,
+        corpus_texts: n_texts,
+        reference_binaries: n_binaries,
+    }
 }
 
 #[cfg(test)]
@@ -334,7 +353,11 @@ mod tests {
         let w = builtin_binary();
         let starts = crate::mutate::instruction_starts(&w);
         let last = *starts.last().unwrap();
-        assert_eq!(last + (w[last] >> 16) as usize, w.len(), "word counts cover the module exactly");
+        assert_eq!(
+            last + (w[last] >> 16) as usize,
+            w.len(),
+            "word counts cover the module exactly"
+        );
         assert_eq!(w[last] & 0xFFFF, 56, "ends with OpFunctionEnd");
     }
 }

@@ -1,7 +1,7 @@
 //! The real target: spvlab's reader, assembler and disassembler.
 
-use crate::input::{DisFlags, Input, fnv64, words_of};
 use crate::harness::Target;
+use crate::input::{DisFlags, Input, fnv64, words_of};
 use spvlab_core::text::{AsmOptions, DisOptions, assemble, disassemble};
 use spvlab_core::{Diagnostic, TargetEnv};
 
@@ -37,7 +37,10 @@ fn read(bytes: &[u8]) -> Vec<u32> {
 
 impl Spvlab {
     fn text(&self, src: &str, env: TargetEnv, preserve: bool, derived: &mut Vec<Input>) -> u64 {
-        let opts = AsmOptions { env, preserve_numeric_ids: preserve };
+        let opts = AsmOptions {
+            env,
+            preserve_numeric_ids: preserve,
+        };
         let words = match assemble(src, &opts) {
             Ok(w) => w,
             Err(d) => return sig_codes(1, &d),
@@ -46,25 +49,54 @@ impl Spvlab {
             Ok(t) => t,
             Err(d) => return sig_codes(2, core::slice::from_ref(&d)),
         };
-        let again = assemble(&dis, &AsmOptions { env, preserve_numeric_ids: false });
+        let again = assemble(
+            &dis,
+            &AsmOptions {
+                env,
+                preserve_numeric_ids: false,
+            },
+        );
         // Texts with `!<n>` raw words can assemble to any binary, well formed or not:
         // only the others must round-trip.
         if self.check_roundtrip && !src.contains('!') {
             // Keep the header comments: a header-only module would disassemble to an empty
             // text otherwise, which spirv-as (and so spvlab) refuses.
-            let raw = DisOptions { raw_id: true, header: true, indent: false };
+            let raw = DisOptions {
+                raw_id: true,
+                header: true,
+                indent: false,
+            };
             // A binary that does not read cleanly (ids defined twice, ill-typed constants)
             // is shown with `; error:` comments and raw words: no round trip expected.
             if let Ok(t) = disassemble(&words, &raw)
                 && !t.contains("; error")
             {
-                let re = assemble(&t, &AsmOptions { env, preserve_numeric_ids: true });
+                let re = assemble(
+                    &t,
+                    &AsmOptions {
+                        env,
+                        preserve_numeric_ids: true,
+                    },
+                );
                 // The generator word may differ; everything else must not.
-                let same = re.as_ref().is_ok_and(|re| re.len() == words.len() && re.iter().zip(&words).enumerate().all(|(i, (a, b))| i == 2 || a == b));
-                assert!(same, "round trip mismatch: assemble(disassemble --raw-id) differs from the original binary");
+                let same = re.as_ref().is_ok_and(|re| {
+                    re.len() == words.len()
+                        && re
+                            .iter()
+                            .zip(&words)
+                            .enumerate()
+                            .all(|(i, (a, b))| i == 2 || a == b)
+                });
+                assert!(
+                    same,
+                    "round trip mismatch: assemble(disassemble --raw-id) differs from the original binary"
+                );
             }
         }
-        derived.push(Input::Binary { bytes: crate::input::bytes_of(&words), dis: DisFlags::default() });
+        derived.push(Input::Binary {
+            bytes: crate::input::bytes_of(&words),
+            dis: DisFlags::default(),
+        });
         match again {
             Ok(_) => 3,
             Err(d) => sig_codes(4, &d),
@@ -89,7 +121,11 @@ impl Spvlab {
 impl Target for Spvlab {
     fn run(&self, input: &Input, derived: &mut Vec<Input>) -> u64 {
         match input {
-            Input::Text { src, env, preserve_ids } => self.text(src, *env, *preserve_ids, derived),
+            Input::Text {
+                src,
+                env,
+                preserve_ids,
+            } => self.text(src, *env, *preserve_ids, derived),
             Input::Binary { bytes, dis } => self.binary(bytes, dis.options(), derived),
         }
     }

@@ -22,7 +22,12 @@ fn fuzz_smoke_no_panics() {
     let seeds = seeds::load(&opts);
     assert!(seeds.inputs.len() >= seeds::builtin().len());
     let dir = spvlab_tests::scratch("fuzz_smoke");
-    let cfg = Config { iterations: 20_000, seed: 0x5eed, crash_dir: Some(dir.clone()), ..Config::default() };
+    let cfg = Config {
+        iterations: 20_000,
+        seed: 0x5eed,
+        crash_dir: Some(dir.clone()),
+        ..Config::default()
+    };
     let report = run(&cfg, &seeds.inputs, &Spvlab::default());
     eprintln!(
         "fuzz_smoke: {} inputs ({} text, {} binary) from {} seeds, {} distinct outcomes",
@@ -33,11 +38,24 @@ fn fuzz_smoke_no_panics() {
         report.signatures
     );
     assert_eq!(report.inputs, 20_000 + seeds.inputs.len() as u64);
-    assert!(report.text_inputs > 5_000 && report.binary_inputs > 5_000, "both kinds must be fuzzed");
+    assert!(
+        report.text_inputs > 5_000 && report.binary_inputs > 5_000,
+        "both kinds must be fuzzed"
+    );
     let crashes: Vec<String> = report
         .crashes
         .iter()
-        .map(|c| format!("{} at {} (input saved to {:?})", c.message, c.location, c.path))
+        .map(|c| {
+            format!(
+                "{} at {} (input saved to {:?})",
+                c.message, c.location, c.path
+            )
+        })
         .collect();
-    assert!(crashes.is_empty(), "{} inputs panicked:\n{}", crashes.len(), crashes.join("\n"));
+    assert!(
+        crashes.is_empty(),
+        "{} inputs panicked:\n{}",
+        crashes.len(),
+        crashes.join("\n")
+    );
 }

@@ -40,7 +40,11 @@ pub unsafe extern "C" fn dealloc(ptr: *mut u8, len: usize) {
 }
 
 unsafe fn input<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
-    if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(ptr, len) } }
+    if len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(ptr, len) }
+    }
 }
 
 /// # Safety
@@ -51,8 +55,16 @@ pub unsafe extern "C" fn assemble(ptr: *const u8, len: usize, env: u32) -> u32 {
         set_result(b"input is not UTF-8".to_vec());
         return 2;
     };
-    let env = TARGET_ENVS.get(env as usize).map_or(TargetEnv::default(), |e| e.1);
-    match spvlab_core::text::assemble(text, &AsmOptions { env, preserve_numeric_ids: false }) {
+    let env = TARGET_ENVS
+        .get(env as usize)
+        .map_or(TargetEnv::default(), |e| e.1);
+    match spvlab_core::text::assemble(
+        text,
+        &AsmOptions {
+            env,
+            preserve_numeric_ids: false,
+        },
+    ) {
         Ok(words) => {
             let mut out = Vec::with_capacity(words.len() * 4);
             for w in words {
@@ -62,7 +74,11 @@ pub unsafe extern "C" fn assemble(ptr: *const u8, len: usize, env: u32) -> u32 {
             0
         }
         Err(d) => {
-            set_result(d.first().map_or(String::new(), |d| format!("[{}] {}", d.code, d.message)).into_bytes());
+            set_result(
+                d.first()
+                    .map_or(String::new(), |d| format!("[{}] {}", d.code, d.message))
+                    .into_bytes(),
+            );
             1
         }
     }
@@ -73,7 +89,10 @@ pub unsafe extern "C" fn assemble(ptr: *const u8, len: usize, env: u32) -> u32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn disassemble(ptr: *const u8, len: usize) -> u32 {
     let bytes = unsafe { input(ptr, len) };
-    let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
     match spvlab_core::text::disassemble(&words, &DisOptions::default()) {
         Ok(text) => {
             set_result(text.into_bytes());

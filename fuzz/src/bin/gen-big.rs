@@ -26,7 +26,11 @@ fn main() {
                 eprintln!("gen-big: cannot write {p}: {e}");
                 std::process::exit(1);
             }
-            eprintln!("gen-big: wrote {p} ({} bytes, {} lines)", text.len(), text.lines().count());
+            eprintln!(
+                "gen-big: wrote {p} ({} bytes, {} lines)",
+                text.len(),
+                text.lines().count()
+            );
         }
         None => print!("{text}"),
     }
