@@ -1,0 +1,116 @@
+//! `extern "C"` exports over a byte buffer, for timing spvlab-core in wasm:
+//!
+//! * `alloc(len) -> ptr` / `dealloc(ptr, len)`: buffers in linear memory;
+//! * `assemble(ptr, len, env) -> status`: UTF-8 text in, binary (LE words) out;
+//! * `disassemble(ptr, len) -> status`: binary bytes in, text out (spirv-dis defaults);
+//! * `result_ptr()` / `result_len()`: the output (or the first error's message).
+//!
+//! Status: 0 success, 1 the input was rejected (result holds the message), 2 bad UTF-8.
+
+use spvlab_core::TargetEnv;
+use spvlab_core::env::TARGET_ENVS;
+use spvlab_core::text::{AsmOptions, DisOptions};
+use std::cell::RefCell;
+
+thread_local! {
+    static RESULT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn set_result(bytes: Vec<u8>) {
+    RESULT.with(|r| *r.borrow_mut() = bytes);
+}
+
+fn layout(len: usize) -> std::alloc::Layout {
+    std::alloc::Layout::from_size_align(len.max(1), 8).unwrap_or(std::alloc::Layout::new::<u64>())
+}
+
+/// A buffer of `len` bytes in linear memory; free it with `dealloc(ptr, len)`.
+#[unsafe(no_mangle)]
+pub extern "C" fn alloc(len: usize) -> *mut u8 {
+    unsafe { std::alloc::alloc(layout(len)) }
+}
+
+/// # Safety
+/// `ptr` and `len` must come from one `alloc(len)` call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dealloc(ptr: *mut u8, len: usize) {
+    if !ptr.is_null() {
+        unsafe { std::alloc::dealloc(ptr, layout(len)) }
+    }
+}
+
+unsafe fn input<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(ptr, len) }
+    }
+}
+
+/// # Safety
+/// `ptr..ptr+len` must be initialised memory from `alloc`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn assemble(ptr: *const u8, len: usize, env: u32) -> u32 {
+    let Ok(text) = std::str::from_utf8(unsafe { input(ptr, len) }) else {
+        set_result(b"input is not UTF-8".to_vec());
+        return 2;
+    };
+    let env = TARGET_ENVS
+        .get(env as usize)
+        .map_or(TargetEnv::default(), |e| e.1);
+    match spvlab_core::text::assemble(
+        text,
+        &AsmOptions {
+            env,
+            preserve_numeric_ids: false,
+        },
+    ) {
+        Ok(words) => {
+            let mut out = Vec::with_capacity(words.len() * 4);
+            for w in words {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+            set_result(out);
+            0
+        }
+        Err(d) => {
+            set_result(
+                d.first()
+                    .map_or(String::new(), |d| format!("[{}] {}", d.code, d.message))
+                    .into_bytes(),
+            );
+            1
+        }
+    }
+}
+
+/// # Safety
+/// `ptr..ptr+len` must be initialised memory from `alloc`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn disassemble(ptr: *const u8, len: usize) -> u32 {
+    let bytes = unsafe { input(ptr, len) };
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    match spvlab_core::text::disassemble(&words, &DisOptions::default()) {
+        Ok(text) => {
+            set_result(text.into_bytes());
+            0
+        }
+        Err(d) => {
+            set_result(format!("[{}] {}", d.code, d.message).into_bytes());
+            1
+        }
+    }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn result_ptr() -> *const u8 {
+    RESULT.with(|r| r.borrow().as_ptr())
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn result_len() -> usize {
+    RESULT.with(|r| r.borrow().len())
+}

@@ -1,0 +1,132 @@
+//! The real target: spvlab's reader, assembler and disassembler.
+
+use crate::harness::Target;
+use crate::input::{DisFlags, Input, fnv64, words_of};
+use spvlab_core::text::{AsmOptions, DisOptions, assemble, disassemble};
+use spvlab_core::{Diagnostic, TargetEnv};
+
+/// Runs every input through spvlab:
+///
+/// * text: `assemble`; when it succeeds, `disassemble` the result and `assemble`
+///   that disassembly again;
+/// * binary: the reader, then `disassemble`; when it succeeds, `assemble` the text.
+///
+/// With `check_roundtrip`, a successful text is also disassembled with raw ids and
+/// re-assembled with `--preserve-numeric-ids`, and the two binaries must be equal
+/// (a mismatch panics, so it is reported like a crash).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spvlab {
+    pub check_roundtrip: bool,
+}
+
+fn sig_codes(tag: u64, diags: &[Diagnostic]) -> u64 {
+    let mut h = tag;
+    for d in diags.iter().take(3) {
+        h = h.rotate_left(13) ^ fnv64(d.code.as_bytes());
+    }
+    h
+}
+
+/// The reader under fuzz. The binary reader is not written yet, so binaries reach it
+/// through `disassemble` (which reads first).
+fn read(bytes: &[u8]) -> Vec<u32> {
+    // READER-SWITCH: uncomment the next line once spvlab_core::binary::read_bytes lands.
+    // let _ = spvlab_core::binary::read_bytes(bytes);
+    words_of(bytes)
+}
+
+impl Spvlab {
+    fn text(&self, src: &str, env: TargetEnv, preserve: bool, derived: &mut Vec<Input>) -> u64 {
+        let opts = AsmOptions {
+            env,
+            preserve_numeric_ids: preserve,
+        };
+        let words = match assemble(src, &opts) {
+            Ok(w) => w,
+            Err(d) => return sig_codes(1, &d),
+        };
+        let dis = match disassemble(&words, &DisOptions::default()) {
+            Ok(t) => t,
+            Err(d) => return sig_codes(2, core::slice::from_ref(&d)),
+        };
+        let again = assemble(
+            &dis,
+            &AsmOptions {
+                env,
+                preserve_numeric_ids: false,
+            },
+        );
+        // Texts with `!<n>` raw words can assemble to any binary, well formed or not:
+        // only the others must round-trip.
+        if self.check_roundtrip && !src.contains('!') {
+            // Keep the header comments: a header-only module would disassemble to an empty
+            // text otherwise, which spirv-as (and so spvlab) refuses.
+            let raw = DisOptions {
+                raw_id: true,
+                header: true,
+                indent: false,
+            };
+            // A binary that does not read cleanly (ids defined twice, ill-typed constants)
+            // is shown with `; error:` comments and raw words: no round trip expected.
+            if let Ok(t) = disassemble(&words, &raw)
+                && !t.contains("; error")
+            {
+                let re = assemble(
+                    &t,
+                    &AsmOptions {
+                        env,
+                        preserve_numeric_ids: true,
+                    },
+                );
+                // The generator word may differ; everything else must not.
+                let same = re.as_ref().is_ok_and(|re| {
+                    re.len() == words.len()
+                        && re
+                            .iter()
+                            .zip(&words)
+                            .enumerate()
+                            .all(|(i, (a, b))| i == 2 || a == b)
+                });
+                assert!(
+                    same,
+                    "round trip mismatch: assemble(disassemble --raw-id) differs from the original binary"
+                );
+            }
+        }
+        derived.push(Input::Binary {
+            bytes: crate::input::bytes_of(&words),
+            dis: DisFlags::default(),
+        });
+        match again {
+            Ok(_) => 3,
+            Err(d) => sig_codes(4, &d),
+        }
+    }
+
+    fn binary(&self, bytes: &[u8], dis: DisOptions, derived: &mut Vec<Input>) -> u64 {
+        let words = read(bytes);
+        let text = match disassemble(&words, &dis) {
+            Ok(t) => t,
+            Err(d) => return sig_codes(5, core::slice::from_ref(&d)),
+        };
+        let sig = match assemble(&text, &AsmOptions::default()) {
+            Ok(_) => 6,
+            Err(d) => sig_codes(7, &d),
+        };
+        derived.push(Input::text(text));
+        sig
+    }
+}
+
+impl Target for Spvlab {
+    fn run(&self, input: &Input, derived: &mut Vec<Input>) -> u64 {
+        match input {
+            Input::Text {
+                src,
+                env,
+                preserve_ids,
+            } => self.text(src, *env, *preserve_ids, derived),
+            Input::Binary { bytes, dis } => self.binary(bytes, dis.options(), derived),
+        }
+    }
+}
