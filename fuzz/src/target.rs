@@ -27,11 +27,10 @@ fn sig_codes(tag: u64, diags: &[Diagnostic]) -> u64 {
     h
 }
 
-/// The reader under fuzz. The binary reader is not written yet, so binaries reach it
-/// through `disassemble` (which reads first).
+/// The reader under fuzz: the full reader (framing and every operand) runs on the
+/// bytes; the disassembler then reads the words again on its own path.
 fn read(bytes: &[u8]) -> Vec<u32> {
-    // READER-SWITCH: uncomment the next line once spvlab_core::binary::read_bytes lands.
-    // let _ = spvlab_core::binary::read_bytes(bytes);
+    let _ = spvlab_core::binary::read_bytes(bytes);
     words_of(bytes)
 }
 
