@@ -212,7 +212,7 @@ pub(super) fn build(cfg: &mut FunctionCfg) {
             MergeKind::Loop => {
                 let ct = m.continue_block;
                 let mut back: Option<u32> = None;
-                for s in cfg.back_edge_blocks(h) {
+                for &s in cfg.back_edge_blocks(h) {
                     let inside = ct.is_some_and(|c| cfg.sdom.dominates(c, s));
                     if inside {
                         back = Some(s);

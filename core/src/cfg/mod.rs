@@ -230,6 +230,13 @@ impl Roles {
     }
 }
 
+impl core::ops::BitOr for Roles {
+    type Output = Roles;
+    fn bitor(self, r: Roles) -> Roles {
+        Roles(self.0 | r.0)
+    }
+}
+
 /// Something odd about a function's shape that the analysis worked around.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -285,6 +292,8 @@ pub struct FunctionCfg {
     roles: Vec<Roles>,
     /// Per edge: whether it is a back edge.
     back_edge: Vec<bool>,
+    /// Per block: the sources of the back edges to it.
+    back_sources: Csr,
     /// Dominators over branch edges.
     pub dom: DomTree,
     /// Dominators over structured edges (branch, merge, continue).
@@ -711,8 +720,8 @@ impl FunctionCfg {
     }
 
     /// The blocks with a back edge to `header`, in edge order.
-    pub fn back_edge_blocks(&self, header: u32) -> impl Iterator<Item = u32> + '_ {
-        self.back_edges().filter(move |e| e.to == header).map(|e| e.from)
+    pub fn back_edge_blocks(&self, header: u32) -> &[u32] {
+        self.back_sources.of(header)
     }
 
     /// Compute everything after the edges.
@@ -785,6 +794,8 @@ impl FunctionCfg {
                 stack.pop();
             }
         }
+        let pairs: Vec<(u32, u32)> = self.back_edges().map(|e| (e.to, e.from)).collect();
+        self.back_sources = Csr::from_pairs(n, &pairs);
     }
 
     fn assign_roles(&mut self, exits: &[u32]) {
