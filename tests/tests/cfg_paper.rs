@@ -47,7 +47,8 @@ impl Builder {
     }
 
     fn inst(&mut self, opcode: u16, operands: &[u32]) -> &mut Self {
-        self.words.push(((operands.len() as u32 + 1) << 16) | opcode as u32);
+        self.words
+            .push(((operands.len() as u32 + 1) << 16) | opcode as u32);
         self.words.extend_from_slice(operands);
         self
     }
@@ -82,10 +83,13 @@ impl Builder {
 fn str_words(s: &str) -> Vec<u32> {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(0);
     }
-    bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// A figure: its module words and its analysis.
@@ -115,7 +119,9 @@ impl Fig {
 
     /// Block index of a label.
     fn b(&self, id: u32) -> u32 {
-        self.f().block_of(id).unwrap_or_else(|| panic!("{}: no block {id}", self.name))
+        self.f()
+            .block_of(id)
+            .unwrap_or_else(|| panic!("{}: no block {id}", self.name))
     }
 
     fn id(&self, b: u32) -> u32 {
@@ -161,12 +167,17 @@ impl Fig {
     /// Blocks (ids) regularly dominated by `a`.
     fn dominated_by(&self, a: u32) -> Vec<u32> {
         let f = self.f();
-        self.ids((0..f.blocks.len() as u32).filter(|&x| f.is_reachable(x) && f.dominates(self.b(a), x)))
+        self.ids(
+            (0..f.blocks.len() as u32).filter(|&x| f.is_reachable(x) && f.dominates(self.b(a), x)),
+        )
     }
 
     fn back_edges(&self) -> Vec<(u32, u32)> {
-        let mut v: Vec<(u32, u32)> =
-            self.f().back_edges().map(|e| (self.id(e.from), self.id(e.to))).collect();
+        let mut v: Vec<(u32, u32)> = self
+            .f()
+            .back_edges()
+            .map(|e| (self.id(e.from), self.id(e.to)))
+            .collect();
         v.sort_unstable();
         v
     }
@@ -468,7 +479,10 @@ fn fig9_back_edge_block_must_post_dominate_continue_target() {
     assert!(!left.spdom(3, 2));
     let lf = left.f();
     let lp = left.construct(Loop, 2);
-    assert_eq!(lf.constructs()[lp as usize].continue_target, Some(left.b(2)));
+    assert_eq!(
+        lf.constructs()[lp as usize].continue_target,
+        Some(left.b(2))
+    );
     // The continue construct is SDom(2) ∩ SPDom(3): the blob and 3, not 2.
     assert_eq!(left.set(Continue, 2), vec![3, 10, 11]);
     assert_eq!(left.set(Loop, 2), vec![2]);
@@ -546,7 +560,11 @@ fn deep_nesting_100k_blocks() {
     };
     for i in 0..levels as usize {
         let (is_loop, h, c, m) = lv[i];
-        let body = if i + 1 < levels as usize { lv[i + 1].1 } else { inner };
+        let body = if i + 1 < levels as usize {
+            lv[i + 1].1
+        } else {
+            inner
+        };
         b.label(h);
         if is_loop {
             b.loop_merge(m, c).branch(body);
@@ -590,7 +608,10 @@ fn deep_nesting_100k_blocks() {
     let ib = f.block_of(inner).unwrap();
     let c = f.innermost_construct(ib).unwrap();
     assert_eq!(f.constructs()[c as usize].depth, levels);
-    assert_eq!(f.constructs()[c as usize].header, f.block_of(lv[levels as usize - 1].1).unwrap());
+    assert_eq!(
+        f.constructs()[c as usize].header,
+        f.block_of(lv[levels as usize - 1].1).unwrap()
+    );
     // Every header's construct sits at its level; continue targets form
     // one-block continue constructs beside their loops.
     for (i, &(is_loop, h, c, m)) in lv.iter().enumerate() {
@@ -600,12 +621,19 @@ fn deep_nesting_100k_blocks() {
         assert_eq!(f.innermost_construct(hb), Some(k));
         let mb = f.block_of(m).unwrap();
         let outer = f.innermost_construct(mb);
-        assert_eq!(outer, f.constructs()[k as usize].parent, "merge of level {i}");
+        assert_eq!(
+            outer,
+            f.constructs()[k as usize].parent,
+            "merge of level {i}"
+        );
         if is_loop {
             let cb = f.block_of(c).unwrap();
             let cc = f.innermost_construct(cb).unwrap();
             assert_eq!(f.constructs()[cc as usize].kind, ConstructKind::Continue);
-            assert_eq!(f.constructs()[cc as usize].parent, f.constructs()[k as usize].parent);
+            assert_eq!(
+                f.constructs()[cc as usize].parent,
+                f.constructs()[k as usize].parent
+            );
             assert!(f.roles(cb).contains(Roles::BACK_EDGE_BLOCK));
         }
     }
@@ -616,9 +644,74 @@ fn deep_nesting_100k_blocks() {
     assert!(lv[last].0 && !lv[last - 1].0);
     let blk = |id: u32| f.block_of(id).unwrap();
     let k = f.header_construct(blk(lv[last - 1].1)).unwrap();
-    let mut want = vec![blk(lv[last - 1].1), blk(lv[last].1), blk(lv[last].2), blk(lv[last].3), ib];
+    let mut want = vec![
+        blk(lv[last - 1].1),
+        blk(lv[last].1),
+        blk(lv[last].2),
+        blk(lv[last].3),
+        ib,
+    ];
     want.sort_unstable();
     assert_eq!(f.construct_blocks(k), want);
     let k = f.header_construct(blk(lv[last].1)).unwrap();
     assert_eq!(f.construct_blocks(k), vec![blk(lv[last].1), ib]);
+}
+
+/// A long sequence of 50,000 if-then selections, each merge block the next
+/// header (a structural dominator tree 50,000 deep with no nesting), then a
+/// chain of 10,000 sequential loops.
+#[test]
+fn long_sequences_100k_blocks() {
+    let ifs: u32 = 50_000;
+    let loops: u32 = 10_000;
+    let mut b = Builder::new();
+    let base = FIRST_FREE;
+    // if k: header base+2k, then base+2k+1; merge = next header.
+    for k in 0..ifs {
+        let h = base + 2 * k;
+        b.label(h).sel_merge(h + 2).cond(TRUE, h + 1, h + 2);
+        b.label(h + 1).branch(h + 2);
+    }
+    // loop j: header L, body L+1, continue L+2; merge = next header.
+    let l0 = base + 2 * ifs;
+    for j in 0..loops {
+        let h = l0 + 3 * j;
+        b.label(h).loop_merge(h + 3, h + 2).branch(h + 1);
+        b.label(h + 1).branch(h + 2);
+        b.label(h + 2).cond(TRUE, h, h + 3);
+    }
+    let end = l0 + 3 * loops;
+    b.label(end).ret();
+    let words = b.finish(end + 1);
+    let module = read_words(&words).expect("read");
+    let t = Instant::now();
+    let cfg = analyze(&module);
+    println!("long_sequences_100k_blocks: analysed in {:?}", t.elapsed());
+    let f = &cfg.functions[0];
+    assert_eq!(f.blocks.len() as u32, 2 * ifs + 3 * loops + 1);
+    assert_eq!(f.constructs().len() as u32, ifs + 2 * loops);
+    assert!(
+        f.constructs()
+            .iter()
+            .all(|k| k.depth == 1 && k.parent.is_none())
+    );
+    let blk = |id: u32| f.block_of(id).unwrap();
+    for k in [0, 1, ifs / 2, ifs - 1] {
+        let h = blk(base + 2 * k);
+        let c = f.header_construct(h).unwrap();
+        assert_eq!(f.innermost_construct(h), Some(c));
+        assert_eq!(f.innermost_construct(h + 1), Some(c));
+        assert_eq!(f.construct_blocks(c), vec![h, h + 1]);
+    }
+    for j in [0, loops - 1] {
+        let h = blk(l0 + 3 * j);
+        let c = f.header_construct(h).unwrap();
+        assert_eq!(f.construct_blocks(c), vec![h, h + 1]);
+        let cc = f.innermost_construct(h + 2).unwrap();
+        assert_eq!(f.constructs()[cc as usize].kind, ConstructKind::Continue);
+        assert_eq!(f.construct_blocks(cc), vec![h + 2]);
+    }
+    assert_eq!(f.innermost_construct(blk(end)), None);
+    assert!(f.sdom.dominates(blk(base), blk(end)));
+    assert_eq!(f.back_edges().count() as u32, loops);
 }

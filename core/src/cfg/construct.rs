@@ -76,7 +76,10 @@ impl FunctionCfg {
 
     /// The innermost construct containing a block.
     pub fn innermost_construct(&self, b: u32) -> Option<u32> {
-        self.innermost.get(b as usize).copied().filter(|&c| c != NONE)
+        self.innermost
+            .get(b as usize)
+            .copied()
+            .filter(|&c| c != NONE)
     }
 
     /// The construct of a header's merge instruction (selection, switch or loop).
@@ -143,7 +146,10 @@ impl FunctionCfg {
         // continue construct; skip it wholesale when it lies inside.
         let skip = match k.kind {
             ConstructKind::Continue => None,
-            _ => k.merge.and_then(|m| self.sdom.range(m)).filter(|&(a, _)| a > lo && a <= hi),
+            _ => k
+                .merge
+                .and_then(|m| self.sdom.range(m))
+                .filter(|&(a, _)| a > lo && a <= hi),
         };
         let order = self.sdom.preorder();
         let mut p = lo;

@@ -162,7 +162,11 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
         while v != 0 {
             let next = bucket_next[v as usize];
             let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
-            idom[v as usize] = if semi[u as usize] < semi[v as usize] { u } else { p };
+            idom[v as usize] = if semi[u as usize] < semi[v as usize] {
+                u
+            } else {
+                p
+            };
             v = next;
         }
     }

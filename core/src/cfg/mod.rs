@@ -514,7 +514,11 @@ fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (Func
         });
     }
     cfg.blocks = blocks;
-    let next = if cfg.end_instruction.is_some() { end + 1 } else { end };
+    let next = if cfg.end_instruction.is_some() {
+        end + 1
+    } else {
+        end
+    };
     build_edges(&mut cfg, module, switches);
     cfg.analyse();
     (cfg, next)
@@ -537,8 +541,8 @@ fn build_edges(cfg: &mut FunctionCfg, module: &Module, switches: &mut SwitchTarg
     for bi in 0..n {
         cfg.edge_start.push(edges.len() as u32);
         let from = bi as u32;
-        let mut add = |kind: EdgeKind, id: u32, instruction: u32, operand: u32| {
-            match cfg.block_of(id) {
+        let mut add =
+            |kind: EdgeKind, id: u32, instruction: u32, operand: u32| match cfg.block_of(id) {
                 Some(to) => edges.push(Edge {
                     from,
                     to,
@@ -553,8 +557,7 @@ fn build_edges(cfg: &mut FunctionCfg, module: &Module, switches: &mut SwitchTarg
                     instruction,
                     operand,
                 }),
-            }
-        };
+            };
         let block = &cfg.blocks[bi];
         if let Some(m) = block.merge {
             add(EdgeKind::Merge, m.merge_id, m.instruction, 0);
@@ -626,7 +629,10 @@ impl FunctionCfg {
     /// The block whose label is `id`.
     pub fn block_of(&self, id: u32) -> Option<u32> {
         let i = self.labels.partition_point(|&(l, _)| l < id);
-        self.labels.get(i).filter(|&&(l, _)| l == id).map(|&(_, b)| b)
+        self.labels
+            .get(i)
+            .filter(|&&(l, _)| l == id)
+            .map(|&(_, b)| b)
     }
 
     /// The entry block (block 0), if the function has blocks.
@@ -747,7 +753,9 @@ impl FunctionCfg {
         self.sdom = DomTree::build(n, 0, &fs, &rs, false);
 
         // Post-dominance: the reversed graph, with node n the virtual exit.
-        let exits: Vec<u32> = (0..n as u32).filter(|&b| self.blocks[b as usize].is_exit()).collect();
+        let exits: Vec<u32> = (0..n as u32)
+            .filter(|&b| self.blocks[b as usize].is_exit())
+            .collect();
         let post = |pairs: &[(u32, u32)]| {
             let mut rev: Vec<(u32, u32)> = Vec::with_capacity(pairs.len() + exits.len());
             for &e in &exits {

@@ -39,13 +39,15 @@ fn naive_dom(n: usize, root: usize, succ: &[Vec<usize>]) -> Vec<Option<u64>> {
         }
     }
     let mut pred = vec![Vec::new(); n];
-    for v in 0..n {
-        for &w in &succ[v] {
+    for (v, ws) in succ.iter().enumerate() {
+        for &w in ws {
             pred[w].push(v);
         }
     }
     let all: u64 = if n == 64 { !0 } else { (1u64 << n) - 1 };
-    let mut dom: Vec<u64> = (0..n).map(|v| if v == root { 1 << root } else { all }).collect();
+    let mut dom: Vec<u64> = (0..n)
+        .map(|v| if v == root { 1 << root } else { all })
+        .collect();
     let mut changed = true;
     while changed {
         changed = false;
@@ -71,20 +73,36 @@ fn naive_dom(n: usize, root: usize, succ: &[Vec<usize>]) -> Vec<Option<u64>> {
 
 fn check_tree(t: &DomTree, naive: &[Option<u64>], n: usize, what: &str) {
     for b in 0..n {
-        assert_eq!(t.contains(b as u32), naive[b].is_some(), "{what}: contains({b})");
+        assert_eq!(
+            t.contains(b as u32),
+            naive[b].is_some(),
+            "{what}: contains({b})"
+        );
         for a in 0..n {
             let want = match naive[b] {
                 Some(d) => d >> a & 1 == 1,
                 None => a == b,
             };
-            assert_eq!(t.dominates(a as u32, b as u32), want, "{what}: dominates({a},{b})");
-            assert_eq!(t.strictly_dominates(a as u32, b as u32), want && a != b, "{what}");
+            assert_eq!(
+                t.dominates(a as u32, b as u32),
+                want,
+                "{what}: dominates({a},{b})"
+            );
+            assert_eq!(
+                t.strictly_dominates(a as u32, b as u32),
+                want && a != b,
+                "{what}"
+            );
         }
         // The immediate dominator is the strict dominator dominated by all others.
         if let Some(d) = naive[b] {
             let strict = d & !(1 << b);
             let idom = (0..n).find(|&c| strict >> c & 1 == 1 && naive[c] == Some(strict));
-            assert_eq!(t.idom(b as u32), idom.map(|c| c as u32), "{what}: idom({b})");
+            assert_eq!(
+                t.idom(b as u32),
+                idom.map(|c| c as u32),
+                "{what}: idom({b})"
+            );
         } else {
             assert_eq!(t.idom(b as u32), None);
         }
@@ -201,8 +219,11 @@ fn random_function(rng: &mut Rng, n: usize) -> Module {
             _ => {}
         }
         match rng.below(10) {
-            0 | 1 | 2 => body.push(inst(op::BRANCH, &[target(rng)])),
-            3 | 4 | 5 => body.push(inst(op::BRANCH_CONDITIONAL, &[COND, target(rng), target(rng)])),
+            0..=2 => body.push(inst(op::BRANCH, &[target(rng)])),
+            3..=5 => body.push(inst(
+                op::BRANCH_CONDITIONAL,
+                &[COND, target(rng), target(rng)],
+            )),
             6 | 7 => {
                 let mut ops = vec![ZERO, target(rng)];
                 for k in 0..rng.below(3) {
@@ -221,8 +242,8 @@ fn random_function(rng: &mut Rng, n: usize) -> Module {
 /// Naive post-dominator sets: the reversed graph with a virtual exit node `n`.
 fn naive_post(n: usize, succ: &[Vec<usize>], exits: &[usize]) -> Vec<Option<u64>> {
     let mut rev = vec![Vec::new(); n + 1];
-    for v in 0..n {
-        for &w in &succ[v] {
+    for (v, ws) in succ.iter().enumerate().take(n) {
+        for &w in ws {
             rev[w].push(v);
         }
     }
@@ -325,9 +346,21 @@ fn malformed_functions_do_not_panic() {
     let f = &cfg.functions[0];
     assert_eq!(f.blocks.len(), 4);
     assert!(f.issues.contains(&CfgIssue::MissingTerminator { block: 3 }));
-    assert!(f.issues.iter().any(|i| matches!(i, CfgIssue::UnparsedSwitch { block: 1, .. })));
-    assert!(f.issues.iter().any(|i| matches!(i, CfgIssue::InstructionsAfterTerminator { block: 1, .. })));
-    assert!(f.issues.iter().any(|i| matches!(i, CfgIssue::MissingTarget { block: 0, .. })));
+    assert!(
+        f.issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::UnparsedSwitch { block: 1, .. }))
+    );
+    assert!(
+        f.issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::InstructionsAfterTerminator { block: 1, .. }))
+    );
+    assert!(
+        f.issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::MissingTarget { block: 0, .. }))
+    );
     assert_eq!(f.dangling.len(), 1);
     assert_eq!(f.dangling[0].target, ZERO);
     assert!(f.is_reachable(2) && !f.is_reachable(3));
@@ -336,12 +369,22 @@ fn malformed_functions_do_not_panic() {
     m2.instructions.pop(); // drop OpFunctionEnd
     m2.instructions.push(inst(op::LABEL, &[7]));
     let cfg2 = analyze(&m2);
-    assert!(cfg2.functions[0].issues.iter().any(|i| matches!(i, CfgIssue::UnterminatedFunction { .. })));
+    assert!(
+        cfg2.functions[0]
+            .issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::UnterminatedFunction { .. }))
+    );
 
     let mut m3 = m.clone();
     m3.instructions.push(inst(op::LABEL, &[]));
     let cfg3 = analyze(&m3);
-    assert_eq!(cfg3.issues, vec![CfgIssue::LabelOutsideFunction { instruction: m3.instructions.len() as u32 - 1 }]);
+    assert_eq!(
+        cfg3.issues,
+        vec![CfgIssue::LabelOutsideFunction {
+            instruction: m3.instructions.len() as u32 - 1
+        }]
+    );
 
     // Every truncation of a random function analyses without panicking.
     let mut rng = Rng(77);
@@ -382,7 +425,14 @@ fn switch_literal_width_comes_from_the_selector_type() {
     assert!(f.roles(0).contains(Roles::SWITCH_HEADER));
     assert!(f.roles(1).contains(Roles::CASE_TARGET));
     let kinds: Vec<ConstructKind> = f.constructs().iter().map(|k| k.kind).collect();
-    assert_eq!(kinds, vec![ConstructKind::Switch, ConstructKind::Case, ConstructKind::Case]);
+    assert_eq!(
+        kinds,
+        vec![
+            ConstructKind::Switch,
+            ConstructKind::Case,
+            ConstructKind::Case
+        ]
+    );
     let sw = f.header_construct(0).unwrap();
     assert_eq!(f.construct_blocks(sw), vec![0, 1, 2]);
     assert_eq!(f.innermost_construct(1), Some(1));
