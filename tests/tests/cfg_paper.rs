@@ -715,3 +715,174 @@ fn long_sequences_100k_blocks() {
     assert!(f.sdom.dominates(blk(base), blk(end)));
     assert_eq!(f.back_edges().count() as u32, loops);
 }
+
+/// Every corpus case (assembled by the reference spirv-as) is analysed
+/// without panicking, and in every shader module the reference spirv-val
+/// accepts, the structured-control-flow rules of SPIR-V 2.11.1 that are
+/// stated with our relations hold for each structurally reachable header:
+/// the header strictly structurally dominates its merge block; a loop header
+/// structurally dominates its continue target, has exactly one back edge,
+/// whose block is structurally dominated by the continue target and
+/// structurally post-dominates it (one back-edge *block*: a block may branch
+/// back twice); every back edge targets a loop header;
+/// and the constructs nest (each one's blocks lie in its parent).
+#[test]
+fn corpus_valid_modules_obey_structured_rules() {
+    let test = "corpus_valid_modules_obey_structured_rules";
+    let Some(corpus) = spvlab_tests::corpus_or_skip(test) else {
+        return;
+    };
+    let Some(bin) = spvlab_tests::reference_or_skip(test) else {
+        return;
+    };
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap())
+            .unwrap();
+    let valid: std::collections::HashSet<String> = manifest
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["valid"].as_bool() == Some(true))
+        .filter_map(|e| e["file"].as_str().map(str::to_owned))
+        .collect();
+    let cases = spvlab_tests::cases(&corpus);
+    let dir = spvlab_tests::scratch("cfg_corpus");
+    let results: Vec<(usize, usize, usize, Vec<String>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let (cases, dir, bin, valid) = (&cases, &dir, &bin, &valid);
+                s.spawn(move || {
+                    let (mut analysed, mut checked, mut headers) = (0, 0, 0);
+                    let mut failures = Vec::new();
+                    for (k, c) in cases.iter().enumerate().filter(|(k, _)| k % 2 == w) {
+                        let spv = dir.join(format!("{k}.spv"));
+                        let mut args: Vec<String> = vec!["--target-env".into(), c.asm_env().into()];
+                        args.extend(c.meta_strings("asm_flags"));
+                        args.extend([c.path.to_str().unwrap().into(), "-o".into()]);
+                        args.push(spv.to_str().unwrap().into());
+                        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+                        if !spvlab_tests::run_tool(bin, "spirv-as", &a).0 {
+                            continue;
+                        }
+                        let words = spvlab_tests::words_of(&std::fs::read(&spv).unwrap());
+                        let _ = std::fs::remove_file(&spv);
+                        let Ok(module) = read_words(&words) else {
+                            continue;
+                        };
+                        let cfg = analyze(&module);
+                        analysed += 1;
+                        let shader = module
+                            .instructions
+                            .iter()
+                            .any(|i| i.opcode == 17 && i.operands.first() == Some(&1));
+                        if !shader || !valid.contains(&c.name) {
+                            continue;
+                        }
+                        checked += 1;
+                        for f in &cfg.functions {
+                            headers += structured_rule_violations(f, &c.name, &mut failures);
+                        }
+                    }
+                    (analysed, checked, headers, failures)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let analysed: usize = results.iter().map(|r| r.0).sum();
+    let checked: usize = results.iter().map(|r| r.1).sum();
+    let headers: usize = results.iter().map(|r| r.2).sum();
+    let failures: Vec<&String> = results.iter().flat_map(|r| &r.3).collect();
+    println!(
+        "{test}: {analysed} cases analysed, {checked} valid shader modules checked, \
+         {headers} structurally reachable headers, {} violations",
+        failures.len()
+    );
+    for f in failures.iter().take(20) {
+        println!("  {f}");
+    }
+    assert!(analysed > 4000, "{analysed}");
+    assert!(headers > 1000, "{headers}");
+    assert!(failures.is_empty());
+}
+
+/// Checks the rules listed above; returns the number of headers checked.
+fn structured_rule_violations(f: &FunctionCfg, case: &str, out: &mut Vec<String>) -> usize {
+    let mut headers = 0;
+    let mut fail = |what: String| out.push(format!("{case}: function {}: {what}", f.id));
+    for e in f.back_edges() {
+        if !f.roles(e.to).contains(Roles::LOOP_HEADER) {
+            fail(format!(
+                "back edge {} -> {} to a non-loop-header",
+                e.from, e.to
+            ));
+        }
+    }
+    for (h, b) in f.blocks.iter().enumerate() {
+        let h = h as u32;
+        let Some(m) = b.merge else { continue };
+        if !f.is_structurally_reachable(h) {
+            continue;
+        }
+        headers += 1;
+        let Some(mb) = m.merge_block else {
+            fail(format!("header {h}: merge is not a block"));
+            continue;
+        };
+        if !f.sdom.strictly_dominates(h, mb) {
+            fail(format!("header {h} does not strictly sdom its merge {mb}"));
+        }
+        // spirv-val v2025.5 accepts a loop whose continue target is the entry
+        // block without checking these rules (three cfg-mutants cases).
+        if let Some(ct) = m.continue_block.filter(|&ct| ct != 0) {
+            if !f.structurally_dominates(h, ct) {
+                fail(format!(
+                    "loop header {h} does not sdom its continue target {ct}"
+                ));
+            }
+            let back = f.back_edge_blocks(h);
+            if back.len() != 1 {
+                fail(format!("loop header {h} has {} back edges", back.len()));
+                continue;
+            }
+            if !f.structurally_dominates(ct, back[0]) {
+                fail(format!(
+                    "continue target {ct} does not sdom back-edge block {}",
+                    back[0]
+                ));
+            }
+            if !f.structurally_post_dominates(back[0], ct) {
+                fail(format!(
+                    "back-edge block {} does not spdom continue target {ct}",
+                    back[0]
+                ));
+            }
+        }
+    }
+    for (c, k) in f.constructs().iter().enumerate() {
+        let blocks = f.construct_blocks(c as u32);
+        // (A loop header that is its own continue target lies in its continue
+        // construct, not in its loop construct, by definition.)
+        let own_continue = k.kind == ConstructKind::Loop
+            && (k.continue_target == Some(k.entry) || k.continue_target == Some(0));
+        if k.kind != ConstructKind::Continue && !own_continue && !blocks.contains(&k.entry) {
+            fail(format!("construct {c} ({:?}) lacks its entry", k.kind));
+        }
+        if let Some(p) = k.parent
+            && let Some(x) = blocks.iter().find(|&&x| !f.construct_contains(p, x))
+        {
+            fail(format!(
+                "construct {c} ({:?}) has block {x} outside its parent {p}",
+                k.kind
+            ));
+        }
+    }
+    for x in 0..f.blocks.len() as u32 {
+        if let Some(c) = f.innermost_construct(x)
+            && !f.construct_contains(c, x)
+        {
+            fail(format!("block {x}: innermost construct {c} lacks it"));
+        }
+    }
+    headers
+}

@@ -725,7 +725,8 @@ impl FunctionCfg {
             .map(|(e, _)| e)
     }
 
-    /// The blocks with a back edge to `header`, in edge order.
+    /// The distinct blocks with a back edge to `header`, in block order (a
+    /// block branching back twice, as `OpBranchConditional %c %h %h`, counts once).
     pub fn back_edge_blocks(&self, header: u32) -> &[u32] {
         self.back_sources.of(header)
     }
@@ -802,7 +803,9 @@ impl FunctionCfg {
                 stack.pop();
             }
         }
-        let pairs: Vec<(u32, u32)> = self.back_edges().map(|e| (e.to, e.from)).collect();
+        let mut pairs: Vec<(u32, u32)> = self.back_edges().map(|e| (e.to, e.from)).collect();
+        pairs.sort_unstable();
+        pairs.dedup();
         self.back_sources = Csr::from_pairs(n, &pairs);
     }
 
