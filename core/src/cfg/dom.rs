@@ -324,7 +324,8 @@ impl DomTree {
         }
     }
 
-    /// The depth of a block in the tree (the root has depth 0), walking up: O(depth).
+    /// The depth of a block in the tree (the root block, or a child of the
+    /// virtual root, has depth 0), walking up: O(depth).
     pub fn depth(&self, v: u32) -> Option<u32> {
         if !self.contains(v) {
             return None;
@@ -335,6 +336,7 @@ impl DomTree {
             x = self.idom[x as usize];
             d += 1;
         }
-        Some(d)
+        // The virtual root is not counted.
+        Some(d - u32::from(self.virtual_root))
     }
 }
