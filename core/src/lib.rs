@@ -15,6 +15,7 @@
 extern crate alloc;
 
 pub mod binary;
+pub mod cfg;
 pub mod diag;
 pub mod env;
 pub mod grammar;

@@ -1,0 +1,845 @@
+//! Control-flow analysis of each function of a module, following the SPIR-V
+//! 1.6 revision 2 definitions (section 2.2.5 and 2.11; Klimis et al., "Taking
+//! Back Control in an Intermediate Representation for GPU Computing", POPL 2023):
+//!
+//! * blocks, in module order, with their terminator and merge instruction;
+//! * the three kinds of edge: **branch** edges (targets of `OpBranch`,
+//!   `OpBranchConditional`, `OpSwitch`), **merge** edges (header → merge block)
+//!   and **continue** edges (loop header → continue target);
+//! * reachability over branch edges, *structural* reachability over all three;
+//! * dominator and post-dominator trees, regular (branch edges) and structural
+//!   (all edges), with O(1) queries;
+//! * back edges: branch edges to a block on the stack of a depth-first search
+//!   over structured edges from the entry block;
+//! * the structured constructs (selection, switch, loop, continue, case) as block
+//!   sets defined with structural (post-)dominance, the innermost construct of
+//!   each block, and the construct tree.
+//!
+//! Nothing here panics or recurses: malformed functions (a missing terminator,
+//! a branch to an id that is not a label of the function, ...) are analysed as
+//! far as they go; dangling edges and oddities are recorded for the validator.
+//!
+//! Post-dominance is computed over the reversed graph with a virtual exit
+//! joined to every exit block (a block whose terminator is a termination
+//! instruction, see [`is_exit_opcode`]). A block with no path to an exit block
+//! is not in the post-dominator tree: it post-dominates itself and nothing else
+//! and is post-dominated by nothing else (rather than vacuously by every block);
+//! [`FunctionCfg::reaches_exit`] / [`FunctionCfg::structurally_reaches_exit`]
+//! tell them apart. In a valid function every structurally reachable block has
+//! a structured path to an exit (merge edges leave every loop), so the
+//! structural post-dominator tree covers them all.
+//!
+//! Likewise blocks not reached from the entry are not in the dominator trees
+//! (`dominates(a, b)` is then `a == b`); the spec places no requirement on
+//! structurally unreachable blocks, and constructs only contain structurally
+//! reachable blocks.
+
+mod construct;
+mod dom;
+#[cfg(test)]
+mod tests;
+
+pub use construct::{Construct, ConstructKind};
+pub use dom::{Csr, DomTree, immediate_dominators};
+
+use crate::binary::OperandParser;
+use crate::grammar::OperandKind;
+use crate::module::Module;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// "No index" in the compact arrays.
+pub const NONE: u32 = u32::MAX;
+
+pub(crate) mod op {
+    pub const FUNCTION: u16 = 54;
+    pub const FUNCTION_END: u16 = 56;
+    pub const LOOP_MERGE: u16 = 246;
+    pub const SELECTION_MERGE: u16 = 247;
+    pub const LABEL: u16 = 248;
+    pub const BRANCH: u16 = 249;
+    pub const BRANCH_CONDITIONAL: u16 = 250;
+    pub const SWITCH: u16 = 251;
+    pub const KILL: u16 = 252;
+    pub const RETURN: u16 = 253;
+    pub const RETURN_VALUE: u16 = 254;
+    pub const UNREACHABLE: u16 = 255;
+    pub const TERMINATE_INVOCATION: u16 = 4416;
+    pub const IGNORE_INTERSECTION_KHR: u16 = 4448;
+    pub const TERMINATE_RAY_KHR: u16 = 4449;
+    pub const ABORT_KHR: u16 = 5121;
+    pub const EMIT_MESH_TASKS_EXT: u16 = 5294;
+    pub const LOOP_CONTROL_INTEL: u16 = 5887;
+}
+
+/// Whether the opcode is a branch instruction (it has branch edges).
+pub fn is_branch_opcode(opcode: u16) -> bool {
+    matches!(opcode, op::BRANCH | op::BRANCH_CONDITIONAL | op::SWITCH)
+}
+
+/// Whether the opcode ends the function's execution in this block (a
+/// termination instruction other than a branch): `OpReturn`, `OpReturnValue`,
+/// `OpKill`, `OpUnreachable`, `OpTerminateInvocation`, `OpTerminateRayKHR`,
+/// `OpIgnoreIntersectionKHR`, `OpEmitMeshTasksEXT`, `OpAbortKHR`. (The NV ray
+/// tracing `OpTerminateRayNV` / `OpIgnoreIntersectionNV` are not terminators.)
+pub fn is_exit_opcode(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::KILL
+            | op::RETURN
+            | op::RETURN_VALUE
+            | op::UNREACHABLE
+            | op::TERMINATE_INVOCATION
+            | op::IGNORE_INTERSECTION_KHR
+            | op::TERMINATE_RAY_KHR
+            | op::ABORT_KHR
+            | op::EMIT_MESH_TASKS_EXT
+    )
+}
+
+/// Whether the opcode ends a block.
+pub fn is_terminator_opcode(opcode: u16) -> bool {
+    is_branch_opcode(opcode) || is_exit_opcode(opcode)
+}
+
+/// The kind of an edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum EdgeKind {
+    /// A branch instruction's target.
+    Branch,
+    /// A merge instruction's Merge Block.
+    Merge,
+    /// An `OpLoopMerge`'s Continue Target.
+    Continue,
+}
+
+/// One edge between two blocks of a function (indices into [`FunctionCfg::blocks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Edge {
+    pub from: u32,
+    pub to: u32,
+    pub kind: EdgeKind,
+    /// The instruction (index into `Module::instructions`) naming the target.
+    pub instruction: u32,
+    /// The index of the target's word in that instruction's operands.
+    pub operand: u32,
+}
+
+/// An edge whose target id is not a block of the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct DanglingEdge {
+    pub from: u32,
+    /// The id named as the target.
+    pub target: u32,
+    pub kind: EdgeKind,
+    pub instruction: u32,
+    pub operand: u32,
+}
+
+/// The kind of a merge instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum MergeKind {
+    /// `OpSelectionMerge`.
+    Selection,
+    /// `OpLoopMerge`.
+    Loop,
+}
+
+/// A block's merge instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MergeInfo {
+    pub kind: MergeKind,
+    /// Index of the merge instruction in `Module::instructions`.
+    pub instruction: u32,
+    /// The Merge Block id, and its block index if it is a block of the function.
+    pub merge_id: u32,
+    pub merge_block: Option<u32>,
+    /// For `OpLoopMerge`: the Continue Target id, and its block index.
+    pub continue_id: Option<u32>,
+    pub continue_block: Option<u32>,
+}
+
+/// One block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Block {
+    /// The `OpLabel` result id.
+    pub label: u32,
+    /// The block's instructions are `Module::instructions[start..end]`: from its
+    /// `OpLabel` to its terminator (or, without one, to the next label or the end
+    /// of the function).
+    pub start: u32,
+    pub end: u32,
+    /// Index of the terminator instruction, if the block has one.
+    pub terminator: Option<u32>,
+    /// The terminator's opcode.
+    pub terminator_opcode: Option<u16>,
+    /// The (last) merge instruction before the terminator.
+    pub merge: Option<MergeInfo>,
+    /// An `OpLoopControlINTEL` in the block (unstructured loop control: no edges).
+    pub loop_control_intel: Option<u32>,
+}
+
+impl Block {
+    /// Whether the block's terminator is a termination instruction (not a branch).
+    pub fn is_exit(&self) -> bool {
+        self.terminator_opcode.is_some_and(is_exit_opcode)
+    }
+}
+
+/// A small set of block roles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Roles(pub u16);
+
+impl Roles {
+    pub const ENTRY: Roles = Roles(1);
+    pub const EXIT: Roles = Roles(1 << 1);
+    /// Has an `OpSelectionMerge` and is not terminated by `OpSwitch`.
+    pub const SELECTION_HEADER: Roles = Roles(1 << 2);
+    /// Has an `OpSelectionMerge` and is terminated by `OpSwitch`.
+    pub const SWITCH_HEADER: Roles = Roles(1 << 3);
+    pub const LOOP_HEADER: Roles = Roles(1 << 4);
+    /// The target of a merge edge.
+    pub const MERGE_BLOCK: Roles = Roles(1 << 5);
+    /// The target of a continue edge.
+    pub const CONTINUE_TARGET: Roles = Roles(1 << 6);
+    /// The source of a back edge.
+    pub const BACK_EDGE_BLOCK: Roles = Roles(1 << 7);
+    /// The target of a back edge.
+    pub const BACK_EDGE_TARGET: Roles = Roles(1 << 8);
+    /// A target of an `OpSwitch` in a switch header (default included).
+    pub const CASE_TARGET: Roles = Roles(1 << 9);
+
+    pub fn contains(self, r: Roles) -> bool {
+        self.0 & r.0 == r.0
+    }
+
+    pub fn insert(&mut self, r: Roles) {
+        self.0 |= r.0;
+    }
+
+    /// Any header (selection, switch or loop).
+    pub fn is_header(self) -> bool {
+        self.0 & (Self::SELECTION_HEADER.0 | Self::SWITCH_HEADER.0 | Self::LOOP_HEADER.0) != 0
+    }
+}
+
+impl core::ops::BitOr for Roles {
+    type Output = Roles;
+    fn bitor(self, r: Roles) -> Roles {
+        Roles(self.0 | r.0)
+    }
+}
+
+/// Something odd about a function's shape that the analysis worked around.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum CfgIssue {
+    /// The block has no terminator before the next label or the function's end.
+    MissingTerminator { block: u32 },
+    /// Instructions follow the block's terminator before the next label.
+    InstructionsAfterTerminator { block: u32, instruction: u32 },
+    /// A block holds more than one merge instruction (the last one is used).
+    MultipleMergeInstructions { block: u32, instruction: u32 },
+    /// A branch or merge instruction lacks a target operand.
+    MissingTarget { block: u32, instruction: u32 },
+    /// An `OpSwitch` whose operands could not be parsed (its selector's type
+    /// is unknown or not an integer): only its Default edge is recorded.
+    UnparsedSwitch { block: u32, instruction: u32 },
+    /// An `OpLabel` outside a function.
+    LabelOutsideFunction { instruction: u32 },
+    /// An `OpFunction` not closed by `OpFunctionEnd`.
+    UnterminatedFunction { instruction: u32 },
+}
+
+/// The control-flow analysis of a whole module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ModuleCfg {
+    /// One per `OpFunction`, in module order (declarations have no blocks).
+    pub functions: Vec<FunctionCfg>,
+    /// Issues outside any function.
+    pub issues: Vec<CfgIssue>,
+}
+
+/// The control-flow analysis of one function.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FunctionCfg {
+    /// The function's result id.
+    pub id: u32,
+    /// Index of its `OpFunction` instruction.
+    pub instruction: u32,
+    /// Index of its `OpFunctionEnd`, if present.
+    pub end_instruction: Option<u32>,
+    /// The blocks in module order; block 0 is the entry block.
+    pub blocks: Vec<Block>,
+    /// Every edge, grouped by source block; for each block: its merge edge,
+    /// its continue edge, then its branch edges in operand order (duplicates kept).
+    pub edges: Vec<Edge>,
+    edge_start: Vec<u32>,
+    /// Edges to ids that are not blocks of this function.
+    pub dangling: Vec<DanglingEdge>,
+    pub issues: Vec<CfgIssue>,
+    /// `(label id, block index)`, sorted.
+    labels: Vec<(u32, u32)>,
+    roles: Vec<Roles>,
+    /// Per edge: whether it is a back edge.
+    back_edge: Vec<bool>,
+    /// Per block: the sources of the back edges to it.
+    back_sources: Csr,
+    /// Dominators over branch edges.
+    pub dom: DomTree,
+    /// Dominators over structured edges (branch, merge, continue).
+    pub sdom: DomTree,
+    /// Post-dominators over branch edges (virtual exit root).
+    pub pdom: DomTree,
+    /// Post-dominators over structured edges (virtual exit root).
+    pub spdom: DomTree,
+    pub(crate) constructs: Vec<Construct>,
+    /// Per block: its innermost construct ([`NONE`] if none).
+    pub(crate) innermost: Vec<u32>,
+    /// Per block: the constructs whose entry it is, outermost first.
+    pub(crate) rooted: Csr,
+}
+
+/// Analyse every function of a module.
+pub fn analyze(module: &Module) -> ModuleCfg {
+    let mut out = ModuleCfg::default();
+    let mut switches = SwitchTargets::new(module);
+    let insts = &module.instructions;
+    let mut i = 0usize;
+    while i < insts.len() {
+        match insts[i].opcode {
+            op::FUNCTION => {
+                let (f, next) = function_at(module, i, &mut switches);
+                out.functions.push(f);
+                i = next;
+            }
+            op::LABEL => {
+                out.issues.push(CfgIssue::LabelOutsideFunction {
+                    instruction: i as u32,
+                });
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Resolves `OpSwitch` targets with the operand parser (the literal width
+/// depends on the selector's type), running it lazily up to each switch.
+struct SwitchTargets<'m> {
+    module: &'m Module,
+    parser: OperandParser,
+    next: usize,
+    at: usize,
+    out: Vec<crate::binary::ParsedOperand>,
+}
+
+impl<'m> SwitchTargets<'m> {
+    fn new(module: &'m Module) -> Self {
+        let total = module.word_count();
+        SwitchTargets {
+            module,
+            parser: OperandParser::new(module.header.bound.min(total as u32 + 1)),
+            next: 0,
+            at: 5,
+            out: Vec::new(),
+        }
+    }
+
+    fn step(&mut self) -> bool {
+        let Some(inst) = self.module.instructions.get(self.next) else {
+            return false;
+        };
+        let ok = crate::grammar::instruction(inst.opcode).is_some()
+            && self
+                .parser
+                .parse(inst.opcode, &inst.operands, self.at, &mut self.out)
+                .is_ok();
+        self.at += inst.word_count();
+        self.next += 1;
+        ok
+    }
+
+    /// The target operands (operand word index, id) of the `OpSwitch` at `index`,
+    /// Default first; `None` if it does not parse.
+    fn targets(&mut self, index: usize) -> Option<Vec<(u32, u32)>> {
+        if index < self.next {
+            return None; // not expected: functions are visited in order
+        }
+        while self.next < index {
+            self.step();
+        }
+        if !self.step() {
+            return None;
+        }
+        let inst = self.module.instructions.get(index)?;
+        let mut t = Vec::new();
+        for o in self.out.iter().skip(1) {
+            if o.kind == OperandKind::IdRef {
+                t.push((o.start, *inst.operands.get(o.start as usize)?));
+            }
+        }
+        Some(t)
+    }
+}
+
+/// Scan the function starting at instruction `f`; returns it and the index after it.
+fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (FunctionCfg, usize) {
+    let insts = &module.instructions;
+    let mut cfg = FunctionCfg {
+        id: insts[f].operands.get(1).copied().unwrap_or(0),
+        instruction: f as u32,
+        ..FunctionCfg::default()
+    };
+    let mut blocks: Vec<Block> = Vec::new();
+    // Whether the last block has ended (terminator seen) and reported trailing code.
+    let mut closed = true;
+    let mut trailing_reported = false;
+    let mut i = f + 1;
+    let end = loop {
+        let Some(inst) = insts.get(i) else {
+            cfg.issues.push(CfgIssue::UnterminatedFunction {
+                instruction: f as u32,
+            });
+            break i;
+        };
+        let opcode = inst.opcode;
+        if opcode == op::FUNCTION_END || opcode == op::FUNCTION {
+            if opcode == op::FUNCTION_END {
+                cfg.end_instruction = Some(i as u32);
+            } else {
+                cfg.issues.push(CfgIssue::UnterminatedFunction {
+                    instruction: f as u32,
+                });
+            }
+            break i;
+        }
+        if opcode == op::LABEL {
+            if let Some(b) = blocks.last_mut().filter(|_| !closed) {
+                b.end = i as u32;
+                cfg.issues.push(CfgIssue::MissingTerminator {
+                    block: blocks.len() as u32 - 1,
+                });
+            }
+            blocks.push(Block {
+                label: inst.operands.first().copied().unwrap_or(0),
+                start: i as u32,
+                end: i as u32 + 1,
+                terminator: None,
+                terminator_opcode: None,
+                merge: None,
+                loop_control_intel: None,
+            });
+            closed = false;
+            trailing_reported = false;
+        } else if !blocks.is_empty() {
+            let bi = blocks.len() as u32 - 1;
+            let b_ref = &mut blocks[bi as usize];
+            if closed {
+                if !trailing_reported {
+                    cfg.issues.push(CfgIssue::InstructionsAfterTerminator {
+                        block: bi,
+                        instruction: i as u32,
+                    });
+                    trailing_reported = true;
+                }
+            } else if is_terminator_opcode(opcode) {
+                b_ref.terminator = Some(i as u32);
+                b_ref.terminator_opcode = Some(opcode);
+                b_ref.end = i as u32 + 1;
+                closed = true;
+            } else {
+                b_ref.end = i as u32 + 1;
+                match opcode {
+                    op::SELECTION_MERGE | op::LOOP_MERGE => {
+                        if b_ref.merge.is_some() {
+                            cfg.issues.push(CfgIssue::MultipleMergeInstructions {
+                                block: bi,
+                                instruction: i as u32,
+                            });
+                        }
+                        let loop_ = opcode == op::LOOP_MERGE;
+                        match inst.operands.first() {
+                            Some(&m) => {
+                                b_ref.merge = Some(MergeInfo {
+                                    kind: if loop_ {
+                                        MergeKind::Loop
+                                    } else {
+                                        MergeKind::Selection
+                                    },
+                                    instruction: i as u32,
+                                    merge_id: m,
+                                    merge_block: None,
+                                    continue_id: if loop_ {
+                                        inst.operands.get(1).copied()
+                                    } else {
+                                        None
+                                    },
+                                    continue_block: None,
+                                });
+                                if loop_ && inst.operands.len() < 2 {
+                                    cfg.issues.push(CfgIssue::MissingTarget {
+                                        block: bi,
+                                        instruction: i as u32,
+                                    });
+                                }
+                            }
+                            None => cfg.issues.push(CfgIssue::MissingTarget {
+                                block: bi,
+                                instruction: i as u32,
+                            }),
+                        }
+                    }
+                    op::LOOP_CONTROL_INTEL => b_ref.loop_control_intel = Some(i as u32),
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    };
+    if let Some(b) = blocks.last_mut().filter(|_| !closed) {
+        b.end = end as u32;
+        cfg.issues.push(CfgIssue::MissingTerminator {
+            block: blocks.len() as u32 - 1,
+        });
+    }
+    cfg.blocks = blocks;
+    let next = if cfg.end_instruction.is_some() {
+        end + 1
+    } else {
+        end
+    };
+    build_edges(&mut cfg, module, switches);
+    cfg.analyse();
+    (cfg, next)
+}
+
+fn build_edges(cfg: &mut FunctionCfg, module: &Module, switches: &mut SwitchTargets) {
+    let n = cfg.blocks.len();
+    let mut labels: Vec<(u32, u32)> = cfg
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.label, i as u32))
+        .collect();
+    labels.sort_unstable();
+    cfg.labels = labels;
+    cfg.edge_start = Vec::with_capacity(n + 1);
+    let mut edges = Vec::with_capacity(n * 2);
+    let mut dangling = Vec::new();
+    let mut issues = Vec::new();
+    for bi in 0..n {
+        cfg.edge_start.push(edges.len() as u32);
+        let from = bi as u32;
+        let mut add =
+            |kind: EdgeKind, id: u32, instruction: u32, operand: u32| match cfg.block_of(id) {
+                Some(to) => edges.push(Edge {
+                    from,
+                    to,
+                    kind,
+                    instruction,
+                    operand,
+                }),
+                None => dangling.push(DanglingEdge {
+                    from,
+                    target: id,
+                    kind,
+                    instruction,
+                    operand,
+                }),
+            };
+        let block = &cfg.blocks[bi];
+        if let Some(m) = block.merge {
+            add(EdgeKind::Merge, m.merge_id, m.instruction, 0);
+            if let Some(c) = m.continue_id {
+                add(EdgeKind::Continue, c, m.instruction, 1);
+            }
+        }
+        if let (Some(t), Some(opcode)) = (block.terminator, block.terminator_opcode) {
+            let inst = &module.instructions[t as usize];
+            let ops = &inst.operands;
+            let missing = || CfgIssue::MissingTarget {
+                block: from,
+                instruction: t,
+            };
+            match opcode {
+                op::BRANCH => match ops.first() {
+                    Some(&id) => add(EdgeKind::Branch, id, t, 0),
+                    None => issues.push(missing()),
+                },
+                op::BRANCH_CONDITIONAL => {
+                    for k in 1..3 {
+                        match ops.get(k) {
+                            Some(&id) => add(EdgeKind::Branch, id, t, k as u32),
+                            None => {
+                                issues.push(missing());
+                                break;
+                            }
+                        }
+                    }
+                }
+                op::SWITCH => match switches.targets(t as usize) {
+                    Some(targets) => {
+                        for (k, id) in targets {
+                            add(EdgeKind::Branch, id, t, k);
+                        }
+                    }
+                    None => {
+                        issues.push(CfgIssue::UnparsedSwitch {
+                            block: from,
+                            instruction: t,
+                        });
+                        if let Some(&id) = ops.get(1) {
+                            add(EdgeKind::Branch, id, t, 1);
+                        }
+                    }
+                },
+                _ => {}
+            }
+        }
+    }
+    cfg.edge_start.push(edges.len() as u32);
+    // Resolve the merge instructions' targets to block indices.
+    for bi in 0..n {
+        if let Some(m) = cfg.blocks[bi].merge {
+            let mb = cfg.block_of(m.merge_id);
+            let cb = m.continue_id.and_then(|c| cfg.block_of(c));
+            if let Some(mm) = cfg.blocks[bi].merge.as_mut() {
+                mm.merge_block = mb;
+                mm.continue_block = cb;
+            }
+        }
+    }
+    cfg.edges = edges;
+    cfg.dangling = dangling;
+    cfg.issues.extend(issues);
+}
+
+impl FunctionCfg {
+    /// The block whose label is `id`.
+    pub fn block_of(&self, id: u32) -> Option<u32> {
+        let i = self.labels.partition_point(|&(l, _)| l < id);
+        self.labels
+            .get(i)
+            .filter(|&&(l, _)| l == id)
+            .map(|&(_, b)| b)
+    }
+
+    /// The entry block (block 0), if the function has blocks.
+    pub fn entry(&self) -> Option<u32> {
+        (!self.blocks.is_empty()).then_some(0)
+    }
+
+    /// The edges leaving a block (merge, continue, then branch edges).
+    pub fn out_edges(&self, b: u32) -> &[Edge] {
+        let b = b as usize;
+        match (self.edge_start.get(b), self.edge_start.get(b + 1)) {
+            (Some(&s), Some(&e)) => &self.edges[s as usize..e as usize],
+            _ => &[],
+        }
+    }
+
+    /// The index range in [`FunctionCfg::edges`] of a block's out-edges.
+    fn edge_range(&self, b: u32) -> core::ops::Range<usize> {
+        let b = b as usize;
+        match (self.edge_start.get(b), self.edge_start.get(b + 1)) {
+            (Some(&s), Some(&e)) => s as usize..e as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// The branch successors of a block, in operand order (duplicates kept).
+    pub fn successors(&self, b: u32) -> impl Iterator<Item = u32> + '_ {
+        self.out_edges(b)
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Branch)
+            .map(|e| e.to)
+    }
+
+    /// The roles of a block.
+    pub fn roles(&self, b: u32) -> Roles {
+        self.roles.get(b as usize).copied().unwrap_or_default()
+    }
+
+    /// Whether the block is reachable from the entry over branch edges.
+    pub fn is_reachable(&self, b: u32) -> bool {
+        self.dom.contains(b)
+    }
+
+    /// Whether the block is reachable from the entry over structured edges.
+    pub fn is_structurally_reachable(&self, b: u32) -> bool {
+        self.sdom.contains(b)
+    }
+
+    /// Whether an exit block is reachable from the block over branch edges.
+    pub fn reaches_exit(&self, b: u32) -> bool {
+        self.pdom.contains(b)
+    }
+
+    /// Whether an exit block is reachable from the block over structured edges.
+    pub fn structurally_reaches_exit(&self, b: u32) -> bool {
+        self.spdom.contains(b)
+    }
+
+    /// `a` dominates `b` (branch edges).
+    pub fn dominates(&self, a: u32, b: u32) -> bool {
+        self.dom.dominates(a, b)
+    }
+
+    /// `a` structurally dominates `b`.
+    pub fn structurally_dominates(&self, a: u32, b: u32) -> bool {
+        self.sdom.dominates(a, b)
+    }
+
+    /// `a` post-dominates `b` (branch edges).
+    pub fn post_dominates(&self, a: u32, b: u32) -> bool {
+        self.pdom.dominates(a, b)
+    }
+
+    /// `a` structurally post-dominates `b`.
+    pub fn structurally_post_dominates(&self, a: u32, b: u32) -> bool {
+        self.spdom.dominates(a, b)
+    }
+
+    /// Whether the edge (index into [`FunctionCfg::edges`]) is a back edge.
+    pub fn is_back_edge(&self, edge: usize) -> bool {
+        self.back_edge.get(edge).copied().unwrap_or(false)
+    }
+
+    /// The back edges, in edge order.
+    pub fn back_edges(&self) -> impl Iterator<Item = &Edge> + '_ {
+        self.edges
+            .iter()
+            .zip(&self.back_edge)
+            .filter(|(_, b)| **b)
+            .map(|(e, _)| e)
+    }
+
+    /// The distinct blocks with a back edge to `header`, in block order (a
+    /// block branching back twice, as `OpBranchConditional %c %h %h`, counts once).
+    pub fn back_edge_blocks(&self, header: u32) -> &[u32] {
+        self.back_sources.of(header)
+    }
+
+    /// Compute everything after the edges.
+    fn analyse(&mut self) {
+        let n = self.blocks.len();
+        self.roles = vec![Roles::default(); n];
+        if n == 0 {
+            return;
+        }
+        let mut branch_pairs = Vec::with_capacity(self.edges.len());
+        let mut all_pairs = Vec::with_capacity(self.edges.len());
+        for e in &self.edges {
+            all_pairs.push((e.from, e.to));
+            if e.kind == EdgeKind::Branch {
+                branch_pairs.push((e.from, e.to));
+            }
+        }
+        let fb = Csr::from_pairs(n, &branch_pairs);
+        let rb = fb.reversed();
+        let fs = Csr::from_pairs(n, &all_pairs);
+        let rs = fs.reversed();
+        self.dom = DomTree::build(n, 0, &fb, &rb, false);
+        self.sdom = DomTree::build(n, 0, &fs, &rs, false);
+
+        // Post-dominance: the reversed graph, with node n the virtual exit.
+        let exits: Vec<u32> = (0..n as u32)
+            .filter(|&b| self.blocks[b as usize].is_exit())
+            .collect();
+        let post = |pairs: &[(u32, u32)]| {
+            let mut rev: Vec<(u32, u32)> = Vec::with_capacity(pairs.len() + exits.len());
+            for &e in &exits {
+                rev.push((n as u32, e));
+            }
+            for &(a, b) in pairs {
+                rev.push((b, a));
+            }
+            let succ = Csr::from_pairs(n + 1, &rev);
+            let pred = succ.reversed();
+            DomTree::build(n + 1, n as u32, &succ, &pred, true)
+        };
+        self.pdom = post(&branch_pairs);
+        self.spdom = post(&all_pairs);
+
+        self.find_back_edges();
+        self.assign_roles(&exits);
+        construct::build(self);
+    }
+
+    /// Depth-first search over structured edges from the entry; a branch edge
+    /// to a block on the stack is a back edge.
+    fn find_back_edges(&mut self) {
+        let n = self.blocks.len();
+        self.back_edge = vec![false; self.edges.len()];
+        let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+        let mut stack: Vec<(u32, usize)> = vec![(0, self.edge_range(0).start)];
+        state[0] = 1;
+        while let Some(top) = stack.last_mut() {
+            let (v, i) = *top;
+            if i < self.edge_range(v).end {
+                top.1 += 1;
+                let e = self.edges[i];
+                match state[e.to as usize] {
+                    0 => {
+                        state[e.to as usize] = 1;
+                        stack.push((e.to, self.edge_range(e.to).start));
+                    }
+                    1 if e.kind == EdgeKind::Branch => self.back_edge[i] = true,
+                    _ => {}
+                }
+            } else {
+                state[v as usize] = 2;
+                stack.pop();
+            }
+        }
+        let mut pairs: Vec<(u32, u32)> = self.back_edges().map(|e| (e.to, e.from)).collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        self.back_sources = Csr::from_pairs(n, &pairs);
+    }
+
+    fn assign_roles(&mut self, exits: &[u32]) {
+        let roles = &mut self.roles;
+        roles[0].insert(Roles::ENTRY);
+        for &e in exits {
+            roles[e as usize].insert(Roles::EXIT);
+        }
+        for (bi, b) in self.blocks.iter().enumerate() {
+            if let Some(m) = b.merge {
+                roles[bi].insert(match m.kind {
+                    MergeKind::Loop => Roles::LOOP_HEADER,
+                    MergeKind::Selection if b.terminator_opcode == Some(op::SWITCH) => {
+                        Roles::SWITCH_HEADER
+                    }
+                    MergeKind::Selection => Roles::SELECTION_HEADER,
+                });
+            }
+        }
+        for (i, e) in self.edges.iter().enumerate() {
+            match e.kind {
+                EdgeKind::Merge => roles[e.to as usize].insert(Roles::MERGE_BLOCK),
+                EdgeKind::Continue => roles[e.to as usize].insert(Roles::CONTINUE_TARGET),
+                EdgeKind::Branch => {
+                    if self.back_edge[i] {
+                        roles[e.from as usize].insert(Roles::BACK_EDGE_BLOCK);
+                        roles[e.to as usize].insert(Roles::BACK_EDGE_TARGET);
+                    }
+                    if roles[e.from as usize].contains(Roles::SWITCH_HEADER) {
+                        roles[e.to as usize].insert(Roles::CASE_TARGET);
+                    }
+                }
+            }
+        }
+    }
+}

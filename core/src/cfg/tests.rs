@@ -1,0 +1,441 @@
+//! Unit tests: the dominator trees against a naive set-iteration computation
+//! on random graphs and random (often malformed) functions, and the construct
+//! sets against their definitions evaluated naively.
+
+use super::*;
+use crate::module::{Header, Instruction};
+use alloc::vec::Vec;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+}
+
+/// Naive dominator sets over nodes `0..n` (n <= 64) from `root`: bit `a` of
+/// `dom[b]` is set when `a` dominates `b`; `None` for unreached nodes.
+fn naive_dom(n: usize, root: usize, succ: &[Vec<usize>]) -> Vec<Option<u64>> {
+    let mut reach = vec![false; n];
+    let mut stack = vec![root];
+    reach[root] = true;
+    while let Some(v) = stack.pop() {
+        for &w in &succ[v] {
+            if !reach[w] {
+                reach[w] = true;
+                stack.push(w);
+            }
+        }
+    }
+    let mut pred = vec![Vec::new(); n];
+    for (v, ws) in succ.iter().enumerate() {
+        for &w in ws {
+            pred[w].push(v);
+        }
+    }
+    let all: u64 = if n == 64 { !0 } else { (1u64 << n) - 1 };
+    let mut dom: Vec<u64> = (0..n)
+        .map(|v| if v == root { 1 << root } else { all })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for v in 0..n {
+            if v == root || !reach[v] {
+                continue;
+            }
+            let mut d = all;
+            for &p in &pred[v] {
+                if reach[p] {
+                    d &= dom[p];
+                }
+            }
+            d |= 1 << v;
+            if d != dom[v] {
+                dom[v] = d;
+                changed = true;
+            }
+        }
+    }
+    (0..n).map(|v| reach[v].then_some(dom[v])).collect()
+}
+
+fn check_tree(t: &DomTree, naive: &[Option<u64>], n: usize, what: &str) {
+    for b in 0..n {
+        assert_eq!(
+            t.contains(b as u32),
+            naive[b].is_some(),
+            "{what}: contains({b})"
+        );
+        for a in 0..n {
+            let want = match naive[b] {
+                Some(d) => d >> a & 1 == 1,
+                None => a == b,
+            };
+            assert_eq!(
+                t.dominates(a as u32, b as u32),
+                want,
+                "{what}: dominates({a},{b})"
+            );
+            assert_eq!(
+                t.strictly_dominates(a as u32, b as u32),
+                want && a != b,
+                "{what}"
+            );
+        }
+        // The immediate dominator is the strict dominator dominated by all others.
+        if let Some(d) = naive[b] {
+            let strict = d & !(1 << b);
+            let idom = (0..n).find(|&c| strict >> c & 1 == 1 && naive[c] == Some(strict));
+            assert_eq!(
+                t.idom(b as u32),
+                idom.map(|c| c as u32),
+                "{what}: idom({b})"
+            );
+        } else {
+            assert_eq!(t.idom(b as u32), None);
+        }
+    }
+}
+
+#[test]
+fn dominators_match_naive_on_random_graphs() {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for round in 0..400 {
+        let n = 1 + rng.below(if round < 50 { 6 } else { 40 }) as usize;
+        let m = rng.below(3 * n as u64 + 1) as usize;
+        let mut succ = vec![Vec::new(); n];
+        let mut pairs = Vec::new();
+        for _ in 0..m {
+            let a = rng.below(n as u64) as usize;
+            // Bias towards forward edges, with some back edges and self loops.
+            let b = match rng.below(4) {
+                0 => a,
+                1 => rng.below(n as u64) as usize,
+                _ => (a + 1 + rng.below(3) as usize).min(n - 1),
+            };
+            succ[a].push(b);
+            pairs.push((a as u32, b as u32));
+        }
+        let f = Csr::from_pairs(n, &pairs);
+        let r = f.reversed();
+        let root = rng.below(n as u64) as usize;
+        let t = DomTree::build(n, root as u32, &f, &r, false);
+        check_tree(&t, &naive_dom(n, root, &succ), n, "random graph");
+    }
+}
+
+#[test]
+fn dominators_on_tricky_graphs() {
+    // Irreducible: 0 -> 1, 0 -> 2, 1 <-> 2, 2 -> 3; 4 unreachable -> 3; 3 self loop.
+    let pairs = [(0, 1), (0, 2), (1, 2), (2, 1), (2, 3), (4, 3), (3, 3)];
+    let f = Csr::from_pairs(5, &pairs);
+    let t = DomTree::build(5, 0, &f, &f.reversed(), false);
+    assert_eq!(t.idom(1), Some(0));
+    assert_eq!(t.idom(2), Some(0));
+    assert_eq!(t.idom(3), Some(2));
+    assert!(!t.contains(4));
+    assert!(!t.dominates(0, 4));
+    assert!(t.dominates(4, 4));
+    assert!(t.dominates(0, 3) && !t.dominates(1, 3));
+    assert_eq!(t.root(), Some(0));
+    assert_eq!(t.subtree(2), &[2, 3]);
+    // A long chain (deep tree) is handled without recursion.
+    let n = 200_000u32;
+    let chain: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
+    let f = Csr::from_pairs(n as usize, &chain);
+    let t = DomTree::build(n as usize, 0, &f, &f.reversed(), false);
+    assert!(t.dominates(0, n - 1) && t.dominates(n / 2, n - 1) && !t.dominates(n - 1, n / 2));
+    assert_eq!(t.idom(n - 1), Some(n - 2));
+}
+
+// ---- Random functions ----------------------------------------------------
+
+const INT: u32 = 1;
+const ZERO: u32 = 2;
+const VOID: u32 = 3;
+const FNTY: u32 = 4;
+const FUNC: u32 = 5;
+const COND: u32 = 6;
+const BOOL: u32 = 7;
+const L0: u32 = 100;
+
+fn inst(opcode: u16, operands: &[u32]) -> Instruction {
+    Instruction {
+        opcode,
+        operands: operands.to_vec(),
+    }
+}
+
+fn module_of(body: Vec<Instruction>) -> Module {
+    let mut instructions = vec![
+        inst(21, &[INT, 32, 0]),
+        inst(43, &[INT, ZERO, 0]),
+        inst(19, &[VOID]),
+        inst(33, &[FNTY, VOID]),
+        inst(20, &[BOOL]),
+        inst(41, &[BOOL, COND]),
+        inst(op::FUNCTION, &[VOID, FUNC, 0, FNTY]),
+    ];
+    instructions.extend(body);
+    instructions.push(inst(op::FUNCTION_END, &[]));
+    Module {
+        header: Header {
+            magic: crate::grammar::MAGIC_NUMBER,
+            version: 0x0001_0600,
+            generator: 0,
+            bound: 100_000,
+            schema: 0,
+        },
+        instructions,
+    }
+}
+
+fn random_function(rng: &mut Rng, n: usize) -> Module {
+    let mut body = Vec::new();
+    let target = |rng: &mut Rng| -> u32 {
+        if rng.below(30) == 0 {
+            9_999 // dangling
+        } else {
+            L0 + rng.below(n as u64) as u32
+        }
+    };
+    for b in 0..n {
+        body.push(inst(op::LABEL, &[L0 + b as u32]));
+        match rng.below(6) {
+            0 => body.push(inst(op::SELECTION_MERGE, &[target(rng), 0])),
+            1 => body.push(inst(op::LOOP_MERGE, &[target(rng), target(rng), 0])),
+            _ => {}
+        }
+        match rng.below(10) {
+            0..=2 => body.push(inst(op::BRANCH, &[target(rng)])),
+            3..=5 => body.push(inst(
+                op::BRANCH_CONDITIONAL,
+                &[COND, target(rng), target(rng)],
+            )),
+            6 | 7 => {
+                let mut ops = vec![ZERO, target(rng)];
+                for k in 0..rng.below(3) {
+                    ops.push(k as u32);
+                    ops.push(target(rng));
+                }
+                body.push(inst(op::SWITCH, &ops));
+            }
+            8 => body.push(inst(op::RETURN, &[])),
+            _ => body.push(inst(op::UNREACHABLE, &[])),
+        }
+    }
+    module_of(body)
+}
+
+/// Naive post-dominator sets: the reversed graph with a virtual exit node `n`.
+fn naive_post(n: usize, succ: &[Vec<usize>], exits: &[usize]) -> Vec<Option<u64>> {
+    let mut rev = vec![Vec::new(); n + 1];
+    for (v, ws) in succ.iter().enumerate().take(n) {
+        for &w in ws {
+            rev[w].push(v);
+        }
+    }
+    for &e in exits {
+        rev[n].push(e);
+    }
+    let mut d = naive_dom(n + 1, n, &rev);
+    d.truncate(n);
+    d
+}
+
+#[test]
+fn function_trees_and_constructs_match_naive() {
+    let mut rng = Rng(0x0bad_cafe_f00d_0042);
+    let mut constructs_seen = 0;
+    for _ in 0..300 {
+        let n = 1 + rng.below(40) as usize;
+        let m = random_function(&mut rng, n);
+        let cfg = analyze(&m);
+        assert_eq!(cfg.functions.len(), 1);
+        let f = &cfg.functions[0];
+        assert_eq!(f.blocks.len(), n);
+        let mut bsucc = vec![Vec::new(); n];
+        let mut ssucc = vec![Vec::new(); n];
+        for e in &f.edges {
+            if e.kind == EdgeKind::Branch {
+                bsucc[e.from as usize].push(e.to as usize);
+            }
+            ssucc[e.from as usize].push(e.to as usize);
+        }
+        let exits: Vec<usize> = (0..n).filter(|&b| f.blocks[b].is_exit()).collect();
+        let dom = naive_dom(n, 0, &bsucc);
+        let sdom = naive_dom(n, 0, &ssucc);
+        let pdom = naive_post(n, &bsucc, &exits);
+        let spdom = naive_post(n, &ssucc, &exits);
+        check_tree(&f.dom, &dom, n, "dom");
+        check_tree(&f.sdom, &sdom, n, "sdom");
+        check_tree(&f.pdom, &pdom, n, "pdom");
+        check_tree(&f.spdom, &spdom, n, "spdom");
+        let sd = |a: u32, b: usize| sdom[b].is_some_and(|d| d >> a & 1 == 1);
+        let spd = |a: u32, b: usize| a as usize == b || spdom[b].is_some_and(|d| d >> a & 1 == 1);
+        // Back edges: branch edges whose target structurally dominates... no:
+        // a back edge's target is an ancestor in the DFS, so it is structurally
+        // reachable and so is its source.
+        for e in f.back_edges() {
+            assert!(e.kind == EdgeKind::Branch);
+            assert!(sdom[e.from as usize].is_some() && sdom[e.to as usize].is_some());
+        }
+        // Constructs against their definitions.
+        for (c, k) in f.constructs().iter().enumerate() {
+            constructs_seen += 1;
+            let want: Vec<u32> = (0..n)
+                .filter(|&x| sdom[x].is_some())
+                .filter(|&x| {
+                    let under_merge = k.merge.is_some_and(|mm| sd(mm, x));
+                    let in_cont = |k: &Construct| match (k.continue_target, k.back_edge_block) {
+                        (None, _) => false,
+                        (Some(ct), Some(bb)) => sd(ct, x) && spd(bb, x),
+                        (Some(ct), None) => sd(ct, x) && !under_merge,
+                    };
+                    match k.kind {
+                        ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => {
+                            sd(k.entry, x) && !under_merge
+                        }
+                        ConstructKind::Continue => in_cont(k),
+                        ConstructKind::Loop => sd(k.entry, x) && !in_cont(k) && !under_merge,
+                    }
+                })
+                .map(|x| x as u32)
+                .collect();
+            assert_eq!(f.construct_blocks(c as u32), want, "construct {c}: {k:?}");
+        }
+        for x in 0..n as u32 {
+            if let Some(c) = f.innermost_construct(x) {
+                assert!(f.construct_contains(c, x));
+            }
+        }
+    }
+    assert!(constructs_seen > 300, "{constructs_seen}");
+}
+
+#[test]
+fn malformed_functions_do_not_panic() {
+    // Missing terminator, trailing code, a branch to a non-label, a merge
+    // without operands, an OpSwitch on an unknown selector, a label outside a
+    // function, an unterminated function.
+    let body = vec![
+        inst(op::LABEL, &[L0]),
+        inst(op::SELECTION_MERGE, &[]),
+        inst(op::BRANCH_CONDITIONAL, &[COND, L0 + 1]),
+        inst(op::LABEL, &[L0 + 1]),
+        inst(op::SWITCH, &[12345, L0 + 2, 7, L0]),
+        inst(op::RETURN, &[]),
+        inst(op::LABEL, &[L0 + 2]),
+        inst(op::BRANCH, &[ZERO]),
+        inst(op::LABEL, &[L0 + 3]),
+    ];
+    let m = module_of(body);
+    let cfg = analyze(&m);
+    let f = &cfg.functions[0];
+    assert_eq!(f.blocks.len(), 4);
+    assert!(f.issues.contains(&CfgIssue::MissingTerminator { block: 3 }));
+    assert!(
+        f.issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::UnparsedSwitch { block: 1, .. }))
+    );
+    assert!(
+        f.issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::InstructionsAfterTerminator { block: 1, .. }))
+    );
+    assert!(
+        f.issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::MissingTarget { block: 0, .. }))
+    );
+    assert_eq!(f.dangling.len(), 1);
+    assert_eq!(f.dangling[0].target, ZERO);
+    assert!(f.is_reachable(2) && !f.is_reachable(3));
+
+    let mut m2 = m.clone();
+    m2.instructions.pop(); // drop OpFunctionEnd
+    m2.instructions.push(inst(op::LABEL, &[7]));
+    let cfg2 = analyze(&m2);
+    assert!(
+        cfg2.functions[0]
+            .issues
+            .iter()
+            .any(|i| matches!(i, CfgIssue::UnterminatedFunction { .. }))
+    );
+
+    let mut m3 = m.clone();
+    m3.instructions.push(inst(op::LABEL, &[]));
+    let cfg3 = analyze(&m3);
+    assert_eq!(
+        cfg3.issues,
+        vec![CfgIssue::LabelOutsideFunction {
+            instruction: m3.instructions.len() as u32 - 1
+        }]
+    );
+
+    // Every truncation of a random function analyses without panicking.
+    let mut rng = Rng(77);
+    let r = random_function(&mut rng, 12);
+    for cut in 0..r.instructions.len() {
+        let mut t = r.clone();
+        t.instructions.truncate(cut);
+        let _ = analyze(&t);
+        let mut t = r.clone();
+        if let Some(i) = t.instructions.get_mut(cut) {
+            i.operands.clear();
+        }
+        let _ = analyze(&t);
+    }
+}
+
+#[test]
+fn switch_literal_width_comes_from_the_selector_type() {
+    // A 64-bit selector: each case literal takes two words.
+    let mut m = module_of(vec![
+        inst(op::LABEL, &[L0]),
+        inst(op::SELECTION_MERGE, &[L0 + 3, 0]),
+        inst(op::SWITCH, &[60, L0 + 3, 1, 0, L0 + 1, 2, 0, L0 + 2]),
+        inst(op::LABEL, &[L0 + 1]),
+        inst(op::BRANCH, &[L0 + 3]),
+        inst(op::LABEL, &[L0 + 2]),
+        inst(op::BRANCH, &[L0 + 3]),
+        inst(op::LABEL, &[L0 + 3]),
+        inst(op::RETURN, &[]),
+    ]);
+    m.instructions.insert(0, inst(21, &[59, 64, 0]));
+    m.instructions.insert(1, inst(43, &[59, 60, 0, 0]));
+    let cfg = analyze(&m);
+    let f = &cfg.functions[0];
+    assert!(f.issues.is_empty(), "{:?}", f.issues);
+    let targets: Vec<u32> = f.successors(0).collect();
+    assert_eq!(targets, vec![3, 1, 2]);
+    assert!(f.roles(0).contains(Roles::SWITCH_HEADER));
+    assert!(f.roles(1).contains(Roles::CASE_TARGET));
+    let kinds: Vec<ConstructKind> = f.constructs().iter().map(|k| k.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ConstructKind::Switch,
+            ConstructKind::Case,
+            ConstructKind::Case
+        ]
+    );
+    let sw = f.header_construct(0).unwrap();
+    assert_eq!(f.construct_blocks(sw), vec![0, 1, 2]);
+    assert_eq!(f.innermost_construct(1), Some(1));
+    assert_eq!(f.construct_parent(1), Some(sw));
+    assert_eq!(f.innermost_construct(3), None);
+}
