@@ -8,7 +8,7 @@ pub const MAGIC: u32 = 0x0723_0203;
 
 /// Words of a binary; `None` when the length is not a multiple of 4.
 pub fn from_bytes(bytes: &[u8]) -> Option<Vec<u32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     let big = bytes.get(..4) == Some(&MAGIC.to_be_bytes()[..]);

@@ -184,8 +184,9 @@ pub fn assemble_report(text: &str, target_env: &str) -> Result<AsmReport, WebErr
 /// Bytes to words: little-endian unless the magic number reads big-endian.
 ///
 /// Fails (with a located diagnostic) when the length is not a multiple of 4.
+#[allow(clippy::result_large_err)] // the core API returns Diagnostic too
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Diagnostic> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         let words = u32::try_from(bytes.len() / 4).unwrap_or(u32::MAX);
         return Err(Diagnostic::error(
             "bin.not-whole-words",
@@ -205,6 +206,7 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Diagnostic> {
 }
 
 /// Disassemble `bytes` (a binary module, either endianness).
+#[allow(clippy::result_large_err)]
 pub fn disassemble_report(bytes: &[u8], opts: WebDisOptions) -> DisReport {
     let result = words_from_bytes(bytes)
         .and_then(|words| spvlab_core::text::disassemble(&words, &opts.to_core()));
