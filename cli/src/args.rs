@@ -1,0 +1,108 @@
+//! A small hand-written argument parser shared by the subcommands.
+//!
+//! Options are `-x`, `--long` or `--long=value`; a value may also be the next
+//! argument (`-o out.spv`, `--target-env vulkan1.1`). `-` alone is a positional
+//! argument (stdin / stdout), and after `--` every argument is positional.
+
+use std::ffi::OsString;
+
+use crate::error::CliError;
+
+/// One parsed argument.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// An option, with its `=value` part if it had one.
+    Flag { name: String, inline: Option<OsString> },
+    Positional(OsString),
+}
+
+pub struct Parser {
+    args: std::vec::IntoIter<OsString>,
+    positional_only: bool,
+}
+
+impl Parser {
+    pub fn new(args: Vec<OsString>) -> Parser {
+        Parser { args: args.into_iter(), positional_only: false }
+    }
+
+    pub fn next_arg(&mut self) -> Option<Arg> {
+        loop {
+            let a = self.args.next()?;
+            if self.positional_only {
+                return Some(Arg::Positional(a));
+            }
+            let Some(s) = a.to_str() else { return Some(Arg::Positional(a)) };
+            if s == "--" {
+                self.positional_only = true;
+                continue;
+            }
+            if s == "-" || !s.starts_with('-') {
+                return Some(Arg::Positional(a));
+            }
+            return Some(match s.split_once('=') {
+                Some((name, value)) if s.starts_with("--") => {
+                    Arg::Flag { name: name.into(), inline: Some(value.into()) }
+                }
+                _ => Arg::Flag { name: s.into(), inline: None },
+            });
+        }
+    }
+
+    /// The value of option `flag`: its `=value` part, else the next argument.
+    pub fn value(&mut self, flag: &'static str, inline: Option<OsString>) -> Result<OsString, CliError> {
+        match inline {
+            Some(v) => Ok(v),
+            None => self.args.next().ok_or(CliError::MissingValue(flag)),
+        }
+    }
+
+    /// The value of option `flag` as text.
+    pub fn text_value(&mut self, flag: &'static str, inline: Option<OsString>) -> Result<String, CliError> {
+        self.value(flag, inline)?.into_string().map_err(|_| CliError::NotUnicodeArg)
+    }
+}
+
+/// Fail when an option that takes no value was given one.
+pub fn no_value(flag: &'static str, inline: &Option<OsString>) -> Result<(), CliError> {
+    match inline {
+        Some(_) => Err(CliError::UnexpectedValue(flag)),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Vec<Arg> {
+        let mut p = Parser::new(args.iter().map(OsString::from).collect());
+        std::iter::from_fn(|| p.next_arg()).collect()
+    }
+
+    fn flag(name: &str, inline: Option<&str>) -> Arg {
+        Arg::Flag { name: name.into(), inline: inline.map(OsString::from) }
+    }
+
+    #[test]
+    fn flags_values_and_positionals() {
+        assert_eq!(
+            parse(&["--raw-id", "--target-env=spv1.0", "-", "a.spv", "--", "--x"]),
+            vec![
+                flag("--raw-id", None),
+                flag("--target-env", Some("spv1.0")),
+                Arg::Positional("-".into()),
+                Arg::Positional("a.spv".into()),
+                Arg::Positional("--x".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn value_from_next_argument() {
+        let mut p = Parser::new(vec!["-o".into(), "out.spv".into()]);
+        let Some(Arg::Flag { inline, .. }) = p.next_arg() else { panic!() };
+        assert_eq!(p.value("-o", inline).unwrap(), OsString::from("out.spv"));
+        assert!(matches!(p.value("-o", None), Err(CliError::MissingValue("-o"))));
+    }
+}

@@ -1,0 +1,75 @@
+//! Inputs and outputs: files, or stdin / stdout for `-`.
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use crate::error::CliError;
+
+/// Where input comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Input {
+    /// `-` is stdin; anything else a path (`./-` is the file named `-`).
+    pub fn from_arg(arg: &OsStr) -> Input {
+        if arg == "-" { Input::Stdin } else { Input::File(PathBuf::from(arg)) }
+    }
+
+    /// The name used in messages.
+    pub fn display_name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".into(),
+            Input::File(p) => p.display().to_string(),
+        }
+    }
+
+    pub fn read(&self) -> Result<Vec<u8>, CliError> {
+        let mut buf = Vec::new();
+        let res = match self {
+            Input::Stdin => std::io::stdin().lock().read_to_end(&mut buf).map(|_| ()),
+            Input::File(p) => std::fs::read(p).map(|b| buf = b),
+        };
+        res.map_err(|err| CliError::Read { path: self.display_name(), err })?;
+        Ok(buf)
+    }
+}
+
+/// Where output goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Output {
+    pub fn from_arg(arg: &OsStr) -> Output {
+        if arg == "-" { Output::Stdout } else { Output::File(PathBuf::from(arg)) }
+    }
+
+    pub fn write(&self, bytes: &[u8]) -> Result<(), CliError> {
+        match self {
+            Output::Stdout => write_stdout(bytes),
+            Output::File(p) => {
+                std::fs::write(p, bytes).map_err(|err| CliError::Write { path: p.clone(), err })
+            }
+        }
+    }
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`spvlab dis x.spv | head`) is not an error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(err) => Err(CliError::Write { path: PathBuf::from("<stdout>"), err }),
+    }
+}
+
+pub fn print_stdout(text: &str) -> Result<(), CliError> {
+    write_stdout(text.as_bytes())
+}
