@@ -21,6 +21,7 @@ pub mod env;
 pub mod grammar;
 pub mod module;
 pub mod text;
+pub mod valid;
 
 pub use diag::{Diagnostic, Severity, Span};
 pub use env::TargetEnv;

@@ -4,7 +4,7 @@
 //! instruction whose operands do not fit the grammar is printed in raw form
 //! (`!0x...` words) with a comment saying what is wrong.
 
-mod names;
+pub(crate) mod names;
 pub mod num;
 
 use crate::Diagnostic;
