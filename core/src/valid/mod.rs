@@ -18,6 +18,7 @@ pub use context::Context;
 
 use crate::text::asm::InstSpan;
 use crate::{Diagnostic, Module, Span, TargetEnv, binary};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 /// Validator options, named after spirv-val's flags.
@@ -119,6 +120,78 @@ impl Limits {
     }
 }
 
+/// A spirv-val command-line option that could not be applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionError {
+    /// Not a spirv-val option.
+    Unknown(String),
+    /// A `--max-*` option without its number.
+    MissingValue(String),
+    /// A `--max-*` value that is not a number.
+    BadValue { option: String, value: String },
+}
+
+impl core::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            OptionError::Unknown(o) => write!(f, "unknown option `{o}`"),
+            OptionError::MissingValue(o) => write!(f, "option `{o}` needs a number"),
+            OptionError::BadValue { option, value } => {
+                write!(f, "option `{option}`: `{value}` is not a number")
+            }
+        }
+    }
+}
+
+impl Options {
+    /// Apply spirv-val's options, given as separate arguments (`--max-struct-depth 10`
+    /// or `--max-struct-depth=10`; flags alone otherwise). `--target-env` is not one
+    /// of them: set `env` directly.
+    pub fn apply_args<'a>(
+        &mut self,
+        args: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), OptionError> {
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let (name, inline) = match arg.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (arg, None),
+            };
+            let flag = match name {
+                "--before-hlsl-legalization" => &mut self.before_hlsl_legalization,
+                "--relax-logical-pointer" => &mut self.relax_logical_pointer,
+                "--relax-block-layout" => &mut self.relax_block_layout,
+                "--uniform-buffer-standard-layout" => &mut self.uniform_buffer_standard_layout,
+                "--scalar-block-layout" => &mut self.scalar_block_layout,
+                "--workgroup-scalar-block-layout" => &mut self.workgroup_scalar_block_layout,
+                "--skip-block-layout" => &mut self.skip_block_layout,
+                "--relax-struct-store" => &mut self.relax_struct_store,
+                "--allow-localsizeid" => &mut self.allow_localsizeid,
+                _ => {
+                    let Some(limit) = name.strip_prefix("--").filter(|n| n.starts_with("max-"))
+                    else {
+                        return Err(OptionError::Unknown(name.into()));
+                    };
+                    let value = match inline {
+                        Some(v) => v,
+                        None => args.next().ok_or_else(|| OptionError::MissingValue(name.into()))?,
+                    };
+                    let n: u32 = value.parse().map_err(|_| OptionError::BadValue {
+                        option: name.into(),
+                        value: value.into(),
+                    })?;
+                    if !self.limits.set(limit, n) {
+                        return Err(OptionError::Unknown(name.into()));
+                    }
+                    continue;
+                }
+            };
+            *flag = true;
+        }
+        Ok(())
+    }
+}
+
 /// One validation pass.
 pub type Pass = fn(&mut Context<'_>);
 
@@ -157,6 +230,28 @@ pub fn validate(module: &Module, opts: &Options) -> Vec<Diagnostic> {
         }
     }
     cx.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spirv_val_options() {
+        let mut o = Options::default();
+        o.apply_args(["--before-hlsl-legalization", "--max-struct_depth", "7", "--max-id-bound=9"])
+            .unwrap();
+        assert!(o.before_hlsl_legalization);
+        assert_eq!((o.limits.max_struct_depth, o.limits.max_id_bound), (7, 9));
+        o.apply_args(["--max-struct-depth", "8"]).unwrap();
+        assert_eq!(o.limits.max_struct_depth, 8);
+        assert_eq!(o.apply_args(["--frobnicate"]), Err(OptionError::Unknown("--frobnicate".into())));
+        assert_eq!(
+            o.apply_args(["--max-function-args"]),
+            Err(OptionError::MissingValue("--max-function-args".into()))
+        );
+        assert!(matches!(o.apply_args(["--max-function-args", "x"]), Err(OptionError::BadValue { .. })));
+    }
 }
 
 /// Turn the word spans of diagnostics into text spans, with the assembler's
