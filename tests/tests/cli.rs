@@ -343,6 +343,17 @@ fn as_flags_match_spirv_as() {
 }
 
 #[test]
+fn every_target_env_writes_the_version_word_spirv_as_writes() {
+    for &(env, _) in spvlab_core::env::TARGET_ENVS {
+        let flags = ["--target-env", env];
+        let o = run_in(&root(), &["as", "--target-env", env, "-", "-o", "-"], MODULE.as_bytes());
+        assert_exit(&o, 0);
+        let Some(reference) = reference_as("every_target_env", MODULE, &flags) else { return };
+        assert_eq!(o.stdout, reference, "spvlab as --target-env {env}");
+    }
+}
+
+#[test]
 fn dis_matches_spirv_dis() {
     let test = "dis_matches_spirv_dis";
     let Some(binary) = reference_as(test, MODULE, &[]) else { return };
