@@ -338,6 +338,12 @@ fn generate(dir: &Path) -> Result<String, String> {
     }
     out.push_str("];\n\n");
 
+    out.push_str("/// Every core opcode by its canonical name, for matching in code.\n#[allow(non_upper_case_globals)]\npub mod op {\n");
+    for i in &insts {
+        writeln!(out, "    pub const {}: u16 = {};", str_of(i, "opname"), i["opcode"]).unwrap();
+    }
+    out.push_str("}\n\n");
+
     out.push_str("/// The extended instruction sets, by import name.\npub static EXT_INST_SETS: &[ExtInstSetDesc] = &[\n");
     for (import, prefix_match, grammar, local) in &ext_sets {
         let mut ins: Vec<&Value> = grammar["instructions"].as_array().into_iter().flatten().collect();

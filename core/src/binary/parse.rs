@@ -9,7 +9,7 @@
 //! * optional and variadic operands.
 
 use super::BinaryError;
-use crate::grammar::{self, Category, ExtInstSetDesc, OperandKind, Quantifier};
+use crate::grammar::{self, op, Category, ExtInstSetDesc, OperandKind, Quantifier};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -142,12 +142,6 @@ impl<T: Copy + Default> IdMap<T> {
     }
 }
 
-const OP_EXT_INST_IMPORT: u16 = 11;
-const OP_TYPE_INT: u16 = 21;
-const OP_TYPE_FLOAT: u16 = 22;
-const OP_CONSTANT: u16 = 43;
-const OP_SPEC_CONSTANT: u16 = 50;
-const OP_SWITCH: u16 = 251;
 
 /// The operand parser, carrying the context built from earlier instructions.
 #[derive(Clone, Debug)]
@@ -288,7 +282,7 @@ impl OperandParser {
 
     fn record(&mut self, opcode: u16, desc: &grammar::InstructionDesc, words: &[u32]) {
         match opcode {
-            OP_TYPE_INT => {
+            op::OpTypeInt => {
                 if let [id, width, signed, ..] = *words {
                     self.types.set(
                         id,
@@ -299,13 +293,13 @@ impl OperandParser {
                     );
                 }
             }
-            OP_TYPE_FLOAT => {
+            op::OpTypeFloat => {
                 if let [id, width, ..] = *words {
                     let enc = words.get(2).map_or(FloatEnc::Ieee, |&e| float_enc(e));
                     self.types.set(id, NumType::Float { width, enc });
                 }
             }
-            OP_EXT_INST_IMPORT => {
+            op::OpExtInstImport => {
                 if let [id, ref name @ ..] = *words {
                     let n = decode_string(name);
                     self.ext_sets.set(id, ext_set_for_import(&n));
@@ -348,7 +342,7 @@ impl OperandParser {
             match kind {
                 K::PairLiteralIntegerIdRef => {
                     stack.push((K::IdRef, Quantifier::One));
-                    let lit = if opcode == OP_SWITCH {
+                    let lit = if opcode == op::OpSwitch {
                         K::LiteralContextDependentNumber
                     } else {
                         K::LiteralInteger
@@ -388,7 +382,7 @@ impl OperandParser {
                         }
                     }
                     len = j - i + 1;
-                    if opcode == OP_EXT_INST_IMPORT {
+                    if opcode == op::OpExtInstImport {
                         let name = decode_string(&words[i..=j]);
                         if let ExtSet::Unknown = ext_set_for_import(&name) {
                             return Err(BinaryError::UnknownExtInstImport {
@@ -401,20 +395,20 @@ impl OperandParser {
                 }
                 K::LiteralContextDependentNumber => {
                     let type_id = match opcode {
-                        OP_CONSTANT | OP_SPEC_CONSTANT => words[0],
-                        OP_SWITCH => self.value_types.get(words[0]),
+                        op::OpConstant | op::OpSpecConstant => words[0],
+                        op::OpSwitch => self.value_types.get(words[0]),
                         _ => 0,
                     };
                     num = if type_id == 0
-                        && opcode != OP_CONSTANT
-                        && opcode != OP_SPEC_CONSTANT
-                        && opcode != OP_SWITCH
+                        && opcode != op::OpConstant
+                        && opcode != op::OpSpecConstant
+                        && opcode != op::OpSwitch
                     {
                         NumType::U32
                     } else {
                         self.types.get(type_id)
                     };
-                    if opcode == OP_SWITCH && !matches!(num, NumType::Int { .. }) {
+                    if opcode == op::OpSwitch && !matches!(num, NumType::Int { .. }) {
                         num = NumType::None;
                     }
                     if num == NumType::None {

@@ -6,7 +6,7 @@
 mod generated;
 
 pub use generated::{
-    EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
+    op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
     OperandKind, VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION,
 };
 
@@ -213,6 +213,13 @@ mod tests {
         assert_eq!(d.name, "OpConstantDataKHR");
         assert_eq!(instruction_by_name("OpFMod").unwrap().opcode, 141);
         assert!(instruction(0xffff).is_none());
+    }
+
+    #[test]
+    fn opcode_constants_match_the_table() {
+        assert_eq!(op::OpSwitch, 251);
+        assert_eq!(op::OpConstantDataKHR, 5147);
+        assert_eq!(instruction(op::OpLoopMerge).unwrap().name, "OpLoopMerge");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use super::numbers::{FloatFormat, NumError, parse_float, parse_int, parse_u32_ba
 use super::suggest;
 use super::{AsmOptions, AsmOutput, InstSpan};
 use crate::grammar::{
+    op,
     self, Category, ExtInstSetDesc, InstructionDesc, OperandDesc, OperandKind, Quantifier,
 };
 use crate::{Diagnostic, Severity, Span};
@@ -36,13 +37,6 @@ const SPEC_CONSTANT_OPS: &[&str] = &[
     "CooperativeMatrixLengthNV", "CooperativeMatrixLengthKHR",
 ];
 
-const OP_CONSTANT: u16 = 43;
-const OP_SPEC_CONSTANT: u16 = 50;
-const OP_SWITCH: u16 = 251;
-const OP_EXT_INST_IMPORT: u16 = 11;
-const OP_EXT_INST: u16 = 12;
-const OP_TYPE_INT: u16 = 21;
-const OP_TYPE_FLOAT: u16 = 22;
 
 #[derive(Clone, Copy, Debug)]
 enum TypeInfo {
@@ -696,7 +690,7 @@ impl<'a> Asm<'a> {
             OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
                 let id = self.id_token(i, false)?;
                 self.words.push(id);
-                let is_ext = self.opcode == OP_EXT_INST
+                let is_ext = self.opcode == op::OpExtInst
                     || grammar::instruction(self.opcode).is_some_and(|d| d.name == "OpExtInstWithForwardRefsKHR");
                 if is_ext && self.words.len() - self.ws == 4 {
                     match self.ext_sets.get(id) {
@@ -722,7 +716,7 @@ impl<'a> Asm<'a> {
                 self.words.push(v as u32);
             }
             OperandKind::LiteralContextDependentNumber => {
-                let ty = if self.opcode == OP_CONSTANT || self.opcode == OP_SPEC_CONSTANT {
+                let ty = if self.opcode == op::OpConstant || self.opcode == op::OpSpecConstant {
                     match self.types.get(self.result_type) {
                         Some(t @ (TypeInfo::Int { .. } | TypeInfo::Float { .. })) => t,
                         _ => {
@@ -740,7 +734,7 @@ impl<'a> Asm<'a> {
                             return Err(d);
                         }
                     }
-                } else if self.opcode == OP_SWITCH {
+                } else if self.opcode == op::OpSwitch {
                     let sel = self.words.get(self.ws + 1).copied().unwrap_or(0);
                     match self.value_type(sel) {
                         Some(t @ TypeInfo::Int { .. }) => t,
@@ -772,7 +766,7 @@ impl<'a> Asm<'a> {
                         .with_help("strings are written in double quotes, e.g. \"main\""));
                 }
                 let bytes = self.string(i);
-                if self.opcode == OP_EXT_INST_IMPORT {
+                if self.opcode == op::OpExtInstImport {
                     let name = core::str::from_utf8(&bytes).unwrap_or("");
                     let set = match grammar::ext_inst_set(name) {
                         Some(set) => Some(ExtSet::Known { set, non_semantic: name.starts_with("NonSemantic.") }),
@@ -953,13 +947,13 @@ impl<'a> Asm<'a> {
                 .with_help("each type needs its own result id"));
             }
             let info = match desc.opcode {
-                OP_TYPE_INT => {
+                op::OpTypeInt => {
                     if n != 4 {
                         return Err(Diagnostic::error(code::BAD_TYPE_INSTRUCTION, self.span(first), "OpTypeInt must have exactly a width and a signedness"));
                     }
                     TypeInfo::Int { width: self.words[ws + 2], signed: self.words[ws + 3] != 0 }
                 }
-                OP_TYPE_FLOAT => {
+                op::OpTypeFloat => {
                     if n != 3 && n != 4 {
                         return Err(Diagnostic::error(code::BAD_TYPE_INSTRUCTION, self.span(first), "OpTypeFloat must have a width and at most an encoding"));
                     }
