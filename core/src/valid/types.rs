@@ -38,6 +38,14 @@ const EM_LOCAL_SIZE_ID: u32 = 38;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
+        code: "types.vulkan-storage-class",
+        summary: "Vulkan has no CrossWorkgroup, Generic or AtomicCounter storage class.",
+        explanation: "The Vulkan environment allows only the storage classes its memory model \
+                      describes (VUID-StandaloneSpirv-None-04643); OpenCL's CrossWorkgroup and \
+                      Generic, and AtomicCounter, cannot be used. Fix: use StorageBuffer, \
+                      Workgroup or another Vulkan storage class.",
+    },
+    Rule {
         code: "types.int-width",
         summary: "Integer types other than 32-bit need a capability.",
         explanation: "OpTypeInt of width 8, 16 or 64 needs Int8, Int16 or Int64 (8- and 16-bit \
@@ -143,6 +151,32 @@ pub(super) fn check(cx: &mut Context<'_>) {
     scopes(cx);
     undef(cx, &declared);
     coopmat_local_size_id(cx);
+    vulkan_storage_classes(cx);
+}
+
+/// Storage classes Vulkan does not have (VUID-StandaloneSpirv-None-04643).
+fn vulkan_storage_classes(cx: &mut Context<'_>) {
+    if !cx.opts.env.is_vulkan() {
+        return;
+    }
+    for i in 0..cx.insts().len() {
+        let inst = &cx.insts()[i];
+        if inst.opcode != OP_TYPE_POINTER && inst.opcode != 4417 {
+            continue;
+        }
+        let Some(&sc) = inst.operands.get(1) else { continue };
+        // CrossWorkgroup, Generic, AtomicCounter, CodeSectionINTEL, DeviceOnlyINTEL, HostOnlyINTEL.
+        if matches!(sc, 5 | 8 | 10 | 5605 | 5936 | 5937) {
+            let scname = OperandKind::StorageClass.enumerant(sc).map_or("?", |e| e.name);
+            let env = cx.opts.env.name();
+            let d = cx.error(
+                "types.vulkan-storage-class",
+                i,
+                String::from("[VUID-StandaloneSpirv-None-04643] Invalid storage class for target environment"),
+            );
+            d.label = format!("storage class {scname} does not exist in {env}");
+        }
+    }
 }
 
 fn int_value(cx: &Context<'_>, id: u32) -> Option<u32> {
