@@ -574,3 +574,35 @@ fn env_capability(cx: &mut Context<'_>, declared: &Declared, i: usize, cap: u32,
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::valid::rules::rule;
+
+    /// Every code this family emits (a string literal `"<family>.<name>"` in its
+    /// sources) has a RULES entry.
+    #[test]
+    fn emitted_codes_are_in_the_rule_table() {
+        let sources = [
+            include_str!("caps.rs"),
+            include_str!("version.rs"),
+            include_str!("types.rs"),
+            include_str!("ext/vla.rs"),
+            include_str!("ext/constant_data.rs"),
+            include_str!("ext/untyped.rs"),
+        ];
+        let mut n = 0;
+        for src in sources {
+            for part in src.split('"').skip(1).step_by(2) {
+                let is_code = ["caps.", "version.", "types.", "ext."].iter().any(|p| part.starts_with(p))
+                    && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.');
+                let is_code = is_code && !part.ends_with(".rs");
+                if is_code {
+                    assert!(rule(part).is_some(), "{part} has no RULES entry");
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 20, "found only {n} codes");
+    }
+}
