@@ -128,11 +128,10 @@ impl Declared {
     fn add_cap(&mut self, c: u32) {
         let mut stack = alloc::vec![c];
         while let Some(c) = stack.pop() {
-            if self.caps.insert(c) {
-                if let Some(e) = OperandKind::Capability.enumerant(c) {
+            if self.caps.insert(c)
+                && let Some(e) = OperandKind::Capability.enumerant(c) {
                     stack.extend_from_slice(e.capabilities);
                 }
-            }
         }
     }
 
@@ -273,11 +272,10 @@ pub(super) fn check(cx: &mut Context<'_>) {
             }
         }
 
-        if opcode == OP_CAPABILITY {
-            if let Some(&c) = cx.insts()[i].operands.first() {
+        if opcode == OP_CAPABILITY
+            && let Some(&c) = cx.insts()[i].operands.first() {
                 env_capability(cx, &declared, i, c, env);
             }
-        }
     }
     let _ = module_version;
 }
@@ -340,13 +338,12 @@ fn instruction_version(
         }
         _ => {}
     }
-    if let Some(l) = last {
-        if mv > l {
+    if let Some(l) = last
+        && mv > l {
             let msg = format!("{opname} requires SPIR-V version {} or earlier", ver(l));
             let d = cx.error("caps.instruction-removed", i, msg);
             d.label = format!("{name} was removed after SPIR-V {}; this module is version {}", ver(l), ver(mv));
         }
-    }
 }
 
 /// The capabilities that enable an operand value, with spirv-val's exceptions.
@@ -425,8 +422,8 @@ fn operand_value(
             }
         }
     }
-    if let Some(l) = e.last_version {
-        if mv > l {
+    if let Some(l) = e.last_version
+        && mv > l {
             let msg = format!(
                 "{nth} operand of {opname}: operand {}({word}) requires SPIR-V version {} or earlier",
                 e.name,
@@ -435,7 +432,6 @@ fn operand_value(
             let d = cx.error("caps.operand-removed", i, msg);
             d.label = format!("{kind_name} {} was removed after SPIR-V {}; this module is version {}", e.name, ver(l), ver(mv));
         }
-    }
 }
 
 // ---------------------------------------------------------------------------

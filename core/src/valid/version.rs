@@ -168,11 +168,10 @@ fn interfaces(cx: &mut Context<'_>) {
             }
             _ => {
                 let Some((_, f)) = cur.as_mut() else { continue };
-                if inst.opcode == OP_FUNCTION_CALL {
-                    if let Some(&callee) = inst.operands.get(2) {
+                if inst.opcode == OP_FUNCTION_CALL
+                    && let Some(&callee) = inst.operands.get(2) {
                         f.calls.push(callee);
                     }
-                }
                 for (k, op) in cx.operands(i).iter().enumerate() {
                     if !op.kind.is_id() || op.kind == crate::grammar::OperandKind::IdResult {
                         continue;
@@ -213,11 +212,10 @@ fn interfaces(cx: &mut Context<'_>) {
                 }
             }
             for &c in &funcs[f].1.calls {
-                if let Some(g) = find(c) {
-                    if !seen[g] {
+                if let Some(g) = find(c)
+                    && !seen[g] {
                         stack.push(g);
                     }
-                }
             }
         }
         if missing.is_empty() {

@@ -205,13 +205,12 @@ fn variable(cx: &mut Context<'_>, i: usize) {
         d.label = String::from("no Data Type");
         d.help = Some(String::from("add the type of the object in memory after the storage class"));
     }
-    if let (Some(dt), Some(iv)) = (data, init) {
-        if cx.type_of(iv).is_some_and(|t| t != dt) {
+    if let (Some(dt), Some(iv)) = (data, init)
+        && cx.type_of(iv).is_some_and(|t| t != dt) {
             let (dn, iname) = (cx.name(dt), cx.name(iv));
             let d = cx.error("ext.untyped-data-type", i, format!("Initializer {iname} must have the Data Type {dn}"));
             d.label = String::from("initializer type differs from the Data Type");
         }
-    }
 }
 
 fn access_chain(cx: &mut Context<'_>, i: usize) {
