@@ -11,8 +11,12 @@
 //! a stage finds errors, later stages (which assume its guarantees, e.g. that every
 //! id is defined once) are skipped, so no cascade of follow-on noise is reported.
 
+mod caps;
 mod context;
+mod ext;
 pub mod rules;
+mod types;
+mod version;
 
 pub use context::Context;
 
@@ -201,11 +205,18 @@ pub type Pass = fn(&mut Context<'_>);
 /// that the module's layout and function/block structure are sound).
 pub static PASSES: &[&[(&str, Pass)]] = &[
     // Stage 0: the binary itself.
-    &[],
+    &[("version-env", version::check_env)],
     // Stage 1: layout, ids, function and block structure.
     &[],
     // Stage 2: everything that needs a sound structure.
-    &[],
+    &[
+        ("capabilities", caps::check),
+        ("versions", version::check),
+        ("types", types::check),
+        ("ext-vla", ext::vla::check),
+        ("ext-constant-data", ext::constant_data::check),
+        ("ext-untyped", ext::untyped::check),
+    ],
 ];
 
 /// Validate a binary given as words (either byte order is accepted by the reader).

@@ -14,7 +14,15 @@ pub struct Rule {
 }
 
 /// Every family's rule table. Add a family's `RULES` here.
-static FAMILIES: &[&[Rule]] = &[GENERAL];
+static FAMILIES: &[&[Rule]] = &[
+    GENERAL,
+    super::caps::RULES,
+    super::version::RULES,
+    super::types::RULES,
+    super::ext::vla::RULES,
+    super::ext::constant_data::RULES,
+    super::ext::untyped::RULES,
+];
 
 /// Rules that belong to no family.
 static GENERAL: &[Rule] = &[Rule {

@@ -1,0 +1,141 @@
+//! SPV_KHR_constant_data: OpConstantDataKHR, OpSpecConstantDataKHR and the
+//! UTFEncodedKHR decoration.
+
+use super::{has_decoration, scalar_int};
+use crate::diag::Related;
+use crate::valid::Context;
+use crate::valid::rules::Rule;
+use alloc::format;
+use alloc::string::String;
+
+const OP_CONSTANT: u16 = 43;
+const OP_SPEC_CONSTANT: u16 = 50;
+const OP_TYPE_ARRAY: u16 = 28;
+const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
+const OP_DECORATE: u16 = 71;
+const OP_CONSTANT_DATA: u16 = 5147;
+const OP_SPEC_CONSTANT_DATA: u16 = 5148;
+const DEC_ARRAY_STRIDE: u32 = 6;
+const DEC_UTF_ENCODED: u32 = 5145;
+
+pub(in crate::valid) static RULES: &[Rule] = &[
+    Rule {
+        code: "ext.constant-data-type",
+        summary: "Constant data is an array of scalar integers.",
+        explanation: "SPV_KHR_constant_data: the Result Type of OpConstantDataKHR and \
+                      OpSpecConstantDataKHR must be an array (OpTypeArray) whose elements are a \
+                      scalar integer type. Fix: declare e.g. `%arr = OpTypeArray %uchar %len`.",
+    },
+    Rule {
+        code: "ext.constant-data-array-stride",
+        summary: "The array type of constant data must not be decorated ArrayStride.",
+        explanation: "SPV_KHR_constant_data: Result Type must not be decorated with ArrayStride \
+                      (data is packed with no padding; a stride would either be ignored or imply \
+                      padding). Use OpCopyLogical to move the data to a strided type.",
+    },
+    Rule {
+        code: "ext.constant-data-length",
+        summary: "The number of data words matches the array's length and element width.",
+        explanation: "SPV_KHR_constant_data: the number of words in Data must equal the number of \
+                      words needed for all elements of the array, packed without padding, \
+                      rounded up to a whole word: ceil(length * width / 32).",
+    },
+    Rule {
+        code: "ext.utf-encoded-type",
+        summary: "UTFEncodedKHR decorates only arrays of 8-bit integers.",
+        explanation: "SPV_KHR_constant_data: UTFEncodedKHR decorates an array type with scalar \
+                      integer elements, and the Width of each element must be 8.",
+    },
+];
+
+pub(in crate::valid) fn check(cx: &mut Context<'_>) {
+    for i in 0..cx.insts().len() {
+        let inst = &cx.insts()[i];
+        match inst.opcode {
+            OP_CONSTANT_DATA | OP_SPEC_CONSTANT_DATA => data(cx, i),
+            OP_DECORATE if inst.operands.get(1) == Some(&DEC_UTF_ENCODED) => {
+                let Some(&t) = inst.operands.first() else { continue };
+                let ok = cx.def_inst(t).is_some_and(|a| {
+                    matches!(a.opcode, OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY)
+                        && a.operands.get(1).and_then(|&e| scalar_int(cx, e)).is_some_and(|(w, _)| w == 8)
+                });
+                if !ok {
+                    let n = cx.name(t);
+                    let rel = cx.def(t).map(|di| cx.span(di));
+                    let d = cx.error(
+                        "ext.utf-encoded-type",
+                        i,
+                        format!("UTFEncodedKHR decorates {n}, which is not an array of 8-bit integers"),
+                    );
+                    d.label = String::from("UTFEncodedKHR applies only to arrays of 8-bit integers");
+                    if let Some(s) = rel {
+                        d.related.push(Related { span: s, label: format!("{n} is declared here") });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn data(cx: &mut Context<'_>, i: usize) {
+    let inst = &cx.insts()[i];
+    let opname = if inst.opcode == OP_CONSTANT_DATA { "OpConstantDataKHR" } else { "OpSpecConstantDataKHR" };
+    let Some(&rt) = inst.operands.first() else { return };
+    let words = inst.operands.len().saturating_sub(2) as u64;
+    let tname = cx.name(rt);
+    let tdef = cx.def(rt);
+    let rel = tdef.map(|d| cx.span(d));
+    let arr = cx.def_inst(rt).filter(|a| a.opcode == OP_TYPE_ARRAY);
+    let elem = arr.and_then(|a| a.operands.get(1).copied());
+    let width = elem.and_then(|e| scalar_int(cx, e)).map(|(w, _)| w);
+    let (Some(arr), Some(width)) = (arr, width) else {
+        let d = cx.error(
+            "ext.constant-data-type",
+            i,
+            format!("{opname}'s Result Type {tname} must be an array of scalar integer type elements"),
+        );
+        d.label = format!("{tname} is not an OpTypeArray of integers");
+        if let Some(s) = rel {
+            d.related.push(Related { span: s, label: format!("{tname} is declared here") });
+        }
+        return;
+    };
+    if let Some(at) = has_decoration(cx, rt, DEC_ARRAY_STRIDE) {
+        let s = cx.span(at);
+        let d = cx.error(
+            "ext.constant-data-array-stride",
+            i,
+            format!("{opname}'s Result Type {tname} must not be decorated with ArrayStride"),
+        );
+        d.label = String::from("constant data is packed without padding");
+        d.related.push(Related { span: s, label: format!("{tname} is decorated ArrayStride here") });
+        d.help = Some(String::from("declare an array type without ArrayStride for the data, and OpCopyLogical it to a strided one if needed"));
+    }
+    // The length, when it is a (spec) constant with a known value.
+    let Some(len_id) = arr.operands.get(2).copied() else { return };
+    let Some(len_inst) = cx.def_inst(len_id) else { return };
+    if !matches!(len_inst.opcode, OP_CONSTANT | OP_SPEC_CONSTANT) {
+        return;
+    }
+    let Some(&lo) = len_inst.operands.get(2) else { return };
+    let hi = len_inst.operands.get(3).copied().unwrap_or(0) as u64;
+    let len = (hi << 32) | lo as u64;
+    let bits = len.saturating_mul(width as u64);
+    let need = bits.div_ceil(32);
+    if need != words {
+        let lname = cx.name(len_id);
+        let d = cx.error(
+            "ext.constant-data-length",
+            i,
+            format!(
+                "{opname} has {words} data word(s), but its Result Type {tname} ({len} elements of {width} bits, {lname}) needs {need}"
+            ),
+        );
+        d.label = format!("expected {need} data word(s)");
+        if let Some(s) = rel {
+            d.related.push(Related { span: s, label: format!("{tname} is declared here") });
+        }
+        d.help = Some(String::from("data is packed without padding, rounded up to a whole 32-bit word"));
+    }
+}
