@@ -11,8 +11,15 @@
 //! a stage finds errors, later stages (which assume its guarantees, e.g. that every
 //! id is defined once) are skipped, so no cascade of follow-on noise is reported.
 
+mod adjacency;
 mod context;
+mod function;
+mod ids;
+mod layout;
+mod limits;
+mod misc;
 pub mod rules;
+mod ssa;
 
 pub use context::Context;
 
@@ -201,11 +208,16 @@ pub type Pass = fn(&mut Context<'_>);
 /// that the module's layout and function/block structure are sound).
 pub static PASSES: &[&[(&str, Pass)]] = &[
     // Stage 0: the binary itself.
-    &[],
+    &[("ids", ids::check_ids)],
     // Stage 1: layout, ids, function and block structure.
-    &[],
+    &[("layout", layout::check_layout), ("adjacency", adjacency::check_adjacency)],
     // Stage 2: everything that needs a sound structure.
-    &[],
+    &[
+        ("ssa", ssa::check_ssa),
+        ("function", function::check_functions),
+        ("limits", limits::check_limits),
+        ("misc", misc::check_misc),
+    ],
 ];
 
 /// Validate a binary given as words (either byte order is accepted by the reader).

@@ -14,7 +14,16 @@ pub struct Rule {
 }
 
 /// Every family's rule table. Add a family's `RULES` here.
-static FAMILIES: &[&[Rule]] = &[GENERAL];
+static FAMILIES: &[&[Rule]] = &[
+    GENERAL,
+    super::ids::RULES,
+    super::layout::RULES,
+    super::adjacency::RULES,
+    super::ssa::RULES,
+    super::function::RULES,
+    super::limits::RULES,
+    super::misc::RULES,
+];
 
 /// Rules that belong to no family.
 static GENERAL: &[Rule] = &[Rule {

@@ -1,0 +1,128 @@
+//! Miscellaneous rules: OpUndef of void or of 8/16-bit types in shaders,
+//! OpReadClockKHR, storage classes the Vulkan environment forbids.
+
+use super::Context;
+use super::ids::{cap, op, sc};
+use super::rules::Rule;
+use alloc::format;
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        code: "misc.undef-type",
+        summary: "OpUndef cannot have void type, nor (in shaders) an 8- or 16-bit type without its capability.",
+        explanation: "An undefined value needs a type with values: void has none. In shaders, \
+                      8- and 16-bit integers and 16-bit floats declared only for storage \
+                      (without the Int8, Int16 or Float16 capability) can only be loaded and \
+                      stored, so OpUndef cannot create them.",
+    },
+    Rule {
+        code: "misc.read-clock",
+        summary: "OpReadClockKHR returns a 64-bit unsigned integer or two 32-bit ones, at Subgroup or Device scope.",
+        explanation: "SPV_KHR_shader_clock: the result is a 64-bit unsigned integer or a vector \
+                      of two 32-bit unsigned integers; the Scope is a valid scope, Subgroup or \
+                      Device in Vulkan, and Subgroup, Workgroup or Device otherwise.",
+    },
+    Rule {
+        code: "misc.vulkan-storage-class",
+        summary: "Vulkan does not allow the CrossWorkgroup or Generic storage classes.",
+        explanation: "VUID-StandaloneSpirv-None-04643: Vulkan shaders only use the storage \
+                      classes listed by the Vulkan specification; CrossWorkgroup and Generic \
+                      belong to OpenCL kernels.",
+    },
+];
+
+/// Whether `ty` is or contains an 8/16-bit scalar whose capability is missing.
+fn limited_use(cx: &Context<'_>, ty: u32, int8: bool, int16: bool, float16: bool, depth: u32) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let Some((opc, ops)) = cx.type_def(ty) else { return false };
+    match opc {
+        op::TYPE_INT => match ops.first() {
+            Some(8) => !int8,
+            Some(16) => !int16,
+            _ => false,
+        },
+        op::TYPE_FLOAT => ops.first() == Some(&16) && !float16,
+        op::TYPE_VECTOR | op::TYPE_MATRIX | op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY => {
+            ops.first().is_some_and(|&e| limited_use(cx, e, int8, int16, float16, depth + 1))
+        }
+        op::TYPE_STRUCT => ops.iter().any(|&m| limited_use(cx, m, int8, int16, float16, depth + 1)),
+        _ => false,
+    }
+}
+
+pub(super) fn check_misc(cx: &mut Context<'_>) {
+    let shader = cx.declares_capability(cap::SHADER);
+    let int8 = cx.declares_capability(cap::INT8);
+    let int16 = cx.declares_capability(cap::INT16);
+    let float16 = cx.declares_capability(cap::FLOAT16);
+    let vulkan = cx.opts.env.is_vulkan();
+    for i in 0..cx.insts().len() {
+        let inst = &cx.insts()[i];
+        match inst.opcode {
+            op::UNDEF => {
+                let ty = inst.operands.first().copied().unwrap_or(0);
+                if cx.type_def(ty).map(|t| t.0) == Some(op::TYPE_VOID) {
+                    cx.error("misc.undef-type", i, alloc::string::String::from("OpUndef cannot have void type"));
+                } else if shader && limited_use(cx, ty, int8, int16, float16, 0) {
+                    let t = cx.name(ty);
+                    cx.error(
+                        "misc.undef-type",
+                        i,
+                        format!("OpUndef of {t}: 8- and 16-bit types without the Int8, Int16 or Float16 capability cannot be undefined values"),
+                    );
+                }
+            }
+            op::TYPE_POINTER if vulkan => {
+                let class = inst.operands.get(1).copied().unwrap_or(0);
+                if class == sc::CROSS_WORKGROUP || class == sc::GENERIC {
+                    let name = if class == sc::GENERIC { "Generic" } else { "CrossWorkgroup" };
+                    cx.error(
+                        "misc.vulkan-storage-class",
+                        i,
+                        format!("the {name} storage class is not allowed in the Vulkan environment"),
+                    );
+                }
+            }
+            op::READ_CLOCK_KHR => check_read_clock(cx, i, vulkan),
+            _ => {}
+        }
+    }
+}
+
+fn check_read_clock(cx: &mut Context<'_>, i: usize, vulkan: bool) {
+    let inst = &cx.insts()[i];
+    let ty = inst.operands.first().copied().unwrap_or(0);
+    let scope = inst.operands.get(2).copied().unwrap_or(0);
+    let uint_width = |t: u32| match cx.type_def(t) {
+        Some((op::TYPE_INT, o)) if o.get(1) == Some(&0) => o.first().copied(),
+        _ => None,
+    };
+    let ok_type = uint_width(ty) == Some(64)
+        || matches!(cx.type_def(ty), Some((op::TYPE_VECTOR, o)) if o.get(1) == Some(&2) && o.first().and_then(|&e| uint_width(e)) == Some(32));
+    if !ok_type {
+        let t = cx.name(ty);
+        cx.error(
+            "misc.read-clock",
+            i,
+            format!("OpReadClockKHR returns {t}: it must be a 64-bit unsigned integer or a vector of two 32-bit unsigned integers"),
+        );
+        return;
+    }
+    let value = cx.def_inst(scope).filter(|d| d.opcode == op::CONSTANT).and_then(|d| d.operands.get(2).copied());
+    let Some(v) = value else { return };
+    // Scope values: CrossDevice 0, Device 1, Workgroup 2, Subgroup 3, Invocation 4, QueueFamily 5, ShaderCall 6.
+    let msg = if v > 6 {
+        Some(format!("{v} is not a valid scope"))
+    } else if vulkan && v != 1 && v != 3 {
+        Some(alloc::string::String::from("in Vulkan the scope must be Subgroup or Device"))
+    } else if !vulkan && !(1..=3).contains(&v) {
+        Some(alloc::string::String::from("the scope must be Subgroup, Workgroup or Device"))
+    } else {
+        None
+    };
+    if let Some(m) = msg {
+        cx.error("misc.read-clock", i, format!("OpReadClockKHR: {m}"));
+    }
+}
