@@ -29,6 +29,13 @@ pub(super) static RULES: &[Rule] = &[
                       classes listed by the Vulkan specification; CrossWorkgroup and Generic \
                       belong to OpenCL kernels.",
     },
+    Rule {
+        code: "misc.coop-matrix-local-size-id",
+        summary: "A Workgroup-scope cooperative matrix type must come after the LocalSizeId constants.",
+        explanation: "SPV_NV_cooperative_matrix2: a cooperative matrix type with Workgroup \
+                      scope depends on the workgroup size, so the constants named by the \
+                      LocalSizeId execution mode must be defined before the type is declared.",
+    },
 ];
 
 /// Whether `ty` is or contains an 8/16-bit scalar whose capability is missing.
@@ -86,6 +93,7 @@ pub(super) fn check_misc(cx: &mut Context<'_>) {
                 }
             }
             op::READ_CLOCK_KHR => check_read_clock(cx, i, vulkan),
+            4456 => check_coop_matrix_scope(cx, i),
             _ => {}
         }
     }
@@ -124,5 +132,35 @@ fn check_read_clock(cx: &mut Context<'_>, i: usize, vulkan: bool) {
     };
     if let Some(m) = msg {
         cx.error("misc.read-clock", i, format!("OpReadClockKHR: {m}"));
+    }
+}
+
+/// OpTypeCooperativeMatrixKHR with Workgroup scope before the LocalSizeId constants.
+fn check_coop_matrix_scope(cx: &mut Context<'_>, i: usize) {
+    let inst = &cx.insts()[i];
+    let scope = inst.operands.get(2).copied().unwrap_or(0);
+    let value = cx.def_inst(scope).filter(|d| d.opcode == op::CONSTANT).and_then(|d| d.operands.get(2).copied());
+    if value != Some(2) {
+        return;
+    }
+    // OpExecutionModeId <entry> LocalSizeId (38) x y z.
+    let late = cx
+        .insts()
+        .iter()
+        .filter(|x| x.opcode == op::EXECUTION_MODE_ID && x.operands.get(1) == Some(&38))
+        .flat_map(|x| x.operands.get(2..).unwrap_or(&[]).iter().copied())
+        .find(|&c| cx.def(c).is_some_and(|d| d > i));
+    if let Some(c) = late {
+        let t = cx.name(inst.operands.first().copied().unwrap_or(0));
+        let n = cx.name(c);
+        let span = cx.def(c).map(|d| cx.span(d));
+        let d = cx.error(
+            "misc.coop-matrix-local-size-id",
+            i,
+            format!("the Workgroup-scope cooperative matrix type {t} is declared before the LocalSizeId constant {n}"),
+        );
+        if let Some(span) = span {
+            d.related.push(crate::diag::Related { span, label: format!("{n} is defined here") });
+        }
     }
 }
