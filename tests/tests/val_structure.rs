@@ -16,14 +16,27 @@ use spvlab_tests::{reference_bin, run_tool, scratch};
 
 fn check(src: &str, env: &str, flags: &[&str]) -> Vec<Diagnostic> {
     let env_v = TargetEnv::parse(env).unwrap();
-    let out = assemble_with_map(src, &AsmOptions { env: env_v, preserve_numeric_ids: false })
-        .expect("the test module assembles");
-    let mut opts = Options { env: env_v, ..Options::default() };
+    let out = assemble_with_map(
+        src,
+        &AsmOptions {
+            env: env_v,
+            preserve_numeric_ids: false,
+        },
+    )
+    .expect("the test module assembles");
+    let mut opts = Options {
+        env: env_v,
+        ..Options::default()
+    };
     opts.apply_args(flags.iter().copied()).unwrap();
     let mut diags = validate_words(&out.words, &opts);
     locate(&mut diags, &out.map);
     for d in &diags {
-        assert!(rules::rule(d.code).is_some(), "{} has no RULES entry", d.code);
+        assert!(
+            rules::rule(d.code).is_some(),
+            "{} has no RULES entry",
+            d.code
+        );
     }
     diags
 }
@@ -38,7 +51,13 @@ fn reference_valid(name: &str, src: &str, env: &str, flags: &[&str]) -> Option<b
     let (ok, _, err) = run_tool(
         &bin,
         "spirv-as",
-        &["--target-env", env, "-o", spv.to_str().unwrap(), text.to_str().unwrap()],
+        &[
+            "--target-env",
+            env,
+            "-o",
+            spv.to_str().unwrap(),
+            text.to_str().unwrap(),
+        ],
     );
     assert!(ok, "spirv-as rejects the test module {name}: {err}");
     let mut args = vec!["--target-env", env];
@@ -56,7 +75,10 @@ fn invalid(name: &str, src: &str, env: &str, flags: &[&str]) -> Vec<Diagnostic> 
     } else {
         eprintln!("SKIPPED reference check of {name}: SPIRV-Tools not found");
     }
-    let d: Vec<_> = check(src, env, flags).into_iter().filter(|d| d.severity == Severity::Error).collect();
+    let d: Vec<_> = check(src, env, flags)
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
     assert!(!d.is_empty(), "{name}: no error reported");
     d
 }
@@ -67,7 +89,9 @@ fn at(src: &str, d: &Diagnostic) -> (u32, u32) {
 
 /// The line and column where `needle` starts in `src`.
 fn line_of(src: &str, needle: &str) -> (u32, u32) {
-    let at = src.find(needle).unwrap_or_else(|| panic!("{needle} not in the module"));
+    let at = src
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in the module"));
     line_col(src, at as u32)
 }
 
@@ -80,7 +104,7 @@ fn named(src: &str, names: &[&str]) -> String {
     src.replacen("GLSL450\n", &format!("GLSL450\n{debug}"), 1)
 }
 
-fn text<'a>(src: &'a str, s: spvlab_core::Span) -> &'a str {
+fn text(src: &str, s: spvlab_core::Span) -> &str {
     &src[s.start as usize..s.end as usize]
 }
 
@@ -139,7 +163,11 @@ OpFunctionEnd
 
 #[test]
 fn undefined_forward_reference() {
-    let src = HEAD.replacen("%void = OpTypeVoid", "OpName %nowhere \"nowhere\"\n%void = OpTypeVoid", 1);
+    let src = HEAD.replacen(
+        "%void = OpTypeVoid",
+        "OpName %nowhere \"nowhere\"\n%void = OpTypeVoid",
+        1,
+    );
     let d = invalid("forward", &src, "spv1.3", &[]);
     assert_eq!(d[0].code, "ids.undefined-forward-reference");
     assert_eq!(at(&src, &d[0]), (4, 1));
@@ -197,7 +225,11 @@ OpFunctionEnd
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].code, "ssa.phi-predecessor-count");
     assert_eq!(at(&src, &d[0]), line_of(&src, "%p = OpPhi"));
-    assert!(d[0].message.contains("%p") && d[0].message.contains("%merge"), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("%p") && d[0].message.contains("%merge"),
+        "{}",
+        d[0].message
+    );
 
     let src = format!(
         "{HEAD}%f = OpFunction %void None %fn
@@ -243,8 +275,14 @@ OpFunctionEnd
     assert_eq!(
         codes,
         [
-            ("adjacency.variable-not-first", line_of(&src, "%v = OpVariable").0),
-            ("adjacency.variable-not-first", line_of(&src, "%v3 = OpVariable").0)
+            (
+                "adjacency.variable-not-first",
+                line_of(&src, "%v = OpVariable").0
+            ),
+            (
+                "adjacency.variable-not-first",
+                line_of(&src, "%v3 = OpVariable").0
+            )
         ],
         "{d:#?}"
     );
@@ -277,7 +315,11 @@ OpFunctionEnd
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].code, "function.pointer-argument-storage-class");
     assert_eq!(at(src, &d[0]), line_of(src, "%call = OpFunctionCall"));
-    assert!(d[0].message.contains("%p") && d[0].message.contains("Input"), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("%p") && d[0].message.contains("Input"),
+        "{}",
+        d[0].message
+    );
 
     // Argument type mismatch: related span is the callee.
     let src = format!(
@@ -298,14 +340,21 @@ OpFunctionEnd
     let d = invalid("call_arg_type", &src, "spv1.3", &[]);
     assert_eq!(d[0].code, "function.call-argument-type");
     assert_eq!(at(&src, &d[0]), line_of(&src, "%r = OpFunctionCall"));
-    assert!(d[0].message.contains("%true") && d[0].message.contains("%bool") && d[0].message.contains("%g"));
+    assert!(
+        d[0].message.contains("%true")
+            && d[0].message.contains("%bool")
+            && d[0].message.contains("%g")
+    );
     assert!(text(&src, d[0].related[0].span).starts_with("%g = OpFunction"));
 }
 
 #[test]
 fn layout_rules() {
     // A missing OpFunctionEnd at the end of the module.
-    let src = named(&format!("{HEAD}%f = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\n"), &["f"]);
+    let src = named(
+        &format!("{HEAD}%f = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\n"),
+        &["f"],
+    );
     let d = invalid("no_end", &src, "spv1.3", &[]);
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].code, "layout.missing-function-end");
@@ -336,7 +385,14 @@ OpMemoryModel Logical GLSL450
     let d = invalid("limits", src, "spv1.3", &flags);
     let codes: Vec<_> = d.iter().map(|d| (d.code, at(src, d).0)).collect();
     let line = line_of(src, "%s3 = OpTypeStruct").0;
-    assert_eq!(codes, [("limits.struct-members", line), ("limits.struct-depth", line)], "{d:#?}");
+    assert_eq!(
+        codes,
+        [
+            ("limits.struct-members", line),
+            ("limits.struct-depth", line)
+        ],
+        "{d:#?}"
+    );
     assert!(d[1].message.contains("%s3") && d[1].message.contains('3'));
     // With the default limits, the same module is valid.
     assert!(reference_valid("limits_ok", src, "spv1.3", &[]).unwrap_or(true));
@@ -363,7 +419,11 @@ OpMemoryModel Logical GLSL450
 #[test]
 fn every_code_has_an_explained_rule() {
     for r in rules::all() {
-        assert!(!r.explanation.is_empty() && !r.summary.is_empty(), "{}", r.code);
+        assert!(
+            !r.explanation.is_empty() && !r.summary.is_empty(),
+            "{}",
+            r.code
+        );
     }
     for code in [
         "ids.undefined",

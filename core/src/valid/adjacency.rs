@@ -49,7 +49,11 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
         match inst.opcode {
             op::FUNCTION | op::FUNCTION_PARAMETER => state = State::NewFunction,
             op::LABEL => {
-                state = if state == State::NewFunction { State::EntryBlock } else { State::PhiValid };
+                state = if state == State::NewFunction {
+                    State::EntryBlock
+                } else {
+                    State::PhiValid
+                };
                 block_start = i;
                 breaker = None;
             }
@@ -57,7 +61,9 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
             op::PHI => {
                 if state != State::PhiValid {
                     let block = cx.name(insts[block_start].operands.first().copied().unwrap_or(0));
-                    let msg = if state == State::EntryBlock || (state == State::Invalid && breaker.is_none()) {
+                    let msg = if state == State::EntryBlock
+                        || (state == State::Invalid && breaker.is_none())
+                    {
                         format!("OpPhi in the entry block {block}, which has no predecessors")
                     } else {
                         format!("OpPhi in block {block} comes after a non-OpPhi instruction")
@@ -67,25 +73,40 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
                     if let Some(b) = breaker {
                         let span = cx.span(b);
                         if let Some(d) = cx.diags.last_mut() {
-                            d.related.push(Related { span, label: String::from("this instruction comes before it") });
+                            d.related.push(Related {
+                                span,
+                                label: String::from("this instruction comes before it"),
+                            });
                         }
                     }
                 }
             }
             op::VARIABLE | op::UNTYPED_VARIABLE => {
                 let class = inst.operands.get(2).copied();
-                if class == Some(sc::FUNCTION) && state != State::EntryBlock && state != State::NewFunction {
+                if class == Some(sc::FUNCTION)
+                    && state != State::EntryBlock
+                    && state != State::NewFunction
+                {
                     let msg = if state == State::PhiValid {
-                        String::from("OpVariable with Function storage class outside the entry block of its function")
+                        String::from(
+                            "OpVariable with Function storage class outside the entry block of its function",
+                        )
                     } else {
-                        String::from("OpVariable with Function storage class after other instructions of the entry block")
+                        String::from(
+                            "OpVariable with Function storage class after other instructions of the entry block",
+                        )
                     };
                     let d = cx.error("adjacency.variable-not-first", i, msg);
-                    d.help = Some(String::from("declare all function variables at the start of the first block"));
+                    d.help = Some(String::from(
+                        "declare all function variables at the start of the first block",
+                    ));
                     if let Some(b) = breaker {
                         let span = cx.span(b);
                         if let Some(d) = cx.diags.last_mut() {
-                            d.related.push(Related { span, label: String::from("this instruction comes before it") });
+                            d.related.push(Related {
+                                span,
+                                label: String::from("this instruction comes before it"),
+                            });
                         }
                     }
                 }

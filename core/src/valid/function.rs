@@ -73,7 +73,10 @@ pub(super) static RULES: &[Rule] = &[
 
 fn has_variable_pointers(cx: &Context<'_>) -> (bool, bool) {
     let vp = cx.declares_capability(cap::VARIABLE_POINTERS);
-    (vp, vp || cx.declares_capability(cap::VARIABLE_POINTERS_STORAGE_BUFFER))
+    (
+        vp,
+        vp || cx.declares_capability(cap::VARIABLE_POINTERS_STORAGE_BUFFER),
+    )
 }
 
 pub(super) fn check_functions(cx: &mut Context<'_>) {
@@ -99,34 +102,51 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             let d = cx.error(
                                 "function.type-mismatch",
                                 i,
-                                format!("the function returns {r}, but its function type returns {t}"),
+                                format!(
+                                    "the function returns {r}, but its function type returns {t}"
+                                ),
                             );
                             if let Some(span) = span {
-                                d.related.push(Related { span, label: String::from("the function type") });
+                                d.related.push(Related {
+                                    span,
+                                    label: String::from("the function type"),
+                                });
                             }
                         }
                     }
                     _ => {
                         let t = cx.name(fty);
-                        cx.error("function.type-mismatch", i, format!("the function type {t} is not an OpTypeFunction"));
+                        cx.error(
+                            "function.type-mismatch",
+                            i,
+                            format!("the function type {t} is not an OpTypeFunction"),
+                        );
                     }
                 }
-                if logical && !(cx.opts.relax_logical_pointer || cx.opts.before_hlsl_legalization) {
-                    if let Some(class) = cx.pointer_storage_class(ret) {
-                        let problem = match class {
-                            sc::STORAGE_BUFFER if !vpsb => Some("a StorageBuffer pointer needs the VariablePointersStorageBuffer capability"),
-                            sc::WORKGROUP if !vp => Some("a Workgroup pointer needs the VariablePointers capability"),
-                            sc::STORAGE_BUFFER | sc::WORKGROUP => None,
-                            _ => Some("only StorageBuffer and Workgroup pointers may be returned"),
-                        };
-                        if let Some(p) = problem {
-                            let (f, r) = (cx.name(inst.operands.get(1).copied().unwrap_or(0)), cx.name(ret));
-                            cx.error(
+                if logical
+                    && !(cx.opts.relax_logical_pointer || cx.opts.before_hlsl_legalization)
+                    && let Some(class) = cx.pointer_storage_class(ret)
+                {
+                    let problem = match class {
+                        sc::STORAGE_BUFFER if !vpsb => Some(
+                            "a StorageBuffer pointer needs the VariablePointersStorageBuffer capability",
+                        ),
+                        sc::WORKGROUP if !vp => {
+                            Some("a Workgroup pointer needs the VariablePointers capability")
+                        }
+                        sc::STORAGE_BUFFER | sc::WORKGROUP => None,
+                        _ => Some("only StorageBuffer and Workgroup pointers may be returned"),
+                    };
+                    if let Some(p) = problem {
+                        let (f, r) = (
+                            cx.name(inst.operands.get(1).copied().unwrap_or(0)),
+                            cx.name(ret),
+                        );
+                        cx.error(
                                 "function.pointer-return",
                                 i,
                                 format!("function {f} returns the pointer type {r} in Logical addressing: {p}"),
                             );
-                        }
                     }
                 }
             }
@@ -134,7 +154,9 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                 let Some((f, _, fty)) = current else { continue };
                 let k = param_index;
                 param_index += 1;
-                let Some((op::TYPE_FUNCTION, ops)) = cx.type_def(fty) else { continue };
+                let Some((op::TYPE_FUNCTION, ops)) = cx.type_def(fty) else {
+                    continue;
+                };
                 let ty = inst.operands.first().copied().unwrap_or(0);
                 let fspan = cx.span(f);
                 match ops.get(k + 1) {
@@ -146,7 +168,10 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             format!("too many parameters: the function type has {n}"),
                         )
                         .related
-                        .push(Related { span: fspan, label: String::from("the function") });
+                        .push(Related {
+                            span: fspan,
+                            label: String::from("the function"),
+                        });
                     }
                     Some(&pt) if pt != ty => {
                         let (a, b) = (cx.name(ty), cx.name(pt));
@@ -156,7 +181,10 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             format!("parameter {k} has type {a}, but the function type says {b}"),
                         )
                         .related
-                        .push(Related { span: fspan, label: String::from("the function") });
+                        .push(Related {
+                            span: fspan,
+                            label: String::from("the function"),
+                        });
                     }
                     _ => {}
                 }
@@ -175,7 +203,10 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                         format!("OpReturn in function {fname}, which returns {r}"),
                     )
                     .related
-                    .push(Related { span: fspan, label: format!("{fname} returns {r}") });
+                    .push(Related {
+                        span: fspan,
+                        label: format!("{fname} returns {r}"),
+                    });
                 } else if inst.opcode == op::RETURN_VALUE {
                     let v = inst.operands.first().copied().unwrap_or(0);
                     if void {
@@ -185,18 +216,24 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             format!("OpReturnValue in function {fname}, which returns void"),
                         )
                         .related
-                        .push(Related { span: fspan, label: format!("{fname} returns void") });
-                    } else if let Some(vt) = cx.type_of(v) {
-                        if vt != ret {
-                            let (vn, tn, r) = (cx.name(v), cx.name(vt), cx.name(ret));
-                            cx.error(
-                                "function.return-type",
-                                i,
-                                format!("{vn} has type {tn}, but function {fname} returns {r}"),
-                            )
-                            .related
-                            .push(Related { span: fspan, label: format!("{fname} returns {r}") });
-                        }
+                        .push(Related {
+                            span: fspan,
+                            label: format!("{fname} returns void"),
+                        });
+                    } else if let Some(vt) = cx.type_of(v)
+                        && vt != ret
+                    {
+                        let (vn, tn, r) = (cx.name(v), cx.name(vt), cx.name(ret));
+                        cx.error(
+                            "function.return-type",
+                            i,
+                            format!("{vn} has type {tn}, but function {fname} returns {r}"),
+                        )
+                        .related
+                        .push(Related {
+                            span: fspan,
+                            label: format!("{fname} returns {r}"),
+                        });
                     }
                 }
             }
@@ -210,7 +247,10 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
     let inst = &cx.insts()[i];
     let ty = inst.operands.first().copied().unwrap_or(0);
     let callee = inst.operands.get(2).copied().unwrap_or(0);
-    let Some(fd) = cx.def(callee).filter(|&d| cx.insts()[d].opcode == op::FUNCTION) else {
+    let Some(fd) = cx
+        .def(callee)
+        .filter(|&d| cx.insts()[d].opcode == op::FUNCTION)
+    else {
         let c = cx.name(callee);
         cx.error("function.call-callee", i, format!("{c} is not a function"));
         return;
@@ -227,21 +267,33 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
             format!("the call's result type is {t}, but {cname} returns {r}"),
         )
         .related
-        .push(Related { span: fspan, label: format!("{cname} is defined here") });
+        .push(Related {
+            span: fspan,
+            label: format!("{cname} is defined here"),
+        });
         return;
     }
     let fty = finst.operands.get(3).copied().unwrap_or(0);
-    let Some((op::TYPE_FUNCTION, fops)) = cx.type_def(fty) else { return };
+    let Some((op::TYPE_FUNCTION, fops)) = cx.type_def(fty) else {
+        return;
+    };
     let params = fops.get(1..).unwrap_or(&[]);
     let args = inst.operands.get(3..).unwrap_or(&[]);
     if params.len() != args.len() {
         cx.error(
             "function.call-argument-count",
             i,
-            format!("{cname} takes {} argument(s), but the call passes {}", params.len(), args.len()),
+            format!(
+                "{cname} takes {} argument(s), but the call passes {}",
+                params.len(),
+                args.len()
+            ),
         )
         .related
-        .push(Related { span: fspan, label: format!("{cname} is defined here") });
+        .push(Related {
+            span: fspan,
+            label: format!("{cname} is defined here"),
+        });
         return;
     }
     for (k, (&arg, &pt)) in args.iter().zip(params).enumerate() {
@@ -251,22 +303,33 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
             cx.error(
                 "function.call-argument-type",
                 i,
-                format!("argument {k} ({a}) has type {t}, but parameter {k} of {cname} has type {p}"),
+                format!(
+                    "argument {k} ({a}) has type {t}, but parameter {k} of {cname} has type {p}"
+                ),
             )
             .related
-            .push(Related { span: fspan, label: format!("{cname} is defined here") });
+            .push(Related {
+                span: fspan,
+                label: format!("{cname} is defined here"),
+            });
             return;
         }
         if !logical || (cx.opts.relax_logical_pointer || cx.opts.before_hlsl_legalization) {
             continue;
         }
-        let Some(class) = cx.pointer_storage_class(pt) else { continue };
+        let Some(class) = cx.pointer_storage_class(pt) else {
+            continue;
+        };
         let a = cx.name(arg);
         let class_name = crate::grammar::OperandKind::StorageClass
             .enumerant(class)
             .map_or_else(|| format!("{class}"), |e| String::from(e.name));
         match class {
-            sc::UNIFORM_CONSTANT | sc::FUNCTION | sc::PRIVATE | sc::WORKGROUP | sc::ATOMIC_COUNTER => {}
+            sc::UNIFORM_CONSTANT
+            | sc::FUNCTION
+            | sc::PRIVATE
+            | sc::WORKGROUP
+            | sc::ATOMIC_COUNTER => {}
             sc::STORAGE_BUFFER if vpsb => {}
             sc::STORAGE_BUFFER => {
                 cx.error(
@@ -287,7 +350,10 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
             }
         }
         let aop = cx.def_opcode(arg);
-        if !matches!(aop, Some(op::VARIABLE | op::UNTYPED_VARIABLE | op::FUNCTION_PARAMETER)) {
+        if !matches!(
+            aop,
+            Some(op::VARIABLE | op::UNTYPED_VARIABLE | op::FUNCTION_PARAMETER)
+        ) {
             let ok = (vpsb && class == sc::STORAGE_BUFFER)
                 || (vp && class == sc::WORKGROUP)
                 || class == sc::UNIFORM_CONSTANT;
@@ -299,7 +365,10 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
                     format!("argument {a} must be a memory object declaration (an OpVariable or OpFunctionParameter)"),
                 );
                 if let Some(span) = span {
-                    d.related.push(Related { span, label: format!("{a} is computed here") });
+                    d.related.push(Related {
+                        span,
+                        label: format!("{a} is computed here"),
+                    });
                 }
                 return;
             }
@@ -316,7 +385,9 @@ fn logically_match(cx: &Context<'_>, a: u32, b: u32, depth: u32) -> bool {
     if depth > 64 {
         return false;
     }
-    let (Some((oa, xa)), Some((ob, xb))) = (cx.type_def(a), cx.type_def(b)) else { return false };
+    let (Some((oa, xa)), Some((ob, xb))) = (cx.type_def(a), cx.type_def(b)) else {
+        return false;
+    };
     if oa != ob {
         return false;
     }
@@ -337,7 +408,10 @@ fn logically_match(cx: &Context<'_>, a: u32, b: u32, depth: u32) -> bool {
         }
         op::TYPE_STRUCT => {
             xa.len() == xb.len()
-                && xa.iter().zip(xb).all(|(&m, &n)| logically_match(cx, m, n, depth + 1))
+                && xa
+                    .iter()
+                    .zip(xb)
+                    .all(|(&m, &n)| logically_match(cx, m, n, depth + 1))
                 && same_decorations(cx, a, b)
         }
         _ => false,
@@ -346,7 +420,9 @@ fn logically_match(cx: &Context<'_>, a: u32, b: u32, depth: u32) -> bool {
 
 fn const_value(cx: &Context<'_>, id: u32) -> Option<u32> {
     let d = cx.def_inst(id)?;
-    (d.opcode == op::CONSTANT).then(|| d.operands.get(2).copied()).flatten()
+    (d.opcode == op::CONSTANT)
+        .then(|| d.operands.get(2).copied())
+        .flatten()
 }
 
 /// Whether the decorations of two logically matching types are compatible:

@@ -210,7 +210,10 @@ pub(super) enum ExtKind {
 
 impl ExtKind {
     pub(super) fn is_debug_info(self) -> bool {
-        matches!(self, ExtKind::OpenClDebugInfo | ExtKind::DebugInfo | ExtKind::ShaderDebugInfo)
+        matches!(
+            self,
+            ExtKind::OpenClDebugInfo | ExtKind::DebugInfo | ExtKind::ShaderDebugInfo
+        )
     }
 
     pub(super) fn is_non_semantic(self) -> bool {
@@ -222,12 +225,19 @@ impl<'m> Context<'m> {
     /// The kind of set instruction `i` uses if it is an `OpExtInst` (or the
     /// forward-reference variant).
     pub(super) fn ext_kind(&self, i: usize) -> ExtKind {
-        let Some(inst) = self.insts().get(i) else { return ExtKind::None };
+        let Some(inst) = self.insts().get(i) else {
+            return ExtKind::None;
+        };
         if inst.opcode != op::EXT_INST && inst.opcode != op::EXT_INST_WITH_FORWARD_REFS {
             return ExtKind::None;
         }
-        let Some(set) = inst.operands.get(2) else { return ExtKind::Semantic };
-        let Some(imp) = self.def_inst(*set).filter(|d| d.opcode == op::EXT_INST_IMPORT) else {
+        let Some(set) = inst.operands.get(2) else {
+            return ExtKind::Semantic;
+        };
+        let Some(imp) = self
+            .def_inst(*set)
+            .filter(|d| d.opcode == op::EXT_INST_IMPORT)
+        else {
             return ExtKind::Semantic;
         };
         let name = decode_string(imp.operands.get(1..).unwrap_or(&[]));
@@ -242,7 +252,9 @@ impl<'m> Context<'m> {
 
     /// Whether the module declares the capability (directly).
     pub(super) fn declares_capability(&self, c: u32) -> bool {
-        self.insts().iter().any(|i| i.opcode == op::CAPABILITY && i.operands.first() == Some(&c))
+        self.insts()
+            .iter()
+            .any(|i| i.opcode == op::CAPABILITY && i.operands.first() == Some(&c))
     }
 
     /// The addressing model of the module's OpMemoryModel (0, Logical, if absent).
@@ -344,7 +356,11 @@ fn can_forward(opcode: u16, k: usize, ext: ExtKind, ext_number: u32) -> bool {
 /// types that are types, value operands that are values.
 pub(super) fn check_ids(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    let bound = cx.module.header.bound.min(cx.module.word_count() as u32 + 1);
+    let bound = cx
+        .module
+        .header
+        .bound
+        .min(cx.module.word_count() as u32 + 1);
     let mut forward_pointer: IdMap<bool> = IdMap::new(bound);
     // Ids already reported (one diagnostic per undefined id).
     let mut reported: IdMap<bool> = IdMap::new(bound);
@@ -358,10 +374,16 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
         ops.clear();
         ops.extend_from_slice(cx.operands(i));
         let ext = cx.ext_kind(i);
-        let ext_number = if ext != ExtKind::None { inst.operands.get(3).copied().unwrap_or(0) } else { 0 };
+        let ext_number = if ext != ExtKind::None {
+            inst.operands.get(3).copied().unwrap_or(0)
+        } else {
+            0
+        };
         let non_semantic = ext.is_non_semantic();
         for (k, o) in ops.iter().enumerate() {
-            let Some(&w) = inst.operands.get(o.start as usize) else { continue };
+            let Some(&w) = inst.operands.get(o.start as usize) else {
+                continue;
+            };
             let def = cx.def(w);
             let before = def.is_some_and(|d| d < i);
             match o.kind {
@@ -371,9 +393,13 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         if !generates_type(insts[d].opcode) {
                             let name = cx.name(w);
                             let span = cx.span(d);
-                            cx.error("ids.not-a-type", i, format!("the result type {name} is not a type"))
-                                .related
-                                .push(related(span, format!("{name} is defined here")));
+                            cx.error(
+                                "ids.not-a-type",
+                                i,
+                                format!("the result type {name} is not a type"),
+                            )
+                            .related
+                            .push(related(span, format!("{name} is defined here")));
                         }
                     } else {
                         report_undefined(cx, i, w, def, &mut reported);
@@ -393,7 +419,8 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             || opcode == op::COOP_MATRIX_LENGTH_NV
                             || takes_type_operand(opcode)
                             || (opcode == op::SPEC_CONSTANT_OP
-                                && inst.operands.get(2) == Some(&(op::COOP_MATRIX_LENGTH_NV as u32)));
+                                && inst.operands.get(2)
+                                    == Some(&(op::COOP_MATRIX_LENGTH_NV as u32)));
                         let def_has_type = cx.desc(d).is_some_and(|x| x.has_result_type());
                         if generates_type(dop) && !exempt {
                             let name = cx.name(w);
@@ -432,7 +459,9 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             cx.error(
                                 "ids.non-semantic-operand",
                                 i,
-                                format!("operand {name} is the result of a non-semantic instruction"),
+                                format!(
+                                    "operand {name} is the result of a non-semantic instruction"
+                                ),
                             )
                             .related
                             .push(related(span, format!("{name} is defined here")));
@@ -451,7 +480,8 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                 if let Some(d) = def {
                                     let span = cx.span(d);
                                     if let Some(last) = cx.diags.last_mut() {
-                                        last.related.push(related(span, format!("{name} is defined here")));
+                                        last.related
+                                            .push(related(span, format!("{name} is defined here")));
                                     }
                                 }
                             }
@@ -466,10 +496,10 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                 _ => {}
             }
         }
-        if opcode == op::TYPE_FORWARD_POINTER {
-            if let Some(&p) = inst.operands.first() {
-                forward_pointer.set(p, true);
-            }
+        if opcode == op::TYPE_FORWARD_POINTER
+            && let Some(&p) = inst.operands.first()
+        {
+            forward_pointer.set(p, true);
         }
     }
     for (w, i) in forward {
@@ -491,7 +521,13 @@ fn related(span: crate::Span, label: alloc::string::String) -> crate::diag::Rela
 }
 
 /// Report a use of `w` at instruction `i` that is not defined before it.
-fn report_undefined(cx: &mut Context<'_>, i: usize, w: u32, def: Option<usize>, reported: &mut IdMap<bool>) {
+fn report_undefined(
+    cx: &mut Context<'_>,
+    i: usize,
+    w: u32,
+    def: Option<usize>,
+    reported: &mut IdMap<bool>,
+) {
     if reported.get(w) {
         return;
     }
@@ -516,7 +552,11 @@ fn report_undefined(cx: &mut Context<'_>, i: usize, w: u32, def: Option<usize>, 
             .push(related(span, format!("{name} is defined later, here")));
         }
         None => {
-            cx.error("ids.undefined", i, format!("{name} is used but never defined"));
+            cx.error(
+                "ids.undefined",
+                i,
+                format!("{name} is used but never defined"),
+            );
         }
     }
 }

@@ -148,7 +148,13 @@ fn module_section(opcode: u16) -> Option<u8> {
 fn also_in_functions(opcode: u16) -> bool {
     matches!(
         opcode,
-        op::LINE | op::NO_LINE | op::UNDEF | op::VARIABLE | op::UNTYPED_VARIABLE | op::EXT_INST | op::EXT_INST_WITH_FORWARD_REFS
+        op::LINE
+            | op::NO_LINE
+            | op::UNDEF
+            | op::VARIABLE
+            | op::UNTYPED_VARIABLE
+            | op::EXT_INST
+            | op::EXT_INST_WITH_FORWARD_REFS
     )
 }
 
@@ -165,8 +171,12 @@ fn local_debug_info(kind: ExtKind, number: u32) -> bool {
         ExtKind::ShaderDebugInfo => "NonSemantic.Shader.DebugInfo.100",
         _ => return false,
     };
-    let Some(s) = grammar::ext_inst_set(set) else { return false };
-    let Some(e) = s.by_opcode(number) else { return false };
+    let Some(s) = grammar::ext_inst_set(set) else {
+        return false;
+    };
+    let Some(e) = s.by_opcode(number) else {
+        return false;
+    };
     let mut names: &[&str] = &["DebugScope", "DebugNoScope", "DebugDeclare", "DebugValue"];
     if kind == ExtKind::ShaderDebugInfo {
         names = &[
@@ -222,7 +232,8 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                             );
                             d.label = String::from("out of order");
                         } else if s > section {
-                            if section < MEMORY_MODEL && s > MEMORY_MODEL && !memory_model_reported {
+                            if section < MEMORY_MODEL && s > MEMORY_MODEL && !memory_model_reported
+                            {
                                 memory_model_reported = true;
                                 cx.error(
                                     "layout.missing-memory-model",
@@ -287,7 +298,10 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         String::from("function parameters must come immediately after OpFunction"),
                     )
                     .related
-                    .push(Related { span, label: String::from("the function begins here") });
+                    .push(Related {
+                        span,
+                        label: String::from("the function begins here"),
+                    });
                 }
             }
             op::FUNCTION_END => {
@@ -309,7 +323,10 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                                 format!("block {label} has no terminator before OpFunctionEnd"),
                             )
                             .related
-                            .push(Related { span, label: format!("block {label} begins here") });
+                            .push(Related {
+                                span,
+                                label: format!("block {label} begins here"),
+                            });
                         } else if blocks == 0 {
                             if let Some(def) = saw_definition {
                                 let name = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
@@ -319,8 +336,13 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                                     f,
                                     format!("the function declaration {name} comes after a function definition"),
                                 );
-                                d.related.push(Related { span, label: String::from("first function definition") });
-                                d.help = Some(String::from("move function declarations before all function definitions"));
+                                d.related.push(Related {
+                                    span,
+                                    label: String::from("first function definition"),
+                                });
+                                d.help = Some(String::from(
+                                    "move function declarations before all function definitions",
+                                ));
                             }
                         } else if saw_definition.is_none() {
                             saw_definition = Some(f);
@@ -347,7 +369,10 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         format!("block {label} has no terminator before the next label"),
                     )
                     .related
-                    .push(Related { span, label: format!("block {label} begins here") });
+                    .push(Related {
+                        span,
+                        label: format!("block {label} begins here"),
+                    });
                 }
                 block = Some(i);
                 blocks += 1;
@@ -378,11 +403,17 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         cx.error(
                             "layout.ext-inst-placement",
                             i,
-                            String::from("a non-semantic OpExtInst inside a function must be in a block"),
+                            String::from(
+                                "a non-semantic OpExtInst inside a function must be in a block",
+                            ),
                         );
                     }
                 } else if block.is_none() {
-                    cx.error("layout.outside-block", i, format!("{} must appear in a block", opname(opcode)));
+                    cx.error(
+                        "layout.outside-block",
+                        i,
+                        format!("{} must appear in a block", opname(opcode)),
+                    );
                 }
                 if function.is_some() {
                     body_started = true;
@@ -434,7 +465,10 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
             format!("function {name} has no OpFunctionEnd: the module ends inside it"),
         )
         .related
-        .push(Related { span, label: String::from("the module ends here") });
+        .push(Related {
+            span,
+            label: String::from("the module ends here"),
+        });
     }
     if !saw_memory_model && !memory_model_reported {
         cx.error(
@@ -453,13 +487,17 @@ fn check_ext_inst_module(cx: &mut Context<'_>, i: usize, ext: ExtKind, section: 
             cx.error(
                 "layout.ext-inst-placement",
                 i,
-                String::from("debug scopes, declarations and values must appear in a function body"),
+                String::from(
+                    "debug scopes, declarations and values must appear in a function body",
+                ),
             );
         } else if section < TYPES {
             cx.error(
                 "layout.ext-inst-placement",
                 i,
-                String::from("debug-info instructions must appear after the types section has begun"),
+                String::from(
+                    "debug-info instructions must appear after the types section has begun",
+                ),
             );
         }
     } else if ext.is_non_semantic() {

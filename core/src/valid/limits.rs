@@ -66,15 +66,21 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
         cx.error(
             "limits.id-bound",
             0,
-            format!("the id bound {} is larger than the maximum id bound {}", cx.module.header.bound, l.max_id_bound),
+            format!(
+                "the id bound {} is larger than the maximum id bound {}",
+                cx.module.header.bound, l.max_id_bound
+            ),
         );
     }
-    let bound = cx.module.header.bound.min(cx.module.word_count() as u32 + 1);
+    let bound = cx
+        .module
+        .header
+        .bound
+        .min(cx.module.word_count() as u32 + 1);
     let mut depth: IdMap<u32> = IdMap::new(bound);
     let (mut globals, mut locals) = (0u64, 0u64);
     let (mut globals_reported, mut locals_reported) = (false, false);
-    for i in 0..insts.len() {
-        let inst = &insts[i];
+    for (i, inst) in insts.iter().enumerate() {
         match inst.opcode {
             op::TYPE_STRUCT => {
                 let members = inst.operands.get(1..).unwrap_or(&[]);
@@ -84,7 +90,11 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                     cx.error(
                         "limits.struct-members",
                         i,
-                        format!("struct {n} has {} members, more than the limit of {}", members.len(), l.max_struct_members),
+                        format!(
+                            "struct {n} has {} members, more than the limit of {}",
+                            members.len(),
+                            l.max_struct_members
+                        ),
                     );
                 }
                 let inner = members.iter().map(|&m| depth.get(m)).max().unwrap_or(0);
@@ -95,7 +105,10 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                     cx.error(
                         "limits.struct-depth",
                         i,
-                        format!("struct {n} nests {d} levels deep, more than the limit of {}", l.max_struct_depth),
+                        format!(
+                            "struct {n} nests {d} levels deep, more than the limit of {}",
+                            l.max_struct_depth
+                        ),
                     );
                 }
             }
@@ -106,7 +119,10 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                     cx.error(
                         "limits.function-args",
                         i,
-                        format!("function type {n} has {params} parameters, more than the limit of {}", l.max_function_args),
+                        format!(
+                            "function type {n} has {params} parameters, more than the limit of {}",
+                            l.max_function_args
+                        ),
                     );
                 }
             }
@@ -134,14 +150,27 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                     }
                 }
             }
-            op::ACCESS_CHAIN | op::IN_BOUNDS_ACCESS_CHAIN | op::PTR_ACCESS_CHAIN | op::IN_BOUNDS_PTR_ACCESS_CHAIN => {
-                let skip = if matches!(inst.opcode, op::PTR_ACCESS_CHAIN | op::IN_BOUNDS_PTR_ACCESS_CHAIN) { 4 } else { 3 };
+            op::ACCESS_CHAIN
+            | op::IN_BOUNDS_ACCESS_CHAIN
+            | op::PTR_ACCESS_CHAIN
+            | op::IN_BOUNDS_PTR_ACCESS_CHAIN => {
+                let skip = if matches!(
+                    inst.opcode,
+                    op::PTR_ACCESS_CHAIN | op::IN_BOUNDS_PTR_ACCESS_CHAIN
+                ) {
+                    4
+                } else {
+                    3
+                };
                 let n = inst.operands.len().saturating_sub(skip);
                 if n as u64 > l.max_access_chain_indexes as u64 {
                     cx.error(
                         "limits.access-chain-indexes",
                         i,
-                        format!("this access chain has {n} indexes, more than the limit of {}", l.max_access_chain_indexes),
+                        format!(
+                            "this access chain has {n} indexes, more than the limit of {}",
+                            l.max_access_chain_indexes
+                        ),
                     )
                     .help = Some(String::from("split the access chain in two"));
                 }

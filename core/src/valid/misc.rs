@@ -39,11 +39,20 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 /// Whether `ty` is or contains an 8/16-bit scalar whose capability is missing.
-fn limited_use(cx: &Context<'_>, ty: u32, int8: bool, int16: bool, float16: bool, depth: u32) -> bool {
+fn limited_use(
+    cx: &Context<'_>,
+    ty: u32,
+    int8: bool,
+    int16: bool,
+    float16: bool,
+    depth: u32,
+) -> bool {
     if depth > 64 {
         return false;
     }
-    let Some((opc, ops)) = cx.type_def(ty) else { return false };
+    let Some((opc, ops)) = cx.type_def(ty) else {
+        return false;
+    };
     match opc {
         op::TYPE_INT => match ops.first() {
             Some(8) => !int8,
@@ -51,10 +60,12 @@ fn limited_use(cx: &Context<'_>, ty: u32, int8: bool, int16: bool, float16: bool
             _ => false,
         },
         op::TYPE_FLOAT => ops.first() == Some(&16) && !float16,
-        op::TYPE_VECTOR | op::TYPE_MATRIX | op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY => {
-            ops.first().is_some_and(|&e| limited_use(cx, e, int8, int16, float16, depth + 1))
-        }
-        op::TYPE_STRUCT => ops.iter().any(|&m| limited_use(cx, m, int8, int16, float16, depth + 1)),
+        op::TYPE_VECTOR | op::TYPE_MATRIX | op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY => ops
+            .first()
+            .is_some_and(|&e| limited_use(cx, e, int8, int16, float16, depth + 1)),
+        op::TYPE_STRUCT => ops
+            .iter()
+            .any(|&m| limited_use(cx, m, int8, int16, float16, depth + 1)),
         _ => false,
     }
 }
@@ -71,7 +82,11 @@ pub(super) fn check_misc(cx: &mut Context<'_>) {
             op::UNDEF => {
                 let ty = inst.operands.first().copied().unwrap_or(0);
                 if cx.type_def(ty).map(|t| t.0) == Some(op::TYPE_VOID) {
-                    cx.error("misc.undef-type", i, alloc::string::String::from("OpUndef cannot have void type"));
+                    cx.error(
+                        "misc.undef-type",
+                        i,
+                        alloc::string::String::from("OpUndef cannot have void type"),
+                    );
                 } else if shader && limited_use(cx, ty, int8, int16, float16, 0) {
                     let t = cx.name(ty);
                     cx.error(
@@ -84,11 +99,17 @@ pub(super) fn check_misc(cx: &mut Context<'_>) {
             op::TYPE_POINTER if vulkan => {
                 let class = inst.operands.get(1).copied().unwrap_or(0);
                 if class == sc::CROSS_WORKGROUP || class == sc::GENERIC {
-                    let name = if class == sc::GENERIC { "Generic" } else { "CrossWorkgroup" };
+                    let name = if class == sc::GENERIC {
+                        "Generic"
+                    } else {
+                        "CrossWorkgroup"
+                    };
                     cx.error(
                         "misc.vulkan-storage-class",
                         i,
-                        format!("the {name} storage class is not allowed in the Vulkan environment"),
+                        format!(
+                            "the {name} storage class is not allowed in the Vulkan environment"
+                        ),
                     );
                 }
             }
@@ -118,15 +139,22 @@ fn check_read_clock(cx: &mut Context<'_>, i: usize, vulkan: bool) {
         );
         return;
     }
-    let value = cx.def_inst(scope).filter(|d| d.opcode == op::CONSTANT).and_then(|d| d.operands.get(2).copied());
+    let value = cx
+        .def_inst(scope)
+        .filter(|d| d.opcode == op::CONSTANT)
+        .and_then(|d| d.operands.get(2).copied());
     let Some(v) = value else { return };
     // Scope values: CrossDevice 0, Device 1, Workgroup 2, Subgroup 3, Invocation 4, QueueFamily 5, ShaderCall 6.
     let msg = if v > 6 {
         Some(format!("{v} is not a valid scope"))
     } else if vulkan && v != 1 && v != 3 {
-        Some(alloc::string::String::from("in Vulkan the scope must be Subgroup or Device"))
+        Some(alloc::string::String::from(
+            "in Vulkan the scope must be Subgroup or Device",
+        ))
     } else if !vulkan && !(1..=3).contains(&v) {
-        Some(alloc::string::String::from("the scope must be Subgroup, Workgroup or Device"))
+        Some(alloc::string::String::from(
+            "the scope must be Subgroup, Workgroup or Device",
+        ))
     } else {
         None
     };
@@ -139,7 +167,10 @@ fn check_read_clock(cx: &mut Context<'_>, i: usize, vulkan: bool) {
 fn check_coop_matrix_scope(cx: &mut Context<'_>, i: usize) {
     let inst = &cx.insts()[i];
     let scope = inst.operands.get(2).copied().unwrap_or(0);
-    let value = cx.def_inst(scope).filter(|d| d.opcode == op::CONSTANT).and_then(|d| d.operands.get(2).copied());
+    let value = cx
+        .def_inst(scope)
+        .filter(|d| d.opcode == op::CONSTANT)
+        .and_then(|d| d.operands.get(2).copied());
     if value != Some(2) {
         return;
     }
@@ -160,7 +191,10 @@ fn check_coop_matrix_scope(cx: &mut Context<'_>, i: usize) {
             format!("the Workgroup-scope cooperative matrix type {t} is declared before the LocalSizeId constant {n}"),
         );
         if let Some(span) = span {
-            d.related.push(crate::diag::Related { span, label: format!("{n} is defined here") });
+            d.related.push(crate::diag::Related {
+                span,
+                label: format!("{n} is defined here"),
+            });
         }
     }
 }

@@ -92,17 +92,60 @@ pub(super) static RULES: &[Rule] = &[
 
 /// A finding, described with ids and instruction indices; worded afterwards.
 enum Finding {
-    NotDominate { use_inst: usize, id: u32, def: usize, def_block: u32, use_block: u32 },
-    OutsideFunction { use_inst: usize, id: u32, def: usize, def_fn: u32, use_fn: u32 },
-    PhiNotDominate { phi: usize, id: u32, def: usize, parent: u32 },
-    PhiCount { phi: usize, pairs: usize, preds: usize, block: u32 },
-    PhiNotPred { phi: usize, parent: u32, block: u32 },
-    PhiNotLabel { phi: usize, parent: u32 },
-    PhiDuplicate { phi: usize, parent: u32 },
-    PhiVoid { phi: usize },
-    PhiPointer { phi: usize },
-    PhiOpaque { phi: usize, what: &'static str },
-    PhiValueType { phi: usize, value: u32, ty: u32 },
+    NotDominate {
+        use_inst: usize,
+        id: u32,
+        def: usize,
+        def_block: u32,
+        use_block: u32,
+    },
+    OutsideFunction {
+        use_inst: usize,
+        id: u32,
+        def: usize,
+        def_fn: u32,
+        use_fn: u32,
+    },
+    PhiNotDominate {
+        phi: usize,
+        id: u32,
+        def: usize,
+        parent: u32,
+    },
+    PhiCount {
+        phi: usize,
+        pairs: usize,
+        preds: usize,
+        block: u32,
+    },
+    PhiNotPred {
+        phi: usize,
+        parent: u32,
+        block: u32,
+    },
+    PhiNotLabel {
+        phi: usize,
+        parent: u32,
+    },
+    PhiDuplicate {
+        phi: usize,
+        parent: u32,
+    },
+    PhiVoid {
+        phi: usize,
+    },
+    PhiPointer {
+        phi: usize,
+    },
+    PhiOpaque {
+        phi: usize,
+        what: &'static str,
+    },
+    PhiValueType {
+        phi: usize,
+        value: u32,
+        ty: u32,
+    },
 }
 
 pub(super) fn check_ssa(cx: &mut Context<'_>) {
@@ -122,7 +165,11 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
                 *slot = fi as u32;
             }
             for (bi, b) in f.blocks.iter().enumerate() {
-                for slot in block_of.iter_mut().take((b.end as usize).min(n)).skip(b.start as usize) {
+                for slot in block_of
+                    .iter_mut()
+                    .take((b.end as usize).min(n))
+                    .skip(b.start as usize)
+                {
                     *slot = bi as u32;
                 }
             }
@@ -132,8 +179,12 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
             .functions
             .iter()
             .map(|f| {
-                let pairs: Vec<(u32, u32)> =
-                    f.edges.iter().filter(|e| e.kind == EdgeKind::Branch).map(|e| (e.to, e.from)).collect();
+                let pairs: Vec<(u32, u32)> = f
+                    .edges
+                    .iter()
+                    .filter(|e| e.kind == EdgeKind::Branch)
+                    .map(|e| (e.to, e.from))
+                    .collect();
                 Csr::from_pairs(f.blocks.len(), &pairs)
             })
             .collect();
@@ -148,7 +199,20 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
             let opcode = insts[i].opcode;
             if opcode == op::PHI {
                 let preds = preds_of[fi as usize].of(bi);
-                check_phi(cx, cfg, i, fi, bi, preds, &func_of, &block_of, variable_pointers, logical, shader, &mut out);
+                check_phi(
+                    cx,
+                    cfg,
+                    i,
+                    fi,
+                    bi,
+                    preds,
+                    &func_of,
+                    &block_of,
+                    variable_pointers,
+                    logical,
+                    shader,
+                    &mut out,
+                );
                 continue;
             }
             if opcode == op::LABEL {
@@ -156,10 +220,15 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
             }
             let use_reachable = f.is_reachable(bi);
             for o in cx.operands(i) {
-                if !matches!(o.kind, OperandKind::IdRef | OperandKind::IdMemorySemantics | OperandKind::IdScope) {
+                if !matches!(
+                    o.kind,
+                    OperandKind::IdRef | OperandKind::IdMemorySemantics | OperandKind::IdScope
+                ) {
                     continue;
                 }
-                let Some(&w) = insts[i].operands.get(o.start as usize) else { continue };
+                let Some(&w) = insts[i].operands.get(o.start as usize) else {
+                    continue;
+                };
                 let Some(d) = cx.def(w) else { continue };
                 let dop = insts[d].opcode;
                 if dop == op::LABEL || dop == op::FUNCTION {
@@ -173,7 +242,13 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
                 if dbi == NONE {
                     // A function parameter.
                     if dfi != fi {
-                        out.push(Finding::OutsideFunction { use_inst: i, id: w, def: d, def_fn: dfi, use_fn: fi });
+                        out.push(Finding::OutsideFunction {
+                            use_inst: i,
+                            id: w,
+                            def: d,
+                            def_fn: dfi,
+                            use_fn: fi,
+                        });
                     }
                     continue;
                 }
@@ -182,9 +257,21 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
                     continue;
                 }
                 if dfi != fi {
-                    out.push(Finding::OutsideFunction { use_inst: i, id: w, def: d, def_fn: dfi, use_fn: fi });
+                    out.push(Finding::OutsideFunction {
+                        use_inst: i,
+                        id: w,
+                        def: d,
+                        def_fn: dfi,
+                        use_fn: fi,
+                    });
                 } else if !f.dominates(dbi, bi) {
-                    out.push(Finding::NotDominate { use_inst: i, id: w, def: d, def_block: dbi, use_block: bi });
+                    out.push(Finding::NotDominate {
+                        use_inst: i,
+                        id: w,
+                        def: d,
+                        def_block: dbi,
+                        use_block: bi,
+                    });
                 }
             }
         }
@@ -192,18 +279,36 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
         out.into_iter()
             .map(|x| {
                 let label = |fi: u32, b: u32| {
-                    cfg.functions.get(fi as usize).and_then(|f| f.blocks.get(b as usize)).map_or(0, |b| b.label)
+                    cfg.functions
+                        .get(fi as usize)
+                        .and_then(|f| f.blocks.get(b as usize))
+                        .map_or(0, |b| b.label)
                 };
                 let fid = |fi: u32| cfg.functions.get(fi as usize).map_or(0, |f| f.id);
                 let lab_inst = |fi: u32, b: u32| {
-                    cfg.functions.get(fi as usize).and_then(|f| f.blocks.get(b as usize)).map_or(0, |b| b.start as usize)
+                    cfg.functions
+                        .get(fi as usize)
+                        .and_then(|f| f.blocks.get(b as usize))
+                        .map_or(0, |b| b.start as usize)
                 };
                 match x {
-                    Finding::NotDominate { use_inst, def, def_block, use_block, .. } => {
+                    Finding::NotDominate {
+                        use_inst,
+                        def,
+                        def_block,
+                        use_block,
+                        ..
+                    } => {
                         let fi = func_of[use_inst];
-                        (x, [label(fi, def_block), label(fi, use_block)], [lab_inst(fi, def_block), def])
+                        (
+                            x,
+                            [label(fi, def_block), label(fi, use_block)],
+                            [lab_inst(fi, def_block), def],
+                        )
                     }
-                    Finding::OutsideFunction { def_fn, use_fn, .. } => (x, [fid(def_fn), fid(use_fn)], [0, 0]),
+                    Finding::OutsideFunction { def_fn, use_fn, .. } => {
+                        (x, [fid(def_fn), fid(use_fn)], [0, 0])
+                    }
                     _ => (x, [0, 0], [0, 0]),
                 }
             })
@@ -240,7 +345,9 @@ fn check_phi(
             return;
         }
         Some(op::TYPE_POINTER | op::TYPE_UNTYPED_POINTER)
-            if logical && !variable_pointers && !(cx.opts.relax_logical_pointer || cx.opts.before_hlsl_legalization) =>
+            if logical
+                && !variable_pointers
+                && !(cx.opts.relax_logical_pointer || cx.opts.before_hlsl_legalization) =>
         {
             out.push(Finding::PhiPointer { phi: i });
             return;
@@ -262,18 +369,34 @@ fn check_phi(
     let mut preds: Vec<u32> = preds.to_vec();
     preds.sort_unstable();
     preds.dedup();
-    let pairs: Vec<(u32, u32)> = inst.operands.get(2..).unwrap_or(&[]).chunks(2).filter(|c| c.len() == 2).map(|c| (c[0], c[1])).collect();
+    let pairs: Vec<(u32, u32)> = inst
+        .operands
+        .get(2..)
+        .unwrap_or(&[])
+        .chunks(2)
+        .filter(|c| c.len() == 2)
+        .map(|c| (c[0], c[1]))
+        .collect();
     if pairs.len() != preds.len() {
-        out.push(Finding::PhiCount { phi: i, pairs: pairs.len(), preds: preds.len(), block: bi });
+        out.push(Finding::PhiCount {
+            phi: i,
+            pairs: pairs.len(),
+            preds: preds.len(),
+            block: bi,
+        });
         return;
     }
     let mut seen: Vec<u32> = Vec::with_capacity(pairs.len());
     for &(value, parent) in &pairs {
-        if let Some(vt) = cx.type_of(value) {
-            if vt != ty {
-                out.push(Finding::PhiValueType { phi: i, value, ty: vt });
-                continue;
-            }
+        if let Some(vt) = cx.type_of(value)
+            && vt != ty
+        {
+            out.push(Finding::PhiValueType {
+                phi: i,
+                value,
+                ty: vt,
+            });
+            continue;
         }
         if cx.def_opcode(parent) != Some(op::LABEL) {
             out.push(Finding::PhiNotLabel { phi: i, parent });
@@ -283,7 +406,11 @@ fn check_phi(
         match pb {
             Some(pb) if preds.binary_search(&pb).is_ok() => {}
             _ => {
-                out.push(Finding::PhiNotPred { phi: i, parent, block: bi });
+                out.push(Finding::PhiNotPred {
+                    phi: i,
+                    parent,
+                    block: bi,
+                });
                 continue;
             }
         }
@@ -303,19 +430,28 @@ fn check_phi(
             continue;
         }
         let Some(&db) = block_of.get(d) else { continue };
-        let Some(pb) = f.block_of(parent) else { continue };
+        let Some(pb) = f.block_of(parent) else {
+            continue;
+        };
         if db == NONE || !f.is_reachable(pb) {
             continue;
         }
         if !f.dominates(db, pb) {
-            out.push(Finding::PhiNotDominate { phi: i, id: value, def: d, parent });
+            out.push(Finding::PhiNotDominate {
+                phi: i,
+                id: value,
+                def: d,
+                parent,
+            });
         }
     }
 }
 
 fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
     match f {
-        Finding::NotDominate { use_inst, id, def, .. } => {
+        Finding::NotDominate {
+            use_inst, id, def, ..
+        } => {
             let (name, db, ub) = (cx.name(id), cx.name(ids[0]), cx.name(ids[1]));
             let def_span = cx.span(def);
             let header_span = cx.span(at[0]);
@@ -325,10 +461,18 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
                 format!("{name} is defined in block {db}, which does not dominate this use in block {ub}"),
             );
             d.label = format!("{name} may not have been computed on every path to here");
-            d.related.push(Related { span: def_span, label: format!("{name} is defined here") });
-            d.related.push(Related { span: header_span, label: format!("block {db}") });
+            d.related.push(Related {
+                span: def_span,
+                label: format!("{name} is defined here"),
+            });
+            d.related.push(Related {
+                span: header_span,
+                label: format!("block {db}"),
+            });
         }
-        Finding::OutsideFunction { use_inst, id, def, .. } => {
+        Finding::OutsideFunction {
+            use_inst, id, def, ..
+        } => {
             let (name, df, uf) = (cx.name(id), cx.name(ids[0]), cx.name(ids[1]));
             let def_span = cx.span(def);
             let d = cx.error(
@@ -336,9 +480,17 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
                 use_inst,
                 format!("{name} belongs to function {df} but is used in function {uf}"),
             );
-            d.related.push(Related { span: def_span, label: format!("{name} is defined in {df} here") });
+            d.related.push(Related {
+                span: def_span,
+                label: format!("{name} is defined in {df} here"),
+            });
         }
-        Finding::PhiNotDominate { phi, id, def, parent } => {
+        Finding::PhiNotDominate {
+            phi,
+            id,
+            def,
+            parent,
+        } => {
             let (p, name, par) = (phi_name(cx, phi), cx.name(id), cx.name(parent));
             let def_span = cx.span(def);
             let d = cx.error(
@@ -346,9 +498,17 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
                 phi,
                 format!("the incoming value {name} of OpPhi {p} is not defined on every path to its parent block {par}"),
             );
-            d.related.push(Related { span: def_span, label: format!("{name} is defined here") });
+            d.related.push(Related {
+                span: def_span,
+                label: format!("{name} is defined here"),
+            });
         }
-        Finding::PhiCount { phi, pairs, preds, block } => {
+        Finding::PhiCount {
+            phi,
+            pairs,
+            preds,
+            block,
+        } => {
             let p = phi_name(cx, phi);
             let label = block_label(cx, phi, block);
             let s = if preds == 1 { "" } else { "s" };
@@ -377,11 +537,19 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
         }
         Finding::PhiDuplicate { phi, parent } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
-            cx.error("ssa.phi-duplicate-parent", phi, format!("OpPhi {p} lists the parent block {par} more than once"));
+            cx.error(
+                "ssa.phi-duplicate-parent",
+                phi,
+                format!("OpPhi {p} lists the parent block {par} more than once"),
+            );
         }
         Finding::PhiVoid { phi } => {
             let p = phi_name(cx, phi);
-            cx.error("ssa.phi-void", phi, format!("OpPhi {p} has void result type"));
+            cx.error(
+                "ssa.phi-void",
+                phi,
+                format!("OpPhi {p} has void result type"),
+            );
         }
         Finding::PhiPointer { phi } => {
             let p = phi_name(cx, phi);
@@ -394,7 +562,11 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
         }
         Finding::PhiOpaque { phi, what } => {
             let p = phi_name(cx, phi);
-            cx.error("ssa.phi-opaque-type", phi, format!("OpPhi {p} selects {what}, which shaders cannot do"));
+            cx.error(
+                "ssa.phi-opaque-type",
+                phi,
+                format!("OpPhi {p} selects {what}, which shaders cannot do"),
+            );
         }
         Finding::PhiValueType { phi, value, ty } => {
             let (p, v, t) = (phi_name(cx, phi), cx.name(value), cx.name(ty));
@@ -402,7 +574,9 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
             cx.error(
                 "ssa.phi-value-type",
                 phi,
-                format!("the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"),
+                format!(
+                    "the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"
+                ),
             );
         }
     }
@@ -416,6 +590,11 @@ fn phi_name(cx: &mut Context<'_>, phi: usize) -> String {
 fn block_label(cx: &mut Context<'_>, phi: usize, _block: u32) -> String {
     // The label of the OpPhi's block: the nearest OpLabel before it.
     let insts = cx.insts();
-    let id = insts[..phi].iter().rev().find(|x| x.opcode == op::LABEL).and_then(|x| x.operands.first().copied()).unwrap_or(0);
+    let id = insts[..phi]
+        .iter()
+        .rev()
+        .find(|x| x.opcode == op::LABEL)
+        .and_then(|x| x.operands.first().copied())
+        .unwrap_or(0);
     cx.name(id)
 }
