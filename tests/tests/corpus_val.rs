@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 /// Required agreement, in hundredths of a percent, per source folder and overall.
 /// The targets: 100% on spirv-tools and cfg-mutants, 99.5% over all.
 /// These floors only go up, as the validator grows.
-const FLOOR_ALL: u32 = 8320;
+const FLOOR_ALL: u32 = 8326;
 const FLOOR_SPIRV_TOOLS: u32 = 8160;
 const FLOOR_CFG_MUTANTS: u32 = 3050;
 

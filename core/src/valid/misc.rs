@@ -36,6 +36,14 @@ pub(super) static RULES: &[Rule] = &[
                       scope depends on the workgroup size, so the constants named by the \
                       LocalSizeId execution mode must be defined before the type is declared.",
     },
+    Rule {
+        code: "misc.interface-builtin-not-block",
+        summary: "An interface struct with built-in members must be decorated Block.",
+        explanation: "A struct type of an Input or Output entry point interface variable whose \
+                      members are decorated BuiltIn (like gl_PerVertex) must itself be decorated \
+                      Block; built-in members cannot be mixed with user locations in a plain \
+                      struct.",
+    },
 ];
 
 /// Whether `ty` is or contains an 8/16-bit scalar whose capability is missing.
@@ -76,6 +84,9 @@ pub(super) fn check_misc(cx: &mut Context<'_>) {
     let int16 = cx.declares_capability(cap::INT16);
     let float16 = cx.declares_capability(cap::FLOAT16);
     let vulkan = cx.opts.env.is_vulkan();
+    if shader {
+        check_interface_blocks(cx);
+    }
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
         match inst.opcode {
@@ -195,6 +206,86 @@ fn check_coop_matrix_scope(cx: &mut Context<'_>, i: usize) {
                 span,
                 label: format!("{n} is defined here"),
             });
+        }
+    }
+}
+
+/// Entry point interface structs with BuiltIn members must be Blocks.
+fn check_interface_blocks(cx: &mut Context<'_>) {
+    let insts = cx.insts();
+    // Struct ids with a BuiltIn member (11), and those decorated Block (2).
+    let mut builtin_members = alloc::vec::Vec::new();
+    let mut blocks = alloc::vec::Vec::new();
+    for x in insts {
+        match x.opcode {
+            op::MEMBER_DECORATE if x.operands.get(2) == Some(&11) => {
+                builtin_members.push(x.operands.first().copied().unwrap_or(0))
+            }
+            op::DECORATE if x.operands.get(1) == Some(&2) => {
+                blocks.push(x.operands.first().copied().unwrap_or(0))
+            }
+            _ => {}
+        }
+    }
+    if builtin_members.is_empty() {
+        return;
+    }
+    let mut reported = alloc::vec::Vec::new();
+    for (i, x) in insts.iter().enumerate() {
+        if x.opcode != op::ENTRY_POINT {
+            continue;
+        }
+        // Interface ids follow the name (a literal string) after operand 1.
+        let rest = x.operands.get(2..).unwrap_or(&[]);
+        let name_words = rest
+            .iter()
+            .position(|w| w.to_le_bytes()[3] == 0)
+            .map_or(rest.len(), |p| p + 1);
+        for &var in rest.get(name_words..).unwrap_or(&[]) {
+            let Some(v) = cx.def_inst(var).filter(|v| v.opcode == op::VARIABLE) else {
+                continue;
+            };
+            let class = v.operands.get(2).copied();
+            if class != Some(1) && class != Some(3) {
+                continue;
+            }
+            let Some((op::TYPE_POINTER, p)) = cx.type_def(v.operands.first().copied().unwrap_or(0))
+            else {
+                continue;
+            };
+            let mut ty = p.get(1).copied().unwrap_or(0);
+            for _ in 0..4 {
+                match cx.type_def(ty) {
+                    Some((op::TYPE_ARRAY | op::TYPE_RUNTIME_ARRAY, e)) => {
+                        ty = e.first().copied().unwrap_or(0)
+                    }
+                    _ => break,
+                }
+            }
+            if cx.type_def(ty).map(|t| t.0) != Some(op::TYPE_STRUCT)
+                || !builtin_members.contains(&ty)
+                || blocks.contains(&ty)
+                || reported.contains(&ty)
+            {
+                continue;
+            }
+            reported.push(ty);
+            let (t, vn) = (cx.name(ty), cx.name(var));
+            let span = cx.def(ty).map(|d| cx.span(d));
+            let d = cx.error(
+                "misc.interface-builtin-not-block",
+                i,
+                format!("the interface variable {vn} has the struct type {t}, which has BuiltIn members but is not decorated Block"),
+            );
+            d.help = Some(alloc::string::String::from(
+                "add `OpDecorate` with `Block` to the struct",
+            ));
+            if let Some(span) = span {
+                d.related.push(crate::diag::Related {
+                    span,
+                    label: format!("{t} is declared here"),
+                });
+            }
         }
     }
 }
