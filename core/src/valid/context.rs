@@ -194,3 +194,18 @@ fn inst_result_id(inst: &Instruction, ops: &[ParsedOperand]) -> Option<u32> {
         .find(|o| o.kind == OperandKind::IdResult)
         .and_then(|o| inst.operands.get(o.start as usize).copied())
 }
+
+/// Borrowing the CFG beside the rest of the context (structure passes).
+impl<'m> Context<'m> {
+    /// Run `f` with the CFG (computed on first use) and a shared view of the
+    /// context, e.g. to collect findings before reporting them.
+    pub fn with_cfg<R>(&mut self, f: impl FnOnce(&Context<'m>, &ModuleCfg) -> R) -> R {
+        let cfg = match self.cfg.take() {
+            Some(c) => c,
+            None => cfg::analyze(self.module),
+        };
+        let r = f(self, &cfg);
+        self.cfg = Some(cfg);
+        r
+    }
+}

@@ -11,10 +11,16 @@
 //! a stage finds errors, later stages (which assume its guarantees, e.g. that every
 //! id is defined once) are skipped, so no cascade of follow-on noise is reported.
 
+mod adjacency;
 mod caps;
 mod context;
 mod ext;
+mod function;
+mod ids;
+mod layout;
+mod limits;
 pub mod rules;
+mod ssa;
 mod types;
 mod version;
 
@@ -205,9 +211,9 @@ pub type Pass = fn(&mut Context<'_>);
 /// that the module's layout and function/block structure are sound).
 pub static PASSES: &[&[(&str, Pass)]] = &[
     // Stage 0: the binary itself.
-    &[("version-env", version::check_env)],
+    &[("version-env", version::check_env), ("ids", ids::check_ids)],
     // Stage 1: layout, ids, function and block structure.
-    &[],
+    &[("layout", layout::check_layout), ("adjacency", adjacency::check_adjacency)],
     // Stage 2: everything that needs a sound structure.
     &[
         ("capabilities", caps::check),
@@ -216,6 +222,9 @@ pub static PASSES: &[&[(&str, Pass)]] = &[
         ("ext-vla", ext::vla::check),
         ("ext-constant-data", ext::constant_data::check),
         ("ext-untyped", ext::untyped::check),
+        ("ssa", ssa::check_ssa),
+        ("function", function::check_functions),
+        ("limits", limits::check_limits),
     ],
 ];
 

@@ -22,6 +22,12 @@ static FAMILIES: &[&[Rule]] = &[
     super::ext::vla::RULES,
     super::ext::constant_data::RULES,
     super::ext::untyped::RULES,
+    super::ids::RULES,
+    super::layout::RULES,
+    super::adjacency::RULES,
+    super::ssa::RULES,
+    super::function::RULES,
+    super::limits::RULES,
 ];
 
 /// Rules that belong to no family.

@@ -426,7 +426,11 @@ fn undef(cx: &mut Context<'_>, declared: &Declared) {
             || (!float16 && contains_sized(cx, ty, OP_TYPE_FLOAT, 16, 0));
         if limited {
             let tname = cx.name(ty);
-            let d = cx.error("types.undef-type", i, String::from("Cannot create undefined values with 8- or 16-bit types"));
+            let d = cx.error(
+                "types.undef-type",
+                i,
+                format!("cannot create an undefined value of {tname}: 8- and 16-bit types without the Int8, Int16 or Float16 capability are for storage only"),
+            );
             d.label = format!("{tname} is (or contains) an 8- or 16-bit type enabled only for storage");
             d.help = Some(String::from("declare Int8, Int16 or Float16 to use such types as values, or avoid OpUndef here"));
         }

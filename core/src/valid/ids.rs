@@ -1,0 +1,562 @@
+//! Ids: every id an instruction uses is defined, before its use unless the
+//! operand may be a forward reference (spec section 2.4 and 2.16.1; spirv-val's
+//! `IdPass`), result types name types, and ids given where a value is expected
+//! are not types. Also the small helpers the structure families share.
+
+use super::Context;
+use super::rules::Rule;
+use crate::binary::parse::{IdMap, decode_string};
+use crate::grammar::OperandKind;
+use alloc::format;
+use alloc::vec::Vec;
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        code: "ids.undefined",
+        summary: "Every id used must be defined.",
+        explanation: "An <id> operand must name the result of some instruction of the module. \
+                      This id is never defined; it is reported once, at its first use \
+                      (other uses are listed beside it).",
+    },
+    Rule {
+        code: "ids.use-before-definition",
+        summary: "An id must be defined before it is used, unless the operand allows a forward reference.",
+        explanation: "SPIR-V requires that the definition of an <id> comes before its uses in \
+                      the module (section 2.4 Logical Layout, 2.16.1 Universal Validation Rules), \
+                      except for the operands that may refer forward: names, decorations, entry \
+                      points and execution modes, branch and merge targets, OpPhi operands, the \
+                      function called by OpFunctionCall, and pointers declared with \
+                      OpTypeForwardPointer. An instruction also cannot use its own result.",
+    },
+    Rule {
+        code: "ids.undefined-forward-reference",
+        summary: "An id referenced forward must be defined somewhere.",
+        explanation: "This operand may refer to an <id> defined later in the module (a name, a \
+                      decoration, a branch target, an OpPhi operand...), but no instruction \
+                      of the module defines it.",
+    },
+    Rule {
+        code: "ids.type-forward-reference",
+        summary: "A type may only refer forward to a pointer declared by OpTypeForwardPointer.",
+        explanation: "Type declarations must come after the types they use; the only exception \
+                      is a pointer type announced earlier with OpTypeForwardPointer (used to \
+                      build recursive structures).",
+    },
+    Rule {
+        code: "ids.not-a-type",
+        summary: "A Result Type must be a type.",
+        explanation: "The Result Type operand of an instruction must be the <id> of a type \
+                      declaration (OpType...).",
+    },
+    Rule {
+        code: "ids.operand-is-type",
+        summary: "A value operand cannot be a type.",
+        explanation: "Where an instruction expects a value (an object, a constant, a pointer), \
+                      the <id> of a type declaration is not allowed; only type declarations, \
+                      decorations, debug instructions and OpFunction take type <id>s.",
+    },
+    Rule {
+        code: "ids.operand-needs-type",
+        summary: "A value operand must have a type.",
+        explanation: "Where an instruction expects a value, the <id> must be the result of an \
+                      instruction that has a Result Type: a label, a string, an extended \
+                      instruction set import or a decoration group is not a value.",
+    },
+    Rule {
+        code: "ids.non-semantic-operand",
+        summary: "A semantic instruction cannot use the result of a non-semantic instruction.",
+        explanation: "Non-semantic extended instructions (NonSemantic.* sets) may be removed \
+                      without changing the module's meaning, so no other instruction may \
+                      depend on their results.",
+    },
+];
+
+/// Opcodes the structure families use.
+pub(super) mod op {
+    pub const UNDEF: u16 = 1;
+    pub const SOURCE_CONTINUED: u16 = 2;
+    pub const SOURCE: u16 = 3;
+    pub const SOURCE_EXTENSION: u16 = 4;
+    pub const NAME: u16 = 5;
+    pub const MEMBER_NAME: u16 = 6;
+    pub const STRING: u16 = 7;
+    pub const LINE: u16 = 8;
+    pub const EXTENSION: u16 = 10;
+    pub const EXT_INST_IMPORT: u16 = 11;
+    pub const EXT_INST: u16 = 12;
+    pub const MEMORY_MODEL: u16 = 14;
+    pub const ENTRY_POINT: u16 = 15;
+    pub const EXECUTION_MODE: u16 = 16;
+    pub const CAPABILITY: u16 = 17;
+    pub const TYPE_VOID: u16 = 19;
+    pub const TYPE_INT: u16 = 21;
+    pub const TYPE_FLOAT: u16 = 22;
+    pub const TYPE_VECTOR: u16 = 23;
+    pub const TYPE_MATRIX: u16 = 24;
+    pub const TYPE_IMAGE: u16 = 25;
+    pub const TYPE_SAMPLER: u16 = 26;
+    pub const TYPE_SAMPLED_IMAGE: u16 = 27;
+    pub const TYPE_ARRAY: u16 = 28;
+    pub const TYPE_RUNTIME_ARRAY: u16 = 29;
+    pub const TYPE_STRUCT: u16 = 30;
+    pub const TYPE_POINTER: u16 = 32;
+    pub const TYPE_FUNCTION: u16 = 33;
+    pub const TYPE_FORWARD_POINTER: u16 = 39;
+    pub const CONSTANT: u16 = 43;
+    pub const SPEC_CONSTANT_OP: u16 = 52;
+    pub const FUNCTION: u16 = 54;
+    pub const FUNCTION_PARAMETER: u16 = 55;
+    pub const FUNCTION_END: u16 = 56;
+    pub const FUNCTION_CALL: u16 = 57;
+    pub const VARIABLE: u16 = 59;
+    pub const ACCESS_CHAIN: u16 = 65;
+    pub const IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
+    pub const PTR_ACCESS_CHAIN: u16 = 67;
+    pub const DECORATE: u16 = 71;
+    pub const MEMBER_DECORATE: u16 = 72;
+    pub const GROUP_DECORATE: u16 = 74;
+    pub const GROUP_MEMBER_DECORATE: u16 = 75;
+    pub const IN_BOUNDS_PTR_ACCESS_CHAIN: u16 = 70;
+    pub const PHI: u16 = 245;
+    pub const LOOP_MERGE: u16 = 246;
+    pub const SELECTION_MERGE: u16 = 247;
+    pub const LABEL: u16 = 248;
+    pub const BRANCH: u16 = 249;
+    pub const BRANCH_CONDITIONAL: u16 = 250;
+    pub const SWITCH: u16 = 251;
+    pub const RETURN: u16 = 253;
+    pub const RETURN_VALUE: u16 = 254;
+    pub const ENQUEUE_KERNEL: u16 = 292;
+    pub const GET_KERNEL_NDRANGE_SUB_GROUP_COUNT: u16 = 293;
+    pub const GET_KERNEL_NDRANGE_MAX_SUB_GROUP_SIZE: u16 = 294;
+    pub const GET_KERNEL_WORK_GROUP_SIZE: u16 = 295;
+    pub const GET_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: u16 = 296;
+    pub const NO_LINE: u16 = 317;
+    pub const MODULE_PROCESSED: u16 = 330;
+    pub const EXECUTION_MODE_ID: u16 = 331;
+    pub const DECORATE_ID: u16 = 332;
+    pub const EXT_INST_WITH_FORWARD_REFS: u16 = 4433;
+    pub const UNTYPED_VARIABLE: u16 = 4418;
+    pub const TYPE_UNTYPED_POINTER: u16 = 4417;
+    pub const MEMBER_DECORATE_ID_EXT: u16 = 5127;
+    pub const READ_CLOCK_KHR: u16 = 5056;
+    pub const COOP_MATRIX_PER_ELEMENT_OP_NV: u16 = 5366;
+    pub const COOP_MATRIX_REDUCE_NV: u16 = 5368;
+    pub const COOP_MATRIX_LOAD_TENSOR_NV: u16 = 5367;
+    pub const COOP_MATRIX_LENGTH_NV: u16 = 5362;
+    pub const DECORATE_STRING: u16 = 5632;
+    pub const MEMBER_DECORATE_STRING: u16 = 5633;
+    pub const CONDITIONAL_EXTENSION_INTEL: u16 = 6248;
+    pub const CONDITIONAL_ENTRY_POINT_INTEL: u16 = 6249;
+    pub const CONDITIONAL_CAPABILITY_INTEL: u16 = 6250;
+    pub const GRAPH_ENTRY_POINT_ARM: u16 = 4191;
+}
+
+/// Capability values the structure families test.
+pub(super) mod cap {
+    pub const SHADER: u32 = 1;
+    pub const FLOAT16: u32 = 9;
+    pub const INT16: u32 = 22;
+    pub const INT8: u32 = 39;
+    pub const VARIABLE_POINTERS_STORAGE_BUFFER: u32 = 4441;
+    pub const VARIABLE_POINTERS: u32 = 4442;
+}
+
+/// Storage class values.
+pub(super) mod sc {
+    pub const UNIFORM_CONSTANT: u32 = 0;
+    pub const WORKGROUP: u32 = 4;
+    pub const CROSS_WORKGROUP: u32 = 5;
+    pub const PRIVATE: u32 = 6;
+    pub const FUNCTION: u32 = 7;
+    pub const GENERIC: u32 = 8;
+    pub const ATOMIC_COUNTER: u32 = 10;
+    pub const STORAGE_BUFFER: u32 = 12;
+}
+
+/// Whether the opcode declares a type with a result id (spirv-val's
+/// `spvOpcodeGeneratesType`: every OpType* but OpTypeForwardPointer).
+pub(super) fn generates_type(opcode: u16) -> bool {
+    opcode != op::TYPE_FORWARD_POINTER
+        && crate::grammar::instruction(opcode).is_some_and(|d| d.class == "Type-Declaration")
+}
+
+/// Whether the opcode is a decoration instruction.
+pub(super) fn is_decoration(opcode: u16) -> bool {
+    crate::grammar::instruction(opcode).is_some_and(|d| d.class == "Annotation")
+}
+
+/// Whether the opcode is a debug instruction (names, sources, strings, lines).
+pub(super) fn is_debug(opcode: u16) -> bool {
+    crate::grammar::instruction(opcode).is_some_and(|d| d.class == "Debug")
+}
+
+/// The kind of extended instruction set an `OpExtInst` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ExtKind {
+    /// Not an extended instruction.
+    None,
+    /// `OpenCL.DebugInfo.100`.
+    OpenClDebugInfo,
+    /// `DebugInfo`.
+    DebugInfo,
+    /// `NonSemantic.Shader.DebugInfo.100`.
+    ShaderDebugInfo,
+    /// Another `NonSemantic.*` set.
+    NonSemantic,
+    /// Any other set (GLSL.std.450, OpenCL.std...).
+    Semantic,
+}
+
+impl ExtKind {
+    pub(super) fn is_debug_info(self) -> bool {
+        matches!(
+            self,
+            ExtKind::OpenClDebugInfo | ExtKind::DebugInfo | ExtKind::ShaderDebugInfo
+        )
+    }
+
+    pub(super) fn is_non_semantic(self) -> bool {
+        matches!(self, ExtKind::ShaderDebugInfo | ExtKind::NonSemantic)
+    }
+}
+
+impl<'m> Context<'m> {
+    /// The kind of set instruction `i` uses if it is an `OpExtInst` (or the
+    /// forward-reference variant).
+    pub(super) fn ext_kind(&self, i: usize) -> ExtKind {
+        let Some(inst) = self.insts().get(i) else {
+            return ExtKind::None;
+        };
+        if inst.opcode != op::EXT_INST && inst.opcode != op::EXT_INST_WITH_FORWARD_REFS {
+            return ExtKind::None;
+        }
+        let Some(set) = inst.operands.get(2) else {
+            return ExtKind::Semantic;
+        };
+        let Some(imp) = self
+            .def_inst(*set)
+            .filter(|d| d.opcode == op::EXT_INST_IMPORT)
+        else {
+            return ExtKind::Semantic;
+        };
+        let name = decode_string(imp.operands.get(1..).unwrap_or(&[]));
+        match name.as_str() {
+            "OpenCL.DebugInfo.100" => ExtKind::OpenClDebugInfo,
+            "DebugInfo" => ExtKind::DebugInfo,
+            "NonSemantic.Shader.DebugInfo.100" => ExtKind::ShaderDebugInfo,
+            n if n.starts_with("NonSemantic.") => ExtKind::NonSemantic,
+            _ => ExtKind::Semantic,
+        }
+    }
+
+    /// Whether the module declares the capability (directly).
+    pub(super) fn declares_capability(&self, c: u32) -> bool {
+        self.insts()
+            .iter()
+            .any(|i| i.opcode == op::CAPABILITY && i.operands.first() == Some(&c))
+    }
+
+    /// The addressing model of the module's OpMemoryModel (0, Logical, if absent).
+    pub(super) fn addressing_model(&self) -> u32 {
+        self.insts()
+            .iter()
+            .find(|i| i.opcode == op::MEMORY_MODEL)
+            .and_then(|i| i.operands.first().copied())
+            .unwrap_or(0)
+    }
+
+    /// The opcode of the type `ty` with its operand words (after the result id).
+    pub(super) fn type_def(&self, ty: u32) -> Option<(u16, &'m [u32])> {
+        let d = self.def_inst(ty)?;
+        Some((d.opcode, d.operands.get(1..).unwrap_or(&[])))
+    }
+
+    /// The storage class of a pointer type (typed or untyped).
+    pub(super) fn pointer_storage_class(&self, ty: u32) -> Option<u32> {
+        match self.type_def(ty)? {
+            (op::TYPE_POINTER | op::TYPE_UNTYPED_POINTER, ops) => ops.first().copied(),
+            _ => None,
+        }
+    }
+}
+
+/// Instructions with an operand that names a type rather than a value:
+/// OpSizeOf, the untyped pointer instructions (their Base Type),
+/// OpCooperativeMatrixLengthKHR, OpConstantSizeOfEXT.
+fn takes_type_operand(opcode: u16) -> bool {
+    matches!(opcode, 321 | 4418..=4426 | 4460 | 5129)
+}
+
+/// Whether operand `k` of an instruction may refer to an id defined later
+/// (spirv-val's `spvOperandCanBeForwardDeclaredFunction`, operand indices
+/// counting the result type and result id).
+fn can_forward(opcode: u16, k: usize, ext: ExtKind, ext_number: u32) -> bool {
+    if generates_type(opcode) {
+        return true;
+    }
+    if ext.is_debug_info() && opcode == op::EXT_INST {
+        return match ext {
+            ExtKind::ShaderDebugInfo => false,
+            // DebugFunction (20), DebugTypeComposite (10).
+            ExtKind::OpenClDebugInfo => match ext_number {
+                20 => k == 13,
+                10 => k >= 13,
+                _ => false,
+            },
+            _ => match ext_number {
+                20 => k == 13,
+                10 => k >= 12,
+                _ => false,
+            },
+        };
+    }
+    match opcode {
+        op::EXECUTION_MODE
+        | op::EXECUTION_MODE_ID
+        | op::ENTRY_POINT
+        | op::NAME
+        | op::MEMBER_NAME
+        | op::SELECTION_MERGE
+        | op::DECORATE
+        | op::MEMBER_DECORATE
+        | op::MEMBER_DECORATE_ID_EXT
+        | op::DECORATE_ID
+        | op::DECORATE_STRING
+        | op::MEMBER_DECORATE_STRING
+        | op::BRANCH
+        | op::LOOP_MERGE
+        | op::CONDITIONAL_ENTRY_POINT_INTEL
+        | op::CONDITIONAL_CAPABILITY_INTEL
+        | op::CONDITIONAL_EXTENSION_INTEL
+        | op::EXT_INST_WITH_FORWARD_REFS => true,
+        op::GROUP_DECORATE | op::GROUP_MEMBER_DECORATE | op::BRANCH_CONDITIONAL | op::SWITCH => {
+            k != 0
+        }
+        op::FUNCTION_CALL => k == 2,
+        op::PHI => k > 1,
+        op::ENQUEUE_KERNEL => k == 8,
+        op::GET_KERNEL_NDRANGE_SUB_GROUP_COUNT | op::GET_KERNEL_NDRANGE_MAX_SUB_GROUP_SIZE => {
+            k == 3
+        }
+        op::GET_KERNEL_WORK_GROUP_SIZE | op::GET_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+            k == 2
+        }
+        op::TYPE_FORWARD_POINTER => k == 0,
+        op::TYPE_ARRAY => k == 1,
+        op::COOP_MATRIX_PER_ELEMENT_OP_NV => k == 3,
+        op::COOP_MATRIX_REDUCE_NV => k == 4,
+        op::COOP_MATRIX_LOAD_TENSOR_NV => k > 6,
+        op::GRAPH_ENTRY_POINT_ARM => k == 0,
+        _ => false,
+    }
+}
+
+/// The ids pass: definitions before uses, forward references resolved, result
+/// types that are types, value operands that are values.
+pub(super) fn check_ids(cx: &mut Context<'_>) {
+    let insts = cx.insts();
+    let bound = cx
+        .module
+        .header
+        .bound
+        .min(cx.module.word_count() as u32 + 1);
+    let mut forward_pointer: IdMap<bool> = IdMap::new(bound);
+    // Ids already reported (one diagnostic per undefined id).
+    let mut reported: IdMap<bool> = IdMap::new(bound);
+    // Forward references: (id, instruction) in order of first reference.
+    let mut forward: Vec<(u32, usize)> = Vec::new();
+    let mut forward_seen: IdMap<bool> = IdMap::new(bound);
+    let mut ops = Vec::new();
+    for i in 0..insts.len() {
+        let inst = &insts[i];
+        let opcode = inst.opcode;
+        ops.clear();
+        ops.extend_from_slice(cx.operands(i));
+        let ext = cx.ext_kind(i);
+        let ext_number = if ext != ExtKind::None {
+            inst.operands.get(3).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        let non_semantic = ext.is_non_semantic();
+        for (k, o) in ops.iter().enumerate() {
+            let Some(&w) = inst.operands.get(o.start as usize) else {
+                continue;
+            };
+            let def = cx.def(w);
+            let before = def.is_some_and(|d| d < i);
+            match o.kind {
+                OperandKind::IdResultType => {
+                    if before {
+                        let d = def.unwrap_or(0);
+                        if !generates_type(insts[d].opcode) {
+                            let name = cx.name(w);
+                            let span = cx.span(d);
+                            cx.error(
+                                "ids.not-a-type",
+                                i,
+                                format!("the result type {name} is not a type"),
+                            )
+                            .related
+                            .push(related(span, format!("{name} is defined here")));
+                        }
+                    } else {
+                        report_undefined(cx, i, w, def, &mut reported);
+                    }
+                }
+                OperandKind::IdRef | OperandKind::IdMemorySemantics | OperandKind::IdScope => {
+                    if before {
+                        let d = def.unwrap_or(0);
+                        let dop = insts[d].opcode;
+                        let exempt = generates_type(opcode)
+                            || opcode == op::TYPE_FORWARD_POINTER
+                            || is_debug(opcode)
+                            || ext.is_debug_info()
+                            || non_semantic
+                            || is_decoration(opcode)
+                            || opcode == op::FUNCTION
+                            || opcode == op::COOP_MATRIX_LENGTH_NV
+                            || takes_type_operand(opcode)
+                            || (opcode == op::SPEC_CONSTANT_OP
+                                && inst.operands.get(2)
+                                    == Some(&(op::COOP_MATRIX_LENGTH_NV as u32)));
+                        let def_has_type = cx.desc(d).is_some_and(|x| x.has_result_type());
+                        if generates_type(dop) && !exempt {
+                            let name = cx.name(w);
+                            let span = cx.span(d);
+                            cx.error(
+                                "ids.operand-is-type",
+                                i,
+                                format!("operand {name} is a type, but a value is expected here"),
+                            )
+                            .related
+                            .push(related(span, format!("{name} is declared here")));
+                        } else if !def_has_type
+                            && !exempt
+                            && !crate::cfg::is_branch_opcode(opcode)
+                            && !matches!(
+                                opcode,
+                                op::PHI
+                                    | op::EXT_INST
+                                    | op::EXT_INST_IMPORT
+                                    | op::SELECTION_MERGE
+                                    | op::LOOP_MERGE
+                            )
+                        {
+                            let name = cx.name(w);
+                            let span = cx.span(d);
+                            cx.error(
+                                "ids.operand-needs-type",
+                                i,
+                                format!("operand {name} has no type, but a value is expected here"),
+                            )
+                            .related
+                            .push(related(span, format!("{name} is defined here")));
+                        } else if cx.ext_kind(d).is_non_semantic() && !non_semantic {
+                            let name = cx.name(w);
+                            let span = cx.span(d);
+                            cx.error(
+                                "ids.non-semantic-operand",
+                                i,
+                                format!(
+                                    "operand {name} is the result of a non-semantic instruction"
+                                ),
+                            )
+                            .related
+                            .push(related(span, format!("{name} is defined here")));
+                        }
+                    } else if can_forward(opcode, k, ext, ext_number) {
+                        if generates_type(opcode) && !forward_pointer.get(w) {
+                            if !reported.get(w) {
+                                reported.set(w, true);
+                                let name = cx.name(w);
+                                let d = cx.error(
+                                    "ids.type-forward-reference",
+                                    i,
+                                    format!("operand {name} is used by a type declaration before its definition"),
+                                );
+                                d.help = Some("declare the type first, or announce a pointer type with OpTypeForwardPointer".into());
+                                if let Some(d) = def {
+                                    let span = cx.span(d);
+                                    if let Some(last) = cx.diags.last_mut() {
+                                        last.related
+                                            .push(related(span, format!("{name} is defined here")));
+                                    }
+                                }
+                            }
+                        } else if def.is_none() && !forward_seen.get(w) {
+                            forward_seen.set(w, true);
+                            forward.push((w, i));
+                        }
+                    } else {
+                        report_undefined(cx, i, w, def, &mut reported);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if opcode == op::TYPE_FORWARD_POINTER
+            && let Some(&p) = inst.operands.first()
+        {
+            forward_pointer.set(p, true);
+        }
+    }
+    for (w, i) in forward {
+        if reported.get(w) {
+            continue;
+        }
+        reported.set(w, true);
+        let name = cx.name(w);
+        cx.error(
+            "ids.undefined-forward-reference",
+            i,
+            format!("{name} is referenced here but never defined"),
+        );
+    }
+}
+
+fn related(span: crate::Span, label: alloc::string::String) -> crate::diag::Related {
+    crate::diag::Related { span, label }
+}
+
+/// Report a use of `w` at instruction `i` that is not defined before it.
+fn report_undefined(
+    cx: &mut Context<'_>,
+    i: usize,
+    w: u32,
+    def: Option<usize>,
+    reported: &mut IdMap<bool>,
+) {
+    if reported.get(w) {
+        return;
+    }
+    reported.set(w, true);
+    let name = cx.name(w);
+    match def {
+        Some(d) if d == i => {
+            cx.error(
+                "ids.use-before-definition",
+                i,
+                format!("{name} is used by the instruction that defines it"),
+            );
+        }
+        Some(d) => {
+            let span = cx.span(d);
+            cx.error(
+                "ids.use-before-definition",
+                i,
+                format!("{name} is used before its definition"),
+            )
+            .related
+            .push(related(span, format!("{name} is defined later, here")));
+        }
+        None => {
+            cx.error(
+                "ids.undefined",
+                i,
+                format!("{name} is used but never defined"),
+            );
+        }
+    }
+}
