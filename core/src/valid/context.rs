@@ -194,3 +194,18 @@ fn inst_result_id(inst: &Instruction, ops: &[ParsedOperand]) -> Option<u32> {
         .find(|o| o.kind == OperandKind::IdResult)
         .and_then(|o| inst.operands.get(o.start as usize).copied())
 }
+
+// Control-flow family helpers.
+impl Context<'_> {
+    /// Run `f` with the module's CFG (computed on first use) and the context
+    /// together, so that a pass can report while it reads the CFG.
+    pub fn with_cfg<R>(&mut self, f: impl FnOnce(&mut Self, &ModuleCfg) -> R) -> R {
+        let c = match self.cfg.take() {
+            Some(c) => c,
+            None => cfg::analyze(self.module),
+        };
+        let r = f(self, &c);
+        self.cfg = Some(c);
+        r
+    }
+}

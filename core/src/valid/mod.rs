@@ -11,6 +11,7 @@
 //! a stage finds errors, later stages (which assume its guarantees, e.g. that every
 //! id is defined once) are skipped, so no cascade of follow-on noise is reported.
 
+mod cfg;
 mod context;
 pub mod rules;
 
@@ -205,7 +206,7 @@ pub static PASSES: &[&[(&str, Pass)]] = &[
     // Stage 1: layout, ids, function and block structure.
     &[],
     // Stage 2: everything that needs a sound structure.
-    &[],
+    &[("cfg", cfg::check)],
 ];
 
 /// Validate a binary given as words (either byte order is accepted by the reader).

@@ -14,7 +14,7 @@ pub struct Rule {
 }
 
 /// Every family's rule table. Add a family's `RULES` here.
-static FAMILIES: &[&[Rule]] = &[GENERAL];
+static FAMILIES: &[&[Rule]] = &[GENERAL, super::cfg::RULES];
 
 /// Rules that belong to no family.
 static GENERAL: &[Rule] = &[Rule {
