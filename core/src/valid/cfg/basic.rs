@@ -102,7 +102,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
         }
     }
     // Merge instructions, conditional branches and switches.
-    let mut merge_of: Vec<(u32, usize)> = Vec::new(); // (merge id, merge instruction)
+    let mut merge_of: alloc::collections::BTreeMap<u32, usize> = alloc::collections::BTreeMap::new(); // merge id -> merge instruction
     for (bi, b) in f.blocks.iter().enumerate() {
         for i in b.start as usize..b.end as usize {
             let inst = &cx.insts()[i];
@@ -133,7 +133,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                         );
                     }
                     let Some(&m) = ops.first() else { continue };
-                    if let Some(&(_, first)) = merge_of.iter().find(|(id, _)| *id == m) {
+                    if let Some(&first) = merge_of.get(&m) {
                         let mname = cx.name(m);
                         report(
                             cx,
@@ -144,7 +144,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                             &[(first, format!("{mname} is declared as a merge block here"))],
                         );
                     } else {
-                        merge_of.push((m, i));
+                        merge_of.insert(m, i);
                     }
                     if is_loop {
                         check_loop_merge(cx, f, bi as u32, i);

@@ -191,20 +191,21 @@ fn back_edges(f: &FunctionCfg) -> Vec<(u32, u32)> {
             continue;
         }
         state[r as usize] = 1;
-        let mut stack: Vec<(u32, usize)> = vec![(r, 0)];
+        // (block, next edge, index in `out` where its back edges start)
+        let mut stack: Vec<(u32, usize, usize)> = vec![(r, 0, out.len())];
         while let Some(top) = stack.last_mut() {
-            let (v, i) = *top;
+            let (v, i, first) = *top;
             let edges = f.out_edges(v);
             if let Some(e) = edges.get(i) {
                 top.1 += 1;
                 match state[e.to as usize] {
                     0 => {
                         state[e.to as usize] = 1;
-                        stack.push((e.to, 0));
+                        stack.push((e.to, 0, out.len()));
                     }
                     1 => {
                         if edges.iter().any(|x| x.kind == EdgeKind::Branch && x.to == e.to)
-                            && !out.contains(&(v, e.to))
+                            && !out[first..].contains(&(v, e.to))
                         {
                             out.push((v, e.to));
                         }
@@ -337,14 +338,14 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
                     let ct = m.continue_block;
                     cons.push(Con { kind: Kind::Loop, ct, ..base });
                     if let Some(c) = ct {
-                        let latch = back.iter().rev().find(|e| e.1 == h as u32).map(|e| e.0);
+                        let latch = latches[h].last().copied();
                         cons.push(Con { kind: Kind::Continue, entry: c, exit: latch, ct, ..base });
                     }
                 }
             }
         }
         let mut v = View { f, cons, merge_decl, adj_merge };
-        constructs(cx, &mut v, &back);
+        constructs(cx, &mut v, &latches);
         super::switch::check(cx, &v);
         selections(cx, f, &v.adj_merge);
     } else {
@@ -352,7 +353,7 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
     }
 }
 
-fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, back: &[(u32, u32)]) {
+fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
     let f = v.f;
     let n = f.blocks.len();
     // Dominance and post-dominance of each construct's ends.
@@ -578,7 +579,7 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, back: &[(u32, u32)]) {
             continue;
         }
         for &(p, inst) in &preds[ct as usize] {
-            if !v.reach(p) || v.contains(&c, p) || back.contains(&(p, ct)) {
+            if !v.reach(p) || v.contains(&c, p) || latches[ct as usize].contains(&p) {
                 continue;
             }
             let (pn, cn, hn) = (bname(cx, f, p), bname(cx, f, ct), bname(cx, f, c.header));
