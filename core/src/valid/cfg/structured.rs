@@ -130,9 +130,10 @@ impl View<'_> {
                             continue;
                         }
                         let is_loop = mop == op::LOOP_MERGE;
-                        if (!seen_switch || is_loop) && mb == Some(dest) {
-                            return true;
-                        } else if is_loop && ops.get(1).and_then(|&x| self.f.block_of(x)) == Some(dest) {
+                        let to_merge = (!seen_switch || is_loop) && mb == Some(dest);
+                        let to_continue =
+                            is_loop && ops.get(1).and_then(|&x| self.f.block_of(x)) == Some(dest);
+                        if to_merge || to_continue {
                             return true;
                         }
                         if term == Some(op::SWITCH) {

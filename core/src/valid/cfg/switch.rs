@@ -81,7 +81,7 @@ pub(super) fn check(cx: &mut Context<'_>, v: &View<'_>) {
                                 via,
                                 format!("the case construct that targets {tn} branches to {bn}, which is not another case construct, the switch's merge block, or an enclosing loop's merge block or continue target"),
                                 "invalid branch out of the case",
-                                &[(label_at(f, target), format!("case construct {tn}")), (label_at(f, b), format!("{bn}")), (sw, format!("switch header {hn}"))],
+                                &[(label_at(f, target), format!("case construct {tn}")), (label_at(f, b), bn.clone()), (sw, format!("switch header {hn}"))],
                             );
                             break 'cases;
                         }
