@@ -21,9 +21,9 @@ use std::collections::{BTreeMap, HashMap};
 /// Required agreement, in hundredths of a percent, per source folder and overall.
 /// The targets: 100% on spirv-tools and cfg-mutants, 99.5% over all.
 /// These floors only go up, as the validator grows.
-const FLOOR_ALL: u32 = 8326;
-const FLOOR_SPIRV_TOOLS: u32 = 8160;
-const FLOOR_CFG_MUTANTS: u32 = 3050;
+const FLOOR_ALL: u32 = 10000;
+const FLOOR_SPIRV_TOOLS: u32 = 10000;
+const FLOOR_CFG_MUTANTS: u32 = 10000;
 
 fn exceptions() -> HashMap<String, String> {
     let text = std::fs::read_to_string(root().join("tests/val_exceptions.txt")).unwrap_or_default();

@@ -195,17 +195,17 @@ fn inst_result_id(inst: &Instruction, ops: &[ParsedOperand]) -> Option<u32> {
         .and_then(|o| inst.operands.get(o.start as usize).copied())
 }
 
-/// Borrowing the CFG beside the rest of the context (structure passes).
-impl<'m> Context<'m> {
-    /// Run `f` with the CFG (computed on first use) and a shared view of the
-    /// context, e.g. to collect findings before reporting them.
-    pub fn with_cfg<R>(&mut self, f: impl FnOnce(&Context<'m>, &ModuleCfg) -> R) -> R {
-        let cfg = match self.cfg.take() {
+// Control-flow family helpers.
+impl Context<'_> {
+    /// Run `f` with the module's CFG (computed on first use) and the context
+    /// together, so that a pass can report while it reads the CFG.
+    pub fn with_cfg<R>(&mut self, f: impl FnOnce(&mut Self, &ModuleCfg) -> R) -> R {
+        let c = match self.cfg.take() {
             Some(c) => c,
             None => cfg::analyze(self.module),
         };
-        let r = f(self, &cfg);
-        self.cfg = Some(cfg);
+        let r = f(self, &c);
+        self.cfg = Some(c);
         r
     }
 }

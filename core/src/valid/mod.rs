@@ -13,6 +13,7 @@
 
 mod adjacency;
 mod caps;
+mod cfg;
 mod context;
 mod ext;
 mod function;
@@ -225,6 +226,7 @@ pub static PASSES: &[&[(&str, Pass)]] = &[
         ("ssa", ssa::check_ssa),
         ("function", function::check_functions),
         ("limits", limits::check_limits),
+        ("cfg", cfg::check),
     ],
 ];
 

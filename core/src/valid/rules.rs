@@ -28,6 +28,7 @@ static FAMILIES: &[&[Rule]] = &[
     super::ssa::RULES,
     super::function::RULES,
     super::limits::RULES,
+    super::cfg::RULES,
 ];
 
 /// Rules that belong to no family.
