@@ -285,7 +285,10 @@ impl<'m> Context<'m> {
 /// OpSizeOf, the untyped pointer instructions (their Base Type),
 /// OpCooperativeMatrixLengthKHR, OpConstantSizeOfEXT.
 fn takes_type_operand(opcode: u16) -> bool {
+    // OpUntypedVariableLengthArrayINTEL's second operand is its Element Type
+    // (SPV_INTEL_variable_length_array); spirv-val v2025.5 does not exempt it yet.
     matches!(opcode, 321 | 4418..=4426 | 4460 | 5129)
+        || opcode == crate::grammar::op::OpUntypedVariableLengthArrayINTEL
 }
 
 /// Whether operand `k` of an instruction may refer to an id defined later
