@@ -21,7 +21,8 @@
 //! for continue constructs, so membership is O(1) and a set is only
 //! materialised on demand ([`FunctionCfg::construct_blocks`]).
 
-use super::{FunctionCfg, MergeKind, NONE, op};
+use crate::grammar::op;
+use super::{FunctionCfg, MergeKind, NONE};
 use crate::cfg::Csr;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -243,7 +244,7 @@ pub(super) fn build(cfg: &mut FunctionCfg) {
                     });
                 }
             }
-            MergeKind::Selection if b.terminator_opcode == Some(op::SWITCH) => {
+            MergeKind::Selection if b.terminator_opcode == Some(op::OpSwitch) => {
                 constructs.push(Construct {
                     kind: ConstructKind::Switch,
                     ..base

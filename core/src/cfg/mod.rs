@@ -42,6 +42,7 @@ mod tests;
 pub use construct::{Construct, ConstructKind};
 pub use dom::{Csr, DomTree, immediate_dominators};
 
+use crate::grammar::op;
 use crate::binary::OperandParser;
 use crate::grammar::OperandKind;
 use crate::module::Module;
@@ -51,30 +52,10 @@ use alloc::vec::Vec;
 /// "No index" in the compact arrays.
 pub const NONE: u32 = u32::MAX;
 
-pub(crate) mod op {
-    pub const FUNCTION: u16 = 54;
-    pub const FUNCTION_END: u16 = 56;
-    pub const LOOP_MERGE: u16 = 246;
-    pub const SELECTION_MERGE: u16 = 247;
-    pub const LABEL: u16 = 248;
-    pub const BRANCH: u16 = 249;
-    pub const BRANCH_CONDITIONAL: u16 = 250;
-    pub const SWITCH: u16 = 251;
-    pub const KILL: u16 = 252;
-    pub const RETURN: u16 = 253;
-    pub const RETURN_VALUE: u16 = 254;
-    pub const UNREACHABLE: u16 = 255;
-    pub const TERMINATE_INVOCATION: u16 = 4416;
-    pub const IGNORE_INTERSECTION_KHR: u16 = 4448;
-    pub const TERMINATE_RAY_KHR: u16 = 4449;
-    pub const ABORT_KHR: u16 = 5121;
-    pub const EMIT_MESH_TASKS_EXT: u16 = 5294;
-    pub const LOOP_CONTROL_INTEL: u16 = 5887;
-}
 
 /// Whether the opcode is a branch instruction (it has branch edges).
 pub fn is_branch_opcode(opcode: u16) -> bool {
-    matches!(opcode, op::BRANCH | op::BRANCH_CONDITIONAL | op::SWITCH)
+    matches!(opcode, op::OpBranch | op::OpBranchConditional | op::OpSwitch)
 }
 
 /// Whether the opcode ends the function's execution in this block (a
@@ -85,15 +66,15 @@ pub fn is_branch_opcode(opcode: u16) -> bool {
 pub fn is_exit_opcode(opcode: u16) -> bool {
     matches!(
         opcode,
-        op::KILL
-            | op::RETURN
-            | op::RETURN_VALUE
-            | op::UNREACHABLE
-            | op::TERMINATE_INVOCATION
-            | op::IGNORE_INTERSECTION_KHR
-            | op::TERMINATE_RAY_KHR
-            | op::ABORT_KHR
-            | op::EMIT_MESH_TASKS_EXT
+        op::OpKill
+            | op::OpReturn
+            | op::OpReturnValue
+            | op::OpUnreachable
+            | op::OpTerminateInvocation
+            | op::OpIgnoreIntersectionKHR
+            | op::OpTerminateRayKHR
+            | op::OpAbortKHR
+            | op::OpEmitMeshTasksEXT
     )
 }
 
@@ -317,12 +298,12 @@ pub fn analyze(module: &Module) -> ModuleCfg {
     let mut i = 0usize;
     while i < insts.len() {
         match insts[i].opcode {
-            op::FUNCTION => {
+            op::OpFunction => {
                 let (f, next) = function_at(module, i, &mut switches);
                 out.functions.push(f);
                 i = next;
             }
-            op::LABEL => {
+            op::OpLabel => {
                 out.issues.push(CfgIssue::LabelOutsideFunction {
                     instruction: i as u32,
                 });
@@ -414,8 +395,8 @@ fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (Func
             break i;
         };
         let opcode = inst.opcode;
-        if opcode == op::FUNCTION_END || opcode == op::FUNCTION {
-            if opcode == op::FUNCTION_END {
+        if opcode == op::OpFunctionEnd || opcode == op::OpFunction {
+            if opcode == op::OpFunctionEnd {
                 cfg.end_instruction = Some(i as u32);
             } else {
                 cfg.issues.push(CfgIssue::UnterminatedFunction {
@@ -424,7 +405,7 @@ fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (Func
             }
             break i;
         }
-        if opcode == op::LABEL {
+        if opcode == op::OpLabel {
             if let Some(b) = blocks.last_mut().filter(|_| !closed) {
                 b.end = i as u32;
                 cfg.issues.push(CfgIssue::MissingTerminator {
@@ -461,14 +442,14 @@ fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (Func
             } else {
                 b_ref.end = i as u32 + 1;
                 match opcode {
-                    op::SELECTION_MERGE | op::LOOP_MERGE => {
+                    op::OpSelectionMerge | op::OpLoopMerge => {
                         if b_ref.merge.is_some() {
                             cfg.issues.push(CfgIssue::MultipleMergeInstructions {
                                 block: bi,
                                 instruction: i as u32,
                             });
                         }
-                        let loop_ = opcode == op::LOOP_MERGE;
+                        let loop_ = opcode == op::OpLoopMerge;
                         match inst.operands.first() {
                             Some(&m) => {
                                 b_ref.merge = Some(MergeInfo {
@@ -500,7 +481,7 @@ fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (Func
                             }),
                         }
                     }
-                    op::LOOP_CONTROL_INTEL => b_ref.loop_control_intel = Some(i as u32),
+                    op::OpLoopControlINTEL => b_ref.loop_control_intel = Some(i as u32),
                     _ => {}
                 }
             }
@@ -573,11 +554,11 @@ fn build_edges(cfg: &mut FunctionCfg, module: &Module, switches: &mut SwitchTarg
                 instruction: t,
             };
             match opcode {
-                op::BRANCH => match ops.first() {
+                op::OpBranch => match ops.first() {
                     Some(&id) => add(EdgeKind::Branch, id, t, 0),
                     None => issues.push(missing()),
                 },
-                op::BRANCH_CONDITIONAL => {
+                op::OpBranchConditional => {
                     for k in 1..3 {
                         match ops.get(k) {
                             Some(&id) => add(EdgeKind::Branch, id, t, k as u32),
@@ -588,7 +569,7 @@ fn build_edges(cfg: &mut FunctionCfg, module: &Module, switches: &mut SwitchTarg
                         }
                     }
                 }
-                op::SWITCH => match switches.targets(t as usize) {
+                op::OpSwitch => match switches.targets(t as usize) {
                     Some(targets) => {
                         for (k, id) in targets {
                             add(EdgeKind::Branch, id, t, k);
@@ -819,7 +800,7 @@ impl FunctionCfg {
             if let Some(m) = b.merge {
                 roles[bi].insert(match m.kind {
                     MergeKind::Loop => Roles::LOOP_HEADER,
-                    MergeKind::Selection if b.terminator_opcode == Some(op::SWITCH) => {
+                    MergeKind::Selection if b.terminator_opcode == Some(op::OpSwitch) => {
                         Roles::SWITCH_HEADER
                     }
                     MergeKind::Selection => Roles::SELECTION_HEADER,

@@ -2,6 +2,7 @@
 //! on random graphs and random (often malformed) functions, and the construct
 //! sets against their definitions evaluated naively.
 
+use crate::grammar::op;
 use super::*;
 use crate::module::{Header, Instruction};
 use alloc::vec::Vec;
@@ -186,10 +187,10 @@ fn module_of(body: Vec<Instruction>) -> Module {
         inst(33, &[FNTY, VOID]),
         inst(20, &[BOOL]),
         inst(41, &[BOOL, COND]),
-        inst(op::FUNCTION, &[VOID, FUNC, 0, FNTY]),
+        inst(op::OpFunction, &[VOID, FUNC, 0, FNTY]),
     ];
     instructions.extend(body);
-    instructions.push(inst(op::FUNCTION_END, &[]));
+    instructions.push(inst(op::OpFunctionEnd, &[]));
     Module {
         header: Header {
             magic: crate::grammar::MAGIC_NUMBER,
@@ -212,16 +213,16 @@ fn random_function(rng: &mut Rng, n: usize) -> Module {
         }
     };
     for b in 0..n {
-        body.push(inst(op::LABEL, &[L0 + b as u32]));
+        body.push(inst(op::OpLabel, &[L0 + b as u32]));
         match rng.below(6) {
-            0 => body.push(inst(op::SELECTION_MERGE, &[target(rng), 0])),
-            1 => body.push(inst(op::LOOP_MERGE, &[target(rng), target(rng), 0])),
+            0 => body.push(inst(op::OpSelectionMerge, &[target(rng), 0])),
+            1 => body.push(inst(op::OpLoopMerge, &[target(rng), target(rng), 0])),
             _ => {}
         }
         match rng.below(10) {
-            0..=2 => body.push(inst(op::BRANCH, &[target(rng)])),
+            0..=2 => body.push(inst(op::OpBranch, &[target(rng)])),
             3..=5 => body.push(inst(
-                op::BRANCH_CONDITIONAL,
+                op::OpBranchConditional,
                 &[COND, target(rng), target(rng)],
             )),
             6 | 7 => {
@@ -230,10 +231,10 @@ fn random_function(rng: &mut Rng, n: usize) -> Module {
                     ops.push(k as u32);
                     ops.push(target(rng));
                 }
-                body.push(inst(op::SWITCH, &ops));
+                body.push(inst(op::OpSwitch, &ops));
             }
-            8 => body.push(inst(op::RETURN, &[])),
-            _ => body.push(inst(op::UNREACHABLE, &[])),
+            8 => body.push(inst(op::OpReturn, &[])),
+            _ => body.push(inst(op::OpUnreachable, &[])),
         }
     }
     module_of(body)
@@ -331,15 +332,15 @@ fn malformed_functions_do_not_panic() {
     // without operands, an OpSwitch on an unknown selector, a label outside a
     // function, an unterminated function.
     let body = vec![
-        inst(op::LABEL, &[L0]),
-        inst(op::SELECTION_MERGE, &[]),
-        inst(op::BRANCH_CONDITIONAL, &[COND, L0 + 1]),
-        inst(op::LABEL, &[L0 + 1]),
-        inst(op::SWITCH, &[12345, L0 + 2, 7, L0]),
-        inst(op::RETURN, &[]),
-        inst(op::LABEL, &[L0 + 2]),
-        inst(op::BRANCH, &[ZERO]),
-        inst(op::LABEL, &[L0 + 3]),
+        inst(op::OpLabel, &[L0]),
+        inst(op::OpSelectionMerge, &[]),
+        inst(op::OpBranchConditional, &[COND, L0 + 1]),
+        inst(op::OpLabel, &[L0 + 1]),
+        inst(op::OpSwitch, &[12345, L0 + 2, 7, L0]),
+        inst(op::OpReturn, &[]),
+        inst(op::OpLabel, &[L0 + 2]),
+        inst(op::OpBranch, &[ZERO]),
+        inst(op::OpLabel, &[L0 + 3]),
     ];
     let m = module_of(body);
     let cfg = analyze(&m);
@@ -367,7 +368,7 @@ fn malformed_functions_do_not_panic() {
 
     let mut m2 = m.clone();
     m2.instructions.pop(); // drop OpFunctionEnd
-    m2.instructions.push(inst(op::LABEL, &[7]));
+    m2.instructions.push(inst(op::OpLabel, &[7]));
     let cfg2 = analyze(&m2);
     assert!(
         cfg2.functions[0]
@@ -377,7 +378,7 @@ fn malformed_functions_do_not_panic() {
     );
 
     let mut m3 = m.clone();
-    m3.instructions.push(inst(op::LABEL, &[]));
+    m3.instructions.push(inst(op::OpLabel, &[]));
     let cfg3 = analyze(&m3);
     assert_eq!(
         cfg3.issues,
@@ -405,15 +406,15 @@ fn malformed_functions_do_not_panic() {
 fn switch_literal_width_comes_from_the_selector_type() {
     // A 64-bit selector: each case literal takes two words.
     let mut m = module_of(vec![
-        inst(op::LABEL, &[L0]),
-        inst(op::SELECTION_MERGE, &[L0 + 3, 0]),
-        inst(op::SWITCH, &[60, L0 + 3, 1, 0, L0 + 1, 2, 0, L0 + 2]),
-        inst(op::LABEL, &[L0 + 1]),
-        inst(op::BRANCH, &[L0 + 3]),
-        inst(op::LABEL, &[L0 + 2]),
-        inst(op::BRANCH, &[L0 + 3]),
-        inst(op::LABEL, &[L0 + 3]),
-        inst(op::RETURN, &[]),
+        inst(op::OpLabel, &[L0]),
+        inst(op::OpSelectionMerge, &[L0 + 3, 0]),
+        inst(op::OpSwitch, &[60, L0 + 3, 1, 0, L0 + 1, 2, 0, L0 + 2]),
+        inst(op::OpLabel, &[L0 + 1]),
+        inst(op::OpBranch, &[L0 + 3]),
+        inst(op::OpLabel, &[L0 + 2]),
+        inst(op::OpBranch, &[L0 + 3]),
+        inst(op::OpLabel, &[L0 + 3]),
+        inst(op::OpReturn, &[]),
     ]);
     m.instructions.insert(0, inst(21, &[59, 64, 0]));
     m.instructions.insert(1, inst(43, &[59, 60, 0, 0]));

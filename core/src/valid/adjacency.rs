@@ -2,8 +2,9 @@
 //! instructions come first in a non-entry block (OpLine / OpNoLine may be mixed
 //! in), and a function's OpVariable instructions come first in its entry block.
 
+use crate::grammar::op;
 use super::Context;
-use super::ids::{op, sc};
+use super::ids::{sc};
 use super::rules::Rule;
 use crate::diag::Related;
 use alloc::format;
@@ -47,8 +48,8 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
     for i in 0..insts.len() {
         let inst = &insts[i];
         match inst.opcode {
-            op::FUNCTION | op::FUNCTION_PARAMETER => state = State::NewFunction,
-            op::LABEL => {
+            op::OpFunction | op::OpFunctionParameter => state = State::NewFunction,
+            op::OpLabel => {
                 state = if state == State::NewFunction {
                     State::EntryBlock
                 } else {
@@ -57,8 +58,8 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
                 block_start = i;
                 breaker = None;
             }
-            op::LINE | op::NO_LINE => {}
-            op::PHI => {
+            op::OpLine | op::OpNoLine => {}
+            op::OpPhi => {
                 if state != State::PhiValid {
                     let block = cx.name(insts[block_start].operands.first().copied().unwrap_or(0));
                     let msg = if state == State::EntryBlock
@@ -81,7 +82,7 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
                     }
                 }
             }
-            op::VARIABLE | op::UNTYPED_VARIABLE => {
+            op::OpVariable | op::OpUntypedVariableKHR => {
                 let class = inst.operands.get(2).copied();
                 if class == Some(sc::FUNCTION)
                     && state != State::EntryBlock

@@ -7,6 +7,7 @@
 //! Declared capabilities include the ones they implicitly declare (the grammar
 //! lists, for each capability, the capabilities it depends on).
 
+use crate::grammar::op;
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
@@ -16,12 +17,6 @@ use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-
-const OP_CAPABILITY: u16 = 17;
-const OP_EXTENSION: u16 = 10;
-const OP_EXT_INST: u16 = 12;
-const OP_TERMINATE_INVOCATION: u16 = 4416;
-
 pub(super) static RULES: &[Rule] = &[
     Rule {
         code: "caps.instruction-capability",
@@ -109,13 +104,13 @@ impl Declared {
         };
         for (i, inst) in cx.insts().iter().enumerate() {
             match inst.opcode {
-                OP_CAPABILITY => {
+                op::OpCapability => {
                     if let Some(&c) = inst.operands.first() {
                         d.add_cap(c);
                     }
                     widen(&mut d.cap_section, i);
                 }
-                OP_EXTENSION => {
+                op::OpExtension => {
                     d.exts.push(decode_string(&inst.operands));
                     widen(&mut d.ext_section, i);
                 }
@@ -243,14 +238,14 @@ pub(super) fn check(cx: &mut Context<'_>) {
             if let Some((s, l)) = rel {
                 d.related.push(crate::diag::Related { span: s, label: l });
             }
-        } else if desc.capabilities.is_empty() || opcode == OP_TERMINATE_INVOCATION {
+        } else if desc.capabilities.is_empty() || opcode == op::OpTerminateInvocation {
             instruction_version(cx, &declared, i, desc.name, desc.extensions, desc.version, desc.last_version);
         }
 
         // Its operands.
         let n_ops = cx.operands(i).len();
         for k in 0..n_ops {
-            if opcode == OP_EXT_INST && k >= 4 {
+            if opcode == op::OpExtInst && k >= 4 {
                 break;
             }
             let op = cx.operands(i)[k];
@@ -272,7 +267,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             }
         }
 
-        if opcode == OP_CAPABILITY
+        if opcode == op::OpCapability
             && let Some(&c) = cx.insts()[i].operands.first() {
                 env_capability(cx, &declared, i, c, env);
             }
@@ -373,7 +368,7 @@ fn operand_value(
     let Some(caps) = enabling_caps(cx, kind, e) else { return };
     let opcode = cx.insts()[i].opcode;
     let kind_name = kind.name();
-    if opcode != OP_CAPABILITY && !caps.is_empty() && !declared.has_any_cap(caps) {
+    if opcode != op::OpCapability && !caps.is_empty() && !declared.has_any_cap(caps) {
         let msg = format!("Operand {} of {opname} requires one of these capabilities: {}", k + 1, cap_names(caps));
         let help = format!("add `OpCapability {}`", first_cap_name(caps));
         let rel = declared.cap_related(cx);

@@ -5,8 +5,9 @@
 //! the Logical addressing model, and OpReturn / OpReturnValue against the
 //! function's return type.
 
+use crate::grammar::op;
 use super::Context;
-use super::ids::{cap, op, sc};
+use super::ids::{cap, sc};
 use super::rules::Rule;
 use crate::diag::Related;
 use alloc::format;
@@ -89,13 +90,13 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
     for i in 0..insts.len() {
         let inst = &insts[i];
         match inst.opcode {
-            op::FUNCTION => {
+            op::OpFunction => {
                 let ret = inst.operands.first().copied().unwrap_or(0);
                 let fty = inst.operands.get(3).copied().unwrap_or(0);
                 current = Some((i, ret, fty));
                 param_index = 0;
                 match cx.type_def(fty) {
-                    Some((op::TYPE_FUNCTION, ops)) => {
+                    Some((op::OpTypeFunction, ops)) => {
                         if ops.first() != Some(&ret) {
                             let (r, t) = (cx.name(ret), cx.name(ops.first().copied().unwrap_or(0)));
                             let span = cx.def(fty).map(|d| cx.span(d));
@@ -150,11 +151,11 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                     }
                 }
             }
-            op::FUNCTION_PARAMETER => {
+            op::OpFunctionParameter => {
                 let Some((f, _, fty)) = current else { continue };
                 let k = param_index;
                 param_index += 1;
-                let Some((op::TYPE_FUNCTION, ops)) = cx.type_def(fty) else {
+                let Some((op::OpTypeFunction, ops)) = cx.type_def(fty) else {
                     continue;
                 };
                 let ty = inst.operands.first().copied().unwrap_or(0);
@@ -189,13 +190,13 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                     _ => {}
                 }
             }
-            op::FUNCTION_END => current = None,
-            op::RETURN | op::RETURN_VALUE => {
+            op::OpFunctionEnd => current = None,
+            op::OpReturn | op::OpReturnValue => {
                 let Some((f, ret, _)) = current else { continue };
-                let void = cx.type_def(ret).map(|t| t.0) == Some(op::TYPE_VOID);
+                let void = cx.type_def(ret).map(|t| t.0) == Some(op::OpTypeVoid);
                 let fspan = cx.span(f);
                 let fname = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
-                if inst.opcode == op::RETURN && !void {
+                if inst.opcode == op::OpReturn && !void {
                     let r = cx.name(ret);
                     cx.error(
                         "function.return-type",
@@ -207,7 +208,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                         span: fspan,
                         label: format!("{fname} returns {r}"),
                     });
-                } else if inst.opcode == op::RETURN_VALUE {
+                } else if inst.opcode == op::OpReturnValue {
                     let v = inst.operands.first().copied().unwrap_or(0);
                     if void {
                         cx.error(
@@ -237,7 +238,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                     }
                 }
             }
-            op::FUNCTION_CALL => check_call(cx, i, logical, vp, vpsb),
+            op::OpFunctionCall => check_call(cx, i, logical, vp, vpsb),
             _ => {}
         }
     }
@@ -249,7 +250,7 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
     let callee = inst.operands.get(2).copied().unwrap_or(0);
     let Some(fd) = cx
         .def(callee)
-        .filter(|&d| cx.insts()[d].opcode == op::FUNCTION)
+        .filter(|&d| cx.insts()[d].opcode == op::OpFunction)
     else {
         let c = cx.name(callee);
         cx.error("function.call-callee", i, format!("{c} is not a function"));
@@ -274,7 +275,7 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
         return;
     }
     let fty = finst.operands.get(3).copied().unwrap_or(0);
-    let Some((op::TYPE_FUNCTION, fops)) = cx.type_def(fty) else {
+    let Some((op::OpTypeFunction, fops)) = cx.type_def(fty) else {
         return;
     };
     let params = fops.get(1..).unwrap_or(&[]);
@@ -352,7 +353,7 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
         let aop = cx.def_opcode(arg);
         if !matches!(
             aop,
-            Some(op::VARIABLE | op::UNTYPED_VARIABLE | op::FUNCTION_PARAMETER)
+            Some(op::OpVariable | op::OpUntypedVariableKHR | op::OpFunctionParameter)
         ) {
             let ok = (vpsb && class == sc::STORAGE_BUFFER)
                 || (vp && class == sc::WORKGROUP)
@@ -392,13 +393,13 @@ fn logically_match(cx: &Context<'_>, a: u32, b: u32, depth: u32) -> bool {
         return false;
     }
     match oa {
-        op::TYPE_POINTER if depth == 0 => {
+        op::OpTypePointer if depth == 0 => {
             xa.len() == 2
                 && xb.len() == 2
                 && same_decorations(cx, a, b)
                 && logically_match(cx, xa[1], xb[1], depth + 1)
         }
-        op::TYPE_ARRAY => {
+        op::OpTypeArray => {
             xa.len() == 2
                 && xb.len() == 2
                 && const_value(cx, xa[1]).is_some()
@@ -406,7 +407,7 @@ fn logically_match(cx: &Context<'_>, a: u32, b: u32, depth: u32) -> bool {
                 && logically_match(cx, xa[0], xb[0], depth + 1)
                 && same_decorations(cx, a, b)
         }
-        op::TYPE_STRUCT => {
+        op::OpTypeStruct => {
             xa.len() == xb.len()
                 && xa
                     .iter()
@@ -420,7 +421,7 @@ fn logically_match(cx: &Context<'_>, a: u32, b: u32, depth: u32) -> bool {
 
 fn const_value(cx: &Context<'_>, id: u32) -> Option<u32> {
     let d = cx.def_inst(id)?;
-    (d.opcode == op::CONSTANT)
+    (d.opcode == op::OpConstant)
         .then(|| d.operands.get(2).copied())
         .flatten()
 }
@@ -437,12 +438,12 @@ fn same_decorations(cx: &Context<'_>, a: u32, b: u32) -> bool {
                 continue;
             }
             match x.opcode {
-                op::DECORATE => {
+                op::OpDecorate => {
                     if let Some(&d) = x.operands.get(1) {
                         v.push((u32::MAX, d, x.operands.get(2..).unwrap_or(&[])));
                     }
                 }
-                op::MEMBER_DECORATE => {
+                op::OpMemberDecorate => {
                     if let (Some(&m), Some(&d)) = (x.operands.get(1), x.operands.get(2)) {
                         v.push((m, d, x.operands.get(3..).unwrap_or(&[])));
                     }

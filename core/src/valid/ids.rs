@@ -3,6 +3,7 @@
 //! `IdPass`), result types name types, and ids given where a value is expected
 //! are not types. Also the small helpers the structure families share.
 
+use crate::grammar::op;
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::{IdMap, decode_string};
@@ -71,93 +72,10 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-/// Opcodes the structure families use.
-pub(super) mod op {
-    pub const UNDEF: u16 = 1;
-    pub const SOURCE_CONTINUED: u16 = 2;
-    pub const SOURCE: u16 = 3;
-    pub const SOURCE_EXTENSION: u16 = 4;
-    pub const NAME: u16 = 5;
-    pub const MEMBER_NAME: u16 = 6;
-    pub const STRING: u16 = 7;
-    pub const LINE: u16 = 8;
-    pub const EXTENSION: u16 = 10;
-    pub const EXT_INST_IMPORT: u16 = 11;
-    pub const EXT_INST: u16 = 12;
-    pub const MEMORY_MODEL: u16 = 14;
-    pub const ENTRY_POINT: u16 = 15;
-    pub const EXECUTION_MODE: u16 = 16;
-    pub const CAPABILITY: u16 = 17;
-    pub const TYPE_VOID: u16 = 19;
-    pub const TYPE_INT: u16 = 21;
-    pub const TYPE_FLOAT: u16 = 22;
-    pub const TYPE_VECTOR: u16 = 23;
-    pub const TYPE_MATRIX: u16 = 24;
-    pub const TYPE_IMAGE: u16 = 25;
-    pub const TYPE_SAMPLER: u16 = 26;
-    pub const TYPE_SAMPLED_IMAGE: u16 = 27;
-    pub const TYPE_ARRAY: u16 = 28;
-    pub const TYPE_RUNTIME_ARRAY: u16 = 29;
-    pub const TYPE_STRUCT: u16 = 30;
-    pub const TYPE_POINTER: u16 = 32;
-    pub const TYPE_FUNCTION: u16 = 33;
-    pub const TYPE_FORWARD_POINTER: u16 = 39;
-    pub const CONSTANT: u16 = 43;
-    pub const SPEC_CONSTANT_OP: u16 = 52;
-    pub const FUNCTION: u16 = 54;
-    pub const FUNCTION_PARAMETER: u16 = 55;
-    pub const FUNCTION_END: u16 = 56;
-    pub const FUNCTION_CALL: u16 = 57;
-    pub const VARIABLE: u16 = 59;
-    pub const ACCESS_CHAIN: u16 = 65;
-    pub const IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
-    pub const PTR_ACCESS_CHAIN: u16 = 67;
-    pub const DECORATE: u16 = 71;
-    pub const MEMBER_DECORATE: u16 = 72;
-    pub const GROUP_DECORATE: u16 = 74;
-    pub const GROUP_MEMBER_DECORATE: u16 = 75;
-    pub const IN_BOUNDS_PTR_ACCESS_CHAIN: u16 = 70;
-    pub const PHI: u16 = 245;
-    pub const LOOP_MERGE: u16 = 246;
-    pub const SELECTION_MERGE: u16 = 247;
-    pub const LABEL: u16 = 248;
-    pub const BRANCH: u16 = 249;
-    pub const BRANCH_CONDITIONAL: u16 = 250;
-    pub const SWITCH: u16 = 251;
-    pub const RETURN: u16 = 253;
-    pub const RETURN_VALUE: u16 = 254;
-    pub const ENQUEUE_KERNEL: u16 = 292;
-    pub const GET_KERNEL_NDRANGE_SUB_GROUP_COUNT: u16 = 293;
-    pub const GET_KERNEL_NDRANGE_MAX_SUB_GROUP_SIZE: u16 = 294;
-    pub const GET_KERNEL_WORK_GROUP_SIZE: u16 = 295;
-    pub const GET_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: u16 = 296;
-    pub const NO_LINE: u16 = 317;
-    pub const MODULE_PROCESSED: u16 = 330;
-    pub const EXECUTION_MODE_ID: u16 = 331;
-    pub const DECORATE_ID: u16 = 332;
-    pub const EXT_INST_WITH_FORWARD_REFS: u16 = 4433;
-    pub const UNTYPED_VARIABLE: u16 = 4418;
-    pub const TYPE_UNTYPED_POINTER: u16 = 4417;
-    pub const MEMBER_DECORATE_ID_EXT: u16 = 5127;
-    pub const READ_CLOCK_KHR: u16 = 5056;
-    pub const COOP_MATRIX_PER_ELEMENT_OP_NV: u16 = 5366;
-    pub const COOP_MATRIX_REDUCE_NV: u16 = 5368;
-    pub const COOP_MATRIX_LOAD_TENSOR_NV: u16 = 5367;
-    pub const COOP_MATRIX_LENGTH_NV: u16 = 5362;
-    pub const DECORATE_STRING: u16 = 5632;
-    pub const MEMBER_DECORATE_STRING: u16 = 5633;
-    pub const CONDITIONAL_EXTENSION_INTEL: u16 = 6248;
-    pub const CONDITIONAL_ENTRY_POINT_INTEL: u16 = 6249;
-    pub const CONDITIONAL_CAPABILITY_INTEL: u16 = 6250;
-    pub const GRAPH_ENTRY_POINT_ARM: u16 = 4191;
-}
 
 /// Capability values the structure families test.
 pub(super) mod cap {
     pub const SHADER: u32 = 1;
-    pub const FLOAT16: u32 = 9;
-    pub const INT16: u32 = 22;
-    pub const INT8: u32 = 39;
     pub const VARIABLE_POINTERS_STORAGE_BUFFER: u32 = 4441;
     pub const VARIABLE_POINTERS: u32 = 4442;
 }
@@ -166,10 +84,8 @@ pub(super) mod cap {
 pub(super) mod sc {
     pub const UNIFORM_CONSTANT: u32 = 0;
     pub const WORKGROUP: u32 = 4;
-    pub const CROSS_WORKGROUP: u32 = 5;
     pub const PRIVATE: u32 = 6;
     pub const FUNCTION: u32 = 7;
-    pub const GENERIC: u32 = 8;
     pub const ATOMIC_COUNTER: u32 = 10;
     pub const STORAGE_BUFFER: u32 = 12;
 }
@@ -177,7 +93,7 @@ pub(super) mod sc {
 /// Whether the opcode declares a type with a result id (spirv-val's
 /// `spvOpcodeGeneratesType`: every OpType* but OpTypeForwardPointer).
 pub(super) fn generates_type(opcode: u16) -> bool {
-    opcode != op::TYPE_FORWARD_POINTER
+    opcode != op::OpTypeForwardPointer
         && crate::grammar::instruction(opcode).is_some_and(|d| d.class == "Type-Declaration")
 }
 
@@ -228,7 +144,7 @@ impl<'m> Context<'m> {
         let Some(inst) = self.insts().get(i) else {
             return ExtKind::None;
         };
-        if inst.opcode != op::EXT_INST && inst.opcode != op::EXT_INST_WITH_FORWARD_REFS {
+        if inst.opcode != op::OpExtInst && inst.opcode != op::OpExtInstWithForwardRefsKHR {
             return ExtKind::None;
         }
         let Some(set) = inst.operands.get(2) else {
@@ -236,7 +152,7 @@ impl<'m> Context<'m> {
         };
         let Some(imp) = self
             .def_inst(*set)
-            .filter(|d| d.opcode == op::EXT_INST_IMPORT)
+            .filter(|d| d.opcode == op::OpExtInstImport)
         else {
             return ExtKind::Semantic;
         };
@@ -254,14 +170,14 @@ impl<'m> Context<'m> {
     pub(super) fn declares_capability(&self, c: u32) -> bool {
         self.insts()
             .iter()
-            .any(|i| i.opcode == op::CAPABILITY && i.operands.first() == Some(&c))
+            .any(|i| i.opcode == op::OpCapability && i.operands.first() == Some(&c))
     }
 
     /// The addressing model of the module's OpMemoryModel (0, Logical, if absent).
     pub(super) fn addressing_model(&self) -> u32 {
         self.insts()
             .iter()
-            .find(|i| i.opcode == op::MEMORY_MODEL)
+            .find(|i| i.opcode == op::OpMemoryModel)
             .and_then(|i| i.operands.first().copied())
             .unwrap_or(0)
     }
@@ -275,7 +191,7 @@ impl<'m> Context<'m> {
     /// The storage class of a pointer type (typed or untyped).
     pub(super) fn pointer_storage_class(&self, ty: u32) -> Option<u32> {
         match self.type_def(ty)? {
-            (op::TYPE_POINTER | op::TYPE_UNTYPED_POINTER, ops) => ops.first().copied(),
+            (op::OpTypePointer | op::OpTypeUntypedPointerKHR, ops) => ops.first().copied(),
             _ => None,
         }
     }
@@ -298,7 +214,7 @@ fn can_forward(opcode: u16, k: usize, ext: ExtKind, ext_number: u32) -> bool {
     if generates_type(opcode) {
         return true;
     }
-    if ext.is_debug_info() && opcode == op::EXT_INST {
+    if ext.is_debug_info() && opcode == op::OpExtInst {
         return match ext {
             ExtKind::ShaderDebugInfo => false,
             // DebugFunction (20), DebugTypeComposite (10).
@@ -315,42 +231,42 @@ fn can_forward(opcode: u16, k: usize, ext: ExtKind, ext_number: u32) -> bool {
         };
     }
     match opcode {
-        op::EXECUTION_MODE
-        | op::EXECUTION_MODE_ID
-        | op::ENTRY_POINT
-        | op::NAME
-        | op::MEMBER_NAME
-        | op::SELECTION_MERGE
-        | op::DECORATE
-        | op::MEMBER_DECORATE
-        | op::MEMBER_DECORATE_ID_EXT
-        | op::DECORATE_ID
-        | op::DECORATE_STRING
-        | op::MEMBER_DECORATE_STRING
-        | op::BRANCH
-        | op::LOOP_MERGE
-        | op::CONDITIONAL_ENTRY_POINT_INTEL
-        | op::CONDITIONAL_CAPABILITY_INTEL
-        | op::CONDITIONAL_EXTENSION_INTEL
-        | op::EXT_INST_WITH_FORWARD_REFS => true,
-        op::GROUP_DECORATE | op::GROUP_MEMBER_DECORATE | op::BRANCH_CONDITIONAL | op::SWITCH => {
+        op::OpExecutionMode
+        | op::OpExecutionModeId
+        | op::OpEntryPoint
+        | op::OpName
+        | op::OpMemberName
+        | op::OpSelectionMerge
+        | op::OpDecorate
+        | op::OpMemberDecorate
+        | op::OpMemberDecorateIdEXT
+        | op::OpDecorateId
+        | op::OpDecorateString
+        | op::OpMemberDecorateString
+        | op::OpBranch
+        | op::OpLoopMerge
+        | op::OpConditionalEntryPointINTEL
+        | op::OpConditionalCapabilityINTEL
+        | op::OpConditionalExtensionINTEL
+        | op::OpExtInstWithForwardRefsKHR => true,
+        op::OpGroupDecorate | op::OpGroupMemberDecorate | op::OpBranchConditional | op::OpSwitch => {
             k != 0
         }
-        op::FUNCTION_CALL => k == 2,
-        op::PHI => k > 1,
-        op::ENQUEUE_KERNEL => k == 8,
-        op::GET_KERNEL_NDRANGE_SUB_GROUP_COUNT | op::GET_KERNEL_NDRANGE_MAX_SUB_GROUP_SIZE => {
+        op::OpFunctionCall => k == 2,
+        op::OpPhi => k > 1,
+        op::OpEnqueueKernel => k == 8,
+        op::OpGetKernelNDrangeSubGroupCount | op::OpGetKernelNDrangeMaxSubGroupSize => {
             k == 3
         }
-        op::GET_KERNEL_WORK_GROUP_SIZE | op::GET_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+        op::OpGetKernelWorkGroupSize | op::OpGetKernelPreferredWorkGroupSizeMultiple => {
             k == 2
         }
-        op::TYPE_FORWARD_POINTER => k == 0,
-        op::TYPE_ARRAY => k == 1,
-        op::COOP_MATRIX_PER_ELEMENT_OP_NV => k == 3,
-        op::COOP_MATRIX_REDUCE_NV => k == 4,
-        op::COOP_MATRIX_LOAD_TENSOR_NV => k > 6,
-        op::GRAPH_ENTRY_POINT_ARM => k == 0,
+        op::OpTypeForwardPointer => k == 0,
+        op::OpTypeArray => k == 1,
+        op::OpCooperativeMatrixPerElementOpEXT => k == 3,
+        op::OpCooperativeMatrixReduceEXT => k == 4,
+        op::OpCooperativeMatrixLoadTensorNV => k > 6,
+        op::OpGraphEntryPointARM => k == 0,
         _ => false,
     }
 }
@@ -413,17 +329,17 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         let d = def.unwrap_or(0);
                         let dop = insts[d].opcode;
                         let exempt = generates_type(opcode)
-                            || opcode == op::TYPE_FORWARD_POINTER
+                            || opcode == op::OpTypeForwardPointer
                             || is_debug(opcode)
                             || ext.is_debug_info()
                             || non_semantic
                             || is_decoration(opcode)
-                            || opcode == op::FUNCTION
-                            || opcode == op::COOP_MATRIX_LENGTH_NV
+                            || opcode == op::OpFunction
+                            || opcode == op::OpCooperativeMatrixLengthNV
                             || takes_type_operand(opcode)
-                            || (opcode == op::SPEC_CONSTANT_OP
+                            || (opcode == op::OpSpecConstantOp
                                 && inst.operands.get(2)
-                                    == Some(&(op::COOP_MATRIX_LENGTH_NV as u32)));
+                                    == Some(&(op::OpCooperativeMatrixLengthNV as u32)));
                         let def_has_type = cx.desc(d).is_some_and(|x| x.has_result_type());
                         if generates_type(dop) && !exempt {
                             let name = cx.name(w);
@@ -440,11 +356,11 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             && !crate::cfg::is_branch_opcode(opcode)
                             && !matches!(
                                 opcode,
-                                op::PHI
-                                    | op::EXT_INST
-                                    | op::EXT_INST_IMPORT
-                                    | op::SELECTION_MERGE
-                                    | op::LOOP_MERGE
+                                op::OpPhi
+                                    | op::OpExtInst
+                                    | op::OpExtInstImport
+                                    | op::OpSelectionMerge
+                                    | op::OpLoopMerge
                             )
                         {
                             let name = cx.name(w);
@@ -499,7 +415,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                 _ => {}
             }
         }
-        if opcode == op::TYPE_FORWARD_POINTER
+        if opcode == op::OpTypeForwardPointer
             && let Some(&p) = inst.operands.first()
         {
             forward_pointer.set(p, true);

@@ -5,8 +5,9 @@
 //! definitions; inside a function, its parameters, then blocks that each begin
 //! with OpLabel and end with a terminator, then OpFunctionEnd.
 
+use crate::grammar::op;
 use super::Context;
-use super::ids::{ExtKind, op};
+use super::ids::{ExtKind};
 use super::rules::Rule;
 use crate::diag::Related;
 use crate::grammar;
@@ -121,18 +122,18 @@ fn section_name(s: u8) -> &'static str {
 /// functions (OpLine, OpNoLine, OpUndef, OpVariable, OpExtInst) give `TYPES`.
 fn module_section(opcode: u16) -> Option<u8> {
     Some(match opcode {
-        op::CAPABILITY | op::CONDITIONAL_CAPABILITY_INTEL => CAPABILITIES,
-        op::EXTENSION | op::CONDITIONAL_EXTENSION_INTEL => EXTENSIONS,
-        op::EXT_INST_IMPORT => IMPORTS,
-        op::MEMORY_MODEL => MEMORY_MODEL,
+        op::OpCapability | op::OpConditionalCapabilityINTEL => CAPABILITIES,
+        op::OpExtension | op::OpConditionalExtensionINTEL => EXTENSIONS,
+        op::OpExtInstImport => IMPORTS,
+        op::OpMemoryModel => MEMORY_MODEL,
         5397 => SAMPLER_ADDRESSING, // OpSamplerImageAddressingModeNV
-        op::ENTRY_POINT | op::CONDITIONAL_ENTRY_POINT_INTEL => ENTRY_POINTS,
-        op::EXECUTION_MODE | op::EXECUTION_MODE_ID => EXECUTION_MODES,
-        op::STRING | op::SOURCE | op::SOURCE_EXTENSION | op::SOURCE_CONTINUED => DEBUG_STRINGS,
-        op::NAME | op::MEMBER_NAME => DEBUG_NAMES,
-        op::MODULE_PROCESSED => DEBUG_PROCESSED,
-        op::LINE | op::NO_LINE | op::UNDEF | op::VARIABLE | op::UNTYPED_VARIABLE => TYPES,
-        op::EXT_INST | op::EXT_INST_WITH_FORWARD_REFS => TYPES,
+        op::OpEntryPoint | op::OpConditionalEntryPointINTEL => ENTRY_POINTS,
+        op::OpExecutionMode | op::OpExecutionModeId => EXECUTION_MODES,
+        op::OpString | op::OpSource | op::OpSourceExtension | op::OpSourceContinued => DEBUG_STRINGS,
+        op::OpName | op::OpMemberName => DEBUG_NAMES,
+        op::OpModuleProcessed => DEBUG_PROCESSED,
+        op::OpLine | op::OpNoLine | op::OpUndef | op::OpVariable | op::OpUntypedVariableKHR => TYPES,
+        op::OpExtInst | op::OpExtInstWithForwardRefsKHR => TYPES,
         _ => {
             let d = grammar::instruction(opcode)?;
             match d.class {
@@ -148,13 +149,13 @@ fn module_section(opcode: u16) -> Option<u8> {
 fn also_in_functions(opcode: u16) -> bool {
     matches!(
         opcode,
-        op::LINE
-            | op::NO_LINE
-            | op::UNDEF
-            | op::VARIABLE
-            | op::UNTYPED_VARIABLE
-            | op::EXT_INST
-            | op::EXT_INST_WITH_FORWARD_REFS
+        op::OpLine
+            | op::OpNoLine
+            | op::OpUndef
+            | op::OpVariable
+            | op::OpUntypedVariableKHR
+            | op::OpExtInst
+            | op::OpExtInstWithForwardRefsKHR
     )
 }
 
@@ -206,12 +207,12 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
     let mut saw_definition: Option<usize> = None;
     for i in 0..insts.len() {
         let opcode = insts[i].opcode;
-        if opcode == op::MEMORY_MODEL {
+        if opcode == op::OpMemoryModel {
             saw_memory_model = true;
         }
         let ext = cx.ext_kind(i);
         if section < FUNCTIONS {
-            if opcode == op::FUNCTION {
+            if opcode == op::OpFunction {
                 section = FUNCTIONS;
             } else {
                 match module_section(opcode) {
@@ -265,7 +266,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
         }
         // The functions section.
         match opcode {
-            op::FUNCTION => {
+            op::OpFunction => {
                 if let Some(f) = function {
                     let span = cx.span(f);
                     let name = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
@@ -282,7 +283,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                 blocks = 0;
                 body_started = false;
             }
-            op::FUNCTION_PARAMETER => {
+            op::OpFunctionParameter => {
                 if function.is_none() {
                     cx.error(
                         "layout.misplaced-function-instruction",
@@ -304,7 +305,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                     });
                 }
             }
-            op::FUNCTION_END => {
+            op::OpFunctionEnd => {
                 match function {
                     None => {
                         cx.error(
@@ -353,7 +354,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                 block = None;
                 blocks = 0;
             }
-            op::LABEL => {
+            op::OpLabel => {
                 if function.is_none() {
                     cx.error(
                         "layout.misplaced-function-instruction",
@@ -377,8 +378,8 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                 block = Some(i);
                 blocks += 1;
             }
-            op::LINE | op::NO_LINE => {}
-            op::EXT_INST | op::EXT_INST_WITH_FORWARD_REFS => {
+            op::OpLine | op::OpNoLine => {}
+            op::OpExtInst | op::OpExtInstWithForwardRefsKHR => {
                 let number = insts[i].operands.get(3).copied().unwrap_or(0);
                 if ext.is_debug_info() {
                     if local_debug_info(ext, number) {

@@ -2,8 +2,9 @@
 //! options: struct members, struct nesting depth, function parameters,
 //! global and local variables, access chain indexes, and the id bound.
 
+use crate::grammar::op;
 use super::Context;
-use super::ids::{op, sc};
+use super::ids::{sc};
 use super::rules::Rule;
 use crate::binary::parse::IdMap;
 use alloc::format;
@@ -82,7 +83,7 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
     let (mut globals_reported, mut locals_reported) = (false, false);
     for (i, inst) in insts.iter().enumerate() {
         match inst.opcode {
-            op::TYPE_STRUCT => {
+            op::OpTypeStruct => {
                 let members = inst.operands.get(1..).unwrap_or(&[]);
                 let id = inst.operands.first().copied().unwrap_or(0);
                 if members.len() as u64 > l.max_struct_members as u64 {
@@ -112,7 +113,7 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                     );
                 }
             }
-            op::TYPE_FUNCTION => {
+            op::OpTypeFunction => {
                 let params = inst.operands.len().saturating_sub(2);
                 if params as u64 > l.max_function_args as u64 {
                     let n = cx.name(inst.operands.first().copied().unwrap_or(0));
@@ -126,7 +127,7 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                     );
                 }
             }
-            op::VARIABLE | op::UNTYPED_VARIABLE => {
+            op::OpVariable | op::OpUntypedVariableKHR => {
                 let class = inst.operands.get(2).copied();
                 if class == Some(sc::FUNCTION) {
                     locals += 1;
@@ -150,13 +151,13 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                     }
                 }
             }
-            op::ACCESS_CHAIN
-            | op::IN_BOUNDS_ACCESS_CHAIN
-            | op::PTR_ACCESS_CHAIN
-            | op::IN_BOUNDS_PTR_ACCESS_CHAIN => {
+            op::OpAccessChain
+            | op::OpInBoundsAccessChain
+            | op::OpPtrAccessChain
+            | op::OpInBoundsPtrAccessChain => {
                 let skip = if matches!(
                     inst.opcode,
-                    op::PTR_ACCESS_CHAIN | op::IN_BOUNDS_PTR_ACCESS_CHAIN
+                    op::OpPtrAccessChain | op::OpInBoundsPtrAccessChain
                 ) {
                     4
                 } else {

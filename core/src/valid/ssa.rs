@@ -8,8 +8,9 @@
 //! Dominance is the regular one (branch edges), over blocks reachable from the
 //! entry, as spirv-val checks it: uses in unreachable blocks are not checked.
 
+use crate::grammar::op;
 use super::Context;
-use super::ids::{cap, op};
+use super::ids::{cap};
 use super::rules::Rule;
 use crate::cfg::{Csr, EdgeKind, NONE};
 use crate::diag::Related;
@@ -197,7 +198,7 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
             }
             let f = &cfg.functions[fi as usize];
             let opcode = insts[i].opcode;
-            if opcode == op::PHI {
+            if opcode == op::OpPhi {
                 let preds = preds_of[fi as usize].of(bi);
                 check_phi(
                     cx,
@@ -215,7 +216,7 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
                 );
                 continue;
             }
-            if opcode == op::LABEL {
+            if opcode == op::OpLabel {
                 continue;
             }
             let use_reachable = f.is_reachable(bi);
@@ -231,7 +232,7 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
                 };
                 let Some(d) = cx.def(w) else { continue };
                 let dop = insts[d].opcode;
-                if dop == op::LABEL || dop == op::FUNCTION {
+                if dop == op::OpLabel || dop == op::OpFunction {
                     continue;
                 }
                 let dfi = func_of[d];
@@ -340,11 +341,11 @@ fn check_phi(
     let ty = inst.operands.first().copied().unwrap_or(0);
     let start = out.len();
     match cx.type_def(ty).map(|t| t.0) {
-        Some(op::TYPE_VOID) => {
+        Some(op::OpTypeVoid) => {
             out.push(Finding::PhiVoid { phi: i });
             return;
         }
-        Some(op::TYPE_POINTER | op::TYPE_UNTYPED_POINTER)
+        Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR)
             if logical
                 && !variable_pointers
                 && !(cx.opts.relax_logical_pointer || cx.opts.before_hlsl_legalization) =>
@@ -352,12 +353,12 @@ fn check_phi(
             out.push(Finding::PhiPointer { phi: i });
             return;
         }
-        Some(t @ (op::TYPE_IMAGE | op::TYPE_SAMPLER | op::TYPE_SAMPLED_IMAGE))
+        Some(t @ (op::OpTypeImage | op::OpTypeSampler | op::OpTypeSampledImage))
             if shader && !cx.opts.before_hlsl_legalization =>
         {
             let what = match t {
-                op::TYPE_IMAGE => "an image",
-                op::TYPE_SAMPLER => "a sampler",
+                op::OpTypeImage => "an image",
+                op::OpTypeSampler => "a sampler",
                 _ => "a sampled image",
             };
             out.push(Finding::PhiOpaque { phi: i, what });
@@ -398,7 +399,7 @@ fn check_phi(
             });
             continue;
         }
-        if cx.def_opcode(parent) != Some(op::LABEL) {
+        if cx.def_opcode(parent) != Some(op::OpLabel) {
             out.push(Finding::PhiNotLabel { phi: i, parent });
             continue;
         }
@@ -593,7 +594,7 @@ fn block_label(cx: &mut Context<'_>, phi: usize, _block: u32) -> String {
     let id = insts[..phi]
         .iter()
         .rev()
-        .find(|x| x.opcode == op::LABEL)
+        .find(|x| x.opcode == op::OpLabel)
         .and_then(|x| x.operands.first().copied())
         .unwrap_or(0);
     cx.name(id)

@@ -3,6 +3,7 @@
 //! the corpus (OpReadClockKHR, OpUndef, scopes, interface structs, built-in
 //! structure members, cooperative matrices and LocalSizeId).
 
+use crate::grammar::op;
 use super::Context;
 use super::caps::Declared;
 use super::rules::Rule;
@@ -12,26 +13,6 @@ use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-
-const OP_UNDEF: u16 = 1;
-const OP_ENTRY_POINT: u16 = 15;
-const OP_TYPE_VOID: u16 = 19;
-const OP_TYPE_INT: u16 = 21;
-const OP_TYPE_FLOAT: u16 = 22;
-const OP_TYPE_VECTOR: u16 = 23;
-const OP_TYPE_MATRIX: u16 = 24;
-const OP_TYPE_ARRAY: u16 = 28;
-const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
-const OP_TYPE_STRUCT: u16 = 30;
-const OP_TYPE_POINTER: u16 = 32;
-const OP_CONSTANT: u16 = 43;
-const OP_VARIABLE: u16 = 59;
-const OP_DECORATE: u16 = 71;
-const OP_MEMBER_DECORATE: u16 = 72;
-const OP_EXECUTION_MODE_ID: u16 = 331;
-const OP_READ_CLOCK_KHR: u16 = 5056;
-const OP_TYPE_COOPERATIVE_MATRIX_KHR: u16 = 4456;
-
 const DEC_BLOCK: u32 = 2;
 const DEC_BUILTIN: u32 = 11;
 const EM_LOCAL_SIZE_ID: u32 = 38;
@@ -121,8 +102,8 @@ impl Decorations {
         let mut by_target: BTreeMap<u32, Vec<(u32, u32, usize)>> = BTreeMap::new();
         for (i, inst) in cx.insts().iter().enumerate() {
             match (inst.opcode, inst.operands.as_slice()) {
-                (OP_DECORATE, [t, d, ..]) => by_target.entry(*t).or_default().push((u32::MAX, *d, i)),
-                (OP_MEMBER_DECORATE, [t, m, d, ..]) => by_target.entry(*t).or_default().push((*m, *d, i)),
+                (op::OpDecorate, [t, d, ..]) => by_target.entry(*t).or_default().push((u32::MAX, *d, i)),
+                (op::OpMemberDecorate, [t, m, d, ..]) => by_target.entry(*t).or_default().push((*m, *d, i)),
                 _ => {}
             }
         }
@@ -161,7 +142,7 @@ fn vulkan_storage_classes(cx: &mut Context<'_>) {
     }
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
-        if inst.opcode != OP_TYPE_POINTER && inst.opcode != 4417 {
+        if inst.opcode != op::OpTypePointer && inst.opcode != 4417 {
             continue;
         }
         let Some(&sc) = inst.operands.get(1) else { continue };
@@ -181,11 +162,11 @@ fn vulkan_storage_classes(cx: &mut Context<'_>) {
 
 fn int_value(cx: &Context<'_>, id: u32) -> Option<u32> {
     let inst = cx.def_inst(id)?;
-    if inst.opcode != OP_CONSTANT {
+    if inst.opcode != op::OpConstant {
         return None;
     }
     let ty = cx.def_inst(*inst.operands.first()?)?;
-    if ty.opcode != OP_TYPE_INT {
+    if ty.opcode != op::OpTypeInt {
         return None;
     }
     inst.operands.get(2).copied()
@@ -205,7 +186,7 @@ fn type_declarations(cx: &mut Context<'_>, declared: &Declared) {
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
         match inst.opcode {
-            OP_TYPE_INT => {
+            op::OpTypeInt => {
                 let Some(&w) = inst.operands.get(1) else { continue };
                 let (ok, msg, cap) = match w {
                     32 => continue,
@@ -221,7 +202,7 @@ fn type_declarations(cx: &mut Context<'_>, declared: &Declared) {
                     d.help = Some(format!("add `OpCapability {cap}`"));
                 }
             }
-            OP_TYPE_FLOAT => {
+            op::OpTypeFloat => {
                 let Some(&w) = inst.operands.get(1) else { continue };
                 if inst.operands.len() > 2 {
                     continue; // an explicit encoding: its capability is checked with the operand
@@ -246,7 +227,7 @@ fn type_declarations(cx: &mut Context<'_>, declared: &Declared) {
 fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
-        if inst.opcode != OP_TYPE_STRUCT {
+        if inst.opcode != op::OpTypeStruct {
             continue;
         }
         let Some(&id) = inst.operands.first() else { continue };
@@ -279,7 +260,7 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
 fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
     let mut seen: Vec<u32> = Vec::new();
     for ep in 0..cx.insts().len() {
-        if cx.insts()[ep].opcode != OP_ENTRY_POINT {
+        if cx.insts()[ep].opcode != op::OpEntryPoint {
             continue;
         }
         let n = cx.operands(ep).len();
@@ -287,16 +268,16 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
             for &var in cx.operand_words(ep, k) {
                 let Some(vi) = cx.def(var) else { continue };
                 let v = &cx.insts()[vi];
-                if v.opcode != OP_VARIABLE {
+                if v.opcode != op::OpVariable {
                     continue;
                 }
                 let Some(ptr) = v.operands.first().and_then(|&t| cx.def_inst(t)) else { continue };
-                if ptr.opcode != OP_TYPE_POINTER {
+                if ptr.opcode != op::OpTypePointer {
                     continue;
                 }
                 let Some(&st) = ptr.operands.get(2) else { continue };
                 let Some(si) = cx.def(st) else { continue };
-                if cx.insts()[si].opcode != OP_TYPE_STRUCT || decs.has(st, DEC_BLOCK) || seen.contains(&st) {
+                if cx.insts()[si].opcode != op::OpTypeStruct || decs.has(st, DEC_BLOCK) || seen.contains(&st) {
                     continue;
                 }
                 if decs.members_with(st, DEC_BUILTIN).next().is_none() {
@@ -323,16 +304,16 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
 fn read_clock(cx: &mut Context<'_>) {
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
-        if inst.opcode != OP_READ_CLOCK_KHR {
+        if inst.opcode != op::OpReadClockKHR {
             continue;
         }
         let (Some(&rt), Some(&scope)) = (inst.operands.first(), inst.operands.get(2)) else { continue };
         let ok = match cx.def_inst(rt) {
-            Some(t) if t.opcode == OP_TYPE_INT => t.operands.get(1..3) == Some(&[64, 0]),
-            Some(t) if t.opcode == OP_TYPE_VECTOR => {
+            Some(t) if t.opcode == op::OpTypeInt => t.operands.get(1..3) == Some(&[64, 0]),
+            Some(t) if t.opcode == op::OpTypeVector => {
                 t.operands.get(2) == Some(&2)
                     && t.operands.get(1).and_then(|&c| cx.def_inst(c)).is_some_and(|c| {
-                        c.opcode == OP_TYPE_INT && c.operands.get(1..3) == Some(&[32, 0])
+                        c.opcode == op::OpTypeInt && c.operands.get(1..3) == Some(&[32, 0])
                     })
             }
             _ => false,
@@ -394,10 +375,10 @@ fn contains_sized(cx: &Context<'_>, ty: u32, opcode: u16, width: u32, depth: u32
     let Some(t) = cx.def_inst(ty) else { return false };
     match t.opcode {
         o if o == opcode => t.operands.get(1) == Some(&width),
-        OP_TYPE_VECTOR | OP_TYPE_MATRIX | OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY | OP_TYPE_COOPERATIVE_MATRIX_KHR => {
+        op::OpTypeVector | op::OpTypeMatrix | op::OpTypeArray | op::OpTypeRuntimeArray | op::OpTypeCooperativeMatrixKHR => {
             t.operands.get(1).is_some_and(|&e| contains_sized(cx, e, opcode, width, depth + 1))
         }
-        OP_TYPE_STRUCT => t.operands.iter().skip(1).any(|&m| contains_sized(cx, m, opcode, width, depth + 1)),
+        op::OpTypeStruct => t.operands.iter().skip(1).any(|&m| contains_sized(cx, m, opcode, width, depth + 1)),
         _ => false,
     }
 }
@@ -408,22 +389,22 @@ fn undef(cx: &mut Context<'_>, declared: &Declared) {
         (declared.has_cap_named("Int16"), declared.has_cap_named("Int8"), declared.has_cap_named("Float16"));
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
-        if inst.opcode != OP_UNDEF {
+        if inst.opcode != op::OpUndef {
             continue;
         }
         let Some(&ty) = inst.operands.first() else { continue };
         let Some(t) = cx.def_inst(ty) else { continue };
-        if t.opcode == OP_TYPE_VOID {
+        if t.opcode == op::OpTypeVoid {
             let d = cx.error("types.undef-type", i, String::from("Cannot create undefined values with void type"));
             d.label = String::from("OpUndef of type void");
             continue;
         }
-        if !shader || t.opcode == OP_TYPE_POINTER {
+        if !shader || t.opcode == op::OpTypePointer {
             continue;
         }
-        let limited = (!int16 && contains_sized(cx, ty, OP_TYPE_INT, 16, 0))
-            || (!int8 && contains_sized(cx, ty, OP_TYPE_INT, 8, 0))
-            || (!float16 && contains_sized(cx, ty, OP_TYPE_FLOAT, 16, 0));
+        let limited = (!int16 && contains_sized(cx, ty, op::OpTypeInt, 16, 0))
+            || (!int8 && contains_sized(cx, ty, op::OpTypeInt, 8, 0))
+            || (!float16 && contains_sized(cx, ty, op::OpTypeFloat, 16, 0));
         if limited {
             let tname = cx.name(ty);
             let d = cx.error(
@@ -441,7 +422,7 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
     // The ids of LocalSizeId operands.
     let mut ids: Vec<(u32, usize)> = Vec::new();
     for (i, inst) in cx.insts().iter().enumerate() {
-        if inst.opcode == OP_EXECUTION_MODE_ID && inst.operands.get(1) == Some(&EM_LOCAL_SIZE_ID) {
+        if inst.opcode == op::OpExecutionModeId && inst.operands.get(1) == Some(&EM_LOCAL_SIZE_ID) {
             ids.extend(inst.operands.iter().skip(2).map(|&id| (id, i)));
         }
     }
@@ -450,7 +431,7 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
     }
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
-        if inst.opcode != OP_TYPE_COOPERATIVE_MATRIX_KHR {
+        if inst.opcode != op::OpTypeCooperativeMatrixKHR {
             continue;
         }
         let Some(&scope) = inst.operands.get(2) else { continue };

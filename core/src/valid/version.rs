@@ -6,6 +6,7 @@
 //! (Instructions and enumerants removed after some version, e.g. BufferBlock
 //! after 1.3, are checked with the other grammar requirements in `caps.rs`.)
 
+use crate::grammar::op;
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
@@ -15,14 +16,6 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
-
-const OP_EXTENSION: u16 = 10;
-const OP_ENTRY_POINT: u16 = 15;
-const OP_FUNCTION: u16 = 54;
-const OP_FUNCTION_END: u16 = 56;
-const OP_FUNCTION_CALL: u16 = 57;
-const OP_VARIABLE: u16 = 59;
-const OP_UNTYPED_VARIABLE_KHR: u16 = 4418;
 const SC_FUNCTION: u32 = 7;
 
 pub(super) static RULES: &[Rule] = &[
@@ -114,7 +107,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
 fn extension_versions(cx: &mut Context<'_>) {
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
-        if inst.opcode != OP_EXTENSION {
+        if inst.opcode != op::OpExtension {
             continue;
         }
         let name = decode_string(&inst.operands);
@@ -141,7 +134,7 @@ fn interfaces(cx: &mut Context<'_>) {
         let i = cx.def(id)?;
         let inst = &insts[i];
         match inst.opcode {
-            OP_VARIABLE | OP_UNTYPED_VARIABLE_KHR => {
+            op::OpVariable | op::OpUntypedVariableKHR => {
                 let sc = *inst.operands.get(2)?;
                 (sc != SC_FUNCTION).then_some(i)
             }
@@ -157,18 +150,18 @@ fn interfaces(cx: &mut Context<'_>) {
     let mut cur: Option<(u32, Func)> = None;
     for (i, inst) in insts.iter().enumerate() {
         match inst.opcode {
-            OP_FUNCTION => {
+            op::OpFunction => {
                 let id = inst.operands.get(1).copied().unwrap_or(0);
                 cur = Some((id, Func { uses: Vec::new(), calls: Vec::new() }));
             }
-            OP_FUNCTION_END => {
+            op::OpFunctionEnd => {
                 if let Some(f) = cur.take() {
                     funcs.push(f);
                 }
             }
             _ => {
                 let Some((_, f)) = cur.as_mut() else { continue };
-                if inst.opcode == OP_FUNCTION_CALL
+                if inst.opcode == op::OpFunctionCall
                     && let Some(&callee) = inst.operands.get(2) {
                         f.calls.push(callee);
                     }
@@ -188,7 +181,7 @@ fn interfaces(cx: &mut Context<'_>) {
     funcs.sort_by_key(|f| f.0);
     let find = |id: u32| funcs.binary_search_by_key(&id, |f| f.0).ok();
     for ep in 0..insts.len() {
-        if insts[ep].opcode != OP_ENTRY_POINT {
+        if insts[ep].opcode != op::OpEntryPoint {
             continue;
         }
         let Some(&fid) = insts[ep].operands.get(1) else { continue };

@@ -2,21 +2,15 @@
 //! operands, the entry block, block order, nesting depth, and the extension
 //! rules (maximal reconvergence, unstructured loop controls).
 
+use crate::grammar::op;
 use super::{bname, label_at, report, term_at};
-use crate::cfg::{EdgeKind, FunctionCfg, ModuleCfg, op};
+use crate::cfg::{EdgeKind, FunctionCfg, ModuleCfg};
 use crate::grammar::OperandKind;
 use crate::valid::Context;
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
-
-const OP_CAPABILITY: u16 = 17;
-const OP_ENTRY_POINT: u16 = 15;
-const OP_EXECUTION_MODE: u16 = 16;
-const OP_EXECUTION_MODE_ID: u16 = 331;
-const OP_FUNCTION_CALL: u16 = 57;
-const OP_TYPE_INT: u16 = 21;
 const MAXIMALLY_RECONVERGES: u32 = 0x1787;
 
 /// Whether the module declares `cap`, directly or implicitly (a declared
@@ -25,7 +19,7 @@ pub(super) fn has_capability(cx: &Context<'_>, cap: u32) -> bool {
     let mut todo: Vec<u32> = cx
         .insts()
         .iter()
-        .filter(|i| i.opcode == OP_CAPABILITY)
+        .filter(|i| i.opcode == op::OpCapability)
         .filter_map(|i| i.operands.first().copied())
         .collect();
     let mut seen = BTreeSet::new();
@@ -67,7 +61,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
         match cx.def(d.target) {
             // Undefined ids are the ids family's to report.
             None => {}
-            Some(def) if cx.insts()[def].opcode == op::LABEL => report(
+            Some(def) if cx.insts()[def].opcode == op::OpLabel => report(
                 cx,
                 "cfg.label-in-other-function",
                 inst,
@@ -108,13 +102,13 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
             let inst = &cx.insts()[i];
             let ops = &inst.operands;
             match inst.opcode {
-                op::SELECTION_MERGE | op::LOOP_MERGE => {
-                    let is_loop = inst.opcode == op::LOOP_MERGE;
+                op::OpSelectionMerge | op::OpLoopMerge => {
+                    let is_loop = inst.opcode == op::OpLoopMerge;
                     let next = cx.insts().get(i + 1).map(|x| x.opcode);
                     let ok = if is_loop {
-                        matches!(next, Some(op::BRANCH | op::BRANCH_CONDITIONAL) | None)
+                        matches!(next, Some(op::OpBranch | op::OpBranchConditional) | None)
                     } else {
-                        matches!(next, Some(op::BRANCH_CONDITIONAL | op::SWITCH) | None)
+                        matches!(next, Some(op::OpBranchConditional | op::OpSwitch) | None)
                     };
                     if !ok {
                         let (name, allowed) = if is_loop {
@@ -150,7 +144,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                         check_loop_merge(cx, f, bi as u32, i);
                     }
                 }
-                op::BRANCH_CONDITIONAL if cx.version >= (1, 6) => {
+                op::OpBranchConditional if cx.version >= (1, 6) => {
                     if let (Some(t), Some(e)) = (ops.get(1), ops.get(2))
                         && t == e
                     {
@@ -165,10 +159,10 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                         );
                     }
                 }
-                op::SWITCH => {
+                op::OpSwitch => {
                     let sel = ops.first().copied().unwrap_or(0);
                     let ty = cx.type_of(sel);
-                    let is_int = ty.and_then(|t| cx.def_opcode(t)) == Some(OP_TYPE_INT);
+                    let is_int = ty.and_then(|t| cx.def_opcode(t)) == Some(op::OpTypeInt);
                     if !is_int {
                         let sn = cx.name(sel);
                         report(
@@ -369,12 +363,12 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
     let insts = cx.insts();
     let mut roots: Vec<u32> = insts
         .iter()
-        .filter(|i| matches!(i.opcode, OP_EXECUTION_MODE | OP_EXECUTION_MODE_ID))
+        .filter(|i| matches!(i.opcode, op::OpExecutionMode | op::OpExecutionModeId))
         .filter(|i| i.operands.get(1) == Some(&MAXIMALLY_RECONVERGES))
         .filter_map(|i| i.operands.first().copied())
         .collect();
     roots.retain(|f| {
-        insts.iter().any(|i| i.opcode == OP_ENTRY_POINT && i.operands.get(1) == Some(f))
+        insts.iter().any(|i| i.opcode == op::OpEntryPoint && i.operands.get(1) == Some(f))
     });
     if roots.is_empty() {
         return;
@@ -388,7 +382,7 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
         if let Some(f) = m.functions.iter().find(|f| f.id == fid) {
             let end = f.end_instruction.map_or(insts.len(), |e| e as usize);
             for i in &insts[f.instruction as usize..end] {
-                if i.opcode == OP_FUNCTION_CALL
+                if i.opcode == op::OpFunctionCall
                     && let Some(&callee) = i.operands.get(2)
                 {
                     roots.push(callee);
@@ -400,9 +394,9 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
     let mut special: BTreeSet<u32> = BTreeSet::new();
     for i in insts {
         match i.opcode {
-            op::SELECTION_MERGE => special.extend(i.operands.first()),
-            op::LOOP_MERGE => special.extend(i.operands.iter().take(2)),
-            op::SWITCH => special.extend(i.operands.iter().skip(1)),
+            op::OpSelectionMerge => special.extend(i.operands.first()),
+            op::OpLoopMerge => special.extend(i.operands.iter().take(2)),
+            op::OpSwitch => special.extend(i.operands.iter().skip(1)),
             _ => {}
         }
     }
@@ -410,7 +404,7 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
         for b in 0..f.blocks.len() as u32 {
             let blk = &f.blocks[b as usize];
             if let Some(t) = blk.terminator
-                && blk.terminator_opcode == Some(op::BRANCH_CONDITIONAL)
+                && blk.terminator_opcode == Some(op::OpBranchConditional)
             {
                 let ops = &insts[t as usize].operands;
                 if ops.get(1).is_some() && ops.get(1) == ops.get(2) {
@@ -437,7 +431,7 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
             }
             let blk = &f.blocks[b as usize];
             let before_term = blk.terminator.and_then(|t| (t as usize).checked_sub(1));
-            if before_term.is_some_and(|i| insts[i].opcode == op::LOOP_MERGE) {
+            if before_term.is_some_and(|i| insts[i].opcode == op::OpLoopMerge) {
                 continue;
             }
             if special.contains(&blk.label) {
@@ -468,12 +462,12 @@ pub(super) fn loop_control_intel(cx: &mut Context<'_>, m: &ModuleCfg) {
         for (bi, blk) in f.blocks.iter().enumerate() {
             let b = bi as u32;
             for i in blk.start as usize..blk.end as usize {
-                if cx.insts()[i].opcode != op::LOOP_CONTROL_INTEL {
+                if cx.insts()[i].opcode != op::OpLoopControlINTEL {
                     continue;
                 }
                 let bn = bname(cx, f, b);
                 let next = cx.insts().get(i + 1).map(|x| x.opcode);
-                if !matches!(next, Some(op::BRANCH | op::BRANCH_CONDITIONAL))
+                if !matches!(next, Some(op::OpBranch | op::OpBranchConditional))
                     || blk.terminator != Some(i as u32 + 1)
                 {
                     report(

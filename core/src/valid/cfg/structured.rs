@@ -1,7 +1,8 @@
 //! The structured rules (Shader): back edges, constructs and their exits.
 
+use crate::grammar::op;
 use super::{bname, label_at, report, term_at};
-use crate::cfg::{EdgeKind, FunctionCfg, MergeKind, NONE, op};
+use crate::cfg::{EdgeKind, FunctionCfg, MergeKind, NONE};
 use crate::valid::Context;
 use alloc::format;
 use alloc::string::String;
@@ -120,8 +121,8 @@ impl View<'_> {
                     let blk = &self.f.blocks[b as usize];
                     let term = blk.terminator_opcode;
                     if let Some((mi, mop)) = self.adj_merge[b as usize]
-                        && (mop == op::LOOP_MERGE
-                            || (!header_is_switch && mop == op::SELECTION_MERGE && term == Some(op::SWITCH)))
+                        && (mop == op::OpLoopMerge
+                            || (!header_is_switch && mop == op::OpSelectionMerge && term == Some(op::OpSwitch)))
                     {
                         let ops = &cx.insts()[mi].operands;
                         let mb = ops.first().and_then(|&m| self.f.block_of(m));
@@ -129,14 +130,14 @@ impl View<'_> {
                             block = self.next_block(b);
                             continue;
                         }
-                        let is_loop = mop == op::LOOP_MERGE;
+                        let is_loop = mop == op::OpLoopMerge;
                         let to_merge = (!seen_switch || is_loop) && mb == Some(dest);
                         let to_continue =
                             is_loop && ops.get(1).and_then(|&x| self.f.block_of(x)) == Some(dest);
                         if to_merge || to_continue {
                             return true;
                         }
-                        if term == Some(op::SWITCH) {
+                        if term == Some(op::OpSwitch) {
                             seen_switch = true;
                         }
                         if is_loop {
@@ -301,7 +302,7 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
         {
             let i = t as usize - 1;
             let o = insts[i].opcode;
-            if o == op::SELECTION_MERGE || o == op::LOOP_MERGE {
+            if o == op::OpSelectionMerge || o == op::OpLoopMerge {
                 adj_merge[b] = Some((i, o));
             }
         }
@@ -328,7 +329,7 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
             };
             match m.kind {
                 MergeKind::Selection => cons.push(Con {
-                    kind: if blk.terminator_opcode == Some(op::SWITCH) {
+                    kind: if blk.terminator_opcode == Some(op::OpSwitch) {
                         Kind::Switch
                     } else {
                         Kind::Selection
@@ -676,10 +677,10 @@ fn selections(cx: &mut Context<'_>, f: &FunctionCfg, adj: &[Option<(usize, u16)>
         }
         let targets: Vec<u32> = f.successors(b).collect();
         match blk.terminator_opcode {
-            Some(op::BRANCH_CONDITIONAL) => {
+            Some(op::OpBranchConditional) => {
                 let t = mark(targets.first().copied(), &mut seen);
                 let e = mark(targets.get(1).copied(), &mut seen);
-                let loop_or_none = merge.is_none_or(|(_, o)| o == op::LOOP_MERGE);
+                let loop_or_none = merge.is_none_or(|(_, o)| o == op::OpLoopMerge);
                 if loop_or_none && t && e {
                     let bn = bname(cx, f, b);
                     let why = if merge.is_some() {
@@ -699,7 +700,7 @@ fn selections(cx: &mut Context<'_>, f: &FunctionCfg, adj: &[Option<(usize, u16)>
                     );
                 }
             }
-            Some(op::SWITCH) => {
+            Some(op::OpSwitch) => {
                 if merge.is_none() {
                     let bn = bname(cx, f, b);
                     report(

@@ -1,20 +1,13 @@
 //! SPV_KHR_constant_data: OpConstantDataKHR, OpSpecConstantDataKHR and the
 //! UTFEncodedKHR decoration.
 
+use crate::grammar::op;
 use super::{has_decoration, scalar_int};
 use crate::diag::Related;
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
 use alloc::string::String;
-
-const OP_CONSTANT: u16 = 43;
-const OP_SPEC_CONSTANT: u16 = 50;
-const OP_TYPE_ARRAY: u16 = 28;
-const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
-const OP_DECORATE: u16 = 71;
-const OP_CONSTANT_DATA: u16 = 5147;
-const OP_SPEC_CONSTANT_DATA: u16 = 5148;
 const DEC_ARRAY_STRIDE: u32 = 6;
 const DEC_UTF_ENCODED: u32 = 5145;
 
@@ -52,11 +45,11 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
         match inst.opcode {
-            OP_CONSTANT_DATA | OP_SPEC_CONSTANT_DATA => data(cx, i),
-            OP_DECORATE if inst.operands.get(1) == Some(&DEC_UTF_ENCODED) => {
+            op::OpConstantDataKHR | op::OpSpecConstantDataKHR => data(cx, i),
+            op::OpDecorate if inst.operands.get(1) == Some(&DEC_UTF_ENCODED) => {
                 let Some(&t) = inst.operands.first() else { continue };
                 let ok = cx.def_inst(t).is_some_and(|a| {
-                    matches!(a.opcode, OP_TYPE_ARRAY | OP_TYPE_RUNTIME_ARRAY)
+                    matches!(a.opcode, op::OpTypeArray | op::OpTypeRuntimeArray)
                         && a.operands.get(1).and_then(|&e| scalar_int(cx, e)).is_some_and(|(w, _)| w == 8)
                 });
                 if !ok {
@@ -80,13 +73,13 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
 
 fn data(cx: &mut Context<'_>, i: usize) {
     let inst = &cx.insts()[i];
-    let opname = if inst.opcode == OP_CONSTANT_DATA { "OpConstantDataKHR" } else { "OpSpecConstantDataKHR" };
+    let opname = if inst.opcode == op::OpConstantDataKHR { "OpConstantDataKHR" } else { "OpSpecConstantDataKHR" };
     let Some(&rt) = inst.operands.first() else { return };
     let words = inst.operands.len().saturating_sub(2) as u64;
     let tname = cx.name(rt);
     let tdef = cx.def(rt);
     let rel = tdef.map(|d| cx.span(d));
-    let arr = cx.def_inst(rt).filter(|a| a.opcode == OP_TYPE_ARRAY);
+    let arr = cx.def_inst(rt).filter(|a| a.opcode == op::OpTypeArray);
     let elem = arr.and_then(|a| a.operands.get(1).copied());
     let width = elem.and_then(|e| scalar_int(cx, e)).map(|(w, _)| w);
     let (Some(arr), Some(width)) = (arr, width) else {
@@ -115,7 +108,7 @@ fn data(cx: &mut Context<'_>, i: usize) {
     // The length, when it is a (spec) constant with a known value.
     let Some(len_id) = arr.operands.get(2).copied() else { return };
     let Some(len_inst) = cx.def_inst(len_id) else { return };
-    if !matches!(len_inst.opcode, OP_CONSTANT | OP_SPEC_CONSTANT) {
+    if !matches!(len_inst.opcode, op::OpConstant | op::OpSpecConstant) {
         return;
     }
     let Some(&lo) = len_inst.operands.get(2) else { return };

@@ -1,26 +1,23 @@
 //! The rules of SPIR-V extensions: SPV_INTEL_variable_length_array,
 //! SPV_KHR_constant_data and SPV_KHR_untyped_pointers.
 
+use crate::grammar::op;
 use crate::valid::Context;
 
 pub(super) mod constant_data;
 pub(super) mod untyped;
 pub(super) mod vla;
 
-pub(super) const OP_TYPE_INT: u16 = 21;
-pub(super) const OP_TYPE_POINTER: u16 = 32;
-pub(super) const OP_TYPE_UNTYPED_POINTER: u16 = 4417;
-
 /// Whether `ty` is a pointer type (typed, or untyped when `untyped`) with this storage class.
 fn is_pointer_to(cx: &Context<'_>, ty: u32, untyped: bool, sc: u32) -> bool {
-    let op = if untyped { OP_TYPE_UNTYPED_POINTER } else { OP_TYPE_POINTER };
+    let op = if untyped { op::OpTypeUntypedPointerKHR } else { op::OpTypePointer };
     cx.def_inst(ty).is_some_and(|t| t.opcode == op && t.operands.get(1) == Some(&sc))
 }
 
 /// The storage class of a pointer type (typed or untyped).
 fn pointer_storage(cx: &Context<'_>, ty: u32) -> Option<u32> {
     let t = cx.def_inst(ty)?;
-    matches!(t.opcode, OP_TYPE_POINTER | OP_TYPE_UNTYPED_POINTER).then(|| t.operands.get(1).copied())?
+    matches!(t.opcode, op::OpTypePointer | op::OpTypeUntypedPointerKHR).then(|| t.operands.get(1).copied())?
 }
 
 /// The type of `value` if it is a pointer type.
@@ -32,7 +29,7 @@ fn pointer_type_of(cx: &Context<'_>, value: u32) -> Option<u32> {
 /// Width and signedness of a scalar integer type.
 fn scalar_int(cx: &Context<'_>, ty: u32) -> Option<(u32, u32)> {
     let t = cx.def_inst(ty)?;
-    if t.opcode != OP_TYPE_INT {
+    if t.opcode != op::OpTypeInt {
         return None;
     }
     Some((*t.operands.get(1)?, *t.operands.get(2)?))

@@ -2,23 +2,14 @@
 //! lengths, and the rules of OpLoad, OpStore, atomics and OpBitcast with untyped
 //! pointers.
 
-use super::{OP_TYPE_POINTER, OP_TYPE_UNTYPED_POINTER, has_decoration, pointer_storage, scalar_int};
+use crate::grammar::op;
+use super::{has_decoration, pointer_storage, scalar_int};
 use crate::diag::Related;
 use crate::grammar::OperandKind;
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
 use alloc::string::String;
-
-const OP_MEMORY_MODEL: u16 = 14;
-const OP_TYPE_FLOAT: u16 = 22;
-const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
-const OP_TYPE_STRUCT: u16 = 30;
-const OP_LOAD: u16 = 61;
-const OP_STORE: u16 = 62;
-const OP_BITCAST: u16 = 124;
-const OP_UNTYPED_VARIABLE: u16 = 4418;
-const OP_UNTYPED_ARRAY_LENGTH: u16 = 4425;
 const DEC_BLOCK: u32 = 2;
 const SC_FUNCTION: u32 = 7;
 const SC_PRIVATE: u32 = 6;
@@ -77,18 +68,18 @@ pub(in crate::valid) static RULES: &[Rule] = &[
 
 pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    if !insts.iter().any(|i| i.opcode == OP_TYPE_UNTYPED_POINTER) {
+    if !insts.iter().any(|i| i.opcode == op::OpTypeUntypedPointerKHR) {
         return;
     }
-    let logical = insts.iter().find(|i| i.opcode == OP_MEMORY_MODEL).and_then(|i| i.operands.first()) == Some(&0);
+    let logical = insts.iter().find(|i| i.opcode == op::OpMemoryModel).and_then(|i| i.operands.first()) == Some(&0);
     for i in 0..insts.len() {
         let inst = &insts[i];
         let ops = &inst.operands;
         match inst.opcode {
-            OP_UNTYPED_VARIABLE => variable(cx, i),
+            op::OpUntypedVariableKHR => variable(cx, i),
             4419 | 4420 | 4423 | 4424 => access_chain(cx, i),
-            OP_UNTYPED_ARRAY_LENGTH => array_length(cx, i),
-            OP_LOAD => {
+            op::OpUntypedArrayLengthKHR => array_length(cx, i),
+            op::OpLoad => {
                 let (Some(&rt), Some(&p)) = (ops.first(), ops.get(2)) else { continue };
                 if is_untyped_value(cx, p) && !is_data_type(cx, rt) {
                     let n = cx.name(rt);
@@ -96,7 +87,7 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
                     d.label = format!("{n} is not a type memory can hold");
                 }
             }
-            OP_STORE => {
+            op::OpStore => {
                 let (Some(&p), Some(&o)) = (ops.first(), ops.get(1)) else { continue };
                 if is_untyped_value(cx, p) && !cx.type_of(o).is_some_and(|t| is_data_type(cx, t)) {
                     let n = cx.name(o);
@@ -104,11 +95,11 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
                     d.label = format!("{n} does not have a type memory can hold");
                 }
             }
-            OP_BITCAST => {
+            op::OpBitcast => {
                 let (Some(&rt), Some(&v)) = (ops.first(), ops.get(2)) else { continue };
                 let Some(vt) = cx.type_of(v) else { continue };
-                let ru = cx.def_opcode(rt) == Some(OP_TYPE_UNTYPED_POINTER);
-                let vu = cx.def_opcode(vt) == Some(OP_TYPE_UNTYPED_POINTER);
+                let ru = cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR);
+                let vu = cx.def_opcode(vt) == Some(op::OpTypeUntypedPointerKHR);
                 if !ru && !vu {
                     continue;
                 }
@@ -116,7 +107,7 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
                     Some(String::from("OpBitcast cannot convert a logical untyped pointer: the addressing model is Logical"))
                 } else {
                     let other = if ru { vt } else { rt };
-                    let ok = matches!(cx.def_opcode(other), Some(OP_TYPE_POINTER | OP_TYPE_UNTYPED_POINTER))
+                    let ok = matches!(cx.def_opcode(other), Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR))
                         || scalar_int(cx, other).is_some()
                         || (cx.version >= (1, 5)
                             && cx.def_inst(other).is_some_and(|t| t.opcode == 23 && t.operands.get(1).is_some_and(|&c| scalar_int(cx, c).is_some())));
@@ -138,7 +129,7 @@ fn is_data_type(cx: &Context<'_>, ty: u32) -> bool {
 }
 
 fn is_untyped_value(cx: &Context<'_>, v: u32) -> bool {
-    cx.type_of(v).and_then(|t| cx.def_opcode(t)) == Some(OP_TYPE_UNTYPED_POINTER)
+    cx.type_of(v).and_then(|t| cx.def_opcode(t)) == Some(op::OpTypeUntypedPointerKHR)
 }
 
 fn atomic(cx: &mut Context<'_>, i: usize) {
@@ -153,7 +144,7 @@ fn atomic(cx: &mut Context<'_>, i: usize) {
     if !is_untyped_value(cx, p) {
         return;
     }
-    let is_float = cx.def_opcode(rt) == Some(OP_TYPE_FLOAT);
+    let is_float = cx.def_opcode(rt) == Some(op::OpTypeFloat);
     let ok = scalar_int(cx, rt).is_some() || (any_scalar && is_float);
     if !ok {
         let name = cx.desc(i).map_or("atomic", |d| d.name);
@@ -175,7 +166,7 @@ fn variable(cx: &mut Context<'_>, i: usize) {
     let data = ops.get(3).copied();
     let init = ops.get(4).copied();
     let scn = OperandKind::StorageClass.enumerant(sc).map_or("?", |e| e.name);
-    let rt_sc = (cx.def_opcode(rt) == Some(OP_TYPE_UNTYPED_POINTER)).then(|| pointer_storage(cx, rt)).flatten();
+    let rt_sc = (cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR)).then(|| pointer_storage(cx, rt)).flatten();
     let rt_span = cx.def(rt).map(|d| cx.span(d));
     if rt_sc != Some(sc) {
         let n = cx.name(rt);
@@ -218,7 +209,7 @@ fn access_chain(cx: &mut Context<'_>, i: usize) {
     let ops = &inst.operands;
     let (Some(&rt), Some(&bt), Some(&base)) = (ops.first(), ops.get(2), ops.get(3)) else { return };
     let opname = cx.desc(i).map_or("OpUntypedAccessChainKHR", |d| d.name);
-    if matches!(cx.def_opcode(bt), Some(OP_TYPE_POINTER | OP_TYPE_UNTYPED_POINTER)) || !is_data_type(cx, bt) {
+    if matches!(cx.def_opcode(bt), Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR)) || !is_data_type(cx, bt) {
         let n = cx.name(bt);
         let d = cx.error("ext.untyped-base-type", i, format!("{opname}: Base type {n} must be a non-pointer type"));
         d.label = format!("{n} is a pointer type or not a type");
@@ -230,7 +221,7 @@ fn access_chain(cx: &mut Context<'_>, i: usize) {
         d.label = format!("{n} is not a pointer");
         return;
     };
-    let rt_sc = (cx.def_opcode(rt) == Some(OP_TYPE_UNTYPED_POINTER)).then(|| pointer_storage(cx, rt)).flatten();
+    let rt_sc = (cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR)).then(|| pointer_storage(cx, rt)).flatten();
     if rt_sc != Some(base_sc) {
         let n = cx.name(rt);
         let d = cx.error(
@@ -257,7 +248,7 @@ fn array_length(cx: &mut Context<'_>, i: usize) {
         d.label = String::from("not a pointer");
     }
     let sname = cx.name(st);
-    let Some(s) = cx.def_inst(st).filter(|s| s.opcode == OP_TYPE_STRUCT) else {
+    let Some(s) = cx.def_inst(st).filter(|s| s.opcode == op::OpTypeStruct) else {
         let d = cx.error("ext.untyped-array-length", i, format!("OpUntypedArrayLengthKHR's Structure {sname} must be an OpTypeStruct"));
         d.label = String::from("not a structure type");
         return;
@@ -272,7 +263,7 @@ fn array_length(cx: &mut Context<'_>, i: usize) {
         }
         d.help = Some(format!("add `OpDecorate {sname} Block`"));
     }
-    let last_rta = s.operands.last().filter(|_| n > 0).is_some_and(|&m| cx.def_opcode(m) == Some(OP_TYPE_RUNTIME_ARRAY));
+    let last_rta = s.operands.last().filter(|_| n > 0).is_some_and(|&m| cx.def_opcode(m) == Some(op::OpTypeRuntimeArray));
     if !last_rta {
         let d = cx.error("ext.untyped-array-length", i, format!("The last member of {sname} must be a runtime array"));
         d.label = String::from("OpUntypedArrayLengthKHR needs a runtime-array last member");

@@ -1,6 +1,7 @@
 //! SPV_INTEL_variable_length_array: OpVariableLengthArrayINTEL,
 //! OpUntypedVariableLengthArrayINTEL, OpSaveMemoryINTEL, OpRestoreMemoryINTEL.
 
+use crate::grammar::op;
 use super::{is_pointer_to, pointer_type_of, scalar_int};
 use crate::diag::Related;
 use crate::valid::Context;
@@ -8,11 +9,6 @@ use crate::valid::rules::Rule;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-
-pub(super) const OP_VLA: u16 = 5818;
-pub(super) const OP_SAVE: u16 = 5819;
-pub(super) const OP_RESTORE: u16 = 5820;
-pub(super) const OP_UNTYPED_VLA: u16 = 6244;
 const SC_FUNCTION: u32 = 7;
 
 pub(in crate::valid) static RULES: &[Rule] = &[
@@ -58,7 +54,7 @@ fn is_concrete_type(cx: &Context<'_>, ty: u32) -> bool {
 
 pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    if !insts.iter().any(|i| matches!(i.opcode, OP_VLA | OP_SAVE | OP_RESTORE | OP_UNTYPED_VLA)) {
+    if !insts.iter().any(|i| matches!(i.opcode, op::OpVariableLengthArrayINTEL | op::OpSaveMemoryINTEL | op::OpRestoreMemoryINTEL | op::OpUntypedVariableLengthArrayINTEL)) {
         return;
     }
     types(cx);
@@ -70,7 +66,7 @@ fn types(cx: &mut Context<'_>) {
         let inst = &cx.insts()[i];
         let ops = &inst.operands;
         match inst.opcode {
-            OP_VLA => {
+            op::OpVariableLengthArrayINTEL => {
                 let (Some(&rt), Some(&len)) = (ops.first(), ops.get(2)) else { continue };
                 let ok = is_pointer_to(cx, rt, false, SC_FUNCTION)
                     && cx.def_inst(rt).and_then(|p| p.operands.get(2)).is_some_and(|&e| is_concrete_type(cx, e));
@@ -86,7 +82,7 @@ fn types(cx: &mut Context<'_>) {
                 }
                 length(cx, i, len, "OpVariableLengthArrayINTEL");
             }
-            OP_UNTYPED_VLA => {
+            op::OpUntypedVariableLengthArrayINTEL => {
                 let (Some(&rt), Some(&et), Some(&len)) = (ops.first(), ops.get(2), ops.get(3)) else { continue };
                 if !is_pointer_to(cx, rt, true, SC_FUNCTION) {
                     let t = cx.name(rt);
@@ -109,7 +105,7 @@ fn types(cx: &mut Context<'_>) {
                 }
                 length(cx, i, len, "OpUntypedVariableLengthArrayINTEL");
             }
-            OP_SAVE => {
+            op::OpSaveMemoryINTEL => {
                 let Some(&rt) = ops.first() else { continue };
                 if !is_pointer_to(cx, rt, false, SC_FUNCTION) && !is_pointer_to(cx, rt, true, SC_FUNCTION) {
                     let t = cx.name(rt);
@@ -121,7 +117,7 @@ fn types(cx: &mut Context<'_>) {
                     d.label = String::from("not a Function-storage pointer type");
                 }
             }
-            OP_RESTORE => {
+            op::OpRestoreMemoryINTEL => {
                 let Some(&p) = ops.first() else { continue };
                 let Some(pt) = pointer_type_of(cx, p) else {
                     let n = cx.name(p);
@@ -171,8 +167,8 @@ fn dominance(cx: &mut Context<'_>) {
                 let mut s = None;
                 for k in b.start..b.end {
                     match insts.get(k as usize).map(|x| x.opcode) {
-                        Some(OP_SAVE) if s.is_none() => s = Some(k),
-                        Some(OP_VLA | OP_UNTYPED_VLA) => any_vla = true,
+                        Some(op::OpSaveMemoryINTEL) if s.is_none() => s = Some(k),
+                        Some(op::OpVariableLengthArrayINTEL | op::OpUntypedVariableLengthArrayINTEL) => any_vla = true,
                         _ => {}
                     }
                 }
@@ -183,7 +179,7 @@ fn dominance(cx: &mut Context<'_>) {
             }
             for (bi, b) in f.blocks.iter().enumerate() {
                 for k in b.start..b.end {
-                    if !matches!(insts.get(k as usize).map(|x| x.opcode), Some(OP_VLA | OP_UNTYPED_VLA)) {
+                    if !matches!(insts.get(k as usize).map(|x| x.opcode), Some(op::OpVariableLengthArrayINTEL | op::OpUntypedVariableLengthArrayINTEL)) {
                         continue;
                     }
                     let bi = bi as u32;
@@ -217,7 +213,7 @@ fn dominance(cx: &mut Context<'_>) {
         let rid = inst.operands.get(1).copied().unwrap_or(0);
         let name = cx.name(rid);
         let fname = cx.name(insts[func].operands.get(1).copied().unwrap_or(0));
-        let op = if inst.opcode == OP_VLA { "OpVariableLengthArrayINTEL" } else { "OpUntypedVariableLengthArrayINTEL" };
+        let op = if inst.opcode == op::OpVariableLengthArrayINTEL { "OpVariableLengthArrayINTEL" } else { "OpUntypedVariableLengthArrayINTEL" };
         let fspan = cx.span(func);
         let d = cx.error(
             "ext.vla-not-dominated-by-save",
