@@ -1,0 +1,182 @@
+// The contract between the page and the engine (web/ crate, compiled to wasm and
+// called from a Web Worker). The Rust side (web/src/lib.rs, serde) produces exactly
+// these shapes, camelCase; tests/e2e and www/src use only these types.
+//
+// Text positions: `from`/`to` are offsets in UTF-16 code units (what CodeMirror and
+// JavaScript strings use), `line`/`column` are 1-based (column in UTF-16 units).
+
+export type Severity = "error" | "warning" | "note";
+
+export interface TextRange {
+  from: number;
+  to: number;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+export interface RelatedSpan extends Partial<TextRange> {
+  label: string;
+  /** Word offset in the binary, when the input was a binary. */
+  wordOffset?: number;
+}
+
+export interface Diagnostic {
+  /** Stable rule code, e.g. `cfg.merge-not-structurally-dominated`. */
+  code: string;
+  severity: Severity;
+  message: string;
+  /** Present for text input. */
+  range?: TextRange;
+  /** Present for binary input (word offset of the instruction). */
+  wordOffset?: number;
+  label: string;
+  related: RelatedSpan[];
+  help?: string;
+  /** The rule's explanation (what the spec requires, and why). */
+  explanation?: string;
+  /** The rule's one-line summary. */
+  summary?: string;
+  /** rustc-style rendering, for copy-paste. */
+  rendered: string;
+  /** Graph marks: the function (result id) and the blocks (label ids) and
+   *  edges (label id pairs) the problem concerns. */
+  function?: number;
+  blocks: number[];
+  edges: [number, number][];
+}
+
+export type EdgeKind = "branch" | "merge" | "continue";
+export type ConstructKind = "selection" | "loop" | "continue" | "switch" | "case";
+
+export interface CfgBlock {
+  /** Label result id. */
+  id: number;
+  /** Friendly name as spirv-dis prints it, without `%` (untrusted text!). */
+  name: string;
+  /** The block's text, from its OpLabel to its terminator (text input only). */
+  range?: TextRange;
+  /** The instructions of the block, disassembled, one per line. */
+  listing: string[];
+  entry: boolean;
+  exit: boolean;
+  reachable: boolean;
+  structurallyReachable: boolean;
+  /** "selection-header" | "loop-header" | "switch-header" | "merge" |
+   *  "continue-target" | "back-edge-block" | "case-target" */
+  roles: string[];
+  /** Immediate dominators (label ids), absent for the root / unreachable. */
+  idom?: number;
+  structuralIdom?: number;
+  /** Index into `constructs` of the innermost construct holding the block. */
+  innermost?: number;
+}
+
+export interface CfgEdge {
+  from: number;
+  to: number;
+  kind: EdgeKind;
+  back: boolean;
+}
+
+export interface CfgConstruct {
+  kind: ConstructKind;
+  /** The header block (for a case construct: the case target). */
+  header: number;
+  blocks: number[];
+  /** Index of the parent construct in `constructs`. */
+  parent?: number;
+}
+
+export interface FunctionCfg {
+  /** Function result id, and its friendly name (untrusted text). */
+  id: number;
+  name: string;
+  blocks: CfgBlock[];
+  edges: CfgEdge[];
+  constructs: CfgConstruct[];
+}
+
+export interface IdInfo {
+  id: number;
+  /** Friendly name (untrusted text). */
+  name: string;
+  /** The defining instruction's text range and its disassembly. */
+  def?: TextRange;
+  defText: string;
+  /** The disassembled type, e.g. `%_ptr_Function_float`, when the id has a type. */
+  type?: string;
+  /** Every use of the id in the text. */
+  refs: TextRange[];
+}
+
+/** Input to `analyze`. */
+export interface AnalyzeRequest {
+  /** SPIR-V assembly text. */
+  text: string;
+  /** SPIRV-Tools spelling: spv1.0..spv1.6, vulkan1.0..vulkan1.4, opencl..., opengl... */
+  targetEnv: string;
+}
+
+/** What the page shows after each edit: one call does it all. */
+export interface AnalyzeReport {
+  /** True when the text assembled. */
+  assembled: boolean;
+  /** True when it assembled and the validator found no error. */
+  valid: boolean;
+  /** The binary, little-endian words (empty when it did not assemble). */
+  words: number[];
+  /** Assembler diagnostics, or validator diagnostics when it assembled. */
+  diagnostics: Diagnostic[];
+  /** Canonical disassembly with friendly names (spirv-dis default form). */
+  disassembly: string;
+  /** For each instruction: its first word, word count and text range. */
+  sourceMap: { wordOffset: number; wordCount: number; range: TextRange }[];
+  functions: FunctionCfg[];
+  ids: IdInfo[];
+  /** Time spent in the engine, for the benchmark (ms, from performance.now in the worker). */
+  elapsedMs?: number;
+}
+
+/** Options of the CFG drawing (the DOT text comes from the engine). */
+export interface DotOptions {
+  /** Show each block's full instruction listing instead of its name. */
+  listing: boolean;
+  /** Draw construct regions (clusters). */
+  constructs: boolean;
+  /** Overlay dominator tree edges: none, regular or structural. */
+  dominators: "none" | "regular" | "structural";
+  /** Hide blocks that are not structurally reachable. */
+  hideUnreachable: boolean;
+  /** Highlight: selected block id, and the constructs containing it. */
+  selected?: number;
+}
+
+/** The share state in the URL fragment (`#v1/...`). */
+export interface ShareState {
+  text: string;
+  targetEnv: string;
+  /** Result id of the function shown in the CFG panel. */
+  function?: number;
+  /** Which panel is open: "problems" | "cfg" | "disassembly" | "binary" | "run". */
+  panel?: string;
+  /** Run inputs, once the run panel exists. */
+  run?: unknown;
+}
+
+/** The worker's messages. */
+export type WorkerRequest =
+  | { kind: "analyze"; id: number; request: AnalyzeRequest }
+  | { kind: "dot"; id: number; text: string; targetEnv: string; function: number; options: DotOptions }
+  | { kind: "disassembleBinary"; id: number; bytes: Uint8Array }
+  | { kind: "encodeShare"; id: number; state: ShareState }
+  | { kind: "decodeShare"; id: number; fragment: string };
+
+export type WorkerResponse =
+  | { kind: "analyze"; id: number; report: AnalyzeReport }
+  | { kind: "dot"; id: number; dot: string }
+  | { kind: "disassembleBinary"; id: number; text?: string; diagnostics: Diagnostic[] }
+  | { kind: "encodeShare"; id: number; fragment: string }
+  | { kind: "decodeShare"; id: number; state?: ShareState; error?: string }
+  | { kind: "error"; id: number; message: string };
