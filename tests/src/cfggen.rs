@@ -118,11 +118,14 @@ pub struct Config {
     pub max_depth: usize,
     /// Extra unreachable blocks to add.
     pub dead_blocks: usize,
+    /// Keep the function's top level going until the block budget is spent (for
+    /// big functions).
+    pub fill: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { blocks: 24, max_depth: 6, dead_blocks: 1 }
+        Config { blocks: 24, max_depth: 6, dead_blocks: 1, fill: false }
     }
 }
 
@@ -196,7 +199,8 @@ impl Gen<'_> {
         loop {
             let room = self.budget_left() && cx.depth < self.cfg.max_depth;
             let pick = self.rng.below(100);
-            if !room || pick < 15 {
+            let keep_going = self.cfg.fill && cx.depth == 0 && self.budget_left();
+            if !room || (pick < 15 && !keep_going) {
                 // End normally.
                 match exit {
                     Exit::To(t) => self.close(cur, None, Term::Branch(t)),
@@ -525,6 +529,7 @@ pub fn case(seed: u64, i: u64) -> (String, &'static str) {
         blocks: 4 + rng.below(40),
         max_depth: 2 + rng.below(6),
         dead_blocks: rng.below(3),
+        fill: false,
     };
     let f = Func::generate(&mut rng, cfg);
     if rng.chance(50) {
@@ -543,7 +548,7 @@ mod tests {
     fn deterministic_and_structured() {
         assert_eq!(case(1, 7), case(1, 7));
         let mut rng = Rng::new(3);
-        let f = Func::generate(&mut rng, Config { blocks: 60, max_depth: 5, dead_blocks: 2 });
+        let f = Func::generate(&mut rng, Config { blocks: 60, max_depth: 5, dead_blocks: 2, fill: false });
         // Every label is defined once, every branch target is a block.
         let labels: HashSet<Label> = f.blocks.iter().map(|b| b.label).collect();
         assert_eq!(labels.len(), f.blocks.len());
@@ -553,5 +558,12 @@ mod tests {
             }
         }
         assert!(f.module_text().contains("OpFunctionEnd"));
+    }
+
+    #[test]
+    fn fill_reaches_the_budget() {
+        let mut rng = Rng::new(5);
+        let f = Func::generate(&mut rng, Config { blocks: 5000, max_depth: 40, dead_blocks: 0, fill: true });
+        assert!(f.blocks.len() >= 5000, "{} blocks", f.blocks.len());
     }
 }
