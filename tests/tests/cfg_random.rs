@@ -102,7 +102,7 @@ fn random_structured_cfgs_agree_with_spirv_val() {
             disagreements.push(o);
         }
     }
-    let pct = |a: u64, t: u64| if t == 0 { 10000 } else { (a * 10000 / t) as u32 };
+    let pct = |a: u64, t: u64| (a * 10000).checked_div(t).map_or(10000, |p| p as u32);
     println!(
         "cfg_random: seed {seed}, {n} modules ({} valid for spirv-val), agreement {agree}/{n} = {:.2}% (floor {:.2}%)",
         ref_valid,
