@@ -203,3 +203,141 @@ mod tests {
         assert!(r.contains("= help: did you mean `OpFMod`?"), "{r}");
     }
 }
+
+/// Where word `at` of a binary lies, for people: `word 12 (instruction 3, OpTypeInt)`
+/// (instructions counted from 1 after the 5-word header; either byte order).
+/// Falls back to `word 12` (or `word 2 (header)`) when `at` is not inside an
+/// instruction that the framing reaches.
+pub fn word_location(words: &[u32], at: u32) -> String {
+    let swap = words.first().is_some_and(|w| w.swap_bytes() == 0x0723_0203);
+    let at = at as usize;
+    if at < 5 {
+        return alloc::format!("word {at} (header)");
+    }
+    let (mut off, mut k) = (5usize, 1usize);
+    while let Some(&w) = words.get(off) {
+        let w = if swap { w.swap_bytes() } else { w };
+        let count = (w >> 16) as usize;
+        if count == 0 {
+            break;
+        }
+        if at < off + count {
+            let opcode = (w & 0xffff) as u16;
+            return match crate::grammar::instruction(opcode) {
+                Some(d) => alloc::format!("word {at} (instruction {k}, {})", d.name),
+                None => alloc::format!("word {at} (instruction {k}, opcode {opcode})"),
+            };
+        }
+        off += count;
+        k += 1;
+    }
+    alloc::format!("word {at}")
+}
+
+/// [`render`] with more context: for a diagnostic located in a binary, `words`
+/// (when given) turns word offsets into `word N (instruction K, OpX)` and the
+/// related spans are listed with their labels; `note` (e.g. the rule's
+/// explanation) is printed as a `= note:` line, before the help.
+pub fn render_full(
+    d: &Diagnostic,
+    src: &str,
+    words: Option<&[u32]>,
+    file: &str,
+    note: Option<&str>,
+) -> String {
+    use core::fmt::Write;
+    let mut out;
+    if d.unit == SpanUnit::BinaryWords {
+        let sev = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
+        let at = |s: Span| match words {
+            Some(w) => word_location(w, s.start),
+            None => alloc::format!("word {}", s.start),
+        };
+        out = String::new();
+        let _ = writeln!(out, "{sev}[{}]: {}", d.code, d.message);
+        let _ = writeln!(out, " --> {file}: {}", at(d.span));
+        if !d.label.is_empty() {
+            let _ = writeln!(out, "  | {}", d.label);
+        }
+        for r in &d.related {
+            if r.label.is_empty() {
+                let _ = writeln!(out, "  - {}", at(r.span));
+            } else {
+                let _ = writeln!(out, "  - {}: {}", at(r.span), r.label);
+            }
+        }
+    } else {
+        let plain = Diagnostic { help: None, ..d.clone() };
+        out = render(&plain, src, file);
+    }
+    if let Some(n) = note {
+        let _ = writeln!(out, "  = note: {}", wrap(n, 90, "          "));
+    }
+    if let Some(h) = &d.help {
+        let _ = writeln!(out, "  = help: {h}");
+    }
+    out
+}
+
+/// Fill `text` into lines of at most about `width` chars, continuation lines
+/// starting with `indent`.
+fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut col = 0;
+    for word in text.split_whitespace() {
+        let n = word.chars().count();
+        if col > 0 && col + 1 + n > width {
+            out.push('\n');
+            out.push_str(indent);
+            col = 0;
+        } else if col > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += n;
+    }
+    out
+}
+
+#[cfg(test)]
+mod render_full_tests {
+    use super::*;
+
+    #[test]
+    fn binary_locations_name_the_instruction() {
+        // Header, then OpCapability Shader (2 words), OpMemoryModel (3 words).
+        let words = [0x0723_0203, 0x0001_0000, 0, 10, 0, (2 << 16) | 17, 1, (3 << 16) | 14, 0, 1];
+        assert_eq!(word_location(&words, 2), "word 2 (header)");
+        assert_eq!(word_location(&words, 6), "word 6 (instruction 1, OpCapability)");
+        assert_eq!(word_location(&words, 7), "word 7 (instruction 2, OpMemoryModel)");
+        assert_eq!(word_location(&words, 99), "word 99");
+        let swapped: alloc::vec::Vec<u32> = words.iter().map(|w| w.swap_bytes()).collect();
+        assert_eq!(word_location(&swapped, 7), "word 7 (instruction 2, OpMemoryModel)");
+        let d = Diagnostic::error("val.x", Span::new(7, 10), "bad")
+            .in_binary()
+            .with_related(Span::new(5, 7), "declared here")
+            .with_help("fix it");
+        let r = render_full(&d, "", Some(&words), "a.spv", Some("The rule."));
+        assert!(r.contains(" --> a.spv: word 7 (instruction 2, OpMemoryModel)"), "{r}");
+        assert!(r.contains("  - word 5 (instruction 1, OpCapability): declared here"), "{r}");
+        let note = r.find("= note: The rule.").expect("note");
+        assert!(note < r.find("= help: fix it").expect("help"), "{r}");
+    }
+
+    #[test]
+    fn text_rendering_gets_the_note_before_the_help() {
+        let src = "OpCapability Shader\n%x = OpFMd %f\n";
+        let d = Diagnostic::error("val.x", Span::new(20, 22), "bad")
+            .with_related(Span::new(0, 12), "this one")
+            .with_help("h");
+        let r = render_full(&d, src, None, "a.spvasm", Some("why"));
+        assert!(r.contains(" --> a.spvasm:2:1"), "{r}");
+        assert!(r.contains("| ------------ this one"), "{r}");
+        assert!(r.find("= note: why").unwrap() < r.find("= help: h").unwrap(), "{r}");
+    }
+}

@@ -3,13 +3,15 @@
 use crate::harness::Target;
 use crate::input::{DisFlags, Input, fnv64, words_of};
 use spvlab_core::text::{AsmOptions, DisOptions, assemble, disassemble};
+use spvlab_core::valid::{Options, validate_words};
 use spvlab_core::{Diagnostic, TargetEnv};
 
 /// Runs every input through spvlab:
 ///
-/// * text: `assemble`; when it succeeds, `disassemble` the result and `assemble`
-///   that disassembly again;
-/// * binary: the reader, then `disassemble`; when it succeeds, `assemble` the text.
+/// * text: `assemble`; when it succeeds, validate the binary (at the text's target
+///   environment), `disassemble` it and `assemble` that disassembly again;
+/// * binary: the reader and the validator, then `disassemble`; when it succeeds,
+///   `assemble` the text.
 ///
 /// With `check_roundtrip`, a successful text is also disassembled with raw ids and
 /// re-assembled with `--preserve-numeric-ids`, and the two binaries must be equal
@@ -34,6 +36,19 @@ fn read(bytes: &[u8]) -> Vec<u32> {
     words_of(bytes)
 }
 
+/// The validator under fuzz: it must not panic on any words, and its word spans
+/// must be well formed; its codes feed the outcome signature.
+fn validate(words: &[u32], env: TargetEnv) -> u64 {
+    let opts = Options { env, ..Options::default() };
+    let diags = validate_words(words, &opts);
+    for d in &diags {
+        if d.unit == spvlab_core::diag::SpanUnit::BinaryWords {
+            assert!(d.span.start <= d.span.end, "validator span {:?} is reversed ({})", d.span, d.code);
+        }
+    }
+    sig_codes(8, &diags)
+}
+
 impl Spvlab {
     fn text(&self, src: &str, env: TargetEnv, preserve: bool, derived: &mut Vec<Input>) -> u64 {
         let opts = AsmOptions {
@@ -44,6 +59,7 @@ impl Spvlab {
             Ok(w) => w,
             Err(d) => return sig_codes(1, &d),
         };
+        let vsig = validate(&words, env);
         let dis = match disassemble(&words, &DisOptions::default()) {
             Ok(t) => t,
             Err(d) => return sig_codes(2, core::slice::from_ref(&d)),
@@ -96,7 +112,7 @@ impl Spvlab {
             bytes: crate::input::bytes_of(&words),
             dis: DisFlags::default(),
         });
-        match again {
+        vsig ^ match again {
             Ok(_) => 3,
             Err(d) => sig_codes(4, &d),
         }
@@ -104,14 +120,16 @@ impl Spvlab {
 
     fn binary(&self, bytes: &[u8], dis: DisOptions, derived: &mut Vec<Input>) -> u64 {
         let words = read(bytes);
+        let vsig = validate(&words, TargetEnv::default());
         let text = match disassemble(&words, &dis) {
             Ok(t) => t,
-            Err(d) => return sig_codes(5, core::slice::from_ref(&d)),
+            Err(d) => return vsig ^ sig_codes(5, core::slice::from_ref(&d)),
         };
-        let sig = match assemble(&text, &AsmOptions::default()) {
-            Ok(_) => 6,
-            Err(d) => sig_codes(7, &d),
-        };
+        let sig = vsig
+            ^ match assemble(&text, &AsmOptions::default()) {
+                Ok(_) => 6,
+                Err(d) => sig_codes(7, &d),
+            };
         derived.push(Input::text(text));
         sig
     }

@@ -11,6 +11,13 @@
 //! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics: Diag[] }`
 //! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics: Diag[] }`
 //!   with `options = { rawId?, header?, indent? }`
+//! * `validate(textOrBytes: string | Uint8Array, targetEnv, options?)` →
+//!   `{ valid, assembled, diagnostics: ValDiag[] }`, where `options` is spirv-val's
+//!   options, either as its arguments (`["--relax-block-layout", "--max-struct-depth", "10"]`)
+//!   or as an object (`{ relaxBlockLayout: true, maxStructDepth: 10 }`), and a `ValDiag`
+//!   is a `Diag` plus `wordStart`/`wordEnd` (the instruction's words in the binary),
+//!   the rule's `summary` and `explanation`; text is assembled for the same target
+//!   environment first and the problems located at their line and column
 //! * `targetEnvs()` → `string[]`, `version()` → `string`
 //!
 //! where a `Diag` carries the core [`Diagnostic`] plus 1-based `line`/`col`
@@ -220,6 +227,186 @@ pub fn disassemble_report(bytes: &[u8], opts: WebDisOptions) -> DisReport {
     }
 }
 
+/// What `validate` is given: assembly text or a binary.
+#[derive(Debug, Clone, Copy)]
+pub enum ValInput<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+/// spirv-val's options, as JavaScript passes them: its arguments, or an object.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(untagged)]
+pub enum WebValOptions {
+    Args(Vec<String>),
+    Object(WebValFlags),
+}
+
+impl Default for WebValOptions {
+    fn default() -> Self {
+        WebValOptions::Args(Vec::new())
+    }
+}
+
+/// spirv-val's options by camelCase name (every field optional).
+#[derive(Deserialize, Debug, Clone, Copy, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct WebValFlags {
+    pub before_hlsl_legalization: bool,
+    pub relax_logical_pointer: bool,
+    pub relax_block_layout: bool,
+    pub uniform_buffer_standard_layout: bool,
+    pub scalar_block_layout: bool,
+    pub workgroup_scalar_block_layout: bool,
+    pub skip_block_layout: bool,
+    pub relax_struct_store: bool,
+    pub allow_localsizeid: bool,
+    pub max_struct_members: Option<u32>,
+    pub max_struct_depth: Option<u32>,
+    pub max_local_variables: Option<u32>,
+    pub max_global_variables: Option<u32>,
+    pub max_switch_branches: Option<u32>,
+    pub max_function_args: Option<u32>,
+    pub max_control_flow_nesting_depth: Option<u32>,
+    pub max_access_chain_indexes: Option<u32>,
+    pub max_id_bound: Option<u32>,
+}
+
+impl WebValOptions {
+    /// The options as spirv-val's arguments.
+    pub fn to_args(&self) -> Vec<String> {
+        let f = match self {
+            WebValOptions::Args(a) => return a.clone(),
+            WebValOptions::Object(f) => f,
+        };
+        let mut args = Vec::new();
+        let flags = [
+            (f.before_hlsl_legalization, "--before-hlsl-legalization"),
+            (f.relax_logical_pointer, "--relax-logical-pointer"),
+            (f.relax_block_layout, "--relax-block-layout"),
+            (f.uniform_buffer_standard_layout, "--uniform-buffer-standard-layout"),
+            (f.scalar_block_layout, "--scalar-block-layout"),
+            (f.workgroup_scalar_block_layout, "--workgroup-scalar-block-layout"),
+            (f.skip_block_layout, "--skip-block-layout"),
+            (f.relax_struct_store, "--relax-struct-store"),
+            (f.allow_localsizeid, "--allow-localsizeid"),
+        ];
+        args.extend(flags.iter().filter(|(on, _)| *on).map(|(_, n)| String::from(*n)));
+        let limits = [
+            (f.max_struct_members, "--max-struct-members"),
+            (f.max_struct_depth, "--max-struct-depth"),
+            (f.max_local_variables, "--max-local-variables"),
+            (f.max_global_variables, "--max-global-variables"),
+            (f.max_switch_branches, "--max-switch-branches"),
+            (f.max_function_args, "--max-function-args"),
+            (f.max_control_flow_nesting_depth, "--max-control-flow-nesting-depth"),
+            (f.max_access_chain_indexes, "--max-access-chain-indexes"),
+            (f.max_id_bound, "--max-id-bound"),
+        ];
+        for (v, n) in limits {
+            if let Some(v) = v {
+                args.push(format!("{n}={v}"));
+            }
+        }
+        args
+    }
+}
+
+/// A validation diagnostic for JavaScript.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ValDiagnostic {
+    #[serde(flatten)]
+    pub diag: WebDiagnostic,
+    /// The words of the primary span in the binary (absent for text that did not assemble).
+    pub word_start: Option<u32>,
+    pub word_end: Option<u32>,
+    /// The rule's one-line summary and explanation (absent for assembler errors).
+    pub summary: Option<&'static str>,
+    pub explanation: Option<&'static str>,
+}
+
+/// What `validate` answers.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct ValReport {
+    /// No errors (warnings allowed).
+    pub valid: bool,
+    /// False when the text did not assemble (the diagnostics are then the assembler's).
+    pub assembled: bool,
+    pub diagnostics: Vec<ValDiagnostic>,
+}
+
+/// Validate assembly text (assembled for `target_env` first) or a binary, with
+/// spirv-val's options.
+pub fn validate_report(
+    input: ValInput<'_>,
+    target_env: &str,
+    options: &WebValOptions,
+) -> Result<ValReport, WebError> {
+    use spvlab_core::valid::{self, Options, rules};
+    let mut opts = Options { env: parse_env(target_env)?, ..Options::default() };
+    let args = options.to_args();
+    opts.apply_args(args.iter().map(String::as_str))
+        .map_err(|e| WebError::BadOptions(e.to_string()))?;
+    let (src, file, words, mut diags, map) = match input {
+        ValInput::Bytes(bytes) => match words_from_bytes(bytes) {
+            Ok(w) => {
+                let d = valid::validate_words(&w, &opts);
+                ("", "input.spv", w, d, None)
+            }
+            Err(d) => ("", "input.spv", Vec::new(), vec![d], None),
+        },
+        ValInput::Text(text) => {
+            let asm = AsmOptions { env: opts.env, preserve_numeric_ids: false };
+            match spvlab_core::text::asm::assemble_with_map(text, &asm) {
+                Ok(out) => {
+                    let d = valid::validate_words(&out.words, &opts);
+                    (text, "input.spvasm", out.words, d, Some(out.map))
+                }
+                Err(diags) => {
+                    let diagnostics = diags
+                        .iter()
+                        .map(|d| ValDiagnostic {
+                            diag: web_diagnostic(d, text, "input.spvasm"),
+                            word_start: None,
+                            word_end: None,
+                            summary: None,
+                            explanation: None,
+                        })
+                        .collect();
+                    return Ok(ValReport { valid: false, assembled: false, diagnostics });
+                }
+            }
+        }
+    };
+    let word_spans: Vec<Option<spvlab_core::Span>> =
+        diags.iter().map(|d| (d.unit == SpanUnit::BinaryWords).then_some(d.span)).collect();
+    if let Some(map) = &map {
+        valid::locate(&mut diags, map);
+    }
+    let diagnostics = diags
+        .iter()
+        .zip(word_spans)
+        .map(|(d, ws)| {
+            let rule = rules::rule(d.code);
+            let mut diag = web_diagnostic(d, src, file);
+            diag.rendered = diag::render_full(d, src, Some(&words), file, rule.map(|r| r.explanation));
+            ValDiagnostic {
+                diag,
+                word_start: ws.map(|s| s.start),
+                word_end: ws.map(|s| s.end),
+                summary: rule.map(|r| r.summary),
+                explanation: rule.map(|r| r.explanation),
+            }
+        })
+        .collect();
+    Ok(ValReport {
+        valid: !diags.iter().any(|d| d.severity == Severity::Error),
+        assembled: true,
+        diagnostics,
+    })
+}
+
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     let ser = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true);
     value.serialize(&ser).map_err(Into::into)
@@ -246,6 +433,26 @@ pub fn js_disassemble(bytes: &[u8], options: JsValue) -> Result<JsValue, JsValue
             .map_err(|e| WebError::BadOptions(e.to_string()))?
     };
     to_js(&disassemble_report(bytes, opts))
+}
+
+/// `validate(textOrBytes, targetEnv, options?)` → `{ valid, assembled, diagnostics }`.
+#[wasm_bindgen(js_name = validate)]
+pub fn js_validate(input: JsValue, target_env: &str, options: JsValue) -> Result<JsValue, JsValue> {
+    let opts: WebValOptions = if options.is_undefined() || options.is_null() {
+        WebValOptions::default()
+    } else {
+        serde_wasm_bindgen::from_value(options)
+            .map_err(|e| WebError::BadOptions(e.to_string()))?
+    };
+    let report = if let Some(text) = input.as_string() {
+        validate_report(ValInput::Text(&text), target_env, &opts)?
+    } else if input.is_instance_of::<js_sys::Uint8Array>() {
+        let bytes = js_sys::Uint8Array::new(&input).to_vec();
+        validate_report(ValInput::Bytes(&bytes), target_env, &opts)?
+    } else {
+        return Err(WebError::BadOptions("validate wants a string or a Uint8Array".into()).into());
+    };
+    to_js(&report)
 }
 
 /// The target environment names, as `--target-env` spells them.
@@ -323,5 +530,61 @@ mod tests {
     fn dis_options_default_to_core_defaults() {
         let o = WebDisOptions { raw_id: Some(true), ..Default::default() }.to_core();
         assert_eq!(o, DisOptions { raw_id: true, ..DisOptions::default() });
+    }
+
+    const VALID: &str = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n";
+
+    #[test]
+    fn validate_text_and_binary() {
+        let r = validate_report(ValInput::Text(VALID), "vulkan1.0", &WebValOptions::default()).unwrap();
+        assert!(r.valid && r.assembled && r.diagnostics.is_empty(), "{r:?}");
+        let words = spvlab_core::text::assemble(VALID, &AsmOptions::default()).unwrap();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let r = validate_report(ValInput::Bytes(&bytes), "spv1.6", &WebValOptions::default()).unwrap();
+        assert!(r.valid, "{r:?}");
+        // An id past the bound: the binary's own error, at its words.
+        let mut bad = words.clone();
+        bad[3] = 3;
+        let bytes: Vec<u8> = bad.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let r = validate_report(ValInput::Bytes(&bytes), "spv1.6", &WebValOptions::default()).unwrap();
+        assert!(!r.valid && r.assembled);
+        let d = &r.diagnostics[0];
+        assert_eq!((d.diag.unit, d.diag.span.line), ("binary", 0));
+        assert!(d.word_start.is_some() && d.word_end > d.word_start, "{d:?}");
+        assert!(d.diag.rendered.contains("(instruction "), "{}", d.diag.rendered);
+    }
+
+    #[test]
+    fn validate_locates_problems_in_the_text() {
+        // Raw words: an OpTypeInt whose result id is past the bound, on line 3.
+        let src = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%int = OpTypeInt 32 0\n  !0x00040015 !1000 !32 !0\n";
+        let r = validate_report(ValInput::Text(src), "spv1.6", &WebValOptions::default()).unwrap();
+        assert!(!r.valid && r.assembled, "{r:?}");
+        let d = &r.diagnostics[0];
+        assert_eq!(d.diag.unit, "text");
+        assert_eq!((d.diag.span.line, d.diag.span.col), (4, 3), "{d:?}");
+        assert!(d.word_start.is_some());
+        // Text that does not assemble: the assembler's diagnostics.
+        let r = validate_report(ValInput::Text("OpFoo\n"), "spv1.6", &WebValOptions::default()).unwrap();
+        assert!(!r.valid && !r.assembled && !r.diagnostics.is_empty());
+        assert_eq!((r.diagnostics[0].diag.span.line, r.diagnostics[0].word_start), (1, None));
+    }
+
+    #[test]
+    fn validate_options_both_shapes() {
+        let o = WebValOptions::Object(WebValFlags {
+            relax_block_layout: true,
+            max_struct_depth: Some(7),
+            ..Default::default()
+        });
+        assert_eq!(o.to_args(), vec!["--relax-block-layout", "--max-struct-depth=7"]);
+        let bad = WebValOptions::Args(vec!["--max-struct_depth".into(), "x".into()]);
+        assert!(matches!(validate_report(ValInput::Text(VALID), "spv1.6", &bad), Err(WebError::BadOptions(_))));
+        let ok = WebValOptions::Args(vec!["--max-struct_depth".into(), "3".into()]);
+        assert!(validate_report(ValInput::Text(VALID), "spv1.6", &ok).unwrap().valid);
+        assert!(matches!(
+            validate_report(ValInput::Text(VALID), "spv9", &ok),
+            Err(WebError::UnknownTargetEnv(_))
+        ));
     }
 }

@@ -6,6 +6,7 @@ use crate::error::CliError;
 
 pub mod assemble;
 pub mod disassemble;
+pub mod validate;
 
 /// A subcommand: its name, one-line summary, full help and entry point.
 pub struct Command {
@@ -16,7 +17,7 @@ pub struct Command {
 }
 
 /// Every subcommand, in the order `spvlab --help` lists them.
-pub const COMMANDS: &[Command] = &[assemble::COMMAND, disassemble::COMMAND];
+pub const COMMANDS: &[Command] = &[assemble::COMMAND, disassemble::COMMAND, validate::COMMAND];
 
 pub fn find(name: &str) -> Option<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name)
