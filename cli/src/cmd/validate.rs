@@ -232,8 +232,17 @@ fn check(bytes: &[u8], binary: bool, opts: &Options) -> Result<Report, usize> {
             let mut diags = valid::validate_words(&out.words, opts);
             let mut r = Report::of_words(out.words, Vec::new());
             r.word_spans = diags.iter().map(|d| word_span(d, d.span)).collect();
-            r.related_words =
-                diags.iter().map(|d| d.related.iter().map(|x| word_span(d, x.span)).collect()).collect();
+            // `locate` keeps only the related spans it can place in the text.
+            r.related_words = diags
+                .iter()
+                .map(|d| {
+                    d.related
+                        .iter()
+                        .filter(|x| valid::locate_span(&out.map, x.span).is_some())
+                        .map(|x| word_span(d, x.span))
+                        .collect()
+                })
+                .collect();
             valid::locate(&mut diags, &out.map);
             r.diags = diags;
             r.text = text;
@@ -290,8 +299,7 @@ impl Report {
                     .enumerate()
                     .map(|(k, r)| {
                         let rw = self.related_words.get(i).and_then(|v| v.get(k)).copied().flatten();
-                        // A related span that could not be located stays in words.
-                        let located = d.unit == SpanUnit::TextBytes && Some(r.span) != rw;
+                        let located = d.unit == SpanUnit::TextBytes;
                         let [line, column, end_line, end_column] = if located {
                             at(SpanUnit::TextBytes, r.span)
                         } else {

@@ -259,6 +259,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn locate_maps_words_to_text_and_drops_unmapped_related_spans() {
+        use crate::diag::{Related, SpanUnit};
+        let map = [
+            InstSpan { word_offset: 5, word_count: 2, span: Span::new(0, 19) },
+            InstSpan { word_offset: 7, word_count: 3, span: Span::new(20, 49) },
+        ];
+        let mut d = Diagnostic::error("x.y", Span::new(7, 10), "m").in_binary();
+        d.related.push(Related { span: Span::new(5, 7), label: "first".into() });
+        d.related.push(Related { span: Span::new(0, 5), label: "header".into() });
+        let mut ds = [d];
+        locate(&mut ds, &map);
+        assert_eq!((ds[0].span, ds[0].unit), (Span::new(20, 49), SpanUnit::TextBytes));
+        assert_eq!(ds[0].related.len(), 1);
+        assert_eq!((ds[0].related[0].span, ds[0].related[0].label.as_str()), (Span::new(0, 19), "first"));
+    }
+
+    #[test]
     fn spirv_val_options() {
         let mut o = Options::default();
         o.apply_args(["--before-hlsl-legalization", "--max-struct_depth", "7", "--max-id-bound=9"])
@@ -276,14 +293,17 @@ mod tests {
     }
 }
 
+/// The text span of the instruction holding word span `s`, by the source map.
+pub fn locate_span(map: &[InstSpan], s: Span) -> Option<Span> {
+    let i = map.partition_point(|m| m.word_offset + m.word_count <= s.start);
+    map.get(i).filter(|m| m.word_offset <= s.start).map(|m| m.span)
+}
+
 /// Turn the word spans of diagnostics into text spans, with the assembler's
 /// source map (diagnostics that are already in text are left alone).
 pub fn locate(diags: &mut [Diagnostic], map: &[InstSpan]) {
     use crate::diag::SpanUnit;
-    let find = |s: Span| -> Option<Span> {
-        let i = map.partition_point(|m| m.word_offset + m.word_count <= s.start);
-        map.get(i).filter(|m| m.word_offset <= s.start).map(|m| m.span)
-    };
+    let find = |s: Span| locate_span(map, s);
     for d in diags.iter_mut() {
         if d.unit != SpanUnit::BinaryWords {
             continue;
@@ -291,10 +311,14 @@ pub fn locate(diags: &mut [Diagnostic], map: &[InstSpan]) {
         let Some(span) = find(d.span) else { continue };
         d.span = span;
         d.unit = SpanUnit::TextBytes;
-        for r in &mut d.related {
-            if let Some(s) = find(r.span) {
+        // A related span outside the map (the header, say) cannot be shown in the
+        // text: drop it rather than read its word numbers as byte offsets.
+        d.related.retain_mut(|r| match find(r.span) {
+            Some(s) => {
                 r.span = s;
+                true
             }
-        }
+            None => false,
+        });
     }
 }
