@@ -28,6 +28,8 @@ pub enum CliError {
     NotUtf8 { path: String, offset: usize },
     /// Diagnostics were already printed; `count` errors.
     Failed { path: String, count: usize },
+    /// `val` found the module invalid, with this many errors.
+    Invalid { path: String, count: usize },
 
     /// An error inside a subcommand, prefixed with its name in the message.
     InCommand(&'static str, Box<CliError>),
@@ -47,7 +49,8 @@ impl CliError {
             CliError::Read { .. }
             | CliError::Write { .. }
             | CliError::NotUtf8 { .. }
-            | CliError::Failed { .. } => 1,
+            | CliError::Failed { .. }
+            | CliError::Invalid { .. } => 1,
             CliError::InCommand(_, e) => e.exit_code(),
         }
     }
@@ -107,6 +110,8 @@ impl fmt::Display for CliError {
             CliError::Failed { path, count } => {
                 write!(f, "could not process `{path}` ({count} errors)")
             }
+            CliError::Invalid { path, count: 1 } => write!(f, "`{path}` is not valid (1 error)"),
+            CliError::Invalid { path, count } => write!(f, "`{path}` is not valid ({count} errors)"),
             CliError::InCommand(_, e) => e.fmt(f),
         }
     }

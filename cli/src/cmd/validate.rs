@@ -164,7 +164,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
         }
         eprint!("{out}");
     }
-    if errors > 0 { Err(CliError::Failed { path: name, count: errors }) } else { Ok(()) }
+    if errors > 0 { Err(CliError::Invalid { path: name, count: errors }) } else { Ok(()) }
 }
 
 /// Whether the input is a binary: a `.spv` file, or bytes starting with the magic
