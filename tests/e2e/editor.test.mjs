@@ -208,6 +208,27 @@ test("light and dark themes; the splitter resizes", async () => {
   await page.keyboard.press("ArrowRight");
 });
 
+test("the Examples dialog lists the gallery and loads an example", async () => {
+  await page.locator("#examples-btn").click();
+  const dialog = page.locator("#examples");
+  await dialog.waitFor();
+  const n = await page.locator("button.example").count();
+  await screenshot(page, "examples.png");
+  if (n === 0) {
+    assert.match(await page.locator("#examples-list").textContent(), /No examples yet/);
+    await page.keyboard.press("Escape");
+  } else {
+    const first = page.locator("button.example").first();
+    assert.ok((await first.locator(".ex-caption").textContent()).length > 20, "a caption");
+    const before = Number(await page.evaluate(() => document.body.dataset.analyzed));
+    await first.click();
+    await page.waitForFunction((n) => Number(document.body.dataset.analyzed) > n, before);
+    assert.notEqual(await editorText(page), MODULE);
+  }
+  assert.ok(await dialog.isHidden());
+  await setText(page, MODULE);
+});
+
 const HOSTILE = [`<script>alert(1)</script>`, `</text>`, `"quoted"`, `back\\slash`, `"]; a -> b [`];
 // A string literal holding every hostile name (escaped for the assembler).
 const lit = (s) => `"${s.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;

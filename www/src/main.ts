@@ -40,6 +40,8 @@ let cursorPos = 0;
 let lastCursorBlocks = "";
 const dirty = { disassembly: true, binary: true };
 let analyses = 0;
+/** The fragment this page put in the URL (Share), as opposed to one pasted in. */
+let ownHash = "";
 
 function say(msg: string, cls = "") {
   statusEl.textContent = msg;
@@ -441,6 +443,7 @@ function setupShare() {
     try {
       const r = await engine.send({ kind: "encodeShare", state });
       const url = `${location.href.split("#")[0]}#${r.fragment}`;
+      ownHash = `#${r.fragment}`;
       history.replaceState(null, "", url);
       input.value = url;
       box.hidden = false;
@@ -528,6 +531,13 @@ async function main() {
     docVersion++;
     autosave();
     scheduleAnalyze(0);
+  });
+  // A link pasted into this tab's address bar only changes the hash: load it.
+  addEventListener("hashchange", () => {
+    if (location.hash !== ownHash && location.hash.startsWith("#v1/")) {
+      autosave();
+      location.reload();
+    }
   });
   addEventListener("beforeunload", autosave);
   addEventListener("pagehide", autosave);
