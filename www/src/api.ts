@@ -171,7 +171,9 @@ export type WorkerRequest =
   | { kind: "dot"; id: number; text: string; targetEnv: string; function: number; options: DotOptions }
   | { kind: "disassembleBinary"; id: number; bytes: Uint8Array }
   | { kind: "encodeShare"; id: number; state: ShareState }
-  | { kind: "decodeShare"; id: number; fragment: string };
+  | { kind: "decodeShare"; id: number; fragment: string }
+  /** Added by the page shell: what the engine offers (asked once, at start). */
+  | { kind: "init"; id: number };
 
 export type WorkerResponse =
   | { kind: "analyze"; id: number; report: AnalyzeReport }
@@ -179,4 +181,14 @@ export type WorkerResponse =
   | { kind: "disassembleBinary"; id: number; text?: string; diagnostics: Diagnostic[] }
   | { kind: "encodeShare"; id: number; fragment: string }
   | { kind: "decodeShare"; id: number; state?: ShareState; error?: string }
-  | { kind: "error"; id: number; message: string };
+  | { kind: "error"; id: number; message: string }
+  | {
+      kind: "init";
+      id: number;
+      version: string;
+      /** Target environment names, as SPIRV-Tools spells them. */
+      targetEnvs: string[];
+      defaultTargetEnv: string;
+      /** Completion words from the grammar (opcode and enumerant names), when the engine has them. */
+      grammarWords?: string[];
+    };

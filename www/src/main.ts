@@ -1,140 +1,562 @@
-// The spvlab page: assemble what is typed, show diagnostics or the words and
-// their disassembly. All the work is done by the wasm build of spvlab-core
-// (through the spvlab-web facade, built into ../pkg by ./x).
-import init, {
-  assemble,
-  disassemble,
-  targetEnvs,
-  defaultTargetEnv,
-  version,
-} from "../../pkg/spvlab_web.js";
+// The spvlab page shell: the editor, the panels, the worker, share links and
+// persistence. Engine strings (messages, names, disassembly) are untrusted:
+// they only ever go into textContent.
+import type { AnalyzeReport, Diagnostic, ShareState, TextRange } from "./api";
+import { Engine } from "./engine";
+import { SpirvEditor } from "./ui/editor";
+import { mountCfgPanel, type CfgPanel } from "./cfg";
+import { EXAMPLES } from "./gallery";
 import { SAMPLE } from "./sample";
 
-interface Span {
-  start: number;
-  end: number;
-  line: number;
-  col: number;
-  endLine: number;
-  endCol: number;
-}
+const PANELS = ["problems", "cfg", "disassembly", "binary", "run"] as const;
+type Panel = (typeof PANELS)[number];
+const AUTOSAVE_KEY = "spvlab.autosave.v1";
+const DEBOUNCE_MS = 50;
 
-interface Diag {
-  code: string;
-  severity: "error" | "warning" | "note";
-  message: string;
-  unit: "text" | "binary";
-  span: Span;
-  label: string;
-  help: string | null;
-  rendered: string;
-}
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
 
-interface AsmReport {
-  ok: boolean;
-  words: number[];
-  diagnostics: Diag[];
-}
-
-interface DisReport {
-  ok: boolean;
-  text: string;
-  diagnostics: Diag[];
-}
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const source = $<HTMLTextAreaElement>("source");
 const envSelect = $<HTMLSelectElement>("target-env");
-const status = $("status");
-const summary = $("summary");
-const diagnostics = $<HTMLUListElement>("diagnostics");
-const hex = $("hex");
-const dis = $("disassembly");
+const statusEl = $("status");
 
-/** `line:col: severity[code]: message`, or `word N: ...` for binary spans. */
-export function formatDiag(d: Diag): string {
-  const at = d.unit === "text" ? `${d.span.line}:${d.span.col}` : `word ${d.span.start}`;
-  let s = `${at}: ${d.severity}[${d.code}]: ${d.message}`;
-  if (d.label) s += ` (${d.label})`;
-  if (d.help) s += `\n  help: ${d.help}`;
-  return s;
+let engine: Engine;
+let editor: SpirvEditor;
+let cfg: CfgPanel;
+let report: AnalyzeReport | null = null;
+let panel: Panel = "problems";
+let userEdited = false;
+let docVersion = 0;
+let latestAnalyze = 0;
+let analyzeTimer: ReturnType<typeof setTimeout> | undefined;
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+let selectedProblem: Diagnostic | null = null;
+let grammarWords: string[] | null = null;
+let cursorPos = 0;
+let lastCursorBlocks = "";
+const dirty = { disassembly: true, binary: true };
+let analyses = 0;
+/** The fragment this page put in the URL (Share), as opposed to one pasted in. */
+let ownHash = "";
+
+function say(msg: string, cls = "") {
+  statusEl.textContent = msg;
+  statusEl.className = cls;
 }
 
-function hexDump(words: number[]): string {
-  const lines: string[] = [];
-  for (let i = 0; i < words.length; i += 4) {
-    const row = words.slice(i, i + 4).map((w) => (w >>> 0).toString(16).padStart(8, "0"));
-    lines.push(`${i.toString().padStart(5, " ")}: ${row.join(" ")}`);
-  }
-  return lines.join("\n");
+function banner(msg: string | null) {
+  const b = $("banner");
+  b.hidden = msg === null;
+  $("banner-text").textContent = msg ?? "";
 }
 
-function bytesOf(words: number[]): Uint8Array {
-  const bytes = new Uint8Array(words.length * 4);
-  const view = new DataView(bytes.buffer);
-  words.forEach((w, i) => view.setUint32(i * 4, w >>> 0, true));
-  return bytes;
+// ---------------------------------------------------------------- analysis --
+
+function scheduleAnalyze(delay = DEBOUNCE_MS) {
+  clearTimeout(analyzeTimer);
+  analyzeTimer = setTimeout(runAnalyze, delay);
 }
 
-function showDiagnostics(list: Diag[]) {
-  diagnostics.replaceChildren(
-    ...list.map((d) => {
-      const li = document.createElement("li");
-      li.className = d.severity;
-      li.textContent = formatDiag(d);
-      li.title = d.rendered;
-      if (d.unit === "text") {
-        li.addEventListener("click", () => {
-          source.focus();
-          source.setSelectionRange(d.span.start, Math.max(d.span.end, d.span.start));
-        });
-      }
-      return li;
-    }),
-  );
-}
-
-function update() {
-  let report: AsmReport;
+async function runAnalyze() {
+  const version = docVersion;
+  const id = engine.peekId();
+  latestAnalyze = id;
+  const text = editor.text();
   try {
-    report = assemble(source.value, envSelect.value) as AsmReport;
+    const resp = await engine.send({ kind: "analyze", request: { text, targetEnv: envSelect.value } });
+    // Drop stale answers: a newer request was sent, or the text changed since.
+    if (id !== latestAnalyze || version !== docVersion) return;
+    applyReport(resp.report);
   } catch (e) {
-    status.textContent = `error: ${e}`;
-    status.className = "error";
-    return;
+    if (id === latestAnalyze) say(`engine error: ${e instanceof Error ? e.message : e}`, "error");
   }
-  showDiagnostics(report.diagnostics);
-  if (!report.ok) {
-    const n = report.diagnostics.length;
-    summary.textContent = `${n} error${n === 1 ? "" : "s"}`;
-    summary.className = "failed";
-    hex.textContent = "";
-    dis.textContent = "";
-    return;
-  }
-  const words = report.words;
-  summary.textContent = `${words.length} words (${words.length * 4} bytes)`;
-  summary.className = "ok";
-  hex.textContent = hexDump(words);
-  const back = disassemble(bytesOf(words), {}) as DisReport;
-  dis.textContent = back.ok ? back.text : back.diagnostics.map(formatDiag).join("\n");
 }
+
+function applyReport(r: AnalyzeReport) {
+  report = r;
+  editor.setReport(r);
+  renderProblems(r);
+  try {
+    cfg.update(r);
+  } catch (e) {
+    console.warn("cfg panel", e);
+  }
+  dirty.disassembly = dirty.binary = true;
+  renderVisiblePanel();
+  const errors = r.diagnostics.filter((d) => d.severity === "error").length;
+  if (!r.assembled) say(`does not assemble: ${errors} error${errors === 1 ? "" : "s"}`, "bad");
+  else if (errors) say(`assembled, ${errors} validation error${errors === 1 ? "" : "s"}`, "bad");
+  else say(`valid · ${r.words.length} words`, "good");
+  $<HTMLButtonElement>("download-btn").disabled = !r.assembled;
+  analyses++;
+  (window as unknown as { spvlab?: { lastElapsed?: number } }).spvlab!.lastElapsed = r.elapsedMs;
+  document.body.dataset.analyzed = String(analyses);
+  if (!document.body.dataset.ready) document.body.dataset.readyMs = performance.now().toFixed(1);
+  document.body.dataset.ready = "true";
+  onCursor(cursorPos);
+  document.dispatchEvent(new CustomEvent("spvlab:report"));
+}
+
+// ---------------------------------------------------------------- problems --
+
+function loc(d: Diagnostic): string {
+  if (d.range) return `${d.range.line}:${d.range.column}`;
+  if (d.wordOffset !== undefined) return `word ${d.wordOffset}`;
+  return "";
+}
+
+function renderProblems(r: AnalyzeReport) {
+  const list = $("problems");
+  const keep = selectedProblem;
+  selectedProblem = null;
+  const items = r.diagnostics.map((d, i) => {
+    const li = el("li");
+    const b = el("button", `problem ${d.severity}`);
+    b.type = "button";
+    b.dataset.index = String(i);
+    if (d.range) {
+      b.dataset.line = String(d.range.line);
+      b.dataset.col = String(d.range.column);
+    }
+    b.append(el("span", "loc", loc(d)), el("span", "sev", d.severity), el("span", "code", d.code), el("span", "msg", d.message));
+    b.addEventListener("click", () => selectProblem(d, b, true));
+    li.append(b);
+    if (keep && keep.code === d.code && keep.message === d.message) selectedProblem = d;
+    return li;
+  });
+  if (items.length === 0) {
+    const li = el("li", "none", r.assembled ? "No problems: the module is valid." : "No problems.");
+    items.push(li);
+  }
+  list.replaceChildren(...items);
+  const n = r.diagnostics.length;
+  $("problem-count").textContent = n ? String(n) : "";
+  if (selectedProblem) {
+    const i = r.diagnostics.indexOf(selectedProblem);
+    selectProblem(selectedProblem, list.querySelector<HTMLButtonElement>(`button[data-index="${i}"]`), false);
+  } else {
+    $("problem-detail").replaceChildren();
+    try {
+      cfg.showDiagnostic(null);
+    } catch {}
+  }
+}
+
+function selectProblem(d: Diagnostic, button: HTMLButtonElement | null, jump: boolean) {
+  selectedProblem = d;
+  for (const b of $("problems").querySelectorAll("button.selected")) b.classList.remove("selected");
+  button?.classList.add("selected");
+  const detail = $("problem-detail");
+  const parts: HTMLElement[] = [el("h3", "", d.summary ?? d.code)];
+  parts.push(el("p", "detail-msg", `${d.severity}[${d.code}]: ${d.message}` + (d.label ? ` (${d.label})` : "")));
+  if (d.explanation) parts.push(el("p", "explanation", d.explanation));
+  if (d.help) parts.push(el("p", "help", `help: ${d.help}`));
+  if (d.rendered) parts.push(el("pre", "rendered", d.rendered));
+  detail.replaceChildren(...parts);
+  try {
+    cfg.showDiagnostic(d);
+  } catch {}
+  if (jump && d.range) editor.reveal(d.range);
+}
+
+// ----------------------------------------------------- disassembly, binary --
+
+function renderVisiblePanel() {
+  if (!report) return;
+  if (panel === "disassembly" && dirty.disassembly) {
+    dirty.disassembly = false;
+    $("disassembly").textContent = report.disassembly || (report.assembled ? "" : "(the text does not assemble)");
+  }
+  if (panel === "binary" && dirty.binary) {
+    dirty.binary = false;
+    renderBinary(report);
+    highlightBinary(cursorPos);
+  }
+}
+
+const hex8 = (w: number) => (w >>> 0).toString(16).padStart(8, "0");
+
+function renderBinary(r: AnalyzeReport) {
+  const pre = $("hex");
+  $("binary-summary").textContent = r.assembled
+    ? `${r.words.length} words (${r.words.length * 4} bytes), ${r.sourceMap.length} instructions`
+    : "The text does not assemble.";
+  const frag = document.createDocumentFragment();
+  if (r.words.length >= 5) {
+    frag.append(el("span", "hdr", `${"0".padStart(6)}: ${r.words.slice(0, 5).map(hex8).join(" ")}  ; header\n`));
+  }
+  r.sourceMap.forEach((m, i) => {
+    const s = el("span", "inst", `${String(m.wordOffset).padStart(6)}: ${r.words.slice(m.wordOffset, m.wordOffset + m.wordCount).map(hex8).join(" ")}\n`);
+    s.dataset.i = String(i);
+    frag.append(s);
+  });
+  pre.replaceChildren(frag);
+}
+
+/** The sourceMap index of the instruction at a text position. */
+function instructionAt(pos: number): number {
+  const map = report?.sourceMap ?? [];
+  let lo = 0;
+  let hi = map.length - 1;
+  let best = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (map[mid].range.from <= pos) {
+      best = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best >= 0 && pos <= map[best].range.to ? best : -1;
+}
+
+function highlightBinary(pos: number) {
+  const pre = $("hex");
+  pre.querySelector(".inst.cur")?.classList.remove("cur");
+  const i = instructionAt(pos);
+  if (i < 0) return;
+  const span = pre.querySelector<HTMLElement>(`.inst[data-i="${i}"]`);
+  if (span) {
+    span.classList.add("cur");
+    span.scrollIntoView({ block: "nearest" });
+  }
+}
+
+function blockRange(id: number | null): TextRange | null {
+  if (id === null || !report) return null;
+  for (const f of report.functions) for (const b of f.blocks) if (b.id === id) return b.range ?? null;
+  return null;
+}
+
+function onCursor(pos: number) {
+  cursorPos = pos;
+  if (!report) return;
+  if (panel === "binary") highlightBinary(pos);
+  const blocks: number[] = [];
+  for (const f of report.functions)
+    for (const b of f.blocks) if (b.range && b.range.from <= pos && pos <= b.range.to) blocks.push(b.id);
+  const key = blocks.join(",");
+  if (key !== lastCursorBlocks) {
+    lastCursorBlocks = key;
+    try {
+      cfg.highlightBlocks(blocks);
+    } catch {}
+  }
+}
+
+// ------------------------------------------------------------------ panels --
+
+function showPanel(p: Panel, focusTab = false) {
+  panel = p;
+  for (const name of PANELS) {
+    const tab = $(`tab-${name}`);
+    const on = name === p;
+    tab.setAttribute("aria-selected", String(on));
+    tab.tabIndex = on ? 0 : -1;
+    $(`panel-${name}`).hidden = !on;
+  }
+  if (focusTab) $(`tab-${p}`).focus();
+  renderVisiblePanel();
+  if (p === "binary") highlightBinary(cursorPos);
+}
+
+function setupTabs() {
+  const tabs = $("tabs");
+  tabs.addEventListener("click", (ev) => {
+    const t = (ev.target as HTMLElement).closest<HTMLElement>("[data-panel]");
+    if (t) showPanel(t.dataset.panel as Panel);
+  });
+  tabs.addEventListener("keydown", (ev) => {
+    const i = PANELS.indexOf(panel);
+    let j = -1;
+    if (ev.key === "ArrowRight") j = (i + 1) % PANELS.length;
+    else if (ev.key === "ArrowLeft") j = (i + PANELS.length - 1) % PANELS.length;
+    else if (ev.key === "Home") j = 0;
+    else if (ev.key === "End") j = PANELS.length - 1;
+    if (j >= 0) {
+      ev.preventDefault();
+      showPanel(PANELS[j], true);
+    }
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (!ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const n = /^Digit([0-5])$/.exec(ev.code)?.[1];
+    if (n === undefined) return;
+    ev.preventDefault();
+    if (n === "0") editor.view.focus();
+    else showPanel(PANELS[Number(n) - 1], true);
+  });
+}
+
+function setupSplitter() {
+  const layout = $("layout");
+  const split = $("splitter");
+  const set = (pct: number) => {
+    pct = Math.min(80, Math.max(20, pct));
+    layout.style.setProperty("--left", `${pct}%`);
+    split.setAttribute("aria-valuenow", String(Math.round(pct)));
+    localStorage.setItem("spvlab.split", String(pct));
+  };
+  const saved = Number(localStorage.getItem("spvlab.split"));
+  if (saved) set(saved);
+  split.addEventListener("pointerdown", (ev) => {
+    split.setPointerCapture(ev.pointerId);
+    const move = (e: PointerEvent) => {
+      const r = layout.getBoundingClientRect();
+      set(((e.clientX - r.left) / r.width) * 100);
+    };
+    const up = () => {
+      split.removeEventListener("pointermove", move);
+      split.removeEventListener("pointerup", up);
+    };
+    split.addEventListener("pointermove", move);
+    split.addEventListener("pointerup", up);
+  });
+  split.addEventListener("keydown", (ev) => {
+    const now = Number(split.getAttribute("aria-valuenow"));
+    if (ev.key === "ArrowLeft") set(now - 5);
+    else if (ev.key === "ArrowRight") set(now + 5);
+    else return;
+    ev.preventDefault();
+  });
+}
+
+function setupTheme() {
+  const root = document.documentElement;
+  const saved = localStorage.getItem("spvlab.theme");
+  if (saved === "light" || saved === "dark") root.dataset.theme = saved;
+  $("theme-btn").addEventListener("click", () => {
+    const dark = root.dataset.theme
+      ? root.dataset.theme === "dark"
+      : matchMedia("(prefers-color-scheme: dark)").matches;
+    root.dataset.theme = dark ? "light" : "dark";
+    localStorage.setItem("spvlab.theme", root.dataset.theme);
+  });
+}
+
+// -------------------------------------------------------- files, examples --
+
+async function loadSpv(file: File) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const r = await engine.send({ kind: "disassembleBinary", bytes });
+  if (r.text === undefined) {
+    banner(`${file.name} is not a SPIR-V binary: ${r.diagnostics.map((d) => d.message).join("; ") || "unknown error"}`);
+    return;
+  }
+  banner(null);
+  editor.setText(r.text);
+  say(`opened ${file.name}`);
+}
+
+function setupFiles() {
+  const input = $<HTMLInputElement>("open-file");
+  $("open-btn").addEventListener("click", () => input.click());
+  input.addEventListener("change", () => {
+    const f = input.files?.[0];
+    if (f) void loadSpv(f);
+    input.value = "";
+  });
+  const overlay = $("drop-overlay");
+  document.addEventListener("dragover", (ev) => {
+    if (!ev.dataTransfer?.types.includes("Files")) return;
+    ev.preventDefault();
+    overlay.hidden = false;
+  });
+  document.addEventListener("dragleave", (ev) => {
+    if (ev.relatedTarget === null) overlay.hidden = true;
+  });
+  document.addEventListener("drop", (ev) => {
+    overlay.hidden = true;
+    const f = ev.dataTransfer?.files[0];
+    if (!f) return;
+    ev.preventDefault();
+    void loadSpv(f);
+  });
+  $("download-btn").addEventListener("click", () => {
+    if (!report?.assembled) return;
+    const bytes = new Uint8Array(report.words.length * 4);
+    const view = new DataView(bytes.buffer);
+    report.words.forEach((w, i) => view.setUint32(i * 4, w >>> 0, true));
+    const a = el("a");
+    a.href = URL.createObjectURL(new Blob([bytes], { type: "application/octet-stream" }));
+    a.download = "module.spv";
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  });
+}
+
+function setupExamples() {
+  const dialog = $<HTMLDialogElement>("examples");
+  const list = $("examples-list");
+  if (EXAMPLES.length === 0) list.append(el("p", "placeholder", "No examples yet."));
+  for (const ex of EXAMPLES) {
+    const b = el("button", "example");
+    b.type = "button";
+    b.dataset.example = ex.id;
+    b.append(
+      el("span", "ex-title", ex.title),
+      el("span", "ex-meta", `${ex.category} · ${ex.targetEnv} · ${ex.valid ? "valid" : "invalid"}`),
+      el("span", "ex-caption", ex.caption),
+    );
+    b.addEventListener("click", () => {
+      if ([...envSelect.options].some((o) => o.value === ex.targetEnv)) envSelect.value = ex.targetEnv;
+      editor.setText(ex.text);
+      dialog.close();
+      editor.view.focus();
+      say(`example: ${ex.title}`);
+    });
+    list.append(b);
+  }
+  $("examples-btn").addEventListener("click", () => dialog.showModal());
+}
+
+// ------------------------------------------------------ share, autosave --
+
+function validShare(s: unknown, envs: string[]): ShareState {
+  const o = s as Record<string, unknown> | null;
+  if (!o || typeof o !== "object") throw new Error("the link holds no state");
+  if (typeof o.text !== "string") throw new Error("the link holds no text");
+  if (typeof o.targetEnv !== "string" || !envs.includes(o.targetEnv)) throw new Error("the link names an unknown target environment");
+  if (o.function !== undefined && o.function !== null && !Number.isInteger(o.function)) throw new Error("the link's function is not an id");
+  if (o.panel !== undefined && o.panel !== null && !PANELS.includes(o.panel as Panel)) throw new Error("the link names an unknown panel");
+  return {
+    text: o.text,
+    targetEnv: o.targetEnv,
+    function: (o.function as number | null) ?? undefined,
+    panel: (o.panel as string | null) ?? undefined,
+    run: o.run,
+  };
+}
+
+function setupShare() {
+  const box = $("share-box");
+  const input = $<HTMLInputElement>("share-link");
+  $("share-close").addEventListener("click", () => (box.hidden = true));
+  $("banner-close").addEventListener("click", () => banner(null));
+  $("share-btn").addEventListener("click", async () => {
+    const state: ShareState = { text: editor.text(), targetEnv: envSelect.value, panel };
+    const f = cfg.currentFunction();
+    if (f !== undefined) state.function = f;
+    try {
+      const r = await engine.send({ kind: "encodeShare", state });
+      const url = `${location.href.split("#")[0]}#${r.fragment}`;
+      ownHash = `#${r.fragment}`;
+      history.replaceState(null, "", url);
+      input.value = url;
+      box.hidden = false;
+      let copied = false;
+      try {
+        await navigator.clipboard.writeText(url);
+        copied = true;
+      } catch {}
+      $("share-msg").textContent = copied ? "Link copied:" : "Copy this link:";
+      input.focus();
+      input.select();
+    } catch (e) {
+      banner(`could not make a link: ${e instanceof Error ? e.message : e}`);
+    }
+  });
+}
+
+function loadAutosave(): { text: string; targetEnv?: string } | null {
+  try {
+    const o = JSON.parse(localStorage.getItem(AUTOSAVE_KEY) ?? "null");
+    if (o && typeof o.text === "string") return { text: o.text, targetEnv: typeof o.targetEnv === "string" ? o.targetEnv : undefined };
+  } catch {}
+  return null;
+}
+
+function autosave() {
+  clearTimeout(saveTimer);
+  if (!userEdited) return;
+  try {
+    localStorage.setItem(AUTOSAVE_KEY, JSON.stringify({ text: editor.text(), targetEnv: envSelect.value }));
+  } catch {}
+}
+
+// -------------------------------------------------------------------- main --
 
 async function main() {
-  await init();
-  for (const name of targetEnvs()) {
-    envSelect.add(new Option(name, name, false, name === defaultTargetEnv()));
+  engine = new Engine();
+  setupTheme();
+  const info = await engine.send({ kind: "init" });
+  grammarWords = info.grammarWords ?? null;
+  for (const name of info.targetEnvs) envSelect.add(new Option(name, name, false, name === info.defaultTargetEnv));
+
+  let initial = { text: SAMPLE, targetEnv: info.defaultTargetEnv, function: undefined as number | undefined, panel: "problems" as Panel };
+  const saved = loadAutosave();
+  if (saved) {
+    initial.text = saved.text;
+    if (saved.targetEnv && info.targetEnvs.includes(saved.targetEnv)) initial.targetEnv = saved.targetEnv;
   }
-  source.value = SAMPLE;
-  source.addEventListener("input", update);
-  envSelect.addEventListener("change", update);
-  update();
-  status.textContent = `spvlab ${version()} ready`;
-  document.body.dataset.ready = "true";
+  const hash = location.hash.slice(1);
+  if (hash) {
+    try {
+      if (!hash.startsWith("v1/")) throw new Error("it is not a spvlab v1 link");
+      const r = await engine.send({ kind: "decodeShare", fragment: hash });
+      if (r.error !== undefined || !r.state) throw new Error(r.error ?? "it holds nothing");
+      const s = validShare(r.state, info.targetEnvs);
+      initial = { text: s.text, targetEnv: s.targetEnv, function: s.function, panel: (s.panel as Panel) ?? "problems" };
+    } catch (e) {
+      banner(`This share link could not be opened (${e instanceof Error ? e.message : e}). Showing your ${saved ? "autosaved" : "default"} text instead.`);
+    }
+  }
+  envSelect.value = initial.targetEnv;
+
+  editor = new SpirvEditor($("editor"), initial.text, {
+    onChange: () => {
+      userEdited = true;
+      docVersion++;
+      scheduleAnalyze();
+      clearTimeout(saveTimer);
+      saveTimer = setTimeout(autosave, 300);
+    },
+    onCursor,
+    grammarWords: () => grammarWords,
+    say: (m) => say(m),
+  });
+  cfg = mountCfgPanel($("panel-cfg"), {
+    requestDot: async (fn, options) =>
+      (await engine.send({ kind: "dot", text: editor.text(), targetEnv: envSelect.value, function: fn, options })).dot,
+    onHoverBlock: (id) => editor.setHoverBlock(blockRange(id)),
+    onSelectBlock: (id) => editor.setSelectedBlock(blockRange(id)),
+    onFunctionChange: () => {},
+  });
+  if (initial.function !== undefined) cfg.setFunction(initial.function);
+  envSelect.addEventListener("change", () => {
+    userEdited = true;
+    docVersion++;
+    autosave();
+    scheduleAnalyze(0);
+  });
+  // A link pasted into this tab's address bar only changes the hash: load it.
+  addEventListener("hashchange", () => {
+    if (location.hash !== ownHash && location.hash.startsWith("#v1/")) {
+      autosave();
+      location.reload();
+    }
+  });
+  addEventListener("beforeunload", autosave);
+  addEventListener("pagehide", autosave);
+  setupTabs();
+  setupSplitter();
+  setupFiles();
+  setupExamples();
+  setupShare();
+  showPanel(initial.panel);
+  (window as unknown as { spvlab: unknown }).spvlab = { editor, engine, version: info.version };
+  await runAnalyze();
+  say(statusEl.textContent + ` · spvlab ${info.version}`, statusEl.className);
+
+  if ("serviceWorker" in navigator && import.meta.env.PROD && location.protocol.startsWith("http")) {
+    navigator.serviceWorker.register("./sw.js").catch((e) => console.warn("service worker", e));
+  }
 }
 
 main().catch((e) => {
-  status.textContent = `failed to load: ${e}`;
-  status.className = "error";
+  say(`failed to load: ${e instanceof Error ? e.message : e}`, "error");
   console.error(e);
 });

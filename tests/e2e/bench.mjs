@@ -1,0 +1,136 @@
+// The page's performance targets, measured in Chromium (not a test: run with
+// `node tests/e2e/bench.mjs` after ./x build):
+//  * edit to diagnostics on a 1,000-line module (keystroke to squiggle and
+//    Problems entry painted, including the editor's debounce);
+//  * first load to interactive from localhost (navigation start to the first
+//    analysis shown), in fresh contexts (no cache, no service worker);
+//  * transfer size: the gzip sizes of the files of www/dist, and of the wasm.
+import { readdir, readFile } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
+import path from "node:path";
+import { serveDist, launch, dist } from "./lib.mjs";
+
+const RUNS = Number(process.env.RUNS ?? 20);
+
+/** A structured function of about `lines` lines: a chain of if-then blocks with phis. */
+export function bigModule(lines = 1000) {
+  const head = [
+    "OpCapability Shader",
+    "OpMemoryModel Logical GLSL450",
+    'OpEntryPoint GLCompute %main "main"',
+    "OpExecutionMode %main LocalSize 1 1 1",
+    "%void = OpTypeVoid",
+    "%fn = OpTypeFunction %void",
+    "%int = OpTypeInt 32 1",
+    "%bool = OpTypeBool",
+    "%one = OpConstant %int 1",
+    "%n = OpConstant %int 100",
+    "%main = OpFunction %void None %fn",
+    "%b0 = OpLabel",
+  ];
+  const body = [];
+  let block = "%b0";
+  let v = "%one";
+  for (let i = 1; head.length + body.length + 10 < lines; i++) {
+    body.push(
+      `%c${i} = OpSLessThan %bool ${v} %n`,
+      `OpSelectionMerge %m${i} None`,
+      `OpBranchConditional %c${i} %t${i} %m${i}`,
+      `%t${i} = OpLabel`,
+      `%a${i} = OpIAdd %int ${v} %one`,
+      `OpBranch %m${i}`,
+      `%m${i} = OpLabel`,
+      `%v${i} = OpPhi %int %a${i} %t${i} ${v} ${block}`,
+    );
+    block = `%m${i}`;
+    v = `%v${i}`;
+  }
+  return [...head, ...body, "OpReturn", "OpFunctionEnd", ""].join("\n");
+}
+
+async function files(dir) {
+  const out = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await files(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
+
+async function main() {
+  // Transfer size.
+  let total = 0;
+  let wasm = 0;
+  for (const f of await files(dist)) {
+    const gz = gzipSync(await readFile(f), { level: 9 }).length;
+    total += gz;
+    if (f.endsWith(".wasm")) wasm += gz;
+  }
+
+  const { server, url } = await serveDist();
+  const browser = await launch();
+
+  // First load to interactive.
+  const loads = [];
+  for (let i = 0; i < 7; i++) {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready='true']");
+    loads.push(Number(await page.evaluate(() => document.body.dataset.readyMs)));
+    await context.close();
+  }
+
+  // Edit to diagnostics on a 1,000-line module.
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready='true']");
+  const text = bigModule(1000);
+  const lineCount = text.split("\n").length - 1;
+  await page.evaluate((t) => window.spvlab.editor.setText(t), text);
+  await page.waitForFunction(() => document.querySelector("#status").textContent.startsWith("valid"));
+  const edits = [];
+  const engine = [];
+  for (let i = 0; i < RUNS; i++) {
+    const r = await page.evaluate(async (bad) => {
+      const v = window.spvlab.editor.view;
+      let n = 500;
+      while (!/OpIAdd %(int|bool)/.test(v.state.doc.line(n).text)) n++;
+      const line = v.state.doc.line(n);
+      const next = bad ? line.text.replace("OpIAdd %int", "OpIAdd %bool") : line.text.replace("OpIAdd %bool", "OpIAdd %int");
+      const wait = new Promise((res) => document.addEventListener("spvlab:report", res, { once: true }));
+      const t0 = performance.now();
+      v.dispatch({ changes: { from: line.from, to: line.to, insert: next } });
+      await wait;
+      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      const dt = performance.now() - t0;
+      const shown = document.querySelectorAll("button.problem").length;
+      return { dt, shown, engine: window.spvlab.lastElapsed ?? null };
+    }, i % 2 === 0);
+    if ((i % 2 === 0) !== r.shown > 0) throw new Error(`edit ${i}: expected ${i % 2 === 0 ? "a problem" : "none"}, got ${r.shown}`);
+    edits.push(r.dt);
+    if (r.engine !== null) engine.push(r.engine);
+  }
+  await browser.close();
+  server.close();
+
+  const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  const rows = [
+    ["edit to diagnostics (1,000-line module), median", `${median(edits).toFixed(1)} ms`, "100 ms", median(edits) < 100],
+    ["edit to diagnostics, p90", `${p90(edits).toFixed(1)} ms`, "100 ms", p90(edits) < 100],
+    ["  of which engine (analyze in the worker), median", engine.length ? `${median(engine).toFixed(1)} ms` : "n/a", "", true],
+    ["first load to interactive (localhost), median", `${median(loads).toFixed(0)} ms`, "1.5 s", median(loads) < 1500],
+    ["page transfer size (gzip, all of www/dist)", kb(total), "1.5 MB", total < 1.5e6],
+    ["core wasm (gzip)", kb(wasm), "400 KB", wasm < 400e3],
+  ];
+  console.log(`module: ${lineCount} lines; ${RUNS} edits (alternately breaking and fixing the OpIAdd at line ~500); debounce included`);
+  console.log("| measure | value | target | ok |\n| --- | --- | --- | --- |");
+  for (const [m, v, t, ok] of rows) console.log(`| ${m} | ${v} | ${t} | ${t ? (ok ? "yes" : "NO") : ""} |`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
