@@ -81,7 +81,13 @@ const fixture = {
       assembled: lastReport.assembled,
       valid: lastReport.valid,
       analyzeMs,
-      functions: lastReport.functions.map((f) => ({ id: f.id, name: f.name, blocks: f.blocks.length, constructs: f.constructs.length })),
+      functions: lastReport.functions.map((f) => ({
+        id: f.id,
+        name: f.name,
+        blocks: f.blocks.length,
+        blockNames: f.blocks.map((b) => b.name),
+        constructs: f.constructs.length,
+      })),
       constructs: lastReport.functions.map((f) => f.constructs.map((c) => c.kind)),
     };
   },
