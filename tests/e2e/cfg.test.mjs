@@ -574,3 +574,58 @@ OpFunctionEnd
   await screenshot("cfg-hostile.png");
   assert.deepEqual(pageErrors.splice(0), [], "no errors in the page (and no alert)");
 });
+
+/** A module of about `lines` lines: a chain of if-then selections (each
+ *  merge block the next header), every block named. */
+function bigModule(lines, tag) {
+  const n = Math.max(1, Math.floor((lines - 12) / 7));
+  const names = [];
+  const body = [];
+  for (let i = 0; i < n; i++) {
+    names.push(`OpName %h${i} "h${i}_${tag}"`, `OpName %t${i} "t${i}"`);
+    body.push(`%h${i} = OpLabel`, `OpSelectionMerge %h${i + 1} None`, `OpBranchConditional %true %t${i} %h${i + 1}`);
+    body.push(`%t${i} = OpLabel`, `OpBranch %h${i + 1}`);
+  }
+  return `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+${names.join("\n")}
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%main = OpFunction %void None %fn
+${body.join("\n")}
+%h${n} = OpLabel
+OpReturn
+OpFunctionEnd
+`;
+}
+
+test("timing: edit to redrawn graph on a 1,000-line module (printed, not asserted)", async (t) => {
+  if (!hasEngine) {
+    console.log("SKIPPED CFG timing: the wasm has no analyze/cfgDot export yet");
+    t.skip("no engine");
+    return;
+  }
+  const a = bigModule(1000, "a");
+  const b = bigModule(1000, "b");
+  assert.ok(a.split("\n").length >= 990, `${a.split("\n").length} lines`);
+  const first = await page.evaluate(([src]) => window.cfgFixture.timeLoad(src, "spv1.6"), [a]);
+  assert.equal(first.state, "ready");
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await page.evaluate(([src]) => window.cfgFixture.timeLoad(src, "spv1.6"), [i % 2 ? a : b]);
+    assert.equal(r.state, "ready");
+    times.push(r);
+  }
+  const total = times.map((r) => r.totalMs).sort((x, y) => x - y);
+  const engine = times.map((r) => r.analyzeMs).sort((x, y) => x - y);
+  const blocks = times[0].functions[0].blocks;
+  console.log(
+    `CFG timing (${a.split("\n").length} lines, ${blocks} blocks): edit to redrawn graph median ${total[2].toFixed(1)} ms ` +
+      `(min ${total[0].toFixed(1)}, max ${total[4].toFixed(1)}); of which analyze ${engine[2].toFixed(1)} ms; first draw ${first.totalMs.toFixed(1)} ms`,
+  );
+  await screenshot("cfg-big.png");
+});

@@ -96,6 +96,26 @@ const fixture = {
     if (!ex) throw new Error(`no example ${id}`);
     return fixture.load(ex.text, ex.targetEnv);
   },
+  /** Load `text` and resolve once the panel is drawn again: the time from
+   *  the call (the "edit") to the redrawn graph, for the benchmark. */
+  async timeLoad(text: string, targetEnv: string) {
+    const before = root.dataset.renders ?? "0";
+    const t0 = performance.now();
+    const info = fixture.load(text, targetEnv);
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        const state = root.dataset.state;
+        if (state === "error" || (state === "ready" && root.dataset.renders !== before)) {
+          obs.disconnect();
+          resolve();
+        }
+      };
+      const obs = new MutationObserver(check);
+      obs.observe(root, { attributes: true });
+      check();
+    });
+    return { ...info, totalMs: performance.now() - t0, state: root.dataset.state };
+  },
   /** Show a canned report, with DOT per function id (no engine needed). */
   loadCanned(report: AnalyzeReport, dots: Record<number, string>) {
     canned = dots;

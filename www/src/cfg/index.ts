@@ -115,8 +115,17 @@ function legendItem(caption: string, cls: string): HTMLElement {
   return el("span", { className: "cfg-legend-item" }, svg, document.createTextNode(caption));
 }
 
-function legendBox(caption: string, cls: string): HTMLElement {
-  return el("span", { className: "cfg-legend-item" }, el("span", { className: `cfg-legend-box ${cls}` }), document.createTextNode(caption));
+/** A legend entry: a small shape (points of a polygon in a 16x12 box). */
+function legendShape(caption: string, cls: string, points: string): HTMLElement {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("width", "18");
+  svg.setAttribute("height", "14");
+  svg.setAttribute("aria-hidden", "true");
+  const poly = document.createElementNS(SVG_NS, "polygon");
+  poly.setAttribute("points", points);
+  poly.setAttribute("class", cls);
+  svg.append(poly);
+  return el("span", { className: "cfg-legend-item" }, svg, document.createTextNode(caption));
 }
 
 /** The label id in an element id `block-<n>`, or null. */
@@ -213,9 +222,9 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     legendItem("merge", "lg-merge"),
     legendItem("continue", "lg-continue"),
     legendItem("back edge", "lg-back"),
-    legendBox("entry", "lg-entry"),
-    legendBox("exit", "lg-exit"),
-    legendBox("construct", "lg-construct"),
+    legendShape("entry", "lg-entry", "1,6 9,1 17,6 17,13 1,13"),
+    legendShape("exit", "lg-exit", "1,1 17,1 17,8 9,13 1,8"),
+    legendShape("construct", "lg-construct", "1,1 17,1 17,13 1,13"),
   );
   const message = el("div", { className: "cfg-message" });
   message.setAttribute("role", "status");
