@@ -632,6 +632,8 @@ test("timing: edit to redrawn graph on a 1,000-line module (printed, not asserte
   const total = times.map((r) => r.totalMs).sort((x, y) => x - y);
   const engine = times.map((r) => r.analyzeMs).sort((x, y) => x - y);
   const blocks = times[0].functions[0].blocks;
+  const med = (k) => times.map((r) => r[k]).sort((x, y) => x - y)[2].toFixed(1);
+  console.log(`CFG timing breakdown (medians): cfgDot ${med("dotMs")} ms, Graphviz layout ${med("layoutMs")} ms, DOM ${med("domMs")} ms`);
   console.log(
     `CFG timing (${a.split("\n").length} lines, ${blocks} blocks): edit to redrawn graph median ${total[2].toFixed(1)} ms ` +
       `(min ${total[0].toFixed(1)}, max ${total[4].toFixed(1)}); of which analyze ${engine[2].toFixed(1)} ms; first draw ${first.totalMs.toFixed(1)} ms`,

@@ -114,7 +114,14 @@ const fixture = {
       obs.observe(root, { attributes: true });
       check();
     });
-    return { ...info, totalMs: performance.now() - t0, state: root.dataset.state };
+    return {
+      ...info,
+      totalMs: performance.now() - t0,
+      state: root.dataset.state,
+      dotMs: Number(root.dataset.dotMs),
+      layoutMs: Number(root.dataset.layoutMs),
+      domMs: Number(root.dataset.domMs),
+    };
   },
   /** Show a canned report, with DOT per function id (no engine needed). */
   loadCanned(report: AnalyzeReport, dots: Record<number, string>) {
