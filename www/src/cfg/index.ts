@@ -187,6 +187,10 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   let scale = 1;
   let tx = 0;
   let ty = 0;
+  // Whether the user moved the view since it was last fitted: if not, each
+  // new drawing is fitted again; if so, the view stays where they put it
+  // (until the function changes).
+  let userMoved = false;
 
   // ---- DOM
   root.classList.add("cfg-panel");
@@ -377,7 +381,8 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   });
 
   // ---- view transform
-  function applyTransform() {
+  function applyTransform(byUser = true) {
+    if (byUser) userMoved = true;
     stage.style.transform = `translate(${tx}px, ${ty}px) scale(${scale})`;
     root.dataset.scale = scale.toFixed(3);
   }
@@ -409,7 +414,8 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     scale = Math.max(0.05, Math.min(1.5, (vw - 16) / size.w, (vh - 16) / size.h));
     tx = (vw - size.w * scale) / 2;
     ty = Math.max(8, (vh - size.h * scale) / 2);
-    applyTransform();
+    applyTransform(false);
+    userMoved = false;
   }
 
   // ---- marks on the SVG (classes only; the ids are numbers we build)
@@ -551,7 +557,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     }
     next.classList.add("cfg-svg");
     next.setAttribute("focusable", "false");
-    const refit = fn !== lastFunction || !svg;
+    const refit = fn !== lastFunction || !svg || !userMoved;
     stage.replaceChildren(next);
     svg = next;
     lastDot = dot;
