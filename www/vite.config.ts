@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin } from "vite";
 import { createHash } from "node:crypto";
+import { resolve } from "node:path";
 
 // The service worker (offline after the first load): cache-first over every
 // file of the build, in a cache named after a hash of their names (the names
@@ -46,10 +47,21 @@ self.addEventListener("fetch", (e) => {
 }
 
 // The wasm-bindgen output lives in ../pkg (built by ./x); allow it.
+// cfg-test.html is the CFG panel's test fixture (tests/e2e/cfg.test.mjs).
 export default defineConfig({
   base: "./",
   server: { fs: { allow: [".."] } },
   worker: { format: "es" },
   plugins: [serviceWorker()],
-  build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    rollupOptions: {
+      input: {
+        main: resolve(__dirname, "index.html"),
+        "cfg-test": resolve(__dirname, "cfg-test.html"),
+      },
+    },
+  },
 });

@@ -1,0 +1,138 @@
+//! The examples gallery of the page (www/src/gallery): every example's
+//! `valid` flag is checked against the reference spirv-val at the example's
+//! target environment (the examples are assembled by the reference spirv-as,
+//! whose words must equal ours), and against our assembler and validator.
+//!
+//! The list of examples is read from www/src/gallery/index.ts (one `id:`,
+//! `targetEnv:` and `valid:` line per entry); the texts are the files
+//! www/src/gallery/examples/<id>.spvasm that it imports.
+
+use spvlab_core::text::{AsmOptions, assemble};
+use spvlab_core::valid::{Options, validate_words};
+use spvlab_core::{Severity, TargetEnv};
+use spvlab_tests::{reference_or_skip, root, run_tool, scratch, words_of};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+struct Entry {
+    id: String,
+    category: String,
+    target_env: String,
+    valid: bool,
+    /// The reference validator does not know the example's extension.
+    reference_unknown: bool,
+}
+
+fn gallery_dir() -> PathBuf {
+    root().join("www/src/gallery")
+}
+
+/// The value of `key: "value"` on a line, if the line is that.
+fn quoted(line: &str, key: &str) -> Option<String> {
+    let rest = line.trim().strip_prefix(key)?.strip_prefix(':')?.trim();
+    let rest = rest.strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+fn entries() -> Vec<Entry> {
+    let src = std::fs::read_to_string(gallery_dir().join("index.ts")).expect("read gallery/index.ts");
+    let body = &src[src.find("export const EXAMPLES").expect("EXAMPLES in index.ts")..];
+    let mut out: Vec<Entry> = Vec::new();
+    for line in body.lines() {
+        let t = line.trim();
+        if let Some(id) = quoted(t, "id") {
+            out.push(Entry { id, category: String::new(), target_env: String::new(), valid: false, reference_unknown: false });
+            continue;
+        }
+        let Some(e) = out.last_mut() else { continue };
+        if let Some(c) = quoted(t, "category") {
+            e.category = c;
+        } else if let Some(env) = quoted(t, "targetEnv") {
+            e.target_env = env;
+        } else if t == "valid: true," {
+            e.valid = true;
+        } else if t == "valid: false," {
+            e.valid = false;
+        } else if t.starts_with("referenceNote:") {
+            e.reference_unknown = true;
+        }
+    }
+    out
+}
+
+fn text_of(id: &str) -> String {
+    let p = gallery_dir().join("examples").join(format!("{id}.spvasm"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn gallery_lists_every_example_file() {
+    let list = entries();
+    let ids: BTreeSet<String> = list.iter().map(|e| e.id.clone()).collect();
+    assert_eq!(ids.len(), list.len(), "duplicate ids");
+    let files: BTreeSet<String> = std::fs::read_dir(gallery_dir().join("examples"))
+        .expect("examples folder")
+        .flatten()
+        .filter_map(|f| f.file_name().to_str()?.strip_suffix(".spvasm").map(String::from))
+        .collect();
+    assert_eq!(ids, files, "index.ts entries and examples/*.spvasm files");
+    for e in &list {
+        assert!(TargetEnv::parse(&e.target_env).is_some(), "{}: target env {:?}", e.id, e.target_env);
+        assert!(["paper", "extension", "compute"].contains(&e.category.as_str()), "{}: category {:?}", e.id, e.category);
+    }
+    let count = |c: &str| list.iter().filter(|e| e.category == c).count();
+    assert_eq!(count("paper"), 9, "figures 2 to 8 and both halves of figure 9");
+    assert_eq!(count("extension"), 4, "one per mission extension");
+    assert!(count("compute") >= 3);
+    // The verdicts the paper states: Fig. 7 and Fig. 9 (left) invalid.
+    for e in list.iter().filter(|e| e.category == "paper") {
+        let invalid = e.id == "paper-fig7" || e.id == "paper-fig9-left";
+        assert_eq!(e.valid, !invalid, "{}: the paper's verdict", e.id);
+    }
+}
+
+#[test]
+fn gallery_examples_match_our_validator() {
+    for e in entries() {
+        let env = TargetEnv::parse(&e.target_env).expect("target env");
+        let text = text_of(&e.id);
+        let words = assemble(&text, &AsmOptions { env, preserve_numeric_ids: false })
+            .unwrap_or_else(|d| panic!("{}: our assembler: {:?}", e.id, d.first().map(|d| &d.message)));
+        let opts = Options { env, ..Options::default() };
+        let errors: Vec<_> = validate_words(&words, &opts)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+        assert_eq!(errors.is_empty(), e.valid, "{} at {}: our validator says {errors:?}", e.id, e.target_env);
+    }
+}
+
+#[test]
+fn gallery_examples_match_spirv_val() {
+    let Some(bin) = reference_or_skip("gallery_examples_match_spirv_val") else { return };
+    let dir = scratch("gallery");
+    let mut checked = 0;
+    for e in entries() {
+        let env = TargetEnv::parse(&e.target_env).expect("target env");
+        let text = text_of(&e.id);
+        let asm = dir.join(format!("{}.spvasm", e.id));
+        let spv = dir.join(format!("{}.spv", e.id));
+        std::fs::write(&asm, &text).unwrap();
+        let (ok, _, err) =
+            run_tool(&bin, "spirv-as", &["--target-env", &e.target_env, asm.to_str().unwrap(), "-o", spv.to_str().unwrap()]);
+        if e.reference_unknown {
+            // The note must stay true: the reference tools do not know it.
+            assert!(!ok, "{}: spirv-as now assembles it: drop referenceNote and check it", e.id);
+            continue;
+        }
+        assert!(ok, "{}: spirv-as: {err}", e.id);
+        let reference = words_of(&std::fs::read(&spv).unwrap());
+        let ours = assemble(&text, &AsmOptions { env, preserve_numeric_ids: false }).expect("our assembler");
+        assert_eq!(ours, reference, "{}: our words differ from spirv-as's", e.id);
+        let (ok, _, err) = run_tool(&bin, "spirv-val", &["--target-env", &e.target_env, spv.to_str().unwrap()]);
+        assert_eq!(ok, e.valid, "{} at {}: spirv-val says {err}", e.id, e.target_env);
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} examples checked");
+}
