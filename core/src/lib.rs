@@ -20,6 +20,7 @@ pub mod diag;
 pub mod env;
 pub mod grammar;
 pub mod module;
+pub mod report;
 pub mod text;
 pub mod valid;
 
