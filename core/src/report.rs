@@ -662,4 +662,4 @@ fn id_report(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
