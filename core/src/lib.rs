@@ -21,6 +21,8 @@ pub mod env;
 pub mod grammar;
 pub mod module;
 pub mod report;
+#[cfg(feature = "serde")]
+pub mod share;
 pub mod text;
 pub mod valid;
 
