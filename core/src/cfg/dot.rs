@@ -81,12 +81,15 @@ pub fn to_dot(f: &FunctionCfg, opts: &DotOptions) -> String {
     let mut out = String::with_capacity(256 + f.blocks.len() * 96 + f.edges.len() * 64);
     let shown: Vec<bool> =
         f.blocks.iter().map(|b| !opts.hide_unreachable || b.structurally_reachable).collect();
-    let is_shown = |id: u32| f.block_index(id).is_some_and(|i| shown[i]);
+    let mut index: Vec<(u32, usize)> = f.blocks.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
+    index.sort_unstable();
+    let find = |id: u32| index.binary_search_by_key(&id, |&(k, _)| k).ok().map(|p| index[p].1);
+    let is_shown = |id: u32| find(id).is_some_and(|i| shown[i]);
 
     // The constructs holding the selected block.
     let mut selected_constructs = vec![false; f.constructs.len()];
     if let Some(sel) = opts.selected
-        && let Some(b) = f.block_index(sel)
+        && let Some(b) = find(sel)
     {
         let mut c = f.blocks[b].innermost;
         let mut guard = 0;
@@ -146,7 +149,7 @@ pub fn to_dot(f: &FunctionCfg, opts: &DotOptions) -> String {
             let c = &f.constructs[ci as usize];
             let kind = c.kind.name();
             let sel = selected_constructs[ci as usize];
-            let header_name = f.block_index(c.header).map_or("", |b| f.blocks[b].name.as_str());
+            let header_name = find(c.header).map_or("", |b| f.blocks[b].name.as_str());
             let _ = write!(
                 out,
                 "{pad}subgraph cluster_c{ci} {{\n{pad}  id=\"construct-{ci}\";\n{pad}  class=\"construct {kind}{}\";\n{pad}  label=\"{kind} %",
