@@ -20,6 +20,9 @@ pub mod diag;
 pub mod env;
 pub mod grammar;
 pub mod module;
+pub mod report;
+#[cfg(feature = "serde")]
+pub mod share;
 pub mod text;
 pub mod valid;
 

@@ -251,7 +251,7 @@ fn non_utf8_text_is_bad_input() {
 fn partial_words_are_bad_input() {
     let o = run_in(&root(), &["dis", "-"], &[0x03, 0x02, 0x23, 0x07, 0x00]);
     assert_exit(&o, 1);
-    assert!(stderr(&o).contains("bin.not-whole-words"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bin.byte-length"), "{}", stderr(&o));
     assert!(stderr(&o).contains("<stdin>"), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
 }

@@ -18,6 +18,11 @@
 //!   is a `Diag` plus `wordStart`/`wordEnd` (the instruction's words in the binary),
 //!   the rule's `summary` and `explanation`; text is assembled for the same target
 //!   environment first and the problems located at their line and column
+//! * `analyze({ text, targetEnv })` → `AnalyzeReport`, `cfgDot(text, targetEnv,
+//!   functionId?, options?)` → DOT, `disassembleBinary(bytes)` → `{ text?,
+//!   diagnostics }`, `encodeShare(state)` → `"v1/..."`, `decodeShare(fragment)` →
+//!   `{ state?, error?, code? }`: the page's contract, www/src/api.ts (all logic
+//!   in core: `report`, `cfg::dot`, `share`)
 //! * `targetEnvs()` → `string[]`, `version()` → `string`
 //!
 //! where a `Diag` carries the core [`Diagnostic`] plus 1-based `line`/`col`
@@ -29,6 +34,9 @@ use serde::{Deserialize, Serialize};
 use spvlab_core::diag::{self, Diagnostic, Severity, SpanUnit};
 use spvlab_core::env::{TARGET_ENVS, TargetEnv};
 use spvlab_core::text::{AsmOptions, DisOptions};
+use spvlab_core::cfg::dot::{DotOptions, to_dot};
+use spvlab_core::report::{self, AnalyzeReport};
+use spvlab_core::share::{self, ShareState};
 use wasm_bindgen::prelude::*;
 
 /// The one error type of the facade: arguments JavaScript got wrong.
@@ -188,28 +196,67 @@ pub fn assemble_report(text: &str, target_env: &str) -> Result<AsmReport, WebErr
     })
 }
 
-/// Bytes to words: little-endian unless the magic number reads big-endian.
-///
-/// Fails (with a located diagnostic) when the length is not a multiple of 4.
+/// Bytes to words (either byte order), by core's reader: fails with a located
+/// diagnostic (`bin.byte-length`, `bin.truncated-header`, `bin.bad-magic`).
 #[allow(clippy::result_large_err)] // the core API returns Diagnostic too
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Diagnostic> {
-    if !bytes.len().is_multiple_of(4) {
-        let words = u32::try_from(bytes.len() / 4).unwrap_or(u32::MAX);
-        return Err(Diagnostic::error(
-            "bin.not-whole-words",
-            spvlab_core::Span::new(words, words.saturating_add(1)),
-            "the binary is not a whole number of 32-bit words",
-        )
-        .in_binary());
+    spvlab_core::binary::words_from_bytes(bytes).map_err(|e| e.to_diagnostic())
+}
+
+/// The page's analysis (`AnalyzeReport` of www/src/api.ts).
+pub fn analyze_report(text: &str, target_env: &str) -> Result<AnalyzeReport, WebError> {
+    Ok(report::analyze(text, parse_env(target_env)?))
+}
+
+/// The DOT of function `function` (its result id; `None`: the first with blocks),
+/// empty when there is no such function or the text does not assemble.
+pub fn cfg_dot(text: &str, target_env: &str, function: Option<u32>, opts: &DotOptions) -> Result<String, WebError> {
+    let r = analyze_report(text, target_env)?;
+    Ok(r.function(function).map(|f| to_dot(f, opts)).unwrap_or_default())
+}
+
+/// `disassembleBinary`'s answer: the text (absent on failure) and diagnostics.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct BinaryText {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    pub diagnostics: Vec<report::Diagnostic>,
+}
+
+/// Disassemble a `.spv` (either byte order) into editor text, with friendly names.
+pub fn disassemble_binary(bytes: &[u8]) -> BinaryText {
+    let result = words_from_bytes(bytes)
+        .and_then(|words| spvlab_core::text::disassemble(&words, &DisOptions::default()).map(|t| (t, words)));
+    match result {
+        Ok((text, _)) => BinaryText { text: Some(text), diagnostics: Vec::new() },
+        Err(d) => {
+            let lines = report::LineIndex::new("");
+            BinaryText {
+                text: None,
+                diagnostics: vec![report::convert_diagnostic(&d, "", &lines, None, "input.spv")],
+            }
+        }
     }
-    let big = bytes.get(..4) == Some(&0x0723_0203u32.to_be_bytes()[..]);
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| {
-            let b = [c[0], c[1], c[2], c[3]];
-            if big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }
-        })
-        .collect())
+}
+
+/// `decodeShare`'s answer: the state, or an error message.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DecodedShare {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<ShareState>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
+}
+
+pub fn decode_share(fragment: &str) -> DecodedShare {
+    match share::decode(fragment) {
+        Ok(state) => DecodedShare { state: Some(state), error: None, code: None },
+        Err(e) => DecodedShare { state: None, error: Some(e.to_string()), code: Some(e.code()) },
+    }
 }
 
 /// Disassemble `bytes` (a binary module, either endianness).
@@ -408,7 +455,7 @@ pub fn validate_report(
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let ser = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true);
+    let ser = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true).serialize_maps_as_objects(true);
     value.serialize(&ser).map_err(Into::into)
 }
 
@@ -453,6 +500,68 @@ pub fn js_validate(input: JsValue, target_env: &str, options: JsValue) -> Result
         return Err(WebError::BadOptions("validate wants a string or a Uint8Array".into()).into());
     };
     to_js(&report)
+}
+
+/// What `analyze` is given (`AnalyzeRequest`).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct AnalyzeRequest {
+    pub text: String,
+    #[serde(default)]
+    pub target_env: Option<String>,
+}
+
+fn now_ms() -> Option<f64> {
+    let g = js_sys::global();
+    let perf = js_sys::Reflect::get(&g, &JsValue::from_str("performance")).ok()?;
+    let now = js_sys::Reflect::get(&perf, &JsValue::from_str("now")).ok()?;
+    let f: js_sys::Function = now.dyn_into().ok()?;
+    f.call0(&perf).ok()?.as_f64()
+}
+
+/// `analyze({ text, targetEnv })` → `AnalyzeReport`.
+#[wasm_bindgen(js_name = analyze)]
+pub fn js_analyze(request: JsValue) -> Result<JsValue, JsValue> {
+    let t0 = now_ms();
+    let req: AnalyzeRequest =
+        serde_wasm_bindgen::from_value(request).map_err(|e| WebError::BadOptions(e.to_string()))?;
+    let env = req.target_env.unwrap_or_else(|| TargetEnv::default().name().into());
+    let mut r = analyze_report(&req.text, &env)?;
+    if let (Some(a), Some(b)) = (t0, now_ms()) {
+        r.elapsed_ms = Some(b - a);
+    }
+    to_js(&r)
+}
+
+/// `cfgDot(text, targetEnv, functionId?, options?)` → DOT text ("" when there
+/// is no such function or the text does not assemble).
+#[wasm_bindgen(js_name = cfgDot)]
+pub fn js_cfg_dot(text: &str, target_env: &str, function_id: Option<u32>, options: JsValue) -> Result<String, JsValue> {
+    let opts: DotOptions = if options.is_undefined() || options.is_null() {
+        DotOptions::default()
+    } else {
+        serde_wasm_bindgen::from_value(options).map_err(|e| WebError::BadOptions(e.to_string()))?
+    };
+    Ok(cfg_dot(text, target_env, function_id, &opts)?)
+}
+
+/// `disassembleBinary(bytes)` → `{ text?, diagnostics }`.
+#[wasm_bindgen(js_name = disassembleBinary)]
+pub fn js_disassemble_binary(bytes: &[u8]) -> Result<JsValue, JsValue> {
+    to_js(&disassemble_binary(bytes))
+}
+
+/// `encodeShare(state)` → `"v1/..."`.
+#[wasm_bindgen(js_name = encodeShare)]
+pub fn js_encode_share(state: JsValue) -> Result<String, JsValue> {
+    let s: ShareState = serde_wasm_bindgen::from_value(state).map_err(|e| WebError::BadOptions(e.to_string()))?;
+    Ok(share::encode(&s))
+}
+
+/// `decodeShare(fragment)` → `{ state?, error?, code? }` (never throws on bad links).
+#[wasm_bindgen(js_name = decodeShare)]
+pub fn js_decode_share(fragment: &str) -> Result<JsValue, JsValue> {
+    to_js(&decode_share(fragment))
 }
 
 /// The target environment names, as `--target-env` spells them.
@@ -510,20 +619,43 @@ mod tests {
 
     #[test]
     fn bytes_of_either_endianness() {
-        let le = [0x03, 0x02, 0x23, 0x07, 0x00, 0x06, 0x01, 0x00];
-        let be = [0x07, 0x23, 0x02, 0x03, 0x00, 0x01, 0x06, 0x00];
-        assert_eq!(words_from_bytes(&le).unwrap(), vec![0x0723_0203, 0x0001_0600]);
-        assert_eq!(words_from_bytes(&be).unwrap(), vec![0x0723_0203, 0x0001_0600]);
-        assert_eq!(words_from_bytes(&[]).unwrap(), Vec::<u32>::new());
+        let le = [0x03, 0x02, 0x23, 0x07, 0x00, 0x06, 0x01, 0x00, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0];
+        let be = [0x07, 0x23, 0x02, 0x03, 0x00, 0x01, 0x06, 0x00, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0];
+        assert_eq!(words_from_bytes(&le).unwrap(), vec![0x0723_0203, 0x0001_0600, 0, 5, 0]);
+        assert_eq!(words_from_bytes(&be).unwrap(), vec![0x0723_0203, 0x0001_0600, 0, 5, 0]);
+        assert_eq!(words_from_bytes(&[]).unwrap_err().code, "bin.truncated-header");
         let e = words_from_bytes(&le[..7]).unwrap_err();
-        assert_eq!((e.code, e.span, e.unit), ("bin.not-whole-words", Span::new(1, 2), SpanUnit::BinaryWords));
+        assert_eq!((e.code, e.unit), ("bin.byte-length", SpanUnit::BinaryWords));
+        let dis = disassemble_binary(&be);
+        assert!(dis.text.unwrap().contains("; Bound: 5"));
+        let bad = disassemble_binary(&le[..7]);
+        assert!(bad.text.is_none());
+        assert_eq!(bad.diagnostics[0].code, "bin.byte-length");
+        assert_eq!(bad.diagnostics[0].word_offset, Some(1));
+    }
+
+    #[test]
+    fn analyze_dot_and_share() {
+        let r = analyze_report(VALID, "vulkan1.0").unwrap();
+        assert!(r.assembled && r.valid, "{:?}", r.diagnostics);
+        assert_eq!(r.functions.len(), 1);
+        assert!(analyze_report(VALID, "nope").is_err());
+        let dot = cfg_dot(VALID, "spv1.6", None, &DotOptions::default()).unwrap();
+        assert!(dot.starts_with("digraph"), "{dot}");
+        assert_eq!(cfg_dot(VALID, "spv1.6", Some(999), &DotOptions::default()).unwrap(), "");
+        let st = ShareState { text: VALID.into(), target_env: "spv1.3".into(), ..Default::default() };
+        let d = decode_share(&share::encode(&st));
+        assert_eq!(d.state, Some(st));
+        let bad = decode_share("v1/%%%");
+        assert!(bad.state.is_none() && bad.error.is_some());
+        assert_eq!(bad.code, Some("share.bad-base64"));
     }
 
     #[test]
     fn truncated_binary_reports_a_diagnostic() {
         let r = disassemble_report(&[1, 2, 3], WebDisOptions::default());
         assert!(!r.ok);
-        assert_eq!(r.diagnostics[0].code, "bin.not-whole-words");
+        assert_eq!(r.diagnostics[0].code, "bin.byte-length");
     }
 
     #[test]

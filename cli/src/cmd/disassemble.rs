@@ -3,14 +3,12 @@
 use std::ffi::OsString;
 
 use spvlab_core::diag::render;
-use spvlab_core::{Diagnostic, Span};
 use spvlab_core::text::{DisOptions, disassemble};
 
 use super::Command;
 use crate::args::{Arg, Parser, no_value};
 use crate::error::CliError;
 use crate::io::{Input, Output};
-use crate::words;
 
 pub const COMMAND: Command = Command {
     name: "dis",
@@ -69,16 +67,12 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let input = input.unwrap_or(Input::Stdin);
     let name = input.display_name();
     let bytes = input.read()?;
-    let Some(module) = words::from_bytes(&bytes) else {
-        let at = u32::try_from(bytes.len() / 4).unwrap_or(u32::MAX);
-        let d = Diagnostic::error(
-            "bin.not-whole-words",
-            Span::new(at, at.saturating_add(1)),
-            format!("the binary is not a whole number of 32-bit words ({} bytes)", bytes.len()),
-        )
-        .in_binary();
-        eprint!("{}", render(&d, "", &name));
-        return Err(CliError::Failed { path: name, count: 1 });
+    let module = match spvlab_core::binary::words_from_bytes(&bytes) {
+        Ok(w) => w,
+        Err(e) => {
+            eprint!("{}", render(&e.to_diagnostic(), "", &name));
+            return Err(CliError::Failed { path: name, count: 1 });
+        }
     };
     match disassemble(&module, &opts) {
         Ok(text) => output.write(text.as_bytes()),

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use crate::error::CliError;
 
 pub mod assemble;
+pub mod cfg;
 pub mod disassemble;
 pub mod validate;
 
@@ -17,7 +18,7 @@ pub struct Command {
 }
 
 /// Every subcommand, in the order `spvlab --help` lists them.
-pub const COMMANDS: &[Command] = &[assemble::COMMAND, disassemble::COMMAND, validate::COMMAND];
+pub const COMMANDS: &[Command] = &[assemble::COMMAND, disassemble::COMMAND, validate::COMMAND, cfg::COMMAND];
 
 pub fn find(name: &str) -> Option<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name)

@@ -202,15 +202,9 @@ struct Report {
 /// is not UTF-8.
 fn check(bytes: &[u8], binary: bool, opts: &Options) -> Result<Report, usize> {
     if binary {
-        let Some(w) = words::from_bytes(bytes) else {
-            let at = u32::try_from(bytes.len() / 4).unwrap_or(u32::MAX);
-            let d = Diagnostic::error(
-                "bin.not-whole-words",
-                Span::new(at, at.saturating_add(1)),
-                format!("the binary is not a whole number of 32-bit words ({} bytes)", bytes.len()),
-            )
-            .in_binary();
-            return Ok(Report::of_words(Vec::new(), vec![d]));
+        let w = match spvlab_core::binary::words_from_bytes(bytes) {
+            Ok(w) => w,
+            Err(e) => return Ok(Report::of_words(Vec::new(), vec![e.to_diagnostic()])),
         };
         let diags = valid::validate_words(&w, opts);
         return Ok(Report::of_words(w, diags));

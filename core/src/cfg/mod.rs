@@ -35,6 +35,7 @@
 //! reachable blocks.
 
 mod construct;
+pub mod dot;
 mod dom;
 #[cfg(test)]
 mod tests;

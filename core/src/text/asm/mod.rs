@@ -53,6 +53,9 @@ pub struct AsmOutput {
     /// Problems that do not stop assembly (spirv-as accepts them), e.g.
     /// `asm.undefined-id` for ids that are used but never defined.
     pub warnings: Vec<Diagnostic>,
+    /// The text span and resolved id of every `%id` token (definitions and uses),
+    /// in text order.
+    pub id_refs: Vec<(Span, u32)>,
 }
 
 /// Assemble a module. On failure, every error of the text is returned.

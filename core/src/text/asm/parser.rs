@@ -76,6 +76,9 @@ struct Asm<'a> {
     pos: usize,
     words: Vec<u32>,
     map: Vec<InstSpan>,
+    /// With a source map: the text span and resolved id of every id token.
+    id_refs: Vec<(Span, u32)>,
+    want_map: bool,
     errors: Vec<Diagnostic>,
     names: NameMap<'a, IdInfo>,
     preserve: bool,
@@ -110,6 +113,8 @@ pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutpu
         pos: 0,
         words: Vec::with_capacity(src.len() / 4 + 5),
         map: Vec::new(),
+        id_refs: Vec::new(),
+        want_map: want_warnings,
         errors: Vec::new(),
         names: NameMap::new(),
         preserve: opts.preserve_numeric_ids,
@@ -159,7 +164,7 @@ pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutpu
         *w = a.bound;
     }
     let warnings = if want_warnings { a.undefined_id_warnings() } else { Vec::new() };
-    Ok(AsmOutput { words: a.words, map: a.map, warnings })
+    Ok(AsmOutput { words: a.words, map: a.map, warnings, id_refs: a.id_refs })
 }
 
 fn is_valid_id_name(name: &str) -> bool {
@@ -326,7 +331,12 @@ impl<'a> Asm<'a> {
                 .with_label("bad id name")
                 .with_help("an id is `%` followed by one or more ASCII letters, digits or `_`"));
         }
-        Ok(self.id_of(name, i, define))
+        let id = self.id_of(name, i, define);
+        if self.want_map {
+            let sp = self.span(i);
+            self.id_refs.push((sp, id));
+        }
+        Ok(id)
     }
 
     fn instruction(&mut self) -> Res<()> {

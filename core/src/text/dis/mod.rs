@@ -370,6 +370,16 @@ impl Printer<'_> {
 
 /// Disassemble a module read by [`binary::read_words_framing`] (or built in memory).
 pub fn disassemble_module(m: &Module, opts: &DisOptions) -> String {
+    disassemble_module_indexed(m, opts).0
+}
+
+/// [`disassemble_module`], also giving the byte range of each instruction's text
+/// in the output (one per instruction, its line without the newline) and the
+/// friendly names (`None` with `raw_id`).
+pub fn disassemble_module_indexed(
+    m: &Module,
+    opts: &DisOptions,
+) -> (String, Vec<(u32, u32)>, Option<Names>) {
     let total: usize = m.instructions.iter().map(|i| i.word_count()).sum();
     let mut p = Printer {
         out: String::with_capacity(total * 9 + 256),
@@ -388,11 +398,15 @@ pub fn disassemble_module(m: &Module, opts: &DisOptions) -> String {
         p.header(m);
     }
     let mut offset = 5usize;
+    let mut ranges = Vec::with_capacity(m.instructions.len());
     for inst in &m.instructions {
+        let start = p.out.len();
         p.instruction(inst.opcode, &inst.operands, offset);
+        let end = if p.out.ends_with('\n') { p.out.len() - 1 } else { p.out.len() };
+        ranges.push((start as u32, end.max(start) as u32));
         offset += inst.word_count();
     }
-    p.out
+    (p.out, ranges, p.names)
 }
 
 #[cfg(test)]

@@ -1,0 +1,286 @@
+//! Share links: the page's state in a URL fragment, `v1/` followed by the
+//! base64url (no padding) of the DEFLATE-compressed JSON of a [`ShareState`].
+//!
+//! Decoding never panics and never allocates much more than the input on
+//! hostile data: the decompressed size is capped at [`MAX_DECOMPRESSED`].
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The largest decompressed JSON accepted (2 MiB).
+pub const MAX_DECOMPRESSED: usize = 2 << 20;
+
+/// The version prefix of the current format.
+pub const PREFIX: &str = "v1/";
+
+/// What a share link holds (`ShareState` of `www/src/api.ts`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShareState {
+    pub text: String,
+    pub target_env: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panel: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<serde_json::Value>,
+}
+
+/// Why a fragment could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShareError {
+    /// Not `v1/...` (the version found, if any).
+    UnknownVersion(String),
+    /// A character that is not base64url, or a bad length, at this offset.
+    BadBase64 { offset: usize },
+    /// The data does not inflate.
+    BadCompressedData,
+    /// The data inflates to more than [`MAX_DECOMPRESSED`] bytes.
+    TooLarge,
+    /// The inflated data is not the JSON of a share state.
+    BadJson(String),
+    /// The JSON has no `text`.
+    MissingText,
+}
+
+impl ShareError {
+    /// A stable code, e.g. `share.bad-base64`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ShareError::UnknownVersion(_) => "share.unknown-version",
+            ShareError::BadBase64 { .. } => "share.bad-base64",
+            ShareError::BadCompressedData => "share.bad-compressed-data",
+            ShareError::TooLarge => "share.too-large",
+            ShareError::BadJson(_) => "share.bad-json",
+            ShareError::MissingText => "share.missing-text",
+        }
+    }
+}
+
+impl core::fmt::Display for ShareError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ShareError::UnknownVersion(v) if v.is_empty() => {
+                write!(f, "the link has no version: it should start with `v1/`")
+            }
+            ShareError::UnknownVersion(v) => {
+                write!(f, "the link's format `{v}` is unknown (this page reads `v1`)")
+            }
+            ShareError::BadBase64 { offset } => {
+                write!(f, "the link is damaged: bad base64url data at character {offset}")
+            }
+            ShareError::BadCompressedData => write!(f, "the link is damaged: its data does not decompress"),
+            ShareError::TooLarge => {
+                write!(f, "the link's data is larger than {} MiB once decompressed", MAX_DECOMPRESSED >> 20)
+            }
+            ShareError::BadJson(e) => write!(f, "the link's data is not a valid state: {e}"),
+            ShareError::MissingText => write!(f, "the link's state has no module text"),
+        }
+    }
+}
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding.
+pub fn base64url_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let k = chunk.len() + 1;
+        for i in 0..k {
+            out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+fn sextet(c: u8) -> Option<u32> {
+    Some(match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'-' | b'+' => 62,
+        b'_' | b'/' => 63,
+        _ => return None,
+    } as u32)
+}
+
+/// Decode base64url (standard `+/` accepted too; trailing `=` padding ignored).
+pub fn base64url_decode(s: &str) -> Result<Vec<u8>, ShareError> {
+    let s = s.trim_end_matches('=');
+    let b = s.as_bytes();
+    if b.len() % 4 == 1 {
+        return Err(ShareError::BadBase64 { offset: b.len() });
+    }
+    let mut out = Vec::with_capacity(b.len() / 4 * 3 + 2);
+    for (ci, chunk) in b.chunks(4).enumerate() {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            let v = sextet(c).ok_or(ShareError::BadBase64 { offset: ci * 4 + i })?;
+            n |= v << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..chunk.len() - 1]);
+    }
+    Ok(out)
+}
+
+/// The fragment (without `#`) for a state.
+pub fn encode(state: &ShareState) -> String {
+    let json = serde_json::to_vec(state).unwrap_or_default();
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    let mut out = String::from(PREFIX);
+    out.push_str(&base64url_encode(&packed));
+    out
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawState {
+    text: Option<String>,
+    #[serde(default)]
+    target_env: String,
+    #[serde(default)]
+    function: Option<u32>,
+    #[serde(default)]
+    panel: Option<String>,
+    #[serde(default)]
+    run: Option<serde_json::Value>,
+}
+
+/// Read a fragment (a leading `#` is allowed).
+pub fn decode(fragment: &str) -> Result<ShareState, ShareError> {
+    let f = fragment.trim().strip_prefix('#').unwrap_or(fragment.trim());
+    let Some(data) = f.strip_prefix(PREFIX) else {
+        let version: String = f.split('/').next().unwrap_or("").chars().take(16).collect();
+        let version = if f.contains('/') { version } else { String::new() };
+        return Err(ShareError::UnknownVersion(version));
+    };
+    let packed = base64url_decode(data)?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_DECOMPRESSED).map_err(|e| {
+        match e.status {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => ShareError::TooLarge,
+            _ => ShareError::BadCompressedData,
+        }
+    })?;
+    let raw: RawState = serde_json::from_slice(&json).map_err(|e| {
+        use alloc::string::ToString;
+        ShareError::BadJson(e.to_string())
+    })?;
+    let text = raw.text.ok_or(ShareError::MissingText)?;
+    Ok(ShareState { text, target_env: raw.target_env, function: raw.function, panel: raw.panel, run: raw.run })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    fn state() -> ShareState {
+        ShareState {
+            text: "OpCapability Shader\n; ünïcödé \"quoted\" \\ <script>\n".into(),
+            target_env: "vulkan1.3".into(),
+            function: Some(4),
+            panel: Some("cfg".into()),
+            run: Some(serde_json::json!({"inputs": [1, 2.5, "x"]})),
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let s = state();
+        let f = encode(&s);
+        assert!(f.starts_with("v1/"));
+        assert!(f[3..].bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'), "{f}");
+        assert_eq!(decode(&f).unwrap(), s);
+        assert_eq!(decode(&format!("#{f}")).unwrap(), s);
+        let bare = ShareState { text: String::new(), target_env: "spv1.0".into(), ..Default::default() };
+        assert_eq!(decode(&encode(&bare)).unwrap(), bare);
+    }
+
+    #[test]
+    fn base64_round_trip() {
+        for n in 0..40usize {
+            let data: Vec<u8> = (0..n).map(|i| (i * 37 + n) as u8).collect();
+            assert_eq!(base64url_decode(&base64url_encode(&data)).unwrap(), data);
+        }
+    }
+
+    fn pack(json: &[u8]) -> String {
+        format!("v1/{}", base64url_encode(&miniz_oxide::deflate::compress_to_vec(json, 6)))
+    }
+
+    #[test]
+    fn typed_errors() {
+        assert_eq!(decode("v2/abc"), Err(ShareError::UnknownVersion("v2".into())));
+        assert_eq!(decode("hello"), Err(ShareError::UnknownVersion(String::new())));
+        assert_eq!(decode("v1/ab*d"), Err(ShareError::BadBase64 { offset: 2 }));
+        assert_eq!(decode("v1/a"), Err(ShareError::BadBase64 { offset: 1 }));
+        assert_eq!(decode("v1/AAAA"), Err(ShareError::BadCompressedData));
+        assert!(matches!(decode(&pack(b"{\"text\": 3}")), Err(ShareError::BadJson(_))));
+        assert!(matches!(decode(&pack(b"not json")), Err(ShareError::BadJson(_))));
+        assert_eq!(decode(&pack(b"{\"targetEnv\": \"spv1.0\"}")), Err(ShareError::MissingText));
+        // A bomb: 3 MiB of spaces compresses to a few KiB.
+        let mut big = alloc::vec![b' '; 3 << 20];
+        big[0] = b'{';
+        let f = pack(&big);
+        assert!(f.len() < 20_000, "{}", f.len());
+        assert_eq!(decode(&f), Err(ShareError::TooLarge));
+        // Truncated link.
+        let good = encode(&state());
+        let cut = &good[..good.len() / 2];
+        assert!(decode(cut).is_err());
+        for e in [ShareError::TooLarge, ShareError::MissingText, ShareError::BadBase64 { offset: 3 }] {
+            assert!(e.code().starts_with("share.") && !format!("{e}").is_empty());
+        }
+    }
+
+    /// Deterministic pseudo-random mutations of valid links, and random strings:
+    /// decoding returns (never panics), and a success holds text.
+    #[test]
+    fn hostile_input_never_panics() {
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let good = encode(&state());
+        let alphabet: Vec<char> = "ABCxyz019-_=+/#%v1 \u{e9}\u{1F600}".chars().collect();
+        let mut ok = 0;
+        for round in 0..3000 {
+            let mut chars: Vec<char> = good.chars().collect();
+            let edits = 1 + (rnd() % 4) as usize;
+            for _ in 0..edits {
+                let len = chars.len().max(1);
+                let at = (rnd() as usize) % len;
+                match rnd() % 4 {
+                    0 if !chars.is_empty() => {
+                        chars.remove(at.min(chars.len() - 1));
+                    }
+                    1 => chars.insert(at.min(chars.len()), alphabet[(rnd() as usize) % alphabet.len()]),
+                    2 if !chars.is_empty() => {
+                        let i = at.min(chars.len() - 1);
+                        chars[i] = alphabet[(rnd() as usize) % alphabet.len()];
+                    }
+                    _ => chars.truncate(at),
+                }
+            }
+            let s: String = chars.into_iter().collect();
+            if decode(&s).is_ok() {
+                ok += 1;
+            }
+            // Random strings.
+            let n = (rnd() % 64) as usize;
+            let mut r = String::from(if round % 2 == 0 { "v1/" } else { "" });
+            for _ in 0..n {
+                r.push(alphabet[(rnd() as usize) % alphabet.len()]);
+            }
+            let _ = decode(&r);
+        }
+        assert!(ok < 3000);
+    }
+}
