@@ -654,7 +654,15 @@ fn id_report(
             def: def.and_then(|i| map.get(i)).map(|s| lines.range(s.span)),
             def_text: def.map_or_else(String::new, |i| inst_text.get(i).to_string()),
             ty,
-            refs: refs[k..j].iter().map(|&(_, s)| lines.range(s)).collect(),
+            // Uses only: the `%x` of the defining `%x = ...` is the definition.
+            refs: {
+                let def_at = def.and_then(|i| map.get(i)).map(|s| s.span.start);
+                refs[k..j]
+                    .iter()
+                    .filter(|&&(_, s)| Some(s.start) != def_at)
+                    .map(|&(_, s)| lines.range(s))
+                    .collect()
+            },
         });
         k = j;
     }

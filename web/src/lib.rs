@@ -570,6 +570,12 @@ pub fn js_target_envs() -> Vec<String> {
     TARGET_ENVS.iter().map(|(n, _)| String::from(*n)).collect()
 }
 
+/// Opcode and enumerant names, for the editor's completion.
+#[wasm_bindgen(js_name = grammarWords)]
+pub fn js_grammar_words() -> Vec<String> {
+    spvlab_core::grammar::completion_words().into_iter().map(String::from).collect()
+}
+
 /// The default target environment.
 #[wasm_bindgen(js_name = defaultTargetEnv)]
 pub fn js_default_target_env() -> String {

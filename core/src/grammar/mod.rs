@@ -198,6 +198,22 @@ pub fn ext_inst_set(import_name: &str) -> Option<&'static ExtInstSetDesc> {
     })
 }
 
+/// The words an editor completes: every opcode name, then every enumerant name
+/// of the value and bit enums (sorted, without duplicates).
+pub fn completion_words() -> alloc::vec::Vec<&'static str> {
+    let mut enumerants: alloc::vec::Vec<&'static str> = OPERAND_KINDS
+        .iter()
+        .filter(|k| matches!(k.category, Category::ValueEnum | Category::BitEnum))
+        .flat_map(|k| k.enumerants.iter().map(|e| e.name))
+        .collect();
+    enumerants.sort_unstable();
+    enumerants.dedup();
+    let mut words: alloc::vec::Vec<&'static str> = INSTRUCTIONS.iter().map(|d| d.name).collect();
+    words.sort_unstable();
+    words.extend(enumerants);
+    words
+}
+
 /// The name of a capability value, for messages.
 pub fn capability_name(value: u32) -> Option<&'static str> {
     OperandKind::Capability.enumerant(value).map(|e| e.name)
@@ -213,6 +229,15 @@ mod tests {
         assert_eq!(d.name, "OpConstantDataKHR");
         assert_eq!(instruction_by_name("OpFMod").unwrap().opcode, 141);
         assert!(instruction(0xffff).is_none());
+    }
+
+    #[test]
+    fn completion_words_cover_opcodes_and_enumerants() {
+        let w = completion_words();
+        for x in ["OpFMod", "OpLoopMerge", "OpConstantDataKHR", "DontUnroll", "StorageBuffer", "GLCompute"] {
+            assert!(w.contains(&x), "{x}");
+        }
+        assert_eq!(w.iter().filter(|&&x| x == "None").count(), 1);
     }
 
     #[test]
