@@ -406,11 +406,13 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     if (vb && vb.width > 0 && vb.height > 0) return { w: vb.width, h: vb.height };
     return undefined;
   }
-  function fit() {
+  /** Fit the drawing to the view. `dims`: the view's size, read before the new
+   *  SVG went in (reading it after would force a style pass over the whole SVG). */
+  function fit(dims?: { vw: number; vh: number }) {
     const size = graphSize();
     if (!size) return;
-    const vw = Math.max(1, view.clientWidth);
-    const vh = Math.max(1, view.clientHeight);
+    const vw = Math.max(1, dims?.vw ?? view.clientWidth);
+    const vh = Math.max(1, dims?.vh ?? view.clientHeight);
     scale = Math.max(0.05, Math.min(1.5, (vw - 16) / size.w, (vh - 16) / size.h));
     tx = (vw - size.w * scale) / 2;
     ty = Math.max(8, (vh - size.h * scale) / 2);
@@ -498,7 +500,23 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   }
 
   /** Ask the engine for the DOT, and draw it in the next frame if it changed. */
+  // A hidden panel (another tab is open) does not lay out: Graphviz runs on the
+  // main thread, and a layout per keystroke nobody sees would only slow typing.
+  // The drawing catches up when the panel becomes visible.
+  let pendingRedraw = false;
+  const visible = () => root.getClientRects().length > 0;
+  new IntersectionObserver((entries) => {
+    if (pendingRedraw && entries.some((e) => e.isIntersecting)) {
+      pendingRedraw = false;
+      redraw();
+    }
+  }).observe(root);
+
   function redraw() {
+    if (!visible()) {
+      pendingRedraw = true;
+      return;
+    }
     const mine = ++token;
     if (!report || current === undefined || !report.functions.some((f) => f.id === current)) return;
     const fn = current;
@@ -516,15 +534,11 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
           applyMarks();
           return;
         }
-        return loadViz().then(
-          (viz) =>
-            new Promise<void>((resolve) =>
-              requestAnimationFrame(() => {
-                if (mine === token) draw(viz, dot, fn);
-                resolve();
-              }),
-            ),
-        );
+        // Draw at once: the layout blocks for its whole length anyway, and the
+        // browser paints right after this task (waiting for a frame only adds latency).
+        return loadViz().then((viz) => {
+          if (mine === token) draw(viz, dot, fn);
+        });
       })
       .catch((e: unknown) => {
         if (mine !== token) return;
@@ -558,6 +572,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     next.classList.add("cfg-svg");
     next.setAttribute("focusable", "false");
     const refit = fn !== lastFunction || !svg || !userMoved;
+    const dims = refit ? { vw: view.clientWidth, vh: view.clientHeight } : undefined;
     stage.replaceChildren(next);
     svg = next;
     lastDot = dot;
@@ -567,7 +582,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     root.dataset.state = "ready";
     if (!report?.assembled) setMessage("The module does not assemble: showing the last graph.", "stale");
     else setMessage("");
-    if (refit) fit();
+    if (refit) fit(dims);
     applyMarks();
     // Where the time goes (read by the benchmark): Graphviz, then the DOM.
     const t2 = performance.now();
