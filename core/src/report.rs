@@ -422,7 +422,8 @@ pub fn analyze(text: &str, env: TargetEnv) -> AnalyzeReport {
         }
     };
     let opts = valid::Options { env, ..Default::default() };
-    let mut vdiags = valid::validate_words(&out.words, &opts);
+    let names = valid::TextNames::from_asm(text, &out);
+    let mut vdiags = valid::validate_words_named(&out.words, &opts, &names);
     let module = binary::read_words_framing(&out.words).ok();
 
     let mut report = AnalyzeReport {

@@ -407,7 +407,8 @@ pub fn validate_report(
             let asm = AsmOptions { env: opts.env, preserve_numeric_ids: false };
             match spvlab_core::text::asm::assemble_with_map(text, &asm) {
                 Ok(out) => {
-                    let d = valid::validate_words(&out.words, &opts);
+                    let names = valid::TextNames::from_asm(text, &out);
+                    let d = valid::validate_words_named(&out.words, &opts, &names);
                     (text, "input.spvasm", out.words, d, Some(out.map))
                 }
                 Err(diags) => {

@@ -223,7 +223,8 @@ fn check(bytes: &[u8], binary: bool, opts: &Options) -> Result<Report, usize> {
             })
         }
         Ok(out) => {
-            let mut diags = valid::validate_words(&out.words, opts);
+            let names = valid::TextNames::from_asm(&text, &out);
+            let mut diags = valid::validate_words_named(&out.words, opts, &names);
             let mut r = Report::of_words(out.words, Vec::new());
             r.word_spans = diags.iter().map(|d| word_span(d, d.span)).collect();
             // `locate` keeps only the related spans it can place in the text.

@@ -27,6 +27,8 @@ pub struct Context<'m> {
     defs: IdMap<u32>,
     cfg: Option<ModuleCfg>,
     names: Option<Names>,
+    /// The names the text gave its ids, when validating assembled text.
+    text_names: Option<&'m super::TextNames>,
     pub diags: Vec<Diagnostic>,
 }
 
@@ -46,6 +48,7 @@ impl<'m> Context<'m> {
             defs: IdMap::new(bound.min(module.word_count() as u32 + 1)),
             cfg: None,
             names: None,
+            text_names: None,
             diags: Vec::new(),
         };
         let mut parser = OperandParser::new(bound.min(module.word_count() as u32 + 1));
@@ -145,8 +148,18 @@ impl<'m> Context<'m> {
         self.cfg.as_ref().unwrap_or_else(|| unreachable!())
     }
 
-    /// The friendly name of `id`, as spirv-dis would print it, with `%`.
+    /// Name ids as the text they were assembled from does.
+    pub fn with_text_names(mut self, names: &'m super::TextNames) -> Context<'m> {
+        self.text_names = Some(names);
+        self
+    }
+
+    /// The name of `id` with `%`: the text's own name when validating assembled
+    /// text, else the friendly name spirv-dis would print.
     pub fn name(&mut self, id: u32) -> String {
+        if let Some(n) = self.text_names.and_then(|t| t.get(id)) {
+            return format!("%{n}");
+        }
         let module = self.module;
         let names = self.names.get_or_insert_with(|| Names::build(module));
         match names.get(id) {

@@ -27,7 +27,7 @@ mod version;
 
 pub use context::Context;
 
-use crate::text::asm::InstSpan;
+use crate::text::asm::{AsmOutput, InstSpan};
 use crate::{Diagnostic, Module, Span, TargetEnv, binary};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -238,9 +238,51 @@ pub fn validate_words(words: &[u32], opts: &Options) -> Vec<Diagnostic> {
     }
 }
 
+/// The names a text gives its ids (`%fn`), from the assembler's id tokens: in
+/// messages about a text, ids go by the names the person typed.
+#[derive(Clone, Debug, Default)]
+pub struct TextNames(Vec<(u32, String)>);
+
+impl TextNames {
+    /// The first spelling of each id in `src`, as the assembler resolved it.
+    pub fn from_asm(src: &str, out: &AsmOutput) -> TextNames {
+        let mut v: Vec<(u32, String)> = Vec::with_capacity(out.id_refs.len() / 2);
+        let mut refs: Vec<&(Span, u32)> = out.id_refs.iter().collect();
+        refs.sort_by_key(|&&(s, id)| (id, s.start));
+        for &&(s, id) in &refs {
+            if v.last().is_some_and(|(last, _)| *last == id) {
+                continue;
+            }
+            let token = src.get(s.start as usize..s.end as usize).unwrap_or("");
+            let name = token.strip_prefix('%').unwrap_or(token);
+            if !name.is_empty() {
+                v.push((id, String::from(name)));
+            }
+        }
+        TextNames(v)
+    }
+
+    /// The text's name of `id`, without `%`.
+    pub fn get(&self, id: u32) -> Option<&str> {
+        let i = self.0.binary_search_by_key(&id, |(x, _)| *x).ok()?;
+        Some(self.0[i].1.as_str())
+    }
+}
+
+/// Validate a binary assembled from a text, naming ids as the text does.
+pub fn validate_words_named(words: &[u32], opts: &Options, names: &TextNames) -> Vec<Diagnostic> {
+    match binary::read_words_framing(words) {
+        Ok(m) => run(Context::new(&m, opts).with_text_names(names)),
+        Err(e) => alloc::vec![e.to_diagnostic()],
+    }
+}
+
 /// Validate a module.
 pub fn validate(module: &Module, opts: &Options) -> Vec<Diagnostic> {
-    let mut cx = Context::new(module, opts);
+    run(Context::new(module, opts))
+}
+
+fn run(mut cx: Context<'_>) -> Vec<Diagnostic> {
     if cx.diags.is_empty() {
         for stage in PASSES {
             for (_, pass) in *stage {
@@ -273,6 +315,24 @@ mod tests {
         assert_eq!((ds[0].span, ds[0].unit), (Span::new(20, 49), SpanUnit::TextBytes));
         assert_eq!(ds[0].related.len(), 1);
         assert_eq!((ds[0].related[0].span, ds[0].related[0].label.as_str()), (Span::new(0, 19), "first"));
+    }
+
+    #[test]
+    fn messages_about_text_use_the_names_typed() {
+        use crate::text::asm::{AsmOptions, assemble_with_map};
+        let src = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
+                   %void = OpTypeVoid\n%my_fn_type = OpTypeFunction %void\n\
+                   %f = OpFunction %void None %my_fn_type\n%entry = OpLabel\n\
+                   %x = OpIAdd %my_fn_type %my_fn_type %my_fn_type\nOpReturn\nOpFunctionEnd\n";
+        let out = assemble_with_map(src, &AsmOptions::default()).unwrap();
+        let names = TextNames::from_asm(src, &out);
+        let opts = Options::default();
+        let named = validate_words_named(&out.words, &opts, &names);
+        assert!(named.iter().any(|d| d.message.contains("%my_fn_type")), "{named:?}");
+        // Without the text, the friendly names of spirv-dis (no OpName: the number).
+        let plain = validate_words(&out.words, &opts);
+        assert!(plain.iter().all(|d| !d.message.contains("my_fn_type")), "{plain:?}");
+        assert_eq!(named.len(), plain.len());
     }
 
     #[test]
