@@ -145,6 +145,32 @@ pub fn words_of(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
+/// The `spvlab` binary of this build's profile, built once per test process
+/// (tests run as `<target>/<profile>/deps/<test>-<hash>`).
+pub fn spvlab_bin() -> &'static Path {
+    use std::sync::OnceLock;
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().expect("current exe");
+        let profile_dir = exe.parent().and_then(Path::parent).expect("target profile dir");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev",
+            Some(p) => p,
+        };
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "spvlab-cli", "--bin", "spvlab", "--profile", profile])
+            .env("CARGO_TARGET_DIR", profile_dir.parent().expect("target dir"))
+            .current_dir(root())
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build -p spvlab-cli failed");
+        let bin = profile_dir.join(format!("spvlab{}", std::env::consts::EXE_SUFFIX));
+        assert!(bin.is_file(), "{} missing after the build", bin.display());
+        bin
+    })
+}
+
 /// A scratch folder for one test, under the target dir.
 pub fn scratch(test: &str) -> PathBuf {
     let d = root().join("target/test-scratch").join(test);

@@ -6,9 +6,8 @@
 //! target dir.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use spvlab_tests::{reference_or_skip, root, run_tool, scratch};
 
@@ -44,27 +43,7 @@ OpFunctionEnd
 ";
 
 fn spvlab() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        // This test runs as <target>/<profile>/deps/cli-<hash>.
-        let exe = std::env::current_exe().expect("current exe");
-        let profile_dir = exe.parent().and_then(Path::parent).expect("target profile dir");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev",
-            Some(p) => p,
-        };
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "spvlab-cli", "--bin", "spvlab", "--profile", profile])
-            .env("CARGO_TARGET_DIR", profile_dir.parent().expect("target dir"))
-            .current_dir(root())
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build -p spvlab-cli failed");
-        let bin = profile_dir.join(format!("spvlab{}", std::env::consts::EXE_SUFFIX));
-        assert!(bin.is_file(), "{} missing after the build", bin.display());
-        bin
-    })
+    spvlab_tests::spvlab_bin()
 }
 
 /// Run `spvlab args...` in `dir` with `stdin`.

@@ -10,10 +10,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::Value;
-use spvlab_tests::{reference_or_skip, root, run_tool, scratch};
+use spvlab_tests::{reference_or_skip, run_tool, scratch};
 
 /// A small valid compute shader.
 const MODULE: &str = "\
@@ -52,27 +51,7 @@ const BAD_LINE: u64 = 9;
 const BAD_COLUMN: u64 = 16;
 
 fn spvlab() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        // This test runs as <target>/<profile>/deps/cli_val-<hash>.
-        let exe = std::env::current_exe().expect("current exe");
-        let profile_dir = exe.parent().and_then(Path::parent).expect("target profile dir");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev",
-            Some(p) => p,
-        };
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "spvlab-cli", "--bin", "spvlab", "--profile", profile])
-            .env("CARGO_TARGET_DIR", profile_dir.parent().expect("target dir"))
-            .current_dir(root())
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "cargo build -p spvlab-cli failed");
-        let bin = profile_dir.join(format!("spvlab{}", std::env::consts::EXE_SUFFIX));
-        assert!(bin.is_file(), "{} missing after the build", bin.display());
-        bin
-    })
+    spvlab_tests::spvlab_bin()
 }
 
 fn run_with(args: &[&str], stdin: &[u8]) -> Output {
