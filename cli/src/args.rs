@@ -61,6 +61,12 @@ impl Parser {
     pub fn text_value(&mut self, flag: &'static str, inline: Option<OsString>) -> Result<String, CliError> {
         self.value(flag, inline)?.into_string().map_err(|_| CliError::NotUnicodeArg)
     }
+
+    /// The value of `--target-env`, as SPIRV-Tools spells the environments.
+    pub fn target_env(&mut self, inline: Option<OsString>) -> Result<spvlab_core::TargetEnv, CliError> {
+        let e = self.text_value("--target-env", inline)?;
+        spvlab_core::TargetEnv::parse(&e).ok_or(CliError::UnknownTargetEnv(e))
+    }
 }
 
 /// Fail when an option that takes no value was given one.

@@ -2,7 +2,6 @@
 
 use std::ffi::OsString;
 
-use spvlab_core::TargetEnv;
 use spvlab_core::diag::render;
 use spvlab_core::text::{AsmOptions, assemble};
 
@@ -51,8 +50,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
                 "-h" | "--help" => return crate::io::print_stdout(HELP),
                 "-o" => output = Output::from_arg(&p.value("-o", inline)?),
                 "--target-env" => {
-                    let e = p.text_value("--target-env", inline)?;
-                    opts.env = TargetEnv::parse(&e).ok_or(CliError::UnknownTargetEnv(e))?;
+                    opts.env = p.target_env(inline)?;
                 }
                 "--preserve-numeric-ids" => {
                     no_value("--preserve-numeric-ids", &inline)?;

@@ -62,8 +62,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
                 "-h" | "--help" => return crate::io::print_stdout(HELP),
                 "-o" => output = Output::from_arg(&p.value("-o", inline)?),
                 "--target-env" => {
-                    let e = p.text_value("--target-env", inline)?;
-                    env = TargetEnv::parse(&e).ok_or(CliError::UnknownTargetEnv(e))?;
+                    env = p.target_env(inline)?;
                 }
                 "--format" => match p.text_value("--format", inline)?.as_str() {
                     "dot" => json = false,

@@ -112,8 +112,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Arg::Flag { name, inline } => match name.as_str() {
                 "-h" | "--help" => return crate::io::print_stdout(HELP),
                 "--target-env" => {
-                    let e = p.text_value("--target-env", inline)?;
-                    opts.env = TargetEnv::parse(&e).ok_or(CliError::UnknownTargetEnv(e))?;
+                    opts.env = p.target_env(inline)?;
                 }
                 "--json" => {
                     no_value("--json", &inline)?;
