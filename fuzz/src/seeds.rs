@@ -6,13 +6,7 @@ use spvlab_core::TargetEnv;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The workspace root (the fuzz crate's parent).
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
+pub use spvlab_tests::{corpus_dir, reference_bin, root};
 
 const BUILTIN_TEXTS: &[&str] = &[
     "OpCapability Shader\nOpMemoryModel Logical GLSL450\n",
@@ -157,31 +151,6 @@ pub fn builtin() -> Vec<Input> {
     over.push((0xFFFF << 16) | 17);
     out.push(Input::binary_words(&over));
     out
-}
-
-/// Where the corpus is: `$SPVLAB_CORPUS`, else `../shared/corpus` beside the checkout.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let p = match std::env::var_os("SPVLAB_CORPUS") {
-        Some(p) => PathBuf::from(p),
-        None => root().join("../shared/corpus"),
-    };
-    p.join("cases").is_dir().then_some(p)
-}
-
-/// The folder with the reference spirv-as: `$SPVLAB_SPIRV_TOOLS`, else `.tools/venv`.
-pub fn reference_bin() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("SPVLAB_SPIRV_TOOLS") {
-        let p = PathBuf::from(p);
-        return p.join("spirv-as").is_file().then_some(p);
-    }
-    let lib = root().join(".tools/venv/lib");
-    for entry in std::fs::read_dir(lib).ok()?.flatten() {
-        let p = entry.path().join("site-packages/cmeel.prefix/bin");
-        if p.join("spirv-as").is_file() {
-            return Some(p);
-        }
-    }
-    None
 }
 
 /// One corpus text with the env it assembles at.
