@@ -102,6 +102,12 @@ impl Diagnostic {
         self
     }
 
+    /// Add a related span with its label, in place (for diagnostics already reported).
+    pub fn relate(&mut self, span: Span, label: impl Into<String>) -> &mut Diagnostic {
+        self.related.push(Related { span, label: label.into() });
+        self
+    }
+
     pub fn with_related(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
         self.related.push(Related { span, label: label.into() });
         self

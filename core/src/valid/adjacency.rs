@@ -6,7 +6,6 @@ use crate::grammar::op;
 use super::Context;
 use super::ids::{sc};
 use super::rules::Rule;
-use crate::diag::Related;
 use alloc::format;
 use alloc::string::String;
 
@@ -74,10 +73,7 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
                     if let Some(b) = breaker {
                         let span = cx.span(b);
                         if let Some(d) = cx.diags.last_mut() {
-                            d.related.push(Related {
-                                span,
-                                label: String::from("this instruction comes before it"),
-                            });
+                            d.relate(span, String::from("this instruction comes before it"));
                         }
                     }
                 }
@@ -104,10 +100,7 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
                     if let Some(b) = breaker {
                         let span = cx.span(b);
                         if let Some(d) = cx.diags.last_mut() {
-                            d.related.push(Related {
-                                span,
-                                label: String::from("this instruction comes before it"),
-                            });
+                            d.relate(span, String::from("this instruction comes before it"));
                         }
                     }
                 }

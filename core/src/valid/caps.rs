@@ -236,7 +236,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             d.label = format!("{} needs a capability the module does not declare", desc.name);
             d.help = Some(help);
             if let Some((s, l)) = rel {
-                d.related.push(crate::diag::Related { span: s, label: l });
+                d.relate(s, l);
             }
         } else if desc.capabilities.is_empty() || opcode == op::OpTerminateInvocation {
             instruction_version(cx, &declared, i, desc.name, desc.extensions, desc.version, desc.last_version);
@@ -301,7 +301,7 @@ fn instruction_version(
                 d.label = format!("{name} comes from an extension the module does not declare");
                 d.help = Some(help);
                 if let Some((s, l)) = rel {
-                    d.related.push(crate::diag::Related { span: s, label: l });
+                    d.relate(s, l);
                 }
             }
         }
@@ -327,7 +327,7 @@ fn instruction_version(
                 d.label = format!("{name} entered SPIR-V in version {}; this module is version {}", ver(v), ver(mv));
                 d.help = Some(help);
                 if let Some((s, l)) = rel {
-                    d.related.push(crate::diag::Related { span: s, label: l });
+                    d.relate(s, l);
                 }
             }
         }
@@ -376,7 +376,7 @@ fn operand_value(
         d.label = format!("{kind_name} {} needs a capability the module does not declare", e.name);
         d.help = Some(help);
         if let Some((s, l)) = rel {
-            d.related.push(crate::diag::Related { span: s, label: l });
+            d.relate(s, l);
         }
         return;
     }
@@ -413,7 +413,7 @@ fn operand_value(
             d.label = format!("{kind_name} {} comes from an extension the module does not declare", e.name);
             d.help = Some(help);
             if let Some((s, l)) = rel {
-                d.related.push(crate::diag::Related { span: s, label: l });
+                d.relate(s, l);
             }
         }
     }

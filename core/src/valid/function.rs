@@ -9,7 +9,6 @@ use crate::grammar::op;
 use super::Context;
 use super::ids::{cap, sc};
 use super::rules::Rule;
-use crate::diag::Related;
 use alloc::format;
 use alloc::string::String;
 
@@ -108,10 +107,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                                 ),
                             );
                             if let Some(span) = span {
-                                d.related.push(Related {
-                                    span,
-                                    label: String::from("the function type"),
-                                });
+                                d.relate(span, String::from("the function type"));
                             }
                         }
                     }
@@ -168,11 +164,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             i,
                             format!("too many parameters: the function type has {n}"),
                         )
-                        .related
-                        .push(Related {
-                            span: fspan,
-                            label: String::from("the function"),
-                        });
+                        .relate(fspan, String::from("the function"));
                     }
                     Some(&pt) if pt != ty => {
                         let (a, b) = (cx.name(ty), cx.name(pt));
@@ -181,11 +173,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             i,
                             format!("parameter {k} has type {a}, but the function type says {b}"),
                         )
-                        .related
-                        .push(Related {
-                            span: fspan,
-                            label: String::from("the function"),
-                        });
+                        .relate(fspan, String::from("the function"));
                     }
                     _ => {}
                 }
@@ -203,11 +191,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                         i,
                         format!("OpReturn in function {fname}, which returns {r}"),
                     )
-                    .related
-                    .push(Related {
-                        span: fspan,
-                        label: format!("{fname} returns {r}"),
-                    });
+                    .relate(fspan, format!("{fname} returns {r}"));
                 } else if inst.opcode == op::OpReturnValue {
                     let v = inst.operands.first().copied().unwrap_or(0);
                     if void {
@@ -216,11 +200,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             i,
                             format!("OpReturnValue in function {fname}, which returns void"),
                         )
-                        .related
-                        .push(Related {
-                            span: fspan,
-                            label: format!("{fname} returns void"),
-                        });
+                        .relate(fspan, format!("{fname} returns void"));
                     } else if let Some(vt) = cx.type_of(v)
                         && vt != ret
                     {
@@ -230,11 +210,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             i,
                             format!("{vn} has type {tn}, but function {fname} returns {r}"),
                         )
-                        .related
-                        .push(Related {
-                            span: fspan,
-                            label: format!("{fname} returns {r}"),
-                        });
+                        .relate(fspan, format!("{fname} returns {r}"));
                     }
                 }
             }
@@ -267,11 +243,7 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
             i,
             format!("the call's result type is {t}, but {cname} returns {r}"),
         )
-        .related
-        .push(Related {
-            span: fspan,
-            label: format!("{cname} is defined here"),
-        });
+        .relate(fspan, format!("{cname} is defined here"));
         return;
     }
     let fty = finst.operands.get(3).copied().unwrap_or(0);
@@ -290,11 +262,7 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
                 args.len()
             ),
         )
-        .related
-        .push(Related {
-            span: fspan,
-            label: format!("{cname} is defined here"),
-        });
+        .relate(fspan, format!("{cname} is defined here"));
         return;
     }
     for (k, (&arg, &pt)) in args.iter().zip(params).enumerate() {
@@ -308,11 +276,7 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
                     "argument {k} ({a}) has type {t}, but parameter {k} of {cname} has type {p}"
                 ),
             )
-            .related
-            .push(Related {
-                span: fspan,
-                label: format!("{cname} is defined here"),
-            });
+            .relate(fspan, format!("{cname} is defined here"));
             return;
         }
         if !logical || (cx.opts.relax_logical_pointer || cx.opts.before_hlsl_legalization) {
@@ -366,10 +330,7 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
                     format!("argument {a} must be a memory object declaration (an OpVariable or OpFunctionParameter)"),
                 );
                 if let Some(span) = span {
-                    d.related.push(Related {
-                        span,
-                        label: format!("{a} is computed here"),
-                    });
+                    d.relate(span, format!("{a} is computed here"));
                 }
                 return;
             }

@@ -317,8 +317,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                 i,
                                 format!("the result type {name} is not a type"),
                             )
-                            .related
-                            .push(related(span, format!("{name} is defined here")));
+                            .relate(span, format!("{name} is defined here"));
                         }
                     } else {
                         report_undefined(cx, i, w, def, &mut reported);
@@ -349,8 +348,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                 i,
                                 format!("operand {name} is a type, but a value is expected here"),
                             )
-                            .related
-                            .push(related(span, format!("{name} is declared here")));
+                            .relate(span, format!("{name} is declared here"));
                         } else if !def_has_type
                             && !exempt
                             && !crate::cfg::is_branch_opcode(opcode)
@@ -370,8 +368,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                 i,
                                 format!("operand {name} has no type, but a value is expected here"),
                             )
-                            .related
-                            .push(related(span, format!("{name} is defined here")));
+                            .relate(span, format!("{name} is defined here"));
                         } else if cx.ext_kind(d).is_non_semantic() && !non_semantic {
                             let name = cx.name(w);
                             let span = cx.span(d);
@@ -382,8 +379,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                     "operand {name} is the result of a non-semantic instruction"
                                 ),
                             )
-                            .related
-                            .push(related(span, format!("{name} is defined here")));
+                            .relate(span, format!("{name} is defined here"));
                         }
                     } else if can_forward(opcode, k, ext, ext_number) {
                         if generates_type(opcode) && !forward_pointer.get(w) {
@@ -399,8 +395,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                 if let Some(d) = def {
                                     let span = cx.span(d);
                                     if let Some(last) = cx.diags.last_mut() {
-                                        last.related
-                                            .push(related(span, format!("{name} is defined here")));
+                                        last.relate(span, format!("{name} is defined here"));
                                     }
                                 }
                             }
@@ -435,10 +430,6 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
     }
 }
 
-fn related(span: crate::Span, label: alloc::string::String) -> crate::diag::Related {
-    crate::diag::Related { span, label }
-}
-
 /// Report a use of `w` at instruction `i` that is not defined before it.
 fn report_undefined(
     cx: &mut Context<'_>,
@@ -467,8 +458,7 @@ fn report_undefined(
                 i,
                 format!("{name} is used before its definition"),
             )
-            .related
-            .push(related(span, format!("{name} is defined later, here")));
+            .relate(span, format!("{name} is defined later, here"));
         }
         None => {
             cx.error(

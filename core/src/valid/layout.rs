@@ -9,7 +9,6 @@ use crate::grammar::op;
 use super::Context;
 use super::ids::{ExtKind};
 use super::rules::Rule;
-use crate::diag::Related;
 use crate::grammar;
 use alloc::format;
 use alloc::string::String;
@@ -275,8 +274,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         i,
                         format!("OpFunction inside the body of {name}: the previous function has no OpFunctionEnd"),
                     )
-                    .related
-                    .push(Related { span, label: format!("{name} begins here") });
+                    .relate(span, format!("{name} begins here"));
                 }
                 function = Some(i);
                 block = None;
@@ -298,11 +296,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         i,
                         String::from("function parameters must come immediately after OpFunction"),
                     )
-                    .related
-                    .push(Related {
-                        span,
-                        label: String::from("the function begins here"),
-                    });
+                    .relate(span, String::from("the function begins here"));
                 }
             }
             op::OpFunctionEnd => {
@@ -323,11 +317,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                                 i,
                                 format!("block {label} has no terminator before OpFunctionEnd"),
                             )
-                            .related
-                            .push(Related {
-                                span,
-                                label: format!("block {label} begins here"),
-                            });
+                            .relate(span, format!("block {label} begins here"));
                         } else if blocks == 0 {
                             if let Some(def) = saw_definition {
                                 let name = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
@@ -337,10 +327,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                                     f,
                                     format!("the function declaration {name} comes after a function definition"),
                                 );
-                                d.related.push(Related {
-                                    span,
-                                    label: String::from("first function definition"),
-                                });
+                                d.relate(span, String::from("first function definition"));
                                 d.help = Some(String::from(
                                     "move function declarations before all function definitions",
                                 ));
@@ -369,11 +356,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         i,
                         format!("block {label} has no terminator before the next label"),
                     )
-                    .related
-                    .push(Related {
-                        span,
-                        label: format!("block {label} begins here"),
-                    });
+                    .relate(span, format!("block {label} begins here"));
                 }
                 block = Some(i);
                 blocks += 1;
@@ -465,11 +448,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
             f,
             format!("function {name} has no OpFunctionEnd: the module ends inside it"),
         )
-        .related
-        .push(Related {
-            span,
-            label: String::from("the module ends here"),
-        });
+        .relate(span, String::from("the module ends here"));
     }
     if !saw_memory_model && !memory_model_reported {
         cx.error(

@@ -308,8 +308,8 @@ mod tests {
             InstSpan { word_offset: 7, word_count: 3, span: Span::new(20, 49) },
         ];
         let mut d = Diagnostic::error("x.y", Span::new(7, 10), "m").in_binary();
-        d.related.push(Related { span: Span::new(5, 7), label: "first".into() });
-        d.related.push(Related { span: Span::new(0, 5), label: "header".into() });
+        d.relate(Span::new(5, 7), "first".into());
+        d.relate(Span::new(0, 5), "header".into());
         let mut ds = [d];
         locate(&mut ds, &map);
         assert_eq!((ds[0].span, ds[0].unit), (Span::new(20, 49), SpanUnit::TextBytes));

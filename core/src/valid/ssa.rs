@@ -13,7 +13,6 @@ use super::Context;
 use super::ids::{cap};
 use super::rules::Rule;
 use crate::cfg::{Csr, EdgeKind, NONE};
-use crate::diag::Related;
 use crate::grammar::OperandKind;
 use alloc::format;
 use alloc::string::String;
@@ -462,14 +461,8 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
                 format!("{name} is defined in block {db}, which does not dominate this use in block {ub}"),
             );
             d.label = format!("{name} may not have been computed on every path to here");
-            d.related.push(Related {
-                span: def_span,
-                label: format!("{name} is defined here"),
-            });
-            d.related.push(Related {
-                span: header_span,
-                label: format!("block {db}"),
-            });
+            d.relate(def_span, format!("{name} is defined here"));
+            d.relate(header_span, format!("block {db}"));
         }
         Finding::OutsideFunction {
             use_inst, id, def, ..
@@ -481,10 +474,7 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
                 use_inst,
                 format!("{name} belongs to function {df} but is used in function {uf}"),
             );
-            d.related.push(Related {
-                span: def_span,
-                label: format!("{name} is defined in {df} here"),
-            });
+            d.relate(def_span, format!("{name} is defined in {df} here"));
         }
         Finding::PhiNotDominate {
             phi,
@@ -499,10 +489,7 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
                 phi,
                 format!("the incoming value {name} of OpPhi {p} is not defined on every path to its parent block {par}"),
             );
-            d.related.push(Related {
-                span: def_span,
-                label: format!("{name} is defined here"),
-            });
+            d.relate(def_span, format!("{name} is defined here"));
         }
         Finding::PhiCount {
             phi,

@@ -7,7 +7,6 @@ use crate::grammar::op;
 use super::Context;
 use super::caps::Declared;
 use super::rules::Rule;
-use crate::diag::Related;
 use crate::grammar::OperandKind;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -250,7 +249,7 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
             let d = cx.error("types.builtin-members-mixed", i, msg);
             d.label = format!("{name} mixes built-in and non-built-in members");
             if let Some(s) = rel {
-                d.related.push(Related { span: s, label: String::from("a member is decorated BuiltIn here") });
+                d.relate(s, String::from("a member is decorated BuiltIn here"));
             }
             d.help = Some(format!("decorate every member of {name} BuiltIn, or move the built-ins to their own structure"));
         }
@@ -293,8 +292,8 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
                 let (vs, es) = (cx.span(vi), cx.span(ep));
                 let d = cx.error("types.interface-struct-builtin", si, msg);
                 d.label = format!("{sname} has BuiltIn members but is not decorated Block");
-                d.related.push(Related { span: vs, label: format!("{vname} has this type") });
-                d.related.push(Related { span: es, label: format!("{vname} is in this entry point's interface") });
+                d.relate(vs, format!("{vname} has this type"));
+                d.relate(es, format!("{vname} is in this entry point's interface"));
                 d.help = Some(format!("add `OpDecorate {sname} Block`"));
             }
         }
@@ -449,8 +448,8 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
                 let (ds, es) = (cx.span(def), cx.span(em));
                 let d = cx.error("types.coopmat-local-size-id", i, msg);
                 d.label = format!("{tname} has Workgroup scope, so its size depends on the workgroup size");
-                d.related.push(Related { span: ds, label: format!("{cname} is defined only here") });
-                d.related.push(Related { span: es, label: String::from("the workgroup size is set here") });
+                d.relate(ds, format!("{cname} is defined only here"));
+                d.relate(es, String::from("the workgroup size is set here"));
                 d.help = Some(format!("move the definition of {cname} before {tname}"));
                 break;
             }

@@ -10,7 +10,6 @@ use crate::grammar::op;
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
-use crate::diag::Related;
 use crate::{Diagnostic, Span, TargetEnv};
 use alloc::format;
 use alloc::string::String;
@@ -224,8 +223,8 @@ fn interfaces(cx: &mut Context<'_>) {
             let (vspan, atspan) = (cx.span(vi), cx.span(at));
             let d = cx.error("version.interface-incomplete", ep, msg);
             d.label = format!("the interface of '{ep_name}' does not list {vname}");
-            d.related.push(Related { span: vspan, label: format!("{vname} is declared here") });
-            d.related.push(Related { span: atspan, label: format!("{vname} is used here") });
+            d.relate(vspan, format!("{vname} is declared here"));
+            d.relate(atspan, format!("{vname} is used here"));
             d.help = Some(format!("add {vname} to the OpEntryPoint's interface (required from SPIR-V 1.4 on)"));
         }
     }

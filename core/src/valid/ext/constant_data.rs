@@ -3,7 +3,6 @@
 
 use crate::grammar::op;
 use super::{has_decoration, scalar_int};
-use crate::diag::Related;
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
@@ -62,7 +61,7 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
                     );
                     d.label = String::from("UTFEncodedKHR applies only to arrays of 8-bit integers");
                     if let Some(s) = rel {
-                        d.related.push(Related { span: s, label: format!("{n} is declared here") });
+                        d.relate(s, format!("{n} is declared here"));
                     }
                 }
             }
@@ -90,7 +89,7 @@ fn data(cx: &mut Context<'_>, i: usize) {
         );
         d.label = format!("{tname} is not an OpTypeArray of integers");
         if let Some(s) = rel {
-            d.related.push(Related { span: s, label: format!("{tname} is declared here") });
+            d.relate(s, format!("{tname} is declared here"));
         }
         return;
     };
@@ -102,7 +101,7 @@ fn data(cx: &mut Context<'_>, i: usize) {
             format!("{opname}'s Result Type {tname} must not be decorated with ArrayStride"),
         );
         d.label = String::from("constant data is packed without padding");
-        d.related.push(Related { span: s, label: format!("{tname} is decorated ArrayStride here") });
+        d.relate(s, format!("{tname} is decorated ArrayStride here"));
         d.help = Some(String::from("declare an array type without ArrayStride for the data, and OpCopyLogical it to a strided one if needed"));
     }
     // The length, when it is a (spec) constant with a known value.
@@ -127,7 +126,7 @@ fn data(cx: &mut Context<'_>, i: usize) {
         );
         d.label = format!("expected {need} data word(s)");
         if let Some(s) = rel {
-            d.related.push(Related { span: s, label: format!("{tname} is declared here") });
+            d.relate(s, format!("{tname} is declared here"));
         }
         d.help = Some(String::from("data is packed without padding, rounded up to a whole 32-bit word"));
     }

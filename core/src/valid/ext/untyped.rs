@@ -4,7 +4,6 @@
 
 use crate::grammar::op;
 use super::{has_decoration, pointer_storage, scalar_int};
-use crate::diag::Related;
 use crate::grammar::OperandKind;
 use crate::valid::Context;
 use crate::valid::rules::Rule;
@@ -180,7 +179,7 @@ fn variable(cx: &mut Context<'_>, i: usize) {
         let d = cx.error("ext.untyped-storage-class", i, msg);
         d.label = String::from("storage class disagreement");
         if let Some(s) = rt_span {
-            d.related.push(Related { span: s, label: format!("{n} is declared here") });
+            d.relate(s, format!("{n} is declared here"));
         }
     }
     if sc == SC_GENERIC {
@@ -259,7 +258,7 @@ fn array_length(cx: &mut Context<'_>, i: usize) {
         let d = cx.error("ext.untyped-array-length", i, format!("OpUntypedArrayLengthKHR's Structure {sname} must be decorated Block"));
         d.label = String::from("the structure is not a Block");
         if let Some(sp) = sspan {
-            d.related.push(Related { span: sp, label: format!("{sname} is declared here") });
+            d.relate(sp, format!("{sname} is declared here"));
         }
         d.help = Some(format!("add `OpDecorate {sname} Block`"));
     }
@@ -268,7 +267,7 @@ fn array_length(cx: &mut Context<'_>, i: usize) {
         let d = cx.error("ext.untyped-array-length", i, format!("The last member of {sname} must be a runtime array"));
         d.label = String::from("OpUntypedArrayLengthKHR needs a runtime-array last member");
         if let Some(sp) = sspan {
-            d.related.push(Related { span: sp, label: format!("{sname} is declared here") });
+            d.relate(sp, format!("{sname} is declared here"));
         }
     } else if member + 1 != n {
         let d = cx.error(

@@ -3,7 +3,6 @@
 
 use crate::grammar::op;
 use super::{is_pointer_to, pointer_type_of, scalar_int};
-use crate::diag::Related;
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
@@ -221,7 +220,7 @@ fn dominance(cx: &mut Context<'_>) {
             format!("{op} {name} is not dominated by an OpSaveMemoryINTEL in {fname}"),
         );
         d.label = String::from("some path reaches this allocation without saving the memory state first");
-        d.related.push(Related { span: fspan, label: format!("in function {fname}") });
+        d.relate(fspan, format!("in function {fname}"));
         d.help = Some(String::from("execute `%state = OpSaveMemoryINTEL %ptr` before the allocation, on every path to it"));
     }
 }
