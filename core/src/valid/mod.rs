@@ -302,14 +302,14 @@ mod tests {
 
     #[test]
     fn locate_maps_words_to_text_and_drops_unmapped_related_spans() {
-        use crate::diag::{Related, SpanUnit};
+        use crate::diag::SpanUnit;
         let map = [
             InstSpan { word_offset: 5, word_count: 2, span: Span::new(0, 19) },
             InstSpan { word_offset: 7, word_count: 3, span: Span::new(20, 49) },
         ];
         let mut d = Diagnostic::error("x.y", Span::new(7, 10), "m").in_binary();
-        d.relate(Span::new(5, 7), "first".into());
-        d.relate(Span::new(0, 5), "header".into());
+        d.relate(Span::new(5, 7), "first");
+        d.relate(Span::new(0, 5), "header");
         let mut ds = [d];
         locate(&mut ds, &map);
         assert_eq!((ds[0].span, ds[0].unit), (Span::new(20, 49), SpanUnit::TextBytes));
