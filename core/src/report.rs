@@ -410,6 +410,12 @@ fn name_of(names: Option<&Names>, id: u32) -> String {
 
 /// Analyse a module given as text, for the target environment `env`.
 pub fn analyze(text: &str, env: TargetEnv) -> AnalyzeReport {
+    analyze_with(text, &valid::Options { env, ..Default::default() })
+}
+
+/// [`analyze`] with spirv-val's options (`opts.env` is the target env).
+pub fn analyze_with(text: &str, opts: &valid::Options) -> AnalyzeReport {
+    let env = opts.env;
     let lines = LineIndex::new(text);
     let asm = AsmOptions { env, preserve_numeric_ids: false };
     let out = match assemble_with_map(text, &asm) {
@@ -421,9 +427,8 @@ pub fn analyze(text: &str, env: TargetEnv) -> AnalyzeReport {
             };
         }
     };
-    let opts = valid::Options { env, ..Default::default() };
     let names = valid::TextNames::from_asm(text, &out);
-    let mut vdiags = valid::validate_words_named(&out.words, &opts, &names);
+    let mut vdiags = valid::validate_words_named(&out.words, opts, &names);
     let module = binary::read_words_framing(&out.words).ok();
 
     let mut report = AnalyzeReport {

@@ -6,32 +6,28 @@
 //! [`disassemble_report`]) so that they are tested natively; the
 //! `#[wasm_bindgen]` wrappers only move values across the boundary.
 //!
-//! JavaScript sees:
+//! JavaScript sees (every diagnostic has one shape: `Diagnostic` of
+//! www/src/api.ts, core's `report::Diagnostic`):
 //!
-//! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics: Diag[] }`
-//! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics: Diag[] }`
-//!   with `options = { rawId?, header?, indent? }`
-//! * `validate(textOrBytes: string | Uint8Array, targetEnv, options?)` →
-//!   `{ valid, assembled, diagnostics: ValDiag[] }`, where `options` is spirv-val's
-//!   options, either as its arguments (`["--relax-block-layout", "--max-struct-depth", "10"]`)
-//!   or as an object (`{ relaxBlockLayout: true, maxStructDepth: 10 }`), and a `ValDiag`
-//!   is a `Diag` plus `wordStart`/`wordEnd` (the instruction's words in the binary),
-//!   the rule's `summary` and `explanation`; text is assembled for the same target
-//!   environment first and the problems located at their line and column
 //! * `analyze({ text, targetEnv })` → `AnalyzeReport`, `cfgDot(text, targetEnv,
 //!   functionId?, options?)` → DOT, `disassembleBinary(bytes)` → `{ text?,
 //!   diagnostics }`, `encodeShare(state)` → `"v1/..."`, `decodeShare(fragment)` →
 //!   `{ state?, error?, code? }`: the page's contract, www/src/api.ts (all logic
 //!   in core: `report`, `cfg::dot`, `share`)
-//! * `targetEnvs()` → `string[]`, `version()` → `string`
+//! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics }`
+//! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics }`
+//!   with `options = { rawId?, header?, indent? }`
+//! * `validate(textOrBytes: string | Uint8Array, targetEnv, args?: string[])` →
+//!   `{ valid, assembled, diagnostics }`, `args` being spirv-val's options as its
+//!   command line spells them (`["--relax-block-layout", "--max-struct-depth", "10"]`);
+//!   text is assembled for the same target environment and its problems located
+//! * `targetEnvs()`, `defaultTargetEnv()`, `grammarWords()`, `version()`
 //!
-//! where a `Diag` carries the core [`Diagnostic`] plus 1-based `line`/`col`
-//! (and `endLine`/`endCol`) for text spans, and `rendered`, the rustc-style
-//! excerpt. Bad arguments (an unknown target environment, options of the
-//! wrong shape) throw a JavaScript `Error` built from [`WebError`].
+//! Bad arguments (an unknown target environment, options of the wrong shape)
+//! throw a JavaScript `Error` built from [`WebError`].
 
 use serde::{Deserialize, Serialize};
-use spvlab_core::diag::{self, Diagnostic, Severity, SpanUnit};
+use spvlab_core::diag::{Diagnostic, Severity};
 use spvlab_core::env::{TARGET_ENVS, TargetEnv};
 use spvlab_core::text::{AsmOptions, DisOptions};
 use spvlab_core::cfg::dot::{DotOptions, to_dot};
@@ -67,52 +63,13 @@ fn js_sys_error(msg: &str) -> JsValue {
     JsError::new(msg).into()
 }
 
-/// A span with its position in the text, for JavaScript.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct WebSpan {
-    /// Byte offsets in the text, or word offsets in the binary (see `unit`).
-    pub start: u32,
-    pub end: u32,
-    /// 1-based line and column (in chars) of `start` and `end`; 0 for binary spans.
-    pub line: u32,
-    pub col: u32,
-    pub end_line: u32,
-    pub end_col: u32,
-}
-
-/// A related span with its label.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct WebRelated {
-    pub span: WebSpan,
-    pub label: String,
-}
-
-/// A diagnostic for JavaScript.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct WebDiagnostic {
-    pub code: &'static str,
-    /// `error`, `warning` or `note`.
-    pub severity: &'static str,
-    pub message: String,
-    /// `text` (byte offsets) or `binary` (word offsets).
-    pub unit: &'static str,
-    pub span: WebSpan,
-    pub label: String,
-    pub related: Vec<WebRelated>,
-    pub help: Option<String>,
-    /// The rustc-style rendering (with the caret excerpt for text spans).
-    pub rendered: String,
-}
-
 /// What `assemble` answers.
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
 pub struct AsmReport {
     pub ok: bool,
     /// The module, one number per word (empty on failure).
     pub words: Vec<u32>,
-    pub diagnostics: Vec<WebDiagnostic>,
+    pub diagnostics: Vec<report::Diagnostic>,
 }
 
 /// What `disassemble` answers.
@@ -120,7 +77,7 @@ pub struct AsmReport {
 pub struct DisReport {
     pub ok: bool,
     pub text: String,
-    pub diagnostics: Vec<WebDiagnostic>,
+    pub diagnostics: Vec<report::Diagnostic>,
 }
 
 /// Options of `disassemble`, as JavaScript passes them (every field optional).
@@ -143,41 +100,6 @@ impl WebDisOptions {
     }
 }
 
-fn web_span(span: spvlab_core::Span, unit: SpanUnit, src: &str) -> WebSpan {
-    let (mut line, mut col, mut end_line, mut end_col) = (0, 0, 0, 0);
-    if unit == SpanUnit::TextBytes {
-        (line, col) = diag::line_col(src, span.start);
-        (end_line, end_col) = diag::line_col(src, span.end.max(span.start));
-    }
-    WebSpan { start: span.start, end: span.end, line, col, end_line, end_col }
-}
-
-/// Convert a core diagnostic, locating it in `src` (the text, or "" for a binary).
-pub fn web_diagnostic(d: &Diagnostic, src: &str, file: &str) -> WebDiagnostic {
-    WebDiagnostic {
-        code: d.code,
-        severity: match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-        },
-        message: d.message.clone(),
-        unit: match d.unit {
-            SpanUnit::TextBytes => "text",
-            SpanUnit::BinaryWords => "binary",
-        },
-        span: web_span(d.span, d.unit, src),
-        label: d.label.clone(),
-        related: d
-            .related
-            .iter()
-            .map(|r| WebRelated { span: web_span(r.span, d.unit, src), label: r.label.clone() })
-            .collect(),
-        help: d.help.clone(),
-        rendered: diag::render(d, src, file),
-    }
-}
-
 /// Parse a target environment name (as `--target-env` spells it).
 pub fn parse_env(name: &str) -> Result<TargetEnv, WebError> {
     TargetEnv::parse(name).ok_or_else(|| WebError::UnknownTargetEnv(name.into()))
@@ -191,7 +113,10 @@ pub fn assemble_report(text: &str, target_env: &str) -> Result<AsmReport, WebErr
         Err(diags) => AsmReport {
             ok: false,
             words: Vec::new(),
-            diagnostics: diags.iter().map(|d| web_diagnostic(d, text, "input.spvasm")).collect(),
+            diagnostics: {
+                let lines = report::LineIndex::new(text);
+                diags.iter().map(|d| report::convert_diagnostic(d, text, &lines, None, "input.spvasm")).collect()
+            },
         },
     })
 }
@@ -230,13 +155,7 @@ pub fn disassemble_binary(bytes: &[u8]) -> BinaryText {
         .and_then(|words| spvlab_core::text::disassemble(&words, &DisOptions::default()).map(|t| (t, words)));
     match result {
         Ok((text, _)) => BinaryText { text: Some(text), diagnostics: Vec::new() },
-        Err(d) => {
-            let lines = report::LineIndex::new("");
-            BinaryText {
-                text: None,
-                diagnostics: vec![report::convert_diagnostic(&d, "", &lines, None, "input.spv")],
-            }
-        }
+        Err(d) => BinaryText { text: None, diagnostics: vec![binary_diagnostic(&d, None)] },
     }
 }
 
@@ -269,9 +188,14 @@ pub fn disassemble_report(bytes: &[u8], opts: WebDisOptions) -> DisReport {
         Err(d) => DisReport {
             ok: false,
             text: String::new(),
-            diagnostics: vec![web_diagnostic(&d, "", "input.spv")],
+            diagnostics: vec![binary_diagnostic(&d, None)],
         },
     }
+}
+
+/// A diagnostic about a binary (word offsets, no text).
+fn binary_diagnostic(d: &Diagnostic, words: Option<&[u32]>) -> report::Diagnostic {
+    report::convert_diagnostic(d, "", &report::LineIndex::new(""), words, "input.spv")
 }
 
 /// What `validate` is given: assembly text or a binary.
@@ -281,177 +205,41 @@ pub enum ValInput<'a> {
     Bytes(&'a [u8]),
 }
 
-/// spirv-val's options, as JavaScript passes them: its arguments, or an object.
-#[derive(Deserialize, Debug, Clone)]
-#[serde(untagged)]
-pub enum WebValOptions {
-    Args(Vec<String>),
-    Object(WebValFlags),
-}
-
-impl Default for WebValOptions {
-    fn default() -> Self {
-        WebValOptions::Args(Vec::new())
-    }
-}
-
-/// spirv-val's options by camelCase name (every field optional).
-#[derive(Deserialize, Debug, Clone, Copy, Default)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-pub struct WebValFlags {
-    pub before_hlsl_legalization: bool,
-    pub relax_logical_pointer: bool,
-    pub relax_block_layout: bool,
-    pub uniform_buffer_standard_layout: bool,
-    pub scalar_block_layout: bool,
-    pub workgroup_scalar_block_layout: bool,
-    pub skip_block_layout: bool,
-    pub relax_struct_store: bool,
-    pub allow_localsizeid: bool,
-    pub max_struct_members: Option<u32>,
-    pub max_struct_depth: Option<u32>,
-    pub max_local_variables: Option<u32>,
-    pub max_global_variables: Option<u32>,
-    pub max_switch_branches: Option<u32>,
-    pub max_function_args: Option<u32>,
-    pub max_control_flow_nesting_depth: Option<u32>,
-    pub max_access_chain_indexes: Option<u32>,
-    pub max_id_bound: Option<u32>,
-}
-
-impl WebValOptions {
-    /// The options as spirv-val's arguments.
-    pub fn to_args(&self) -> Vec<String> {
-        let f = match self {
-            WebValOptions::Args(a) => return a.clone(),
-            WebValOptions::Object(f) => f,
-        };
-        let mut args = Vec::new();
-        let flags = [
-            (f.before_hlsl_legalization, "--before-hlsl-legalization"),
-            (f.relax_logical_pointer, "--relax-logical-pointer"),
-            (f.relax_block_layout, "--relax-block-layout"),
-            (f.uniform_buffer_standard_layout, "--uniform-buffer-standard-layout"),
-            (f.scalar_block_layout, "--scalar-block-layout"),
-            (f.workgroup_scalar_block_layout, "--workgroup-scalar-block-layout"),
-            (f.skip_block_layout, "--skip-block-layout"),
-            (f.relax_struct_store, "--relax-struct-store"),
-            (f.allow_localsizeid, "--allow-localsizeid"),
-        ];
-        args.extend(flags.iter().filter(|(on, _)| *on).map(|(_, n)| String::from(*n)));
-        let limits = [
-            (f.max_struct_members, "--max-struct-members"),
-            (f.max_struct_depth, "--max-struct-depth"),
-            (f.max_local_variables, "--max-local-variables"),
-            (f.max_global_variables, "--max-global-variables"),
-            (f.max_switch_branches, "--max-switch-branches"),
-            (f.max_function_args, "--max-function-args"),
-            (f.max_control_flow_nesting_depth, "--max-control-flow-nesting-depth"),
-            (f.max_access_chain_indexes, "--max-access-chain-indexes"),
-            (f.max_id_bound, "--max-id-bound"),
-        ];
-        for (v, n) in limits {
-            if let Some(v) = v {
-                args.push(format!("{n}={v}"));
-            }
-        }
-        args
-    }
-}
-
-/// A validation diagnostic for JavaScript.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ValDiagnostic {
-    #[serde(flatten)]
-    pub diag: WebDiagnostic,
-    /// The words of the primary span in the binary (absent for text that did not assemble).
-    pub word_start: Option<u32>,
-    pub word_end: Option<u32>,
-    /// The rule's one-line summary and explanation (absent for assembler errors).
-    pub summary: Option<&'static str>,
-    pub explanation: Option<&'static str>,
-}
-
 /// What `validate` answers.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct ValReport {
     /// No errors (warnings allowed).
     pub valid: bool,
     /// False when the text did not assemble (the diagnostics are then the assembler's).
     pub assembled: bool,
-    pub diagnostics: Vec<ValDiagnostic>,
+    pub diagnostics: Vec<report::Diagnostic>,
 }
 
 /// Validate assembly text (assembled for `target_env` first) or a binary, with
-/// spirv-val's options.
-pub fn validate_report(
-    input: ValInput<'_>,
-    target_env: &str,
-    options: &WebValOptions,
-) -> Result<ValReport, WebError> {
-    use spvlab_core::valid::{self, Options, rules};
+/// spirv-val's options given as its arguments (`["--max-struct-depth", "10"]`).
+pub fn validate_report(input: ValInput<'_>, target_env: &str, args: &[String]) -> Result<ValReport, WebError> {
+    use spvlab_core::valid::{self, Options};
     let mut opts = Options { env: parse_env(target_env)?, ..Options::default() };
-    let args = options.to_args();
-    opts.apply_args(args.iter().map(String::as_str))
-        .map_err(|e| WebError::BadOptions(e.to_string()))?;
-    let (src, file, words, mut diags, map) = match input {
-        ValInput::Bytes(bytes) => match words_from_bytes(bytes) {
-            Ok(w) => {
-                let d = valid::validate_words(&w, &opts);
-                ("", "input.spv", w, d, None)
-            }
-            Err(d) => ("", "input.spv", Vec::new(), vec![d], None),
-        },
+    opts.apply_args(args.iter().map(String::as_str)).map_err(|e| WebError::BadOptions(e.to_string()))?;
+    Ok(match input {
         ValInput::Text(text) => {
-            let asm = AsmOptions { env: opts.env, preserve_numeric_ids: false };
-            match spvlab_core::text::asm::assemble_with_map(text, &asm) {
-                Ok(out) => {
-                    let names = valid::TextNames::from_asm(text, &out);
-                    let d = valid::validate_words_named(&out.words, &opts, &names);
-                    (text, "input.spvasm", out.words, d, Some(out.map))
+            let r = report::analyze_with(text, &opts);
+            ValReport { valid: r.valid, assembled: r.assembled, diagnostics: r.diagnostics }
+        }
+        ValInput::Bytes(bytes) => {
+            let (words, diags) = match words_from_bytes(bytes) {
+                Ok(w) => {
+                    let d = valid::validate_words(&w, &opts);
+                    (w, d)
                 }
-                Err(diags) => {
-                    let diagnostics = diags
-                        .iter()
-                        .map(|d| ValDiagnostic {
-                            diag: web_diagnostic(d, text, "input.spvasm"),
-                            word_start: None,
-                            word_end: None,
-                            summary: None,
-                            explanation: None,
-                        })
-                        .collect();
-                    return Ok(ValReport { valid: false, assembled: false, diagnostics });
-                }
+                Err(d) => (Vec::new(), vec![d]),
+            };
+            ValReport {
+                valid: !diags.iter().any(|d| d.severity == Severity::Error),
+                assembled: true,
+                diagnostics: diags.iter().map(|d| binary_diagnostic(d, Some(&words))).collect(),
             }
         }
-    };
-    let word_spans: Vec<Option<spvlab_core::Span>> =
-        diags.iter().map(|d| (d.unit == SpanUnit::BinaryWords).then_some(d.span)).collect();
-    if let Some(map) = &map {
-        valid::locate(&mut diags, map);
-    }
-    let diagnostics = diags
-        .iter()
-        .zip(word_spans)
-        .map(|(d, ws)| {
-            let rule = rules::rule(d.code);
-            let mut diag = web_diagnostic(d, src, file);
-            diag.rendered = diag::render_full(d, src, Some(&words), file, rule.map(|r| r.explanation));
-            ValDiagnostic {
-                diag,
-                word_start: ws.map(|s| s.start),
-                word_end: ws.map(|s| s.end),
-                summary: rule.map(|r| r.summary),
-                explanation: rule.map(|r| r.explanation),
-            }
-        })
-        .collect();
-    Ok(ValReport {
-        valid: !diags.iter().any(|d| d.severity == Severity::Error),
-        assembled: true,
-        diagnostics,
     })
 }
 
@@ -483,15 +271,11 @@ pub fn js_disassemble(bytes: &[u8], options: JsValue) -> Result<JsValue, JsValue
     to_js(&disassemble_report(bytes, opts))
 }
 
-/// `validate(textOrBytes, targetEnv, options?)` → `{ valid, assembled, diagnostics }`.
+/// `validate(textOrBytes, targetEnv, args?)` → `{ valid, assembled, diagnostics }`,
+/// where `args` are spirv-val's options as its command line spells them.
 #[wasm_bindgen(js_name = validate)]
-pub fn js_validate(input: JsValue, target_env: &str, options: JsValue) -> Result<JsValue, JsValue> {
-    let opts: WebValOptions = if options.is_undefined() || options.is_null() {
-        WebValOptions::default()
-    } else {
-        serde_wasm_bindgen::from_value(options)
-            .map_err(|e| WebError::BadOptions(e.to_string()))?
-    };
+pub fn js_validate(input: JsValue, target_env: &str, args: Option<Vec<String>>) -> Result<JsValue, JsValue> {
+    let opts = args.unwrap_or_default();
     let report = if let Some(text) = input.as_string() {
         validate_report(ValInput::Text(&text), target_env, &opts)?
     } else if input.is_instance_of::<js_sys::Uint8Array>() {
@@ -592,7 +376,6 @@ pub fn js_version() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spvlab_core::Span;
 
     #[test]
     fn unknown_env_is_an_error() {
@@ -603,25 +386,16 @@ mod tests {
     }
 
     #[test]
-    fn text_diagnostics_get_line_and_column() {
-        let src = "OpCapability Shader\n  %x = OpFMd\n";
-        let d = Diagnostic::error("asm.unknown-opcode", Span::new(27, 31), "unknown opcode")
-            .with_related(Span::new(0, 12), "here")
-            .with_help("did you mean `OpFMod`?");
-        let w = web_diagnostic(&d, src, "a.spvasm");
-        assert_eq!((w.span.line, w.span.col, w.span.end_line, w.span.end_col), (2, 8, 2, 12));
-        assert_eq!((w.related[0].span.line, w.related[0].span.col), (1, 1));
-        assert_eq!(w.severity, "error");
-        assert_eq!(w.unit, "text");
-        assert!(w.rendered.contains("a.spvasm:2:8"), "{}", w.rendered);
-    }
-
-    #[test]
-    fn binary_diagnostics_have_no_line() {
-        let d = Diagnostic::error("bin.x", Span::new(5, 6), "bad").in_binary();
-        let w = web_diagnostic(&d, "", "a.spv");
-        assert_eq!((w.span.start, w.span.line, w.span.col), (5, 0, 0));
-        assert_eq!(w.unit, "binary");
+    fn assembler_diagnostics_are_located_in_the_text() {
+        let r = assemble_report("OpCapability Shader\n  %x = OpFMd\n", "spv1.6").unwrap();
+        assert!(!r.ok && r.words.is_empty());
+        let d = &r.diagnostics[0];
+        assert_eq!(d.code, "asm.unknown-opcode");
+        let at = d.range.as_ref().map(|t| (t.line, t.column));
+        assert_eq!(at, Some((2, 8)), "{d:?}");
+        assert_eq!((d.severity, d.word_offset), ("error", None));
+        assert!(d.rendered.contains("input.spvasm:2:8"), "{}", d.rendered);
+        assert!(d.help.as_deref().unwrap_or("").contains("OpFMod"), "{d:?}");
     }
 
     #[test]
@@ -632,7 +406,7 @@ mod tests {
         assert_eq!(words_from_bytes(&be).unwrap(), vec![0x0723_0203, 0x0001_0600, 0, 5, 0]);
         assert_eq!(words_from_bytes(&[]).unwrap_err().code, "bin.truncated-header");
         let e = words_from_bytes(&le[..7]).unwrap_err();
-        assert_eq!((e.code, e.unit), ("bin.byte-length", SpanUnit::BinaryWords));
+        assert_eq!((e.code, e.unit), ("bin.byte-length", spvlab_core::diag::SpanUnit::BinaryWords));
         let dis = disassemble_binary(&be);
         assert!(dis.text.unwrap().contains("; Bound: 5"));
         let bad = disassemble_binary(&le[..7]);
@@ -675,51 +449,45 @@ mod tests {
 
     #[test]
     fn validate_text_and_binary() {
-        let r = validate_report(ValInput::Text(VALID), "vulkan1.0", &WebValOptions::default()).unwrap();
+        let none: Vec<String> = Vec::new();
+        let r = validate_report(ValInput::Text(VALID), "vulkan1.0", &none).unwrap();
         assert!(r.valid && r.assembled && r.diagnostics.is_empty(), "{r:?}");
         let words = spvlab_core::text::assemble(VALID, &AsmOptions::default()).unwrap();
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let r = validate_report(ValInput::Bytes(&bytes), "spv1.6", &WebValOptions::default()).unwrap();
+        let r = validate_report(ValInput::Bytes(&bytes), "spv1.6", &none).unwrap();
         assert!(r.valid, "{r:?}");
         // An id past the bound: the binary's own error, at its words.
         let mut bad = words.clone();
         bad[3] = 3;
         let bytes: Vec<u8> = bad.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let r = validate_report(ValInput::Bytes(&bytes), "spv1.6", &WebValOptions::default()).unwrap();
+        let r = validate_report(ValInput::Bytes(&bytes), "spv1.6", &none).unwrap();
         assert!(!r.valid && r.assembled);
         let d = &r.diagnostics[0];
-        assert_eq!((d.diag.unit, d.diag.span.line), ("binary", 0));
-        assert!(d.word_start.is_some() && d.word_end > d.word_start, "{d:?}");
-        assert!(d.diag.rendered.contains("(instruction "), "{}", d.diag.rendered);
+        assert!(d.range.is_none() && d.word_offset.is_some(), "{d:?}");
+        assert!(d.rendered.contains("(instruction "), "{}", d.rendered);
     }
 
     #[test]
     fn validate_locates_problems_in_the_text() {
-        // Raw words: an OpTypeInt whose result id is past the bound, on line 3.
+        // Raw words: an OpTypeInt whose result id is past the bound, on line 4.
         let src = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%int = OpTypeInt 32 0\n  !0x00040015 !1000 !32 !0\n";
-        let r = validate_report(ValInput::Text(src), "spv1.6", &WebValOptions::default()).unwrap();
+        let none: Vec<String> = Vec::new();
+        let r = validate_report(ValInput::Text(src), "spv1.6", &none).unwrap();
         assert!(!r.valid && r.assembled, "{r:?}");
-        let d = &r.diagnostics[0];
-        assert_eq!(d.diag.unit, "text");
-        assert_eq!((d.diag.span.line, d.diag.span.col), (4, 3), "{d:?}");
-        assert!(d.word_start.is_some());
+        let at = r.diagnostics[0].range.as_ref().map(|t| (t.line, t.column));
+        assert_eq!(at, Some((4, 3)), "{:?}", r.diagnostics[0]);
         // Text that does not assemble: the assembler's diagnostics.
-        let r = validate_report(ValInput::Text("OpFoo\n"), "spv1.6", &WebValOptions::default()).unwrap();
+        let r = validate_report(ValInput::Text("OpFoo\n"), "spv1.6", &none).unwrap();
         assert!(!r.valid && !r.assembled && !r.diagnostics.is_empty());
-        assert_eq!((r.diagnostics[0].diag.span.line, r.diagnostics[0].word_start), (1, None));
+        assert_eq!(r.diagnostics[0].range.as_ref().map(|t| t.line), Some(1));
     }
 
     #[test]
-    fn validate_options_both_shapes() {
-        let o = WebValOptions::Object(WebValFlags {
-            relax_block_layout: true,
-            max_struct_depth: Some(7),
-            ..Default::default()
-        });
-        assert_eq!(o.to_args(), vec!["--relax-block-layout", "--max-struct-depth=7"]);
-        let bad = WebValOptions::Args(vec!["--max-struct_depth".into(), "x".into()]);
+    fn validate_takes_spirv_val_arguments() {
+        let args = |a: &[&str]| a.iter().map(|s| String::from(*s)).collect::<Vec<_>>();
+        let bad = args(&["--max-struct_depth", "x"]);
         assert!(matches!(validate_report(ValInput::Text(VALID), "spv1.6", &bad), Err(WebError::BadOptions(_))));
-        let ok = WebValOptions::Args(vec!["--max-struct_depth".into(), "3".into()]);
+        let ok = args(&["--max-struct_depth", "3", "--relax-block-layout"]);
         assert!(validate_report(ValInput::Text(VALID), "spv1.6", &ok).unwrap().valid);
         assert!(matches!(
             validate_report(ValInput::Text(VALID), "spv9", &ok),
