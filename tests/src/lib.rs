@@ -171,6 +171,25 @@ pub fn spvlab_bin() -> &'static Path {
     })
 }
 
+/// Run `spvlab args...` in `dir`, feeding it `stdin`.
+pub fn run_spvlab(dir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(spvlab_bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn spvlab");
+    let mut input = child.stdin.take().expect("stdin");
+    // A command that fails before reading may close stdin: ignore that error.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().expect("wait for spvlab")
+}
+
 /// A scratch folder for one test, under the target dir.
 pub fn scratch(test: &str) -> PathBuf {
     let d = root().join("target/test-scratch").join(test);

@@ -5,9 +5,8 @@
 //! The binary is built once (`cargo build -p spvlab-cli`) into this test's own
 //! target dir.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use spvlab_tests::{reference_or_skip, root, run_tool, scratch};
 
@@ -42,25 +41,9 @@ OpReturn
 OpFunctionEnd
 ";
 
-fn spvlab() -> &'static Path {
-    spvlab_tests::spvlab_bin()
-}
-
 /// Run `spvlab args...` in `dir` with `stdin`.
 fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(spvlab())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn spvlab");
-    let mut input = child.stdin.take().expect("stdin");
-    // A command that fails before reading may close stdin: ignore that error.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().expect("wait for spvlab")
+    spvlab_tests::run_spvlab(dir, args, stdin)
 }
 
 fn run(args: &[&str]) -> Output {

@@ -7,9 +7,8 @@
 //! comes from the reference spirv-val run here on the same binary (the checks
 //! that need it are skipped, with a SKIPPED line, when it is missing).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 use spvlab_tests::{reference_or_skip, run_tool, scratch};
@@ -50,22 +49,8 @@ const BAD_TEXT: &str = "\
 const BAD_LINE: u64 = 9;
 const BAD_COLUMN: u64 = 16;
 
-fn spvlab() -> &'static Path {
-    spvlab_tests::spvlab_bin()
-}
-
 fn run_with(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(spvlab())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn spvlab");
-    let mut input = child.stdin.take().expect("stdin");
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().expect("wait for spvlab")
+    spvlab_tests::run_spvlab(&spvlab_tests::root(), args, stdin)
 }
 
 fn run(args: &[&str]) -> Output {
