@@ -680,7 +680,7 @@ test("timing: main thread blocked while a 3,000-block graph lays out (printed, n
   const longest = r.tasks.length ? Math.max(...r.tasks) : 0;
   console.log(
     `CFG blocking (${src.split("\n").length} lines, ${blocks} blocks, fast layout ${r.fast}): edit to redrawn graph ${r.totalMs.toFixed(0)} ms ` +
-      `(analyze ${r.analyzeMs.toFixed(0)} ms, cfgDot ${r.dotMs.toFixed(0)} ms, Graphviz layout ${r.layoutMs.toFixed(0)} ms, DOM ${r.domMs.toFixed(0)} ms); ` +
+      `(analyze ${r.analyzeMs.toFixed(0)} ms, cfgDot ${r.dotMs.toFixed(0)} ms, Graphviz layout ${r.layoutMs.toFixed(0)} ms, DOM ${r.domMs.toFixed(0)} ms, of which parsing the SVG ${(r.parseMs ?? NaN).toFixed(0)} ms); ` +
       `main thread: longest task ${longest.toFixed(0)} ms (${r.tasks.length} long tasks, ${r.tasks.reduce((a, b) => a + b, 0).toFixed(0)} ms in all), ` +
       `longest gap between 4 ms timers ${r.maxGap.toFixed(0)} ms`,
   );
