@@ -640,3 +640,48 @@ test("timing: edit to redrawn graph on a 1,000-line module (printed, not asserte
   );
   await screenshot("cfg-big.png");
 });
+
+// How long the main thread is blocked while the panel lays out a big graph
+// (3,000+ blocks): the longest task seen by a 'longtask' PerformanceObserver,
+// and the longest gap between 4 ms timers (what a keystroke would wait). The
+// fixture runs analyze and cfgDot in the main thread (the page runs them in its
+// worker), so their times are printed too. Printed, not asserted.
+test("timing: main thread blocked while a 3,000-block graph lays out (printed, not asserted)", async (t) => {
+  if (!hasEngine) {
+    console.log("SKIPPED CFG blocking timing: the wasm has no analyze/cfgDot export yet");
+    t.skip("no engine");
+    return;
+  }
+  const src = bigModule(10520, "big");
+  const r = await page.evaluate(async ([text]) => {
+    const tasks = [];
+    const obs = new PerformanceObserver((list) => tasks.push(...list.getEntries().map((e) => e.duration)));
+    obs.observe({ type: "longtask" });
+    let maxGap = 0;
+    let last = performance.now();
+    let running = true;
+    const tick = () => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+      if (running) setTimeout(tick, 4);
+    };
+    setTimeout(tick, 4);
+    await new Promise((res) => setTimeout(res, 20));
+    const t = await window.cfgFixture.timeLoad(text, "spv1.6");
+    running = false;
+    await new Promise((res) => setTimeout(res, 100));
+    obs.disconnect();
+    return { ...t, tasks, maxGap, fast: document.getElementById("cfg").dataset.fastLayout };
+  }, [src]);
+  assert.equal(r.state, "ready");
+  const blocks = r.functions[0].blocks;
+  assert.ok(blocks >= 3000, `${blocks} blocks`);
+  const longest = r.tasks.length ? Math.max(...r.tasks) : 0;
+  console.log(
+    `CFG blocking (${src.split("\n").length} lines, ${blocks} blocks, fast layout ${r.fast}): edit to redrawn graph ${r.totalMs.toFixed(0)} ms ` +
+      `(analyze ${r.analyzeMs.toFixed(0)} ms, cfgDot ${r.dotMs.toFixed(0)} ms, Graphviz layout ${r.layoutMs.toFixed(0)} ms, DOM ${r.domMs.toFixed(0)} ms, of which parsing the SVG ${(r.parseMs ?? NaN).toFixed(0)} ms); ` +
+      `main thread: longest task ${longest.toFixed(0)} ms (${r.tasks.length} long tasks, ${r.tasks.reduce((a, b) => a + b, 0).toFixed(0)} ms in all), ` +
+      `longest gap between 4 ms timers ${r.maxGap.toFixed(0)} ms`,
+  );
+});

@@ -121,6 +121,8 @@ const fixture = {
       dotMs: Number(root.dataset.dotMs),
       layoutMs: Number(root.dataset.layoutMs),
       domMs: Number(root.dataset.domMs),
+      parseMs: Number(root.dataset.parseMs),
+      workerMs: Number(root.dataset.workerMs),
     };
   },
   /** Show a canned report, with DOT per function id (no engine needed). */
