@@ -16,28 +16,13 @@
 // Environment: CHROMIUM (default /usr/bin/chromium), SPVLAB_SPIRV_TOOLS.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { readFile, mkdir, writeFile, mkdtemp, rm } from "node:fs/promises";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "../..");
-const dist = path.join(root, "www/dist");
-const artifacts = path.join(root, "tests/artifacts");
-
-const TYPES = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript",
-  ".css": "text/css",
-  ".wasm": "application/wasm",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-};
+import { dist, artifacts, serveDist, launch, referenceTools } from "./lib.mjs";
 
 // The hostile names of issue 4.
 const HOSTILE = {
@@ -145,41 +130,6 @@ let baseUrl;
 let hasEngine = false;
 const pageErrors = [];
 
-function serveDist() {
-  return new Promise((resolve) => {
-    const s = createServer(async (req, res) => {
-      const url = new URL(req.url, "http://127.0.0.1");
-      let file = path.normalize(path.join(dist, decodeURIComponent(url.pathname)));
-      if (!file.startsWith(dist)) {
-        res.writeHead(403).end();
-        return;
-      }
-      if (url.pathname.endsWith("/")) file = path.join(file, "index.html");
-      try {
-        const body = await readFile(file);
-        res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-        res.end(body);
-      } catch {
-        res.writeHead(404).end("not found");
-      }
-    });
-    s.listen(0, "127.0.0.1", () => resolve(s));
-  });
-}
-
-/** The folder of the reference SPIRV-Tools, or null. */
-function referenceBin() {
-  const env = process.env.SPVLAB_SPIRV_TOOLS;
-  if (env) return existsSync(path.join(env, "spirv-as")) ? env : null;
-  const lib = path.join(root, ".tools/venv/lib");
-  if (!existsSync(lib)) return null;
-  for (const py of readdirSync(lib)) {
-    const bin = path.join(lib, py, "site-packages/cmeel.prefix/bin");
-    if (existsSync(path.join(bin, "spirv-cfg"))) return bin;
-  }
-  return null;
-}
-
 /** Counts from the reference spirv-cfg DOT of the reference spirv-as binary:
  *  block nodes, merge (dashed) edges and continue (dotted) edges. Null when
  *  spirv-as does not assemble the text. */
@@ -273,13 +223,8 @@ function assertTextOnly(m, what) {
 
 before(async () => {
   assert.ok(existsSync(path.join(dist, "cfg-test.html")), "www/dist/cfg-test.html is missing: run ./x build first");
-  server = await serveDist();
-  baseUrl = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  ({ server, url: baseUrl } = await serveDist());
+  browser = await launch();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
   page.on("pageerror", (e) => pageErrors.push(String(e)));
@@ -478,7 +423,7 @@ test("every gallery example renders its CFG like the reference spirv-cfg", async
     t.skip(why);
     return;
   }
-  const bin = referenceBin();
+  const bin = referenceTools();
   if (!bin) {
     console.log("SKIPPED gallery CFG test: reference SPIRV-Tools not found (set SPVLAB_SPIRV_TOOLS)");
     t.skip("no reference SPIRV-Tools");
