@@ -534,16 +534,25 @@ fn reference_validator_agrees_with_the_paper() {
 /// A deeply nested function of about 100,000 blocks: levels alternate
 /// between a selection (header, merge) and a loop (header, continue target,
 /// merge); the innermost level holds one block.
-#[test]
-fn deep_nesting_100k_blocks() {
-    let levels: u32 = 40_000;
+/// A function of `levels` nested constructs, alternately selections and loops
+/// (each loop with a one-block continue construct), around one inner block.
+struct Nested {
+    words: Vec<u32>,
+    /// Per level: (is a loop, header, continue target or 0, merge block).
+    levels: Vec<(bool, u32, u32, u32)>,
+    inner: u32,
+    /// How many blocks the function has.
+    blocks: u32,
+}
+
+/// Build [`Nested`]; `entry_block` puts a plain entry block before level 0.
+fn nested(levels: u32, entry_block: bool) -> Nested {
     let mut b = Builder::new();
     let mut next = FIRST_FREE;
     let mut fresh = || {
         next += 1;
         next - 1
     };
-    // (kind is loop, header, continue, merge)
     let mut lv: Vec<(bool, u32, u32, u32)> = Vec::new();
     for i in 0..levels {
         let is_loop = i % 2 == 1;
@@ -553,18 +562,18 @@ fn deep_nesting_100k_blocks() {
         lv.push((is_loop, h, c, m));
     }
     let inner = fresh();
+    let entry = if entry_block { Some(fresh()) } else { None };
     // Where control goes when level i's inner part is done.
     let cont = |i: usize| {
         let (is_loop, _, c, m) = lv[i];
         if is_loop { c } else { m }
     };
+    if let Some(e) = entry {
+        b.label(e).branch(lv[0].1);
+    }
     for i in 0..levels as usize {
         let (is_loop, h, c, m) = lv[i];
-        let body = if i + 1 < levels as usize {
-            lv[i + 1].1
-        } else {
-            inner
-        };
+        let body = if i + 1 < levels as usize { lv[i + 1].1 } else { inner };
         b.label(h);
         if is_loop {
             b.loop_merge(m, c).branch(body);
@@ -585,7 +594,14 @@ fn deep_nesting_100k_blocks() {
             b.branch(cont(i - 1));
         }
     }
-    let words = b.finish(next);
+    let blocks = next - FIRST_FREE;
+    Nested { words: b.finish(next), levels: lv, inner, blocks }
+}
+
+#[test]
+fn deep_nesting_100k_blocks() {
+    let levels: u32 = 40_000;
+    let Nested { words, levels: lv, inner, .. } = nested(levels, false);
     let module = read_words(&words).expect("read");
     let t = Instant::now();
     let cfg = analyze(&module);
@@ -956,56 +972,13 @@ fn validator_messages_for_fig7_and_fig9_left() {
 #[test]
 fn validator_deep_nesting_100k_blocks() {
     let levels: u32 = 40_000;
-    let mut b = Builder::new();
-    let mut next = FIRST_FREE;
-    let mut fresh = || {
-        next += 1;
-        next - 1
-    };
-    let mut lv: Vec<(bool, u32, u32, u32)> = Vec::new();
-    for i in 0..levels {
-        let is_loop = i % 2 == 1;
-        let h = fresh();
-        let c = if is_loop { fresh() } else { 0 };
-        let m = fresh();
-        lv.push((is_loop, h, c, m));
-    }
-    let inner = fresh();
-    let cont = |i: usize| {
-        let (is_loop, _, c, m) = lv[i];
-        if is_loop { c } else { m }
-    };
-    b.label(fresh()).branch(lv[0].1); // an entry block that is not a header
-    for i in 0..levels as usize {
-        let (is_loop, h, c, m) = lv[i];
-        let body = if i + 1 < levels as usize { lv[i + 1].1 } else { inner };
-        b.label(h);
-        if is_loop {
-            b.loop_merge(m, c).branch(body);
-        } else {
-            b.sel_merge(m).cond(TRUE, body, m);
-        }
-    }
-    b.label(inner).branch(cont(levels as usize - 1));
-    for i in (0..levels as usize).rev() {
-        let (is_loop, h, c, m) = lv[i];
-        if is_loop {
-            b.label(c).cond(TRUE, h, m);
-        }
-        b.label(m);
-        if i == 0 {
-            b.ret();
-        } else {
-            b.branch(cont(i - 1));
-        }
-    }
-    let words = b.finish(next);
+    let Nested { words, blocks, .. } = nested(levels, true);
     let mut opts = spvlab_core::valid::Options::default();
     opts.limits.max_control_flow_nesting_depth = u32::MAX;
     let t = Instant::now();
     let errs = validate_fig(&words, &opts);
     let elapsed = t.elapsed();
-    println!("validator_deep_nesting_100k_blocks: {} blocks validated in {elapsed:?}", next - FIRST_FREE);
+    println!("validator_deep_nesting_100k_blocks: {blocks} blocks validated in {elapsed:?}");
     assert!(errs.is_empty(), "{:?}", errs.iter().take(3).map(|d| &d.message).collect::<Vec<_>>());
     // At spirv-val's default limit the nesting is too deep.
     let errs = validate_fig(&words, &spvlab_core::valid::Options::default());
