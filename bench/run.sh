@@ -23,14 +23,8 @@ MIN_BYTES=${BENCH_MIN_BYTES:-6000000}
 export BENCH_RUNS=$RUNS
 mkdir -p "$OUT"
 
-B=""
-if [ -n "${SPVLAB_SPIRV_TOOLS:-}" ] && [ -x "$SPVLAB_SPIRV_TOOLS/spirv-as" ]; then
-  B=$SPVLAB_SPIRV_TOOLS
-else
-  for d in "$ROOT"/.tools/venv/lib/*/site-packages/cmeel.prefix/bin; do
-    [ -x "$d/spirv-as" ] && B=$d
-  done
-fi
+# shellcheck source=bench/common.sh
+. "$ROOT/bench/common.sh"
 SPVLAB=$ROOT/target/release/spvlab
 SUMMARY=()
 
@@ -49,24 +43,6 @@ else
   rm -f "$OUT/big.spv"
   "$SPVLAB" as "$OUT/big.spvasm" -o "$OUT/big.spv" 2>/dev/null || true
 fi
-
-# best_ms CMD...: the best wall time of N runs, in milliseconds.
-best_ms() {
-  if command -v hyperfine >/dev/null 2>&1; then
-    hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$OUT/hf.json" -- "$*" >/dev/null 2>&1
-    node -e 'const r=require(process.argv[1]).results[0]; console.log((r.min*1000).toFixed(2))' "$OUT/hf.json"
-  else
-    "$@" >/dev/null 2>&1 || true
-    local best=""
-    for _ in $(seq "$RUNS"); do
-      local t0 t1 d
-      t0=$(date +%s%N); "$@" >/dev/null 2>&1 || true; t1=$(date +%s%N)
-      d=$(( (t1 - t0) / 1000 ))
-      if [ -z "$best" ] || [ "$d" -lt "$best" ]; then best=$d; fi
-    done
-    awk -v us="$best" 'BEGIN { printf "%.2f\n", us / 1000 }'
-  fi
-}
 
 # compare NAME REF_OUT OURS_OUT REF_CMD... -- OURS_CMD...
 compare() {

@@ -24,14 +24,8 @@ RUNS=${BENCH_RUNS:-10}
 DEPTH=${BENCH_CFG_DEPTH:-200}
 mkdir -p "$OUT"
 
-B=""
-if [ -n "${SPVLAB_SPIRV_TOOLS:-}" ] && [ -x "$SPVLAB_SPIRV_TOOLS/spirv-val" ]; then
-  B=$SPVLAB_SPIRV_TOOLS
-else
-  for d in "$ROOT"/.tools/venv/lib/*/site-packages/cmeel.prefix/bin; do
-    [ -x "$d/spirv-val" ] && B=$d
-  done
-fi
+# shellcheck source=bench/common.sh
+. "$ROOT/bench/common.sh"
 SPVLAB=$ROOT/target/release/spvlab
 SUMMARY=()
 
@@ -54,25 +48,6 @@ for k in 50 100 200; do
   to_spv "$OUT/cfg${k}k.spvasm" "$OUT/cfg${k}k.spv"
 done
 [ -n "$B" ] || echo "reference SPIRV-Tools not found (set SPVLAB_SPIRV_TOOLS): reference timings skipped"
-
-# best_ms CMD...: the best wall time of N runs, in milliseconds (the exit status is ignored:
-# an invalid verdict is timed like a valid one).
-best_ms() {
-  if command -v hyperfine >/dev/null 2>&1; then
-    hyperfine -N -i --warmup 1 --runs "$RUNS" --export-json "$OUT/hf.json" -- "$*" >/dev/null 2>&1
-    python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][0]["min"] * 1000))' "$OUT/hf.json"
-  else
-    "$@" >/dev/null 2>&1 || true
-    local best=""
-    for _ in $(seq "$RUNS"); do
-      local t0 t1 d
-      t0=$(date +%s%N); "$@" >/dev/null 2>&1 || true; t1=$(date +%s%N)
-      d=$(( (t1 - t0) / 1000 ))
-      if [ -z "$best" ] || [ "$d" -lt "$best" ]; then best=$d; fi
-    done
-    awk -v us="$best" 'BEGIN { printf "%.2f\n", us / 1000 }'
-  fi
-}
 
 # verdict CMD...: "valid" or "invalid" by the exit status.
 verdict() { if "$@" >/dev/null 2>&1; then echo valid; else echo invalid; fi; }

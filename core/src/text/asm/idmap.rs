@@ -26,9 +26,10 @@ fn hash_bytes(b: &[u8]) -> u64 {
     h ^ (h >> 32) ^ (h >> 47)
 }
 
-/// A map from borrowed names to values.
+/// A map from borrowed names to values. Each slot keeps its key's hash, so a
+/// probe compares bytes only when the hashes match.
 pub struct NameMap<'a, V> {
-    slots: Vec<Option<(&'a str, V)>>,
+    slots: Vec<Option<(u32, &'a str, V)>>,
     len: usize,
 }
 
@@ -37,49 +38,52 @@ impl<'a, V: Copy> NameMap<'a, V> {
         NameMap { slots: vec![None; 64], len: 0 }
     }
 
-    fn find(&self, key: &str) -> usize {
+    /// The slot of `key` (holding it, or empty where it would go).
+    fn find(&self, key: &str, h: u64) -> usize {
         let mask = self.slots.len() - 1;
-        let mut i = hash_bytes(key.as_bytes()) as usize & mask;
+        let tag = h as u32;
+        let mut i = (h >> 32) as usize & mask;
         loop {
             match &self.slots[i] {
-                Some((k, _)) if *k != key => i = (i + 1) & mask,
+                Some((t, k, _)) if *t != tag || *k != key => i = (i + 1) & mask,
                 _ => return i,
             }
         }
     }
 
-    #[cfg(test)]
     pub fn get(&self, key: &str) -> Option<V> {
-        self.slots[self.find(key)].as_ref().map(|&(_, v)| v)
+        self.slots[self.find(key, hash_bytes(key.as_bytes()))].as_ref().map(|&(_, _, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        let i = self.find(key);
-        self.slots[i].as_mut().map(|(_, v)| v)
+        let i = self.find(key, hash_bytes(key.as_bytes()));
+        self.slots[i].as_mut().map(|(_, _, v)| v)
     }
 
     pub fn insert(&mut self, key: &'a str, v: V) {
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
+        // At most half full: short probe sequences.
+        if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
-        let i = self.find(key);
+        let h = hash_bytes(key.as_bytes());
+        let i = self.find(key, h);
         if self.slots[i].is_none() {
             self.len += 1;
         }
-        self.slots[i] = Some((key, v));
+        self.slots[i] = Some((h as u32, key, v));
     }
 
     fn grow(&mut self) {
         let n = self.slots.len() * 2;
         let old = core::mem::replace(&mut self.slots, vec![None; n]);
-        for (k, v) in old.into_iter().flatten() {
-            let i = self.find(k);
-            self.slots[i] = Some((k, v));
+        for (t, k, v) in old.into_iter().flatten() {
+            let i = self.find(k, hash_bytes(k.as_bytes()));
+            self.slots[i] = Some((t, k, v));
         }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&'a str, V)> + '_ {
-        self.slots.iter().flatten().map(|&(k, v)| (k, v))
+        self.slots.iter().flatten().map(|&(_, k, v)| (k, v))
     }
 }
 

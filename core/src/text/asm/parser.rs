@@ -81,6 +81,9 @@ struct Asm<'a> {
     want_map: bool,
     errors: Vec<Diagnostic>,
     names: NameMap<'a, IdInfo>,
+    /// Opcode names and aliases to their index in `grammar::INSTRUCTIONS`
+    /// (a hash lookup per instruction instead of a binary search over names).
+    opcodes: NameMap<'a, u16>,
     preserve: bool,
     preserved: Vec<u32>,
     next_id: u32,
@@ -117,6 +120,13 @@ pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutpu
         want_map: want_warnings,
         errors: Vec::new(),
         names: NameMap::new(),
+        opcodes: {
+            let mut m = NameMap::new();
+            for &(name, i) in grammar::INSTRUCTIONS_BY_NAME {
+                m.insert(name, i);
+            }
+            m
+        },
         preserve: opts.preserve_numeric_ids,
         preserved: Vec::new(),
         next_id: 1,
@@ -385,7 +395,7 @@ impl<'a> Asm<'a> {
             self.pos += 1;
         }
         let op_name = self.text(op_tok);
-        let Some(desc) = grammar::instruction_by_name(op_name) else {
+        let Some(desc) = self.opcodes.get(op_name).and_then(|i| grammar::INSTRUCTIONS.get(i as usize)) else {
             let mut d = Diagnostic::error(code::UNKNOWN_OPCODE, self.span(op_tok), format!("unknown opcode `{op_name}`"))
                 .with_label("not an opcode");
             if let Some(s) = suggest::best(op_name, grammar::INSTRUCTIONS_BY_NAME.iter().map(|(n, _)| *n)) {
