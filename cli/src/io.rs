@@ -38,6 +38,19 @@ impl Input {
     }
 }
 
+/// Read the input given (stdin when none was): its name for messages, and its bytes.
+pub fn read_input(input: Option<Input>) -> Result<(String, Vec<u8>), CliError> {
+    let input = input.unwrap_or(Input::Stdin);
+    let bytes = input.read()?;
+    Ok((input.display_name(), bytes))
+}
+
+/// The input's bytes as text; not UTF-8 is an error naming the first bad byte.
+pub fn utf8_text(bytes: Vec<u8>, path: &str) -> Result<String, CliError> {
+    String::from_utf8(bytes)
+        .map_err(|e| CliError::NotUtf8 { path: path.into(), offset: e.utf8_error().valid_up_to() })
+}
+
 /// Where output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Output {

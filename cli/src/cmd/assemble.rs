@@ -62,13 +62,8 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Arg::Positional(_) => return Err(CliError::TooManyInputs),
         }
     }
-    let input = input.unwrap_or(Input::Stdin);
-    let name = input.display_name();
-    let bytes = input.read()?;
-    let text = String::from_utf8(bytes).map_err(|e| CliError::NotUtf8 {
-        path: name.clone(),
-        offset: e.utf8_error().valid_up_to(),
-    })?;
+    let (name, bytes) = crate::io::read_input(input)?;
+    let text = crate::io::utf8_text(bytes, &name)?;
     match assemble(&text, &opts) {
         Ok(module) => output.write(&words::to_bytes(&module)),
         Err(diags) => {

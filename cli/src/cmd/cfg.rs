@@ -96,9 +96,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Arg::Positional(_) => return Err(CliError::TooManyInputs),
         }
     }
-    let input = input.unwrap_or(Input::Stdin);
-    let name = input.display_name();
-    let bytes = input.read()?;
+    let (name, bytes) = crate::io::read_input(input)?;
     let text = if is_binary(&bytes) {
         let dis = spvlab_core::binary::words_from_bytes(&bytes)
             .map_err(|e| e.to_diagnostic())
@@ -111,8 +109,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
             }
         }
     } else {
-        String::from_utf8(bytes)
-            .map_err(|e| CliError::NotUtf8 { path: name.clone(), offset: e.utf8_error().valid_up_to() })?
+        crate::io::utf8_text(bytes, &name)?
     };
     let report = analyze(&text, env);
     if json {

@@ -64,9 +64,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Arg::Positional(_) => return Err(CliError::TooManyInputs),
         }
     }
-    let input = input.unwrap_or(Input::Stdin);
-    let name = input.display_name();
-    let bytes = input.read()?;
+    let (name, bytes) = crate::io::read_input(input)?;
     let module = match spvlab_core::binary::words_from_bytes(&bytes) {
         Ok(w) => w,
         Err(e) => {
