@@ -428,8 +428,13 @@ pub fn analyze_with(text: &str, opts: &valid::Options) -> AnalyzeReport {
         }
     };
     let names = valid::TextNames::from_asm(text, &out);
-    let mut vdiags = valid::validate_words_named(&out.words, opts, &names);
-    let module = binary::read_words_framing(&out.words).ok();
+    // Read the module once; the validator's CFG (when it built one) serves the report too.
+    let module = binary::read_words_framing(&out.words);
+    let (mut vdiags, valid_cfg) = match &module {
+        Ok(m) => valid::validate_named(m, opts, &names),
+        Err(e) => (alloc::vec![e.to_diagnostic()], None),
+    };
+    let module = module.ok();
 
     let mut report = AnalyzeReport {
         assembled: true,
@@ -447,7 +452,7 @@ pub fn analyze_with(text: &str, opts: &valid::Options) -> AnalyzeReport {
     if let Some(m) = &module {
         let (dis, ranges, names) = disassemble_module_indexed(m, &DisOptions::default());
         let inst_text = InstText { dis: &dis, ranges: &ranges };
-        cfgs = cfg::analyze(m);
+        cfgs = valid_cfg.unwrap_or_else(|| cfg::analyze(m));
         place = Placement { func: vec![NONE; m.instructions.len()], block: vec![NONE; m.instructions.len()] };
         for (fi, f) in cfgs.functions.iter().enumerate() {
             let end = f.end_instruction.map_or(m.instructions.len(), |e| e as usize + 1);

@@ -194,9 +194,14 @@ impl<'m> Context<'m> {
     }
 
     /// The diagnostics, sorted by position.
-    pub fn finish(mut self) -> Vec<Diagnostic> {
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.finish_with_cfg().0
+    }
+
+    /// The diagnostics, sorted by position, and the CFG if a pass built it.
+    pub fn finish_with_cfg(mut self) -> (Vec<Diagnostic>, Option<ModuleCfg>) {
         self.diags.sort_by_key(|d| (d.span.start, d.span.end));
-        self.diags
+        (self.diags, self.cfg)
     }
 }
 

@@ -272,17 +272,28 @@ impl TextNames {
 /// Validate a binary assembled from a text, naming ids as the text does.
 pub fn validate_words_named(words: &[u32], opts: &Options, names: &TextNames) -> Vec<Diagnostic> {
     match binary::read_words_framing(words) {
-        Ok(m) => run(Context::new(&m, opts).with_text_names(names)),
+        Ok(m) => validate_named(&m, opts, names).0,
         Err(e) => alloc::vec![e.to_diagnostic()],
     }
 }
 
-/// Validate a module.
-pub fn validate(module: &Module, opts: &Options) -> Vec<Diagnostic> {
-    run(Context::new(module, opts))
+/// Validate a module assembled from a text, naming ids as the text does; also
+/// hands back the module's CFG when a check built it, so that a caller that
+/// needs it too (the page's report) does not build it again.
+pub fn validate_named(
+    module: &Module,
+    opts: &Options,
+    names: &TextNames,
+) -> (Vec<Diagnostic>, Option<crate::cfg::ModuleCfg>) {
+    run(Context::new(module, opts).with_text_names(names))
 }
 
-fn run(mut cx: Context<'_>) -> Vec<Diagnostic> {
+/// Validate a module.
+pub fn validate(module: &Module, opts: &Options) -> Vec<Diagnostic> {
+    run(Context::new(module, opts)).0
+}
+
+fn run(mut cx: Context<'_>) -> (Vec<Diagnostic>, Option<crate::cfg::ModuleCfg>) {
     if cx.diags.is_empty() {
         for stage in PASSES {
             for (_, pass) in *stage {
@@ -293,7 +304,7 @@ fn run(mut cx: Context<'_>) -> Vec<Diagnostic> {
             }
         }
     }
-    cx.finish()
+    cx.finish_with_cfg()
 }
 
 #[cfg(test)]
