@@ -4,6 +4,9 @@ use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
+use spvlab_core::analysis::Analysis;
+use spvlab_core::valid::Options;
+
 use crate::error::CliError;
 
 /// Where input comes from.
@@ -43,6 +46,31 @@ pub fn read_input(input: Option<Input>) -> Result<(String, Vec<u8>), CliError> {
     let input = input.unwrap_or(Input::Stdin);
     let bytes = input.read()?;
     Ok((input.display_name(), bytes))
+}
+
+/// Whether an input is a binary module: a `.spv` file is, a `.spvasm` file is
+/// not, and anything else is when it starts with the magic number (either
+/// byte order).
+pub fn is_binary(input: &Input, bytes: &[u8]) -> bool {
+    let ext = match input {
+        Input::File(p) => p.extension().and_then(|e| e.to_str()),
+        Input::Stdin => None,
+    };
+    match ext {
+        Some("spv") => true,
+        Some("spvasm") => false,
+        _ => spvlab_core::binary::starts_with_magic(bytes),
+    }
+}
+
+/// The one analysis of an input: a binary as it is, anything else as assembly
+/// text (assembled for `opts.env`); text that is not UTF-8 is an error.
+pub fn analyze(input: &Input, bytes: Vec<u8>, opts: &Options) -> Result<Analysis, CliError> {
+    if is_binary(input, &bytes) {
+        return Ok(Analysis::of_bytes(&bytes, opts));
+    }
+    let text = utf8_text(bytes, &input.display_name())?;
+    Ok(Analysis::of_text(&text, opts))
 }
 
 /// The input's bytes as text; not UTF-8 is an error naming the first bad byte.

@@ -3,8 +3,6 @@
 //!
 //! Output is little-endian, as spirv-as writes it on every common host.
 
-pub const MAGIC: u32 = 0x0723_0203;
-
 /// Little-endian bytes of `words`.
 pub fn to_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
@@ -16,7 +14,7 @@ mod tests {
 
     #[test]
     fn little_endian_output() {
-        let le = to_bytes(&[MAGIC, 0x0001_0600]);
+        let le = to_bytes(&[spvlab_core::grammar::MAGIC_NUMBER, 0x0001_0600]);
         assert_eq!(le, [0x03, 0x02, 0x23, 0x07, 0x00, 0x06, 0x01, 0x00]);
     }
 }

@@ -42,10 +42,22 @@ pub enum SpanUnit {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Severity {
     Error,
     Warning,
     Note,
+}
+
+impl Severity {
+    /// `error`, `warning` or `note`, as rendered and serialised.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
 }
 
 /// A span with a short label, shown beside the primary one.
@@ -137,11 +149,7 @@ pub fn line_col(src: &str, at: u32) -> (u32, u32) {
 pub fn render(d: &Diagnostic, src: &str, file: &str) -> String {
     use core::fmt::Write;
     let mut out = String::new();
-    let sev = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    };
+    let sev = d.severity.name();
     let _ = writeln!(out, "{sev}[{}]: {}", d.code, d.message);
     if d.unit == SpanUnit::BinaryWords {
         let _ = writeln!(out, " --> {file}: word {}", d.span.start);
@@ -215,7 +223,7 @@ mod tests {
 /// Falls back to `word 12` (or `word 2 (header)`) when `at` is not inside an
 /// instruction that the framing reaches.
 pub fn word_location(words: &[u32], at: u32) -> String {
-    let swap = words.first().is_some_and(|w| w.swap_bytes() == 0x0723_0203);
+    let swap = words.first().is_some_and(|w| w.swap_bytes() == crate::grammar::MAGIC_NUMBER);
     let at = at as usize;
     if at < 5 {
         return alloc::format!("word {at} (header)");
@@ -254,11 +262,7 @@ pub fn render_full(
     use core::fmt::Write;
     let mut out;
     if d.unit == SpanUnit::BinaryWords {
-        let sev = match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
-        };
+        let sev = d.severity.name();
         let at = |s: Span| match words {
             Some(w) => word_location(w, s.start),
             None => alloc::format!("word {}", s.start),

@@ -1,4 +1,4 @@
-//! Our CFG DOT (core::cfg::dot, what the page draws and `spvlab cfg` prints)
+//! Our CFG DOT (core::analysis::dot, what the page draws and `spvlab cfg` prints)
 //! against the reference `spirv-cfg`: for a sample of valid corpus modules with
 //! control flow, the numbers of block nodes, merge edges and continue edges agree.
 //!
@@ -7,8 +7,14 @@
 //! legend (nodes and edges named `legend_...`), which is not counted.
 
 use spvlab_core::TargetEnv;
-use spvlab_core::cfg::dot::{DotOptions, to_dot};
-use spvlab_core::report::analyze;
+use spvlab_core::analysis::Analysis;
+use spvlab_core::analysis::dot::DotOptions;
+use spvlab_core::analysis::report::AnalyzeReport;
+use spvlab_core::valid::Options;
+
+fn analyze(text: &str, env: TargetEnv) -> Analysis {
+    Analysis::of_text(text, &Options { env, ..Options::default() })
+}
 use spvlab_tests::{cases, corpus_or_skip, reference_or_skip, run_tool, scratch};
 
 #[derive(Debug, Default, PartialEq, Eq, Clone, Copy)]
@@ -82,11 +88,11 @@ fn dot_counts_agree_with_spirv_cfg() {
         }
         let reference = reference_counts(&std::fs::read_to_string(&dot_path).unwrap());
         let env = TargetEnv::parse(case.target_env()).unwrap_or_default();
-        let report = analyze(&case.text, env);
-        assert!(report.assembled, "{}: did not assemble", case.name);
+        let a = analyze(&case.text, env);
+        assert!(a.assembled(), "{}: did not assemble", case.name);
         let mut ours = Counts::default();
-        for f in &report.functions {
-            let c = our_counts(&to_dot(f, &DotOptions::default()));
+        for f in &a.cfg().functions {
+            let c = our_counts(&a.dot(Some(f.id), &DotOptions::default()).unwrap());
             ours.nodes += c.nodes;
             ours.merges += c.merges;
             ours.continues += c.continues;
@@ -131,17 +137,18 @@ pub fn big_module(lines: usize) -> String {
 #[test]
 fn analyze_time_on_a_1000_line_module() {
     let text = big_module(1000);
-    let report = analyze(&text, TargetEnv::default());
-    assert!(report.valid, "{:?}", report.diagnostics.first());
+    let a = analyze(&text, TargetEnv::default());
+    assert!(a.is_valid(), "{:?}", a.diagnostics().first());
     let n = 20;
     let t = std::time::Instant::now();
     for _ in 0..n {
-        std::hint::black_box(analyze(&text, TargetEnv::default()));
+        std::hint::black_box(AnalyzeReport::of(&analyze(&text, TargetEnv::default())));
     }
     let per = t.elapsed() / n;
+    let report = AnalyzeReport::of(&a);
     let f = &report.functions[0];
     let t = std::time::Instant::now();
-    let dot = to_dot(f, &DotOptions::default());
+    let dot = a.dot(None, &DotOptions::default()).unwrap();
     let dot_time = t.elapsed();
     println!(
         "analyze: {} lines, {} blocks, {} constructs: {per:?} per call; to_dot: {dot_time:?} ({} bytes)",

@@ -7,7 +7,8 @@
 use spvlab_core::diag::line_col;
 use spvlab_core::text::AsmOptions;
 use spvlab_core::text::asm::assemble_with_map;
-use spvlab_core::valid::{Options, locate, validate_words};
+use spvlab_core::analysis::locate_all;
+use spvlab_core::valid::{Options, validate_words};
 use spvlab_core::{Diagnostic, Severity, TargetEnv};
 
 const HEAD: &str = "OpCapability Shader
@@ -27,7 +28,7 @@ fn check(src: &str, env: TargetEnv) -> Vec<Diagnostic> {
     let out = assemble_with_map(src, &AsmOptions { env, preserve_numeric_ids: false })
         .unwrap_or_else(|e| panic!("assembly failed: {e:?}"));
     let mut diags = validate_words(&out.words, &Options { env, ..Options::default() });
-    locate(&mut diags, &out.map);
+    locate_all(&out.map, &mut diags);
     diags.retain(|d| d.severity == Severity::Error);
     diags
 }

@@ -10,7 +10,8 @@
 
 use spvlab_core::diag::line_col;
 use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
-use spvlab_core::valid::{Options, locate, rules, validate_words};
+use spvlab_core::analysis::locate_all;
+use spvlab_core::valid::{Options, rules, validate_words};
 use spvlab_core::{Diagnostic, Severity, TargetEnv};
 use spvlab_tests::{reference_bin, run_tool, scratch};
 
@@ -30,7 +31,7 @@ fn check(src: &str, env: &str, flags: &[&str]) -> Vec<Diagnostic> {
     };
     opts.apply_args(flags.iter().copied()).unwrap();
     let mut diags = validate_words(&out.words, &opts);
-    locate(&mut diags, &out.map);
+    locate_all(&out.map, &mut diags);
     for d in &diags {
         assert!(
             rules::rule(d.code).is_some(),

@@ -2,18 +2,17 @@
 //!
 //! Thin on purpose: every function converts its arguments, calls spvlab-core
 //! and serialises the answer (with serde-wasm-bindgen) for JavaScript. The
-//! conversions are plain Rust functions ([`assemble_report`],
-//! [`disassemble_report`]) so that they are tested natively; the
+//! conversions are plain Rust functions so that they are tested natively; the
 //! `#[wasm_bindgen]` wrappers only move values across the boundary.
 //!
-//! JavaScript sees (every diagnostic has one shape: `Diagnostic` of
-//! www/src/api.ts, core's `report::Diagnostic`):
+//! JavaScript sees (every diagnostic has one shape, core's own `Diagnostic`
+//! located for the page: `Diagnostic` of www/src/api.ts,
+//! `analysis::report::LocatedDiagnostic`):
 //!
-//! * `analyze({ text, targetEnv })` → `AnalyzeReport`, `cfgDot(text, targetEnv,
-//!   functionId?, options?)` → DOT, `disassembleBinary(bytes)` → `{ text?,
-//!   diagnostics }`, `encodeShare(state)` → `"v1/..."`, `decodeShare(fragment)` →
-//!   `{ state?, error?, code? }`: the page's contract, www/src/api.ts (all logic
-//!   in core: `report`, `cfg::dot`, `share`)
+//! * `new Session()`: holds the last analysis, the way Ruff's playground keeps
+//!   its workspace. `session.analyze({ text, targetEnv })` → `AnalyzeReport`;
+//!   `session.cfgDot(functionId?, options?)` → the DOT of that function of the
+//!   last analysis (no second analysis: a CFG toggle only redraws);
 //! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics }`
 //! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics }`
 //!   with `options = { rawId?, header?, indent? }`
@@ -21,18 +20,22 @@
 //!   `{ valid, assembled, diagnostics }`, `args` being spirv-val's options as its
 //!   command line spells them (`["--relax-block-layout", "--max-struct-depth", "10"]`);
 //!   text is assembled for the same target environment and its problems located
+//! * `encodeShare(state)` → `"v1/..."`, `decodeShare(fragment)` →
+//!   `{ state?, error?, code? }`
 //! * `targetEnvs()`, `defaultTargetEnv()`, `grammarWords()`, `version()`
 //!
 //! Bad arguments (an unknown target environment, options of the wrong shape)
 //! throw a JavaScript `Error` built from [`WebError`].
 
 use serde::{Deserialize, Serialize};
-use spvlab_core::diag::{Diagnostic, Severity};
+use spvlab_core::analysis::Analysis;
+use spvlab_core::analysis::dot::DotOptions;
+use spvlab_core::analysis::report::{AnalyzeReport, LocatedDiagnostic};
+use spvlab_core::analysis::{BINARY_FILE, TEXT_FILE};
 use spvlab_core::env::{TARGET_ENVS, TargetEnv};
-use spvlab_core::text::{AsmOptions, DisOptions};
-use spvlab_core::cfg::dot::{DotOptions, to_dot};
-use spvlab_core::report::{self, AnalyzeReport};
 use spvlab_core::share::{self, ShareState};
+use spvlab_core::text::{AsmOptions, DisOptions};
+use spvlab_core::valid::Options;
 use wasm_bindgen::prelude::*;
 
 /// The one error type of the facade: arguments JavaScript got wrong.
@@ -55,12 +58,8 @@ impl core::fmt::Display for WebError {
 
 impl From<WebError> for JsValue {
     fn from(e: WebError) -> JsValue {
-        js_sys_error(&e.to_string())
+        JsError::new(&e.to_string()).into()
     }
-}
-
-fn js_sys_error(msg: &str) -> JsValue {
-    JsError::new(msg).into()
 }
 
 /// What `assemble` answers.
@@ -69,7 +68,7 @@ pub struct AsmReport {
     pub ok: bool,
     /// The module, one number per word (empty on failure).
     pub words: Vec<u32>,
-    pub diagnostics: Vec<report::Diagnostic>,
+    pub diagnostics: Vec<LocatedDiagnostic>,
 }
 
 /// What `disassemble` answers.
@@ -77,7 +76,7 @@ pub struct AsmReport {
 pub struct DisReport {
     pub ok: bool,
     pub text: String,
-    pub diagnostics: Vec<report::Diagnostic>,
+    pub diagnostics: Vec<LocatedDiagnostic>,
 }
 
 /// Options of `disassemble`, as JavaScript passes them (every field optional).
@@ -113,49 +112,21 @@ pub fn assemble_report(text: &str, target_env: &str) -> Result<AsmReport, WebErr
         Err(diags) => AsmReport {
             ok: false,
             words: Vec::new(),
-            diagnostics: {
-                let lines = report::LineIndex::new(text);
-                diags.iter().map(|d| report::convert_diagnostic(d, text, &lines, None, "input.spvasm")).collect()
-            },
+            diagnostics: LocatedDiagnostic::list(&diags, text, None, TEXT_FILE),
         },
     })
 }
 
-/// Bytes to words (either byte order), by core's reader: fails with a located
-/// diagnostic (`bin.byte-length`, `bin.truncated-header`, `bin.bad-magic`).
-#[allow(clippy::result_large_err)] // the core API returns Diagnostic too
-pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, Diagnostic> {
-    spvlab_core::binary::words_from_bytes(bytes).map_err(|e| e.to_diagnostic())
-}
-
-/// The page's analysis (`AnalyzeReport` of www/src/api.ts).
-pub fn analyze_report(text: &str, target_env: &str) -> Result<AnalyzeReport, WebError> {
-    Ok(report::analyze(text, parse_env(target_env)?))
-}
-
-/// The DOT of function `function` (its result id; `None`: the first with blocks),
-/// empty when there is no such function or the text does not assemble.
-pub fn cfg_dot(text: &str, target_env: &str, function: Option<u32>, opts: &DotOptions) -> Result<String, WebError> {
-    let r = analyze_report(text, target_env)?;
-    Ok(r.function(function).map(|f| to_dot(f, opts)).unwrap_or_default())
-}
-
-/// `disassembleBinary`'s answer: the text (absent on failure) and diagnostics.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct BinaryText {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    pub diagnostics: Vec<report::Diagnostic>,
-}
-
-/// Disassemble a `.spv` (either byte order) into editor text, with friendly names.
-pub fn disassemble_binary(bytes: &[u8]) -> BinaryText {
-    let result = words_from_bytes(bytes)
-        .and_then(|words| spvlab_core::text::disassemble(&words, &DisOptions::default()).map(|t| (t, words)));
-    match result {
-        Ok((text, _)) => BinaryText { text: Some(text), diagnostics: Vec::new() },
-        Err(d) => BinaryText { text: None, diagnostics: vec![binary_diagnostic(&d, None)] },
+/// Disassemble `bytes` (a binary module, either byte order): the page's
+/// dropped `.spv` files and the `disassemble` export.
+pub fn disassemble_report(bytes: &[u8], opts: WebDisOptions) -> DisReport {
+    match spvlab_core::text::dis::disassemble_bytes(bytes, &opts.to_core()) {
+        Ok(text) => DisReport { ok: true, text, diagnostics: Vec::new() },
+        Err(d) => DisReport {
+            ok: false,
+            text: String::new(),
+            diagnostics: LocatedDiagnostic::list(&[d], "", None, BINARY_FILE),
+        },
     }
 }
 
@@ -178,26 +149,6 @@ pub fn decode_share(fragment: &str) -> DecodedShare {
     }
 }
 
-/// Disassemble `bytes` (a binary module, either endianness).
-#[allow(clippy::result_large_err)]
-pub fn disassemble_report(bytes: &[u8], opts: WebDisOptions) -> DisReport {
-    let result = words_from_bytes(bytes)
-        .and_then(|words| spvlab_core::text::disassemble(&words, &opts.to_core()));
-    match result {
-        Ok(text) => DisReport { ok: true, text, diagnostics: Vec::new() },
-        Err(d) => DisReport {
-            ok: false,
-            text: String::new(),
-            diagnostics: vec![binary_diagnostic(&d, None)],
-        },
-    }
-}
-
-/// A diagnostic about a binary (word offsets, no text).
-fn binary_diagnostic(d: &Diagnostic, words: Option<&[u32]>) -> report::Diagnostic {
-    report::convert_diagnostic(d, "", &report::LineIndex::new(""), words, "input.spv")
-}
-
 /// What `validate` is given: assembly text or a binary.
 #[derive(Debug, Clone, Copy)]
 pub enum ValInput<'a> {
@@ -212,35 +163,89 @@ pub struct ValReport {
     pub valid: bool,
     /// False when the text did not assemble (the diagnostics are then the assembler's).
     pub assembled: bool,
-    pub diagnostics: Vec<report::Diagnostic>,
+    pub diagnostics: Vec<LocatedDiagnostic>,
+}
+
+/// The validator's options: a target environment and spirv-val's arguments.
+pub fn val_options(target_env: &str, args: &[String]) -> Result<Options, WebError> {
+    let mut opts = Options { env: parse_env(target_env)?, ..Options::default() };
+    opts.apply_args(args.iter().map(String::as_str)).map_err(|e| WebError::BadOptions(e.to_string()))?;
+    Ok(opts)
 }
 
 /// Validate assembly text (assembled for `target_env` first) or a binary, with
 /// spirv-val's options given as its arguments (`["--max-struct-depth", "10"]`).
 pub fn validate_report(input: ValInput<'_>, target_env: &str, args: &[String]) -> Result<ValReport, WebError> {
-    use spvlab_core::valid::{self, Options};
-    let mut opts = Options { env: parse_env(target_env)?, ..Options::default() };
-    opts.apply_args(args.iter().map(String::as_str)).map_err(|e| WebError::BadOptions(e.to_string()))?;
-    Ok(match input {
-        ValInput::Text(text) => {
-            let r = report::analyze_with(text, &opts);
-            ValReport { valid: r.valid, assembled: r.assembled, diagnostics: r.diagnostics }
-        }
-        ValInput::Bytes(bytes) => {
-            let (words, diags) = match words_from_bytes(bytes) {
-                Ok(w) => {
-                    let d = valid::validate_words(&w, &opts);
-                    (w, d)
-                }
-                Err(d) => (Vec::new(), vec![d]),
-            };
-            ValReport {
-                valid: !diags.iter().any(|d| d.severity == Severity::Error),
-                assembled: true,
-                diagnostics: diags.iter().map(|d| binary_diagnostic(d, Some(&words))).collect(),
-            }
-        }
-    })
+    let opts = val_options(target_env, args)?;
+    let a = match input {
+        ValInput::Text(text) => Analysis::of_text(text, &opts),
+        ValInput::Bytes(bytes) => Analysis::of_bytes(bytes, &opts),
+    };
+    Ok(ValReport { valid: a.is_valid(), assembled: a.assembled(), diagnostics: LocatedDiagnostic::all(&a) })
+}
+
+/// What `Session.analyze` is given (`AnalyzeRequest`).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct AnalyzeRequest {
+    pub text: String,
+    #[serde(default)]
+    pub target_env: Option<String>,
+}
+
+/// The page's session: the last analysis, which every view reads.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct Session {
+    analysis: Option<Analysis>,
+}
+
+impl Session {
+    /// Analyse a text (replacing the last analysis) and give the page's report.
+    pub fn analyze_text(&mut self, text: &str, target_env: &str) -> Result<AnalyzeReport, WebError> {
+        let a = Analysis::of_text(text, &Options { env: parse_env(target_env)?, ..Options::default() });
+        let r = AnalyzeReport::of(&a);
+        self.analysis = Some(a);
+        Ok(r)
+    }
+
+    /// The DOT of function `function` (its result id; `None`: the first with
+    /// blocks) of the last analysis; empty when there is none, no such function,
+    /// or the text did not assemble.
+    pub fn dot(&self, function: Option<u32>, opts: &DotOptions) -> String {
+        self.analysis.as_ref().and_then(|a| a.dot(function, opts)).unwrap_or_default()
+    }
+}
+
+#[wasm_bindgen]
+impl Session {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// `session.analyze({ text, targetEnv })` → `AnalyzeReport`.
+    #[wasm_bindgen(js_name = analyze)]
+    pub fn js_analyze(&mut self, request: JsValue) -> Result<JsValue, JsValue> {
+        let req: AnalyzeRequest =
+            serde_wasm_bindgen::from_value(request).map_err(|e| WebError::BadOptions(e.to_string()))?;
+        let env = req.target_env.unwrap_or_else(|| TargetEnv::default().name().into());
+        to_js(&self.analyze_text(&req.text, &env)?)
+    }
+
+    /// `session.cfgDot(functionId?, options?)` → DOT text of the last analysis.
+    #[wasm_bindgen(js_name = cfgDot)]
+    pub fn js_cfg_dot(&self, function_id: Option<u32>, options: JsValue) -> Result<String, JsValue> {
+        Ok(self.dot(function_id, &from_js_or_default(options)?))
+    }
+}
+
+/// Options from JavaScript: `undefined` or `null` give the defaults.
+fn from_js_or_default<T: Default + serde::de::DeserializeOwned>(v: JsValue) -> Result<T, WebError> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(T::default());
+    }
+    serde_wasm_bindgen::from_value(v).map_err(|e| WebError::BadOptions(e.to_string()))
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
@@ -262,13 +267,7 @@ pub fn js_assemble(text: &str, target_env: &str) -> Result<JsValue, JsValue> {
 /// `disassemble(bytes, options?)` → `{ ok, text, diagnostics }`.
 #[wasm_bindgen(js_name = disassemble)]
 pub fn js_disassemble(bytes: &[u8], options: JsValue) -> Result<JsValue, JsValue> {
-    let opts: WebDisOptions = if options.is_undefined() || options.is_null() {
-        WebDisOptions::default()
-    } else {
-        serde_wasm_bindgen::from_value(options)
-            .map_err(|e| WebError::BadOptions(e.to_string()))?
-    };
-    to_js(&disassemble_report(bytes, opts))
+    to_js(&disassemble_report(bytes, from_js_or_default(options)?))
 }
 
 /// `validate(textOrBytes, targetEnv, args?)` → `{ valid, assembled, diagnostics }`,
@@ -285,55 +284,6 @@ pub fn js_validate(input: JsValue, target_env: &str, args: Option<Vec<String>>) 
         return Err(WebError::BadOptions("validate wants a string or a Uint8Array".into()).into());
     };
     to_js(&report)
-}
-
-/// What `analyze` is given (`AnalyzeRequest`).
-#[derive(Deserialize, Debug, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct AnalyzeRequest {
-    pub text: String,
-    #[serde(default)]
-    pub target_env: Option<String>,
-}
-
-fn now_ms() -> Option<f64> {
-    let g = js_sys::global();
-    let perf = js_sys::Reflect::get(&g, &JsValue::from_str("performance")).ok()?;
-    let now = js_sys::Reflect::get(&perf, &JsValue::from_str("now")).ok()?;
-    let f: js_sys::Function = now.dyn_into().ok()?;
-    f.call0(&perf).ok()?.as_f64()
-}
-
-/// `analyze({ text, targetEnv })` → `AnalyzeReport`.
-#[wasm_bindgen(js_name = analyze)]
-pub fn js_analyze(request: JsValue) -> Result<JsValue, JsValue> {
-    let t0 = now_ms();
-    let req: AnalyzeRequest =
-        serde_wasm_bindgen::from_value(request).map_err(|e| WebError::BadOptions(e.to_string()))?;
-    let env = req.target_env.unwrap_or_else(|| TargetEnv::default().name().into());
-    let mut r = analyze_report(&req.text, &env)?;
-    if let (Some(a), Some(b)) = (t0, now_ms()) {
-        r.elapsed_ms = Some(b - a);
-    }
-    to_js(&r)
-}
-
-/// `cfgDot(text, targetEnv, functionId?, options?)` → DOT text ("" when there
-/// is no such function or the text does not assemble).
-#[wasm_bindgen(js_name = cfgDot)]
-pub fn js_cfg_dot(text: &str, target_env: &str, function_id: Option<u32>, options: JsValue) -> Result<String, JsValue> {
-    let opts: DotOptions = if options.is_undefined() || options.is_null() {
-        DotOptions::default()
-    } else {
-        serde_wasm_bindgen::from_value(options).map_err(|e| WebError::BadOptions(e.to_string()))?
-    };
-    Ok(cfg_dot(text, target_env, function_id, &opts)?)
-}
-
-/// `disassembleBinary(bytes)` → `{ text?, diagnostics }`.
-#[wasm_bindgen(js_name = disassembleBinary)]
-pub fn js_disassemble_binary(bytes: &[u8]) -> Result<JsValue, JsValue> {
-    to_js(&disassemble_binary(bytes))
 }
 
 /// `encodeShare(state)` → `"v1/..."`.
@@ -390,40 +340,50 @@ mod tests {
         let r = assemble_report("OpCapability Shader\n  %x = OpFMd\n", "spv1.6").unwrap();
         assert!(!r.ok && r.words.is_empty());
         let d = &r.diagnostics[0];
-        assert_eq!(d.code, "asm.unknown-opcode");
+        assert_eq!(d.diagnostic.code, "asm.unknown-opcode");
         let at = d.range.as_ref().map(|t| (t.line, t.column));
         assert_eq!(at, Some((2, 8)), "{d:?}");
-        assert_eq!((d.severity, d.word_offset), ("error", None));
+        assert_eq!((d.diagnostic.severity.name(), d.word_offset), ("error", None));
         assert!(d.rendered.contains("input.spvasm:2:8"), "{}", d.rendered);
-        assert!(d.help.as_deref().unwrap_or("").contains("OpFMod"), "{d:?}");
+        assert!(d.diagnostic.help.as_deref().unwrap_or("").contains("OpFMod"), "{d:?}");
     }
 
     #[test]
     fn bytes_of_either_endianness() {
         let le = [0x03, 0x02, 0x23, 0x07, 0x00, 0x06, 0x01, 0x00, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0];
         let be = [0x07, 0x23, 0x02, 0x03, 0x00, 0x01, 0x06, 0x00, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0];
-        assert_eq!(words_from_bytes(&le).unwrap(), vec![0x0723_0203, 0x0001_0600, 0, 5, 0]);
-        assert_eq!(words_from_bytes(&be).unwrap(), vec![0x0723_0203, 0x0001_0600, 0, 5, 0]);
-        assert_eq!(words_from_bytes(&[]).unwrap_err().code, "bin.truncated-header");
-        let e = words_from_bytes(&le[..7]).unwrap_err();
-        assert_eq!((e.code, e.unit), ("bin.byte-length", spvlab_core::diag::SpanUnit::BinaryWords));
-        let dis = disassemble_binary(&be);
-        assert!(dis.text.unwrap().contains("; Bound: 5"));
-        let bad = disassemble_binary(&le[..7]);
-        assert!(bad.text.is_none());
-        assert_eq!(bad.diagnostics[0].code, "bin.byte-length");
+        for bytes in [&le, &be] {
+            let dis = disassemble_report(bytes, WebDisOptions::default());
+            assert!(dis.ok && dis.text.contains("; Bound: 5"), "{dis:?}");
+        }
+        let bad = disassemble_report(&le[..7], WebDisOptions::default());
+        assert!(!bad.ok && bad.text.is_empty());
+        assert_eq!(bad.diagnostics[0].diagnostic.code, "bin.byte-length");
         assert_eq!(bad.diagnostics[0].word_offset, Some(1));
+        let empty = disassemble_report(&[], WebDisOptions::default());
+        assert_eq!(empty.diagnostics[0].diagnostic.code, "bin.truncated-header");
     }
 
     #[test]
-    fn analyze_dot_and_share() {
-        let r = analyze_report(VALID, "vulkan1.0").unwrap();
+    fn the_session_draws_its_last_analysis() {
+        let mut s = Session::new();
+        assert_eq!(s.dot(None, &DotOptions::default()), "", "nothing analysed yet");
+        let r = s.analyze_text(VALID, "vulkan1.0").unwrap();
         assert!(r.assembled && r.valid, "{:?}", r.diagnostics);
         assert_eq!(r.functions.len(), 1);
-        assert!(analyze_report(VALID, "nope").is_err());
-        let dot = cfg_dot(VALID, "spv1.6", None, &DotOptions::default()).unwrap();
+        assert!(s.analyze_text(VALID, "nope").is_err());
+        // The failed call kept the last analysis.
+        let dot = s.dot(None, &DotOptions::default());
         assert!(dot.starts_with("digraph"), "{dot}");
-        assert_eq!(cfg_dot(VALID, "spv1.6", Some(999), &DotOptions::default()).unwrap(), "");
+        assert_eq!(s.dot(Some(r.functions[0].id), &DotOptions::default()), dot);
+        assert_eq!(s.dot(Some(999), &DotOptions::default()), "");
+        // A text that does not assemble: nothing to draw.
+        assert!(!s.analyze_text("OpFoo\n", "spv1.6").unwrap().assembled);
+        assert_eq!(s.dot(None, &DotOptions::default()), "");
+    }
+
+    #[test]
+    fn share_links_round_trip() {
         let st = ShareState { text: VALID.into(), target_env: "spv1.3".into(), ..Default::default() };
         let d = decode_share(&share::encode(&st));
         assert_eq!(d.state, Some(st));
@@ -436,7 +396,7 @@ mod tests {
     fn truncated_binary_reports_a_diagnostic() {
         let r = disassemble_report(&[1, 2, 3], WebDisOptions::default());
         assert!(!r.ok);
-        assert_eq!(r.diagnostics[0].code, "bin.byte-length");
+        assert_eq!(r.diagnostics[0].diagnostic.code, "bin.byte-length");
     }
 
     #[test]

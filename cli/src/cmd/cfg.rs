@@ -4,10 +4,10 @@
 use std::ffi::OsString;
 
 use spvlab_core::TargetEnv;
-use spvlab_core::cfg::dot::{DotOptions, Dominators, to_dot};
-use spvlab_core::diag::render;
-use spvlab_core::report::{AnalyzeReport, analyze};
-use spvlab_core::text::{DisOptions, disassemble};
+use spvlab_core::analysis::Analysis;
+use spvlab_core::analysis::dot::{DotOptions, Dominators};
+use spvlab_core::analysis::report::AnalyzeReport;
+use spvlab_core::valid::Options;
 
 use super::Command;
 use crate::args::{Arg, Parser, no_value};
@@ -27,7 +27,8 @@ spvlab cfg: the control-flow graph of a function as Graphviz DOT, or the analysi
 Usage: spvlab cfg [options] [<file.spv | file.spvasm>]
 
 The module is read from the file, or from standard input when it is `-` or
-missing. A binary (recognised by its magic number) is disassembled first.
+missing. A binary (a `.spv` file, or input starting with the magic number) is
+analysed as it is; anything else is assembly text.
 
 Options:
   --format <dot|json>      dot (default): the CFG of one function, with merge
@@ -96,53 +97,36 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Arg::Positional(_) => return Err(CliError::TooManyInputs),
         }
     }
-    let (name, bytes) = crate::io::read_input(input)?;
-    let text = if is_binary(&bytes) {
-        let dis = spvlab_core::binary::words_from_bytes(&bytes)
-            .map_err(|e| e.to_diagnostic())
-            .and_then(|w| disassemble(&w, &DisOptions::default()));
-        match dis {
-            Ok(t) => t,
-            Err(d) => {
-                eprint!("{}", render(&d, "", &name));
-                return Err(CliError::Failed { path: name, count: 1 });
-            }
-        }
-    } else {
-        crate::io::utf8_text(bytes, &name)?
-    };
-    let report = analyze(&text, env);
+    let input = input.unwrap_or(Input::Stdin);
+    let name = input.display_name();
+    let bytes = input.read()?;
+    let a = crate::io::analyze(&input, bytes, &Options { env, ..Options::default() })?;
     if json {
-        let mut s = serde_json::to_string_pretty(&report).unwrap_or_default();
+        let mut s = serde_json::to_string_pretty(&AnalyzeReport::of(&a)).unwrap_or_default();
         s.push('\n');
         return output.write(s.as_bytes());
     }
-    if !report.assembled {
-        for d in &report.diagnostics {
-            eprint!("{}", d.rendered);
+    if a.module().is_none() {
+        for d in a.diagnostics() {
+            eprint!("{}", a.render(d, &name));
         }
-        return Err(CliError::Failed { path: name, count: report.diagnostics.len() });
+        return Err(CliError::Failed { path: name, count: a.diagnostics().len() });
     }
     let f = match &function {
-        Some(f) => report.function_by_name(f),
-        None => report.function(None),
+        Some(f) => a.function_by_name(f),
+        None => a.function_index(None),
     };
-    let Some(f) = f else {
+    let Some(dot) = f.and_then(|f| a.dot(Some(a.cfg().functions[f].id), &opts)) else {
         match &function {
-            Some(f) => eprintln!("spvlab cfg: {name}: no function `{f}` (functions: {})", list(&report)),
+            Some(f) => eprintln!("spvlab cfg: {name}: no function `{f}` (functions: {})", list(&a)),
             None => eprintln!("spvlab cfg: {name}: the module has no function with blocks"),
         }
         return Err(CliError::Failed { path: name, count: 1 });
     };
-    output.write(to_dot(f, &opts).as_bytes())
+    output.write(dot.as_bytes())
 }
 
-fn list(r: &AnalyzeReport) -> String {
-    let v: Vec<String> = r.functions.iter().map(|f| format!("%{} ({})", f.name, f.id)).collect();
+fn list(a: &Analysis) -> String {
+    let v: Vec<String> = a.cfg().functions.iter().map(|f| format!("%{} ({})", a.friendly_name(f.id), f.id)).collect();
     if v.is_empty() { "none".into() } else { v.join(", ") }
-}
-
-fn is_binary(bytes: &[u8]) -> bool {
-    let m = 0x0723_0203u32;
-    bytes.get(..4).is_some_and(|b| b == m.to_le_bytes() || b == m.to_be_bytes())
 }

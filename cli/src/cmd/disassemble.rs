@@ -3,7 +3,8 @@
 use std::ffi::OsString;
 
 use spvlab_core::diag::render;
-use spvlab_core::text::{DisOptions, disassemble};
+use spvlab_core::text::DisOptions;
+use spvlab_core::text::dis::disassemble_bytes;
 
 use super::Command;
 use crate::args::{Arg, Parser, no_value};
@@ -65,14 +66,7 @@ fn run(args: Vec<OsString>) -> Result<(), CliError> {
         }
     }
     let (name, bytes) = crate::io::read_input(input)?;
-    let module = match spvlab_core::binary::words_from_bytes(&bytes) {
-        Ok(w) => w,
-        Err(e) => {
-            eprint!("{}", render(&e.to_diagnostic(), "", &name));
-            return Err(CliError::Failed { path: name, count: 1 });
-        }
-    };
-    match disassemble(&module, &opts) {
+    match disassemble_bytes(&bytes, &opts) {
         Ok(text) => output.write(text.as_bytes()),
         Err(d) => {
             eprint!("{}", render(&d, "", &name));

@@ -352,6 +352,12 @@ impl core::fmt::Display for BinaryError {
     }
 }
 
+/// Whether `bytes` start with the SPIR-V magic number, in either byte order:
+/// how every front end (the CLI, the page) tells a binary from assembly text.
+pub fn starts_with_magic(bytes: &[u8]) -> bool {
+    bytes.get(..4).is_some_and(|b| b == MAGIC_NUMBER.to_le_bytes() || b == MAGIC_NUMBER.to_be_bytes())
+}
+
 /// Bytes to host-order words, the byte order chosen by the magic number.
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, BinaryError> {
     if !bytes.len().is_multiple_of(4) {

@@ -30,12 +30,26 @@ use alloc::vec::Vec;
 /// The kind of a structured construct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum ConstructKind {
     Selection,
     Switch,
     Loop,
     Continue,
     Case,
+}
+
+impl ConstructKind {
+    /// `selection`, `switch`, `loop`, `continue` or `case`, as drawn and serialised.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConstructKind::Selection => "selection",
+            ConstructKind::Switch => "switch",
+            ConstructKind::Loop => "loop",
+            ConstructKind::Continue => "continue",
+            ConstructKind::Case => "case",
+        }
+    }
 }
 
 /// One construct.

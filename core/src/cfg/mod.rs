@@ -35,7 +35,6 @@
 //! reachable blocks.
 
 mod construct;
-pub mod dot;
 mod dom;
 #[cfg(test)]
 mod tests;
@@ -87,6 +86,7 @@ pub fn is_terminator_opcode(opcode: u16) -> bool {
 /// The kind of an edge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum EdgeKind {
     /// A branch instruction's target.
     Branch,
@@ -94,6 +94,17 @@ pub enum EdgeKind {
     Merge,
     /// An `OpLoopMerge`'s Continue Target.
     Continue,
+}
+
+impl EdgeKind {
+    /// `branch`, `merge` or `continue`, as drawn and serialised.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::Branch => "branch",
+            EdgeKind::Merge => "merge",
+            EdgeKind::Continue => "continue",
+        }
+    }
 }
 
 /// One edge between two blocks of a function (indices into [`FunctionCfg::blocks`]).

@@ -26,9 +26,10 @@ mod types;
 mod version;
 
 pub use context::Context;
+/// The names of a text, by which messages name ids (they live with the assembler).
+pub use crate::text::asm::TextNames;
 
-use crate::text::asm::{AsmOutput, InstSpan};
-use crate::{Diagnostic, Module, Span, TargetEnv, binary};
+use crate::{Diagnostic, Module, TargetEnv, binary};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -114,22 +115,42 @@ impl Limits {
     /// (`max-struct-members`, and spirv-val's own spelling `max-struct_depth`).
     /// Returns false for an unknown name.
     pub fn set(&mut self, option: &str, value: u32) -> bool {
-        let slot = match option {
-            "max-struct-members" => &mut self.max_struct_members,
-            "max-struct-depth" | "max-struct_depth" => &mut self.max_struct_depth,
-            "max-local-variables" => &mut self.max_local_variables,
-            "max-global-variables" => &mut self.max_global_variables,
-            "max-switch-branches" => &mut self.max_switch_branches,
-            "max-function-args" => &mut self.max_function_args,
-            "max-control-flow-nesting-depth" => &mut self.max_control_flow_nesting_depth,
-            "max-access-chain-indexes" => &mut self.max_access_chain_indexes,
-            "max-id-bound" => &mut self.max_id_bound,
-            _ => return false,
+        let Some((_, slot)) = LIMITS.iter().find(|(n, _)| n.strip_prefix("--") == Some(option)) else {
+            return false;
         };
-        *slot = value;
+        *slot(self) = value;
         true
     }
 }
+
+/// spirv-val's flags that take no value, each with the option it sets: the one
+/// list the validator, the CLI and the page read.
+pub const FLAGS: &[(&str, fn(&mut Options) -> &mut bool)] = &[
+    ("--before-hlsl-legalization", |o| &mut o.before_hlsl_legalization),
+    ("--relax-logical-pointer", |o| &mut o.relax_logical_pointer),
+    ("--relax-block-layout", |o| &mut o.relax_block_layout),
+    ("--uniform-buffer-standard-layout", |o| &mut o.uniform_buffer_standard_layout),
+    ("--scalar-block-layout", |o| &mut o.scalar_block_layout),
+    ("--workgroup-scalar-block-layout", |o| &mut o.workgroup_scalar_block_layout),
+    ("--skip-block-layout", |o| &mut o.skip_block_layout),
+    ("--relax-struct-store", |o| &mut o.relax_struct_store),
+    ("--allow-localsizeid", |o| &mut o.allow_localsizeid),
+];
+
+/// spirv-val's limits, which take a number, each with the limit it sets
+/// (`--max-struct-depth` under both of spirv-val's spellings).
+pub const LIMITS: &[(&str, fn(&mut Limits) -> &mut u32)] = &[
+    ("--max-struct-members", |l| &mut l.max_struct_members),
+    ("--max-struct-depth", |l| &mut l.max_struct_depth),
+    ("--max-struct_depth", |l| &mut l.max_struct_depth),
+    ("--max-local-variables", |l| &mut l.max_local_variables),
+    ("--max-global-variables", |l| &mut l.max_global_variables),
+    ("--max-switch-branches", |l| &mut l.max_switch_branches),
+    ("--max-function-args", |l| &mut l.max_function_args),
+    ("--max-control-flow-nesting-depth", |l| &mut l.max_control_flow_nesting_depth),
+    ("--max-access-chain-indexes", |l| &mut l.max_access_chain_indexes),
+    ("--max-id-bound", |l| &mut l.max_id_bound),
+];
 
 /// A spirv-val command-line option that could not be applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,36 +189,21 @@ impl Options {
                 Some((n, v)) => (n, Some(v)),
                 None => (arg, None),
             };
-            let flag = match name {
-                "--before-hlsl-legalization" => &mut self.before_hlsl_legalization,
-                "--relax-logical-pointer" => &mut self.relax_logical_pointer,
-                "--relax-block-layout" => &mut self.relax_block_layout,
-                "--uniform-buffer-standard-layout" => &mut self.uniform_buffer_standard_layout,
-                "--scalar-block-layout" => &mut self.scalar_block_layout,
-                "--workgroup-scalar-block-layout" => &mut self.workgroup_scalar_block_layout,
-                "--skip-block-layout" => &mut self.skip_block_layout,
-                "--relax-struct-store" => &mut self.relax_struct_store,
-                "--allow-localsizeid" => &mut self.allow_localsizeid,
-                _ => {
-                    let Some(limit) = name.strip_prefix("--").filter(|n| n.starts_with("max-"))
-                    else {
-                        return Err(OptionError::Unknown(name.into()));
-                    };
-                    let value = match inline {
-                        Some(v) => v,
-                        None => args.next().ok_or_else(|| OptionError::MissingValue(name.into()))?,
-                    };
-                    let n: u32 = value.parse().map_err(|_| OptionError::BadValue {
-                        option: name.into(),
-                        value: value.into(),
-                    })?;
-                    if !self.limits.set(limit, n) {
-                        return Err(OptionError::Unknown(name.into()));
-                    }
-                    continue;
-                }
+            if let Some((_, flag)) = FLAGS.iter().find(|(n, _)| *n == name) {
+                *flag(self) = true;
+                continue;
+            }
+            if !LIMITS.iter().any(|(n, _)| *n == name) {
+                return Err(OptionError::Unknown(name.into()));
+            }
+            let value = match inline {
+                Some(v) => v,
+                None => args.next().ok_or_else(|| OptionError::MissingValue(name.into()))?,
             };
-            *flag = true;
+            let n: u32 = value
+                .parse()
+                .map_err(|_| OptionError::BadValue { option: name.into(), value: value.into() })?;
+            self.limits.set(&name[2..], n);
         }
         Ok(())
     }
@@ -238,54 +244,19 @@ pub fn validate_words(words: &[u32], opts: &Options) -> Vec<Diagnostic> {
     }
 }
 
-/// The names a text gives its ids (`%fn`), from the assembler's id tokens: in
-/// messages about a text, ids go by the names the person typed.
-#[derive(Clone, Debug, Default)]
-pub struct TextNames(Vec<(u32, String)>);
-
-impl TextNames {
-    /// The first spelling of each id in `src`, as the assembler resolved it.
-    pub fn from_asm(src: &str, out: &AsmOutput) -> TextNames {
-        let mut v: Vec<(u32, String)> = Vec::with_capacity(out.id_refs.len() / 2);
-        let mut refs: Vec<&(Span, u32)> = out.id_refs.iter().collect();
-        refs.sort_by_key(|&&(s, id)| (id, s.start));
-        for &&(s, id) in &refs {
-            if v.last().is_some_and(|(last, _)| *last == id) {
-                continue;
-            }
-            let token = src.get(s.start as usize..s.end as usize).unwrap_or("");
-            let name = token.strip_prefix('%').unwrap_or(token);
-            if !name.is_empty() {
-                v.push((id, String::from(name)));
-            }
-        }
-        TextNames(v)
-    }
-
-    /// The text's name of `id`, without `%`.
-    pub fn get(&self, id: u32) -> Option<&str> {
-        let i = self.0.binary_search_by_key(&id, |(x, _)| *x).ok()?;
-        Some(self.0[i].1.as_str())
-    }
-}
-
-/// Validate a binary assembled from a text, naming ids as the text does.
-pub fn validate_words_named(words: &[u32], opts: &Options, names: &TextNames) -> Vec<Diagnostic> {
-    match binary::read_words_framing(words) {
-        Ok(m) => validate_named(&m, opts, names).0,
-        Err(e) => alloc::vec![e.to_diagnostic()],
-    }
-}
-
-/// Validate a module assembled from a text, naming ids as the text does; also
-/// hands back the module's CFG when a check built it, so that a caller that
-/// needs it too (the page's report) does not build it again.
+/// Validate a module, naming ids as the text it was assembled from does (when
+/// given); also hands back the module's CFG when a check built it, so that a
+/// caller that needs it too (the analysis) does not build it again.
 pub fn validate_named(
     module: &Module,
     opts: &Options,
-    names: &TextNames,
+    names: Option<&TextNames>,
 ) -> (Vec<Diagnostic>, Option<crate::cfg::ModuleCfg>) {
-    run(Context::new(module, opts).with_text_names(names))
+    let cx = Context::new(module, opts);
+    run(match names {
+        Some(n) => cx.with_text_names(n),
+        None => cx,
+    })
 }
 
 /// Validate a module.
@@ -312,23 +283,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn locate_maps_words_to_text_and_drops_unmapped_related_spans() {
-        use crate::diag::SpanUnit;
-        let map = [
-            InstSpan { word_offset: 5, word_count: 2, span: Span::new(0, 19) },
-            InstSpan { word_offset: 7, word_count: 3, span: Span::new(20, 49) },
-        ];
-        let mut d = Diagnostic::error("x.y", Span::new(7, 10), "m").in_binary();
-        d.relate(Span::new(5, 7), "first");
-        d.relate(Span::new(0, 5), "header");
-        let mut ds = [d];
-        locate(&mut ds, &map);
-        assert_eq!((ds[0].span, ds[0].unit), (Span::new(20, 49), SpanUnit::TextBytes));
-        assert_eq!(ds[0].related.len(), 1);
-        assert_eq!((ds[0].related[0].span, ds[0].related[0].label.as_str()), (Span::new(0, 19), "first"));
-    }
-
-    #[test]
     fn messages_about_text_use_the_names_typed() {
         use crate::text::asm::{AsmOptions, assemble_with_map};
         let src = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
@@ -338,7 +292,8 @@ mod tests {
         let out = assemble_with_map(src, &AsmOptions::default()).unwrap();
         let names = TextNames::from_asm(src, &out);
         let opts = Options::default();
-        let named = validate_words_named(&out.words, &opts, &names);
+        let m = binary::read_words_framing(&out.words).unwrap();
+        let named = validate_named(&m, &opts, Some(&names)).0;
         assert!(named.iter().any(|d| d.message.contains("%my_fn_type")), "{named:?}");
         // Without the text, the friendly names of spirv-dis (no OpName: the number).
         let plain = validate_words(&out.words, &opts);
@@ -361,35 +316,5 @@ mod tests {
             Err(OptionError::MissingValue("--max-function-args".into()))
         );
         assert!(matches!(o.apply_args(["--max-function-args", "x"]), Err(OptionError::BadValue { .. })));
-    }
-}
-
-/// The text span of the instruction holding word span `s`, by the source map.
-pub fn locate_span(map: &[InstSpan], s: Span) -> Option<Span> {
-    let i = map.partition_point(|m| m.word_offset + m.word_count <= s.start);
-    map.get(i).filter(|m| m.word_offset <= s.start).map(|m| m.span)
-}
-
-/// Turn the word spans of diagnostics into text spans, with the assembler's
-/// source map (diagnostics that are already in text are left alone).
-pub fn locate(diags: &mut [Diagnostic], map: &[InstSpan]) {
-    use crate::diag::SpanUnit;
-    let find = |s: Span| locate_span(map, s);
-    for d in diags.iter_mut() {
-        if d.unit != SpanUnit::BinaryWords {
-            continue;
-        }
-        let Some(span) = find(d.span) else { continue };
-        d.span = span;
-        d.unit = SpanUnit::TextBytes;
-        // A related span outside the map (the header, say) cannot be shown in the
-        // text: drop it rather than read its word numbers as byte offsets.
-        d.related.retain_mut(|r| match find(r.span) {
-            Some(s) => {
-                r.span = s;
-                true
-            }
-            None => false,
-        });
     }
 }

@@ -20,6 +20,7 @@ mod parser;
 mod suggest;
 
 use crate::{Diagnostic, Span, TargetEnv};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 pub use parser::GENERATOR_WORD;
@@ -66,6 +67,43 @@ pub fn assemble(src: &str, opts: &AsmOptions) -> Result<Vec<u32>, Vec<Diagnostic
 /// Assemble a module and say where each instruction came from.
 pub fn assemble_with_map(src: &str, opts: &AsmOptions) -> Result<AsmOutput, Vec<Diagnostic>> {
     parser::run(src, opts, true)
+}
+
+/// The index of the instruction holding word `w`, by a source map (in word order).
+pub fn inst_at(map: &[InstSpan], w: u32) -> Option<usize> {
+    let i = map.partition_point(|m| m.word_offset + m.word_count <= w);
+    map.get(i).filter(|m| m.word_offset <= w).map(|_| i)
+}
+
+/// The names a text gives its ids (`%fn`), from the assembler's id tokens: in
+/// messages about a text, ids go by the names the person typed.
+#[derive(Clone, Debug, Default)]
+pub struct TextNames(Vec<(u32, String)>);
+
+impl TextNames {
+    /// The first spelling of each id in `src`, as the assembler resolved it.
+    pub fn from_asm(src: &str, out: &AsmOutput) -> TextNames {
+        let mut v: Vec<(u32, String)> = Vec::with_capacity(out.id_refs.len() / 2);
+        let mut refs: Vec<&(Span, u32)> = out.id_refs.iter().collect();
+        refs.sort_by_key(|&&(s, id)| (id, s.start));
+        for &&(s, id) in &refs {
+            if v.last().is_some_and(|(last, _)| *last == id) {
+                continue;
+            }
+            let token = src.get(s.start as usize..s.end as usize).unwrap_or("");
+            let name = token.strip_prefix('%').unwrap_or(token);
+            if !name.is_empty() {
+                v.push((id, String::from(name)));
+            }
+        }
+        TextNames(v)
+    }
+
+    /// The text's name of `id`, without `%`.
+    pub fn get(&self, id: u32) -> Option<&str> {
+        let i = self.0.binary_search_by_key(&id, |(x, _)| *x).ok()?;
+        Some(self.0[i].1.as_str())
+    }
 }
 
 #[cfg(test)]

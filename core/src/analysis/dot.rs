@@ -1,5 +1,6 @@
-//! Graphviz DOT for one function's control-flow graph, from the analysis report
-//! ([`crate::report::FunctionCfg`]).
+//! Graphviz DOT for one function's control-flow graph, drawn from the control-flow
+//! analysis itself ([`cfg::FunctionCfg`]), with names and instruction text from
+//! [`Labels`] (the analysis's disassembly).
 //!
 //! * nodes `b<label id>`, labelled with the block's name or its listing;
 //! * branch edges solid, merge edges dashed, continue edges dotted, back edges
@@ -15,7 +16,8 @@
 //! escaped (`"`, `\`, newlines, and `&` so Graphviz does not read entities),
 //! never in ids and never in HTML-like labels.
 
-use crate::report::{CfgEdgeKind, FunctionCfg};
+use super::Disassembly;
+use crate::cfg::{self, EdgeKind, FunctionCfg};
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -76,30 +78,47 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// What a drawing needs beyond the CFG: names, and the text of instructions.
+pub trait Labels {
+    /// The name of a block or function id, without `%`.
+    fn name(&self, id: u32) -> String;
+    /// The text of instruction `i` (an index into the module's instructions).
+    fn inst(&self, i: usize) -> &str;
+}
+
+impl Labels for Disassembly {
+    fn name(&self, id: u32) -> String {
+        match self.names.get(id) {
+            Some(n) => String::from(n),
+            None => alloc::format!("{id}"),
+        }
+    }
+    fn inst(&self, i: usize) -> &str {
+        Disassembly::inst(self, i)
+    }
+}
+
 /// The DOT text of one function.
-pub fn to_dot(f: &FunctionCfg, opts: &DotOptions) -> String {
+pub fn to_dot(f: &FunctionCfg, labels: &impl Labels, opts: &DotOptions) -> String {
     let mut out = String::with_capacity(256 + f.blocks.len() * 96 + f.edges.len() * 64);
-    let shown: Vec<bool> =
-        f.blocks.iter().map(|b| !opts.hide_unreachable || b.structurally_reachable).collect();
-    let mut index: Vec<(u32, usize)> = f.blocks.iter().enumerate().map(|(i, b)| (b.id, i)).collect();
-    index.sort_unstable();
-    let find = |id: u32| index.binary_search_by_key(&id, |&(k, _)| k).ok().map(|p| index[p].1);
-    let is_shown = |id: u32| find(id).is_some_and(|i| shown[i]);
+    let n = f.blocks.len();
+    let shown: Vec<bool> = (0..n as u32).map(|b| !opts.hide_unreachable || f.is_structurally_reachable(b)).collect();
+    let is_shown = |b: u32| shown.get(b as usize).copied().unwrap_or(false);
+    let label = |b: u32| f.blocks.get(b as usize).map_or(0, |x| x.label);
+    let constructs = f.constructs();
 
     // The constructs holding the selected block.
-    let mut selected_constructs = vec![false; f.constructs.len()];
-    if let Some(sel) = opts.selected
-        && let Some(b) = find(sel)
-    {
-        let mut c = f.blocks[b].innermost;
+    let mut selected_constructs = vec![false; constructs.len()];
+    if let Some(b) = opts.selected.and_then(|sel| f.block_of(sel)) {
+        let mut c = f.innermost_construct(b);
         let mut guard = 0;
         while let Some(ci) = c
-            && guard <= f.constructs.len()
+            && guard <= constructs.len()
         {
             if let Some(slot) = selected_constructs.get_mut(ci as usize) {
                 *slot = true;
             }
-            c = f.constructs.get(ci as usize).and_then(|k| k.parent);
+            c = constructs.get(ci as usize).and_then(|k| k.parent);
             guard += 1;
         }
     }
@@ -110,31 +129,31 @@ pub fn to_dot(f: &FunctionCfg, opts: &DotOptions) -> String {
     let _ = writeln!(out, "  edge [fontname=\"monospace\" fontsize=9];");
 
     // Which cluster each block goes into: its innermost construct.
-    let mut children: Vec<Vec<u32>> = vec![Vec::new(); f.constructs.len()];
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); constructs.len()];
     let mut roots: Vec<u32> = Vec::new();
-    for (ci, c) in f.constructs.iter().enumerate() {
-        match c.parent.filter(|&p| (p as usize) < f.constructs.len() && p as usize != ci) {
+    for (ci, c) in constructs.iter().enumerate() {
+        match c.parent.filter(|&p| (p as usize) < constructs.len() && p as usize != ci) {
             Some(p) => children[p as usize].push(ci as u32),
             None => roots.push(ci as u32),
         }
     }
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); f.constructs.len()];
-    let mut top: Vec<usize> = Vec::new();
-    for (bi, b) in f.blocks.iter().enumerate() {
-        if !shown[bi] {
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); constructs.len()];
+    let mut top: Vec<u32> = Vec::new();
+    for b in 0..n as u32 {
+        if !is_shown(b) {
             continue;
         }
-        match b.innermost.filter(|&c| opts.constructs && (c as usize) < f.constructs.len()) {
-            Some(c) => members[c as usize].push(bi),
-            None => top.push(bi),
+        match f.innermost_construct(b).filter(|&c| opts.constructs && (c as usize) < constructs.len()) {
+            Some(c) => members[c as usize].push(b),
+            None => top.push(b),
         }
     }
-    for &bi in &top {
-        node(&mut out, f, bi, opts, 1);
+    for &b in &top {
+        node(&mut out, f, labels, b, opts, 1);
     }
     if opts.constructs {
         // Iterative depth-first walk of the construct tree (no recursion).
-        let mut emitted = vec![false; f.constructs.len()];
+        let mut emitted = vec![false; constructs.len()];
         let mut stack: Vec<(u32, bool)> = roots.iter().rev().map(|&c| (c, false)).collect();
         while let Some((ci, closing)) = stack.pop() {
             let depth = stack.iter().filter(|(_, cl)| *cl).count() + 1;
@@ -146,29 +165,29 @@ pub fn to_dot(f: &FunctionCfg, opts: &DotOptions) -> String {
             if core::mem::replace(&mut emitted[ci as usize], true) {
                 continue;
             }
-            let c = &f.constructs[ci as usize];
+            let c = &constructs[ci as usize];
             let kind = c.kind.name();
             let sel = selected_constructs[ci as usize];
-            let header_name = find(c.header).map_or("", |b| f.blocks[b].name.as_str());
+            let header_name = labels.name(super::report::construct_label(f, c));
             let _ = write!(
                 out,
                 "{pad}subgraph cluster_c{ci} {{\n{pad}  id=\"construct-{ci}\";\n{pad}  class=\"construct {kind}{}\";\n{pad}  label=\"{kind} %",
                 if sel { " selected" } else { "" }
             );
-            escape_into(&mut out, header_name);
+            escape_into(&mut out, &header_name);
             let _ = writeln!(out, "\";");
             let _ = writeln!(
                 out,
                 "{pad}  style=\"rounded{}\"; color=\"{}\"; penwidth={};",
                 if sel { ",filled" } else { "" },
-                construct_color(kind),
+                construct_color(c.kind),
                 if sel { 2 } else { 1 }
             );
             if sel {
                 let _ = writeln!(out, "{pad}  fillcolor=\"#fff8d0\";");
             }
-            for &bi in &members[ci as usize] {
-                node(&mut out, f, bi, opts, depth + 1);
+            for &b in &members[ci as usize] {
+                node(&mut out, f, labels, b, opts, depth + 1);
             }
             stack.push((ci, true));
             for &k in children[ci as usize].iter().rev() {
@@ -178,43 +197,45 @@ pub fn to_dot(f: &FunctionCfg, opts: &DotOptions) -> String {
     }
 
     // Blocks of constructs the tree walk did not reach (a malformed tree).
-    let reached = reached_constructs(f.constructs.len(), &roots, &children);
+    let reached = reached_constructs(constructs.len(), &roots, &children);
     for (ci, m) in members.iter().enumerate() {
         if opts.constructs && !reached[ci] {
-            for &bi in m {
-                node(&mut out, f, bi, opts, 1);
+            for &b in m {
+                node(&mut out, f, labels, b, opts, 1);
             }
         }
     }
 
     // Edges, with ids made unique by a counter for repeated (from, to, kind).
-    let mut seen: Vec<(u32, u32, CfgEdgeKind, u32)> = Vec::new();
-    for e in &f.edges {
+    let mut seen: Vec<(u32, u32, EdgeKind, u32)> = Vec::new();
+    for (k, e) in f.edges.iter().enumerate() {
         if !is_shown(e.from) || !is_shown(e.to) {
             continue;
         }
-        let n = match seen.iter_mut().find(|s| s.0 == e.from && s.1 == e.to && s.2 == e.kind) {
+        let (from, to) = (label(e.from), label(e.to));
+        let n = match seen.iter_mut().find(|s| s.0 == from && s.1 == to && s.2 == e.kind) {
             Some(s) => {
                 s.3 += 1;
                 s.3
             }
             None => {
-                seen.push((e.from, e.to, e.kind, 1));
+                seen.push((from, to, e.kind, 1));
                 1
             }
         };
+        let back = f.is_back_edge(k);
         let kind = e.kind.name();
-        let _ = write!(out, "  b{} -> b{} [id=\"edge-{}-{}-{kind}", e.from, e.to, e.from, e.to);
+        let _ = write!(out, "  b{from} -> b{to} [id=\"edge-{from}-{to}-{kind}");
         if n > 1 {
             let _ = write!(out, "-{n}");
         }
-        let _ = write!(out, "\" class=\"edge {kind}{}\"", if e.back { " back" } else { "" });
+        let _ = write!(out, "\" class=\"edge {kind}{}\"", if back { " back" } else { "" });
         match e.kind {
-            CfgEdgeKind::Branch => {}
-            CfgEdgeKind::Merge => out.push_str(" style=dashed color=\"#1f6fb2\""),
-            CfgEdgeKind::Continue => out.push_str(" style=dotted color=\"#7a3fb0\""),
+            EdgeKind::Branch => {}
+            EdgeKind::Merge => out.push_str(" style=dashed color=\"#1f6fb2\""),
+            EdgeKind::Continue => out.push_str(" style=dotted color=\"#7a3fb0\""),
         }
-        if e.back {
+        if back {
             out.push_str(" style=bold label=\"back\" color=\"#c0392b\"");
         }
         out.push_str("];\n");
@@ -224,16 +245,16 @@ pub fn to_dot(f: &FunctionCfg, opts: &DotOptions) -> String {
     if opts.dominators != Dominators::None {
         let structural = opts.dominators == Dominators::Structural;
         let class = if structural { "structural" } else { "regular" };
-        for b in &f.blocks {
-            let idom = if structural { b.structural_idom } else { b.idom };
-            if let Some(d) = idom
+        let tree = if structural { &f.sdom } else { &f.dom };
+        for b in 0..n as u32 {
+            if let Some(d) = tree.idom(b)
                 && is_shown(d)
-                && is_shown(b.id)
+                && is_shown(b)
             {
+                let (d, b) = (label(d), label(b));
                 let _ = writeln!(
                     out,
-                    "  b{d} -> b{} [id=\"dom-{d}-{}\" class=\"dom {class}\" color=\"#999999\" style=dashed arrowhead=empty constraint=false];",
-                    b.id, b.id
+                    "  b{d} -> b{b} [id=\"dom-{d}-{b}\" class=\"dom {class}\" color=\"#999999\" style=dashed arrowhead=empty constraint=false];"
                 );
             }
         }
@@ -256,45 +277,47 @@ fn reached_constructs(n: usize, roots: &[u32], children: &[Vec<u32>]) -> Vec<boo
     seen
 }
 
-fn construct_color(kind: &str) -> &'static str {
+fn construct_color(kind: cfg::ConstructKind) -> &'static str {
     match kind {
-        "loop" => "#2e8b57",
-        "continue" => "#7a3fb0",
-        "switch" => "#b8860b",
-        "case" => "#cd853f",
-        _ => "#1f6fb2",
+        cfg::ConstructKind::Loop => "#2e8b57",
+        cfg::ConstructKind::Continue => "#7a3fb0",
+        cfg::ConstructKind::Switch => "#b8860b",
+        cfg::ConstructKind::Case => "#cd853f",
+        cfg::ConstructKind::Selection => "#1f6fb2",
     }
 }
 
-fn node(out: &mut String, f: &FunctionCfg, bi: usize, opts: &DotOptions, depth: usize) {
-    let Some(b) = f.blocks.get(bi) else { return };
+fn node(out: &mut String, f: &FunctionCfg, labels: &impl Labels, b: u32, opts: &DotOptions, depth: usize) {
+    let Some(blk) = f.blocks.get(b as usize) else { return };
+    let id = blk.label;
+    let (entry, exit, reachable) = (b == 0, blk.is_exit(), f.is_structurally_reachable(b));
     let pad = "  ".repeat(depth);
     let mut class = String::from("block");
-    if b.entry {
+    if entry {
         class.push_str(" entry");
     }
-    if b.exit {
+    if exit {
         class.push_str(" exit");
     }
-    if !b.structurally_reachable {
+    if !reachable {
         class.push_str(" unreachable");
     }
-    let selected = opts.selected == Some(b.id);
+    let selected = opts.selected == Some(id);
     if selected {
         class.push_str(" selected");
     }
-    let _ = write!(out, "{pad}b{} [id=\"block-{}\" class=\"{class}\" label=\"", b.id, b.id);
-    if opts.listing && !b.listing.is_empty() {
-        for line in &b.listing {
-            escape_into(out, line);
+    let _ = write!(out, "{pad}b{id} [id=\"block-{id}\" class=\"{class}\" label=\"");
+    if opts.listing && blk.end > blk.start {
+        for i in blk.start..blk.end {
+            escape_into(out, labels.inst(i as usize));
             out.push_str("\\l");
         }
     } else {
         out.push('%');
-        escape_into(out, &b.name);
+        escape_into(out, &labels.name(id));
     }
     out.push('"');
-    let shape = match (b.entry, b.exit) {
+    let shape = match (entry, exit) {
         (true, true) => Some("doubleoctagon"),
         (true, false) => Some("house"),
         (false, true) => Some("invhouse"),
@@ -303,7 +326,7 @@ fn node(out: &mut String, f: &FunctionCfg, bi: usize, opts: &DotOptions, depth: 
     if let Some(s) = shape {
         let _ = write!(out, " shape={s}");
     }
-    if !b.structurally_reachable {
+    if !reachable {
         out.push_str(" style=dashed fontcolor=\"#888888\" color=\"#888888\"");
     }
     if selected {

@@ -1,6 +1,6 @@
 use super::*;
-use crate::report::{self, CfgBlock, CfgConstruct, CfgConstructKind, CfgEdge};
-use crate::TargetEnv;
+use crate::analysis::Analysis;
+use crate::analysis::report::tests::LOOP;
 use alloc::string::ToString;
 
 /// A minimal DOT reader: tokens outside quoted strings; counts node
@@ -96,44 +96,44 @@ fn parse(dot: &str) -> Parsed {
 
 const HOSTILE: &[&str] = &["<script>alert(1)</script>", "</text>", "a\"b", "back\\slash\\N", "\"]; a -> b [", "line\nbreak", "&lt;b&gt;"];
 
-fn hostile_function() -> FunctionCfg {
-    let mut blocks = Vec::new();
-    for (k, name) in HOSTILE.iter().enumerate() {
-        blocks.push(CfgBlock {
-            id: 10 + k as u32,
-            name: name.to_string(),
-            listing: alloc::vec![alloc::format!("OpName %x \"{name}\""), name.to_string()],
-            entry: k == 0,
-            exit: k + 1 == HOSTILE.len(),
-            reachable: true,
-            structurally_reachable: true,
-            innermost: if k > 0 && k < 4 { Some(0) } else { None },
-            ..Default::default()
-        });
+/// Labels that name every block with a hostile string (and its listing too).
+struct Hostile;
+
+impl Labels for Hostile {
+    fn name(&self, id: u32) -> String {
+        HOSTILE[id as usize % HOSTILE.len()].to_string()
     }
-    let edges = (0..HOSTILE.len() as u32 - 1)
-        .map(|k| CfgEdge { from: 10 + k, to: 11 + k, kind: if k == 1 { CfgEdgeKind::Merge } else { CfgEdgeKind::Branch }, back: false })
-        .collect();
-    FunctionCfg {
-        id: 1,
-        name: "\"]; x -> y [".into(),
-        blocks,
-        edges,
-        constructs: alloc::vec![CfgConstruct { kind: CfgConstructKind::Loop, header: 11, blocks: alloc::vec![11, 12, 13], parent: None }],
+    fn inst(&self, i: usize) -> &str {
+        HOSTILE[i % HOSTILE.len()]
     }
+}
+
+/// A chain of blocks, the middle three inside a loop.
+fn chain() -> crate::cfg::FunctionCfg {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+        OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%bool = OpTypeBool\n%t = OpConstantTrue %bool\n\
+        %fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%a = OpLabel\nOpBranch %h\n\
+        %h = OpLabel\nOpLoopMerge %m %c None\nOpBranch %b\n%b = OpLabel\nOpBranch %c\n\
+        %c = OpLabel\nOpBranchConditional %t %h %m\n%m = OpLabel\nOpBranch %x\n%x = OpLabel\nOpBranch %y\n\
+        %y = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    let a = crate::analysis::Analysis::of_text(text, &Default::default());
+    assert!(a.is_valid(), "{:?}", a.diagnostics());
+    a.cfg().functions[0].clone()
 }
 
 #[test]
 fn hostile_names_stay_inside_strings() {
-    let f = hostile_function();
+    let f = chain();
+    let n = f.blocks.len();
     for listing in [false, true] {
-        let opts = DotOptions { listing, dominators: Dominators::None, ..Default::default() };
-        let dot = to_dot(&f, &opts);
+        let opts = DotOptions { listing, dominators: Dominators::Structural, ..Default::default() };
+        let dot = to_dot(&f, &Hostile, &opts);
         let p = parse(&dot);
         assert!(p.balanced, "{dot}");
-        assert_eq!(p.nodes, HOSTILE.len(), "{dot}");
-        assert_eq!(p.edges, HOSTILE.len() - 1, "{dot}");
-        assert_eq!(p.clusters, 1, "{dot}");
+        assert_eq!(p.nodes, n, "{dot}");
+        // Branch, merge and continue edges, and the dominator overlay.
+        assert_eq!(p.edges, f.edges.len() + n - 1, "{dot}");
+        assert_eq!(p.clusters, f.constructs().len(), "{dot}");
         // Every name is in some label, escaped.
         for name in HOSTILE {
             let esc = escape(name);
@@ -158,11 +158,16 @@ fn escaping() {
     assert_eq!(escape("a\"b\\c\nd&e"), "a\\\"b\\\\c\\nd&amp;e");
 }
 
+/// The drawing of function 0 of `a`.
+fn draw(a: &Analysis, opts: &DotOptions) -> String {
+    a.dot(None, opts).unwrap()
+}
+
 #[test]
-fn loop_drawing_from_the_report() {
-    let r = report::analyze(crate::report::tests::LOOP, TargetEnv::default());
-    let f = &r.functions[0];
-    let dot = to_dot(f, &DotOptions::default());
+fn loop_drawing() {
+    let a = Analysis::of_text(LOOP, &Default::default());
+    let f = &a.cfg().functions[0];
+    let dot = draw(&a, &DotOptions::default());
     let p = parse(&dot);
     assert!(p.balanced);
     assert_eq!(p.nodes, 5);
@@ -170,32 +175,36 @@ fn loop_drawing_from_the_report() {
     assert_eq!(dot.matches("style=dashed").count(), 1, "{dot}");
     assert_eq!(dot.matches("style=dotted").count(), 1, "{dot}");
     assert_eq!(dot.matches("label=\"back\"").count(), 1, "{dot}");
-    assert_eq!(p.clusters, f.constructs.len());
+    assert_eq!(p.clusters, f.constructs().len());
     assert!(dot.contains("label=\"loop %header\""), "{dot}");
-    let e = f.blocks[0].id;
+    let e = f.blocks[0].label;
     assert!(dot.contains(&alloc::format!("b{e} [id=\"block-{e}\" class=\"block entry\"")), "{dot}");
     // Dominator overlay: one edge per block but the root.
-    let d = to_dot(f, &DotOptions { dominators: Dominators::Structural, ..Default::default() });
+    let d = draw(&a, &DotOptions { dominators: Dominators::Structural, ..Default::default() });
     assert_eq!(d.matches("constraint=false").count(), 4);
     // Selection highlights the block and its constructs.
-    let cont = f.blocks[3].id;
-    let s = to_dot(f, &DotOptions { selected: Some(cont), ..Default::default() });
+    let cont = f.blocks[3].label;
+    let s = draw(&a, &DotOptions { selected: Some(cont), ..Default::default() });
     assert!(s.contains("class=\"block selected\""), "{s}");
     assert!(s.contains("class=\"construct continue selected\""), "{s}");
     assert!(s.contains("class=\"construct loop\""), "{s}");
     // Without constructs: no clusters.
-    let n = to_dot(f, &DotOptions { constructs: false, ..Default::default() });
+    let n = draw(&a, &DotOptions { constructs: false, ..Default::default() });
     assert_eq!(parse(&n).clusters, 0);
+    // The listing: each block's instructions as the disassembly prints them.
+    let l = draw(&a, &DotOptions { listing: true, ..Default::default() });
+    assert!(l.contains("label=\"%header = OpLabel\\lOpLoopMerge %8 %9 None\\lOpBranchConditional %true %10 %8\\l\""), "{l}");
+    assert_eq!(a.dot(Some(999), &DotOptions::default()), None);
 }
 
 #[test]
 fn hide_unreachable() {
-    let text = crate::report::tests::LOOP.replace("%merge = OpLabel\nOpReturn\n", "%merge = OpLabel\nOpReturn\n%dead = OpLabel\nOpBranch %merge\n");
-    let r = report::analyze(&text, TargetEnv::default());
-    let f = &r.functions[0];
+    let text = LOOP.replace("%merge = OpLabel\nOpReturn\n", "%merge = OpLabel\nOpReturn\n%dead = OpLabel\nOpBranch %merge\n");
+    let a = Analysis::of_text(&text, &Default::default());
+    let f = &a.cfg().functions[0];
     assert_eq!(f.blocks.len(), 6);
-    assert_eq!(parse(&to_dot(f, &DotOptions::default())).nodes, 6);
-    let h = to_dot(f, &DotOptions { hide_unreachable: true, ..Default::default() });
+    assert_eq!(parse(&draw(&a, &DotOptions::default())).nodes, 6);
+    let h = draw(&a, &DotOptions { hide_unreachable: true, ..Default::default() });
     assert_eq!(parse(&h).nodes, 5);
     assert_eq!(parse(&h).edges, f.edges.len() - 1);
 }

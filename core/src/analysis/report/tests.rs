@@ -64,15 +64,15 @@ fn valid_loop_report() {
     assert!(hdr_text.starts_with("%header = OpLabel") && hdr_text.ends_with("%body %merge"), "{hdr_text}");
     assert_eq!(h.idom, Some(f.blocks[0].id));
     assert!(f.blocks[0].entry && f.blocks[4].exit);
-    let kinds = |k: CfgEdgeKind| f.edges.iter().filter(|e| e.kind == k).count();
-    assert_eq!((kinds(CfgEdgeKind::Merge), kinds(CfgEdgeKind::Continue)), (1, 1));
+    let kinds = |k: EdgeKind| f.edges.iter().filter(|e| e.kind == k).count();
+    assert_eq!((kinds(EdgeKind::Merge), kinds(EdgeKind::Continue)), (1, 1));
     let back: Vec<_> = f.edges.iter().filter(|e| e.back).collect();
     assert_eq!(back.len(), 1);
     assert_eq!((back[0].from, back[0].to), (f.blocks[3].id, h.id));
-    let loops: Vec<_> = f.constructs.iter().filter(|c| c.kind == CfgConstructKind::Loop).collect();
+    let loops: Vec<_> = f.constructs.iter().filter(|c| c.kind == ConstructKind::Loop).collect();
     assert_eq!(loops.len(), 1);
     assert_eq!(loops[0].header, h.id);
-    let cont = f.constructs.iter().position(|c| c.kind == CfgConstructKind::Continue).unwrap();
+    let cont = f.constructs.iter().position(|c| c.kind == ConstructKind::Continue).unwrap();
     assert_eq!(f.blocks[3].innermost, Some(cont as u32));
     // Ids: %header is defined by its label and used by OpName and two branches;
     // the defining `%header =` is not among the uses.
@@ -100,7 +100,7 @@ fn assembler_errors_give_an_empty_rest() {
     assert!(!r.assembled && !r.valid);
     assert!(r.functions.is_empty() && r.words.is_empty() && r.ids.is_empty());
     let d = &r.diagnostics[0];
-    assert_eq!(d.code, "asm.unknown-opcode");
+    assert_eq!(d.diagnostic.code, "asm.unknown-opcode");
     let range = d.range.unwrap();
     assert_eq!((range.line, range.column), (2, 6));
     assert!(d.rendered.contains("OpFMd"), "{}", d.rendered);
@@ -113,13 +113,13 @@ fn validator_problems_are_located_and_marked_on_the_graph() {
     let text = LOOP.replace("%cont = OpLabel\nOpBranch %header", "%cont = OpLabel\nOpBranch %body");
     let r = analyze(&text, TargetEnv::default());
     assert!(r.assembled && !r.valid);
-    let d = r.diagnostics.iter().find(|d| d.code == "cfg.back-edge-not-to-loop-header").unwrap();
+    let d = r.diagnostics.iter().find(|d| d.diagnostic.code == "cfg.back-edge-not-to-loop-header").unwrap();
     let (body, cont) = (r.functions[0].blocks[2].id, r.functions[0].blocks[3].id);
     assert_eq!(d.range.unwrap().line, 19);
     assert_eq!(d.blocks, [body, cont]);
     assert_eq!(d.edges, [(body, cont)]);
     assert!(d.range.is_some());
-    assert!(d.summary.is_some() && d.explanation.is_some(), "{}", d.code);
+    assert!(d.summary.is_some() && d.explanation.is_some(), "{}", d.diagnostic.code);
     assert_eq!(d.function, Some(r.functions[0].id));
     assert!(!d.blocks.is_empty());
     let line = format!("{}", d.range.unwrap().line);

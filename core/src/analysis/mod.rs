@@ -1,0 +1,441 @@
+//! One analysis of a module, from text or binary, and the views of it that the
+//! page and the command line show.
+//!
+//! [`Analysis`] assembles (or reads) a module once, validates it once, keeps its
+//! control-flow analysis (the validator's, when it built one), the source map
+//! from instructions to text, the names of the text, and every diagnostic, both
+//! as the validator reported it (word spans) and located in the text. The rest
+//! are views of it:
+//!
+//! * [`report`]: what the page shows after an edit ([`report::AnalyzeReport`]);
+//! * [`dot`]: one function's control-flow graph as Graphviz DOT;
+//! * [`Analysis::render`]: rustc-style text for the command line;
+//! * [`Analysis::disassembly`]: the spirv-dis text with friendly names.
+//!
+//! The page keeps one `Analysis` in its session (web crate), so that a CFG
+//! toggle or a function switch redraws without analysing again.
+
+pub mod dot;
+pub mod report;
+
+use crate::binary;
+use crate::cfg::{self, ModuleCfg};
+use crate::diag::{self, SpanUnit};
+use crate::text::asm::{AsmOptions, InstSpan, TextNames, assemble_with_map, inst_at};
+use crate::text::dis::{DisOptions, Names, disassemble_module_indexed};
+use crate::valid::{self, rules};
+use crate::{Diagnostic, Module, Severity, Span};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::OnceCell;
+
+/// The file name used in rendered diagnostics about a text.
+pub const TEXT_FILE: &str = "input.spvasm";
+/// The file name used in rendered diagnostics about a binary.
+pub const BINARY_FILE: &str = "input.spv";
+
+/// Where a diagnostic was before it was located in the text: its primary span
+/// and its related spans in words (`None`: not a word span, e.g. an assembler
+/// diagnostic), and the marks it leaves on the graph.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub words: Option<Span>,
+    /// One per related span kept in the located diagnostic.
+    pub related_words: Vec<Option<Span>>,
+    /// The function (result id) whose blocks the problem concerns.
+    pub function: Option<u32>,
+    /// Those blocks (label ids) and edges (label id pairs).
+    pub blocks: Vec<u32>,
+    pub edges: Vec<(u32, u32)>,
+}
+
+/// The canonical disassembly of the module (computed on first use).
+pub struct Disassembly {
+    pub text: String,
+    /// Per instruction: its line's byte range in `text`.
+    pub ranges: Vec<(u32, u32)>,
+    /// The friendly names spirv-dis prints.
+    pub names: Names,
+}
+
+impl Disassembly {
+    /// The text of instruction `i`, without its indentation.
+    pub fn inst(&self, i: usize) -> &str {
+        self.ranges
+            .get(i)
+            .and_then(|&(a, b)| self.text.get(a as usize..b as usize))
+            .map_or("", |s| s.trim_start())
+    }
+}
+
+/// One analysis of one module.
+pub struct Analysis {
+    opts: valid::Options,
+    /// The assembly text (text input only).
+    text: Option<String>,
+    /// The binary (assembled, or as given); empty when the text did not assemble
+    /// or the bytes were not a binary.
+    words: Vec<u32>,
+    /// The module as read from the words (its framing), when that succeeded.
+    module: Option<Module>,
+    /// Per instruction: where it came from in the text (text input only).
+    map: Vec<InstSpan>,
+    /// Every `%id` token of the text and the id it resolved to.
+    id_refs: Vec<(Span, u32)>,
+    text_names: TextNames,
+    cfg: ModuleCfg,
+    diagnostics: Vec<Diagnostic>,
+    origins: Vec<Origin>,
+    dis: OnceCell<Disassembly>,
+}
+
+impl Analysis {
+    /// Assemble `text` for `opts.env`, then read, validate and analyse it.
+    pub fn of_text(text: &str, opts: &valid::Options) -> Analysis {
+        let mut a = Analysis::empty(opts);
+        a.text = Some(String::from(text));
+        let asm = AsmOptions { env: opts.env, preserve_numeric_ids: false };
+        match assemble_with_map(text, &asm) {
+            Ok(out) => {
+                a.text_names = TextNames::from_asm(text, &out);
+                a.diagnostics = out.warnings;
+                a.origins = a.diagnostics.iter().map(|_| Origin::default()).collect();
+                a.map = out.map;
+                a.id_refs = out.id_refs;
+                a.words = out.words;
+                a.check();
+            }
+            Err(diags) => {
+                a.origins = diags.iter().map(|_| Origin::default()).collect();
+                a.diagnostics = diags;
+            }
+        }
+        a
+    }
+
+    /// Read, validate and analyse a binary given as words (either byte order).
+    pub fn of_words(words: Vec<u32>, opts: &valid::Options) -> Analysis {
+        let mut a = Analysis::empty(opts);
+        a.words = words;
+        a.check();
+        a
+    }
+
+    /// [`Analysis::of_words`] for bytes (either byte order); bytes that are not
+    /// a whole binary give the reader's diagnostic and no module.
+    pub fn of_bytes(bytes: &[u8], opts: &valid::Options) -> Analysis {
+        match binary::words_from_bytes(bytes) {
+            Ok(w) => Analysis::of_words(w, opts),
+            Err(e) => {
+                let mut a = Analysis::empty(opts);
+                a.push_unlocated(e.to_diagnostic());
+                a
+            }
+        }
+    }
+
+    fn empty(opts: &valid::Options) -> Analysis {
+        Analysis {
+            opts: *opts,
+            text: None,
+            words: Vec::new(),
+            module: None,
+            map: Vec::new(),
+            id_refs: Vec::new(),
+            text_names: TextNames::default(),
+            cfg: ModuleCfg::default(),
+            diagnostics: Vec::new(),
+            origins: Vec::new(),
+            dis: OnceCell::new(),
+        }
+    }
+
+    fn push_unlocated(&mut self, d: Diagnostic) {
+        let words = (d.unit == SpanUnit::BinaryWords).then_some(d.span);
+        let related_words = d.related.iter().map(|r| words.map(|_| r.span)).collect();
+        self.origins.push(Origin { words, related_words, ..Origin::default() });
+        self.diagnostics.push(d);
+    }
+
+    /// Read the words, validate, keep the CFG, then locate the validator's
+    /// diagnostics in the text (when there is one).
+    fn check(&mut self) {
+        let module = match binary::read_words_framing(&self.words) {
+            Ok(m) => m,
+            Err(e) => {
+                self.push_unlocated(e.to_diagnostic());
+                return;
+            }
+        };
+        let names = self.text.is_some().then_some(&self.text_names);
+        let (diags, cfg) = valid::validate_named(&module, &self.opts, names);
+        self.cfg = cfg.unwrap_or_else(|| cfg::analyze(&module));
+        if !diags.is_empty() {
+            let framing;
+            let map: &[InstSpan] = if self.text.is_some() {
+                &self.map
+            } else {
+                framing = framing_map(&module);
+                &framing
+            };
+            let place = Placement::new(&module, &self.cfg);
+            for mut d in diags {
+                let mut origin = Origin::default();
+                if d.unit == SpanUnit::BinaryWords {
+                    origin.words = Some(d.span);
+                    graph_marks(&d, map, &place, &self.cfg, &module, &mut origin);
+                    if self.text.is_some() {
+                        locate(&self.map, &mut d, &mut origin);
+                    } else {
+                        origin.related_words = d.related.iter().map(|r| Some(r.span)).collect();
+                    }
+                }
+                self.origins.push(origin);
+                self.diagnostics.push(d);
+            }
+        }
+        self.module = Some(module);
+    }
+
+    /// The validator's options (the target environment among them).
+    pub fn options(&self) -> &valid::Options {
+        &self.opts
+    }
+
+    /// The assembly text, for a text input.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    /// Whether the text assembled (always true for a binary input).
+    pub fn assembled(&self) -> bool {
+        self.text.is_none() || !self.words.is_empty()
+    }
+
+    /// No error: the module is valid (warnings allowed).
+    pub fn is_valid(&self) -> bool {
+        self.assembled() && !self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    pub fn module(&self) -> Option<&Module> {
+        self.module.as_ref()
+    }
+
+    pub fn cfg(&self) -> &ModuleCfg {
+        &self.cfg
+    }
+
+    /// The source map (empty for a binary input).
+    pub fn source_map(&self) -> &[InstSpan] {
+        &self.map
+    }
+
+    /// Every `%id` token of the text with its id (empty for a binary input).
+    pub fn id_refs(&self) -> &[(Span, u32)] {
+        &self.id_refs
+    }
+
+    /// The diagnostics: assembler warnings, then the validator's in module
+    /// order; located in the text for a text input.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Where diagnostic `i` was in words, and its graph marks.
+    pub fn origin(&self, i: usize) -> Option<&Origin> {
+        self.origins.get(i)
+    }
+
+    /// The disassembly, with friendly names (computed on first use).
+    pub fn disassembly(&self) -> Option<&Disassembly> {
+        let m = self.module.as_ref()?;
+        Some(self.dis.get_or_init(|| {
+            let (text, ranges, names) = disassemble_module_indexed(m, &DisOptions::default());
+            Disassembly { text, ranges, names: names.unwrap_or_else(|| Names::build(m)) }
+        }))
+    }
+
+    /// The friendly name of `id` (spirv-dis's; the number when it has none).
+    pub fn friendly_name(&self, id: u32) -> String {
+        match self.disassembly().and_then(|d| d.names.get(id)) {
+            Some(n) => String::from(n),
+            None => alloc::format!("{id}"),
+        }
+    }
+
+    /// The index (into [`ModuleCfg::functions`]) of the function with result id
+    /// `id`, or with `None` of the first function with blocks.
+    pub fn function_index(&self, id: Option<u32>) -> Option<usize> {
+        let fs = &self.cfg.functions;
+        match id {
+            Some(id) => fs.iter().position(|f| f.id == id),
+            None => fs.iter().position(|f| !f.blocks.is_empty()),
+        }
+    }
+
+    /// The function whose friendly name (with or without `%`) or result id is `name`.
+    pub fn function_by_name(&self, name: &str) -> Option<usize> {
+        let name = name.strip_prefix('%').unwrap_or(name);
+        let fs = &self.cfg.functions;
+        fs.iter()
+            .position(|f| self.friendly_name(f.id) == name)
+            .or_else(|| name.parse::<u32>().ok().and_then(|id| fs.iter().position(|f| f.id == id)))
+    }
+
+    /// The DOT drawing of the function with result id `function` (`None`: the
+    /// first with blocks); `None` when there is no such function or no module.
+    pub fn dot(&self, function: Option<u32>, opts: &dot::DotOptions) -> Option<String> {
+        let f = self.cfg.functions.get(self.function_index(function)?)?;
+        Some(dot::to_dot(f, self.disassembly()?, opts))
+    }
+
+    /// The file name rendered diagnostics use.
+    pub fn file_name(&self) -> &'static str {
+        if self.text.is_some() { TEXT_FILE } else { BINARY_FILE }
+    }
+
+    /// Diagnostic `d` (one of this analysis) rendered rustc-style, with the
+    /// rule's explanation as a note; binary locations name their instruction.
+    pub fn render(&self, d: &Diagnostic, file: &str) -> String {
+        let words = (!self.words.is_empty()).then_some(self.words.as_slice());
+        render(d, self.text.as_deref().unwrap_or(""), words, file)
+    }
+}
+
+/// A diagnostic rendered rustc-style in `src` (or at the words of `words`),
+/// with its rule's explanation as a note.
+pub fn render(d: &Diagnostic, src: &str, words: Option<&[u32]>, file: &str) -> String {
+    diag::render_full(d, src, words, file, rules::rule(d.code).map(|r| r.explanation))
+}
+
+/// A source map of a binary: each instruction's words (no text).
+fn framing_map(module: &Module) -> Vec<InstSpan> {
+    let mut at = 5u32;
+    module
+        .instructions
+        .iter()
+        .map(|i| {
+            let s = InstSpan { word_offset: at, word_count: i.word_count() as u32, span: Span::default() };
+            at += s.word_count;
+            s
+        })
+        .collect()
+}
+
+/// Move a diagnostic's word spans to the text spans of their instructions.
+/// A related span outside the map (the header, say) cannot be shown in the
+/// text: it is dropped rather than have its word numbers read as bytes.
+fn locate(map: &[InstSpan], d: &mut Diagnostic, origin: &mut Origin) {
+    let find = |s: Span| inst_at(map, s.start).map(|i| map[i].span);
+    let Some(span) = find(d.span) else {
+        origin.related_words = d.related.iter().map(|r| Some(r.span)).collect();
+        return;
+    };
+    d.span = span;
+    d.unit = SpanUnit::TextBytes;
+    origin.related_words.clear();
+    d.related.retain_mut(|r| match find(r.span) {
+        Some(s) => {
+            origin.related_words.push(Some(r.span));
+            r.span = s;
+            true
+        }
+        None => false,
+    });
+}
+
+/// Locate diagnostics reported in words in the text, by an assembler's source
+/// map (those already in the text are left alone).
+pub fn locate_all(map: &[InstSpan], diags: &mut [Diagnostic]) {
+    for d in diags.iter_mut().filter(|d| d.unit == SpanUnit::BinaryWords) {
+        locate(map, d, &mut Origin::default());
+    }
+}
+
+/// Where each instruction lies: its function (index into the CFG's functions)
+/// and block (index into that function's blocks).
+struct Placement {
+    func: Vec<u32>,
+    block: Vec<u32>,
+}
+
+impl Placement {
+    fn new(m: &Module, cfgs: &ModuleCfg) -> Placement {
+        let n = m.instructions.len();
+        let mut p = Placement { func: alloc::vec![cfg::NONE; n], block: alloc::vec![cfg::NONE; n] };
+        for (fi, f) in cfgs.functions.iter().enumerate() {
+            let end = f.end_instruction.map_or(n, |e| e as usize + 1);
+            for i in f.instruction as usize..end.min(n) {
+                p.func[i] = fi as u32;
+            }
+            for (bi, b) in f.blocks.iter().enumerate() {
+                for i in b.start as usize..(b.end as usize).min(n) {
+                    p.block[i] = bi as u32;
+                }
+            }
+        }
+        p
+    }
+}
+
+/// The function, blocks and edges a validator diagnostic (in word spans) names.
+fn graph_marks(
+    d: &Diagnostic,
+    map: &[InstSpan],
+    place: &Placement,
+    cfgs: &ModuleCfg,
+    module: &Module,
+    origin: &mut Origin,
+) {
+    let Some(fi) = inst_at(map, d.span.start).and_then(|i| place.func.get(i).copied()).filter(|&f| f != cfg::NONE)
+    else {
+        return;
+    };
+    let Some(f) = cfgs.functions.get(fi as usize) else { return };
+    // Instructions (primary first) and their blocks in this function.
+    let mut insts: Vec<(usize, u32)> = Vec::new();
+    let mut blocks: Vec<u32> = Vec::new();
+    for s in core::iter::once(d.span).chain(d.related.iter().map(|r| r.span)) {
+        if let Some(i) = inst_at(map, s.start)
+            && place.func.get(i) == Some(&fi)
+            && let Some(&b) = place.block.get(i)
+            && b != cfg::NONE
+        {
+            insts.push((i, b));
+            if !blocks.contains(&b) {
+                blocks.push(b);
+            }
+        }
+    }
+    // Edges: from a block whose branch or merge instruction is named, to
+    // another named block that it targets.
+    let is_branchy = |i: usize| {
+        module.instructions.get(i).is_some_and(|inst| {
+            cfg::is_branch_opcode(inst.opcode)
+                || inst.opcode == crate::grammar::op::OpSelectionMerge
+                || inst.opcode == crate::grammar::op::OpLoopMerge
+        })
+    };
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    for &(i, b) in &insts {
+        if !is_branchy(i) {
+            continue;
+        }
+        for e in f.out_edges(b) {
+            if e.instruction as usize == i && e.to != b && blocks.contains(&e.to) && !edges.contains(&(b, e.to)) {
+                edges.push((b, e.to));
+            }
+        }
+    }
+    let label = |b: u32| f.blocks.get(b as usize).map_or(0, |x| x.label);
+    origin.function = Some(f.id);
+    origin.blocks = blocks.iter().map(|&b| label(b)).collect();
+    origin.edges = edges.iter().map(|&(a, b)| (label(a), label(b))).collect();
+}
+
+#[cfg(test)]
+mod tests;
