@@ -185,6 +185,33 @@ impl Gen {
     }
 }
 
+/// `StorageClass` -> `storage_class`, `FPFastMathMode` -> `fp_fast_math_mode`.
+fn snake_case(name: &str) -> String {
+    let c: Vec<char> = name.chars().collect();
+    let mut s = String::new();
+    for (i, &ch) in c.iter().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            let prev = c[i - 1];
+            let next_lower = c.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase() || prev.is_ascii_digit() || (prev.is_ascii_uppercase() && next_lower) {
+                s.push('_');
+            }
+        }
+        s.push(ch.to_ascii_lowercase());
+    }
+    s
+}
+
+/// The constant for an enumerant: its grammar name, or, when that starts with a
+/// digit (`Dim` `1D`), the kind's name and then it (`Dim1D`).
+fn const_name(kind: &str, name: &str) -> String {
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("{kind}{name}")
+    } else {
+        name.to_string()
+    }
+}
+
 fn str_list(v: &[String]) -> String {
     let items: Vec<String> = v.iter().map(|s| format!("{s:?}")).collect();
     format!("&[{}]", items.join(", "))
@@ -343,6 +370,44 @@ fn generate(dir: &Path) -> Result<String, String> {
         writeln!(out, "    pub const {}: u16 = {};", str_of(i, "opname"), i["opcode"]).unwrap();
     }
     out.push_str("}\n\n");
+
+    // Named constants for the enumerants of every value and bit enum of the core grammar.
+    for k in kinds {
+        let cat = str_of(k, "category");
+        if cat != "ValueEnum" && cat != "BitEnum" {
+            continue;
+        }
+        let kind = str_of(k, "kind");
+        let mut ens: Vec<(u32, usize, &Value)> = Vec::new();
+        for (i, e) in k["enumerants"].as_array().into_iter().flatten().enumerate() {
+            ens.push((parse_value(&e["value"])?, i, e));
+        }
+        ens.sort_by_key(|&(v, i, _)| (v, i));
+        writeln!(
+            out,
+            "/// The {kind} enumerants by name (aliases included), for matching in code.\n\
+             /// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).\n\
+             #[allow(non_upper_case_globals)]\npub mod {} {{",
+            snake_case(kind)
+        )
+        .unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for (value, _, e) in ens {
+            let mut names = vec![str_of(e, "enumerant").to_string()];
+            names.extend(strings(e, "aliases"));
+            for n in names {
+                let ident = const_name(kind, &n);
+                if seen.insert(ident.clone()) {
+                    if cat == "BitEnum" {
+                        writeln!(out, "    pub const {ident}: u32 = {value:#x};").unwrap();
+                    } else {
+                        writeln!(out, "    pub const {ident}: u32 = {value};").unwrap();
+                    }
+                }
+            }
+        }
+        out.push_str("}\n\n");
+    }
 
     out.push_str("/// The extended instruction sets, by import name.\npub static EXT_INST_SETS: &[ExtInstSetDesc] = &[\n");
     for (import, prefix_match, grammar, local) in &ext_sets {
