@@ -6527,3 +6527,642 @@ pub static EXT_INST_SETS: &[ExtInstSetDesc] = &[
         ExtInstDesc { name: "RESCALE", opcode: 65, operands: &[OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "scale32" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "rounding_mode" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "per_channel" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "input_unsigned" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "output_unsigned" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "input" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "multiplier" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "shift" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "input_zp" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "output_zp" }], capabilities: &[], extensions: &[] },
     ] },
 ];
+
+/// The instructions of each extended set by name, one module per set, for matching in code.
+pub mod ext_inst {
+    /// `Arm.ExperimentalMLOperations`.
+    #[allow(non_upper_case_globals)]
+    pub mod arm_experimental_ml_operations {
+        pub const CALL: u32 = 0;
+    }
+
+    /// `Arm.MotionEngine.100`.
+    #[allow(non_upper_case_globals)]
+    pub mod arm_motion_engine {
+        pub const MIN_SAD: u32 = 0;
+        pub const MIN_SAD_COST: u32 = 1;
+        pub const RAW_SAD: u32 = 2;
+    }
+
+    /// `DebugInfo`.
+    #[allow(non_upper_case_globals)]
+    pub mod debug_info {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+    }
+
+    /// `GLSL.std.450`.
+    #[allow(non_upper_case_globals)]
+    pub mod glsl_std_450 {
+        pub const Round: u32 = 1;
+        pub const RoundEven: u32 = 2;
+        pub const Trunc: u32 = 3;
+        pub const FAbs: u32 = 4;
+        pub const SAbs: u32 = 5;
+        pub const FSign: u32 = 6;
+        pub const SSign: u32 = 7;
+        pub const Floor: u32 = 8;
+        pub const Ceil: u32 = 9;
+        pub const Fract: u32 = 10;
+        pub const Radians: u32 = 11;
+        pub const Degrees: u32 = 12;
+        pub const Sin: u32 = 13;
+        pub const Cos: u32 = 14;
+        pub const Tan: u32 = 15;
+        pub const Asin: u32 = 16;
+        pub const Acos: u32 = 17;
+        pub const Atan: u32 = 18;
+        pub const Sinh: u32 = 19;
+        pub const Cosh: u32 = 20;
+        pub const Tanh: u32 = 21;
+        pub const Asinh: u32 = 22;
+        pub const Acosh: u32 = 23;
+        pub const Atanh: u32 = 24;
+        pub const Atan2: u32 = 25;
+        pub const Pow: u32 = 26;
+        pub const Exp: u32 = 27;
+        pub const Log: u32 = 28;
+        pub const Exp2: u32 = 29;
+        pub const Log2: u32 = 30;
+        pub const Sqrt: u32 = 31;
+        pub const InverseSqrt: u32 = 32;
+        pub const Determinant: u32 = 33;
+        pub const MatrixInverse: u32 = 34;
+        pub const Modf: u32 = 35;
+        pub const ModfStruct: u32 = 36;
+        pub const FMin: u32 = 37;
+        pub const UMin: u32 = 38;
+        pub const SMin: u32 = 39;
+        pub const FMax: u32 = 40;
+        pub const UMax: u32 = 41;
+        pub const SMax: u32 = 42;
+        pub const FClamp: u32 = 43;
+        pub const UClamp: u32 = 44;
+        pub const SClamp: u32 = 45;
+        pub const FMix: u32 = 46;
+        pub const IMix: u32 = 47;
+        pub const Step: u32 = 48;
+        pub const SmoothStep: u32 = 49;
+        pub const Fma: u32 = 50;
+        pub const Frexp: u32 = 51;
+        pub const FrexpStruct: u32 = 52;
+        pub const Ldexp: u32 = 53;
+        pub const PackSnorm4x8: u32 = 54;
+        pub const PackUnorm4x8: u32 = 55;
+        pub const PackSnorm2x16: u32 = 56;
+        pub const PackUnorm2x16: u32 = 57;
+        pub const PackHalf2x16: u32 = 58;
+        pub const PackDouble2x32: u32 = 59;
+        pub const UnpackSnorm2x16: u32 = 60;
+        pub const UnpackUnorm2x16: u32 = 61;
+        pub const UnpackHalf2x16: u32 = 62;
+        pub const UnpackSnorm4x8: u32 = 63;
+        pub const UnpackUnorm4x8: u32 = 64;
+        pub const UnpackDouble2x32: u32 = 65;
+        pub const Length: u32 = 66;
+        pub const Distance: u32 = 67;
+        pub const Cross: u32 = 68;
+        pub const Normalize: u32 = 69;
+        pub const FaceForward: u32 = 70;
+        pub const Reflect: u32 = 71;
+        pub const Refract: u32 = 72;
+        pub const FindILsb: u32 = 73;
+        pub const FindSMsb: u32 = 74;
+        pub const FindUMsb: u32 = 75;
+        pub const InterpolateAtCentroid: u32 = 76;
+        pub const InterpolateAtSample: u32 = 77;
+        pub const InterpolateAtOffset: u32 = 78;
+        pub const NMin: u32 = 79;
+        pub const NMax: u32 = 80;
+        pub const NClamp: u32 = 81;
+    }
+
+    /// `NonSemantic.ClspvReflection.`.
+    #[allow(non_upper_case_globals)]
+    pub mod clspv_reflection {
+        pub const Kernel: u32 = 1;
+        pub const ArgumentInfo: u32 = 2;
+        pub const ArgumentStorageBuffer: u32 = 3;
+        pub const ArgumentUniform: u32 = 4;
+        pub const ArgumentPodStorageBuffer: u32 = 5;
+        pub const ArgumentPodUniform: u32 = 6;
+        pub const ArgumentPodPushConstant: u32 = 7;
+        pub const ArgumentSampledImage: u32 = 8;
+        pub const ArgumentStorageImage: u32 = 9;
+        pub const ArgumentSampler: u32 = 10;
+        pub const ArgumentWorkgroup: u32 = 11;
+        pub const SpecConstantWorkgroupSize: u32 = 12;
+        pub const SpecConstantGlobalOffset: u32 = 13;
+        pub const SpecConstantWorkDim: u32 = 14;
+        pub const PushConstantGlobalOffset: u32 = 15;
+        pub const PushConstantEnqueuedLocalSize: u32 = 16;
+        pub const PushConstantGlobalSize: u32 = 17;
+        pub const PushConstantRegionOffset: u32 = 18;
+        pub const PushConstantNumWorkgroups: u32 = 19;
+        pub const PushConstantRegionGroupOffset: u32 = 20;
+        pub const ConstantDataStorageBuffer: u32 = 21;
+        pub const ConstantDataUniform: u32 = 22;
+        pub const LiteralSampler: u32 = 23;
+        pub const PropertyRequiredWorkgroupSize: u32 = 24;
+        pub const SpecConstantSubgroupMaxSize: u32 = 25;
+        pub const ArgumentPointerPushConstant: u32 = 26;
+        pub const ArgumentPointerUniform: u32 = 27;
+        pub const ProgramScopeVariablesStorageBuffer: u32 = 28;
+        pub const ProgramScopeVariablePointerRelocation: u32 = 29;
+        pub const ImageArgumentInfoChannelOrderPushConstant: u32 = 30;
+        pub const ImageArgumentInfoChannelDataTypePushConstant: u32 = 31;
+        pub const ImageArgumentInfoChannelOrderUniform: u32 = 32;
+        pub const ImageArgumentInfoChannelDataTypeUniform: u32 = 33;
+        pub const ArgumentStorageTexelBuffer: u32 = 34;
+        pub const ArgumentUniformTexelBuffer: u32 = 35;
+        pub const ConstantDataPointerPushConstant: u32 = 36;
+        pub const ProgramScopeVariablePointerPushConstant: u32 = 37;
+        pub const PrintfInfo: u32 = 38;
+        pub const PrintfBufferStorageBuffer: u32 = 39;
+        pub const PrintfBufferPointerPushConstant: u32 = 40;
+        pub const NormalizedSamplerMaskPushConstant: u32 = 41;
+        pub const WorkgroupVariableSize: u32 = 42;
+    }
+
+    /// `NonSemantic.DebugBreak`.
+    #[allow(non_upper_case_globals)]
+    pub mod debug_break {
+        pub const DebugBreak: u32 = 1;
+    }
+
+    /// `NonSemantic.DebugPrintf`.
+    #[allow(non_upper_case_globals)]
+    pub mod debug_printf {
+        pub const DebugPrintf: u32 = 1;
+    }
+
+    /// `NonSemantic.Graph.DebugInfo`.
+    #[allow(non_upper_case_globals)]
+    pub mod graph_debug_info {
+        pub const DebugGraph: u32 = 1;
+        pub const DebugOperation: u32 = 2;
+        pub const DebugTensor: u32 = 3;
+    }
+
+    /// `NonSemantic.Shader.DebugInfo.100`.
+    #[allow(non_upper_case_globals)]
+    pub mod shader_debug_info_100 {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+        pub const DebugImportedEntity: u32 = 34;
+        pub const DebugSource: u32 = 35;
+        pub const DebugFunctionDefinition: u32 = 101;
+        pub const DebugSourceContinued: u32 = 102;
+        pub const DebugLine: u32 = 103;
+        pub const DebugNoLine: u32 = 104;
+        pub const DebugBuildIdentifier: u32 = 105;
+        pub const DebugStoragePath: u32 = 106;
+        pub const DebugEntryPoint: u32 = 107;
+        pub const DebugTypeMatrix: u32 = 108;
+    }
+
+    /// `NonSemantic.Shader.DebugInfo`.
+    #[allow(non_upper_case_globals)]
+    pub mod shader_debug_info {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+        pub const DebugImportedEntity: u32 = 34;
+        pub const DebugSource: u32 = 35;
+        pub const DebugFunctionDefinition: u32 = 101;
+        pub const DebugSourceContinued: u32 = 102;
+        pub const DebugLine: u32 = 103;
+        pub const DebugNoLine: u32 = 104;
+        pub const DebugBuildIdentifier: u32 = 105;
+        pub const DebugStoragePath: u32 = 106;
+        pub const DebugEntryPoint: u32 = 107;
+        pub const DebugTypeMatrix: u32 = 108;
+        pub const DebugTypeVectorIdEXT: u32 = 109;
+        pub const DebugTypeCooperativeMatrixKHR: u32 = 110;
+    }
+
+    /// `NonSemantic.VkspReflection.`.
+    #[allow(non_upper_case_globals)]
+    pub mod vksp_reflection {
+        pub const Configuration: u32 = 1;
+        pub const StartCounter: u32 = 2;
+        pub const StopCounter: u32 = 3;
+        pub const PushConstants: u32 = 4;
+        pub const SpecializationMapEntry: u32 = 5;
+        pub const DescriptorSetBuffer: u32 = 6;
+        pub const DescriptorSetImage: u32 = 7;
+        pub const DescriptorSetSampler: u32 = 8;
+    }
+
+    /// `OpenCL.DebugInfo.100`.
+    #[allow(non_upper_case_globals)]
+    pub mod opencl_debug_info_100 {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+        pub const DebugImportedEntity: u32 = 34;
+        pub const DebugSource: u32 = 35;
+        pub const DebugModuleINTEL: u32 = 36;
+    }
+
+    /// `OpenCL.std`.
+    #[allow(non_upper_case_globals)]
+    pub mod opencl_std {
+        pub const acos: u32 = 0;
+        pub const acosh: u32 = 1;
+        pub const acospi: u32 = 2;
+        pub const asin: u32 = 3;
+        pub const asinh: u32 = 4;
+        pub const asinpi: u32 = 5;
+        pub const atan: u32 = 6;
+        pub const atan2: u32 = 7;
+        pub const atanh: u32 = 8;
+        pub const atanpi: u32 = 9;
+        pub const atan2pi: u32 = 10;
+        pub const cbrt: u32 = 11;
+        pub const ceil: u32 = 12;
+        pub const copysign: u32 = 13;
+        pub const cos: u32 = 14;
+        pub const cosh: u32 = 15;
+        pub const cospi: u32 = 16;
+        pub const erfc: u32 = 17;
+        pub const erf: u32 = 18;
+        pub const exp: u32 = 19;
+        pub const exp2: u32 = 20;
+        pub const exp10: u32 = 21;
+        pub const expm1: u32 = 22;
+        pub const fabs: u32 = 23;
+        pub const fdim: u32 = 24;
+        pub const floor: u32 = 25;
+        pub const fma: u32 = 26;
+        pub const fmax: u32 = 27;
+        pub const fmin: u32 = 28;
+        pub const fmod: u32 = 29;
+        pub const fract: u32 = 30;
+        pub const frexp: u32 = 31;
+        pub const hypot: u32 = 32;
+        pub const ilogb: u32 = 33;
+        pub const ldexp: u32 = 34;
+        pub const lgamma: u32 = 35;
+        pub const lgamma_r: u32 = 36;
+        pub const log: u32 = 37;
+        pub const log2: u32 = 38;
+        pub const log10: u32 = 39;
+        pub const log1p: u32 = 40;
+        pub const logb: u32 = 41;
+        pub const mad: u32 = 42;
+        pub const maxmag: u32 = 43;
+        pub const minmag: u32 = 44;
+        pub const modf: u32 = 45;
+        pub const nan: u32 = 46;
+        pub const nextafter: u32 = 47;
+        pub const pow: u32 = 48;
+        pub const pown: u32 = 49;
+        pub const powr: u32 = 50;
+        pub const remainder: u32 = 51;
+        pub const remquo: u32 = 52;
+        pub const rint: u32 = 53;
+        pub const rootn: u32 = 54;
+        pub const round: u32 = 55;
+        pub const rsqrt: u32 = 56;
+        pub const sin: u32 = 57;
+        pub const sincos: u32 = 58;
+        pub const sinh: u32 = 59;
+        pub const sinpi: u32 = 60;
+        pub const sqrt: u32 = 61;
+        pub const tan: u32 = 62;
+        pub const tanh: u32 = 63;
+        pub const tanpi: u32 = 64;
+        pub const tgamma: u32 = 65;
+        pub const trunc: u32 = 66;
+        pub const half_cos: u32 = 67;
+        pub const half_divide: u32 = 68;
+        pub const half_exp: u32 = 69;
+        pub const half_exp2: u32 = 70;
+        pub const half_exp10: u32 = 71;
+        pub const half_log: u32 = 72;
+        pub const half_log2: u32 = 73;
+        pub const half_log10: u32 = 74;
+        pub const half_powr: u32 = 75;
+        pub const half_recip: u32 = 76;
+        pub const half_rsqrt: u32 = 77;
+        pub const half_sin: u32 = 78;
+        pub const half_sqrt: u32 = 79;
+        pub const half_tan: u32 = 80;
+        pub const native_cos: u32 = 81;
+        pub const native_divide: u32 = 82;
+        pub const native_exp: u32 = 83;
+        pub const native_exp2: u32 = 84;
+        pub const native_exp10: u32 = 85;
+        pub const native_log: u32 = 86;
+        pub const native_log2: u32 = 87;
+        pub const native_log10: u32 = 88;
+        pub const native_powr: u32 = 89;
+        pub const native_recip: u32 = 90;
+        pub const native_rsqrt: u32 = 91;
+        pub const native_sin: u32 = 92;
+        pub const native_sqrt: u32 = 93;
+        pub const native_tan: u32 = 94;
+        pub const fclamp: u32 = 95;
+        pub const degrees: u32 = 96;
+        pub const fmax_common: u32 = 97;
+        pub const fmin_common: u32 = 98;
+        pub const mix: u32 = 99;
+        pub const radians: u32 = 100;
+        pub const step: u32 = 101;
+        pub const smoothstep: u32 = 102;
+        pub const sign: u32 = 103;
+        pub const cross: u32 = 104;
+        pub const distance: u32 = 105;
+        pub const length: u32 = 106;
+        pub const normalize: u32 = 107;
+        pub const fast_distance: u32 = 108;
+        pub const fast_length: u32 = 109;
+        pub const fast_normalize: u32 = 110;
+        pub const s_abs: u32 = 141;
+        pub const s_abs_diff: u32 = 142;
+        pub const s_add_sat: u32 = 143;
+        pub const u_add_sat: u32 = 144;
+        pub const s_hadd: u32 = 145;
+        pub const u_hadd: u32 = 146;
+        pub const s_rhadd: u32 = 147;
+        pub const u_rhadd: u32 = 148;
+        pub const s_clamp: u32 = 149;
+        pub const u_clamp: u32 = 150;
+        pub const clz: u32 = 151;
+        pub const ctz: u32 = 152;
+        pub const s_mad_hi: u32 = 153;
+        pub const u_mad_sat: u32 = 154;
+        pub const s_mad_sat: u32 = 155;
+        pub const s_max: u32 = 156;
+        pub const u_max: u32 = 157;
+        pub const s_min: u32 = 158;
+        pub const u_min: u32 = 159;
+        pub const s_mul_hi: u32 = 160;
+        pub const rotate: u32 = 161;
+        pub const s_sub_sat: u32 = 162;
+        pub const u_sub_sat: u32 = 163;
+        pub const u_upsample: u32 = 164;
+        pub const s_upsample: u32 = 165;
+        pub const popcount: u32 = 166;
+        pub const s_mad24: u32 = 167;
+        pub const u_mad24: u32 = 168;
+        pub const s_mul24: u32 = 169;
+        pub const u_mul24: u32 = 170;
+        pub const vloadn: u32 = 171;
+        pub const vstoren: u32 = 172;
+        pub const vload_half: u32 = 173;
+        pub const vload_halfn: u32 = 174;
+        pub const vstore_half: u32 = 175;
+        pub const vstore_half_r: u32 = 176;
+        pub const vstore_halfn: u32 = 177;
+        pub const vstore_halfn_r: u32 = 178;
+        pub const vloada_halfn: u32 = 179;
+        pub const vstorea_halfn: u32 = 180;
+        pub const vstorea_halfn_r: u32 = 181;
+        pub const shuffle: u32 = 182;
+        pub const shuffle2: u32 = 183;
+        pub const printf: u32 = 184;
+        pub const prefetch: u32 = 185;
+        pub const bitselect: u32 = 186;
+        pub const select: u32 = 187;
+        pub const u_abs: u32 = 201;
+        pub const u_abs_diff: u32 = 202;
+        pub const u_mul_hi: u32 = 203;
+        pub const u_mad_hi: u32 = 204;
+    }
+
+    /// `SPV_AMD_gcn_shader`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_gcn_shader {
+        pub const CubeFaceIndexAMD: u32 = 1;
+        pub const CubeFaceCoordAMD: u32 = 2;
+        pub const TimeAMD: u32 = 3;
+    }
+
+    /// `SPV_AMD_shader_ballot`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_shader_ballot {
+        pub const SwizzleInvocationsAMD: u32 = 1;
+        pub const SwizzleInvocationsMaskedAMD: u32 = 2;
+        pub const WriteInvocationAMD: u32 = 3;
+        pub const MbcntAMD: u32 = 4;
+    }
+
+    /// `SPV_AMD_shader_explicit_vertex_parameter`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_shader_explicit_vertex_parameter {
+        pub const InterpolateAtVertexAMD: u32 = 1;
+    }
+
+    /// `SPV_AMD_shader_trinary_minmax`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_shader_trinary_minmax {
+        pub const FMin3AMD: u32 = 1;
+        pub const UMin3AMD: u32 = 2;
+        pub const SMin3AMD: u32 = 3;
+        pub const FMax3AMD: u32 = 4;
+        pub const UMax3AMD: u32 = 5;
+        pub const SMax3AMD: u32 = 6;
+        pub const FMid3AMD: u32 = 7;
+        pub const UMid3AMD: u32 = 8;
+        pub const SMid3AMD: u32 = 9;
+    }
+
+    /// `TOSA.001000.1`.
+    #[allow(non_upper_case_globals)]
+    pub mod tosa {
+        pub const ARGMAX: u32 = 0;
+        pub const AVG_POOL2D: u32 = 1;
+        pub const CONV2D: u32 = 2;
+        pub const CONV3D: u32 = 3;
+        pub const DEPTHWISE_CONV2D: u32 = 4;
+        pub const FFT2D: u32 = 5;
+        pub const MATMUL: u32 = 6;
+        pub const MAX_POOL2D: u32 = 7;
+        pub const RFFT2D: u32 = 8;
+        pub const TRANSPOSE_CONV2D: u32 = 9;
+        pub const CLAMP: u32 = 10;
+        pub const ERF: u32 = 11;
+        pub const SIGMOID: u32 = 12;
+        pub const TANH: u32 = 13;
+        pub const ADD: u32 = 14;
+        pub const ARITHMETIC_RIGHT_SHIFT: u32 = 15;
+        pub const BITWISE_AND: u32 = 16;
+        pub const BITWISE_OR: u32 = 17;
+        pub const BITWISE_XOR: u32 = 18;
+        pub const INTDIV: u32 = 19;
+        pub const LOGICAL_AND: u32 = 20;
+        pub const LOGICAL_LEFT_SHIFT: u32 = 21;
+        pub const LOGICAL_RIGHT_SHIFT: u32 = 22;
+        pub const LOGICAL_OR: u32 = 23;
+        pub const LOGICAL_XOR: u32 = 24;
+        pub const MAXIMUM: u32 = 25;
+        pub const MINIMUM: u32 = 26;
+        pub const MUL: u32 = 27;
+        pub const POW: u32 = 28;
+        pub const SUB: u32 = 29;
+        pub const TABLE: u32 = 30;
+        pub const ABS: u32 = 31;
+        pub const BITWISE_NOT: u32 = 32;
+        pub const CEIL: u32 = 33;
+        pub const CLZ: u32 = 34;
+        pub const COS: u32 = 35;
+        pub const EXP: u32 = 36;
+        pub const FLOOR: u32 = 37;
+        pub const LOG: u32 = 38;
+        pub const LOGICAL_NOT: u32 = 39;
+        pub const NEGATE: u32 = 40;
+        pub const RECIPROCAL: u32 = 41;
+        pub const RSQRT: u32 = 42;
+        pub const SIN: u32 = 43;
+        pub const SELECT: u32 = 44;
+        pub const EQUAL: u32 = 45;
+        pub const GREATER: u32 = 46;
+        pub const GREATER_EQUAL: u32 = 47;
+        pub const REDUCE_ALL: u32 = 48;
+        pub const REDUCE_ANY: u32 = 49;
+        pub const REDUCE_MAX: u32 = 50;
+        pub const REDUCE_MIN: u32 = 51;
+        pub const REDUCE_PRODUCT: u32 = 52;
+        pub const REDUCE_SUM: u32 = 53;
+        pub const CONCAT: u32 = 54;
+        pub const PAD: u32 = 55;
+        pub const RESHAPE: u32 = 56;
+        pub const REVERSE: u32 = 57;
+        pub const SLICE: u32 = 58;
+        pub const TILE: u32 = 59;
+        pub const TRANSPOSE: u32 = 60;
+        pub const GATHER: u32 = 61;
+        pub const SCATTER: u32 = 62;
+        pub const RESIZE: u32 = 63;
+        pub const CAST: u32 = 64;
+        pub const RESCALE: u32 = 65;
+    }
+}

@@ -6,7 +6,7 @@
 mod generated;
 
 pub use generated::{
-    op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
+    ext_inst, op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
     OperandKind, VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION,
 };
 
@@ -341,6 +341,21 @@ mod tests {
         assert_eq!(capability::Shader, 1);
         assert_eq!(dim::Dim2D, 1);
         assert_eq!(built_in::WorkgroupSize, 25);
+    }
+
+    #[test]
+    fn ext_inst_constants_match_the_sets() {
+        for (set, name, value) in [
+            ("GLSL.std.450", "FMix", ext_inst::glsl_std_450::FMix),
+            ("OpenCL.std", "fma", ext_inst::opencl_std::fma),
+            ("OpenCL.DebugInfo.100", "DebugFunction", ext_inst::opencl_debug_info_100::DebugFunction),
+            ("DebugInfo", "DebugTypeComposite", ext_inst::debug_info::DebugTypeComposite),
+            ("NonSemantic.Shader.DebugInfo.100", "DebugLine", ext_inst::shader_debug_info_100::DebugLine),
+        ] {
+            let d = ext_inst_set(set).and_then(|s| s.by_name(name));
+            assert_eq!(d.map(|d| d.opcode), Some(value), "{set} {name}");
+        }
+        assert_eq!(ext_inst::glsl_std_450::FMix, 46);
     }
 
     #[test]
