@@ -62,31 +62,32 @@ fn load(path: &Path) -> Result<Value, String> {
     serde_json::from_str(&s).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The import name, variant prefix and match mode of each extended set, by file stem.
-fn ext_set_info(stem: &str) -> Option<(&'static str, &'static str, bool)> {
+/// The import name, variant prefix, match mode and constants module (under
+/// `grammar::ext_inst`) of each extended set, by file stem.
+fn ext_set_info(stem: &str) -> Option<(&'static str, &'static str, bool, &'static str)> {
     Some(match stem {
-        "glsl.std.450" => ("GLSL.std.450", "Glsl", false),
-        "opencl.std.100" => ("OpenCL.std", "OpenCl", false),
-        "debuginfo" => ("DebugInfo", "DebugInfo", false),
-        "opencl.debuginfo.100" => ("OpenCL.DebugInfo.100", "OpenClDebugInfo100", false),
+        "glsl.std.450" => ("GLSL.std.450", "Glsl", false, "glsl_std_450"),
+        "opencl.std.100" => ("OpenCL.std", "OpenCl", false, "opencl_std"),
+        "debuginfo" => ("DebugInfo", "DebugInfo", false, "debug_info"),
+        "opencl.debuginfo.100" => ("OpenCL.DebugInfo.100", "OpenClDebugInfo100", false, "opencl_debug_info_100"),
         "nonsemantic.shader.debuginfo.100" => {
-            ("NonSemantic.Shader.DebugInfo.100", "ShaderDebugInfo100", false)
+            ("NonSemantic.Shader.DebugInfo.100", "ShaderDebugInfo100", false, "shader_debug_info_100")
         }
-        "nonsemantic.shader.debuginfo" => ("NonSemantic.Shader.DebugInfo", "ShaderDebugInfo", false),
-        "nonsemantic.clspvreflection" => ("NonSemantic.ClspvReflection.", "Clspv", true),
-        "nonsemantic.vkspreflection" => ("NonSemantic.VkspReflection.", "Vksp", true),
-        "nonsemantic.debugprintf" => ("NonSemantic.DebugPrintf", "DebugPrintf", false),
-        "nonsemantic.debugbreak" => ("NonSemantic.DebugBreak", "DebugBreak", false),
-        "nonsemantic.graph.debuginfo" => ("NonSemantic.Graph.DebugInfo", "GraphDebugInfo", false),
-        "spv-amd-gcn-shader" => ("SPV_AMD_gcn_shader", "AmdGcn", false),
-        "spv-amd-shader-ballot" => ("SPV_AMD_shader_ballot", "AmdBallot", false),
+        "nonsemantic.shader.debuginfo" => ("NonSemantic.Shader.DebugInfo", "ShaderDebugInfo", false, "shader_debug_info"),
+        "nonsemantic.clspvreflection" => ("NonSemantic.ClspvReflection.", "Clspv", true, "clspv_reflection"),
+        "nonsemantic.vkspreflection" => ("NonSemantic.VkspReflection.", "Vksp", true, "vksp_reflection"),
+        "nonsemantic.debugprintf" => ("NonSemantic.DebugPrintf", "DebugPrintf", false, "debug_printf"),
+        "nonsemantic.debugbreak" => ("NonSemantic.DebugBreak", "DebugBreak", false, "debug_break"),
+        "nonsemantic.graph.debuginfo" => ("NonSemantic.Graph.DebugInfo", "GraphDebugInfo", false, "graph_debug_info"),
+        "spv-amd-gcn-shader" => ("SPV_AMD_gcn_shader", "AmdGcn", false, "amd_gcn_shader"),
+        "spv-amd-shader-ballot" => ("SPV_AMD_shader_ballot", "AmdBallot", false, "amd_shader_ballot"),
         "spv-amd-shader-explicit-vertex-parameter" => {
-            ("SPV_AMD_shader_explicit_vertex_parameter", "AmdEvp", false)
+            ("SPV_AMD_shader_explicit_vertex_parameter", "AmdEvp", false, "amd_shader_explicit_vertex_parameter")
         }
-        "spv-amd-shader-trinary-minmax" => ("SPV_AMD_shader_trinary_minmax", "AmdTrinary", false),
-        "tosa.001000.1" => ("TOSA.001000.1", "Tosa", false),
-        "arm.motion-engine.100" => ("Arm.MotionEngine.100", "ArmMotion", false),
-        "arm.experimental-ml-operations" => ("Arm.ExperimentalMLOperations", "ArmMl", false),
+        "spv-amd-shader-trinary-minmax" => ("SPV_AMD_shader_trinary_minmax", "AmdTrinary", false, "amd_shader_trinary_minmax"),
+        "tosa.001000.1" => ("TOSA.001000.1", "Tosa", false, "tosa"),
+        "arm.motion-engine.100" => ("Arm.MotionEngine.100", "ArmMotion", false, "arm_motion_engine"),
+        "arm.experimental-ml-operations" => ("Arm.ExperimentalMLOperations", "ArmMl", false, "arm_experimental_ml_operations"),
         _ => return None,
     })
 }
@@ -185,6 +186,33 @@ impl Gen {
     }
 }
 
+/// `StorageClass` -> `storage_class`, `FPFastMathMode` -> `fp_fast_math_mode`.
+fn snake_case(name: &str) -> String {
+    let c: Vec<char> = name.chars().collect();
+    let mut s = String::new();
+    for (i, &ch) in c.iter().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            let prev = c[i - 1];
+            let next_lower = c.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase() || prev.is_ascii_digit() || (prev.is_ascii_uppercase() && next_lower) {
+                s.push('_');
+            }
+        }
+        s.push(ch.to_ascii_lowercase());
+    }
+    s
+}
+
+/// The constant for an enumerant: its grammar name, or, when that starts with a
+/// digit (`Dim` `1D`), the kind's name and then it (`Dim1D`).
+fn const_name(kind: &str, name: &str) -> String {
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("{kind}{name}")
+    } else {
+        name.to_string()
+    }
+}
+
 fn str_list(v: &[String]) -> String {
     let items: Vec<String> = v.iter().map(|s| format!("{s:?}")).collect();
     format!("&[{}]", items.join(", "))
@@ -232,7 +260,7 @@ fn generate(dir: &Path) -> Result<String, String> {
     for f in &ext_files {
         let fname = f.file_name().unwrap().to_str().unwrap();
         let stem = fname.trim_start_matches("extinst.").trim_end_matches(".grammar.json");
-        let Some((import, prefix, prefix_match)) = ext_set_info(stem) else {
+        let Some((import, prefix, prefix_match, module)) = ext_set_info(stem) else {
             return Err(format!("no import name known for {fname}; add it to ext_set_info"));
         };
         let grammar = load(f)?;
@@ -244,7 +272,7 @@ fn generate(dir: &Path) -> Result<String, String> {
             let en = k.get("enumerants").and_then(Value::as_array).cloned().unwrap_or_default();
             all_kinds.push((variant, name, str_of(k, "category").into(), en, Vec::new()));
         }
-        ext_sets.push((import, prefix_match, grammar, local));
+        ext_sets.push((import, prefix_match, grammar, local, module));
     }
 
     let mut out = String::new();
@@ -273,8 +301,8 @@ fn generate(dir: &Path) -> Result<String, String> {
         // Local kinds of an extended set resolve within their own set.
         let local: BTreeMap<String, String> = ext_sets
             .iter()
-            .find(|(.., l)| l.values().any(|v| v == variant))
-            .map(|(.., l)| l.clone())
+            .find(|(_, _, _, l, _)| l.values().any(|v| v == variant))
+            .map(|(_, _, _, l, _)| l.clone())
             .unwrap_or_default();
         let mut ens: Vec<(u32, usize, &Value)> = Vec::new();
         for (i, e) in en.iter().enumerate() {
@@ -344,8 +372,46 @@ fn generate(dir: &Path) -> Result<String, String> {
     }
     out.push_str("}\n\n");
 
+    // Named constants for the enumerants of every value and bit enum of the core grammar.
+    for k in kinds {
+        let cat = str_of(k, "category");
+        if cat != "ValueEnum" && cat != "BitEnum" {
+            continue;
+        }
+        let kind = str_of(k, "kind");
+        let mut ens: Vec<(u32, usize, &Value)> = Vec::new();
+        for (i, e) in k["enumerants"].as_array().into_iter().flatten().enumerate() {
+            ens.push((parse_value(&e["value"])?, i, e));
+        }
+        ens.sort_by_key(|&(v, i, _)| (v, i));
+        writeln!(
+            out,
+            "/// The {kind} enumerants by name (aliases included), for matching in code.\n\
+             /// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).\n\
+             #[allow(non_upper_case_globals)]\npub mod {} {{",
+            snake_case(kind)
+        )
+        .unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for (value, _, e) in ens {
+            let mut names = vec![str_of(e, "enumerant").to_string()];
+            names.extend(strings(e, "aliases"));
+            for n in names {
+                let ident = const_name(kind, &n);
+                if seen.insert(ident.clone()) {
+                    if cat == "BitEnum" {
+                        writeln!(out, "    pub const {ident}: u32 = {value:#x};").unwrap();
+                    } else {
+                        writeln!(out, "    pub const {ident}: u32 = {value};").unwrap();
+                    }
+                }
+            }
+        }
+        out.push_str("}\n\n");
+    }
+
     out.push_str("/// The extended instruction sets, by import name.\npub static EXT_INST_SETS: &[ExtInstSetDesc] = &[\n");
-    for (import, prefix_match, grammar, local) in &ext_sets {
+    for (import, prefix_match, grammar, local, _) in &ext_sets {
         let mut ins: Vec<&Value> = grammar["instructions"].as_array().into_iter().flatten().collect();
         ins.sort_by_key(|i| i["opcode"].as_u64());
         writeln!(out, "    ExtInstSetDesc {{ name: {import:?}, prefix_match: {prefix_match}, instructions: &[").unwrap();
@@ -363,6 +429,21 @@ fn generate(dir: &Path) -> Result<String, String> {
         }
         out.push_str("    ] },\n");
     }
-    out.push_str("];\n");
+    out.push_str("];\n\n");
+
+    out.push_str("/// The instructions of each extended set by name, one module per set, for matching in code.\npub mod ext_inst {\n");
+    for (i, (import, _, grammar, _, module)) in ext_sets.iter().enumerate() {
+        let mut ins: Vec<&Value> = grammar["instructions"].as_array().into_iter().flatten().collect();
+        ins.sort_by_key(|i| i["opcode"].as_u64());
+        if i > 0 {
+            out.push('\n');
+        }
+        writeln!(out, "    /// `{import}`.\n    #[allow(non_upper_case_globals)]\n    pub mod {module} {{").unwrap();
+        for i in ins {
+            writeln!(out, "        pub const {}: u32 = {};", str_of(i, "opname"), i["opcode"]).unwrap();
+        }
+        out.push_str("    }\n");
+    }
+    out.push_str("}\n");
     Ok(out)
 }

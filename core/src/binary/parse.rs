@@ -9,7 +9,7 @@
 //! * optional and variadic operands.
 
 use super::BinaryError;
-use crate::grammar::{self, op, Category, ExtInstSetDesc, OperandKind, Quantifier};
+use crate::grammar::{self, fp_encoding, op, Category, ExtInstSetDesc, OperandKind, Quantifier};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -161,11 +161,11 @@ fn has_zero_byte(w: u32) -> bool {
     w & 0xff == 0 || w & 0xff00 == 0 || w & 0xff_0000 == 0 || w & 0xff00_0000 == 0
 }
 
-fn float_enc(v: u32) -> FloatEnc {
-    match v {
-        0 => FloatEnc::BFloat16,
-        4214 => FloatEnc::Float8E4M3,
-        4215 => FloatEnc::Float8E5M2,
+fn float_enc(encoding: u32) -> FloatEnc {
+    match encoding {
+        fp_encoding::BFloat16KHR => FloatEnc::BFloat16,
+        fp_encoding::Float8E4M3EXT => FloatEnc::Float8E4M3,
+        fp_encoding::Float8E5M2EXT => FloatEnc::Float8E5M2,
         _ => FloatEnc::Ieee,
     }
 }

@@ -4304,6 +4304,1644 @@ pub mod op {
     pub const OpFDot4MixAcc32VALVE: u16 = 6918;
 }
 
+/// The ImageOperands enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod image_operands {
+    pub const None: u32 = 0x0;
+    pub const Bias: u32 = 0x1;
+    pub const Lod: u32 = 0x2;
+    pub const Grad: u32 = 0x4;
+    pub const ConstOffset: u32 = 0x8;
+    pub const Offset: u32 = 0x10;
+    pub const ConstOffsets: u32 = 0x20;
+    pub const Sample: u32 = 0x40;
+    pub const MinLod: u32 = 0x80;
+    pub const MakeTexelAvailable: u32 = 0x100;
+    pub const MakeTexelAvailableKHR: u32 = 0x100;
+    pub const MakeTexelVisible: u32 = 0x200;
+    pub const MakeTexelVisibleKHR: u32 = 0x200;
+    pub const NonPrivateTexel: u32 = 0x400;
+    pub const NonPrivateTexelKHR: u32 = 0x400;
+    pub const VolatileTexel: u32 = 0x800;
+    pub const VolatileTexelKHR: u32 = 0x800;
+    pub const SignExtend: u32 = 0x1000;
+    pub const ZeroExtend: u32 = 0x2000;
+    pub const Nontemporal: u32 = 0x4000;
+    pub const Offsets: u32 = 0x10000;
+}
+
+/// The FPFastMathMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod fp_fast_math_mode {
+    pub const None: u32 = 0x0;
+    pub const NotNaN: u32 = 0x1;
+    pub const NotInf: u32 = 0x2;
+    pub const NSZ: u32 = 0x4;
+    pub const AllowRecip: u32 = 0x8;
+    pub const Fast: u32 = 0x10;
+    pub const AllowContract: u32 = 0x10000;
+    pub const AllowContractFastINTEL: u32 = 0x10000;
+    pub const AllowReassoc: u32 = 0x20000;
+    pub const AllowReassocINTEL: u32 = 0x20000;
+    pub const AllowTransform: u32 = 0x40000;
+}
+
+/// The SelectionControl enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod selection_control {
+    pub const None: u32 = 0x0;
+    pub const Flatten: u32 = 0x1;
+    pub const DontFlatten: u32 = 0x2;
+}
+
+/// The LoopControl enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod loop_control {
+    pub const None: u32 = 0x0;
+    pub const Unroll: u32 = 0x1;
+    pub const DontUnroll: u32 = 0x2;
+    pub const DependencyInfinite: u32 = 0x4;
+    pub const DependencyLength: u32 = 0x8;
+    pub const MinIterations: u32 = 0x10;
+    pub const MaxIterations: u32 = 0x20;
+    pub const IterationMultiple: u32 = 0x40;
+    pub const PeelCount: u32 = 0x80;
+    pub const PartialCount: u32 = 0x100;
+    pub const InitiationIntervalALTERA: u32 = 0x10000;
+    pub const InitiationIntervalINTEL: u32 = 0x10000;
+    pub const MaxConcurrencyALTERA: u32 = 0x20000;
+    pub const MaxConcurrencyINTEL: u32 = 0x20000;
+    pub const DependencyArrayALTERA: u32 = 0x40000;
+    pub const DependencyArrayINTEL: u32 = 0x40000;
+    pub const PipelineEnableALTERA: u32 = 0x80000;
+    pub const PipelineEnableINTEL: u32 = 0x80000;
+    pub const LoopCoalesceALTERA: u32 = 0x100000;
+    pub const LoopCoalesceINTEL: u32 = 0x100000;
+    pub const MaxInterleavingALTERA: u32 = 0x200000;
+    pub const MaxInterleavingINTEL: u32 = 0x200000;
+    pub const SpeculatedIterationsALTERA: u32 = 0x400000;
+    pub const SpeculatedIterationsINTEL: u32 = 0x400000;
+    pub const NoFusionALTERA: u32 = 0x800000;
+    pub const NoFusionINTEL: u32 = 0x800000;
+    pub const LoopCountALTERA: u32 = 0x1000000;
+    pub const LoopCountINTEL: u32 = 0x1000000;
+    pub const MaxReinvocationDelayALTERA: u32 = 0x2000000;
+    pub const MaxReinvocationDelayINTEL: u32 = 0x2000000;
+    pub const MultipleWaitQueuesQCOM: u32 = 0x10000000;
+}
+
+/// The FunctionControl enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod function_control {
+    pub const None: u32 = 0x0;
+    pub const Inline: u32 = 0x1;
+    pub const DontInline: u32 = 0x2;
+    pub const Pure: u32 = 0x4;
+    pub const Const: u32 = 0x8;
+    pub const OptNoneEXT: u32 = 0x10000;
+    pub const OptNoneINTEL: u32 = 0x10000;
+}
+
+/// The MemorySemantics enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod memory_semantics {
+    pub const Relaxed: u32 = 0x0;
+    pub const None: u32 = 0x0;
+    pub const Acquire: u32 = 0x2;
+    pub const Release: u32 = 0x4;
+    pub const AcquireRelease: u32 = 0x8;
+    pub const SequentiallyConsistent: u32 = 0x10;
+    pub const UniformMemory: u32 = 0x40;
+    pub const SubgroupMemory: u32 = 0x80;
+    pub const WorkgroupMemory: u32 = 0x100;
+    pub const CrossWorkgroupMemory: u32 = 0x200;
+    pub const AtomicCounterMemory: u32 = 0x400;
+    pub const ImageMemory: u32 = 0x800;
+    pub const OutputMemory: u32 = 0x1000;
+    pub const OutputMemoryKHR: u32 = 0x1000;
+    pub const MakeAvailable: u32 = 0x2000;
+    pub const MakeAvailableKHR: u32 = 0x2000;
+    pub const MakeVisible: u32 = 0x4000;
+    pub const MakeVisibleKHR: u32 = 0x4000;
+    pub const Volatile: u32 = 0x8000;
+}
+
+/// The MemoryAccess enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod memory_access {
+    pub const None: u32 = 0x0;
+    pub const Volatile: u32 = 0x1;
+    pub const Aligned: u32 = 0x2;
+    pub const Nontemporal: u32 = 0x4;
+    pub const MakePointerAvailable: u32 = 0x8;
+    pub const MakePointerAvailableKHR: u32 = 0x8;
+    pub const MakePointerVisible: u32 = 0x10;
+    pub const MakePointerVisibleKHR: u32 = 0x10;
+    pub const NonPrivatePointer: u32 = 0x20;
+    pub const NonPrivatePointerKHR: u32 = 0x20;
+    pub const AliasScopeINTELMask: u32 = 0x10000;
+    pub const NoAliasINTELMask: u32 = 0x20000;
+}
+
+/// The KernelProfilingInfo enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod kernel_profiling_info {
+    pub const None: u32 = 0x0;
+    pub const CmdExecTime: u32 = 0x1;
+}
+
+/// The RayFlags enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod ray_flags {
+    pub const NoneKHR: u32 = 0x0;
+    pub const OpaqueKHR: u32 = 0x1;
+    pub const NoOpaqueKHR: u32 = 0x2;
+    pub const TerminateOnFirstHitKHR: u32 = 0x4;
+    pub const SkipClosestHitShaderKHR: u32 = 0x8;
+    pub const CullBackFacingTrianglesKHR: u32 = 0x10;
+    pub const CullFrontFacingTrianglesKHR: u32 = 0x20;
+    pub const CullOpaqueKHR: u32 = 0x40;
+    pub const CullNoOpaqueKHR: u32 = 0x80;
+    pub const SkipTrianglesKHR: u32 = 0x100;
+    pub const SkipBuiltinPrimitivesNV: u32 = 0x100;
+    pub const SkipAABBsKHR: u32 = 0x200;
+    pub const ForceOpacityMicromap2StateKHR: u32 = 0x400;
+    pub const ForceOpacityMicromap2StateEXT: u32 = 0x400;
+}
+
+/// The FragmentShadingRate enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod fragment_shading_rate {
+    pub const Vertical2Pixels: u32 = 0x1;
+    pub const Vertical4Pixels: u32 = 0x2;
+    pub const Horizontal2Pixels: u32 = 0x4;
+    pub const Horizontal4Pixels: u32 = 0x8;
+}
+
+/// The RawAccessChainOperands enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod raw_access_chain_operands {
+    pub const None: u32 = 0x0;
+    pub const RobustnessPerComponentNV: u32 = 0x1;
+    pub const RobustnessPerElementNV: u32 = 0x2;
+}
+
+/// The SourceLanguage enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod source_language {
+    pub const Unknown: u32 = 0;
+    pub const ESSL: u32 = 1;
+    pub const GLSL: u32 = 2;
+    pub const OpenCL_C: u32 = 3;
+    pub const OpenCL_CPP: u32 = 4;
+    pub const HLSL: u32 = 5;
+    pub const CPP_for_OpenCL: u32 = 6;
+    pub const SYCL: u32 = 7;
+    pub const HERO_C: u32 = 8;
+    pub const NZSL: u32 = 9;
+    pub const WGSL: u32 = 10;
+    pub const Slang: u32 = 11;
+    pub const Zig: u32 = 12;
+    pub const Rust: u32 = 13;
+    pub const Pred: u32 = 14;
+    pub const ApilaJai: u32 = 15;
+}
+
+/// The ExecutionModel enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod execution_model {
+    pub const Vertex: u32 = 0;
+    pub const TessellationControl: u32 = 1;
+    pub const TessellationEvaluation: u32 = 2;
+    pub const Geometry: u32 = 3;
+    pub const Fragment: u32 = 4;
+    pub const GLCompute: u32 = 5;
+    pub const Kernel: u32 = 6;
+    pub const TaskNV: u32 = 5267;
+    pub const MeshNV: u32 = 5268;
+    pub const RayGenerationKHR: u32 = 5313;
+    pub const RayGenerationNV: u32 = 5313;
+    pub const IntersectionKHR: u32 = 5314;
+    pub const IntersectionNV: u32 = 5314;
+    pub const AnyHitKHR: u32 = 5315;
+    pub const AnyHitNV: u32 = 5315;
+    pub const ClosestHitKHR: u32 = 5316;
+    pub const ClosestHitNV: u32 = 5316;
+    pub const MissKHR: u32 = 5317;
+    pub const MissNV: u32 = 5317;
+    pub const CallableKHR: u32 = 5318;
+    pub const CallableNV: u32 = 5318;
+    pub const TaskEXT: u32 = 5364;
+    pub const MeshEXT: u32 = 5365;
+}
+
+/// The AddressingModel enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod addressing_model {
+    pub const Logical: u32 = 0;
+    pub const Physical32: u32 = 1;
+    pub const Physical64: u32 = 2;
+    pub const PhysicalStorageBuffer64: u32 = 5348;
+    pub const PhysicalStorageBuffer64EXT: u32 = 5348;
+}
+
+/// The MemoryModel enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod memory_model {
+    pub const Simple: u32 = 0;
+    pub const GLSL450: u32 = 1;
+    pub const OpenCL: u32 = 2;
+    pub const Vulkan: u32 = 3;
+    pub const VulkanKHR: u32 = 3;
+}
+
+/// The ExecutionMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod execution_mode {
+    pub const Invocations: u32 = 0;
+    pub const SpacingEqual: u32 = 1;
+    pub const SpacingFractionalEven: u32 = 2;
+    pub const SpacingFractionalOdd: u32 = 3;
+    pub const VertexOrderCw: u32 = 4;
+    pub const VertexOrderCcw: u32 = 5;
+    pub const PixelCenterInteger: u32 = 6;
+    pub const OriginUpperLeft: u32 = 7;
+    pub const OriginLowerLeft: u32 = 8;
+    pub const EarlyFragmentTests: u32 = 9;
+    pub const PointMode: u32 = 10;
+    pub const Xfb: u32 = 11;
+    pub const DepthReplacing: u32 = 12;
+    pub const DepthGreater: u32 = 14;
+    pub const DepthLess: u32 = 15;
+    pub const DepthUnchanged: u32 = 16;
+    pub const LocalSize: u32 = 17;
+    pub const LocalSizeHint: u32 = 18;
+    pub const InputPoints: u32 = 19;
+    pub const InputLines: u32 = 20;
+    pub const InputLinesAdjacency: u32 = 21;
+    pub const Triangles: u32 = 22;
+    pub const InputTrianglesAdjacency: u32 = 23;
+    pub const Quads: u32 = 24;
+    pub const Isolines: u32 = 25;
+    pub const OutputVertices: u32 = 26;
+    pub const OutputPoints: u32 = 27;
+    pub const OutputLineStrip: u32 = 28;
+    pub const OutputTriangleStrip: u32 = 29;
+    pub const VecTypeHint: u32 = 30;
+    pub const ContractionOff: u32 = 31;
+    pub const Initializer: u32 = 33;
+    pub const Finalizer: u32 = 34;
+    pub const SubgroupSize: u32 = 35;
+    pub const SubgroupsPerWorkgroup: u32 = 36;
+    pub const SubgroupsPerWorkgroupId: u32 = 37;
+    pub const LocalSizeId: u32 = 38;
+    pub const LocalSizeHintId: u32 = 39;
+    pub const NonCoherentColorAttachmentReadEXT: u32 = 4169;
+    pub const NonCoherentDepthAttachmentReadEXT: u32 = 4170;
+    pub const NonCoherentStencilAttachmentReadEXT: u32 = 4171;
+    pub const SubgroupUniformControlFlowKHR: u32 = 4421;
+    pub const PostDepthCoverage: u32 = 4446;
+    pub const DenormPreserve: u32 = 4459;
+    pub const DenormFlushToZero: u32 = 4460;
+    pub const SignedZeroInfNanPreserve: u32 = 4461;
+    pub const RoundingModeRTE: u32 = 4462;
+    pub const RoundingModeRTZ: u32 = 4463;
+    pub const NonCoherentTileAttachmentReadQCOM: u32 = 4489;
+    pub const TileShadingRateQCOM: u32 = 4490;
+    pub const EarlyAndLateFragmentTestsAMD: u32 = 5017;
+    pub const StencilRefReplacingEXT: u32 = 5027;
+    pub const CoalescingAMDX: u32 = 5069;
+    pub const IsApiEntryAMDX: u32 = 5070;
+    pub const MaxNodeRecursionAMDX: u32 = 5071;
+    pub const StaticNumWorkgroupsAMDX: u32 = 5072;
+    pub const ShaderIndexAMDX: u32 = 5073;
+    pub const MaxNumWorkgroupsAMDX: u32 = 5077;
+    pub const StencilRefUnchangedFrontAMD: u32 = 5079;
+    pub const StencilRefGreaterFrontAMD: u32 = 5080;
+    pub const StencilRefLessFrontAMD: u32 = 5081;
+    pub const StencilRefUnchangedBackAMD: u32 = 5082;
+    pub const StencilRefGreaterBackAMD: u32 = 5083;
+    pub const StencilRefLessBackAMD: u32 = 5084;
+    pub const QuadDerivativesKHR: u32 = 5088;
+    pub const RequireFullQuadsKHR: u32 = 5089;
+    pub const SharesInputWithAMDX: u32 = 5102;
+    pub const ArithmeticPoisonKHR: u32 = 5157;
+    pub const OutputLinesEXT: u32 = 5269;
+    pub const OutputLinesNV: u32 = 5269;
+    pub const OutputPrimitivesEXT: u32 = 5270;
+    pub const OutputPrimitivesNV: u32 = 5270;
+    pub const DerivativeGroupQuadsKHR: u32 = 5289;
+    pub const DerivativeGroupQuadsNV: u32 = 5289;
+    pub const DerivativeGroupLinearKHR: u32 = 5290;
+    pub const DerivativeGroupLinearNV: u32 = 5290;
+    pub const OutputTrianglesEXT: u32 = 5298;
+    pub const OutputTrianglesNV: u32 = 5298;
+    pub const PixelInterlockOrderedEXT: u32 = 5366;
+    pub const PixelInterlockUnorderedEXT: u32 = 5367;
+    pub const SampleInterlockOrderedEXT: u32 = 5368;
+    pub const SampleInterlockUnorderedEXT: u32 = 5369;
+    pub const ShadingRateInterlockOrderedEXT: u32 = 5370;
+    pub const ShadingRateInterlockUnorderedEXT: u32 = 5371;
+    pub const Shader64BitIndexingEXT: u32 = 5427;
+    pub const SharedLocalMemorySizeINTEL: u32 = 5618;
+    pub const RoundingModeRTPINTEL: u32 = 5620;
+    pub const RoundingModeRTNINTEL: u32 = 5621;
+    pub const FloatingPointModeALTINTEL: u32 = 5622;
+    pub const FloatingPointModeIEEEINTEL: u32 = 5623;
+    pub const MaxWorkgroupSizeINTEL: u32 = 5893;
+    pub const MaxWorkDimINTEL: u32 = 5894;
+    pub const NoGlobalOffsetINTEL: u32 = 5895;
+    pub const NumSIMDWorkitemsINTEL: u32 = 5896;
+    pub const SchedulerTargetFmaxMhzINTEL: u32 = 5903;
+    pub const MaximallyReconvergesKHR: u32 = 6023;
+    pub const FPFastMathDefault: u32 = 6028;
+    pub const OpacityMicromapIdKHR: u32 = 6031;
+    pub const StreamingInterfaceINTEL: u32 = 6154;
+    pub const RegisterMapInterfaceINTEL: u32 = 6160;
+    pub const NamedBarrierCountINTEL: u32 = 6417;
+    pub const MaximumRegistersINTEL: u32 = 6461;
+    pub const MaximumRegistersIdINTEL: u32 = 6462;
+    pub const NamedMaximumRegistersINTEL: u32 = 6463;
+}
+
+/// The StorageClass enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod storage_class {
+    pub const UniformConstant: u32 = 0;
+    pub const Input: u32 = 1;
+    pub const Uniform: u32 = 2;
+    pub const Output: u32 = 3;
+    pub const Workgroup: u32 = 4;
+    pub const CrossWorkgroup: u32 = 5;
+    pub const Private: u32 = 6;
+    pub const Function: u32 = 7;
+    pub const Generic: u32 = 8;
+    pub const PushConstant: u32 = 9;
+    pub const AtomicCounter: u32 = 10;
+    pub const Image: u32 = 11;
+    pub const StorageBuffer: u32 = 12;
+    pub const TileImageEXT: u32 = 4172;
+    pub const TileAttachmentQCOM: u32 = 4491;
+    pub const NodePayloadAMDX: u32 = 5068;
+    pub const CallableDataKHR: u32 = 5328;
+    pub const CallableDataNV: u32 = 5328;
+    pub const IncomingCallableDataKHR: u32 = 5329;
+    pub const IncomingCallableDataNV: u32 = 5329;
+    pub const RayPayloadKHR: u32 = 5338;
+    pub const RayPayloadNV: u32 = 5338;
+    pub const HitAttributeKHR: u32 = 5339;
+    pub const HitAttributeNV: u32 = 5339;
+    pub const IncomingRayPayloadKHR: u32 = 5342;
+    pub const IncomingRayPayloadNV: u32 = 5342;
+    pub const ShaderRecordBufferKHR: u32 = 5343;
+    pub const ShaderRecordBufferNV: u32 = 5343;
+    pub const PhysicalStorageBuffer: u32 = 5349;
+    pub const PhysicalStorageBufferEXT: u32 = 5349;
+    pub const HitObjectAttributeNV: u32 = 5385;
+    pub const TaskPayloadWorkgroupEXT: u32 = 5402;
+    pub const HitObjectAttributeEXT: u32 = 5411;
+    pub const CodeSectionINTEL: u32 = 5605;
+    pub const DeviceOnlyALTERA: u32 = 5936;
+    pub const DeviceOnlyINTEL: u32 = 5936;
+    pub const HostOnlyALTERA: u32 = 5937;
+    pub const HostOnlyINTEL: u32 = 5937;
+}
+
+/// The Dim enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod dim {
+    pub const Dim1D: u32 = 0;
+    pub const Dim2D: u32 = 1;
+    pub const Dim3D: u32 = 2;
+    pub const Cube: u32 = 3;
+    pub const Rect: u32 = 4;
+    pub const Buffer: u32 = 5;
+    pub const SubpassData: u32 = 6;
+    pub const TileImageDataEXT: u32 = 4173;
+}
+
+/// The SamplerAddressingMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod sampler_addressing_mode {
+    pub const None: u32 = 0;
+    pub const ClampToEdge: u32 = 1;
+    pub const Clamp: u32 = 2;
+    pub const Repeat: u32 = 3;
+    pub const RepeatMirrored: u32 = 4;
+}
+
+/// The SamplerFilterMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod sampler_filter_mode {
+    pub const Nearest: u32 = 0;
+    pub const Linear: u32 = 1;
+}
+
+/// The ImageFormat enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod image_format {
+    pub const Unknown: u32 = 0;
+    pub const Rgba32f: u32 = 1;
+    pub const Rgba16f: u32 = 2;
+    pub const R32f: u32 = 3;
+    pub const Rgba8: u32 = 4;
+    pub const Rgba8Snorm: u32 = 5;
+    pub const Rg32f: u32 = 6;
+    pub const Rg16f: u32 = 7;
+    pub const R11fG11fB10f: u32 = 8;
+    pub const R16f: u32 = 9;
+    pub const Rgba16: u32 = 10;
+    pub const Rgb10A2: u32 = 11;
+    pub const Rg16: u32 = 12;
+    pub const Rg8: u32 = 13;
+    pub const R16: u32 = 14;
+    pub const R8: u32 = 15;
+    pub const Rgba16Snorm: u32 = 16;
+    pub const Rg16Snorm: u32 = 17;
+    pub const Rg8Snorm: u32 = 18;
+    pub const R16Snorm: u32 = 19;
+    pub const R8Snorm: u32 = 20;
+    pub const Rgba32i: u32 = 21;
+    pub const Rgba16i: u32 = 22;
+    pub const Rgba8i: u32 = 23;
+    pub const R32i: u32 = 24;
+    pub const Rg32i: u32 = 25;
+    pub const Rg16i: u32 = 26;
+    pub const Rg8i: u32 = 27;
+    pub const R16i: u32 = 28;
+    pub const R8i: u32 = 29;
+    pub const Rgba32ui: u32 = 30;
+    pub const Rgba16ui: u32 = 31;
+    pub const Rgba8ui: u32 = 32;
+    pub const R32ui: u32 = 33;
+    pub const Rgb10a2ui: u32 = 34;
+    pub const Rg32ui: u32 = 35;
+    pub const Rg16ui: u32 = 36;
+    pub const Rg8ui: u32 = 37;
+    pub const R16ui: u32 = 38;
+    pub const R8ui: u32 = 39;
+    pub const R64ui: u32 = 40;
+    pub const R64i: u32 = 41;
+}
+
+/// The ImageChannelOrder enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod image_channel_order {
+    pub const R: u32 = 0;
+    pub const A: u32 = 1;
+    pub const RG: u32 = 2;
+    pub const RA: u32 = 3;
+    pub const RGB: u32 = 4;
+    pub const RGBA: u32 = 5;
+    pub const BGRA: u32 = 6;
+    pub const ARGB: u32 = 7;
+    pub const Intensity: u32 = 8;
+    pub const Luminance: u32 = 9;
+    pub const Rx: u32 = 10;
+    pub const RGx: u32 = 11;
+    pub const RGBx: u32 = 12;
+    pub const Depth: u32 = 13;
+    pub const DepthStencil: u32 = 14;
+    pub const sRGB: u32 = 15;
+    pub const sRGBx: u32 = 16;
+    pub const sRGBA: u32 = 17;
+    pub const sBGRA: u32 = 18;
+    pub const ABGR: u32 = 19;
+}
+
+/// The ImageChannelDataType enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod image_channel_data_type {
+    pub const SnormInt8: u32 = 0;
+    pub const SnormInt16: u32 = 1;
+    pub const UnormInt8: u32 = 2;
+    pub const UnormInt16: u32 = 3;
+    pub const UnormShort565: u32 = 4;
+    pub const UnormShort555: u32 = 5;
+    pub const UnormInt101010: u32 = 6;
+    pub const SignedInt8: u32 = 7;
+    pub const SignedInt16: u32 = 8;
+    pub const SignedInt32: u32 = 9;
+    pub const UnsignedInt8: u32 = 10;
+    pub const UnsignedInt16: u32 = 11;
+    pub const UnsignedInt32: u32 = 12;
+    pub const HalfFloat: u32 = 13;
+    pub const Float: u32 = 14;
+    pub const UnormInt24: u32 = 15;
+    pub const UnormInt101010_2: u32 = 16;
+    pub const UnormInt10X6EXT: u32 = 17;
+    pub const UnsignedIntRaw10EXT: u32 = 19;
+    pub const UnsignedIntRaw12EXT: u32 = 20;
+    pub const UnormInt2_101010EXT: u32 = 21;
+    pub const UnsignedInt10X6EXT: u32 = 22;
+    pub const UnsignedInt12X4EXT: u32 = 23;
+    pub const UnsignedInt14X2EXT: u32 = 24;
+    pub const UnormInt12X4EXT: u32 = 25;
+    pub const UnormInt14X2EXT: u32 = 26;
+}
+
+/// The FPRoundingMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod fp_rounding_mode {
+    pub const RTE: u32 = 0;
+    pub const RTZ: u32 = 1;
+    pub const RTP: u32 = 2;
+    pub const RTN: u32 = 3;
+}
+
+/// The FPDenormMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod fp_denorm_mode {
+    pub const Preserve: u32 = 0;
+    pub const FlushToZero: u32 = 1;
+}
+
+/// The QuantizationModes enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod quantization_modes {
+    pub const TRN: u32 = 0;
+    pub const TRN_ZERO: u32 = 1;
+    pub const RND: u32 = 2;
+    pub const RND_ZERO: u32 = 3;
+    pub const RND_INF: u32 = 4;
+    pub const RND_MIN_INF: u32 = 5;
+    pub const RND_CONV: u32 = 6;
+    pub const RND_CONV_ODD: u32 = 7;
+}
+
+/// The FPOperationMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod fp_operation_mode {
+    pub const IEEE: u32 = 0;
+    pub const ALT: u32 = 1;
+}
+
+/// The OverflowModes enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod overflow_modes {
+    pub const WRAP: u32 = 0;
+    pub const SAT: u32 = 1;
+    pub const SAT_ZERO: u32 = 2;
+    pub const SAT_SYM: u32 = 3;
+}
+
+/// The LinkageType enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod linkage_type {
+    pub const Export: u32 = 0;
+    pub const Import: u32 = 1;
+    pub const LinkOnceODR: u32 = 2;
+    pub const WeakAMD: u32 = 3;
+}
+
+/// The AccessQualifier enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod access_qualifier {
+    pub const ReadOnly: u32 = 0;
+    pub const WriteOnly: u32 = 1;
+    pub const ReadWrite: u32 = 2;
+}
+
+/// The HostAccessQualifier enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod host_access_qualifier {
+    pub const NoneINTEL: u32 = 0;
+    pub const ReadINTEL: u32 = 1;
+    pub const WriteINTEL: u32 = 2;
+    pub const ReadWriteINTEL: u32 = 3;
+}
+
+/// The FunctionParameterAttribute enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod function_parameter_attribute {
+    pub const Zext: u32 = 0;
+    pub const Sext: u32 = 1;
+    pub const ByVal: u32 = 2;
+    pub const Sret: u32 = 3;
+    pub const NoAlias: u32 = 4;
+    pub const NoCapture: u32 = 5;
+    pub const NoWrite: u32 = 6;
+    pub const NoReadWrite: u32 = 7;
+    pub const RuntimeAlignedALTERA: u32 = 5940;
+    pub const RuntimeAlignedINTEL: u32 = 5940;
+}
+
+/// The Decoration enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod decoration {
+    pub const RelaxedPrecision: u32 = 0;
+    pub const SpecId: u32 = 1;
+    pub const Block: u32 = 2;
+    pub const BufferBlock: u32 = 3;
+    pub const RowMajor: u32 = 4;
+    pub const ColMajor: u32 = 5;
+    pub const ArrayStride: u32 = 6;
+    pub const MatrixStride: u32 = 7;
+    pub const GLSLShared: u32 = 8;
+    pub const GLSLPacked: u32 = 9;
+    pub const CPacked: u32 = 10;
+    pub const BuiltIn: u32 = 11;
+    pub const NoPerspective: u32 = 13;
+    pub const Flat: u32 = 14;
+    pub const Patch: u32 = 15;
+    pub const Centroid: u32 = 16;
+    pub const Sample: u32 = 17;
+    pub const Invariant: u32 = 18;
+    pub const Restrict: u32 = 19;
+    pub const Aliased: u32 = 20;
+    pub const Volatile: u32 = 21;
+    pub const Constant: u32 = 22;
+    pub const Coherent: u32 = 23;
+    pub const NonWritable: u32 = 24;
+    pub const NonReadable: u32 = 25;
+    pub const Uniform: u32 = 26;
+    pub const UniformId: u32 = 27;
+    pub const SaturatedConversion: u32 = 28;
+    pub const Stream: u32 = 29;
+    pub const Location: u32 = 30;
+    pub const Component: u32 = 31;
+    pub const Index: u32 = 32;
+    pub const Binding: u32 = 33;
+    pub const DescriptorSet: u32 = 34;
+    pub const Offset: u32 = 35;
+    pub const XfbBuffer: u32 = 36;
+    pub const XfbStride: u32 = 37;
+    pub const FuncParamAttr: u32 = 38;
+    pub const FPRoundingMode: u32 = 39;
+    pub const FPFastMathMode: u32 = 40;
+    pub const LinkageAttributes: u32 = 41;
+    pub const NoContraction: u32 = 42;
+    pub const InputAttachmentIndex: u32 = 43;
+    pub const Alignment: u32 = 44;
+    pub const MaxByteOffset: u32 = 45;
+    pub const AlignmentId: u32 = 46;
+    pub const MaxByteOffsetId: u32 = 47;
+    pub const SaturatedToLargestFloat8NormalConversionEXT: u32 = 4216;
+    pub const NoSignedWrap: u32 = 4469;
+    pub const NoUnsignedWrap: u32 = 4470;
+    pub const WeightTextureQCOM: u32 = 4487;
+    pub const BlockMatchTextureQCOM: u32 = 4488;
+    pub const BlockMatchSamplerQCOM: u32 = 4499;
+    pub const ExplicitInterpAMD: u32 = 4999;
+    pub const NodeSharesPayloadLimitsWithAMDX: u32 = 5019;
+    pub const NodeMaxPayloadsAMDX: u32 = 5020;
+    pub const TrackFinishWritingAMDX: u32 = 5078;
+    pub const PayloadNodeNameAMDX: u32 = 5091;
+    pub const PayloadNodeBaseIndexAMDX: u32 = 5098;
+    pub const PayloadNodeSparseArrayAMDX: u32 = 5099;
+    pub const PayloadNodeArraySizeAMDX: u32 = 5100;
+    pub const PayloadDispatchIndirectAMDX: u32 = 5105;
+    pub const ArrayStrideIdEXT: u32 = 5124;
+    pub const OffsetIdEXT: u32 = 5125;
+    pub const UTFEncodedKHR: u32 = 5145;
+    pub const OverrideCoverageNV: u32 = 5248;
+    pub const PassthroughNV: u32 = 5250;
+    pub const ViewportRelativeNV: u32 = 5252;
+    pub const SecondaryViewportRelativeNV: u32 = 5256;
+    pub const PerPrimitiveEXT: u32 = 5271;
+    pub const PerPrimitiveNV: u32 = 5271;
+    pub const PerViewNV: u32 = 5272;
+    pub const PerTaskNV: u32 = 5273;
+    pub const PerVertexKHR: u32 = 5285;
+    pub const PerVertexNV: u32 = 5285;
+    pub const NonUniform: u32 = 5300;
+    pub const NonUniformEXT: u32 = 5300;
+    pub const RestrictPointer: u32 = 5355;
+    pub const RestrictPointerEXT: u32 = 5355;
+    pub const AliasedPointer: u32 = 5356;
+    pub const AliasedPointerEXT: u32 = 5356;
+    pub const MemberOffsetNV: u32 = 5358;
+    pub const HitObjectShaderRecordBufferNV: u32 = 5386;
+    pub const HitObjectShaderRecordBufferEXT: u32 = 5389;
+    pub const BankNV: u32 = 5397;
+    pub const BindlessSamplerNV: u32 = 5398;
+    pub const BindlessImageNV: u32 = 5399;
+    pub const BoundSamplerNV: u32 = 5400;
+    pub const BoundImageNV: u32 = 5401;
+    pub const CooperativeMatrixTransposeEXT: u32 = 5440;
+    pub const SIMTCallINTEL: u32 = 5599;
+    pub const ReferencedIndirectlyINTEL: u32 = 5602;
+    pub const ClobberINTEL: u32 = 5607;
+    pub const SideEffectsINTEL: u32 = 5608;
+    pub const VectorComputeVariableINTEL: u32 = 5624;
+    pub const FuncParamIOKindINTEL: u32 = 5625;
+    pub const VectorComputeFunctionINTEL: u32 = 5626;
+    pub const StackCallINTEL: u32 = 5627;
+    pub const GlobalVariableOffsetINTEL: u32 = 5628;
+    pub const CounterBuffer: u32 = 5634;
+    pub const HlslCounterBufferGOOGLE: u32 = 5634;
+    pub const UserSemantic: u32 = 5635;
+    pub const HlslSemanticGOOGLE: u32 = 5635;
+    pub const UserTypeGOOGLE: u32 = 5636;
+    pub const FunctionRoundingModeINTEL: u32 = 5822;
+    pub const FunctionDenormModeINTEL: u32 = 5823;
+    pub const RegisterALTERA: u32 = 5825;
+    pub const RegisterINTEL: u32 = 5825;
+    pub const MemoryALTERA: u32 = 5826;
+    pub const MemoryINTEL: u32 = 5826;
+    pub const NumbanksALTERA: u32 = 5827;
+    pub const NumbanksINTEL: u32 = 5827;
+    pub const BankwidthALTERA: u32 = 5828;
+    pub const BankwidthINTEL: u32 = 5828;
+    pub const MaxPrivateCopiesALTERA: u32 = 5829;
+    pub const MaxPrivateCopiesINTEL: u32 = 5829;
+    pub const SinglepumpALTERA: u32 = 5830;
+    pub const SinglepumpINTEL: u32 = 5830;
+    pub const DoublepumpALTERA: u32 = 5831;
+    pub const DoublepumpINTEL: u32 = 5831;
+    pub const MaxReplicatesALTERA: u32 = 5832;
+    pub const MaxReplicatesINTEL: u32 = 5832;
+    pub const SimpleDualPortALTERA: u32 = 5833;
+    pub const SimpleDualPortINTEL: u32 = 5833;
+    pub const MergeALTERA: u32 = 5834;
+    pub const MergeINTEL: u32 = 5834;
+    pub const BankBitsALTERA: u32 = 5835;
+    pub const BankBitsINTEL: u32 = 5835;
+    pub const ForcePow2DepthALTERA: u32 = 5836;
+    pub const ForcePow2DepthINTEL: u32 = 5836;
+    pub const StridesizeALTERA: u32 = 5883;
+    pub const StridesizeINTEL: u32 = 5883;
+    pub const WordsizeALTERA: u32 = 5884;
+    pub const WordsizeINTEL: u32 = 5884;
+    pub const TrueDualPortALTERA: u32 = 5885;
+    pub const TrueDualPortINTEL: u32 = 5885;
+    pub const BurstCoalesceALTERA: u32 = 5899;
+    pub const BurstCoalesceINTEL: u32 = 5899;
+    pub const CacheSizeALTERA: u32 = 5900;
+    pub const CacheSizeINTEL: u32 = 5900;
+    pub const DontStaticallyCoalesceALTERA: u32 = 5901;
+    pub const DontStaticallyCoalesceINTEL: u32 = 5901;
+    pub const PrefetchALTERA: u32 = 5902;
+    pub const PrefetchINTEL: u32 = 5902;
+    pub const StallEnableALTERA: u32 = 5905;
+    pub const StallEnableINTEL: u32 = 5905;
+    pub const FuseLoopsInFunctionALTERA: u32 = 5907;
+    pub const FuseLoopsInFunctionINTEL: u32 = 5907;
+    pub const MathOpDSPModeALTERA: u32 = 5909;
+    pub const MathOpDSPModeINTEL: u32 = 5909;
+    pub const AliasScopeINTEL: u32 = 5914;
+    pub const NoAliasINTEL: u32 = 5915;
+    pub const InitiationIntervalALTERA: u32 = 5917;
+    pub const InitiationIntervalINTEL: u32 = 5917;
+    pub const MaxConcurrencyALTERA: u32 = 5918;
+    pub const MaxConcurrencyINTEL: u32 = 5918;
+    pub const PipelineEnableALTERA: u32 = 5919;
+    pub const PipelineEnableINTEL: u32 = 5919;
+    pub const BufferLocationALTERA: u32 = 5921;
+    pub const BufferLocationINTEL: u32 = 5921;
+    pub const IOPipeStorageALTERA: u32 = 5944;
+    pub const IOPipeStorageINTEL: u32 = 5944;
+    pub const FunctionFloatingPointModeINTEL: u32 = 6080;
+    pub const SingleElementVectorINTEL: u32 = 6085;
+    pub const VectorComputeCallableFunctionINTEL: u32 = 6087;
+    pub const MediaBlockIOINTEL: u32 = 6140;
+    pub const StallFreeALTERA: u32 = 6151;
+    pub const StallFreeINTEL: u32 = 6151;
+    pub const FPMaxErrorDecorationINTEL: u32 = 6170;
+    pub const LatencyControlLabelALTERA: u32 = 6172;
+    pub const LatencyControlLabelINTEL: u32 = 6172;
+    pub const LatencyControlConstraintALTERA: u32 = 6173;
+    pub const LatencyControlConstraintINTEL: u32 = 6173;
+    pub const ConduitKernelArgumentALTERA: u32 = 6175;
+    pub const ConduitKernelArgumentINTEL: u32 = 6175;
+    pub const RegisterMapKernelArgumentALTERA: u32 = 6176;
+    pub const RegisterMapKernelArgumentINTEL: u32 = 6176;
+    pub const MMHostInterfaceAddressWidthALTERA: u32 = 6177;
+    pub const MMHostInterfaceAddressWidthINTEL: u32 = 6177;
+    pub const MMHostInterfaceDataWidthALTERA: u32 = 6178;
+    pub const MMHostInterfaceDataWidthINTEL: u32 = 6178;
+    pub const MMHostInterfaceLatencyALTERA: u32 = 6179;
+    pub const MMHostInterfaceLatencyINTEL: u32 = 6179;
+    pub const MMHostInterfaceReadWriteModeALTERA: u32 = 6180;
+    pub const MMHostInterfaceReadWriteModeINTEL: u32 = 6180;
+    pub const MMHostInterfaceMaxBurstALTERA: u32 = 6181;
+    pub const MMHostInterfaceMaxBurstINTEL: u32 = 6181;
+    pub const MMHostInterfaceWaitRequestALTERA: u32 = 6182;
+    pub const MMHostInterfaceWaitRequestINTEL: u32 = 6182;
+    pub const StableKernelArgumentALTERA: u32 = 6183;
+    pub const StableKernelArgumentINTEL: u32 = 6183;
+    pub const HostAccessINTEL: u32 = 6188;
+    pub const InitModeALTERA: u32 = 6190;
+    pub const InitModeINTEL: u32 = 6190;
+    pub const ImplementInRegisterMapALTERA: u32 = 6191;
+    pub const ImplementInRegisterMapINTEL: u32 = 6191;
+    pub const ConditionalINTEL: u32 = 6247;
+    pub const CacheControlLoadINTEL: u32 = 6442;
+    pub const CacheControlStoreINTEL: u32 = 6443;
+    pub const IntrinsicSAMSUNG: u32 = 7040;
+}
+
+/// The BuiltIn enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod built_in {
+    pub const Position: u32 = 0;
+    pub const PointSize: u32 = 1;
+    pub const ClipDistance: u32 = 3;
+    pub const CullDistance: u32 = 4;
+    pub const VertexId: u32 = 5;
+    pub const InstanceId: u32 = 6;
+    pub const PrimitiveId: u32 = 7;
+    pub const InvocationId: u32 = 8;
+    pub const Layer: u32 = 9;
+    pub const ViewportIndex: u32 = 10;
+    pub const TessLevelOuter: u32 = 11;
+    pub const TessLevelInner: u32 = 12;
+    pub const TessCoord: u32 = 13;
+    pub const PatchVertices: u32 = 14;
+    pub const FragCoord: u32 = 15;
+    pub const PointCoord: u32 = 16;
+    pub const FrontFacing: u32 = 17;
+    pub const SampleId: u32 = 18;
+    pub const SamplePosition: u32 = 19;
+    pub const SampleMask: u32 = 20;
+    pub const FragDepth: u32 = 22;
+    pub const HelperInvocation: u32 = 23;
+    pub const NumWorkgroups: u32 = 24;
+    pub const WorkgroupSize: u32 = 25;
+    pub const WorkgroupId: u32 = 26;
+    pub const LocalInvocationId: u32 = 27;
+    pub const GlobalInvocationId: u32 = 28;
+    pub const LocalInvocationIndex: u32 = 29;
+    pub const WorkDim: u32 = 30;
+    pub const GlobalSize: u32 = 31;
+    pub const EnqueuedWorkgroupSize: u32 = 32;
+    pub const GlobalOffset: u32 = 33;
+    pub const GlobalLinearId: u32 = 34;
+    pub const SubgroupSize: u32 = 36;
+    pub const SubgroupMaxSize: u32 = 37;
+    pub const NumSubgroups: u32 = 38;
+    pub const NumEnqueuedSubgroups: u32 = 39;
+    pub const SubgroupId: u32 = 40;
+    pub const SubgroupLocalInvocationId: u32 = 41;
+    pub const VertexIndex: u32 = 42;
+    pub const InstanceIndex: u32 = 43;
+    pub const CoreIDARM: u32 = 4160;
+    pub const CoreCountARM: u32 = 4161;
+    pub const CoreMaxIDARM: u32 = 4162;
+    pub const WarpIDARM: u32 = 4163;
+    pub const WarpMaxIDARM: u32 = 4164;
+    pub const SubgroupEqMask: u32 = 4416;
+    pub const SubgroupEqMaskKHR: u32 = 4416;
+    pub const SubgroupGeMask: u32 = 4417;
+    pub const SubgroupGeMaskKHR: u32 = 4417;
+    pub const SubgroupGtMask: u32 = 4418;
+    pub const SubgroupGtMaskKHR: u32 = 4418;
+    pub const SubgroupLeMask: u32 = 4419;
+    pub const SubgroupLeMaskKHR: u32 = 4419;
+    pub const SubgroupLtMask: u32 = 4420;
+    pub const SubgroupLtMaskKHR: u32 = 4420;
+    pub const BaseVertex: u32 = 4424;
+    pub const BaseInstance: u32 = 4425;
+    pub const DrawIndex: u32 = 4426;
+    pub const PrimitiveShadingRateKHR: u32 = 4432;
+    pub const DeviceIndex: u32 = 4438;
+    pub const ViewIndex: u32 = 4440;
+    pub const ShadingRateKHR: u32 = 4444;
+    pub const TileOffsetQCOM: u32 = 4492;
+    pub const TileDimensionQCOM: u32 = 4493;
+    pub const TileApronSizeQCOM: u32 = 4494;
+    pub const BaryCoordNoPerspAMD: u32 = 4992;
+    pub const BaryCoordNoPerspCentroidAMD: u32 = 4993;
+    pub const BaryCoordNoPerspSampleAMD: u32 = 4994;
+    pub const BaryCoordSmoothAMD: u32 = 4995;
+    pub const BaryCoordSmoothCentroidAMD: u32 = 4996;
+    pub const BaryCoordSmoothSampleAMD: u32 = 4997;
+    pub const BaryCoordPullModelAMD: u32 = 4998;
+    pub const FragStencilRefEXT: u32 = 5014;
+    pub const RemainingRecursionLevelsAMDX: u32 = 5021;
+    pub const ShaderIndexAMDX: u32 = 5073;
+    pub const SamplerHeapEXT: u32 = 5122;
+    pub const ResourceHeapEXT: u32 = 5123;
+    pub const ViewportMaskNV: u32 = 5253;
+    pub const SecondaryPositionNV: u32 = 5257;
+    pub const SecondaryViewportMaskNV: u32 = 5258;
+    pub const PositionPerViewNV: u32 = 5261;
+    pub const ViewportMaskPerViewNV: u32 = 5262;
+    pub const FullyCoveredEXT: u32 = 5264;
+    pub const TaskCountNV: u32 = 5274;
+    pub const PrimitiveCountNV: u32 = 5275;
+    pub const PrimitiveIndicesNV: u32 = 5276;
+    pub const ClipDistancePerViewNV: u32 = 5277;
+    pub const CullDistancePerViewNV: u32 = 5278;
+    pub const LayerPerViewNV: u32 = 5279;
+    pub const MeshViewCountNV: u32 = 5280;
+    pub const MeshViewIndicesNV: u32 = 5281;
+    pub const BaryCoordKHR: u32 = 5286;
+    pub const BaryCoordNV: u32 = 5286;
+    pub const BaryCoordNoPerspKHR: u32 = 5287;
+    pub const BaryCoordNoPerspNV: u32 = 5287;
+    pub const FragSizeEXT: u32 = 5292;
+    pub const FragmentSizeNV: u32 = 5292;
+    pub const FragInvocationCountEXT: u32 = 5293;
+    pub const InvocationsPerPixelNV: u32 = 5293;
+    pub const PrimitivePointIndicesEXT: u32 = 5294;
+    pub const PrimitiveLineIndicesEXT: u32 = 5295;
+    pub const PrimitiveTriangleIndicesEXT: u32 = 5296;
+    pub const CullPrimitiveEXT: u32 = 5299;
+    pub const LaunchIdKHR: u32 = 5319;
+    pub const LaunchIdNV: u32 = 5319;
+    pub const LaunchSizeKHR: u32 = 5320;
+    pub const LaunchSizeNV: u32 = 5320;
+    pub const WorldRayOriginKHR: u32 = 5321;
+    pub const WorldRayOriginNV: u32 = 5321;
+    pub const WorldRayDirectionKHR: u32 = 5322;
+    pub const WorldRayDirectionNV: u32 = 5322;
+    pub const ObjectRayOriginKHR: u32 = 5323;
+    pub const ObjectRayOriginNV: u32 = 5323;
+    pub const ObjectRayDirectionKHR: u32 = 5324;
+    pub const ObjectRayDirectionNV: u32 = 5324;
+    pub const RayTminKHR: u32 = 5325;
+    pub const RayTminNV: u32 = 5325;
+    pub const RayTmaxKHR: u32 = 5326;
+    pub const RayTmaxNV: u32 = 5326;
+    pub const InstanceCustomIndexKHR: u32 = 5327;
+    pub const InstanceCustomIndexNV: u32 = 5327;
+    pub const ObjectToWorldKHR: u32 = 5330;
+    pub const ObjectToWorldNV: u32 = 5330;
+    pub const WorldToObjectKHR: u32 = 5331;
+    pub const WorldToObjectNV: u32 = 5331;
+    pub const HitTNV: u32 = 5332;
+    pub const HitKindKHR: u32 = 5333;
+    pub const HitKindNV: u32 = 5333;
+    pub const CurrentRayTimeNV: u32 = 5334;
+    pub const HitTriangleVertexPositionsKHR: u32 = 5335;
+    pub const HitMicroTriangleVertexPositionsNV: u32 = 5337;
+    pub const HitMicroTriangleVertexBarycentricsNV: u32 = 5344;
+    pub const IncomingRayFlagsKHR: u32 = 5351;
+    pub const IncomingRayFlagsNV: u32 = 5351;
+    pub const RayGeometryIndexKHR: u32 = 5352;
+    pub const HitIsSphereNV: u32 = 5359;
+    pub const HitIsLSSNV: u32 = 5360;
+    pub const HitSpherePositionNV: u32 = 5361;
+    pub const WarpsPerSMNV: u32 = 5374;
+    pub const SMCountNV: u32 = 5375;
+    pub const WarpIDNV: u32 = 5376;
+    pub const SMIDNV: u32 = 5377;
+    pub const HitLSSPositionsNV: u32 = 5396;
+    pub const HitKindFrontFacingMicroTriangleNV: u32 = 5405;
+    pub const HitKindBackFacingMicroTriangleNV: u32 = 5406;
+    pub const HitSphereRadiusNV: u32 = 5420;
+    pub const HitLSSRadiiNV: u32 = 5421;
+    pub const ClusterIDNV: u32 = 5436;
+    pub const CullMaskKHR: u32 = 6021;
+}
+
+/// The Scope enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod scope {
+    pub const CrossDevice: u32 = 0;
+    pub const Device: u32 = 1;
+    pub const Workgroup: u32 = 2;
+    pub const Subgroup: u32 = 3;
+    pub const Invocation: u32 = 4;
+    pub const QueueFamily: u32 = 5;
+    pub const QueueFamilyKHR: u32 = 5;
+    pub const ShaderCallKHR: u32 = 6;
+}
+
+/// The GroupOperation enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod group_operation {
+    pub const Reduce: u32 = 0;
+    pub const InclusiveScan: u32 = 1;
+    pub const ExclusiveScan: u32 = 2;
+    pub const ClusteredReduce: u32 = 3;
+    pub const PartitionedReduceEXT: u32 = 6;
+    pub const PartitionedReduceNV: u32 = 6;
+    pub const PartitionedInclusiveScanEXT: u32 = 7;
+    pub const PartitionedInclusiveScanNV: u32 = 7;
+    pub const PartitionedExclusiveScanEXT: u32 = 8;
+    pub const PartitionedExclusiveScanNV: u32 = 8;
+}
+
+/// The KernelEnqueueFlags enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod kernel_enqueue_flags {
+    pub const NoWait: u32 = 0;
+    pub const WaitKernel: u32 = 1;
+    pub const WaitWorkGroup: u32 = 2;
+}
+
+/// The Capability enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod capability {
+    pub const Matrix: u32 = 0;
+    pub const Shader: u32 = 1;
+    pub const Geometry: u32 = 2;
+    pub const Tessellation: u32 = 3;
+    pub const Addresses: u32 = 4;
+    pub const Linkage: u32 = 5;
+    pub const Kernel: u32 = 6;
+    pub const Vector16: u32 = 7;
+    pub const Float16Buffer: u32 = 8;
+    pub const Float16: u32 = 9;
+    pub const Float64: u32 = 10;
+    pub const Int64: u32 = 11;
+    pub const Int64Atomics: u32 = 12;
+    pub const ImageBasic: u32 = 13;
+    pub const ImageReadWrite: u32 = 14;
+    pub const ImageMipmap: u32 = 15;
+    pub const Pipes: u32 = 17;
+    pub const Groups: u32 = 18;
+    pub const DeviceEnqueue: u32 = 19;
+    pub const LiteralSampler: u32 = 20;
+    pub const AtomicStorage: u32 = 21;
+    pub const Int16: u32 = 22;
+    pub const TessellationPointSize: u32 = 23;
+    pub const GeometryPointSize: u32 = 24;
+    pub const ImageGatherExtended: u32 = 25;
+    pub const StorageImageMultisample: u32 = 27;
+    pub const UniformBufferArrayDynamicIndexing: u32 = 28;
+    pub const SampledImageArrayDynamicIndexing: u32 = 29;
+    pub const StorageBufferArrayDynamicIndexing: u32 = 30;
+    pub const StorageImageArrayDynamicIndexing: u32 = 31;
+    pub const ClipDistance: u32 = 32;
+    pub const CullDistance: u32 = 33;
+    pub const ImageCubeArray: u32 = 34;
+    pub const SampleRateShading: u32 = 35;
+    pub const ImageRect: u32 = 36;
+    pub const SampledRect: u32 = 37;
+    pub const GenericPointer: u32 = 38;
+    pub const Int8: u32 = 39;
+    pub const InputAttachment: u32 = 40;
+    pub const SparseResidency: u32 = 41;
+    pub const MinLod: u32 = 42;
+    pub const Sampled1D: u32 = 43;
+    pub const Image1D: u32 = 44;
+    pub const SampledCubeArray: u32 = 45;
+    pub const SampledBuffer: u32 = 46;
+    pub const ImageBuffer: u32 = 47;
+    pub const ImageMSArray: u32 = 48;
+    pub const StorageImageExtendedFormats: u32 = 49;
+    pub const ImageQuery: u32 = 50;
+    pub const DerivativeControl: u32 = 51;
+    pub const InterpolationFunction: u32 = 52;
+    pub const TransformFeedback: u32 = 53;
+    pub const GeometryStreams: u32 = 54;
+    pub const StorageImageReadWithoutFormat: u32 = 55;
+    pub const StorageImageWriteWithoutFormat: u32 = 56;
+    pub const MultiViewport: u32 = 57;
+    pub const SubgroupDispatch: u32 = 58;
+    pub const NamedBarrier: u32 = 59;
+    pub const PipeStorage: u32 = 60;
+    pub const GroupNonUniform: u32 = 61;
+    pub const GroupNonUniformVote: u32 = 62;
+    pub const GroupNonUniformArithmetic: u32 = 63;
+    pub const GroupNonUniformBallot: u32 = 64;
+    pub const GroupNonUniformShuffle: u32 = 65;
+    pub const GroupNonUniformShuffleRelative: u32 = 66;
+    pub const GroupNonUniformClustered: u32 = 67;
+    pub const GroupNonUniformQuad: u32 = 68;
+    pub const ShaderLayer: u32 = 69;
+    pub const ShaderViewportIndex: u32 = 70;
+    pub const UniformDecoration: u32 = 71;
+    pub const CoreBuiltinsARM: u32 = 4165;
+    pub const TileImageColorReadAccessEXT: u32 = 4166;
+    pub const TileImageDepthReadAccessEXT: u32 = 4167;
+    pub const TileImageStencilReadAccessEXT: u32 = 4168;
+    pub const TensorsARM: u32 = 4174;
+    pub const StorageTensorArrayDynamicIndexingARM: u32 = 4175;
+    pub const StorageTensorArrayNonUniformIndexingARM: u32 = 4176;
+    pub const GraphARM: u32 = 4191;
+    pub const CooperativeMatrixLayoutsARM: u32 = 4201;
+    pub const Float8EXT: u32 = 4212;
+    pub const Float8CooperativeMatrixEXT: u32 = 4213;
+    pub const Float6EXT: u32 = 4228;
+    pub const Float4EXT: u32 = 4229;
+    pub const Float8UnsignedE8M0EXT: u32 = 4230;
+    pub const MXInt8EXT: u32 = 4231;
+    pub const BitcastExtractEXT: u32 = 4232;
+    pub const FragmentShadingRateKHR: u32 = 4422;
+    pub const SubgroupBallotKHR: u32 = 4423;
+    pub const DrawParameters: u32 = 4427;
+    pub const WorkgroupMemoryExplicitLayoutKHR: u32 = 4428;
+    pub const WorkgroupMemoryExplicitLayout8BitAccessKHR: u32 = 4429;
+    pub const WorkgroupMemoryExplicitLayout16BitAccessKHR: u32 = 4430;
+    pub const SubgroupVoteKHR: u32 = 4431;
+    pub const StorageBuffer16BitAccess: u32 = 4433;
+    pub const StorageUniformBufferBlock16: u32 = 4433;
+    pub const UniformAndStorageBuffer16BitAccess: u32 = 4434;
+    pub const StorageUniform16: u32 = 4434;
+    pub const StoragePushConstant16: u32 = 4435;
+    pub const StorageInputOutput16: u32 = 4436;
+    pub const DeviceGroup: u32 = 4437;
+    pub const MultiView: u32 = 4439;
+    pub const VariablePointersStorageBuffer: u32 = 4441;
+    pub const VariablePointers: u32 = 4442;
+    pub const AtomicStorageOps: u32 = 4445;
+    pub const SampleMaskPostDepthCoverage: u32 = 4447;
+    pub const StorageBuffer8BitAccess: u32 = 4448;
+    pub const UniformAndStorageBuffer8BitAccess: u32 = 4449;
+    pub const StoragePushConstant8: u32 = 4450;
+    pub const DenormPreserve: u32 = 4464;
+    pub const DenormFlushToZero: u32 = 4465;
+    pub const SignedZeroInfNanPreserve: u32 = 4466;
+    pub const RoundingModeRTE: u32 = 4467;
+    pub const RoundingModeRTZ: u32 = 4468;
+    pub const RayQueryProvisionalKHR: u32 = 4471;
+    pub const RayQueryKHR: u32 = 4472;
+    pub const UntypedPointersKHR: u32 = 4473;
+    pub const RayTraversalPrimitiveCullingKHR: u32 = 4478;
+    pub const RayTracingKHR: u32 = 4479;
+    pub const TextureSampleWeightedQCOM: u32 = 4484;
+    pub const TextureBoxFilterQCOM: u32 = 4485;
+    pub const TextureBlockMatchQCOM: u32 = 4486;
+    pub const TileShadingQCOM: u32 = 4495;
+    pub const CooperativeMatrixConversionQCOM: u32 = 4496;
+    pub const TextureBlockMatch2QCOM: u32 = 4498;
+    pub const MultipleWaitQueuesQCOM: u32 = 4539;
+    pub const ImageGatherLinearQCOM: u32 = 4543;
+    pub const ImageGatherExtendedModesQCOM: u32 = 4544;
+    pub const Float16ImageAMD: u32 = 5008;
+    pub const ImageGatherBiasLodAMD: u32 = 5009;
+    pub const FragmentMaskAMD: u32 = 5010;
+    pub const StencilExportEXT: u32 = 5013;
+    pub const ImageReadWriteLodAMD: u32 = 5015;
+    pub const Int64ImageEXT: u32 = 5016;
+    pub const ShaderClockKHR: u32 = 5055;
+    pub const ShaderEnqueueAMDX: u32 = 5067;
+    pub const QuadControlKHR: u32 = 5087;
+    pub const Int4TypeINTEL: u32 = 5112;
+    pub const Int4CooperativeMatrixINTEL: u32 = 5114;
+    pub const BFloat16TypeKHR: u32 = 5116;
+    pub const BFloat16DotProductKHR: u32 = 5117;
+    pub const BFloat16CooperativeMatrixKHR: u32 = 5118;
+    pub const AbortKHR: u32 = 5120;
+    pub const DescriptorHeapEXT: u32 = 5128;
+    pub const ConstantDataKHR: u32 = 5146;
+    pub const PoisonFreezeKHR: u32 = 5156;
+    pub const WeakLinkageAMD: u32 = 5181;
+    pub const SampleMaskOverrideCoverageNV: u32 = 5249;
+    pub const GeometryShaderPassthroughNV: u32 = 5251;
+    pub const ShaderViewportIndexLayerEXT: u32 = 5254;
+    pub const ShaderViewportIndexLayerNV: u32 = 5254;
+    pub const ShaderViewportMaskNV: u32 = 5255;
+    pub const ShaderStereoViewNV: u32 = 5259;
+    pub const PerViewAttributesNV: u32 = 5260;
+    pub const FragmentFullyCoveredEXT: u32 = 5265;
+    pub const MeshShadingNV: u32 = 5266;
+    pub const ImageFootprintNV: u32 = 5282;
+    pub const MeshShadingEXT: u32 = 5283;
+    pub const FragmentBarycentricKHR: u32 = 5284;
+    pub const FragmentBarycentricNV: u32 = 5284;
+    pub const ComputeDerivativeGroupQuadsKHR: u32 = 5288;
+    pub const ComputeDerivativeGroupQuadsNV: u32 = 5288;
+    pub const FragmentDensityEXT: u32 = 5291;
+    pub const ShadingRateNV: u32 = 5291;
+    pub const GroupNonUniformPartitionedEXT: u32 = 5297;
+    pub const GroupNonUniformPartitionedNV: u32 = 5297;
+    pub const ShaderNonUniform: u32 = 5301;
+    pub const ShaderNonUniformEXT: u32 = 5301;
+    pub const RuntimeDescriptorArray: u32 = 5302;
+    pub const RuntimeDescriptorArrayEXT: u32 = 5302;
+    pub const InputAttachmentArrayDynamicIndexing: u32 = 5303;
+    pub const InputAttachmentArrayDynamicIndexingEXT: u32 = 5303;
+    pub const UniformTexelBufferArrayDynamicIndexing: u32 = 5304;
+    pub const UniformTexelBufferArrayDynamicIndexingEXT: u32 = 5304;
+    pub const StorageTexelBufferArrayDynamicIndexing: u32 = 5305;
+    pub const StorageTexelBufferArrayDynamicIndexingEXT: u32 = 5305;
+    pub const UniformBufferArrayNonUniformIndexing: u32 = 5306;
+    pub const UniformBufferArrayNonUniformIndexingEXT: u32 = 5306;
+    pub const SampledImageArrayNonUniformIndexing: u32 = 5307;
+    pub const SampledImageArrayNonUniformIndexingEXT: u32 = 5307;
+    pub const StorageBufferArrayNonUniformIndexing: u32 = 5308;
+    pub const StorageBufferArrayNonUniformIndexingEXT: u32 = 5308;
+    pub const StorageImageArrayNonUniformIndexing: u32 = 5309;
+    pub const StorageImageArrayNonUniformIndexingEXT: u32 = 5309;
+    pub const InputAttachmentArrayNonUniformIndexing: u32 = 5310;
+    pub const InputAttachmentArrayNonUniformIndexingEXT: u32 = 5310;
+    pub const UniformTexelBufferArrayNonUniformIndexing: u32 = 5311;
+    pub const UniformTexelBufferArrayNonUniformIndexingEXT: u32 = 5311;
+    pub const StorageTexelBufferArrayNonUniformIndexing: u32 = 5312;
+    pub const StorageTexelBufferArrayNonUniformIndexingEXT: u32 = 5312;
+    pub const RayTracingPositionFetchKHR: u32 = 5336;
+    pub const RayTracingNV: u32 = 5340;
+    pub const RayTracingMotionBlurNV: u32 = 5341;
+    pub const VulkanMemoryModel: u32 = 5345;
+    pub const VulkanMemoryModelKHR: u32 = 5345;
+    pub const VulkanMemoryModelDeviceScope: u32 = 5346;
+    pub const VulkanMemoryModelDeviceScopeKHR: u32 = 5346;
+    pub const PhysicalStorageBufferAddresses: u32 = 5347;
+    pub const PhysicalStorageBufferAddressesEXT: u32 = 5347;
+    pub const ComputeDerivativeGroupLinearKHR: u32 = 5350;
+    pub const ComputeDerivativeGroupLinearNV: u32 = 5350;
+    pub const RayTracingProvisionalKHR: u32 = 5353;
+    pub const CooperativeMatrixNV: u32 = 5357;
+    pub const FragmentShaderSampleInterlockEXT: u32 = 5363;
+    pub const FragmentShaderShadingRateInterlockEXT: u32 = 5372;
+    pub const ShaderSMBuiltinsNV: u32 = 5373;
+    pub const FragmentShaderPixelInterlockEXT: u32 = 5378;
+    pub const DemoteToHelperInvocation: u32 = 5379;
+    pub const DemoteToHelperInvocationEXT: u32 = 5379;
+    pub const DisplacementMicromapNV: u32 = 5380;
+    pub const RayTracingOpacityMicromapKHR: u32 = 5381;
+    pub const RayTracingOpacityMicromapEXT: u32 = 5381;
+    pub const ShaderInvocationReorderNV: u32 = 5383;
+    pub const ShaderInvocationReorderEXT: u32 = 5388;
+    pub const BindlessTextureNV: u32 = 5390;
+    pub const RayQueryPositionFetchKHR: u32 = 5391;
+    pub const CooperativeVectorNV: u32 = 5394;
+    pub const AtomicFloat16VectorNV: u32 = 5404;
+    pub const RayTracingDisplacementMicromapNV: u32 = 5409;
+    pub const RawAccessChainsNV: u32 = 5414;
+    pub const RayTracingSpheresGeometryNV: u32 = 5418;
+    pub const RayTracingLinearSweptSpheresGeometryNV: u32 = 5419;
+    pub const PushConstantBanksNV: u32 = 5423;
+    pub const LongVectorEXT: u32 = 5425;
+    pub const Shader64BitIndexingEXT: u32 = 5426;
+    pub const CooperativeMatrixConversionsEXT: u32 = 5429;
+    pub const CooperativeMatrixReductionsEXT: u32 = 5430;
+    pub const CooperativeMatrixReductionsNV: u32 = 5430;
+    pub const CooperativeMatrixConversionsNV: u32 = 5431;
+    pub const CooperativeMatrixPerElementOperationsEXT: u32 = 5432;
+    pub const CooperativeMatrixPerElementOperationsNV: u32 = 5432;
+    pub const CooperativeMatrixTensorAddressingNV: u32 = 5433;
+    pub const CooperativeMatrixBlockLoadsNV: u32 = 5434;
+    pub const CooperativeVectorTrainingNV: u32 = 5435;
+    pub const RayTracingClusterAccelerationStructureNV: u32 = 5437;
+    pub const CooperativeMatrixGetCoordinateEXT: u32 = 5438;
+    pub const TensorAddressingNV: u32 = 5439;
+    pub const CooperativeMatrixDecodeVectorNV: u32 = 5447;
+    pub const SubgroupShuffleINTEL: u32 = 5568;
+    pub const SubgroupBufferBlockIOINTEL: u32 = 5569;
+    pub const SubgroupImageBlockIOINTEL: u32 = 5570;
+    pub const SubgroupImageMediaBlockIOINTEL: u32 = 5579;
+    pub const RoundToInfinityINTEL: u32 = 5582;
+    pub const FloatingPointModeINTEL: u32 = 5583;
+    pub const IntegerFunctions2INTEL: u32 = 5584;
+    pub const FunctionPointersINTEL: u32 = 5603;
+    pub const IndirectReferencesINTEL: u32 = 5604;
+    pub const AsmINTEL: u32 = 5606;
+    pub const AtomicFloat32MinMaxEXT: u32 = 5612;
+    pub const AtomicFloat64MinMaxEXT: u32 = 5613;
+    pub const AtomicFloat16MinMaxEXT: u32 = 5616;
+    pub const VectorComputeINTEL: u32 = 5617;
+    pub const VectorAnyINTEL: u32 = 5619;
+    pub const ExpectAssumeKHR: u32 = 5629;
+    pub const SubgroupAvcMotionEstimationINTEL: u32 = 5696;
+    pub const SubgroupAvcMotionEstimationIntraINTEL: u32 = 5697;
+    pub const SubgroupAvcMotionEstimationChromaINTEL: u32 = 5698;
+    pub const VariableLengthArrayINTEL: u32 = 5817;
+    pub const FunctionFloatControlINTEL: u32 = 5821;
+    pub const FPGAMemoryAttributesALTERA: u32 = 5824;
+    pub const FPGAMemoryAttributesINTEL: u32 = 5824;
+    pub const FPFastMathModeINTEL: u32 = 5837;
+    pub const ArbitraryPrecisionIntegersALTERA: u32 = 5844;
+    pub const ArbitraryPrecisionIntegersINTEL: u32 = 5844;
+    pub const ArbitraryPrecisionFloatingPointALTERA: u32 = 5845;
+    pub const ArbitraryPrecisionFloatingPointINTEL: u32 = 5845;
+    pub const UnstructuredLoopControlsINTEL: u32 = 5886;
+    pub const FPGALoopControlsALTERA: u32 = 5888;
+    pub const FPGALoopControlsINTEL: u32 = 5888;
+    pub const KernelAttributesINTEL: u32 = 5892;
+    pub const FPGAKernelAttributesINTEL: u32 = 5897;
+    pub const FPGAMemoryAccessesALTERA: u32 = 5898;
+    pub const FPGAMemoryAccessesINTEL: u32 = 5898;
+    pub const FPGAClusterAttributesALTERA: u32 = 5904;
+    pub const FPGAClusterAttributesINTEL: u32 = 5904;
+    pub const LoopFuseALTERA: u32 = 5906;
+    pub const LoopFuseINTEL: u32 = 5906;
+    pub const FPGADSPControlALTERA: u32 = 5908;
+    pub const FPGADSPControlINTEL: u32 = 5908;
+    pub const MemoryAccessAliasingINTEL: u32 = 5910;
+    pub const FPGAInvocationPipeliningAttributesALTERA: u32 = 5916;
+    pub const FPGAInvocationPipeliningAttributesINTEL: u32 = 5916;
+    pub const FPGABufferLocationALTERA: u32 = 5920;
+    pub const FPGABufferLocationINTEL: u32 = 5920;
+    pub const ArbitraryPrecisionFixedPointALTERA: u32 = 5922;
+    pub const ArbitraryPrecisionFixedPointINTEL: u32 = 5922;
+    pub const USMStorageClassesALTERA: u32 = 5935;
+    pub const USMStorageClassesINTEL: u32 = 5935;
+    pub const RuntimeAlignedAttributeALTERA: u32 = 5939;
+    pub const RuntimeAlignedAttributeINTEL: u32 = 5939;
+    pub const IOPipesALTERA: u32 = 5943;
+    pub const IOPipesINTEL: u32 = 5943;
+    pub const BlockingPipesALTERA: u32 = 5945;
+    pub const BlockingPipesINTEL: u32 = 5945;
+    pub const FPGARegALTERA: u32 = 5948;
+    pub const FPGARegINTEL: u32 = 5948;
+    pub const DotProductInputAll: u32 = 6016;
+    pub const DotProductInputAllKHR: u32 = 6016;
+    pub const DotProductInput4x8Bit: u32 = 6017;
+    pub const DotProductInput4x8BitKHR: u32 = 6017;
+    pub const DotProductInput4x8BitPacked: u32 = 6018;
+    pub const DotProductInput4x8BitPackedKHR: u32 = 6018;
+    pub const DotProduct: u32 = 6019;
+    pub const DotProductKHR: u32 = 6019;
+    pub const RayCullMaskKHR: u32 = 6020;
+    pub const CooperativeMatrixKHR: u32 = 6022;
+    pub const ReplicatedCompositesEXT: u32 = 6024;
+    pub const BitInstructions: u32 = 6025;
+    pub const GroupNonUniformRotateKHR: u32 = 6026;
+    pub const FloatControls2: u32 = 6029;
+    pub const FMAKHR: u32 = 6030;
+    pub const RayTracingOpacityMicromapExecutionModeKHR: u32 = 6032;
+    pub const AtomicFloat32AddEXT: u32 = 6033;
+    pub const AtomicFloat64AddEXT: u32 = 6034;
+    pub const LongCompositesINTEL: u32 = 6089;
+    pub const OptNoneEXT: u32 = 6094;
+    pub const OptNoneINTEL: u32 = 6094;
+    pub const AtomicFloat16AddEXT: u32 = 6095;
+    pub const DebugInfoModuleINTEL: u32 = 6114;
+    pub const BFloat16ConversionINTEL: u32 = 6115;
+    pub const SplitBarrierEXT: u32 = 6141;
+    pub const SplitBarrierINTEL: u32 = 6141;
+    pub const ArithmeticFenceEXT: u32 = 6144;
+    pub const FPGAClusterAttributesV2ALTERA: u32 = 6150;
+    pub const FPGAClusterAttributesV2INTEL: u32 = 6150;
+    pub const FPGAKernelAttributesv2INTEL: u32 = 6161;
+    pub const TaskSequenceALTERA: u32 = 6162;
+    pub const TaskSequenceINTEL: u32 = 6162;
+    pub const FPMaxErrorINTEL: u32 = 6169;
+    pub const FPGALatencyControlALTERA: u32 = 6171;
+    pub const FPGALatencyControlINTEL: u32 = 6171;
+    pub const FPGAArgumentInterfacesALTERA: u32 = 6174;
+    pub const FPGAArgumentInterfacesINTEL: u32 = 6174;
+    pub const GlobalVariableHostAccessINTEL: u32 = 6187;
+    pub const GlobalVariableFPGADecorationsALTERA: u32 = 6189;
+    pub const GlobalVariableFPGADecorationsINTEL: u32 = 6189;
+    pub const SubgroupBufferPrefetchINTEL: u32 = 6220;
+    pub const Subgroup2DBlockIOINTEL: u32 = 6228;
+    pub const Subgroup2DBlockTransformINTEL: u32 = 6229;
+    pub const Subgroup2DBlockTransposeINTEL: u32 = 6230;
+    pub const SubgroupMatrixMultiplyAccumulateINTEL: u32 = 6236;
+    pub const TernaryBitwiseFunctionINTEL: u32 = 6241;
+    pub const UntypedVariableLengthArrayINTEL: u32 = 6243;
+    pub const SpecConditionalINTEL: u32 = 6245;
+    pub const FunctionVariantsINTEL: u32 = 6246;
+    pub const PredicatedIOINTEL: u32 = 6257;
+    pub const RoundedDivideSqrtINTEL: u32 = 6265;
+    pub const GroupUniformArithmeticKHR: u32 = 6400;
+    pub const TensorFloat32RoundingINTEL: u32 = 6425;
+    pub const MaskedGatherScatterINTEL: u32 = 6427;
+    pub const CacheControlsINTEL: u32 = 6441;
+    pub const RegisterLimitsINTEL: u32 = 6460;
+    pub const BindlessImagesINTEL: u32 = 6528;
+    pub const DotProductFloat16AccFloat32VALVE: u32 = 6912;
+    pub const DotProductFloat16AccFloat16VALVE: u32 = 6913;
+    pub const DotProductBFloat16AccVALVE: u32 = 6914;
+    pub const DotProductFloat8AccFloat32VALVE: u32 = 6915;
+    pub const IntrinsicSAMSUNG: u32 = 7041;
+}
+
+/// The RayQueryIntersection enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod ray_query_intersection {
+    pub const RayQueryCandidateIntersectionKHR: u32 = 0;
+    pub const RayQueryCommittedIntersectionKHR: u32 = 1;
+}
+
+/// The RayQueryCommittedIntersectionType enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod ray_query_committed_intersection_type {
+    pub const RayQueryCommittedIntersectionNoneKHR: u32 = 0;
+    pub const RayQueryCommittedIntersectionTriangleKHR: u32 = 1;
+    pub const RayQueryCommittedIntersectionGeneratedKHR: u32 = 2;
+}
+
+/// The RayQueryCandidateIntersectionType enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod ray_query_candidate_intersection_type {
+    pub const RayQueryCandidateIntersectionTriangleKHR: u32 = 0;
+    pub const RayQueryCandidateIntersectionAABBKHR: u32 = 1;
+}
+
+/// The PackedVectorFormat enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod packed_vector_format {
+    pub const PackedVectorFormat4x8Bit: u32 = 0;
+    pub const PackedVectorFormat4x8BitKHR: u32 = 0;
+}
+
+/// The CooperativeMatrixOperands enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod cooperative_matrix_operands {
+    pub const NoneKHR: u32 = 0x0;
+    pub const MatrixASignedComponentsKHR: u32 = 0x1;
+    pub const MatrixBSignedComponentsKHR: u32 = 0x2;
+    pub const MatrixCSignedComponentsKHR: u32 = 0x4;
+    pub const MatrixResultSignedComponentsKHR: u32 = 0x8;
+    pub const SaturatingAccumulationKHR: u32 = 0x10;
+}
+
+/// The CooperativeMatrixLayout enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod cooperative_matrix_layout {
+    pub const RowMajorKHR: u32 = 0;
+    pub const ColumnMajorKHR: u32 = 1;
+    pub const RowBlockedInterleavedARM: u32 = 4202;
+    pub const ColumnBlockedInterleavedARM: u32 = 4203;
+}
+
+/// The CooperativeMatrixUse enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod cooperative_matrix_use {
+    pub const MatrixAKHR: u32 = 0;
+    pub const MatrixBKHR: u32 = 1;
+    pub const MatrixAccumulatorKHR: u32 = 2;
+}
+
+/// The CooperativeMatrixReduce enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod cooperative_matrix_reduce {
+    pub const Row: u32 = 0x1;
+    pub const Column: u32 = 0x2;
+    pub const CooperativeMatrixReduce2x2: u32 = 0x4;
+}
+
+/// The TensorClampMode enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod tensor_clamp_mode {
+    pub const Undefined: u32 = 0;
+    pub const Constant: u32 = 1;
+    pub const ClampToEdge: u32 = 2;
+    pub const Repeat: u32 = 3;
+    pub const RepeatMirrored: u32 = 4;
+}
+
+/// The TensorAddressingOperands enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod tensor_addressing_operands {
+    pub const None: u32 = 0x0;
+    pub const TensorView: u32 = 0x1;
+    pub const DecodeFunc: u32 = 0x2;
+    pub const DecodeVectorFunc: u32 = 0x4;
+}
+
+/// The InitializationModeQualifier enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod initialization_mode_qualifier {
+    pub const InitOnDeviceReprogramALTERA: u32 = 0;
+    pub const InitOnDeviceReprogramINTEL: u32 = 0;
+    pub const InitOnDeviceResetALTERA: u32 = 1;
+    pub const InitOnDeviceResetINTEL: u32 = 1;
+}
+
+/// The LoadCacheControl enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod load_cache_control {
+    pub const UncachedINTEL: u32 = 0;
+    pub const CachedINTEL: u32 = 1;
+    pub const StreamingINTEL: u32 = 2;
+    pub const InvalidateAfterReadINTEL: u32 = 3;
+    pub const ConstCachedINTEL: u32 = 4;
+}
+
+/// The StoreCacheControl enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod store_cache_control {
+    pub const UncachedINTEL: u32 = 0;
+    pub const WriteThroughINTEL: u32 = 1;
+    pub const WriteBackINTEL: u32 = 2;
+    pub const StreamingINTEL: u32 = 3;
+}
+
+/// The NamedMaximumNumberOfRegisters enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod named_maximum_number_of_registers {
+    pub const AutoINTEL: u32 = 0;
+}
+
+/// The MatrixMultiplyAccumulateOperands enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod matrix_multiply_accumulate_operands {
+    pub const None: u32 = 0x0;
+    pub const MatrixASignedComponentsINTEL: u32 = 0x1;
+    pub const MatrixBSignedComponentsINTEL: u32 = 0x2;
+    pub const MatrixCBFloat16INTEL: u32 = 0x4;
+    pub const MatrixResultBFloat16INTEL: u32 = 0x8;
+    pub const MatrixAPackedInt8INTEL: u32 = 0x10;
+    pub const MatrixBPackedInt8INTEL: u32 = 0x20;
+    pub const MatrixAPackedInt4INTEL: u32 = 0x40;
+    pub const MatrixBPackedInt4INTEL: u32 = 0x80;
+    pub const MatrixATF32INTEL: u32 = 0x100;
+    pub const MatrixBTF32INTEL: u32 = 0x200;
+    pub const MatrixAPackedFloat16INTEL: u32 = 0x400;
+    pub const MatrixBPackedFloat16INTEL: u32 = 0x800;
+    pub const MatrixAPackedBFloat16INTEL: u32 = 0x1000;
+    pub const MatrixBPackedBFloat16INTEL: u32 = 0x2000;
+}
+
+/// The FPEncoding enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod fp_encoding {
+    pub const BFloat16KHR: u32 = 0;
+    pub const Float8E4M3EXT: u32 = 4214;
+    pub const Float8E5M2EXT: u32 = 4215;
+    pub const Float6E2M3EXT: u32 = 4223;
+    pub const Float6E3M2EXT: u32 = 4224;
+    pub const Float4E2M1EXT: u32 = 4225;
+    pub const Float8UnsignedE8M0EXT: u32 = 4226;
+    pub const MXInt8EXT: u32 = 4227;
+}
+
+/// The CooperativeVectorMatrixLayout enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod cooperative_vector_matrix_layout {
+    pub const RowMajorNV: u32 = 0;
+    pub const ColumnMajorNV: u32 = 1;
+    pub const InferencingOptimalNV: u32 = 2;
+    pub const TrainingOptimalNV: u32 = 3;
+}
+
+/// The ComponentType enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod component_type {
+    pub const Float16NV: u32 = 0;
+    pub const Float32NV: u32 = 1;
+    pub const Float64NV: u32 = 2;
+    pub const SignedInt8NV: u32 = 3;
+    pub const SignedInt16NV: u32 = 4;
+    pub const SignedInt32NV: u32 = 5;
+    pub const SignedInt64NV: u32 = 6;
+    pub const UnsignedInt8NV: u32 = 7;
+    pub const UnsignedInt16NV: u32 = 8;
+    pub const UnsignedInt32NV: u32 = 9;
+    pub const UnsignedInt64NV: u32 = 10;
+    pub const SignedInt8PackedNV: u32 = 1000491000;
+    pub const UnsignedInt8PackedNV: u32 = 1000491001;
+    pub const FloatE4M3NV: u32 = 1000491002;
+    pub const FloatE5M2NV: u32 = 1000491003;
+}
+
+/// The GatherModes enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod gather_modes {
+    pub const Gather4x1QCOM: u32 = 0;
+    pub const GatherDQCOM: u32 = 1;
+    pub const GatherH2QCOM: u32 = 2;
+    pub const GatherV2QCOM: u32 = 3;
+}
+
+/// The TensorOperands enumerants by name (aliases included), for matching in code.
+/// A name that starts with a digit gets the kind's name as a prefix (`Dim1D`).
+#[allow(non_upper_case_globals)]
+pub mod tensor_operands {
+    pub const NoneARM: u32 = 0x0;
+    pub const NontemporalARM: u32 = 0x1;
+    pub const OutOfBoundsValueARM: u32 = 0x2;
+    pub const MakeElementAvailableARM: u32 = 0x4;
+    pub const MakeElementVisibleARM: u32 = 0x8;
+    pub const NonPrivateElementARM: u32 = 0x10;
+}
+
 /// The extended instruction sets, by import name.
 pub static EXT_INST_SETS: &[ExtInstSetDesc] = &[
     ExtInstSetDesc { name: "Arm.ExperimentalMLOperations", prefix_match: false, instructions: &[
@@ -4889,3 +6527,642 @@ pub static EXT_INST_SETS: &[ExtInstSetDesc] = &[
         ExtInstDesc { name: "RESCALE", opcode: 65, operands: &[OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "scale32" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "rounding_mode" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "per_channel" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "input_unsigned" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "output_unsigned" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "input" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "multiplier" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "shift" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "input_zp" }, OperandDesc { kind: OperandKind::IdRef, quantifier: Quantifier::One, name: "output_zp" }], capabilities: &[], extensions: &[] },
     ] },
 ];
+
+/// The instructions of each extended set by name, one module per set, for matching in code.
+pub mod ext_inst {
+    /// `Arm.ExperimentalMLOperations`.
+    #[allow(non_upper_case_globals)]
+    pub mod arm_experimental_ml_operations {
+        pub const CALL: u32 = 0;
+    }
+
+    /// `Arm.MotionEngine.100`.
+    #[allow(non_upper_case_globals)]
+    pub mod arm_motion_engine {
+        pub const MIN_SAD: u32 = 0;
+        pub const MIN_SAD_COST: u32 = 1;
+        pub const RAW_SAD: u32 = 2;
+    }
+
+    /// `DebugInfo`.
+    #[allow(non_upper_case_globals)]
+    pub mod debug_info {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+    }
+
+    /// `GLSL.std.450`.
+    #[allow(non_upper_case_globals)]
+    pub mod glsl_std_450 {
+        pub const Round: u32 = 1;
+        pub const RoundEven: u32 = 2;
+        pub const Trunc: u32 = 3;
+        pub const FAbs: u32 = 4;
+        pub const SAbs: u32 = 5;
+        pub const FSign: u32 = 6;
+        pub const SSign: u32 = 7;
+        pub const Floor: u32 = 8;
+        pub const Ceil: u32 = 9;
+        pub const Fract: u32 = 10;
+        pub const Radians: u32 = 11;
+        pub const Degrees: u32 = 12;
+        pub const Sin: u32 = 13;
+        pub const Cos: u32 = 14;
+        pub const Tan: u32 = 15;
+        pub const Asin: u32 = 16;
+        pub const Acos: u32 = 17;
+        pub const Atan: u32 = 18;
+        pub const Sinh: u32 = 19;
+        pub const Cosh: u32 = 20;
+        pub const Tanh: u32 = 21;
+        pub const Asinh: u32 = 22;
+        pub const Acosh: u32 = 23;
+        pub const Atanh: u32 = 24;
+        pub const Atan2: u32 = 25;
+        pub const Pow: u32 = 26;
+        pub const Exp: u32 = 27;
+        pub const Log: u32 = 28;
+        pub const Exp2: u32 = 29;
+        pub const Log2: u32 = 30;
+        pub const Sqrt: u32 = 31;
+        pub const InverseSqrt: u32 = 32;
+        pub const Determinant: u32 = 33;
+        pub const MatrixInverse: u32 = 34;
+        pub const Modf: u32 = 35;
+        pub const ModfStruct: u32 = 36;
+        pub const FMin: u32 = 37;
+        pub const UMin: u32 = 38;
+        pub const SMin: u32 = 39;
+        pub const FMax: u32 = 40;
+        pub const UMax: u32 = 41;
+        pub const SMax: u32 = 42;
+        pub const FClamp: u32 = 43;
+        pub const UClamp: u32 = 44;
+        pub const SClamp: u32 = 45;
+        pub const FMix: u32 = 46;
+        pub const IMix: u32 = 47;
+        pub const Step: u32 = 48;
+        pub const SmoothStep: u32 = 49;
+        pub const Fma: u32 = 50;
+        pub const Frexp: u32 = 51;
+        pub const FrexpStruct: u32 = 52;
+        pub const Ldexp: u32 = 53;
+        pub const PackSnorm4x8: u32 = 54;
+        pub const PackUnorm4x8: u32 = 55;
+        pub const PackSnorm2x16: u32 = 56;
+        pub const PackUnorm2x16: u32 = 57;
+        pub const PackHalf2x16: u32 = 58;
+        pub const PackDouble2x32: u32 = 59;
+        pub const UnpackSnorm2x16: u32 = 60;
+        pub const UnpackUnorm2x16: u32 = 61;
+        pub const UnpackHalf2x16: u32 = 62;
+        pub const UnpackSnorm4x8: u32 = 63;
+        pub const UnpackUnorm4x8: u32 = 64;
+        pub const UnpackDouble2x32: u32 = 65;
+        pub const Length: u32 = 66;
+        pub const Distance: u32 = 67;
+        pub const Cross: u32 = 68;
+        pub const Normalize: u32 = 69;
+        pub const FaceForward: u32 = 70;
+        pub const Reflect: u32 = 71;
+        pub const Refract: u32 = 72;
+        pub const FindILsb: u32 = 73;
+        pub const FindSMsb: u32 = 74;
+        pub const FindUMsb: u32 = 75;
+        pub const InterpolateAtCentroid: u32 = 76;
+        pub const InterpolateAtSample: u32 = 77;
+        pub const InterpolateAtOffset: u32 = 78;
+        pub const NMin: u32 = 79;
+        pub const NMax: u32 = 80;
+        pub const NClamp: u32 = 81;
+    }
+
+    /// `NonSemantic.ClspvReflection.`.
+    #[allow(non_upper_case_globals)]
+    pub mod clspv_reflection {
+        pub const Kernel: u32 = 1;
+        pub const ArgumentInfo: u32 = 2;
+        pub const ArgumentStorageBuffer: u32 = 3;
+        pub const ArgumentUniform: u32 = 4;
+        pub const ArgumentPodStorageBuffer: u32 = 5;
+        pub const ArgumentPodUniform: u32 = 6;
+        pub const ArgumentPodPushConstant: u32 = 7;
+        pub const ArgumentSampledImage: u32 = 8;
+        pub const ArgumentStorageImage: u32 = 9;
+        pub const ArgumentSampler: u32 = 10;
+        pub const ArgumentWorkgroup: u32 = 11;
+        pub const SpecConstantWorkgroupSize: u32 = 12;
+        pub const SpecConstantGlobalOffset: u32 = 13;
+        pub const SpecConstantWorkDim: u32 = 14;
+        pub const PushConstantGlobalOffset: u32 = 15;
+        pub const PushConstantEnqueuedLocalSize: u32 = 16;
+        pub const PushConstantGlobalSize: u32 = 17;
+        pub const PushConstantRegionOffset: u32 = 18;
+        pub const PushConstantNumWorkgroups: u32 = 19;
+        pub const PushConstantRegionGroupOffset: u32 = 20;
+        pub const ConstantDataStorageBuffer: u32 = 21;
+        pub const ConstantDataUniform: u32 = 22;
+        pub const LiteralSampler: u32 = 23;
+        pub const PropertyRequiredWorkgroupSize: u32 = 24;
+        pub const SpecConstantSubgroupMaxSize: u32 = 25;
+        pub const ArgumentPointerPushConstant: u32 = 26;
+        pub const ArgumentPointerUniform: u32 = 27;
+        pub const ProgramScopeVariablesStorageBuffer: u32 = 28;
+        pub const ProgramScopeVariablePointerRelocation: u32 = 29;
+        pub const ImageArgumentInfoChannelOrderPushConstant: u32 = 30;
+        pub const ImageArgumentInfoChannelDataTypePushConstant: u32 = 31;
+        pub const ImageArgumentInfoChannelOrderUniform: u32 = 32;
+        pub const ImageArgumentInfoChannelDataTypeUniform: u32 = 33;
+        pub const ArgumentStorageTexelBuffer: u32 = 34;
+        pub const ArgumentUniformTexelBuffer: u32 = 35;
+        pub const ConstantDataPointerPushConstant: u32 = 36;
+        pub const ProgramScopeVariablePointerPushConstant: u32 = 37;
+        pub const PrintfInfo: u32 = 38;
+        pub const PrintfBufferStorageBuffer: u32 = 39;
+        pub const PrintfBufferPointerPushConstant: u32 = 40;
+        pub const NormalizedSamplerMaskPushConstant: u32 = 41;
+        pub const WorkgroupVariableSize: u32 = 42;
+    }
+
+    /// `NonSemantic.DebugBreak`.
+    #[allow(non_upper_case_globals)]
+    pub mod debug_break {
+        pub const DebugBreak: u32 = 1;
+    }
+
+    /// `NonSemantic.DebugPrintf`.
+    #[allow(non_upper_case_globals)]
+    pub mod debug_printf {
+        pub const DebugPrintf: u32 = 1;
+    }
+
+    /// `NonSemantic.Graph.DebugInfo`.
+    #[allow(non_upper_case_globals)]
+    pub mod graph_debug_info {
+        pub const DebugGraph: u32 = 1;
+        pub const DebugOperation: u32 = 2;
+        pub const DebugTensor: u32 = 3;
+    }
+
+    /// `NonSemantic.Shader.DebugInfo.100`.
+    #[allow(non_upper_case_globals)]
+    pub mod shader_debug_info_100 {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+        pub const DebugImportedEntity: u32 = 34;
+        pub const DebugSource: u32 = 35;
+        pub const DebugFunctionDefinition: u32 = 101;
+        pub const DebugSourceContinued: u32 = 102;
+        pub const DebugLine: u32 = 103;
+        pub const DebugNoLine: u32 = 104;
+        pub const DebugBuildIdentifier: u32 = 105;
+        pub const DebugStoragePath: u32 = 106;
+        pub const DebugEntryPoint: u32 = 107;
+        pub const DebugTypeMatrix: u32 = 108;
+    }
+
+    /// `NonSemantic.Shader.DebugInfo`.
+    #[allow(non_upper_case_globals)]
+    pub mod shader_debug_info {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+        pub const DebugImportedEntity: u32 = 34;
+        pub const DebugSource: u32 = 35;
+        pub const DebugFunctionDefinition: u32 = 101;
+        pub const DebugSourceContinued: u32 = 102;
+        pub const DebugLine: u32 = 103;
+        pub const DebugNoLine: u32 = 104;
+        pub const DebugBuildIdentifier: u32 = 105;
+        pub const DebugStoragePath: u32 = 106;
+        pub const DebugEntryPoint: u32 = 107;
+        pub const DebugTypeMatrix: u32 = 108;
+        pub const DebugTypeVectorIdEXT: u32 = 109;
+        pub const DebugTypeCooperativeMatrixKHR: u32 = 110;
+    }
+
+    /// `NonSemantic.VkspReflection.`.
+    #[allow(non_upper_case_globals)]
+    pub mod vksp_reflection {
+        pub const Configuration: u32 = 1;
+        pub const StartCounter: u32 = 2;
+        pub const StopCounter: u32 = 3;
+        pub const PushConstants: u32 = 4;
+        pub const SpecializationMapEntry: u32 = 5;
+        pub const DescriptorSetBuffer: u32 = 6;
+        pub const DescriptorSetImage: u32 = 7;
+        pub const DescriptorSetSampler: u32 = 8;
+    }
+
+    /// `OpenCL.DebugInfo.100`.
+    #[allow(non_upper_case_globals)]
+    pub mod opencl_debug_info_100 {
+        pub const DebugInfoNone: u32 = 0;
+        pub const DebugCompilationUnit: u32 = 1;
+        pub const DebugTypeBasic: u32 = 2;
+        pub const DebugTypePointer: u32 = 3;
+        pub const DebugTypeQualifier: u32 = 4;
+        pub const DebugTypeArray: u32 = 5;
+        pub const DebugTypeVector: u32 = 6;
+        pub const DebugTypedef: u32 = 7;
+        pub const DebugTypeFunction: u32 = 8;
+        pub const DebugTypeEnum: u32 = 9;
+        pub const DebugTypeComposite: u32 = 10;
+        pub const DebugTypeMember: u32 = 11;
+        pub const DebugTypeInheritance: u32 = 12;
+        pub const DebugTypePtrToMember: u32 = 13;
+        pub const DebugTypeTemplate: u32 = 14;
+        pub const DebugTypeTemplateParameter: u32 = 15;
+        pub const DebugTypeTemplateTemplateParameter: u32 = 16;
+        pub const DebugTypeTemplateParameterPack: u32 = 17;
+        pub const DebugGlobalVariable: u32 = 18;
+        pub const DebugFunctionDeclaration: u32 = 19;
+        pub const DebugFunction: u32 = 20;
+        pub const DebugLexicalBlock: u32 = 21;
+        pub const DebugLexicalBlockDiscriminator: u32 = 22;
+        pub const DebugScope: u32 = 23;
+        pub const DebugNoScope: u32 = 24;
+        pub const DebugInlinedAt: u32 = 25;
+        pub const DebugLocalVariable: u32 = 26;
+        pub const DebugInlinedVariable: u32 = 27;
+        pub const DebugDeclare: u32 = 28;
+        pub const DebugValue: u32 = 29;
+        pub const DebugOperation: u32 = 30;
+        pub const DebugExpression: u32 = 31;
+        pub const DebugMacroDef: u32 = 32;
+        pub const DebugMacroUndef: u32 = 33;
+        pub const DebugImportedEntity: u32 = 34;
+        pub const DebugSource: u32 = 35;
+        pub const DebugModuleINTEL: u32 = 36;
+    }
+
+    /// `OpenCL.std`.
+    #[allow(non_upper_case_globals)]
+    pub mod opencl_std {
+        pub const acos: u32 = 0;
+        pub const acosh: u32 = 1;
+        pub const acospi: u32 = 2;
+        pub const asin: u32 = 3;
+        pub const asinh: u32 = 4;
+        pub const asinpi: u32 = 5;
+        pub const atan: u32 = 6;
+        pub const atan2: u32 = 7;
+        pub const atanh: u32 = 8;
+        pub const atanpi: u32 = 9;
+        pub const atan2pi: u32 = 10;
+        pub const cbrt: u32 = 11;
+        pub const ceil: u32 = 12;
+        pub const copysign: u32 = 13;
+        pub const cos: u32 = 14;
+        pub const cosh: u32 = 15;
+        pub const cospi: u32 = 16;
+        pub const erfc: u32 = 17;
+        pub const erf: u32 = 18;
+        pub const exp: u32 = 19;
+        pub const exp2: u32 = 20;
+        pub const exp10: u32 = 21;
+        pub const expm1: u32 = 22;
+        pub const fabs: u32 = 23;
+        pub const fdim: u32 = 24;
+        pub const floor: u32 = 25;
+        pub const fma: u32 = 26;
+        pub const fmax: u32 = 27;
+        pub const fmin: u32 = 28;
+        pub const fmod: u32 = 29;
+        pub const fract: u32 = 30;
+        pub const frexp: u32 = 31;
+        pub const hypot: u32 = 32;
+        pub const ilogb: u32 = 33;
+        pub const ldexp: u32 = 34;
+        pub const lgamma: u32 = 35;
+        pub const lgamma_r: u32 = 36;
+        pub const log: u32 = 37;
+        pub const log2: u32 = 38;
+        pub const log10: u32 = 39;
+        pub const log1p: u32 = 40;
+        pub const logb: u32 = 41;
+        pub const mad: u32 = 42;
+        pub const maxmag: u32 = 43;
+        pub const minmag: u32 = 44;
+        pub const modf: u32 = 45;
+        pub const nan: u32 = 46;
+        pub const nextafter: u32 = 47;
+        pub const pow: u32 = 48;
+        pub const pown: u32 = 49;
+        pub const powr: u32 = 50;
+        pub const remainder: u32 = 51;
+        pub const remquo: u32 = 52;
+        pub const rint: u32 = 53;
+        pub const rootn: u32 = 54;
+        pub const round: u32 = 55;
+        pub const rsqrt: u32 = 56;
+        pub const sin: u32 = 57;
+        pub const sincos: u32 = 58;
+        pub const sinh: u32 = 59;
+        pub const sinpi: u32 = 60;
+        pub const sqrt: u32 = 61;
+        pub const tan: u32 = 62;
+        pub const tanh: u32 = 63;
+        pub const tanpi: u32 = 64;
+        pub const tgamma: u32 = 65;
+        pub const trunc: u32 = 66;
+        pub const half_cos: u32 = 67;
+        pub const half_divide: u32 = 68;
+        pub const half_exp: u32 = 69;
+        pub const half_exp2: u32 = 70;
+        pub const half_exp10: u32 = 71;
+        pub const half_log: u32 = 72;
+        pub const half_log2: u32 = 73;
+        pub const half_log10: u32 = 74;
+        pub const half_powr: u32 = 75;
+        pub const half_recip: u32 = 76;
+        pub const half_rsqrt: u32 = 77;
+        pub const half_sin: u32 = 78;
+        pub const half_sqrt: u32 = 79;
+        pub const half_tan: u32 = 80;
+        pub const native_cos: u32 = 81;
+        pub const native_divide: u32 = 82;
+        pub const native_exp: u32 = 83;
+        pub const native_exp2: u32 = 84;
+        pub const native_exp10: u32 = 85;
+        pub const native_log: u32 = 86;
+        pub const native_log2: u32 = 87;
+        pub const native_log10: u32 = 88;
+        pub const native_powr: u32 = 89;
+        pub const native_recip: u32 = 90;
+        pub const native_rsqrt: u32 = 91;
+        pub const native_sin: u32 = 92;
+        pub const native_sqrt: u32 = 93;
+        pub const native_tan: u32 = 94;
+        pub const fclamp: u32 = 95;
+        pub const degrees: u32 = 96;
+        pub const fmax_common: u32 = 97;
+        pub const fmin_common: u32 = 98;
+        pub const mix: u32 = 99;
+        pub const radians: u32 = 100;
+        pub const step: u32 = 101;
+        pub const smoothstep: u32 = 102;
+        pub const sign: u32 = 103;
+        pub const cross: u32 = 104;
+        pub const distance: u32 = 105;
+        pub const length: u32 = 106;
+        pub const normalize: u32 = 107;
+        pub const fast_distance: u32 = 108;
+        pub const fast_length: u32 = 109;
+        pub const fast_normalize: u32 = 110;
+        pub const s_abs: u32 = 141;
+        pub const s_abs_diff: u32 = 142;
+        pub const s_add_sat: u32 = 143;
+        pub const u_add_sat: u32 = 144;
+        pub const s_hadd: u32 = 145;
+        pub const u_hadd: u32 = 146;
+        pub const s_rhadd: u32 = 147;
+        pub const u_rhadd: u32 = 148;
+        pub const s_clamp: u32 = 149;
+        pub const u_clamp: u32 = 150;
+        pub const clz: u32 = 151;
+        pub const ctz: u32 = 152;
+        pub const s_mad_hi: u32 = 153;
+        pub const u_mad_sat: u32 = 154;
+        pub const s_mad_sat: u32 = 155;
+        pub const s_max: u32 = 156;
+        pub const u_max: u32 = 157;
+        pub const s_min: u32 = 158;
+        pub const u_min: u32 = 159;
+        pub const s_mul_hi: u32 = 160;
+        pub const rotate: u32 = 161;
+        pub const s_sub_sat: u32 = 162;
+        pub const u_sub_sat: u32 = 163;
+        pub const u_upsample: u32 = 164;
+        pub const s_upsample: u32 = 165;
+        pub const popcount: u32 = 166;
+        pub const s_mad24: u32 = 167;
+        pub const u_mad24: u32 = 168;
+        pub const s_mul24: u32 = 169;
+        pub const u_mul24: u32 = 170;
+        pub const vloadn: u32 = 171;
+        pub const vstoren: u32 = 172;
+        pub const vload_half: u32 = 173;
+        pub const vload_halfn: u32 = 174;
+        pub const vstore_half: u32 = 175;
+        pub const vstore_half_r: u32 = 176;
+        pub const vstore_halfn: u32 = 177;
+        pub const vstore_halfn_r: u32 = 178;
+        pub const vloada_halfn: u32 = 179;
+        pub const vstorea_halfn: u32 = 180;
+        pub const vstorea_halfn_r: u32 = 181;
+        pub const shuffle: u32 = 182;
+        pub const shuffle2: u32 = 183;
+        pub const printf: u32 = 184;
+        pub const prefetch: u32 = 185;
+        pub const bitselect: u32 = 186;
+        pub const select: u32 = 187;
+        pub const u_abs: u32 = 201;
+        pub const u_abs_diff: u32 = 202;
+        pub const u_mul_hi: u32 = 203;
+        pub const u_mad_hi: u32 = 204;
+    }
+
+    /// `SPV_AMD_gcn_shader`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_gcn_shader {
+        pub const CubeFaceIndexAMD: u32 = 1;
+        pub const CubeFaceCoordAMD: u32 = 2;
+        pub const TimeAMD: u32 = 3;
+    }
+
+    /// `SPV_AMD_shader_ballot`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_shader_ballot {
+        pub const SwizzleInvocationsAMD: u32 = 1;
+        pub const SwizzleInvocationsMaskedAMD: u32 = 2;
+        pub const WriteInvocationAMD: u32 = 3;
+        pub const MbcntAMD: u32 = 4;
+    }
+
+    /// `SPV_AMD_shader_explicit_vertex_parameter`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_shader_explicit_vertex_parameter {
+        pub const InterpolateAtVertexAMD: u32 = 1;
+    }
+
+    /// `SPV_AMD_shader_trinary_minmax`.
+    #[allow(non_upper_case_globals)]
+    pub mod amd_shader_trinary_minmax {
+        pub const FMin3AMD: u32 = 1;
+        pub const UMin3AMD: u32 = 2;
+        pub const SMin3AMD: u32 = 3;
+        pub const FMax3AMD: u32 = 4;
+        pub const UMax3AMD: u32 = 5;
+        pub const SMax3AMD: u32 = 6;
+        pub const FMid3AMD: u32 = 7;
+        pub const UMid3AMD: u32 = 8;
+        pub const SMid3AMD: u32 = 9;
+    }
+
+    /// `TOSA.001000.1`.
+    #[allow(non_upper_case_globals)]
+    pub mod tosa {
+        pub const ARGMAX: u32 = 0;
+        pub const AVG_POOL2D: u32 = 1;
+        pub const CONV2D: u32 = 2;
+        pub const CONV3D: u32 = 3;
+        pub const DEPTHWISE_CONV2D: u32 = 4;
+        pub const FFT2D: u32 = 5;
+        pub const MATMUL: u32 = 6;
+        pub const MAX_POOL2D: u32 = 7;
+        pub const RFFT2D: u32 = 8;
+        pub const TRANSPOSE_CONV2D: u32 = 9;
+        pub const CLAMP: u32 = 10;
+        pub const ERF: u32 = 11;
+        pub const SIGMOID: u32 = 12;
+        pub const TANH: u32 = 13;
+        pub const ADD: u32 = 14;
+        pub const ARITHMETIC_RIGHT_SHIFT: u32 = 15;
+        pub const BITWISE_AND: u32 = 16;
+        pub const BITWISE_OR: u32 = 17;
+        pub const BITWISE_XOR: u32 = 18;
+        pub const INTDIV: u32 = 19;
+        pub const LOGICAL_AND: u32 = 20;
+        pub const LOGICAL_LEFT_SHIFT: u32 = 21;
+        pub const LOGICAL_RIGHT_SHIFT: u32 = 22;
+        pub const LOGICAL_OR: u32 = 23;
+        pub const LOGICAL_XOR: u32 = 24;
+        pub const MAXIMUM: u32 = 25;
+        pub const MINIMUM: u32 = 26;
+        pub const MUL: u32 = 27;
+        pub const POW: u32 = 28;
+        pub const SUB: u32 = 29;
+        pub const TABLE: u32 = 30;
+        pub const ABS: u32 = 31;
+        pub const BITWISE_NOT: u32 = 32;
+        pub const CEIL: u32 = 33;
+        pub const CLZ: u32 = 34;
+        pub const COS: u32 = 35;
+        pub const EXP: u32 = 36;
+        pub const FLOOR: u32 = 37;
+        pub const LOG: u32 = 38;
+        pub const LOGICAL_NOT: u32 = 39;
+        pub const NEGATE: u32 = 40;
+        pub const RECIPROCAL: u32 = 41;
+        pub const RSQRT: u32 = 42;
+        pub const SIN: u32 = 43;
+        pub const SELECT: u32 = 44;
+        pub const EQUAL: u32 = 45;
+        pub const GREATER: u32 = 46;
+        pub const GREATER_EQUAL: u32 = 47;
+        pub const REDUCE_ALL: u32 = 48;
+        pub const REDUCE_ANY: u32 = 49;
+        pub const REDUCE_MAX: u32 = 50;
+        pub const REDUCE_MIN: u32 = 51;
+        pub const REDUCE_PRODUCT: u32 = 52;
+        pub const REDUCE_SUM: u32 = 53;
+        pub const CONCAT: u32 = 54;
+        pub const PAD: u32 = 55;
+        pub const RESHAPE: u32 = 56;
+        pub const REVERSE: u32 = 57;
+        pub const SLICE: u32 = 58;
+        pub const TILE: u32 = 59;
+        pub const TRANSPOSE: u32 = 60;
+        pub const GATHER: u32 = 61;
+        pub const SCATTER: u32 = 62;
+        pub const RESIZE: u32 = 63;
+        pub const CAST: u32 = 64;
+        pub const RESCALE: u32 = 65;
+    }
+}

@@ -6,8 +6,31 @@
 mod generated;
 
 pub use generated::{
-    op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
+    ext_inst, op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
     OperandKind, VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION,
+};
+
+/// Named constants for the enumerants of every value and bit enum of the core
+/// grammar, one module per operand kind in snake case (`storage_class::Function`,
+/// `built_in::WorkgroupSize`, `memory_semantics::AcquireRelease`), aliases
+/// included. Each constant is named as the grammar spells the enumerant, except
+/// a name that starts with a digit, which gets the kind's name as a prefix
+/// (`dim::Dim1D`, `cooperative_matrix_reduce::CooperativeMatrixReduce2x2`).
+pub use generated::{
+    access_qualifier, addressing_model, built_in, capability, component_type,
+    cooperative_matrix_layout, cooperative_matrix_operands, cooperative_matrix_reduce,
+    cooperative_matrix_use, cooperative_vector_matrix_layout, decoration, dim, execution_mode,
+    execution_model, fp_denorm_mode, fp_encoding, fp_fast_math_mode, fp_operation_mode,
+    fp_rounding_mode, fragment_shading_rate, function_control, function_parameter_attribute,
+    gather_modes, group_operation, host_access_qualifier, image_channel_data_type,
+    image_channel_order, image_format, image_operands, initialization_mode_qualifier,
+    kernel_enqueue_flags, kernel_profiling_info, linkage_type, load_cache_control, loop_control,
+    matrix_multiply_accumulate_operands, memory_access, memory_model, memory_semantics,
+    named_maximum_number_of_registers, overflow_modes, packed_vector_format, quantization_modes,
+    raw_access_chain_operands, ray_flags, ray_query_candidate_intersection_type,
+    ray_query_committed_intersection_type, ray_query_intersection, sampler_addressing_mode,
+    sampler_filter_mode, scope, selection_control, source_language, storage_class,
+    store_cache_control, tensor_addressing_operands, tensor_clamp_mode, tensor_operands,
 };
 
 /// How many times an operand may appear.
@@ -245,6 +268,94 @@ mod tests {
         assert_eq!(op::OpSwitch, 251);
         assert_eq!(op::OpConstantDataKHR, 5147);
         assert_eq!(instruction(op::OpLoopMerge).unwrap().name, "OpLoopMerge");
+    }
+
+    #[test]
+    fn enumerant_constants_match_the_table() {
+        let cases: &[(OperandKind, &str, u32)] = &[
+            (
+                OperandKind::StorageClass,
+                "Function",
+                storage_class::Function,
+            ),
+            (
+                OperandKind::StorageClass,
+                "PhysicalStorageBuffer",
+                storage_class::PhysicalStorageBuffer,
+            ),
+            (
+                OperandKind::StorageClass,
+                "PhysicalStorageBufferEXT",
+                storage_class::PhysicalStorageBufferEXT,
+            ),
+            (OperandKind::Capability, "Shader", capability::Shader),
+            (
+                OperandKind::Capability,
+                "UntypedPointersKHR",
+                capability::UntypedPointersKHR,
+            ),
+            (OperandKind::Decoration, "Block", decoration::Block),
+            (
+                OperandKind::BuiltIn,
+                "WorkgroupSize",
+                built_in::WorkgroupSize,
+            ),
+            (
+                OperandKind::ExecutionModel,
+                "GLCompute",
+                execution_model::GLCompute,
+            ),
+            (
+                OperandKind::ExecutionMode,
+                "LocalSize",
+                execution_mode::LocalSize,
+            ),
+            (OperandKind::Dim, "1D", dim::Dim1D),
+            (OperandKind::Dim, "SubpassData", dim::SubpassData),
+            (
+                OperandKind::MemorySemantics,
+                "AcquireRelease",
+                memory_semantics::AcquireRelease,
+            ),
+            (
+                OperandKind::LoopControl,
+                "DependencyLength",
+                loop_control::DependencyLength,
+            ),
+            (OperandKind::Scope, "Workgroup", scope::Workgroup),
+            (OperandKind::ImageFormat, "Rgba32f", image_format::Rgba32f),
+            (
+                OperandKind::CooperativeMatrixReduce,
+                "2x2",
+                cooperative_matrix_reduce::CooperativeMatrixReduce2x2,
+            ),
+        ];
+        for &(kind, name, value) in cases {
+            let e = kind
+                .enumerant_by_name(name)
+                .unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(e.value, value, "{}::{name}", kind.name());
+        }
+        // Values fixed by the spec, independently of the generator.
+        assert_eq!(storage_class::Function, 7);
+        assert_eq!(capability::Shader, 1);
+        assert_eq!(dim::Dim2D, 1);
+        assert_eq!(built_in::WorkgroupSize, 25);
+    }
+
+    #[test]
+    fn ext_inst_constants_match_the_sets() {
+        for (set, name, value) in [
+            ("GLSL.std.450", "FMix", ext_inst::glsl_std_450::FMix),
+            ("OpenCL.std", "fma", ext_inst::opencl_std::fma),
+            ("OpenCL.DebugInfo.100", "DebugFunction", ext_inst::opencl_debug_info_100::DebugFunction),
+            ("DebugInfo", "DebugTypeComposite", ext_inst::debug_info::DebugTypeComposite),
+            ("NonSemantic.Shader.DebugInfo.100", "DebugLine", ext_inst::shader_debug_info_100::DebugLine),
+        ] {
+            let d = ext_inst_set(set).and_then(|s| s.by_name(name));
+            assert_eq!(d.map(|d| d.opcode), Some(value), "{set} {name}");
+        }
+        assert_eq!(ext_inst::glsl_std_450::FMix, 46);
     }
 
     #[test]

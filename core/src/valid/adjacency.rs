@@ -2,9 +2,8 @@
 //! instructions come first in a non-entry block (OpLine / OpNoLine may be mixed
 //! in), and a function's OpVariable instructions come first in its entry block.
 
-use crate::grammar::op;
+use crate::grammar::{op, storage_class};
 use super::Context;
-use super::ids::{sc};
 use super::rules::Rule;
 use alloc::format;
 use alloc::string::String;
@@ -80,7 +79,7 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
             }
             op::OpVariable | op::OpUntypedVariableKHR => {
                 let class = inst.operands.get(2).copied();
-                if class == Some(sc::FUNCTION)
+                if class == Some(storage_class::Function)
                     && state != State::EntryBlock
                     && state != State::NewFunction
                 {

@@ -7,7 +7,7 @@
 //! Declared capabilities include the ones they implicitly declare (the grammar
 //! lists, for each capability, the capabilities it depends on).
 
-use crate::grammar::op;
+use crate::grammar::{built_in, capability, decoration, op};
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
@@ -227,7 +227,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
         let opcode = inst.opcode;
 
         // The instruction itself.
-        let amd_ballot = (5000..=5007).contains(&opcode) && declared.has_ext("SPV_AMD_shader_ballot");
+        let amd_ballot = (op::OpGroupIAddNonUniformAMD..=op::OpGroupSMaxNonUniformAMD).contains(&opcode) && declared.has_ext("SPV_AMD_shader_ballot");
         if !desc.capabilities.is_empty() && !amd_ballot && !declared.has_any_cap(desc.capabilities) {
             let msg = format!("Opcode {opname} requires one of these capabilities: {}", cap_names(desc.capabilities));
             let help = format!("add `OpCapability {}`", first_cap_name(desc.capabilities));
@@ -345,15 +345,23 @@ fn instruction_version(
 fn enabling_caps(cx: &Context<'_>, kind: OperandKind, e: &'static EnumerantDesc) -> Option<&'static [u32]> {
     match kind {
         // Mere mention of these built-ins in a decoration needs no capability.
-        OperandKind::BuiltIn if matches!(e.value, 1 | 3 | 4) => None,
-        OperandKind::Decoration if e.value == 39 && cx.opts.env.is_vulkan() => Some(FP_ROUNDING_VULKAN),
+        OperandKind::BuiltIn
+            if matches!(e.value, built_in::PointSize | built_in::ClipDistance | built_in::CullDistance) =>
+        {
+            None
+        }
+        OperandKind::Decoration if e.value == decoration::FPRoundingMode && cx.opts.env.is_vulkan() => Some(FP_ROUNDING_VULKAN),
         _ => Some(e.capabilities),
     }
 }
 
-/// StorageUniformBufferBlock16, StorageUniform16, StoragePushConstant16,
-/// StorageInputOutput16: what Vulkan needs for the FPRoundingMode decoration.
-static FP_ROUNDING_VULKAN: &[u32] = &[4433, 4434, 4435, 4436];
+/// What Vulkan needs for the FPRoundingMode decoration.
+static FP_ROUNDING_VULKAN: &[u32] = &[
+    capability::StorageUniformBufferBlock16,
+    capability::StorageUniform16,
+    capability::StoragePushConstant16,
+    capability::StorageInputOutput16,
+];
 
 fn operand_value(
     cx: &mut Context<'_>,

@@ -5,9 +5,8 @@
 //! the Logical addressing model, and OpReturn / OpReturnValue against the
 //! function's return type.
 
-use crate::grammar::op;
+use crate::grammar::{addressing_model, capability, decoration, op, storage_class};
 use super::Context;
-use super::ids::{cap, sc};
 use super::rules::Rule;
 use alloc::format;
 use alloc::string::String;
@@ -72,16 +71,16 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 fn has_variable_pointers(cx: &Context<'_>) -> (bool, bool) {
-    let vp = cx.declares_capability(cap::VARIABLE_POINTERS);
+    let vp = cx.declares_capability(capability::VariablePointers);
     (
         vp,
-        vp || cx.declares_capability(cap::VARIABLE_POINTERS_STORAGE_BUFFER),
+        vp || cx.declares_capability(capability::VariablePointersStorageBuffer),
     )
 }
 
 pub(super) fn check_functions(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    let logical = cx.addressing_model() == 0;
+    let logical = cx.addressing_model() == addressing_model::Logical;
     let (vp, vpsb) = has_variable_pointers(cx);
     // The current function: (instruction, return type, function type, parameter index).
     let mut current: Option<(usize, u32, u32)> = None;
@@ -125,13 +124,13 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                     && let Some(class) = cx.pointer_storage_class(ret)
                 {
                     let problem = match class {
-                        sc::STORAGE_BUFFER if !vpsb => Some(
+                        storage_class::StorageBuffer if !vpsb => Some(
                             "a StorageBuffer pointer needs the VariablePointersStorageBuffer capability",
                         ),
-                        sc::WORKGROUP if !vp => {
+                        storage_class::Workgroup if !vp => {
                             Some("a Workgroup pointer needs the VariablePointers capability")
                         }
-                        sc::STORAGE_BUFFER | sc::WORKGROUP => None,
+                        storage_class::StorageBuffer | storage_class::Workgroup => None,
                         _ => Some("only StorageBuffer and Workgroup pointers may be returned"),
                     };
                     if let Some(p) = problem {
@@ -290,13 +289,13 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
             .enumerant(class)
             .map_or_else(|| format!("{class}"), |e| String::from(e.name));
         match class {
-            sc::UNIFORM_CONSTANT
-            | sc::FUNCTION
-            | sc::PRIVATE
-            | sc::WORKGROUP
-            | sc::ATOMIC_COUNTER => {}
-            sc::STORAGE_BUFFER if vpsb => {}
-            sc::STORAGE_BUFFER => {
+            storage_class::UniformConstant
+            | storage_class::Function
+            | storage_class::Private
+            | storage_class::Workgroup
+            | storage_class::AtomicCounter => {}
+            storage_class::StorageBuffer if vpsb => {}
+            storage_class::StorageBuffer => {
                 cx.error(
                     "function.pointer-argument-storage-class",
                     i,
@@ -319,9 +318,9 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
             aop,
             Some(op::OpVariable | op::OpUntypedVariableKHR | op::OpFunctionParameter)
         ) {
-            let ok = (vpsb && class == sc::STORAGE_BUFFER)
-                || (vp && class == sc::WORKGROUP)
-                || class == sc::UNIFORM_CONSTANT;
+            let ok = (vpsb && class == storage_class::StorageBuffer)
+                || (vp && class == storage_class::Workgroup)
+                || class == storage_class::UniformConstant;
             if !ok {
                 let span = cx.def(arg).map(|d| cx.span(d));
                 let d = cx.error(
@@ -415,8 +414,16 @@ fn same_decorations(cx: &Context<'_>, a: u32, b: u32) -> bool {
         v
     };
     let (da, db) = (collect(a), collect(b));
-    // Offset 35, ArrayStride 6, MatrixStride 7, RowMajor 4, ColMajor 5.
-    let layout = |d: u32| matches!(d, 4..=7 | 35);
+    let layout = |d: u32| {
+        matches!(
+            d,
+            decoration::Offset
+                | decoration::ArrayStride
+                | decoration::MatrixStride
+                | decoration::RowMajor
+                | decoration::ColMajor
+        )
+    };
     for &(m, d, val) in &db {
         match da.iter().find(|x| x.0 == m && x.1 == d) {
             Some(x) if x.2 != val => return false,

@@ -3,7 +3,8 @@
 //! `IdPass`), result types name types, and ids given where a value is expected
 //! are not types. Also the small helpers the structure families share.
 
-use crate::grammar::op;
+use crate::grammar::ext_inst::{debug_info, opencl_debug_info_100};
+use crate::grammar::{addressing_model, op};
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::{IdMap, decode_string};
@@ -71,24 +72,6 @@ pub(super) static RULES: &[Rule] = &[
                       depend on their results.",
     },
 ];
-
-
-/// Capability values the structure families test.
-pub(super) mod cap {
-    pub const SHADER: u32 = 1;
-    pub const VARIABLE_POINTERS_STORAGE_BUFFER: u32 = 4441;
-    pub const VARIABLE_POINTERS: u32 = 4442;
-}
-
-/// Storage class values.
-pub(super) mod sc {
-    pub const UNIFORM_CONSTANT: u32 = 0;
-    pub const WORKGROUP: u32 = 4;
-    pub const PRIVATE: u32 = 6;
-    pub const FUNCTION: u32 = 7;
-    pub const ATOMIC_COUNTER: u32 = 10;
-    pub const STORAGE_BUFFER: u32 = 12;
-}
 
 /// Whether the opcode declares a type with a result id (spirv-val's
 /// `spvOpcodeGeneratesType`: every OpType* but OpTypeForwardPointer).
@@ -179,7 +162,7 @@ impl<'m> Context<'m> {
             .iter()
             .find(|i| i.opcode == op::OpMemoryModel)
             .and_then(|i| i.operands.first().copied())
-            .unwrap_or(0)
+            .unwrap_or(addressing_model::Logical)
     }
 
     /// The opcode of the type `ty` with its operand words (after the result id).
@@ -203,8 +186,14 @@ impl<'m> Context<'m> {
 fn takes_type_operand(opcode: u16) -> bool {
     // OpUntypedVariableLengthArrayINTEL's second operand is its Element Type
     // (SPV_INTEL_variable_length_array); spirv-val v2025.5 does not exempt it yet.
-    matches!(opcode, 321 | 4418..=4426 | 4460 | 5129)
-        || opcode == crate::grammar::op::OpUntypedVariableLengthArrayINTEL
+    matches!(
+        opcode,
+        op::OpSizeOf
+            | op::OpUntypedVariableKHR..=op::OpUntypedPrefetchKHR
+            | op::OpCooperativeMatrixLengthKHR
+            | op::OpConstantSizeOfEXT
+    )
+        || opcode == op::OpUntypedVariableLengthArrayINTEL
 }
 
 /// Whether operand `k` of an instruction may refer to an id defined later
@@ -217,15 +206,14 @@ fn can_forward(opcode: u16, k: usize, ext: ExtKind, ext_number: u32) -> bool {
     if ext.is_debug_info() && opcode == op::OpExtInst {
         return match ext {
             ExtKind::ShaderDebugInfo => false,
-            // DebugFunction (20), DebugTypeComposite (10).
             ExtKind::OpenClDebugInfo => match ext_number {
-                20 => k == 13,
-                10 => k >= 13,
+                opencl_debug_info_100::DebugFunction => k == 13,
+                opencl_debug_info_100::DebugTypeComposite => k >= 13,
                 _ => false,
             },
             _ => match ext_number {
-                20 => k == 13,
-                10 => k >= 12,
+                debug_info::DebugFunction => k == 13,
+                debug_info::DebugTypeComposite => k >= 12,
                 _ => false,
             },
         };

@@ -125,7 +125,7 @@ fn module_section(opcode: u16) -> Option<u8> {
         op::OpExtension | op::OpConditionalExtensionINTEL => EXTENSIONS,
         op::OpExtInstImport => IMPORTS,
         op::OpMemoryModel => MEMORY_MODEL,
-        5397 => SAMPLER_ADDRESSING, // OpSamplerImageAddressingModeNV
+        op::OpSamplerImageAddressingModeNV => SAMPLER_ADDRESSING,
         op::OpEntryPoint | op::OpConditionalEntryPointINTEL => ENTRY_POINTS,
         op::OpExecutionMode | op::OpExecutionModeId => EXECUTION_MODES,
         op::OpString | op::OpSource | op::OpSourceExtension | op::OpSourceContinued => DEBUG_STRINGS,

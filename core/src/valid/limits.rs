@@ -2,9 +2,8 @@
 //! options: struct members, struct nesting depth, function parameters,
 //! global and local variables, access chain indexes, and the id bound.
 
-use crate::grammar::op;
+use crate::grammar::{op, storage_class};
 use super::Context;
-use super::ids::{sc};
 use super::rules::Rule;
 use crate::binary::parse::IdMap;
 use alloc::format;
@@ -129,7 +128,7 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
             }
             op::OpVariable | op::OpUntypedVariableKHR => {
                 let class = inst.operands.get(2).copied();
-                if class == Some(sc::FUNCTION) {
+                if class == Some(storage_class::Function) {
                     locals += 1;
                     if locals > l.max_local_variables as u64 && !locals_reported {
                         locals_reported = true;

@@ -216,23 +216,23 @@ pub type Pass = fn(&mut Context<'_>);
 /// stages are skipped. Add a family's passes to the stage whose guarantees they
 /// need (stage 0 establishes that operands parse and ids are defined once; stage 1
 /// that the module's layout and function/block structure are sound).
-pub static PASSES: &[&[(&str, Pass)]] = &[
+pub static PASSES: &[&[Pass]] = &[
     // Stage 0: the binary itself.
-    &[("version-env", version::check_env), ("ids", ids::check_ids)],
+    &[version::check_env, ids::check_ids],
     // Stage 1: layout, ids, function and block structure.
-    &[("layout", layout::check_layout), ("adjacency", adjacency::check_adjacency)],
+    &[layout::check_layout, adjacency::check_adjacency],
     // Stage 2: everything that needs a sound structure.
     &[
-        ("capabilities", caps::check),
-        ("versions", version::check),
-        ("types", types::check),
-        ("ext-vla", ext::vla::check),
-        ("ext-constant-data", ext::constant_data::check),
-        ("ext-untyped", ext::untyped::check),
-        ("ssa", ssa::check_ssa),
-        ("function", function::check_functions),
-        ("limits", limits::check_limits),
-        ("cfg", cfg::check),
+        caps::check,
+        version::check,
+        types::check,
+        ext::vla::check,
+        ext::constant_data::check,
+        ext::untyped::check,
+        ssa::check_ssa,
+        function::check_functions,
+        limits::check_limits,
+        cfg::check,
     ],
 ];
 
@@ -267,7 +267,7 @@ pub fn validate(module: &Module, opts: &Options) -> Vec<Diagnostic> {
 fn run(mut cx: Context<'_>) -> (Vec<Diagnostic>, Option<crate::cfg::ModuleCfg>) {
     if cx.diags.is_empty() {
         for stage in PASSES {
-            for (_, pass) in *stage {
+            for pass in *stage {
                 pass(&mut cx);
             }
             if cx.has_errors() {

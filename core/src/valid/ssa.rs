@@ -8,9 +8,8 @@
 //! Dominance is the regular one (branch edges), over blocks reachable from the
 //! entry, as spirv-val checks it: uses in unreachable blocks are not checked.
 
-use crate::grammar::op;
+use crate::grammar::{addressing_model, capability, op};
 use super::Context;
-use super::ids::{cap};
 use super::rules::Rule;
 use crate::cfg::{Csr, EdgeKind, NONE};
 use crate::grammar::OperandKind;
@@ -149,10 +148,10 @@ enum Finding {
 }
 
 pub(super) fn check_ssa(cx: &mut Context<'_>) {
-    let variable_pointers = cx.declares_capability(cap::VARIABLE_POINTERS)
-        || cx.declares_capability(cap::VARIABLE_POINTERS_STORAGE_BUFFER);
-    let logical = cx.addressing_model() == 0;
-    let shader = cx.declares_capability(cap::SHADER);
+    let variable_pointers = cx.declares_capability(capability::VariablePointers)
+        || cx.declares_capability(capability::VariablePointersStorageBuffer);
+    let logical = cx.addressing_model() == addressing_model::Logical;
+    let shader = cx.declares_capability(capability::Shader);
     let findings = cx.with_cfg(|cx, cfg| {
         let insts = cx.insts();
         let n = insts.len();

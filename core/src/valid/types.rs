@@ -3,7 +3,7 @@
 //! the corpus (OpReadClockKHR, OpUndef, scopes, interface structs, built-in
 //! structure members, cooperative matrices and LocalSizeId).
 
-use crate::grammar::op;
+use crate::grammar::{decoration, execution_mode, op, scope, storage_class};
 use super::Context;
 use super::caps::Declared;
 use super::rules::Rule;
@@ -12,9 +12,6 @@ use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-const DEC_BLOCK: u32 = 2;
-const DEC_BUILTIN: u32 = 11;
-const EM_LOCAL_SIZE_ID: u32 = 38;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -141,12 +138,19 @@ fn vulkan_storage_classes(cx: &mut Context<'_>) {
     }
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
-        if inst.opcode != op::OpTypePointer && inst.opcode != 4417 {
+        if inst.opcode != op::OpTypePointer && inst.opcode != op::OpTypeUntypedPointerKHR {
             continue;
         }
         let Some(&sc) = inst.operands.get(1) else { continue };
-        // CrossWorkgroup, Generic, AtomicCounter, CodeSectionINTEL, DeviceOnlyINTEL, HostOnlyINTEL.
-        if matches!(sc, 5 | 8 | 10 | 5605 | 5936 | 5937) {
+        if matches!(
+            sc,
+            storage_class::CrossWorkgroup
+                | storage_class::Generic
+                | storage_class::AtomicCounter
+                | storage_class::CodeSectionINTEL
+                | storage_class::DeviceOnlyINTEL
+                | storage_class::HostOnlyINTEL
+        ) {
             let scname = OperandKind::StorageClass.enumerant(sc).map_or("?", |e| e.name);
             let env = cx.opts.env.name();
             let d = cx.error(
@@ -231,7 +235,7 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
         }
         let Some(&id) = inst.operands.first() else { continue };
         let n = inst.operands.len().saturating_sub(1) as u32;
-        let mut members: Vec<u32> = decs.members_with(id, DEC_BUILTIN).map(|(m, _)| m).collect();
+        let mut members: Vec<u32> = decs.members_with(id, decoration::BuiltIn).map(|(m, _)| m).collect();
         if members.is_empty() {
             continue;
         }
@@ -240,7 +244,7 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
         let covered = members.iter().filter(|&&m| m < n).count() as u32;
         if covered < n {
             let name = cx.name(id);
-            let first = decs.members_with(id, DEC_BUILTIN).map(|(_, at)| at).next();
+            let first = decs.members_with(id, decoration::BuiltIn).map(|(_, at)| at).next();
             let missing = (0..n).find(|m| members.binary_search(m).is_err()).unwrap_or(0);
             let msg = format!(
                 "When BuiltIn decoration is applied to a structure-type member, all members of that structure type must also be decorated with BuiltIn: member {missing} of {name} is not"
@@ -276,10 +280,10 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
                 }
                 let Some(&st) = ptr.operands.get(2) else { continue };
                 let Some(si) = cx.def(st) else { continue };
-                if cx.insts()[si].opcode != op::OpTypeStruct || decs.has(st, DEC_BLOCK) || seen.contains(&st) {
+                if cx.insts()[si].opcode != op::OpTypeStruct || decs.has(st, decoration::Block) || seen.contains(&st) {
                     continue;
                 }
-                if decs.members_with(st, DEC_BUILTIN).next().is_none() {
+                if decs.members_with(st, decoration::BuiltIn).next().is_none() {
                     continue;
                 }
                 seen.push(st);
@@ -330,9 +334,9 @@ fn read_clock(cx: &mut Context<'_>) {
         let Some(v) = int_value(cx, scope) else { continue };
         let env = cx.opts.env;
         let bad = if env.is_vulkan() {
-            (v != 1 && v != 3).then_some("[VUID-StandaloneSpirv-OpReadClockKHR-04652] Scope must be Subgroup or Device")
+            (v != scope::Device && v != scope::Subgroup).then_some("[VUID-StandaloneSpirv-OpReadClockKHR-04652] Scope must be Subgroup or Device")
         } else if env.is_opencl() {
-            (!(1..=3).contains(&v)).then_some("Scope must be Subgroup, Workgroup, or Device")
+            (!(scope::Device..=scope::Subgroup).contains(&v)).then_some("Scope must be Subgroup, Workgroup, or Device")
         } else {
             None
         };
@@ -421,7 +425,7 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
     // The ids of LocalSizeId operands.
     let mut ids: Vec<(u32, usize)> = Vec::new();
     for (i, inst) in cx.insts().iter().enumerate() {
-        if inst.opcode == op::OpExecutionModeId && inst.operands.get(1) == Some(&EM_LOCAL_SIZE_ID) {
+        if inst.opcode == op::OpExecutionModeId && inst.operands.get(1) == Some(&execution_mode::LocalSizeId) {
             ids.extend(inst.operands.iter().skip(2).map(|&id| (id, i)));
         }
     }
@@ -434,7 +438,7 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
             continue;
         }
         let Some(&scope) = inst.operands.get(2) else { continue };
-        if int_value(cx, scope) != Some(2) {
+        if int_value(cx, scope) != Some(scope::Workgroup) {
             continue;
         }
         for &(id, em) in &ids {

@@ -6,7 +6,7 @@
 //! (Instructions and enumerants removed after some version, e.g. BufferBlock
 //! after 1.3, are checked with the other grammar requirements in `caps.rs`.)
 
-use crate::grammar::op;
+use crate::grammar::{op, storage_class};
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
@@ -15,7 +15,6 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
-const SC_FUNCTION: u32 = 7;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -135,7 +134,7 @@ fn interfaces(cx: &mut Context<'_>) {
         match inst.opcode {
             op::OpVariable | op::OpUntypedVariableKHR => {
                 let sc = *inst.operands.get(2)?;
-                (sc != SC_FUNCTION).then_some(i)
+                (sc != storage_class::Function).then_some(i)
             }
             _ => None,
         }

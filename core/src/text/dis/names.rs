@@ -6,7 +6,7 @@
 
 use super::num;
 use crate::binary::parse::{FloatEnc, IdMap, NumType, string_bytes};
-use crate::grammar::{self, OperandKind};
+use crate::grammar::{self, OperandKind, built_in, decoration, fp_encoding, op};
 use crate::module::Module;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -61,55 +61,55 @@ fn id_string(id: u32) -> String {
     s
 }
 
-fn builtin_name(b: u32) -> Option<&'static str> {
-    Some(match b {
-        0 => "gl_Position",
-        1 => "gl_PointSize",
-        3 => "gl_ClipDistance",
-        4 => "gl_CullDistance",
-        5 => "gl_VertexID",
-        6 => "gl_InstanceID",
-        7 => "gl_PrimitiveID",
-        8 => "gl_InvocationID",
-        9 => "gl_Layer",
-        10 => "gl_ViewportIndex",
-        11 => "gl_TessLevelOuter",
-        12 => "gl_TessLevelInner",
-        13 => "gl_TessCoord",
-        14 => "gl_PatchVertices",
-        15 => "gl_FragCoord",
-        16 => "gl_PointCoord",
-        17 => "gl_FrontFacing",
-        18 => "gl_SampleID",
-        19 => "gl_SamplePosition",
-        20 => "gl_SampleMask",
-        22 => "gl_FragDepth",
-        23 => "gl_HelperInvocation",
-        24 => "gl_NumWorkGroups",
-        25 => "gl_WorkGroupSize",
-        26 => "gl_WorkGroupID",
-        27 => "gl_LocalInvocationID",
-        28 => "gl_GlobalInvocationID",
-        29 => "gl_LocalInvocationIndex",
-        30 => "WorkDim",
-        31 => "GlobalSize",
-        32 => "EnqueuedWorkgroupSize",
-        33 => "GlobalOffset",
-        34 => "GlobalLinearId",
-        36 => "SubgroupSize",
-        37 => "SubgroupMaxSize",
-        38 => "NumSubgroups",
-        39 => "NumEnqueuedSubgroups",
-        40 => "SubgroupId",
-        41 => "SubgroupLocalInvocationId",
-        42 => "gl_VertexIndex",
-        43 => "gl_InstanceIndex",
-        4416 => "SubgroupEqMaskKHR",
-        4417 => "SubgroupGeMaskKHR",
-        4418 => "SubgroupGtMaskKHR",
-        4419 => "SubgroupLeMaskKHR",
-        4420 => "SubgroupLtMaskKHR",
-        4425 => "gl_BaseInstance",
+fn builtin_name(value: u32) -> Option<&'static str> {
+    Some(match value {
+        built_in::Position => "gl_Position",
+        built_in::PointSize => "gl_PointSize",
+        built_in::ClipDistance => "gl_ClipDistance",
+        built_in::CullDistance => "gl_CullDistance",
+        built_in::VertexId => "gl_VertexID",
+        built_in::InstanceId => "gl_InstanceID",
+        built_in::PrimitiveId => "gl_PrimitiveID",
+        built_in::InvocationId => "gl_InvocationID",
+        built_in::Layer => "gl_Layer",
+        built_in::ViewportIndex => "gl_ViewportIndex",
+        built_in::TessLevelOuter => "gl_TessLevelOuter",
+        built_in::TessLevelInner => "gl_TessLevelInner",
+        built_in::TessCoord => "gl_TessCoord",
+        built_in::PatchVertices => "gl_PatchVertices",
+        built_in::FragCoord => "gl_FragCoord",
+        built_in::PointCoord => "gl_PointCoord",
+        built_in::FrontFacing => "gl_FrontFacing",
+        built_in::SampleId => "gl_SampleID",
+        built_in::SamplePosition => "gl_SamplePosition",
+        built_in::SampleMask => "gl_SampleMask",
+        built_in::FragDepth => "gl_FragDepth",
+        built_in::HelperInvocation => "gl_HelperInvocation",
+        built_in::NumWorkgroups => "gl_NumWorkGroups",
+        built_in::WorkgroupSize => "gl_WorkGroupSize",
+        built_in::WorkgroupId => "gl_WorkGroupID",
+        built_in::LocalInvocationId => "gl_LocalInvocationID",
+        built_in::GlobalInvocationId => "gl_GlobalInvocationID",
+        built_in::LocalInvocationIndex => "gl_LocalInvocationIndex",
+        built_in::WorkDim => "WorkDim",
+        built_in::GlobalSize => "GlobalSize",
+        built_in::EnqueuedWorkgroupSize => "EnqueuedWorkgroupSize",
+        built_in::GlobalOffset => "GlobalOffset",
+        built_in::GlobalLinearId => "GlobalLinearId",
+        built_in::SubgroupSize => "SubgroupSize",
+        built_in::SubgroupMaxSize => "SubgroupMaxSize",
+        built_in::NumSubgroups => "NumSubgroups",
+        built_in::NumEnqueuedSubgroups => "NumEnqueuedSubgroups",
+        built_in::SubgroupId => "SubgroupId",
+        built_in::SubgroupLocalInvocationId => "SubgroupLocalInvocationId",
+        built_in::VertexIndex => "gl_VertexIndex",
+        built_in::InstanceIndex => "gl_InstanceIndex",
+        built_in::SubgroupEqMask => "SubgroupEqMaskKHR",
+        built_in::SubgroupGeMask => "SubgroupGeMaskKHR",
+        built_in::SubgroupGtMask => "SubgroupGtMaskKHR",
+        built_in::SubgroupLeMask => "SubgroupLeMaskKHR",
+        built_in::SubgroupLtMask => "SubgroupLtMaskKHR",
+        built_in::BaseInstance => "gl_BaseInstance",
         _ => return None,
     })
 }
@@ -215,16 +215,15 @@ impl Names {
             let w = &inst.operands[..];
             let word = |i: usize| w.get(i).copied().unwrap_or(0);
             match inst.opcode {
-                5 => {
-                    // OpName
+                op::OpName => {
                     if let [target, ref s @ ..] = *w {
                         n.save(target, &sanitize_bytes(&string_bytes(s)));
                     }
                     continue;
                 }
-                71 => {
+                op::OpDecorate => {
                     // OpDecorate %x BuiltIn B
-                    if let [target, 11, b, ..] = *w
+                    if let [target, decoration::BuiltIn, b, ..] = *w
                         && let Some(name) = builtin_name(b)
                     {
                         n.save(target, name);
@@ -245,9 +244,9 @@ impl Names {
             };
             let Some(id) = result else { continue };
             let name: String = match inst.opcode {
-                19 => "void".into(),
-                20 => "bool".into(),
-                21 => {
+                op::OpTypeVoid => "void".into(),
+                op::OpTypeBool => "bool".into(),
+                op::OpTypeInt => {
                     let (width, signed) = (word(1), word(2) != 0);
                     if w.len() >= 3 {
                         types.set(id, NumType::Int { width, signed });
@@ -266,12 +265,12 @@ impl Names {
                     s.push_str(&root);
                     s
                 }
-                22 => {
+                op::OpTypeFloat => {
                     let width = word(1);
                     let enc = match w.get(2) {
-                        Some(0) => FloatEnc::BFloat16,
-                        Some(4214) => FloatEnc::Float8E4M3,
-                        Some(4215) => FloatEnc::Float8E5M2,
+                        Some(&fp_encoding::BFloat16KHR) => FloatEnc::BFloat16,
+                        Some(&fp_encoding::Float8E4M3EXT) => FloatEnc::Float8E4M3,
+                        Some(&fp_encoding::Float8E5M2EXT) => FloatEnc::Float8E5M2,
                         _ => FloatEnc::Ieee,
                     };
                     types.set(id, NumType::Float { width, enc });
@@ -289,31 +288,30 @@ impl Names {
                         }
                     }
                 }
-                23 | 24 => {
-                    let mut s = String::from(if inst.opcode == 23 { "v" } else { "mat" });
+                op::OpTypeVector | op::OpTypeMatrix => {
+                    let mut s = String::from(if inst.opcode == op::OpTypeVector { "v" } else { "mat" });
                     num::push_u64(&mut s, word(2) as u64);
                     s.push_str(&n.name_for(word(1)));
                     s
                 }
-                28 => {
+                op::OpTypeArray => {
                     let mut s = String::from("_arr_");
                     s.push_str(&n.name_for(word(1)));
                     s.push('_');
                     s.push_str(&n.name_for(word(2)));
                     s
                 }
-                29 => {
+                op::OpTypeRuntimeArray => {
                     let mut s = String::from("_runtimearr_");
                     s.push_str(&n.name_for(word(1)));
                     s
                 }
-                5076 => {
-                    // OpTypeNodePayloadArrayAMDX
+                op::OpTypeNodePayloadArrayAMDX => {
                     let mut s = String::from("_payloadarr_");
                     s.push_str(&n.name_for(word(1)));
                     s
                 }
-                32 | 4417 => {
+                op::OpTypePointer | op::OpTypeUntypedPointerKHR => {
                     let mut s = String::from("_ptr_");
                     match OperandKind::StorageClass.enumerant(word(1)) {
                         Some(e) => s.push_str(e.name),
@@ -322,13 +320,13 @@ impl Names {
                             num::push_u64(&mut s, word(1) as u64);
                         }
                     }
-                    if inst.opcode == 32 {
+                    if inst.opcode == op::OpTypePointer {
                         s.push('_');
                         s.push_str(&n.name_for(word(2)));
                     }
                     s
                 }
-                38 => {
+                op::OpTypePipe => {
                     let mut s = String::from("Pipe");
                     match OperandKind::AccessQualifier.enumerant(word(1)) {
                         Some(e) => s.push_str(e.name),
@@ -339,25 +337,25 @@ impl Names {
                     }
                     s
                 }
-                34 => "Event".into(),
-                35 => "DeviceEvent".into(),
-                36 => "ReserveId".into(),
-                37 => "Queue".into(),
-                31 => {
+                op::OpTypeEvent => "Event".into(),
+                op::OpTypeDeviceEvent => "DeviceEvent".into(),
+                op::OpTypeReserveId => "ReserveId".into(),
+                op::OpTypeQueue => "Queue".into(),
+                op::OpTypeOpaque => {
                     let mut s = String::from("Opaque_");
                     s.push_str(&sanitize_bytes(&string_bytes(w.get(1..).unwrap_or(&[]))));
                     s
                 }
-                322 => "PipeStorage".into(),
-                327 => "NamedBarrier".into(),
-                30 => {
+                op::OpTypePipeStorage => "PipeStorage".into(),
+                op::OpTypeNamedBarrier => "NamedBarrier".into(),
+                op::OpTypeStruct => {
                     let mut s = String::from("_struct_");
                     num::push_u64(&mut s, id as u64);
                     s
                 }
-                41 => "true".into(),
-                42 => "false".into(),
-                43 => {
+                op::OpConstantTrue => "true".into(),
+                op::OpConstantFalse => "false".into(),
+                op::OpConstant => {
                     let nt = types.get(word(0));
                     let lit = w.get(2..).unwrap_or(&[]);
                     let expect = (nt.width().div_ceil(32) as usize).max(1);

@@ -2,7 +2,7 @@
 //! operands, the entry block, block order, nesting depth, and the extension
 //! rules (maximal reconvergence, unstructured loop controls).
 
-use crate::grammar::op;
+use crate::grammar::{execution_mode, loop_control, op};
 use super::{bname, label_at, report, term_at};
 use crate::cfg::{EdgeKind, FunctionCfg, ModuleCfg};
 use crate::grammar::OperandKind;
@@ -11,7 +11,6 @@ use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
-const MAXIMALLY_RECONVERGES: u32 = 0x1787;
 
 /// Whether the module declares `cap`, directly or implicitly (a declared
 /// capability implicitly declares the ones it depends on).
@@ -229,8 +228,13 @@ fn check_loop_merge(cx: &mut Context<'_>, f: &FunctionCfg, b: u32, i: usize) {
             &[],
         );
     }
-    let bit = |n: u32| control & (1 << n) != 0;
-    let (unroll, dont, peel, partial) = (bit(0), bit(1), bit(7), bit(8));
+    let has = |mask: u32| control & mask != 0;
+    let (unroll, dont, peel, partial) = (
+        has(loop_control::Unroll),
+        has(loop_control::DontUnroll),
+        has(loop_control::PeelCount),
+        has(loop_control::PartialCount),
+    );
     for (on, what) in [(unroll, "Unroll"), (peel, "PeelCount"), (partial, "PartialCount")] {
         if on && dont {
             report(
@@ -243,8 +247,12 @@ fn check_loop_merge(cx: &mut Context<'_>, f: &FunctionCfg, b: u32, i: usize) {
             );
         }
     }
-    if bit(6) {
-        let k = bit(3) as usize + bit(4) as usize + bit(5) as usize;
+    if has(loop_control::IterationMultiple) {
+        // Its parameter follows those of DependencyLength, MinIterations and
+        // MaxIterations, when present.
+        let k = has(loop_control::DependencyLength) as usize
+            + has(loop_control::MinIterations) as usize
+            + has(loop_control::MaxIterations) as usize;
         if params.get(k).is_none_or(|&v| v == 0) {
             report(
                 cx,
@@ -364,7 +372,7 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
     let mut roots: Vec<u32> = insts
         .iter()
         .filter(|i| matches!(i.opcode, op::OpExecutionMode | op::OpExecutionModeId))
-        .filter(|i| i.operands.get(1) == Some(&MAXIMALLY_RECONVERGES))
+        .filter(|i| i.operands.get(1) == Some(&execution_mode::MaximallyReconvergesKHR))
         .filter_map(|i| i.operands.first().copied())
         .collect();
     roots.retain(|f| {

@@ -20,12 +20,13 @@ pub(super) use rules::RULES;
 use super::Context;
 use crate::cfg::{FunctionCfg, ModuleCfg};
 use crate::diag::Related;
+use crate::grammar::capability;
 use alloc::string::String;
 
 /// The family's single pass (stage 2).
 pub(super) fn check(cx: &mut Context<'_>) {
     cx.with_cfg(|cx, m: &ModuleCfg| {
-        let shader = basic::has_capability(cx, SHADER);
+        let shader = basic::has_capability(cx, capability::Shader);
         for f in &m.functions {
             if f.blocks.is_empty() {
                 continue;
@@ -44,8 +45,6 @@ pub(super) fn check(cx: &mut Context<'_>) {
         basic::loop_control_intel(cx, m);
     });
 }
-
-const SHADER: u32 = 1;
 
 /// Report an error at instruction `at` with related spans at other instructions.
 pub(super) fn report(

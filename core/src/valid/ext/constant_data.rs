@@ -1,14 +1,12 @@
 //! SPV_KHR_constant_data: OpConstantDataKHR, OpSpecConstantDataKHR and the
 //! UTFEncodedKHR decoration.
 
-use crate::grammar::op;
+use crate::grammar::{decoration, op};
 use super::{has_decoration, scalar_int};
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
 use alloc::string::String;
-const DEC_ARRAY_STRIDE: u32 = 6;
-const DEC_UTF_ENCODED: u32 = 5145;
 
 pub(in crate::valid) static RULES: &[Rule] = &[
     Rule {
@@ -45,7 +43,7 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
         let inst = &cx.insts()[i];
         match inst.opcode {
             op::OpConstantDataKHR | op::OpSpecConstantDataKHR => data(cx, i),
-            op::OpDecorate if inst.operands.get(1) == Some(&DEC_UTF_ENCODED) => {
+            op::OpDecorate if inst.operands.get(1) == Some(&decoration::UTFEncodedKHR) => {
                 let Some(&t) = inst.operands.first() else { continue };
                 let ok = cx.def_inst(t).is_some_and(|a| {
                     matches!(a.opcode, op::OpTypeArray | op::OpTypeRuntimeArray)
@@ -93,7 +91,7 @@ fn data(cx: &mut Context<'_>, i: usize) {
         }
         return;
     };
-    if let Some(at) = has_decoration(cx, rt, DEC_ARRAY_STRIDE) {
+    if let Some(at) = has_decoration(cx, rt, decoration::ArrayStride) {
         let s = cx.span(at);
         let d = cx.error(
             "ext.constant-data-array-stride",

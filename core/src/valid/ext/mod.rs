@@ -37,5 +37,5 @@ fn scalar_int(cx: &Context<'_>, ty: u32) -> Option<(u32, u32)> {
 
 /// Whether `id` is decorated with `dec` (on the id itself, not a member).
 fn has_decoration(cx: &Context<'_>, id: u32, dec: u32) -> Option<usize> {
-    cx.insts().iter().position(|i| i.opcode == 71 && i.operands.first() == Some(&id) && i.operands.get(1) == Some(&dec))
+    cx.insts().iter().position(|i| i.opcode == op::OpDecorate && i.operands.first() == Some(&id) && i.operands.get(1) == Some(&dec))
 }

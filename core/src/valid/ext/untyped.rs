@@ -2,18 +2,13 @@
 //! lengths, and the rules of OpLoad, OpStore, atomics and OpBitcast with untyped
 //! pointers.
 
-use crate::grammar::op;
+use crate::grammar::{addressing_model, decoration, op, storage_class};
 use super::{has_decoration, pointer_storage, scalar_int};
 use crate::grammar::OperandKind;
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
 use alloc::string::String;
-const DEC_BLOCK: u32 = 2;
-const SC_FUNCTION: u32 = 7;
-const SC_PRIVATE: u32 = 6;
-const SC_WORKGROUP: u32 = 4;
-const SC_GENERIC: u32 = 8;
 
 pub(in crate::valid) static RULES: &[Rule] = &[
     Rule {
@@ -70,13 +65,16 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     if !insts.iter().any(|i| i.opcode == op::OpTypeUntypedPointerKHR) {
         return;
     }
-    let logical = insts.iter().find(|i| i.opcode == op::OpMemoryModel).and_then(|i| i.operands.first()) == Some(&0);
+    let logical = insts.iter().find(|i| i.opcode == op::OpMemoryModel).and_then(|i| i.operands.first()) == Some(&addressing_model::Logical);
     for i in 0..insts.len() {
         let inst = &insts[i];
         let ops = &inst.operands;
         match inst.opcode {
             op::OpUntypedVariableKHR => variable(cx, i),
-            4419 | 4420 | 4423 | 4424 => access_chain(cx, i),
+            op::OpUntypedAccessChainKHR
+            | op::OpUntypedInBoundsAccessChainKHR
+            | op::OpUntypedPtrAccessChainKHR
+            | op::OpUntypedInBoundsPtrAccessChainKHR => access_chain(cx, i),
             op::OpUntypedArrayLengthKHR => array_length(cx, i),
             op::OpLoad => {
                 let (Some(&rt), Some(&p)) = (ops.first(), ops.get(2)) else { continue };
@@ -109,7 +107,7 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
                     let ok = matches!(cx.def_opcode(other), Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR))
                         || scalar_int(cx, other).is_some()
                         || (cx.version >= (1, 5)
-                            && cx.def_inst(other).is_some_and(|t| t.opcode == 23 && t.operands.get(1).is_some_and(|&c| scalar_int(cx, c).is_some())));
+                            && cx.def_inst(other).is_some_and(|t| t.opcode == op::OpTypeVector && t.operands.get(1).is_some_and(|&c| scalar_int(cx, c).is_some())));
                     (!ok).then(|| String::from("OpBitcast of an untyped pointer needs a pointer or integer on the other side"))
                 };
                 if let Some(m) = msg {
@@ -124,7 +122,13 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
 
 /// Whether `ty` is a type memory can hold (not void, not a function or label type).
 fn is_data_type(cx: &Context<'_>, ty: u32) -> bool {
-    matches!(cx.def_opcode(ty), Some(20..=32 | 4417 | 4456 | 5341 | 4472))
+    matches!(cx.def_opcode(ty), Some(
+            op::OpTypeBool..=op::OpTypePointer
+                | op::OpTypeUntypedPointerKHR
+                | op::OpTypeCooperativeMatrixKHR
+                | op::OpTypeAccelerationStructureKHR
+                | op::OpTypeRayQueryKHR
+        ))
 }
 
 fn is_untyped_value(cx: &Context<'_>, v: u32) -> bool {
@@ -134,8 +138,11 @@ fn is_untyped_value(cx: &Context<'_>, v: u32) -> bool {
 fn atomic(cx: &mut Context<'_>, i: usize) {
     let inst = &cx.insts()[i];
     // Integer-only atomics with a result: (opcode, pointer operand index).
-    let int_only = matches!(inst.opcode, 230..=242);
-    let any_scalar = matches!(inst.opcode, 227 | 229 | 6035 | 5614 | 5615);
+    let int_only = matches!(inst.opcode, op::OpAtomicCompareExchange..=op::OpAtomicXor);
+    let any_scalar = matches!(
+        inst.opcode,
+        op::OpAtomicLoad | op::OpAtomicExchange | op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT
+    );
     if !int_only && !any_scalar {
         return;
     }
@@ -182,11 +189,11 @@ fn variable(cx: &mut Context<'_>, i: usize) {
             d.relate(s, format!("{n} is declared here"));
         }
     }
-    if sc == SC_GENERIC {
+    if sc == storage_class::Generic {
         let d = cx.error("ext.untyped-storage-class", i, String::from("OpUntypedVariableKHR's Storage Class must not be Generic"));
         d.label = String::from("Generic is not a storage class variables can be allocated in");
     }
-    if data.is_none() && matches!(sc, SC_FUNCTION | SC_PRIVATE | SC_WORKGROUP) {
+    if data.is_none() && matches!(sc, storage_class::Function | storage_class::Private | storage_class::Workgroup) {
         let d = cx.error(
             "ext.untyped-data-type",
             i,
@@ -254,7 +261,7 @@ fn array_length(cx: &mut Context<'_>, i: usize) {
     };
     let n = s.operands.len().saturating_sub(1) as u32;
     let sspan = cx.def(st).map(|d| cx.span(d));
-    if has_decoration(cx, st, DEC_BLOCK).is_none() {
+    if has_decoration(cx, st, decoration::Block).is_none() {
         let d = cx.error("ext.untyped-array-length", i, format!("OpUntypedArrayLengthKHR's Structure {sname} must be decorated Block"));
         d.label = String::from("the structure is not a Block");
         if let Some(sp) = sspan {

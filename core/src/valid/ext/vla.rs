@@ -1,14 +1,13 @@
 //! SPV_INTEL_variable_length_array: OpVariableLengthArrayINTEL,
 //! OpUntypedVariableLengthArrayINTEL, OpSaveMemoryINTEL, OpRestoreMemoryINTEL.
 
-use crate::grammar::op;
+use crate::grammar::{op, storage_class};
 use super::{is_pointer_to, pointer_type_of, scalar_int};
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-const SC_FUNCTION: u32 = 7;
 
 pub(in crate::valid) static RULES: &[Rule] = &[
     Rule {
@@ -48,7 +47,17 @@ pub(in crate::valid) static RULES: &[Rule] = &[
 /// Whether `ty` is a concrete type: a numerical, boolean, vector, matrix, array,
 /// struct or pointer type (not void, not an opaque or function type).
 fn is_concrete_type(cx: &Context<'_>, ty: u32) -> bool {
-    matches!(cx.def_opcode(ty), Some(20..=24 | 28 | 30 | 32 | 4417))
+    matches!(cx.def_opcode(ty), Some(
+            op::OpTypeBool
+                | op::OpTypeInt
+                | op::OpTypeFloat
+                | op::OpTypeVector
+                | op::OpTypeMatrix
+                | op::OpTypeArray
+                | op::OpTypeStruct
+                | op::OpTypePointer
+                | op::OpTypeUntypedPointerKHR
+        ))
 }
 
 pub(in crate::valid) fn check(cx: &mut Context<'_>) {
@@ -67,7 +76,7 @@ fn types(cx: &mut Context<'_>) {
         match inst.opcode {
             op::OpVariableLengthArrayINTEL => {
                 let (Some(&rt), Some(&len)) = (ops.first(), ops.get(2)) else { continue };
-                let ok = is_pointer_to(cx, rt, false, SC_FUNCTION)
+                let ok = is_pointer_to(cx, rt, false, storage_class::Function)
                     && cx.def_inst(rt).and_then(|p| p.operands.get(2)).is_some_and(|&e| is_concrete_type(cx, e));
                 if !ok {
                     let t = cx.name(rt);
@@ -83,7 +92,7 @@ fn types(cx: &mut Context<'_>) {
             }
             op::OpUntypedVariableLengthArrayINTEL => {
                 let (Some(&rt), Some(&et), Some(&len)) = (ops.first(), ops.get(2), ops.get(3)) else { continue };
-                if !is_pointer_to(cx, rt, true, SC_FUNCTION) {
+                if !is_pointer_to(cx, rt, true, storage_class::Function) {
                     let t = cx.name(rt);
                     let d = cx.error(
                         "ext.vla-result-type",
@@ -106,7 +115,7 @@ fn types(cx: &mut Context<'_>) {
             }
             op::OpSaveMemoryINTEL => {
                 let Some(&rt) = ops.first() else { continue };
-                if !is_pointer_to(cx, rt, false, SC_FUNCTION) && !is_pointer_to(cx, rt, true, SC_FUNCTION) {
+                if !is_pointer_to(cx, rt, false, storage_class::Function) && !is_pointer_to(cx, rt, true, storage_class::Function) {
                     let t = cx.name(rt);
                     let d = cx.error(
                         "ext.save-memory-type",
@@ -128,7 +137,7 @@ fn types(cx: &mut Context<'_>) {
                     d.label = format!("{n} is not a pointer");
                     continue;
                 };
-                if !is_pointer_to(cx, pt, false, SC_FUNCTION) && !is_pointer_to(cx, pt, true, SC_FUNCTION) {
+                if !is_pointer_to(cx, pt, false, storage_class::Function) && !is_pointer_to(cx, pt, true, storage_class::Function) {
                     let n = cx.name(p);
                     let d = cx.error(
                         "ext.save-memory-type",
