@@ -16,24 +16,35 @@ export interface TextRange {
   endColumn: number;
 }
 
-export interface RelatedSpan extends Partial<TextRange> {
-  label: string;
-  /** Word offset in the binary, when the input was a binary. */
-  wordOffset?: number;
+/** A span of core: bytes of the text, or words of the binary (see `unit`). */
+export interface Span {
+  start: number;
+  end: number;
 }
 
+export interface Related {
+  span: Span;
+  label: string;
+}
+
+/** Core's own diagnostic (spvlab_core::Diagnostic, serialised), with where it
+ *  lies for the page (analysis::report::LocatedDiagnostic). */
 export interface Diagnostic {
   /** Stable rule code, e.g. `cfg.merge-not-structurally-dominated`. */
   code: string;
   severity: Severity;
   message: string;
-  /** Present for text input. */
+  /** Core's span: byte offsets in the text, or word offsets in the binary. */
+  span: Span;
+  unit: "TextBytes" | "BinaryWords";
+  label: string;
+  related: Related[];
+  help?: string | null;
+  /** Present for text input: the primary span, and each related span. */
   range?: TextRange;
+  relatedRanges?: TextRange[];
   /** Present for binary input (word offset of the instruction). */
   wordOffset?: number;
-  label: string;
-  related: RelatedSpan[];
-  help?: string;
   /** The rule's explanation (what the spec requires, and why). */
   explanation?: string;
   /** The rule's one-line summary. */
@@ -135,7 +146,7 @@ export interface AnalyzeReport {
   sourceMap: { wordOffset: number; wordCount: number; range: TextRange }[];
   functions: FunctionCfg[];
   ids: IdInfo[];
-  /** Time spent in the engine, for the benchmark (ms, from performance.now in the worker). */
+  /** Time spent in the engine, for the benchmark (ms, measured by the worker). */
   elapsedMs?: number;
 }
 
@@ -168,7 +179,9 @@ export interface ShareState {
 /** The worker's messages. */
 export type WorkerRequest =
   | { kind: "analyze"; id: number; request: AnalyzeRequest }
-  | { kind: "dot"; id: number; text: string; targetEnv: string; function: number; options: DotOptions }
+  /** The DOT of a function of the last analysis (the worker's session keeps it:
+   *  a CFG toggle redraws without analysing again). */
+  | { kind: "dot"; id: number; function: number; options: DotOptions }
   | { kind: "disassembleBinary"; id: number; bytes: Uint8Array }
   | { kind: "encodeShare"; id: number; state: ShareState }
   | { kind: "decodeShare"; id: number; fragment: string }
@@ -177,7 +190,7 @@ export type WorkerRequest =
 
 export type WorkerResponse =
   | { kind: "analyze"; id: number; report: AnalyzeReport }
-  | { kind: "dot"; id: number; dot: string }
+  | { kind: "dot"; id: number; dot: string; elapsedMs: number }
   | { kind: "disassembleBinary"; id: number; text?: string; diagnostics: Diagnostic[] }
   | { kind: "encodeShare"; id: number; fragment: string }
   | { kind: "decodeShare"; id: number; state?: ShareState; error?: string }

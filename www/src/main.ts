@@ -520,7 +520,7 @@ async function main() {
   });
   cfg = mountCfgPanel($("panel-cfg"), {
     requestDot: async (fn, options) =>
-      (await engine.send({ kind: "dot", text: editor.text(), targetEnv: envSelect.value, function: fn, options })).dot,
+      (await engine.send({ kind: "dot", function: fn, options })).dot,
     onHoverBlock: (id) => editor.setHoverBlock(blockRange(id)),
     onSelectBlock: (id) => editor.setSelectedBlock(blockRange(id)),
     onFunctionChange: () => {},

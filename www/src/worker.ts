@@ -1,10 +1,12 @@
 // The page's Web Worker: every engine call runs here, so typing never blocks.
 // It answers the WorkerRequest messages of api.ts with WorkerResponse ones,
-// calling the engine's exports (web/src/lib.rs).
+// calling the engine's exports (web/src/lib.rs). One engine Session keeps the
+// last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
 import type { AnalyzeReport, Diagnostic, ShareState, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
+let session: wasm.Session | undefined;
 
 function post(msg: WorkerResponse) {
   (self as unknown as Worker).postMessage(msg);
@@ -12,7 +14,8 @@ function post(msg: WorkerResponse) {
 
 function analyze(text: string, targetEnv: string): AnalyzeReport {
   const t0 = performance.now();
-  const report = wasm.analyze({ text, targetEnv }) as AnalyzeReport;
+  session ??= new wasm.Session();
+  const report = session.analyze({ text, targetEnv }) as AnalyzeReport;
   report.elapsedMs = performance.now() - t0;
   return report;
 }
@@ -31,15 +34,14 @@ async function handle(req: WorkerRequest): Promise<WorkerResponse> {
       };
     case "analyze":
       return { kind: "analyze", id: req.id, report: analyze(req.request.text, req.request.targetEnv) };
-    case "dot":
-      return {
-        kind: "dot",
-        id: req.id,
-        dot: wasm.cfgDot(req.text, req.targetEnv, req.function, req.options) as string,
-      };
+    case "dot": {
+      const t0 = performance.now();
+      const dot = session ? (session.cfgDot(req.function, req.options) as string) : "";
+      return { kind: "dot", id: req.id, dot, elapsedMs: performance.now() - t0 };
+    }
     case "disassembleBinary": {
-      const r = wasm.disassembleBinary(req.bytes) as { text?: string; diagnostics: Diagnostic[] };
-      return { kind: "disassembleBinary", id: req.id, text: r.text ?? undefined, diagnostics: r.diagnostics };
+      const r = wasm.disassemble(req.bytes, undefined) as { ok: boolean; text: string; diagnostics: Diagnostic[] };
+      return { kind: "disassembleBinary", id: req.id, text: r.ok ? r.text : undefined, diagnostics: r.diagnostics };
     }
     case "encodeShare": {
       const fragment = wasm.encodeShare(req.state) as string;

@@ -7,8 +7,6 @@ import type { AnalyzeReport, Diagnostic, DotOptions } from "../api";
 import { EXAMPLES } from "../gallery/index";
 import { mountCfgPanel, type CfgHost } from "./index";
 
-type Fn = (...args: unknown[]) => unknown;
-const api = engine as unknown as Record<string, Fn | undefined>;
 
 interface HostEvent {
   kind: "hover" | "select" | "function";
@@ -21,16 +19,16 @@ let source: { text: string; targetEnv: string } | undefined;
 let canned: Record<number, string> | undefined;
 let lastReport: AnalyzeReport | undefined;
 
-/** The engine's analyze, whichever way it takes its arguments. */
+/** The engine's session: the last analysis, which the drawings read. */
+let session: engine.Session | undefined;
+
 function analyze(text: string, targetEnv: string): AnalyzeReport {
-  const f = api.analyze!;
-  return (f.length === 1 ? f({ text, targetEnv }) : f(text, targetEnv)) as AnalyzeReport;
+  session ??= new engine.Session();
+  return session.analyze({ text, targetEnv }) as AnalyzeReport;
 }
 
-function cfgDot(text: string, targetEnv: string, fn: number, options: DotOptions): string {
-  const f = api.cfgDot!;
-  if (f.length === 2) return f({ text, targetEnv, function: fn }, options) as string;
-  return f(text, targetEnv, fn, options) as string;
+function cfgDot(fn: number, options: DotOptions): string {
+  return session ? (session.cfgDot(fn, options) as string) : "";
 }
 
 const host: CfgHost = {
@@ -42,7 +40,7 @@ const host: CfgHost = {
     }
     if (!source) return Promise.reject(new Error("no module"));
     try {
-      return Promise.resolve(cfgDot(source.text, source.targetEnv, functionId, options));
+      return Promise.resolve(cfgDot(functionId, options));
     } catch (e) {
       return Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
@@ -143,9 +141,9 @@ const fixture = {
 
 init()
   .then(() => {
-    fixture.hasEngine = typeof api.analyze === "function" && typeof api.cfgDot === "function";
-    fixture.version = typeof api.version === "function" ? String(api.version()) : "";
-    status.textContent = fixture.hasEngine ? `engine ${fixture.version}` : "engine without analyze/cfgDot: canned reports only";
+    fixture.hasEngine = typeof engine.Session === "function";
+    fixture.version = engine.version();
+    status.textContent = fixture.hasEngine ? `engine ${fixture.version}` : "engine without a Session: canned reports only";
   })
   .catch((e: unknown) => {
     status.textContent = `wasm failed to load: ${String(e)}`;

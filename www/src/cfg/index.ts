@@ -1,9 +1,11 @@
 // The CFG panel: draws a function's structured CFG (DOT from the engine, laid
-// out by Graphviz compiled to wasm), with its merge and continue edges and its
-// constructs. Owned by the CFG panel work; the page shell only calls this API.
+// out by Graphviz compiled to wasm in its own worker), with its merge and
+// continue edges and its constructs. The page shell only calls this API; the
+// DOT comes from the engine session's last analysis (core/src/analysis/dot.rs,
+// `Session.cfgDot` in web/src/lib.rs), so a toggle never analyses again.
 //
-// Conventions of the engine's DOT (web/src/lib.rs, cfgDot), which the panel
-// relies on to find the SVG elements Graphviz makes from it:
+// Conventions of the engine's DOT, which the panel relies on to find the SVG
+// elements Graphviz makes from it:
 //   nodes     id="block-<label id>"            class="block ..."
 //   edges     id="edge-<from>-<to>-<kind>"     class="edge branch|merge|continue [back]"
 //   clusters  id="construct-<index>"           class="construct <kind>"
@@ -19,7 +21,7 @@ import "./cfg.css";
 
 /** What the panel needs from the page. */
 export interface CfgHost {
-  /** DOT for one function of the current text (computed in the worker). */
+  /** DOT for one function of the last analysis (drawn in the engine's worker). */
   requestDot(functionId: number, options: DotOptions): Promise<string>;
   /** The user hovered a block (or left it): the page highlights its lines. */
   onHoverBlock(blockId: number | null): void;
