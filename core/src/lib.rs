@@ -19,7 +19,9 @@ pub mod cfg;
 pub mod diag;
 pub mod env;
 pub mod grammar;
+pub mod ir;
 pub mod module;
+pub mod reflect;
 pub mod report;
 #[cfg(feature = "serde")]
 pub mod share;
