@@ -1,9 +1,9 @@
 //! `spvlab`: the native command line of spvlab.
 //!
 //! One module per subcommand under [`cmd`], each a [`cmd::Command`] in
-//! [`cmd::COMMANDS`]; adding `val`, `cfg`, `run` or `flesh` is a new module and
-//! one line in that table. Exit codes: 0 success, 1 bad input (or a file that
-//! cannot be read or written), 2 bad usage.
+//! [`cmd::COMMANDS`] (`as`, `dis`, `val`, `cfg`, `reflect`); adding `run` or
+//! `flesh` is a new module and one line in that table. Exit codes: 0 success,
+//! 1 bad input (or a file that cannot be read or written), 2 bad usage.
 
 mod args;
 mod cmd;

@@ -220,6 +220,11 @@ pub(super) fn build(module: &Module) -> Ir<'_> {
             b.terminator = Some(i32_);
             ir.blocks.push(b);
         }
+        // Types and constants are declared outside functions (inside one, a
+        // module is invalid and they are not recorded).
+        if func.is_some() {
+            continue;
+        }
         if is_constant(opcode) {
             ir.constants.push(Constant {
                 id: at(1),
