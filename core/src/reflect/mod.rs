@@ -160,6 +160,7 @@ pub struct MemberNode {
     pub row_major: Option<bool>,
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub builtin: Option<String>,
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub ty: TypeNode,
 }
 
@@ -210,6 +211,7 @@ pub struct Resource {
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub runtime_array: Option<RuntimeArrayShape>,
     /// The type of one descriptor's data.
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub ty: TypeNode,
 }
 
@@ -502,7 +504,11 @@ pub fn resource(ir: &Ir<'_>, id: u32) -> Option<Resource> {
                 (false, _) => ResourceKind::SampledImage,
             },
             Some(Type::Sampler) => ResourceKind::Sampler,
-            Some(Type::SampledImage { .. }) => ResourceKind::CombinedImageSampler,
+            // A sampled Buffer image (GLSL's samplerBuffer) is a uniform texel buffer.
+            Some(Type::SampledImage { image }) => match ir.ty(*image).map(|t| &t.ty) {
+                Some(Type::Image { dim: DIM_BUFFER, .. }) => ResourceKind::UniformTexelBuffer,
+                _ => ResourceKind::CombinedImageSampler,
+            },
             Some(Type::Other { opcode }) if *opcode == op::OpTypeAccelerationStructureKHR => {
                 ResourceKind::AccelerationStructure
             }
@@ -515,7 +521,7 @@ pub fn resource(ir: &Ir<'_>, id: u32) -> Option<Resource> {
         .map(|(fixed_size, stride)| RuntimeArrayShape { fixed_size, stride });
     Some(Resource {
         variable: id,
-        name: ir.name(id).map(String::from),
+        name: ir.name(id).filter(|n| !n.is_empty()).map(String::from),
         kind,
         storage_class: enum_name(OperandKind::StorageClass, v.storage),
         set: v.set,
@@ -542,7 +548,7 @@ pub fn type_tree(ir: &Ir<'_>, id: u32, depth: u32) -> TypeNode {
         shape: TypeShape::Other {
             opcode: String::from("?"),
         },
-        name: ir.name(id).map(String::from),
+        name: ir.name(id).filter(|n| !n.is_empty()).map(String::from),
         size: t.and_then(|t| t.size),
         array_stride: t.and_then(|t| t.array_stride),
         element: None,
@@ -578,7 +584,7 @@ pub fn type_tree(ir: &Ir<'_>, id: u32, depth: u32) -> TypeNode {
                     .iter()
                     .enumerate()
                     .map(|(k, m)| MemberNode {
-                        name: ir.member_name(id, k as u32).map(String::from),
+                        name: ir.member_name(id, k as u32).filter(|n| !n.is_empty()).map(String::from),
                         offset: m.offset,
                         size: ir.member_size(id, k),
                         matrix_stride: m.matrix_stride,
