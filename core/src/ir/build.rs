@@ -92,11 +92,11 @@ pub(super) fn build(module: &Module) -> Ir<'_> {
         let at = |k: usize| w.get(k).copied().unwrap_or(0);
         let opcode = inst.opcode;
         // Blocks: a label starts one; anything after a terminator ends it.
-        if opcode == op::OpLabel || opcode == op::OpFunctionEnd {
-            if let Some(mut b) = block.take() {
-                b.end = i32_;
-                ir.blocks.push(b);
-            }
+        if (opcode == op::OpLabel || opcode == op::OpFunctionEnd)
+            && let Some(mut b) = block.take()
+        {
+            b.end = i32_;
+            ir.blocks.push(b);
         }
         match opcode {
             op::OpName | op::OpMemberName => {

@@ -10,7 +10,7 @@ use alloc::vec;
 fn s(text: &str) -> Vec<u32> {
     let mut b = text.as_bytes().to_vec();
     b.push(0);
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
     b.chunks(4)
