@@ -1,11 +1,11 @@
 //! `spvlab`: the native command line of spvlab.
 //!
-//! One module per subcommand under [`cmd`] (`as`, `dis`, `val`, `cfg`), each a
-//! [`cmd::Command`] in [`cmd::COMMANDS`]; a new subcommand (`run`, `flesh`) is a
-//! new module and one line in that table. `val` and `cfg` are views of core's one
-//! [`spvlab_core::analysis::Analysis`] of their input ([`io::analyze`]). Exit
-//! codes: 0 success, 1 bad input (or a file that cannot be read or written),
-//! 2 bad usage.
+//! One module per subcommand under [`cmd`] (`as`, `dis`, `val`, `cfg`,
+//! `reflect`), each a [`cmd::Command`] in [`cmd::COMMANDS`]; a new subcommand
+//! (`run`, `flesh`) is a new module and one line in that table. `val`, `cfg` and
+//! `reflect` read core's one [`spvlab_core::analysis::Analysis`] of their input
+//! ([`io::analyze`]). Exit codes: 0 success, 1 bad input (or a file that cannot
+//! be read or written), 2 bad usage.
 
 mod args;
 mod cmd;

@@ -10,8 +10,12 @@
 //!    binary order), [`diag`] (located diagnostics shared by every part),
 //!    [`env`] (target environments);
 //! 3. [`text`]: the assembler and disassembler (spirv-as / spirv-dis syntax);
+//!    [`ir`]: the typed IR, built once from the words and indexed by id (types
+//!    with their layout, constants evaluated, decorations, entry points,
+//!    globals, functions and blocks, operands resolved);
 //! 4. [`cfg`]: control flow: dominance, structural dominance, constructs;
-//! 5. [`valid`]: the validator;
+//! 5. [`valid`]: the validator (reads the IR); [`reflect`]: resources, workgroup
+//!    size and built-ins of each entry point, from the IR;
 //! 6. (the interpreter and the WGSL writer, to come);
 //! 7. [`analysis`]: one analysis of a module and its views (the page's report,
 //!    the DOT drawing, rendered diagnostics);
@@ -27,7 +31,9 @@ pub mod cfg;
 pub mod diag;
 pub mod env;
 pub mod grammar;
+pub mod ir;
 pub mod module;
+pub mod reflect;
 #[cfg(feature = "serde")]
 pub mod share;
 pub mod text;

@@ -13,6 +13,7 @@
 //!   its workspace. `session.analyze({ text, targetEnv })` → `AnalyzeReport`;
 //!   `session.cfgDot(functionId?, options?)` → the DOT of that function of the
 //!   last analysis (no second analysis: a CFG toggle only redraws);
+//!   `session.reflect()` → its resources, workgroup size and built-ins;
 //! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics }`
 //! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics }`
 //!   with `options = { rawId?, header?, indent? }`
@@ -233,6 +234,13 @@ impl Session {
         to_js(&self.analyze_text(&req.text, &env)?)
     }
 
+    /// `session.reflect()` → the last analysis's `Reflection` (resources,
+    /// workgroup size and built-ins per entry point), or `null` without a module.
+    #[wasm_bindgen(js_name = reflect)]
+    pub fn js_reflect(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.analysis.as_ref().and_then(Analysis::reflect))
+    }
+
     /// `session.cfgDot(functionId?, options?)` → DOT text of the last analysis.
     #[wasm_bindgen(js_name = cfgDot)]
     pub fn js_cfg_dot(&self, function_id: Option<u32>, options: JsValue) -> Result<String, JsValue> {
@@ -378,6 +386,8 @@ mod tests {
         assert_eq!(s.dot(Some(r.functions[0].id), &DotOptions::default()), dot);
         assert_eq!(s.dot(Some(999), &DotOptions::default()), "");
         // A text that does not assemble: nothing to draw.
+        let refl = s.analysis.as_ref().and_then(Analysis::reflect).unwrap();
+        assert_eq!(refl.entry_points[0].name, "main");
         assert!(!s.analyze_text("OpFoo\n", "spv1.6").unwrap().assembled);
         assert_eq!(s.dot(None, &DotOptions::default()), "");
     }

@@ -7,6 +7,7 @@ use crate::error::CliError;
 pub mod assemble;
 pub mod cfg;
 pub mod disassemble;
+pub mod reflect;
 pub mod validate;
 
 /// A subcommand: its name, one-line summary, full help and entry point.
@@ -18,7 +19,7 @@ pub struct Command {
 }
 
 /// Every subcommand, in the order `spvlab --help` lists them.
-pub const COMMANDS: &[Command] = &[assemble::COMMAND, disassemble::COMMAND, validate::COMMAND, cfg::COMMAND];
+pub const COMMANDS: &[Command] = &[assemble::COMMAND, disassemble::COMMAND, validate::COMMAND, cfg::COMMAND, reflect::COMMAND];
 
 pub fn find(name: &str) -> Option<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name)

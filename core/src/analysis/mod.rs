@@ -20,6 +20,8 @@ pub mod report;
 
 use crate::binary;
 use crate::cfg::{self, ModuleCfg};
+use crate::ir::Ir;
+use crate::reflect::{self, Reflection};
 use crate::diag::{self, SpanUnit};
 use crate::text::asm::{AsmOptions, InstSpan, TextNames, assemble_with_map, inst_at};
 use crate::text::dis::{DisOptions, Names, disassemble_module_indexed};
@@ -284,6 +286,17 @@ impl Analysis {
         fs.iter()
             .position(|f| self.friendly_name(f.id) == name)
             .or_else(|| name.parse::<u32>().ok().and_then(|id| fs.iter().position(|f| f.id == id)))
+    }
+
+    /// The typed IR of the module (one pass over it, built on each call: it
+    /// borrows the module this analysis owns).
+    pub fn ir(&self) -> Option<Ir<'_>> {
+        self.module.as_ref().map(Ir::build)
+    }
+
+    /// The resources, workgroup size and built-ins of each entry point.
+    pub fn reflect(&self) -> Option<Reflection> {
+        self.ir().map(|ir| reflect::reflect(&ir))
     }
 
     /// The DOT drawing of the function with result id `function` (`None`: the

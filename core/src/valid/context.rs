@@ -1,30 +1,26 @@
 //! What every validation pass shares.
 
 use super::Options;
-use crate::binary::parse::{IdMap, OperandParser, ParsedOperand};
+use crate::binary::parse::ParsedOperand;
 use crate::cfg::{self, ModuleCfg};
 use crate::diag::Severity;
-use crate::grammar::{self, InstructionDesc, OperandKind};
+use crate::grammar::{self, InstructionDesc};
+use crate::ir::{Ir, Problem};
 use crate::text::dis::names::Names;
 use crate::{Diagnostic, Instruction, Module, Span};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// The state of one validation: the module with its operands parsed, the
-/// definitions, the CFG (built on first use), and the diagnostics so far.
+/// The state of one validation: the module's IR (operands parsed once,
+/// definitions, types), the CFG (built on first use), and the diagnostics so far.
 pub struct Context<'m> {
     pub module: &'m Module,
     pub opts: &'m Options,
     /// The module's SPIR-V version `(major, minor)`.
     pub version: (u8, u8),
-    /// The word offset of each instruction.
-    offsets: Vec<u32>,
-    /// Parsed operands of all instructions, flat; `op_ranges[i]` indexes it.
-    ops: Vec<ParsedOperand>,
-    op_ranges: Vec<(u32, u32)>,
-    /// Instruction index + 1 of each id's definition (0: not defined).
-    defs: IdMap<u32>,
+    /// The typed IR: operands, definitions, types, decorations.
+    ir: Ir<'m>,
     cfg: Option<ModuleCfg>,
     names: Option<Names>,
     /// The names the text gave its ids, when validating assembled text.
@@ -36,50 +32,44 @@ impl<'m> Context<'m> {
     /// Parse every instruction's operands and record definitions. Operand
     /// problems (the binary's own errors) are reported here.
     pub fn new(module: &'m Module, opts: &'m Options) -> Context<'m> {
-        let n = module.instructions.len();
-        let bound = module.header.bound;
+        Context::with_ir(Ir::build(module), opts)
+    }
+
+    /// A context over an IR already built. Operand problems (the binary's own
+    /// errors) are reported here.
+    pub fn with_ir(ir: Ir<'m>, opts: &'m Options) -> Context<'m> {
+        let module = ir.module;
         let mut cx = Context {
             module,
             opts,
             version: module.header.version(),
-            offsets: Vec::with_capacity(n),
-            ops: Vec::with_capacity(n * 3),
-            op_ranges: Vec::with_capacity(n),
-            defs: IdMap::new(bound.min(module.word_count() as u32 + 1)),
+            ir,
             cfg: None,
             names: None,
             text_names: None,
             diags: Vec::new(),
         };
-        let mut parser = OperandParser::new(bound.min(module.word_count() as u32 + 1));
-        let mut scratch = Vec::new();
-        let mut offset = 5usize;
-        for (i, inst) in module.instructions.iter().enumerate() {
-            cx.offsets.push(offset as u32);
-            let start = cx.ops.len() as u32;
-            match parser.parse(inst.opcode, &inst.operands, offset, &mut scratch) {
-                Ok(()) => {
-                    cx.ops.extend_from_slice(&scratch);
-                    if let Some(id) = inst_result_id(inst, &scratch) {
-                        if id >= bound {
-                            let e = Diagnostic::error(
-                                "val.id-bound",
-                                cx.word_span(offset, inst.word_count()),
-                                format!("Result <id> {id} must be less than the id bound {bound}"),
-                            )
-                            .in_binary();
-                            cx.diags.push(e);
-                        } else {
-                            cx.defs.set(id, i as u32 + 1);
-                        }
-                    }
+        for p in &cx.ir.problems {
+            let d = match p {
+                Problem::Operands(e) => e.to_diagnostic(),
+                &Problem::IdOutOfBound { inst, id, bound } => {
+                    let i = inst as usize;
+                    Diagnostic::error(
+                        "val.id-bound",
+                        cx.span(i),
+                        format!("Result <id> {id} must be less than the id bound {bound}"),
+                    )
+                    .in_binary()
                 }
-                Err(e) => cx.diags.push(e.to_diagnostic()),
-            }
-            cx.op_ranges.push((start, cx.ops.len() as u32));
-            offset += inst.word_count();
+            };
+            cx.diags.push(d);
         }
         cx
+    }
+
+    /// The module's IR.
+    pub fn ir(&self) -> &Ir<'m> {
+        &self.ir
     }
 
     fn word_span(&self, offset: usize, count: usize) -> Span {
@@ -93,21 +83,12 @@ impl<'m> Context<'m> {
 
     /// The parsed operands of instruction `i` (empty if it did not parse).
     pub fn operands(&self, i: usize) -> &[ParsedOperand] {
-        let (a, b) = self.op_ranges.get(i).copied().unwrap_or((0, 0));
-        &self.ops[a as usize..b as usize]
+        self.ir.parsed(i)
     }
 
     /// The words of operand `k` of instruction `i`.
     pub fn operand_words(&self, i: usize, k: usize) -> &'m [u32] {
-        let inst = &self.module.instructions[i];
-        match self.operands(i).get(k) {
-            Some(o) => {
-                let s = (o.start as usize).min(inst.operands.len());
-                let e = (s + o.len as usize).min(inst.operands.len());
-                &inst.operands[s..e]
-            }
-            None => &[],
-        }
+        self.ir.operand_words(i, k)
     }
 
     /// The grammar entry of instruction `i`.
@@ -117,10 +98,7 @@ impl<'m> Context<'m> {
 
     /// The index of the instruction that defines `id`.
     pub fn def(&self, id: u32) -> Option<usize> {
-        match self.defs.get(id) {
-            0 => None,
-            i => Some(i as usize - 1),
-        }
+        self.ir.def(id)
     }
 
     /// The defining instruction of `id`.
@@ -135,9 +113,7 @@ impl<'m> Context<'m> {
 
     /// The result type of value `id`.
     pub fn type_of(&self, id: u32) -> Option<u32> {
-        let i = self.def(id)?;
-        let d = self.desc(i)?;
-        if d.has_result_type() { self.module.instructions[i].operands.first().copied() } else { None }
+        self.ir.type_of(id)
     }
 
     /// The CFG of the module (computed on first use).
@@ -170,14 +146,18 @@ impl<'m> Context<'m> {
 
     /// The word span of instruction `i`.
     pub fn span(&self, i: usize) -> Span {
-        let off = self.offsets.get(i).copied().unwrap_or(5) as usize;
-        let count = self.module.instructions.get(i).map_or(1, |x| x.word_count());
+        let off = self.ir.offset(i) as usize;
+        let count = self
+            .module
+            .instructions
+            .get(i)
+            .map_or(1, |x| x.word_count());
         self.word_span(off, count)
     }
 
     /// The word offset of instruction `i`.
     pub fn offset(&self, i: usize) -> u32 {
-        self.offsets.get(i).copied().unwrap_or(5)
+        self.ir.offset(i)
     }
 
     /// Report an error at instruction `i`; returns it so that labels, related
@@ -193,24 +173,11 @@ impl<'m> Context<'m> {
         self.diags.iter().any(|d| d.severity == Severity::Error)
     }
 
-    /// The diagnostics, sorted by position.
-    pub fn finish(self) -> Vec<Diagnostic> {
-        self.finish_with_cfg().0
-    }
-
     /// The diagnostics, sorted by position, and the CFG if a pass built it.
     pub fn finish_with_cfg(mut self) -> (Vec<Diagnostic>, Option<ModuleCfg>) {
         self.diags.sort_by_key(|d| (d.span.start, d.span.end));
         (self.diags, self.cfg)
     }
-}
-
-/// The result id of an instruction, from its parsed operands.
-fn inst_result_id(inst: &Instruction, ops: &[ParsedOperand]) -> Option<u32> {
-    ops.iter()
-        .take(2)
-        .find(|o| o.kind == OperandKind::IdResult)
-        .and_then(|o| inst.operands.get(o.start as usize).copied())
 }
 
 // Control-flow family helpers.
