@@ -286,12 +286,35 @@ fn function_trees_and_constructs_match_naive() {
         check_tree(&f.spdom, &spdom, n, "spdom");
         let sd = |a: u32, b: usize| sdom[b].is_some_and(|d| d >> a & 1 == 1);
         let spd = |a: u32, b: usize| a as usize == b || spdom[b].is_some_and(|d| d >> a & 1 == 1);
-        // Back edges: branch edges whose target structurally dominates... no:
-        // a back edge's target is an ancestor in the DFS, so it is structurally
-        // reachable and so is its source.
+        // Back edges: a back edge's target is an ancestor of its source in the
+        // search, so it reaches the source over structured edges; and when the
+        // search starts at the entry block (it has no predecessor), a branch
+        // to a structural dominator of its source is a back edge.
+        let reaches = |a: usize, b: usize| {
+            let mut seen = vec![false; n];
+            let mut st = vec![a];
+            while let Some(v) = st.pop() {
+                if v == b {
+                    return true;
+                }
+                if !core::mem::replace(&mut seen[v], true) {
+                    st.extend(ssucc[v].iter().copied());
+                }
+            }
+            false
+        };
         for e in f.back_edges() {
             assert!(e.kind == EdgeKind::Branch);
-            assert!(sdom[e.from as usize].is_some() && sdom[e.to as usize].is_some());
+            assert!(reaches(e.to as usize, e.from as usize));
+            assert!(f.back_edge_pairs().contains(&(e.from, e.to)));
+        }
+        assert!(f.back_edge_pairs().iter().all(|&(a, b)| f.back_edges().any(|e| (e.from, e.to) == (a, b))));
+        if !f.edges.iter().any(|e| e.to == 0) {
+            for (i, e) in f.edges.iter().enumerate() {
+                if e.kind == EdgeKind::Branch && sd(e.to, e.from as usize) {
+                    assert!(f.is_back_edge(i), "edge {e:?}");
+                }
+            }
         }
         // Constructs against their definitions.
         for (c, k) in f.constructs().iter().enumerate() {
@@ -300,17 +323,16 @@ fn function_trees_and_constructs_match_naive() {
                 .filter(|&x| sdom[x].is_some())
                 .filter(|&x| {
                     let under_merge = k.merge.is_some_and(|mm| sd(mm, x));
-                    let in_cont = |k: &Construct| match (k.continue_target, k.back_edge_block) {
-                        (None, _) => false,
-                        (Some(ct), Some(bb)) => sd(ct, x) && spd(bb, x),
-                        (Some(ct), None) => sd(ct, x) && !under_merge,
-                    };
+                    let under_ct = k.continue_target.is_some_and(|ct| sd(ct, x));
                     match k.kind {
                         ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => {
                             sd(k.entry, x) && !under_merge
                         }
-                        ConstructKind::Continue => in_cont(k),
-                        ConstructKind::Loop => sd(k.entry, x) && !in_cont(k) && !under_merge,
+                        ConstructKind::Continue => match k.back_edge_block {
+                            Some(bb) => under_ct && (spd(bb, x) || !sd(bb, x)),
+                            None => under_ct && !under_merge,
+                        },
+                        ConstructKind::Loop => sd(k.entry, x) && !under_ct && !under_merge,
                     }
                 })
                 .map(|x| x as u32)
