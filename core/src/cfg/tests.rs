@@ -462,3 +462,68 @@ fn switch_literal_width_comes_from_the_selector_type() {
     assert_eq!(f.construct_parent(1), Some(sw));
     assert_eq!(f.innermost_construct(3), None);
 }
+
+#[test]
+fn back_edges_of_cycles_the_entry_does_not_reach() {
+    // 0: return; 1 (unreachable): loop header, merge 3, continue 2; 2 -> 1; 3: return.
+    let m = module_of(vec![
+        inst(op::OpLabel, &[L0]),
+        inst(op::OpReturn, &[]),
+        inst(op::OpLabel, &[L0 + 1]),
+        inst(op::OpLoopMerge, &[L0 + 3, L0 + 2, 0]),
+        inst(op::OpBranch, &[L0 + 2]),
+        inst(op::OpLabel, &[L0 + 2]),
+        inst(op::OpBranch, &[L0 + 1]),
+        inst(op::OpLabel, &[L0 + 3]),
+        inst(op::OpReturn, &[]),
+    ]);
+    let cfg = analyze(&m);
+    let f = &cfg.functions[0];
+    // The search goes on from block 1, the first block the entry does not
+    // reach: 2 -> 1 branches to a block on the stack.
+    assert_eq!(f.back_edge_pairs(), &[(2, 1)]);
+    assert_eq!(f.back_edge_blocks(1), &[2]);
+    assert!(f.roles(2).contains(Roles::BACK_EDGE_BLOCK));
+    assert!(!f.is_structurally_reachable(1));
+    // Neither the header nor its continue target is reachable: no constructs.
+    assert!(f.constructs().is_empty());
+}
+
+#[test]
+fn back_edge_search_starts_at_blocks_without_predecessors() {
+    // The entry block 0 is the loop's continue target, so it has a structural
+    // predecessor; block 3 has none and the search starts there:
+    // 3 -> 1 -> (merge 4, continue 0 -> 1 on the stack), so 0 -> 1 is the back
+    // edge (spirv-val v2025.5 accepts this function).
+    let m = module_of(vec![
+        inst(op::OpLabel, &[L0]),
+        inst(op::OpBranch, &[L0 + 1]),
+        inst(op::OpLabel, &[L0 + 1]),
+        inst(op::OpLoopMerge, &[L0 + 4, L0, 0]),
+        inst(op::OpBranchConditional, &[COND, L0 + 2, L0 + 4]),
+        inst(op::OpLabel, &[L0 + 2]),
+        inst(op::OpBranch, &[L0 + 4]),
+        inst(op::OpLabel, &[L0 + 3]),
+        inst(op::OpBranch, &[L0 + 1]),
+        inst(op::OpLabel, &[L0 + 4]),
+        inst(op::OpReturn, &[]),
+    ]);
+    let cfg = analyze(&m);
+    let f = &cfg.functions[0];
+    assert_eq!(f.back_edge_pairs(), &[(0, 1)]);
+    let lp = f.header_construct(1).unwrap();
+    assert_eq!(f.constructs()[lp as usize].back_edge_block, Some(0));
+    // The continue construct SDom(0) ∩ (SPDom(0) ∪ ¬SDom(0)) is {0}; the loop
+    // construct SDom(1) − SDom(0) − SDom(4) is empty (0 dominates everything).
+    let cont = (0..f.constructs().len() as u32)
+        .find(|&c| f.constructs()[c as usize].kind == ConstructKind::Continue)
+        .unwrap();
+    assert_eq!(f.construct_blocks(cont), vec![0]);
+    assert!(f.construct_blocks(lp).is_empty());
+    // Structured exits: the loop leaves to its merge or continue target only;
+    // the continue construct to the header or the merge.
+    assert!(f.is_structured_exit(lp, 4) && f.is_structured_exit(lp, 0));
+    assert!(!f.is_structured_exit(lp, 2));
+    assert!(f.is_structured_exit(cont, 1) && f.is_structured_exit(cont, 4));
+    assert!(!f.is_structured_exit(cont, 2));
+}
