@@ -483,9 +483,23 @@ fn fig9_back_edge_block_must_post_dominate_continue_target() {
         lf.constructs()[lp as usize].continue_target,
         Some(left.b(2))
     );
-    // The continue construct is SDom(2) ∩ SPDom(3): the blob and 3, not 2.
-    assert_eq!(left.set(Continue, 2), vec![3, 10, 11]);
-    assert_eq!(left.set(Loop, 2), vec![2]);
+    // The paper's continue construct is SDom(2) ∩ SPDom(3): the blob and 3, not 2.
+    let sdom2: Vec<u32> = [1, 2, 3, 4, 10, 11].into_iter().filter(|&x| left.sdom(2, x)).collect();
+    assert_eq!(sdom2, vec![2, 3, 4, 10, 11]);
+    let paper: Vec<u32> = sdom2.iter().copied().filter(|&x| left.spdom(3, x)).collect();
+    assert_eq!(paper, vec![3, 10, 11]);
+    // The figure is invalid (3 does not structurally post-dominate 2), and the
+    // analysis evaluates the constructs as spirv-val v2025.5 does
+    // (source/val/construct.cpp, `Construct::blocks`), which decides the error
+    // reported: the continue construct is SDom(C) ∩ (SPDom(B) ∪ ¬SDom(B)), here
+    // adding 2 and 4, which 3 neither structurally dominates nor post-dominates
+    // (nor does it dominate 10 and 11, which it post-dominates); the loop construct is
+    // SDom(L) − SDom(C) − SDom(M), empty when the header is its own continue
+    // target. (On valid modules both forms are the paper's sets.)
+    let not_sdom3: Vec<u32> = sdom2.iter().copied().filter(|&x| !left.sdom(3, x)).collect();
+    assert_eq!(not_sdom3, vec![2, 4, 10, 11]);
+    assert_eq!(left.set(Continue, 2), vec![2, 3, 4, 10, 11]);
+    assert_eq!(left.set(Loop, 2), Vec::<u32>::new());
     // A header that is its own continue target: the loop construct is not
     // inside its continue construct.
     assert_eq!(left.parent(Loop, 2), None);

@@ -7,14 +7,27 @@
 //! * case construct of each distinct `OpSwitch` Target or Default T that is
 //!   not M: SDom(T) − SDom(M);
 //! * continue construct of a loop with continue target C and back-edge block
-//!   B: SDom(C) ∩ SPDom(B);
-//! * loop construct of a loop header L with merge M: SDom(L) − continue
-//!   construct − SDom(M).
+//!   B: SDom(C) ∩ (SPDom(B) ∪ ¬SDom(B));
+//! * loop construct of a loop header L with merge M: SDom(L) − SDom(C) − SDom(M).
 //!
-//! Only structurally reachable headers have constructs (the spec places no
-//! requirement on structurally unreachable ones). When a loop has no back-edge
-//! block (an invalid module) its continue construct is SDom(C) − SDom(M); with
-//! several, the first (in edge order) structurally dominated by C is used.
+//! The last two are the spec's "SDom(C) ∩ SPDom(B)" and "SDom(L) − continue
+//! construct − SDom(M)" written as spirv-val v2025.5 evaluates them
+//! (`Construct::blocks`); they are the same sets whenever B structurally
+//! post-dominates C and no block of SDom(B) − SPDom(B) lies outside SDom(M),
+//! which the structured rules require of a valid module. On invalid modules
+//! the spirv-val form decides which error is reported, so it is the one kept.
+//!
+//! A construct exists when its entry block is structurally reachable, as
+//! spirv-val checks exactly those: selection, switch and loop constructs (and
+//! the case constructs of a switch) of structurally reachable headers, and a
+//! continue construct when its continue target is (which adds, to the
+//! constructs of reachable headers, the continue constructs of unreachable
+//! loop headers whose continue target is reached otherwise, always an error).
+//!
+//! The back-edge block B of a loop is the last one the back-edge search finds
+//! ([`FunctionCfg::back_edge_pairs`]), as spirv-val sets it; a valid loop has
+//! exactly one. When a loop has none (an invalid module) its continue
+//! construct is drawn as SDom(C) − SDom(M).
 //!
 //! Every set is `SDom(entry)` — a preorder interval of the structural
 //! dominator tree — minus subtrees, intersected with a post-dominator subtree
@@ -66,12 +79,24 @@ pub struct Construct {
     pub merge: Option<u32>,
     /// Loop and continue constructs: the continue target, if a block.
     pub continue_target: Option<u32>,
-    /// Loop and continue constructs: the back-edge block used by the definition.
+    /// Loop and continue constructs: the back-edge block used by the definition
+    /// (the last one the back-edge search finds).
     pub back_edge_block: Option<u32>,
     /// The smallest enclosing construct (index into [`FunctionCfg::constructs`]).
     pub parent: Option<u32>,
     /// 1 for an outermost construct.
     pub depth: u32,
+}
+
+impl Construct {
+    /// The block where the construct ends (spirv-val's exit block): the
+    /// merge block, or for a continue construct its back-edge block.
+    pub fn exit(&self) -> Option<u32> {
+        match self.kind {
+            ConstructKind::Continue => self.back_edge_block,
+            _ => self.merge,
+        }
+    }
 }
 
 /// Rank of a construct among those sharing an entry block, outermost first.
@@ -122,29 +147,92 @@ impl FunctionCfg {
         if !self.sdom.in_subtree(k.entry, x) {
             return false;
         }
-        let under_merge = |x: u32| k.merge.is_some_and(|m| self.sdom.in_subtree(m, x));
+        let under = |b: Option<u32>| b.is_some_and(|b| self.sdom.in_subtree(b, x));
         match k.kind {
             ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => {
-                !under_merge(x)
+                !under(k.merge)
             }
-            ConstructKind::Continue => self.in_continue(k, x),
-            ConstructKind::Loop => {
-                !under_merge(x) && !k.continue_target.is_some_and(|_| self.in_continue(k, x))
-            }
+            ConstructKind::Continue => match k.back_edge_block {
+                Some(b) => self.spdom.dominates(b, x) || !self.sdom.dominates(b, x),
+                None => !under(k.merge),
+            },
+            ConstructKind::Loop => !under(k.merge) && !under(k.continue_target),
         }
     }
 
-    /// Membership in the continue construct of the loop described by `k`.
-    fn in_continue(&self, k: &Construct, x: u32) -> bool {
-        let Some(ct) = k.continue_target else {
+    /// The next block outwards from `b` when looking for the constructs that
+    /// enclose it: the first header (in block order) that declares `b` as its
+    /// merge block and structurally dominates it, else `b`'s immediate
+    /// structural dominator.
+    fn next_outward(&self, b: u32) -> Option<u32> {
+        for &h in self.merge_headers(b) {
+            if h != b && self.structurally_dominates(h, b) {
+                return Some(h);
+            }
+        }
+        self.sdom.idom(b)
+    }
+
+    /// Whether a branch to `dest` that leaves construct `c` is a structured
+    /// exit (SPIR-V 1.6r2 section 2.11, as spirv-val v2025.5 checks it in
+    /// `Construct::IsStructuredExit`):
+    ///
+    /// * loop construct: to its merge block or its continue target;
+    /// * continue construct: to its loop header or the loop's merge block;
+    /// * selection construct: to its merge block, or, walking outwards from the
+    ///   header (see below), to the merge block or continue target of the
+    ///   nearest enclosing loop, or to the merge block of the nearest
+    ///   enclosing switch (no switch merge past a switch already passed);
+    /// * switch construct (and its case constructs): to its merge block, or to
+    ///   the merge block or continue target of the nearest enclosing loop
+    ///   (enclosing switches do not count).
+    ///
+    /// The walk outwards goes from a block to the header that declares it as
+    /// merge block, else to its immediate structural dominator, and reads
+    /// only merge instructions that immediately precede their block's
+    /// terminator ([`FunctionCfg::adjacent_merge`]); headers whose merge block
+    /// structurally dominates the construct's header are passed over.
+    pub fn is_structured_exit(&self, c: u32, dest: u32) -> bool {
+        let Some(k) = self.constructs.get(c as usize) else {
             return false;
         };
-        if !self.sdom.in_subtree(ct, x) {
-            return false;
-        }
-        match k.back_edge_block {
-            Some(b) => self.spdom.dominates(b, x),
-            None => !k.merge.is_some_and(|m| self.sdom.in_subtree(m, x)),
+        match k.kind {
+            ConstructKind::Loop => Some(dest) == k.merge || Some(dest) == k.continue_target,
+            ConstructKind::Continue => dest == k.header || Some(dest) == k.merge,
+            ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => {
+                if Some(dest) == k.merge {
+                    return true;
+                }
+                let header_is_switch = k.kind != ConstructKind::Selection;
+                let mut seen_switch = false;
+                let mut block = self.next_outward(k.header);
+                while let Some(b) = block {
+                    let term = self.blocks[b as usize].terminator_opcode;
+                    if let Some(m) = self.adjacent_merge(b)
+                        && (m.kind == MergeKind::Loop
+                            || (!header_is_switch && term == Some(op::OpSwitch)))
+                    {
+                        if m.merge_block.is_some_and(|mb| self.structurally_dominates(mb, k.header)) {
+                            block = self.next_outward(b);
+                            continue;
+                        }
+                        let is_loop = m.kind == MergeKind::Loop;
+                        let to_merge = (!seen_switch || is_loop) && m.merge_block == Some(dest);
+                        let to_continue = is_loop && m.continue_block == Some(dest);
+                        if to_merge || to_continue {
+                            return true;
+                        }
+                        if term == Some(op::OpSwitch) {
+                            seen_switch = true;
+                        }
+                        if is_loop {
+                            return false;
+                        }
+                    }
+                    block = self.next_outward(b);
+                }
+                false
+            }
         }
     }
 
@@ -213,12 +301,15 @@ impl FunctionCfg {
 pub(super) fn build(cfg: &mut FunctionCfg) {
     let n = cfg.blocks.len();
     let mut constructs: Vec<Construct> = Vec::new();
+    // The back-edge block of each loop header: the last found.
+    let mut last_back = vec![NONE; n];
+    for &(from, to) in cfg.back_edge_pairs() {
+        last_back[to as usize] = from;
+    }
     for h in 0..n as u32 {
         let b = &cfg.blocks[h as usize];
         let Some(m) = b.merge else { continue };
-        if !cfg.sdom.contains(h) {
-            continue;
-        }
+        let reachable = cfg.sdom.contains(h);
         let base = Construct {
             kind: ConstructKind::Selection,
             entry: h,
@@ -232,25 +323,17 @@ pub(super) fn build(cfg: &mut FunctionCfg) {
         match m.kind {
             MergeKind::Loop => {
                 let ct = m.continue_block;
-                let mut back: Option<u32> = None;
-                for &s in cfg.back_edge_blocks(h) {
-                    let inside = ct.is_some_and(|c| cfg.sdom.dominates(c, s));
-                    if inside {
-                        back = Some(s);
-                        break;
-                    }
-                    if back.is_none() {
-                        back = Some(s);
-                    }
-                }
+                let back = Some(last_back[h as usize]).filter(|&s| s != NONE);
                 let lp = Construct {
                     kind: ConstructKind::Loop,
                     continue_target: ct,
                     back_edge_block: back,
                     ..base
                 };
-                constructs.push(lp);
-                if let Some(c) = ct {
+                if reachable {
+                    constructs.push(lp);
+                }
+                if let Some(c) = ct.filter(|&c| cfg.sdom.contains(c)) {
                     constructs.push(Construct {
                         kind: ConstructKind::Continue,
                         entry: c,
@@ -258,6 +341,7 @@ pub(super) fn build(cfg: &mut FunctionCfg) {
                     });
                 }
             }
+            _ if !reachable => {}
             MergeKind::Selection if b.terminator_opcode == Some(op::OpSwitch) => {
                 constructs.push(Construct {
                     kind: ConstructKind::Switch,

@@ -10,10 +10,17 @@
 //! * dominator and post-dominator trees, regular (branch edges) and structural
 //!   (all edges), with O(1) queries;
 //! * back edges: branch edges to a block on the stack of a depth-first search
-//!   over structured edges from the entry block;
+//!   over structured edges that starts at the entry block and goes on from the
+//!   blocks it did not reach (see [`FunctionCfg::back_edge_pairs`]), so that
+//!   cycles of unreachable blocks have back edges too, as spirv-val finds them;
 //! * the structured constructs (selection, switch, loop, continue, case) as block
 //!   sets defined with structural (post-)dominance, the innermost construct of
-//!   each block, and the construct tree.
+//!   each block, the construct tree, and which branches leave a construct by a
+//!   structured exit ([`FunctionCfg::is_structured_exit`]).
+//!
+//! This is the one definition of back edges, constructs and construct exits:
+//! the page draws it and the validator's structured rules (`valid::cfg`) judge
+//! it.
 //!
 //! Nothing here panics or recurses: malformed functions (a missing terminator,
 //! a branch to an id that is not a label of the function, ...) are analysed as
@@ -285,8 +292,14 @@ pub struct FunctionCfg {
     roles: Vec<Roles>,
     /// Per edge: whether it is a back edge.
     back_edge: Vec<bool>,
+    /// The back edges as (source, target) blocks, deduplicated, in the order
+    /// the search finds them.
+    back_pairs: Vec<(u32, u32)>,
     /// Per block: the sources of the back edges to it.
     back_sources: Csr,
+    /// Per block: the headers whose merge instruction names it as Merge Block,
+    /// in block order.
+    merge_headers: Csr,
     /// Dominators over branch edges.
     pub dom: DomTree,
     /// Dominators over structured edges (branch, merge, continue).
@@ -724,6 +737,28 @@ impl FunctionCfg {
         self.back_sources.of(header)
     }
 
+    /// The back edges as distinct (source block, target block) pairs, in the
+    /// order the depth-first search finds them (the order spirv-val reports
+    /// them in). An edge counts whether or not the entry block reaches it.
+    pub fn back_edge_pairs(&self) -> &[(u32, u32)] {
+        &self.back_pairs
+    }
+
+    /// The headers whose merge instruction names `b` as its Merge Block, in
+    /// block order.
+    pub fn merge_headers(&self, b: u32) -> &[u32] {
+        self.merge_headers.of(b)
+    }
+
+    /// The block's merge instruction if it immediately precedes the
+    /// terminator (where a merge instruction must be; spirv-val reads a
+    /// block's merge instruction there and nowhere else).
+    pub fn adjacent_merge(&self, b: u32) -> Option<MergeInfo> {
+        let blk = self.blocks.get(b as usize)?;
+        let t = blk.terminator?;
+        blk.merge.filter(|m| t > blk.start + 1 && m.instruction + 1 == t)
+    }
+
     /// Compute everything after the edges.
     fn analyse(&mut self) {
         let n = self.blocks.len();
@@ -766,37 +801,97 @@ impl FunctionCfg {
         self.spdom = post(&all_pairs);
 
         self.find_back_edges();
+        let merges: Vec<(u32, u32)> = (0..n as u32)
+            .filter_map(|h| Some((self.blocks[h as usize].merge?.merge_block?, h)))
+            .collect();
+        self.merge_headers = Csr::from_pairs(n, &merges);
         self.assign_roles(&exits);
         construct::build(self);
     }
 
-    /// Depth-first search over structured edges from the entry; a branch edge
-    /// to a block on the stack is a back edge.
+    /// The back edges: a depth-first search over structured edges (merge,
+    /// continue, then branch edges, in that order per block) from a pseudo
+    /// entry whose successors are, in block order, the blocks without
+    /// structural predecessors (the entry block first, in a well-formed
+    /// function) and then one block of each part of the graph they do not
+    /// reach (the first such block in block order). When a structured edge
+    /// `v -> t` meets `t` on the stack, the branch edges `v -> t` are back
+    /// edges. This is spirv-val's search (`ComputeAugmentedCFG` and the back-
+    /// edge traversal of `PerformCfgChecks`): from the entry block it finds
+    /// what a search from the entry alone finds, and it also finds the back
+    /// edges of cycles that the entry block does not reach.
     fn find_back_edges(&mut self) {
         let n = self.blocks.len();
         self.back_edge = vec![false; self.edges.len()];
-        let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
-        let mut stack: Vec<(u32, usize)> = vec![(0, self.edge_range(0).start)];
-        state[0] = 1;
-        while let Some(top) = stack.last_mut() {
-            let (v, i) = *top;
-            if i < self.edge_range(v).end {
-                top.1 += 1;
-                let e = self.edges[i];
-                match state[e.to as usize] {
-                    0 => {
-                        state[e.to as usize] = 1;
-                        stack.push((e.to, self.edge_range(e.to).start));
-                    }
-                    1 if e.kind == EdgeKind::Branch => self.back_edge[i] = true,
-                    _ => {}
+        self.back_pairs = Vec::new();
+        let mut has_pred = vec![false; n];
+        for e in &self.edges {
+            has_pred[e.to as usize] = true;
+        }
+        let mut roots: Vec<u32> = (0..n as u32).filter(|&b| !has_pred[b as usize]).collect();
+        let mut mark = vec![false; n];
+        let mut st: Vec<u32> = Vec::new();
+        let mut flood = |start: u32, mark: &mut Vec<bool>, f: &FunctionCfg| {
+            st.push(start);
+            while let Some(v) = st.pop() {
+                if !core::mem::replace(&mut mark[v as usize], true) {
+                    st.extend(f.out_edges(v).iter().map(|e| e.to));
                 }
-            } else {
-                state[v as usize] = 2;
-                stack.pop();
+            }
+        };
+        for &r in &roots {
+            flood(r, &mut mark, self);
+        }
+        for b in 0..n as u32 {
+            if !mark[b as usize] {
+                roots.push(b);
+                flood(b, &mut mark, self);
             }
         }
-        let mut pairs: Vec<(u32, u32)> = self.back_edges().map(|e| (e.to, e.from)).collect();
+        let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+        let mut stack: Vec<(u32, usize)> = Vec::new();
+        for r in roots {
+            if state[r as usize] != 0 {
+                continue;
+            }
+            state[r as usize] = 1;
+            stack.push((r, self.edge_range(r).start));
+            while let Some(top) = stack.last_mut() {
+                let (v, i) = *top;
+                let range = self.edge_range(v);
+                if i < range.end {
+                    top.1 += 1;
+                    let t = self.edges[i].to;
+                    match state[t as usize] {
+                        0 => {
+                            state[t as usize] = 1;
+                            stack.push((t, self.edge_range(t).start));
+                        }
+                        1 => {
+                            // Every branch edge v -> t; the first structured
+                            // edge v -> t decides (t stays on the stack while
+                            // v's edges are searched).
+                            let mut found = false;
+                            for j in range {
+                                let e = self.edges[j];
+                                if e.kind == EdgeKind::Branch && e.to == t && !self.back_edge[j] {
+                                    self.back_edge[j] = true;
+                                    found = true;
+                                }
+                            }
+                            if found {
+                                self.back_pairs.push((v, t));
+                            }
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[v as usize] = 2;
+                    stack.pop();
+                }
+            }
+        }
+        let mut pairs: Vec<(u32, u32)> = self.back_pairs.iter().map(|&(a, b)| (b, a)).collect();
         pairs.sort_unstable();
         pairs.dedup();
         self.back_sources = Csr::from_pairs(n, &pairs);

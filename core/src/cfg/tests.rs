@@ -286,12 +286,35 @@ fn function_trees_and_constructs_match_naive() {
         check_tree(&f.spdom, &spdom, n, "spdom");
         let sd = |a: u32, b: usize| sdom[b].is_some_and(|d| d >> a & 1 == 1);
         let spd = |a: u32, b: usize| a as usize == b || spdom[b].is_some_and(|d| d >> a & 1 == 1);
-        // Back edges: branch edges whose target structurally dominates... no:
-        // a back edge's target is an ancestor in the DFS, so it is structurally
-        // reachable and so is its source.
+        // Back edges: a back edge's target is an ancestor of its source in the
+        // search, so it reaches the source over structured edges; and when the
+        // search starts at the entry block (it has no predecessor), a branch
+        // to a structural dominator of its source is a back edge.
+        let reaches = |a: usize, b: usize| {
+            let mut seen = vec![false; n];
+            let mut st = vec![a];
+            while let Some(v) = st.pop() {
+                if v == b {
+                    return true;
+                }
+                if !core::mem::replace(&mut seen[v], true) {
+                    st.extend(ssucc[v].iter().copied());
+                }
+            }
+            false
+        };
         for e in f.back_edges() {
             assert!(e.kind == EdgeKind::Branch);
-            assert!(sdom[e.from as usize].is_some() && sdom[e.to as usize].is_some());
+            assert!(reaches(e.to as usize, e.from as usize));
+            assert!(f.back_edge_pairs().contains(&(e.from, e.to)));
+        }
+        assert!(f.back_edge_pairs().iter().all(|&(a, b)| f.back_edges().any(|e| (e.from, e.to) == (a, b))));
+        if !f.edges.iter().any(|e| e.to == 0) {
+            for (i, e) in f.edges.iter().enumerate() {
+                if e.kind == EdgeKind::Branch && sd(e.to, e.from as usize) {
+                    assert!(f.is_back_edge(i), "edge {e:?}");
+                }
+            }
         }
         // Constructs against their definitions.
         for (c, k) in f.constructs().iter().enumerate() {
@@ -300,17 +323,16 @@ fn function_trees_and_constructs_match_naive() {
                 .filter(|&x| sdom[x].is_some())
                 .filter(|&x| {
                     let under_merge = k.merge.is_some_and(|mm| sd(mm, x));
-                    let in_cont = |k: &Construct| match (k.continue_target, k.back_edge_block) {
-                        (None, _) => false,
-                        (Some(ct), Some(bb)) => sd(ct, x) && spd(bb, x),
-                        (Some(ct), None) => sd(ct, x) && !under_merge,
-                    };
+                    let under_ct = k.continue_target.is_some_and(|ct| sd(ct, x));
                     match k.kind {
                         ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => {
                             sd(k.entry, x) && !under_merge
                         }
-                        ConstructKind::Continue => in_cont(k),
-                        ConstructKind::Loop => sd(k.entry, x) && !in_cont(k) && !under_merge,
+                        ConstructKind::Continue => match k.back_edge_block {
+                            Some(bb) => under_ct && (spd(bb, x) || !sd(bb, x)),
+                            None => under_ct && !under_merge,
+                        },
+                        ConstructKind::Loop => sd(k.entry, x) && !under_ct && !under_merge,
                     }
                 })
                 .map(|x| x as u32)
@@ -439,4 +461,69 @@ fn switch_literal_width_comes_from_the_selector_type() {
     assert_eq!(f.innermost_construct(1), Some(1));
     assert_eq!(f.construct_parent(1), Some(sw));
     assert_eq!(f.innermost_construct(3), None);
+}
+
+#[test]
+fn back_edges_of_cycles_the_entry_does_not_reach() {
+    // 0: return; 1 (unreachable): loop header, merge 3, continue 2; 2 -> 1; 3: return.
+    let m = module_of(vec![
+        inst(op::OpLabel, &[L0]),
+        inst(op::OpReturn, &[]),
+        inst(op::OpLabel, &[L0 + 1]),
+        inst(op::OpLoopMerge, &[L0 + 3, L0 + 2, 0]),
+        inst(op::OpBranch, &[L0 + 2]),
+        inst(op::OpLabel, &[L0 + 2]),
+        inst(op::OpBranch, &[L0 + 1]),
+        inst(op::OpLabel, &[L0 + 3]),
+        inst(op::OpReturn, &[]),
+    ]);
+    let cfg = analyze(&m);
+    let f = &cfg.functions[0];
+    // The search goes on from block 1, the first block the entry does not
+    // reach: 2 -> 1 branches to a block on the stack.
+    assert_eq!(f.back_edge_pairs(), &[(2, 1)]);
+    assert_eq!(f.back_edge_blocks(1), &[2]);
+    assert!(f.roles(2).contains(Roles::BACK_EDGE_BLOCK));
+    assert!(!f.is_structurally_reachable(1));
+    // Neither the header nor its continue target is reachable: no constructs.
+    assert!(f.constructs().is_empty());
+}
+
+#[test]
+fn back_edge_search_starts_at_blocks_without_predecessors() {
+    // The entry block 0 is the loop's continue target, so it has a structural
+    // predecessor; block 3 has none and the search starts there:
+    // 3 -> 1 -> (merge 4, continue 0 -> 1 on the stack), so 0 -> 1 is the back
+    // edge (spirv-val v2025.5 accepts this function).
+    let m = module_of(vec![
+        inst(op::OpLabel, &[L0]),
+        inst(op::OpBranch, &[L0 + 1]),
+        inst(op::OpLabel, &[L0 + 1]),
+        inst(op::OpLoopMerge, &[L0 + 4, L0, 0]),
+        inst(op::OpBranchConditional, &[COND, L0 + 2, L0 + 4]),
+        inst(op::OpLabel, &[L0 + 2]),
+        inst(op::OpBranch, &[L0 + 4]),
+        inst(op::OpLabel, &[L0 + 3]),
+        inst(op::OpBranch, &[L0 + 1]),
+        inst(op::OpLabel, &[L0 + 4]),
+        inst(op::OpReturn, &[]),
+    ]);
+    let cfg = analyze(&m);
+    let f = &cfg.functions[0];
+    assert_eq!(f.back_edge_pairs(), &[(0, 1)]);
+    let lp = f.header_construct(1).unwrap();
+    assert_eq!(f.constructs()[lp as usize].back_edge_block, Some(0));
+    // The continue construct SDom(0) ∩ (SPDom(0) ∪ ¬SDom(0)) is {0}; the loop
+    // construct SDom(1) − SDom(0) − SDom(4) is empty (0 dominates everything).
+    let cont = (0..f.constructs().len() as u32)
+        .find(|&c| f.constructs()[c as usize].kind == ConstructKind::Continue)
+        .unwrap();
+    assert_eq!(f.construct_blocks(cont), vec![0]);
+    assert!(f.construct_blocks(lp).is_empty());
+    // Structured exits: the loop leaves to its merge or continue target only;
+    // the continue construct to the header or the merge.
+    assert!(f.is_structured_exit(lp, 4) && f.is_structured_exit(lp, 0));
+    assert!(!f.is_structured_exit(lp, 2));
+    assert!(f.is_structured_exit(cont, 1) && f.is_structured_exit(cont, 4));
+    assert!(!f.is_structured_exit(cont, 2));
 }

@@ -1,226 +1,45 @@
 //! The structured rules (Shader): back edges, constructs and their exits.
+//!
+//! They judge the one analysis in `crate::cfg`: its back edges
+//! ([`FunctionCfg::back_edge_pairs`]), its constructs and their membership
+//! ([`FunctionCfg::constructs`], [`FunctionCfg::construct_contains`]) and its
+//! structured-exit rule ([`FunctionCfg::is_structured_exit`]), the same the
+//! page draws. What is kept here is only the rules and their messages.
 
 use crate::grammar::op;
 use super::{bname, label_at, report, term_at};
-use crate::cfg::{EdgeKind, FunctionCfg, MergeKind, NONE};
+use crate::cfg::{Construct, ConstructKind, EdgeKind, FunctionCfg, MergeKind, NONE};
 use crate::valid::Context;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// The kind of a construct as spirv-val checks it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Selection,
-    Switch,
-    Loop,
-    Continue,
-}
-
-impl Kind {
-    fn word(self) -> &'static str {
-        match self {
-            Kind::Selection => "selection",
-            Kind::Switch => "switch",
-            Kind::Loop => "loop",
-            Kind::Continue => "continue",
-        }
-    }
-    fn header_word(self) -> &'static str {
-        match self {
-            Kind::Selection => "selection header",
-            Kind::Switch => "switch header",
-            Kind::Loop => "loop header",
-            Kind::Continue => "continue target",
-        }
+/// How a construct's kind is named in messages.
+fn word(k: ConstructKind) -> &'static str {
+    match k {
+        ConstructKind::Selection => "selection",
+        ConstructKind::Switch => "switch",
+        ConstructKind::Loop => "loop",
+        ConstructKind::Continue => "continue",
+        ConstructKind::Case => "case",
     }
 }
 
-/// One construct: selection/switch/loop from a merge instruction, continue
-/// from a loop's continue target.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Con {
-    pub kind: Kind,
-    /// The block holding the merge instruction.
-    pub header: u32,
-    /// Where the construct starts (the header, or the continue target).
-    pub entry: u32,
-    /// The merge block (the back-edge block for a continue construct).
-    pub exit: Option<u32>,
-    pub merge: Option<u32>,
-    pub ct: Option<u32>,
-    pub merge_inst: usize,
-    pub broken: bool,
-}
-
-/// Dominance views of one function, as the structured rules use them.
-pub(super) struct View<'f> {
-    pub f: &'f FunctionCfg,
-    pub cons: Vec<Con>,
-    /// Per block: the header whose merge instruction names it as merge block.
-    pub merge_decl: Vec<Vec<u32>>,
-    /// Per block: the merge instruction immediately before its terminator.
-    pub adj_merge: Vec<Option<(usize, u16)>>,
-}
-
-impl View<'_> {
-    pub fn sdom(&self, a: u32, b: u32) -> bool {
-        self.f.structurally_dominates(a, b)
-    }
-    fn spdom(&self, a: u32, b: u32) -> bool {
-        self.f.structurally_post_dominates(a, b)
-    }
-    pub fn reach(&self, b: u32) -> bool {
-        self.f.is_structurally_reachable(b)
-    }
-
-    /// Whether block `x` belongs to construct `c`.
-    pub fn contains(&self, c: &Con, x: u32) -> bool {
-        if !self.reach(x) || !self.sdom(c.entry, x) {
-            return false;
-        }
-        let under = |b: Option<u32>| b.is_some_and(|b| self.sdom(b, x));
-        match c.kind {
-            Kind::Selection | Kind::Switch => !under(c.exit),
-            Kind::Loop => !under(c.exit) && !under(c.ct),
-            Kind::Continue => match c.exit {
-                Some(b) => self.spdom(b, x) || !self.sdom(b, x),
-                None => false,
-            },
-        }
-    }
-
-    /// The next block outwards when looking for enclosing constructs: the
-    /// header that declares `b` as its merge block, or `b`'s immediate
-    /// structural dominator.
-    fn next_block(&self, b: u32) -> Option<u32> {
-        if let Some(hs) = self.merge_decl.get(b as usize) {
-            for &h in hs {
-                if h != b && self.sdom(h, b) {
-                    return Some(h);
-                }
-            }
-        }
-        self.f.sdom.idom(b)
-    }
-
-    /// Whether a branch to `dest` leaving construct `c` is a structured exit.
-    pub fn is_structured_exit(&self, cx: &Context<'_>, c: &Con, dest: u32) -> bool {
-        match c.kind {
-            Kind::Loop => Some(dest) == c.merge || Some(dest) == c.ct,
-            Kind::Continue => dest == c.header || Some(dest) == c.merge,
-            Kind::Selection | Kind::Switch => {
-                if Some(dest) == c.exit {
-                    return true;
-                }
-                let header_is_switch = c.kind == Kind::Switch;
-                let mut seen_switch = false;
-                let mut block = self.next_block(c.header);
-                while let Some(b) = block {
-                    let blk = &self.f.blocks[b as usize];
-                    let term = blk.terminator_opcode;
-                    if let Some((mi, mop)) = self.adj_merge[b as usize]
-                        && (mop == op::OpLoopMerge
-                            || (!header_is_switch && mop == op::OpSelectionMerge && term == Some(op::OpSwitch)))
-                    {
-                        let ops = &cx.insts()[mi].operands;
-                        let mb = ops.first().and_then(|&m| self.f.block_of(m));
-                        if mb.is_some_and(|m| self.sdom(m, c.header)) {
-                            block = self.next_block(b);
-                            continue;
-                        }
-                        let is_loop = mop == op::OpLoopMerge;
-                        let to_merge = (!seen_switch || is_loop) && mb == Some(dest);
-                        let to_continue =
-                            is_loop && ops.get(1).and_then(|&x| self.f.block_of(x)) == Some(dest);
-                        if to_merge || to_continue {
-                            return true;
-                        }
-                        if term == Some(op::OpSwitch) {
-                            seen_switch = true;
-                        }
-                        if is_loop {
-                            return false;
-                        }
-                    }
-                    block = self.next_block(b);
-                }
-                false
-            }
-        }
+/// How a construct's entry block is named in messages.
+fn header_word(k: ConstructKind) -> &'static str {
+    match k {
+        ConstructKind::Selection => "selection header",
+        ConstructKind::Switch => "switch header",
+        ConstructKind::Loop => "loop header",
+        ConstructKind::Continue => "continue target",
+        ConstructKind::Case => "case target",
     }
 }
 
-/// Back edges as spirv-val finds them: a depth-first search over structural
-/// edges from a pseudo entry whose successors are the blocks without
-/// structural predecessors and one block of each otherwise unreached cycle;
-/// a branch edge to a block on the stack is a back edge. Deduplicated, in
-/// discovery order.
-fn back_edges(f: &FunctionCfg) -> Vec<(u32, u32)> {
-    let n = f.blocks.len();
-    let mut has_pred = vec![false; n];
-    for e in &f.edges {
-        has_pred[e.to as usize] = true;
-    }
-    let mut roots: Vec<u32> = (0..n as u32).filter(|&b| !has_pred[b as usize]).collect();
-    // Blocks reached from no root: mark what the roots reach, then add the
-    // first unreached block of each remaining part, in order.
-    let mut mark = vec![false; n];
-    let flood = |start: u32, mark: &mut Vec<bool>| {
-        let mut st = vec![start];
-        while let Some(v) = st.pop() {
-            if mark[v as usize] {
-                continue;
-            }
-            mark[v as usize] = true;
-            st.extend(f.out_edges(v).iter().map(|e| e.to));
-        }
-    };
-    for &r in &roots {
-        flood(r, &mut mark);
-    }
-    for b in 0..n as u32 {
-        if !mark[b as usize] {
-            roots.push(b);
-            flood(b, &mut mark);
-        }
-    }
-    let mut out = Vec::new();
-    let mut state = vec![0u8; n];
-    for r in roots {
-        if state[r as usize] != 0 {
-            continue;
-        }
-        state[r as usize] = 1;
-        // (block, next edge, index in `out` where its back edges start)
-        let mut stack: Vec<(u32, usize, usize)> = vec![(r, 0, out.len())];
-        while let Some(top) = stack.last_mut() {
-            let (v, i, first) = *top;
-            let edges = f.out_edges(v);
-            if let Some(e) = edges.get(i) {
-                top.1 += 1;
-                match state[e.to as usize] {
-                    0 => {
-                        state[e.to as usize] = 1;
-                        stack.push((e.to, 0, out.len()));
-                    }
-                    1 => {
-                        if edges.iter().any(|x| x.kind == EdgeKind::Branch && x.to == e.to)
-                            && !out[first..].contains(&(v, e.to))
-                        {
-                            out.push((v, e.to));
-                        }
-                    }
-                    _ => {}
-                }
-            } else {
-                state[v as usize] = 2;
-                stack.pop();
-            }
-        }
-    }
-    out
+/// The merge instruction that declares a construct (its header's).
+pub(super) fn merge_inst(f: &FunctionCfg, c: &Construct) -> usize {
+    f.blocks[c.header as usize].merge.map_or(label_at(f, c.header), |m| m.instruction as usize)
 }
 
 /// Jump pointers: per block, the nearest structural dominator (itself
@@ -243,14 +62,13 @@ fn nearest(f: &FunctionCfg, lists: &[Vec<u32>]) -> Vec<u32> {
 
 pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
     let n = f.blocks.len();
-    let insts = cx.insts();
     let mut bad = false;
 
     // Back edges target loop headers; one back-edge block per loop header.
-    let back = back_edges(f);
+    let back = f.back_edge_pairs();
     let is_loop_header =
         |b: u32| f.blocks[b as usize].merge.is_some_and(|m| m.kind == MergeKind::Loop);
-    for &(from, to) in &back {
+    for &(from, to) in back {
         if !is_loop_header(to) {
             bad = true;
             let (a, b) = (bname(cx, f, from), bname(cx, f, to));
@@ -265,7 +83,7 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
         }
     }
     let mut latches: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for &(from, to) in &back {
+    for &(from, to) in back {
         if !latches[to as usize].contains(&from) {
             latches[to as usize].push(from);
         }
@@ -293,89 +111,45 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
         }
     }
 
-    // The spirv-val view of merge instructions.
-    let mut adj_merge = vec![None; n];
-    let mut merge_decl: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (b, blk) in f.blocks.iter().enumerate() {
-        if let Some(t) = blk.terminator
-            && t > blk.start + 1
-        {
-            let i = t as usize - 1;
-            let o = insts[i].opcode;
-            if o == op::OpSelectionMerge || o == op::OpLoopMerge {
-                adj_merge[b] = Some((i, o));
-            }
-        }
-        if let Some(m) = blk.merge
-            && let Some(mb) = m.merge_block
-        {
-            merge_decl[mb as usize].push(b as u32);
-        }
-    }
-
     if !bad {
-        let mut cons = Vec::new();
-        for (h, blk) in f.blocks.iter().enumerate() {
-            let Some(m) = blk.merge else { continue };
-            let base = Con {
-                kind: Kind::Selection,
-                header: h as u32,
-                entry: h as u32,
-                exit: m.merge_block,
-                merge: m.merge_block,
-                ct: None,
-                merge_inst: m.instruction as usize,
-                broken: false,
-            };
-            match m.kind {
-                MergeKind::Selection => cons.push(Con {
-                    kind: if blk.terminator_opcode == Some(op::OpSwitch) {
-                        Kind::Switch
-                    } else {
-                        Kind::Selection
-                    },
-                    ..base
-                }),
-                MergeKind::Loop => {
-                    let ct = m.continue_block;
-                    cons.push(Con { kind: Kind::Loop, ct, ..base });
-                    if let Some(c) = ct {
-                        let latch = latches[h].last().copied();
-                        cons.push(Con { kind: Kind::Continue, entry: c, exit: latch, ct, ..base });
-                    }
-                }
-            }
-        }
-        let mut v = View { f, cons, merge_decl, adj_merge };
-        constructs(cx, &mut v, &latches);
-        super::switch::check(cx, &v);
-        selections(cx, f, &v.adj_merge);
-    } else {
-        selections(cx, f, &adj_merge);
+        // Constructs of the structured rules: every construct of the
+        // function but the case constructs (the switch rules walk those).
+        // Constructs with an error found below are marked broken and skipped
+        // by the rules that read membership.
+        let mut broken: Vec<bool> =
+            f.constructs().iter().map(|c| c.kind == ConstructKind::Case).collect();
+        constructs(cx, f, &mut broken, &latches);
+        super::switch::check(cx, f, &broken);
     }
+    selections(cx, f);
 }
 
-fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
-    let f = v.f;
+fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latches: &[Vec<u32>]) {
     let n = f.blocks.len();
+    let cons = f.constructs();
+    let reach = |b: u32| f.is_structurally_reachable(b);
+    let sdom = |a: u32, b: u32| f.structurally_dominates(a, b);
     // Dominance and post-dominance of each construct's ends.
-    for ci in 0..v.cons.len() {
-        let c = v.cons[ci];
-        if !v.reach(c.entry) {
-            v.cons[ci].broken = true;
+    for (ci, c) in cons.iter().enumerate() {
+        if broken[ci] {
             continue;
         }
+        if !reach(c.entry) {
+            broken[ci] = true;
+            continue;
+        }
+        let mi = merge_inst(f, c);
         let en = bname(cx, f, c.entry);
         let hn = bname(cx, f, c.header);
-        let Some(exit) = c.exit else {
-            v.cons[ci].broken = true;
+        let Some(exit) = c.exit() else {
+            broken[ci] = true;
             report(
                 cx,
                 "cfg.continue-without-back-edge",
                 label_at(f, c.entry),
                 format!("the continue construct with continue target {en} (of the loop headed by {hn}) does not have a back-edge block"),
                 "continue target",
-                &[(c.merge_inst, format!("loop header {hn}"))],
+                &[(mi, format!("loop header {hn}"))],
             );
             continue;
         };
@@ -383,47 +157,47 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
         let fail = |cx: &mut Context<'_>, code: &'static str, msg: String, at: usize, rel: Vec<(usize, String)>| {
             report(cx, code, at, msg, "", &rel);
         };
-        if !v.sdom(c.entry, exit) {
-            v.cons[ci].broken = true;
-            if c.kind == Kind::Continue {
+        if !sdom(c.entry, exit) {
+            broken[ci] = true;
+            if c.kind == ConstructKind::Continue {
                 fail(
                     cx,
                     "cfg.back-edge-block-not-dominated",
                     format!("the continue construct with continue target {en} does not structurally dominate its back-edge block {xn}"),
                     term_at(f, exit),
-                    vec![(label_at(f, c.entry), format!("continue target {en}")), (c.merge_inst, format!("declared by the loop header {hn}"))],
+                    vec![(label_at(f, c.entry), format!("continue target {en}")), (mi, format!("declared by the loop header {hn}"))],
                 );
             } else {
-                let path = bypass_path(cx, v, c.entry, exit);
+                let path = bypass_path(cx, f, c.entry, exit);
                 fail(
                     cx,
                     "cfg.merge-not-structurally-dominated",
-                    format!("the {} construct headed by {hn} does not structurally dominate its merge block {xn}{path}", c.kind.word()),
-                    c.merge_inst,
+                    format!("the {} construct headed by {hn} does not structurally dominate its merge block {xn}{path}", word(c.kind)),
+                    mi,
                     vec![(label_at(f, exit), format!("merge block {xn}")), (label_at(f, c.header), format!("header {hn}"))],
                 );
             }
             continue;
         }
-        if c.kind != Kind::Continue && c.entry == exit {
-            v.cons[ci].broken = true;
+        if c.kind != ConstructKind::Continue && c.entry == exit {
+            broken[ci] = true;
             fail(
                 cx,
                 "cfg.merge-is-header",
-                format!("the {} construct headed by {hn} names {hn} itself as its merge block; the header must strictly structurally dominate its merge block", c.kind.word()),
-                c.merge_inst,
+                format!("the {} construct headed by {hn} names {hn} itself as its merge block; the header must strictly structurally dominate its merge block", word(c.kind)),
+                mi,
                 vec![],
             );
             continue;
         }
-        if c.kind == Kind::Continue && !v.spdom(exit, c.entry) {
-            v.cons[ci].broken = true;
+        if c.kind == ConstructKind::Continue && !f.structurally_post_dominates(exit, c.entry) {
+            broken[ci] = true;
             fail(
                 cx,
                 "cfg.continue-not-post-dominated",
                 format!("the continue construct with continue target {en} is not structurally post-dominated by the back-edge block {xn}: a path from {en} leaves without reaching {xn}"),
                 label_at(f, c.entry),
-                vec![(term_at(f, exit), format!("back-edge block {xn}")), (c.merge_inst, format!("declared by the loop header {hn}"))],
+                vec![(term_at(f, exit), format!("back-edge block {xn}")), (mi, format!("declared by the loop header {hn}"))],
             );
         }
     }
@@ -432,8 +206,8 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
     // continue target or back-edge block it is (where membership ends).
     let mut roots: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut ends: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (ci, c) in v.cons.iter().enumerate() {
-        if c.broken {
+    for (ci, c) in cons.iter().enumerate() {
+        if broken[ci] {
             continue;
         }
         roots[c.entry as usize].push(ci as u32);
@@ -444,16 +218,16 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
                 ends[b as usize].push(ci as u32);
             }
         };
-        add(c.exit);
-        if c.kind == Kind::Loop {
-            add(c.ct);
+        add(c.exit());
+        if c.kind == ConstructKind::Loop {
+            add(c.continue_target);
         }
     }
     // Back-edge blocks of continue constructs: a header they dominate and
     // post-dominate lies in the continue construct.
     let mut bends: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (ci, c) in v.cons.iter().enumerate() {
-        if !c.broken && c.kind == Kind::Continue && let Some(b) = c.exit {
+    for (ci, c) in cons.iter().enumerate() {
+        if !broken[ci] && c.kind == ConstructKind::Continue && let Some(b) = c.exit() {
             bends[b as usize].push(ci as u32);
         }
     }
@@ -461,12 +235,12 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
     let near_root = nearest(f, &roots);
     let near_end = nearest(f, &ends);
     let up = |near: &[u32], b: u32| f.sdom.idom(b).map_or(NONE, |d| near[d as usize]);
-    let mut done_exit = vec![false; v.cons.len()];
-    let mut done_entry = vec![false; v.cons.len()];
-    let mut done_header = vec![false; v.cons.len()];
+    let mut done_exit = vec![false; cons.len()];
+    let mut done_entry = vec![false; cons.len()];
+    let mut done_header = vec![false; cons.len()];
 
     for x in 0..n as u32 {
-        if !v.reach(x) {
+        if !reach(x) {
             continue;
         }
         let edges = f.out_edges(x);
@@ -477,31 +251,30 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
             let y = e.to;
             // Exits: constructs rooted at dominators of x that do not dominate y.
             let mut r = near_root[x as usize];
-            while r != NONE && !v.sdom(r, y) {
+            while r != NONE && !sdom(r, y) {
                 for &ci in &roots[r as usize] {
-                    let c = v.cons[ci as usize];
-                    if !done_exit[ci as usize] && v.contains(&c, x) && !v.is_structured_exit(cx, &c, y) {
+                    if !done_exit[ci as usize] && f.construct_contains(ci, x) && !f.is_structured_exit(ci, y) {
                         done_exit[ci as usize] = true;
-                        unstructured_exit(cx, v, &c, x, y, e.instruction as usize);
+                        unstructured_exit(cx, f, ci, x, y, e.instruction as usize);
                     }
                 }
                 r = up(&near_root, r);
             }
             // Entries: constructs that end at dominators of x not dominating y.
             let mut a = near_end[x as usize];
-            while a != NONE && !v.sdom(a, y) {
+            while a != NONE && !sdom(a, y) {
                 for &ci in &ends[a as usize] {
-                    let c = v.cons[ci as usize];
-                    if !done_entry[ci as usize] && c.entry != y && v.contains(&c, y) && !v.contains(&c, x) {
+                    let c = &cons[ci as usize];
+                    if !done_entry[ci as usize] && c.entry != y && f.construct_contains(ci, y) && !f.construct_contains(ci, x) {
                         done_entry[ci as usize] = true;
                         let (xn, yn, hn) = (bname(cx, f, x), bname(cx, f, y), bname(cx, f, c.entry));
                         report(
                             cx,
                             "cfg.construct-entered-mid",
                             e.instruction as usize,
-                            format!("{xn} branches to {yn} in the {} construct headed by {hn}, but not to its {} {hn}", c.kind.word(), c.kind.header_word()),
+                            format!("{xn} branches to {yn} in the {} construct headed by {hn}, but not to its {} {hn}", word(c.kind), header_word(c.kind)),
                             "enters the construct from outside",
-                            &[(label_at(f, c.entry), format!("{} {hn}", c.kind.header_word())), (label_at(f, y), format!("{yn}, inside the construct"))],
+                            &[(label_at(f, c.entry), format!("{} {hn}", header_word(c.kind))), (label_at(f, y), format!("{yn}, inside the construct"))],
                         );
                     }
                 }
@@ -511,33 +284,34 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
     }
     // A continue construct is also left by edges from its back-edge block to
     // blocks that the back-edge block dominates but does not post-dominate.
-    for ci in 0..v.cons.len() {
-        let c = v.cons[ci];
-        if c.broken || c.kind != Kind::Continue || done_exit[ci] {
+    for (ci, c) in cons.iter().enumerate() {
+        if broken[ci] || c.kind != ConstructKind::Continue || done_exit[ci] {
             continue;
         }
-        let Some(b) = c.exit else { continue };
-        if !v.contains(&c, b) {
+        let ci = ci as u32;
+        let Some(b) = c.exit() else { continue };
+        if !f.construct_contains(ci, b) {
             continue;
         }
         for e in f.out_edges(b).iter().filter(|e| e.kind == EdgeKind::Branch) {
             let y = e.to;
-            if y != b && v.sdom(b, y) && !v.contains(&c, y) && !v.is_structured_exit(cx, &c, y) {
-                unstructured_exit(cx, v, &c, b, y, e.instruction as usize);
+            if y != b && sdom(b, y) && !f.construct_contains(ci, y) && !f.is_structured_exit(ci, y) {
+                unstructured_exit(cx, f, ci, b, y, e.instruction as usize);
                 break;
             }
         }
     }
     // Headers inside a construct have their merge blocks inside too.
     for h in 0..n as u32 {
-        let Some((mi, _)) = v.adj_merge[h as usize] else { continue };
-        let Some(mb) = cx.insts()[mi].operands.first().and_then(|&m| f.block_of(m)) else { continue };
-        if !v.reach(h) || !v.reach(mb) || !v.sdom(h, mb) {
+        let Some(m) = f.adjacent_merge(h) else { continue };
+        let mi = m.instruction as usize;
+        let Some(mb) = m.merge_block else { continue };
+        if !reach(h) || !reach(mb) || !sdom(h, mb) {
             continue;
         }
         let mut cands: Vec<u32> = Vec::new();
         let mut a = near_end[mb as usize];
-        while a != NONE && a != h && v.sdom(h, a) {
+        while a != NONE && a != h && sdom(h, a) {
             cands.extend_from_slice(&ends[a as usize]);
             a = up(&near_end, a);
         }
@@ -548,17 +322,17 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
         }
         {
             for &ci in &cands {
-                let c = v.cons[ci as usize];
-                if !done_header[ci as usize] && c.entry != h && v.contains(&c, h) && !v.contains(&c, mb) {
+                let c = &cons[ci as usize];
+                if !done_header[ci as usize] && c.entry != h && f.construct_contains(ci, h) && !f.construct_contains(ci, mb) {
                     done_header[ci as usize] = true;
                     let (hn, mn, en) = (bname(cx, f, h), bname(cx, f, mb), bname(cx, f, c.entry));
                     report(
                         cx,
                         "cfg.header-merge-escapes",
                         mi,
-                        format!("the header {hn} is contained in the {} construct headed by {en}, but its merge block {mn} is not", c.kind.word()),
+                        format!("the header {hn} is contained in the {} construct headed by {en}, but its merge block {mn} is not", word(c.kind)),
                         "merge block outside the enclosing construct",
-                        &[(label_at(f, c.entry), format!("the enclosing {} construct starts at {en}", c.kind.word())), (label_at(f, mb), format!("merge block {mn}"))],
+                        &[(label_at(f, c.entry), format!("the enclosing {} construct starts at {en}", word(c.kind))), (label_at(f, mb), format!("merge block {mn}"))],
                     );
                 }
             }
@@ -571,17 +345,16 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
             preds[e.to as usize].push((e.from, e.instruction));
         }
     }
-    for ci in 0..v.cons.len() {
-        let c = v.cons[ci];
-        if c.broken || c.kind != Kind::Loop {
+    for (ci, c) in cons.iter().enumerate() {
+        if broken[ci] || c.kind != ConstructKind::Loop {
             continue;
         }
-        let Some(ct) = c.ct else { continue };
+        let Some(ct) = c.continue_target else { continue };
         if ct == c.header {
             continue;
         }
         for &(p, inst) in &preds[ct as usize] {
-            if !v.reach(p) || v.contains(&c, p) || latches[ct as usize].contains(&p) {
+            if !reach(p) || f.construct_contains(ci as u32, p) || latches[ct as usize].contains(&p) {
                 continue;
             }
             let (pn, cn, hn) = (bname(cx, f, p), bname(cx, f, ct), bname(cx, f, c.header));
@@ -591,22 +364,22 @@ fn constructs(cx: &mut Context<'_>, v: &mut View<'_>, latches: &[Vec<u32>]) {
                 inst as usize,
                 format!("{pn} branches to the continue target {cn} of the loop headed by {hn}, but is not contained in that loop construct"),
                 "continue from outside the loop",
-                &[(c.merge_inst, format!("loop header {hn} declares {cn} as its continue target")), (label_at(f, ct), format!("continue target {cn}"))],
+                &[(merge_inst(f, c), format!("loop header {hn} declares {cn} as its continue target")), (label_at(f, ct), format!("continue target {cn}"))],
             );
             break;
         }
     }
 }
 
-fn unstructured_exit(cx: &mut Context<'_>, v: &View<'_>, c: &Con, x: u32, y: u32, inst: usize) {
-    let f = v.f;
+fn unstructured_exit(cx: &mut Context<'_>, f: &FunctionCfg, ci: u32, x: u32, y: u32, inst: usize) {
+    let c = &f.constructs()[ci as usize];
     let (xn, yn, hn) = (bname(cx, f, x), bname(cx, f, y), bname(cx, f, c.entry));
     let allowed = match c.kind {
-        Kind::Selection | Kind::Switch => "its merge block, or a break or continue of an enclosing loop or switch",
-        Kind::Loop => "its merge block or continue target",
-        Kind::Continue => "the loop header or the loop's merge block",
+        ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => "its merge block, or a break or continue of an enclosing loop or switch",
+        ConstructKind::Loop => "its merge block or continue target",
+        ConstructKind::Continue => "the loop header or the loop's merge block",
     };
-    let mut rel = vec![(label_at(f, c.entry), format!("the {} construct starts at {hn}", c.kind.word()))];
+    let mut rel = vec![(label_at(f, c.entry), format!("the {} construct starts at {hn}", word(c.kind)))];
     if let Some(m) = c.merge {
         let mn = bname(cx, f, m);
         rel.push((label_at(f, m), format!("merge block {mn}")));
@@ -616,7 +389,7 @@ fn unstructured_exit(cx: &mut Context<'_>, v: &View<'_>, c: &Con, x: u32, y: u32
         cx,
         "cfg.unstructured-exit",
         inst,
-        format!("{xn} exits the {} construct headed by {hn} by branching to {yn}, which is not a structured exit ({allowed})", c.kind.word()),
+        format!("{xn} exits the {} construct headed by {hn} by branching to {yn}, which is not a structured exit ({allowed})", word(c.kind)),
         "leaves the construct",
         &rel,
     );
@@ -624,11 +397,10 @@ fn unstructured_exit(cx: &mut Context<'_>, v: &View<'_>, c: &Con, x: u32, y: u32
 
 /// For a merge block not dominated by its header: name an edge that reaches
 /// the merge block while bypassing the header, if a short search finds one.
-fn bypass_path(cx: &mut Context<'_>, v: &View<'_>, h: u32, m: u32) -> String {
-    let f = v.f;
+fn bypass_path(cx: &mut Context<'_>, f: &FunctionCfg, h: u32, m: u32) -> String {
     // A structural predecessor of the merge block that the header does not dominate.
     for e in &f.edges {
-        if e.to == m && e.from != h && v.reach(e.from) && !v.sdom(h, e.from) {
+        if e.to == m && e.from != h && f.is_structurally_reachable(e.from) && !f.structurally_dominates(h, e.from) {
             let (a, b) = (bname(cx, f, e.from), bname(cx, f, m));
             return format!(": the edge {a} -> {b} bypasses the header");
         }
@@ -640,7 +412,7 @@ fn bypass_path(cx: &mut Context<'_>, v: &View<'_>, h: u32, m: u32) -> String {
 /// OpSelectionMerge": in reverse post-order of a structural depth-first
 /// search, a conditional branch to two blocks not seen before (as targets, or
 /// as merge blocks and continue targets) must be a selection header.
-fn selections(cx: &mut Context<'_>, f: &FunctionCfg, adj: &[Option<(usize, u16)>]) {
+fn selections(cx: &mut Context<'_>, f: &FunctionCfg) {
     let n = f.blocks.len();
     let mut post = Vec::with_capacity(n);
     let mut state = vec![false; n];
@@ -668,8 +440,8 @@ fn selections(cx: &mut Context<'_>, f: &FunctionCfg, adj: &[Option<(usize, u16)>
     };
     for &b in post.iter().rev() {
         let blk = &f.blocks[b as usize];
-        let merge = adj[b as usize];
-        if let Some(m) = blk.merge.filter(|m| merge.is_some_and(|(i, _)| i == m.instruction as usize)) {
+        let merge = f.adjacent_merge(b);
+        if let Some(m) = merge {
             mark(m.merge_block, &mut seen);
             if m.kind == MergeKind::Loop {
                 mark(m.continue_block, &mut seen);
@@ -680,7 +452,7 @@ fn selections(cx: &mut Context<'_>, f: &FunctionCfg, adj: &[Option<(usize, u16)>
             Some(op::OpBranchConditional) => {
                 let t = mark(targets.first().copied(), &mut seen);
                 let e = mark(targets.get(1).copied(), &mut seen);
-                let loop_or_none = merge.is_none_or(|(_, o)| o == op::OpLoopMerge);
+                let loop_or_none = merge.is_none_or(|m| m.kind == MergeKind::Loop);
                 if loop_or_none && t && e {
                     let bn = bname(cx, f, b);
                     let why = if merge.is_some() {

@@ -2,23 +2,25 @@
 //! each case, a case leaves only to the merge, another case, or a structured
 //! exit, and fall through is a chain that follows the order of the targets.
 
-use super::structured::{Kind, View};
 use super::{bname, label_at, report, term_at};
-use crate::cfg::EdgeKind;
+use crate::cfg::{ConstructKind, EdgeKind, FunctionCfg};
 use crate::valid::Context;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
 
-pub(super) fn check(cx: &mut Context<'_>, v: &View<'_>) {
-    let f = v.f;
-    let exits = CaseExits::compute(v);
+/// `broken`: per construct of `f`, whether the structured rules found it
+/// malformed (such switches are not checked here).
+pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
+    let reach = |b: u32| f.is_structurally_reachable(b);
+    let sdom = |a: u32, b: u32| f.structurally_dominates(a, b);
+    let exits = CaseExits::compute(f, broken);
     let mut stamp = vec![0u32; f.blocks.len()];
     let mut round = 0u32;
-    for (ci, c) in v.cons.iter().enumerate().filter(|(_, c)| c.kind == Kind::Switch && !c.broken) {
+    for (ci, c) in f.constructs().iter().enumerate().filter(|&(ci, c)| c.kind == ConstructKind::Switch && !broken[ci]) {
         let h = c.header;
-        let Some(m) = c.exit else { continue };
+        let Some(m) = c.merge else { continue };
         let Some(t) = f.blocks[h as usize].terminator else { continue };
         let ts: Vec<u32> = f
             .out_edges(h)
@@ -44,7 +46,7 @@ pub(super) fn check(cx: &mut Context<'_>, v: &View<'_>) {
             let mut ft = match seen.get(&target) {
                 Some(&s) => s,
                 None => {
-                    if v.reach(h) && v.reach(target) && !v.sdom(h, target) {
+                    if reach(h) && reach(target) && !sdom(h, target) {
                         let tn = bname(cx, f, target);
                         report(
                             cx,
@@ -66,7 +68,7 @@ pub(super) fn check(cx: &mut Context<'_>, v: &View<'_>) {
                                 continue;
                             }
                             if !is_case(y) {
-                                if v.is_structured_exit(cx, c, y) {
+                                if f.is_structured_exit(ci as u32, y) {
                                     continue;
                                 }
                                 return None;
@@ -89,14 +91,14 @@ pub(super) fn check(cx: &mut Context<'_>, v: &View<'_>) {
                         // Follow the case construct to where it leaves.
                         round += 1;
                         let mut ft: Option<u32> = None;
-                        let reach_t = v.reach(target);
+                        let reach_t = reach(target);
                         let mut stack: Vec<(u32, usize)> = vec![(target, sw)];
                         while let Some((b, via)) = stack.pop() {
                             if b == m || stamp[b as usize] == round {
                                 continue;
                             }
                             stamp[b as usize] = round;
-                            if reach_t && v.reach(b) && v.sdom(target, b) {
+                            if reach_t && reach(b) && sdom(target, b) {
                                 let term = term_at(f, b);
                                 for s in f.successors(b) {
                                     stack.push((s, term));
@@ -105,7 +107,7 @@ pub(super) fn check(cx: &mut Context<'_>, v: &View<'_>) {
                             }
                             let (tn, bn) = (bname(cx, f, target), bname(cx, f, b));
                             if !is_case(b) {
-                                if v.is_structured_exit(cx, c, b) {
+                                if f.is_structured_exit(ci as u32, b) {
                                     continue;
                                 }
                                 report(
@@ -210,19 +212,20 @@ struct CaseExits {
 }
 
 impl CaseExits {
-    fn compute(v: &View<'_>) -> CaseExits {
+    fn compute(f: &FunctionCfg, broken: &[bool]) -> CaseExits {
         const NONE: u32 = u32::MAX;
         const MULTI: u32 = u32::MAX - 1;
-        let f = v.f;
+        let reach = |b: u32| f.is_structurally_reachable(b);
+        let sdom = |a: u32, b: u32| f.structurally_dominates(a, b);
         let n = f.blocks.len();
         // (switch, target, merge)
         let mut pairs: Vec<(u32, u32, u32)> = Vec::new();
         let mut index: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        for (ci, c) in v.cons.iter().enumerate() {
-            if c.kind != Kind::Switch || c.broken {
+        for (ci, c) in f.constructs().iter().enumerate() {
+            if c.kind != ConstructKind::Switch || broken[ci] {
                 continue;
             }
-            let Some(m) = c.exit else { continue };
+            let Some(m) = c.merge else { continue };
             let Some(t) = f.blocks.get(c.header as usize).and_then(|b| b.terminator) else { continue };
             for e in f.out_edges(c.header) {
                 if e.kind != EdgeKind::Branch || e.instruction != t || e.to == m || (e.to as usize) >= n {
@@ -255,7 +258,7 @@ impl CaseExits {
             let (_, t, m) = pairs[p as usize];
             round += 1;
             let start = exits.len() as u32;
-            if !v.reach(t) {
+            if !reach(t) {
                 exits.push(t);
             } else {
                 stack.clear();
@@ -266,12 +269,12 @@ impl CaseExits {
                         continue;
                     }
                     stamp[bi] = round;
-                    if b == m || !v.reach(b) || !v.sdom(t, b) {
+                    if b == m || !reach(b) || !sdom(t, b) {
                         exits.push(b);
                         continue;
                     }
                     let q = owner[bi];
-                    if b != t && q < MULTI && done[q as usize] && !v.sdom(b, m) {
+                    if b != t && q < MULTI && done[q as usize] && !sdom(b, m) {
                         let (s, e) = range[q as usize];
                         stack.extend_from_slice(&exits[s as usize..e as usize]);
                         continue;
