@@ -175,13 +175,7 @@ fn body_instruction(cx: &mut Context<'_>, i: usize, opcode: u16, block: Option<u
 /// instruction `i` (`before` names it).
 fn missing_terminator(cx: &mut Context<'_>, i: usize, b: usize, before: &str) {
     let label = cx.name(cx.insts()[b].operands.first().copied().unwrap_or(0));
-    let span = cx.span(b);
-    cx.error(
-        "layout.missing-terminator",
-        i,
-        format!("block {label} has no terminator before {before}"),
-    )
-    .relate(span, format!("block {label} begins here"));
+    cx.error_related("layout.missing-terminator", i, format!("block {label} has no terminator before {before}"), [(b, format!("block {label} begins here"))]);
 }
 
 fn local_debug_info(kind: ExtKind, number: u32) -> bool {
@@ -310,13 +304,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                     );
                 } else if blocks > 0 || body_started {
                     let f = function.unwrap_or(0);
-                    let span = cx.span(f);
-                    cx.error(
-                        "layout.misplaced-function-instruction",
-                        i,
-                        String::from("function parameters must come immediately after OpFunction"),
-                    )
-                    .relate(span, String::from("the function begins here"));
+                    cx.error_related("layout.misplaced-function-instruction", i, String::from("function parameters must come immediately after OpFunction"), [(f, String::from("the function begins here"))]);
                 }
             }
             op::OpFunctionEnd => {
@@ -436,13 +424,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
     if let Some(f) = function {
         let name = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
         let last = insts.len().saturating_sub(1);
-        let span = cx.span(last);
-        cx.error(
-            "layout.missing-function-end",
-            f,
-            format!("function {name} has no OpFunctionEnd: the module ends inside it"),
-        )
-        .relate(span, String::from("the module ends here"));
+        cx.error_related("layout.missing-function-end", f, format!("function {name} has no OpFunctionEnd: the module ends inside it"), [(last, String::from("the module ends here"))]);
     }
     if !saw_memory_model && !memory_model_reported {
         cx.error(

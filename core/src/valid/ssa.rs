@@ -10,7 +10,6 @@
 
 use crate::grammar::{addressing_model, capability, op};
 use super::Context;
-use crate::diag::Diagnostic;
 use super::rules::Rule;
 use crate::cfg::{Csr, EdgeKind, NONE};
 use crate::grammar::OperandKind;
@@ -436,37 +435,30 @@ fn check_phi(
 }
 
 fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
-    let (phi, code, message) = match f {
+    let (at_inst, code, message, related) = match f {
         Finding::NotDominate {
             use_inst, id, def, ..
         } => {
             let (name, db, ub) = (cx.name(id), cx.name(ids[0]), cx.name(ids[1]));
-            let header_span = cx.span(at[0]);
-            let d = defined_at(
-                cx,
+            let d = cx.error_related(
                 "ssa.def-does-not-dominate-use",
                 use_inst,
                 format!("{name} is defined in block {db}, which does not dominate this use in block {ub}"),
-                def,
-                format!("{name} is defined here"),
+                [(def, format!("{name} is defined here")), (at[0], format!("block {db}"))],
             );
             d.label = format!("{name} may not have been computed on every path to here");
-            d.relate(header_span, format!("block {db}"));
             return;
         }
         Finding::OutsideFunction {
             use_inst, id, def, ..
         } => {
             let (name, df, uf) = (cx.name(id), cx.name(ids[0]), cx.name(ids[1]));
-            defined_at(
-                cx,
-                "ssa.used-outside-function",
+            (
                 use_inst,
+                "ssa.used-outside-function",
                 format!("{name} belongs to function {df} but is used in function {uf}"),
-                def,
-                format!("{name} is defined in {df} here"),
-            );
-            return;
+                Some((def, format!("{name} is defined in {df} here"))),
+            )
         }
         Finding::PhiNotDominate {
             phi,
@@ -475,15 +467,12 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
             parent,
         } => {
             let (p, name, par) = (phi_name(cx, phi), cx.name(id), cx.name(parent));
-            defined_at(
-                cx,
-                "ssa.phi-value-does-not-dominate-parent",
+            (
                 phi,
+                "ssa.phi-value-does-not-dominate-parent",
                 format!("the incoming value {name} of OpPhi {p} is not defined on every path to its parent block {par}"),
-                def,
-                format!("{name} is defined here"),
-            );
-            return;
+                Some((def, format!("{name} is defined here"))),
+            )
         }
         Finding::PhiCount {
             phi,
@@ -494,24 +483,24 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
             let p = phi_name(cx, phi);
             let label = block_label(cx, phi, block);
             let s = if preds == 1 { "" } else { "s" };
-            (phi, "ssa.phi-predecessor-count", format!("OpPhi {p} has {pairs} incoming pair(s), but its block {label} has {preds} predecessor{s}"))
+            (phi, "ssa.phi-predecessor-count", format!("OpPhi {p} has {pairs} incoming pair(s), but its block {label} has {preds} predecessor{s}"), None)
         }
         Finding::PhiNotPred { phi, parent, block } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
             let label = block_label(cx, phi, block);
-            (phi, "ssa.phi-parent-not-predecessor", format!("OpPhi {p} lists {par} as a parent, but {par} does not branch to {label}"))
+            (phi, "ssa.phi-parent-not-predecessor", format!("OpPhi {p} lists {par} as a parent, but {par} does not branch to {label}"), None)
         }
         Finding::PhiNotLabel { phi, parent } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
-            (phi, "ssa.phi-parent-not-label", format!("OpPhi {p} lists {par} as a parent block, but {par} is not a label"))
+            (phi, "ssa.phi-parent-not-label", format!("OpPhi {p} lists {par} as a parent block, but {par} is not a label"), None)
         }
         Finding::PhiDuplicate { phi, parent } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
-            (phi, "ssa.phi-duplicate-parent", format!("OpPhi {p} lists the parent block {par} more than once"))
+            (phi, "ssa.phi-duplicate-parent", format!("OpPhi {p} lists the parent block {par} more than once"), None)
         }
         Finding::PhiVoid { phi } => {
             let p = phi_name(cx, phi);
-            (phi, "ssa.phi-void", format!("OpPhi {p} has void result type"))
+            (phi, "ssa.phi-void", format!("OpPhi {p} has void result type"), None)
         }
         Finding::PhiPointer { phi } => {
             let p = phi_name(cx, phi);
@@ -525,30 +514,15 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
         }
         Finding::PhiOpaque { phi, what } => {
             let p = phi_name(cx, phi);
-            (phi, "ssa.phi-opaque-type", format!("OpPhi {p} selects {what}, which shaders cannot do"))
+            (phi, "ssa.phi-opaque-type", format!("OpPhi {p} selects {what}, which shaders cannot do"), None)
         }
         Finding::PhiValueType { phi, value, ty } => {
             let (p, v, t) = (phi_name(cx, phi), cx.name(value), cx.name(ty));
             let rt = cx.name(cx.insts()[phi].operands.first().copied().unwrap_or(0));
-            (phi, "ssa.phi-value-type", format!("the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"))
+            (phi, "ssa.phi-value-type", format!("the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"), None)
         }
     };
-    cx.error(code, phi, message);
-}
-
-/// An error at instruction `at`, related to the definition at instruction `def`.
-fn defined_at<'c>(
-    cx: &'c mut Context<'_>,
-    code: &'static str,
-    at: usize,
-    message: String,
-    def: usize,
-    def_label: String,
-) -> &'c mut Diagnostic {
-    let def_span = cx.span(def);
-    let d = cx.error(code, at, message);
-    d.relate(def_span, def_label);
-    d
+    cx.error_related(code, at_inst, message, related);
 }
 
 fn phi_name(cx: &mut Context<'_>, phi: usize) -> String {

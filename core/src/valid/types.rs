@@ -293,11 +293,9 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
                 let msg = format!(
                     "{vuid}Interface struct has no Block decoration but has BuiltIn members. Location decorations must be used on each member of OpVariable with a structure type that is a block not decorated with Location."
                 );
-                let (vs, es) = (cx.span(vi), cx.span(ep));
-                let d = cx.error("types.interface-struct-builtin", si, msg);
+                let related = [(vi, format!("{vname} has this type")), (ep, format!("{vname} is in this entry point's interface"))];
+                let d = cx.error_related("types.interface-struct-builtin", si, msg, related);
                 d.label = format!("{sname} has BuiltIn members but is not decorated Block");
-                d.relate(vs, format!("{vname} has this type"));
-                d.relate(es, format!("{vname} is in this entry point's interface"));
                 d.help = Some(format!("add `OpDecorate {sname} Block`"));
             }
         }
@@ -449,11 +447,9 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
                 let msg = format!(
                     "OpTypeCooperativeMatrixKHR with ScopeWorkgroup used before LocalSizeId constant value {cname} is defined."
                 );
-                let (ds, es) = (cx.span(def), cx.span(em));
-                let d = cx.error("types.coopmat-local-size-id", i, msg);
+                let related = [(def, format!("{cname} is defined only here")), (em, String::from("the workgroup size is set here"))];
+                let d = cx.error_related("types.coopmat-local-size-id", i, msg, related);
                 d.label = format!("{tname} has Workgroup scope, so its size depends on the workgroup size");
-                d.relate(ds, format!("{cname} is defined only here"));
-                d.relate(es, String::from("the workgroup size is set here"));
                 d.help = Some(format!("move the definition of {cname} before {tname}"));
                 break;
             }

@@ -92,14 +92,13 @@ fn data(cx: &mut Context<'_>, i: usize) {
         return;
     };
     if let Some(at) = has_decoration(cx, rt, decoration::ArrayStride) {
-        let s = cx.span(at);
-        let d = cx.error(
+        let d = cx.error_related(
             "ext.constant-data-array-stride",
             i,
             format!("{opname}'s Result Type {tname} must not be decorated with ArrayStride"),
+            [(at, format!("{tname} is decorated ArrayStride here"))],
         );
         d.label = String::from("constant data is packed without padding");
-        d.relate(s, format!("{tname} is decorated ArrayStride here"));
         d.help = Some(String::from("declare an array type without ArrayStride for the data, and OpCopyLogical it to a strided one if needed"));
     }
     // The length, when it is a (spec) constant with a known value.
