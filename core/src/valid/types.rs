@@ -249,12 +249,9 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
             let msg = format!(
                 "When BuiltIn decoration is applied to a structure-type member, all members of that structure type must also be decorated with BuiltIn: member {missing} of {name} is not"
             );
-            let rel = first.map(|at| cx.span(at));
-            let d = cx.error("types.builtin-members-mixed", i, msg);
+            let related = first.map(|at| (at, String::from("a member is decorated BuiltIn here")));
+            let d = cx.error_related("types.builtin-members-mixed", i, msg, related);
             d.label = format!("{name} mixes built-in and non-built-in members");
-            if let Some(s) = rel {
-                d.relate(s, String::from("a member is decorated BuiltIn here"));
-            }
             d.help = Some(format!("decorate every member of {name} BuiltIn, or move the built-ins to their own structure"));
         }
     }
