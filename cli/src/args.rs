@@ -6,7 +6,10 @@
 
 use std::ffi::OsString;
 
+use spvlab_core::TargetEnv;
+
 use crate::error::CliError;
+use crate::io::{Input, Output};
 
 /// One parsed argument.
 #[derive(Debug, PartialEq, Eq)]
@@ -75,6 +78,56 @@ pub fn no_value(flag: &'static str, inline: &Option<OsString>) -> Result<(), Cli
         Some(_) => Err(CliError::UnexpectedValue(flag)),
         None => Ok(()),
     }
+}
+
+/// What every subcommand's arguments give: the input (`None`: stdin), the
+/// output and the target environment.
+pub struct Common {
+    pub input: Option<Input>,
+    pub output: Output,
+    pub env: TargetEnv,
+}
+
+/// Parse a subcommand's arguments, in order: `-h`/`--help` prints `help` and
+/// gives `None`; `-o` sets the output when the command has one (`output`, its
+/// default; a command without one hands `-o` to `flag` like any other option);
+/// `--target-env` sets the environment when `target_env` (else it goes to
+/// `flag` too); the first positional is the input and a
+/// second one is an error. Every other option goes to `flag`, which fails with
+/// [`CliError::UnknownFlag`] for those it does not know.
+pub fn parse(
+    args: Vec<OsString>,
+    help: &str,
+    output: Option<Output>,
+    target_env: bool,
+    mut flag: impl FnMut(&mut Parser, String, Option<OsString>) -> Result<(), CliError>,
+) -> Result<Option<Common>, CliError> {
+    let has_output = output.is_some();
+    let mut c = Common { input: None, output: output.unwrap_or(Output::Stdout), env: TargetEnv::default() };
+    let mut p = Parser::new(args);
+    while let Some(arg) = p.next_arg() {
+        match arg {
+            Arg::Flag { name, inline } => match name.as_str() {
+                "-h" | "--help" => {
+                    crate::io::print_stdout(help)?;
+                    return Ok(None);
+                }
+                "-o" if has_output => c.output = Output::from_arg(&p.value("-o", inline)?),
+                "--target-env" if target_env => c.env = p.target_env(inline)?,
+                _ => flag(&mut p, name, inline)?,
+            },
+            Arg::Positional(a) if c.input.is_none() => c.input = Some(Input::from_arg(&a)),
+            Arg::Positional(_) => return Err(CliError::TooManyInputs),
+        }
+    }
+    Ok(Some(c))
+}
+
+/// An option that takes no value and sets `field` to `to`.
+pub fn set(flag: &'static str, inline: &Option<OsString>, field: &mut bool, to: bool) -> Result<(), CliError> {
+    no_value(flag, inline)?;
+    *field = to;
+    Ok(())
 }
 
 #[cfg(test)]

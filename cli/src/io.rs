@@ -48,6 +48,24 @@ pub fn read_input(input: Option<Input>) -> Result<(String, Vec<u8>), CliError> {
     Ok((input.display_name(), bytes))
 }
 
+/// Read the input given (stdin when none was) and analyse it for `opts`: its
+/// name for messages, and the analysis.
+pub fn analyze_input(input: Option<Input>, opts: &Options) -> Result<(String, Analysis), CliError> {
+    let input = input.unwrap_or(Input::Stdin);
+    let name = input.display_name();
+    let bytes = input.read()?;
+    Ok((name, analyze(&input, bytes, opts)?))
+}
+
+/// Print an analysis' diagnostics to stderr: the failure of a command that
+/// needed a module and got none.
+pub fn no_module(a: &Analysis, name: String) -> CliError {
+    for d in a.diagnostics() {
+        eprint!("{}", a.render(d, &name));
+    }
+    CliError::Failed { path: name, count: a.diagnostics().len() }
+}
+
 /// Whether an input is a binary module: a `.spv` file is, a `.spvasm` file is
 /// not, and anything else is when it starts with the magic number (either
 /// byte order).

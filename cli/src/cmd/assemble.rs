@@ -5,20 +5,12 @@ use std::ffi::OsString;
 use spvlab_core::diag::render;
 use spvlab_core::text::{AsmOptions, assemble};
 
-use super::Command;
-use crate::args::{Arg, Parser, no_value};
+use crate::args::{self, Common, Parser, set};
 use crate::error::CliError;
-use crate::io::{Input, Output};
+use crate::io::Output;
 use crate::words;
 
-pub const COMMAND: Command = Command {
-    name: "as",
-    summary: "assemble SPIR-V assembly text into a binary module",
-    help: HELP,
-    run,
-};
-
-const HELP: &str = "\
+pub const HELP: &str = "\
 spvlab as: assemble SPIR-V assembly text into a binary module (like spirv-as)
 
 Usage: spvlab as [options] [<file.spvasm>]
@@ -39,29 +31,16 @@ Options:
 Exit status: 0 success, 1 bad input, 2 bad usage.
 ";
 
-fn run(args: Vec<OsString>) -> Result<(), CliError> {
+pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut opts = AsmOptions::default();
-    let mut input: Option<Input> = None;
-    let mut output = Output::File("out.spv".into());
-    let mut p = Parser::new(args);
-    while let Some(arg) = p.next_arg() {
-        match arg {
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => return crate::io::print_stdout(HELP),
-                "-o" => output = Output::from_arg(&p.value("-o", inline)?),
-                "--target-env" => {
-                    opts.env = p.target_env(inline)?;
-                }
-                "--preserve-numeric-ids" => {
-                    no_value("--preserve-numeric-ids", &inline)?;
-                    opts.preserve_numeric_ids = true;
-                }
-                _ => return Err(CliError::UnknownFlag(name)),
-            },
-            Arg::Positional(a) if input.is_none() => input = Some(Input::from_arg(&a)),
-            Arg::Positional(_) => return Err(CliError::TooManyInputs),
-        }
-    }
+    let flag = |_: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
+        "--preserve-numeric-ids" => set("--preserve-numeric-ids", &inline, &mut opts.preserve_numeric_ids, true),
+        _ => Err(CliError::UnknownFlag(name)),
+    };
+    let Some(Common { input, output, env }) = args::parse(args, HELP, Some(Output::File("out.spv".into())), true, flag)? else {
+        return Ok(());
+    };
+    opts.env = env;
     let (name, bytes) = crate::io::read_input(input)?;
     let text = crate::io::utf8_text(bytes, &name)?;
     match assemble(&text, &opts) {

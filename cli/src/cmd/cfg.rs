@@ -3,25 +3,16 @@
 
 use std::ffi::OsString;
 
-use spvlab_core::TargetEnv;
 use spvlab_core::analysis::Analysis;
 use spvlab_core::analysis::dot::{DotOptions, Dominators};
 use spvlab_core::analysis::report::AnalyzeReport;
 use spvlab_core::valid::Options;
 
-use super::Command;
-use crate::args::{Arg, Parser, no_value};
+use crate::args::{self, Common, Parser, set};
 use crate::error::CliError;
-use crate::io::{Input, Output};
+use crate::io::Output;
 
-pub const COMMAND: Command = Command {
-    name: "cfg",
-    summary: "print a function's control-flow graph as DOT, or the analysis as JSON",
-    help: HELP,
-    run,
-};
-
-const HELP: &str = "\
+pub const HELP: &str = "\
 spvlab cfg: the control-flow graph of a function as Graphviz DOT, or the analysis as JSON
 
 Usage: spvlab cfg [options] [<file.spv | file.spvasm>]
@@ -49,68 +40,44 @@ Options:
 Exit status: 0 success, 1 bad input, 2 bad usage.
 ";
 
-fn run(args: Vec<OsString>) -> Result<(), CliError> {
-    let mut env = TargetEnv::default();
+pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut json = false;
     let mut function: Option<String> = None;
     let mut opts = DotOptions::default();
-    let mut input: Option<Input> = None;
-    let mut output = Output::Stdout;
-    let mut p = Parser::new(args);
-    while let Some(arg) = p.next_arg() {
-        match arg {
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => return crate::io::print_stdout(HELP),
-                "-o" => output = Output::from_arg(&p.value("-o", inline)?),
-                "--target-env" => {
-                    env = p.target_env(inline)?;
-                }
-                "--format" => match p.text_value("--format", inline)?.as_str() {
-                    "dot" => json = false,
-                    "json" => json = true,
-                    other => return Err(CliError::UnknownFlag(format!("--format {other}"))),
-                },
-                "--function" => function = Some(p.text_value("--function", inline)?),
-                "--listing" => {
-                    no_value("--listing", &inline)?;
-                    opts.listing = true;
-                }
-                "--no-constructs" => {
-                    no_value("--no-constructs", &inline)?;
-                    opts.constructs = false;
-                }
-                "--hide-unreachable" => {
-                    no_value("--hide-unreachable", &inline)?;
-                    opts.hide_unreachable = true;
-                }
-                "--dominators" => {
-                    opts.dominators = match p.text_value("--dominators", inline)?.as_str() {
-                        "none" => Dominators::None,
-                        "regular" => Dominators::Regular,
-                        "structural" => Dominators::Structural,
-                        other => return Err(CliError::UnknownFlag(format!("--dominators {other}"))),
-                    }
-                }
-                _ => return Err(CliError::UnknownFlag(name)),
+    let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
+        match name.as_str() {
+            "--format" => match p.text_value("--format", inline)?.as_str() {
+                "dot" => json = false,
+                "json" => json = true,
+                other => return Err(CliError::UnknownFlag(format!("--format {other}"))),
             },
-            Arg::Positional(a) if input.is_none() => input = Some(Input::from_arg(&a)),
-            Arg::Positional(_) => return Err(CliError::TooManyInputs),
+            "--function" => function = Some(p.text_value("--function", inline)?),
+            "--listing" => set("--listing", &inline, &mut opts.listing, true)?,
+            "--no-constructs" => set("--no-constructs", &inline, &mut opts.constructs, false)?,
+            "--hide-unreachable" => set("--hide-unreachable", &inline, &mut opts.hide_unreachable, true)?,
+            "--dominators" => {
+                opts.dominators = match p.text_value("--dominators", inline)?.as_str() {
+                    "none" => Dominators::None,
+                    "regular" => Dominators::Regular,
+                    "structural" => Dominators::Structural,
+                    other => return Err(CliError::UnknownFlag(format!("--dominators {other}"))),
+                }
+            }
+            _ => return Err(CliError::UnknownFlag(name)),
         }
-    }
-    let input = input.unwrap_or(Input::Stdin);
-    let name = input.display_name();
-    let bytes = input.read()?;
-    let a = crate::io::analyze(&input, bytes, &Options { env, ..Options::default() })?;
+        Ok(())
+    };
+    let Some(Common { input, output, env }) = args::parse(args, HELP, Some(Output::Stdout), true, flag)? else {
+        return Ok(());
+    };
+    let (name, a) = crate::io::analyze_input(input, &Options { env, ..Options::default() })?;
     if json {
         let mut s = serde_json::to_string_pretty(&AnalyzeReport::of(&a)).unwrap_or_default();
         s.push('\n');
         return output.write(s.as_bytes());
     }
     if a.module().is_none() {
-        for d in a.diagnostics() {
-            eprint!("{}", a.render(d, &name));
-        }
-        return Err(CliError::Failed { path: name, count: a.diagnostics().len() });
+        return Err(crate::io::no_module(&a, name));
     }
     let f = match &function {
         Some(f) => a.function_by_name(f),

@@ -6,19 +6,11 @@ use spvlab_core::diag::render;
 use spvlab_core::text::DisOptions;
 use spvlab_core::text::dis::disassemble_bytes;
 
-use super::Command;
-use crate::args::{Arg, Parser, no_value};
+use crate::args::{self, Common, Parser, set};
 use crate::error::CliError;
-use crate::io::{Input, Output};
+use crate::io::Output;
 
-pub const COMMAND: Command = Command {
-    name: "dis",
-    summary: "disassemble a binary module into SPIR-V assembly text",
-    help: HELP,
-    run,
-};
-
-const HELP: &str = "\
+pub const HELP: &str = "\
 spvlab dis: disassemble a binary module into SPIR-V assembly text (like spirv-dis)
 
 Usage: spvlab dis [options] [<file.spv>]
@@ -37,34 +29,17 @@ Options:
 Exit status: 0 success, 1 bad input, 2 bad usage.
 ";
 
-fn run(args: Vec<OsString>) -> Result<(), CliError> {
+pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut opts = DisOptions::default();
-    let mut input: Option<Input> = None;
-    let mut output = Output::Stdout;
-    let mut p = Parser::new(args);
-    while let Some(arg) = p.next_arg() {
-        match arg {
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => return crate::io::print_stdout(HELP),
-                "-o" => output = Output::from_arg(&p.value("-o", inline)?),
-                "--raw-id" => {
-                    no_value("--raw-id", &inline)?;
-                    opts.raw_id = true;
-                }
-                "--no-header" => {
-                    no_value("--no-header", &inline)?;
-                    opts.header = false;
-                }
-                "--no-indent" => {
-                    no_value("--no-indent", &inline)?;
-                    opts.indent = false;
-                }
-                _ => return Err(CliError::UnknownFlag(name)),
-            },
-            Arg::Positional(a) if input.is_none() => input = Some(Input::from_arg(&a)),
-            Arg::Positional(_) => return Err(CliError::TooManyInputs),
-        }
-    }
+    let flag = |_: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
+        "--raw-id" => set("--raw-id", &inline, &mut opts.raw_id, true),
+        "--no-header" => set("--no-header", &inline, &mut opts.header, false),
+        "--no-indent" => set("--no-indent", &inline, &mut opts.indent, false),
+        _ => Err(CliError::UnknownFlag(name)),
+    };
+    let Some(Common { input, output, .. }) = args::parse(args, HELP, Some(Output::Stdout), false, flag)? else {
+        return Ok(());
+    };
     let (name, bytes) = crate::io::read_input(input)?;
     match disassemble_bytes(&bytes, &opts) {
         Ok(text) => output.write(text.as_bytes()),

@@ -19,7 +19,13 @@ pub struct Command {
 }
 
 /// Every subcommand, in the order `spvlab --help` lists them.
-pub const COMMANDS: &[Command] = &[assemble::COMMAND, disassemble::COMMAND, validate::COMMAND, cfg::COMMAND, reflect::COMMAND];
+pub const COMMANDS: &[Command] = &[
+    Command { name: "as", summary: "assemble SPIR-V assembly text into a binary module", help: assemble::HELP, run: assemble::run },
+    Command { name: "dis", summary: "disassemble a binary module into SPIR-V assembly text", help: disassemble::HELP, run: disassemble::run },
+    Command { name: "val", summary: "validate a module (binary or assembly text), like spirv-val", help: validate::HELP, run: validate::run },
+    Command { name: "cfg", summary: "print a function's control-flow graph as DOT, or the analysis as JSON", help: cfg::HELP, run: cfg::run },
+    Command { name: "reflect", summary: "list each entry point's resources, workgroup size and built-ins", help: reflect::HELP, run: reflect::run },
+];
 
 pub fn find(name: &str) -> Option<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name)

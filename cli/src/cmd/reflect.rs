@@ -5,23 +5,14 @@
 use std::ffi::OsString;
 use std::fmt::Write as _;
 
-use spvlab_core::TargetEnv;
 use spvlab_core::reflect::{MemberNode, Reflection, Resource, TypeNode};
 use spvlab_core::valid::Options;
 
-use super::Command;
-use crate::args::{Arg, Parser, no_value};
+use crate::args::{self, Common, Parser, set};
 use crate::error::CliError;
-use crate::io::{Input, Output};
+use crate::io::Output;
 
-pub const COMMAND: Command = Command {
-    name: "reflect",
-    summary: "list each entry point's resources, workgroup size and built-ins",
-    help: HELP,
-    run,
-};
-
-const HELP: &str = "\
+pub const HELP: &str = "\
 spvlab reflect: the resources each entry point binds
 
 Usage: spvlab reflect [options] [<file.spv | file.spvasm>]
@@ -42,37 +33,18 @@ Options:
 Exit status: 0 success, 1 bad input, 2 bad usage.
 ";
 
-fn run(args: Vec<OsString>) -> Result<(), CliError> {
-    let mut env = TargetEnv::default();
+pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut json = false;
-    let mut input: Option<Input> = None;
-    let mut output = Output::Stdout;
-    let mut p = Parser::new(args);
-    while let Some(arg) = p.next_arg() {
-        match arg {
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => return crate::io::print_stdout(HELP),
-                "-o" => output = Output::from_arg(&p.value("-o", inline)?),
-                "--target-env" => env = p.target_env(inline)?,
-                "--json" => {
-                    no_value("--json", &inline)?;
-                    json = true;
-                }
-                _ => return Err(CliError::UnknownFlag(name)),
-            },
-            Arg::Positional(a) if input.is_none() => input = Some(Input::from_arg(&a)),
-            Arg::Positional(_) => return Err(CliError::TooManyInputs),
-        }
-    }
-    let input = input.unwrap_or(Input::Stdin);
-    let name = input.display_name();
-    let bytes = input.read()?;
-    let a = crate::io::analyze(&input, bytes, &Options { env, ..Options::default() })?;
+    let flag = |_: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
+        "--json" => set("--json", &inline, &mut json, true),
+        _ => Err(CliError::UnknownFlag(name)),
+    };
+    let Some(Common { input, output, env }) = args::parse(args, HELP, Some(Output::Stdout), true, flag)? else {
+        return Ok(());
+    };
+    let (name, a) = crate::io::analyze_input(input, &Options { env, ..Options::default() })?;
     let Some(r) = a.reflect() else {
-        for d in a.diagnostics() {
-            eprint!("{}", a.render(d, &name));
-        }
-        return Err(CliError::Failed { path: name, count: a.diagnostics().len() });
+        return Err(crate::io::no_module(&a, name));
     };
     if json {
         let mut s = serde_json::to_string_pretty(&r).unwrap_or_default();

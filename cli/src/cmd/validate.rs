@@ -9,19 +9,11 @@ use spvlab_core::analysis::Analysis;
 use spvlab_core::diag::{self, Severity, SpanUnit};
 use spvlab_core::valid::{self, OptionError, Options, rules};
 
-use super::Command;
-use crate::args::{Arg, Parser, no_value};
+use crate::args::{self, Common, Parser, no_value, set};
 use crate::error::CliError;
 use crate::io::Input;
 
-pub const COMMAND: Command = Command {
-    name: "val",
-    summary: "validate a module (binary or assembly text), like spirv-val",
-    help: HELP,
-    run,
-};
-
-const HELP: &str = "\
+pub const HELP: &str = "\
 spvlab val: validate a SPIR-V module (like spirv-val)
 
 Usage: spvlab val [options] [<file.spv>|<file.spvasm>]
@@ -72,40 +64,30 @@ fn exit_2(msg: &str, usage: bool) -> ! {
     std::process::exit(2)
 }
 
-fn run(args: Vec<OsString>) -> Result<(), CliError> {
+pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut opts = Options::default();
     let mut json = false;
     let mut val_args: Vec<String> = Vec::new();
-    let mut input: Option<Input> = None;
-    let mut p = Parser::new(args);
-    while let Some(arg) = p.next_arg() {
-        match arg {
-            Arg::Flag { name, inline } => match name.as_str() {
-                "-h" | "--help" => return crate::io::print_stdout(HELP),
-                "--target-env" => {
-                    opts.env = p.target_env(inline)?;
-                }
-                "--json" => {
-                    no_value("--json", &inline)?;
-                    json = true;
-                }
-                n => {
-                    if let Some(&(flag, _)) = valid::FLAGS.iter().find(|(f, _)| *f == n) {
-                        no_value(flag, &inline)?;
-                        val_args.push(flag.into());
-                    } else if let Some(&(limit, _)) = valid::LIMITS.iter().find(|(f, _)| *f == n) {
-                        let v = p.text_value(limit, inline)?;
-                        val_args.push(limit.into());
-                        val_args.push(v);
-                    } else {
-                        return Err(CliError::UnknownFlag(name));
-                    }
-                }
-            },
-            Arg::Positional(a) if input.is_none() => input = Some(Input::from_arg(&a)),
-            Arg::Positional(_) => return Err(CliError::TooManyInputs),
+    let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
+        let n = name.as_str();
+        if n == "--json" {
+            set("--json", &inline, &mut json, true)?;
+        } else if let Some(&(flag, _)) = valid::FLAGS.iter().find(|(f, _)| *f == n) {
+            no_value(flag, &inline)?;
+            val_args.push(flag.into());
+        } else if let Some(&(limit, _)) = valid::LIMITS.iter().find(|(f, _)| *f == n) {
+            let v = p.text_value(limit, inline)?;
+            val_args.push(limit.into());
+            val_args.push(v);
+        } else {
+            return Err(CliError::UnknownFlag(name));
         }
-    }
+        Ok(())
+    };
+    let Some(Common { input, env, .. }) = args::parse(args, HELP, None, true, flag)? else {
+        return Ok(());
+    };
+    opts.env = env;
     if let Err(e) = opts.apply_args(val_args.iter().map(String::as_str)) {
         match e {
             OptionError::Unknown(f) => return Err(CliError::UnknownFlag(f)),

@@ -481,54 +481,44 @@ impl OperandParser {
                         }
                     }
                 }
-                _ => match kind.category() {
-                    Category::ValueEnum => match kind.enumerant(w) {
-                        Some(e) => {
-                            for o in e.parameters.iter().rev() {
-                                stack.push((o.kind, o.quantifier));
-                            }
-                        }
-                        None => {
-                            return Err(BinaryError::BadEnumerant {
-                                offset,
-                                opcode,
-                                operand: at,
-                                kind,
-                                value: w,
-                            });
-                        }
-                    },
-                    Category::BitEnum => {
-                        // Validate every bit first, then push the parameters so
-                        // that the lowest bit's come first.
-                        let mut bits = w;
-                        while bits != 0 {
-                            let bit = bits & bits.wrapping_neg();
-                            bits &= !bit;
-                            if kind.enumerant(bit).is_none() {
-                                return Err(BinaryError::BadEnumerant {
-                                    offset,
-                                    opcode,
-                                    operand: at,
-                                    kind,
-                                    value: w,
-                                });
-                            }
-                        }
-                        let mut bit = 1u32 << 31;
-                        while bit != 0 {
-                            if w & bit != 0
-                                && let Some(e) = kind.enumerant(bit)
-                            {
+                _ => {
+                    let bad_enumerant =
+                        || BinaryError::BadEnumerant { offset, opcode, operand: at, kind, value: w };
+                    match kind.category() {
+                        Category::ValueEnum => match kind.enumerant(w) {
+                            Some(e) => {
                                 for o in e.parameters.iter().rev() {
                                     stack.push((o.kind, o.quantifier));
                                 }
                             }
-                            bit >>= 1;
+                            None => return Err(bad_enumerant()),
+                        },
+                        Category::BitEnum => {
+                            // Validate every bit first, then push the parameters so
+                            // that the lowest bit's come first.
+                            let mut bits = w;
+                            while bits != 0 {
+                                let bit = bits & bits.wrapping_neg();
+                                bits &= !bit;
+                                if kind.enumerant(bit).is_none() {
+                                    return Err(bad_enumerant());
+                                }
+                            }
+                            let mut bit = 1u32 << 31;
+                            while bit != 0 {
+                                if w & bit != 0
+                                    && let Some(e) = kind.enumerant(bit)
+                                {
+                                    for o in e.parameters.iter().rev() {
+                                        stack.push((o.kind, o.quantifier));
+                                    }
+                                }
+                                bit >>= 1;
+                            }
                         }
+                        _ => {}
                     }
-                    _ => {}
-                },
+                }
             }
             out.push(ParsedOperand {
                 kind,

@@ -9,6 +9,7 @@
 
 use crate::grammar::{built_in, capability, decoration, op};
 use super::Context;
+use crate::diag::Diagnostic;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
 use crate::grammar::{self, Category, EnumerantDesc, OperandKind, Version};
@@ -232,12 +233,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             let msg = format!("Opcode {opname} requires one of these capabilities: {}", cap_names(desc.capabilities));
             let help = format!("add `OpCapability {}`", first_cap_name(desc.capabilities));
             let rel = declared.cap_related(cx);
-            let d = cx.error("caps.instruction-capability", i, msg);
-            d.label = format!("{} needs a capability the module does not declare", desc.name);
-            d.help = Some(help);
-            if let Some((s, l)) = rel {
-                d.relate(s, l);
-            }
+            undeclared(cx, "caps.instruction-capability", i, msg, help, rel).label = format!("{} needs a capability the module does not declare", desc.name);
         } else if desc.capabilities.is_empty() || opcode == op::OpTerminateInvocation {
             instruction_version(cx, &declared, i, desc.name, desc.extensions, desc.version, desc.last_version);
         }
@@ -275,6 +271,24 @@ pub(super) fn check(cx: &mut Context<'_>) {
     let _ = module_version;
 }
 
+/// An error for something the module does not declare (a capability or an
+/// extension), with the fix and where the module declares what it has.
+fn undeclared<'c>(
+    cx: &'c mut Context<'_>,
+    code: &'static str,
+    i: usize,
+    msg: String,
+    help: String,
+    rel: Option<(Span, String)>,
+) -> &'c mut Diagnostic {
+    let d = cx.error(code, i, msg);
+    d.help = Some(help);
+    if let Some((s, l)) = rel {
+        d.relate(s, l);
+    }
+    d
+}
+
 fn instruction_version(
     cx: &mut Context<'_>,
     declared: &Declared,
@@ -297,12 +311,7 @@ fn instruction_version(
                 let msg = format!("{opname} requires one of the following extensions: {}", ext_names(exts));
                 let help = format!("add `OpExtension \"{}\"`", exts.iter().min().copied().unwrap_or("?"));
                 let rel = declared.ext_related(cx);
-                let d = cx.error("caps.instruction-version", i, msg);
-                d.label = format!("{name} comes from an extension the module does not declare");
-                d.help = Some(help);
-                if let Some((s, l)) = rel {
-                    d.relate(s, l);
-                }
+                undeclared(cx, "caps.instruction-version", i, msg, help, rel).label = format!("{name} comes from an extension the module does not declare");
             }
         }
         Some(v) if mv < v => {
@@ -323,12 +332,7 @@ fn instruction_version(
                     ver(v)
                 );
                 let rel = declared.ext_related(cx);
-                let d = cx.error("caps.instruction-version", i, msg);
-                d.label = format!("{name} entered SPIR-V in version {}; this module is version {}", ver(v), ver(mv));
-                d.help = Some(help);
-                if let Some((s, l)) = rel {
-                    d.relate(s, l);
-                }
+                undeclared(cx, "caps.instruction-version", i, msg, help, rel).label = format!("{name} entered SPIR-V in version {}; this module is version {}", ver(v), ver(mv));
             }
         }
         _ => {}
@@ -380,16 +384,12 @@ fn operand_value(
         let msg = format!("Operand {} of {opname} requires one of these capabilities: {}", k + 1, cap_names(caps));
         let help = format!("add `OpCapability {}`", first_cap_name(caps));
         let rel = declared.cap_related(cx);
-        let d = cx.error("caps.operand-capability", i, msg);
-        d.label = format!("{kind_name} {} needs a capability the module does not declare", e.name);
-        d.help = Some(help);
-        if let Some((s, l)) = rel {
-            d.relate(s, l);
-        }
+        undeclared(cx, "caps.operand-capability", i, msg, help, rel).label = format!("{kind_name} {} needs a capability the module does not declare", e.name);
         return;
     }
     let mv = cx.version;
     let nth = ordinal(k + 1);
+    let requires = |what: String| format!("{nth} operand of {opname}: operand {}({word}) requires {what}", e.name);
     let needs_ext = match e.version {
         None => !e.extensions.is_empty(),
         Some(v) => mv < v,
@@ -397,41 +397,24 @@ fn operand_value(
     if needs_ext {
         if e.extensions.is_empty() {
             if let Some(v) = e.version {
-                let msg = format!(
-                    "{nth} operand of {opname}: operand {}({word}) requires SPIR-V version {} or later",
-                    e.name,
-                    ver(v)
-                );
+                let msg = requires(format!("SPIR-V version {} or later", ver(v)));
                 let d = cx.error("caps.operand-version", i, msg);
                 d.label = format!("{kind_name} {} entered SPIR-V in version {}; this module is version {}", e.name, ver(v), ver(mv));
                 d.help = Some(format!("target SPIR-V {} or later", ver(v)));
             }
         } else if !declared.has_any_ext(e.extensions) {
-            let msg = format!(
-                "{nth} operand of {opname}: operand {}({word}) requires one of these extensions: {}",
-                e.name,
-                ext_names(e.extensions)
-            );
+            let msg = requires(format!("one of these extensions: {}", ext_names(e.extensions)));
             let mut help = format!("add `OpExtension \"{}\"`", e.extensions.iter().min().copied().unwrap_or("?"));
             if let Some(v) = e.version {
                 help.push_str(&format!(" or target SPIR-V {} or later", ver(v)));
             }
             let rel = declared.ext_related(cx);
-            let d = cx.error("caps.operand-extension", i, msg);
-            d.label = format!("{kind_name} {} comes from an extension the module does not declare", e.name);
-            d.help = Some(help);
-            if let Some((s, l)) = rel {
-                d.relate(s, l);
-            }
+            undeclared(cx, "caps.operand-extension", i, msg, help, rel).label = format!("{kind_name} {} comes from an extension the module does not declare", e.name);
         }
     }
     if let Some(l) = e.last_version
         && mv > l {
-            let msg = format!(
-                "{nth} operand of {opname}: operand {}({word}) requires SPIR-V version {} or earlier",
-                e.name,
-                ver(l)
-            );
+            let msg = requires(format!("SPIR-V version {} or earlier", ver(l)));
             let d = cx.error("caps.operand-removed", i, msg);
             d.label = format!("{kind_name} {} was removed after SPIR-V {}; this module is version {}", e.name, ver(l), ver(mv));
         }
@@ -495,44 +478,21 @@ static OPENCL_2_1: &[&str] = &["SubgroupDispatch", "PipeStorage"];
 fn env_caps(env: TargetEnv) -> Option<(Vec<&'static [&'static str]>, &'static str)> {
     use TargetEnv::*;
     let v = |n: usize| [VULKAN_1_0, VULKAN_1_1, VULKAN_1_2, VULKAN_1_3, VULKAN_1_4][..n].to_vec();
+    let cl = |n: usize| [OPENCL_1_2, OPENCL_1_2_FULL, OPENCL_2_0, OPENCL_2_1][..n].to_vec();
     Some(match env {
         Vulkan1_0 => (v(1), "Vulkan 1.0 specification (or requires extension)"),
         Vulkan1_1 | Vulkan1_1Spv1_4 => (v(2), "Vulkan 1.1 specification (or requires extension)"),
         Vulkan1_2 => (v(3), "Vulkan 1.2 specification (or requires extension)"),
         Vulkan1_3 => (v(4), "Vulkan 1.3 specification (or requires extension)"),
         Vulkan1_4 => (v(5), "Vulkan 1.4 specification (or requires extension)"),
-        OpenCl1_2 => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL],
-            "OpenCL 1.2 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl1_2Embedded => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL],
-            "OpenCL 1.2 Embedded Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_0 => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL, OPENCL_2_0],
-            "OpenCL 2.0 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_0Embedded => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL, OPENCL_2_0],
-            "OpenCL 2.0 Embedded Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_1 => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL, OPENCL_2_0, OPENCL_2_1],
-            "OpenCL 2.1 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_1Embedded => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL, OPENCL_2_0, OPENCL_2_1],
-            "OpenCL 2.1 Embedded Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_2 => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL, OPENCL_2_0, OPENCL_2_1],
-            "OpenCL 2.2 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_2Embedded => (
-            alloc::vec![OPENCL_1_2, OPENCL_1_2_FULL, OPENCL_2_0, OPENCL_2_1],
-            "OpenCL 2.2 Embedded Profile specification (or requires extension or capability)",
-        ),
+        OpenCl1_2 => (cl(2), "OpenCL 1.2 Full Profile specification (or requires extension or capability)"),
+        OpenCl1_2Embedded => (cl(2), "OpenCL 1.2 Embedded Profile specification (or requires extension or capability)"),
+        OpenCl2_0 => (cl(3), "OpenCL 2.0 Full Profile specification (or requires extension or capability)"),
+        OpenCl2_0Embedded => (cl(3), "OpenCL 2.0 Embedded Profile specification (or requires extension or capability)"),
+        OpenCl2_1 => (cl(4), "OpenCL 2.1 Full Profile specification (or requires extension or capability)"),
+        OpenCl2_1Embedded => (cl(4), "OpenCL 2.1 Embedded Profile specification (or requires extension or capability)"),
+        OpenCl2_2 => (cl(4), "OpenCL 2.2 Full Profile specification (or requires extension or capability)"),
+        OpenCl2_2Embedded => (cl(4), "OpenCL 2.2 Embedded Profile specification (or requires extension or capability)"),
         _ => return None,
     })
 }

@@ -168,6 +168,29 @@ impl<'m> Context<'m> {
         self.diags.last_mut().unwrap_or_else(|| unreachable!())
     }
 
+    /// Report an error at instruction `i` with related instructions, each with
+    /// its label; returns it like [`Context::error`].
+    pub fn error_related(
+        &mut self,
+        code: &'static str,
+        i: usize,
+        message: String,
+        related: impl IntoIterator<Item = (usize, String)>,
+    ) -> &mut Diagnostic {
+        let related: Vec<(Span, String)> = related.into_iter().map(|(j, label)| (self.span(j), label)).collect();
+        let d = self.error(code, i, message);
+        for (span, label) in related {
+            d.relate(span, label);
+        }
+        d
+    }
+
+    /// The id bound to size per-id tables with: the header's, but no more than
+    /// the module could define.
+    pub fn id_bound(&self) -> u32 {
+        self.module.header.bound.min(self.module.word_count() as u32 + 1)
+    }
+
     /// Whether any error has been reported.
     pub fn has_errors(&self) -> bool {
         self.diags.iter().any(|d| d.severity == Severity::Error)

@@ -97,17 +97,12 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                     Some((op::OpTypeFunction, ops)) => {
                         if ops.first() != Some(&ret) {
                             let (r, t) = (cx.name(ret), cx.name(ops.first().copied().unwrap_or(0)));
-                            let span = cx.def(fty).map(|d| cx.span(d));
-                            let d = cx.error(
+                            cx.error_related(
                                 "function.type-mismatch",
                                 i,
-                                format!(
-                                    "the function returns {r}, but its function type returns {t}"
-                                ),
+                                format!("the function returns {r}, but its function type returns {t}"),
+                                cx.def(fty).map(|d| (d, String::from("the function type"))),
                             );
-                            if let Some(span) = span {
-                                d.relate(span, String::from("the function type"));
-                            }
                         }
                     }
                     _ => {
@@ -322,15 +317,12 @@ fn check_call(cx: &mut Context<'_>, i: usize, logical: bool, vp: bool, vpsb: boo
                 || (vp && class == storage_class::Workgroup)
                 || class == storage_class::UniformConstant;
             if !ok {
-                let span = cx.def(arg).map(|d| cx.span(d));
-                let d = cx.error(
+                cx.error_related(
                     "function.pointer-argument-not-memory-object",
                     i,
                     format!("argument {a} must be a memory object declaration (an OpVariable or OpFunctionParameter)"),
+                    cx.def(arg).map(|d| (d, format!("{a} is computed here"))),
                 );
-                if let Some(span) = span {
-                    d.relate(span, format!("{a} is computed here"));
-                }
                 return;
             }
         }

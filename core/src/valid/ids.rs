@@ -263,11 +263,7 @@ fn can_forward(opcode: u16, k: usize, ext: ExtKind, ext_number: u32) -> bool {
 /// types that are types, value operands that are values.
 pub(super) fn check_ids(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    let bound = cx
-        .module
-        .header
-        .bound
-        .min(cx.module.word_count() as u32 + 1);
+    let bound = cx.id_bound();
     let mut forward_pointer: IdMap<bool> = IdMap::new(bound);
     // Ids already reported (one diagnostic per undefined id).
     let mut reported: IdMap<bool> = IdMap::new(bound);
@@ -299,13 +295,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         let d = def.unwrap_or(0);
                         if !generates_type(insts[d].opcode) {
                             let name = cx.name(w);
-                            let span = cx.span(d);
-                            cx.error(
-                                "ids.not-a-type",
-                                i,
-                                format!("the result type {name} is not a type"),
-                            )
-                            .relate(span, format!("{name} is defined here"));
+                            cx.error_related("ids.not-a-type", i, format!("the result type {name} is not a type"), [(d, format!("{name} is defined here"))]);
                         }
                     } else {
                         report_undefined(cx, i, w, def, &mut reported);
@@ -330,13 +320,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         let def_has_type = cx.desc(d).is_some_and(|x| x.has_result_type());
                         if generates_type(dop) && !exempt {
                             let name = cx.name(w);
-                            let span = cx.span(d);
-                            cx.error(
-                                "ids.operand-is-type",
-                                i,
-                                format!("operand {name} is a type, but a value is expected here"),
-                            )
-                            .relate(span, format!("{name} is declared here"));
+                            cx.error_related("ids.operand-is-type", i, format!("operand {name} is a type, but a value is expected here"), [(d, format!("{name} is declared here"))]);
                         } else if !def_has_type
                             && !exempt
                             && !crate::cfg::is_branch_opcode(opcode)
@@ -350,13 +334,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             )
                         {
                             let name = cx.name(w);
-                            let span = cx.span(d);
-                            cx.error(
-                                "ids.operand-needs-type",
-                                i,
-                                format!("operand {name} has no type, but a value is expected here"),
-                            )
-                            .relate(span, format!("{name} is defined here"));
+                            cx.error_related("ids.operand-needs-type", i, format!("operand {name} has no type, but a value is expected here"), [(d, format!("{name} is defined here"))]);
                         } else if cx.ext_kind(d).is_non_semantic() && !non_semantic {
                             let name = cx.name(w);
                             let span = cx.span(d);
@@ -440,13 +418,7 @@ fn report_undefined(
             );
         }
         Some(d) => {
-            let span = cx.span(d);
-            cx.error(
-                "ids.use-before-definition",
-                i,
-                format!("{name} is used before its definition"),
-            )
-            .relate(span, format!("{name} is defined later, here"));
+            cx.error_related("ids.use-before-definition", i, format!("{name} is used before its definition"), [(d, format!("{name} is defined later, here"))]);
         }
         None => {
             cx.error(

@@ -164,6 +164,20 @@ fn opname(opcode: u16) -> String {
 
 /// Whether a debug-info extended instruction is one of those that live in
 /// function bodies (scopes, declarations, values, lines).
+/// An instruction that belongs in a block: an error outside one.
+fn body_instruction(cx: &mut Context<'_>, i: usize, opcode: u16, block: Option<usize>) {
+    if block.is_none() {
+        cx.error("layout.outside-block", i, format!("{} must appear in a block", opname(opcode)));
+    }
+}
+
+/// The block beginning at instruction `b` has no terminator before
+/// instruction `i` (`before` names it).
+fn missing_terminator(cx: &mut Context<'_>, i: usize, b: usize, before: &str) {
+    let label = cx.name(cx.insts()[b].operands.first().copied().unwrap_or(0));
+    cx.error_related("layout.missing-terminator", i, format!("block {label} has no terminator before {before}"), [(b, format!("block {label} begins here"))]);
+}
+
 fn local_debug_info(kind: ExtKind, number: u32) -> bool {
     let set = match kind {
         ExtKind::OpenClDebugInfo => "OpenCL.DebugInfo.100",
@@ -290,13 +304,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                     );
                 } else if blocks > 0 || body_started {
                     let f = function.unwrap_or(0);
-                    let span = cx.span(f);
-                    cx.error(
-                        "layout.misplaced-function-instruction",
-                        i,
-                        String::from("function parameters must come immediately after OpFunction"),
-                    )
-                    .relate(span, String::from("the function begins here"));
+                    cx.error_related("layout.misplaced-function-instruction", i, String::from("function parameters must come immediately after OpFunction"), [(f, String::from("the function begins here"))]);
                 }
             }
             op::OpFunctionEnd => {
@@ -310,14 +318,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                     }
                     Some(f) => {
                         if let Some(b) = block {
-                            let label = cx.name(insts[b].operands.first().copied().unwrap_or(0));
-                            let span = cx.span(b);
-                            cx.error(
-                                "layout.missing-terminator",
-                                i,
-                                format!("block {label} has no terminator before OpFunctionEnd"),
-                            )
-                            .relate(span, format!("block {label} begins here"));
+                            missing_terminator(cx, i, b, "OpFunctionEnd");
                         } else if blocks == 0 {
                             if let Some(def) = saw_definition {
                                 let name = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
@@ -349,14 +350,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         String::from("OpLabel outside a function"),
                     );
                 } else if let Some(b) = block {
-                    let label = cx.name(insts[b].operands.first().copied().unwrap_or(0));
-                    let span = cx.span(b);
-                    cx.error(
-                        "layout.missing-terminator",
-                        i,
-                        format!("block {label} has no terminator before the next label"),
-                    )
-                    .relate(span, format!("block {label} begins here"));
+                    missing_terminator(cx, i, b, "the next label");
                 }
                 block = Some(i);
                 blocks += 1;
@@ -392,16 +386,10 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                             ),
                         );
                     }
-                } else if block.is_none() {
-                    cx.error(
-                        "layout.outside-block",
-                        i,
-                        format!("{} must appear in a block", opname(opcode)),
-                    );
+                } else {
+                    body_instruction(cx, i, opcode, block);
                 }
-                if function.is_some() {
-                    body_started = true;
-                }
+                body_started |= function.is_some();
             }
             _ => {
                 if module_section(opcode).is_some() && !also_in_functions(opcode) {
@@ -423,16 +411,10 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                         i,
                         format!("{} before the first OpLabel of {name}: a function body must begin with a label", opname(opcode)),
                     );
-                } else if block.is_none() {
-                    cx.error(
-                        "layout.outside-block",
-                        i,
-                        format!("{} must appear in a block", opname(opcode)),
-                    );
+                } else {
+                    body_instruction(cx, i, opcode, block);
                 }
-                if function.is_some() {
-                    body_started = true;
-                }
+                body_started |= function.is_some();
                 if crate::cfg::is_terminator_opcode(opcode) {
                     block = None;
                 }
@@ -442,13 +424,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
     if let Some(f) = function {
         let name = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
         let last = insts.len().saturating_sub(1);
-        let span = cx.span(last);
-        cx.error(
-            "layout.missing-function-end",
-            f,
-            format!("function {name} has no OpFunctionEnd: the module ends inside it"),
-        )
-        .relate(span, String::from("the module ends here"));
+        cx.error_related("layout.missing-function-end", f, format!("function {name} has no OpFunctionEnd: the module ends inside it"), [(last, String::from("the module ends here"))]);
     }
     if !saw_memory_model && !memory_model_reported {
         cx.error(

@@ -72,14 +72,9 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
             ),
         );
     }
-    let bound = cx
-        .module
-        .header
-        .bound
-        .min(cx.module.word_count() as u32 + 1);
+    let bound = cx.id_bound();
     let mut depth: IdMap<u32> = IdMap::new(bound);
-    let (mut globals, mut locals) = (0u64, 0u64);
-    let (mut globals_reported, mut locals_reported) = (false, false);
+    let (mut globals, mut locals) = (VarCount::default(), VarCount::default());
     for (i, inst) in insts.iter().enumerate() {
         match inst.opcode {
             op::OpTypeStruct => {
@@ -129,25 +124,9 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
             op::OpVariable | op::OpUntypedVariableKHR => {
                 let class = inst.operands.get(2).copied();
                 if class == Some(storage_class::Function) {
-                    locals += 1;
-                    if locals > l.max_local_variables as u64 && !locals_reported {
-                        locals_reported = true;
-                        cx.error(
-                            "limits.local-variables",
-                            i,
-                            format!("this is function variable number {locals}, more than the limit of {}", l.max_local_variables),
-                        );
-                    }
+                    locals.add(cx, i, l.max_local_variables, "limits.local-variables", "function variable");
                 } else {
-                    globals += 1;
-                    if globals > l.max_global_variables as u64 && !globals_reported {
-                        globals_reported = true;
-                        cx.error(
-                            "limits.global-variables",
-                            i,
-                            format!("this is global variable number {globals}, more than the limit of {}", l.max_global_variables),
-                        );
-                    }
+                    globals.add(cx, i, l.max_global_variables, "limits.global-variables", "global variable");
                 }
             }
             op::OpAccessChain
@@ -176,6 +155,23 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// A running count of variables; the first one past the limit is reported.
+#[derive(Default)]
+struct VarCount {
+    n: u64,
+    reported: bool,
+}
+
+impl VarCount {
+    fn add(&mut self, cx: &mut Context<'_>, i: usize, max: u32, code: &'static str, what: &str) {
+        self.n += 1;
+        if self.n > u64::from(max) && !self.reported {
+            self.reported = true;
+            cx.error(code, i, format!("this is {what} number {}, more than the limit of {max}", self.n));
         }
     }
 }

@@ -238,21 +238,9 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
                     continue;
                 }
                 let dbi = block_of[d];
-                if dbi == NONE {
-                    // A function parameter.
-                    if dfi != fi {
-                        out.push(Finding::OutsideFunction {
-                            use_inst: i,
-                            id: w,
-                            def: d,
-                            def_fn: dfi,
-                            use_fn: fi,
-                        });
-                    }
-                    continue;
-                }
-                let df = &cfg.functions[dfi as usize];
-                if !df.is_reachable(dbi) || !use_reachable {
+                // A function parameter has no block: only its function is checked.
+                let in_block = dbi != NONE;
+                if in_block && (!cfg.functions[dfi as usize].is_reachable(dbi) || !use_reachable) {
                     continue;
                 }
                 if dfi != fi {
@@ -263,7 +251,7 @@ pub(super) fn check_ssa(cx: &mut Context<'_>) {
                         def_fn: dfi,
                         use_fn: fi,
                     });
-                } else if !f.dominates(dbi, bi) {
+                } else if in_block && !f.dominates(dbi, bi) {
                     out.push(Finding::NotDominate {
                         use_inst: i,
                         id: w,
@@ -447,33 +435,30 @@ fn check_phi(
 }
 
 fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
-    match f {
+    let (at_inst, code, message, related) = match f {
         Finding::NotDominate {
             use_inst, id, def, ..
         } => {
             let (name, db, ub) = (cx.name(id), cx.name(ids[0]), cx.name(ids[1]));
-            let def_span = cx.span(def);
-            let header_span = cx.span(at[0]);
-            let d = cx.error(
+            let d = cx.error_related(
                 "ssa.def-does-not-dominate-use",
                 use_inst,
                 format!("{name} is defined in block {db}, which does not dominate this use in block {ub}"),
+                [(def, format!("{name} is defined here")), (at[0], format!("block {db}"))],
             );
             d.label = format!("{name} may not have been computed on every path to here");
-            d.relate(def_span, format!("{name} is defined here"));
-            d.relate(header_span, format!("block {db}"));
+            return;
         }
         Finding::OutsideFunction {
             use_inst, id, def, ..
         } => {
             let (name, df, uf) = (cx.name(id), cx.name(ids[0]), cx.name(ids[1]));
-            let def_span = cx.span(def);
-            let d = cx.error(
-                "ssa.used-outside-function",
+            (
                 use_inst,
+                "ssa.used-outside-function",
                 format!("{name} belongs to function {df} but is used in function {uf}"),
-            );
-            d.relate(def_span, format!("{name} is defined in {df} here"));
+                Some((def, format!("{name} is defined in {df} here"))),
+            )
         }
         Finding::PhiNotDominate {
             phi,
@@ -482,13 +467,12 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
             parent,
         } => {
             let (p, name, par) = (phi_name(cx, phi), cx.name(id), cx.name(parent));
-            let def_span = cx.span(def);
-            let d = cx.error(
-                "ssa.phi-value-does-not-dominate-parent",
+            (
                 phi,
+                "ssa.phi-value-does-not-dominate-parent",
                 format!("the incoming value {name} of OpPhi {p} is not defined on every path to its parent block {par}"),
-            );
-            d.relate(def_span, format!("{name} is defined here"));
+                Some((def, format!("{name} is defined here"))),
+            )
         }
         Finding::PhiCount {
             phi,
@@ -499,44 +483,24 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
             let p = phi_name(cx, phi);
             let label = block_label(cx, phi, block);
             let s = if preds == 1 { "" } else { "s" };
-            cx.error(
-                "ssa.phi-predecessor-count",
-                phi,
-                format!("OpPhi {p} has {pairs} incoming pair(s), but its block {label} has {preds} predecessor{s}"),
-            );
+            (phi, "ssa.phi-predecessor-count", format!("OpPhi {p} has {pairs} incoming pair(s), but its block {label} has {preds} predecessor{s}"), None)
         }
         Finding::PhiNotPred { phi, parent, block } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
             let label = block_label(cx, phi, block);
-            cx.error(
-                "ssa.phi-parent-not-predecessor",
-                phi,
-                format!("OpPhi {p} lists {par} as a parent, but {par} does not branch to {label}"),
-            );
+            (phi, "ssa.phi-parent-not-predecessor", format!("OpPhi {p} lists {par} as a parent, but {par} does not branch to {label}"), None)
         }
         Finding::PhiNotLabel { phi, parent } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
-            cx.error(
-                "ssa.phi-parent-not-label",
-                phi,
-                format!("OpPhi {p} lists {par} as a parent block, but {par} is not a label"),
-            );
+            (phi, "ssa.phi-parent-not-label", format!("OpPhi {p} lists {par} as a parent block, but {par} is not a label"), None)
         }
         Finding::PhiDuplicate { phi, parent } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
-            cx.error(
-                "ssa.phi-duplicate-parent",
-                phi,
-                format!("OpPhi {p} lists the parent block {par} more than once"),
-            );
+            (phi, "ssa.phi-duplicate-parent", format!("OpPhi {p} lists the parent block {par} more than once"), None)
         }
         Finding::PhiVoid { phi } => {
             let p = phi_name(cx, phi);
-            cx.error(
-                "ssa.phi-void",
-                phi,
-                format!("OpPhi {p} has void result type"),
-            );
+            (phi, "ssa.phi-void", format!("OpPhi {p} has void result type"), None)
         }
         Finding::PhiPointer { phi } => {
             let p = phi_name(cx, phi);
@@ -546,27 +510,19 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
                 format!("OpPhi {p} selects a pointer, which needs the VariablePointers or VariablePointersStorageBuffer capability"),
             )
             .help = Some(String::from("declare `OpCapability VariablePointers`, or select the pointee values instead"));
+            return;
         }
         Finding::PhiOpaque { phi, what } => {
             let p = phi_name(cx, phi);
-            cx.error(
-                "ssa.phi-opaque-type",
-                phi,
-                format!("OpPhi {p} selects {what}, which shaders cannot do"),
-            );
+            (phi, "ssa.phi-opaque-type", format!("OpPhi {p} selects {what}, which shaders cannot do"), None)
         }
         Finding::PhiValueType { phi, value, ty } => {
             let (p, v, t) = (phi_name(cx, phi), cx.name(value), cx.name(ty));
             let rt = cx.name(cx.insts()[phi].operands.first().copied().unwrap_or(0));
-            cx.error(
-                "ssa.phi-value-type",
-                phi,
-                format!(
-                    "the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"
-                ),
-            );
+            (phi, "ssa.phi-value-type", format!("the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"), None)
         }
-    }
+    };
+    cx.error_related(code, at_inst, message, related);
 }
 
 fn phi_name(cx: &mut Context<'_>, phi: usize) -> String {

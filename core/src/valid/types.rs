@@ -249,12 +249,9 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
             let msg = format!(
                 "When BuiltIn decoration is applied to a structure-type member, all members of that structure type must also be decorated with BuiltIn: member {missing} of {name} is not"
             );
-            let rel = first.map(|at| cx.span(at));
-            let d = cx.error("types.builtin-members-mixed", i, msg);
+            let related = first.map(|at| (at, String::from("a member is decorated BuiltIn here")));
+            let d = cx.error_related("types.builtin-members-mixed", i, msg, related);
             d.label = format!("{name} mixes built-in and non-built-in members");
-            if let Some(s) = rel {
-                d.relate(s, String::from("a member is decorated BuiltIn here"));
-            }
             d.help = Some(format!("decorate every member of {name} BuiltIn, or move the built-ins to their own structure"));
         }
     }
@@ -293,11 +290,9 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
                 let msg = format!(
                     "{vuid}Interface struct has no Block decoration but has BuiltIn members. Location decorations must be used on each member of OpVariable with a structure type that is a block not decorated with Location."
                 );
-                let (vs, es) = (cx.span(vi), cx.span(ep));
-                let d = cx.error("types.interface-struct-builtin", si, msg);
+                let related = [(vi, format!("{vname} has this type")), (ep, format!("{vname} is in this entry point's interface"))];
+                let d = cx.error_related("types.interface-struct-builtin", si, msg, related);
                 d.label = format!("{sname} has BuiltIn members but is not decorated Block");
-                d.relate(vs, format!("{vname} has this type"));
-                d.relate(es, format!("{vname} is in this entry point's interface"));
                 d.help = Some(format!("add `OpDecorate {sname} Block`"));
             }
         }
@@ -449,11 +444,9 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
                 let msg = format!(
                     "OpTypeCooperativeMatrixKHR with ScopeWorkgroup used before LocalSizeId constant value {cname} is defined."
                 );
-                let (ds, es) = (cx.span(def), cx.span(em));
-                let d = cx.error("types.coopmat-local-size-id", i, msg);
+                let related = [(def, format!("{cname} is defined only here")), (em, String::from("the workgroup size is set here"))];
+                let d = cx.error_related("types.coopmat-local-size-id", i, msg, related);
                 d.label = format!("{tname} has Workgroup scope, so its size depends on the workgroup size");
-                d.relate(ds, format!("{cname} is defined only here"));
-                d.relate(es, String::from("the workgroup size is set here"));
                 d.help = Some(format!("move the definition of {cname} before {tname}"));
                 break;
             }

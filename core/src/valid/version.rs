@@ -219,11 +219,9 @@ fn interfaces(cx: &mut Context<'_>) {
             let msg = format!(
                 "Interface variable {vname} is used by entry point '{ep_name}', but is not listed as an interface"
             );
-            let (vspan, atspan) = (cx.span(vi), cx.span(at));
-            let d = cx.error("version.interface-incomplete", ep, msg);
+            let related = [(vi, format!("{vname} is declared here")), (at, format!("{vname} is used here"))];
+            let d = cx.error_related("version.interface-incomplete", ep, msg, related);
             d.label = format!("the interface of '{ep_name}' does not list {vname}");
-            d.relate(vspan, format!("{vname} is declared here"));
-            d.relate(atspan, format!("{vname} is used here"));
             d.help = Some(format!("add {vname} to the OpEntryPoint's interface (required from SPIR-V 1.4 on)"));
         }
     }

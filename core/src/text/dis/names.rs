@@ -313,13 +313,7 @@ impl Names {
                 }
                 op::OpTypePointer | op::OpTypeUntypedPointerKHR => {
                     let mut s = String::from("_ptr_");
-                    match OperandKind::StorageClass.enumerant(word(1)) {
-                        Some(e) => s.push_str(e.name),
-                        None => {
-                            s.push_str("StorageClass");
-                            num::push_u64(&mut s, word(1) as u64);
-                        }
-                    }
+                    push_enumerant(&mut s, OperandKind::StorageClass, word(1));
                     if inst.opcode == op::OpTypePointer {
                         s.push('_');
                         s.push_str(&n.name_for(word(2)));
@@ -328,13 +322,7 @@ impl Names {
                 }
                 op::OpTypePipe => {
                     let mut s = String::from("Pipe");
-                    match OperandKind::AccessQualifier.enumerant(word(1)) {
-                        Some(e) => s.push_str(e.name),
-                        None => {
-                            s.push_str("AccessQualifier");
-                            num::push_u64(&mut s, word(1) as u64);
-                        }
-                    }
+                    push_enumerant(&mut s, OperandKind::AccessQualifier, word(1));
                     s
                 }
                 op::OpTypeEvent => "Event".into(),
@@ -382,5 +370,17 @@ impl Names {
             n.save(id, &name);
         }
         n
+    }
+}
+
+/// The name of enumerant `value` of `kind`, or the kind's name and the number
+/// when the grammar has no such enumerant.
+fn push_enumerant(s: &mut String, kind: OperandKind, value: u32) {
+    match kind.enumerant(value) {
+        Some(e) => s.push_str(e.name),
+        None => {
+            s.push_str(kind.name());
+            num::push_u64(s, value as u64);
+        }
     }
 }

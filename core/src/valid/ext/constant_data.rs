@@ -51,16 +51,13 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
                 });
                 if !ok {
                     let n = cx.name(t);
-                    let rel = cx.def(t).map(|di| cx.span(di));
-                    let d = cx.error(
+                    let d = cx.error_related(
                         "ext.utf-encoded-type",
                         i,
                         format!("UTFEncodedKHR decorates {n}, which is not an array of 8-bit integers"),
+                        cx.def(t).map(|di| (di, format!("{n} is declared here"))),
                     );
                     d.label = String::from("UTFEncodedKHR applies only to arrays of 8-bit integers");
-                    if let Some(s) = rel {
-                        d.relate(s, format!("{n} is declared here"));
-                    }
                 }
             }
             _ => {}
@@ -75,31 +72,27 @@ fn data(cx: &mut Context<'_>, i: usize) {
     let words = inst.operands.len().saturating_sub(2) as u64;
     let tname = cx.name(rt);
     let tdef = cx.def(rt);
-    let rel = tdef.map(|d| cx.span(d));
     let arr = cx.def_inst(rt).filter(|a| a.opcode == op::OpTypeArray);
     let elem = arr.and_then(|a| a.operands.get(1).copied());
     let width = elem.and_then(|e| scalar_int(cx, e)).map(|(w, _)| w);
     let (Some(arr), Some(width)) = (arr, width) else {
-        let d = cx.error(
+        let d = cx.error_related(
             "ext.constant-data-type",
             i,
             format!("{opname}'s Result Type {tname} must be an array of scalar integer type elements"),
+            tdef.map(|d| (d, format!("{tname} is declared here"))),
         );
         d.label = format!("{tname} is not an OpTypeArray of integers");
-        if let Some(s) = rel {
-            d.relate(s, format!("{tname} is declared here"));
-        }
         return;
     };
     if let Some(at) = has_decoration(cx, rt, decoration::ArrayStride) {
-        let s = cx.span(at);
-        let d = cx.error(
+        let d = cx.error_related(
             "ext.constant-data-array-stride",
             i,
             format!("{opname}'s Result Type {tname} must not be decorated with ArrayStride"),
+            [(at, format!("{tname} is decorated ArrayStride here"))],
         );
         d.label = String::from("constant data is packed without padding");
-        d.relate(s, format!("{tname} is decorated ArrayStride here"));
         d.help = Some(String::from("declare an array type without ArrayStride for the data, and OpCopyLogical it to a strided one if needed"));
     }
     // The length, when it is a (spec) constant with a known value.
@@ -115,17 +108,15 @@ fn data(cx: &mut Context<'_>, i: usize) {
     let need = bits.div_ceil(32);
     if need != words {
         let lname = cx.name(len_id);
-        let d = cx.error(
+        let d = cx.error_related(
             "ext.constant-data-length",
             i,
             format!(
                 "{opname} has {words} data word(s), but its Result Type {tname} ({len} elements of {width} bits, {lname}) needs {need}"
             ),
+            tdef.map(|d| (d, format!("{tname} is declared here"))),
         );
         d.label = format!("expected {need} data word(s)");
-        if let Some(s) = rel {
-            d.relate(s, format!("{tname} is declared here"));
-        }
         d.help = Some(String::from("data is packed without padding, rounded up to a whole 32-bit word"));
     }
 }

@@ -173,7 +173,6 @@ fn variable(cx: &mut Context<'_>, i: usize) {
     let init = ops.get(4).copied();
     let scn = OperandKind::StorageClass.enumerant(sc).map_or("?", |e| e.name);
     let rt_sc = (cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR)).then(|| pointer_storage(cx, rt)).flatten();
-    let rt_span = cx.def(rt).map(|d| cx.span(d));
     if rt_sc != Some(sc) {
         let n = cx.name(rt);
         let msg = match rt_sc {
@@ -183,11 +182,8 @@ fn variable(cx: &mut Context<'_>, i: usize) {
                 OperandKind::StorageClass.enumerant(other).map_or("?", |e| e.name)
             ),
         };
-        let d = cx.error("ext.untyped-storage-class", i, msg);
+        let d = cx.error_related("ext.untyped-storage-class", i, msg, cx.def(rt).map(|d| (d, format!("{n} is declared here"))));
         d.label = String::from("storage class disagreement");
-        if let Some(s) = rt_span {
-            d.relate(s, format!("{n} is declared here"));
-        }
     }
     if sc == storage_class::Generic {
         let d = cx.error("ext.untyped-storage-class", i, String::from("OpUntypedVariableKHR's Storage Class must not be Generic"));
@@ -260,22 +256,18 @@ fn array_length(cx: &mut Context<'_>, i: usize) {
         return;
     };
     let n = s.operands.len().saturating_sub(1) as u32;
-    let sspan = cx.def(st).map(|d| cx.span(d));
+    let sdef = cx.def(st);
     if has_decoration(cx, st, decoration::Block).is_none() {
-        let d = cx.error("ext.untyped-array-length", i, format!("OpUntypedArrayLengthKHR's Structure {sname} must be decorated Block"));
+        let msg = format!("OpUntypedArrayLengthKHR's Structure {sname} must be decorated Block");
+        let d = cx.error_related("ext.untyped-array-length", i, msg, sdef.map(|d| (d, format!("{sname} is declared here"))));
         d.label = String::from("the structure is not a Block");
-        if let Some(sp) = sspan {
-            d.relate(sp, format!("{sname} is declared here"));
-        }
         d.help = Some(format!("add `OpDecorate {sname} Block`"));
     }
     let last_rta = s.operands.last().filter(|_| n > 0).is_some_and(|&m| cx.def_opcode(m) == Some(op::OpTypeRuntimeArray));
     if !last_rta {
-        let d = cx.error("ext.untyped-array-length", i, format!("The last member of {sname} must be a runtime array"));
+        let msg = format!("The last member of {sname} must be a runtime array");
+        let d = cx.error_related("ext.untyped-array-length", i, msg, sdef.map(|d| (d, format!("{sname} is declared here"))));
         d.label = String::from("OpUntypedArrayLengthKHR needs a runtime-array last member");
-        if let Some(sp) = sspan {
-            d.relate(sp, format!("{sname} is declared here"));
-        }
     } else if member + 1 != n {
         let d = cx.error(
             "ext.untyped-array-length",

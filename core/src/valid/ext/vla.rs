@@ -79,28 +79,30 @@ fn types(cx: &mut Context<'_>) {
                 let ok = is_pointer_to(cx, rt, false, storage_class::Function)
                     && cx.def_inst(rt).and_then(|p| p.operands.get(2)).is_some_and(|&e| is_concrete_type(cx, e));
                 if !ok {
-                    let t = cx.name(rt);
-                    let d = cx.error(
-                        "ext.vla-result-type",
+                    bad_result_type(
+                        cx,
                         i,
-                        format!("OpVariableLengthArrayINTEL's Result Type {t} must be an OpTypePointer to a concrete type with Function storage class"),
+                        rt,
+                        "OpVariableLengthArrayINTEL",
+                        "an OpTypePointer to a concrete type with Function storage class",
+                        "a Function-storage pointer to a concrete element type",
+                        "%ptr = OpTypePointer Function %elem",
                     );
-                    d.label = String::from("the result type is not a Function-storage pointer to a concrete element type");
-                    d.help = Some(String::from("use e.g. `%ptr = OpTypePointer Function %elem`"));
                 }
                 length(cx, i, len, "OpVariableLengthArrayINTEL");
             }
             op::OpUntypedVariableLengthArrayINTEL => {
                 let (Some(&rt), Some(&et), Some(&len)) = (ops.first(), ops.get(2), ops.get(3)) else { continue };
                 if !is_pointer_to(cx, rt, true, storage_class::Function) {
-                    let t = cx.name(rt);
-                    let d = cx.error(
-                        "ext.vla-result-type",
+                    bad_result_type(
+                        cx,
                         i,
-                        format!("OpUntypedVariableLengthArrayINTEL's Result Type {t} must be an OpTypeUntypedPointerKHR with Function storage class"),
+                        rt,
+                        "OpUntypedVariableLengthArrayINTEL",
+                        "an OpTypeUntypedPointerKHR with Function storage class",
+                        "an untyped Function-storage pointer",
+                        "%ptr = OpTypeUntypedPointerKHR Function",
                     );
-                    d.label = String::from("the result type is not an untyped Function-storage pointer");
-                    d.help = Some(String::from("use e.g. `%ptr = OpTypeUntypedPointerKHR Function`"));
                 }
                 if !is_concrete_type(cx, et) {
                     let t = cx.name(et);
@@ -222,14 +224,22 @@ fn dominance(cx: &mut Context<'_>) {
         let name = cx.name(rid);
         let fname = cx.name(insts[func].operands.get(1).copied().unwrap_or(0));
         let op = if inst.opcode == op::OpVariableLengthArrayINTEL { "OpVariableLengthArrayINTEL" } else { "OpUntypedVariableLengthArrayINTEL" };
-        let fspan = cx.span(func);
-        let d = cx.error(
+        let d = cx.error_related(
             "ext.vla-not-dominated-by-save",
             k,
             format!("{op} {name} is not dominated by an OpSaveMemoryINTEL in {fname}"),
+            [(func, format!("in function {fname}"))],
         );
         d.label = String::from("some path reaches this allocation without saving the memory state first");
-        d.relate(fspan, format!("in function {fname}"));
         d.help = Some(String::from("execute `%state = OpSaveMemoryINTEL %ptr` before the allocation, on every path to it"));
     }
+}
+
+/// `ext.vla-result-type`: the Result Type `rt` of `opname` is not `must`
+/// (`is_not` for the label; `example`, a declaration that is).
+fn bad_result_type(cx: &mut Context<'_>, i: usize, rt: u32, opname: &str, must: &str, is_not: &str, example: &str) {
+    let t = cx.name(rt);
+    let d = cx.error("ext.vla-result-type", i, format!("{opname}'s Result Type {t} must be {must}"));
+    d.label = format!("the result type is not {is_not}");
+    d.help = Some(format!("use e.g. `{example}`"));
 }
