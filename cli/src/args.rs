@@ -164,4 +164,30 @@ mod tests {
         assert_eq!(p.value("-o", inline).unwrap(), OsString::from("out.spv"));
         assert!(matches!(p.value("-o", None), Err(CliError::MissingValue("-o"))));
     }
+
+    #[test]
+    fn common_options_and_the_rest() {
+        let args = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
+        let mut rest = Vec::new();
+        let c = super::parse(args(&["--x", "-o", "o.spv", "in.spv", "--target-env=spv1.3"]), "", Some(Output::Stdout), true, |_, n, _| {
+            rest.push(n);
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(rest, vec!["--x".to_string()]);
+        assert_eq!(c.output, Output::File("o.spv".into()));
+        assert_eq!(c.input, Some(Input::File("in.spv".into())));
+        assert_eq!(c.env, TargetEnv::Spv1_3);
+        // A command without -o or --target-env gets them like any other option.
+        let mut rest = Vec::new();
+        super::parse(args(&["-o", "--target-env"]), "", None, false, |_, n, _| {
+            rest.push(n);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(rest, vec!["-o".to_string(), "--target-env".to_string()]);
+        let two = super::parse(args(&["a", "b"]), "", None, true, |_, n, _| Err(CliError::UnknownFlag(n)));
+        assert!(matches!(two, Err(CliError::TooManyInputs)));
+    }
 }
