@@ -850,6 +850,9 @@ impl FunctionCfg {
         }
         let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
         let mut stack: Vec<(u32, usize)> = Vec::new();
+        // Every edge that meets a block on the stack: (from, to, edge index);
+        // edge indices grow in the order the search meets the edges.
+        let mut hits: Vec<(u32, u32, u32)> = Vec::new();
         for r in roots {
             if state[r as usize] != 0 {
                 continue;
@@ -858,30 +861,22 @@ impl FunctionCfg {
             stack.push((r, self.edge_range(r).start));
             while let Some(top) = stack.last_mut() {
                 let (v, i) = *top;
-                let range = self.edge_range(v);
-                if i < range.end {
+                if i < self.edge_range(v).end {
                     top.1 += 1;
-                    let t = self.edges[i].to;
-                    match state[t as usize] {
+                    let e = self.edges[i];
+                    match state[e.to as usize] {
                         0 => {
-                            state[t as usize] = 1;
-                            stack.push((t, self.edge_range(t).start));
+                            state[e.to as usize] = 1;
+                            stack.push((e.to, self.edge_range(e.to).start));
                         }
                         1 => {
-                            // Every branch edge v -> t; the first structured
-                            // edge v -> t decides (t stays on the stack while
-                            // v's edges are searched).
-                            let mut found = false;
-                            for j in range {
-                                let e = self.edges[j];
-                                if e.kind == EdgeKind::Branch && e.to == t && !self.back_edge[j] {
-                                    self.back_edge[j] = true;
-                                    found = true;
-                                }
+                            // `e.to` stays on the stack while `v`'s edges are
+                            // searched, so every branch edge v -> e.to meets
+                            // it there too.
+                            if e.kind == EdgeKind::Branch {
+                                self.back_edge[i] = true;
                             }
-                            if found {
-                                self.back_pairs.push((v, t));
-                            }
+                            hits.push((v, e.to, i as u32));
                         }
                         _ => {}
                     }
@@ -891,6 +886,28 @@ impl FunctionCfg {
                 }
             }
         }
+        // The pairs, in the order of their first edge that meets the target
+        // on the stack (a merge or continue edge counts, when a branch edge
+        // joins the same blocks): `hits` is in search order.
+        let mut order: Vec<u32> = (0..hits.len() as u32).collect();
+        order.sort_unstable_by_key(|&h| (hits[h as usize].0, hits[h as usize].1, h));
+        let mut first: Vec<u32> = Vec::new();
+        let mut g = 0;
+        while g < order.len() {
+            let (v, t, _) = hits[order[g] as usize];
+            let mut k = g;
+            let mut branch = false;
+            while k < order.len() && (hits[order[k] as usize].0, hits[order[k] as usize].1) == (v, t) {
+                branch |= self.back_edge[hits[order[k] as usize].2 as usize];
+                k += 1;
+            }
+            if branch {
+                first.push(order[g]);
+            }
+            g = k;
+        }
+        first.sort_unstable();
+        self.back_pairs = first.iter().map(|&h| (hits[h as usize].0, hits[h as usize].1)).collect();
         let mut pairs: Vec<(u32, u32)> = self.back_pairs.iter().map(|&(a, b)| (b, a)).collect();
         pairs.sort_unstable();
         pairs.dedup();
