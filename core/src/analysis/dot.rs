@@ -88,10 +88,7 @@ pub trait Labels {
 
 impl Labels for Disassembly {
     fn name(&self, id: u32) -> String {
-        match self.names.get(id) {
-            Some(n) => String::from(n),
-            None => alloc::format!("{id}"),
-        }
+        Disassembly::name(self, id)
     }
     fn inst(&self, i: usize) -> &str {
         Disassembly::inst(self, i)

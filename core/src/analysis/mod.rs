@@ -61,6 +61,15 @@ pub struct Disassembly {
 }
 
 impl Disassembly {
+    /// The friendly name of `id`, without `%` (spirv-dis's; the number when it
+    /// has none).
+    pub fn name(&self, id: u32) -> String {
+        match self.names.get(id) {
+            Some(n) => String::from(n),
+            None => alloc::format!("{id}"),
+        }
+    }
+
     /// The text of instruction `i`, without its indentation.
     pub fn inst(&self, i: usize) -> &str {
         self.ranges
@@ -263,8 +272,8 @@ impl Analysis {
 
     /// The friendly name of `id` (spirv-dis's; the number when it has none).
     pub fn friendly_name(&self, id: u32) -> String {
-        match self.disassembly().and_then(|d| d.names.get(id)) {
-            Some(n) => String::from(n),
+        match self.disassembly() {
+            Some(d) => d.name(id),
             None => alloc::format!("{id}"),
         }
     }

@@ -155,13 +155,17 @@ impl LocatedDiagnostic {
 
     /// Every diagnostic of `a`, located for the page.
     pub fn all(a: &Analysis) -> Vec<LocatedDiagnostic> {
+        LocatedDiagnostic::all_with(a, &LineIndex::new(a.text().unwrap_or("")))
+    }
+
+    /// [`LocatedDiagnostic::all`] with the line index of `a`'s text.
+    fn all_with(a: &Analysis, lines: &LineIndex<'_>) -> Vec<LocatedDiagnostic> {
         let src = a.text().unwrap_or("");
-        let lines = LineIndex::new(src);
         let words = (!a.words().is_empty()).then_some(a.words());
         a.diagnostics()
             .iter()
             .enumerate()
-            .map(|(i, d)| LocatedDiagnostic::new(d, src, &lines, words, a.file_name(), a.origin(i)))
+            .map(|(i, d)| LocatedDiagnostic::new(d, src, lines, words, a.file_name(), a.origin(i)))
             .collect()
     }
 }
@@ -274,7 +278,7 @@ impl AnalyzeReport {
                 .iter()
                 .map(|m| SourceMapEntry { word_offset: m.word_offset, word_count: m.word_count, range: lines.range(m.span) })
                 .collect(),
-            diagnostics: LocatedDiagnostic::all(a),
+            diagnostics: LocatedDiagnostic::all_with(a, &lines),
             ..Default::default()
         };
         if let (Some(m), Some(dis)) = (a.module(), a.disassembly()) {
@@ -285,14 +289,6 @@ impl AnalyzeReport {
         }
         report.words = a.words().to_vec();
         report
-    }
-
-    /// The function with result id `id`, or (with `None`) the first with blocks.
-    pub fn function(&self, id: Option<u32>) -> Option<&FunctionView> {
-        match id {
-            Some(id) => self.functions.iter().find(|f| f.id == id),
-            None => self.functions.iter().find(|f| !f.blocks.is_empty()),
-        }
     }
 }
 
@@ -314,13 +310,6 @@ pub fn role_names(r: Roles) -> Vec<&'static str> {
         (Roles::CASE_TARGET, "case-target"),
     ];
     table.iter().filter(|(f, _)| r.contains(*f)).map(|(_, n)| *n).collect()
-}
-
-fn name_of(dis: &Disassembly, id: u32) -> String {
-    match dis.names.get(id) {
-        Some(s) => s.to_string(),
-        None => id.to_string(),
-    }
 }
 
 /// The label id of the block a construct is drawn at: its header (for a case
@@ -352,7 +341,7 @@ fn function_view(
             };
             BlockView {
                 id: b.label,
-                name: name_of(dis, b.label),
+                name: dis.name(b.label),
                 range,
                 listing: (start..end).map(|i| dis.inst(i).to_string()).collect(),
                 entry: bi == 0,
@@ -383,7 +372,7 @@ fn function_view(
             parent: c.parent,
         })
         .collect();
-    FunctionView { id: f.id, name: name_of(dis, f.id), blocks, edges, constructs }
+    FunctionView { id: f.id, name: dis.name(f.id), blocks, edges, constructs }
 }
 
 fn id_report(
@@ -412,11 +401,11 @@ fn id_report(
         let ty = def
             .and_then(|i| m.instructions.get(i))
             .and_then(|inst| inst.result_type())
-            .map(|t| alloc::format!("%{}", name_of(dis, t)));
+            .map(|t| alloc::format!("%{}", dis.name(t)));
         let def_at = def.and_then(|i| map.get(i)).map(|s| s.span.start);
         out.push(IdInfo {
             id,
-            name: name_of(dis, id),
+            name: dis.name(id),
             def: def.and_then(|i| map.get(i)).map(|s| lines.range(s.span)),
             def_text: def.map_or_else(String::new, |i| dis.inst(i).to_string()),
             ty,
