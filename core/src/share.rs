@@ -4,6 +4,7 @@
 //! Decoding never panics and never allocates much more than the input on
 //! hostile data: the decompressed size is capped at [`MAX_DECOMPRESSED`].
 
+use crate::analysis::dot::Dominators;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -14,17 +15,48 @@ pub const MAX_DECOMPRESSED: usize = 2 << 20;
 pub const PREFIX: &str = "v1/";
 
 /// What a share link holds (`ShareState` of `www/src/api.ts`).
+///
+/// Links made before the CFG options were shared have no `cfg`; links made
+/// while the page had a Run tab may hold `"panel": "run"` and a `run` object:
+/// they still decode (an unknown field is skipped, and the page opens its
+/// default panel for a panel it does not have).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShareState {
     pub text: String,
     pub target_env: String,
+    /// The function shown in the CFG panel (its result id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub function: Option<u32>,
+    /// The panel open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panel: Option<String>,
+    /// The CFG panel's drawing options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run: Option<serde_json::Value>,
+    pub cfg: Option<CfgView>,
+}
+
+/// The CFG panel's options in a link (`CfgView` of `www/src/api.ts`); a
+/// missing field takes the panel's default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CfgView {
+    /// Each block's instruction listing instead of its name.
+    pub listing: bool,
+    /// The constructs drawn as nested regions.
+    pub constructs: bool,
+    /// The dominator tree overlaid.
+    pub dominators: Dominators,
+    /// Blocks that are not structurally reachable left out.
+    pub hide_unreachable: bool,
+    /// The constructs holding the selected block highlighted.
+    pub containing: bool,
+}
+
+impl Default for CfgView {
+    fn default() -> Self {
+        CfgView { listing: false, constructs: true, dominators: Dominators::None, hide_unreachable: false, containing: false }
+    }
 }
 
 /// Why a fragment could not be decoded.
@@ -147,7 +179,7 @@ struct RawState {
     #[serde(default)]
     panel: Option<String>,
     #[serde(default)]
-    run: Option<serde_json::Value>,
+    cfg: Option<CfgView>,
 }
 
 /// Read a fragment (a leading `#` is allowed).
@@ -170,7 +202,7 @@ pub fn decode(fragment: &str) -> Result<ShareState, ShareError> {
         ShareError::BadJson(e.to_string())
     })?;
     let text = raw.text.ok_or(ShareError::MissingText)?;
-    Ok(ShareState { text, target_env: raw.target_env, function: raw.function, panel: raw.panel, run: raw.run })
+    Ok(ShareState { text, target_env: raw.target_env, function: raw.function, panel: raw.panel, cfg: raw.cfg })
 }
 
 #[cfg(test)]
@@ -184,7 +216,13 @@ mod tests {
             target_env: "vulkan1.3".into(),
             function: Some(4),
             panel: Some("cfg".into()),
-            run: Some(serde_json::json!({"inputs": [1, 2.5, "x"]})),
+            cfg: Some(CfgView {
+                listing: true,
+                constructs: false,
+                dominators: Dominators::Structural,
+                hide_unreachable: true,
+                containing: true,
+            }),
         }
     }
 
@@ -198,6 +236,35 @@ mod tests {
         assert_eq!(decode(&format!("#{f}")).unwrap(), s);
         let bare = ShareState { text: String::new(), target_env: "spv1.0".into(), ..Default::default() };
         assert_eq!(decode(&encode(&bare)).unwrap(), bare);
+    }
+
+    /// A link made by the page before the CFG options were shared and while it
+    /// had a Run tab (the encoder of that time, run on `text: "; old\n"`,
+    /// `targetEnv: "spv1.3"`, `function: 7`, `panel: "run"` and a `run`
+    /// object): it still opens, without the run part.
+    #[test]
+    fn old_links_stay_readable() {
+        let old = "v1/FYpBCoAgFAWvEm8tQUUEtu4U1SLKIoiv6FcE8e7pZhYzk8AqMiTmRn_XRhDgwz6KFwrFOhO6dijy9nTyqwlyEjAHqa9U6-tfKRNeMp4d5NqJvh0FIvacfw";
+        let s = decode(old).unwrap();
+        assert_eq!(s.text, "; old\n");
+        assert_eq!(s.target_env, "spv1.3");
+        assert_eq!(s.function, Some(7));
+        assert_eq!(s.panel.as_deref(), Some("run"));
+        assert_eq!(s.cfg, None);
+        // Encoding it again drops what the page no longer has.
+        let again = serde_json::to_string(&s).unwrap();
+        assert!(!again.contains("\"run\":"), "{again}");
+    }
+
+    #[test]
+    fn cfg_view_fields_default_one_by_one() {
+        let s = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","cfg":{}}"#)).unwrap();
+        assert_eq!(s.cfg, Some(CfgView::default()));
+        assert!(CfgView::default().constructs, "constructs are drawn by default");
+        let s = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","cfg":{"listing":true,"dominators":"regular"}}"#)).unwrap();
+        assert_eq!(s.cfg, Some(CfgView { listing: true, dominators: Dominators::Regular, ..CfgView::default() }));
+        let bad = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","cfg":{"dominators":"sideways"}}"#));
+        assert!(matches!(bad, Err(ShareError::BadJson(_))), "{bad:?}");
     }
 
     #[test]
