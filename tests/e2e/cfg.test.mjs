@@ -529,6 +529,247 @@ OpFunctionEnd
   assert.deepEqual(pageErrors.splice(0), [], "no errors in the page (and no alert)");
 });
 
+/** How far each label of a node or cluster runs out of its box (its first
+ *  polygon, path or ellipse), in SVG units, measured with the SVG text and
+ *  shape bounding boxes: the labels that do, with by how much. */
+function overflows() {
+  return page.evaluate(() => {
+    const out = [];
+    for (const g of document.querySelectorAll("#cfg svg.cfg-svg :is(g.node, g.cluster)")) {
+      const shape = g.querySelector(":scope > :is(polygon, path, ellipse)");
+      if (!shape) continue;
+      const s = shape.getBBox();
+      for (const t of g.querySelectorAll(":scope > text")) {
+        const b = t.getBBox();
+        const over = Math.max(s.x - b.x, b.x + b.width - (s.x + s.width), s.y - b.y, b.y + b.height - (s.y + s.height));
+        if (over > 0.5) out.push({ id: g.id, text: t.textContent, over: Number(over.toFixed(1)) });
+      }
+    }
+    return out;
+  });
+}
+
+async function setView(view) {
+  await page.evaluate((v) => window.cfgFixture.panel.setView(v), view);
+  await waitDrawn();
+}
+
+const NAMES_VIEW = { listing: false, constructs: true, dominators: "none", hideUnreachable: false, containing: false };
+const LISTING_VIEW = { ...NAMES_VIEW, listing: true };
+
+/** Long names (spirv-dis's friendly names keep ASCII letters only). */
+function longNames() {
+  const long = "a_very_long_block_name_that_a_compiler_might_emit_for_an_inlined_loop_body";
+  const wide = "ünïcødé_名前_ブロック_" + "wide_glyphs_".repeat(3);
+  return `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main_entry_point_with_a_long_name"
+OpName %head "${long}_header"
+OpName %body "${wide}"
+OpName %cont "${long}_continue"
+OpName %merge "${long}_merge"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %head
+%head = OpLabel
+OpLoopMerge %merge %cont None
+OpBranchConditional %true %body %merge
+%body = OpLabel
+OpBranch %cont
+%cont = OpLabel
+OpBranch %head
+%merge = OpLabel
+OpReturn
+OpFunctionEnd
+`;
+}
+
+test("in listing mode (and with long names) no node text leaves its box", async (t) => {
+  if (!hasEngine) {
+    t.skip("no engine");
+    return;
+  }
+  const examples = await page.evaluate(() => window.cfgFixture.examples.map((e) => e.id));
+  let checked = 0;
+  for (const id of examples) {
+    await page.evaluate((i) => window.cfgFixture.loadExample(i), id);
+    await waitDrawn();
+    for (const view of [LISTING_VIEW, NAMES_VIEW]) {
+      await setView(view);
+      assert.deepEqual(await overflows(), [], `${id}, listing ${view.listing}`);
+      checked++;
+    }
+    if (id === "paper-fig2") {
+      await setView(LISTING_VIEW);
+      await screenshot("cfg-listing-fig2.png");
+      await setView(NAMES_VIEW);
+    }
+  }
+  assert.ok(checked >= 32, `${checked} drawings checked`);
+  const r = await page.evaluate((src) => window.cfgFixture.load(src, "spv1.6"), longNames());
+  assert.equal(r.valid, true);
+  for (const view of [NAMES_VIEW, LISTING_VIEW]) {
+    await setView(view);
+    const texts = await page.locator("#cfg svg.cfg-svg g.node text").allTextContents();
+    assert.ok(texts.some((x) => x.includes("inlined_loop_body_continue")), `the long names are drawn whole: ${JSON.stringify(texts)}`);
+    assert.deepEqual(await overflows(), [], `long names, listing ${view.listing}`);
+  }
+  await screenshot("cfg-long-names.png");
+  // A browser whose monospace font is wider than Graphviz's tables (here a
+  // serif font, spaced out): the labels are fitted into their boxes.
+  await page.addStyleTag({ content: "#cfg svg.cfg-svg text { font-family: 'DejaVu Serif', serif !important; letter-spacing: 1px; }" });
+  for (const view of [NAMES_VIEW, LISTING_VIEW]) {
+    await setView({ ...view, constructs: false });
+    await setView(view);
+    assert.ok(Number(await page.locator("#cfg").getAttribute("data-fitted")) > 0, "labels were fitted");
+    assert.deepEqual(await overflows(), [], `a wider font, listing ${view.listing}`);
+  }
+  await screenshot("cfg-long-names-wide-font.png");
+  await page.evaluate(() => document.querySelectorAll("style").forEach((s) => s.textContent.includes("DejaVu Serif") && s.remove()));
+  await setView(NAMES_VIEW);
+  assert.deepEqual(pageErrors.splice(0), [], "no errors in the page");
+});
+
+test("the self-loop continue edge of Fig. 9 (left) is clearly visible", async (t) => {
+  if (!hasEngine) {
+    t.skip("no engine");
+    return;
+  }
+  await page.evaluate(() => window.cfgFixture.loadExample("paper-fig9-left"));
+  await waitDrawn();
+  const loop = await page.evaluate(() => {
+    const g = [...document.querySelectorAll("#cfg g.edge.continue")].find((e) => /^edge-(\d+)-\1-continue/.test(e.id));
+    if (!g) return null;
+    const node = document.getElementById(g.id.replace(/^edge-(\d+)-.*$/, "block-$1"));
+    const path = g.querySelector("path");
+    const p = path.getBoundingClientRect();
+    const n = node.getBoundingClientRect();
+    const scale = Number(document.getElementById("cfg").dataset.scale);
+    return {
+      classes: [...g.classList],
+      stroke: parseFloat(getComputedStyle(path).strokeWidth) * scale,
+      width: p.width,
+      height: p.height,
+      outside: p.right - n.right,
+      arrow: g.querySelector("polygon") !== null,
+    };
+  });
+  assert.ok(loop, "a continue edge from a block to itself");
+  assert.ok(loop.classes.includes("self-loop"), JSON.stringify(loop));
+  assert.ok(loop.stroke >= 2, `drawn at least 2 px wide on screen: ${JSON.stringify(loop)}`);
+  assert.ok(loop.width >= 12 && loop.height >= 12, `a loop of some size on screen: ${JSON.stringify(loop)}`);
+  assert.ok(loop.outside >= 12, `it stands out of its block: ${JSON.stringify(loop)}`);
+  assert.ok(loop.arrow, "with its arrowhead");
+  await screenshot("cfg-self-loop.png");
+});
+
+/** The styles drawn: one key per class the legend explains. */
+function drawnStyles() {
+  return page.evaluate(() => {
+    const keys = new Set();
+    const svg = document.querySelector("#cfg svg.cfg-svg");
+    for (const g of svg.querySelectorAll("g.edge")) {
+      const c = g.classList;
+      if (c.contains("dom")) keys.add("dom");
+      for (const k of ["branch", "merge", "continue", "back"]) if (c.contains(k)) keys.add(`edge.${k}`);
+      if (c.contains("cfg-diag")) keys.add("cfg-diag");
+    }
+    for (const g of svg.querySelectorAll("g.node")) {
+      keys.add("block");
+      for (const k of ["entry", "exit", "unreachable", "selected"]) if (g.classList.contains(k)) keys.add(`block.${k}`);
+      for (const k of ["cfg-highlight", "cfg-selected", "cfg-diag"]) if (g.classList.contains(k)) keys.add(k);
+    }
+    for (const g of svg.querySelectorAll("g.cluster")) {
+      for (const k of ["selection", "loop", "continue", "switch", "case", "selected"]) if (g.classList.contains(k)) keys.add(`construct.${k}`);
+      if (g.classList.contains("cfg-containing")) keys.add("cfg-containing");
+    }
+    return [...keys].sort();
+  });
+}
+
+test("the legend shows every style on the graph", async (t) => {
+  if (!hasEngine) {
+    t.skip("no engine");
+    return;
+  }
+  const legend = new Set(
+    (await page.locator("#cfg .cfg-legend [data-style]").evaluateAll((l) => l.map((e) => e.dataset.style))).flatMap((s) => s.split(" ")),
+  );
+  for (const must of ["block.unreachable", "dom", "edge.back", "construct.case"]) assert.ok(legend.has(must), `the legend has ${must}`);
+  // A switch with a case, a loop, a selection, an unreachable block, the
+  // dominator tree, a selected block with its constructs, the cursor's block
+  // and a problem's marks.
+  const text = `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+${["entry", "head", "body", "then", "join", "case", "after", "cont", "merge", "orphan"].map((n) => `OpName %${n} "${n}"`).join("\n")}
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%int = OpTypeInt 32 1
+%zero = OpConstant %int 0
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %head
+%head = OpLabel
+OpLoopMerge %merge %cont None
+OpBranch %body
+%body = OpLabel
+OpSelectionMerge %join None
+OpBranchConditional %true %then %join
+%then = OpLabel
+OpBranch %join
+%join = OpLabel
+OpSelectionMerge %after None
+OpSwitch %zero %after 1 %case
+%case = OpLabel
+OpBranch %after
+%after = OpLabel
+OpBranch %cont
+%cont = OpLabel
+OpBranchConditional %true %head %merge
+%merge = OpLabel
+OpReturn
+%orphan = OpLabel
+OpReturn
+OpFunctionEnd
+`;
+  const r = await page.evaluate((src) => window.cfgFixture.load(src, "spv1.6"), text);
+  assert.equal(r.valid, true);
+  await setView({ ...NAMES_VIEW, dominators: "regular", containing: true });
+  assert.equal(await page.locator("#cfg svg.cfg-svg g.node").count(), 10);
+  const id = await page.evaluate(() => Object.fromEntries(window.cfgFixture.report().functions[0].blocks.map((b) => [b.name, b.id])));
+  // Select the `then` block (in the selection, in the loop), mark the cursor
+  // on the switch header and a problem on the case block and its edge.
+  await page.click(`#cfg #block-${id.then}`);
+  await waitDrawn();
+  await page.evaluate((b) => window.cfgFixture.highlight([b]), id.join);
+  await page.evaluate(
+    ([a, b]) =>
+      window.cfgFixture.showDiagnostic({ code: "x", severity: "error", message: "m", label: "", related: [], rendered: "", blocks: [a], edges: [[a, b]] }),
+    [id.case, id.after],
+  );
+  const drawn = await drawnStyles();
+  await screenshot("cfg-legend.png");
+  for (const k of ["block.unreachable", "dom", "construct.switch", "construct.case", "construct.loop", "construct.selection", "construct.continue", "cfg-highlight", "cfg-diag", "cfg-selected", "cfg-containing", "edge.back"]) {
+    assert.ok(drawn.includes(k), `the test module draws ${k}: ${drawn}`);
+  }
+  for (const k of drawn) assert.ok(legend.has(k), `the legend explains ${k}`);
+  await page.evaluate(() => window.cfgFixture.showDiagnostic(null));
+  await page.evaluate(() => window.cfgFixture.highlight([]));
+  await page.keyboard.press("Escape");
+  await setView(NAMES_VIEW);
+  assert.deepEqual(pageErrors.splice(0), [], "no errors in the page");
+});
+
 /** A module of about `lines` lines: a chain of if-then selections (each
  *  merge block the next header), every block named. */
 function bigModule(lines, tag) {

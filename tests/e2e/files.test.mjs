@@ -1,5 +1,6 @@
 // Files: a .spv dropped on the page, or opened with the file picker, fills the
-// editor with its disassembly (the reference spirv-dis's text); the current
+// editor with its disassembly (the reference spirv-dis's text); a .spvasm text
+// file dropped or opened fills it with its text, once; the current
 // module downloads as .spv (the reference spirv-as's words); the page works
 // offline after the first load (service worker).
 import { test, before, after } from "node:test";
@@ -88,6 +89,47 @@ test("dropping a .spv fills the editor with its disassembly", async (t) => {
   await context.close();
 });
 
+test("dropping a .spvasm text file opens it (once, wherever it falls)", async () => {
+  const errors = [];
+  const { page, context } = await openPage(browser, url, { errors });
+  await setText(page, MODULE);
+  const drop = (name, text, selector) =>
+    page.evaluate(
+      ([name, text, selector]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([text], name, { type: "" }));
+        const target = document.querySelector(selector);
+        target.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        target.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true, clientX: 200, clientY: 200 }));
+      },
+      [name, text, selector],
+    );
+  for (const [selector, where] of [[".cm-content", "on the editor"], ["#side", "on the panels"]]) {
+    const before = Number(await page.evaluate(() => document.body.dataset.analyzed));
+    await drop("shader.spvasm", NAMED, selector);
+    await page.waitForFunction((n) => Number(document.body.dataset.analyzed) > n, before);
+    // Let any other reader of the drop finish: the text must stay the file's.
+    await page.waitForTimeout(300);
+    assert.equal(await editorText(page), NAMED, `dropped ${where}`);
+    assert.match(await page.locator("#status").textContent(), /valid|shader\.spvasm/);
+    assert.ok(await page.locator("#drop-overlay").isHidden());
+    await setText(page, MODULE);
+  }
+  // The file picker takes .spvasm too.
+  const file = path.join(tmp, "picked.spvasm");
+  await writeFile(file, NAMED + "; picked\n");
+  await page.locator("#open-file").setInputFiles(file);
+  await page.waitForFunction((t) => window.spvlab.editor.text() === t, NAMED + "; picked\n");
+  // A binary file that is not SPIR-V and not text: a message, the text stays.
+  await drop("noise.bin", new Uint8Array([0xff, 0xfe, 0x00, 0xd8, 0x00, 0xdc, 0xc3]), ".cm-content");
+  await page.locator("#banner").waitFor();
+  assert.match(await page.locator("#banner-text").textContent(), /noise\.bin is neither a SPIR-V binary nor UTF-8 text/);
+  assert.equal(await editorText(page), NAMED + "; picked\n");
+  await screenshot(page, "file-dropped-spvasm.png");
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
 test("Download .spv saves the reference spirv-as's words", async () => {
   const { page, context } = await openPage(browser, url);
   await setText(page, NAMED);
@@ -112,6 +154,7 @@ test("the page works offline after the first load", async () => {
   await page.reload();
   await page.waitForSelector("body[data-ready='true']");
   await setText(page, MODULE.replace("OpReturn", "OpFrob"));
+  await page.locator("#tab-problems").click();
   await page.waitForSelector("button.problem[data-line='9']");
   await screenshot(page, "offline.png");
   await context.close();

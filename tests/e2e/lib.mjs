@@ -3,6 +3,7 @@
 import { createServer } from "node:http";
 import { readFile, mkdir } from "node:fs/promises";
 import { existsSync } from "node:fs";
+import { inflateSync } from "node:zlib";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,6 +75,65 @@ export async function openPage(browser, url, { viewport = { width: 1366, height:
 export async function screenshot(page, name) {
   await mkdir(artifacts, { recursive: true });
   await page.screenshot({ path: path.join(artifacts, name) });
+}
+
+/** Decode a PNG (8-bit RGB or RGBA, not interlaced: what Chromium's
+ *  screenshots are) into { width, height, channels, pixels }. */
+export function decodePng(buf) {
+  assert.equal(buf.readUInt32BE(0), 0x89504e47, "a PNG");
+  let pos = 8;
+  let width = 0, height = 0, channels = 0;
+  const idat = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos);
+    const type = buf.toString("latin1", pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === "IHDR") {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      assert.equal(data[8], 8, "8-bit PNG");
+      assert.equal(data[12], 0, "not interlaced");
+      channels = { 2: 3, 6: 4 }[data[9]];
+      assert.ok(channels, `colour type ${data[9]}`);
+    } else if (type === "IDAT") idat.push(data);
+    else if (type === "IEND") break;
+    pos += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? pixels[y * stride + x - channels] : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels] : 0;
+      let v = line[x];
+      if (filter === 1) v += a;
+      else if (filter === 2) v += b;
+      else if (filter === 3) v += (a + b) >> 1;
+      else if (filter === 4) {
+        const p = a + b - c;
+        const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      pixels[y * stride + x] = v & 255;
+    }
+  }
+  return { width, height, channels, pixels };
+}
+
+/** The mean luminance (0 black to 1 white) of what an element shows on
+ *  screen, from a screenshot of it. */
+export async function luminance(locator) {
+  const { width, height, channels, pixels } = decodePng(await locator.screenshot());
+  let sum = 0;
+  for (let i = 0; i < width * height; i++) {
+    const [r, g, b] = [pixels[i * channels], pixels[i * channels + 1], pixels[i * channels + 2]];
+    sum += (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+  }
+  return sum / (width * height);
 }
 
 /** Replace the editor's text (as one user edit) and wait for its analysis. */

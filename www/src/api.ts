@@ -164,16 +164,32 @@ export interface DotOptions {
   selected?: number;
 }
 
-/** The share state in the URL fragment (`#v1/...`). */
+/** The CFG panel's view options (and in a share link, `ShareState.cfg`). */
+export interface CfgView {
+  /** Each block's instruction listing instead of its name. */
+  listing: boolean;
+  /** The constructs drawn as nested regions. */
+  constructs: boolean;
+  /** The dominator tree overlaid. */
+  dominators: "none" | "regular" | "structural";
+  /** Blocks that are not structurally reachable left out. */
+  hideUnreachable: boolean;
+  /** The constructs holding the selected block highlighted. */
+  containing: boolean;
+}
+
+/** The share state in the URL fragment (`#v1/...`, core/src/share.rs). */
 export interface ShareState {
   text: string;
   targetEnv: string;
   /** Result id of the function shown in the CFG panel. */
   function?: number;
-  /** Which panel is open: "problems" | "cfg" | "disassembly" | "binary" | "run". */
+  /** Which panel is open: "problems" | "cfg" | "disassembly" | "binary".
+   *  Older links may name "run" (the page had a Run tab): the page then opens
+   *  its default panel. */
   panel?: string;
-  /** Run inputs, once the run panel exists. */
-  run?: unknown;
+  /** The CFG panel's options (absent in older links: the defaults). */
+  cfg?: CfgView;
 }
 
 /** The worker's messages. */

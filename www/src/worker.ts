@@ -3,24 +3,33 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { AnalyzeReport, Diagnostic, ShareState, WorkerRequest, WorkerResponse } from "./api";
+import type { AnalyzeReport, Diagnostic, DotOptions, ShareState, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
-let session: wasm.Session | undefined;
 
 function post(msg: WorkerResponse) {
   (self as unknown as Worker).postMessage(msg);
 }
 
-function analyze(text: string, targetEnv: string): AnalyzeReport {
-  const t0 = performance.now();
-  session ??= new wasm.Session();
-  const report = session.analyze({ text, targetEnv }) as AnalyzeReport;
-  report.elapsedMs = performance.now() - t0;
-  return report;
+/** The worker's state: the engine's session (made on the first analysis),
+ *  which holds the last analysis that every CFG drawing reads. */
+class EngineWorker {
+  private session: wasm.Session | undefined;
+
+  analyze(text: string, targetEnv: string): AnalyzeReport {
+    const t0 = performance.now();
+    this.session ??= new wasm.Session();
+    const report = this.session.analyze({ text, targetEnv }) as AnalyzeReport;
+    report.elapsedMs = performance.now() - t0;
+    return report;
+  }
+
+  dot(fn: number, options: DotOptions): string {
+    return this.session ? (this.session.cfgDot(fn, options) as string) : "";
+  }
 }
 
-async function handle(req: WorkerRequest): Promise<WorkerResponse> {
+async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerResponse> {
   await ready;
   switch (req.kind) {
     case "init":
@@ -33,10 +42,10 @@ async function handle(req: WorkerRequest): Promise<WorkerResponse> {
         grammarWords: wasm.grammarWords(),
       };
     case "analyze":
-      return { kind: "analyze", id: req.id, report: analyze(req.request.text, req.request.targetEnv) };
+      return { kind: "analyze", id: req.id, report: w.analyze(req.request.text, req.request.targetEnv) };
     case "dot": {
       const t0 = performance.now();
-      const dot = session ? (session.cfgDot(req.function, req.options) as string) : "";
+      const dot = w.dot(req.function, req.options);
       return { kind: "dot", id: req.id, dot, elapsedMs: performance.now() - t0 };
     }
     case "disassembleBinary": {
@@ -61,11 +70,16 @@ async function handle(req: WorkerRequest): Promise<WorkerResponse> {
   }
 }
 
-self.onmessage = async (ev: MessageEvent<WorkerRequest>) => {
-  const req = ev.data;
-  try {
-    post(await handle(req));
-  } catch (e) {
-    post({ kind: "error", id: req.id, message: e instanceof Error ? e.message : String(e) });
-  }
-};
+function serve() {
+  const w = new EngineWorker();
+  self.onmessage = async (ev: MessageEvent<WorkerRequest>) => {
+    const req = ev.data;
+    try {
+      post(await handle(w, req));
+    } catch (e) {
+      post({ kind: "error", id: req.id, message: e instanceof Error ? e.message : String(e) });
+    }
+  };
+}
+
+serve();

@@ -122,6 +122,9 @@ export class SpirvEditor {
         indentWithTab,
       ]),
       EditorView.domEventHandlers({
+        // A dropped file opens as the whole module (files.ts), not as text
+        // inserted where it fell.
+        drop: (ev) => (ev.dataTransfer?.files.length ?? 0) > 0,
         mousedown: (ev, view) => {
           if (!(ev.ctrlKey || ev.metaKey) || ev.button !== 0) return false;
           const pos = view.posAtCoords({ x: ev.clientX, y: ev.clientY });

@@ -1,0 +1,41 @@
+// The help and about panel (a dialog, www/index.html): keyboard shortcuts,
+// the spec sections the explanations cite, the engine's version and the
+// SPIRV-Tools release whose verdicts it matches. F1 or the ? button.
+import { byId, el } from "./dom";
+import { PAPER } from "./examples";
+import type { AppStore } from "./state";
+
+/** The SPIRV-Tools release whose spirv-val verdicts the engine matches (the
+ *  oracle of tests/tests/corpus_val.rs). */
+export const REFERENCE_SPIRV_TOOLS = "v2025.5";
+
+export function mountHelp(store: AppStore) {
+  const dialog = byId<HTMLDialogElement>("help");
+  byId("help-spirv-tools").textContent = REFERENCE_SPIRV_TOOLS;
+  const paper = byId("help-paper");
+  const a = el("a", "", PAPER.title);
+  a.href = PAPER.url;
+  a.target = "_blank";
+  a.rel = "noopener";
+  paper.append("The CFG view and the structured control flow rules follow Klimis et al., “", a, `”, ${PAPER.venue}.`);
+
+  byId("help-btn").addEventListener("click", () => store.update({ helpOpen: true }));
+  dialog.addEventListener("close", () => store.update({ helpOpen: false }));
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "F1" || ev.ctrlKey || ev.altKey || ev.metaKey) return;
+    ev.preventDefault();
+    store.update({ helpOpen: !store.get().helpOpen });
+  });
+
+  store.watch(
+    (s) => [s.engine],
+    (s) => (byId("help-version").textContent = s.engine?.version ?? "(loading)"),
+  );
+  store.watch(
+    (s) => [s.helpOpen],
+    (s) => {
+      if (s.helpOpen && !dialog.open) dialog.showModal();
+      else if (!s.helpOpen && dialog.open) dialog.close();
+    },
+  );
+}
