@@ -1,6 +1,7 @@
 // Autosave: what the user typed (and the target) stays in localStorage, so a
 // reload never loses it. Only the user's own work is saved: the sample, an
 // untouched share link or example are not.
+import { Debounce } from "./debounce";
 import type { AppStore } from "./state";
 
 const KEY = "spvlab.autosave.v1";
@@ -20,7 +21,7 @@ export function loadAutosave(): { text: string; targetEnv?: string } | null {
 }
 
 export class Autosave {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly later = new Debounce();
 
   constructor(
     private readonly store: AppStore,
@@ -32,12 +33,11 @@ export class Autosave {
 
   /** Save a little later (after a burst of keystrokes). */
   soon() {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.now(), DELAY_MS);
+    this.later.run(DELAY_MS, () => this.now());
   }
 
   now() {
-    clearTimeout(this.timer);
+    this.later.cancel();
     const s = this.store.get();
     if (!s.userEdited) return;
     try {

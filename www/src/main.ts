@@ -5,6 +5,7 @@
 import type { AnalyzeReport } from "./api";
 import { Autosave, loadAutosave } from "./autosave";
 import { mountCfgPanel, type CfgPanel } from "./cfg";
+import { Debounce } from "./debounce";
 import { byId } from "./dom";
 import { Engine } from "./engine";
 import { mountExamples } from "./examples";
@@ -20,11 +21,13 @@ import { createAppStore, errorText, type AppState, type AppStore, type Panel } f
 import { SpirvEditor } from "./ui/editor";
 
 const DEBOUNCE_MS = 50;
+/** Edits closer than this are typing (the CFG redraws when it pauses). */
+const TYPING_MS = 200;
 
 /** Analyses the editor's text in the engine's worker after each edit (a
  *  little debounced), dropping answers that a newer edit made stale. */
 class Analyzer {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly later = new Debounce();
   private latest = 0;
 
   constructor(
@@ -34,8 +37,7 @@ class Analyzer {
   ) {}
 
   schedule(delay = DEBOUNCE_MS) {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), delay);
+    this.later.run(delay, () => void this.run());
   }
 
   async run() {
@@ -46,13 +48,13 @@ class Analyzer {
       const resp = await this.engine.send({ kind: "analyze", request: { text: this.text(), targetEnv: this.store.get().targetEnv } });
       // Drop stale answers: a newer request was sent, or the text changed since.
       if (id !== this.latest || version !== this.store.get().docVersion) return;
-      this.show(resp.report);
+      this.show(resp.report, version);
     } catch (e) {
       if (id === this.latest) this.store.update({ status: { text: `engine error: ${errorText(e)}`, tone: "error" } });
     }
   }
 
-  private show(r: AnalyzeReport) {
+  private show(r: AnalyzeReport, version: number) {
     const s = this.store.get();
     const errors = r.diagnostics.filter((d) => d.severity === "error").length;
     const plural = errors === 1 ? "" : "s";
@@ -66,6 +68,7 @@ class Analyzer {
     const opening: { panel?: Panel; panelChosen?: boolean } = s.panelChosen ? {} : { panel: r.valid ? "cfg" : "problems", panelChosen: true };
     this.store.update({
       report: r,
+      reportVersion: version,
       selectedProblem: keepSelection(s.report, s.selectedProblem, r),
       analyses: s.analyses + 1,
       status,
@@ -96,6 +99,7 @@ function mountCfg(store: AppStore, engine: Engine, editor: SpirvEditor, start: S
       store.update({ cfgFunction: id, linkEdits: s.linkEdits + (byUser ? 1 : 0) });
     },
     onViewChange: (view) => store.update({ cfgView: view, linkEdits: store.get().linkEdits + 1 }),
+    stale: () => store.get().docVersion !== store.get().reportVersion,
   });
   if (start?.cfg) {
     cfg.setView(start.cfg);
@@ -105,9 +109,19 @@ function mountCfg(store: AppStore, engine: Engine, editor: SpirvEditor, start: S
     cfg.setFunction(start.function);
     store.update({ cfgFunction: start.function });
   }
+  // While the user types (edits closer than TYPING_MS apart), the graph waits
+  // until they pause: a layout per keystroke would only be replaced at once,
+  // and it takes a core (Graphviz's worker) and the main thread (its SVG)
+  // from the next edit's diagnostics. A single edit redraws at once.
+  const redraw = new Debounce();
   store.watch(
     (s) => [s.report],
-    (s) => s.report && cfg.update(s.report),
+    (s) => {
+      const r = s.report;
+      if (!r) return;
+      const wait = s.editGap < TYPING_MS ? s.editedAt + TYPING_MS - performance.now() : 0;
+      redraw.run(wait, () => cfg.update(r));
+    },
   );
   store.watch(
     (s) => [s.report, s.selectedProblem],
@@ -169,7 +183,15 @@ async function main(store: AppStore) {
   const analyzer = new Analyzer(store, engine, current);
   const edited = (patch: Partial<AppState> = {}) => {
     const s = store.get();
-    store.update({ ...patch, userEdited: true, docVersion: s.docVersion + 1, linkEdits: s.linkEdits + 1 });
+    const now = performance.now();
+    store.update({
+      ...patch,
+      userEdited: true,
+      docVersion: s.docVersion + 1,
+      linkEdits: s.linkEdits + 1,
+      editedAt: now,
+      editGap: now - s.editedAt,
+    });
   };
   const editor = new SpirvEditor(byId("editor"), text, {
     onChange: () => {

@@ -29,12 +29,17 @@ export interface AppState {
   /** What the engine offers (null until its worker answered). */
   engine: EngineInfo | null;
   targetEnv: string;
-  /** The last analysis shown (of text version `reportVersion`). */
+  /** The last analysis shown, of the text at `docVersion` `reportVersion`. */
   report: AnalyzeReport | null;
+  reportVersion: number;
   /** Analyses shown so far (the tests wait on it). */
   analyses: number;
   /** Bumped by every edit of the text or the target environment. */
   docVersion: number;
+  /** When the last edit happened (performance.now()), and how long after the
+   *  one before it: edits closer than a moment apart are typing. */
+  editedAt: number;
+  editGap: number;
   /** Bumped by every change the user makes to what a share link holds (the
    *  text, the target, the CFG's function and options). */
   linkEdits: number;
@@ -69,9 +74,12 @@ export function initialState(): AppState {
     engine: null,
     targetEnv: "",
     report: null,
+    reportVersion: -1,
     analyses: 0,
     docVersion: 0,
     linkEdits: 0,
+    editedAt: -Infinity,
+    editGap: Infinity,
     userEdited: false,
     panel: "problems",
     panelChosen: false,

@@ -33,6 +33,11 @@ export interface CfgHost {
   onFunctionChange(functionId: number, byUser: boolean): void;
   /** The user changed the drawing's options (for share links). */
   onViewChange?(view: CfgView): void;
+  /** Whether the module changed since the last report (a newer one is on its
+   *  way): the panel then skips laying out and drawing a graph that would be
+   *  replaced at once, which keeps the main thread and the cores free while
+   *  the user types. */
+  stale?(): boolean;
 }
 
 /** What the page can ask of the panel. */
@@ -247,9 +252,10 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
           marks();
           return;
         }
+        if (host.stale?.()) return;
         const sent = performance.now();
         return graphviz.layout(dot).then((l) => {
-          if (mine !== drawn.token || !l) return;
+          if (mine !== drawn.token || !l || host.stale?.()) return;
           root.dataset.fastLayout = String(l.fast);
           root.dataset.workerMs = (performance.now() - sent).toFixed(1);
           draw(l, dot, fn);
