@@ -139,75 +139,78 @@ export function mountToolbar(events: ToolbarEvents): Toolbar {
 
 // ------------------------------------------------------------------ legend --
 
-/** A swatch: a small SVG with one element of the given kind and classes. */
-function swatch(kind: "line" | "shape", cls: string, points = "1,1 21,1 21,13 1,13"): SVGSVGElement {
+/** A rectangle, and the entry (house) and exit (inverted house) shapes, in
+ *  the swatches' 24x14 box. */
+const BOX = "1,1 21,1 21,13 1,13";
+const HOUSE = "1,6 11,1 21,6 21,13 1,13";
+const INVHOUSE = "1,1 21,1 21,8 11,13 1,8";
+
+/** A swatch: a short line (no points) or a polygon, drawn on white in the
+ *  style given (the engine's DOT styles, core/src/analysis/dot.rs, and the
+ *  marks of cfg.css). */
+function swatch(style: string, points?: string): SVGSVGElement {
   const svg = document.createElementNS(SVG_NS, "svg");
   svg.setAttribute("width", "24");
   svg.setAttribute("height", "14");
   svg.setAttribute("aria-hidden", "true");
-  let e: SVGElement;
-  if (kind === "line") {
-    e = document.createElementNS(SVG_NS, "line");
-    e.setAttribute("x1", "1");
-    e.setAttribute("y1", "7");
-    e.setAttribute("x2", "23");
-    e.setAttribute("y2", "7");
-  } else {
-    e = document.createElementNS(SVG_NS, "polygon");
-    e.setAttribute("points", points);
-  }
-  e.setAttribute("class", cls);
+  const e = document.createElementNS(SVG_NS, points ? "polygon" : "line");
+  if (points) e.setAttribute("points", points);
+  else for (const [k, v] of [["x1", "1"], ["y1", "7"], ["x2", "23"], ["y2", "7"]]) e.setAttribute(k, v);
+  e.setAttribute("style", `fill: #ffffff; stroke: #000000; stroke-width: 1.2; ${style}`);
   svg.append(e);
   return svg;
 }
 
-/** Every style of the drawing, each with `data-style` naming the SVG classes
- *  it explains, `element.class` (the browser test checks that every class
- *  drawn has its entry). */
-const LEGEND: { group: string; items: [caption: string, style: string, kind: "line" | "shape", cls: string, points?: string][] }[] = [
-  {
-    group: "edges",
-    items: [
-      ["branch", "edge.branch", "line", "lg-branch"],
-      ["merge", "edge.merge", "line", "lg-merge"],
-      ["continue", "edge.continue", "line", "lg-continue"],
-      ["back edge", "edge.back", "line", "lg-back"],
-      ["dominator tree", "dom", "line", "lg-dom"],
+/** One entry: its caption, the SVG classes it explains (`element.class`,
+ *  space-separated: the browser test checks that every class drawn has its
+ *  entry), its swatch's style and shape. */
+type Entry = [caption: string, classes: string, style: string, points?: string];
+
+const LEGEND: [group: string, entries: Entry[]][] = [
+  [
+    "edges",
+    [
+      ["branch", "edge.branch", ""],
+      ["merge", "edge.merge", "stroke: #1f6fb2; stroke-dasharray: 5 2"],
+      ["continue", "edge.continue", "stroke: #7a3fb0; stroke-dasharray: 1 3; stroke-width: 2"],
+      ["back edge", "edge.back", "stroke: #c0392b; stroke-width: 2.5"],
+      ["dominator tree", "dom", "stroke: #999999; stroke-dasharray: 5 2"],
     ],
-  },
-  {
-    group: "blocks",
-    items: [
-      ["entry", "block.entry", "shape", "lg-block", "1,6 11,1 21,6 21,13 1,13"],
-      ["exit", "block.exit", "shape", "lg-block", "1,1 21,1 21,8 11,13 1,8"],
-      ["block", "block", "shape", "lg-block"],
-      ["unreachable", "block.unreachable", "shape", "lg-unreachable"],
-      ["under the cursor", "cfg-highlight", "shape", "lg-highlight"],
-      ["selected", "block.selected cfg-selected", "shape", "lg-selected"],
-      ["problem", "cfg-diag", "shape", "lg-diag"],
+  ],
+  [
+    "blocks",
+    [["entry", "block.entry", "", HOUSE], ["exit", "block.exit", "", INVHOUSE], ["block", "block", "", BOX]],
+  ],
+  [
+    "",
+    [
+      ["unreachable", "block.unreachable", "stroke: #888888; stroke-dasharray: 3 2", BOX],
+      ["under the cursor", "cfg-highlight", "fill: #fff1b8; stroke: #b58900; stroke-width: 2", BOX],
+      ["selected", "block.selected cfg-selected", "stroke: #0b62c4; stroke-width: 2.5", BOX],
+      ["problem", "cfg-diag", "stroke: #d0312d; stroke-width: 2.5", BOX],
     ],
-  },
-  {
-    group: "constructs",
-    items: [
-      ["selection", "construct.selection", "shape", "lg-construct lg-selection"],
-      ["loop", "construct.loop", "shape", "lg-construct lg-loop"],
-      ["continue", "construct.continue", "shape", "lg-construct lg-continue-c"],
-      ["switch", "construct.switch", "shape", "lg-construct lg-switch"],
-      ["case", "construct.case", "shape", "lg-construct lg-case"],
-      ["containing the selection", "construct.selected cfg-containing", "shape", "lg-construct lg-containing"],
+  ],
+  [
+    "constructs",
+    [
+      ["selection", "construct.selection", "fill: none; stroke: #1f6fb2", BOX],
+      ["loop", "construct.loop", "fill: none; stroke: #2e8b57", BOX],
+      ["continue", "construct.continue", "fill: none; stroke: #7a3fb0", BOX],
+      ["switch", "construct.switch", "fill: none; stroke: #b8860b", BOX],
+      ["case", "construct.case", "fill: none; stroke: #cd853f", BOX],
     ],
-  },
+  ],
+  ["", [["containing the selection", "construct.selected cfg-containing", "fill: #e3efff; stroke: #0b62c4; stroke-width: 2", BOX]]],
 ];
 
 function legend(): HTMLElement {
   const details = el("details", { className: "cfg-legend" });
   details.append(el("summary", { text: "legend" }));
-  for (const g of LEGEND) {
-    const row = el("div", { className: "cfg-legend-group" }, el("span", { className: "cfg-legend-head", text: g.group }));
-    for (const [caption, style, kind, cls, points] of g.items) {
-      const item = el("span", { className: "cfg-legend-item" }, swatch(kind, cls, points), document.createTextNode(caption));
-      item.dataset.style = style;
+  for (const [group, entries] of LEGEND) {
+    const row = el("div", { className: "cfg-legend-group" }, el("span", { className: "cfg-legend-head", text: group }));
+    for (const [caption, classes, style, points] of entries) {
+      const item = el("span", { className: "cfg-legend-item" }, swatch(style, points), document.createTextNode(caption));
+      item.dataset.style = classes;
       row.append(item);
     }
     details.append(row);

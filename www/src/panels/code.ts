@@ -3,18 +3,21 @@
 // binary view marks the instruction under the editor's cursor.
 import type { AnalyzeReport } from "../api";
 import { byId, el } from "../dom";
-import type { AppStore } from "../state";
+import type { AppStore, Panel } from "../state";
+
+/** Render `panel` from the report while it is open (again when it opens). */
+function whileOpen(store: AppStore, panel: Panel, render: (r: AnalyzeReport) => void) {
+  store.watch(
+    (s) => [s.panel === panel ? s.report : null],
+    (s) => s.panel === panel && s.report && render(s.report),
+  );
+}
 
 export function mountDisassembly(store: AppStore) {
   const pre = byId("disassembly");
-  store.watch(
-    (s) => [s.panel === "disassembly" ? s.report : null],
-    (s) => {
-      const r = s.report;
-      if (s.panel !== "disassembly" || !r) return;
-      pre.textContent = r.disassembly || (r.assembled ? "" : "(the text does not assemble)");
-    },
-  );
+  whileOpen(store, "disassembly", (r) => {
+    pre.textContent = r.disassembly || (r.assembled ? "" : "(the text does not assemble)");
+  });
 }
 
 const hex8 = (w: number) => (w >>> 0).toString(16).padStart(8, "0");
@@ -38,27 +41,22 @@ export function instructionAt(r: AnalyzeReport, pos: number): number {
 export function mountBinary(store: AppStore) {
   const pre = byId("hex");
   const summary = byId("binary-summary");
-  store.watch(
-    (s) => [s.panel === "binary" ? s.report : null],
-    (s) => {
-      const r = s.report;
-      if (s.panel !== "binary" || !r) return;
-      summary.textContent = r.assembled
-        ? `${r.words.length} words (${r.words.length * 4} bytes), ${r.sourceMap.length} instructions`
-        : "The text does not assemble.";
-      const frag = document.createDocumentFragment();
-      if (r.words.length >= 5) {
-        frag.append(el("span", "hdr", `${"0".padStart(6)}: ${r.words.slice(0, 5).map(hex8).join(" ")}  ; header\n`));
-      }
-      r.sourceMap.forEach((m, i) => {
-        const words = r.words.slice(m.wordOffset, m.wordOffset + m.wordCount).map(hex8).join(" ");
-        const span = el("span", "inst", `${String(m.wordOffset).padStart(6)}: ${words}\n`);
-        span.dataset.i = String(i);
-        frag.append(span);
-      });
-      pre.replaceChildren(frag);
-    },
-  );
+  whileOpen(store, "binary", (r) => {
+    summary.textContent = r.assembled
+      ? `${r.words.length} words (${r.words.length * 4} bytes), ${r.sourceMap.length} instructions`
+      : "The text does not assemble.";
+    const frag = document.createDocumentFragment();
+    if (r.words.length >= 5) {
+      frag.append(el("span", "hdr", `${"0".padStart(6)}: ${r.words.slice(0, 5).map(hex8).join(" ")}  ; header\n`));
+    }
+    r.sourceMap.forEach((m, i) => {
+      const words = r.words.slice(m.wordOffset, m.wordOffset + m.wordCount).map(hex8).join(" ");
+      const span = el("span", "inst", `${String(m.wordOffset).padStart(6)}: ${words}\n`);
+      span.dataset.i = String(i);
+      frag.append(span);
+    });
+    pre.replaceChildren(frag);
+  });
   // The instruction under the cursor (after the words above are in place).
   store.watch(
     (s) => [s.panel === "binary" ? s.report : null, s.panel === "binary" ? s.cursor : -1],
