@@ -33,15 +33,22 @@ const LABEL_PAD = 2;
 
 /** Whether the browser draws the drawing's text at most as wide as Graphviz
  *  measured it: Courier's 0.6 em per character (layout.ts), for ASCII text.
- *  One text element tells, as the font is the same for all. */
+ *  One text element tells, as the font is the same for all; it is measured
+ *  in a canvas with its computed font, which costs no layout of the SVG
+ *  (measuring it in place would lay the whole drawing out at once). */
 export function fontMatchesLayout(svg: SVGSVGElement, dot: string): boolean {
   // Graphviz's tables and the browser's fallback fonts differ most outside ASCII.
   if (/[^\x00-\x7f]/.test(dot)) return false;
   const t = svg.querySelector<SVGTextElement>("g.node > text");
-  const chars = t?.textContent?.length ?? 0;
+  const text = t?.textContent ?? "";
   const size = Number(t?.getAttribute("font-size"));
-  if (!t || chars === 0 || !(size > 0)) return true;
-  return t.getComputedTextLength() <= chars * size * 0.6 * 1.002 + 0.5;
+  if (!t || text.length === 0 || !(size > 0)) return true;
+  const ctx = document.createElement("canvas").getContext("2d");
+  if (!ctx) return false;
+  const css = getComputedStyle(t);
+  ctx.font = `${css.fontStyle} ${css.fontWeight} ${size}px ${css.fontFamily}`;
+  ctx.letterSpacing = css.letterSpacing === "normal" ? "0px" : css.letterSpacing;
+  return ctx.measureText(text).width <= text.length * size * 0.6 * 1.002 + 0.5;
 }
 
 /**

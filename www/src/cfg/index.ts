@@ -258,7 +258,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
           if (mine !== drawn.token || !l || host.stale?.()) return;
           root.dataset.fastLayout = String(l.fast);
           root.dataset.workerMs = (performance.now() - sent).toFixed(1);
-          draw(l, dot, fn);
+          draw(l, dot, fn, mine);
         });
       })
       .catch((e: unknown) => {
@@ -268,15 +268,25 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
       });
   }
 
-  function draw(l: Layout, dot: string, fn: number) {
-    const t1 = performance.now();
+  /** Parse the SVG, then put it in the page in a task of its own, so that
+   *  what waits meanwhile (an edit's diagnostics) is not held up by both. */
+  function draw(l: Layout, dot: string, fn: number, mine: number) {
+    const t0 = performance.now();
     const next = parseSvg(l.svg);
-    root.dataset.parseMs = (performance.now() - t1).toFixed(1);
+    const parseMs = performance.now() - t0;
+    root.dataset.parseMs = parseMs.toFixed(1);
     if (!next) {
       root.dataset.state = "error";
       setMessage("Graphviz failed: its SVG does not parse.", "error");
       return;
     }
+    setTimeout(() => {
+      if (mine === drawn.token && !host.stale?.()) show(next, l, dot, fn, parseMs);
+    }, 0);
+  }
+
+  function show(next: SVGSVGElement, l: Layout, dot: string, fn: number, parseMs: number) {
+    const t1 = performance.now();
     const size = svgSize(next);
     if (size) {
       // Graphviz gives pt; draw 1 pt as 1 px (the view zooms).
@@ -306,9 +316,9 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     if (refit) control.fit(dims);
     marks();
     // Where the time goes (read by the benchmark): Graphviz (in the worker),
-    // then parsing its SVG and the DOM (here).
+    // then parsing its SVG and the DOM (here, in two tasks).
     root.dataset.layoutMs = l.layoutMs.toFixed(1);
-    root.dataset.domMs = (performance.now() - t1).toFixed(1);
+    root.dataset.domMs = (parseMs + performance.now() - t1).toFixed(1);
   }
 
   function downloadSvg() {
