@@ -119,6 +119,28 @@ test("the help panel: shortcuts, the spec sections, the SPIRV-Tools and engine v
   await context.close();
 });
 
+test("a problem's explanation links the spec sections it cites", async () => {
+  const { page, context } = await openPage(browser, url);
+  // A conditional branch with no merge instruction in a shader (§2.11).
+  await setText(
+    page,
+    MODULE.replace("%fn = OpTypeFunction %void", "%fn = OpTypeFunction %void\n%bool = OpTypeBool\n%t = OpConstantTrue %bool")
+      .replace("%entry = OpLabel\nOpReturn", "%entry = OpLabel\nOpBranchConditional %t %a %b\n%a = OpLabel\nOpReturn\n%b = OpLabel\nOpReturn"),
+  );
+  await page.locator("#tab-problems").click();
+  const entry = page.locator("button.problem.error").first();
+  await entry.click();
+  const explanation = await page.locator("#problem-detail .explanation").textContent();
+  assert.match(explanation, /\b2\.11\b/, "the explanation cites 2.11");
+  const links = await page.locator("#problem-detail .spec-cited a").evaluateAll((l) => l.map((a) => [a.textContent, a.href]));
+  const hit = links.find(([t]) => t.startsWith("§2.11 "));
+  assert.ok(hit, JSON.stringify(links));
+  assert.equal(hit[1], "https://registry.khronos.org/SPIR-V/specs/unified1/SPIRV.html#StructuredControlFlow");
+  // Every section it links is one the explanation names.
+  for (const [t] of links) assert.ok(explanation.includes(t.slice(1).split(" ")[0]), `${t} is cited in: ${explanation}`);
+  await context.close();
+});
+
 test("the gallery names the paper (Klimis et al., POPL 2023) with a link", async () => {
   const { page, context } = await openPage(browser, url);
   await page.locator("#examples-btn").click();

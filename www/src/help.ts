@@ -3,6 +3,7 @@
 // SPIRV-Tools release whose verdicts it matches. F1 or the ? button.
 import { byId, el } from "./dom";
 import { PAPER } from "./examples";
+import { SPEC_SECTIONS, specLink } from "./spec";
 import type { AppStore } from "./state";
 
 /** The SPIRV-Tools release whose spirv-val verdicts the engine matches (the
@@ -12,6 +13,11 @@ export const REFERENCE_SPIRV_TOOLS = "v2025.5";
 export function mountHelp(store: AppStore) {
   const dialog = byId<HTMLDialogElement>("help");
   byId("help-spirv-tools").textContent = REFERENCE_SPIRV_TOOLS;
+  byId("help-spec-links").append(...SPEC_SECTIONS.map((sec) => {
+    const li = el("li");
+    li.append(specLink(sec), `: ${sec.about}`);
+    return li;
+  }));
   const paper = byId("help-paper");
   const a = el("a", "", PAPER.title);
   a.href = PAPER.url;

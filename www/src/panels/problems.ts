@@ -3,6 +3,7 @@
 // (always shown, 0 included, so that problems are never out of sight).
 import type { AnalyzeReport, Diagnostic, TextRange } from "../api";
 import { byId, el } from "../dom";
+import { citedSections, specLink } from "../spec";
 import type { AppStore } from "../state";
 
 function loc(d: Diagnostic): string {
@@ -77,7 +78,15 @@ export function mountProblems(store: AppStore, reveal: (r: TextRange) => void) {
       list.querySelector(`button[data-index="${s.selectedProblem}"]`)?.classList.add("selected");
       const parts: HTMLElement[] = [el("h3", "", d.summary ?? d.code)];
       parts.push(el("p", "detail-msg", `${d.severity}[${d.code}]: ${d.message}` + (d.label ? ` (${d.label})` : "")));
-      if (d.explanation) parts.push(el("p", "explanation", d.explanation));
+      if (d.explanation) {
+        parts.push(el("p", "explanation", d.explanation));
+        const cited = citedSections(d.explanation);
+        if (cited.length) {
+          const p = el("p", "spec-cited", "The specification: ");
+          cited.forEach((sec, i) => p.append(...(i ? [", "] : []), specLink(sec)));
+          parts.push(p);
+        }
+      }
       if (d.help) parts.push(el("p", "help", `help: ${d.help}`));
       if (d.rendered) parts.push(el("pre", "rendered", d.rendered));
       detail.replaceChildren(...parts);

@@ -54,7 +54,8 @@ export function mountTheme(store: AppStore) {
     (s) => {
       if (s.theme) root.dataset.theme = s.theme;
       else delete root.dataset.theme;
-      byId("theme-btn").setAttribute("aria-pressed", String(s.theme === "dark"));
+      const dark = s.theme ? s.theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+      byId("theme-btn").setAttribute("aria-pressed", String(dark));
     },
   );
 }
