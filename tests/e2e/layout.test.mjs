@@ -3,21 +3,11 @@
 // tab and the dialogs are on screen, the Problems list stays readable. And
 // the screenshots of issue 8 (tests/artifacts/): the gallery's Fig. 2 in the
 // CFG, the Problems list with an error selected, the help panel, at both sizes.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { serveDist, launch, openPage, screenshot, setText, MODULE } from "./lib.mjs";
+import { servePage, openPage, screenshot, setText, MODULE } from "./lib.mjs";
 
-let server, url, browser;
-
-before(async () => {
-  ({ server, url } = await serveDist());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const env = servePage();
 
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1366, height: 800 };
@@ -41,7 +31,7 @@ async function onScreen(locator, vp, what) {
 
 test("on a phone: the editor above the panels, no sideways scrolling, every tab reachable", async () => {
   const errors = [];
-  const { page, context } = await openPage(browser, url, { viewport: PHONE, errors });
+  const { page, context } = await openPage(env.browser, env.url, { viewport: PHONE, errors });
   await noSideways(page, "the page as it opens");
   const ed = await page.locator("#editor-pane").boundingBox();
   const side = await page.locator("#side").boundingBox();
@@ -72,7 +62,7 @@ test("on a phone: the editor above the panels, no sideways scrolling, every tab 
 });
 
 test("on a phone: the Problems list is readable (rule codes are not cut into letters)", async () => {
-  const { page, context } = await openPage(browser, url, { viewport: PHONE });
+  const { page, context } = await openPage(env.browser, env.url, { viewport: PHONE });
   await setText(page, INVALID);
   await page.locator("#tab-problems").click();
   const entries = page.locator("button.problem");
@@ -107,7 +97,7 @@ test("on a phone: the Problems list is readable (rule codes are not cut into let
 });
 
 test("on a phone: the Examples and help dialogs are on screen", async () => {
-  const { page, context } = await openPage(browser, url, { viewport: PHONE });
+  const { page, context } = await openPage(env.browser, env.url, { viewport: PHONE });
   await page.locator("#examples-btn").click();
   const dialog = page.locator("#examples");
   await dialog.waitFor();
@@ -132,7 +122,7 @@ test("on a phone: the Examples and help dialogs are on screen", async () => {
 for (const [name, vp] of [["1366x800", LAPTOP], ["390x844", PHONE]]) {
   test(`screenshots at ${name}: Fig. 2 in the CFG, a problem selected, the help panel`, async () => {
     const errors = [];
-    const { page, context } = await openPage(browser, url, { viewport: vp, errors });
+    const { page, context } = await openPage(env.browser, env.url, { viewport: vp, errors });
     await page.locator("#examples-btn").click();
     const before = Number(await page.evaluate(() => document.body.dataset.analyzed));
     await page.locator('button.example[data-example="paper-fig2"]').click();

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
+import { before, after } from "node:test";
 import { chromium } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,6 +47,24 @@ export function serveDist() {
     });
     s.listen(0, "127.0.0.1", () => resolve({ server: s, url: `http://127.0.0.1:${s.address().port}/` }));
   });
+}
+
+/** For a test file: serve www/dist and launch Chromium before its tests, and
+ *  stop both after them. The object returned has `url` and `browser` once
+ *  the tests run. */
+export function servePage() {
+  const env = { url: "", browser: undefined, server: undefined };
+  before(async () => {
+    const s = await serveDist();
+    env.server = s.server;
+    env.url = s.url;
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    env.server?.close();
+  });
+  return env;
 }
 
 export function launch() {

@@ -2,21 +2,11 @@
 // module is valid (Problems one click away, always counted), the dark theme
 // covers the graph too, the help panel (shortcuts, spec sections, versions),
 // and the gallery names the paper its figures come from.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { serveDist, launch, openPage, setText, luminance, MODULE } from "./lib.mjs";
+import { servePage, openPage, setText, luminance, MODULE } from "./lib.mjs";
 
-let server, url, browser;
-
-before(async () => {
-  ({ server, url } = await serveDist());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const env = servePage();
 
 const selected = (page, id) => page.locator(`#tab-${id}`).getAttribute("aria-selected");
 
@@ -26,7 +16,7 @@ async function cfgReady(page) {
 
 test("the page opens on the CFG when the module is valid, on Problems when it is not; the count is always shown", async () => {
   const errors = [];
-  const { page, context } = await openPage(browser, url, { errors });
+  const { page, context } = await openPage(env.browser, env.url, { errors });
   // The sample module is valid: the graph is what shows.
   assert.equal(await selected(page, "cfg"), "true");
   assert.ok(await page.locator("#panel-cfg").isVisible());
@@ -58,9 +48,9 @@ test("the page opens on the CFG when the module is valid, on Problems when it is
 
 test("the dark-theme button makes the graph dark too, and the light one light", async () => {
   for (const scheme of ["light", "dark"]) {
-    const context = await browser.newContext({ viewport: { width: 1366, height: 800 }, colorScheme: scheme });
+    const context = await env.browser.newContext({ viewport: { width: 1366, height: 800 }, colorScheme: scheme });
     const page = await context.newPage();
-    await page.goto(url);
+    await page.goto(env.url);
     await page.waitForSelector("body[data-ready='true']");
     await page.locator("#tab-cfg").click();
     await cfgReady(page);
@@ -89,7 +79,7 @@ test("the dark-theme button makes the graph dark too, and the light one light", 
 });
 
 test("the help panel: shortcuts, the spec sections, the SPIRV-Tools and engine versions", async () => {
-  const { page, context } = await openPage(browser, url);
+  const { page, context } = await openPage(env.browser, env.url);
   const dialog = page.locator("#help");
   assert.ok(await dialog.isHidden());
   await page.locator("#help-btn").click();
@@ -120,7 +110,7 @@ test("the help panel: shortcuts, the spec sections, the SPIRV-Tools and engine v
 });
 
 test("a problem's explanation links the spec sections it cites", async () => {
-  const { page, context } = await openPage(browser, url);
+  const { page, context } = await openPage(env.browser, env.url);
   // A conditional branch with no merge instruction in a shader (§2.11).
   await setText(
     page,
@@ -142,7 +132,7 @@ test("a problem's explanation links the spec sections it cites", async () => {
 });
 
 test("the gallery names the paper (Klimis et al., POPL 2023) with a link", async () => {
-  const { page, context } = await openPage(browser, url);
+  const { page, context } = await openPage(env.browser, env.url);
   await page.locator("#examples-btn").click();
   const intro = page.locator("#examples .ex-intro");
   await intro.waitFor();

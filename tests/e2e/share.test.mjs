@@ -4,21 +4,11 @@
 // edit; links of the older format still open; a truncated, garbled or hostile
 // link shows an error and the page stays usable; autosave restores what was
 // typed.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { serveDist, launch, openPage, screenshot, setText, editorText, MODULE } from "./lib.mjs";
+import { servePage, openPage, screenshot, setText, editorText, MODULE } from "./lib.mjs";
 
-let server, url, browser;
-
-before(async () => {
-  ({ server, url } = await serveDist());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const env = servePage();
 
 // Text with what could go wrong in a link: unicode, tabs, CRLF, quotes, `#`, `%`.
 const TEXT = MODULE.replace("%entry = OpLabel", "%entry = OpLabel ; ünïcødé ✓ \t# 100% \"q\" \\ end\r") + "; trailing\n\n";
@@ -35,7 +25,7 @@ async function share(page) {
 
 test("a share link round-trips the exact text and settings in a fresh context", async () => {
   const errors = [];
-  const a = await openPage(browser, url, { errors });
+  const a = await openPage(env.browser, env.url, { errors });
   await setText(a.page, TEXT);
   // The editor keeps lines, not line-break styles: CRLF becomes LF.
   const held = await editorText(a.page);
@@ -46,7 +36,7 @@ test("a share link round-trips the exact text and settings in a fresh context", 
   await screenshot(a.page, "share-link.png");
   await a.context.close();
 
-  const b = await openPage(browser, link, { errors });
+  const b = await openPage(env.browser, link, { errors });
   assert.equal(await editorText(b.page), held);
   assert.equal(await b.page.locator("#target-env").inputValue(), "vulkan1.2");
   assert.equal(await b.page.locator("#tab-binary").getAttribute("aria-selected"), "true");
@@ -58,7 +48,7 @@ test("a share link round-trips the exact text and settings in a fresh context", 
 });
 
 test("a share link wins over autosave, which stays until the user edits", async () => {
-  const a = await openPage(browser, url);
+  const a = await openPage(env.browser, env.url);
   const mine = MODULE + "; my autosaved work\n";
   await setText(a.page, mine);
   await a.page.locator("#target-env").selectOption("spv1.3");
@@ -74,7 +64,7 @@ test("a share link wins over autosave, which stays until the user edits", async 
   await a.page.waitForSelector("body[data-ready='true']");
   assert.equal(await editorText(a.page), other);
   // ...and reloading without the link gives back the autosaved text.
-  await a.page.goto(url);
+  await a.page.goto(env.url);
   await a.page.waitForSelector("body[data-ready='true']");
   assert.equal(await editorText(a.page), mine);
   assert.equal(await a.page.locator("#target-env").inputValue(), "spv1.3");
@@ -82,7 +72,7 @@ test("a share link wins over autosave, which stays until the user edits", async 
 });
 
 test("corrupted and hostile links show a message and the page stays usable", async () => {
-  const a = await openPage(browser, url);
+  const a = await openPage(env.browser, env.url);
   await setText(a.page, MODULE);
   const link = await share(a.page);
   const saved = MODULE + "; autosaved\n";
@@ -105,7 +95,7 @@ test("corrupted and hostile links show a message and the page stays usable", asy
     a.page.removeAllListeners("pageerror");
     a.page.on("pageerror", (e) => errors.push(String(e)));
     await a.page.goto("about:blank");
-    await a.page.goto(`${url}#${f}`);
+    await a.page.goto(`${env.url}#${f}`);
     await a.page.waitForSelector("body[data-ready='true']");
     const banner = a.page.locator("#banner");
     assert.ok(await banner.isVisible(), `${what}: a message`);
@@ -127,7 +117,7 @@ test("corrupted and hostile links show a message and the page stays usable", asy
 });
 
 test("autosave: nothing typed is lost on reload", async () => {
-  const a = await openPage(browser, url);
+  const a = await openPage(env.browser, env.url);
   await a.page.evaluate(() => {
     const v = window.spvlab.editor.view;
     v.dispatch({ selection: { anchor: v.state.doc.length } });
@@ -142,7 +132,7 @@ test("autosave: nothing typed is lost on reload", async () => {
 });
 
 test("share, edit, reload: the edit is what shows (also for a page opened from a link)", async () => {
-  const a = await openPage(browser, url);
+  const a = await openPage(env.browser, env.url);
   await setText(a.page, MODULE);
   const link = await share(a.page);
   await a.page.evaluate(() => {
@@ -161,7 +151,7 @@ test("share, edit, reload: the edit is what shows (also for a page opened from a
   await a.context.close();
 
   // Opened from the link, then edited: a reload shows the edit too.
-  const b = await openPage(browser, link);
+  const b = await openPage(env.browser, link);
   assert.equal(await editorText(b.page), MODULE);
   assert.equal(await b.page.evaluate(() => location.href), link, "the link stays while nothing changed");
   await b.page.locator("#tab-disassembly").click();
@@ -220,7 +210,7 @@ async function cfgControls(page) {
 
 test("a share link restores the CFG panel's options and function", async () => {
   const errors = [];
-  const a = await openPage(browser, url, { errors });
+  const a = await openPage(env.browser, env.url, { errors });
   await setText(a.page, TWO_FUNCTIONS);
   await a.page.locator("#tab-cfg").click();
   await a.page.waitForSelector("#panel-cfg[data-state='ready']");
@@ -241,7 +231,7 @@ test("a share link restores the CFG panel's options and function", async () => {
   const link = await share(a.page);
   await a.context.close();
 
-  const b = await openPage(browser, link, { errors });
+  const b = await openPage(env.browser, link, { errors });
   assert.equal(await b.page.locator("#tab-cfg").getAttribute("aria-selected"), "true");
   await b.page.waitForSelector("#panel-cfg[data-state='ready']");
   assert.deepEqual(await cfgControls(b.page), want);
@@ -265,7 +255,7 @@ test("links of the older format (with the Run tab's state) still open", async ()
   const old =
     "v1/VZDLasMwEEV_RQxkZ0rdx8bQVXC7cepSl27qLhR7nIrKI6FKJm7Iv3fGpIEg0OPeM1cjHSDiPkIBtV9rr7fGmjir5kv3GFqq_QZHF-aN69Gqyu1Mp616qprq7v5a7JJimF-cocjq2o0-RVSrURtSLcjSwoLtsUvROJKgk185zmrML6pcRkuryZlePajav80e3_nA2kBn5TFRJxlqAdlbYsS9dNSzI75kIEZQ-luYSm_RSi-vGFMg2f2XlcRpkEHUYYexpIm_Y0r2W1N-lbM-nDgobjPwmtAyEJKUyFwcwBA__AeKjzy7-Twe_wA";
   const errors = [];
-  const a = await openPage(browser, `${url}#${old}`, { errors });
+  const a = await openPage(env.browser, `${env.url}#${old}`, { errors });
   assert.ok(await a.page.locator("#banner").isHidden(), "no error");
   assert.equal(await editorText(a.page), MODULE);
   assert.equal(await a.page.locator("#target-env").inputValue(), "vulkan1.1");
