@@ -51,6 +51,7 @@ class Analyzer {
       this.show(resp.report, version);
     } catch (e) {
       if (id === this.latest) this.store.update({ status: { text: `engine error: ${errorText(e)}`, tone: "error" } });
+      else console.warn("spvlab: an analysis a newer edit replaced failed", e);
     }
   }
 
