@@ -262,7 +262,10 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
         });
       })
       .catch((e: unknown) => {
-        if (mine !== drawn.token) return;
+        if (mine !== drawn.token) {
+          console.warn("spvlab: a drawing a newer one replaced failed", e);
+          return;
+        }
         root.dataset.state = "error";
         setMessage(`Cannot draw the graph: ${e instanceof Error ? e.message : String(e)}`, "error");
       });
