@@ -121,12 +121,13 @@ pub fn assemble_report(text: &str, target_env: &str) -> Result<AsmReport, WebErr
 /// Disassemble `bytes` (a binary module, either byte order): the page's
 /// dropped `.spv` files and the `disassemble` export.
 pub fn disassemble_report(bytes: &[u8], opts: WebDisOptions) -> DisReport {
-    match spvlab_core::text::dis::disassemble_bytes(bytes, &opts.to_core()) {
-        Ok(text) => DisReport { ok: true, text, diagnostics: Vec::new() },
-        Err(d) => DisReport {
+    let analysis = Analysis::read_bytes(bytes);
+    match analysis.disassemble(&opts.to_core()) {
+        Some(text) => DisReport { ok: true, text, diagnostics: Vec::new() },
+        None => DisReport {
             ok: false,
             text: String::new(),
-            diagnostics: LocatedDiagnostic::list(&[d], "", None, BINARY_FILE),
+            diagnostics: LocatedDiagnostic::list(analysis.diagnostics(), "", None, BINARY_FILE),
         },
     }
 }

@@ -79,6 +79,16 @@ impl Disassembly {
     }
 }
 
+/// What an analysis holds of the module.
+enum Body {
+    /// Nothing: the text did not assemble, or the words are not a module.
+    None,
+    /// Read only ([`Analysis::read_bytes`]): the framing, no IR, no checks.
+    Read(Module),
+    /// Read, then its typed IR built (which owns the module) and validated.
+    Checked(Ir),
+}
+
 /// One analysis of one module.
 pub struct Analysis {
     opts: valid::Options,
@@ -87,8 +97,8 @@ pub struct Analysis {
     /// The binary (assembled, or as given); empty when the text did not assemble
     /// or the bytes were not a binary.
     words: Vec<u32>,
-    /// The module as read from the words (its framing), when that succeeded.
-    module: Option<Module>,
+    /// The module read from the words, when reading its framing succeeded.
+    body: Body,
     /// Per instruction: where it came from in the text (text input only).
     map: Vec<InstSpan>,
     /// Every `%id` token of the text and the id it resolved to.
@@ -145,12 +155,30 @@ impl Analysis {
         }
     }
 
+    /// Read a binary given as bytes (either byte order) without building its
+    /// IR or validating it: what the disassembler needs, at the disassembler's
+    /// cost. [`Analysis::ir`] is `None` and the diagnostics are the reader's only.
+    pub fn read_bytes(bytes: &[u8]) -> Analysis {
+        let mut a = Analysis::empty(&valid::Options::default());
+        match binary::words_from_bytes(bytes).and_then(|w| {
+            let m = binary::read_words_framing(&w)?;
+            Ok((w, m))
+        }) {
+            Ok((w, m)) => {
+                a.words = w;
+                a.body = Body::Read(m);
+            }
+            Err(e) => a.push_unlocated(e.to_diagnostic()),
+        }
+        a
+    }
+
     fn empty(opts: &valid::Options) -> Analysis {
         Analysis {
             opts: *opts,
             text: None,
             words: Vec::new(),
-            module: None,
+            body: Body::None,
             map: Vec::new(),
             id_refs: Vec::new(),
             text_names: TextNames::default(),
@@ -171,30 +199,31 @@ impl Analysis {
     /// Read the words, validate, keep the CFG, then locate the validator's
     /// diagnostics in the text (when there is one).
     fn check(&mut self) {
-        let module = match binary::read_words_framing(&self.words) {
-            Ok(m) => m,
+        let ir = match binary::read_words_framing(&self.words) {
+            Ok(m) => Ir::build(m),
             Err(e) => {
                 self.push_unlocated(e.to_diagnostic());
                 return;
             }
         };
         let names = self.text.is_some().then_some(&self.text_names);
-        let (diags, cfg) = valid::validate_named(&module, &self.opts, names);
-        self.cfg = cfg.unwrap_or_else(|| cfg::analyze(&module));
+        let (diags, cfg) = valid::validate_named(&ir, &self.opts, names);
+        let module = &ir.module;
+        self.cfg = cfg.unwrap_or_else(|| cfg::analyze(module));
         if !diags.is_empty() {
             let framing;
             let map: &[InstSpan] = if self.text.is_some() {
                 &self.map
             } else {
-                framing = framing_map(&module);
+                framing = framing_map(module);
                 &framing
             };
-            let place = Placement::new(&module, &self.cfg);
+            let place = Placement::new(module, &self.cfg);
             for mut d in diags {
                 let mut origin = Origin::default();
                 if d.unit == SpanUnit::BinaryWords {
                     origin.words = Some(d.span);
-                    graph_marks(&d, map, &place, &self.cfg, &module, &mut origin);
+                    graph_marks(&d, map, &place, &self.cfg, module, &mut origin);
                     if self.text.is_some() {
                         locate(&self.map, &mut d, &mut origin);
                     } else {
@@ -205,7 +234,7 @@ impl Analysis {
                 self.diagnostics.push(d);
             }
         }
-        self.module = Some(module);
+        self.body = Body::Checked(ir);
     }
 
     /// The validator's options (the target environment among them).
@@ -233,7 +262,11 @@ impl Analysis {
     }
 
     pub fn module(&self) -> Option<&Module> {
-        self.module.as_ref()
+        match &self.body {
+            Body::None => None,
+            Body::Read(m) => Some(m),
+            Body::Checked(ir) => Some(&ir.module),
+        }
     }
 
     pub fn cfg(&self) -> &ModuleCfg {
@@ -263,11 +296,20 @@ impl Analysis {
 
     /// The disassembly, with friendly names (computed on first use).
     pub fn disassembly(&self) -> Option<&Disassembly> {
-        let m = self.module.as_ref()?;
+        let m = self.module()?;
         Some(self.dis.get_or_init(|| {
             let (text, ranges, names) = disassemble_module_indexed(m, &DisOptions::default());
             Disassembly { text, ranges, names: names.unwrap_or_else(|| Names::build(m)) }
         }))
+    }
+
+    /// The module disassembled with `opts` (spirv-dis's flags); the cached
+    /// [`Analysis::disassembly`] serves the default options.
+    pub fn disassemble(&self, opts: &DisOptions) -> Option<String> {
+        if *opts == DisOptions::default() {
+            return self.disassembly().map(|d| d.text.clone());
+        }
+        Some(disassemble_module_indexed(self.module()?, opts).0)
     }
 
     /// The friendly name of `id` (spirv-dis's; the number when it has none).
@@ -297,15 +339,17 @@ impl Analysis {
             .or_else(|| name.parse::<u32>().ok().and_then(|id| fs.iter().position(|f| f.id == id)))
     }
 
-    /// The typed IR of the module (one pass over it, built on each call: it
-    /// borrows the module this analysis owns).
-    pub fn ir(&self) -> Option<Ir<'_>> {
-        self.module.as_ref().map(Ir::build)
+    /// The typed IR of the module (the one the validator read).
+    pub fn ir(&self) -> Option<&Ir> {
+        match &self.body {
+            Body::Checked(ir) => Some(ir),
+            _ => None,
+        }
     }
 
     /// The resources, workgroup size and built-ins of each entry point.
     pub fn reflect(&self) -> Option<Reflection> {
-        self.ir().map(|ir| reflect::reflect(&ir))
+        self.ir().map(reflect::reflect)
     }
 
     /// The DOT drawing of the function with result id `function` (`None`: the

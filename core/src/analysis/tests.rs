@@ -82,3 +82,30 @@ fn bad_inputs_give_diagnostics_not_modules() {
     assert_eq!(c.diagnostics()[0].code, "bin.truncated-header");
     assert_eq!(c.dot(None, &Default::default()), None);
 }
+
+#[test]
+fn read_bytes_reads_without_checking_and_disassembles() {
+    // An invalid module (an OpIAdd on a function type): read only, there is no
+    // IR and no validator diagnostic, yet it disassembles as the full analysis does.
+    let src = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
+               %void = OpTypeVoid\n%fnty = OpTypeFunction %void\n\
+               %f = OpFunction %void None %fnty\n%entry = OpLabel\n\
+               %x = OpIAdd %fnty %fnty %fnty\nOpReturn\nOpFunctionEnd\n";
+    let words = assemble(src, &Default::default()).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let read = Analysis::read_bytes(&bytes);
+    assert!(read.ir().is_none() && read.diagnostics().is_empty());
+    assert_eq!(read.words(), &words[..]);
+    let checked = Analysis::of_words(words, &opts());
+    assert!(!checked.is_valid() && checked.ir().is_some());
+    let raw = DisOptions { raw_id: true, ..DisOptions::default() };
+    for o in [DisOptions::default(), raw] {
+        assert_eq!(read.disassemble(&o), checked.disassemble(&o));
+    }
+    let text = read.disassemble(&raw).unwrap();
+    assert!(text.contains("%5 = OpIAdd %2 %2 %2"), "{text}");
+    // Not a module: the reader's one diagnostic, nothing to disassemble.
+    let cut = Analysis::read_bytes(&bytes[..12]);
+    assert_eq!(cut.diagnostics().len(), 1);
+    assert!(cut.module().is_none() && cut.disassemble(&raw).is_none());
+}
