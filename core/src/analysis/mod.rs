@@ -27,6 +27,7 @@ use crate::text::asm::{AsmOptions, InstSpan, TextNames, assemble_with_map, inst_
 use crate::text::dis::{DisOptions, Names, disassemble_module_indexed};
 use crate::valid::{self, rules};
 use crate::{Diagnostic, Module, Severity, Span};
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
@@ -86,7 +87,7 @@ enum Body {
     /// Read only ([`Analysis::read_bytes`]): the framing, no IR, no checks.
     Read(Module),
     /// Read, then its typed IR built (which owns the module) and validated.
-    Checked(Ir),
+    Checked(Box<Ir>),
 }
 
 /// One analysis of one module.
@@ -234,7 +235,7 @@ impl Analysis {
                 self.diagnostics.push(d);
             }
         }
-        self.body = Body::Checked(ir);
+        self.body = Body::Checked(Box::new(ir));
     }
 
     /// The validator's options (the target environment among them).
