@@ -440,3 +440,30 @@ fn every_code_has_an_explained_rule() {
         assert!(rules::rule(code).is_some(), "{code}");
     }
 }
+
+/// A type where a value is expected, in instructions whose opcodes are numbered
+/// among the untyped-pointer ones (4417..4426) but take values: spirv-val
+/// rejects them, as it does any other value operand that names a type.
+#[test]
+fn a_type_is_not_a_value_for_the_ballot_instructions() {
+    let src = "OpCapability Shader
+OpCapability SubgroupBallotKHR
+OpExtension \"SPV_KHR_shader_ballot\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%x = OpSubgroupFirstInvocationKHR %uint %uint
+OpReturn
+OpFunctionEnd
+";
+    let d = invalid("first_invocation_type_operand", src, "vulkan1.1", &[]);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "ids.operand-is-type");
+    assert_eq!(at(src, &d[0]), line_of(src, "%x = OpSubgroupFirstInvocationKHR"));
+    assert!(d[0].message.contains("%uint"), "{}", d[0].message);
+}

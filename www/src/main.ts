@@ -11,7 +11,6 @@ import { SAMPLE } from "./sample";
 const PANELS = ["problems", "cfg", "disassembly", "binary", "run"] as const;
 type Panel = (typeof PANELS)[number];
 const AUTOSAVE_KEY = "spvlab.autosave.v1";
-const DEBOUNCE_MS = 50;
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const el = <K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string) => {
@@ -32,7 +31,13 @@ let panel: Panel = "problems";
 let userEdited = false;
 let docVersion = 0;
 let latestAnalyze = 0;
-let analyzeTimer: ReturnType<typeof setTimeout> | undefined;
+/** One analysis at a time: while one is in the worker, edits only mark the
+ *  text as needing another, which starts as soon as the first answers. There is
+ *  no debounce: an edit is analysed at once when the engine is idle (a
+ *  1,000-line module takes a few ms), and a burst of keystrokes costs one
+ *  analysis per answer, not one per key. */
+let analyzing = false;
+let analyzeAgain = false;
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
 let selectedProblem: Diagnostic | null = null;
 let grammarWords: string[] | null = null;
@@ -56,12 +61,23 @@ function banner(msg: string | null) {
 
 // ---------------------------------------------------------------- analysis --
 
-function scheduleAnalyze(delay = DEBOUNCE_MS) {
-  clearTimeout(analyzeTimer);
-  analyzeTimer = setTimeout(runAnalyze, delay);
+function scheduleAnalyze() {
+  if (analyzing) analyzeAgain = true;
+  else void runAnalyze();
 }
 
 async function runAnalyze() {
+  analyzing = true;
+  analyzeAgain = false;
+  try {
+    await analyzeOnce();
+  } finally {
+    analyzing = false;
+    if (analyzeAgain) void runAnalyze();
+  }
+}
+
+async function analyzeOnce() {
   const version = docVersion;
   const id = engine.peekId();
   latestAnalyze = id;
@@ -530,7 +546,7 @@ async function main() {
     userEdited = true;
     docVersion++;
     autosave();
-    scheduleAnalyze(0);
+    scheduleAnalyze();
   });
   // A link pasted into this tab's address bar only changes the hash: load it.
   addEventListener("hashchange", () => {

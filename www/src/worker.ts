@@ -3,7 +3,7 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { AnalyzeReport, Diagnostic, ShareState, WorkerRequest, WorkerResponse } from "./api";
+import type { Diagnostic, ShareState, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
 let session: wasm.Session | undefined;
@@ -12,12 +12,14 @@ function post(msg: WorkerResponse) {
   (self as unknown as Worker).postMessage(msg);
 }
 
-function analyze(text: string, targetEnv: string): AnalyzeReport {
+/** The report as JSON text (see `analyzeJson` in web/src/lib.rs), parsed by
+ *  the page's side (engine.ts): one string crosses the thread boundary instead
+ *  of thousands of small objects. */
+function analyze(text: string, targetEnv: string): { json: string; elapsedMs: number } {
   const t0 = performance.now();
   session ??= new wasm.Session();
-  const report = session.analyze({ text, targetEnv }) as AnalyzeReport;
-  report.elapsedMs = performance.now() - t0;
-  return report;
+  const json = session.analyzeJson({ text, targetEnv }) as string;
+  return { json, elapsedMs: performance.now() - t0 };
 }
 
 async function handle(req: WorkerRequest): Promise<WorkerResponse> {
@@ -33,7 +35,7 @@ async function handle(req: WorkerRequest): Promise<WorkerResponse> {
         grammarWords: wasm.grammarWords(),
       };
     case "analyze":
-      return { kind: "analyze", id: req.id, report: analyze(req.request.text, req.request.targetEnv) };
+      return { kind: "analyzeJson", id: req.id, ...analyze(req.request.text, req.request.targetEnv) };
     case "dot": {
       const t0 = performance.now();
       const dot = session ? (session.cfgDot(req.function, req.options) as string) : "";

@@ -180,20 +180,29 @@ impl<'m> Context<'m> {
     }
 }
 
-/// Instructions with an operand that names a type rather than a value:
-/// OpSizeOf, the untyped pointer instructions (their Base Type),
-/// OpCooperativeMatrixLengthKHR, OpConstantSizeOfEXT.
+/// Instructions with an operand that names a type rather than a value
+/// (spirv-val v2025.5's `InstructionCanHaveTypeOperand`, less what is checked
+/// elsewhere): OpSizeOf, OpCooperativeMatrixLength*, OpUntypedArrayLengthKHR,
+/// OpConstantSizeOfEXT and the instructions that make untyped pointers
+/// (their Base Type). Not the other opcodes numbered among them
+/// (OpSubgroupBallotKHR, OpSubgroupFirstInvocationKHR, OpUntypedPrefetchKHR).
 fn takes_type_operand(opcode: u16) -> bool {
     // OpUntypedVariableLengthArrayINTEL's second operand is its Element Type
     // (SPV_INTEL_variable_length_array); spirv-val v2025.5 does not exempt it yet.
     matches!(
         opcode,
         op::OpSizeOf
-            | op::OpUntypedVariableKHR..=op::OpUntypedPrefetchKHR
+            | op::OpUntypedVariableKHR
+            | op::OpUntypedAccessChainKHR
+            | op::OpUntypedInBoundsAccessChainKHR
+            | op::OpUntypedPtrAccessChainKHR
+            | op::OpUntypedInBoundsPtrAccessChainKHR
+            | op::OpUntypedArrayLengthKHR
             | op::OpCooperativeMatrixLengthKHR
+            | op::OpCooperativeMatrixLengthNV
             | op::OpConstantSizeOfEXT
+            | op::OpUntypedVariableLengthArrayINTEL
     )
-        || opcode == op::OpUntypedVariableLengthArrayINTEL
 }
 
 /// Whether operand `k` of an instruction may refer to an id defined later
