@@ -10,7 +10,8 @@
 //! * [`report`]: what the page shows after an edit ([`report::AnalyzeReport`]);
 //! * [`dot`]: one function's control-flow graph as Graphviz DOT;
 //! * [`Analysis::render`]: rustc-style text for the command line;
-//! * [`Analysis::disassembly`]: the spirv-dis text with friendly names.
+//! * [`Analysis::disassembly`]: the spirv-dis text, with the text's names for
+//!   a text input ([`Analysis::display_name`]).
 //!
 //! The page keeps one `Analysis` in its session (web crate), so that a CFG
 //! toggle or a function switch redraws without analysing again.
@@ -24,7 +25,7 @@ use crate::ir::Ir;
 use crate::reflect::{self, Reflection};
 use crate::diag::{self, SpanUnit};
 use crate::text::asm::{AsmOptions, InstSpan, TextNames, assemble_with_map, inst_at};
-use crate::text::dis::{DisOptions, Names, disassemble_module_indexed};
+use crate::text::dis::{DisOptions, Names, disassemble_module_names};
 use crate::valid::{self, rules};
 use crate::{Diagnostic, Module, Severity, Span};
 use alloc::string::String;
@@ -56,12 +57,12 @@ pub struct Disassembly {
     pub text: String,
     /// Per instruction: its line's byte range in `text`.
     pub ranges: Vec<(u32, u32)>,
-    /// The friendly names spirv-dis prints.
+    /// The names it prints ([`Analysis::display_name`]).
     pub names: Names,
 }
 
 impl Disassembly {
-    /// The friendly name of `id`, without `%` (spirv-dis's; the number when it
+    /// The name of `id` in this disassembly, without `%` (the number when it
     /// has none).
     pub fn name(&self, id: u32) -> String {
         match self.names.get(id) {
@@ -261,20 +262,25 @@ impl Analysis {
         self.origins.get(i)
     }
 
-    /// The disassembly, with friendly names (computed on first use).
+    /// The disassembly (computed on first use), with the names every view
+    /// shows ([`Analysis::display_name`]): for a text input the ids go by the
+    /// text's names, for a binary by spirv-dis's friendly names.
     pub fn disassembly(&self) -> Option<&Disassembly> {
         let m = self.module.as_ref()?;
         Some(self.dis.get_or_init(|| {
-            let (text, ranges, names) = disassemble_module_indexed(m, &DisOptions::default());
+            let names = Names::build_with(m, self.text_names.iter());
+            let (text, ranges, names) = disassemble_module_names(m, &DisOptions::default(), Some(names));
             Disassembly { text, ranges, names: names.unwrap_or_else(|| Names::build(m)) }
         }))
     }
 
-    /// The friendly name of `id` (spirv-dis's; the number when it has none).
-    pub fn friendly_name(&self, id: u32) -> String {
+    /// The name of `id` as every view shows it, without `%`: the text's own
+    /// name (as typed, `%entry` or `%12`), else OpName, else the friendly name
+    /// spirv-dis prints (OpName comes first there too), else the number.
+    pub fn display_name(&self, id: u32) -> String {
         match self.disassembly() {
             Some(d) => d.name(id),
-            None => alloc::format!("{id}"),
+            None => self.text_names.get(id).map_or_else(|| alloc::format!("{id}"), String::from),
         }
     }
 
@@ -288,12 +294,13 @@ impl Analysis {
         }
     }
 
-    /// The function whose friendly name (with or without `%`) or result id is `name`.
+    /// The function whose name ([`Analysis::display_name`], with or without `%`)
+    /// or result id is `name`.
     pub fn function_by_name(&self, name: &str) -> Option<usize> {
         let name = name.strip_prefix('%').unwrap_or(name);
         let fs = &self.cfg.functions;
         fs.iter()
-            .position(|f| self.friendly_name(f.id) == name)
+            .position(|f| self.display_name(f.id) == name)
             .or_else(|| name.parse::<u32>().ok().and_then(|id| fs.iter().position(|f| f.id == id)))
     }
 

@@ -36,7 +36,7 @@ fn text_and_binary_give_the_same_verdict_and_cfg() {
     assert_eq!(b.file_name(), BINARY_FILE);
     // The friendly names: OpName first, the number otherwise.
     let main = t.cfg().functions[0].id;
-    assert_eq!(t.friendly_name(main), "main");
+    assert_eq!(t.display_name(main), "main");
     assert_eq!(b.function_by_name("%main"), Some(0));
     assert_eq!(b.function_by_name(&alloc::format!("{main}")), Some(0));
     assert_eq!(b.function_by_name("nope"), None);
@@ -81,4 +81,89 @@ fn bad_inputs_give_diagnostics_not_modules() {
     let c = Analysis::of_words(alloc::vec![crate::grammar::MAGIC_NUMBER, 0x0001_0000, 0, 5], &opts());
     assert_eq!(c.diagnostics()[0].code, "bin.truncated-header");
     assert_eq!(c.dot(None, &Default::default()), None);
+}
+
+/// A loop with no OpName: every name below comes from the text.
+const NO_OPNAME: &str = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%bool = OpTypeBool
+%zero = OpConstant %int 0
+%ten = OpConstant %int 10
+%one = OpConstant %int 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %header
+%header = OpLabel
+%iv = OpPhi %int %zero %entry %next %cont
+OpLoopMerge %merge %cont None
+OpBranch %body
+%body = OpLabel
+%c = OpSLessThan %bool %iv %ten
+OpBranchConditional %c %cont %merge
+%cont = OpLabel
+%next = OpIAdd %int %iv %one
+OpBranch %header
+%merge = OpLabel
+OpReturn
+OpFunctionEnd
+";
+
+#[test]
+fn every_view_of_a_text_uses_its_names() {
+    let a = Analysis::of_text(NO_OPNAME, &opts());
+    assert!(a.is_valid(), "{:?}", a.diagnostics());
+    let f = &a.cfg().functions[0];
+    let names: Vec<String> = f.blocks.iter().map(|b| a.display_name(b.label)).collect();
+    assert_eq!(names, ["entry", "header", "body", "cont", "merge"]);
+    assert_eq!(a.display_name(f.id), "main");
+    assert_eq!(a.function_by_name("%main"), Some(0));
+    // The drawing: nodes, the loop's cluster, the listing.
+    let dot = a.dot(None, &dot::DotOptions::default()).unwrap();
+    for n in ["%entry", "%header", "%body", "%cont", "%merge"] {
+        assert!(dot.contains(&alloc::format!("label=\"{n}\"")), "{n}: {dot}");
+    }
+    assert!(dot.contains("label=\"loop %header\""), "{dot}");
+    assert!(!dot.contains("label=\"%1"), "{dot}");
+    let l = a.dot(None, &dot::DotOptions { listing: true, ..Default::default() }).unwrap();
+    assert!(l.contains("%iv = OpPhi %int %zero %entry %next %cont\\l"), "{l}");
+    assert!(l.contains("OpLoopMerge %merge %cont None\\l"), "{l}");
+    // The page's report: the function menu, blocks, hover data, disassembly.
+    let r = report::AnalyzeReport::of(&a);
+    assert_eq!(r.functions[0].name, "main");
+    assert_eq!(r.functions[0].blocks[1].listing[1], "%iv = OpPhi %int %zero %entry %next %cont");
+    let iv = r.ids.iter().find(|i| i.name == "iv").unwrap();
+    assert_eq!(iv.ty.as_deref(), Some("%int"));
+    assert_eq!(iv.def_text, "%iv = OpPhi %int %zero %entry %next %cont");
+    assert!(r.disassembly.contains("%c = OpSLessThan %bool %iv %ten"), "{}", r.disassembly);
+}
+
+#[test]
+fn a_binary_goes_by_opname_then_friendly_names() {
+    // The same module as a binary: no text names. The labels have no OpName:
+    // spirv-dis numbers them; types and constants get spirv-dis's names.
+    let words = assemble(NO_OPNAME, &Default::default()).unwrap();
+    let b = Analysis::of_words(words, &opts());
+    let f = &b.cfg().functions[0];
+    assert_eq!(b.display_name(f.blocks[1].label), alloc::format!("{}", f.blocks[1].label));
+    assert_eq!(b.display_name(f.id), alloc::format!("{}", f.id));
+    let r = report::AnalyzeReport::of(&b);
+    assert!(r.disassembly.contains("OpTypeInt 32 1"));
+    assert!(r.disassembly.contains("%int_10 = OpConstant %int 10"), "{}", r.disassembly);
+    // With OpName (and no text): OpName.
+    let named = NO_OPNAME.replace("OpExecutionMode %main LocalSize 1 1 1\n", "OpExecutionMode %main LocalSize 1 1 1\nOpName %main \"start\"\nOpName %header \"loop_head\"\n");
+    let b = Analysis::of_words(assemble(&named, &Default::default()).unwrap(), &opts());
+    let f = &b.cfg().functions[0];
+    assert_eq!(b.display_name(f.id), "start");
+    assert_eq!(b.display_name(f.blocks[1].label), "loop_head");
+    assert_eq!(report::AnalyzeReport::of(&b).functions[0].name, "start");
+    let dot = b.dot(None, &dot::DotOptions::default()).unwrap();
+    assert!(dot.contains("label=\"loop %loop_head\""), "{dot}");
+    // The text of that module: its own names win over OpName.
+    let t = Analysis::of_text(&named, &opts());
+    assert_eq!(t.display_name(t.cfg().functions[0].id), "main");
 }

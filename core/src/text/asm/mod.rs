@@ -104,6 +104,11 @@ impl TextNames {
         let i = self.0.binary_search_by_key(&id, |(x, _)| *x).ok()?;
         Some(self.0[i].1.as_str())
     }
+
+    /// Every id the text names, with its name (without `%`), by id.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        self.0.iter().map(|(id, n)| (*id, n.as_str()))
+    }
 }
 
 #[cfg(test)]
