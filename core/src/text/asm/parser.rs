@@ -256,6 +256,47 @@ impl<'a> Asm<'a> {
         before[line_start..].iter().all(|&b| b == b' ' || b == b'\t' || b == b'\r')
     }
 
+    /// A string whose closing `"` is missing: the tokenizer (like spirv-as)
+    /// lets it run to the end of the text, so it is the last token. The
+    /// diagnostic points at its opening quote, up to the end of that line,
+    /// rather than quoting or underlining the rest of the text.
+    fn unclosed_string(&self, i: usize) -> Option<Diagnostic> {
+        if i + 1 != self.toks.len() {
+            return None;
+        }
+        let t = self.toks.get(i)?;
+        let b = self.src.as_bytes();
+        // Where the quote left open at the end of the token was opened.
+        let (mut open, mut escaping) = (None, false);
+        for k in t.start as usize..(t.end as usize).min(b.len()) {
+            let c = b[k];
+            if c == b'\\' {
+                escaping = !escaping;
+                continue;
+            }
+            if c == b'"' && !escaping {
+                open = if open.is_some() { None } else { Some(k) };
+            }
+            escaping = false;
+        }
+        let start = open?;
+        let line_end = b[start..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(b.len(), |p| start + p);
+        let line = 1 + b[..start].iter().filter(|&&c| c == b'\n').count();
+        let more = b[line_end..].iter().any(|c| !c.is_ascii_whitespace());
+        let d = Diagnostic::error(
+            code::BAD_STRING,
+            Span::new(start as u32, line_end as u32),
+            format!("missing closing `\"`: the string opened on line {line} is never closed"),
+        )
+        .with_label("this string has no closing `\"`")
+        .with_help(if more {
+            "close it with `\"`: a string runs to the next `\"`, across lines, so this one takes in the rest of the text"
+        } else {
+            "close it with `\"`"
+        });
+        Some(d)
+    }
+
     /// An empty span just after token `i` (for "found end of text").
     fn after(&self, i: usize) -> Span {
         let e = self.toks.get(i).map_or(self.src.len() as u32, |t| t.end);
@@ -494,6 +535,9 @@ impl<'a> Asm<'a> {
             if !self.is_word(i) {
                 return Err(self.punct_error(i));
             }
+            if let Some(d) = self.unclosed_string(i) {
+                return Err(d);
+            }
             if self.text(i).starts_with('!') {
                 self.immediate(i)?;
                 self.pos += 1;
@@ -549,6 +593,9 @@ impl<'a> Asm<'a> {
             let i = self.pos;
             if !self.is_word(i) {
                 return Err(self.punct_error(i));
+            }
+            if let Some(d) = self.unclosed_string(i) {
+                return Err(d);
             }
             if self.text(i) == "=" {
                 return Err(Diagnostic::error(
