@@ -205,8 +205,68 @@ impl Analysis {
                 self.origins.push(origin);
                 self.diagnostics.push(d);
             }
+            self.merge_undefined_ids();
         }
         self.module = Some(module);
+    }
+
+    /// One mistake, one entry: an id that is used but never defined gets the
+    /// assembler's warning (at the `%id` token) and the validator's error (at
+    /// its instruction). The error is kept, moved to the token, with the
+    /// warning's label and a suggestion (the validator's, else the
+    /// assembler's); the warning goes. Both name the id as the text spells
+    /// it, which pairs them.
+    fn merge_undefined_ids(&mut self) {
+        let Some(text) = self.text.as_deref() else { return };
+        let diags = &mut self.diagnostics;
+        // The validator's undefined-id errors, by where they start (the
+        // instructions of a text do not overlap).
+        let mut errors: Vec<usize> = (0..diags.len())
+            .filter(|&i| {
+                matches!(diags[i].code, "ids.undefined" | "ids.undefined-forward-reference")
+                    && diags[i].unit == SpanUnit::TextBytes
+            })
+            .collect();
+        if errors.is_empty() {
+            return;
+        }
+        errors.sort_by_key(|&i| diags[i].span.start);
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for w in 0..diags.len() {
+            if diags[w].code != crate::text::asm::errors::UNDEFINED_ID || diags[w].unit != SpanUnit::TextBytes {
+                continue;
+            }
+            let span = diags[w].span;
+            let token = text.get(span.start as usize..span.end as usize).unwrap_or("");
+            let upto = errors.partition_point(|&i| diags[i].span.start <= span.start);
+            let paired = errors[..upto].iter().rev().take_while(|&&i| span.end <= diags[i].span.end).find(|&&i| {
+                diags[i].message.strip_prefix(token).is_some_and(|rest| rest.starts_with(' '))
+            });
+            if let Some(&e) = paired {
+                pairs.push((w, e));
+            }
+        }
+        let mut gone = alloc::vec![false; diags.len()];
+        for (w, e) in pairs {
+            let (span, label, help) = (diags[w].span, diags[w].label.clone(), diags[w].help.clone());
+            let d = &mut diags[e];
+            d.span = span;
+            d.label = label;
+            if d.help.is_none() {
+                d.help = help;
+            }
+            gone[w] = true;
+        }
+        let mut k = 0;
+        self.origins.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
+        let mut k = 0;
+        diags.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
     }
 
     /// The validator's options (the target environment among them).

@@ -167,3 +167,57 @@ fn a_binary_goes_by_opname_then_friendly_names() {
     let t = Analysis::of_text(&named, &opts());
     assert_eq!(t.display_name(t.cfg().functions[0].id), "main");
 }
+
+/// The page's entries for `text`: (code, line, column, end line, help).
+fn entries(text: &str) -> Vec<(&'static str, u32, u32, u32, Option<String>)> {
+    let r = report::AnalyzeReport::of(&Analysis::of_text(text, &opts()));
+    r.diagnostics
+        .iter()
+        .map(|d| {
+            let g = d.range.unwrap();
+            (d.diagnostic.code, g.line, g.column, g.end_line, d.diagnostic.help.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn a_mistyped_branch_target_is_one_entry_suggesting_a_label() {
+    // `%cnt` for `%cont`: `%int` (a type) is as close, but a branch target
+    // is a label. One entry, at the token.
+    let text = NO_OPNAME.replace("OpBranchConditional %c %cont %merge", "OpBranch %cnt");
+    let e = entries(&text);
+    assert_eq!(e, [("ids.undefined-forward-reference", 21, 10, 21, Some("did you mean `%cont`?".into()))]);
+    let a = Analysis::of_text(&text, &opts());
+    let d = &a.diagnostics()[0];
+    assert_eq!(&text[d.span.start as usize..d.span.end as usize], "%cnt");
+    assert_eq!(d.message, "%cnt is referenced here but never defined");
+    // The graph marks still come from the instruction.
+    assert_eq!(a.origin(0).unwrap().function, Some(a.cfg().functions[0].id));
+    // A result type: `%it` is one edit from `%iv` (a value) and from `%int`.
+    let text = NO_OPNAME.replace("%next = OpIAdd %int %iv %one", "%next = OpIAdd %it %iv %one");
+    let e = entries(&text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!((e[0].0, e[0].1, e[0].2), ("ids.undefined", 23, 16));
+    assert_eq!(e[0].4.as_deref(), Some("did you mean `%int`?"));
+    // Two undefined ids in one instruction: two entries, each at its token.
+    let text = NO_OPNAME.replace("OpBranchConditional %c %cont %merge", "OpBranchConditional %c %cnt %mrge");
+    let e = entries(&text);
+    let got: Vec<_> = e.iter().map(|x| (x.1, x.2, x.4.as_deref())).collect();
+    assert_eq!(got, [(21, 24, Some("did you mean `%cont`?")), (21, 29, Some("did you mean `%merge`?"))], "{e:?}");
+}
+
+#[test]
+fn a_missing_quote_and_a_module_scope_variable_are_one_entry_each() {
+    let text = NO_OPNAME.replace("OpExecutionMode %main LocalSize 1 1 1\n", "OpExecutionMode %main LocalSize 1 1 1\nOpName %main \"abc\n");
+    let e = entries(&text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    // Line 5, column 14, on that line only.
+    assert_eq!((e[0].0, e[0].1, e[0].2, e[0].3), ("asm.bad-string", 5, 14, 5));
+    let text = NO_OPNAME.replace("%one = OpConstant %int 1\n", "%one = OpConstant %int 1\n%ptr = OpTypePointer Function %int\n%v = OpVariable %ptr Function\n");
+    let a = Analysis::of_text(&text, &opts());
+    let d = a.diagnostics();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].message, "OpVariable with Function storage class outside any function");
+    assert_eq!(crate::diag::line_col(&text, d[0].span.start), (13, 1));
+    assert!(d[0].related.is_empty());
+}

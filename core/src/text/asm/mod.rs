@@ -17,7 +17,7 @@ mod idmap;
 pub mod lexer;
 pub mod numbers;
 mod parser;
-mod suggest;
+pub mod suggest;
 
 use crate::{Diagnostic, Span, TargetEnv};
 use alloc::string::String;
