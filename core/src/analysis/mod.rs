@@ -10,7 +10,8 @@
 //! * [`report`]: what the page shows after an edit ([`report::AnalyzeReport`]);
 //! * [`dot`]: one function's control-flow graph as Graphviz DOT;
 //! * [`Analysis::render`]: rustc-style text for the command line;
-//! * [`Analysis::disassembly`]: the spirv-dis text with friendly names.
+//! * [`Analysis::disassembly`]: the spirv-dis text, with the text's names for
+//!   a text input ([`Analysis::display_name`]).
 //!
 //! The page keeps one `Analysis` in its session (web crate), so that a CFG
 //! toggle or a function switch redraws without analysing again.
@@ -24,7 +25,7 @@ use crate::ir::Ir;
 use crate::reflect::{self, Reflection};
 use crate::diag::{self, SpanUnit};
 use crate::text::asm::{AsmOptions, InstSpan, TextNames, assemble_with_map, inst_at};
-use crate::text::dis::{DisOptions, Names, disassemble_module_indexed};
+use crate::text::dis::{DisOptions, Names, disassemble_module_indexed, disassemble_module_names};
 use crate::valid::{self, rules};
 use crate::{Diagnostic, Module, Severity, Span};
 use alloc::boxed::Box;
@@ -57,12 +58,12 @@ pub struct Disassembly {
     pub text: String,
     /// Per instruction: its line's byte range in `text`.
     pub ranges: Vec<(u32, u32)>,
-    /// The friendly names spirv-dis prints.
+    /// The names it prints ([`Analysis::display_name`]).
     pub names: Names,
 }
 
 impl Disassembly {
-    /// The friendly name of `id`, without `%` (spirv-dis's; the number when it
+    /// The name of `id` in this disassembly, without `%` (the number when it
     /// has none).
     pub fn name(&self, id: u32) -> String {
         match self.names.get(id) {
@@ -234,8 +235,68 @@ impl Analysis {
                 self.origins.push(origin);
                 self.diagnostics.push(d);
             }
+            self.merge_undefined_ids();
         }
         self.body = Body::Checked(Box::new(ir));
+    }
+
+    /// One mistake, one entry: an id that is used but never defined gets the
+    /// assembler's warning (at the `%id` token) and the validator's error (at
+    /// its instruction). The error is kept, moved to the token, with the
+    /// warning's label and a suggestion (the validator's, else the
+    /// assembler's); the warning goes. Both name the id as the text spells
+    /// it, which pairs them.
+    fn merge_undefined_ids(&mut self) {
+        let Some(text) = self.text.as_deref() else { return };
+        let diags = &mut self.diagnostics;
+        // The validator's undefined-id errors, by where they start (the
+        // instructions of a text do not overlap).
+        let mut errors: Vec<usize> = (0..diags.len())
+            .filter(|&i| {
+                matches!(diags[i].code, "ids.undefined" | "ids.undefined-forward-reference")
+                    && diags[i].unit == SpanUnit::TextBytes
+            })
+            .collect();
+        if errors.is_empty() {
+            return;
+        }
+        errors.sort_by_key(|&i| diags[i].span.start);
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for w in 0..diags.len() {
+            if diags[w].code != crate::text::asm::errors::UNDEFINED_ID || diags[w].unit != SpanUnit::TextBytes {
+                continue;
+            }
+            let span = diags[w].span;
+            let token = text.get(span.start as usize..span.end as usize).unwrap_or("");
+            let upto = errors.partition_point(|&i| diags[i].span.start <= span.start);
+            let paired = errors[..upto].iter().rev().take_while(|&&i| span.end <= diags[i].span.end).find(|&&i| {
+                diags[i].message.strip_prefix(token).is_some_and(|rest| rest.starts_with(' '))
+            });
+            if let Some(&e) = paired {
+                pairs.push((w, e));
+            }
+        }
+        let mut gone = alloc::vec![false; diags.len()];
+        for (w, e) in pairs {
+            let (span, label, help) = (diags[w].span, diags[w].label.clone(), diags[w].help.clone());
+            let d = &mut diags[e];
+            d.span = span;
+            d.label = label;
+            if d.help.is_none() {
+                d.help = help;
+            }
+            gone[w] = true;
+        }
+        let mut k = 0;
+        self.origins.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
+        let mut k = 0;
+        diags.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
     }
 
     /// The validator's options (the target environment among them).
@@ -295,29 +356,34 @@ impl Analysis {
         self.origins.get(i)
     }
 
-    /// The disassembly, with friendly names (computed on first use).
+    /// The disassembly (computed on first use), with the names every view
+    /// shows ([`Analysis::display_name`]): for a text input the ids go by the
+    /// text's names, for a binary by spirv-dis's friendly names.
     pub fn disassembly(&self) -> Option<&Disassembly> {
         let m = self.module()?;
         Some(self.dis.get_or_init(|| {
-            let (text, ranges, names) = disassemble_module_indexed(m, &DisOptions::default());
+            let names = Names::build_with(m, self.text_names.iter());
+            let (text, ranges, names) = disassemble_module_names(m, &DisOptions::default(), Some(names));
             Disassembly { text, ranges, names: names.unwrap_or_else(|| Names::build(m)) }
         }))
     }
 
-    /// The module disassembled with `opts` (spirv-dis's flags); the cached
-    /// [`Analysis::disassembly`] serves the default options.
+    /// The module disassembled with `opts` (spirv-dis's flags and names); for
+    /// a binary with the default options, the cached [`Analysis::disassembly`].
     pub fn disassemble(&self, opts: &DisOptions) -> Option<String> {
-        if *opts == DisOptions::default() {
+        if *opts == DisOptions::default() && self.text.is_none() {
             return self.disassembly().map(|d| d.text.clone());
         }
         Some(disassemble_module_indexed(self.module()?, opts).0)
     }
 
-    /// The friendly name of `id` (spirv-dis's; the number when it has none).
-    pub fn friendly_name(&self, id: u32) -> String {
+    /// The name of `id` as every view shows it, without `%`: the text's own
+    /// name (as typed, `%entry` or `%12`), else OpName, else the friendly name
+    /// spirv-dis prints (OpName comes first there too), else the number.
+    pub fn display_name(&self, id: u32) -> String {
         match self.disassembly() {
             Some(d) => d.name(id),
-            None => alloc::format!("{id}"),
+            None => self.text_names.get(id).map_or_else(|| alloc::format!("{id}"), String::from),
         }
     }
 
@@ -331,12 +397,13 @@ impl Analysis {
         }
     }
 
-    /// The function whose friendly name (with or without `%`) or result id is `name`.
+    /// The function whose name ([`Analysis::display_name`], with or without `%`)
+    /// or result id is `name`.
     pub fn function_by_name(&self, name: &str) -> Option<usize> {
         let name = name.strip_prefix('%').unwrap_or(name);
         let fs = &self.cfg.functions;
         fs.iter()
-            .position(|f| self.friendly_name(f.id) == name)
+            .position(|f| self.display_name(f.id) == name)
             .or_else(|| name.parse::<u32>().ok().and_then(|id| fs.iter().position(|f| f.id == id)))
     }
 
