@@ -10,7 +10,9 @@
 //! `analysis::report::LocatedDiagnostic`):
 //!
 //! * `new Session()`: holds the last analysis, the way Ruff's playground keeps
-//!   its workspace. `session.analyze({ text, targetEnv })` → `AnalyzeReport`;
+//!   its workspace. `session.analyze({ text, targetEnv })` → `AnalyzeReport`,
+//!   and `session.analyzeJson(...)` → the same report as JSON text (what the
+//!   page's worker uses: cheaper than thousands of objects for a big module);
 //!   `session.cfgDot(functionId?, options?)` → the DOT of that function of the
 //!   last analysis (no second analysis: a CFG toggle only redraws);
 //!   `session.reflect()` → its resources, workgroup size and built-ins;
