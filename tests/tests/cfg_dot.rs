@@ -15,7 +15,7 @@ use spvlab_core::valid::Options;
 fn analyze(text: &str, env: TargetEnv) -> Analysis {
     Analysis::of_text(text, &Options { env, ..Options::default() })
 }
-use spvlab_tests::{cases, corpus_or_skip, reference_or_skip, run_tool, scratch};
+use spvlab_tests::{Case, cases, corpus_or_skip, reference_or_skip, run_tool, scratch};
 
 #[derive(Debug, Default, PartialEq, Eq, Clone, Copy)]
 struct Counts {
@@ -51,6 +51,18 @@ fn our_counts(dot: &str) -> Counts {
     }
 }
 
+/// Assemble a corpus case with the reference spirv-as (its target env and
+/// flags) into `out`; returns `out`.
+fn reference_assemble(bin: &std::path::Path, case: &Case, out: &std::path::Path) -> std::path::PathBuf {
+    let mut args = vec!["--target-env", case.asm_env()];
+    let flags = case.meta_strings("asm_flags");
+    args.extend(flags.iter().map(String::as_str));
+    args.extend([case.path.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let (ok, _, err) = run_tool(bin, "spirv-as", &args);
+    assert!(ok, "{}: spirv-as failed: {err}", case.name);
+    out.to_path_buf()
+}
+
 #[test]
 fn dot_counts_agree_with_spirv_cfg() {
     let Some(corpus) = corpus_or_skip("dot_counts_agree_with_spirv_cfg") else { return };
@@ -71,15 +83,8 @@ fn dot_counts_agree_with_spirv_cfg() {
     let (mut checked, mut failures) = (0, Vec::new());
     let (mut merges, mut continues) = (0, 0);
     for case in all.iter().step_by(step) {
-        let spv = dir.join("m.spv");
+        let spv = reference_assemble(&bin, case, &dir.join("m.spv"));
         let spv_s = spv.to_str().unwrap();
-        let mut args = vec!["--target-env", case.asm_env()];
-        let flags = case.meta_strings("asm_flags");
-        args.extend(flags.iter().map(String::as_str));
-        let path = case.path.to_str().unwrap();
-        args.extend([path, "-o", spv_s]);
-        let (ok, _, err) = run_tool(&bin, "spirv-as", &args);
-        assert!(ok, "{}: spirv-as failed: {err}", case.name);
         let dot_path = dir.join("m.dot");
         let (ok, _, err) = run_tool(&bin, "spirv-cfg", &[spv_s, "-o", dot_path.to_str().unwrap()]);
         if !ok {
@@ -188,15 +193,8 @@ fn block_names_are_spirv_dis_names_for_binaries_and_the_texts_names_for_texts() 
     let step = (all.len() / 60).max(1);
     let (mut checked, mut blocks, mut named) = (0, 0, 0);
     for case in all.iter().step_by(step) {
-        let spv = dir.join("n.spv");
+        let spv = reference_assemble(&bin, case, &dir.join("n.spv"));
         let spv_s = spv.to_str().unwrap();
-        let mut args = vec!["--target-env", case.asm_env()];
-        let flags = case.meta_strings("asm_flags");
-        args.extend(flags.iter().map(String::as_str));
-        let path = case.path.to_str().unwrap();
-        args.extend([path, "-o", spv_s]);
-        let (ok, _, err) = run_tool(&bin, "spirv-as", &args);
-        assert!(ok, "{}: spirv-as failed: {err}", case.name);
         let (ok, out, err) = run_tool(&bin, "spirv-dis", &[spv_s]);
         assert!(ok, "{}: spirv-dis failed: {err}", case.name);
         let want = reference_label_names(&String::from_utf8(out).unwrap());
