@@ -771,15 +771,16 @@ OpFunctionEnd
 });
 
 /** A module of about `lines` lines: a chain of if-then selections (each
- *  merge block the next header), every block named. */
+ *  merge block the next header), every block named; the text's labels carry
+ *  `tag` too (the graph shows the text's names), so two tags draw differently. */
 function bigModule(lines, tag) {
   const n = Math.max(1, Math.floor((lines - 12) / 7));
   const names = [];
   const body = [];
   for (let i = 0; i < n; i++) {
-    names.push(`OpName %h${i} "h${i}_${tag}"`, `OpName %t${i} "t${i}"`);
-    body.push(`%h${i} = OpLabel`, `OpSelectionMerge %h${i + 1} None`, `OpBranchConditional %true %t${i} %h${i + 1}`);
-    body.push(`%t${i} = OpLabel`, `OpBranch %h${i + 1}`);
+    names.push(`OpName %h${i}_${tag} "h${i}_${tag}"`, `OpName %t${i}_${tag} "t${i}"`);
+    body.push(`%h${i}_${tag} = OpLabel`, `OpSelectionMerge %h${i + 1}_${tag} None`, `OpBranchConditional %true %t${i}_${tag} %h${i + 1}_${tag}`);
+    body.push(`%t${i}_${tag} = OpLabel`, `OpBranch %h${i + 1}_${tag}`);
   }
   return `OpCapability Shader
 OpMemoryModel Logical GLSL450
@@ -792,7 +793,7 @@ ${names.join("\n")}
 %true = OpConstantTrue %bool
 %main = OpFunction %void None %fn
 ${body.join("\n")}
-%h${n} = OpLabel
+%h${n}_${tag} = OpLabel
 OpReturn
 OpFunctionEnd
 `;

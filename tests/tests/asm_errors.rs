@@ -87,7 +87,7 @@ fn all_errors_of_a_file_are_reported() {
         (errors::BAD_LITERAL, 5, 22, 3, "expected a 32-bit signed integer, found `1.5`".to_string()),
         (errors::EXPECTED_ID, 6, 21, 1, "expected an id, found `7`".to_string()),
         (errors::MISSING_OPERAND, 7, 21, 0, "expected a literal integer (Specialization Constant ID) for `OpDecorate`, found the next instruction".to_string()),
-        (errors::BAD_STRING, 8, 15, 14, "expected a quoted string, found `\"unterminated\n`".to_string()),
+        (errors::BAD_STRING, 8, 15, 13, "missing closing `\"`: the string opened on line 8 is never closed".to_string()),
     ];
     assert_eq!(got, want);
     assert_eq!(errs(src)[0].help.as_deref(), Some("did you mean `Shader`?"));

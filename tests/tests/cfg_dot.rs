@@ -15,7 +15,7 @@ use spvlab_core::valid::Options;
 fn analyze(text: &str, env: TargetEnv) -> Analysis {
     Analysis::of_text(text, &Options { env, ..Options::default() })
 }
-use spvlab_tests::{cases, corpus_or_skip, reference_or_skip, run_tool, scratch};
+use spvlab_tests::{Case, cases, corpus_or_skip, reference_or_skip, run_tool, scratch};
 
 #[derive(Debug, Default, PartialEq, Eq, Clone, Copy)]
 struct Counts {
@@ -51,6 +51,18 @@ fn our_counts(dot: &str) -> Counts {
     }
 }
 
+/// Assemble a corpus case with the reference spirv-as (its target env and
+/// flags) into `out`; returns `out`.
+fn reference_assemble(bin: &std::path::Path, case: &Case, out: &std::path::Path) -> std::path::PathBuf {
+    let mut args = vec!["--target-env", case.asm_env()];
+    let flags = case.meta_strings("asm_flags");
+    args.extend(flags.iter().map(String::as_str));
+    args.extend([case.path.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let (ok, _, err) = run_tool(bin, "spirv-as", &args);
+    assert!(ok, "{}: spirv-as failed: {err}", case.name);
+    out.to_path_buf()
+}
+
 #[test]
 fn dot_counts_agree_with_spirv_cfg() {
     let Some(corpus) = corpus_or_skip("dot_counts_agree_with_spirv_cfg") else { return };
@@ -71,15 +83,8 @@ fn dot_counts_agree_with_spirv_cfg() {
     let (mut checked, mut failures) = (0, Vec::new());
     let (mut merges, mut continues) = (0, 0);
     for case in all.iter().step_by(step) {
-        let spv = dir.join("m.spv");
+        let spv = reference_assemble(&bin, case, &dir.join("m.spv"));
         let spv_s = spv.to_str().unwrap();
-        let mut args = vec!["--target-env", case.asm_env()];
-        let flags = case.meta_strings("asm_flags");
-        args.extend(flags.iter().map(String::as_str));
-        let path = case.path.to_str().unwrap();
-        args.extend([path, "-o", spv_s]);
-        let (ok, _, err) = run_tool(&bin, "spirv-as", &args);
-        assert!(ok, "{}: spirv-as failed: {err}", case.name);
         let dot_path = dir.join("m.dot");
         let (ok, _, err) = run_tool(&bin, "spirv-cfg", &[spv_s, "-o", dot_path.to_str().unwrap()]);
         if !ok {
@@ -158,4 +163,84 @@ fn analyze_time_on_a_1000_line_module() {
         dot.len()
     );
     assert_eq!(our_counts(&dot).nodes, f.blocks.len());
+}
+
+/// The names of the labels, in module order, as spirv-dis prints them
+/// (`%name = OpLabel`).
+fn reference_label_names(dis: &str) -> Vec<String> {
+    dis.lines()
+        .filter_map(|l| {
+            let (lhs, rhs) = l.split_once('=')?;
+            (rhs.trim() == "OpLabel").then(|| lhs.trim().trim_start_matches('%').to_owned())
+        })
+        .collect()
+}
+
+/// The names the graph gives its blocks: for a binary, the names spirv-dis
+/// prints (OpName first, else the number); for the text it was assembled
+/// from, the text's own (`%name` of each `%name = OpLabel`), in the report,
+/// the DOT node labels and the listing.
+#[test]
+fn block_names_are_spirv_dis_names_for_binaries_and_the_texts_names_for_texts() {
+    let Some(corpus) = corpus_or_skip("block_names") else { return };
+    let Some(bin) = reference_or_skip("block_names") else { return };
+    let dir = scratch("cfg_dot_names");
+    let all: Vec<_> = cases(&corpus)
+        .into_iter()
+        .filter(|c| c.name.contains("spirv-samples/") || c.name.contains("cfg-mutants/"))
+        .filter(|c| c.meta_str("expected") == "valid" && c.text.contains("OpBranch"))
+        .collect();
+    let step = (all.len() / 60).max(1);
+    let (mut checked, mut blocks, mut named) = (0, 0, 0);
+    for case in all.iter().step_by(step) {
+        let spv = reference_assemble(&bin, case, &dir.join("n.spv"));
+        let spv_s = spv.to_str().unwrap();
+        let (ok, out, err) = run_tool(&bin, "spirv-dis", &[spv_s]);
+        assert!(ok, "{}: spirv-dis failed: {err}", case.name);
+        let want = reference_label_names(&String::from_utf8(out).unwrap());
+        let env = TargetEnv::parse(case.target_env()).unwrap_or_default();
+        let opts = Options { env, ..Options::default() };
+
+        // The binary: spirv-dis's names, in the report and on the graph.
+        let b = Analysis::of_bytes(&std::fs::read(&spv).unwrap(), &opts);
+        let r = AnalyzeReport::of(&b);
+        let got: Vec<String> = r.functions.iter().flat_map(|f| f.blocks.iter().map(|b| b.name.clone())).collect();
+        assert_eq!(got, want, "{}", case.name);
+        for f in &r.functions {
+            let dot = b.dot(Some(f.id), &DotOptions::default()).unwrap();
+            for blk in &f.blocks {
+                let label = format!("b{} [id=\"block-{}\" class=\"{}", blk.id, blk.id, "block");
+                assert!(dot.contains(&label), "{}: {label}", case.name);
+                assert!(dot.contains(&format!("label=\"%{}\"", blk.name)), "{}: %{} not on the graph", case.name, blk.name);
+            }
+        }
+
+        // The text: the names it gives its labels (every label of a text is
+        // named by it), in the report, the DOT and the listing.
+        let t = analyze(&case.text, env);
+        let texts: Vec<String> = case
+            .text
+            .lines()
+            .filter_map(|l| {
+                let (lhs, rhs) = l.split_once('=')?;
+                (rhs.split(';').next()?.trim() == "OpLabel").then(|| lhs.trim().trim_start_matches('%').to_owned())
+            })
+            .collect();
+        let r = AnalyzeReport::of(&t);
+        let got: Vec<String> = r.functions.iter().flat_map(|f| f.blocks.iter().map(|b| b.name.clone())).collect();
+        assert_eq!(got, texts, "{}", case.name);
+        for f in &r.functions {
+            let dot = t.dot(Some(f.id), &DotOptions::default()).unwrap();
+            for blk in &f.blocks {
+                assert!(dot.contains(&format!("label=\"%{}\"", blk.name)), "{}: %{} not on the graph", case.name, blk.name);
+                assert_eq!(blk.listing.first().map(String::as_str), Some(format!("%{} = OpLabel", blk.name).as_str()), "{}", case.name);
+                named += usize::from(!blk.name.bytes().all(|c| c.is_ascii_digit()));
+            }
+            blocks += f.blocks.len();
+        }
+        checked += 1;
+    }
+    println!("block names: {checked} modules, {blocks} blocks ({named} named by the text, not numbers)");
+    assert!(checked >= 30, "only {checked} modules checked");
+    assert!(named > 0, "the sample has no named blocks");
 }

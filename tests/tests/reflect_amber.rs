@@ -249,7 +249,7 @@ fn reflection_agrees_with_amber_files() {
             }
         };
         let module = binary::read_words(&words).expect("read");
-        let ir = Ir::build(&module);
+        let ir = Ir::build(module);
         let r = reflect(&ir);
         modules += 1;
         let Some(entry) = r.entry_points.iter().find(|e| e.execution_model == "GLCompute") else {

@@ -250,6 +250,41 @@ OpFunctionEnd
 }
 
 #[test]
+fn function_variable_at_module_scope_is_outside_any_function() {
+    // spirv-val: "Variables can not have a function[7] storage class outside
+    // of a function". One entry, at the variable, saying where it is.
+    let src = format!(
+        "{HEAD}%ptr = OpTypePointer Function %int
+%v = OpVariable %ptr Function
+%f = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    );
+    let d = invalid("function_variable_at_module_scope", &src, "spv1.3", &[]);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "adjacency.variable-not-first");
+    assert_eq!(at(&src, &d[0]), line_of(&src, "%v = OpVariable"));
+    assert_eq!(d[0].message, "OpVariable with Function storage class outside any function");
+    assert!(d[0].related.is_empty(), "{:?}", d[0].related);
+    // After the last function too.
+    let src = format!(
+        "{HEAD}%ptr = OpTypePointer Function %int
+%f = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+%v = OpVariable %ptr Function
+"
+    );
+    let d = invalid("function_variable_after_functions", &src, "spv1.3", &[]);
+    let v: Vec<_> = d.iter().filter(|d| d.code == "adjacency.variable-not-first").collect();
+    assert_eq!(v.len(), 1, "{d:#?}");
+    assert_eq!(v[0].message, "OpVariable with Function storage class outside any function");
+}
+
+#[test]
 fn several_independent_errors_are_all_reported() {
     // Two functions, each with its own problem: an OpVariable after another
     // instruction, and an OpReturn in a function returning a value.
@@ -439,4 +474,31 @@ fn every_code_has_an_explained_rule() {
     ] {
         assert!(rules::rule(code).is_some(), "{code}");
     }
+}
+
+/// A type where a value is expected, in instructions whose opcodes are numbered
+/// among the untyped-pointer ones (4417..4426) but take values: spirv-val
+/// rejects them, as it does any other value operand that names a type.
+#[test]
+fn a_type_is_not_a_value_for_the_ballot_instructions() {
+    let src = "OpCapability Shader
+OpCapability SubgroupBallotKHR
+OpExtension \"SPV_KHR_shader_ballot\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%x = OpSubgroupFirstInvocationKHR %uint %uint
+OpReturn
+OpFunctionEnd
+";
+    let d = invalid("first_invocation_type_operand", src, "vulkan1.1", &[]);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "ids.operand-is-type");
+    assert_eq!(at(src, &d[0]), line_of(src, "%x = OpSubgroupFirstInvocationKHR"));
+    assert!(d[0].message.contains("%uint"), "{}", d[0].message);
 }

@@ -10,7 +10,9 @@
 //! `analysis::report::LocatedDiagnostic`):
 //!
 //! * `new Session()`: holds the last analysis, the way Ruff's playground keeps
-//!   its workspace. `session.analyze({ text, targetEnv })` → `AnalyzeReport`;
+//!   its workspace. `session.analyze({ text, targetEnv })` → `AnalyzeReport`,
+//!   and `session.analyzeJson(...)` → the same report as JSON text (what the
+//!   page's worker uses: cheaper than thousands of objects for a big module);
 //!   `session.cfgDot(functionId?, options?)` → the DOT of that function of the
 //!   last analysis (no second analysis: a CFG toggle only redraws);
 //!   `session.reflect()` → its resources, workgroup size and built-ins;
@@ -121,12 +123,13 @@ pub fn assemble_report(text: &str, target_env: &str) -> Result<AsmReport, WebErr
 /// Disassemble `bytes` (a binary module, either byte order): the page's
 /// dropped `.spv` files and the `disassemble` export.
 pub fn disassemble_report(bytes: &[u8], opts: WebDisOptions) -> DisReport {
-    match spvlab_core::text::dis::disassemble_bytes(bytes, &opts.to_core()) {
-        Ok(text) => DisReport { ok: true, text, diagnostics: Vec::new() },
-        Err(d) => DisReport {
+    let analysis = Analysis::read_bytes(bytes);
+    match analysis.disassemble(&opts.to_core()) {
+        Some(text) => DisReport { ok: true, text, diagnostics: Vec::new() },
+        None => DisReport {
             ok: false,
             text: String::new(),
-            diagnostics: LocatedDiagnostic::list(&[d], "", None, BINARY_FILE),
+            diagnostics: LocatedDiagnostic::list(analysis.diagnostics(), "", None, BINARY_FILE),
         },
     }
 }
@@ -210,6 +213,14 @@ impl Session {
         Ok(r)
     }
 
+    /// [`Session::analyze_text`] for a request from JavaScript (`{ text, targetEnv? }`).
+    fn analyze_request(&mut self, request: JsValue) -> Result<AnalyzeReport, WebError> {
+        let req: AnalyzeRequest =
+            serde_wasm_bindgen::from_value(request).map_err(|e| WebError::BadOptions(e.to_string()))?;
+        let env = req.target_env.unwrap_or_else(|| TargetEnv::default().name().into());
+        self.analyze_text(&req.text, &env)
+    }
+
     /// The DOT of function `function` (its result id; `None`: the first with
     /// blocks) of the last analysis; empty when there is none, no such function,
     /// or the text did not assemble.
@@ -228,10 +239,18 @@ impl Session {
     /// `session.analyze({ text, targetEnv })` → `AnalyzeReport`.
     #[wasm_bindgen(js_name = analyze)]
     pub fn js_analyze(&mut self, request: JsValue) -> Result<JsValue, JsValue> {
-        let req: AnalyzeRequest =
-            serde_wasm_bindgen::from_value(request).map_err(|e| WebError::BadOptions(e.to_string()))?;
-        let env = req.target_env.unwrap_or_else(|| TargetEnv::default().name().into());
-        to_js(&self.analyze_text(&req.text, &env)?)
+        to_js(&self.analyze_request(request)?)
+    }
+
+    /// `session.analyzeJson({ text, targetEnv })` → the `AnalyzeReport` as JSON
+    /// text. The page's worker uses this one: a report has thousands of small
+    /// objects (ranges, blocks, ids), which cost less as one string that the
+    /// page parses than built one by one across the boundary and then copied
+    /// between threads.
+    #[wasm_bindgen(js_name = analyzeJson)]
+    pub fn js_analyze_json(&mut self, request: JsValue) -> Result<String, JsValue> {
+        let report = self.analyze_request(request)?;
+        serde_json::to_string(&report).map_err(|e| JsValue::from_str(&e.to_string()))
     }
 
     /// `session.reflect()` → the last analysis's `Reflection` (resources,

@@ -206,6 +206,10 @@ export type WorkerRequest =
 
 export type WorkerResponse =
   | { kind: "analyze"; id: number; report: AnalyzeReport }
+  /** What the worker posts for an `analyze` request: the report as JSON text
+   *  and the engine's time; the page's side (engine.ts) turns it into an
+   *  `analyze` response. */
+  | { kind: "analyzeJson"; id: number; json: string; elapsedMs: number }
   | { kind: "dot"; id: number; dot: string; elapsedMs: number }
   | { kind: "disassembleBinary"; id: number; text?: string; diagnostics: Diagnostic[] }
   | { kind: "encodeShare"; id: number; fragment: string }

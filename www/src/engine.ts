@@ -1,5 +1,5 @@
 // The page's side of the worker: one promise per request id.
-import type { WorkerRequest, WorkerResponse } from "./api";
+import type { AnalyzeReport, WorkerRequest, WorkerResponse } from "./api";
 
 type Req = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 type Resp<K extends WorkerResponse["kind"]> = Extract<WorkerResponse, { kind: K }>;
@@ -14,8 +14,17 @@ export class Engine {
       const p = this.pending.get(ev.data.id);
       if (!p) return;
       this.pending.delete(ev.data.id);
-      if (ev.data.kind === "error") p.reject(new Error(ev.data.message));
-      else p.resolve(ev.data);
+      const d = ev.data;
+      if (d.kind === "error") p.reject(new Error(d.message));
+      else if (d.kind === "analyzeJson") {
+        try {
+          const report = JSON.parse(d.json) as AnalyzeReport;
+          report.elapsedMs = d.elapsedMs;
+          p.resolve({ kind: "analyze", id: d.id, report });
+        } catch (e) {
+          p.reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      } else p.resolve(d);
     };
     this.worker.onerror = (ev) => {
       for (const p of this.pending.values()) p.reject(new Error(ev.message || "the engine worker failed"));

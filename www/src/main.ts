@@ -20,15 +20,20 @@ import { mountShare, readLink, type SharedStart } from "./share";
 import { createAppStore, errorText, type AppState, type AppStore, type Panel } from "./state";
 import { SpirvEditor } from "./ui/editor";
 
-const DEBOUNCE_MS = 50;
 /** Edits closer than this are typing (the CFG redraws when it pauses). */
 const TYPING_MS = 200;
 
-/** Analyses the editor's text in the engine's worker after each edit (a
- *  little debounced), dropping answers that a newer edit made stale. */
+/** Analyses the editor's text in the engine's worker after each edit,
+ *  dropping answers that a newer edit made stale. One analysis at a time:
+ *  while one is in the worker, edits only mark the text as needing another,
+ *  which starts as soon as the first answers. There is no debounce: an edit is
+ *  analysed at once when the engine is idle (a 1,000-line module takes a few
+ *  ms), and a burst of keystrokes costs one analysis per answer, not one per
+ *  key. */
 class Analyzer {
-  private readonly later = new Debounce();
   private latest = 0;
+  private busy = false;
+  private again = false;
 
   constructor(
     private readonly store: AppStore,
@@ -36,11 +41,23 @@ class Analyzer {
     private readonly text: () => string,
   ) {}
 
-  schedule(delay = DEBOUNCE_MS) {
-    this.later.run(delay, () => void this.run());
+  schedule() {
+    if (this.busy) this.again = true;
+    else void this.run();
   }
 
   async run() {
+    this.busy = true;
+    this.again = false;
+    try {
+      await this.once();
+    } finally {
+      this.busy = false;
+      if (this.again) void this.run();
+    }
+  }
+
+  private async once() {
     const version = this.store.get().docVersion;
     const id = this.engine.peekId();
     this.latest = id;
@@ -213,7 +230,7 @@ async function main(store: AppStore) {
   envSelect.addEventListener("change", () => {
     edited({ targetEnv: envSelect.value });
     autosave.now();
-    analyzer.schedule(0);
+    analyzer.schedule();
   });
   store.watch(
     (s) => [s.targetEnv],

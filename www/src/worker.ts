@@ -3,7 +3,7 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { AnalyzeReport, Diagnostic, DotOptions, ShareState, WorkerRequest, WorkerResponse } from "./api";
+import type { Diagnostic, DotOptions, ShareState, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
 
@@ -16,12 +16,14 @@ function post(msg: WorkerResponse) {
 class EngineWorker {
   private session: wasm.Session | undefined;
 
-  analyze(text: string, targetEnv: string): AnalyzeReport {
+  /** The report as JSON text (see `analyzeJson` in web/src/lib.rs), parsed by
+   *  the page's side (engine.ts): one string crosses the thread boundary
+   *  instead of thousands of small objects. */
+  analyze(text: string, targetEnv: string): { json: string; elapsedMs: number } {
     const t0 = performance.now();
     this.session ??= new wasm.Session();
-    const report = this.session.analyze({ text, targetEnv }) as AnalyzeReport;
-    report.elapsedMs = performance.now() - t0;
-    return report;
+    const json = this.session.analyzeJson({ text, targetEnv }) as string;
+    return { json, elapsedMs: performance.now() - t0 };
   }
 
   dot(fn: number, options: DotOptions): string {
@@ -42,7 +44,7 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
         grammarWords: wasm.grammarWords(),
       };
     case "analyze":
-      return { kind: "analyze", id: req.id, report: w.analyze(req.request.text, req.request.targetEnv) };
+      return { kind: "analyzeJson", id: req.id, ...w.analyze(req.request.text, req.request.targetEnv) };
     case "dot": {
       const t0 = performance.now();
       const dot = w.dot(req.function, req.options);

@@ -94,6 +94,6 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
 }
 
 fn list(a: &Analysis) -> String {
-    let v: Vec<String> = a.cfg().functions.iter().map(|f| format!("%{} ({})", a.friendly_name(f.id), f.id)).collect();
+    let v: Vec<String> = a.cfg().functions.iter().map(|f| format!("%{} ({})", a.display_name(f.id), f.id)).collect();
     if v.is_empty() { "none".into() } else { v.join(", ") }
 }

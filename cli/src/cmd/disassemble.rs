@@ -2,9 +2,9 @@
 
 use std::ffi::OsString;
 
+use spvlab_core::analysis::Analysis;
 use spvlab_core::diag::render;
 use spvlab_core::text::DisOptions;
-use spvlab_core::text::dis::disassemble_bytes;
 
 use crate::args::{self, Common, Parser, set};
 use crate::error::CliError;
@@ -41,11 +41,16 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         return Ok(());
     };
     let (name, bytes) = crate::io::read_input(input)?;
-    match disassemble_bytes(&bytes, &opts) {
-        Ok(text) => output.write(text.as_bytes()),
-        Err(d) => {
-            eprint!("{}", render(&d, "", &name));
-            Err(CliError::Failed { path: name, count: 1 })
+    // Read only: the disassembly is a view of the analysis that needs no IR
+    // and no validation.
+    let analysis = Analysis::read_bytes(&bytes);
+    match analysis.disassemble(&opts) {
+        Some(text) => output.write(text.as_bytes()),
+        None => {
+            for d in analysis.diagnostics() {
+                eprint!("{}", render(d, "", &name));
+            }
+            Err(CliError::Failed { path: name, count: analysis.diagnostics().len().max(1) })
         }
     }
 }

@@ -10,7 +10,8 @@
 //! * [`report`]: what the page shows after an edit ([`report::AnalyzeReport`]);
 //! * [`dot`]: one function's control-flow graph as Graphviz DOT;
 //! * [`Analysis::render`]: rustc-style text for the command line;
-//! * [`Analysis::disassembly`]: the spirv-dis text with friendly names.
+//! * [`Analysis::disassembly`]: the spirv-dis text, with the text's names for
+//!   a text input ([`Analysis::display_name`]).
 //!
 //! The page keeps one `Analysis` in its session (web crate), so that a CFG
 //! toggle or a function switch redraws without analysing again.
@@ -24,9 +25,10 @@ use crate::ir::Ir;
 use crate::reflect::{self, Reflection};
 use crate::diag::{self, SpanUnit};
 use crate::text::asm::{AsmOptions, InstSpan, TextNames, assemble_with_map, inst_at};
-use crate::text::dis::{DisOptions, Names, disassemble_module_indexed};
+use crate::text::dis::{DisOptions, Names, disassemble_module_indexed, disassemble_module_names};
 use crate::valid::{self, rules};
 use crate::{Diagnostic, Module, Severity, Span};
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::OnceCell;
@@ -56,12 +58,12 @@ pub struct Disassembly {
     pub text: String,
     /// Per instruction: its line's byte range in `text`.
     pub ranges: Vec<(u32, u32)>,
-    /// The friendly names spirv-dis prints.
+    /// The names it prints ([`Analysis::display_name`]).
     pub names: Names,
 }
 
 impl Disassembly {
-    /// The friendly name of `id`, without `%` (spirv-dis's; the number when it
+    /// The name of `id` in this disassembly, without `%` (the number when it
     /// has none).
     pub fn name(&self, id: u32) -> String {
         match self.names.get(id) {
@@ -79,6 +81,16 @@ impl Disassembly {
     }
 }
 
+/// What an analysis holds of the module.
+enum Body {
+    /// Nothing: the text did not assemble, or the words are not a module.
+    None,
+    /// Read only ([`Analysis::read_bytes`]): the framing, no IR, no checks.
+    Read(Module),
+    /// Read, then its typed IR built (which owns the module) and validated.
+    Checked(Box<Ir>),
+}
+
 /// One analysis of one module.
 pub struct Analysis {
     opts: valid::Options,
@@ -87,8 +99,8 @@ pub struct Analysis {
     /// The binary (assembled, or as given); empty when the text did not assemble
     /// or the bytes were not a binary.
     words: Vec<u32>,
-    /// The module as read from the words (its framing), when that succeeded.
-    module: Option<Module>,
+    /// The module read from the words, when reading its framing succeeded.
+    body: Body,
     /// Per instruction: where it came from in the text (text input only).
     map: Vec<InstSpan>,
     /// Every `%id` token of the text and the id it resolved to.
@@ -145,12 +157,30 @@ impl Analysis {
         }
     }
 
+    /// Read a binary given as bytes (either byte order) without building its
+    /// IR or validating it: what the disassembler needs, at the disassembler's
+    /// cost. [`Analysis::ir`] is `None` and the diagnostics are the reader's only.
+    pub fn read_bytes(bytes: &[u8]) -> Analysis {
+        let mut a = Analysis::empty(&valid::Options::default());
+        match binary::words_from_bytes(bytes).and_then(|w| {
+            let m = binary::read_words_framing(&w)?;
+            Ok((w, m))
+        }) {
+            Ok((w, m)) => {
+                a.words = w;
+                a.body = Body::Read(m);
+            }
+            Err(e) => a.push_unlocated(e.to_diagnostic()),
+        }
+        a
+    }
+
     fn empty(opts: &valid::Options) -> Analysis {
         Analysis {
             opts: *opts,
             text: None,
             words: Vec::new(),
-            module: None,
+            body: Body::None,
             map: Vec::new(),
             id_refs: Vec::new(),
             text_names: TextNames::default(),
@@ -171,30 +201,31 @@ impl Analysis {
     /// Read the words, validate, keep the CFG, then locate the validator's
     /// diagnostics in the text (when there is one).
     fn check(&mut self) {
-        let module = match binary::read_words_framing(&self.words) {
-            Ok(m) => m,
+        let ir = match binary::read_words_framing(&self.words) {
+            Ok(m) => Ir::build(m),
             Err(e) => {
                 self.push_unlocated(e.to_diagnostic());
                 return;
             }
         };
         let names = self.text.is_some().then_some(&self.text_names);
-        let (diags, cfg) = valid::validate_named(&module, &self.opts, names);
-        self.cfg = cfg.unwrap_or_else(|| cfg::analyze(&module));
+        let (diags, cfg) = valid::validate_named(&ir, &self.opts, names);
+        let module = &ir.module;
+        self.cfg = cfg.unwrap_or_else(|| cfg::analyze(module));
         if !diags.is_empty() {
             let framing;
             let map: &[InstSpan] = if self.text.is_some() {
                 &self.map
             } else {
-                framing = framing_map(&module);
+                framing = framing_map(module);
                 &framing
             };
-            let place = Placement::new(&module, &self.cfg);
+            let place = Placement::new(module, &self.cfg);
             for mut d in diags {
                 let mut origin = Origin::default();
                 if d.unit == SpanUnit::BinaryWords {
                     origin.words = Some(d.span);
-                    graph_marks(&d, map, &place, &self.cfg, &module, &mut origin);
+                    graph_marks(&d, map, &place, &self.cfg, module, &mut origin);
                     if self.text.is_some() {
                         locate(&self.map, &mut d, &mut origin);
                     } else {
@@ -204,8 +235,68 @@ impl Analysis {
                 self.origins.push(origin);
                 self.diagnostics.push(d);
             }
+            self.merge_undefined_ids();
         }
-        self.module = Some(module);
+        self.body = Body::Checked(Box::new(ir));
+    }
+
+    /// One mistake, one entry: an id that is used but never defined gets the
+    /// assembler's warning (at the `%id` token) and the validator's error (at
+    /// its instruction). The error is kept, moved to the token, with the
+    /// warning's label and a suggestion (the validator's, else the
+    /// assembler's); the warning goes. Both name the id as the text spells
+    /// it, which pairs them.
+    fn merge_undefined_ids(&mut self) {
+        let Some(text) = self.text.as_deref() else { return };
+        let diags = &mut self.diagnostics;
+        // The validator's undefined-id errors, by where they start (the
+        // instructions of a text do not overlap).
+        let mut errors: Vec<usize> = (0..diags.len())
+            .filter(|&i| {
+                matches!(diags[i].code, "ids.undefined" | "ids.undefined-forward-reference")
+                    && diags[i].unit == SpanUnit::TextBytes
+            })
+            .collect();
+        if errors.is_empty() {
+            return;
+        }
+        errors.sort_by_key(|&i| diags[i].span.start);
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for w in 0..diags.len() {
+            if diags[w].code != crate::text::asm::errors::UNDEFINED_ID || diags[w].unit != SpanUnit::TextBytes {
+                continue;
+            }
+            let span = diags[w].span;
+            let token = text.get(span.start as usize..span.end as usize).unwrap_or("");
+            let upto = errors.partition_point(|&i| diags[i].span.start <= span.start);
+            let paired = errors[..upto].iter().rev().take_while(|&&i| span.end <= diags[i].span.end).find(|&&i| {
+                diags[i].message.strip_prefix(token).is_some_and(|rest| rest.starts_with(' '))
+            });
+            if let Some(&e) = paired {
+                pairs.push((w, e));
+            }
+        }
+        let mut gone = alloc::vec![false; diags.len()];
+        for (w, e) in pairs {
+            let (span, label, help) = (diags[w].span, diags[w].label.clone(), diags[w].help.clone());
+            let d = &mut diags[e];
+            d.span = span;
+            d.label = label;
+            if d.help.is_none() {
+                d.help = help;
+            }
+            gone[w] = true;
+        }
+        let mut k = 0;
+        self.origins.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
+        let mut k = 0;
+        diags.retain(|_| {
+            k += 1;
+            !gone[k - 1]
+        });
     }
 
     /// The validator's options (the target environment among them).
@@ -233,7 +324,11 @@ impl Analysis {
     }
 
     pub fn module(&self) -> Option<&Module> {
-        self.module.as_ref()
+        match &self.body {
+            Body::None => None,
+            Body::Read(m) => Some(m),
+            Body::Checked(ir) => Some(&ir.module),
+        }
     }
 
     pub fn cfg(&self) -> &ModuleCfg {
@@ -261,20 +356,34 @@ impl Analysis {
         self.origins.get(i)
     }
 
-    /// The disassembly, with friendly names (computed on first use).
+    /// The disassembly (computed on first use), with the names every view
+    /// shows ([`Analysis::display_name`]): for a text input the ids go by the
+    /// text's names, for a binary by spirv-dis's friendly names.
     pub fn disassembly(&self) -> Option<&Disassembly> {
-        let m = self.module.as_ref()?;
+        let m = self.module()?;
         Some(self.dis.get_or_init(|| {
-            let (text, ranges, names) = disassemble_module_indexed(m, &DisOptions::default());
+            let names = Names::build_with(m, self.text_names.iter());
+            let (text, ranges, names) = disassemble_module_names(m, &DisOptions::default(), Some(names));
             Disassembly { text, ranges, names: names.unwrap_or_else(|| Names::build(m)) }
         }))
     }
 
-    /// The friendly name of `id` (spirv-dis's; the number when it has none).
-    pub fn friendly_name(&self, id: u32) -> String {
+    /// The module disassembled with `opts` (spirv-dis's flags and names); for
+    /// a binary with the default options, the cached [`Analysis::disassembly`].
+    pub fn disassemble(&self, opts: &DisOptions) -> Option<String> {
+        if *opts == DisOptions::default() && self.text.is_none() {
+            return self.disassembly().map(|d| d.text.clone());
+        }
+        Some(disassemble_module_indexed(self.module()?, opts).0)
+    }
+
+    /// The name of `id` as every view shows it, without `%`: the text's own
+    /// name (as typed, `%entry` or `%12`), else OpName, else the friendly name
+    /// spirv-dis prints (OpName comes first there too), else the number.
+    pub fn display_name(&self, id: u32) -> String {
         match self.disassembly() {
             Some(d) => d.name(id),
-            None => alloc::format!("{id}"),
+            None => self.text_names.get(id).map_or_else(|| alloc::format!("{id}"), String::from),
         }
     }
 
@@ -288,24 +397,27 @@ impl Analysis {
         }
     }
 
-    /// The function whose friendly name (with or without `%`) or result id is `name`.
+    /// The function whose name ([`Analysis::display_name`], with or without `%`)
+    /// or result id is `name`.
     pub fn function_by_name(&self, name: &str) -> Option<usize> {
         let name = name.strip_prefix('%').unwrap_or(name);
         let fs = &self.cfg.functions;
         fs.iter()
-            .position(|f| self.friendly_name(f.id) == name)
+            .position(|f| self.display_name(f.id) == name)
             .or_else(|| name.parse::<u32>().ok().and_then(|id| fs.iter().position(|f| f.id == id)))
     }
 
-    /// The typed IR of the module (one pass over it, built on each call: it
-    /// borrows the module this analysis owns).
-    pub fn ir(&self) -> Option<Ir<'_>> {
-        self.module.as_ref().map(Ir::build)
+    /// The typed IR of the module (the one the validator read).
+    pub fn ir(&self) -> Option<&Ir> {
+        match &self.body {
+            Body::Checked(ir) => Some(ir),
+            _ => None,
+        }
     }
 
     /// The resources, workgroup size and built-ins of each entry point.
     pub fn reflect(&self) -> Option<Reflection> {
-        self.ir().map(|ir| reflect::reflect(&ir))
+        self.ir().map(reflect::reflect)
     }
 
     /// The DOT drawing of the function with result id `function` (`None`: the

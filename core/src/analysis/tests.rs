@@ -36,7 +36,7 @@ fn text_and_binary_give_the_same_verdict_and_cfg() {
     assert_eq!(b.file_name(), BINARY_FILE);
     // The friendly names: OpName first, the number otherwise.
     let main = t.cfg().functions[0].id;
-    assert_eq!(t.friendly_name(main), "main");
+    assert_eq!(t.display_name(main), "main");
     assert_eq!(b.function_by_name("%main"), Some(0));
     assert_eq!(b.function_by_name(&alloc::format!("{main}")), Some(0));
     assert_eq!(b.function_by_name("nope"), None);
@@ -81,4 +81,169 @@ fn bad_inputs_give_diagnostics_not_modules() {
     let c = Analysis::of_words(alloc::vec![crate::grammar::MAGIC_NUMBER, 0x0001_0000, 0, 5], &opts());
     assert_eq!(c.diagnostics()[0].code, "bin.truncated-header");
     assert_eq!(c.dot(None, &Default::default()), None);
+}
+
+#[test]
+fn read_bytes_reads_without_checking_and_disassembles() {
+    // An invalid module (a loop without its OpLoopMerge): read only, there is
+    // no IR and no validator diagnostic, yet it disassembles as the full
+    // analysis does.
+    let src = LOOP.replace("OpLoopMerge %merge %cont None\n", "");
+    let words = assemble(&src, &Default::default()).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let read = Analysis::read_bytes(&bytes);
+    assert!(read.ir().is_none() && read.diagnostics().is_empty());
+    assert_eq!(read.words(), &words[..]);
+    let checked = Analysis::of_words(words, &opts());
+    assert!(!checked.is_valid() && checked.ir().is_some());
+    let raw = DisOptions { raw_id: true, ..DisOptions::default() };
+    for o in [DisOptions::default(), raw] {
+        assert_eq!(read.disassemble(&o), checked.disassemble(&o));
+    }
+    let text = read.disassemble(&raw).unwrap();
+    // Ids by first use: %true is 5, %body 8, %merge 9.
+    assert!(text.contains("OpBranchConditional %5 %8 %9") && !text.contains("OpLoopMerge"), "{text}");
+    // Not a module: the reader's one diagnostic, nothing to disassemble.
+    let cut = Analysis::read_bytes(&bytes[..12]);
+    assert_eq!(cut.diagnostics().len(), 1);
+    assert!(cut.module().is_none() && cut.disassemble(&raw).is_none());
+}
+
+/// A loop with no OpName: every name below comes from the text.
+const NO_OPNAME: &str = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%bool = OpTypeBool
+%zero = OpConstant %int 0
+%ten = OpConstant %int 10
+%one = OpConstant %int 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %header
+%header = OpLabel
+%iv = OpPhi %int %zero %entry %next %cont
+OpLoopMerge %merge %cont None
+OpBranch %body
+%body = OpLabel
+%c = OpSLessThan %bool %iv %ten
+OpBranchConditional %c %cont %merge
+%cont = OpLabel
+%next = OpIAdd %int %iv %one
+OpBranch %header
+%merge = OpLabel
+OpReturn
+OpFunctionEnd
+";
+
+#[test]
+fn every_view_of_a_text_uses_its_names() {
+    let a = Analysis::of_text(NO_OPNAME, &opts());
+    assert!(a.is_valid(), "{:?}", a.diagnostics());
+    let f = &a.cfg().functions[0];
+    let names: Vec<String> = f.blocks.iter().map(|b| a.display_name(b.label)).collect();
+    assert_eq!(names, ["entry", "header", "body", "cont", "merge"]);
+    assert_eq!(a.display_name(f.id), "main");
+    assert_eq!(a.function_by_name("%main"), Some(0));
+    // The drawing: nodes, the loop's cluster, the listing.
+    let dot = a.dot(None, &dot::DotOptions::default()).unwrap();
+    for n in ["%entry", "%header", "%body", "%cont", "%merge"] {
+        assert!(dot.contains(&alloc::format!("label=\"{n}\"")), "{n}: {dot}");
+    }
+    assert!(dot.contains("label=\"loop %header\""), "{dot}");
+    assert!(!dot.contains("label=\"%1"), "{dot}");
+    let l = a.dot(None, &dot::DotOptions { listing: true, ..Default::default() }).unwrap();
+    assert!(l.contains("%iv = OpPhi %int %zero %entry %next %cont\\l"), "{l}");
+    assert!(l.contains("OpLoopMerge %merge %cont None\\l"), "{l}");
+    // The page's report: the function menu, blocks, hover data, disassembly.
+    let r = report::AnalyzeReport::of(&a);
+    assert_eq!(r.functions[0].name, "main");
+    assert_eq!(r.functions[0].blocks[1].listing[1], "%iv = OpPhi %int %zero %entry %next %cont");
+    let iv = r.ids.iter().find(|i| i.name == "iv").unwrap();
+    assert_eq!(iv.ty.as_deref(), Some("%int"));
+    assert_eq!(iv.def_text, "%iv = OpPhi %int %zero %entry %next %cont");
+    assert!(r.disassembly.contains("%c = OpSLessThan %bool %iv %ten"), "{}", r.disassembly);
+}
+
+#[test]
+fn a_binary_goes_by_opname_then_friendly_names() {
+    // The same module as a binary: no text names. The labels have no OpName:
+    // spirv-dis numbers them; types and constants get spirv-dis's names.
+    let words = assemble(NO_OPNAME, &Default::default()).unwrap();
+    let b = Analysis::of_words(words, &opts());
+    let f = &b.cfg().functions[0];
+    assert_eq!(b.display_name(f.blocks[1].label), alloc::format!("{}", f.blocks[1].label));
+    assert_eq!(b.display_name(f.id), alloc::format!("{}", f.id));
+    let r = report::AnalyzeReport::of(&b);
+    assert!(r.disassembly.contains("OpTypeInt 32 1"));
+    assert!(r.disassembly.contains("%int_10 = OpConstant %int 10"), "{}", r.disassembly);
+    // With OpName (and no text): OpName.
+    let named = NO_OPNAME.replace("OpExecutionMode %main LocalSize 1 1 1\n", "OpExecutionMode %main LocalSize 1 1 1\nOpName %main \"start\"\nOpName %header \"loop_head\"\n");
+    let b = Analysis::of_words(assemble(&named, &Default::default()).unwrap(), &opts());
+    let f = &b.cfg().functions[0];
+    assert_eq!(b.display_name(f.id), "start");
+    assert_eq!(b.display_name(f.blocks[1].label), "loop_head");
+    assert_eq!(report::AnalyzeReport::of(&b).functions[0].name, "start");
+    let dot = b.dot(None, &dot::DotOptions::default()).unwrap();
+    assert!(dot.contains("label=\"loop %loop_head\""), "{dot}");
+    // The text of that module: its own names win over OpName.
+    let t = Analysis::of_text(&named, &opts());
+    assert_eq!(t.display_name(t.cfg().functions[0].id), "main");
+}
+
+/// The page's entries for `text`: (code, line, column, end line, help).
+fn entries(text: &str) -> Vec<(&'static str, u32, u32, u32, Option<String>)> {
+    let r = report::AnalyzeReport::of(&Analysis::of_text(text, &opts()));
+    r.diagnostics
+        .iter()
+        .map(|d| {
+            let g = d.range.unwrap();
+            (d.diagnostic.code, g.line, g.column, g.end_line, d.diagnostic.help.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn a_mistyped_branch_target_is_one_entry_suggesting_a_label() {
+    // `%cnt` for `%cont`: `%int` (a type) is as close, but a branch target
+    // is a label. One entry, at the token.
+    let text = NO_OPNAME.replace("OpBranchConditional %c %cont %merge", "OpBranch %cnt");
+    let e = entries(&text);
+    assert_eq!(e, [("ids.undefined-forward-reference", 21, 10, 21, Some("did you mean `%cont`?".into()))]);
+    let a = Analysis::of_text(&text, &opts());
+    let d = &a.diagnostics()[0];
+    assert_eq!(&text[d.span.start as usize..d.span.end as usize], "%cnt");
+    assert_eq!(d.message, "%cnt is referenced here but never defined");
+    // The graph marks still come from the instruction.
+    assert_eq!(a.origin(0).unwrap().function, Some(a.cfg().functions[0].id));
+    // A result type: `%it` is one edit from `%iv` (a value) and from `%int`.
+    let text = NO_OPNAME.replace("%next = OpIAdd %int %iv %one", "%next = OpIAdd %it %iv %one");
+    let e = entries(&text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!((e[0].0, e[0].1, e[0].2), ("ids.undefined", 23, 16));
+    assert_eq!(e[0].4.as_deref(), Some("did you mean `%int`?"));
+    // Two undefined ids in one instruction: two entries, each at its token.
+    let text = NO_OPNAME.replace("OpBranchConditional %c %cont %merge", "OpBranchConditional %c %cnt %mrge");
+    let e = entries(&text);
+    let got: Vec<_> = e.iter().map(|x| (x.1, x.2, x.4.as_deref())).collect();
+    assert_eq!(got, [(21, 24, Some("did you mean `%cont`?")), (21, 29, Some("did you mean `%merge`?"))], "{e:?}");
+}
+
+#[test]
+fn a_missing_quote_and_a_module_scope_variable_are_one_entry_each() {
+    let text = NO_OPNAME.replace("OpExecutionMode %main LocalSize 1 1 1\n", "OpExecutionMode %main LocalSize 1 1 1\nOpName %main \"abc\n");
+    let e = entries(&text);
+    assert_eq!(e.len(), 1, "{e:?}");
+    // Line 5, column 14, on that line only.
+    assert_eq!((e[0].0, e[0].1, e[0].2, e[0].3), ("asm.bad-string", 5, 14, 5));
+    let text = NO_OPNAME.replace("%one = OpConstant %int 1\n", "%one = OpConstant %int 1\n%ptr = OpTypePointer Function %int\n%v = OpVariable %ptr Function\n");
+    let a = Analysis::of_text(&text, &opts());
+    let d = a.diagnostics();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].message, "OpVariable with Function storage class outside any function");
+    assert_eq!(crate::diag::line_col(&text, d[0].span.start), (13, 1));
+    assert!(d[0].related.is_empty());
 }

@@ -4,7 +4,9 @@
 //! ../shared/spirv-headers`); this file holds the types and the lookups.
 
 mod generated;
+mod uses;
 
+pub use uses::{IdKind, id_fits, id_kind, id_need};
 pub use generated::{
     ext_inst, op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
     OperandKind, VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION,

@@ -23,12 +23,13 @@ fn is_terminator(opcode: u16) -> bool {
     )
 }
 
-pub(super) fn build(module: &Module) -> Ir<'_> {
+pub(super) fn build(module: Module) -> Ir {
     let n = module.instructions.len();
     let bound = module.header.bound;
     let cap = bound.min(module.word_count() as u32 + 1);
     let mut ir = Ir {
-        module,
+        // The module moves in after the first pass, which reads it.
+        module: Module { header: module.header, instructions: Vec::new() },
         offsets: Vec::with_capacity(n),
         ops: Vec::with_capacity(n * 3),
         op_start: Vec::with_capacity(n + 1),
@@ -260,6 +261,7 @@ pub(super) fn build(module: &Module) -> Ir<'_> {
         f.blocks.end = ir.blocks.len() as u32;
         ir.functions.push(f);
     }
+    ir.module = module;
     ir.finish(group_uses, modes);
     ir
 }
@@ -344,7 +346,7 @@ fn type_decl(opcode: u16, w: &[u32]) -> Option<Type> {
     })
 }
 
-impl Ir<'_> {
+impl Ir {
     fn finish(&mut self, group_uses: Vec<u32>, modes: Vec<(u32, ExecutionMode)>) {
         // Group decorations: copy the group's decorations to each target.
         if !group_uses.is_empty() {

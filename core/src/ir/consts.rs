@@ -62,7 +62,7 @@ pub(super) fn is_constant(opcode: u16) -> bool {
     )
 }
 
-impl Ir<'_> {
+impl Ir {
     /// Evaluate constant `k` (earlier constants are already evaluated).
     pub(super) fn eval_constant(&self, k: usize) -> ConstValue {
         let c = &self.constants[k];

@@ -122,7 +122,7 @@ impl TypeDef {
     }
 }
 
-impl Ir<'_> {
+impl Ir {
     /// The size of type `id` (see [`TypeDef::size`]).
     pub fn size_of(&self, id: u32) -> Option<u64> {
         self.ty(id)?.size

@@ -152,13 +152,13 @@ pub struct Decoration {
 
 impl Decoration {
     /// The decoration's parameter words (literals or ids, by the decoration).
-    pub fn params<'a>(&self, ir: &Ir<'a>) -> &'a [u32] {
+    pub fn params<'a>(&self, ir: &'a Ir) -> &'a [u32] {
         let w = ir.words(self.inst as usize);
         w.get(self.param_word as usize..).unwrap_or(&[])
     }
 
     /// The first parameter word (Offset, Binding, ArrayStride, BuiltIn...).
-    pub fn arg(&self, ir: &Ir<'_>) -> Option<u32> {
+    pub fn arg(&self, ir: &Ir) -> Option<u32> {
         self.params(ir).first().copied()
     }
 }
@@ -252,8 +252,9 @@ pub struct Function {
 
 /// The typed IR of one module.
 #[derive(Clone, Debug)]
-pub struct Ir<'m> {
-    pub module: &'m Module,
+pub struct Ir {
+    /// The module, owned: the IR's indices are into its instructions.
+    pub module: Module,
     /// The word offset of each instruction in the binary.
     offsets: Vec<u32>,
     /// Parsed operands of every instruction, flat; instruction `i` has
@@ -281,9 +282,9 @@ pub struct Ir<'m> {
     pub problems: Vec<Problem>,
 }
 
-impl<'m> Ir<'m> {
+impl Ir {
     /// Build the IR of `module` (best effort; see [`Ir::problems`]).
-    pub fn build(module: &'m Module) -> Ir<'m> {
+    pub fn build(module: Module) -> Ir {
         build::build(module)
     }
 
@@ -302,7 +303,7 @@ impl<'m> Ir<'m> {
     }
 
     /// Instruction `i`.
-    pub fn inst(&self, i: usize) -> &'m Instruction {
+    pub fn inst(&self, i: usize) -> &Instruction {
         &self.module.instructions[i]
     }
 
@@ -312,7 +313,7 @@ impl<'m> Ir<'m> {
     }
 
     /// The operand words of instruction `i` (empty if out of range).
-    pub fn words(&self, i: usize) -> &'m [u32] {
+    pub fn words(&self, i: usize) -> &[u32] {
         self.module.instructions.get(i).map_or(&[], |x| &x.operands)
     }
 
@@ -340,7 +341,7 @@ impl<'m> Ir<'m> {
     }
 
     /// The words of operand `k` of instruction `i`.
-    pub fn operand_words(&self, i: usize, k: usize) -> &'m [u32] {
+    pub fn operand_words(&self, i: usize, k: usize) -> &[u32] {
         let w = self.words(i);
         match self.parsed(i).get(k) {
             Some(o) => {
@@ -353,7 +354,7 @@ impl<'m> Ir<'m> {
     }
 
     /// Operand `k` of instruction `i`.
-    pub fn operand(&self, i: usize, k: usize) -> Option<Operand<'m>> {
+    pub fn operand(&self, i: usize, k: usize) -> Option<Operand<'_>> {
         let o = *self.parsed(i).get(k)?;
         Some(Operand {
             kind: o.kind,
@@ -363,7 +364,7 @@ impl<'m> Ir<'m> {
     }
 
     /// The operands of instruction `i`.
-    pub fn operands(&self, i: usize) -> impl Iterator<Item = Operand<'m>> + '_ {
+    pub fn operands(&self, i: usize) -> impl Iterator<Item = Operand<'_>> + '_ {
         (0..self.parsed(i).len()).filter_map(move |k| self.operand(i, k))
     }
 

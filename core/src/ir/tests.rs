@@ -122,7 +122,7 @@ fn compute() -> Module {
 #[test]
 fn operands_definitions_and_names() {
     let m = compute();
-    let ir = Ir::build(&m);
+    let ir = Ir::build(m);
     assert!(ir.problems.is_empty(), "{:?}", ir.problems);
     // OpTypeStruct %9 defined at instruction 30.
     assert_eq!(ir.def(9), Some(30));
@@ -160,7 +160,7 @@ fn operands_definitions_and_names() {
 #[test]
 fn types_layout_and_sizes() {
     let m = compute();
-    let ir = Ir::build(&m);
+    let ir = Ir::build(m);
     let t = |id| ir.ty(id).unwrap_or_else(|| panic!("type {id}"));
     assert_eq!(
         t(1).ty,
@@ -203,7 +203,7 @@ fn types_layout_and_sizes() {
 #[test]
 fn constants_and_spec_constants() {
     let m = compute();
-    let ir = Ir::build(&m);
+    let ir = Ir::build(m);
     assert_eq!(ir.const_u64(2), Some(4));
     assert_eq!(ir.const_i64(22), Some(0xffff_ffff)); // unsigned type: no sign extension
     let spec = ir.constant(17).unwrap_or_else(|| panic!("spec"));
@@ -217,7 +217,7 @@ fn constants_and_spec_constants() {
 #[test]
 fn globals_entry_points_functions_blocks() {
     let m = compute();
-    let ir = Ir::build(&m);
+    let ir = Ir::build(m);
     let g = ir.global(11).unwrap_or_else(|| panic!("global"));
     assert_eq!(
         (g.storage, g.set, g.binding, g.pointee),
@@ -270,7 +270,7 @@ fn group_decorations_apply_to_their_targets() {
             i(op::OpTypeRuntimeArray, &[4, uint]),
         ],
     );
-    let ir = Ir::build(&m);
+    let ir = Ir::build(m);
     assert_eq!(ir.ty(4).and_then(|t| t.array_stride), Some(8));
     assert_eq!(
         ir.member_decoration(st, 0, dec::ARRAY_STRIDE)
@@ -299,7 +299,7 @@ fn bad_modules_are_built_best_effort() {
             i(op::OpFunctionEnd, &[]),
         ],
     );
-    let ir = Ir::build(&m);
+    let ir = Ir::build(m);
     assert_eq!(ir.ty(2).map(|t| t.size), Some(None));
     assert_eq!(
         ir.ty(3).map(|t| &t.ty),
@@ -370,7 +370,7 @@ fn spec_constant_ops_fold_integers_and_booleans() {
         ));
     }
     let m = module(100, insts);
-    let ir = Ir::build(&m);
+    let ir = Ir::build(m);
     assert!(ir.problems.is_empty(), "{:?}", ir.problems);
     for (k, (opc, _, want)) in ops.iter().enumerate() {
         let got = ir.constant(10 + k as u32).map(|c| c.value.clone());

@@ -293,7 +293,7 @@ fn enum_name(kind: OperandKind, value: u32) -> String {
 }
 
 /// Reflect every entry point of the module.
-pub fn reflect(ir: &Ir<'_>) -> Reflection {
+pub fn reflect(ir: &Ir) -> Reflection {
     Reflection {
         entry_points: ir
             .entry_points
@@ -305,7 +305,7 @@ pub fn reflect(ir: &Ir<'_>) -> Reflection {
 
 /// The global variables statically used by the call tree of `function`, in
 /// binary order (deduplicated).
-pub fn used_globals(ir: &Ir<'_>, function: u32) -> Vec<u32> {
+pub fn used_globals(ir: &Ir, function: u32) -> Vec<u32> {
     let mut seen_fn: Vec<u32> = Vec::new();
     let mut stack = alloc::vec![function];
     let mut used = alloc::vec![false; ir.globals.len()];
@@ -341,7 +341,7 @@ pub fn used_globals(ir: &Ir<'_>, function: u32) -> Vec<u32> {
         .collect()
 }
 
-fn reflect_entry(ir: &Ir<'_>, e: &crate::ir::EntryPoint) -> EntryReflection {
+fn reflect_entry(ir: &Ir, e: &crate::ir::EntryPoint) -> EntryReflection {
     let mut resources = Vec::new();
     for id in used_globals(ir, e.function) {
         if let Some(r) = resource(ir, id) {
@@ -371,7 +371,7 @@ fn reflect_entry(ir: &Ir<'_>, e: &crate::ir::EntryPoint) -> EntryReflection {
     }
 }
 
-fn workgroup_size(ir: &Ir<'_>, e: &crate::ir::EntryPoint) -> Option<WorkgroupSize> {
+fn workgroup_size(ir: &Ir, e: &crate::ir::EntryPoint) -> Option<WorkgroupSize> {
     let small = |v: Option<u64>| v.and_then(|x| u32::try_from(x).ok());
     for c in &ir.constants {
         if ir.decoration_arg(c.id, DEC_BUILTIN) == Some(BUILTIN_WORKGROUP_SIZE)
@@ -412,7 +412,7 @@ fn workgroup_size(ir: &Ir<'_>, e: &crate::ir::EntryPoint) -> Option<WorkgroupSiz
     None
 }
 
-fn builtins(ir: &Ir<'_>, e: &crate::ir::EntryPoint) -> Vec<BuiltInUse> {
+fn builtins(ir: &Ir, e: &crate::ir::EntryPoint) -> Vec<BuiltInUse> {
     let mut out = Vec::new();
     for &id in &e.interface {
         let Some(v) = ir.global(id) else { continue };
@@ -455,7 +455,7 @@ fn builtins(ir: &Ir<'_>, e: &crate::ir::EntryPoint) -> Vec<BuiltInUse> {
 
 /// The resource a global variable is, if it is one (a buffer, image, sampler,
 /// push constant block or workgroup variable).
-pub fn resource(ir: &Ir<'_>, id: u32) -> Option<Resource> {
+pub fn resource(ir: &Ir, id: u32) -> Option<Resource> {
     let v = *ir.global(id)?;
     if !matches!(
         v.storage,
@@ -535,7 +535,7 @@ pub fn resource(ir: &Ir<'_>, id: u32) -> Option<Resource> {
 }
 
 /// The type tree of type `id`.
-pub fn type_tree(ir: &Ir<'_>, id: u32, depth: u32) -> TypeNode {
+pub fn type_tree(ir: &Ir, id: u32, depth: u32) -> TypeNode {
     let t = ir.ty(id);
     let mut node = TypeNode {
         id,

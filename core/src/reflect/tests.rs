@@ -15,7 +15,7 @@ fn reflect_src(src: &str, env: TargetEnv) -> Reflection {
     )
     .unwrap_or_else(|e| panic!("assemble: {e:?}"));
     let m = binary::read_words(&words).unwrap_or_else(|e| panic!("read: {e:?}"));
-    reflect(&Ir::build(&m))
+    reflect(&Ir::build(m))
 }
 
 const SHADER: &str = r#"

@@ -21,7 +21,9 @@ pub(super) static RULES: &[Rule] = &[
         summary: "A function's OpVariables must be the first instructions of its entry block.",
         explanation: "Section 2.4: all OpVariable instructions of a function with Function \
                       storage class must be in the first block, before any other instruction \
-                      of that block (OpLine and OpNoLine aside).",
+                      of that block (OpLine and OpNoLine aside). A variable with Function \
+                      storage class outside every function (among the module's global \
+                      declarations) is not allowed either.",
     },
 ];
 
@@ -40,11 +42,18 @@ enum State {
 pub(super) fn check_adjacency(cx: &mut Context<'_>) {
     let insts = cx.insts();
     let mut state = State::Invalid;
+    // Between OpFunction and OpFunctionEnd.
+    let mut in_function = false;
     let mut block_start = 0usize;
     // The first instruction that ended the leading region of the block.
     let mut breaker: Option<usize> = None;
     for i in 0..insts.len() {
         let inst = &insts[i];
+        match inst.opcode {
+            op::OpFunction => in_function = true,
+            op::OpFunctionEnd => in_function = false,
+            _ => {}
+        }
         match inst.opcode {
             op::OpFunction | op::OpFunctionParameter => state = State::NewFunction,
             op::OpLabel => {
@@ -79,7 +88,17 @@ pub(super) fn check_adjacency(cx: &mut Context<'_>) {
             }
             op::OpVariable | op::OpUntypedVariableKHR => {
                 let class = inst.operands.get(2).copied();
-                if class == Some(storage_class::Function)
+                if class == Some(storage_class::Function) && !in_function {
+                    let d = cx.error(
+                        "adjacency.variable-not-first",
+                        i,
+                        String::from("OpVariable with Function storage class outside any function"),
+                    );
+                    d.label = String::from("not inside a function");
+                    d.help = Some(String::from(
+                        "move it to the start of the first block of a function, or give a module-scope variable another storage class (Private, say)",
+                    ));
+                } else if class == Some(storage_class::Function)
                     && state != State::EntryBlock
                     && state != State::NewFunction
                 {

@@ -20,7 +20,7 @@ pub struct Context<'m> {
     /// The module's SPIR-V version `(major, minor)`.
     pub version: (u8, u8),
     /// The typed IR: operands, definitions, types, decorations.
-    ir: Ir<'m>,
+    ir: &'m Ir,
     cfg: Option<ModuleCfg>,
     names: Option<Names>,
     /// The names the text gave its ids, when validating assembled text.
@@ -29,16 +29,10 @@ pub struct Context<'m> {
 }
 
 impl<'m> Context<'m> {
-    /// Parse every instruction's operands and record definitions. Operand
-    /// problems (the binary's own errors) are reported here.
-    pub fn new(module: &'m Module, opts: &'m Options) -> Context<'m> {
-        Context::with_ir(Ir::build(module), opts)
-    }
-
-    /// A context over an IR already built. Operand problems (the binary's own
-    /// errors) are reported here.
-    pub fn with_ir(ir: Ir<'m>, opts: &'m Options) -> Context<'m> {
-        let module = ir.module;
+    /// A context over the module's IR. Operand problems (the binary's own
+    /// errors, found while building it) are reported here.
+    pub fn new(ir: &'m Ir, opts: &'m Options) -> Context<'m> {
+        let module = &ir.module;
         let mut cx = Context {
             module,
             opts,
@@ -68,8 +62,8 @@ impl<'m> Context<'m> {
     }
 
     /// The module's IR.
-    pub fn ir(&self) -> &Ir<'m> {
-        &self.ir
+    pub fn ir(&self) -> &'m Ir {
+        self.ir
     }
 
     fn word_span(&self, offset: usize, count: usize) -> Span {

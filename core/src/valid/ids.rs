@@ -8,8 +8,10 @@ use crate::grammar::{addressing_model, op};
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::{IdMap, decode_string};
-use crate::grammar::OperandKind;
+use crate::grammar::{self, OperandKind};
+use crate::text::asm::suggest;
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 pub(super) static RULES: &[Rule] = &[
@@ -180,20 +182,29 @@ impl<'m> Context<'m> {
     }
 }
 
-/// Instructions with an operand that names a type rather than a value:
-/// OpSizeOf, the untyped pointer instructions (their Base Type),
-/// OpCooperativeMatrixLengthKHR, OpConstantSizeOfEXT.
+/// Instructions with an operand that names a type rather than a value
+/// (spirv-val v2025.5's `InstructionCanHaveTypeOperand`, less what is checked
+/// elsewhere): OpSizeOf, OpCooperativeMatrixLength*, OpUntypedArrayLengthKHR,
+/// OpConstantSizeOfEXT and the instructions that make untyped pointers
+/// (their Base Type). Not the other opcodes numbered among them
+/// (OpSubgroupBallotKHR, OpSubgroupFirstInvocationKHR, OpUntypedPrefetchKHR).
 fn takes_type_operand(opcode: u16) -> bool {
     // OpUntypedVariableLengthArrayINTEL's second operand is its Element Type
     // (SPV_INTEL_variable_length_array); spirv-val v2025.5 does not exempt it yet.
     matches!(
         opcode,
         op::OpSizeOf
-            | op::OpUntypedVariableKHR..=op::OpUntypedPrefetchKHR
+            | op::OpUntypedVariableKHR
+            | op::OpUntypedAccessChainKHR
+            | op::OpUntypedInBoundsAccessChainKHR
+            | op::OpUntypedPtrAccessChainKHR
+            | op::OpUntypedInBoundsPtrAccessChainKHR
+            | op::OpUntypedArrayLengthKHR
             | op::OpCooperativeMatrixLengthKHR
+            | op::OpCooperativeMatrixLengthNV
             | op::OpConstantSizeOfEXT
+            | op::OpUntypedVariableLengthArrayINTEL
     )
-        || opcode == op::OpUntypedVariableLengthArrayINTEL
 }
 
 /// Whether operand `k` of an instruction may refer to an id defined later
@@ -268,7 +279,9 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
     // Ids already reported (one diagnostic per undefined id).
     let mut reported: IdMap<bool> = IdMap::new(bound);
     // Forward references: (id, instruction) in order of first reference.
-    let mut forward: Vec<(u32, usize)> = Vec::new();
+    let mut forward: Vec<(u32, Use)> = Vec::new();
+    // Suggestions scan every definition: only for the first few undefined ids.
+    let mut suggestions = 0u32;
     let mut forward_seen: IdMap<bool> = IdMap::new(bound);
     let mut ops = Vec::new();
     for i in 0..insts.len() {
@@ -298,7 +311,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             cx.error_related("ids.not-a-type", i, format!("the result type {name} is not a type"), [(d, format!("{name} is defined here"))]);
                         }
                     } else {
-                        report_undefined(cx, i, w, def, &mut reported);
+                        report_undefined(cx, (i, k, o.kind), w, def, &mut reported, &mut suggestions);
                     }
                 }
                 OperandKind::IdRef | OperandKind::IdMemorySemantics | OperandKind::IdScope => {
@@ -367,10 +380,10 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             }
                         } else if def.is_none() && !forward_seen.get(w) {
                             forward_seen.set(w, true);
-                            forward.push((w, i));
+                            forward.push((w, (i, k, o.kind)));
                         }
                     } else {
-                        report_undefined(cx, i, w, def, &mut reported);
+                        report_undefined(cx, (i, k, o.kind), w, def, &mut reported, &mut suggestions);
                     }
                 }
                 _ => {}
@@ -382,32 +395,68 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
             forward_pointer.set(p, true);
         }
     }
-    for (w, i) in forward {
+    for (w, at) in forward {
         if reported.get(w) {
             continue;
         }
         reported.set(w, true);
         let name = cx.name(w);
+        let help = suggest(cx, w, at, &mut suggestions);
         cx.error(
             "ids.undefined-forward-reference",
-            i,
+            at.0,
             format!("{name} is referenced here but never defined"),
-        );
+        )
+        .help = help;
     }
+}
+
+/// Where an id is used: the instruction, the operand's index (result type and
+/// result included, as [`grammar::id_need`] counts) and its kind.
+type Use = (usize, usize, OperandKind);
+
+/// "Did you mean" for an undefined id `w` used at `at`: the closest name among
+/// the ids whose definition fits the use (a label for a branch target, a type
+/// for a result type...). Not for ids that go by a number.
+fn suggest(cx: &mut Context<'_>, w: u32, at: Use, budget: &mut u32) -> Option<String> {
+    let (i, k, kind) = at;
+    if *budget >= 16 {
+        return None;
+    }
+    *budget += 1;
+    let name = cx.name(w);
+    let bare = name.strip_prefix('%').unwrap_or(&name);
+    if bare.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let insts = cx.insts();
+    let opcode = insts.get(i)?.opcode;
+    let mut names: Vec<String> = Vec::new();
+    for inst in insts {
+        if let Some(r) = inst.result_id()
+            && grammar::id_fits(opcode, k, kind, inst.opcode)
+        {
+            let n = cx.name(r);
+            names.push(String::from(n.strip_prefix('%').unwrap_or(&n)));
+        }
+    }
+    suggest::best(bare, names.iter().map(String::as_str)).map(|s| format!("did you mean `%{s}`?"))
 }
 
 /// Report a use of `w` at instruction `i` that is not defined before it.
 fn report_undefined(
     cx: &mut Context<'_>,
-    i: usize,
+    at: Use,
     w: u32,
     def: Option<usize>,
     reported: &mut IdMap<bool>,
+    suggestions: &mut u32,
 ) {
     if reported.get(w) {
         return;
     }
     reported.set(w, true);
+    let i = at.0;
     let name = cx.name(w);
     match def {
         Some(d) if d == i => {
@@ -421,11 +470,8 @@ fn report_undefined(
             cx.error_related("ids.use-before-definition", i, format!("{name} is used before its definition"), [(d, format!("{name} is defined later, here"))]);
         }
         None => {
-            cx.error(
-                "ids.undefined",
-                i,
-                format!("{name} is used but never defined"),
-            );
+            let help = suggest(cx, w, at, suggestions);
+            cx.error("ids.undefined", i, format!("{name} is used but never defined")).help = help;
         }
     }
 }

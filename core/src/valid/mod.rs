@@ -29,7 +29,8 @@ pub use context::Context;
 /// The names of a text, by which messages name ids (they live with the assembler).
 pub use crate::text::asm::TextNames;
 
-use crate::{Diagnostic, Module, TargetEnv, binary};
+use crate::ir::Ir;
+use crate::{Diagnostic, TargetEnv, binary};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -239,29 +240,29 @@ pub static PASSES: &[&[Pass]] = &[
 /// Validate a binary given as words (either byte order is accepted by the reader).
 pub fn validate_words(words: &[u32], opts: &Options) -> Vec<Diagnostic> {
     match binary::read_words_framing(words) {
-        Ok(m) => validate(&m, opts),
+        Ok(m) => validate(&Ir::build(m), opts),
         Err(e) => alloc::vec![e.to_diagnostic()],
     }
 }
 
-/// Validate a module, naming ids as the text it was assembled from does (when
-/// given); also hands back the module's CFG when a check built it, so that a
-/// caller that needs it too (the analysis) does not build it again.
+/// Validate a module given as its IR, naming ids as the text it was assembled
+/// from does (when given); also hands back the module's CFG when a check built
+/// it, so that a caller that needs it too (the analysis) does not build it again.
 pub fn validate_named(
-    module: &Module,
+    ir: &Ir,
     opts: &Options,
     names: Option<&TextNames>,
 ) -> (Vec<Diagnostic>, Option<crate::cfg::ModuleCfg>) {
-    let cx = Context::new(module, opts);
+    let cx = Context::new(ir, opts);
     run(match names {
         Some(n) => cx.with_text_names(n),
         None => cx,
     })
 }
 
-/// Validate a module.
-pub fn validate(module: &Module, opts: &Options) -> Vec<Diagnostic> {
-    run(Context::new(module, opts)).0
+/// Validate a module given as its IR.
+pub fn validate(ir: &Ir, opts: &Options) -> Vec<Diagnostic> {
+    run(Context::new(ir, opts)).0
 }
 
 fn run(mut cx: Context<'_>) -> (Vec<Diagnostic>, Option<crate::cfg::ModuleCfg>) {
@@ -293,7 +294,7 @@ mod tests {
         let names = TextNames::from_asm(src, &out);
         let opts = Options::default();
         let m = binary::read_words_framing(&out.words).unwrap();
-        let named = validate_named(&m, &opts, Some(&names)).0;
+        let named = validate_named(&Ir::build(m), &opts, Some(&names)).0;
         assert!(named.iter().any(|d| d.message.contains("%my_fn_type")), "{named:?}");
         // Without the text, the friendly names of spirv-dis (no OpName: the number).
         let plain = validate_words(&out.words, &opts);

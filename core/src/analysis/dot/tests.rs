@@ -191,9 +191,10 @@ fn loop_drawing() {
     // Without constructs: no clusters.
     let n = draw(&a, &DotOptions { constructs: false, ..Default::default() });
     assert_eq!(parse(&n).clusters, 0);
-    // The listing: each block's instructions as the disassembly prints them.
+    // The listing: each block's instructions as the disassembly prints them,
+    // with the text's names.
     let l = draw(&a, &DotOptions { listing: true, ..Default::default() });
-    assert!(l.contains("label=\"%header = OpLabel\\lOpLoopMerge %8 %9 None\\lOpBranchConditional %true %10 %8\\l\""), "{l}");
+    assert!(l.contains("label=\"%header = OpLabel\\lOpLoopMerge %merge %cont None\\lOpBranchConditional %true %body %merge\\l\""), "{l}");
     assert_eq!(a.dot(Some(999), &DotOptions::default()), None);
 }
 

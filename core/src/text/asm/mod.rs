@@ -17,7 +17,7 @@ mod idmap;
 pub mod lexer;
 pub mod numbers;
 mod parser;
-mod suggest;
+pub mod suggest;
 
 use crate::{Diagnostic, Span, TargetEnv};
 use alloc::string::String;
@@ -103,6 +103,11 @@ impl TextNames {
     pub fn get(&self, id: u32) -> Option<&str> {
         let i = self.0.binary_search_by_key(&id, |(x, _)| *x).ok()?;
         Some(self.0[i].1.as_str())
+    }
+
+    /// Every id the text names, with its name (without `%`), by id.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        self.0.iter().map(|(id, n)| (*id, n.as_str()))
     }
 }
 

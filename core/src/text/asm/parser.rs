@@ -66,6 +66,10 @@ struct IdInfo {
     id: u32,
     defined: bool,
     first_use: u32,
+    /// The opcode of its definition (when defined).
+    def_opcode: u16,
+    /// What its uses need it to be (the first use that says), for suggestions.
+    need: Option<grammar::IdKind>,
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -95,6 +99,10 @@ struct Asm<'a> {
     // Per instruction.
     ws: usize,
     opcode: u16,
+    /// The index of the operand being read (result type and result id
+    /// included, as [`grammar::id_need`] counts), and its kind.
+    k: usize,
+    use_kind: OperandKind,
     result_type: u32,
     ext_set: Option<ExtSet>,
 }
@@ -137,6 +145,8 @@ pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutpu
         expect: Vec::with_capacity(16),
         ws: 0,
         opcode: 0,
+        k: 0,
+        use_kind: OperandKind::IdRef,
         result_type: 0,
         ext_set: None,
     };
@@ -256,6 +266,47 @@ impl<'a> Asm<'a> {
         before[line_start..].iter().all(|&b| b == b' ' || b == b'\t' || b == b'\r')
     }
 
+    /// A string whose closing `"` is missing: the tokenizer (like spirv-as)
+    /// lets it run to the end of the text, so it is the last token. The
+    /// diagnostic points at its opening quote, up to the end of that line,
+    /// rather than quoting or underlining the rest of the text.
+    fn unclosed_string(&self, i: usize) -> Option<Diagnostic> {
+        if i + 1 != self.toks.len() {
+            return None;
+        }
+        let t = self.toks.get(i)?;
+        let b = self.src.as_bytes();
+        // Where the quote left open at the end of the token was opened.
+        let (mut open, mut escaping) = (None, false);
+        let from = t.start as usize;
+        for (k, &c) in b.iter().enumerate().take(t.end as usize).skip(from) {
+            if c == b'\\' {
+                escaping = !escaping;
+                continue;
+            }
+            if c == b'"' && !escaping {
+                open = if open.is_some() { None } else { Some(k) };
+            }
+            escaping = false;
+        }
+        let start = open?;
+        let line_end = b[start..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(b.len(), |p| start + p);
+        let line = 1 + b[..start].iter().filter(|&&c| c == b'\n').count();
+        let more = b[line_end..].iter().any(|c| !c.is_ascii_whitespace());
+        let d = Diagnostic::error(
+            code::BAD_STRING,
+            Span::new(start as u32, line_end as u32),
+            format!("missing closing `\"`: the string opened on line {line} is never closed"),
+        )
+        .with_label("this string has no closing `\"`")
+        .with_help(if more {
+            "close it with `\"`: a string runs to the next `\"`, across lines, so this one takes in the rest of the text"
+        } else {
+            "close it with `\"`"
+        });
+        Some(d)
+    }
+
     /// An empty span just after token `i` (for "found end of text").
     fn after(&self, i: usize) -> Span {
         let e = self.toks.get(i).map_or(self.src.len() as u32, |t| t.end);
@@ -301,9 +352,14 @@ impl<'a> Asm<'a> {
 
     /// The id a name stands for, assigning one on first sight as spirv-as does.
     fn id_of(&mut self, name: &'a str, tok: usize, define: bool) -> u32 {
+        let need = if define { None } else { grammar::id_need(self.opcode, self.k, self.use_kind) };
+        let opcode = self.opcode;
         if let Some(info) = self.names.get_mut(name) {
             if define {
                 info.defined = true;
+                info.def_opcode = opcode;
+            } else if info.need.is_none() {
+                info.need = need;
             }
             return info.id;
         }
@@ -322,7 +378,8 @@ impl<'a> Asm<'a> {
             }
         };
         self.note_id(id);
-        self.names.insert(name, IdInfo { id, defined: define, first_use: tok as u32 });
+        let def_opcode = if define { opcode } else { 0 };
+        self.names.insert(name, IdInfo { id, defined: define, first_use: tok as u32, def_opcode, need });
         id
     }
 
@@ -437,6 +494,7 @@ impl<'a> Asm<'a> {
         self.ext_set = None;
         self.words.push(0);
         self.expect.clear();
+        self.k = 0;
         self.push_operands(desc.operands);
         while let Some(e) = self.expect.pop() {
             // Expand variadic operands and pairs lazily.
@@ -467,12 +525,14 @@ impl<'a> Asm<'a> {
                     && let Some(r) = result_tok {
                         let id = self.id_token(r, true)?;
                         self.words.push(id);
+                        self.k += 1;
                         continue;
                     }
             }
             if let (Exp::ResultId, Some(r)) = (e, result_tok) {
                 let id = self.id_token(r, true)?;
                 self.words.push(id);
+                self.k += 1;
                 continue;
             }
             let optional = matches!(e, Exp::Civ | Exp::Op { q: Quantifier::Optional, .. });
@@ -494,6 +554,9 @@ impl<'a> Asm<'a> {
             if !self.is_word(i) {
                 return Err(self.punct_error(i));
             }
+            if let Some(d) = self.unclosed_string(i) {
+                return Err(d);
+            }
             if self.text(i).starts_with('!') {
                 self.immediate(i)?;
                 self.pos += 1;
@@ -502,6 +565,7 @@ impl<'a> Asm<'a> {
             }
             self.operand(e, i)?;
             self.pos += 1;
+            self.k += 1;
         }
         let _ = op_tok;
         Ok(())
@@ -549,6 +613,9 @@ impl<'a> Asm<'a> {
             let i = self.pos;
             if !self.is_word(i) {
                 return Err(self.punct_error(i));
+            }
+            if let Some(d) = self.unclosed_string(i) {
+                return Err(d);
             }
             if self.text(i) == "=" {
                 return Err(Diagnostic::error(
@@ -699,6 +766,7 @@ impl<'a> Asm<'a> {
         };
         match kind {
             OperandKind::IdResultType => {
+                self.use_kind = kind;
                 let id = self.id_token(i, false)?;
                 self.result_type = id;
                 self.words.push(id);
@@ -708,6 +776,7 @@ impl<'a> Asm<'a> {
                 self.words.push(id);
             }
             OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
+                self.use_kind = kind;
                 let id = self.id_token(i, false)?;
                 self.words.push(id);
                 let is_ext = self.opcode == op::OpExtInst
@@ -1005,7 +1074,7 @@ impl<'a> Asm<'a> {
             return Vec::new();
         }
         undefined.sort_by_key(|(_, i)| i.first_use);
-        let defined: Vec<&str> = self.names.iter().filter(|(_, i)| i.defined).map(|(n, _)| n).collect();
+        let defined: Vec<(&str, u16)> = self.names.iter().filter(|(_, i)| i.defined).map(|(n, i)| (n, i.def_opcode)).collect();
         undefined
             .into_iter()
             .enumerate()
@@ -1013,9 +1082,13 @@ impl<'a> Asm<'a> {
                 let mut d = Diagnostic::error(code::UNDEFINED_ID, self.span(info.first_use as usize), format!("undefined id `%{name}`"))
                     .with_label("never defined by any instruction");
                 d.severity = Severity::Warning;
-                // Suggestions cost a scan of every name: only for the first few.
+                // Suggestions cost a scan of every name: only for the first
+                // few, among the names that fit the use (a label for a branch
+                // target...), and not for numbers (`%12` for `%13` is noise).
+                let fits = |&&(_, def): &&(&str, u16)| info.need.is_none_or(|n| grammar::id_kind(def) == n);
                 if k < 32
-                    && let Some(s) = suggest::best(name, defined.iter().copied()) {
+                    && !name.bytes().all(|b| b.is_ascii_digit())
+                    && let Some(s) = suggest::best(name, defined.iter().filter(fits).map(|&(n, _)| n)) {
                         d = d.with_help(format!("did you mean `%{s}`?"));
                     }
                 d

@@ -139,3 +139,27 @@ fn never_panics_on_odd_input() {
         let _ = assemble(s, &AsmOptions { preserve_numeric_ids: true, ..Default::default() });
     }
 }
+
+#[test]
+fn a_missing_closing_quote_points_at_the_opening_quote() {
+    // spirv-as lets the string run to the end of the text; the diagnostic
+    // names the line it started on and underlines only the rest of that line.
+    let src = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpName %x \"abc\n%x = OpTypeVoid\n%y = OpTypeBool\n";
+    let e = assemble(src, &AsmOptions::default()).unwrap_err();
+    assert_eq!(e.len(), 1, "{e:?}");
+    let d = &e[0];
+    assert_eq!(d.code, errors::BAD_STRING);
+    assert_eq!(crate::diag::line_col(src, d.span.start), (3, 11));
+    assert_eq!(&src[d.span.start as usize..d.span.end as usize], "\"abc");
+    assert_eq!(d.message, "missing closing `\"`: the string opened on line 3 is never closed");
+    assert!(!d.message.contains("OpTypeVoid"));
+    assert!(d.help.as_deref().unwrap().contains("takes in the rest of the text"), "{:?}", d.help);
+    // An escaped quote does not close it; the last line of the text.
+    let src = "OpCapability Shader\nOpName %x \"a\\\"b";
+    let e = assemble(src, &AsmOptions::default()).unwrap_err();
+    assert_eq!((e.len(), e[0].code), (1, errors::BAD_STRING));
+    assert_eq!(&src[e[0].span.start as usize..e[0].span.end as usize], "\"a\\\"b");
+    assert_eq!(e[0].help.as_deref(), Some("close it with `\"`"));
+    // A closed string that spans lines is a string (spirv-as accepts it).
+    assert!(assemble("OpCapability Shader\nOpName %x \"a\nb\"\n%x = OpTypeVoid\n", &AsmOptions::default()).is_ok());
+}

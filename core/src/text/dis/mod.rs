@@ -380,15 +380,23 @@ pub fn disassemble_module_indexed(
     m: &Module,
     opts: &DisOptions,
 ) -> (String, Vec<(u32, u32)>, Option<Names>) {
+    let names = if opts.raw_id { None } else { Some(Names::build(m)) };
+    disassemble_module_names(m, opts, names)
+}
+
+/// [`disassemble_module_indexed`] with the names given (`None`: numbers, as
+/// with `raw_id`), e.g. the names of the text a module was assembled from
+/// ([`Names::build_with`]).
+pub fn disassemble_module_names(
+    m: &Module,
+    opts: &DisOptions,
+    names: Option<Names>,
+) -> (String, Vec<(u32, u32)>, Option<Names>) {
     let total: usize = m.instructions.iter().map(|i| i.word_count()).sum();
     let mut p = Printer {
         out: String::with_capacity(total * 9 + 256),
         opts: *opts,
-        names: if opts.raw_id {
-            None
-        } else {
-            Some(Names::build(m))
-        },
+        names,
         parser: OperandParser::new(m.header.bound.min(total as u32 + 1)),
         bound: m.header.bound,
         ops: Vec::new(),

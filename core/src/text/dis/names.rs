@@ -207,9 +207,26 @@ impl Names {
 
     /// Compute the names of a whole module.
     pub fn build(m: &Module) -> Names {
+        Names::build_with(m, core::iter::empty())
+    }
+
+    /// [`Names::build`], with the names of `given` (id, name without `%`)
+    /// taking precedence over OpName and the generated ones, kept as they are
+    /// (not sanitised). Used for assembled text: its ids go by the names the
+    /// text gives them. A given name already taken (a repeated id or name) is
+    /// left out, and the id keeps its friendly name.
+    pub fn build_with<'s>(m: &Module, given: impl Iterator<Item = (u32, &'s str)>) -> Names {
         let total: usize = m.instructions.iter().map(|i| i.word_count()).sum();
         let cap = m.header.bound.min(total as u32 + 1);
         let mut n = Names::new(cap);
+        for (id, name) in given {
+            if n.slot.get(id) == 0
+                && !name.is_empty()
+                && let Some(k) = n.insert(String::from(name))
+            {
+                n.slot.set(id, k);
+            }
+        }
         let mut types: IdMap<NumType> = IdMap::new(cap);
         for inst in &m.instructions {
             let w = &inst.operands[..];

@@ -121,11 +121,8 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
                                 break 'cases;
                             }
                             match ft {
-                                None => {
-                                    if target != b {
-                                        ft = Some(b);
-                                    }
-                                }
+                                None if target != b => ft = Some(b),
+                                None => {}
                                 Some(o) if o != b => {
                                     let on = bname(cx, f, o);
                                     report(
@@ -232,8 +229,8 @@ impl CaseExits {
                     continue;
                 }
                 let key = (ci as u32, e.to);
-                if !index.contains_key(&key) {
-                    index.insert(key, pairs.len() as u32);
+                if let alloc::collections::btree_map::Entry::Vacant(slot) = index.entry(key) {
+                    slot.insert(pairs.len() as u32);
                     pairs.push((ci as u32, e.to, m));
                 }
             }
