@@ -559,32 +559,29 @@ const LISTING_VIEW = { ...NAMES_VIEW, listing: true };
 
 /** Long names (spirv-dis's friendly names keep ASCII letters only). */
 function longNames() {
+  // The graph shows the text's names, so the long names are the text's own
+  // labels (ids take ASCII letters, digits, '_', '.', '-').
   const long = "a_very_long_block_name_that_a_compiler_might_emit_for_an_inlined_loop_body";
-  const wide = "ünïcødé_名前_ブロック_" + "wide_glyphs_".repeat(3);
+  const L = (suffix) => `%${long}_${suffix}`;
   return `OpCapability Shader
 OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main "main"
-OpExecutionMode %main LocalSize 1 1 1
-OpName %main "main_entry_point_with_a_long_name"
-OpName %head "${long}_header"
-OpName %body "${wide}"
-OpName %cont "${long}_continue"
-OpName %merge "${long}_merge"
+OpEntryPoint GLCompute %main_entry_point_with_a_long_name "main"
+OpExecutionMode %main_entry_point_with_a_long_name LocalSize 1 1 1
 %void = OpTypeVoid
 %fn = OpTypeFunction %void
 %bool = OpTypeBool
 %true = OpConstantTrue %bool
-%main = OpFunction %void None %fn
+%main_entry_point_with_a_long_name = OpFunction %void None %fn
 %entry = OpLabel
-OpBranch %head
-%head = OpLabel
-OpLoopMerge %merge %cont None
-OpBranchConditional %true %body %merge
-%body = OpLabel
-OpBranch %cont
-%cont = OpLabel
-OpBranch %head
-%merge = OpLabel
+OpBranch ${L("header")}
+${L("header")} = OpLabel
+OpLoopMerge ${L("merge")} ${L("continue")} None
+OpBranchConditional %true %wide_glyphs_wide_glyphs_wide_glyphs_wide_glyphs_body ${L("merge")}
+%wide_glyphs_wide_glyphs_wide_glyphs_wide_glyphs_body = OpLabel
+OpBranch ${L("continue")}
+${L("continue")} = OpLabel
+OpBranch ${L("header")}
+${L("merge")} = OpLabel
 OpReturn
 OpFunctionEnd
 `;
