@@ -502,3 +502,21 @@ OpFunctionEnd
     assert_eq!(at(src, &d[0]), line_of(src, "%x = OpSubgroupFirstInvocationKHR"));
     assert!(d[0].message.contains("%uint"), "{}", d[0].message);
 }
+
+/// One mistake, one diagnostic: an id that is a type, used as two operands of
+/// one instruction, is reported once (spirv-val rejects the module).
+#[test]
+fn a_type_used_twice_in_one_instruction_is_one_error() {
+    let src = format!(
+        "{HEAD}%f = OpFunction %void None %fn
+%entry = OpLabel
+%x = OpIAdd %int %int %int
+OpReturn
+OpFunctionEnd
+"
+    );
+    let d = invalid("type_twice", &src, "spv1.3", &[]);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "ids.operand-is-type");
+    assert_eq!(at(&src, &d[0]), line_of(&src, "%x = OpIAdd"));
+}

@@ -284,10 +284,14 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
     let mut suggestions = 0u32;
     let mut forward_seen: IdMap<bool> = IdMap::new(bound);
     let mut ops = Vec::new();
+    // The ids of this instruction already reported as a type or an untyped
+    // value: `OpIAdd %t %fn %fn` is one mistake, one diagnostic.
+    let mut flagged: Vec<u32> = Vec::new();
     for i in 0..insts.len() {
         let inst = &insts[i];
         let opcode = inst.opcode;
         ops.clear();
+        flagged.clear();
         ops.extend_from_slice(cx.operands(i));
         let ext = cx.ext_kind(i);
         let ext_number = if ext != ExtKind::None {
@@ -331,7 +335,10 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                 && inst.operands.get(2)
                                     == Some(&(op::OpCooperativeMatrixLengthNV as u32)));
                         let def_has_type = cx.desc(d).is_some_and(|x| x.has_result_type());
-                        if generates_type(dop) && !exempt {
+                        if flagged.contains(&w) {
+                            // Reported for an earlier operand of this instruction.
+                        } else if generates_type(dop) && !exempt {
+                            flagged.push(w);
                             let name = cx.name(w);
                             cx.error_related("ids.operand-is-type", i, format!("operand {name} is a type, but a value is expected here"), [(d, format!("{name} is declared here"))]);
                         } else if !def_has_type
@@ -346,6 +353,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                                     | op::OpLoopMerge
                             )
                         {
+                            flagged.push(w);
                             let name = cx.name(w);
                             cx.error_related("ids.operand-needs-type", i, format!("operand {name} has no type, but a value is expected here"), [(d, format!("{name} is defined here"))]);
                         } else if cx.ext_kind(d).is_non_semantic() && !non_semantic {
