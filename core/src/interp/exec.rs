@@ -1,0 +1,850 @@
+//! Execution: invocations one after another, each a stack of frames over the
+//! decoded functions.
+
+use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
+use super::mem::{Loc, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, write_buf, zero};
+use super::{Buffers, Options, RunError, RunStats, unsupported};
+use crate::grammar::{built_in as bi, op};
+use crate::ir::Type;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The deepest call stack.
+const MAX_DEPTH: usize = 1024;
+
+struct Frame {
+    f: u32,
+    pc: u32,
+    block: u32,
+    regs: Vec<Val>,
+    /// The caller's slot for the returned value.
+    ret: u32,
+    /// The per-invocation memory's length at the call (Function variables
+    /// above it are this frame's).
+    mem_base: u32,
+}
+
+struct State<'b> {
+    mem: Vec<Val>,
+    bufs: &'b mut [Option<Vec<u8>>],
+}
+
+pub(super) fn run(prog: &Program, opts: &Options, buffers: &mut Buffers) -> Result<RunStats, RunError> {
+    let mut bufs: Vec<Option<Vec<u8>>> = prog
+        .bufs
+        .iter()
+        .map(|k| match k {
+            BufKey::Binding(s, b) => buffers.remove(&(*s, *b)),
+            BufKey::PushConstant => opts.push_constants.clone(),
+        })
+        .collect();
+    let r = run_grid(prog, opts, &mut bufs);
+    for (k, b) in prog.bufs.iter().zip(bufs) {
+        if let (BufKey::Binding(s, bd), Some(b)) = (k, b) {
+            buffers.insert((*s, *bd), b);
+        }
+    }
+    r
+}
+
+fn run_grid(prog: &Program, opts: &Options, bufs: &mut [Option<Vec<u8>>]) -> Result<RunStats, RunError> {
+    let [lx, ly, lz] = prog.local_size;
+    let [nx, ny, nz] = opts.workgroups;
+    let mut stats = RunStats::default();
+    let mut st = State { mem: Vec::new(), bufs };
+    for wz in 0..nz {
+        for wy in 0..ny {
+            for wx in 0..nx {
+                for z in 0..lz {
+                    for y in 0..ly {
+                        for x in 0..lx {
+                            let wg = [wx, wy, wz];
+                            let local = [x, y, z];
+                            let gid = [wx * lx + x, wy * ly + y, wz * lz + z];
+                            st.mem.clear();
+                            st.mem.extend_from_slice(&prog.private_init);
+                            for b in &prog.builtins {
+                                let v = builtin_value(prog, opts, b.builtin, wg, local, gid).ok_or_else(|| {
+                                    RunError {
+                                        inst: None,
+                                        invocation: Some(gid),
+                                        message: format!("not supported: built-in {}", builtin_name(b.builtin)),
+                                    }
+                                })?;
+                                st.mem[b.var as usize] = shape(prog, b.ty, v);
+                            }
+                            let steps = invoke(prog, opts, &mut st).map_err(|mut e| {
+                                e.invocation = Some(gid);
+                                if e.message.starts_with("did not terminate") {
+                                    e.message = e.message.replacen("$INV", &format!("({},{},{})", gid[0], gid[1], gid[2]), 1);
+                                }
+                                e
+                            })?;
+                            stats.steps += steps;
+                            stats.invocations += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+fn builtin_name(b: u32) -> String {
+    match crate::grammar::OperandKind::BuiltIn.enumerant(b) {
+        Some(e) => String::from(e.name),
+        None => format!("{b}"),
+    }
+}
+
+fn builtin_value(prog: &Program, opts: &Options, b: u32, wg: [u32; 3], local: [u32; 3], gid: [u32; 3]) -> Option<[u32; 3]> {
+    let [lx, ly, _] = prog.local_size;
+    Some(match b {
+        bi::GlobalInvocationId => gid,
+        bi::LocalInvocationId => local,
+        bi::WorkgroupId => wg,
+        bi::NumWorkgroups => opts.workgroups,
+        bi::WorkgroupSize => prog.local_size,
+        bi::LocalInvocationIndex => {
+            let i = local[2] * lx * ly + local[1] * lx + local[0];
+            [i, i, i]
+        }
+        _ => return None,
+    })
+}
+
+/// A built-in's value in the shape of its type: a vector takes the first
+/// components, a scalar the first.
+fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
+    match prog.ir.ty(ty).map(|t| &t.ty) {
+        Some(Type::Vector { count, .. }) => Val::C((0..*count as usize).map(|k| Val::S(v.get(k).copied().unwrap_or(0) as u64)).collect()),
+        _ => Val::S(v[0] as u64),
+    }
+}
+
+fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
+    if s & G != 0 {
+        &prog.globals[(s & !G) as usize]
+    } else {
+        &regs[s as usize]
+    }
+}
+
+fn scalar(v: &Val) -> Result<u64, String> {
+    match v {
+        Val::S(x) => Ok(*x),
+        _ => Err(String::from("a scalar was expected")),
+    }
+}
+
+fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
+    match a {
+        Val::S(x) => Ok(Val::S(f(*x)?)),
+        Val::C(xs) => Ok(Val::C(xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?)),
+        Val::P(_) => Err(String::from("a pointer used as a number")),
+    }
+}
+
+fn map2(a: &Val, b: &Val, f: &mut impl FnMut(u64, u64) -> Result<u64, String>) -> Result<Val, String> {
+    match (a, b) {
+        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
+        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => {
+            Ok(Val::C(xs.iter().zip(ys).map(|(x, y)| map2(x, y, f)).collect::<Result<_, _>>()?))
+        }
+        _ => Err(String::from("operands of different shapes")),
+    }
+}
+
+fn fget(x: u64, w: u32) -> f64 {
+    match w {
+        64 => f64::from_bits(x),
+        _ => f32::from_bits(x as u32) as f64,
+    }
+}
+
+fn fput(x: f64, w: u32) -> u64 {
+    match w {
+        64 => x.to_bits(),
+        _ => (x as f32).to_bits() as u64,
+    }
+}
+
+fn check_float(k: Sk) -> Result<(), String> {
+    if k.k != K::F {
+        return Err(String::from("a float operation on a type that is not a float"));
+    }
+    if k.w != 32 && k.w != 64 {
+        return Err(format!("not supported: {}-bit floats", k.w));
+    }
+    Ok(())
+}
+
+fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
+    let (sa, sb) = (sext(a, w), sext(b, w));
+    let shift = |b: u64| -> Result<u32, String> {
+        if b >= w as u64 {
+            Err(format!("shift by {b}, not less than the width {w}"))
+        } else {
+            Ok(b as u32)
+        }
+    };
+    let zero = || Err(String::from("integer division by zero"));
+    let r = match o {
+        op::OpIAdd => a.wrapping_add(b),
+        op::OpISub => a.wrapping_sub(b),
+        op::OpIMul => a.wrapping_mul(b),
+        op::OpUDiv => {
+            if b == 0 {
+                return zero();
+            }
+            a / b
+        }
+        op::OpUMod => {
+            if b == 0 {
+                return zero();
+            }
+            a % b
+        }
+        op::OpSDiv => {
+            if sb == 0 {
+                return zero();
+            }
+            sa.wrapping_div(sb) as u64
+        }
+        op::OpSRem => {
+            if sb == 0 {
+                return zero();
+            }
+            sa.wrapping_rem(sb) as u64
+        }
+        op::OpSMod => {
+            if sb == 0 {
+                return zero();
+            }
+            let r = sa.wrapping_rem(sb);
+            (if r != 0 && (r < 0) != (sb < 0) { r.wrapping_add(sb) } else { r }) as u64
+        }
+        op::OpShiftLeftLogical => a << shift(b)?,
+        op::OpShiftRightLogical => a >> shift(b)?,
+        op::OpShiftRightArithmetic => (sa >> shift(b)?) as u64,
+        op::OpBitwiseAnd => a & b,
+        op::OpBitwiseOr => a | b,
+        op::OpBitwiseXor => a ^ b,
+        _ => return Err(unsupported(o)),
+    };
+    Ok(mask(r, w))
+}
+
+fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
+    Ok(match o {
+        op::OpFAdd => a + b,
+        op::OpFSub => a - b,
+        op::OpFMul => a * b,
+        op::OpFDiv => a / b,
+        op::OpFRem => a % b,
+        op::OpFMod => {
+            let r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) { r + b } else { r }
+        }
+        _ => return Err(unsupported(o)),
+    })
+}
+
+fn compare(o: u16, a: u64, b: u64, k: Sk) -> Result<bool, String> {
+    let (sa, sb) = (sext(a, k.w), sext(b, k.w));
+    let (fa, fb) = (fget(a, k.w), fget(b, k.w));
+    let nan = fa.is_nan() || fb.is_nan();
+    Ok(match o {
+        op::OpIEqual | op::OpLogicalEqual => a == b,
+        op::OpINotEqual | op::OpLogicalNotEqual => a != b,
+        op::OpUGreaterThan => a > b,
+        op::OpUGreaterThanEqual => a >= b,
+        op::OpULessThan => a < b,
+        op::OpULessThanEqual => a <= b,
+        op::OpSGreaterThan => sa > sb,
+        op::OpSGreaterThanEqual => sa >= sb,
+        op::OpSLessThan => sa < sb,
+        op::OpSLessThanEqual => sa <= sb,
+        op::OpFOrdEqual => fa == fb,
+        op::OpFUnordEqual => nan || fa == fb,
+        op::OpFOrdNotEqual => !nan && fa != fb,
+        op::OpFUnordNotEqual => fa != fb,
+        op::OpFOrdLessThan => fa < fb,
+        op::OpFUnordLessThan => nan || fa < fb,
+        op::OpFOrdGreaterThan => fa > fb,
+        op::OpFUnordGreaterThan => nan || fa > fb,
+        op::OpFOrdLessThanEqual => fa <= fb,
+        op::OpFUnordLessThanEqual => nan || fa <= fb,
+        op::OpFOrdGreaterThanEqual => fa >= fb,
+        op::OpFUnordGreaterThanEqual => nan || fa >= fb,
+        _ => return Err(unsupported(o)),
+    })
+}
+
+/// The scalar components of `v`, or `v` itself.
+fn comps(v: &Val) -> Vec<Val> {
+    match v {
+        Val::C(xs) => xs.clone(),
+        x => vec![x.clone()],
+    }
+}
+
+fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, String> {
+    let mut bytes = Vec::new();
+    for c in comps(v) {
+        let x = scalar(&c)?;
+        for k in 0..from.w / 8 {
+            bytes.push((x >> (8 * k)) as u8);
+        }
+    }
+    let cb = (to.w / 8) as usize;
+    if cb == 0 || bytes.len() % cb != 0 {
+        return Err(String::from("OpBitcast between types of different sizes"));
+    }
+    let out: Vec<Val> = bytes
+        .chunks(cb)
+        .map(|ch| Val::S(ch.iter().enumerate().fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k))))
+        .collect();
+    match to_count {
+        Some(n) if n == out.len() => Ok(Val::C(out)),
+        None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::S(0))),
+        _ => Err(String::from("OpBitcast between types of different sizes")),
+    }
+}
+
+fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
+    at(v, path).ok_or_else(|| String::from("a composite index is out of bounds"))
+}
+
+/// What the step did to the frames.
+enum Flow {
+    Next,
+    Call(Frame),
+    Return(Option<Val>),
+}
+
+fn located(inst: &Inst) -> impl Fn(String) -> RunError + '_ {
+    move |m| RunError::new(Some(inst.idx), m)
+}
+
+fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
+    let m = match e {
+        MemErr::Msg(m) => m,
+        MemErr::Oob(off, n) => {
+            let which = match prog.bufs.get(buf as usize) {
+                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                _ => String::from("the push constants"),
+            };
+            format!("out-of-bounds access: {n} bytes at offset {off} of {which}")
+        }
+    };
+    RunError::new(Some(inst.idx), m)
+}
+
+fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
+    match &p.loc {
+        Loc::Var { var, path } => st
+            .mem
+            .get(*var as usize)
+            .and_then(|v| at(v, path))
+            .cloned()
+            .ok_or_else(|| RunError::new(Some(inst.idx), String::from("a load through a pointer to memory that is gone"))),
+        Loc::Buf { buf, off, vstride, mat } => {
+            let bytes = st.bufs.get(*buf as usize).and_then(|b| b.as_deref()).ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat).map_err(|e| mem_err(prog, inst, *buf, e))
+        }
+        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+    }
+}
+
+fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result<(), RunError> {
+    match &p.loc {
+        Loc::Var { var, path } => {
+            let slot = st
+                .mem
+                .get_mut(*var as usize)
+                .and_then(|m| at_mut(m, path))
+                .ok_or_else(|| RunError::new(Some(inst.idx), String::from("a store through a pointer to memory that is gone")))?;
+            *slot = v;
+            Ok(())
+        }
+        Loc::Buf { buf, off, vstride, mat } => {
+            let bytes = st.bufs.get_mut(*buf as usize).and_then(|b| b.as_deref_mut()).ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v).map_err(|e| mem_err(prog, inst, *buf, e))
+        }
+        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+    }
+}
+
+fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
+    let m = match prog.bufs.get(buf as usize) {
+        Some(BufKey::Binding(s, b)) => format!("no buffer is bound at set {s}, binding {b}"),
+        _ => String::from("no push constants were given"),
+    };
+    RunError::new(Some(inst.idx), m)
+}
+
+fn pointer<'v>(v: &'v Val, inst: &Inst) -> Result<&'v Ptr, RunError> {
+    match v {
+        Val::P(p) => Ok(p),
+        _ => Err(RunError::new(Some(inst.idx), String::from("a pointer was expected"))),
+    }
+}
+
+fn new_frame(prog: &Program, f: u32, ret: u32, mem_base: u32) -> Frame {
+    let func = &prog.funcs[f as usize];
+    Frame {
+        f,
+        pc: func.blocks.first().map_or(0, |b| b.body),
+        block: 0,
+        regs: vec![Val::S(0); func.nlocals as usize],
+        ret,
+        mem_base,
+    }
+}
+
+/// Branch to block `b`: run its phis (all read before any is written).
+fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Result<(), RunError> {
+    let blk = func
+        .blocks
+        .get(b as usize)
+        .ok_or_else(|| RunError::new(Some(inst.idx), String::from("a branch to a block outside the function")))?;
+    if blk.phis < blk.body {
+        let mut vals = Vec::with_capacity((blk.body - blk.phis) as usize);
+        for phi in &func.insts[blk.phis as usize..blk.body as usize] {
+            let args = &func.args[phi.a as usize..(phi.a + phi.n) as usize];
+            let v = args
+                .chunks(2)
+                .find(|p| p.len() == 2 && p[1] == fr.block)
+                .map(|p| get(prog, &fr.regs, p[0]).clone())
+                .ok_or_else(|| RunError::new(Some(phi.idx), String::from("OpPhi has no value for the block control came from")))?;
+            vals.push((phi.res, v));
+        }
+        for (r, v) in vals {
+            if let Some(slot) = fr.regs.get_mut(r as usize) {
+                *slot = v;
+            }
+        }
+    }
+    fr.block = b;
+    fr.pc = blk.body;
+    Ok(())
+}
+
+/// Run one invocation; returns its step count.
+fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunError> {
+    let mut frames = vec![new_frame(prog, prog.entry, NONE, st.mem.len() as u32)];
+    let mut steps = 0u64;
+    loop {
+        let depth = frames.len();
+        let Some(fr) = frames.last_mut() else { return Ok(steps) };
+        let func = &prog.funcs[fr.f as usize];
+        let Some(inst) = func.insts.get(fr.pc as usize) else {
+            return Err(RunError::new(None, String::from("control ran past the end of a function")));
+        };
+        steps += 1;
+        if steps > opts.max_steps {
+            let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
+            let name = match prog.ir.name(label) {
+                Some(n) => format!("%{n}"),
+                None => format!("%{label}"),
+            };
+            return Err(RunError::new(
+                Some(inst.idx),
+                format!("did not terminate after {} steps; invocation $INV was in block {name}", opts.max_steps),
+            ));
+        }
+        fr.pc += 1;
+        let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
+            if e.inst.is_none() {
+                e.inst = Some(inst.idx);
+            }
+            e
+        })?;
+        match flow {
+            Flow::Next => {}
+            Flow::Call(f) => frames.push(f),
+            Flow::Return(v) => {
+                let Some(done) = frames.pop() else { return Ok(steps) };
+                st.mem.truncate(done.mem_base as usize);
+                if let (Some(v), Some(caller)) = (v, frames.last_mut())
+                    && let Some(slot) = caller.regs.get_mut(done.ret as usize)
+                {
+                    *slot = v;
+                }
+            }
+        }
+    }
+}
+
+fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst, depth: usize) -> Result<Flow, RunError> {
+    let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
+    let loc = located(inst);
+    let arg = |k: usize| -> Result<u32, RunError> {
+        args.get(k).copied().ok_or_else(|| RunError::new(Some(inst.idx), String::from("an operand is missing")))
+    };
+    macro_rules! val {
+        ($k:expr) => {
+            get(prog, &fr.regs, arg($k)?)
+        };
+    }
+    let o = inst.op;
+    let result: Val = match o {
+        OP_BAD_CONST => {
+            return Err(loc(String::from("not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)")));
+        }
+        // Integer arithmetic and bit operations.
+        op::OpIAdd
+        | op::OpISub
+        | op::OpIMul
+        | op::OpUDiv
+        | op::OpSDiv
+        | op::OpUMod
+        | op::OpSRem
+        | op::OpSMod
+        | op::OpShiftLeftLogical
+        | op::OpShiftRightLogical
+        | op::OpShiftRightArithmetic
+        | op::OpBitwiseAnd
+        | op::OpBitwiseOr
+        | op::OpBitwiseXor => {
+            let w = inst.sk.w;
+            map2(val!(0), val!(1), &mut |a, b| int_bin(o, a, b, w)).map_err(&loc)?
+        }
+        op::OpSNegate => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(mask(a.wrapping_neg(), w))).map_err(&loc)?
+        }
+        op::OpNot => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(mask(!a, w))).map_err(&loc)?
+        }
+        op::OpBitCount => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(mask(mask(a, inst.ak.w).count_ones() as u64, w))).map_err(&loc)?
+        }
+        op::OpBitReverse => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(a.reverse_bits() >> (64 - w.clamp(1, 64)))).map_err(&loc)?
+        }
+        op::OpBitFieldInsert | op::OpBitFieldSExtract | op::OpBitFieldUExtract => {
+            let w = inst.sk.w;
+            let (ok, ck) = if o == op::OpBitFieldInsert { (2, 3) } else { (1, 2) };
+            let off = scalar(val!(ok)).map_err(&loc)?;
+            let cnt = scalar(val!(ck)).map_err(&loc)?;
+            if off.saturating_add(cnt) > w as u64 {
+                return Err(loc(format!("bit field offset {off} + count {cnt} exceeds the width {w}")));
+            }
+            let fm = if cnt == 0 { 0 } else { mask(u64::MAX, cnt as u32) << off };
+            if o == op::OpBitFieldInsert {
+                map2(val!(0), val!(1), &mut |b, i| Ok(mask((b & !fm) | ((i << off) & fm), w))).map_err(&loc)?
+            } else {
+                let signed = o == op::OpBitFieldSExtract;
+                map1(val!(0), &mut |b| {
+                    if cnt == 0 {
+                        return Ok(0);
+                    }
+                    let f = (b & fm) >> off;
+                    Ok(if signed { mask(sext(f, cnt as u32) as u64, w) } else { f })
+                })
+                .map_err(&loc)?
+            }
+        }
+        // Float arithmetic.
+        op::OpFAdd | op::OpFSub | op::OpFMul | op::OpFDiv | op::OpFRem | op::OpFMod => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            map2(val!(0), val!(1), &mut |a, b| Ok(fput(float_bin(o, fget(a, w), fget(b, w))?, w))).map_err(&loc)?
+        }
+        op::OpFNegate => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(a ^ (1u64 << (w - 1)))).map_err(&loc)?
+        }
+        op::OpIsNan | op::OpIsInf => {
+            check_float(inst.ak).map_err(&loc)?;
+            let w = inst.ak.w;
+            map1(val!(0), &mut |a| {
+                let f = fget(a, w);
+                Ok((if o == op::OpIsNan { f.is_nan() } else { f.is_infinite() }) as u64)
+            })
+            .map_err(&loc)?
+        }
+        // Comparisons.
+        op::OpIEqual
+        | op::OpINotEqual
+        | op::OpUGreaterThan
+        | op::OpUGreaterThanEqual
+        | op::OpULessThan
+        | op::OpULessThanEqual
+        | op::OpSGreaterThan
+        | op::OpSGreaterThanEqual
+        | op::OpSLessThan
+        | op::OpSLessThanEqual
+        | op::OpLogicalEqual
+        | op::OpLogicalNotEqual
+        | op::OpFOrdEqual
+        | op::OpFUnordEqual
+        | op::OpFOrdNotEqual
+        | op::OpFUnordNotEqual
+        | op::OpFOrdLessThan
+        | op::OpFUnordLessThan
+        | op::OpFOrdGreaterThan
+        | op::OpFUnordGreaterThan
+        | op::OpFOrdLessThanEqual
+        | op::OpFUnordLessThanEqual
+        | op::OpFOrdGreaterThanEqual
+        | op::OpFUnordGreaterThanEqual => {
+            if o >= op::OpFOrdEqual && o <= op::OpFUnordGreaterThanEqual {
+                check_float(inst.ak).map_err(&loc)?;
+            }
+            let k = inst.ak;
+            map2(val!(0), val!(1), &mut |a, b| Ok(compare(o, a, b, k)? as u64)).map_err(&loc)?
+        }
+        op::OpLogicalAnd => map2(val!(0), val!(1), &mut |a, b| Ok(a & b)).map_err(&loc)?,
+        op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(a | b)).map_err(&loc)?,
+        op::OpLogicalNot => map1(val!(0), &mut |a| Ok(a ^ 1)).map_err(&loc)?,
+        op::OpAny | op::OpAll => {
+            let cs = comps(val!(0));
+            let mut bits = cs.iter().map(scalar);
+            let r = if o == op::OpAny {
+                bits.try_fold(false, |acc, b| b.map(|b| acc | (b != 0)))
+            } else {
+                bits.try_fold(true, |acc, b| b.map(|b| acc & (b != 0)))
+            };
+            Val::S(r.map_err(&loc)? as u64)
+        }
+        op::OpSelect => {
+            let c = val!(0);
+            let (a, b) = (val!(1), val!(2));
+            match c {
+                Val::S(x) => {
+                    if *x != 0 {
+                        a.clone()
+                    } else {
+                        b.clone()
+                    }
+                }
+                Val::C(cs) => match (a, b) {
+                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => Val::C(
+                        cs.iter()
+                            .zip(xs.iter().zip(ys))
+                            .map(|(c, (x, y))| if matches!(c, Val::S(0)) { y.clone() } else { x.clone() })
+                            .collect(),
+                    ),
+                    _ => return Err(loc(String::from("OpSelect with operands of different shapes"))),
+                },
+                Val::P(_) => return Err(loc(String::from("OpSelect on a pointer condition"))),
+            }
+        }
+        // Conversions.
+        op::OpConvertFToU | op::OpConvertFToS => {
+            check_float(inst.ak).map_err(&loc)?;
+            let (fw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| {
+                let f = fget(a, fw);
+                Ok(mask(if o == op::OpConvertFToU { f as u64 } else { f as i64 as u64 }, w))
+            })
+            .map_err(&loc)?
+        }
+        op::OpConvertSToF | op::OpConvertUToF => {
+            check_float(inst.sk).map_err(&loc)?;
+            let (iw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| {
+                let f = if o == op::OpConvertSToF { sext(a, iw) as f64 } else { a as f64 };
+                // An i64/u64 above 2^53 rounds twice through f64; exact for f64 results.
+                if w == 32 && iw == 64 {
+                    let f32v = if o == op::OpConvertSToF { sext(a, iw) as f32 } else { a as f32 };
+                    return Ok(f32v.to_bits() as u64);
+                }
+                Ok(fput(f, w))
+            })
+            .map_err(&loc)?
+        }
+        op::OpUConvert => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(mask(a, w))).map_err(&loc)?
+        }
+        op::OpSConvert => {
+            let (iw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| Ok(mask(sext(a, iw) as u64, w))).map_err(&loc)?
+        }
+        op::OpFConvert => {
+            check_float(inst.ak).map_err(&loc)?;
+            check_float(inst.sk).map_err(&loc)?;
+            let (fw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| Ok(fput(fget(a, fw), w))).map_err(&loc)?
+        }
+        op::OpBitcast => {
+            if inst.sk.k == K::Other || inst.ak.k == K::Other {
+                return Err(loc(String::from("not supported: OpBitcast of pointers")));
+            }
+            let count = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { count, .. }) => Some(*count as usize),
+                _ => None,
+            };
+            bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?
+        }
+        // Vectors and composites.
+        op::OpDot => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            let (a, b) = (comps(val!(0)), comps(val!(1)));
+            let mut s = 0f64;
+            for (x, y) in a.iter().zip(&b) {
+                let p = fget(fput(fget(scalar(x).map_err(&loc)?, w) * fget(scalar(y).map_err(&loc)?, w), w), w);
+                s = fget(fput(s + p, w), w);
+            }
+            Val::S(fput(s, w))
+        }
+        op::OpVectorTimesScalar => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            let s = fget(scalar(val!(1)).map_err(&loc)?, w);
+            map1(val!(0), &mut |a| Ok(fput(fget(a, w) * s, w))).map_err(&loc)?
+        }
+        op::OpCompositeConstruct => {
+            let parts: Vec<Val> = (0..args.len()).map(|k| get(prog, &fr.regs, args[k]).clone()).collect();
+            match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { .. }) => Val::C(parts.iter().flat_map(comps).collect()),
+                _ => Val::C(parts),
+            }
+        }
+        op::OpCompositeExtract => literal_path(val!(0), &args[1..]).map_err(&loc)?.clone(),
+        op::OpCompositeInsert => {
+            let obj = val!(0).clone();
+            let mut c = val!(1).clone();
+            let slot = at_mut(&mut c, &args[2..]).ok_or_else(|| loc(String::from("a composite index is out of bounds")))?;
+            *slot = obj;
+            c
+        }
+        op::OpVectorShuffle => {
+            let mut all = comps(val!(0));
+            all.extend(comps(val!(1)));
+            let mut out = Vec::with_capacity(args.len().saturating_sub(2));
+            for &k in &args[2..] {
+                out.push(if k == u32::MAX {
+                    Val::S(0)
+                } else {
+                    all.get(k as usize).cloned().ok_or_else(|| loc(String::from("a shuffle index is out of bounds")))?
+                });
+            }
+            Val::C(out)
+        }
+        op::OpVectorExtractDynamic => {
+            let i = scalar(val!(1)).map_err(&loc)?;
+            let v = comps(val!(0));
+            v.get(i as usize).cloned().ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {}", v.len())))?
+        }
+        op::OpVectorInsertDynamic => {
+            let i = scalar(val!(2)).map_err(&loc)?;
+            let mut v = comps(val!(0));
+            let n = v.len();
+            let slot = v.get_mut(i as usize).ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
+            *slot = val!(1).clone();
+            Val::C(v)
+        }
+        op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
+        op::OpUndef => zero(prog.ir, inst.ty),
+        // Memory.
+        op::OpVariable => {
+            let init = match args.get(1) {
+                Some(&s) => get(prog, &fr.regs, s).clone(),
+                None => zero(prog.ir, inst.ty),
+            };
+            let var = st.mem.len() as u32;
+            st.mem.push(init);
+            Val::P(Box::new(Ptr {
+                ty: inst.ty,
+                loc: Loc::Var { var, path: Vec::new() },
+            }))
+        }
+        op::OpAccessChain | op::OpInBoundsAccessChain => {
+            let base = pointer(val!(0), inst)?;
+            let mut p = (*base).clone();
+            for &s in &args[1..] {
+                let i = scalar(get(prog, &fr.regs, s)).map_err(&loc)?;
+                p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(&loc)?;
+            }
+            Val::P(Box::new(p))
+        }
+        op::OpLoad => {
+            let p = pointer(val!(0), inst)?;
+            load(prog, st, inst, p)?
+        }
+        op::OpStore => {
+            let p = pointer(val!(0), inst)?.clone();
+            let v = val!(1).clone();
+            store(prog, st, inst, &p, v)?;
+            return Ok(Flow::Next);
+        }
+        op::OpCopyMemory => {
+            let t = pointer(val!(0), inst)?.clone();
+            let s = pointer(val!(1), inst)?;
+            let v = load(prog, st, inst, s)?;
+            store(prog, st, inst, &t, v)?;
+            return Ok(Flow::Next);
+        }
+        // Control flow.
+        op::OpBranch => {
+            let b = arg(0)?;
+            goto(prog, func, fr, b, inst)?;
+            return Ok(Flow::Next);
+        }
+        op::OpBranchConditional => {
+            let c = scalar(val!(0)).map_err(&loc)?;
+            let b = if c != 0 { arg(1)? } else { arg(2)? };
+            goto(prog, func, fr, b, inst)?;
+            return Ok(Flow::Next);
+        }
+        op::OpSwitch => {
+            let w = inst.ak.w;
+            let sel = mask(scalar(val!(0)).map_err(&loc)?, w);
+            let lw = if w > 32 { 2 } else { 1 };
+            let mut target = arg(1)?;
+            for case in args[2..].chunks(lw + 1) {
+                if case.len() != lw + 1 {
+                    return Err(loc(String::from("OpSwitch has a truncated case")));
+                }
+                let lit = if lw == 2 { case[0] as u64 | (case[1] as u64) << 32 } else { case[0] as u64 };
+                if mask(lit, w) == sel {
+                    target = case[lw];
+                    break;
+                }
+            }
+            goto(prog, func, fr, target, inst)?;
+            return Ok(Flow::Next);
+        }
+        op::OpReturn => return Ok(Flow::Return(None)),
+        op::OpReturnValue => return Ok(Flow::Return(Some(val!(0).clone()))),
+        op::OpFunctionCall => {
+            if depth >= MAX_DEPTH {
+                return Err(loc(format!("the call stack is deeper than {MAX_DEPTH}")));
+            }
+            let f = arg(0)?;
+            let callee = prog.funcs.get(f as usize).ok_or_else(|| loc(String::from("a call to a function that is not defined")))?;
+            if callee.blocks.is_empty() {
+                return Err(loc(String::from("a call to a function without a body")));
+            }
+            let mut nf = new_frame(prog, f, inst.res, st.mem.len() as u32);
+            for (k, &p) in callee.params.iter().enumerate() {
+                let v = val!(k + 1).clone();
+                if let Some(slot) = nf.regs.get_mut(p as usize) {
+                    *slot = v;
+                }
+            }
+            return Ok(Flow::Call(nf));
+        }
+        op::OpUnreachable => return Err(loc(String::from("OpUnreachable was reached"))),
+        op::OpKill | op::OpTerminateInvocation => return Err(loc(String::from("the invocation was killed (OpKill)"))),
+        _ => return Err(loc(unsupported(o))),
+    };
+    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+        *slot = result;
+    }
+    Ok(Flow::Next)
+}

@@ -1,0 +1,114 @@
+//! The reference interpreter: runs a GLCompute entry point of a module's
+//! typed IR over a dispatch grid.
+//!
+//! First slice (issue 9): invocations run one after another, in order
+//! (workgroups z, y, x; then local ids z, y, x). Memory: Function and Private
+//! variables per invocation, held as values; StorageBuffer, Uniform and
+//! PushConstant blocks as bytes, read and written by the module's explicit
+//! layout (Offset, ArrayStride, MatrixStride, RowMajor). Buffers come in as a
+//! map (set, binding) -> bytes and go back the same way.
+//!
+//! Each function is decoded once ([`decode`]): per instruction its opcode, its
+//! result slot, and its operands resolved to value slots (function-local or
+//! global), block indices and function indices, so the loop never looks an id
+//! up. Anything the interpreter does not do is an error, "not supported: OpX",
+//! located by the instruction's index; never a wrong answer.
+
+mod decode;
+mod exec;
+mod mem;
+#[cfg(test)]
+mod tests;
+
+use crate::grammar;
+use crate::ir::Ir;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// The buffers of a run: (descriptor set, binding) -> bytes.
+pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The entry point's name; `None`: the first GLCompute entry point.
+    pub entry: Option<String>,
+    /// The number of workgroups in x, y and z.
+    pub workgroups: [u32; 3],
+    /// The most instructions one invocation may execute.
+    pub max_steps: u64,
+    /// The push constant bytes, if the module has a push constant block.
+    pub push_constants: Option<Vec<u8>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            entry: None,
+            workgroups: [1, 1, 1],
+            max_steps: 1_000_000,
+            push_constants: None,
+        }
+    }
+}
+
+/// A run that did not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError {
+    /// The index of the instruction at fault (in the module's instructions).
+    pub inst: Option<u32>,
+    /// The global invocation id of the invocation at fault.
+    pub invocation: Option<[u32; 3]>,
+    pub message: String,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(i) = self.inst {
+            write!(f, " (instruction {i})")?;
+        }
+        Ok(())
+    }
+}
+
+impl RunError {
+    pub(crate) fn new(inst: Option<u32>, message: String) -> RunError {
+        RunError {
+            inst,
+            invocation: None,
+            message,
+        }
+    }
+}
+
+/// What a finished run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub invocations: u64,
+    /// Instructions executed, all invocations together.
+    pub steps: u64,
+}
+
+/// The name of opcode `op`, for messages.
+pub(crate) fn op_name(op: u16) -> String {
+    match grammar::instruction(op) {
+        Some(d) => String::from(d.name),
+        None => format!("opcode {op}"),
+    }
+}
+
+/// `not supported: OpX`.
+pub(crate) fn unsupported(op: u16) -> String {
+    format!("not supported: {}", op_name(op))
+}
+
+/// Run the entry point over the grid. On return (success or error) `buffers`
+/// holds the buffers as the run left them.
+pub fn run(ir: &Ir, opts: &Options, buffers: &mut Buffers) -> Result<RunStats, RunError> {
+    let prog = decode::Program::new(ir, opts)?;
+    exec::run(&prog, opts, buffers)
+}
