@@ -47,14 +47,38 @@ pub enum DataType {
 impl DataType {
     fn parse(s: &str) -> Option<DataType> {
         Some(match s {
-            "int8" => DataType::Int { width: 8, signed: true },
-            "int16" => DataType::Int { width: 16, signed: true },
-            "int32" => DataType::Int { width: 32, signed: true },
-            "int64" => DataType::Int { width: 64, signed: true },
-            "uint8" => DataType::Int { width: 8, signed: false },
-            "uint16" => DataType::Int { width: 16, signed: false },
-            "uint32" => DataType::Int { width: 32, signed: false },
-            "uint64" => DataType::Int { width: 64, signed: false },
+            "int8" => DataType::Int {
+                width: 8,
+                signed: true,
+            },
+            "int16" => DataType::Int {
+                width: 16,
+                signed: true,
+            },
+            "int32" => DataType::Int {
+                width: 32,
+                signed: true,
+            },
+            "int64" => DataType::Int {
+                width: 64,
+                signed: true,
+            },
+            "uint8" => DataType::Int {
+                width: 8,
+                signed: false,
+            },
+            "uint16" => DataType::Int {
+                width: 16,
+                signed: false,
+            },
+            "uint32" => DataType::Int {
+                width: 32,
+                signed: false,
+            },
+            "uint64" => DataType::Int {
+                width: 64,
+                signed: false,
+            },
             "float" => DataType::Float { width: 32 },
             "double" => DataType::Float { width: 64 },
             _ => return None,
@@ -76,7 +100,10 @@ impl DataType {
                     Some(d) => (true, d),
                     None => (false, s),
                 };
-                let v: u64 = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+                let v: u64 = match digits
+                    .strip_prefix("0x")
+                    .or_else(|| digits.strip_prefix("0X"))
+                {
                     Some(h) => u64::from_str_radix(h, 16).ok()?,
                     None => digits.parse().ok()?,
                 };
@@ -84,7 +111,11 @@ impl DataType {
                     return None;
                 }
                 let bits = if neg { v.wrapping_neg() } else { v };
-                let m = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+                let m = if width >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << width) - 1
+                };
                 // The value must fit the width (as signed or unsigned).
                 let fits = if width >= 64 {
                     true
@@ -97,14 +128,21 @@ impl DataType {
             }
             DataType::Float { width } => {
                 let f: f64 = s.parse().ok()?;
-                Some(if width == 32 { (f as f32).to_bits() as u64 } else { f.to_bits() })
+                Some(if width == 32 {
+                    (f as f32).to_bits() as u64
+                } else {
+                    f.to_bits()
+                })
             }
         }
     }
 
     fn show(self, bits: u64) -> String {
         match self {
-            DataType::Int { width, signed: true } => {
+            DataType::Int {
+                width,
+                signed: true,
+            } => {
                 let s = 64 - width.min(64);
                 (((bits << s) as i64) >> s).to_string()
             }
@@ -174,7 +212,8 @@ pub struct Script {
 
 fn num<T: core::str::FromStr>(tok: Option<&str>, line: u32, what: &str) -> Result<T, AmberError> {
     let t = tok.ok_or_else(|| error(line, format!("{what} is missing")))?;
-    t.parse().map_err(|_| error(line, format!("{what}: `{t}` is not a number")))
+    t.parse()
+        .map_err(|_| error(line, format!("{what}: `{t}` is not a number")))
 }
 
 fn expect_word(tok: Option<&str>, want: &str, line: u32) -> Result<(), AmberError> {
@@ -191,7 +230,12 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
     let mut script = Script::default();
     let mut li = 0usize;
     let toks_of = |l: &str| -> Vec<String> {
-        l.split('#').next().unwrap_or("").split_whitespace().map(String::from).collect()
+        l.split('#')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(String::from)
+            .collect()
     };
     while li < lines.len() {
         let line = li as u32 + 1;
@@ -203,12 +247,19 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
             "SHADER" => {
                 let kind = it.next();
                 if kind != Some("compute") {
-                    return Err(error(line, format!("not supported: SHADER {}", kind.unwrap_or(""))));
+                    return Err(error(
+                        line,
+                        format!("not supported: SHADER {}", kind.unwrap_or("")),
+                    ));
                 }
-                let name = it.next().ok_or_else(|| error(line, "SHADER without a name"))?;
+                let name = it
+                    .next()
+                    .ok_or_else(|| error(line, "SHADER without a name"))?;
                 match it.next() {
                     Some("SPIRV-ASM") => {}
-                    Some(f) => return Err(error(line, format!("not supported: shader format {f}"))),
+                    Some(f) => {
+                        return Err(error(line, format!("not supported: shader format {f}")));
+                    }
                     None => return Err(error(line, "SHADER without a format")),
                 }
                 let mut text = String::new();
@@ -230,10 +281,13 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 });
             }
             "BUFFER" => {
-                let name = it.next().ok_or_else(|| error(line, "BUFFER without a name"))?;
+                let name = it
+                    .next()
+                    .ok_or_else(|| error(line, "BUFFER without a name"))?;
                 expect_word(it.next(), "DATA_TYPE", line)?;
                 let t = it.next().unwrap_or("");
-                let ty = DataType::parse(t).ok_or_else(|| error(line, format!("not supported: DATA_TYPE `{t}`")))?;
+                let ty = DataType::parse(t)
+                    .ok_or_else(|| error(line, format!("not supported: DATA_TYPE `{t}`")))?;
                 let mut next = it.next();
                 if next == Some("STD430") {
                     next = it.next();
@@ -242,7 +296,9 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 }
                 let mut data = Vec::new();
                 let put = |data: &mut Vec<u8>, v: &str, line: u32| -> Result<(), AmberError> {
-                    let bits = ty.value(v).ok_or_else(|| error(line, format!("`{v}` is not a {t}")))?;
+                    let bits = ty
+                        .value(v)
+                        .ok_or_else(|| error(line, format!("`{v}` is not a {t}")))?;
                     data.extend_from_slice(&bits.to_le_bytes()[..ty.size()]);
                     Ok(())
                 };
@@ -250,7 +306,9 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                     Some("SIZE") => {
                         let n: usize = num(it.next(), line, "SIZE")?;
                         expect_word(it.next(), "FILL", line)?;
-                        let v = it.next().ok_or_else(|| error(line, "FILL without a value"))?;
+                        let v = it
+                            .next()
+                            .ok_or_else(|| error(line, "FILL without a value"))?;
                         if n > 1 << 26 {
                             return Err(error(line, "SIZE is too large"));
                         }
@@ -287,8 +345,11 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 });
             }
             "PIPELINE" => {
-                expect_word(it.next(), "compute", line).map_err(|_| error(line, "not supported: a PIPELINE that is not compute"))?;
-                let name = it.next().ok_or_else(|| error(line, "PIPELINE without a name"))?;
+                expect_word(it.next(), "compute", line)
+                    .map_err(|_| error(line, "not supported: a PIPELINE that is not compute"))?;
+                let name = it
+                    .next()
+                    .ok_or_else(|| error(line, "PIPELINE without a name"))?;
                 let mut p = Pipeline {
                     name: name.into(),
                     line,
@@ -307,18 +368,27 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                         None => continue,
                         Some("END") => break,
                         Some("ATTACH") => {
-                            p.shader = Some(it.next().ok_or_else(|| error(line, "ATTACH without a shader"))?.into());
+                            p.shader = Some(
+                                it.next()
+                                    .ok_or_else(|| error(line, "ATTACH without a shader"))?
+                                    .into(),
+                            );
                             if let Some(x) = it.next() {
                                 return Err(error(line, format!("not supported: ATTACH ... {x}")));
                             }
                         }
                         Some("BIND") => {
                             expect_word(it.next(), "BUFFER", line)?;
-                            let buffer = it.next().ok_or_else(|| error(line, "BIND BUFFER without a name"))?;
+                            let buffer = it
+                                .next()
+                                .ok_or_else(|| error(line, "BIND BUFFER without a name"))?;
                             expect_word(it.next(), "AS", line)?;
                             let kind = it.next().unwrap_or("");
                             if kind != "storage" {
-                                return Err(error(line, format!("not supported: BIND BUFFER ... AS {kind}")));
+                                return Err(error(
+                                    line,
+                                    format!("not supported: BIND BUFFER ... AS {kind}"),
+                                ));
                             }
                             expect_word(it.next(), "DESCRIPTOR_SET", line)?;
                             let set = num(it.next(), line, "DESCRIPTOR_SET")?;
@@ -331,13 +401,17 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                                 line,
                             });
                         }
-                        Some(x) => return Err(error(line, format!("not supported: {x} in a PIPELINE"))),
+                        Some(x) => {
+                            return Err(error(line, format!("not supported: {x} in a PIPELINE")));
+                        }
                     }
                 }
                 script.pipelines.push(p);
             }
             "RUN" => {
-                let pipeline = it.next().ok_or_else(|| error(line, "RUN without a pipeline"))?;
+                let pipeline = it
+                    .next()
+                    .ok_or_else(|| error(line, "RUN without a pipeline"))?;
                 let groups = [
                     num(it.next(), line, "RUN x")?,
                     num(it.next(), line, "RUN y")?,
@@ -350,7 +424,9 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 });
             }
             "EXPECT" => {
-                let buffer = it.next().ok_or_else(|| error(line, "EXPECT without a buffer"))?;
+                let buffer = it
+                    .next()
+                    .ok_or_else(|| error(line, "EXPECT without a buffer"))?;
                 expect_word(it.next(), "IDX", line)?;
                 let offset = num(it.next(), line, "IDX")?;
                 let cmp = it.next().unwrap_or("");
@@ -364,7 +440,11 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                     .map(|b| b.ty)
                     .ok_or_else(|| error(line, format!("no buffer named `{buffer}`")))?;
                 let values = it
-                    .map(|v| ty.value(v).ok_or_else(|| error(line, format!("`{v}` is not a value of the buffer's type"))))
+                    .map(|v| {
+                        ty.value(v).ok_or_else(|| {
+                            error(line, format!("`{v}` is not a value of the buffer's type"))
+                        })
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
                 script.commands.push(Command::Expect {
                     buffer: buffer.into(),
@@ -407,14 +487,21 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
     let mut out = Outcome::default();
     for c in &script.commands {
         match c {
-            Command::Run { pipeline, groups, line } => {
+            Command::Run {
+                pipeline,
+                groups,
+                line,
+            } => {
                 let line = *line;
                 let p = script
                     .pipelines
                     .iter()
                     .find(|p| &p.name == pipeline)
                     .ok_or_else(|| error(line, format!("no pipeline named `{pipeline}`")))?;
-                let sname = p.shader.as_deref().ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
+                let sname = p
+                    .shader
+                    .as_deref()
+                    .ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
                 let shader = script
                     .shaders
                     .iter()
@@ -422,10 +509,17 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
                     .ok_or_else(|| error(p.line, format!("no shader named `{sname}`")))?;
                 let words = assemble(&shader.text, &AsmOptions::default()).map_err(|d| {
                     let first = d.first().map_or(String::new(), |d| d.message.clone());
-                    error(shader.line, format!("the shader does not assemble: {first}"))
+                    error(
+                        shader.line,
+                        format!("the shader does not assemble: {first}"),
+                    )
                 })?;
-                let module = crate::binary::read_words(&words)
-                    .map_err(|e| error(shader.line, format!("the shader does not read back: {}", e.message())))?;
+                let module = crate::binary::read_words(&words).map_err(|e| {
+                    error(
+                        shader.line,
+                        format!("the shader does not read back: {}", e.message()),
+                    )
+                })?;
                 let ir = Ir::build(module);
                 let mut map = Buffers::new();
                 for b in &p.binds {
@@ -440,12 +534,16 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
                 };
                 let r = interp::run(&ir, &opts, &mut map);
                 for b in &p.binds {
-                    if let (Ok(k), Some(data)) = (find_buf(&b.buffer, b.line), map.remove(&(b.set, b.binding))) {
+                    if let (Ok(k), Some(data)) =
+                        (find_buf(&b.buffer, b.line), map.remove(&(b.set, b.binding)))
+                    {
                         bufs[k] = data;
                     }
                 }
                 r.map_err(|e| {
-                    let inv = e.invocation.map_or(String::new(), |[x, y, z]| format!(" [invocation ({x},{y},{z})]"));
+                    let inv = e.invocation.map_or(String::new(), |[x, y, z]| {
+                        format!(" [invocation ({x},{y},{z})]")
+                    });
                     error(line, format!("{e}{inv}"))
                 })?;
             }
@@ -462,11 +560,17 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
                 for (j, want) in values.iter().enumerate() {
                     let at = offset.saturating_add(j * size);
                     let got = data.get(at..at.saturating_add(size)).map(|b| {
-                        b.iter().enumerate().fold(0u64, |acc, (i, x)| acc | (*x as u64) << (8 * i))
+                        b.iter()
+                            .enumerate()
+                            .fold(0u64, |acc, (i, x)| acc | (*x as u64) << (8 * i))
                     });
                     let equal = match (got, ty) {
-                        (Some(g), DataType::Float { width: 32 }) => f32::from_bits(g as u32) == f32::from_bits(*want as u32),
-                        (Some(g), DataType::Float { .. }) => f64::from_bits(g) == f64::from_bits(*want),
+                        (Some(g), DataType::Float { width: 32 }) => {
+                            f32::from_bits(g as u32) == f32::from_bits(*want as u32)
+                        }
+                        (Some(g), DataType::Float { .. }) => {
+                            f64::from_bits(g) == f64::from_bits(*want)
+                        }
                         (Some(g), _) => g == *want,
                         (None, _) => false,
                     };
@@ -474,7 +578,10 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
                         let g = got.map_or(String::from("nothing (past the end)"), |g| ty.show(g));
                         out.failures.push(error(
                             *line,
-                            format!("{buffer} at byte {at}: expected {}, got {g}", ty.show(*want)),
+                            format!(
+                                "{buffer} at byte {at}: expected {}, got {g}",
+                                ty.show(*want)
+                            ),
                         ));
                     }
                 }
@@ -483,3 +590,6 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

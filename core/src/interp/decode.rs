@@ -122,7 +122,10 @@ pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> Sk {
             k: if signed { K::S } else { K::U },
             w: width,
         },
-        Type::Float { width, encoding: None } => Sk { k: K::F, w: width },
+        Type::Float {
+            width,
+            encoding: None,
+        } => Sk { k: K::F, w: width },
         Type::Vector { component, .. } => scalar_kind(ir, component),
         _ => OTHER,
     }
@@ -140,12 +143,19 @@ impl<'a> Program<'a> {
                 .entry_points
                 .iter()
                 .find(|e| &e.name == name && e.model == glcompute)
-                .ok_or_else(|| RunError::new(None, format!("no GLCompute entry point named \"{name}\"")))?,
+                .ok_or_else(|| {
+                    RunError::new(None, format!("no GLCompute entry point named \"{name}\""))
+                })?,
             None => ir
                 .entry_points
                 .iter()
                 .find(|e| e.model == glcompute)
-                .ok_or_else(|| RunError::new(None, String::from("the module has no GLCompute entry point")))?,
+                .ok_or_else(|| {
+                    RunError::new(
+                        None,
+                        String::from("the module has no GLCompute entry point"),
+                    )
+                })?,
         };
         let ws = crate::reflect::workgroup_size(ir, ep);
         let local_size = match ws {
@@ -158,7 +168,10 @@ impl<'a> Program<'a> {
             _ => {
                 return Err(RunError::new(
                     Some(ep.inst),
-                    format!("entry point \"{}\" has no workgroup size the interpreter can read", ep.name),
+                    format!(
+                        "entry point \"{}\" has no workgroup size the interpreter can read",
+                        ep.name
+                    ),
                 ));
             }
         };
@@ -189,7 +202,10 @@ impl<'a> Program<'a> {
                         Some(R::Global(g)) => bad_globals[*g as usize],
                         _ => true,
                     });
-                    (Val::C(ids.iter().map(|&id| get(&res, &globals, id)).collect()), bad)
+                    (
+                        Val::C(ids.iter().map(|&id| get(&res, &globals, id)).collect()),
+                        bad,
+                    )
                 }
                 ConstValue::Null => (zero(ir, c.ty), false),
                 ConstValue::NotEvaluated => (Val::S(0), true),
@@ -234,7 +250,9 @@ impl<'a> Program<'a> {
                 s if s == grammar::storage_class::Private || s == scn => {
                     let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
                     if s == scn && builtin.is_none() {
-                        Loc::Unsupported(String::from("not supported: an Input variable without BuiltIn"))
+                        Loc::Unsupported(String::from(
+                            "not supported: an Input variable without BuiltIn",
+                        ))
                     } else {
                         let init = match v.initializer {
                             Some(id) => get(&res, &globals, id),
@@ -243,9 +261,16 @@ impl<'a> Program<'a> {
                         let var = private_init.len() as u32;
                         private_init.push(init);
                         if let Some(b) = builtin {
-                            builtins.push(BuiltIn { var, builtin: b, ty: pointee });
+                            builtins.push(BuiltIn {
+                                var,
+                                builtin: b,
+                                ty: pointee,
+                            });
                         }
-                        Loc::Var { var, path: Vec::new() }
+                        Loc::Var {
+                            var,
+                            path: Vec::new(),
+                        }
                     }
                 }
                 s if s == grammar::storage_class::StorageBuffer
@@ -327,7 +352,11 @@ impl<'a> Program<'a> {
                     let o = ir.opcode(i);
                     if matches!(
                         o,
-                        op::OpLine | op::OpNoLine | op::OpNop | op::OpSelectionMerge | op::OpLoopMerge
+                        op::OpLine
+                            | op::OpNoLine
+                            | op::OpNop
+                            | op::OpSelectionMerge
+                            | op::OpLoopMerge
                     ) {
                         continue;
                     }
@@ -354,7 +383,9 @@ impl<'a> Program<'a> {
                                 inst.sk = scalar_kind(ir, t);
                             }
                             OperandKind::IdResult => {
-                                if let Some(R::Local(l)) = res.get(operand.word().unwrap_or(0) as usize) {
+                                if let Some(R::Local(l)) =
+                                    res.get(operand.word().unwrap_or(0) as usize)
+                                {
                                     inst.res = *l;
                                 }
                             }
@@ -363,7 +394,8 @@ impl<'a> Program<'a> {
                                     let r = res.get(w as usize).copied().unwrap_or(R::None);
                                     if first_value && matches!(r, R::Global(_) | R::Local(_)) {
                                         first_value = false;
-                                        inst.ak = ir.type_of(w).map_or(OTHER, |t| scalar_kind(ir, t));
+                                        inst.ak =
+                                            ir.type_of(w).map_or(OTHER, |t| scalar_kind(ir, t));
                                     }
                                     func.args.push(match r {
                                         R::Global(g) => {
@@ -381,12 +413,22 @@ impl<'a> Program<'a> {
                         }
                     }
                     if !ir.parsed_ok(i) {
-                        return Err(err(i, String::from("the instruction's operands do not parse")));
+                        return Err(err(
+                            i,
+                            String::from("the instruction's operands do not parse"),
+                        ));
                     }
                     if o == op::OpVariable {
                         inst.ty = match ir.ty(inst.ty).map(|t| &t.ty) {
-                            Some(Type::Pointer { pointee: Some(p), .. }) => *p,
-                            _ => return Err(err(i, String::from("OpVariable without a typed pointer type"))),
+                            Some(Type::Pointer {
+                                pointee: Some(p), ..
+                            }) => *p,
+                            _ => {
+                                return Err(err(
+                                    i,
+                                    String::from("OpVariable without a typed pointer type"),
+                                ));
+                            }
                         };
                     }
                     if bad {
@@ -406,10 +448,18 @@ impl<'a> Program<'a> {
         }
         let entry = match res.get(ep.function as usize) {
             Some(R::Func(f)) => *f,
-            _ => return Err(RunError::new(Some(ep.inst), String::from("the entry point's function is missing"))),
+            _ => {
+                return Err(RunError::new(
+                    Some(ep.inst),
+                    String::from("the entry point's function is missing"),
+                ));
+            }
         };
         if funcs[entry as usize].blocks.is_empty() {
-            return Err(RunError::new(Some(ep.inst), String::from("the entry point's function has no blocks")));
+            return Err(RunError::new(
+                Some(ep.inst),
+                String::from("the entry point's function has no blocks"),
+            ));
         }
         Ok(Program {
             ir,

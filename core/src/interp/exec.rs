@@ -32,7 +32,11 @@ struct State<'b> {
     bufs: &'b mut [Option<Vec<u8>>],
 }
 
-pub(super) fn run(prog: &Program, opts: &Options, buffers: &mut Buffers) -> Result<RunStats, RunError> {
+pub(super) fn run(
+    prog: &Program,
+    opts: &Options,
+    buffers: &mut Buffers,
+) -> Result<RunStats, RunError> {
     let mut bufs: Vec<Option<Vec<u8>>> = prog
         .bufs
         .iter()
@@ -50,11 +54,18 @@ pub(super) fn run(prog: &Program, opts: &Options, buffers: &mut Buffers) -> Resu
     r
 }
 
-fn run_grid(prog: &Program, opts: &Options, bufs: &mut [Option<Vec<u8>>]) -> Result<RunStats, RunError> {
+fn run_grid(
+    prog: &Program,
+    opts: &Options,
+    bufs: &mut [Option<Vec<u8>>],
+) -> Result<RunStats, RunError> {
     let [lx, ly, lz] = prog.local_size;
     let [nx, ny, nz] = opts.workgroups;
     let mut stats = RunStats::default();
-    let mut st = State { mem: Vec::new(), bufs };
+    let mut st = State {
+        mem: Vec::new(),
+        bufs,
+    };
     for wz in 0..nz {
         for wy in 0..ny {
             for wx in 0..nx {
@@ -67,19 +78,25 @@ fn run_grid(prog: &Program, opts: &Options, bufs: &mut [Option<Vec<u8>>]) -> Res
                             st.mem.clear();
                             st.mem.extend_from_slice(&prog.private_init);
                             for b in &prog.builtins {
-                                let v = builtin_value(prog, opts, b.builtin, wg, local, gid).ok_or_else(|| {
-                                    RunError {
+                                let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
+                                    .ok_or_else(|| RunError {
                                         inst: None,
                                         invocation: Some(gid),
-                                        message: format!("not supported: built-in {}", builtin_name(b.builtin)),
-                                    }
-                                })?;
+                                        message: format!(
+                                            "not supported: built-in {}",
+                                            builtin_name(b.builtin)
+                                        ),
+                                    })?;
                                 st.mem[b.var as usize] = shape(prog, b.ty, v);
                             }
                             let steps = invoke(prog, opts, &mut st).map_err(|mut e| {
                                 e.invocation = Some(gid);
                                 if e.message.starts_with("did not terminate") {
-                                    e.message = e.message.replacen("$INV", &format!("({},{},{})", gid[0], gid[1], gid[2]), 1);
+                                    e.message = e.message.replacen(
+                                        "$INV",
+                                        &format!("({},{},{})", gid[0], gid[1], gid[2]),
+                                        1,
+                                    );
                                 }
                                 e
                             })?;
@@ -101,7 +118,14 @@ fn builtin_name(b: u32) -> String {
     }
 }
 
-fn builtin_value(prog: &Program, opts: &Options, b: u32, wg: [u32; 3], local: [u32; 3], gid: [u32; 3]) -> Option<[u32; 3]> {
+fn builtin_value(
+    prog: &Program,
+    opts: &Options,
+    b: u32,
+    wg: [u32; 3],
+    local: [u32; 3],
+    gid: [u32; 3],
+) -> Option<[u32; 3]> {
     let [lx, ly, _] = prog.local_size;
     Some(match b {
         bi::GlobalInvocationId => gid,
@@ -121,7 +145,11 @@ fn builtin_value(prog: &Program, opts: &Options, b: u32, wg: [u32; 3], local: [u
 /// components, a scalar the first.
 fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
     match prog.ir.ty(ty).map(|t| &t.ty) {
-        Some(Type::Vector { count, .. }) => Val::C((0..*count as usize).map(|k| Val::S(v.get(k).copied().unwrap_or(0) as u64)).collect()),
+        Some(Type::Vector { count, .. }) => Val::C(
+            (0..*count as usize)
+                .map(|k| Val::S(v.get(k).copied().unwrap_or(0) as u64))
+                .collect(),
+        ),
         _ => Val::S(v[0] as u64),
     }
 }
@@ -144,17 +172,26 @@ fn scalar(v: &Val) -> Result<u64, String> {
 fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
     match a {
         Val::S(x) => Ok(Val::S(f(*x)?)),
-        Val::C(xs) => Ok(Val::C(xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?)),
+        Val::C(xs) => Ok(Val::C(
+            xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
+        )),
         Val::P(_) => Err(String::from("a pointer used as a number")),
     }
 }
 
-fn map2(a: &Val, b: &Val, f: &mut impl FnMut(u64, u64) -> Result<u64, String>) -> Result<Val, String> {
+fn map2(
+    a: &Val,
+    b: &Val,
+    f: &mut impl FnMut(u64, u64) -> Result<u64, String>,
+) -> Result<Val, String> {
     match (a, b) {
         (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
-        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => {
-            Ok(Val::C(xs.iter().zip(ys).map(|(x, y)| map2(x, y, f)).collect::<Result<_, _>>()?))
-        }
+        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
+            xs.iter()
+                .zip(ys)
+                .map(|(x, y)| map2(x, y, f))
+                .collect::<Result<_, _>>()?,
+        )),
         _ => Err(String::from("operands of different shapes")),
     }
 }
@@ -175,7 +212,9 @@ fn fput(x: f64, w: u32) -> u64 {
 
 fn check_float(k: Sk) -> Result<(), String> {
     if k.k != K::F {
-        return Err(String::from("a float operation on a type that is not a float"));
+        return Err(String::from(
+            "a float operation on a type that is not a float",
+        ));
     }
     if k.w != 32 && k.w != 64 {
         return Err(format!("not supported: {}-bit floats", k.w));
@@ -226,7 +265,11 @@ fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
                 return zero();
             }
             let r = sa.wrapping_rem(sb);
-            (if r != 0 && (r < 0) != (sb < 0) { r.wrapping_add(sb) } else { r }) as u64
+            (if r != 0 && (r < 0) != (sb < 0) {
+                r.wrapping_add(sb)
+            } else {
+                r
+            }) as u64
         }
         op::OpShiftLeftLogical => a << shift(b)?,
         op::OpShiftRightLogical => a >> shift(b)?,
@@ -248,7 +291,11 @@ fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
         op::OpFRem => a % b,
         op::OpFMod => {
             let r = a % b;
-            if r != 0.0 && (r < 0.0) != (b < 0.0) { r + b } else { r }
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            }
         }
         _ => return Err(unsupported(o)),
     })
@@ -307,7 +354,13 @@ fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, St
     }
     let out: Vec<Val> = bytes
         .chunks(cb)
-        .map(|ch| Val::S(ch.iter().enumerate().fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k))))
+        .map(|ch| {
+            Val::S(
+                ch.iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k)),
+            )
+        })
         .collect();
     match to_count {
         Some(n) if n == out.len() => Ok(Val::C(out)),
@@ -352,10 +405,25 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
             .get(*var as usize)
             .and_then(|v| at(v, path))
             .cloned()
-            .ok_or_else(|| RunError::new(Some(inst.idx), String::from("a load through a pointer to memory that is gone"))),
-        Loc::Buf { buf, off, vstride, mat } => {
-            let bytes = st.bufs.get(*buf as usize).and_then(|b| b.as_deref()).ok_or_else(|| no_buffer(prog, inst, *buf))?;
-            read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat).map_err(|e| mem_err(prog, inst, *buf, e))
+            .ok_or_else(|| {
+                RunError::new(
+                    Some(inst.idx),
+                    String::from("a load through a pointer to memory that is gone"),
+                )
+            }),
+        Loc::Buf {
+            buf,
+            off,
+            vstride,
+            mat,
+        } => {
+            let bytes = st
+                .bufs
+                .get(*buf as usize)
+                .and_then(|b| b.as_deref())
+                .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
+                .map_err(|e| mem_err(prog, inst, *buf, e))
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
     }
@@ -368,13 +436,28 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result
                 .mem
                 .get_mut(*var as usize)
                 .and_then(|m| at_mut(m, path))
-                .ok_or_else(|| RunError::new(Some(inst.idx), String::from("a store through a pointer to memory that is gone")))?;
+                .ok_or_else(|| {
+                    RunError::new(
+                        Some(inst.idx),
+                        String::from("a store through a pointer to memory that is gone"),
+                    )
+                })?;
             *slot = v;
             Ok(())
         }
-        Loc::Buf { buf, off, vstride, mat } => {
-            let bytes = st.bufs.get_mut(*buf as usize).and_then(|b| b.as_deref_mut()).ok_or_else(|| no_buffer(prog, inst, *buf))?;
-            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v).map_err(|e| mem_err(prog, inst, *buf, e))
+        Loc::Buf {
+            buf,
+            off,
+            vstride,
+            mat,
+        } => {
+            let bytes = st
+                .bufs
+                .get_mut(*buf as usize)
+                .and_then(|b| b.as_deref_mut())
+                .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v)
+                .map_err(|e| mem_err(prog, inst, *buf, e))
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
     }
@@ -391,7 +474,10 @@ fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
 fn pointer<'v>(v: &'v Val, inst: &Inst) -> Result<&'v Ptr, RunError> {
     match v {
         Val::P(p) => Ok(p),
-        _ => Err(RunError::new(Some(inst.idx), String::from("a pointer was expected"))),
+        _ => Err(RunError::new(
+            Some(inst.idx),
+            String::from("a pointer was expected"),
+        )),
     }
 }
 
@@ -409,10 +495,12 @@ fn new_frame(prog: &Program, f: u32, ret: u32, mem_base: u32) -> Frame {
 
 /// Branch to block `b`: run its phis (all read before any is written).
 fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Result<(), RunError> {
-    let blk = func
-        .blocks
-        .get(b as usize)
-        .ok_or_else(|| RunError::new(Some(inst.idx), String::from("a branch to a block outside the function")))?;
+    let blk = func.blocks.get(b as usize).ok_or_else(|| {
+        RunError::new(
+            Some(inst.idx),
+            String::from("a branch to a block outside the function"),
+        )
+    })?;
     if blk.phis < blk.body {
         let mut vals = Vec::with_capacity((blk.body - blk.phis) as usize);
         for phi in &func.insts[blk.phis as usize..blk.body as usize] {
@@ -421,7 +509,12 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
                 .chunks(2)
                 .find(|p| p.len() == 2 && p[1] == fr.block)
                 .map(|p| get(prog, &fr.regs, p[0]).clone())
-                .ok_or_else(|| RunError::new(Some(phi.idx), String::from("OpPhi has no value for the block control came from")))?;
+                .ok_or_else(|| {
+                    RunError::new(
+                        Some(phi.idx),
+                        String::from("OpPhi has no value for the block control came from"),
+                    )
+                })?;
             vals.push((phi.res, v));
         }
         for (r, v) in vals {
@@ -441,10 +534,15 @@ fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunErro
     let mut steps = 0u64;
     loop {
         let depth = frames.len();
-        let Some(fr) = frames.last_mut() else { return Ok(steps) };
+        let Some(fr) = frames.last_mut() else {
+            return Ok(steps);
+        };
         let func = &prog.funcs[fr.f as usize];
         let Some(inst) = func.insts.get(fr.pc as usize) else {
-            return Err(RunError::new(None, String::from("control ran past the end of a function")));
+            return Err(RunError::new(
+                None,
+                String::from("control ran past the end of a function"),
+            ));
         };
         steps += 1;
         if steps > opts.max_steps {
@@ -455,7 +553,10 @@ fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunErro
             };
             return Err(RunError::new(
                 Some(inst.idx),
-                format!("did not terminate after {} steps; invocation $INV was in block {name}", opts.max_steps),
+                format!(
+                    "did not terminate after {} steps; invocation $INV was in block {name}",
+                    opts.max_steps
+                ),
             ));
         }
         fr.pc += 1;
@@ -469,7 +570,9 @@ fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunErro
             Flow::Next => {}
             Flow::Call(f) => frames.push(f),
             Flow::Return(v) => {
-                let Some(done) = frames.pop() else { return Ok(steps) };
+                let Some(done) = frames.pop() else {
+                    return Ok(steps);
+                };
                 st.mem.truncate(done.mem_base as usize);
                 if let (Some(v), Some(caller)) = (v, frames.last_mut())
                     && let Some(slot) = caller.regs.get_mut(done.ret as usize)
@@ -481,11 +584,20 @@ fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunErro
     }
 }
 
-fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst, depth: usize) -> Result<Flow, RunError> {
+fn exec(
+    prog: &Program,
+    st: &mut State,
+    func: &Func,
+    fr: &mut Frame,
+    inst: &Inst,
+    depth: usize,
+) -> Result<Flow, RunError> {
     let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
     let loc = located(inst);
     let arg = |k: usize| -> Result<u32, RunError> {
-        args.get(k).copied().ok_or_else(|| RunError::new(Some(inst.idx), String::from("an operand is missing")))
+        args.get(k)
+            .copied()
+            .ok_or_else(|| RunError::new(Some(inst.idx), String::from("an operand is missing")))
     };
     macro_rules! val {
         ($k:expr) => {
@@ -495,7 +607,9 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
     let o = inst.op;
     let result: Val = match o {
         OP_BAD_CONST => {
-            return Err(loc(String::from("not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)")));
+            return Err(loc(String::from(
+                "not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)",
+            )));
         }
         // Integer arithmetic and bit operations.
         op::OpIAdd
@@ -525,23 +639,42 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         }
         op::OpBitCount => {
             let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(mask(mask(a, inst.ak.w).count_ones() as u64, w))).map_err(&loc)?
+            map1(val!(0), &mut |a| {
+                Ok(mask(mask(a, inst.ak.w).count_ones() as u64, w))
+            })
+            .map_err(&loc)?
         }
         op::OpBitReverse => {
             let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(a.reverse_bits() >> (64 - w.clamp(1, 64)))).map_err(&loc)?
+            map1(val!(0), &mut |a| {
+                Ok(a.reverse_bits() >> (64 - w.clamp(1, 64)))
+            })
+            .map_err(&loc)?
         }
         op::OpBitFieldInsert | op::OpBitFieldSExtract | op::OpBitFieldUExtract => {
             let w = inst.sk.w;
-            let (ok, ck) = if o == op::OpBitFieldInsert { (2, 3) } else { (1, 2) };
+            let (ok, ck) = if o == op::OpBitFieldInsert {
+                (2, 3)
+            } else {
+                (1, 2)
+            };
             let off = scalar(val!(ok)).map_err(&loc)?;
             let cnt = scalar(val!(ck)).map_err(&loc)?;
             if off.saturating_add(cnt) > w as u64 {
-                return Err(loc(format!("bit field offset {off} + count {cnt} exceeds the width {w}")));
+                return Err(loc(format!(
+                    "bit field offset {off} + count {cnt} exceeds the width {w}"
+                )));
             }
-            let fm = if cnt == 0 { 0 } else { mask(u64::MAX, cnt as u32) << off };
+            let fm = if cnt == 0 {
+                0
+            } else {
+                mask(u64::MAX, cnt as u32) << off
+            };
             if o == op::OpBitFieldInsert {
-                map2(val!(0), val!(1), &mut |b, i| Ok(mask((b & !fm) | ((i << off) & fm), w))).map_err(&loc)?
+                map2(val!(0), val!(1), &mut |b, i| {
+                    Ok(mask((b & !fm) | ((i << off) & fm), w))
+                })
+                .map_err(&loc)?
             } else {
                 let signed = o == op::OpBitFieldSExtract;
                 map1(val!(0), &mut |b| {
@@ -549,7 +682,11 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                         return Ok(0);
                     }
                     let f = (b & fm) >> off;
-                    Ok(if signed { mask(sext(f, cnt as u32) as u64, w) } else { f })
+                    Ok(if signed {
+                        mask(sext(f, cnt as u32) as u64, w)
+                    } else {
+                        f
+                    })
                 })
                 .map_err(&loc)?
             }
@@ -558,7 +695,10 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         op::OpFAdd | op::OpFSub | op::OpFMul | op::OpFDiv | op::OpFRem | op::OpFMod => {
             check_float(inst.sk).map_err(&loc)?;
             let w = inst.sk.w;
-            map2(val!(0), val!(1), &mut |a, b| Ok(fput(float_bin(o, fget(a, w), fget(b, w))?, w))).map_err(&loc)?
+            map2(val!(0), val!(1), &mut |a, b| {
+                Ok(fput(float_bin(o, fget(a, w), fget(b, w))?, w))
+            })
+            .map_err(&loc)?
         }
         op::OpFNegate => {
             check_float(inst.sk).map_err(&loc)?;
@@ -570,7 +710,11 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             let w = inst.ak.w;
             map1(val!(0), &mut |a| {
                 let f = fget(a, w);
-                Ok((if o == op::OpIsNan { f.is_nan() } else { f.is_infinite() }) as u64)
+                Ok((if o == op::OpIsNan {
+                    f.is_nan()
+                } else {
+                    f.is_infinite()
+                }) as u64)
             })
             .map_err(&loc)?
         }
@@ -603,7 +747,12 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                 check_float(inst.ak).map_err(&loc)?;
             }
             let k = inst.ak;
-            map2(val!(0), val!(1), &mut |a, b| Ok(compare(o, a, b, k)? as u64)).map_err(&loc)?
+            map2(
+                val!(0),
+                val!(1),
+                &mut |a, b| Ok(compare(o, a, b, k)? as u64),
+            )
+            .map_err(&loc)?
         }
         op::OpLogicalAnd => map2(val!(0), val!(1), &mut |a, b| Ok(a & b)).map_err(&loc)?,
         op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(a | b)).map_err(&loc)?,
@@ -630,13 +779,25 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                     }
                 }
                 Val::C(cs) => match (a, b) {
-                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => Val::C(
-                        cs.iter()
-                            .zip(xs.iter().zip(ys))
-                            .map(|(c, (x, y))| if matches!(c, Val::S(0)) { y.clone() } else { x.clone() })
-                            .collect(),
-                    ),
-                    _ => return Err(loc(String::from("OpSelect with operands of different shapes"))),
+                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
+                        Val::C(
+                            cs.iter()
+                                .zip(xs.iter().zip(ys))
+                                .map(|(c, (x, y))| {
+                                    if matches!(c, Val::S(0)) {
+                                        y.clone()
+                                    } else {
+                                        x.clone()
+                                    }
+                                })
+                                .collect(),
+                        )
+                    }
+                    _ => {
+                        return Err(loc(String::from(
+                            "OpSelect with operands of different shapes",
+                        )));
+                    }
                 },
                 Val::P(_) => return Err(loc(String::from("OpSelect on a pointer condition"))),
             }
@@ -647,7 +808,14 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             let (fw, w) = (inst.ak.w, inst.sk.w);
             map1(val!(0), &mut |a| {
                 let f = fget(a, fw);
-                Ok(mask(if o == op::OpConvertFToU { f as u64 } else { f as i64 as u64 }, w))
+                Ok(mask(
+                    if o == op::OpConvertFToU {
+                        f as u64
+                    } else {
+                        f as i64 as u64
+                    },
+                    w,
+                ))
             })
             .map_err(&loc)?
         }
@@ -655,10 +823,18 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             check_float(inst.sk).map_err(&loc)?;
             let (iw, w) = (inst.ak.w, inst.sk.w);
             map1(val!(0), &mut |a| {
-                let f = if o == op::OpConvertSToF { sext(a, iw) as f64 } else { a as f64 };
+                let f = if o == op::OpConvertSToF {
+                    sext(a, iw) as f64
+                } else {
+                    a as f64
+                };
                 // An i64/u64 above 2^53 rounds twice through f64; exact for f64 results.
                 if w == 32 && iw == 64 {
-                    let f32v = if o == op::OpConvertSToF { sext(a, iw) as f32 } else { a as f32 };
+                    let f32v = if o == op::OpConvertSToF {
+                        sext(a, iw) as f32
+                    } else {
+                        a as f32
+                    };
                     return Ok(f32v.to_bits() as u64);
                 }
                 Ok(fput(f, w))
@@ -696,7 +872,13 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             let (a, b) = (comps(val!(0)), comps(val!(1)));
             let mut s = 0f64;
             for (x, y) in a.iter().zip(&b) {
-                let p = fget(fput(fget(scalar(x).map_err(&loc)?, w) * fget(scalar(y).map_err(&loc)?, w), w), w);
+                let p = fget(
+                    fput(
+                        fget(scalar(x).map_err(&loc)?, w) * fget(scalar(y).map_err(&loc)?, w),
+                        w,
+                    ),
+                    w,
+                );
                 s = fget(fput(s + p, w), w);
             }
             Val::S(fput(s, w))
@@ -708,7 +890,9 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             map1(val!(0), &mut |a| Ok(fput(fget(a, w) * s, w))).map_err(&loc)?
         }
         op::OpCompositeConstruct => {
-            let parts: Vec<Val> = (0..args.len()).map(|k| get(prog, &fr.regs, args[k]).clone()).collect();
+            let parts: Vec<Val> = (0..args.len())
+                .map(|k| get(prog, &fr.regs, args[k]).clone())
+                .collect();
             match prog.ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Vector { .. }) => Val::C(parts.iter().flat_map(comps).collect()),
                 _ => Val::C(parts),
@@ -718,7 +902,8 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         op::OpCompositeInsert => {
             let obj = val!(0).clone();
             let mut c = val!(1).clone();
-            let slot = at_mut(&mut c, &args[2..]).ok_or_else(|| loc(String::from("a composite index is out of bounds")))?;
+            let slot = at_mut(&mut c, &args[2..])
+                .ok_or_else(|| loc(String::from("a composite index is out of bounds")))?;
             *slot = obj;
             c
         }
@@ -730,7 +915,9 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                 out.push(if k == u32::MAX {
                     Val::S(0)
                 } else {
-                    all.get(k as usize).cloned().ok_or_else(|| loc(String::from("a shuffle index is out of bounds")))?
+                    all.get(k as usize)
+                        .cloned()
+                        .ok_or_else(|| loc(String::from("a shuffle index is out of bounds")))?
                 });
             }
             Val::C(out)
@@ -738,13 +925,20 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         op::OpVectorExtractDynamic => {
             let i = scalar(val!(1)).map_err(&loc)?;
             let v = comps(val!(0));
-            v.get(i as usize).cloned().ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {}", v.len())))?
+            v.get(i as usize).cloned().ok_or_else(|| {
+                loc(format!(
+                    "index {i} is out of bounds of a vector of {}",
+                    v.len()
+                ))
+            })?
         }
         op::OpVectorInsertDynamic => {
             let i = scalar(val!(2)).map_err(&loc)?;
             let mut v = comps(val!(0));
             let n = v.len();
-            let slot = v.get_mut(i as usize).ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
+            let slot = v
+                .get_mut(i as usize)
+                .ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
             *slot = val!(1).clone();
             Val::C(v)
         }
@@ -760,7 +954,10 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             st.mem.push(init);
             Val::P(Box::new(Ptr {
                 ty: inst.ty,
-                loc: Loc::Var { var, path: Vec::new() },
+                loc: Loc::Var {
+                    var,
+                    path: Vec::new(),
+                },
             }))
         }
         op::OpAccessChain | op::OpInBoundsAccessChain => {
@@ -810,7 +1007,11 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                 if case.len() != lw + 1 {
                     return Err(loc(String::from("OpSwitch has a truncated case")));
                 }
-                let lit = if lw == 2 { case[0] as u64 | (case[1] as u64) << 32 } else { case[0] as u64 };
+                let lit = if lw == 2 {
+                    case[0] as u64 | (case[1] as u64) << 32
+                } else {
+                    case[0] as u64
+                };
                 if mask(lit, w) == sel {
                     target = case[lw];
                     break;
@@ -826,7 +1027,10 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                 return Err(loc(format!("the call stack is deeper than {MAX_DEPTH}")));
             }
             let f = arg(0)?;
-            let callee = prog.funcs.get(f as usize).ok_or_else(|| loc(String::from("a call to a function that is not defined")))?;
+            let callee = prog
+                .funcs
+                .get(f as usize)
+                .ok_or_else(|| loc(String::from("a call to a function that is not defined")))?;
             if callee.blocks.is_empty() {
                 return Err(loc(String::from("a call to a function without a body")));
             }
@@ -840,7 +1044,9 @@ fn exec(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             return Ok(Flow::Call(nf));
         }
         op::OpUnreachable => return Err(loc(String::from("OpUnreachable was reached"))),
-        op::OpKill | op::OpTerminateInvocation => return Err(loc(String::from("the invocation was killed (OpKill)"))),
+        op::OpKill | op::OpTerminateInvocation => {
+            return Err(loc(String::from("the invocation was killed (OpKill)")));
+        }
         _ => return Err(loc(unsupported(o))),
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {

@@ -140,7 +140,9 @@ fn parts(
             }
         }
         Type::Matrix { column, columns } => {
-            let (ms, row) = mat.ok_or_else(|| MemErr::Msg(String::from("a matrix in a buffer without MatrixStride")))?;
+            let (ms, row) = mat.ok_or_else(|| {
+                MemErr::Msg(String::from("a matrix in a buffer without MatrixStride"))
+            })?;
             let cb = match ty_of(ir, *column)? {
                 Type::Vector { component, .. } => scalar_bytes(ty_of(ir, *component)?).unwrap_or(4),
                 _ => 4,
@@ -154,7 +156,9 @@ fn parts(
             }
         }
         Type::Array { element, len, .. } => {
-            let stride = ir.ty(ty).and_then(|d| d.array_stride).ok_or_else(|| MemErr::Msg(format!("array %{ty} in a buffer without ArrayStride")))?;
+            let stride = ir.ty(ty).and_then(|d| d.array_stride).ok_or_else(|| {
+                MemErr::Msg(format!("array %{ty} in a buffer without ArrayStride"))
+            })?;
             let n = len.ok_or_else(|| MemErr::Msg(format!("array %{ty} has no known length")))?;
             for k in 0..n {
                 out.push((*element, off + k * stride as u64, 0, mat));
@@ -162,12 +166,18 @@ fn parts(
         }
         Type::Struct { members } => {
             for (k, m) in members.iter().enumerate() {
-                let o = m.offset.ok_or_else(|| MemErr::Msg(format!("member {k} of struct %{ty} has no Offset")))?;
+                let o = m.offset.ok_or_else(|| {
+                    MemErr::Msg(format!("member {k} of struct %{ty} has no Offset"))
+                })?;
                 let mm = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));
                 out.push((m.ty, off + o as u64, 0, mm));
             }
         }
-        _ => return Err(MemErr::Msg(format!("cannot read or write type %{ty} in a buffer"))),
+        _ => {
+            return Err(MemErr::Msg(format!(
+                "cannot read or write type %{ty} in a buffer"
+            )));
+        }
     }
     Ok(out)
 }
@@ -184,7 +194,11 @@ pub(super) fn read_buf(
     let t = ty_of(ir, ty)?;
     if let Some(n) = scalar_bytes(t) {
         let v = bytes_at(bytes, off, n)?;
-        return Ok(Val::S(if matches!(t, Type::Bool) { (v != 0) as u64 } else { v }));
+        return Ok(Val::S(if matches!(t, Type::Bool) {
+            (v != 0) as u64
+        } else {
+            v
+        }));
     }
     let mut out = Vec::new();
     for (pt, po, pv, pm) in parts(ir, ty, off, vstride, mat)? {
@@ -215,7 +229,9 @@ pub(super) fn write_buf(
     };
     let ps = parts(ir, ty, off, vstride, mat)?;
     if ps.len() != items.len() {
-        return Err(MemErr::Msg(String::from("a composite of the wrong size stored")));
+        return Err(MemErr::Msg(String::from(
+            "a composite of the wrong size stored",
+        )));
     }
     for ((pt, po, pv, pm), item) in ps.into_iter().zip(items) {
         write_buf(ir, bytes, pt, po, pv, pm, item)?;
@@ -234,10 +250,17 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
         Type::Array { element, len, .. } => (*element, Some(len.unwrap_or(0))),
         Type::RuntimeArray { element } => (*element, None),
         Type::Struct { members } => (
-            members.get(i as usize).map(|m| m.ty).ok_or_else(|| oob(members.len() as u64))?,
+            members
+                .get(i as usize)
+                .map(|m| m.ty)
+                .ok_or_else(|| oob(members.len() as u64))?,
             Some(members.len() as u64),
         ),
-        _ => return Err(format!("an access chain indexes into %{ty}, which is not a composite")),
+        _ => {
+            return Err(format!(
+                "an access chain indexes into %{ty}, which is not a composite"
+            ));
+        }
     };
     if let Some(n) = len
         && i >= n
@@ -251,18 +274,27 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
             }
             path.push(i as u32);
         }
-        Loc::Buf { off, vstride, mat, .. } => match &t.ty {
+        Loc::Buf {
+            off, vstride, mat, ..
+        } => match &t.ty {
             Type::Vector { component, .. } => {
-                let cb = ir.ty(*component).and_then(|c| scalar_bytes(&c.ty)).unwrap_or(4);
+                let cb = ir
+                    .ty(*component)
+                    .and_then(|c| scalar_bytes(&c.ty))
+                    .unwrap_or(4);
                 let s = if *vstride != 0 { *vstride as u64 } else { cb };
                 *off = off.wrapping_add(i.wrapping_mul(s));
                 *vstride = 0;
                 *mat = None;
             }
             Type::Matrix { column, .. } => {
-                let (ms, row) = mat.ok_or_else(|| String::from("a matrix in a buffer without MatrixStride"))?;
+                let (ms, row) =
+                    mat.ok_or_else(|| String::from("a matrix in a buffer without MatrixStride"))?;
                 let cb = match ir.ty(*column).map(|c| &c.ty) {
-                    Some(Type::Vector { component, .. }) => ir.ty(*component).and_then(|c| scalar_bytes(&c.ty)).unwrap_or(4),
+                    Some(Type::Vector { component, .. }) => ir
+                        .ty(*component)
+                        .and_then(|c| scalar_bytes(&c.ty))
+                        .unwrap_or(4),
                     _ => 4,
                 };
                 if row {
@@ -275,13 +307,19 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
                 *mat = None;
             }
             Type::Array { .. } | Type::RuntimeArray { .. } => {
-                let stride = t.array_stride.ok_or_else(|| format!("array %{ty} in a buffer without ArrayStride"))?;
+                let stride = t
+                    .array_stride
+                    .ok_or_else(|| format!("array %{ty} in a buffer without ArrayStride"))?;
                 *off = off.wrapping_add(i.wrapping_mul(stride as u64));
                 *vstride = 0;
             }
             Type::Struct { members } => {
-                let Some(m) = members.get(i as usize) else { return Err(oob(members.len() as u64)) };
-                let o = m.offset.ok_or_else(|| format!("member {i} of struct %{ty} has no Offset"))?;
+                let Some(m) = members.get(i as usize) else {
+                    return Err(oob(members.len() as u64));
+                };
+                let o = m
+                    .offset
+                    .ok_or_else(|| format!("member {i} of struct %{ty} has no Offset"))?;
                 *off = off.wrapping_add(o as u64);
                 *vstride = 0;
                 *mat = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));

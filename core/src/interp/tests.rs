@@ -1,0 +1,392 @@
+//! Interpreter unit tests on small hand-written modules. Every expected value
+//! is worked out by hand from the SPIR-V specification's definition of the
+//! instruction (see the comments), not taken from a run.
+
+use super::*;
+use crate::grammar::op;
+use crate::text::asm::{AsmOptions, assemble};
+use alloc::vec;
+
+/// The common head of the test modules: one storage buffer `%out` at set 0,
+/// binding 0 (a block holding a runtime array of uint, stride 4), the
+/// GlobalInvocationId input `%gid`, and the usual types and constants.
+const HEAD: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize LSX 1 1
+               OpName %loop "loop"
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %rta ArrayStride 4
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %blk Block
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %v3uint = OpTypeVector %uint 3
+      %v2uint = OpTypeVector %uint 2
+        %rta = OpTypeRuntimeArray %uint
+        %blk = OpTypeStruct %rta
+      %p_blk = OpTypePointer StorageBuffer %blk
+     %p_uint = OpTypePointer StorageBuffer %uint
+     %f_uint = OpTypePointer Function %uint
+       %p_in = OpTypePointer Input %v3uint
+        %out = OpVariable %p_blk StorageBuffer
+        %gid = OpVariable %p_in Input
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u3 = OpConstant %uint 3
+         %u4 = OpConstant %uint 4
+         %u7 = OpConstant %uint 7
+         %u8 = OpConstant %uint 8
+        %u10 = OpConstant %uint 10
+       %umax = OpConstant %uint 0xffffffff
+       %uhi  = OpConstant %uint 0x80000000
+     %uabcd  = OpConstant %uint 0xabcd
+     %uf0f0  = OpConstant %uint 0xf0f0
+         %i2 = OpConstant %int 2
+        %im2 = OpConstant %int -2
+        %im7 = OpConstant %int -7
+         %i7 = OpConstant %int 7
+      %f_1_5 = OpConstant %float 1.5
+        %f_2 = OpConstant %float 2
+    %f_m2_75 = OpConstant %float -2.75
+       %main = OpFunction %void None %fn
+"#;
+
+fn module(local_x: u32, body: &str) -> Ir {
+    let text = alloc::format!(
+        "{}{}",
+        HEAD.replace("LSX", &alloc::format!("{local_x}")),
+        body
+    );
+    let words = assemble(&text, &AsmOptions::default()).expect("the test module assembles");
+    Ir::build(crate::binary::read_words(&words).expect("the test module reads back"))
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Run with an output buffer of `n` zeroed words at (0, 0).
+fn run_out(
+    ir: &Ir,
+    groups: u32,
+    n: usize,
+    max_steps: u64,
+) -> (Result<RunStats, RunError>, Vec<u32>) {
+    let mut b = Buffers::new();
+    b.insert((0, 0), vec![0u8; 4 * n]);
+    let opts = Options {
+        workgroups: [groups, 1, 1],
+        max_steps,
+        ..Options::default()
+    };
+    let r = run(ir, &opts, &mut b);
+    (r, words(&b[&(0, 0)]))
+}
+
+/// The index of the first instruction with opcode `o`.
+fn index_of(ir: &Ir, o: u16) -> u32 {
+    (0..ir.len())
+        .find(|&i| ir.opcode(i) == o)
+        .expect("the opcode is in the module") as u32
+}
+
+/// The constants `%k0`..`%k{n-1}` (uint).
+fn index_constants(n: usize) -> String {
+    let mut s = String::new();
+    for k in 0..n {
+        s.push_str(&alloc::format!("%k{k} = OpConstant %uint {k}\n"));
+    }
+    s
+}
+
+#[test]
+fn arithmetic() {
+    // The store indices are constants, declared before %main.
+    let consts = index_constants(16);
+    let head_end = "%main = OpFunction %void None %fn";
+    let mut text = String::from(HEAD.replace("LSX", "1"));
+    text = text.replace(head_end, &alloc::format!("{consts}{head_end}"));
+    let mut body = String::from(
+        r#"
+      %entry = OpLabel
+         %v0 = OpIAdd %uint %umax %u2              ; 2^32-1 + 2 wraps to 1
+         %s1 = OpSDiv %int %im7 %i2                ; -7 / 2 = -3 (rounds toward 0)
+         %v1 = OpBitcast %uint %s1
+         %s2 = OpSRem %int %im7 %i2                ; sign of operand 1: -1
+         %v2 = OpBitcast %uint %s2
+         %s3 = OpSMod %int %im7 %i2                ; sign of operand 2: 1
+         %v3 = OpBitcast %uint %s3
+         %s4 = OpSMod %int %i7 %im2                ; sign of operand 2: -1
+         %v4 = OpBitcast %uint %s4
+         %v5 = OpUMod %uint %u7 %u3                ; 1
+         %v6 = OpShiftRightArithmetic %uint %uhi %u4   ; 0xf8000000
+         %v7 = OpShiftRightLogical %uint %uhi %u4      ; 0x08000000
+         %s8 = OpConvertFToS %int %f_m2_75         ; -2 (toward 0)
+         %v8 = OpBitcast %uint %s8
+        %f9  = OpFMul %float %f_1_5 %f_2           ; 3.0 = 0x40400000
+         %v9 = OpBitcast %uint %f9
+        %v10 = OpBitFieldUExtract %uint %uabcd %u4 %u8 ; bits 4..11 of 0xabcd: 0xbc
+        %v11 = OpBitFieldSExtract %uint %uabcd %u4 %u8 ; 0xbc, bit 7 set: 0xffffffbc
+        %v12 = OpBitCount %uint %uf0f0             ; 8
+        %v13 = OpBitReverse %uint %u1              ; 0x80000000
+        %vec = OpCompositeConstruct %v2uint %u7 %u10
+        %shu = OpVectorShuffle %v2uint %vec %vec 1 2   ; (10, 7)
+        %v14 = OpCompositeExtract %uint %shu 0     ; 10
+        %cmp = OpULessThan %bool %u3 %u2           ; false
+        %v15 = OpSelect %uint %cmp %u1 %u8         ; 8
+"#,
+    );
+    for k in 0..16 {
+        body.push_str(&alloc::format!(
+            "%p{k} = OpAccessChain %p_uint %out %u0 %k{k}\nOpStore %p{k} %v{k}\n"
+        ));
+    }
+    body.push_str("OpReturn\nOpFunctionEnd\n");
+    let words_ = assemble(&(text + &body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&words_).expect("reads"));
+    let (r, out) = run_out(&ir, 1, 16, 10_000);
+    r.expect("runs");
+    assert_eq!(
+        out,
+        vec![
+            1,
+            (-3i32) as u32,
+            (-1i32) as u32,
+            1,
+            (-1i32) as u32,
+            1,
+            0xf800_0000,
+            0x0800_0000,
+            (-2i32) as u32,
+            0x4040_0000,
+            0xbc,
+            0xffff_ffbc,
+            8,
+            0x8000_0000,
+            10,
+            8
+        ]
+    );
+}
+
+#[test]
+fn loop_with_phis() {
+    // sum = 0; for (i = 1; i <= 10; i++) sum += i;  => 55, i ends at 11.
+    let ir = module(
+        1,
+        r#"
+      %entry = OpLabel
+               OpBranch %loop
+       %loop = OpLabel
+          %i = OpPhi %uint %u1 %entry %inext %cont
+        %sum = OpPhi %uint %u0 %entry %snext %cont
+         %le = OpULessThanEqual %bool %i %u10
+               OpLoopMerge %merge %cont None
+               OpBranchConditional %le %body %merge
+       %body = OpLabel
+      %snext = OpIAdd %uint %sum %i
+               OpBranch %cont
+       %cont = OpLabel
+      %inext = OpIAdd %uint %i %u1
+               OpBranch %loop
+      %merge = OpLabel
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p0 %sum
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %i
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 2, 10_000);
+    r.expect("runs");
+    assert_eq!(out, vec![55, 11]);
+}
+
+#[test]
+fn switch_with_fallthrough_over_a_grid() {
+    // sel = gid.x & 3; case 0 adds 1 and falls through to case 1, which adds
+    // 10; case 2 adds 100; default adds 1000. out[gid.x] = acc.
+    // Two workgroups of 4: gid.x = 0..7, sel = 0,1,2,3,0,1,2,3.
+    let text = HEAD.replace("LSX", "4").replace(
+        "%main = OpFunction",
+        "%u100 = OpConstant %uint 100\n%main = OpFunction",
+    );
+    let body = r#"
+      %entry = OpLabel
+        %acc = OpVariable %f_uint Function %u0
+         %g3 = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g3 0
+        %sel = OpBitwiseAnd %uint %x %u3
+               OpSelectionMerge %merge None
+               OpSwitch %sel %def 0 %c0 1 %c1 2 %c2
+         %c0 = OpLabel
+         %a0 = OpLoad %uint %acc
+         %b0 = OpIAdd %uint %a0 %u1
+               OpStore %acc %b0
+               OpBranch %c1
+         %c1 = OpLabel
+         %a1 = OpLoad %uint %acc
+         %b1 = OpIAdd %uint %a1 %u10
+               OpStore %acc %b1
+               OpBranch %merge
+         %c2 = OpLabel
+               OpStore %acc %u100
+               OpBranch %merge
+        %def = OpLabel
+      %c1000 = OpIMul %uint %u100 %u10
+               OpStore %acc %c1000
+               OpBranch %merge
+      %merge = OpLabel
+          %r = OpLoad %uint %acc
+          %p = OpAccessChain %p_uint %out %u0 %x
+               OpStore %p %r
+               OpReturn
+               OpFunctionEnd
+"#;
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, out) = run_out(&ir, 2, 8, 10_000);
+    let stats = r.expect("runs");
+    assert_eq!(stats.invocations, 8);
+    assert_eq!(out, vec![11, 10, 100, 1000, 11, 10, 100, 1000]);
+}
+
+const ENDLESS: &str = r#"
+      %entry = OpLabel
+               OpBranch %loop
+       %loop = OpLabel
+               OpLoopMerge %merge %loop None
+               OpBranchConditional %true %loop %merge
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn step_budget() {
+    let text = HEAD.replace("LSX", "1").replace(
+        "%main = OpFunction",
+        "%true = OpConstantTrue %bool\n%main = OpFunction",
+    );
+    let w = assemble(&(text + ENDLESS), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, _) = run_out(&ir, 1, 1, 1000);
+    let e = r.expect_err("the loop does not end");
+    assert_eq!(
+        e.message,
+        "did not terminate after 1000 steps; invocation (0,0,0) was in block %loop"
+    );
+    assert_eq!(e.invocation, Some([0, 0, 0]));
+    // The loop's only executed instruction is its conditional branch.
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpBranchConditional)));
+}
+
+#[test]
+fn out_of_bounds_store() {
+    // out has 4 words (16 bytes); out[4] is bytes 16..20.
+    let ir = module(
+        1,
+        r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u4
+               OpStore %p %u7
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    let e = r.expect_err("out of bounds");
+    assert_eq!(
+        e.message,
+        "out-of-bounds access: 4 bytes at offset 16 of the buffer at set 0, binding 0"
+    );
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpStore)));
+    assert_eq!(e.invocation, Some([0, 0, 0]));
+    assert_eq!(out, vec![0, 0, 0, 0], "the buffer comes back untouched");
+}
+
+#[test]
+fn division_by_zero() {
+    // out[0] is 0, loaded and used as a divisor.
+    let ir = module(
+        1,
+        r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %z = OpLoad %uint %p
+          %q = OpUDiv %uint %u7 %z
+               OpStore %p %q
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, _) = run_out(&ir, 1, 1, 1000);
+    let e = r.expect_err("division by zero");
+    assert_eq!(e.message, "integer division by zero");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpUDiv)));
+}
+
+#[test]
+fn barrier_is_not_supported() {
+    let ir = module(
+        1,
+        r#"
+      %entry = OpLabel
+               OpControlBarrier %u2 %u2 %u0
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, _) = run_out(&ir, 1, 1, 1000);
+    let e = r.expect_err("not supported");
+    assert_eq!(e.message, "not supported: OpControlBarrier");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpControlBarrier)));
+}
+
+#[test]
+fn function_call_and_private_variable() {
+    // f(a) = a * 3, called twice on a Private counter starting at 2:
+    // 2 -> 6 -> 18.
+    let text = HEAD
+        .replace("LSX", "1")
+        .replace(
+            "%main = OpFunction",
+            "%p_priv = OpTypePointer Private %uint\n%ctr = OpVariable %p_priv Private %u2\n%fn1 = OpTypeFunction %uint %uint\n%main = OpFunction",
+        );
+    let body = r#"
+      %entry = OpLabel
+         %c0 = OpLoad %uint %ctr
+         %c1 = OpFunctionCall %uint %times3 %c0
+               OpStore %ctr %c1
+         %c2 = OpLoad %uint %ctr
+         %c3 = OpFunctionCall %uint %times3 %c2
+          %p = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p %c3
+               OpReturn
+               OpFunctionEnd
+     %times3 = OpFunction %uint None %fn1
+          %a = OpFunctionParameter %uint
+         %fe = OpLabel
+          %m = OpIMul %uint %a %u3
+               OpReturnValue %m
+               OpFunctionEnd
+"#;
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, out) = run_out(&ir, 1, 1, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![18]);
+}
