@@ -12,10 +12,14 @@ const MUST_PASS: usize = 334;
 
 #[test]
 fn fleshed_amber_files_pass() {
-    let Some(corpus) = corpus_or_skip("amber_fleshed") else { return };
+    let Some(corpus) = corpus_or_skip("amber_fleshed") else {
+        return;
+    };
     let dir = corpus.join("amber/spirv-control-flow-fleshed");
-    let index: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).expect("read index.json"))
-        .expect("index.json parses");
+    let index: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("index.json")).expect("read index.json"),
+    )
+    .expect("index.json parses");
     let cases = index.as_array().expect("index.json is a list");
     assert_eq!(cases.len(), 334, "the index lists 334 files");
     let mut passed = 0;
@@ -26,7 +30,14 @@ fn fleshed_amber_files_pass() {
         let outcome = amber::parse(&text).and_then(|s| amber::run(&s, 1_000_000));
         match outcome {
             Ok(o) if o.passed() => passed += 1,
-            Ok(o) => failures.push(format!("{rel}: {}", o.failures.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))),
+            Ok(o) => failures.push(format!(
+                "{rel}: {}",
+                o.failures
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
             Err(e) => failures.push(format!("{rel}: error: {e}")),
         }
     }
@@ -34,5 +45,10 @@ fn fleshed_amber_files_pass() {
         println!("FAIL {f}");
     }
     println!("amber_fleshed: {passed} of {} pass", cases.len());
-    assert!(passed >= MUST_PASS, "{} files fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        passed >= MUST_PASS,
+        "{} files fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -16,6 +16,8 @@ use alloc::vec::Vec;
 pub(super) const G: u32 = 0x8000_0000;
 /// No result.
 pub(super) const NONE: u32 = u32::MAX;
+/// An operand id that names no value, block or function.
+pub(super) const NO_VALUE: u32 = u32::MAX;
 /// An instruction that reads a constant the IR could not evaluate.
 pub(super) const OP_BAD_CONST: u16 = u16::MAX;
 
@@ -126,9 +128,26 @@ pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> Sk {
             width,
             encoding: None,
         } => Sk { k: K::F, w: width },
-        Type::Vector { component, .. } => scalar_kind(ir, component),
+        Type::Vector { component, .. } => match ir.ty(component).map(|c| &c.ty) {
+            Some(Type::Vector { .. }) | None => OTHER,
+            Some(_) => scalar_kind(ir, component),
+        },
         _ => OTHER,
     }
+}
+
+/// The built-ins the interpreter gives values to.
+fn supported_builtin(b: u32) -> bool {
+    use grammar::built_in as bi;
+    matches!(
+        b,
+        bi::GlobalInvocationId
+            | bi::LocalInvocationId
+            | bi::WorkgroupId
+            | bi::NumWorkgroups
+            | bi::WorkgroupSize
+            | bi::LocalInvocationIndex
+    )
 }
 
 fn err(inst: usize, message: String) -> RunError {
@@ -176,7 +195,11 @@ impl<'a> Program<'a> {
             }
         };
 
-        let bound = ir.module.header.bound.min(1 << 24) as usize;
+        // Ids index a table: size it by the largest id defined, not the header's bound.
+        let bound = (0..ir.len())
+            .filter_map(|i| ir.result_id(i))
+            .max()
+            .map_or(0, |m| m as usize + 1);
         let mut res = vec![R::None; bound];
         let set = |res: &mut Vec<R>, id: u32, r: R| {
             if let Some(x) = res.get_mut(id as usize) {
@@ -253,6 +276,11 @@ impl<'a> Program<'a> {
                         Loc::Unsupported(String::from(
                             "not supported: an Input variable without BuiltIn",
                         ))
+                    } else if let Some(b) = builtin.filter(|b| !supported_builtin(*b)) {
+                        let name = OperandKind::BuiltIn
+                            .enumerant(b)
+                            .map_or(String::new(), |e| String::from(e.name));
+                        Loc::Unsupported(format!("not supported: built-in {name}"))
                     } else {
                         let init = match v.initializer {
                             Some(id) => get(&res, &globals, id),
@@ -405,7 +433,10 @@ impl<'a> Program<'a> {
                                         R::Local(l) => l,
                                         R::Block(b) => b,
                                         R::Func(f) => f,
-                                        R::None => w,
+                                        // A type, an extended instruction set, or an id
+                                        // with no definition: nothing the supported
+                                        // instructions read as a value.
+                                        R::None => NO_VALUE,
                                     });
                                 }
                             }

@@ -154,12 +154,16 @@ fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
     }
 }
 
+/// What an operand that names no value reads as (only in invalid modules).
+static NO_VAL: Val = Val::S(0);
+
 fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
-    if s & G != 0 {
-        &prog.globals[(s & !G) as usize]
+    let v = if s & G != 0 {
+        prog.globals.get((s & !G) as usize)
     } else {
-        &regs[s as usize]
-    }
+        regs.get(s as usize)
+    };
+    v.unwrap_or(&NO_VAL)
 }
 
 fn scalar(v: &Val) -> Result<u64, String> {
@@ -743,7 +747,7 @@ fn exec(
         | op::OpFUnordLessThanEqual
         | op::OpFOrdGreaterThanEqual
         | op::OpFUnordGreaterThanEqual => {
-            if o >= op::OpFOrdEqual && o <= op::OpFUnordGreaterThanEqual {
+            if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
                 check_float(inst.ak).map_err(&loc)?;
             }
             let k = inst.ak;
@@ -985,6 +989,39 @@ fn exec(
             let v = load(prog, st, inst, s)?;
             store(prog, st, inst, &t, v)?;
             return Ok(Flow::Next);
+        }
+        op::OpArrayLength => {
+            // The number of elements of the runtime array that ends the
+            // block: (buffer size - the member's Offset) / ArrayStride.
+            let p = pointer(val!(0), inst)?;
+            let member = arg(1)?;
+            let Loc::Buf { buf, off, .. } = &p.loc else {
+                return Err(loc(String::from(
+                    "OpArrayLength on a pointer that is not into a buffer",
+                )));
+            };
+            let len = st
+                .bufs
+                .get(*buf as usize)
+                .and_then(|b| b.as_ref())
+                .ok_or_else(|| no_buffer(prog, inst, *buf))?
+                .len() as u64;
+            let t = prog.ir.ty(p.ty);
+            let m = t.and_then(|t| t.members().get(member as usize));
+            let stride = m
+                .and_then(|m| prog.ir.ty(m.ty))
+                .and_then(|a| a.array_stride);
+            match (m.and_then(|m| m.offset), stride) {
+                (Some(o), Some(s)) if s > 0 => Val::S(mask(
+                    len.saturating_sub(off + o as u64) / s as u64,
+                    inst.sk.w,
+                )),
+                _ => {
+                    return Err(loc(String::from(
+                        "OpArrayLength on a member without Offset or ArrayStride",
+                    )));
+                }
+            }
         }
         // Control flow.
         op::OpBranch => {

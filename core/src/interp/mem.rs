@@ -69,15 +69,27 @@ pub(super) fn sext(x: u64, w: u32) -> i64 {
 
 /// The zero value of type `ty`.
 pub(super) fn zero(ir: &Ir, ty: u32) -> Val {
+    zero_at(ir, ty, 0)
+}
+
+/// The types nest at most this deep (a deeper nesting is a cycle, in an
+/// invalid module).
+const MAX_NESTING: u32 = 64;
+
+fn zero_at(ir: &Ir, ty: u32, depth: u32) -> Val {
     let Some(t) = ir.ty(ty) else { return Val::S(0) };
+    if depth > MAX_NESTING {
+        return Val::S(0);
+    }
+    let zero = |t: u32| zero_at(ir, t, depth + 1);
     match &t.ty {
         Type::Vector { count, .. } => Val::C(vec![Val::S(0); *count as usize]),
-        Type::Matrix { column, columns } => Val::C(vec![zero(ir, *column); *columns as usize]),
+        Type::Matrix { column, columns } => Val::C(vec![zero(*column); *columns as usize]),
         Type::Array { element, len, .. } => {
             let n = len.unwrap_or(0).min(1 << 20) as usize;
-            Val::C(vec![zero(ir, *element); n])
+            Val::C(vec![zero(*element); n])
         }
-        Type::Struct { members } => Val::C(members.iter().map(|m| zero(ir, m.ty)).collect()),
+        Type::Struct { members } => Val::C(members.iter().map(|m| zero(m.ty)).collect()),
         _ => Val::S(0),
     }
 }
@@ -120,16 +132,23 @@ fn put_bytes(bytes: &mut [u8], off: u64, n: u64, v: u64) -> Result<(), MemErr> {
     Ok(())
 }
 
+/// One part of a value in a buffer: its type, offset, vstride and mat.
+type Part = (u32, u64, u32, Option<(u32, bool)>);
+
 /// Where the parts of a value of type `ty` at `off` lie: calls `f` with each
 /// part's (type, offset, vstride, mat).
 fn parts(
     ir: &Ir,
+    depth: u32,
     ty: u32,
     off: u64,
     vstride: u32,
     mat: Option<(u32, bool)>,
-) -> Result<Vec<(u32, u64, u32, Option<(u32, bool)>)>, MemErr> {
+) -> Result<Vec<Part>, MemErr> {
     let t = ty_of(ir, ty)?;
+    if depth > MAX_NESTING {
+        return Err(MemErr::Msg(format!("type %{ty} nests too deep")));
+    }
     let mut out = Vec::new();
     match t {
         Type::Vector { component, count } => {
@@ -191,6 +210,18 @@ pub(super) fn read_buf(
     vstride: u32,
     mat: Option<(u32, bool)>,
 ) -> Result<Val, MemErr> {
+    read_at(ir, 0, bytes, ty, off, vstride, mat)
+}
+
+fn read_at(
+    ir: &Ir,
+    depth: u32,
+    bytes: &[u8],
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+) -> Result<Val, MemErr> {
     let t = ty_of(ir, ty)?;
     if let Some(n) = scalar_bytes(t) {
         let v = bytes_at(bytes, off, n)?;
@@ -201,8 +232,8 @@ pub(super) fn read_buf(
         }));
     }
     let mut out = Vec::new();
-    for (pt, po, pv, pm) in parts(ir, ty, off, vstride, mat)? {
-        out.push(read_buf(ir, bytes, pt, po, pv, pm)?);
+    for (pt, po, pv, pm) in parts(ir, depth, ty, off, vstride, mat)? {
+        out.push(read_at(ir, depth + 1, bytes, pt, po, pv, pm)?);
     }
     Ok(Val::C(out))
 }
@@ -210,6 +241,20 @@ pub(super) fn read_buf(
 /// Write value `v` of type `ty` at `off`.
 pub(super) fn write_buf(
     ir: &Ir,
+    bytes: &mut [u8],
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+    v: &Val,
+) -> Result<(), MemErr> {
+    write_at(ir, 0, bytes, ty, off, vstride, mat, v)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_at(
+    ir: &Ir,
+    depth: u32,
     bytes: &mut [u8],
     ty: u32,
     off: u64,
@@ -227,14 +272,14 @@ pub(super) fn write_buf(
     let Val::C(items) = v else {
         return Err(MemErr::Msg(String::from("a scalar stored as a composite")));
     };
-    let ps = parts(ir, ty, off, vstride, mat)?;
+    let ps = parts(ir, depth, ty, off, vstride, mat)?;
     if ps.len() != items.len() {
         return Err(MemErr::Msg(String::from(
             "a composite of the wrong size stored",
         )));
     }
     for ((pt, po, pv, pm), item) in ps.into_iter().zip(items) {
-        write_buf(ir, bytes, pt, po, pv, pm, item)?;
+        write_at(ir, depth + 1, bytes, pt, po, pv, pm, item)?;
     }
     Ok(())
 }

@@ -116,7 +116,7 @@ fn arithmetic() {
     // The store indices are constants, declared before %main.
     let consts = index_constants(16);
     let head_end = "%main = OpFunction %void None %fn";
-    let mut text = String::from(HEAD.replace("LSX", "1"));
+    let mut text = HEAD.replace("LSX", "1");
     text = text.replace(head_end, &alloc::format!("{consts}{head_end}"));
     let mut body = String::from(
         r#"
