@@ -111,6 +111,8 @@ pub(super) struct Program<'a> {
     pub globals: Vec<Val>,
     /// The initial values of the per-invocation global variables.
     pub private_init: Vec<Val>,
+    /// The initial values of the Workgroup variables (zero unless initialised).
+    pub shared_init: Vec<Val>,
     pub builtins: Vec<BuiltIn>,
     pub bufs: Vec<BufKey>,
 }
@@ -250,6 +252,7 @@ impl<'a> Program<'a> {
         }
         // Global variables.
         let mut private_init = Vec::new();
+        let mut shared_init = Vec::new();
         let mut builtins = Vec::new();
         let mut bufs: Vec<BufKey> = Vec::new();
         let scn = grammar::storage_class::Input;
@@ -333,6 +336,17 @@ impl<'a> Program<'a> {
                             "a {} variable without DescriptorSet and Binding",
                             sc_name(s)
                         )),
+                    }
+                }
+                s if s == grammar::storage_class::Workgroup => {
+                    let init = match v.initializer {
+                        Some(id) => get(&res, &globals, id),
+                        None => zero(ir, pointee),
+                    };
+                    shared_init.push(init);
+                    Loc::Shared {
+                        var: shared_init.len() as u32 - 1,
+                        path: Vec::new(),
                     }
                 }
                 s => Loc::Unsupported(format!("not supported: {} storage class", sc_name(s))),
@@ -499,6 +513,7 @@ impl<'a> Program<'a> {
             local_size,
             globals,
             private_init,
+            shared_init,
             builtins,
             bufs,
         })

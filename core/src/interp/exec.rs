@@ -28,7 +28,10 @@ struct Frame {
 }
 
 struct State<'b> {
+    /// The running invocation's memory (Private, Input, then Function).
     mem: Vec<Val>,
+    /// The workgroup's memory.
+    shared: Vec<Val>,
     bufs: &'b mut [Option<Vec<u8>>],
 }
 
@@ -54,6 +57,39 @@ pub(super) fn run(
     r
 }
 
+/// Where an invocation stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Running,
+    /// Waiting at the OpControlBarrier with this index.
+    Barrier(u32),
+    Done,
+}
+
+/// One invocation of a workgroup, between its turns.
+struct Invocation {
+    gid: [u32; 3],
+    frames: Vec<Frame>,
+    mem: Vec<Val>,
+    steps: u64,
+    status: Status,
+}
+
+fn located_at(mut e: RunError, gid: [u32; 3]) -> RunError {
+    e.invocation = Some(gid);
+    if e.message.starts_with("did not terminate") {
+        e.message = e.message.replacen("$INV", &show(gid), 1);
+    }
+    e
+}
+
+fn show(g: [u32; 3]) -> String {
+    format!("({},{},{})", g[0], g[1], g[2])
+}
+
+/// Run the grid, one workgroup after another. The invocations of a workgroup
+/// take turns: each runs until it returns or reaches an OpControlBarrier;
+/// when every one waits at the same barrier, they all go on.
 fn run_grid(
     prog: &Program,
     opts: &Options,
@@ -64,19 +100,22 @@ fn run_grid(
     let mut stats = RunStats::default();
     let mut st = State {
         mem: Vec::new(),
+        shared: Vec::new(),
         bufs,
     };
     for wz in 0..nz {
         for wy in 0..ny {
             for wx in 0..nx {
+                let wg = [wx, wy, wz];
+                st.shared.clear();
+                st.shared.extend_from_slice(&prog.shared_init);
+                let mut invs = Vec::new();
                 for z in 0..lz {
                     for y in 0..ly {
                         for x in 0..lx {
-                            let wg = [wx, wy, wz];
                             let local = [x, y, z];
                             let gid = [wx * lx + x, wy * ly + y, wz * lz + z];
-                            st.mem.clear();
-                            st.mem.extend_from_slice(&prog.private_init);
+                            let mut mem = prog.private_init.clone();
                             for b in &prog.builtins {
                                 let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
                                     .ok_or_else(|| RunError {
@@ -87,23 +126,64 @@ fn run_grid(
                                             builtin_name(b.builtin)
                                         ),
                                     })?;
-                                st.mem[b.var as usize] = shape(prog, b.ty, v);
+                                mem[b.var as usize] = shape(prog, b.ty, v);
                             }
-                            let steps = invoke(prog, opts, &mut st).map_err(|mut e| {
-                                e.invocation = Some(gid);
-                                if e.message.starts_with("did not terminate") {
-                                    e.message = e.message.replacen(
-                                        "$INV",
-                                        &format!("({},{},{})", gid[0], gid[1], gid[2]),
-                                        1,
-                                    );
-                                }
-                                e
-                            })?;
-                            stats.steps += steps;
-                            stats.invocations += 1;
+                            let base = mem.len() as u32;
+                            invs.push(Invocation {
+                                gid,
+                                frames: vec![new_frame(prog, prog.entry, NONE, base)],
+                                mem,
+                                steps: 0,
+                                status: Status::Running,
+                            });
                         }
                     }
+                }
+                loop {
+                    for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
+                        core::mem::swap(&mut st.mem, &mut inv.mem);
+                        let r = invoke(prog, opts, &mut st, &mut inv.frames, &mut inv.steps);
+                        core::mem::swap(&mut st.mem, &mut inv.mem);
+                        inv.status = match r.map_err(|e| located_at(e, inv.gid))? {
+                            Some(b) => Status::Barrier(b),
+                            None => Status::Done,
+                        };
+                    }
+                    let Some(waiting) = invs.iter().find_map(|i| match i.status {
+                        Status::Barrier(b) => Some((i.gid, b)),
+                        _ => None,
+                    }) else {
+                        break;
+                    };
+                    for i in &invs {
+                        let problem = match i.status {
+                            Status::Done => Some(format!(
+                                "invocation {} waits at an OpControlBarrier that invocation {} returned without reaching (a barrier in non-uniform control flow)",
+                                show(waiting.0),
+                                show(i.gid)
+                            )),
+                            Status::Barrier(b) if b != waiting.1 => Some(format!(
+                                "invocations {} and {} wait at different OpControlBarriers (a barrier in non-uniform control flow)",
+                                show(waiting.0),
+                                show(i.gid)
+                            )),
+                            _ => None,
+                        };
+                        if let Some(message) = problem {
+                            return Err(RunError {
+                                inst: Some(waiting.1),
+                                invocation: Some(waiting.0),
+                                message,
+                            });
+                        }
+                    }
+                    for i in invs.iter_mut() {
+                        i.status = Status::Running;
+                    }
+                }
+                for i in &invs {
+                    stats.steps += i.steps;
+                    stats.invocations += 1;
                 }
             }
         }
@@ -382,6 +462,8 @@ enum Flow {
     Next,
     Call(Frame),
     Return(Option<Val>),
+    /// At an OpControlBarrier: wait for the rest of the workgroup.
+    Barrier,
 }
 
 fn located(inst: &Inst) -> impl Fn(String) -> RunError + '_ {
@@ -404,17 +486,20 @@ fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
 
 fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
     match &p.loc {
-        Loc::Var { var, path } => st
-            .mem
-            .get(*var as usize)
-            .and_then(|v| at(v, path))
-            .cloned()
-            .ok_or_else(|| {
-                RunError::new(
-                    Some(inst.idx),
-                    String::from("a load through a pointer to memory that is gone"),
-                )
-            }),
+        Loc::Var { var, path } | Loc::Shared { var, path } => if matches!(p.loc, Loc::Var { .. }) {
+            &st.mem
+        } else {
+            &st.shared
+        }
+        .get(*var as usize)
+        .and_then(|v| at(v, path))
+        .cloned()
+        .ok_or_else(|| {
+            RunError::new(
+                Some(inst.idx),
+                String::from("a load through a pointer to memory that is gone"),
+            )
+        }),
         Loc::Buf {
             buf,
             off,
@@ -435,17 +520,20 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
 
 fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result<(), RunError> {
     match &p.loc {
-        Loc::Var { var, path } => {
-            let slot = st
-                .mem
-                .get_mut(*var as usize)
-                .and_then(|m| at_mut(m, path))
-                .ok_or_else(|| {
-                    RunError::new(
-                        Some(inst.idx),
-                        String::from("a store through a pointer to memory that is gone"),
-                    )
-                })?;
+        Loc::Var { var, path } | Loc::Shared { var, path } => {
+            let slot = if matches!(p.loc, Loc::Var { .. }) {
+                &mut st.mem
+            } else {
+                &mut st.shared
+            }
+            .get_mut(*var as usize)
+            .and_then(|m| at_mut(m, path))
+            .ok_or_else(|| {
+                RunError::new(
+                    Some(inst.idx),
+                    String::from("a store through a pointer to memory that is gone"),
+                )
+            })?;
             *slot = v;
             Ok(())
         }
@@ -533,13 +621,19 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
 }
 
 /// Run one invocation; returns its step count.
-fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunError> {
-    let mut frames = vec![new_frame(prog, prog.entry, NONE, st.mem.len() as u32)];
-    let mut steps = 0u64;
+/// Run one invocation until it returns (`None`) or reaches an
+/// OpControlBarrier (`Some(its index)`).
+fn invoke(
+    prog: &Program,
+    opts: &Options,
+    st: &mut State,
+    frames: &mut Vec<Frame>,
+    steps: &mut u64,
+) -> Result<Option<u32>, RunError> {
     loop {
         let depth = frames.len();
         let Some(fr) = frames.last_mut() else {
-            return Ok(steps);
+            return Ok(None);
         };
         let func = &prog.funcs[fr.f as usize];
         let Some(inst) = func.insts.get(fr.pc as usize) else {
@@ -548,8 +642,8 @@ fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunErro
                 String::from("control ran past the end of a function"),
             ));
         };
-        steps += 1;
-        if steps > opts.max_steps {
+        *steps += 1;
+        if *steps > opts.max_steps {
             let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
             let name = match prog.ir.name(label) {
                 Some(n) => format!("%{n}"),
@@ -573,9 +667,10 @@ fn invoke(prog: &Program, opts: &Options, st: &mut State) -> Result<u64, RunErro
         match flow {
             Flow::Next => {}
             Flow::Call(f) => frames.push(f),
+            Flow::Barrier => return Ok(Some(inst.idx)),
             Flow::Return(v) => {
                 let Some(done) = frames.pop() else {
-                    return Ok(steps);
+                    return Ok(None);
                 };
                 st.mem.truncate(done.mem_base as usize);
                 if let (Some(v), Some(caller)) = (v, frames.last_mut())
@@ -1084,6 +1179,9 @@ fn exec(
         op::OpKill | op::OpTerminateInvocation => {
             return Err(loc(String::from("the invocation was killed (OpKill)")));
         }
+        op::OpControlBarrier => return Ok(Flow::Barrier),
+        // Invocations run one at a time: every write is already visible.
+        op::OpMemoryBarrier => return Ok(Flow::Next),
         _ => return Err(loc(unsupported(o))),
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {

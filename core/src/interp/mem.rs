@@ -28,6 +28,8 @@ pub(super) struct Ptr {
 pub(super) enum Loc {
     /// Per-invocation variable `var`, at the component path `path`.
     Var { var: u32, path: Vec<u32> },
+    /// Workgroup variable `var` (shared by the invocations of a workgroup).
+    Shared { var: u32, path: Vec<u32> },
     /// Byte `off` of buffer `buf`. `vstride`: the byte step between the
     /// components of a vector (a column of a row-major matrix), 0 when they
     /// are packed. `mat`: the MatrixStride and RowMajor that apply to the
@@ -313,7 +315,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
         return Err(oob(n));
     }
     match loc {
-        Loc::Var { path, .. } => {
+        Loc::Var { path, .. } | Loc::Shared { path, .. } => {
             if len.is_none() {
                 return Err(String::from("a runtime array outside a buffer"));
             }

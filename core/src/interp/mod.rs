@@ -1,9 +1,12 @@
 //! The reference interpreter: runs a GLCompute entry point of a module's
 //! typed IR over a dispatch grid.
 //!
-//! First slice (issue 9): invocations run one after another, in order
-//! (workgroups z, y, x; then local ids z, y, x). Memory: Function and Private
-//! variables per invocation, held as values; StorageBuffer, Uniform and
+//! First slice (issue 9): workgroups run one after another (z, y, x), and the
+//! invocations of a workgroup take turns in order (local z, y, x): each runs
+//! until it returns or reaches an OpControlBarrier, and they go on together
+//! once all wait at the same barrier (one that only some reach is an error).
+//! Memory: Function and Private variables per invocation and Workgroup
+//! variables per workgroup (zeroed), held as values; StorageBuffer, Uniform and
 //! PushConstant blocks as bytes, read and written by the module's explicit
 //! layout (Offset, ArrayStride, MatrixStride, RowMajor). Buffers come in as a
 //! map (set, binding) -> bytes and go back the same way.

@@ -339,21 +339,92 @@ fn division_by_zero() {
     assert_eq!(e.inst, Some(index_of(&ir, op::OpUDiv)));
 }
 
+/// The head with a Workgroup array `%sh` of 4 uints, a bool `%true`, and
+/// LocalSize 4 (one workgroup: gid.x is the local id).
+fn shared_module(body: &str) -> Ir {
+    let text = HEAD.replace("LSX", "4").replace(
+        "%main = OpFunction",
+        "%arr4 = OpTypeArray %uint %u4\n%p_wg = OpTypePointer Workgroup %arr4\n%w_uint = OpTypePointer Workgroup %uint\n%sh = OpVariable %p_wg Workgroup\n%main = OpFunction",
+    );
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    Ir::build(crate::binary::read_words(&w).expect("reads"))
+}
+
 #[test]
-fn barrier_is_not_supported() {
+fn barrier_orders_workgroup_memory() {
+    // Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
+    // its neighbour sh[(i + 1) & 3]. The barrier makes every write happen
+    // before any read: out = [2, 3, 4, 1]. (Run one after another without the
+    // barrier, invocation 0 would read sh[1] before invocation 1 wrote it.)
+    let ir = shared_module(
+        r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %i1 = OpIAdd %uint %i %u1
+         %pw = OpAccessChain %w_uint %sh %i
+               OpStore %pw %i1
+               OpControlBarrier %u2 %u2 %u0
+          %n = OpBitwiseAnd %uint %i1 %u3
+         %pr = OpAccessChain %w_uint %sh %n
+          %v = OpLoad %uint %pr
+          %p = OpAccessChain %p_uint %out %u0 %i
+               OpStore %p %v
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![2, 3, 4, 1]);
+}
+
+#[test]
+fn barrier_in_divergent_control_flow() {
+    // Only invocation 0 reaches the barrier; invocation 1 returns without it.
+    let ir = shared_module(
+        r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+          %z = OpIEqual %bool %i %u0
+               OpSelectionMerge %merge None
+               OpBranchConditional %z %then %merge
+       %then = OpLabel
+               OpControlBarrier %u2 %u2 %u0
+               OpBranch %merge
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, _) = run_out(&ir, 1, 4, 1000);
+    let e = r.expect_err("a barrier in divergent control flow");
+    assert_eq!(
+        e.message,
+        "invocation (0,0,0) waits at an OpControlBarrier that invocation (1,0,0) returned without reaching (a barrier in non-uniform control flow)"
+    );
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpControlBarrier)));
+    assert_eq!(e.invocation, Some([0, 0, 0]));
+}
+
+#[test]
+fn unsupported_instruction() {
+    // OpAtomicIAdd is not in this slice: a located error, not a guess.
     let ir = module(
         1,
         r#"
       %entry = OpLabel
-               OpControlBarrier %u2 %u2 %u0
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %a = OpAtomicIAdd %uint %p %u1 %u0 %u1
                OpReturn
                OpFunctionEnd
 "#,
     );
     let (r, _) = run_out(&ir, 1, 1, 1000);
     let e = r.expect_err("not supported");
-    assert_eq!(e.message, "not supported: OpControlBarrier");
-    assert_eq!(e.inst, Some(index_of(&ir, op::OpControlBarrier)));
+    assert_eq!(e.message, "not supported: OpAtomicIAdd");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpAtomicIAdd)));
 }
 
 #[test]
