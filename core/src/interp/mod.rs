@@ -11,6 +11,9 @@
 //! layout (Offset, ArrayStride, MatrixStride, RowMajor). Buffers come in as a
 //! map (set, binding) -> bytes and go back the same way.
 //!
+//! Scalars: booleans, integers of 8 to 64 bits, f16, f32 and f64 (float
+//! arithmetic in f64, rounded to the operands' width: correctly rounded).
+//!
 //! Each function is decoded once ([`decode`]): per instruction its opcode, its
 //! result slot, and its operands resolved to value slots (function-local or
 //! global), block indices and function indices, so the loop never looks an id

@@ -461,3 +461,50 @@ fn function_call_and_private_variable() {
     r.expect("runs");
     assert_eq!(out, vec![18]);
 }
+
+#[test]
+fn half_floats_round_to_nearest_even() {
+    // f16 has 10 fraction bits: at 1.0 one ulp is 2^-10.
+    // 1 + 2^-11 is half an ulp above 1: a tie, to even: 1.0 (f32 0x3f800000).
+    // 1 + 3 * 2^-11 is 1.5 ulps: a tie between 1 and 2 ulps, to even: 1 + 2^-9
+    //   (f32: 0x3f800000 + 2^14 = 0x3f804000).
+    // 2^-24 (the least subnormal) * 0.5 = 2^-25: a tie between 0 and 2^-24: 0.
+    // 2^-24 * 1.5: a tie between 1 and 2 units, to even: 2^-23 (f32 exponent
+    //   127 - 23 = 104: 104 << 23 = 0x34000000).
+    // Each result is widened to f32 (exact) and stored as its bits.
+    let text = HEAD.replace("LSX", "1").replace(
+        "%main = OpFunction",
+        r#"%half = OpTypeFloat 16
+        %h1 = OpConstant %half 1
+        %h2m11 = OpConstant %half 0.00048828125
+        %h3m11 = OpConstant %half 0.00146484375
+        %h2m24 = OpConstant %half 0.000000059604644775390625
+        %hhalf = OpConstant %half 0.5
+        %h1_5 = OpConstant %half 1.5
+        %main = OpFunction"#,
+    );
+    let mut body = String::from(
+        r#"
+      %entry = OpLabel
+         %a0 = OpFAdd %half %h1 %h2m11
+         %a1 = OpFAdd %half %h1 %h3m11
+         %a2 = OpFMul %half %h2m24 %hhalf
+         %a3 = OpFMul %half %h2m24 %h1_5
+"#,
+    );
+    for k in 0..4 {
+        body.push_str(&alloc::format!(
+            "%w{k} = OpFConvert %float %a{k}\n%b{k} = OpBitcast %uint %w{k}\n%p{k} = OpAccessChain %p_uint %out %u0 %k{k}\nOpStore %p{k} %b{k}\n"
+        ));
+    }
+    body.push_str("OpReturn\nOpFunctionEnd\n");
+    let text = text.replace(
+        "%half = OpTypeFloat 16",
+        &alloc::format!("{}%half = OpTypeFloat 16", index_constants(4)),
+    );
+    let w = assemble(&(text + &body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![0x3f80_0000, 0x3f80_4000, 0, 0x3400_0000]);
+}
