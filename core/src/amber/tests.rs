@@ -81,8 +81,11 @@ fn parses_the_subset() {
         s.pipelines[0].binds,
         vec![Bind {
             buffer: "data".into(),
-            set: 0,
-            binding: 3,
+            kind: BindKind::Descriptor {
+                set: 0,
+                binding: 3,
+                offset: 0
+            },
             line: 46
         }]
     );
@@ -104,6 +107,7 @@ fn a_wrong_expectation_fails_at_its_line() {
         o.failures,
         vec![AmberError {
             line: 51,
+            col: 1,
             message: "data at byte 8: expected 5, got 6".into()
         }]
     );
@@ -116,6 +120,7 @@ fn errors_are_located() {
         e,
         AmberError {
             line: 49,
+            col: 13,
             message: "RUN z is missing".into()
         }
     );

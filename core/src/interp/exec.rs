@@ -301,7 +301,8 @@ fn fput(x: f64, w: u32) -> u64 {
     }
 }
 
-fn half_to_f64(h: u16) -> f64 {
+/// An f16's bits as an f64 (exact).
+pub fn half_to_f64(h: u16) -> f64 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
     let exp = ((h >> 10) & 0x1f) as u64;
     let mant = (h & 0x3ff) as u64;
@@ -315,7 +316,8 @@ fn half_to_f64(h: u16) -> f64 {
     sign * v
 }
 
-fn f64_to_half(x: f64) -> u16 {
+/// An f64 rounded to f16 bits (to nearest even, with subnormals).
+pub fn f64_to_half(x: f64) -> u16 {
     let bits = x.to_bits();
     let sign = ((bits >> 63) as u16) << 15;
     if x.is_nan() {

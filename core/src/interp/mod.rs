@@ -26,6 +26,8 @@ mod mem;
 #[cfg(test)]
 mod tests;
 
+pub use exec::{f64_to_half, half_to_f64};
+
 use crate::grammar;
 use crate::ir::Ir;
 use alloc::collections::BTreeMap;

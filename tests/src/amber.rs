@@ -1,0 +1,137 @@
+//! The corpus's compute Amber tests (every `amber/*/index.json` entry whose
+//! `pipeline_kind` is `compute` and that has EXPECT lines: 667), run on the
+//! reference interpreter, with the GLSL shaders taken precompiled from the
+//! cases the index lists (each case's meta names its `shader_name`).
+
+use serde_json::Value;
+use spvlab_core::amber::{self, RunOptions};
+use spvlab_core::text::{AsmOptions, assemble};
+use spvlab_core::TargetEnv;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One compute Amber test of the corpus.
+pub struct AmberCase {
+    /// The path under the corpus (`amber/<source>/<name>.amber`).
+    pub amber: String,
+    /// The shader cases (paths under the corpus).
+    pub shaders: Vec<String>,
+}
+
+/// The compute Amber tests with EXPECT lines, sorted by path.
+pub fn compute_cases(corpus: &Path) -> Vec<AmberCase> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(corpus.join("amber"))
+        .expect("read the corpus's amber folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        let Ok(text) = std::fs::read_to_string(d.join("index.json")) else {
+            continue;
+        };
+        let index: Value = serde_json::from_str(&text).expect("index.json parses");
+        for e in index.as_array().expect("index.json is a list") {
+            let expects = e["expects"].as_array().is_some_and(|x| !x.is_empty());
+            if e["pipeline_kind"] != "compute" || !expects {
+                continue;
+            }
+            out.push(AmberCase {
+                amber: e["amber"].as_str().expect("amber path").into(),
+                shaders: e["shaders"]
+                    .as_array()
+                    .map(|s| s.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.amber.cmp(&b.amber));
+    out
+}
+
+/// How a test went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    /// Expectations that failed (their messages).
+    Fail(Vec<String>),
+    /// The script did not parse or a run stopped.
+    Error(String),
+}
+
+/// The precompiled GLSL shaders of a case: shader name -> words.
+fn precompiled(corpus: &Path, case: &AmberCase) -> BTreeMap<String, Vec<u32>> {
+    let mut out = BTreeMap::new();
+    for s in &case.shaders {
+        let Ok(text) = std::fs::read_to_string(corpus.join(s)) else {
+            continue;
+        };
+        let first = text.lines().next().unwrap_or("");
+        let Some(meta) = first.strip_prefix("; corpus-meta:") else {
+            continue;
+        };
+        let Ok(meta) = serde_json::from_str::<Value>(meta.trim()) else {
+            continue;
+        };
+        if !meta["origin"].as_str().unwrap_or("").starts_with("GLSL") {
+            continue;
+        }
+        let (Some(name), Some(env)) = (meta["shader_name"].as_str(), meta["asm_env"].as_str())
+        else {
+            continue;
+        };
+        let opts = AsmOptions {
+            env: TargetEnv::parse(env).unwrap_or(TargetEnv::Spv1_0),
+            ..AsmOptions::default()
+        };
+        if let Ok(words) = assemble(&text, &opts) {
+            out.insert(name.to_string(), words);
+        }
+    }
+    out
+}
+
+/// Run one case.
+pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
+    let text = match std::fs::read_to_string(corpus.join(&case.amber)) {
+        Ok(t) => t,
+        Err(e) => return Verdict::Error(format!("cannot read: {e}")),
+    };
+    let opts = RunOptions {
+        max_steps: 1_000_000,
+        shaders: precompiled(corpus, case),
+    };
+    match amber::parse(&text).and_then(|s| amber::run_with(&s, &opts)) {
+        Ok(o) if o.passed() => Verdict::Pass,
+        Ok(o) => Verdict::Fail(o.failures.iter().map(|e| e.to_string()).collect()),
+        Err(e) => Verdict::Error(e.to_string()),
+    }
+}
+
+/// The cause of a failure, for grouping: a run error's message without its
+/// position, instruction index and invocation; "wrong result" for failed
+/// expectations.
+pub fn cause(v: &Verdict) -> String {
+    match v {
+        Verdict::Pass => String::from("pass"),
+        Verdict::Fail(_) => String::from("wrong result (a failed EXPECT)"),
+        Verdict::Error(e) => {
+            // "L:C: message (instruction N) [invocation (x,y,z)]"
+            let m = e.split_once(": ").map_or(e.as_str(), |(_, m)| m);
+            let m = m.split(" (instruction").next().unwrap_or(m);
+            let m = m.split(" [invocation").next().unwrap_or(m);
+            if let Some(rest) = m.strip_prefix("graphics: not run") {
+                let _ = rest;
+                return String::from("graphics: not run");
+            }
+            if m.starts_with("out-of-bounds access") {
+                return String::from("out-of-bounds access (run error)");
+            }
+            if m.starts_with("OFFSET") {
+                return String::from("a BIND OFFSET past the buffer's end");
+            }
+            m.chars().filter(|c| !c.is_ascii_digit()).collect::<String>()
+        }
+    }
+}
