@@ -4,9 +4,9 @@
 //! cases the index lists (each case's meta names its `shader_name`).
 
 use serde_json::Value;
+use spvlab_core::TargetEnv;
 use spvlab_core::amber::{self, RunOptions};
 use spvlab_core::text::{AsmOptions, assemble};
-use spvlab_core::TargetEnv;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -41,7 +41,11 @@ pub fn compute_cases(corpus: &Path) -> Vec<AmberCase> {
                 amber: e["amber"].as_str().expect("amber path").into(),
                 shaders: e["shaders"]
                     .as_array()
-                    .map(|s| s.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                    .map(|s| {
+                        s.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
                     .unwrap_or_default(),
             });
         }
@@ -131,7 +135,9 @@ pub fn cause(v: &Verdict) -> String {
             if m.starts_with("OFFSET") {
                 return String::from("a BIND OFFSET past the buffer's end");
             }
-            m.chars().filter(|c| !c.is_ascii_digit()).collect::<String>()
+            m.chars()
+                .filter(|c| !c.is_ascii_digit())
+                .collect::<String>()
         }
     }
 }

@@ -9,7 +9,7 @@ use spvlab_tests::corpus_or_skip;
 use std::collections::BTreeMap;
 
 /// The number that pass today; it may only go up.
-const MUST_PASS: usize = 373;
+const MUST_PASS: usize = 454;
 
 fn run_all() -> Option<Vec<(String, Verdict)>> {
     let corpus = corpus_or_skip("amber_corpus")?;
@@ -44,7 +44,10 @@ fn compute_amber_tests_pass() {
     for (c, names) in causes(&results) {
         println!("{:4}  {c}", names.len());
     }
-    println!("amber_corpus: {passed} of {} pass ({fleshed} of 334 fleshed)", results.len());
+    println!(
+        "amber_corpus: {passed} of {} pass ({fleshed} of 334 fleshed)",
+        results.len()
+    );
     assert_eq!(fleshed, 334, "every fleshed control-flow test passes");
     assert!(passed >= MUST_PASS, "{passed} pass, fewer than {MUST_PASS}");
 }
@@ -67,7 +70,11 @@ fn write_report() {
     let mut order: Vec<_> = by.iter().collect();
     order.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
     for (c, names) in &order {
-        md.push_str(&format!("| {} | {} |\n", names.len(), c.replace('|', "\\|")));
+        md.push_str(&format!(
+            "| {} | {} |\n",
+            names.len(),
+            c.replace('|', "\\|")
+        ));
     }
     for (c, names) in &order {
         md.push_str(&format!("\n## {} ({})\n\n", c, names.len()));

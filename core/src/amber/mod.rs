@@ -28,10 +28,10 @@
 //! "graphics: not run" ([`AmberError::is_graphics`]). Anything else is an
 //! error located by its line and column.
 
+use crate::TargetEnv;
 use crate::interp::{self, Buffers, Options, f64_to_half, half_to_f64};
 use crate::ir::Ir;
 use crate::text::asm::{AsmOptions, assemble};
-use crate::TargetEnv;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -125,7 +125,21 @@ impl Scalar {
                     .or_else(|| digits.strip_prefix("0X"))
                 {
                     Some(h) => u64::from_str_radix(h, 16).ok()?,
-                    None => digits.parse().ok()?,
+                    // An integer may be written as a float with no fraction (`0.0`).
+                    None => match digits.parse() {
+                        Ok(v) => v,
+                        Err(_) => {
+                            let f: f64 = digits.parse().ok()?;
+                            if !(f.is_finite()
+                                && f >= 0.0
+                                && f < 18446744073709551616.0
+                                && f == (f as u64) as f64)
+                            {
+                                return None;
+                            }
+                            f as u64
+                        }
+                    },
                 };
                 if neg && !signed && v != 0 {
                     return None;
@@ -145,7 +159,11 @@ impl Scalar {
             Scalar::Float { width } => {
                 // Hex bits are allowed for floats too (`0x7f800000`).
                 let f: f64 = match s.strip_prefix("0x") {
-                    Some(h) => return u64::from_str_radix(h, 16).ok().filter(|b| *b <= mask(width)),
+                    Some(h) => {
+                        return u64::from_str_radix(h, 16)
+                            .ok()
+                            .filter(|b| *b <= mask(width));
+                    }
                     None => s.parse().ok()?,
                 };
                 Some(fput(f, width))
@@ -266,7 +284,9 @@ impl DataType {
                 return None;
             }
             rest = &rest[1..];
-            let n = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            let n = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
             widths.push(rest[..n].parse::<u32>().ok()?);
             rest = &rest[n..];
         }
@@ -328,7 +348,9 @@ impl DataType {
         let n = self.comps();
         let (e, c) = (k / n, k % n);
         let rows = self.rows as usize;
-        e * self.stride(layout) + (c / rows) * self.col_stride(layout) + (c % rows) * self.scalar.size()
+        e * self.stride(layout)
+            + (c / rows) * self.col_stride(layout)
+            + (c % rows) * self.scalar.size()
     }
 }
 
@@ -667,6 +689,10 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 None
             }
             "RUN" => {
+                // TIMED_EXECUTION asks for a timing; the run is the same.
+                if w.peek() == Some("TIMED_EXECUTION") {
+                    w.next();
+                }
                 let pipeline = w.word("the pipeline")?;
                 if matches!(w.peek(), Some("DRAW_RECT" | "DRAW_GRID" | "DRAW_ARRAY")) {
                     return Err(graphics(line, "RUN ... DRAW"));
@@ -753,10 +779,12 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, Ambe
     }
     let mut values: Vec<u64> = Vec::new();
     let put = |t: &Tok, values: &mut Vec<u64>| -> Result<(), AmberError> {
-        let bits = ty
-            .scalar
-            .value(&t.text)
-            .ok_or_else(|| error_at(t, format!("`{}` is not a value of the buffer's type", t.text)))?;
+        let bits = ty.scalar.value(&t.text).ok_or_else(|| {
+            error_at(
+                t,
+                format!("`{}` is not a value of the buffer's type", t.text),
+            )
+        })?;
         values.push(bits);
         Ok(())
     };
@@ -788,9 +816,7 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, Ambe
                     let inc = w.word("INC_BY's value")?;
                     match ty.scalar {
                         Scalar::Int { width, .. } => {
-                            let parse = |s: &str| -> Option<i128> {
-                                s.parse::<i128>().ok()
-                            };
+                            let parse = |s: &str| -> Option<i128> { s.parse::<i128>().ok() };
                             let (Some(a), Some(d)) = (parse(from), parse(inc)) else {
                                 return Err(w.err("SERIES_FROM and INC_BY need integers"));
                             };
@@ -876,8 +902,9 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                             let id = w.num("SPECIALIZE's id")?;
                             w.expect("AS")?;
                             let t = w.word("SPECIALIZE's type")?;
-                            let s = Scalar::parse(t)
-                                .ok_or_else(|| w.err(format!("not supported: SPECIALIZE ... AS {t}")))?;
+                            let s = Scalar::parse(t).ok_or_else(|| {
+                                w.err(format!("not supported: SPECIALIZE ... AS {t}"))
+                            })?;
                             let v = w.word("SPECIALIZE's value")?;
                             let bits = s
                                 .value(v)
@@ -1012,9 +1039,12 @@ fn parse_expect(w: &mut Words, script: &Script, line: u32) -> Result<Command, Am
         .rest()
         .iter()
         .map(|t| {
-            ty.scalar
-                .value(&t.text)
-                .ok_or_else(|| error_at(t, format!("`{}` is not a value of the buffer's type", t.text)))
+            ty.scalar.value(&t.text).ok_or_else(|| {
+                error_at(
+                    t,
+                    format!("`{}` is not a value of the buffer's type", t.text),
+                )
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Command::Expect {
@@ -1084,7 +1114,10 @@ fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, AmberErr
             };
             assemble(&shader.text, &o).map_err(|d| {
                 let first = d.first().map_or(String::new(), |d| d.message.clone());
-                error(shader.line, format!("the shader does not assemble: {first}"))
+                error(
+                    shader.line,
+                    format!("the shader does not assemble: {first}"),
+                )
             })
         }
         ShaderFormat::SpirvHex => {
@@ -1184,7 +1217,8 @@ impl Runner<'_> {
                         0 => None,
                         n => Some(tolerance[(j % ty.comps()) % n]),
                     };
-                    let ok = got.is_some_and(|g| holds(ty.scalar.num(g), *cmp, ty.scalar.num(*want), tol));
+                    let ok = got
+                        .is_some_and(|g| holds(ty.scalar.num(g), *cmp, ty.scalar.num(*want), tol));
                     if !ok {
                         let g = got.map_or(String::from("nothing (past the end)"), |g| {
                             ty.scalar.show(g)
@@ -1216,10 +1250,9 @@ impl Runner<'_> {
                 let count = |d: &[u8], t: DataType, l: Layout| d.len() / t.stride(l) * t.comps();
                 let n = count(da, ta, la);
                 if ta.scalar != tb.scalar || n != count(db, tb, lb) {
-                    self.out.failures.push(error(
-                        *line,
-                        format!("{a} and {b} differ in type or size"),
-                    ));
+                    self.out
+                        .failures
+                        .push(error(*line, format!("{a} and {b} differ in type or size")));
                     return Ok(());
                 }
                 let get = |d: &[u8], t: DataType, l: Layout, k: usize| {
@@ -1251,7 +1284,11 @@ impl Runner<'_> {
                     }
                 }
                 if let Some(t) = rmse {
-                    let e = if n == 0 { 0.0 } else { libm_sqrt(sum / n as f64) };
+                    let e = if n == 0 {
+                        0.0
+                    } else {
+                        libm_sqrt(sum / n as f64)
+                    };
                     if e > *t {
                         self.out.failures.push(error(
                             *line,
@@ -1292,7 +1329,10 @@ impl Runner<'_> {
         }
         let ir = &self.modules[sname];
         if !p.specialize.is_empty() {
-            return Err(error(p.line, "not supported: SPECIALIZE (spec constant values)"));
+            return Err(error(
+                p.line,
+                "not supported: SPECIALIZE (spec constant values)",
+            ));
         }
         let mut map = Buffers::new();
         let mut push = None;
@@ -1305,7 +1345,10 @@ impl Runner<'_> {
                     offset,
                 } => {
                     let d = self.bufs[k].get(offset..).ok_or_else(|| {
-                        error(b.line, format!("OFFSET {offset} is past the end of `{}`", b.buffer))
+                        error(
+                            b.line,
+                            format!("OFFSET {offset} is past the end of `{}`", b.buffer),
+                        )
                     })?;
                     map.insert((set, binding), d.to_vec());
                 }
@@ -1325,7 +1368,8 @@ impl Runner<'_> {
                 binding,
                 offset,
             } = b.kind
-                && let (Ok(k), Some(data)) = (self.find(&b.buffer, b.line), map.remove(&(set, binding)))
+                && let (Ok(k), Some(data)) =
+                    (self.find(&b.buffer, b.line), map.remove(&(set, binding)))
                 && let Some(dst) = self.bufs[k].get_mut(offset..)
                 && dst.len() == data.len()
             {

@@ -457,6 +457,24 @@ impl<'a> Program<'a> {
                             _ => func.args.extend_from_slice(operand.words),
                         }
                     }
+                    if o == op::OpExtInst
+                        && let Some(set) = func.args.get_mut(inst.a as usize)
+                    {
+                        // The set operand: 1 for GLSL.std.450, 0 for any other;
+                        // above bit 8, the component width of the last operand
+                        // (Ldexp's exponent, MatrixInverse's matrix).
+                        let id = ir.operand_words(i, 2).first().copied().unwrap_or(0);
+                        let glsl = ir
+                            .ext_imports
+                            .iter()
+                            .any(|(x, n)| *x == id && n == "GLSL.std.450");
+                        let last = ir.words(i).last().copied().unwrap_or(0);
+                        let mut t = ir.type_of(last).unwrap_or(0);
+                        if let Some(Type::Matrix { column, .. }) = ir.ty(t).map(|d| &d.ty) {
+                            t = *column;
+                        }
+                        *set = glsl as u32 | scalar_kind(ir, t).w << 8;
+                    }
                     if !ir.parsed_ok(i) {
                         return Err(err(
                             i,

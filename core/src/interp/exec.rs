@@ -281,7 +281,7 @@ fn map2(
 }
 
 /// A float's value (f16, f32 and f64 are exact in f64).
-fn fget(x: u64, w: u32) -> f64 {
+pub(super) fn fget(x: u64, w: u32) -> f64 {
     match w {
         64 => f64::from_bits(x),
         16 => half_to_f64(x as u16),
@@ -293,7 +293,7 @@ fn fget(x: u64, w: u32) -> f64 {
 /// operation on f16 or f32 operands done in f64 and then rounded gives the
 /// correctly rounded result: f64 has more than twice their precision plus two
 /// bits, so the double rounding is harmless for +, -, *, /.
-fn fput(x: f64, w: u32) -> u64 {
+pub(super) fn fput(x: f64, w: u32) -> u64 {
     match w {
         64 => x.to_bits(),
         16 => f64_to_half(x) as u64,
@@ -1113,6 +1113,197 @@ fn exec(
                 .ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
             *slot = val!(1).clone();
             Val::C(v)
+        }
+        op::OpExtInst => {
+            let set = arg(0)?;
+            if set & 0xff != 1 {
+                return Err(loc(String::from(
+                    "not supported: an extended instruction set other than GLSL.std.450",
+                )));
+            }
+            let e = arg(1)?;
+            let vals: Vec<&Val> = args[2..].iter().map(|&s| get(prog, &fr.regs, s)).collect();
+            if super::glsl::has_out_pointer(e) {
+                // Modf and Frexp: the whole part or exponent goes through the pointer.
+                let (Some(x), Some(p)) = (vals.first(), vals.get(1)) else {
+                    return Err(loc(String::from("an operand is missing")));
+                };
+                let p = pointer(p, inst)?.clone();
+                let (r, out) = super::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
+                store(prog, st, inst, &p, out)?;
+                r
+            } else {
+                super::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
+            }
+        }
+        op::OpUMulExtended | op::OpSMulExtended => {
+            let w = inst.ak.w;
+            let signed = o == op::OpSMulExtended;
+            let (mut lo, mut hi) = (Vec::new(), Vec::new());
+            let (a, b) = (comps(val!(0)), comps(val!(1)));
+            for (x, y) in a.iter().zip(&b) {
+                let (x, y) = (scalar(x).map_err(&loc)?, scalar(y).map_err(&loc)?);
+                let p: u128 = if signed {
+                    (sext(x, w) as i128).wrapping_mul(sext(y, w) as i128) as u128
+                } else {
+                    (mask(x, w) as u128) * (mask(y, w) as u128)
+                };
+                lo.push(Val::S(mask(p as u64, w)));
+                hi.push(Val::S(mask((p >> w) as u64, w)));
+            }
+            if matches!(val!(0), Val::S(_)) {
+                Val::C(vec![lo.swap_remove(0), hi.swap_remove(0)])
+            } else {
+                Val::C(vec![Val::C(lo), Val::C(hi)])
+            }
+        }
+        op::OpTranspose
+        | op::OpMatrixTimesScalar
+        | op::OpVectorTimesMatrix
+        | op::OpMatrixTimesVector
+        | op::OpMatrixTimesMatrix
+        | op::OpOuterProduct => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            let fl = |v: &Val| -> Result<Vec<f64>, RunError> {
+                comps(v)
+                    .iter()
+                    .map(|x| scalar(x).map(|b| fget(b, w)).map_err(&loc))
+                    .collect()
+            };
+            let mat =
+                |v: &Val| -> Result<Vec<Vec<f64>>, RunError> { comps(v).iter().map(fl).collect() };
+            let vecv = |xs: &[f64]| Val::C(xs.iter().map(|x| Val::S(fput(*x, w))).collect());
+            let matv = |m: &[Vec<f64>]| Val::C(m.iter().map(|c| vecv(c)).collect());
+            let dotp = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+            match o {
+                op::OpTranspose => {
+                    let m = mat(val!(0))?;
+                    let rows = m.first().map_or(0, |c| c.len());
+                    let t: Vec<Vec<f64>> = (0..rows)
+                        .map(|r| m.iter().map(|c| c[r]).collect())
+                        .collect();
+                    matv(&t)
+                }
+                op::OpMatrixTimesScalar => {
+                    let m = mat(val!(0))?;
+                    let s = fget(scalar(val!(1)).map_err(&loc)?, w);
+                    let r: Vec<Vec<f64>> = m
+                        .iter()
+                        .map(|c| c.iter().map(|x| x * s).collect())
+                        .collect();
+                    matv(&r)
+                }
+                op::OpVectorTimesMatrix => {
+                    let v = fl(val!(0))?;
+                    let m = mat(val!(1))?;
+                    vecv(&m.iter().map(|c| dotp(&v, c)).collect::<Vec<_>>())
+                }
+                op::OpMatrixTimesVector => {
+                    let m = mat(val!(0))?;
+                    let v = fl(val!(1))?;
+                    let rows = m.first().map_or(0, |c| c.len());
+                    vecv(
+                        &(0..rows)
+                            .map(|r| m.iter().zip(&v).map(|(c, x)| c[r] * x).sum())
+                            .collect::<Vec<f64>>(),
+                    )
+                }
+                op::OpMatrixTimesMatrix => {
+                    let (a, b) = (mat(val!(0))?, mat(val!(1))?);
+                    let rows = a.first().map_or(0, |c| c.len());
+                    let r: Vec<Vec<f64>> = b
+                        .iter()
+                        .map(|bc| {
+                            (0..rows)
+                                .map(|r| a.iter().zip(bc).map(|(ac, x)| ac[r] * x).sum())
+                                .collect()
+                        })
+                        .collect();
+                    matv(&r)
+                }
+                _ => {
+                    let (a, b) = (fl(val!(0))?, fl(val!(1))?);
+                    let r: Vec<Vec<f64>> = b
+                        .iter()
+                        .map(|y| a.iter().map(|x| x * y).collect())
+                        .collect();
+                    matv(&r)
+                }
+            }
+        }
+        // Atomics: invocations take turns, so each is a load, an operation and a store.
+        op::OpAtomicLoad => {
+            let p = pointer(val!(0), inst)?;
+            load(prog, st, inst, p)?
+        }
+        op::OpAtomicStore => {
+            let p = pointer(val!(0), inst)?.clone();
+            let v = val!(3).clone();
+            store(prog, st, inst, &p, v)?;
+            return Ok(Flow::Next);
+        }
+        op::OpAtomicExchange
+        | op::OpAtomicCompareExchange
+        | op::OpAtomicCompareExchangeWeak
+        | op::OpAtomicIIncrement
+        | op::OpAtomicIDecrement
+        | op::OpAtomicIAdd
+        | op::OpAtomicISub
+        | op::OpAtomicSMin
+        | op::OpAtomicUMin
+        | op::OpAtomicSMax
+        | op::OpAtomicUMax
+        | op::OpAtomicAnd
+        | op::OpAtomicOr
+        | op::OpAtomicXor
+        | op::OpAtomicFAddEXT
+        | op::OpAtomicFMinEXT
+        | op::OpAtomicFMaxEXT => {
+            let p = pointer(val!(0), inst)?.clone();
+            let old = scalar(&load(prog, st, inst, &p)?).map_err(&loc)?;
+            let w = inst.sk.w;
+            let operand = |k: usize| -> Result<u64, RunError> {
+                scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
+            };
+            let new = match o {
+                op::OpAtomicExchange => operand(3)?,
+                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
+                    let (v, cmp) = (operand(4)?, operand(5)?);
+                    if mask(old, w) == mask(cmp, w) { v } else { old }
+                }
+                op::OpAtomicIIncrement => old.wrapping_add(1),
+                op::OpAtomicIDecrement => old.wrapping_sub(1),
+                op::OpAtomicIAdd => old.wrapping_add(operand(3)?),
+                op::OpAtomicISub => old.wrapping_sub(operand(3)?),
+                op::OpAtomicSMin => {
+                    let v = operand(3)?;
+                    if sext(v, w) < sext(old, w) { v } else { old }
+                }
+                op::OpAtomicSMax => {
+                    let v = operand(3)?;
+                    if sext(v, w) > sext(old, w) { v } else { old }
+                }
+                op::OpAtomicUMin => mask(old, w).min(mask(operand(3)?, w)),
+                op::OpAtomicUMax => mask(old, w).max(mask(operand(3)?, w)),
+                op::OpAtomicAnd => old & operand(3)?,
+                op::OpAtomicOr => old | operand(3)?,
+                op::OpAtomicXor => old ^ operand(3)?,
+                _ => {
+                    check_float(inst.sk).map_err(&loc)?;
+                    let (a, b) = (fget(old, w), fget(operand(3)?, w));
+                    fput(
+                        match o {
+                            op::OpAtomicFAddEXT => a + b,
+                            op::OpAtomicFMinEXT => libm::fmin(a, b),
+                            _ => libm::fmax(a, b),
+                        },
+                        w,
+                    )
+                }
+            };
+            store(prog, st, inst, &p, Val::S(mask(new, w)))?;
+            Val::S(old)
         }
         op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
         op::OpUndef => zero(prog.ir, inst.ty),

@@ -22,6 +22,7 @@
 
 mod decode;
 mod exec;
+mod glsl;
 mod mem;
 #[cfg(test)]
 mod tests;

@@ -410,21 +410,20 @@ fn barrier_in_divergent_control_flow() {
 
 #[test]
 fn unsupported_instruction() {
-    // OpAtomicIAdd is not in this slice: a located error, not a guess.
+    // Subgroup operations are not in this slice: a located error, not a guess.
     let ir = module(
         1,
         r#"
       %entry = OpLabel
-          %p = OpAccessChain %p_uint %out %u0 %u0
-          %a = OpAtomicIAdd %uint %p %u1 %u0 %u1
+          %a = OpGroupNonUniformElect %bool %u3
                OpReturn
                OpFunctionEnd
 "#,
     );
     let (r, _) = run_out(&ir, 1, 1, 1000);
     let e = r.expect_err("not supported");
-    assert_eq!(e.message, "not supported: OpAtomicIAdd");
-    assert_eq!(e.inst, Some(index_of(&ir, op::OpAtomicIAdd)));
+    assert_eq!(e.message, "not supported: OpGroupNonUniformElect");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpGroupNonUniformElect)));
 }
 
 #[test]
@@ -507,4 +506,257 @@ fn half_floats_round_to_nearest_even() {
     let (r, out) = run_out(&ir, 1, 4, 1000);
     r.expect("runs");
     assert_eq!(out, vec![0x3f80_0000, 0x3f80_4000, 0, 0x3400_0000]);
+}
+
+/// A module of HEAD with `decls` (types, constants, variables) before the
+/// function and GLSL.std.450 imported as `%glsl`.
+fn module_with(local_x: u32, decls: &str, body: &str) -> Ir {
+    let text = alloc::format!(
+        "{}{}",
+        HEAD.replace("LSX", &alloc::format!("{local_x}"))
+            .replace(
+                "OpMemoryModel",
+                "%glsl = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel"
+            )
+            .replace(
+                "%main = OpFunction %void None %fn",
+                &alloc::format!("{decls}\n%main = OpFunction %void None %fn")
+            ),
+        body
+    );
+    let words = assemble(&text, &AsmOptions::default()).expect("the test module assembles");
+    Ir::build(crate::binary::read_words(&words).expect("the test module reads back"))
+}
+
+#[test]
+fn atomics_on_storage_and_workgroup_memory() {
+    // Four invocations (gid 0..3), in turn:
+    // * out[0] += gid + 1 (OpAtomicIAdd): 1 + 2 + 3 + 4 = 10; the old values
+    //   each sees, in order 0, 1, 3, 6, go to out[1 + gid];
+    // * out[5] = max(out[5], gid) (OpAtomicUMax): 3;
+    // * out[6]: compare-exchange, if out[6] == gid then gid + 1: each finds
+    //   its own gid, so 4 at the end;
+    // * a Workgroup counter incremented by each (OpAtomicIIncrement), then a
+    //   barrier, then each reads it (OpAtomicLoad) into out[7 + gid]: 4, 4, 4, 4;
+    // * out[11] -= 1 by each (OpAtomicISub from 0): 0xfffffffc.
+    let ir = module_with(
+        4,
+        r#"
+      %p_wg = OpTypePointer Workgroup %uint
+     %count = OpVariable %p_wg Workgroup
+      %u11 = OpConstant %uint 11
+      %u264 = OpConstant %uint 264
+"#,
+        r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+          %x1 = OpIAdd %uint %x %u1
+          %p0 = OpAccessChain %p_uint %out %u0 %u0
+         %old = OpAtomicIAdd %uint %p0 %u1 %u0 %x1
+          %po = OpAccessChain %p_uint %out %u0 %x1
+                OpStore %po %old
+          %p5 = OpAccessChain %p_uint %out %u0 %u4
+          %i5 = OpIAdd %uint %u4 %u1
+          %q5 = OpAccessChain %p_uint %out %u0 %i5
+          %m5 = OpAtomicUMax %uint %q5 %u1 %u0 %x
+          %i6 = OpIAdd %uint %i5 %u1
+          %q6 = OpAccessChain %p_uint %out %u0 %i6
+          %c6 = OpAtomicCompareExchange %uint %q6 %u1 %u0 %u0 %x1 %x
+          %n1 = OpAtomicIIncrement %uint %count %u2 %u0
+                OpControlBarrier %u2 %u2 %u264
+          %cv = OpAtomicLoad %uint %count %u2 %u0
+          %j7 = OpIAdd %uint %u7 %x
+          %q7 = OpAccessChain %p_uint %out %u0 %j7
+                OpStore %q7 %cv
+         %q11 = OpAccessChain %p_uint %out %u0 %u11
+          %s1 = OpAtomicISub %uint %q11 %u1 %u0 %u1
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 12, 10_000);
+    r.expect("runs");
+    assert_eq!(out, vec![10, 0, 1, 3, 6, 3, 4, 4, 4, 4, 4, 0xffff_fffc]);
+}
+
+#[test]
+fn glsl_std_450() {
+    // Each result, worked out from the GLSL.std.450 specification:
+    // out[0] FindUMsb(40 = 0b101000) = 5; out[1] FindILsb(40) = 3;
+    // out[2] FindSMsb(-1) = -1; out[3] SClamp(-7, -2, 2) = -2;
+    // out[4] UMax(7, 10) = 10; out[5] Sqrt(16.0) = 4.0 (0x40800000);
+    // out[6] Ldexp(0.75, 3) = 6.0, converted to 6; out[7] Fma(1.5, 2, -2.75)
+    // = 0.25 (0x3e800000); out[8] Floor(-2.75) = -3.0, converted to -3;
+    // out[9] Length((3, 4)) = 5.0, converted to 5; out[10] FMix(2, 10, 0.25)
+    // = 4.0 (0x40800000); out[11] PackHalf2x16((1.5, -2)) = -2 (0xc000) << 16
+    // | 1.5 (0x3e00) = 0xc0003e00; out[12] Determinant([[1.5, 2], [-2.75,
+    // 2]]) = 1.5 * 2 - (-2.75) * 2 = 8.5 (0x41080000).
+    let ir = module_with(
+        1,
+        r#"
+        %u40 = OpConstant %uint 40
+        %u5 = OpConstant %uint 5
+        %u6 = OpConstant %uint 6
+        %u9 = OpConstant %uint 9
+        %u11 = OpConstant %uint 11
+        %u12 = OpConstant %uint 12
+        %im1 = OpConstant %int -1
+        %i3 = OpConstant %int 3
+        %f16 = OpConstant %float 16
+        %f075 = OpConstant %float 0.75
+        %f3 = OpConstant %float 3
+        %f4 = OpConstant %float 4
+        %f10 = OpConstant %float 10
+        %f025 = OpConstant %float 0.25
+        %v2float = OpTypeVector %float 2
+        %mat2 = OpTypeMatrix %v2float 2
+"#,
+        r#"
+      %entry = OpLabel
+         %r0 = OpExtInst %uint %glsl FindUMsb %u40
+         %r1 = OpExtInst %uint %glsl FindILsb %u40
+         %r2 = OpExtInst %int %glsl FindSMsb %im1
+         %r3 = OpExtInst %int %glsl SClamp %im7 %im2 %i2
+         %r4 = OpExtInst %uint %glsl UMax %u7 %u10
+         %r5 = OpExtInst %float %glsl Sqrt %f16
+         %r6 = OpExtInst %float %glsl Ldexp %f075 %i3
+         %r7 = OpExtInst %float %glsl Fma %f_1_5 %f_2 %f_m2_75
+         %r8 = OpExtInst %float %glsl Floor %f_m2_75
+         %v34 = OpCompositeConstruct %v2float %f3 %f4
+         %r9 = OpExtInst %float %glsl Length %v34
+        %r10 = OpExtInst %float %glsl FMix %f_2 %f10 %f025
+         %vp = OpCompositeConstruct %v2float %f_1_5 %f_2
+        %vm2 = OpFNegate %float %f_2
+         %vq = OpCompositeConstruct %v2float %f_1_5 %vm2
+        %r11 = OpExtInst %uint %glsl PackHalf2x16 %vq
+         %c1 = OpCompositeConstruct %v2float %f_m2_75 %f_2
+          %m = OpCompositeConstruct %mat2 %vp %c1
+        %r12 = OpExtInst %float %glsl Determinant %m
+         %b2 = OpBitcast %uint %r2
+         %b3 = OpBitcast %uint %r3
+         %b5 = OpBitcast %uint %r5
+         %b6 = OpConvertFToU %uint %r6
+         %b7 = OpBitcast %uint %r7
+         %b8 = OpConvertFToS %int %r8
+         %c8 = OpBitcast %uint %b8
+         %b9 = OpConvertFToU %uint %r9
+        %b10 = OpBitcast %uint %r10
+        %b12 = OpBitcast %uint %r12
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p0 %r0
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %r1
+         %p2 = OpAccessChain %p_uint %out %u0 %u2
+               OpStore %p2 %b2
+         %p3 = OpAccessChain %p_uint %out %u0 %u3
+               OpStore %p3 %b3
+         %p4 = OpAccessChain %p_uint %out %u0 %u4
+               OpStore %p4 %r4
+         %p5 = OpAccessChain %p_uint %out %u0 %u5
+               OpStore %p5 %b5
+         %p6 = OpAccessChain %p_uint %out %u0 %u6
+               OpStore %p6 %b6
+         %p7 = OpAccessChain %p_uint %out %u0 %u7
+               OpStore %p7 %b7
+         %p8 = OpAccessChain %p_uint %out %u0 %u8
+               OpStore %p8 %c8
+         %p9 = OpAccessChain %p_uint %out %u0 %u9
+               OpStore %p9 %b9
+        %p10 = OpAccessChain %p_uint %out %u0 %u10
+               OpStore %p10 %b10
+        %p11 = OpAccessChain %p_uint %out %u0 %u11
+               OpStore %p11 %r11
+        %p12 = OpAccessChain %p_uint %out %u0 %u12
+               OpStore %p12 %b12
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 13, 10_000);
+    r.expect("runs");
+    assert_eq!(
+        out,
+        vec![
+            5,
+            3,
+            0xffff_ffff,
+            (-2i32) as u32,
+            10,
+            0x4080_0000,
+            6,
+            0x3e80_0000,
+            (-3i32) as u32,
+            5,
+            0x4080_0000,
+            0xc000_3e00,
+            0x4108_0000
+        ]
+    );
+}
+
+#[test]
+fn mul_extended_and_matrix_times_vector() {
+    // OpUMulExtended(0xffffffff, 0xffffffff) = 0xfffffffe00000001: low
+    // 0x00000001, high 0xfffffffe. OpSMulExtended(-2, 7) = -14: low
+    // 0xfffffff2, high 0xffffffff. A 2x2 matrix with columns (1.5, 2) and
+    // (-2.75, 2) times (2, 2) = (1.5*2 - 2.75*2, 2*2 + 2*2) = (-2.5, 8)
+    // (0xc0200000, 0x41000000).
+    let ir = module_with(
+        1,
+        r#"
+        %u5 = OpConstant %uint 5
+        %sU = OpTypeStruct %uint %uint
+        %sI = OpTypeStruct %int %int
+        %v2float = OpTypeVector %float 2
+        %mat2 = OpTypeMatrix %v2float 2
+"#,
+        r#"
+      %entry = OpLabel
+          %a = OpUMulExtended %sU %umax %umax
+         %lo = OpCompositeExtract %uint %a 0
+         %hi = OpCompositeExtract %uint %a 1
+          %b = OpSMulExtended %sI %im2 %i7
+        %slo = OpCompositeExtract %int %b 0
+        %shi = OpCompositeExtract %int %b 1
+        %blo = OpBitcast %uint %slo
+        %bhi = OpBitcast %uint %shi
+         %c0 = OpCompositeConstruct %v2float %f_1_5 %f_2
+         %c1 = OpCompositeConstruct %v2float %f_m2_75 %f_2
+          %m = OpCompositeConstruct %mat2 %c0 %c1
+          %v = OpCompositeConstruct %v2float %f_2 %f_2
+         %mv = OpMatrixTimesVector %v2float %m %v
+         %x0 = OpCompositeExtract %float %mv 0
+         %x1 = OpCompositeExtract %float %mv 1
+         %y0 = OpBitcast %uint %x0
+         %y1 = OpBitcast %uint %x1
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p0 %lo
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %hi
+         %p2 = OpAccessChain %p_uint %out %u0 %u2
+               OpStore %p2 %blo
+         %p3 = OpAccessChain %p_uint %out %u0 %u3
+               OpStore %p3 %bhi
+         %p4 = OpAccessChain %p_uint %out %u0 %u4
+               OpStore %p4 %y0
+         %p5 = OpAccessChain %p_uint %out %u0 %u5
+               OpStore %p5 %y1
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 6, 10_000);
+    r.expect("runs");
+    assert_eq!(
+        out,
+        vec![
+            1,
+            0xffff_fffe,
+            0xffff_fff2,
+            0xffff_ffff,
+            0xc020_0000,
+            0x4100_0000
+        ]
+    );
 }
