@@ -1360,6 +1360,7 @@ impl Runner<'_> {
             workgroups: groups,
             max_steps: self.opts.max_steps,
             push_constants: push,
+            subgroup_size: None,
         };
         let r = interp::run(ir, &opts, &mut map);
         for b in &p.binds {

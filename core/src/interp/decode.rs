@@ -149,6 +149,10 @@ fn supported_builtin(b: u32) -> bool {
             | bi::NumWorkgroups
             | bi::WorkgroupSize
             | bi::LocalInvocationIndex
+            | bi::SubgroupSize
+            | bi::SubgroupLocalInvocationId
+            | bi::SubgroupId
+            | bi::NumSubgroups
     )
 }
 

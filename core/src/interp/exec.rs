@@ -63,7 +63,16 @@ enum Status {
     Running,
     /// Waiting at the OpControlBarrier with this index.
     Barrier(u32),
+    /// Waiting before the group instruction with this index.
+    Group(u32),
     Done,
+}
+
+/// The subgroup size of a run: the option, else the workgroup (at most 128).
+pub(super) fn subgroup_size(prog: &Program, opts: &Options) -> u32 {
+    let [lx, ly, lz] = prog.local_size;
+    let n = lx.saturating_mul(ly).saturating_mul(lz);
+    opts.subgroup_size.unwrap_or(n.min(128)).max(1)
 }
 
 /// One invocation of a workgroup, between its turns.
@@ -97,6 +106,7 @@ fn run_grid(
 ) -> Result<RunStats, RunError> {
     let [lx, ly, lz] = prog.local_size;
     let [nx, ny, nz] = opts.workgroups;
+    let sg = subgroup_size(prog, opts);
     let mut stats = RunStats::default();
     let mut st = State {
         mem: Vec::new(),
@@ -144,10 +154,14 @@ fn run_grid(
                         core::mem::swap(&mut st.mem, &mut inv.mem);
                         let r = invoke(prog, opts, &mut st, &mut inv.frames, &mut inv.steps);
                         core::mem::swap(&mut st.mem, &mut inv.mem);
-                        inv.status = match r.map_err(|e| located_at(e, inv.gid))? {
-                            Some(b) => Status::Barrier(b),
-                            None => Status::Done,
-                        };
+                        inv.status = r.map_err(|e| located_at(e, inv.gid))?;
+                    }
+                    // Group instructions first: in each subgroup, the one
+                    // earliest in the module among those its invocations wait
+                    // at runs for all that wait there (the others wait on:
+                    // they reach it later, or reconverge with them after it).
+                    if run_groups(prog, &mut invs, sg)? {
+                        continue;
                     }
                     let Some(waiting) = invs.iter().find_map(|i| match i.status {
                         Status::Barrier(b) => Some((i.gid, b)),
@@ -191,6 +205,54 @@ fn run_grid(
     Ok(stats)
 }
 
+/// Run the group instructions that invocations wait at, if any: per
+/// subgroup, the earliest in the module, for every invocation of the subgroup
+/// waiting there (the active ones). Whether any ran.
+fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, RunError> {
+    let mut first: alloc::collections::BTreeMap<u32, u32> = alloc::collections::BTreeMap::new();
+    for (k, inv) in invs.iter().enumerate() {
+        if let Status::Group(idx) = inv.status {
+            let e = first.entry(k as u32 / sg).or_insert(idx);
+            *e = (*e).min(idx);
+        }
+    }
+    for (&s, &idx) in &first {
+        let ks: Vec<usize> = (0..invs.len())
+            .filter(|&k| k as u32 / sg == s && invs[k].status == Status::Group(idx))
+            .collect();
+        let Some(fr) = invs[ks[0]].frames.last() else {
+            continue;
+        };
+        let func = &prog.funcs[fr.f as usize];
+        let inst = &func.insts[fr.pc as usize];
+        let members: Vec<super::group::Member> = ks
+            .iter()
+            .map(|&k| super::group::Member {
+                id: k as u32 % sg,
+                regs: invs[k].frames.last().map_or(&[][..], |f| &f.regs[..]),
+            })
+            .collect();
+        let results = super::group::run(prog, func, inst, &members).map_err(|m| RunError {
+            inst: Some(inst.idx),
+            invocation: Some(invs[ks[0]].gid),
+            message: m,
+        })?;
+        let res = inst.res;
+        for (&k, v) in ks.iter().zip(results) {
+            let inv = &mut invs[k];
+            inv.steps += 1;
+            if let Some(fr) = inv.frames.last_mut() {
+                if let Some(slot) = fr.regs.get_mut(res as usize) {
+                    *slot = v;
+                }
+                fr.pc += 1;
+            }
+            inv.status = Status::Running;
+        }
+    }
+    Ok(!first.is_empty())
+}
+
 fn builtin_name(b: u32) -> String {
     match crate::grammar::OperandKind::BuiltIn.enumerant(b) {
         Some(e) => String::from(e.name),
@@ -216,6 +278,18 @@ fn builtin_value(
         bi::LocalInvocationIndex => {
             let i = local[2] * lx * ly + local[1] * lx + local[0];
             [i, i, i]
+        }
+        bi::SubgroupSize | bi::SubgroupLocalInvocationId | bi::SubgroupId | bi::NumSubgroups => {
+            let s = subgroup_size(prog, opts);
+            let i = local[2] * lx * ly + local[1] * lx + local[0];
+            let [_, _, lz] = prog.local_size;
+            let v = match b {
+                bi::SubgroupSize => s,
+                bi::SubgroupLocalInvocationId => i % s,
+                bi::SubgroupId => i / s,
+                _ => (lx * ly * lz).div_ceil(s),
+            };
+            [v, v, v]
         }
         _ => return None,
     })
@@ -702,11 +776,11 @@ fn invoke(
     st: &mut State,
     frames: &mut Vec<Frame>,
     steps: &mut u64,
-) -> Result<Option<u32>, RunError> {
+) -> Result<Status, RunError> {
     loop {
         let depth = frames.len();
         let Some(fr) = frames.last_mut() else {
-            return Ok(None);
+            return Ok(Status::Done);
         };
         let func = &prog.funcs[fr.f as usize];
         let Some(inst) = func.insts.get(fr.pc as usize) else {
@@ -715,6 +789,10 @@ fn invoke(
                 String::from("control ran past the end of a function"),
             ));
         };
+        if super::group::is_group_op(inst.op) {
+            // The scheduler runs it for the subgroup's active invocations.
+            return Ok(Status::Group(inst.idx));
+        }
         *steps += 1;
         if *steps > opts.max_steps {
             let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
@@ -740,10 +818,10 @@ fn invoke(
         match flow {
             Flow::Next => {}
             Flow::Call(f) => frames.push(f),
-            Flow::Barrier => return Ok(Some(inst.idx)),
+            Flow::Barrier => return Ok(Status::Barrier(inst.idx)),
             Flow::Return(v) => {
                 let Some(done) = frames.pop() else {
-                    return Ok(None);
+                    return Ok(Status::Done);
                 };
                 st.mem.truncate(done.mem_base as usize);
                 if let (Some(v), Some(caller)) = (v, frames.last_mut())

@@ -23,6 +23,7 @@
 mod decode;
 mod exec;
 mod glsl;
+mod group;
 mod mem;
 #[cfg(test)]
 mod tests;
@@ -51,6 +52,9 @@ pub struct Options {
     pub max_steps: u64,
     /// The push constant bytes, if the module has a push constant block.
     pub push_constants: Option<Vec<u8>>,
+    /// The number of invocations in a subgroup; `None`: the whole workgroup
+    /// (at most 128, the most a ballot holds).
+    pub subgroup_size: Option<u32>,
 }
 
 impl Default for Options {
@@ -60,6 +64,7 @@ impl Default for Options {
             workgroups: [1, 1, 1],
             max_steps: 1_000_000,
             push_constants: None,
+            subgroup_size: None,
         }
     }
 }

@@ -410,20 +410,21 @@ fn barrier_in_divergent_control_flow() {
 
 #[test]
 fn unsupported_instruction() {
-    // Subgroup operations are not in this slice: a located error, not a guess.
-    let ir = module(
+    // OpIAddCarry is not in this slice: a located error, not a guess.
+    let ir = module_with(
         1,
+        "%carry = OpTypeStruct %uint %uint",
         r#"
       %entry = OpLabel
-          %a = OpGroupNonUniformElect %bool %u3
+          %a = OpIAddCarry %carry %u1 %u1
                OpReturn
                OpFunctionEnd
 "#,
     );
     let (r, _) = run_out(&ir, 1, 1, 1000);
     let e = r.expect_err("not supported");
-    assert_eq!(e.message, "not supported: OpGroupNonUniformElect");
-    assert_eq!(e.inst, Some(index_of(&ir, op::OpGroupNonUniformElect)));
+    assert_eq!(e.message, "not supported: OpIAddCarry");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpIAddCarry)));
 }
 
 #[test]
@@ -759,4 +760,91 @@ fn mul_extended_and_matrix_times_vector() {
             0x4100_0000
         ]
     );
+}
+
+/// Eight invocations: in `if (x >= 3)` each stores Elect() to out[x] (the
+/// others 7); after the merge, out[8 + x] = subgroupAdd(x), out[16 + x] =
+/// subgroupExclusiveAdd(x), out[24 + x] = subgroupShuffle(x, 7 - x) and
+/// out[32] = the first word of subgroupBallot(x is odd).
+const GROUPS: &str = r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+           %c = OpUGreaterThanEqual %bool %x %u3
+                OpSelectionMerge %merge None
+                OpBranchConditional %c %then %else
+       %then = OpLabel
+           %e = OpGroupNonUniformElect %bool %u3
+          %e1 = OpSelect %uint %e %u1 %u0
+          %pe = OpAccessChain %p_uint %out %u0 %x
+                OpStore %pe %e1
+                OpBranch %merge
+       %else = OpLabel
+          %pf = OpAccessChain %p_uint %out %u0 %x
+                OpStore %pf %u7
+                OpBranch %merge
+      %merge = OpLabel
+           %r = OpGroupNonUniformIAdd %uint %u3 Reduce %x
+          %i8 = OpIAdd %uint %x %u8
+          %pr = OpAccessChain %p_uint %out %u0 %i8
+                OpStore %pr %r
+           %s = OpGroupNonUniformIAdd %uint %u3 ExclusiveScan %x
+         %i16 = OpIAdd %uint %i8 %u8
+          %ps = OpAccessChain %p_uint %out %u0 %i16
+                OpStore %ps %s
+          %sx = OpISub %uint %u7 %x
+          %sh = OpGroupNonUniformShuffle %uint %u3 %x %sx
+         %i24 = OpIAdd %uint %i16 %u8
+         %psh = OpAccessChain %p_uint %out %u0 %i24
+                OpStore %psh %sh
+          %lo = OpBitwiseAnd %uint %x %u1
+         %odd = OpIEqual %bool %lo %u1
+           %b = OpGroupNonUniformBallot %v4uint %u3 %odd
+          %b0 = OpCompositeExtract %uint %b 0
+         %p32 = OpAccessChain %p_uint %out %u0 %u32
+                OpStore %p32 %b0
+                OpReturn
+                OpFunctionEnd
+"#;
+
+fn run_groups_with(subgroup_size: Option<u32>) -> Vec<u32> {
+    let ir = module_with(
+        8,
+        "%v4uint = OpTypeVector %uint 4\n%u32 = OpConstant %uint 32",
+        GROUPS,
+    );
+    let mut b = Buffers::new();
+    b.insert((0, 0), vec![0u8; 4 * 33]);
+    let opts = Options {
+        max_steps: 10_000,
+        subgroup_size,
+        ..Options::default()
+    };
+    run(&ir, &opts, &mut b).expect("runs");
+    words(&b[&(0, 0)])
+}
+
+#[test]
+fn subgroup_operations_act_on_the_active_invocations() {
+    // One subgroup of 8: in the branch only 3..7 are active, so Elect picks
+    // 3; after the merge all 8 are: the sum is 0 + 1 + ... + 7 = 28, the
+    // exclusive sums 0, 0, 1, 3, 6, 10, 15, 21, the shuffle 7 - x, and the
+    // odd invocations' bits 1, 3, 5, 7 make 0b10101010 = 0xaa.
+    let out = run_groups_with(None);
+    assert_eq!(&out[0..8], &[7, 7, 7, 1, 0, 0, 0, 0]);
+    assert_eq!(&out[8..16], &[28; 8]);
+    assert_eq!(&out[16..24], &[0, 0, 1, 3, 6, 10, 15, 21]);
+    assert_eq!(&out[24..32], &[7, 6, 5, 4, 3, 2, 1, 0]);
+    assert_eq!(out[32], 0xaa);
+    // Two subgroups of 4: in the branch, 3 is the only active one of the
+    // first (Elect: 1) and 4..7 all of the second (Elect picks 4). Sums 0 +
+    // 1 + 2 + 3 = 6 and 4 + 5 + 6 + 7 = 22; exclusive sums within each (0,
+    // 0, 1, 3 and 0, 4, 4 + 5, 4 + 5 + 6). The shuffle's ids (7 - x) are
+    // past a subgroup of 4, so it is not checked here. Ballot bits are per
+    // subgroup (ids 1 and 3 in each): 0b1010 = 0xa.
+    let out = run_groups_with(Some(4));
+    assert_eq!(&out[0..8], &[7, 7, 7, 1, 1, 0, 0, 0]);
+    assert_eq!(&out[8..16], &[6, 6, 6, 6, 22, 22, 22, 22]);
+    assert_eq!(&out[16..24], &[0, 0, 1, 3, 0, 4, 9, 15]);
+    assert_eq!(out[32], 0xa);
 }
