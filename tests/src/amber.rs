@@ -141,3 +141,69 @@ pub fn cause(v: &Verdict) -> String {
         }
     }
 }
+
+/// Why a cause stops a test, for the report (keyed by the start of the
+/// cause; `None`: no explanation recorded).
+pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
+    let table: &[(&str, &str)] = &[
+        (
+            "not supported: IMAGE",
+            "the script makes an image (storage image, texel buffer or sampled image): the interpreter has no image memory or OpImage* instructions yet",
+        ),
+        (
+            "not supported: DATA_TYPE `R",
+            "an image format with normalized components (UNORM) or a layout the runner does not read: image data",
+        ),
+        (
+            "not supported: DATA_TYPE `RGBA",
+            "an image format: image data",
+        ),
+        (
+            "not supported: BUFFER ... FILE",
+            "the buffer's data is loaded from a file beside the upstream script, and the corpus does not carry those files",
+        ),
+        (
+            "not supported: BIND BUFFER_ARRAY",
+            "an array of buffer descriptors: the interpreter binds one buffer per (set, binding)",
+        ),
+        (
+            "not supported: BIND ... DESCRIPTOR_OFFSET",
+            "a descriptor offset/range into a buffer array: not read by the runner",
+        ),
+        (
+            "not supported: SHADER_OPTIMIZATION",
+            "the script runs spirv-opt passes (here --graphics-robust-access) on the shader first: the runner has no optimizer",
+        ),
+        (
+            "not supported: a constant the interpreter cannot evaluate",
+            "an OpSpecConstantOp the IR does not evaluate",
+        ),
+        (
+            "a GLSL shader needs a precompiled module",
+            "the corpus has no compiled module for this GLSL shader (a second shader of a SPIR-V-assembly test)",
+        ),
+        (
+            "integer division by zero",
+            "undefined behaviour that the interpreter reports as an error by design: the CTS test only checks that a driver does not crash",
+        ),
+        (
+            "index  is out of bounds of a composite",
+            "undefined behaviour in the test: the shader indexes a uvec4 past its end (the CTS relies on the driver's memory layout); the interpreter reports it by design",
+        ),
+    ];
+    if cause.starts_with("wrong result") {
+        return Some(if example.contains("builtin_precision") {
+            "a precision test whose expected value is what one GPU computed (fp16 or fp64 matrix functions with its rounding of each step): the interpreter computes in f64 and rounds once, outside the file's tolerance"
+        } else if example.contains("pk_immediate") {
+            "one buffer bound at two bindings: the shader writes through one and reads through the other, and the interpreter keeps one copy per binding (no aliasing yet)"
+        } else if example.contains("workgroup_memory_explicit_layout") {
+            "Workgroup variables with an explicit layout that alias one another (WorkgroupMemoryExplicitLayoutKHR): the interpreter holds each Workgroup variable as its own value"
+        } else {
+            "a failed expectation"
+        });
+    }
+    table
+        .iter()
+        .find(|(k, _)| cause.starts_with(k))
+        .map(|(_, v)| *v)
+}

@@ -1312,28 +1312,25 @@ impl Runner<'_> {
             .shader
             .as_deref()
             .ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
-        if !self.modules.contains_key(sname) {
+        // A module per shader and specialization.
+        let key = format!("{sname}{:?}", p.specialize);
+        if !self.modules.contains_key(&key) {
             let shader = script
                 .shaders
                 .iter()
                 .find(|s| s.name == sname)
                 .ok_or_else(|| error(p.line, format!("no shader named `{sname}`")))?;
-            let words = shader_words(shader, self.opts)?;
+            let mut words = shader_words(shader, self.opts)?;
+            interp::specialize(&mut words, &p.specialize);
             let module = crate::binary::read_words(&words).map_err(|e| {
                 error(
                     shader.line,
                     format!("the shader does not read back: {}", e.message()),
                 )
             })?;
-            self.modules.insert(sname.into(), Ir::build(module));
+            self.modules.insert(key.clone(), Ir::build(module));
         }
-        let ir = &self.modules[sname];
-        if !p.specialize.is_empty() {
-            return Err(error(
-                p.line,
-                "not supported: SPECIALIZE (spec constant values)",
-            ));
-        }
+        let ir = &self.modules[&key];
         let mut map = Buffers::new();
         let mut push = None;
         for b in &p.binds {
@@ -1373,6 +1370,8 @@ impl Runner<'_> {
                     (self.find(&b.buffer, b.line), map.remove(&(set, binding)))
                 && let Some(dst) = self.bufs[k].get_mut(offset..)
                 && dst.len() == data.len()
+                // A buffer bound twice: only a copy the run changed goes back.
+                && dst != &data[..]
             {
                 dst.copy_from_slice(&data);
             }

@@ -30,7 +30,7 @@ mod tests;
 
 pub use exec::{f64_to_half, half_to_f64};
 
-use crate::grammar;
+use crate::grammar::{self, op};
 use crate::ir::Ir;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -118,6 +118,61 @@ pub(crate) fn op_name(op: u16) -> String {
 /// `not supported: OpX`.
 pub(crate) fn unsupported(op: u16) -> String {
     format!("not supported: {}", op_name(op))
+}
+
+/// Specialize a module (its words): each OpSpecConstant, OpSpecConstantTrue
+/// or OpSpecConstantFalse whose SpecId is in `values` takes that value (the
+/// low word, or two words for a 64-bit type; non-zero for a boolean). The
+/// constants built from them are evaluated when the IR is built from the
+/// words.
+pub fn specialize(words: &mut [u32], values: &[(u32, u64)]) {
+    if values.is_empty() || words.len() < 5 {
+        return;
+    }
+    let insts = |words: &[u32]| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 5;
+        while at < words.len() {
+            let n = (words[at] >> 16) as usize;
+            if n == 0 || at + n > words.len() {
+                break;
+            }
+            out.push((at, n));
+            at += n;
+        }
+        out
+    };
+    let list = insts(words);
+    // SpecId decorations: target id -> value.
+    let mut by_id: BTreeMap<u32, u64> = BTreeMap::new();
+    for &(at, n) in &list {
+        if words[at] & 0xffff == op::OpDecorate as u32
+            && n == 4
+            && words[at + 2] == grammar::decoration::SpecId
+            && let Some(&(_, v)) = values.iter().find(|(id, _)| *id == words[at + 3])
+        {
+            by_id.insert(words[at + 1], v);
+        }
+    }
+    for &(at, n) in &list {
+        let o = (words[at] & 0xffff) as u16;
+        let Some(&v) = words.get(at + 2).and_then(|id| by_id.get(id)) else {
+            continue;
+        };
+        if o == op::OpSpecConstant && n >= 4 {
+            words[at + 3] = v as u32;
+            if n >= 5 {
+                words[at + 4] = (v >> 32) as u32;
+            }
+        } else if o == op::OpSpecConstantTrue || o == op::OpSpecConstantFalse {
+            let t = if v != 0 {
+                op::OpSpecConstantTrue
+            } else {
+                op::OpSpecConstantFalse
+            };
+            words[at] = (words[at] & 0xffff_0000) | t as u32;
+        }
+    }
 }
 
 /// Run the entry point over the grid. On return (success or error) `buffers`

@@ -848,3 +848,40 @@ fn subgroup_operations_act_on_the_active_invocations() {
     assert_eq!(&out[16..24], &[0, 0, 1, 3, 0, 4, 9, 15]);
     assert_eq!(out[32], 0xa);
 }
+
+#[test]
+fn spec_constants_take_the_values_given() {
+    // out[0] = sc + sc where sc has SpecId 7 and default 1: 2 unspecialized,
+    // 2 * 20 = 40 with SpecId 7 = 20; an id the module does not have
+    // changes nothing.
+    let text = HEAD
+        .replace("LSX", "1")
+        .replace(
+            "OpDecorate %gid BuiltIn GlobalInvocationId",
+            "OpDecorate %gid BuiltIn GlobalInvocationId\nOpDecorate %sc SpecId 7",
+        )
+        .replace(
+            "%main = OpFunction %void None %fn",
+            "%sc = OpSpecConstant %uint 1\n%main = OpFunction %void None %fn",
+        )
+        + r#"
+      %entry = OpLabel
+          %s = OpIAdd %uint %sc %sc
+          %p = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p %s
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = assemble(&text, &AsmOptions::default()).expect("assembles");
+    let out = |values: &[(u32, u64)]| {
+        let mut w = words.clone();
+        specialize(&mut w, values);
+        let ir = Ir::build(crate::binary::read_words(&w).expect("reads back"));
+        let (r, out) = run_out(&ir, 1, 1, 1000);
+        r.expect("runs");
+        out[0]
+    };
+    assert_eq!(out(&[]), 2);
+    assert_eq!(out(&[(7, 20)]), 40);
+    assert_eq!(out(&[(8, 20)]), 2);
+}
