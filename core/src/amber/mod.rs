@@ -29,9 +29,10 @@
 //! error located by its line and column.
 
 use crate::TargetEnv;
+use crate::diag::line_col;
 use crate::interp::{self, Buffers, Options, f64_to_half, half_to_f64};
 use crate::ir::Ir;
-use crate::text::asm::{AsmOptions, assemble};
+use crate::text::asm::{AsmOptions, assemble_with_map};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -1101,10 +1102,15 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
     )
 }
 
-/// The words of a shader: precompiled, assembled, or read from hex.
-fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, AmberError> {
+/// The words of a shader (precompiled, assembled, or read from hex) and,
+/// for an assembled one, the line and column of each instruction in the
+/// script.
+fn shader_words(
+    shader: &Shader,
+    opts: &RunOptions,
+) -> Result<(Vec<u32>, Vec<(u32, u32)>), AmberError> {
     if let Some(w) = opts.shaders.get(&shader.name) {
-        return Ok(w.clone());
+        return Ok((w.clone(), Vec::new()));
     }
     match shader.format {
         ShaderFormat::SpirvAsm => {
@@ -1112,13 +1118,27 @@ fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, AmberErr
                 env: shader.env.unwrap_or(TargetEnv::Spv1_0),
                 ..AsmOptions::default()
             };
-            assemble(&shader.text, &o).map_err(|d| {
-                let first = d.first().map_or(String::new(), |d| d.message.clone());
-                error(
-                    shader.line,
-                    format!("the shader does not assemble: {first}"),
-                )
-            })
+            let out = assemble_with_map(&shader.text, &o).map_err(|d| {
+                let (l, c, m) = d.first().map_or((0, 1, String::new()), |d| {
+                    let (l, c) = line_col(&shader.text, d.span.start);
+                    (l, c, d.message.clone())
+                });
+                AmberError {
+                    line: shader.line + l,
+                    col: c,
+                    message: format!("the shader does not assemble: {m}"),
+                }
+            })?;
+            // The shader's text starts on the line after SHADER.
+            let at = out
+                .map
+                .iter()
+                .map(|m| {
+                    let (l, c) = line_col(&shader.text, m.span.start);
+                    (shader.line + l, c)
+                })
+                .collect();
+            Ok((out.words, at))
         }
         ShaderFormat::SpirvHex => {
             let mut bytes = Vec::new();
@@ -1132,10 +1152,13 @@ fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<Vec<u32>, AmberErr
             if bytes.len() % 4 != 0 {
                 return Err(error(shader.line, "SPIRV-HEX: not a whole number of words"));
             }
-            Ok(bytes
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect())
+            Ok((
+                bytes
+                    .chunks(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                Vec::new(),
+            ))
         }
         ShaderFormat::Glsl => Err(error(
             shader.line,
@@ -1154,7 +1177,8 @@ struct Runner<'a> {
     /// Each buffer's type and layout (COPY gives the destination the
     /// source's).
     types: Vec<(DataType, Layout)>,
-    modules: BTreeMap<String, Ir>,
+    /// Per shader and specialization: the IR and where each instruction is.
+    modules: BTreeMap<String, (Ir, Vec<(u32, u32)>)>,
     out: Outcome,
 }
 
@@ -1320,7 +1344,7 @@ impl Runner<'_> {
                 .iter()
                 .find(|s| s.name == sname)
                 .ok_or_else(|| error(p.line, format!("no shader named `{sname}`")))?;
-            let mut words = shader_words(shader, self.opts)?;
+            let (mut words, at) = shader_words(shader, self.opts)?;
             interp::specialize(&mut words, &p.specialize);
             let module = crate::binary::read_words(&words).map_err(|e| {
                 error(
@@ -1328,9 +1352,9 @@ impl Runner<'_> {
                     format!("the shader does not read back: {}", e.message()),
                 )
             })?;
-            self.modules.insert(key.clone(), Ir::build(module));
+            self.modules.insert(key.clone(), (Ir::build(module), at));
         }
-        let ir = &self.modules[&key];
+        let (ir, at) = &self.modules[&key];
         let mut map = Buffers::new();
         let mut push = None;
         for b in &p.binds {
@@ -1380,7 +1404,15 @@ impl Runner<'_> {
             let inv = e.invocation.map_or(String::new(), |[x, y, z]| {
                 format!(" [invocation ({x},{y},{z})]")
             });
-            error(line, format!("{e}{inv}"))
+            // At the instruction in the script's shader text, where there is one.
+            match e.inst.and_then(|i| at.get(i as usize)) {
+                Some(&(l, c)) => AmberError {
+                    line: l,
+                    col: c,
+                    message: format!("{}{inv} (in the RUN at line {line})", e.message),
+                },
+                None => error(line, format!("{e}{inv}")),
+            }
         })?;
         Ok(())
     }

@@ -127,13 +127,20 @@ fn errors_are_located() {
     let e = parse(&SCRIPT.replace("BUFFER spare", "BUFFR spare")).expect_err("unknown command");
     assert_eq!(e.line, 42);
     assert_eq!(e.message, "not supported: BUFFR");
-    // A run error (out of bounds: 8 invocations on 4 elements) is at the RUN line.
+    // A run error (out of bounds: 8 invocations on 4 elements) is at the
+    // instruction in the shader's text (script line 33, `%v = OpLoad %int
+    // %p`, its first token at column 11), and names the RUN line.
     let e = run(
         &parse(&SCRIPT.replace("RUN pipe 2 1 1", "RUN pipe 4 1 1")).expect("parses"),
         10_000,
     )
     .expect_err("out of bounds");
-    assert_eq!(e.line, 49);
+    assert_eq!((e.line, e.col), (33, 11));
+    assert!(
+        e.message.ends_with("(in the RUN at line 49)"),
+        "{}",
+        e.message
+    );
     assert!(
         e.message.starts_with(
             "out-of-bounds access: 4 bytes at offset 16 of the buffer at set 0, binding 3"
