@@ -131,9 +131,7 @@ impl Scalar {
                         Ok(v) => v,
                         Err(_) => {
                             let f: f64 = digits.parse().ok()?;
-                            if !(f.is_finite()
-                                && f >= 0.0
-                                && f < 18446744073709551616.0
+                            if !((0.0..18446744073709551616.0).contains(&f)
                                 && f == (f as u64) as f64)
                             {
                                 return None;
@@ -1102,13 +1100,14 @@ pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
     )
 }
 
+/// A module's words, and the script line and column of each instruction
+/// (empty when not assembled from the script).
+type ShaderWords = (Vec<u32>, Vec<(u32, u32)>);
+
 /// The words of a shader (precompiled, assembled, or read from hex) and,
 /// for an assembled one, the line and column of each instruction in the
 /// script.
-fn shader_words(
-    shader: &Shader,
-    opts: &RunOptions,
-) -> Result<(Vec<u32>, Vec<(u32, u32)>), AmberError> {
+fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<ShaderWords, AmberError> {
     if let Some(w) = opts.shaders.get(&shader.name) {
         return Ok((w.clone(), Vec::new()));
     }

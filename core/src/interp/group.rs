@@ -73,8 +73,11 @@ fn ballot_val(b: u128) -> Val {
     )
 }
 
+/// A reduction's operation on two values of width w.
+type Combine = fn(u64, u64, u32) -> u64;
+
 /// The identity and the operation of a reduction.
-fn reduction(o: u16, k: K, w: u32) -> Option<(u64, fn(u64, u64, u32) -> u64)> {
+fn reduction(o: u16, k: K, w: u32) -> Option<(u64, Combine)> {
     // The largest and the smallest signed values of width w.
     let smax = mask(u64::MAX, w) >> 1;
     let smin = mask(1u64 << w.saturating_sub(1).min(63), w);
