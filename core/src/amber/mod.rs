@@ -1355,6 +1355,7 @@ impl Runner<'_> {
         }
         let (ir, at) = &self.modules[&key];
         let mut map = Buffers::new();
+        let mut aliases = BTreeMap::new();
         let mut push = None;
         for b in &p.binds {
             let k = self.find(&b.buffer, b.line)?;
@@ -1364,6 +1365,20 @@ impl Runner<'_> {
                     binding,
                     offset,
                 } => {
+                    // The same bytes bound again: an alias of the first binding.
+                    if let Some(first) = p.binds.iter().find(|x| {
+                        x.buffer == b.buffer
+                            && matches!(x.kind, BindKind::Descriptor { offset: o, .. } if o == offset)
+                    }) && let BindKind::Descriptor {
+                        set: s0,
+                        binding: b0,
+                        ..
+                    } = first.kind
+                        && (s0, b0) != (set, binding)
+                    {
+                        aliases.insert((set, binding), (s0, b0));
+                        continue;
+                    }
                     let d = self.bufs[k].get(offset..).ok_or_else(|| {
                         error(
                             b.line,
@@ -1381,6 +1396,7 @@ impl Runner<'_> {
             max_steps: self.opts.max_steps,
             push_constants: push,
             subgroup_size: None,
+            aliases,
         };
         let r = interp::run(ir, &opts, &mut map);
         for b in &p.binds {

@@ -316,7 +316,11 @@ impl<'a> Program<'a> {
                         Some(BufKey::PushConstant)
                     } else {
                         match (v.set, v.binding) {
-                            (Some(a), Some(b)) => Some(BufKey::Binding(a, b)),
+                            // A binding that aliases another shares its memory.
+                            (Some(a), Some(b)) => Some(match opts.aliases.get(&(a, b)) {
+                                Some(&(a2, b2)) => BufKey::Binding(a2, b2),
+                                None => BufKey::Binding(a, b),
+                            }),
                             _ => None,
                         }
                     };

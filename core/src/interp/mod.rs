@@ -55,6 +55,9 @@ pub struct Options {
     /// The number of invocations in a subgroup; `None`: the whole workgroup
     /// (at most 128, the most a ballot holds).
     pub subgroup_size: Option<u32>,
+    /// Bindings that share the memory of another: (set, binding) -> the
+    /// (set, binding) whose buffer in [`Buffers`] they read and write.
+    pub aliases: BTreeMap<(u32, u32), (u32, u32)>,
 }
 
 impl Default for Options {
@@ -65,6 +68,7 @@ impl Default for Options {
             max_steps: 1_000_000,
             push_constants: None,
             subgroup_size: None,
+            aliases: BTreeMap::new(),
         }
     }
 }

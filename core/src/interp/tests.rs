@@ -885,3 +885,49 @@ fn spec_constants_take_the_values_given() {
     assert_eq!(out(&[(7, 20)]), 40);
     assert_eq!(out(&[(8, 20)]), 2);
 }
+
+#[test]
+fn aliased_bindings_share_memory() {
+    // %out2 (binding 1) aliases %out (binding 0): 5 stored through %out2[0]
+    // is read back through %out[0], and out[1] = 5 + 1 = 6. Without the
+    // alias binding 1 is a buffer of its own, so out[0] stays 0 and out[1] =
+    // 0 + 1 = 1.
+    let text = HEAD
+        .replace("LSX", "1")
+        .replace(
+            "OpDecorate %out Binding 0",
+            "OpDecorate %out Binding 0\nOpDecorate %out2 DescriptorSet 0\nOpDecorate %out2 Binding 1",
+        )
+        .replace(
+            "%main = OpFunction %void None %fn",
+            "%u5 = OpConstant %uint 5\n%out2 = OpVariable %p_blk StorageBuffer\n%main = OpFunction %void None %fn",
+        )
+        + r#"
+      %entry = OpLabel
+         %q0 = OpAccessChain %p_uint %out2 %u0 %u0
+               OpStore %q0 %u5
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+          %v = OpLoad %uint %p0
+         %v1 = OpIAdd %uint %v %u1
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %v1
+               OpReturn
+               OpFunctionEnd
+"#;
+    let module_words = assemble(&text, &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&module_words).expect("reads back"));
+    let go = |alias: bool| {
+        let mut b = Buffers::new();
+        b.insert((0, 0), vec![0u8; 8]);
+        let mut opts = Options::default();
+        if alias {
+            opts.aliases.insert((0, 1), (0, 0));
+        } else {
+            b.insert((0, 1), vec![0u8; 8]);
+        }
+        run(&ir, &opts, &mut b).expect("runs");
+        words(&b[&(0, 0)])
+    };
+    assert_eq!(go(true), vec![5, 6]);
+    assert_eq!(go(false), vec![0, 1]);
+}
