@@ -13,7 +13,8 @@
 //! * `PIPELINE compute NAME ... END` with `ATTACH NAME [ENTRY_POINT e]
 //!   [SPECIALIZE id AS T v]...`, `ENTRY_POINT NAME e`, `BIND BUFFER NAME AS
 //!   storage|uniform|storage_dynamic|uniform_dynamic DESCRIPTOR_SET s BINDING b
-//!   [OFFSET o]` and `BIND BUFFER NAME AS push_constant`; `SUBGROUP NAME ...
+//!   [OFFSET o] [DESCRIPTOR_OFFSET d] [DESCRIPTOR_RANGE r]` (a buffer bound
+//!   twice at one offset is one memory) and `BIND BUFFER NAME AS push_constant`; `SUBGROUP NAME ...
 //!   END` is read and ignored (one subgroup per workgroup);
 //! * `RUN NAME x y z`; `EXPECT NAME IDX off [TOLERANCE t...] EQ|NE|LT|LE|GT|GE
 //!   v...` (off is a byte offset; a tolerance with `%` is relative);
@@ -391,11 +392,13 @@ pub struct Buffer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BindKind {
     /// storage, uniform, storage_dynamic, uniform_dynamic: the bytes from
-    /// `offset` at (set, binding).
+    /// `offset` (OFFSET + DESCRIPTOR_OFFSET), `range` of them if given
+    /// (DESCRIPTOR_RANGE), at (set, binding).
     Descriptor {
         set: u32,
         binding: u32,
         offset: usize,
+        range: Option<usize>,
     },
     PushConstant,
 }
@@ -944,17 +947,20 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                         let set = w.num("DESCRIPTOR_SET")?;
                         w.expect("BINDING")?;
                         let binding = w.num("BINDING")?;
-                        let mut offset = 0;
+                        let (mut offset, mut extra, mut range) = (0usize, 0usize, None);
                         while let Some(x) = w.next() {
                             match x {
                                 "OFFSET" => offset = w.num("OFFSET")?,
+                                "DESCRIPTOR_OFFSET" => extra = w.num("DESCRIPTOR_OFFSET")?,
+                                "DESCRIPTOR_RANGE" => range = Some(w.num("DESCRIPTOR_RANGE")?),
                                 x => return Err(w.err(format!("not supported: BIND ... {x}"))),
                             }
                         }
                         BindKind::Descriptor {
                             set,
                             binding,
-                            offset,
+                            offset: offset.saturating_add(extra),
+                            range,
                         }
                     }
                     "push_constant" => {
@@ -1364,11 +1370,12 @@ impl Runner<'_> {
                     set,
                     binding,
                     offset,
+                    range,
                 } => {
                     // The same bytes bound again: an alias of the first binding.
                     if let Some(first) = p.binds.iter().find(|x| {
                         x.buffer == b.buffer
-                            && matches!(x.kind, BindKind::Descriptor { offset: o, .. } if o == offset)
+                            && matches!(x.kind, BindKind::Descriptor { offset: o, range: r, .. } if o == offset && r == range)
                     }) && let BindKind::Descriptor {
                         set: s0,
                         binding: b0,
@@ -1379,10 +1386,14 @@ impl Runner<'_> {
                         aliases.insert((set, binding), (s0, b0));
                         continue;
                     }
-                    let d = self.bufs[k].get(offset..).ok_or_else(|| {
+                    let end = range.map_or(self.bufs[k].len(), |r| offset.saturating_add(r));
+                    let d = self.bufs[k].get(offset..end).ok_or_else(|| {
                         error(
                             b.line,
-                            format!("OFFSET {offset} is past the end of `{}`", b.buffer),
+                            format!(
+                                "OFFSET {offset} (and RANGE) is past the end of `{}`",
+                                b.buffer
+                            ),
                         )
                     })?;
                     map.insert((set, binding), d.to_vec());
@@ -1404,10 +1415,11 @@ impl Runner<'_> {
                 set,
                 binding,
                 offset,
+                ..
             } = b.kind
                 && let (Ok(k), Some(data)) =
                     (self.find(&b.buffer, b.line), map.remove(&(set, binding)))
-                && let Some(dst) = self.bufs[k].get_mut(offset..)
+                && let Some(dst) = self.bufs[k].get_mut(offset..offset.saturating_add(data.len()))
                 && dst.len() == data.len()
                 // A buffer bound twice: only a copy the run changed goes back.
                 && dst != &data[..]

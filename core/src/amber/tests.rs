@@ -84,7 +84,8 @@ fn parses_the_subset() {
             kind: BindKind::Descriptor {
                 set: 0,
                 binding: 3,
-                offset: 0
+                offset: 0,
+                range: None
             },
             line: 46
         }]
@@ -144,6 +145,40 @@ fn errors_are_located() {
     assert!(
         e.message.starts_with(
             "out-of-bounds access: 4 bytes at offset 16 of the buffer at set 0, binding 3"
+        ),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn descriptor_offsets_and_ranges() {
+    // OFFSET 4 + DESCRIPTOR_OFFSET 4: the shader's buffer starts at byte 8
+    // of `data` (1 -2 3 40), so one workgroup of two doubles 3 and 40 and
+    // leaves 1 and -2.
+    let text = SCRIPT
+        .replace(
+            "AS storage DESCRIPTOR_SET 0 BINDING 3",
+            "AS storage DESCRIPTOR_SET 0 BINDING 3 OFFSET 4 DESCRIPTOR_OFFSET 4",
+        )
+        .replace("RUN pipe 2 1 1", "RUN pipe 1 1 1")
+        .replace(
+            "EXPECT data IDX 0 EQ 2 -4 6 80",
+            "EXPECT data IDX 0 EQ 1 -2 6 80",
+        )
+        .replace("EXPECT data IDX 8 EQ 6\n", "");
+    let o = run(&parse(&text).expect("parses"), 10_000).expect("runs");
+    assert!(o.passed(), "{:?}", o.failures);
+    // DESCRIPTOR_RANGE 4: one element is in range, the second invocation's
+    // is out of bounds (4 bytes at offset 4 of a 4-byte buffer).
+    let ranged = text.replace(
+        "DESCRIPTOR_OFFSET 4",
+        "DESCRIPTOR_OFFSET 4 DESCRIPTOR_RANGE 4",
+    );
+    let e = run(&parse(&ranged).expect("parses"), 10_000).expect_err("out of bounds");
+    assert!(
+        e.message.starts_with(
+            "out-of-bounds access: 4 bytes at offset 4 of the buffer at set 0, binding 3"
         ),
         "{}",
         e.message
