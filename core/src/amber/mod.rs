@@ -761,7 +761,10 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, Ambe
     let ty = match w.word("DATA_TYPE or FORMAT")? {
         "DATA_TYPE" => {
             let t = w.word("DATA_TYPE")?;
-            DataType::parse(t).ok_or_else(|| w.err(format!("not supported: DATA_TYPE `{t}`")))?
+            // A format name is a data type too (`R32G32B32A32_SFLOAT`).
+            DataType::parse(t)
+                .or_else(|| DataType::format(t))
+                .ok_or_else(|| w.err(format!("not supported: DATA_TYPE `{t}`")))?
         }
         "FORMAT" => {
             let t = w.word("FORMAT")?;
