@@ -163,6 +163,10 @@ pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
             "the buffer's data is loaded from a file beside the upstream script, and the corpus does not carry those files",
         ),
         (
+            "not supported: BIND BUFFER ... AS",
+            "a texel buffer or image binding: the interpreter has no image memory yet",
+        ),
+        (
             "not supported: BIND BUFFER_ARRAY",
             "an array of buffer descriptors: the interpreter binds one buffer per (set, binding)",
         ),
