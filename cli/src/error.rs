@@ -20,6 +20,8 @@ pub enum CliError {
     TooManyInputs,
     /// An argument that is not valid Unicode where text is needed.
     NotUnicodeArg,
+    /// Any other misuse, explained.
+    Usage(String),
 
     // Input errors: exit code 1.
     Read { path: String, err: std::io::Error },
@@ -30,6 +32,8 @@ pub enum CliError {
     Failed { path: String, count: usize },
     /// `val` found the module invalid, with this many errors.
     Invalid { path: String, count: usize },
+    /// `amber`: this many of the files given did not pass.
+    NotPassed { count: usize, total: usize },
 
     /// An error inside a subcommand, prefixed with its name in the message.
     InCommand(&'static str, Box<CliError>),
@@ -45,12 +49,14 @@ impl CliError {
             | CliError::UnexpectedValue(_)
             | CliError::UnknownTargetEnv(_)
             | CliError::TooManyInputs
-            | CliError::NotUnicodeArg => 2,
+            | CliError::NotUnicodeArg
+            | CliError::Usage(_) => 2,
             CliError::Read { .. }
             | CliError::Write { .. }
             | CliError::NotUtf8 { .. }
             | CliError::Failed { .. }
-            | CliError::Invalid { .. } => 1,
+            | CliError::Invalid { .. }
+            | CliError::NotPassed { .. } => 1,
             CliError::InCommand(_, e) => e.exit_code(),
         }
     }
@@ -101,6 +107,7 @@ impl fmt::Display for CliError {
             }
             CliError::TooManyInputs => write!(f, "at most one input file can be given"),
             CliError::NotUnicodeArg => write!(f, "an argument is not valid Unicode"),
+            CliError::Usage(m) => f.write_str(m),
             CliError::Read { path, err } => write!(f, "cannot read `{path}`: {err}"),
             CliError::Write { path, err } => write!(f, "cannot write `{}`: {err}", path.display()),
             CliError::NotUtf8 { path, offset } => {
@@ -112,6 +119,7 @@ impl fmt::Display for CliError {
             }
             CliError::Invalid { path, count: 1 } => write!(f, "`{path}` is not valid (1 error)"),
             CliError::Invalid { path, count } => write!(f, "`{path}` is not valid ({count} errors)"),
+            CliError::NotPassed { count, total } => write!(f, "{count} of {total} files did not pass"),
             CliError::InCommand(_, e) => e.fmt(f),
         }
     }

@@ -16,21 +16,25 @@
 //! 4. [`cfg`]: control flow: dominance, structural dominance, constructs;
 //! 5. [`valid`]: the validator (reads the IR); [`reflect`]: resources, workgroup
 //!    size and built-ins of each entry point, from the IR;
-//! 6. (the interpreter and the WGSL writer, to come);
+//! 6. [`interp`]: the reference interpreter (runs compute entry points);
+//!    (the WGSL writer, to come);
 //! 7. [`analysis`]: one analysis of a module and its views (the page's report,
 //!    the DOT drawing, rendered diagnostics);
-//! 8. [`share`]: share links.
+//! 8. [`share`]: share links; [`amber`]: AmberScript (compute subset) and its
+//!    runner on the interpreter.
 #![no_std]
 #![forbid(unsafe_code)]
 
 extern crate alloc;
 
+pub mod amber;
 pub mod analysis;
 pub mod binary;
 pub mod cfg;
 pub mod diag;
 pub mod env;
 pub mod grammar;
+pub mod interp;
 pub mod ir;
 pub mod module;
 pub mod reflect;

@@ -8,6 +8,7 @@
 //! Tests that need either call [`corpus_or_skip`] / [`reference_or_skip`], which
 //! print a clear "SKIPPED" line and return `None` when it is missing.
 
+pub mod amber;
 pub mod cfggen;
 
 use serde_json::Value;

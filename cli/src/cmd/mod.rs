@@ -4,6 +4,7 @@ use std::ffi::OsString;
 
 use crate::error::CliError;
 
+pub mod amber;
 pub mod assemble;
 pub mod cfg;
 pub mod disassemble;
@@ -25,6 +26,7 @@ pub const COMMANDS: &[Command] = &[
     Command { name: "val", summary: "validate a module (binary or assembly text), like spirv-val", help: validate::HELP, run: validate::run },
     Command { name: "cfg", summary: "print a function's control-flow graph as DOT, or the analysis as JSON", help: cfg::HELP, run: cfg::run },
     Command { name: "reflect", summary: "list each entry point's resources, workgroup size and built-ins", help: reflect::HELP, run: reflect::run },
+    Command { name: "amber", summary: "run AmberScript compute tests on the reference interpreter", help: amber::HELP, run: amber::run },
 ];
 
 pub fn find(name: &str) -> Option<&'static Command> {

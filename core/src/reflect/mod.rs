@@ -371,7 +371,9 @@ fn reflect_entry(ir: &Ir, e: &crate::ir::EntryPoint) -> EntryReflection {
     }
 }
 
-fn workgroup_size(ir: &Ir, e: &crate::ir::EntryPoint) -> Option<WorkgroupSize> {
+/// The workgroup size of entry point `e`: the `WorkgroupSize` built-in
+/// constant, else `LocalSize` or `LocalSizeId`.
+pub fn workgroup_size(ir: &Ir, e: &crate::ir::EntryPoint) -> Option<WorkgroupSize> {
     let small = |v: Option<u64>| v.and_then(|x| u32::try_from(x).ok());
     for c in &ir.constants {
         if ir.decoration_arg(c.id, DEC_BUILTIN) == Some(BUILTIN_WORKGROUP_SIZE)

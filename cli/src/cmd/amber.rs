@@ -1,0 +1,196 @@
+//! `spvlab amber`: run AmberScript files (the compute subset) on the
+//! reference interpreter and print pass, fail or error for each, then a
+//! summary.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+use spvlab_core::TargetEnv;
+use spvlab_core::diag::render;
+use spvlab_core::amber::{self, AmberError, RunOptions};
+use spvlab_core::text::{AsmOptions, assemble};
+
+use crate::args::{Arg, Parser, no_value};
+use crate::error::CliError;
+use crate::io::{Input, print_stdout};
+
+pub const HELP: &str = "\
+spvlab amber: run AmberScript compute tests on the reference interpreter
+
+Usage: spvlab amber [options] <file.amber>...
+
+Each file is read, its compute pipelines run, and its EXPECT lines checked.
+For each file it prints `pass`, `fail` (with each expectation that failed) or
+`error` (with the error, at file:line:col), then a summary. A file with a
+graphics pipeline is `graphics: not run`, never a pass.
+
+A shader written in GLSL needs its module, given by the shader's name:
+--shader NAME=FILE, FILE a binary module or SPIR-V assembly text; it also
+takes the place of a SPIR-V shader of that name.
+
+Options:
+  --shader <NAME=FILE>     The module of shader NAME (may be repeated).
+  --target-env <env>       Assemble --shader texts for <env>. Default: spv1.0.
+  --max-steps <N>          The most instructions one invocation may execute
+                           (default 1000000).
+  --json                   Print JSON instead of text.
+  -h, --help               Print this help.
+
+Exit status: 0 every file passed, 1 a file failed, had an error or was not
+run, 2 bad usage.
+";
+
+/// The module of one --shader FILE: binary (by its magic number) or text.
+fn shader_module(path: &str, env: TargetEnv) -> Result<Vec<u32>, CliError> {
+    let input = Input::File(path.into());
+    let bytes = input.read()?;
+    if bytes.len() >= 4 && bytes.len() % 4 == 0 {
+        let magic = 0x0723_0203u32;
+        let le = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let be = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        if le == magic || be == magic {
+            let words = bytes.chunks_exact(4).map(|c| {
+                let a = [c[0], c[1], c[2], c[3]];
+                if le == magic { u32::from_le_bytes(a) } else { u32::from_be_bytes(a) }
+            });
+            return Ok(words.collect());
+        }
+    }
+    let text = crate::io::utf8_text(bytes, path)?;
+    assemble(&text, &AsmOptions { env, ..AsmOptions::default() }).map_err(|d| {
+        for x in &d {
+            eprint!("{}", render(x, &text, path));
+        }
+        CliError::Failed { path: path.into(), count: d.len() }
+    })
+}
+
+/// How one file went.
+enum Verdict {
+    Pass,
+    Fail(Vec<AmberError>),
+    Error(AmberError),
+    Graphics(AmberError),
+    Unreadable(String),
+}
+
+fn run_file(path: &str, opts: &RunOptions) -> (Verdict, u32) {
+    let text = match std::fs::read(path) {
+        Ok(b) => match String::from_utf8(b) {
+            Ok(t) => t,
+            Err(e) => return (Verdict::Unreadable(format!("not UTF-8 text (bad byte at offset {})", e.utf8_error().valid_up_to())), 0),
+        },
+        Err(e) => return (Verdict::Unreadable(format!("cannot read: {e}")), 0),
+    };
+    match amber::parse(&text).and_then(|s| amber::run_with(&s, opts)) {
+        Ok(o) if o.passed() => (Verdict::Pass, o.checked),
+        Ok(o) => (Verdict::Fail(o.failures), o.checked),
+        Err(e) if e.is_graphics() => (Verdict::Graphics(e), 0),
+        Err(e) => (Verdict::Error(e), 0),
+    }
+}
+
+fn located(e: &AmberError) -> Value {
+    json!({ "line": e.line, "col": e.col, "message": e.message })
+}
+
+pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
+    let mut files: Vec<String> = Vec::new();
+    let mut shaders: Vec<(String, String)> = Vec::new();
+    let mut env = TargetEnv::Spv1_0;
+    let mut json_out = false;
+    let mut max_steps = 1_000_000u64;
+    let mut p = Parser::new(args);
+    while let Some(arg) = p.next_arg() {
+        match arg {
+            Arg::Flag { name, inline } => match name.as_str() {
+                "-h" | "--help" => return print_stdout(HELP),
+                "--json" => {
+                    no_value("--json", &inline)?;
+                    json_out = true;
+                }
+                "--target-env" => env = p.target_env(inline)?,
+                "--max-steps" => {
+                    let v = p.text_value("--max-steps", inline)?;
+                    max_steps = v
+                        .parse()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| CliError::Usage(format!("--max-steps: `{v}` is not a positive number")))?;
+                }
+                "--shader" => {
+                    let v = p.text_value("--shader", inline)?;
+                    let Some((n, f)) = v.split_once('=').filter(|(n, f)| !n.is_empty() && !f.is_empty()) else {
+                        return Err(CliError::Usage(format!("--shader wants NAME=FILE, not `{v}`")));
+                    };
+                    shaders.push((n.into(), f.into()));
+                }
+                _ => return Err(CliError::UnknownFlag(name)),
+            },
+            Arg::Positional(a) => files.push(a.into_string().map_err(|_| CliError::NotUnicodeArg)?),
+        }
+    }
+    if files.is_empty() {
+        return Err(CliError::Usage("no Amber file given".into()));
+    }
+    let mut opts = RunOptions { max_steps, shaders: BTreeMap::new() };
+    for (n, f) in &shaders {
+        opts.shaders.insert(n.clone(), shader_module(f, env)?);
+    }
+    let (mut passed, mut failed, mut errors, mut graphics) = (0usize, 0usize, 0usize, 0usize);
+    let mut text = String::new();
+    let mut items = Vec::new();
+    for f in &files {
+        let (v, checked) = run_file(f, &opts);
+        match &v {
+            Verdict::Pass => {
+                passed += 1;
+                let _ = writeln!(text, "pass   {f} ({checked} EXPECT)");
+                items.push(json!({ "file": f, "verdict": "pass", "checked": checked }));
+            }
+            Verdict::Fail(fs) => {
+                failed += 1;
+                let _ = writeln!(text, "fail   {f}");
+                for e in fs {
+                    let _ = writeln!(text, "  {f}:{}:{}: {}", e.line, e.col, e.message);
+                }
+                let list: Vec<Value> = fs.iter().map(located).collect();
+                items.push(json!({ "file": f, "verdict": "fail", "checked": checked, "failures": list }));
+            }
+            Verdict::Error(e) => {
+                errors += 1;
+                let _ = writeln!(text, "error  {f}:{}:{}: {}", e.line, e.col, e.message);
+                items.push(json!({ "file": f, "verdict": "error", "error": located(e) }));
+            }
+            Verdict::Graphics(e) => {
+                graphics += 1;
+                let _ = writeln!(text, "skip   {f}:{}:{}: {}", e.line, e.col, e.message);
+                items.push(json!({ "file": f, "verdict": "graphics", "error": located(e) }));
+            }
+            Verdict::Unreadable(m) => {
+                errors += 1;
+                let _ = writeln!(text, "error  {f}: {m}");
+                items.push(json!({ "file": f, "verdict": "error", "error": { "message": m } }));
+            }
+        }
+    }
+    let total = files.len();
+    if json_out {
+        let v = json!({
+            "files": items,
+            "summary": { "total": total, "passed": passed, "failed": failed, "errors": errors, "graphics_not_run": graphics },
+        });
+        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+        s.push('\n');
+        print_stdout(&s)?;
+    } else {
+        let _ = writeln!(
+            text,
+            "{total} files: {passed} passed, {failed} failed, {errors} errors, {graphics} graphics (not run)"
+        );
+        print_stdout(&text)?;
+    }
+    if passed == total { Ok(()) } else { Err(CliError::NotPassed { count: total - passed, total }) }
+}

@@ -1,0 +1,1516 @@
+//! AmberScript, the compute subset: a reader and a runner on the reference
+//! interpreter.
+//!
+//! Read:
+//! * `SHADER compute NAME SPIRV-ASM|SPIRV-HEX|GLSL [TARGET_ENV env] ... END`
+//!   (a GLSL shader, or any shader, may be given precompiled by name:
+//!   [`RunOptions::shaders`]);
+//! * `BUFFER NAME DATA_TYPE T|FORMAT F [STD140|STD430]` then `DATA v... END`,
+//!   `SIZE n FILL v` or `SIZE n SERIES_FROM a INC_BY d`. T: `int8`..`int64`,
+//!   `uint8`..`uint64`, `float16`, `float`, `double`, `vecN<T>`, `matCxR<T>`
+//!   (C columns of R rows); F: a Vulkan format whose components all have one
+//!   width and type (`R32G32B32A32_SFLOAT`, `R32_UINT`, ...);
+//! * `PIPELINE compute NAME ... END` with `ATTACH NAME [ENTRY_POINT e]
+//!   [SPECIALIZE id AS T v]...`, `ENTRY_POINT NAME e`, `BIND BUFFER NAME AS
+//!   storage|uniform|storage_dynamic|uniform_dynamic DESCRIPTOR_SET s BINDING b
+//!   [OFFSET o] [DESCRIPTOR_OFFSET d] [DESCRIPTOR_RANGE r]` (a buffer bound
+//!   twice at one offset is one memory) and `BIND BUFFER NAME AS push_constant`; `SUBGROUP NAME ...
+//!   END` is read and ignored (one subgroup per workgroup);
+//! * `RUN NAME x y z`; `EXPECT NAME IDX off [TOLERANCE t...] EQ|NE|LT|LE|GT|GE
+//!   v...` (off is a byte offset; a tolerance with `%` is relative);
+//!   `EXPECT A EQ_BUFFER B`; `EXPECT A RMSE_BUFFER B TOLERANCE t`; `REPEAT n
+//!   ... END`; `COPY A TO B`;
+//! * `DEVICE_FEATURE`, `DEVICE_EXTENSION`, `INSTANCE_EXTENSION`,
+//!   `DEVICE_PROPERTY` and `SET ENGINE_DATA` lines are requirements of a
+//!   device and are ignored.
+//!
+//! A line ending in `\` goes on on the next line. Graphics (a SHADER of
+//! another stage, `PIPELINE graphics`, `CLEAR`, a draw) is the error
+//! "graphics: not run" ([`AmberError::is_graphics`]). Anything else is an
+//! error located by its line and column.
+
+use crate::TargetEnv;
+use crate::diag::line_col;
+use crate::interp::{self, Buffers, Options, f64_to_half, half_to_f64};
+use crate::ir::Ir;
+use crate::text::asm::{AsmOptions, assemble_with_map};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// An error in an Amber file or in its run, at a line and column (1-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AmberError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+/// The message of a graphics pipeline, which is recognised but not run.
+pub const GRAPHICS: &str = "graphics: not run";
+
+impl fmt::Display for AmberError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+impl AmberError {
+    /// The script has a graphics pipeline (not run, neither pass nor fail).
+    pub fn is_graphics(&self) -> bool {
+        self.message.starts_with(GRAPHICS)
+    }
+}
+
+fn error(line: u32, message: impl Into<String>) -> AmberError {
+    AmberError {
+        line,
+        col: 1,
+        message: message.into(),
+    }
+}
+
+fn error_at(t: &Tok, message: impl Into<String>) -> AmberError {
+    AmberError {
+        line: t.line,
+        col: t.col,
+        message: message.into(),
+    }
+}
+
+/// A scalar's kind and width in bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+}
+
+impl Scalar {
+    fn parse(s: &str) -> Option<Scalar> {
+        let int = |width, signed| Some(Scalar::Int { width, signed });
+        match s {
+            "int8" => int(8, true),
+            "int16" => int(16, true),
+            "int32" => int(32, true),
+            "int64" => int(64, true),
+            "uint8" => int(8, false),
+            "uint16" => int(16, false),
+            "uint32" => int(32, false),
+            "uint64" => int(64, false),
+            "float16" => Some(Scalar::Float { width: 16 }),
+            "float" => Some(Scalar::Float { width: 32 }),
+            "double" => Some(Scalar::Float { width: 64 }),
+            _ => None,
+        }
+    }
+
+    /// The size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            Scalar::Int { width, .. } | Scalar::Float { width } => width as usize / 8,
+        }
+    }
+
+    /// The bits of value `s`.
+    fn value(self, s: &str) -> Option<u64> {
+        match self {
+            Scalar::Int { width, signed } => {
+                let (neg, digits) = match s.strip_prefix('-') {
+                    Some(d) => (true, d),
+                    None => (false, s),
+                };
+                let v: u64 = match digits
+                    .strip_prefix("0x")
+                    .or_else(|| digits.strip_prefix("0X"))
+                {
+                    Some(h) => u64::from_str_radix(h, 16).ok()?,
+                    // An integer may be written as a float with no fraction (`0.0`).
+                    None => match digits.parse() {
+                        Ok(v) => v,
+                        Err(_) => {
+                            let f: f64 = digits.parse().ok()?;
+                            if !((0.0..18446744073709551616.0).contains(&f)
+                                && f == (f as u64) as f64)
+                            {
+                                return None;
+                            }
+                            f as u64
+                        }
+                    },
+                };
+                if neg && !signed && v != 0 {
+                    return None;
+                }
+                let bits = if neg { v.wrapping_neg() } else { v };
+                let m = mask(width);
+                // The value must fit the width (as signed or unsigned).
+                let fits = if width >= 64 {
+                    !neg || v <= 1u64 << 63
+                } else if neg {
+                    v <= 1u64 << (width - 1)
+                } else {
+                    v <= m
+                };
+                fits.then_some(bits & m)
+            }
+            Scalar::Float { width } => {
+                // Hex bits are allowed for floats too (`0x7f800000`).
+                let f: f64 = match s.strip_prefix("0x") {
+                    Some(h) => {
+                        return u64::from_str_radix(h, 16)
+                            .ok()
+                            .filter(|b| *b <= mask(width));
+                    }
+                    None => s.parse().ok()?,
+                };
+                Some(fput(f, width))
+            }
+        }
+    }
+
+    /// The value of bits as a number.
+    fn num(self, bits: u64) -> Num {
+        match self {
+            Scalar::Int {
+                width,
+                signed: true,
+            } => {
+                let s = 64 - width.min(64);
+                Num::Int(((bits << s) as i64 >> s) as i128)
+            }
+            Scalar::Int { width, .. } => Num::Int((bits & mask(width)) as i128),
+            Scalar::Float { width } => Num::Float(fget(bits, width)),
+        }
+    }
+
+    fn show(self, bits: u64) -> String {
+        match self.num(bits) {
+            Num::Int(i) => i.to_string(),
+            Num::Float(f) => format!("{f}"),
+        }
+    }
+}
+
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+fn fget(bits: u64, width: u32) -> f64 {
+    match width {
+        16 => half_to_f64(bits as u16),
+        32 => f32::from_bits(bits as u32) as f64,
+        _ => f64::from_bits(bits),
+    }
+}
+
+fn fput(f: f64, width: u32) -> u64 {
+    match width {
+        16 => f64_to_half(f) as u64,
+        32 => (f as f32).to_bits() as u64,
+        _ => f.to_bits(),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Num {
+    Int(i128),
+    Float(f64),
+}
+
+impl Num {
+    fn f(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+}
+
+/// The memory layout of a buffer's elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Std140,
+    Std430,
+}
+
+/// A buffer's element type: a scalar, a vector (`rows` components) or a
+/// matrix (`cols` columns of `rows` components).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataType {
+    pub scalar: Scalar,
+    pub rows: u32,
+    pub cols: u32,
+}
+
+impl DataType {
+    fn parse(s: &str) -> Option<DataType> {
+        if let Some(scalar) = Scalar::parse(s) {
+            return Some(DataType {
+                scalar,
+                rows: 1,
+                cols: 1,
+            });
+        }
+        let (head, inner) = s.strip_suffix('>')?.split_once('<')?;
+        let scalar = Scalar::parse(inner)?;
+        let (rows, cols) = if let Some(n) = head.strip_prefix("vec") {
+            (n.parse().ok()?, 1)
+        } else {
+            let (c, r) = head.strip_prefix("mat")?.split_once('x')?;
+            (r.parse().ok()?, c.parse().ok()?)
+        };
+        ((2..=4).contains(&rows) && (1..=4).contains(&cols)).then_some(DataType {
+            scalar,
+            rows,
+            cols,
+        })
+    }
+
+    /// A Vulkan format whose components share one width and type
+    /// (`R32G32B32A32_SFLOAT`, `R8_UINT`, ...).
+    fn format(s: &str) -> Option<DataType> {
+        let (comps, kind) = s.rsplit_once('_')?;
+        let mut widths = Vec::new();
+        let mut rest = comps;
+        while let Some(c) = rest.chars().next() {
+            if !"RGBA".contains(c) {
+                return None;
+            }
+            rest = &rest[1..];
+            let n = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            widths.push(rest[..n].parse::<u32>().ok()?);
+            rest = &rest[n..];
+        }
+        let width = *widths.first()?;
+        if widths.iter().any(|w| *w != width) || !matches!(width, 8 | 16 | 32 | 64) {
+            return None;
+        }
+        let scalar = match kind {
+            "SFLOAT" if width >= 16 => Scalar::Float { width },
+            "UINT" => Scalar::Int {
+                width,
+                signed: false,
+            },
+            "SINT" => Scalar::Int {
+                width,
+                signed: true,
+            },
+            _ => return None,
+        };
+        Some(DataType {
+            scalar,
+            rows: widths.len() as u32,
+            cols: 1,
+        })
+    }
+
+    fn comps(self) -> usize {
+        (self.rows * self.cols) as usize
+    }
+
+    /// The byte stride between two columns (of a matrix) or the size of a
+    /// vector, by the layout's rules.
+    fn col_stride(self, layout: Layout) -> usize {
+        let s = self.scalar.size();
+        let v = match self.rows {
+            1 => s,
+            2 => 2 * s,
+            _ => 4 * s,
+        };
+        if layout == Layout::Std140 && self.cols > 1 {
+            v.next_multiple_of(16)
+        } else {
+            v
+        }
+    }
+
+    /// The byte stride between two elements of the buffer.
+    pub fn stride(self, layout: Layout) -> usize {
+        let n = self.col_stride(layout) * self.cols as usize;
+        if layout == Layout::Std140 {
+            n.next_multiple_of(16)
+        } else {
+            n
+        }
+    }
+
+    /// The byte offset of component `k` (counting through the elements).
+    fn at(self, layout: Layout, k: usize) -> usize {
+        let n = self.comps();
+        let (e, c) = (k / n, k % n);
+        let rows = self.rows as usize;
+        e * self.stride(layout)
+            + (c / rows) * self.col_stride(layout)
+            + (c % rows) * self.scalar.size()
+    }
+}
+
+/// A word of a script with its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Tok {
+    text: String,
+    line: u32,
+    col: u32,
+}
+
+/// What a shader's text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderFormat {
+    SpirvAsm,
+    SpirvHex,
+    Glsl,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shader {
+    pub name: String,
+    pub line: u32,
+    pub format: ShaderFormat,
+    pub env: Option<TargetEnv>,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    pub name: String,
+    pub line: u32,
+    pub ty: DataType,
+    pub layout: Layout,
+    pub data: Vec<u8>,
+}
+
+/// How a buffer is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindKind {
+    /// storage, uniform, storage_dynamic, uniform_dynamic: the bytes from
+    /// `offset` (OFFSET + DESCRIPTOR_OFFSET), `range` of them if given
+    /// (DESCRIPTOR_RANGE), at (set, binding).
+    Descriptor {
+        set: u32,
+        binding: u32,
+        offset: usize,
+        range: Option<usize>,
+    },
+    PushConstant,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bind {
+    pub buffer: String,
+    pub kind: BindKind,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    pub name: String,
+    pub line: u32,
+    pub shader: Option<String>,
+    pub entry: Option<String>,
+    /// SPECIALIZE id AS T value: (id, bits).
+    pub specialize: Vec<(u32, u64)>,
+    pub binds: Vec<Bind>,
+}
+
+/// An EXPECT comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    fn parse(s: &str) -> Option<Cmp> {
+        Some(match s {
+            "EQ" => Cmp::Eq,
+            "NE" => Cmp::Ne,
+            "LT" => Cmp::Lt,
+            "LE" => Cmp::Le,
+            "GT" => Cmp::Gt,
+            "GE" => Cmp::Ge,
+            _ => return None,
+        })
+    }
+}
+
+/// A TOLERANCE value: absolute, or a percentage of the expected value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub value: f64,
+    pub percent: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Run {
+        pipeline: String,
+        groups: [u32; 3],
+        line: u32,
+    },
+    /// `EXPECT buffer IDX offset [TOLERANCE ...] cmp values` (values as bits
+    /// of the buffer's scalar type).
+    Expect {
+        buffer: String,
+        offset: usize,
+        cmp: Cmp,
+        tolerance: Vec<Tolerance>,
+        values: Vec<u64>,
+        line: u32,
+    },
+    /// `EXPECT a EQ_BUFFER b`, or `RMSE_BUFFER b TOLERANCE t` (`rmse`).
+    ExpectBuffer {
+        a: String,
+        b: String,
+        rmse: Option<f64>,
+        line: u32,
+    },
+    Repeat {
+        count: u32,
+        body: Vec<Command>,
+    },
+    Copy {
+        from: String,
+        to: String,
+        line: u32,
+    },
+}
+
+/// A parsed Amber script.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Script {
+    pub shaders: Vec<Shader>,
+    pub buffers: Vec<Buffer>,
+    pub pipelines: Vec<Pipeline>,
+    pub commands: Vec<Command>,
+}
+
+/// Reads a script line by line, joining `\` continuations.
+struct Reader<'s> {
+    lines: Vec<&'s str>,
+    next: usize,
+}
+
+impl<'s> Reader<'s> {
+    /// The words of the next line that has any, with their line number (of
+    /// the first line).
+    fn line(&mut self) -> Option<(u32, Vec<Tok>)> {
+        let mut toks = Vec::new();
+        let mut first = 0;
+        while let Some(l) = self.lines.get(self.next) {
+            self.next += 1;
+            let line = self.next as u32;
+            if toks.is_empty() {
+                first = line;
+            }
+            let code = l.split('#').next().unwrap_or("");
+            let mut col = 0usize;
+            for w in code.split_whitespace() {
+                let at = code[col..].find(w).map_or(col, |i| col + i);
+                col = at + w.len();
+                toks.push(Tok {
+                    text: w.into(),
+                    line,
+                    col: code[..at].chars().count() as u32 + 1,
+                });
+            }
+            if toks.last().is_some_and(|t| t.text == "\\") {
+                toks.pop();
+                continue;
+            }
+            if !toks.is_empty() {
+                return Some((first, toks));
+            }
+        }
+        None
+    }
+
+    /// The raw lines up to a line that is `END`, joined.
+    fn block(&mut self, line: u32, what: &str) -> Result<String, AmberError> {
+        let mut text = String::new();
+        loop {
+            let Some(l) = self.lines.get(self.next) else {
+                return Err(error(line, format!("{what} without END")));
+            };
+            self.next += 1;
+            if l.trim() == "END" {
+                return Ok(text);
+            }
+            text.push_str(l);
+            text.push('\n');
+        }
+    }
+}
+
+/// The words of one line, taken in turn.
+struct Words<'t> {
+    toks: &'t [Tok],
+    at: usize,
+    line: u32,
+}
+
+impl<'t> Words<'t> {
+    fn new(toks: &'t [Tok], line: u32) -> Words<'t> {
+        Words { toks, at: 0, line }
+    }
+
+    fn peek(&self) -> Option<&'t str> {
+        self.toks.get(self.at).map(|t| t.text.as_str())
+    }
+
+    fn next(&mut self) -> Option<&'t str> {
+        let t = self.peek();
+        self.at += 1;
+        t
+    }
+
+    /// An error at the last word taken (or at the end of the line).
+    fn err(&self, message: impl Into<String>) -> AmberError {
+        match (self.toks.get(self.at.saturating_sub(1)), self.toks.last()) {
+            (Some(t), _) => error_at(t, message),
+            // Past the end: just after the last word.
+            (None, Some(t)) => AmberError {
+                line: t.line,
+                col: t.col + t.text.chars().count() as u32,
+                message: message.into(),
+            },
+            (None, None) => error(self.line, message),
+        }
+    }
+
+    fn word(&mut self, what: &str) -> Result<&'t str, AmberError> {
+        match self.next() {
+            Some(w) => Ok(w),
+            None => Err(self.err(format!("{what} is missing"))),
+        }
+    }
+
+    fn num<T: core::str::FromStr>(&mut self, what: &str) -> Result<T, AmberError> {
+        let t = self.word(what)?;
+        t.parse()
+            .map_err(|_| self.err(format!("{what}: `{t}` is not a number")))
+    }
+
+    fn expect(&mut self, want: &str) -> Result<(), AmberError> {
+        match self.next() {
+            Some(t) if t == want => Ok(()),
+            Some(t) => Err(self.err(format!("expected `{want}`, found `{t}`"))),
+            None => Err(self.err(format!("expected `{want}`"))),
+        }
+    }
+
+    fn end(&mut self) -> Result<(), AmberError> {
+        match self.next() {
+            None => Ok(()),
+            Some(t) => Err(self.err(format!("not supported: `{t}` here"))),
+        }
+    }
+
+    fn rest(&mut self) -> &'t [Tok] {
+        let r = &self.toks[self.at.min(self.toks.len())..];
+        self.at = self.toks.len();
+        r
+    }
+}
+
+fn graphics(line: u32, what: &str) -> AmberError {
+    error(line, format!("{GRAPHICS} ({what})"))
+}
+
+/// Parse an Amber script.
+pub fn parse(src: &str) -> Result<Script, AmberError> {
+    let mut r = Reader {
+        lines: src.lines().collect(),
+        next: 0,
+    };
+    let mut script = Script::default();
+    let mut stack: Vec<(u32, Vec<Command>, u32)> = Vec::new();
+    while let Some((line, toks)) = r.line() {
+        let mut w = Words::new(&toks, line);
+        let cmd = w.word("a command")?;
+        let command = match cmd {
+            "SHADER" => {
+                let kind = w.word("the shader's stage")?;
+                if kind != "compute" {
+                    let _ = r.block(line, "SHADER");
+                    return Err(graphics(line, &format!("SHADER {kind}")));
+                }
+                let name = w.word("the shader's name")?;
+                let format = match w.word("the shader's format")? {
+                    "SPIRV-ASM" => ShaderFormat::SpirvAsm,
+                    "SPIRV-HEX" => ShaderFormat::SpirvHex,
+                    "GLSL" => ShaderFormat::Glsl,
+                    f => return Err(w.err(format!("not supported: shader format {f}"))),
+                };
+                let mut env = None;
+                if w.peek() == Some("TARGET_ENV") {
+                    w.next();
+                    let e = w.word("TARGET_ENV")?;
+                    env = Some(
+                        TargetEnv::parse(e)
+                            .ok_or_else(|| w.err(format!("unknown TARGET_ENV `{e}`")))?,
+                    );
+                }
+                w.end()?;
+                let text = r.block(line, "SHADER")?;
+                script.shaders.push(Shader {
+                    name: name.into(),
+                    line,
+                    format,
+                    env,
+                    text,
+                });
+                None
+            }
+            "BUFFER" => {
+                let b = parse_buffer(&mut w, &mut r, line)?;
+                script.buffers.push(b);
+                None
+            }
+            "PIPELINE" => {
+                let kind = w.word("the pipeline's kind")?;
+                if kind != "compute" {
+                    return Err(graphics(line, &format!("PIPELINE {kind}")));
+                }
+                let name = w.word("the pipeline's name")?;
+                w.end()?;
+                let p = parse_pipeline(&mut r, name, line)?;
+                script.pipelines.push(p);
+                None
+            }
+            "RUN" => {
+                // TIMED_EXECUTION asks for a timing; the run is the same.
+                if w.peek() == Some("TIMED_EXECUTION") {
+                    w.next();
+                }
+                let pipeline = w.word("the pipeline")?;
+                if matches!(w.peek(), Some("DRAW_RECT" | "DRAW_GRID" | "DRAW_ARRAY")) {
+                    return Err(graphics(line, "RUN ... DRAW"));
+                }
+                let groups = [w.num("RUN x")?, w.num("RUN y")?, w.num("RUN z")?];
+                w.end()?;
+                Some(Command::Run {
+                    pipeline: pipeline.into(),
+                    groups,
+                    line,
+                })
+            }
+            "EXPECT" => Some(parse_expect(&mut w, &script, line)?),
+            "REPEAT" => {
+                let count = w.num("REPEAT's count")?;
+                w.end()?;
+                stack.push((count, Vec::new(), line));
+                None
+            }
+            "END" if !stack.is_empty() => {
+                w.end()?;
+                let (count, body, _) = stack.pop().unwrap_or_default();
+                Some(Command::Repeat { count, body })
+            }
+            "COPY" => {
+                let from = w.word("COPY's source")?;
+                w.expect("TO")?;
+                let to = w.word("COPY's destination")?;
+                w.end()?;
+                for n in [from, to] {
+                    if !script.buffers.iter().any(|b| b.name == n) {
+                        return Err(w.err(format!("no buffer named `{n}`")));
+                    }
+                }
+                Some(Command::Copy {
+                    from: from.into(),
+                    to: to.into(),
+                    line,
+                })
+            }
+            "CLEAR" | "CLEAR_COLOR" | "CLEAR_DEPTH" | "CLEAR_STENCIL" => {
+                return Err(graphics(line, cmd));
+            }
+            "DEVICE_FEATURE" | "DEVICE_EXTENSION" | "INSTANCE_EXTENSION" | "DEVICE_PROPERTY"
+            | "SET" => None,
+            "#!amber" => None,
+            x => return Err(w.err(format!("not supported: {x}"))),
+        };
+        if let Some(c) = command {
+            match stack.last_mut() {
+                Some((_, body, _)) => body.push(c),
+                None => script.commands.push(c),
+            }
+        }
+    }
+    if let Some((_, _, line)) = stack.last() {
+        return Err(error(*line, "REPEAT without END"));
+    }
+    Ok(script)
+}
+
+fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, AmberError> {
+    let name = w.word("the buffer's name")?;
+    let ty = match w.word("DATA_TYPE or FORMAT")? {
+        "DATA_TYPE" => {
+            let t = w.word("DATA_TYPE")?;
+            // A format name is a data type too (`R32G32B32A32_SFLOAT`).
+            DataType::parse(t)
+                .or_else(|| DataType::format(t))
+                .ok_or_else(|| w.err(format!("not supported: DATA_TYPE `{t}`")))?
+        }
+        "FORMAT" => {
+            let t = w.word("FORMAT")?;
+            DataType::format(t).ok_or_else(|| w.err(format!("not supported: FORMAT `{t}`")))?
+        }
+        x => return Err(w.err(format!("expected `DATA_TYPE` or `FORMAT`, found `{x}`"))),
+    };
+    let mut layout = Layout::Std430;
+    let mut next = w.word("DATA or SIZE")?;
+    if next == "STD140" || next == "STD430" {
+        layout = if next == "STD140" {
+            Layout::Std140
+        } else {
+            Layout::Std430
+        };
+        next = w.word("DATA or SIZE")?;
+    }
+    let mut values: Vec<u64> = Vec::new();
+    let put = |t: &Tok, values: &mut Vec<u64>| -> Result<(), AmberError> {
+        let bits = ty.scalar.value(&t.text).ok_or_else(|| {
+            error_at(
+                t,
+                format!("`{}` is not a value of the buffer's type", t.text),
+            )
+        })?;
+        values.push(bits);
+        Ok(())
+    };
+    let elements;
+    match next {
+        "SIZE" => {
+            let n: usize = w.num("SIZE")?;
+            if n > 1 << 24 {
+                return Err(w.err("SIZE is too large"));
+            }
+            elements = n;
+            let comps = n * ty.comps();
+            match w.word("FILL or SERIES_FROM")? {
+                "FILL" => {
+                    let t = w.toks.get(w.at).cloned();
+                    w.word("FILL's value")?;
+                    let t = t.unwrap_or(Tok {
+                        text: String::new(),
+                        line,
+                        col: 1,
+                    });
+                    put(&t, &mut values)?;
+                    let v = values[0];
+                    values.resize(comps, v);
+                }
+                "SERIES_FROM" => {
+                    let from = w.word("SERIES_FROM's value")?;
+                    w.expect("INC_BY")?;
+                    let inc = w.word("INC_BY's value")?;
+                    match ty.scalar {
+                        Scalar::Int { width, .. } => {
+                            let parse = |s: &str| -> Option<i128> { s.parse::<i128>().ok() };
+                            let (Some(a), Some(d)) = (parse(from), parse(inc)) else {
+                                return Err(w.err("SERIES_FROM and INC_BY need integers"));
+                            };
+                            for k in 0..comps as i128 {
+                                values.push((a + k * d) as u64 & mask(width));
+                            }
+                        }
+                        Scalar::Float { width } => {
+                            let (Ok(a), Ok(d)) = (from.parse::<f64>(), inc.parse::<f64>()) else {
+                                return Err(w.err("SERIES_FROM and INC_BY need numbers"));
+                            };
+                            for k in 0..comps {
+                                values.push(fput(a + k as f64 * d, width));
+                            }
+                        }
+                    }
+                }
+                "FILE" => return Err(w.err("not supported: BUFFER ... FILE (data from a file)")),
+                x => return Err(w.err(format!("not supported: BUFFER ... SIZE n {x}"))),
+            }
+            w.end()?;
+        }
+        "DATA" => {
+            let mut rest: Vec<Tok> = w.rest().to_vec();
+            'data: loop {
+                for t in &rest {
+                    if t.text == "END" {
+                        break 'data;
+                    }
+                    put(t, &mut values)?;
+                }
+                let Some((_, toks)) = r.line() else {
+                    return Err(error(line, "BUFFER DATA without END"));
+                };
+                rest = toks;
+            }
+            elements = values.len().div_ceil(ty.comps());
+        }
+        "WIDTH" | "HEIGHT" | "MIP_LEVELS" | "SAMPLES" => {
+            return Err(w.err("not supported: image buffers"));
+        }
+        x => return Err(w.err(format!("not supported: BUFFER ... {x}"))),
+    }
+    let size = ty.scalar.size();
+    let mut data = vec![0u8; elements * ty.stride(layout)];
+    for (k, bits) in values.iter().enumerate() {
+        let at = ty.at(layout, k);
+        if let Some(d) = data.get_mut(at..at + size) {
+            d.copy_from_slice(&bits.to_le_bytes()[..size]);
+        }
+    }
+    Ok(Buffer {
+        name: name.into(),
+        line,
+        ty,
+        layout,
+        data,
+    })
+}
+
+fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, AmberError> {
+    let mut p = Pipeline {
+        name: name.into(),
+        line,
+        shader: None,
+        entry: None,
+        specialize: Vec::new(),
+        binds: Vec::new(),
+    };
+    loop {
+        let Some((line, toks)) = r.line() else {
+            return Err(error(p.line, "PIPELINE without END"));
+        };
+        let mut w = Words::new(&toks, line);
+        match w.word("a pipeline command")? {
+            "END" => break,
+            "ATTACH" => {
+                p.shader = Some(w.word("the shader")?.into());
+                while let Some(x) = w.next() {
+                    match x {
+                        "ENTRY_POINT" => p.entry = Some(w.word("ENTRY_POINT")?.into()),
+                        "SPECIALIZE" => {
+                            let id = w.num("SPECIALIZE's id")?;
+                            w.expect("AS")?;
+                            let t = w.word("SPECIALIZE's type")?;
+                            let s = Scalar::parse(t).ok_or_else(|| {
+                                w.err(format!("not supported: SPECIALIZE ... AS {t}"))
+                            })?;
+                            let v = w.word("SPECIALIZE's value")?;
+                            let bits = s
+                                .value(v)
+                                .ok_or_else(|| w.err(format!("`{v}` is not a {t}")))?;
+                            p.specialize.push((id, bits));
+                        }
+                        "TYPE" => {
+                            let t = w.word("TYPE")?;
+                            if t != "compute" {
+                                return Err(graphics(line, &format!("ATTACH ... TYPE {t}")));
+                            }
+                        }
+                        x => return Err(w.err(format!("not supported: ATTACH ... {x}"))),
+                    }
+                }
+            }
+            "ENTRY_POINT" => {
+                w.word("the shader")?;
+                p.entry = Some(w.word("the entry point")?.into());
+                w.end()?;
+            }
+            "SUBGROUP" => {
+                r.block(line, "SUBGROUP")?;
+            }
+            "SHADER_OPTIMIZATION" | "COMPILE_OPTIONS" => {
+                return Err(w.err("not supported: SHADER_OPTIMIZATION (spirv-opt passes)"));
+            }
+            "BIND" => {
+                let what = w.word("BUFFER")?;
+                if what != "BUFFER" {
+                    return Err(w.err(format!("not supported: BIND {what}")));
+                }
+                let buffer = w.word("the buffer's name")?;
+                w.expect("AS")?;
+                let kind = match w.word("the binding's kind")? {
+                    "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic" => {
+                        w.expect("DESCRIPTOR_SET")?;
+                        let set = w.num("DESCRIPTOR_SET")?;
+                        w.expect("BINDING")?;
+                        let binding = w.num("BINDING")?;
+                        let (mut offset, mut extra, mut range) = (0usize, 0usize, None);
+                        while let Some(x) = w.next() {
+                            match x {
+                                "OFFSET" => offset = w.num("OFFSET")?,
+                                "DESCRIPTOR_OFFSET" => extra = w.num("DESCRIPTOR_OFFSET")?,
+                                "DESCRIPTOR_RANGE" => range = Some(w.num("DESCRIPTOR_RANGE")?),
+                                x => return Err(w.err(format!("not supported: BIND ... {x}"))),
+                            }
+                        }
+                        BindKind::Descriptor {
+                            set,
+                            binding,
+                            offset: offset.saturating_add(extra),
+                            range,
+                        }
+                    }
+                    "push_constant" => {
+                        w.end()?;
+                        BindKind::PushConstant
+                    }
+                    "color" | "depth_stencil" => return Err(graphics(line, "BIND ... AS color")),
+                    k => return Err(w.err(format!("not supported: BIND BUFFER ... AS {k}"))),
+                };
+                p.binds.push(Bind {
+                    buffer: buffer.into(),
+                    kind,
+                    line,
+                });
+            }
+            "FRAMEBUFFER_SIZE" | "VERTEX_DATA" | "INDEX_DATA" | "POLYGON_MODE" => {
+                return Err(graphics(line, "a graphics pipeline command"));
+            }
+            x => return Err(w.err(format!("not supported: {x} in a PIPELINE"))),
+        }
+    }
+    Ok(p)
+}
+
+fn parse_expect(w: &mut Words, script: &Script, line: u32) -> Result<Command, AmberError> {
+    let buffer = w.word("the buffer")?;
+    let find = |w: &Words, n: &str| {
+        script
+            .buffers
+            .iter()
+            .find(|b| b.name == n)
+            .ok_or_else(|| w.err(format!("no buffer named `{n}`")))
+    };
+    match w.word("IDX, EQ_BUFFER or RMSE_BUFFER")? {
+        "IDX" => {}
+        k @ ("EQ_BUFFER" | "RMSE_BUFFER") => {
+            let b = w.word("the other buffer")?;
+            find(w, b)?;
+            find(w, buffer)?;
+            let rmse = if k == "RMSE_BUFFER" {
+                w.expect("TOLERANCE")?;
+                Some(w.num("TOLERANCE")?)
+            } else {
+                None
+            };
+            w.end()?;
+            return Ok(Command::ExpectBuffer {
+                a: buffer.into(),
+                b: b.into(),
+                rmse,
+                line,
+            });
+        }
+        x => return Err(w.err(format!("not supported: EXPECT ... {x}"))),
+    }
+    let offset = w.num("IDX")?;
+    let mut tolerance = Vec::new();
+    let mut c = w.word("a comparison")?;
+    if c.parse::<f64>().is_ok() {
+        return Err(w.err("not supported: EXPECT on an image (IDX x y SIZE w h)"));
+    }
+    if c == "TOLERANCE" {
+        loop {
+            let t = w.word("a comparison")?;
+            let (v, percent) = match t.strip_suffix('%') {
+                Some(v) => (v, true),
+                None => (t, false),
+            };
+            match v.parse::<f64>() {
+                Ok(value) => tolerance.push(Tolerance { value, percent }),
+                Err(_) => {
+                    c = t;
+                    break;
+                }
+            }
+        }
+    }
+    let cmp = Cmp::parse(c).ok_or_else(|| w.err(format!("not supported: EXPECT ... {c}")))?;
+    let ty = find(w, buffer)?.ty;
+    let values = w
+        .rest()
+        .iter()
+        .map(|t| {
+            ty.scalar.value(&t.text).ok_or_else(|| {
+                error_at(
+                    t,
+                    format!("`{}` is not a value of the buffer's type", t.text),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Command::Expect {
+        buffer: buffer.into(),
+        offset,
+        cmp,
+        tolerance,
+        values,
+        line,
+    })
+}
+
+/// The outcome of a script: the failed expectations (empty: it passed).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub failures: Vec<AmberError>,
+    /// The number of EXPECT lines checked (each pass of a REPEAT counts).
+    pub checked: u32,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// How to run a script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// The most instructions one invocation may execute.
+    pub max_steps: u64,
+    /// Precompiled modules (SPIR-V words) by shader name: they take the place
+    /// of a GLSL or SPIRV-HEX shader of that name, or of a SPIRV-ASM one.
+    pub shaders: BTreeMap<String, Vec<u32>>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            max_steps: 1_000_000,
+            shaders: BTreeMap::new(),
+        }
+    }
+}
+
+/// Run a script on the reference interpreter (no precompiled shaders).
+pub fn run(script: &Script, max_steps: u64) -> Result<Outcome, AmberError> {
+    run_with(
+        script,
+        &RunOptions {
+            max_steps,
+            ..RunOptions::default()
+        },
+    )
+}
+
+/// A module's words, and the script line and column of each instruction
+/// (empty when not assembled from the script).
+type ShaderWords = (Vec<u32>, Vec<(u32, u32)>);
+
+/// The words of a shader (precompiled, assembled, or read from hex) and,
+/// for an assembled one, the line and column of each instruction in the
+/// script.
+fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<ShaderWords, AmberError> {
+    if let Some(w) = opts.shaders.get(&shader.name) {
+        return Ok((w.clone(), Vec::new()));
+    }
+    match shader.format {
+        ShaderFormat::SpirvAsm => {
+            let o = AsmOptions {
+                env: shader.env.unwrap_or(TargetEnv::Spv1_0),
+                ..AsmOptions::default()
+            };
+            let out = assemble_with_map(&shader.text, &o).map_err(|d| {
+                let (l, c, m) = d.first().map_or((0, 1, String::new()), |d| {
+                    let (l, c) = line_col(&shader.text, d.span.start);
+                    (l, c, d.message.clone())
+                });
+                AmberError {
+                    line: shader.line + l,
+                    col: c,
+                    message: format!("the shader does not assemble: {m}"),
+                }
+            })?;
+            // The shader's text starts on the line after SHADER.
+            let at = out
+                .map
+                .iter()
+                .map(|m| {
+                    let (l, c) = line_col(&shader.text, m.span.start);
+                    (shader.line + l, c)
+                })
+                .collect();
+            Ok((out.words, at))
+        }
+        ShaderFormat::SpirvHex => {
+            let mut bytes = Vec::new();
+            for t in shader.text.split_whitespace() {
+                let h = t.strip_prefix("0x").unwrap_or(t);
+                let b = u8::from_str_radix(h, 16).map_err(|_| {
+                    error(shader.line, format!("SPIRV-HEX: `{t}` is not a hex byte"))
+                })?;
+                bytes.push(b);
+            }
+            if bytes.len() % 4 != 0 {
+                return Err(error(shader.line, "SPIRV-HEX: not a whole number of words"));
+            }
+            Ok((
+                bytes
+                    .chunks(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                Vec::new(),
+            ))
+        }
+        ShaderFormat::Glsl => Err(error(
+            shader.line,
+            format!(
+                "a GLSL shader needs a precompiled module: give one with --shader {}=FILE",
+                shader.name
+            ),
+        )),
+    }
+}
+
+struct Runner<'a> {
+    script: &'a Script,
+    opts: &'a RunOptions,
+    bufs: Vec<Vec<u8>>,
+    /// Each buffer's type and layout (COPY gives the destination the
+    /// source's).
+    types: Vec<(DataType, Layout)>,
+    /// Per shader and specialization: the IR and where each instruction is.
+    modules: BTreeMap<String, (Ir, Vec<(u32, u32)>)>,
+    out: Outcome,
+}
+
+impl Runner<'_> {
+    fn find(&self, name: &str, line: u32) -> Result<usize, AmberError> {
+        self.script
+            .buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| error(line, format!("no buffer named `{name}`")))
+    }
+
+    fn commands(&mut self, cs: &[Command]) -> Result<(), AmberError> {
+        for c in cs {
+            self.command(c)?;
+        }
+        Ok(())
+    }
+
+    fn command(&mut self, c: &Command) -> Result<(), AmberError> {
+        match c {
+            Command::Run {
+                pipeline,
+                groups,
+                line,
+            } => self.run(pipeline, *groups, *line),
+            Command::Repeat { count, body } => {
+                for _ in 0..*count {
+                    self.commands(body)?;
+                }
+                Ok(())
+            }
+            Command::Copy { from, to, line } => {
+                let (f, t) = (self.find(from, *line)?, self.find(to, *line)?);
+                self.bufs[t] = self.bufs[f].clone();
+                self.types[t] = self.types[f];
+                Ok(())
+            }
+            Command::Expect {
+                buffer,
+                offset,
+                cmp,
+                tolerance,
+                values,
+                line,
+            } => {
+                self.out.checked += 1;
+                let k = self.find(buffer, *line)?;
+                let (ty, layout) = self.types[k];
+                let data = &self.bufs[k];
+                let size = ty.scalar.size();
+                for (j, want) in values.iter().enumerate() {
+                    let at = offset.saturating_add(ty.at(layout, j));
+                    let got = data.get(at..at.saturating_add(size)).map(|b| {
+                        b.iter()
+                            .enumerate()
+                            .fold(0u64, |acc, (i, x)| acc | (*x as u64) << (8 * i))
+                    });
+                    let tol = match tolerance.len() {
+                        0 => None,
+                        n => Some(tolerance[(j % ty.comps()) % n]),
+                    };
+                    let ok = got
+                        .is_some_and(|g| holds(ty.scalar.num(g), *cmp, ty.scalar.num(*want), tol));
+                    if !ok {
+                        let g = got.map_or(String::from("nothing (past the end)"), |g| {
+                            ty.scalar.show(g)
+                        });
+                        let c = match cmp {
+                            Cmp::Eq => "",
+                            Cmp::Ne => "not ",
+                            Cmp::Lt => "less than ",
+                            Cmp::Le => "at most ",
+                            Cmp::Gt => "more than ",
+                            Cmp::Ge => "at least ",
+                        };
+                        self.out.failures.push(error(
+                            *line,
+                            format!(
+                                "{buffer} at byte {at}: expected {c}{}, got {g}",
+                                ty.scalar.show(*want)
+                            ),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            Command::ExpectBuffer { a, b, rmse, line } => {
+                self.out.checked += 1;
+                let (ka, kb) = (self.find(a, *line)?, self.find(b, *line)?);
+                let ((ta, la), (tb, lb)) = (self.types[ka], self.types[kb]);
+                let (da, db) = (&self.bufs[ka], &self.bufs[kb]);
+                let count = |d: &[u8], t: DataType, l: Layout| d.len() / t.stride(l) * t.comps();
+                let n = count(da, ta, la);
+                if ta.scalar != tb.scalar || n != count(db, tb, lb) {
+                    self.out
+                        .failures
+                        .push(error(*line, format!("{a} and {b} differ in type or size")));
+                    return Ok(());
+                }
+                let get = |d: &[u8], t: DataType, l: Layout, k: usize| {
+                    let at = t.at(l, k);
+                    let s = t.scalar.size();
+                    let bits = d[at..at + s]
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |acc, (i, x)| acc | (*x as u64) << (8 * i));
+                    (bits, t.scalar.num(bits))
+                };
+                let mut sum = 0.0;
+                for k in 0..n {
+                    let (x, xa) = get(da, ta, la, k);
+                    let (y, yb) = get(db, tb, lb, k);
+                    if rmse.is_some() {
+                        let d = xa.f() - yb.f();
+                        sum += d * d;
+                    } else if x != y {
+                        self.out.failures.push(error(
+                            *line,
+                            format!(
+                                "{a} and {b} differ at value {k}: {} and {}",
+                                ta.scalar.show(x),
+                                tb.scalar.show(y)
+                            ),
+                        ));
+                        return Ok(());
+                    }
+                }
+                if let Some(t) = rmse {
+                    let e = if n == 0 {
+                        0.0
+                    } else {
+                        libm_sqrt(sum / n as f64)
+                    };
+                    if e > *t {
+                        self.out.failures.push(error(
+                            *line,
+                            format!("{a} and {b}: root mean square error {e} is over {t}"),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn run(&mut self, pipeline: &str, groups: [u32; 3], line: u32) -> Result<(), AmberError> {
+        let script = self.script;
+        let p = script
+            .pipelines
+            .iter()
+            .find(|p| p.name == pipeline)
+            .ok_or_else(|| error(line, format!("no pipeline named `{pipeline}`")))?;
+        let sname = p
+            .shader
+            .as_deref()
+            .ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
+        // A module per shader and specialization.
+        let key = format!("{sname}{:?}", p.specialize);
+        if !self.modules.contains_key(&key) {
+            let shader = script
+                .shaders
+                .iter()
+                .find(|s| s.name == sname)
+                .ok_or_else(|| error(p.line, format!("no shader named `{sname}`")))?;
+            let (mut words, at) = shader_words(shader, self.opts)?;
+            interp::specialize(&mut words, &p.specialize);
+            let module = crate::binary::read_words(&words).map_err(|e| {
+                error(
+                    shader.line,
+                    format!("the shader does not read back: {}", e.message()),
+                )
+            })?;
+            self.modules.insert(key.clone(), (Ir::build(module), at));
+        }
+        let (ir, at) = &self.modules[&key];
+        let mut map = Buffers::new();
+        let mut aliases = BTreeMap::new();
+        let mut push = None;
+        for b in &p.binds {
+            let k = self.find(&b.buffer, b.line)?;
+            match b.kind {
+                BindKind::Descriptor {
+                    set,
+                    binding,
+                    offset,
+                    range,
+                } => {
+                    // The same bytes bound again: an alias of the first binding.
+                    if let Some(first) = p.binds.iter().find(|x| {
+                        x.buffer == b.buffer
+                            && matches!(x.kind, BindKind::Descriptor { offset: o, range: r, .. } if o == offset && r == range)
+                    }) && let BindKind::Descriptor {
+                        set: s0,
+                        binding: b0,
+                        ..
+                    } = first.kind
+                        && (s0, b0) != (set, binding)
+                    {
+                        aliases.insert((set, binding), (s0, b0));
+                        continue;
+                    }
+                    let end = range.map_or(self.bufs[k].len(), |r| offset.saturating_add(r));
+                    let d = self.bufs[k].get(offset..end).ok_or_else(|| {
+                        error(
+                            b.line,
+                            format!(
+                                "OFFSET {offset} (and RANGE) is past the end of `{}`",
+                                b.buffer
+                            ),
+                        )
+                    })?;
+                    map.insert((set, binding), d.to_vec());
+                }
+                BindKind::PushConstant => push = Some(self.bufs[k].clone()),
+            }
+        }
+        let opts = Options {
+            entry: p.entry.clone(),
+            workgroups: groups,
+            max_steps: self.opts.max_steps,
+            push_constants: push,
+            subgroup_size: None,
+            aliases,
+        };
+        let r = interp::run(ir, &opts, &mut map);
+        for b in &p.binds {
+            if let BindKind::Descriptor {
+                set,
+                binding,
+                offset,
+                ..
+            } = b.kind
+                && let (Ok(k), Some(data)) =
+                    (self.find(&b.buffer, b.line), map.remove(&(set, binding)))
+                && let Some(dst) = self.bufs[k].get_mut(offset..offset.saturating_add(data.len()))
+                && dst.len() == data.len()
+                // A buffer bound twice: only a copy the run changed goes back.
+                && dst != &data[..]
+            {
+                dst.copy_from_slice(&data);
+            }
+        }
+        r.map_err(|e| {
+            let inv = e.invocation.map_or(String::new(), |[x, y, z]| {
+                format!(" [invocation ({x},{y},{z})]")
+            });
+            // At the instruction in the script's shader text, where there is one.
+            match e.inst.and_then(|i| at.get(i as usize)) {
+                Some(&(l, c)) => AmberError {
+                    line: l,
+                    col: c,
+                    message: format!("{}{inv} (in the RUN at line {line})", e.message),
+                },
+                None => error(line, format!("{e}{inv}")),
+            }
+        })?;
+        Ok(())
+    }
+}
+
+/// Whether `got cmp want` holds (with a tolerance for EQ and NE).
+fn holds(got: Num, cmp: Cmp, want: Num, tol: Option<Tolerance>) -> bool {
+    let eq = match (got, want, tol) {
+        (_, _, Some(t)) => {
+            let (g, w) = (got.f(), want.f());
+            let bound = if t.percent {
+                t.value / 100.0 * abs(w)
+            } else {
+                t.value
+            };
+            abs(g - w) <= bound || (g.is_nan() && w.is_nan())
+        }
+        (Num::Float(g), Num::Float(w), None) => g == w || (g.is_nan() && w.is_nan()),
+        _ => got == want,
+    };
+    let ord = |f: fn(f64, f64) -> bool, i: fn(i128, i128) -> bool| match (got, want) {
+        (Num::Int(a), Num::Int(b)) => i(a, b),
+        _ => f(got.f(), want.f()),
+    };
+    match cmp {
+        Cmp::Eq => eq,
+        Cmp::Ne => !eq,
+        Cmp::Lt => ord(|a, b| a < b, |a, b| a < b),
+        Cmp::Le => ord(|a, b| a <= b, |a, b| a <= b),
+        Cmp::Gt => ord(|a, b| a > b, |a, b| a > b),
+        Cmp::Ge => ord(|a, b| a >= b, |a, b| a >= b),
+    }
+}
+
+fn abs(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() & !(1u64 << 63))
+}
+
+/// A square root without std (Newton's method from a bit-level estimate).
+fn libm_sqrt(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    if x == 0.0 || x.is_infinite() {
+        return x;
+    }
+    let mut y = f64::from_bits((x.to_bits() >> 1) + (1023u64 << 51));
+    for _ in 0..8 {
+        y = 0.5 * (y + x / y);
+    }
+    y
+}
+
+/// Run a script on the reference interpreter. An error stops the script (a
+/// shader that does not assemble, a run error); failed expectations are
+/// collected.
+pub fn run_with(script: &Script, opts: &RunOptions) -> Result<Outcome, AmberError> {
+    let mut r = Runner {
+        script,
+        opts,
+        bufs: script.buffers.iter().map(|b| b.data.clone()).collect(),
+        types: script.buffers.iter().map(|b| (b.ty, b.layout)).collect(),
+        modules: BTreeMap::new(),
+        out: Outcome::default(),
+    };
+    r.commands(&script.commands)?;
+    Ok(r.out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,186 @@
+//! AmberScript reader and runner tests. The shader doubles each element of a
+//! buffer in place (out[i] = 2 * in[i], one invocation per element), so the
+//! expected values are the DATA doubled, by hand.
+
+use super::*;
+use alloc::vec;
+
+const SCRIPT: &str = r#"#!amber
+# doubles buf in place
+SHADER compute doubler SPIRV-ASM
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize 2 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %rta ArrayStride 4
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %blk BufferBlock
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 3
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+       %uint = OpTypeInt 32 0
+     %v3uint = OpTypeVector %uint 3
+        %rta = OpTypeRuntimeArray %int
+        %blk = OpTypeStruct %rta
+      %p_blk = OpTypePointer Uniform %blk
+      %p_int = OpTypePointer Uniform %int
+       %p_in = OpTypePointer Input %v3uint
+        %buf = OpVariable %p_blk Uniform
+        %gid = OpVariable %p_in Input
+         %u0 = OpConstant %uint 0
+         %i2 = OpConstant %int 2
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g3 0
+          %p = OpAccessChain %p_int %buf %u0 %x
+          %v = OpLoad %int %p
+          %d = OpIMul %int %v %i2
+               OpStore %p %d
+               OpReturn
+               OpFunctionEnd
+END
+
+BUFFER data DATA_TYPE int32 STD430 DATA 1 -2
+  3 40 END
+BUFFER spare DATA_TYPE uint32 STD430 SIZE 3 FILL 7
+
+PIPELINE compute pipe
+  ATTACH doubler
+  BIND BUFFER data AS storage DESCRIPTOR_SET 0 BINDING 3
+END
+
+RUN pipe 2 1 1
+EXPECT data IDX 0 EQ 2 -4 6 80
+EXPECT data IDX 8 EQ 6
+EXPECT spare IDX 4 EQ 7 7
+"#;
+
+#[test]
+fn parses_the_subset() {
+    let s = parse(SCRIPT).expect("parses");
+    assert_eq!(s.shaders.len(), 1);
+    assert_eq!(s.shaders[0].line, 3);
+    // DATA spans two lines: 1 -2 3 40 as little-endian int32.
+    let data: Vec<u8> = [1i32, -2, 3, 40]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(s.buffers[0].data, data);
+    assert_eq!(
+        s.buffers[1].data,
+        [7u32, 7, 7]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        s.pipelines[0].binds,
+        vec![Bind {
+            buffer: "data".into(),
+            kind: BindKind::Descriptor {
+                set: 0,
+                binding: 3,
+                offset: 0,
+                range: None
+            },
+            line: 46
+        }]
+    );
+    assert_eq!(s.commands.len(), 4);
+}
+
+#[test]
+fn runs_and_meets_the_expectations() {
+    let s = parse(SCRIPT).expect("parses");
+    let o = run(&s, 10_000).expect("runs");
+    assert!(o.passed(), "{:?}", o.failures);
+}
+
+#[test]
+fn a_wrong_expectation_fails_at_its_line() {
+    let text = SCRIPT.replace("EXPECT data IDX 8 EQ 6", "EXPECT data IDX 8 EQ 5");
+    let o = run(&parse(&text).expect("parses"), 10_000).expect("runs");
+    assert_eq!(
+        o.failures,
+        vec![AmberError {
+            line: 51,
+            col: 1,
+            message: "data at byte 8: expected 5, got 6".into()
+        }]
+    );
+}
+
+#[test]
+fn errors_are_located() {
+    let e = parse(&SCRIPT.replace("RUN pipe 2 1 1", "RUN pipe 2 1")).expect_err("RUN z is missing");
+    assert_eq!(
+        e,
+        AmberError {
+            line: 49,
+            col: 13,
+            message: "RUN z is missing".into()
+        }
+    );
+    let e = parse(&SCRIPT.replace("BUFFER spare", "BUFFR spare")).expect_err("unknown command");
+    assert_eq!(e.line, 42);
+    assert_eq!(e.message, "not supported: BUFFR");
+    // A run error (out of bounds: 8 invocations on 4 elements) is at the
+    // instruction in the shader's text (script line 33, `%v = OpLoad %int
+    // %p`, its first token at column 11), and names the RUN line.
+    let e = run(
+        &parse(&SCRIPT.replace("RUN pipe 2 1 1", "RUN pipe 4 1 1")).expect("parses"),
+        10_000,
+    )
+    .expect_err("out of bounds");
+    assert_eq!((e.line, e.col), (33, 11));
+    assert!(
+        e.message.ends_with("(in the RUN at line 49)"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.message.starts_with(
+            "out-of-bounds access: 4 bytes at offset 16 of the buffer at set 0, binding 3"
+        ),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn descriptor_offsets_and_ranges() {
+    // OFFSET 4 + DESCRIPTOR_OFFSET 4: the shader's buffer starts at byte 8
+    // of `data` (1 -2 3 40), so one workgroup of two doubles 3 and 40 and
+    // leaves 1 and -2.
+    let text = SCRIPT
+        .replace(
+            "AS storage DESCRIPTOR_SET 0 BINDING 3",
+            "AS storage DESCRIPTOR_SET 0 BINDING 3 OFFSET 4 DESCRIPTOR_OFFSET 4",
+        )
+        .replace("RUN pipe 2 1 1", "RUN pipe 1 1 1")
+        .replace(
+            "EXPECT data IDX 0 EQ 2 -4 6 80",
+            "EXPECT data IDX 0 EQ 1 -2 6 80",
+        )
+        .replace("EXPECT data IDX 8 EQ 6\n", "");
+    let o = run(&parse(&text).expect("parses"), 10_000).expect("runs");
+    assert!(o.passed(), "{:?}", o.failures);
+    // DESCRIPTOR_RANGE 4: one element is in range, the second invocation's
+    // is out of bounds (4 bytes at offset 4 of a 4-byte buffer).
+    let ranged = text.replace(
+        "DESCRIPTOR_OFFSET 4",
+        "DESCRIPTOR_OFFSET 4 DESCRIPTOR_RANGE 4",
+    );
+    let e = run(&parse(&ranged).expect("parses"), 10_000).expect_err("out of bounds");
+    assert!(
+        e.message.starts_with(
+            "out-of-bounds access: 4 bytes at offset 4 of the buffer at set 0, binding 3"
+        ),
+        "{}",
+        e.message
+    );
+}

@@ -1,0 +1,547 @@
+//! Decoding: the module's functions into a compact form (opcode, result
+//! slot, operands resolved), constants into values, global variables into
+//! pointers, the entry point and its workgroup size.
+
+use super::mem::{Loc, Ptr, Val, zero};
+use super::{Options, RunError};
+use crate::grammar::{self, OperandKind, op};
+use crate::ir::{ConstValue, Ir, Type};
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// A global slot (constants, undefs, global variables) has this bit set.
+pub(super) const G: u32 = 0x8000_0000;
+/// No result.
+pub(super) const NONE: u32 = u32::MAX;
+/// An operand id that names no value, block or function.
+pub(super) const NO_VALUE: u32 = u32::MAX;
+/// An instruction that reads a constant the IR could not evaluate.
+pub(super) const OP_BAD_CONST: u16 = u16::MAX;
+
+/// The kind of a scalar (or of a vector's components).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum K {
+    Bool,
+    U,
+    S,
+    F,
+    /// Not a scalar or vector of scalars.
+    Other,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Sk {
+    pub k: K,
+    pub w: u32,
+}
+
+pub(super) const OTHER: Sk = Sk { k: K::Other, w: 0 };
+
+/// One decoded instruction.
+#[derive(Clone, Debug)]
+pub(super) struct Inst {
+    pub op: u16,
+    /// The index of the instruction in the module.
+    pub idx: u32,
+    /// The local slot of the result, or [`NONE`].
+    pub res: u32,
+    /// The result type id (for OpVariable: the pointee type).
+    pub ty: u32,
+    /// The result's (component) scalar kind.
+    pub sk: Sk,
+    /// The first value operand's (component) scalar kind.
+    pub ak: Sk,
+    /// The operands: `Func::args[a..a + n]`.
+    pub a: u32,
+    pub n: u32,
+}
+
+/// One block: its phis are `insts[phis..body]`, its other instructions from `body`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Block {
+    pub label: u32,
+    pub phis: u32,
+    pub body: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Func {
+    pub insts: Vec<Inst>,
+    pub args: Vec<u32>,
+    pub blocks: Vec<Block>,
+    pub nlocals: u32,
+    /// The local slots of the parameters.
+    pub params: Vec<u32>,
+}
+
+/// How an id resolves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum R {
+    None,
+    Global(u32),
+    Local(u32),
+    Block(u32),
+    Func(u32),
+}
+
+/// A built-in input: the per-invocation variable, the BuiltIn, its type.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BuiltIn {
+    pub var: u32,
+    pub builtin: u32,
+    pub ty: u32,
+}
+
+/// A buffer a variable points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BufKey {
+    Binding(u32, u32),
+    PushConstant,
+}
+
+pub(super) struct Program<'a> {
+    pub ir: &'a Ir,
+    pub funcs: Vec<Func>,
+    pub entry: u32,
+    pub local_size: [u32; 3],
+    /// Constants, undefs and global variable pointers.
+    pub globals: Vec<Val>,
+    /// The initial values of the per-invocation global variables.
+    pub private_init: Vec<Val>,
+    /// The initial values of the Workgroup variables (zero unless initialised).
+    pub shared_init: Vec<Val>,
+    pub builtins: Vec<BuiltIn>,
+    pub bufs: Vec<BufKey>,
+}
+
+/// The scalar kind of type `ty` (of its components, for a vector).
+pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> Sk {
+    let Some(t) = ir.ty(ty) else { return OTHER };
+    match t.ty {
+        Type::Bool => Sk { k: K::Bool, w: 1 },
+        Type::Int { width, signed } => Sk {
+            k: if signed { K::S } else { K::U },
+            w: width,
+        },
+        Type::Float {
+            width,
+            encoding: None,
+        } => Sk { k: K::F, w: width },
+        Type::Vector { component, .. } => match ir.ty(component).map(|c| &c.ty) {
+            Some(Type::Vector { .. }) | None => OTHER,
+            Some(_) => scalar_kind(ir, component),
+        },
+        _ => OTHER,
+    }
+}
+
+/// The built-ins the interpreter gives values to.
+fn supported_builtin(b: u32) -> bool {
+    use grammar::built_in as bi;
+    matches!(
+        b,
+        bi::GlobalInvocationId
+            | bi::LocalInvocationId
+            | bi::WorkgroupId
+            | bi::NumWorkgroups
+            | bi::WorkgroupSize
+            | bi::LocalInvocationIndex
+            | bi::SubgroupSize
+            | bi::SubgroupLocalInvocationId
+            | bi::SubgroupId
+            | bi::NumSubgroups
+    )
+}
+
+fn err(inst: usize, message: String) -> RunError {
+    RunError::new(Some(inst as u32), message)
+}
+
+impl<'a> Program<'a> {
+    pub fn new(ir: &'a Ir, opts: &Options) -> Result<Program<'a>, RunError> {
+        let glcompute = grammar::execution_model::GLCompute;
+        let ep = match &opts.entry {
+            Some(name) => ir
+                .entry_points
+                .iter()
+                .find(|e| &e.name == name && e.model == glcompute)
+                .ok_or_else(|| {
+                    RunError::new(None, format!("no GLCompute entry point named \"{name}\""))
+                })?,
+            None => ir
+                .entry_points
+                .iter()
+                .find(|e| e.model == glcompute)
+                .ok_or_else(|| {
+                    RunError::new(
+                        None,
+                        String::from("the module has no GLCompute entry point"),
+                    )
+                })?,
+        };
+        let ws = crate::reflect::workgroup_size(ir, ep);
+        let local_size = match ws {
+            Some(crate::reflect::WorkgroupSize {
+                x: Some(x),
+                y: Some(y),
+                z: Some(z),
+                ..
+            }) if x > 0 && y > 0 && z > 0 => [x, y, z],
+            _ => {
+                return Err(RunError::new(
+                    Some(ep.inst),
+                    format!(
+                        "entry point \"{}\" has no workgroup size the interpreter can read",
+                        ep.name
+                    ),
+                ));
+            }
+        };
+
+        // Ids index a table: size it by the largest id defined, not the header's bound.
+        let bound = (0..ir.len())
+            .filter_map(|i| ir.result_id(i))
+            .max()
+            .map_or(0, |m| m as usize + 1);
+        let mut res = vec![R::None; bound];
+        let set = |res: &mut Vec<R>, id: u32, r: R| {
+            if let Some(x) = res.get_mut(id as usize) {
+                *x = r;
+            }
+        };
+        let mut globals: Vec<Val> = Vec::new();
+        let mut bad_globals: Vec<bool> = Vec::new();
+        let get = |res: &Vec<R>, globals: &Vec<Val>, id: u32| -> Val {
+            match res.get(id as usize) {
+                Some(R::Global(g)) => globals[*g as usize].clone(),
+                _ => Val::S(0),
+            }
+        };
+
+        // Constants, in order (a composite's parts come first).
+        for c in &ir.constants {
+            let (v, bad) = match &c.value {
+                ConstValue::Bool(b) => (Val::S(*b as u64), false),
+                ConstValue::Scalar(bits) => (Val::S(*bits), false),
+                ConstValue::Composite(ids) => {
+                    let bad = ids.iter().any(|&id| match res.get(id as usize) {
+                        Some(R::Global(g)) => bad_globals[*g as usize],
+                        _ => true,
+                    });
+                    (
+                        Val::C(ids.iter().map(|&id| get(&res, &globals, id)).collect()),
+                        bad,
+                    )
+                }
+                ConstValue::Null => (zero(ir, c.ty), false),
+                ConstValue::NotEvaluated => (Val::S(0), true),
+            };
+            set(&mut res, c.id, R::Global(globals.len() as u32));
+            globals.push(v);
+            bad_globals.push(bad);
+        }
+        // Undefs outside functions.
+        for i in 0..ir.len() {
+            if ir.opcode(i) == op::OpUndef
+                && ir.function_at(i).is_none()
+                && let (Some(id), Some(ty)) = (ir.result_id(i), ir.result_type(i))
+            {
+                set(&mut res, id, R::Global(globals.len() as u32));
+                globals.push(zero(ir, ty));
+                bad_globals.push(false);
+            }
+        }
+        // Global variables.
+        let mut private_init = Vec::new();
+        let mut shared_init = Vec::new();
+        let mut builtins = Vec::new();
+        let mut bufs: Vec<BufKey> = Vec::new();
+        let scn = grammar::storage_class::Input;
+        let sc_name = |s: u32| -> String {
+            match OperandKind::StorageClass.enumerant(s) {
+                Some(e) => String::from(e.name),
+                None => format!("{s}"),
+            }
+        };
+        for v in &ir.globals {
+            let Some(pointee) = v.pointee else {
+                set(&mut res, v.id, R::Global(globals.len() as u32));
+                globals.push(Val::P(Box::new(Ptr {
+                    ty: 0,
+                    loc: Loc::Unsupported(String::from("not supported: untyped variables")),
+                })));
+                bad_globals.push(false);
+                continue;
+            };
+            let loc = match v.storage {
+                s if s == grammar::storage_class::Private || s == scn => {
+                    let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
+                    if s == scn && builtin.is_none() {
+                        Loc::Unsupported(String::from(
+                            "not supported: an Input variable without BuiltIn",
+                        ))
+                    } else if let Some(b) = builtin.filter(|b| !supported_builtin(*b)) {
+                        let name = OperandKind::BuiltIn
+                            .enumerant(b)
+                            .map_or(String::new(), |e| String::from(e.name));
+                        Loc::Unsupported(format!("not supported: built-in {name}"))
+                    } else {
+                        let init = match v.initializer {
+                            Some(id) => get(&res, &globals, id),
+                            None => zero(ir, pointee),
+                        };
+                        let var = private_init.len() as u32;
+                        private_init.push(init);
+                        if let Some(b) = builtin {
+                            builtins.push(BuiltIn {
+                                var,
+                                builtin: b,
+                                ty: pointee,
+                            });
+                        }
+                        Loc::Var {
+                            var,
+                            path: Vec::new(),
+                        }
+                    }
+                }
+                s if s == grammar::storage_class::StorageBuffer
+                    || s == grammar::storage_class::Uniform
+                    || s == grammar::storage_class::PushConstant =>
+                {
+                    let key = if s == grammar::storage_class::PushConstant {
+                        Some(BufKey::PushConstant)
+                    } else {
+                        match (v.set, v.binding) {
+                            // A binding that aliases another shares its memory.
+                            (Some(a), Some(b)) => Some(match opts.aliases.get(&(a, b)) {
+                                Some(&(a2, b2)) => BufKey::Binding(a2, b2),
+                                None => BufKey::Binding(a, b),
+                            }),
+                            _ => None,
+                        }
+                    };
+                    match key {
+                        Some(key) => {
+                            let buf = match bufs.iter().position(|k| *k == key) {
+                                Some(k) => k,
+                                None => {
+                                    bufs.push(key);
+                                    bufs.len() - 1
+                                }
+                            } as u32;
+                            Loc::Buf {
+                                buf,
+                                off: 0,
+                                vstride: 0,
+                                mat: None,
+                            }
+                        }
+                        None => Loc::Unsupported(format!(
+                            "a {} variable without DescriptorSet and Binding",
+                            sc_name(s)
+                        )),
+                    }
+                }
+                s if s == grammar::storage_class::Workgroup => {
+                    let init = match v.initializer {
+                        Some(id) => get(&res, &globals, id),
+                        None => zero(ir, pointee),
+                    };
+                    shared_init.push(init);
+                    Loc::Shared {
+                        var: shared_init.len() as u32 - 1,
+                        path: Vec::new(),
+                    }
+                }
+                s => Loc::Unsupported(format!("not supported: {} storage class", sc_name(s))),
+            };
+            set(&mut res, v.id, R::Global(globals.len() as u32));
+            globals.push(Val::P(Box::new(Ptr { ty: pointee, loc })));
+            bad_globals.push(false);
+        }
+
+        // Functions, blocks and local slots.
+        for (fi, f) in ir.functions.iter().enumerate() {
+            set(&mut res, f.id, R::Func(fi as u32));
+            for (bi, b) in ir.blocks_of(f).iter().enumerate() {
+                set(&mut res, b.label, R::Block(bi as u32));
+            }
+        }
+        let mut funcs = Vec::with_capacity(ir.functions.len());
+        for f in &ir.functions {
+            let mut nlocals = 0u32;
+            let mut params = Vec::new();
+            for i in f.inst as usize + 1..(f.end as usize).min(ir.len()) {
+                let o = ir.opcode(i);
+                if o == op::OpLabel {
+                    continue;
+                }
+                if let Some(id) = ir.result_id(i) {
+                    set(&mut res, id, R::Local(nlocals));
+                    if o == op::OpFunctionParameter {
+                        params.push(nlocals);
+                    }
+                    nlocals += 1;
+                }
+            }
+            let mut func = Func {
+                insts: Vec::new(),
+                args: Vec::new(),
+                blocks: Vec::new(),
+                nlocals,
+                params,
+            };
+            for b in ir.blocks_of(f) {
+                let phis = func.insts.len() as u32;
+                let mut body = None;
+                for i in b.body() {
+                    let o = ir.opcode(i);
+                    if matches!(
+                        o,
+                        op::OpLine
+                            | op::OpNoLine
+                            | op::OpNop
+                            | op::OpSelectionMerge
+                            | op::OpLoopMerge
+                    ) {
+                        continue;
+                    }
+                    if o != op::OpPhi && body.is_none() {
+                        body = Some(func.insts.len() as u32);
+                    }
+                    let mut inst = Inst {
+                        op: o,
+                        idx: i as u32,
+                        res: NONE,
+                        ty: 0,
+                        sk: OTHER,
+                        ak: OTHER,
+                        a: func.args.len() as u32,
+                        n: 0,
+                    };
+                    let mut first_value = true;
+                    let mut bad = false;
+                    for operand in ir.operands(i) {
+                        match operand.kind {
+                            OperandKind::IdResultType => {
+                                let t = operand.word().unwrap_or(0);
+                                inst.ty = t;
+                                inst.sk = scalar_kind(ir, t);
+                            }
+                            OperandKind::IdResult => {
+                                if let Some(R::Local(l)) =
+                                    res.get(operand.word().unwrap_or(0) as usize)
+                                {
+                                    inst.res = *l;
+                                }
+                            }
+                            k if k.is_id() => {
+                                for &w in operand.words {
+                                    let r = res.get(w as usize).copied().unwrap_or(R::None);
+                                    if first_value && matches!(r, R::Global(_) | R::Local(_)) {
+                                        first_value = false;
+                                        inst.ak =
+                                            ir.type_of(w).map_or(OTHER, |t| scalar_kind(ir, t));
+                                    }
+                                    func.args.push(match r {
+                                        R::Global(g) => {
+                                            bad |= bad_globals[g as usize];
+                                            G | g
+                                        }
+                                        R::Local(l) => l,
+                                        R::Block(b) => b,
+                                        R::Func(f) => f,
+                                        // A type, an extended instruction set, or an id
+                                        // with no definition: nothing the supported
+                                        // instructions read as a value.
+                                        R::None => NO_VALUE,
+                                    });
+                                }
+                            }
+                            _ => func.args.extend_from_slice(operand.words),
+                        }
+                    }
+                    if o == op::OpExtInst
+                        && let Some(set) = func.args.get_mut(inst.a as usize)
+                    {
+                        // The set operand: 1 for GLSL.std.450, 0 for any other;
+                        // above bit 8, the component width of the last operand
+                        // (Ldexp's exponent, MatrixInverse's matrix).
+                        let id = ir.operand_words(i, 2).first().copied().unwrap_or(0);
+                        let glsl = ir
+                            .ext_imports
+                            .iter()
+                            .any(|(x, n)| *x == id && n == "GLSL.std.450");
+                        let last = ir.words(i).last().copied().unwrap_or(0);
+                        let mut t = ir.type_of(last).unwrap_or(0);
+                        if let Some(Type::Matrix { column, .. }) = ir.ty(t).map(|d| &d.ty) {
+                            t = *column;
+                        }
+                        *set = glsl as u32 | scalar_kind(ir, t).w << 8;
+                    }
+                    if !ir.parsed_ok(i) {
+                        return Err(err(
+                            i,
+                            String::from("the instruction's operands do not parse"),
+                        ));
+                    }
+                    if o == op::OpVariable {
+                        inst.ty = match ir.ty(inst.ty).map(|t| &t.ty) {
+                            Some(Type::Pointer {
+                                pointee: Some(p), ..
+                            }) => *p,
+                            _ => {
+                                return Err(err(
+                                    i,
+                                    String::from("OpVariable without a typed pointer type"),
+                                ));
+                            }
+                        };
+                    }
+                    if bad {
+                        inst.op = OP_BAD_CONST;
+                    }
+                    inst.n = func.args.len() as u32 - inst.a;
+                    func.insts.push(inst);
+                }
+                let body = body.unwrap_or(func.insts.len() as u32);
+                func.blocks.push(Block {
+                    label: b.label,
+                    phis,
+                    body,
+                });
+            }
+            funcs.push(func);
+        }
+        let entry = match res.get(ep.function as usize) {
+            Some(R::Func(f)) => *f,
+            _ => {
+                return Err(RunError::new(
+                    Some(ep.inst),
+                    String::from("the entry point's function is missing"),
+                ));
+            }
+        };
+        if funcs[entry as usize].blocks.is_empty() {
+            return Err(RunError::new(
+                Some(ep.inst),
+                String::from("the entry point's function has no blocks"),
+            ));
+        }
+        Ok(Program {
+            ir,
+            funcs,
+            entry,
+            local_size,
+            globals,
+            private_init,
+            shared_init,
+            builtins,
+            bufs,
+        })
+    }
+}

@@ -1,0 +1,1533 @@
+//! Execution: invocations one after another, each a stack of frames over the
+//! decoded functions.
+
+use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
+use super::mem::{Loc, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, write_buf, zero};
+use super::{Buffers, Options, RunError, RunStats, unsupported};
+use crate::grammar::{built_in as bi, op};
+use crate::ir::Type;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The deepest call stack.
+const MAX_DEPTH: usize = 1024;
+
+struct Frame {
+    f: u32,
+    pc: u32,
+    block: u32,
+    regs: Vec<Val>,
+    /// The caller's slot for the returned value.
+    ret: u32,
+    /// The per-invocation memory's length at the call (Function variables
+    /// above it are this frame's).
+    mem_base: u32,
+}
+
+struct State<'b> {
+    /// The running invocation's memory (Private, Input, then Function).
+    mem: Vec<Val>,
+    /// The workgroup's memory.
+    shared: Vec<Val>,
+    bufs: &'b mut [Option<Vec<u8>>],
+}
+
+pub(super) fn run(
+    prog: &Program,
+    opts: &Options,
+    buffers: &mut Buffers,
+) -> Result<RunStats, RunError> {
+    let mut bufs: Vec<Option<Vec<u8>>> = prog
+        .bufs
+        .iter()
+        .map(|k| match k {
+            BufKey::Binding(s, b) => buffers.remove(&(*s, *b)),
+            BufKey::PushConstant => opts.push_constants.clone(),
+        })
+        .collect();
+    let r = run_grid(prog, opts, &mut bufs);
+    for (k, b) in prog.bufs.iter().zip(bufs) {
+        if let (BufKey::Binding(s, bd), Some(b)) = (k, b) {
+            buffers.insert((*s, *bd), b);
+        }
+    }
+    r
+}
+
+/// Where an invocation stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Running,
+    /// Waiting at the OpControlBarrier with this index.
+    Barrier(u32),
+    /// Waiting before the group instruction with this index.
+    Group(u32),
+    Done,
+}
+
+/// The subgroup size of a run: the option, else the workgroup (at most 128).
+pub(super) fn subgroup_size(prog: &Program, opts: &Options) -> u32 {
+    let [lx, ly, lz] = prog.local_size;
+    let n = lx.saturating_mul(ly).saturating_mul(lz);
+    opts.subgroup_size.unwrap_or(n.min(128)).max(1)
+}
+
+/// One invocation of a workgroup, between its turns.
+struct Invocation {
+    gid: [u32; 3],
+    frames: Vec<Frame>,
+    mem: Vec<Val>,
+    steps: u64,
+    status: Status,
+}
+
+fn located_at(mut e: RunError, gid: [u32; 3]) -> RunError {
+    e.invocation = Some(gid);
+    if e.message.starts_with("did not terminate") {
+        e.message = e.message.replacen("$INV", &show(gid), 1);
+    }
+    e
+}
+
+fn show(g: [u32; 3]) -> String {
+    format!("({},{},{})", g[0], g[1], g[2])
+}
+
+/// Run the grid, one workgroup after another. The invocations of a workgroup
+/// take turns: each runs until it returns or reaches an OpControlBarrier;
+/// when every one waits at the same barrier, they all go on.
+fn run_grid(
+    prog: &Program,
+    opts: &Options,
+    bufs: &mut [Option<Vec<u8>>],
+) -> Result<RunStats, RunError> {
+    let [lx, ly, lz] = prog.local_size;
+    let [nx, ny, nz] = opts.workgroups;
+    let sg = subgroup_size(prog, opts);
+    let mut stats = RunStats::default();
+    let mut st = State {
+        mem: Vec::new(),
+        shared: Vec::new(),
+        bufs,
+    };
+    for wz in 0..nz {
+        for wy in 0..ny {
+            for wx in 0..nx {
+                let wg = [wx, wy, wz];
+                st.shared.clear();
+                st.shared.extend_from_slice(&prog.shared_init);
+                let mut invs = Vec::new();
+                for z in 0..lz {
+                    for y in 0..ly {
+                        for x in 0..lx {
+                            let local = [x, y, z];
+                            let gid = [wx * lx + x, wy * ly + y, wz * lz + z];
+                            let mut mem = prog.private_init.clone();
+                            for b in &prog.builtins {
+                                let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
+                                    .ok_or_else(|| RunError {
+                                        inst: None,
+                                        invocation: Some(gid),
+                                        message: format!(
+                                            "not supported: built-in {}",
+                                            builtin_name(b.builtin)
+                                        ),
+                                    })?;
+                                mem[b.var as usize] = shape(prog, b.ty, v);
+                            }
+                            let base = mem.len() as u32;
+                            invs.push(Invocation {
+                                gid,
+                                frames: vec![new_frame(prog, prog.entry, NONE, base)],
+                                mem,
+                                steps: 0,
+                                status: Status::Running,
+                            });
+                        }
+                    }
+                }
+                loop {
+                    for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
+                        core::mem::swap(&mut st.mem, &mut inv.mem);
+                        let r = invoke(prog, opts, &mut st, &mut inv.frames, &mut inv.steps);
+                        core::mem::swap(&mut st.mem, &mut inv.mem);
+                        inv.status = r.map_err(|e| located_at(e, inv.gid))?;
+                    }
+                    // Group instructions first: in each subgroup, the one
+                    // earliest in the module among those its invocations wait
+                    // at runs for all that wait there (the others wait on:
+                    // they reach it later, or reconverge with them after it).
+                    if run_groups(prog, &mut invs, sg)? {
+                        continue;
+                    }
+                    let Some(waiting) = invs.iter().find_map(|i| match i.status {
+                        Status::Barrier(b) => Some((i.gid, b)),
+                        _ => None,
+                    }) else {
+                        break;
+                    };
+                    for i in &invs {
+                        let problem = match i.status {
+                            Status::Done => Some(format!(
+                                "invocation {} waits at an OpControlBarrier that invocation {} returned without reaching (a barrier in non-uniform control flow)",
+                                show(waiting.0),
+                                show(i.gid)
+                            )),
+                            Status::Barrier(b) if b != waiting.1 => Some(format!(
+                                "invocations {} and {} wait at different OpControlBarriers (a barrier in non-uniform control flow)",
+                                show(waiting.0),
+                                show(i.gid)
+                            )),
+                            _ => None,
+                        };
+                        if let Some(message) = problem {
+                            return Err(RunError {
+                                inst: Some(waiting.1),
+                                invocation: Some(waiting.0),
+                                message,
+                            });
+                        }
+                    }
+                    for i in invs.iter_mut() {
+                        i.status = Status::Running;
+                    }
+                }
+                for i in &invs {
+                    stats.steps += i.steps;
+                    stats.invocations += 1;
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// Run the group instructions that invocations wait at, if any: per
+/// subgroup, the earliest in the module, for every invocation of the subgroup
+/// waiting there (the active ones). Whether any ran.
+fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, RunError> {
+    let mut first: alloc::collections::BTreeMap<u32, u32> = alloc::collections::BTreeMap::new();
+    for (k, inv) in invs.iter().enumerate() {
+        if let Status::Group(idx) = inv.status {
+            let e = first.entry(k as u32 / sg).or_insert(idx);
+            *e = (*e).min(idx);
+        }
+    }
+    for (&s, &idx) in &first {
+        let ks: Vec<usize> = (0..invs.len())
+            .filter(|&k| k as u32 / sg == s && invs[k].status == Status::Group(idx))
+            .collect();
+        let Some(fr) = invs[ks[0]].frames.last() else {
+            continue;
+        };
+        let func = &prog.funcs[fr.f as usize];
+        let inst = &func.insts[fr.pc as usize];
+        let members: Vec<super::group::Member> = ks
+            .iter()
+            .map(|&k| super::group::Member {
+                id: k as u32 % sg,
+                regs: invs[k].frames.last().map_or(&[][..], |f| &f.regs[..]),
+            })
+            .collect();
+        let results = super::group::run(prog, func, inst, &members).map_err(|m| RunError {
+            inst: Some(inst.idx),
+            invocation: Some(invs[ks[0]].gid),
+            message: m,
+        })?;
+        let res = inst.res;
+        for (&k, v) in ks.iter().zip(results) {
+            let inv = &mut invs[k];
+            inv.steps += 1;
+            if let Some(fr) = inv.frames.last_mut() {
+                if let Some(slot) = fr.regs.get_mut(res as usize) {
+                    *slot = v;
+                }
+                fr.pc += 1;
+            }
+            inv.status = Status::Running;
+        }
+    }
+    Ok(!first.is_empty())
+}
+
+fn builtin_name(b: u32) -> String {
+    match crate::grammar::OperandKind::BuiltIn.enumerant(b) {
+        Some(e) => String::from(e.name),
+        None => format!("{b}"),
+    }
+}
+
+fn builtin_value(
+    prog: &Program,
+    opts: &Options,
+    b: u32,
+    wg: [u32; 3],
+    local: [u32; 3],
+    gid: [u32; 3],
+) -> Option<[u32; 3]> {
+    let [lx, ly, _] = prog.local_size;
+    Some(match b {
+        bi::GlobalInvocationId => gid,
+        bi::LocalInvocationId => local,
+        bi::WorkgroupId => wg,
+        bi::NumWorkgroups => opts.workgroups,
+        bi::WorkgroupSize => prog.local_size,
+        bi::LocalInvocationIndex => {
+            let i = local[2] * lx * ly + local[1] * lx + local[0];
+            [i, i, i]
+        }
+        bi::SubgroupSize | bi::SubgroupLocalInvocationId | bi::SubgroupId | bi::NumSubgroups => {
+            let s = subgroup_size(prog, opts);
+            let i = local[2] * lx * ly + local[1] * lx + local[0];
+            let [_, _, lz] = prog.local_size;
+            let v = match b {
+                bi::SubgroupSize => s,
+                bi::SubgroupLocalInvocationId => i % s,
+                bi::SubgroupId => i / s,
+                _ => (lx * ly * lz).div_ceil(s),
+            };
+            [v, v, v]
+        }
+        _ => return None,
+    })
+}
+
+/// A built-in's value in the shape of its type: a vector takes the first
+/// components, a scalar the first.
+fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
+    match prog.ir.ty(ty).map(|t| &t.ty) {
+        Some(Type::Vector { count, .. }) => Val::C(
+            (0..*count as usize)
+                .map(|k| Val::S(v.get(k).copied().unwrap_or(0) as u64))
+                .collect(),
+        ),
+        _ => Val::S(v[0] as u64),
+    }
+}
+
+/// What an operand that names no value reads as (only in invalid modules).
+static NO_VAL: Val = Val::S(0);
+
+fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
+    let v = if s & G != 0 {
+        prog.globals.get((s & !G) as usize)
+    } else {
+        regs.get(s as usize)
+    };
+    v.unwrap_or(&NO_VAL)
+}
+
+fn scalar(v: &Val) -> Result<u64, String> {
+    match v {
+        Val::S(x) => Ok(*x),
+        _ => Err(String::from("a scalar was expected")),
+    }
+}
+
+fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
+    match a {
+        Val::S(x) => Ok(Val::S(f(*x)?)),
+        Val::C(xs) => Ok(Val::C(
+            xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
+        )),
+        Val::P(_) => Err(String::from("a pointer used as a number")),
+    }
+}
+
+fn map2(
+    a: &Val,
+    b: &Val,
+    f: &mut impl FnMut(u64, u64) -> Result<u64, String>,
+) -> Result<Val, String> {
+    match (a, b) {
+        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
+        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
+            xs.iter()
+                .zip(ys)
+                .map(|(x, y)| map2(x, y, f))
+                .collect::<Result<_, _>>()?,
+        )),
+        _ => Err(String::from("operands of different shapes")),
+    }
+}
+
+/// A float's value (f16, f32 and f64 are exact in f64).
+pub(super) fn fget(x: u64, w: u32) -> f64 {
+    match w {
+        64 => f64::from_bits(x),
+        16 => half_to_f64(x as u16),
+        _ => f32::from_bits(x as u32) as f64,
+    }
+}
+
+/// `x` rounded to the nearest float of width `w` (ties to even). An
+/// operation on f16 or f32 operands done in f64 and then rounded gives the
+/// correctly rounded result: f64 has more than twice their precision plus two
+/// bits, so the double rounding is harmless for +, -, *, /.
+pub(super) fn fput(x: f64, w: u32) -> u64 {
+    match w {
+        64 => x.to_bits(),
+        16 => f64_to_half(x) as u64,
+        _ => (x as f32).to_bits() as u64,
+    }
+}
+
+/// An f16's bits as an f64 (exact).
+pub fn half_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as u64;
+    let mant = (h & 0x3ff) as u64;
+    let v = match exp {
+        // Subnormal: mant * 2^-24.
+        0 => mant as f64 * f64::from_bits((1023 - 24) << 52),
+        31 if mant == 0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => f64::from_bits((exp + 1023 - 15) << 52 | mant << 42),
+    };
+    sign * v
+}
+
+/// An f64 rounded to f16 bits (to nearest even, with subnormals).
+pub fn f64_to_half(x: f64) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 63) as u16) << 15;
+    if x.is_nan() {
+        return sign | 0x7e00;
+    }
+    if x.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if x == 0.0 {
+        return sign;
+    }
+    let raw_exp = ((bits >> 52) & 0x7ff) as i32;
+    // f64 subnormals are far below the smallest f16 subnormal.
+    if raw_exp == 0 {
+        return sign;
+    }
+    let e = raw_exp - 1023;
+    let full = (1u64 << 52) | (bits & ((1u64 << 52) - 1));
+    // Round `full >> shift` to nearest, ties to even.
+    let round = |shift: u32| -> u64 {
+        if shift >= 64 {
+            return 0;
+        }
+        let q = full >> shift;
+        let rem = full & ((1u64 << shift) - 1);
+        let half = 1u64 << (shift - 1);
+        if rem > half || (rem == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        }
+    };
+    if e < -14 {
+        // Subnormal (or rounds up to the smallest normal): units of 2^-24.
+        let q = round((28 - e) as u32);
+        return sign | q as u16;
+    }
+    let mut q = round(42);
+    let mut e = e;
+    if q == 2048 {
+        q = 1024;
+        e += 1;
+    }
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    sign | (((e + 15) as u16) << 10) | (q as u16 & 0x3ff)
+}
+
+fn check_float(k: Sk) -> Result<(), String> {
+    if k.k != K::F {
+        return Err(String::from(
+            "a float operation on a type that is not a float",
+        ));
+    }
+    if k.w != 16 && k.w != 32 && k.w != 64 {
+        return Err(format!("not supported: {}-bit floats", k.w));
+    }
+    Ok(())
+}
+
+fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
+    let (sa, sb) = (sext(a, w), sext(b, w));
+    let shift = |b: u64| -> Result<u32, String> {
+        if b >= w as u64 {
+            Err(format!("shift by {b}, not less than the width {w}"))
+        } else {
+            Ok(b as u32)
+        }
+    };
+    let zero = || Err(String::from("integer division by zero"));
+    let r = match o {
+        op::OpIAdd => a.wrapping_add(b),
+        op::OpISub => a.wrapping_sub(b),
+        op::OpIMul => a.wrapping_mul(b),
+        op::OpUDiv => {
+            if b == 0 {
+                return zero();
+            }
+            a / b
+        }
+        op::OpUMod => {
+            if b == 0 {
+                return zero();
+            }
+            a % b
+        }
+        op::OpSDiv => {
+            if sb == 0 {
+                return zero();
+            }
+            sa.wrapping_div(sb) as u64
+        }
+        op::OpSRem => {
+            if sb == 0 {
+                return zero();
+            }
+            sa.wrapping_rem(sb) as u64
+        }
+        op::OpSMod => {
+            if sb == 0 {
+                return zero();
+            }
+            let r = sa.wrapping_rem(sb);
+            (if r != 0 && (r < 0) != (sb < 0) {
+                r.wrapping_add(sb)
+            } else {
+                r
+            }) as u64
+        }
+        op::OpShiftLeftLogical => a << shift(b)?,
+        op::OpShiftRightLogical => a >> shift(b)?,
+        op::OpShiftRightArithmetic => (sa >> shift(b)?) as u64,
+        op::OpBitwiseAnd => a & b,
+        op::OpBitwiseOr => a | b,
+        op::OpBitwiseXor => a ^ b,
+        _ => return Err(unsupported(o)),
+    };
+    Ok(mask(r, w))
+}
+
+fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
+    Ok(match o {
+        op::OpFAdd => a + b,
+        op::OpFSub => a - b,
+        op::OpFMul => a * b,
+        op::OpFDiv => a / b,
+        op::OpFRem => a % b,
+        op::OpFMod => {
+            let r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            }
+        }
+        _ => return Err(unsupported(o)),
+    })
+}
+
+fn compare(o: u16, a: u64, b: u64, k: Sk) -> Result<bool, String> {
+    let (sa, sb) = (sext(a, k.w), sext(b, k.w));
+    let (fa, fb) = (fget(a, k.w), fget(b, k.w));
+    let nan = fa.is_nan() || fb.is_nan();
+    Ok(match o {
+        op::OpIEqual | op::OpLogicalEqual => a == b,
+        op::OpINotEqual | op::OpLogicalNotEqual => a != b,
+        op::OpUGreaterThan => a > b,
+        op::OpUGreaterThanEqual => a >= b,
+        op::OpULessThan => a < b,
+        op::OpULessThanEqual => a <= b,
+        op::OpSGreaterThan => sa > sb,
+        op::OpSGreaterThanEqual => sa >= sb,
+        op::OpSLessThan => sa < sb,
+        op::OpSLessThanEqual => sa <= sb,
+        op::OpFOrdEqual => fa == fb,
+        op::OpFUnordEqual => nan || fa == fb,
+        op::OpFOrdNotEqual => !nan && fa != fb,
+        op::OpFUnordNotEqual => fa != fb,
+        op::OpFOrdLessThan => fa < fb,
+        op::OpFUnordLessThan => nan || fa < fb,
+        op::OpFOrdGreaterThan => fa > fb,
+        op::OpFUnordGreaterThan => nan || fa > fb,
+        op::OpFOrdLessThanEqual => fa <= fb,
+        op::OpFUnordLessThanEqual => nan || fa <= fb,
+        op::OpFOrdGreaterThanEqual => fa >= fb,
+        op::OpFUnordGreaterThanEqual => nan || fa >= fb,
+        _ => return Err(unsupported(o)),
+    })
+}
+
+/// The scalar components of `v`, or `v` itself.
+fn comps(v: &Val) -> Vec<Val> {
+    match v {
+        Val::C(xs) => xs.clone(),
+        x => vec![x.clone()],
+    }
+}
+
+fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, String> {
+    let mut bytes = Vec::new();
+    for c in comps(v) {
+        let x = scalar(&c)?;
+        for k in 0..from.w / 8 {
+            bytes.push((x >> (8 * k)) as u8);
+        }
+    }
+    let cb = (to.w / 8) as usize;
+    if cb == 0 || bytes.len() % cb != 0 {
+        return Err(String::from("OpBitcast between types of different sizes"));
+    }
+    let out: Vec<Val> = bytes
+        .chunks(cb)
+        .map(|ch| {
+            Val::S(
+                ch.iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k)),
+            )
+        })
+        .collect();
+    match to_count {
+        Some(n) if n == out.len() => Ok(Val::C(out)),
+        None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::S(0))),
+        _ => Err(String::from("OpBitcast between types of different sizes")),
+    }
+}
+
+fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
+    at(v, path).ok_or_else(|| String::from("a composite index is out of bounds"))
+}
+
+/// What the step did to the frames.
+enum Flow {
+    Next,
+    Call(Frame),
+    Return(Option<Val>),
+    /// At an OpControlBarrier: wait for the rest of the workgroup.
+    Barrier,
+}
+
+fn located(inst: &Inst) -> impl Fn(String) -> RunError + '_ {
+    move |m| RunError::new(Some(inst.idx), m)
+}
+
+fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
+    let m = match e {
+        MemErr::Msg(m) => m,
+        MemErr::Oob(off, n) => {
+            let which = match prog.bufs.get(buf as usize) {
+                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                _ => String::from("the push constants"),
+            };
+            format!("out-of-bounds access: {n} bytes at offset {off} of {which}")
+        }
+    };
+    RunError::new(Some(inst.idx), m)
+}
+
+fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
+    match &p.loc {
+        Loc::Var { var, path } | Loc::Shared { var, path } => if matches!(p.loc, Loc::Var { .. }) {
+            &st.mem
+        } else {
+            &st.shared
+        }
+        .get(*var as usize)
+        .and_then(|v| at(v, path))
+        .cloned()
+        .ok_or_else(|| {
+            RunError::new(
+                Some(inst.idx),
+                String::from("a load through a pointer to memory that is gone"),
+            )
+        }),
+        Loc::Buf {
+            buf,
+            off,
+            vstride,
+            mat,
+        } => {
+            let bytes = st
+                .bufs
+                .get(*buf as usize)
+                .and_then(|b| b.as_deref())
+                .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
+                .map_err(|e| mem_err(prog, inst, *buf, e))
+        }
+        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+    }
+}
+
+fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result<(), RunError> {
+    match &p.loc {
+        Loc::Var { var, path } | Loc::Shared { var, path } => {
+            let slot = if matches!(p.loc, Loc::Var { .. }) {
+                &mut st.mem
+            } else {
+                &mut st.shared
+            }
+            .get_mut(*var as usize)
+            .and_then(|m| at_mut(m, path))
+            .ok_or_else(|| {
+                RunError::new(
+                    Some(inst.idx),
+                    String::from("a store through a pointer to memory that is gone"),
+                )
+            })?;
+            *slot = v;
+            Ok(())
+        }
+        Loc::Buf {
+            buf,
+            off,
+            vstride,
+            mat,
+        } => {
+            let bytes = st
+                .bufs
+                .get_mut(*buf as usize)
+                .and_then(|b| b.as_deref_mut())
+                .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v)
+                .map_err(|e| mem_err(prog, inst, *buf, e))
+        }
+        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+    }
+}
+
+fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
+    let m = match prog.bufs.get(buf as usize) {
+        Some(BufKey::Binding(s, b)) => format!("no buffer is bound at set {s}, binding {b}"),
+        _ => String::from("no push constants were given"),
+    };
+    RunError::new(Some(inst.idx), m)
+}
+
+fn pointer<'v>(v: &'v Val, inst: &Inst) -> Result<&'v Ptr, RunError> {
+    match v {
+        Val::P(p) => Ok(p),
+        _ => Err(RunError::new(
+            Some(inst.idx),
+            String::from("a pointer was expected"),
+        )),
+    }
+}
+
+fn new_frame(prog: &Program, f: u32, ret: u32, mem_base: u32) -> Frame {
+    let func = &prog.funcs[f as usize];
+    Frame {
+        f,
+        pc: func.blocks.first().map_or(0, |b| b.body),
+        block: 0,
+        regs: vec![Val::S(0); func.nlocals as usize],
+        ret,
+        mem_base,
+    }
+}
+
+/// Branch to block `b`: run its phis (all read before any is written).
+fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Result<(), RunError> {
+    let blk = func.blocks.get(b as usize).ok_or_else(|| {
+        RunError::new(
+            Some(inst.idx),
+            String::from("a branch to a block outside the function"),
+        )
+    })?;
+    if blk.phis < blk.body {
+        let mut vals = Vec::with_capacity((blk.body - blk.phis) as usize);
+        for phi in &func.insts[blk.phis as usize..blk.body as usize] {
+            let args = &func.args[phi.a as usize..(phi.a + phi.n) as usize];
+            let v = args
+                .chunks(2)
+                .find(|p| p.len() == 2 && p[1] == fr.block)
+                .map(|p| get(prog, &fr.regs, p[0]).clone())
+                .ok_or_else(|| {
+                    RunError::new(
+                        Some(phi.idx),
+                        String::from("OpPhi has no value for the block control came from"),
+                    )
+                })?;
+            vals.push((phi.res, v));
+        }
+        for (r, v) in vals {
+            if let Some(slot) = fr.regs.get_mut(r as usize) {
+                *slot = v;
+            }
+        }
+    }
+    fr.block = b;
+    fr.pc = blk.body;
+    Ok(())
+}
+
+/// Run one invocation; returns its step count.
+/// Run one invocation until it returns (`None`) or reaches an
+/// OpControlBarrier (`Some(its index)`).
+fn invoke(
+    prog: &Program,
+    opts: &Options,
+    st: &mut State,
+    frames: &mut Vec<Frame>,
+    steps: &mut u64,
+) -> Result<Status, RunError> {
+    loop {
+        let depth = frames.len();
+        let Some(fr) = frames.last_mut() else {
+            return Ok(Status::Done);
+        };
+        let func = &prog.funcs[fr.f as usize];
+        let Some(inst) = func.insts.get(fr.pc as usize) else {
+            return Err(RunError::new(
+                None,
+                String::from("control ran past the end of a function"),
+            ));
+        };
+        if super::group::is_group_op(inst.op) {
+            // The scheduler runs it for the subgroup's active invocations.
+            return Ok(Status::Group(inst.idx));
+        }
+        *steps += 1;
+        if *steps > opts.max_steps {
+            let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
+            let name = match prog.ir.name(label) {
+                Some(n) => format!("%{n}"),
+                None => format!("%{label}"),
+            };
+            return Err(RunError::new(
+                Some(inst.idx),
+                format!(
+                    "did not terminate after {} steps; invocation $INV was in block {name}",
+                    opts.max_steps
+                ),
+            ));
+        }
+        fr.pc += 1;
+        let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
+            if e.inst.is_none() {
+                e.inst = Some(inst.idx);
+            }
+            e
+        })?;
+        match flow {
+            Flow::Next => {}
+            Flow::Call(f) => frames.push(f),
+            Flow::Barrier => return Ok(Status::Barrier(inst.idx)),
+            Flow::Return(v) => {
+                let Some(done) = frames.pop() else {
+                    return Ok(Status::Done);
+                };
+                st.mem.truncate(done.mem_base as usize);
+                if let (Some(v), Some(caller)) = (v, frames.last_mut())
+                    && let Some(slot) = caller.regs.get_mut(done.ret as usize)
+                {
+                    *slot = v;
+                }
+            }
+        }
+    }
+}
+
+fn exec(
+    prog: &Program,
+    st: &mut State,
+    func: &Func,
+    fr: &mut Frame,
+    inst: &Inst,
+    depth: usize,
+) -> Result<Flow, RunError> {
+    let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
+    let loc = located(inst);
+    let arg = |k: usize| -> Result<u32, RunError> {
+        args.get(k)
+            .copied()
+            .ok_or_else(|| RunError::new(Some(inst.idx), String::from("an operand is missing")))
+    };
+    macro_rules! val {
+        ($k:expr) => {
+            get(prog, &fr.regs, arg($k)?)
+        };
+    }
+    let o = inst.op;
+    let result: Val = match o {
+        OP_BAD_CONST => {
+            return Err(loc(String::from(
+                "not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)",
+            )));
+        }
+        // Integer arithmetic and bit operations.
+        op::OpIAdd
+        | op::OpISub
+        | op::OpIMul
+        | op::OpUDiv
+        | op::OpSDiv
+        | op::OpUMod
+        | op::OpSRem
+        | op::OpSMod
+        | op::OpShiftLeftLogical
+        | op::OpShiftRightLogical
+        | op::OpShiftRightArithmetic
+        | op::OpBitwiseAnd
+        | op::OpBitwiseOr
+        | op::OpBitwiseXor => {
+            let w = inst.sk.w;
+            map2(val!(0), val!(1), &mut |a, b| int_bin(o, a, b, w)).map_err(&loc)?
+        }
+        op::OpSNegate => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(mask(a.wrapping_neg(), w))).map_err(&loc)?
+        }
+        op::OpNot => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(mask(!a, w))).map_err(&loc)?
+        }
+        op::OpBitCount => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| {
+                Ok(mask(mask(a, inst.ak.w).count_ones() as u64, w))
+            })
+            .map_err(&loc)?
+        }
+        op::OpBitReverse => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| {
+                Ok(a.reverse_bits() >> (64 - w.clamp(1, 64)))
+            })
+            .map_err(&loc)?
+        }
+        op::OpBitFieldInsert | op::OpBitFieldSExtract | op::OpBitFieldUExtract => {
+            let w = inst.sk.w;
+            let (ok, ck) = if o == op::OpBitFieldInsert {
+                (2, 3)
+            } else {
+                (1, 2)
+            };
+            let off = scalar(val!(ok)).map_err(&loc)?;
+            let cnt = scalar(val!(ck)).map_err(&loc)?;
+            if off.saturating_add(cnt) > w as u64 {
+                return Err(loc(format!(
+                    "bit field offset {off} + count {cnt} exceeds the width {w}"
+                )));
+            }
+            let fm = if cnt == 0 {
+                0
+            } else {
+                mask(u64::MAX, cnt as u32) << off
+            };
+            if o == op::OpBitFieldInsert {
+                map2(val!(0), val!(1), &mut |b, i| {
+                    Ok(mask((b & !fm) | ((i << off) & fm), w))
+                })
+                .map_err(&loc)?
+            } else {
+                let signed = o == op::OpBitFieldSExtract;
+                map1(val!(0), &mut |b| {
+                    if cnt == 0 {
+                        return Ok(0);
+                    }
+                    let f = (b & fm) >> off;
+                    Ok(if signed {
+                        mask(sext(f, cnt as u32) as u64, w)
+                    } else {
+                        f
+                    })
+                })
+                .map_err(&loc)?
+            }
+        }
+        // Float arithmetic.
+        op::OpFAdd | op::OpFSub | op::OpFMul | op::OpFDiv | op::OpFRem | op::OpFMod => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            map2(val!(0), val!(1), &mut |a, b| {
+                Ok(fput(float_bin(o, fget(a, w), fget(b, w))?, w))
+            })
+            .map_err(&loc)?
+        }
+        op::OpFNegate => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(a ^ (1u64 << (w - 1)))).map_err(&loc)?
+        }
+        op::OpIsNan | op::OpIsInf => {
+            check_float(inst.ak).map_err(&loc)?;
+            let w = inst.ak.w;
+            map1(val!(0), &mut |a| {
+                let f = fget(a, w);
+                Ok((if o == op::OpIsNan {
+                    f.is_nan()
+                } else {
+                    f.is_infinite()
+                }) as u64)
+            })
+            .map_err(&loc)?
+        }
+        // Comparisons.
+        op::OpIEqual
+        | op::OpINotEqual
+        | op::OpUGreaterThan
+        | op::OpUGreaterThanEqual
+        | op::OpULessThan
+        | op::OpULessThanEqual
+        | op::OpSGreaterThan
+        | op::OpSGreaterThanEqual
+        | op::OpSLessThan
+        | op::OpSLessThanEqual
+        | op::OpLogicalEqual
+        | op::OpLogicalNotEqual
+        | op::OpFOrdEqual
+        | op::OpFUnordEqual
+        | op::OpFOrdNotEqual
+        | op::OpFUnordNotEqual
+        | op::OpFOrdLessThan
+        | op::OpFUnordLessThan
+        | op::OpFOrdGreaterThan
+        | op::OpFUnordGreaterThan
+        | op::OpFOrdLessThanEqual
+        | op::OpFUnordLessThanEqual
+        | op::OpFOrdGreaterThanEqual
+        | op::OpFUnordGreaterThanEqual => {
+            if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
+                check_float(inst.ak).map_err(&loc)?;
+            }
+            let k = inst.ak;
+            map2(
+                val!(0),
+                val!(1),
+                &mut |a, b| Ok(compare(o, a, b, k)? as u64),
+            )
+            .map_err(&loc)?
+        }
+        op::OpLogicalAnd => map2(val!(0), val!(1), &mut |a, b| Ok(a & b)).map_err(&loc)?,
+        op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(a | b)).map_err(&loc)?,
+        op::OpLogicalNot => map1(val!(0), &mut |a| Ok(a ^ 1)).map_err(&loc)?,
+        op::OpAny | op::OpAll => {
+            let cs = comps(val!(0));
+            let mut bits = cs.iter().map(scalar);
+            let r = if o == op::OpAny {
+                bits.try_fold(false, |acc, b| b.map(|b| acc | (b != 0)))
+            } else {
+                bits.try_fold(true, |acc, b| b.map(|b| acc & (b != 0)))
+            };
+            Val::S(r.map_err(&loc)? as u64)
+        }
+        op::OpSelect => {
+            let c = val!(0);
+            let (a, b) = (val!(1), val!(2));
+            match c {
+                Val::S(x) => {
+                    if *x != 0 {
+                        a.clone()
+                    } else {
+                        b.clone()
+                    }
+                }
+                Val::C(cs) => match (a, b) {
+                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
+                        Val::C(
+                            cs.iter()
+                                .zip(xs.iter().zip(ys))
+                                .map(|(c, (x, y))| {
+                                    if matches!(c, Val::S(0)) {
+                                        y.clone()
+                                    } else {
+                                        x.clone()
+                                    }
+                                })
+                                .collect(),
+                        )
+                    }
+                    _ => {
+                        return Err(loc(String::from(
+                            "OpSelect with operands of different shapes",
+                        )));
+                    }
+                },
+                Val::P(_) => return Err(loc(String::from("OpSelect on a pointer condition"))),
+            }
+        }
+        // Conversions.
+        op::OpConvertFToU | op::OpConvertFToS => {
+            check_float(inst.ak).map_err(&loc)?;
+            let (fw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| {
+                let f = fget(a, fw);
+                Ok(mask(
+                    if o == op::OpConvertFToU {
+                        f as u64
+                    } else {
+                        f as i64 as u64
+                    },
+                    w,
+                ))
+            })
+            .map_err(&loc)?
+        }
+        op::OpConvertSToF | op::OpConvertUToF => {
+            check_float(inst.sk).map_err(&loc)?;
+            let (iw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| {
+                let f = if o == op::OpConvertSToF {
+                    sext(a, iw) as f64
+                } else {
+                    a as f64
+                };
+                // An i64/u64 above 2^53 rounds twice through f64; exact for f64 results.
+                if w == 32 && iw == 64 {
+                    let f32v = if o == op::OpConvertSToF {
+                        sext(a, iw) as f32
+                    } else {
+                        a as f32
+                    };
+                    return Ok(f32v.to_bits() as u64);
+                }
+                Ok(fput(f, w))
+            })
+            .map_err(&loc)?
+        }
+        op::OpUConvert => {
+            let w = inst.sk.w;
+            map1(val!(0), &mut |a| Ok(mask(a, w))).map_err(&loc)?
+        }
+        op::OpSConvert => {
+            let (iw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| Ok(mask(sext(a, iw) as u64, w))).map_err(&loc)?
+        }
+        op::OpFConvert => {
+            check_float(inst.ak).map_err(&loc)?;
+            check_float(inst.sk).map_err(&loc)?;
+            let (fw, w) = (inst.ak.w, inst.sk.w);
+            map1(val!(0), &mut |a| Ok(fput(fget(a, fw), w))).map_err(&loc)?
+        }
+        op::OpBitcast => {
+            if inst.sk.k == K::Other || inst.ak.k == K::Other {
+                return Err(loc(String::from("not supported: OpBitcast of pointers")));
+            }
+            let count = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { count, .. }) => Some(*count as usize),
+                _ => None,
+            };
+            bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?
+        }
+        // Vectors and composites.
+        op::OpDot => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            let (a, b) = (comps(val!(0)), comps(val!(1)));
+            let mut s = 0f64;
+            for (x, y) in a.iter().zip(&b) {
+                let p = fget(
+                    fput(
+                        fget(scalar(x).map_err(&loc)?, w) * fget(scalar(y).map_err(&loc)?, w),
+                        w,
+                    ),
+                    w,
+                );
+                s = fget(fput(s + p, w), w);
+            }
+            Val::S(fput(s, w))
+        }
+        op::OpVectorTimesScalar => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            let s = fget(scalar(val!(1)).map_err(&loc)?, w);
+            map1(val!(0), &mut |a| Ok(fput(fget(a, w) * s, w))).map_err(&loc)?
+        }
+        op::OpCompositeConstruct => {
+            let parts: Vec<Val> = (0..args.len())
+                .map(|k| get(prog, &fr.regs, args[k]).clone())
+                .collect();
+            match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { .. }) => Val::C(parts.iter().flat_map(comps).collect()),
+                _ => Val::C(parts),
+            }
+        }
+        op::OpCompositeExtract => literal_path(val!(0), &args[1..]).map_err(&loc)?.clone(),
+        op::OpCompositeInsert => {
+            let obj = val!(0).clone();
+            let mut c = val!(1).clone();
+            let slot = at_mut(&mut c, &args[2..])
+                .ok_or_else(|| loc(String::from("a composite index is out of bounds")))?;
+            *slot = obj;
+            c
+        }
+        op::OpVectorShuffle => {
+            let mut all = comps(val!(0));
+            all.extend(comps(val!(1)));
+            let mut out = Vec::with_capacity(args.len().saturating_sub(2));
+            for &k in &args[2..] {
+                out.push(if k == u32::MAX {
+                    Val::S(0)
+                } else {
+                    all.get(k as usize)
+                        .cloned()
+                        .ok_or_else(|| loc(String::from("a shuffle index is out of bounds")))?
+                });
+            }
+            Val::C(out)
+        }
+        op::OpVectorExtractDynamic => {
+            let i = scalar(val!(1)).map_err(&loc)?;
+            let v = comps(val!(0));
+            v.get(i as usize).cloned().ok_or_else(|| {
+                loc(format!(
+                    "index {i} is out of bounds of a vector of {}",
+                    v.len()
+                ))
+            })?
+        }
+        op::OpVectorInsertDynamic => {
+            let i = scalar(val!(2)).map_err(&loc)?;
+            let mut v = comps(val!(0));
+            let n = v.len();
+            let slot = v
+                .get_mut(i as usize)
+                .ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
+            *slot = val!(1).clone();
+            Val::C(v)
+        }
+        op::OpExtInst => {
+            let set = arg(0)?;
+            if set & 0xff != 1 {
+                return Err(loc(String::from(
+                    "not supported: an extended instruction set other than GLSL.std.450",
+                )));
+            }
+            let e = arg(1)?;
+            let vals: Vec<&Val> = args[2..].iter().map(|&s| get(prog, &fr.regs, s)).collect();
+            if super::glsl::has_out_pointer(e) {
+                // Modf and Frexp: the whole part or exponent goes through the pointer.
+                let (Some(x), Some(p)) = (vals.first(), vals.get(1)) else {
+                    return Err(loc(String::from("an operand is missing")));
+                };
+                let p = pointer(p, inst)?.clone();
+                let (r, out) = super::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
+                store(prog, st, inst, &p, out)?;
+                r
+            } else {
+                super::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
+            }
+        }
+        op::OpUMulExtended | op::OpSMulExtended => {
+            let w = inst.ak.w;
+            let signed = o == op::OpSMulExtended;
+            let (mut lo, mut hi) = (Vec::new(), Vec::new());
+            let (a, b) = (comps(val!(0)), comps(val!(1)));
+            for (x, y) in a.iter().zip(&b) {
+                let (x, y) = (scalar(x).map_err(&loc)?, scalar(y).map_err(&loc)?);
+                let p: u128 = if signed {
+                    (sext(x, w) as i128).wrapping_mul(sext(y, w) as i128) as u128
+                } else {
+                    (mask(x, w) as u128) * (mask(y, w) as u128)
+                };
+                lo.push(Val::S(mask(p as u64, w)));
+                hi.push(Val::S(mask((p >> w) as u64, w)));
+            }
+            if matches!(val!(0), Val::S(_)) {
+                Val::C(vec![lo.swap_remove(0), hi.swap_remove(0)])
+            } else {
+                Val::C(vec![Val::C(lo), Val::C(hi)])
+            }
+        }
+        op::OpTranspose
+        | op::OpMatrixTimesScalar
+        | op::OpVectorTimesMatrix
+        | op::OpMatrixTimesVector
+        | op::OpMatrixTimesMatrix
+        | op::OpOuterProduct => {
+            check_float(inst.sk).map_err(&loc)?;
+            let w = inst.sk.w;
+            let fl = |v: &Val| -> Result<Vec<f64>, RunError> {
+                comps(v)
+                    .iter()
+                    .map(|x| scalar(x).map(|b| fget(b, w)).map_err(&loc))
+                    .collect()
+            };
+            let mat =
+                |v: &Val| -> Result<Vec<Vec<f64>>, RunError> { comps(v).iter().map(fl).collect() };
+            let vecv = |xs: &[f64]| Val::C(xs.iter().map(|x| Val::S(fput(*x, w))).collect());
+            let matv = |m: &[Vec<f64>]| Val::C(m.iter().map(|c| vecv(c)).collect());
+            let dotp = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+            match o {
+                op::OpTranspose => {
+                    let m = mat(val!(0))?;
+                    let rows = m.first().map_or(0, |c| c.len());
+                    let t: Vec<Vec<f64>> = (0..rows)
+                        .map(|r| m.iter().map(|c| c[r]).collect())
+                        .collect();
+                    matv(&t)
+                }
+                op::OpMatrixTimesScalar => {
+                    let m = mat(val!(0))?;
+                    let s = fget(scalar(val!(1)).map_err(&loc)?, w);
+                    let r: Vec<Vec<f64>> = m
+                        .iter()
+                        .map(|c| c.iter().map(|x| x * s).collect())
+                        .collect();
+                    matv(&r)
+                }
+                op::OpVectorTimesMatrix => {
+                    let v = fl(val!(0))?;
+                    let m = mat(val!(1))?;
+                    vecv(&m.iter().map(|c| dotp(&v, c)).collect::<Vec<_>>())
+                }
+                op::OpMatrixTimesVector => {
+                    let m = mat(val!(0))?;
+                    let v = fl(val!(1))?;
+                    let rows = m.first().map_or(0, |c| c.len());
+                    vecv(
+                        &(0..rows)
+                            .map(|r| m.iter().zip(&v).map(|(c, x)| c[r] * x).sum())
+                            .collect::<Vec<f64>>(),
+                    )
+                }
+                op::OpMatrixTimesMatrix => {
+                    let (a, b) = (mat(val!(0))?, mat(val!(1))?);
+                    let rows = a.first().map_or(0, |c| c.len());
+                    let r: Vec<Vec<f64>> = b
+                        .iter()
+                        .map(|bc| {
+                            (0..rows)
+                                .map(|r| a.iter().zip(bc).map(|(ac, x)| ac[r] * x).sum())
+                                .collect()
+                        })
+                        .collect();
+                    matv(&r)
+                }
+                _ => {
+                    let (a, b) = (fl(val!(0))?, fl(val!(1))?);
+                    let r: Vec<Vec<f64>> = b
+                        .iter()
+                        .map(|y| a.iter().map(|x| x * y).collect())
+                        .collect();
+                    matv(&r)
+                }
+            }
+        }
+        // Atomics: invocations take turns, so each is a load, an operation and a store.
+        op::OpAtomicLoad => {
+            let p = pointer(val!(0), inst)?;
+            load(prog, st, inst, p)?
+        }
+        op::OpAtomicStore => {
+            let p = pointer(val!(0), inst)?.clone();
+            let v = val!(3).clone();
+            store(prog, st, inst, &p, v)?;
+            return Ok(Flow::Next);
+        }
+        op::OpAtomicExchange
+        | op::OpAtomicCompareExchange
+        | op::OpAtomicCompareExchangeWeak
+        | op::OpAtomicIIncrement
+        | op::OpAtomicIDecrement
+        | op::OpAtomicIAdd
+        | op::OpAtomicISub
+        | op::OpAtomicSMin
+        | op::OpAtomicUMin
+        | op::OpAtomicSMax
+        | op::OpAtomicUMax
+        | op::OpAtomicAnd
+        | op::OpAtomicOr
+        | op::OpAtomicXor
+        | op::OpAtomicFAddEXT
+        | op::OpAtomicFMinEXT
+        | op::OpAtomicFMaxEXT => {
+            let p = pointer(val!(0), inst)?.clone();
+            let old = scalar(&load(prog, st, inst, &p)?).map_err(&loc)?;
+            let w = inst.sk.w;
+            let operand = |k: usize| -> Result<u64, RunError> {
+                scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
+            };
+            let new = match o {
+                op::OpAtomicExchange => operand(3)?,
+                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
+                    let (v, cmp) = (operand(4)?, operand(5)?);
+                    if mask(old, w) == mask(cmp, w) { v } else { old }
+                }
+                op::OpAtomicIIncrement => old.wrapping_add(1),
+                op::OpAtomicIDecrement => old.wrapping_sub(1),
+                op::OpAtomicIAdd => old.wrapping_add(operand(3)?),
+                op::OpAtomicISub => old.wrapping_sub(operand(3)?),
+                op::OpAtomicSMin => {
+                    let v = operand(3)?;
+                    if sext(v, w) < sext(old, w) { v } else { old }
+                }
+                op::OpAtomicSMax => {
+                    let v = operand(3)?;
+                    if sext(v, w) > sext(old, w) { v } else { old }
+                }
+                op::OpAtomicUMin => mask(old, w).min(mask(operand(3)?, w)),
+                op::OpAtomicUMax => mask(old, w).max(mask(operand(3)?, w)),
+                op::OpAtomicAnd => old & operand(3)?,
+                op::OpAtomicOr => old | operand(3)?,
+                op::OpAtomicXor => old ^ operand(3)?,
+                _ => {
+                    check_float(inst.sk).map_err(&loc)?;
+                    let (a, b) = (fget(old, w), fget(operand(3)?, w));
+                    fput(
+                        match o {
+                            op::OpAtomicFAddEXT => a + b,
+                            op::OpAtomicFMinEXT => libm::fmin(a, b),
+                            _ => libm::fmax(a, b),
+                        },
+                        w,
+                    )
+                }
+            };
+            store(prog, st, inst, &p, Val::S(mask(new, w)))?;
+            Val::S(old)
+        }
+        op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
+        op::OpUndef => zero(prog.ir, inst.ty),
+        // Memory.
+        op::OpVariable => {
+            let init = match args.get(1) {
+                Some(&s) => get(prog, &fr.regs, s).clone(),
+                None => zero(prog.ir, inst.ty),
+            };
+            let var = st.mem.len() as u32;
+            st.mem.push(init);
+            Val::P(Box::new(Ptr {
+                ty: inst.ty,
+                loc: Loc::Var {
+                    var,
+                    path: Vec::new(),
+                },
+            }))
+        }
+        op::OpAccessChain | op::OpInBoundsAccessChain => {
+            let base = pointer(val!(0), inst)?;
+            let mut p = (*base).clone();
+            for &s in &args[1..] {
+                let i = scalar(get(prog, &fr.regs, s)).map_err(&loc)?;
+                p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(&loc)?;
+            }
+            Val::P(Box::new(p))
+        }
+        op::OpLoad => {
+            let p = pointer(val!(0), inst)?;
+            load(prog, st, inst, p)?
+        }
+        op::OpStore => {
+            let p = pointer(val!(0), inst)?.clone();
+            let v = val!(1).clone();
+            store(prog, st, inst, &p, v)?;
+            return Ok(Flow::Next);
+        }
+        op::OpCopyMemory => {
+            let t = pointer(val!(0), inst)?.clone();
+            let s = pointer(val!(1), inst)?;
+            let v = load(prog, st, inst, s)?;
+            store(prog, st, inst, &t, v)?;
+            return Ok(Flow::Next);
+        }
+        op::OpArrayLength => {
+            // The number of elements of the runtime array that ends the
+            // block: (buffer size - the member's Offset) / ArrayStride.
+            let p = pointer(val!(0), inst)?;
+            let member = arg(1)?;
+            let Loc::Buf { buf, off, .. } = &p.loc else {
+                return Err(loc(String::from(
+                    "OpArrayLength on a pointer that is not into a buffer",
+                )));
+            };
+            let len = st
+                .bufs
+                .get(*buf as usize)
+                .and_then(|b| b.as_ref())
+                .ok_or_else(|| no_buffer(prog, inst, *buf))?
+                .len() as u64;
+            let t = prog.ir.ty(p.ty);
+            let m = t.and_then(|t| t.members().get(member as usize));
+            let stride = m
+                .and_then(|m| prog.ir.ty(m.ty))
+                .and_then(|a| a.array_stride);
+            match (m.and_then(|m| m.offset), stride) {
+                (Some(o), Some(s)) if s > 0 => Val::S(mask(
+                    len.saturating_sub(off + o as u64) / s as u64,
+                    inst.sk.w,
+                )),
+                _ => {
+                    return Err(loc(String::from(
+                        "OpArrayLength on a member without Offset or ArrayStride",
+                    )));
+                }
+            }
+        }
+        // Control flow.
+        op::OpBranch => {
+            let b = arg(0)?;
+            goto(prog, func, fr, b, inst)?;
+            return Ok(Flow::Next);
+        }
+        op::OpBranchConditional => {
+            let c = scalar(val!(0)).map_err(&loc)?;
+            let b = if c != 0 { arg(1)? } else { arg(2)? };
+            goto(prog, func, fr, b, inst)?;
+            return Ok(Flow::Next);
+        }
+        op::OpSwitch => {
+            let w = inst.ak.w;
+            let sel = mask(scalar(val!(0)).map_err(&loc)?, w);
+            let lw = if w > 32 { 2 } else { 1 };
+            let mut target = arg(1)?;
+            for case in args[2..].chunks(lw + 1) {
+                if case.len() != lw + 1 {
+                    return Err(loc(String::from("OpSwitch has a truncated case")));
+                }
+                let lit = if lw == 2 {
+                    case[0] as u64 | (case[1] as u64) << 32
+                } else {
+                    case[0] as u64
+                };
+                if mask(lit, w) == sel {
+                    target = case[lw];
+                    break;
+                }
+            }
+            goto(prog, func, fr, target, inst)?;
+            return Ok(Flow::Next);
+        }
+        op::OpReturn => return Ok(Flow::Return(None)),
+        op::OpReturnValue => return Ok(Flow::Return(Some(val!(0).clone()))),
+        op::OpFunctionCall => {
+            if depth >= MAX_DEPTH {
+                return Err(loc(format!("the call stack is deeper than {MAX_DEPTH}")));
+            }
+            let f = arg(0)?;
+            let callee = prog
+                .funcs
+                .get(f as usize)
+                .ok_or_else(|| loc(String::from("a call to a function that is not defined")))?;
+            if callee.blocks.is_empty() {
+                return Err(loc(String::from("a call to a function without a body")));
+            }
+            let mut nf = new_frame(prog, f, inst.res, st.mem.len() as u32);
+            for (k, &p) in callee.params.iter().enumerate() {
+                let v = val!(k + 1).clone();
+                if let Some(slot) = nf.regs.get_mut(p as usize) {
+                    *slot = v;
+                }
+            }
+            return Ok(Flow::Call(nf));
+        }
+        op::OpUnreachable => return Err(loc(String::from("OpUnreachable was reached"))),
+        op::OpKill | op::OpTerminateInvocation => {
+            return Err(loc(String::from("the invocation was killed (OpKill)")));
+        }
+        op::OpControlBarrier => return Ok(Flow::Barrier),
+        // Invocations run one at a time: every write is already visible.
+        op::OpMemoryBarrier => return Ok(Flow::Next),
+        _ => return Err(loc(unsupported(o))),
+    };
+    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+        *slot = result;
+    }
+    Ok(Flow::Next)
+}

@@ -1,0 +1,403 @@
+//! Values, pointers, and memory: per-invocation variables held as values,
+//! buffers as bytes read and written by the module's explicit layout.
+
+use crate::ir::{Ir, Type};
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// A value: a scalar's bits (zero-extended from its width; booleans 0 or 1),
+/// a composite (vector, matrix, array, struct), or a pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Val {
+    S(u64),
+    C(Vec<Val>),
+    P(Box<Ptr>),
+}
+
+/// A pointer: the type it points to and where.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Ptr {
+    pub ty: u32,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Loc {
+    /// Per-invocation variable `var`, at the component path `path`.
+    Var { var: u32, path: Vec<u32> },
+    /// Workgroup variable `var` (shared by the invocations of a workgroup).
+    Shared { var: u32, path: Vec<u32> },
+    /// Byte `off` of buffer `buf`. `vstride`: the byte step between the
+    /// components of a vector (a column of a row-major matrix), 0 when they
+    /// are packed. `mat`: the MatrixStride and RowMajor that apply to the
+    /// matrices below this point.
+    Buf {
+        buf: u32,
+        off: u64,
+        vstride: u32,
+        mat: Option<(u32, bool)>,
+    },
+    /// Memory the interpreter does not hold (the reason).
+    Unsupported(String),
+}
+
+/// A memory error: an access past the end of a buffer (offset, size), or a
+/// message.
+pub(super) enum MemErr {
+    Oob(u64, u64),
+    Msg(String),
+}
+
+impl From<String> for MemErr {
+    fn from(s: String) -> MemErr {
+        MemErr::Msg(s)
+    }
+}
+
+pub(super) fn mask(x: u64, w: u32) -> u64 {
+    if w >= 64 { x } else { x & ((1u64 << w) - 1) }
+}
+
+pub(super) fn sext(x: u64, w: u32) -> i64 {
+    if w == 0 || w >= 64 {
+        return x as i64;
+    }
+    let s = 64 - w;
+    ((x << s) as i64) >> s
+}
+
+/// The zero value of type `ty`.
+pub(super) fn zero(ir: &Ir, ty: u32) -> Val {
+    zero_at(ir, ty, 0)
+}
+
+/// The types nest at most this deep (a deeper nesting is a cycle, in an
+/// invalid module).
+const MAX_NESTING: u32 = 64;
+
+fn zero_at(ir: &Ir, ty: u32, depth: u32) -> Val {
+    let Some(t) = ir.ty(ty) else { return Val::S(0) };
+    if depth > MAX_NESTING {
+        return Val::S(0);
+    }
+    let zero = |t: u32| zero_at(ir, t, depth + 1);
+    match &t.ty {
+        Type::Vector { count, .. } => Val::C(vec![Val::S(0); *count as usize]),
+        Type::Matrix { column, columns } => Val::C(vec![zero(*column); *columns as usize]),
+        Type::Array { element, len, .. } => {
+            let n = len.unwrap_or(0).min(1 << 20) as usize;
+            Val::C(vec![zero(*element); n])
+        }
+        Type::Struct { members } => Val::C(members.iter().map(|m| zero(m.ty)).collect()),
+        _ => Val::S(0),
+    }
+}
+
+/// The byte size of a scalar type (booleans: 4), or `None`.
+fn scalar_bytes(t: &Type) -> Option<u64> {
+    match t {
+        Type::Bool => Some(4),
+        Type::Int { width, .. } | Type::Float { width, .. } => Some(*width as u64 / 8),
+        _ => None,
+    }
+}
+
+fn ty_of(ir: &Ir, ty: u32) -> Result<&Type, MemErr> {
+    ir.ty(ty)
+        .map(|t| &t.ty)
+        .ok_or_else(|| MemErr::Msg(format!("%{ty} is not a type")))
+}
+
+fn bytes_at(bytes: &[u8], off: u64, n: u64) -> Result<u64, MemErr> {
+    let end = off.checked_add(n).ok_or(MemErr::Oob(off, n))?;
+    if end > bytes.len() as u64 {
+        return Err(MemErr::Oob(off, n));
+    }
+    let mut v = 0u64;
+    for k in 0..n {
+        v |= (bytes[(off + k) as usize] as u64) << (8 * k);
+    }
+    Ok(v)
+}
+
+fn put_bytes(bytes: &mut [u8], off: u64, n: u64, v: u64) -> Result<(), MemErr> {
+    let end = off.checked_add(n).ok_or(MemErr::Oob(off, n))?;
+    if end > bytes.len() as u64 {
+        return Err(MemErr::Oob(off, n));
+    }
+    for k in 0..n {
+        bytes[(off + k) as usize] = (v >> (8 * k)) as u8;
+    }
+    Ok(())
+}
+
+/// One part of a value in a buffer: its type, offset, vstride and mat.
+type Part = (u32, u64, u32, Option<(u32, bool)>);
+
+/// Where the parts of a value of type `ty` at `off` lie: calls `f` with each
+/// part's (type, offset, vstride, mat).
+fn parts(
+    ir: &Ir,
+    depth: u32,
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+) -> Result<Vec<Part>, MemErr> {
+    let t = ty_of(ir, ty)?;
+    if depth > MAX_NESTING {
+        return Err(MemErr::Msg(format!("type %{ty} nests too deep")));
+    }
+    let mut out = Vec::new();
+    match t {
+        Type::Vector { component, count } => {
+            let cb = scalar_bytes(ty_of(ir, *component)?).unwrap_or(4);
+            let step = if vstride != 0 { vstride as u64 } else { cb };
+            for k in 0..*count as u64 {
+                out.push((*component, off + k * step, 0, None));
+            }
+        }
+        Type::Matrix { column, columns } => {
+            let (ms, row) = mat.ok_or_else(|| {
+                MemErr::Msg(String::from("a matrix in a buffer without MatrixStride"))
+            })?;
+            let cb = match ty_of(ir, *column)? {
+                Type::Vector { component, .. } => scalar_bytes(ty_of(ir, *component)?).unwrap_or(4),
+                _ => 4,
+            };
+            for k in 0..*columns as u64 {
+                if row {
+                    out.push((*column, off + k * cb, ms, None));
+                } else {
+                    out.push((*column, off + k * ms as u64, 0, None));
+                }
+            }
+        }
+        Type::Array { element, len, .. } => {
+            let stride = ir.ty(ty).and_then(|d| d.array_stride).ok_or_else(|| {
+                MemErr::Msg(format!("array %{ty} in a buffer without ArrayStride"))
+            })?;
+            let n = len.ok_or_else(|| MemErr::Msg(format!("array %{ty} has no known length")))?;
+            for k in 0..n {
+                out.push((*element, off + k * stride as u64, 0, mat));
+            }
+        }
+        Type::Struct { members } => {
+            for (k, m) in members.iter().enumerate() {
+                let o = m.offset.ok_or_else(|| {
+                    MemErr::Msg(format!("member {k} of struct %{ty} has no Offset"))
+                })?;
+                let mm = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));
+                out.push((m.ty, off + o as u64, 0, mm));
+            }
+        }
+        _ => {
+            return Err(MemErr::Msg(format!(
+                "cannot read or write type %{ty} in a buffer"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// Read a value of type `ty` at `off`.
+pub(super) fn read_buf(
+    ir: &Ir,
+    bytes: &[u8],
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+) -> Result<Val, MemErr> {
+    read_at(ir, 0, bytes, ty, off, vstride, mat)
+}
+
+fn read_at(
+    ir: &Ir,
+    depth: u32,
+    bytes: &[u8],
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+) -> Result<Val, MemErr> {
+    let t = ty_of(ir, ty)?;
+    if let Some(n) = scalar_bytes(t) {
+        let v = bytes_at(bytes, off, n)?;
+        return Ok(Val::S(if matches!(t, Type::Bool) {
+            (v != 0) as u64
+        } else {
+            v
+        }));
+    }
+    let mut out = Vec::new();
+    for (pt, po, pv, pm) in parts(ir, depth, ty, off, vstride, mat)? {
+        out.push(read_at(ir, depth + 1, bytes, pt, po, pv, pm)?);
+    }
+    Ok(Val::C(out))
+}
+
+/// Write value `v` of type `ty` at `off`.
+pub(super) fn write_buf(
+    ir: &Ir,
+    bytes: &mut [u8],
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+    v: &Val,
+) -> Result<(), MemErr> {
+    write_at(ir, 0, bytes, ty, off, vstride, mat, v)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_at(
+    ir: &Ir,
+    depth: u32,
+    bytes: &mut [u8],
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+    v: &Val,
+) -> Result<(), MemErr> {
+    let t = ty_of(ir, ty)?;
+    if let Some(n) = scalar_bytes(t) {
+        let Val::S(bits) = v else {
+            return Err(MemErr::Msg(String::from("a composite stored as a scalar")));
+        };
+        return put_bytes(bytes, off, n, *bits);
+    }
+    let Val::C(items) = v else {
+        return Err(MemErr::Msg(String::from("a scalar stored as a composite")));
+    };
+    let ps = parts(ir, depth, ty, off, vstride, mat)?;
+    if ps.len() != items.len() {
+        return Err(MemErr::Msg(String::from(
+            "a composite of the wrong size stored",
+        )));
+    }
+    for ((pt, po, pv, pm), item) in ps.into_iter().zip(items) {
+        write_at(ir, depth + 1, bytes, pt, po, pv, pm, item)?;
+    }
+    Ok(())
+}
+
+/// One access-chain step from a pointer to `ty` with index `i`: the new
+/// pointee type, and the location moved.
+pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, String> {
+    let t = ir.ty(ty).ok_or_else(|| format!("%{ty} is not a type"))?;
+    let oob = |n: u64| format!("index {i} is out of bounds of a composite of {n} elements");
+    let (next, len) = match &t.ty {
+        Type::Vector { component, count } => (*component, Some(*count as u64)),
+        Type::Matrix { column, columns } => (*column, Some(*columns as u64)),
+        Type::Array { element, len, .. } => (*element, Some(len.unwrap_or(0))),
+        Type::RuntimeArray { element } => (*element, None),
+        Type::Struct { members } => (
+            members
+                .get(i as usize)
+                .map(|m| m.ty)
+                .ok_or_else(|| oob(members.len() as u64))?,
+            Some(members.len() as u64),
+        ),
+        _ => {
+            return Err(format!(
+                "an access chain indexes into %{ty}, which is not a composite"
+            ));
+        }
+    };
+    if let Some(n) = len
+        && i >= n
+    {
+        return Err(oob(n));
+    }
+    match loc {
+        Loc::Var { path, .. } | Loc::Shared { path, .. } => {
+            if len.is_none() {
+                return Err(String::from("a runtime array outside a buffer"));
+            }
+            path.push(i as u32);
+        }
+        Loc::Buf {
+            off, vstride, mat, ..
+        } => match &t.ty {
+            Type::Vector { component, .. } => {
+                let cb = ir
+                    .ty(*component)
+                    .and_then(|c| scalar_bytes(&c.ty))
+                    .unwrap_or(4);
+                let s = if *vstride != 0 { *vstride as u64 } else { cb };
+                *off = off.wrapping_add(i.wrapping_mul(s));
+                *vstride = 0;
+                *mat = None;
+            }
+            Type::Matrix { column, .. } => {
+                let (ms, row) =
+                    mat.ok_or_else(|| String::from("a matrix in a buffer without MatrixStride"))?;
+                let cb = match ir.ty(*column).map(|c| &c.ty) {
+                    Some(Type::Vector { component, .. }) => ir
+                        .ty(*component)
+                        .and_then(|c| scalar_bytes(&c.ty))
+                        .unwrap_or(4),
+                    _ => 4,
+                };
+                if row {
+                    *off = off.wrapping_add(i * cb);
+                    *vstride = ms;
+                } else {
+                    *off = off.wrapping_add(i.wrapping_mul(ms as u64));
+                    *vstride = 0;
+                }
+                *mat = None;
+            }
+            Type::Array { .. } | Type::RuntimeArray { .. } => {
+                let stride = t
+                    .array_stride
+                    .ok_or_else(|| format!("array %{ty} in a buffer without ArrayStride"))?;
+                *off = off.wrapping_add(i.wrapping_mul(stride as u64));
+                *vstride = 0;
+            }
+            Type::Struct { members } => {
+                let Some(m) = members.get(i as usize) else {
+                    return Err(oob(members.len() as u64));
+                };
+                let o = m
+                    .offset
+                    .ok_or_else(|| format!("member {i} of struct %{ty} has no Offset"))?;
+                *off = off.wrapping_add(o as u64);
+                *vstride = 0;
+                *mat = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));
+            }
+            _ => {}
+        },
+        Loc::Unsupported(_) => {}
+    }
+    Ok(next)
+}
+
+/// The part of `v` at `path`.
+pub(super) fn at<'v>(v: &'v Val, path: &[u32]) -> Option<&'v Val> {
+    let mut v = v;
+    for &k in path {
+        match v {
+            Val::C(items) => v = items.get(k as usize)?,
+            _ => return None,
+        }
+    }
+    Some(v)
+}
+
+/// The part of `v` at `path`, mutably.
+pub(super) fn at_mut<'v>(v: &'v mut Val, path: &[u32]) -> Option<&'v mut Val> {
+    let mut v = v;
+    for &k in path {
+        match v {
+            Val::C(items) => v = items.get_mut(k as usize)?,
+            _ => return None,
+        }
+    }
+    Some(v)
+}

@@ -1,0 +1,187 @@
+//! The reference interpreter: runs a GLCompute entry point of a module's
+//! typed IR over a dispatch grid.
+//!
+//! First slice (issue 9): workgroups run one after another (z, y, x), and the
+//! invocations of a workgroup take turns in order (local z, y, x): each runs
+//! until it returns or reaches an OpControlBarrier, and they go on together
+//! once all wait at the same barrier (one that only some reach is an error).
+//! Memory: Function and Private variables per invocation and Workgroup
+//! variables per workgroup (zeroed), held as values; StorageBuffer, Uniform and
+//! PushConstant blocks as bytes, read and written by the module's explicit
+//! layout (Offset, ArrayStride, MatrixStride, RowMajor). Buffers come in as a
+//! map (set, binding) -> bytes and go back the same way.
+//!
+//! Scalars: booleans, integers of 8 to 64 bits, f16, f32 and f64 (float
+//! arithmetic in f64, rounded to the operands' width: correctly rounded).
+//!
+//! Each function is decoded once ([`decode`]): per instruction its opcode, its
+//! result slot, and its operands resolved to value slots (function-local or
+//! global), block indices and function indices, so the loop never looks an id
+//! up. Anything the interpreter does not do is an error, "not supported: OpX",
+//! located by the instruction's index; never a wrong answer.
+
+mod decode;
+mod exec;
+mod glsl;
+mod group;
+mod mem;
+#[cfg(test)]
+mod tests;
+
+pub use exec::{f64_to_half, half_to_f64};
+
+use crate::grammar::{self, op};
+use crate::ir::Ir;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// The buffers of a run: (descriptor set, binding) -> bytes.
+pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The entry point's name; `None`: the first GLCompute entry point.
+    pub entry: Option<String>,
+    /// The number of workgroups in x, y and z.
+    pub workgroups: [u32; 3],
+    /// The most instructions one invocation may execute.
+    pub max_steps: u64,
+    /// The push constant bytes, if the module has a push constant block.
+    pub push_constants: Option<Vec<u8>>,
+    /// The number of invocations in a subgroup; `None`: the whole workgroup
+    /// (at most 128, the most a ballot holds).
+    pub subgroup_size: Option<u32>,
+    /// Bindings that share the memory of another: (set, binding) -> the
+    /// (set, binding) whose buffer in [`Buffers`] they read and write.
+    pub aliases: BTreeMap<(u32, u32), (u32, u32)>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            entry: None,
+            workgroups: [1, 1, 1],
+            max_steps: 1_000_000,
+            push_constants: None,
+            subgroup_size: None,
+            aliases: BTreeMap::new(),
+        }
+    }
+}
+
+/// A run that did not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError {
+    /// The index of the instruction at fault (in the module's instructions).
+    pub inst: Option<u32>,
+    /// The global invocation id of the invocation at fault.
+    pub invocation: Option<[u32; 3]>,
+    pub message: String,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(i) = self.inst {
+            write!(f, " (instruction {i})")?;
+        }
+        Ok(())
+    }
+}
+
+impl RunError {
+    pub(crate) fn new(inst: Option<u32>, message: String) -> RunError {
+        RunError {
+            inst,
+            invocation: None,
+            message,
+        }
+    }
+}
+
+/// What a finished run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub invocations: u64,
+    /// Instructions executed, all invocations together.
+    pub steps: u64,
+}
+
+/// The name of opcode `op`, for messages.
+pub(crate) fn op_name(op: u16) -> String {
+    match grammar::instruction(op) {
+        Some(d) => String::from(d.name),
+        None => format!("opcode {op}"),
+    }
+}
+
+/// `not supported: OpX`.
+pub(crate) fn unsupported(op: u16) -> String {
+    format!("not supported: {}", op_name(op))
+}
+
+/// Specialize a module (its words): each OpSpecConstant, OpSpecConstantTrue
+/// or OpSpecConstantFalse whose SpecId is in `values` takes that value (the
+/// low word, or two words for a 64-bit type; non-zero for a boolean). The
+/// constants built from them are evaluated when the IR is built from the
+/// words.
+pub fn specialize(words: &mut [u32], values: &[(u32, u64)]) {
+    if values.is_empty() || words.len() < 5 {
+        return;
+    }
+    let insts = |words: &[u32]| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut at = 5;
+        while at < words.len() {
+            let n = (words[at] >> 16) as usize;
+            if n == 0 || at + n > words.len() {
+                break;
+            }
+            out.push((at, n));
+            at += n;
+        }
+        out
+    };
+    let list = insts(words);
+    // SpecId decorations: target id -> value.
+    let mut by_id: BTreeMap<u32, u64> = BTreeMap::new();
+    for &(at, n) in &list {
+        if words[at] & 0xffff == op::OpDecorate as u32
+            && n == 4
+            && words[at + 2] == grammar::decoration::SpecId
+            && let Some(&(_, v)) = values.iter().find(|(id, _)| *id == words[at + 3])
+        {
+            by_id.insert(words[at + 1], v);
+        }
+    }
+    for &(at, n) in &list {
+        let o = (words[at] & 0xffff) as u16;
+        let Some(&v) = words.get(at + 2).and_then(|id| by_id.get(id)) else {
+            continue;
+        };
+        if o == op::OpSpecConstant && n >= 4 {
+            words[at + 3] = v as u32;
+            if n >= 5 {
+                words[at + 4] = (v >> 32) as u32;
+            }
+        } else if o == op::OpSpecConstantTrue || o == op::OpSpecConstantFalse {
+            let t = if v != 0 {
+                op::OpSpecConstantTrue
+            } else {
+                op::OpSpecConstantFalse
+            };
+            words[at] = (words[at] & 0xffff_0000) | t as u32;
+        }
+    }
+}
+
+/// Run the entry point over the grid. On return (success or error) `buffers`
+/// holds the buffers as the run left them.
+pub fn run(ir: &Ir, opts: &Options, buffers: &mut Buffers) -> Result<RunStats, RunError> {
+    let prog = decode::Program::new(ir, opts)?;
+    exec::run(&prog, opts, buffers)
+}

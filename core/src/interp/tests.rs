@@ -1,0 +1,933 @@
+//! Interpreter unit tests on small hand-written modules. Every expected value
+//! is worked out by hand from the SPIR-V specification's definition of the
+//! instruction (see the comments), not taken from a run.
+
+use super::*;
+use crate::grammar::op;
+use crate::text::asm::{AsmOptions, assemble};
+use alloc::vec;
+
+/// The common head of the test modules: one storage buffer `%out` at set 0,
+/// binding 0 (a block holding a runtime array of uint, stride 4), the
+/// GlobalInvocationId input `%gid`, and the usual types and constants.
+const HEAD: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize LSX 1 1
+               OpName %loop "loop"
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %rta ArrayStride 4
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %blk Block
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %v3uint = OpTypeVector %uint 3
+      %v2uint = OpTypeVector %uint 2
+        %rta = OpTypeRuntimeArray %uint
+        %blk = OpTypeStruct %rta
+      %p_blk = OpTypePointer StorageBuffer %blk
+     %p_uint = OpTypePointer StorageBuffer %uint
+     %f_uint = OpTypePointer Function %uint
+       %p_in = OpTypePointer Input %v3uint
+        %out = OpVariable %p_blk StorageBuffer
+        %gid = OpVariable %p_in Input
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u3 = OpConstant %uint 3
+         %u4 = OpConstant %uint 4
+         %u7 = OpConstant %uint 7
+         %u8 = OpConstant %uint 8
+        %u10 = OpConstant %uint 10
+       %umax = OpConstant %uint 0xffffffff
+       %uhi  = OpConstant %uint 0x80000000
+     %uabcd  = OpConstant %uint 0xabcd
+     %uf0f0  = OpConstant %uint 0xf0f0
+         %i2 = OpConstant %int 2
+        %im2 = OpConstant %int -2
+        %im7 = OpConstant %int -7
+         %i7 = OpConstant %int 7
+      %f_1_5 = OpConstant %float 1.5
+        %f_2 = OpConstant %float 2
+    %f_m2_75 = OpConstant %float -2.75
+       %main = OpFunction %void None %fn
+"#;
+
+fn module(local_x: u32, body: &str) -> Ir {
+    let text = alloc::format!(
+        "{}{}",
+        HEAD.replace("LSX", &alloc::format!("{local_x}")),
+        body
+    );
+    let words = assemble(&text, &AsmOptions::default()).expect("the test module assembles");
+    Ir::build(crate::binary::read_words(&words).expect("the test module reads back"))
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Run with an output buffer of `n` zeroed words at (0, 0).
+fn run_out(
+    ir: &Ir,
+    groups: u32,
+    n: usize,
+    max_steps: u64,
+) -> (Result<RunStats, RunError>, Vec<u32>) {
+    let mut b = Buffers::new();
+    b.insert((0, 0), vec![0u8; 4 * n]);
+    let opts = Options {
+        workgroups: [groups, 1, 1],
+        max_steps,
+        ..Options::default()
+    };
+    let r = run(ir, &opts, &mut b);
+    (r, words(&b[&(0, 0)]))
+}
+
+/// The index of the first instruction with opcode `o`.
+fn index_of(ir: &Ir, o: u16) -> u32 {
+    (0..ir.len())
+        .find(|&i| ir.opcode(i) == o)
+        .expect("the opcode is in the module") as u32
+}
+
+/// The constants `%k0`..`%k{n-1}` (uint).
+fn index_constants(n: usize) -> String {
+    let mut s = String::new();
+    for k in 0..n {
+        s.push_str(&alloc::format!("%k{k} = OpConstant %uint {k}\n"));
+    }
+    s
+}
+
+#[test]
+fn arithmetic() {
+    // The store indices are constants, declared before %main.
+    let consts = index_constants(16);
+    let head_end = "%main = OpFunction %void None %fn";
+    let mut text = HEAD.replace("LSX", "1");
+    text = text.replace(head_end, &alloc::format!("{consts}{head_end}"));
+    let mut body = String::from(
+        r#"
+      %entry = OpLabel
+         %v0 = OpIAdd %uint %umax %u2              ; 2^32-1 + 2 wraps to 1
+         %s1 = OpSDiv %int %im7 %i2                ; -7 / 2 = -3 (rounds toward 0)
+         %v1 = OpBitcast %uint %s1
+         %s2 = OpSRem %int %im7 %i2                ; sign of operand 1: -1
+         %v2 = OpBitcast %uint %s2
+         %s3 = OpSMod %int %im7 %i2                ; sign of operand 2: 1
+         %v3 = OpBitcast %uint %s3
+         %s4 = OpSMod %int %i7 %im2                ; sign of operand 2: -1
+         %v4 = OpBitcast %uint %s4
+         %v5 = OpUMod %uint %u7 %u3                ; 1
+         %v6 = OpShiftRightArithmetic %uint %uhi %u4   ; 0xf8000000
+         %v7 = OpShiftRightLogical %uint %uhi %u4      ; 0x08000000
+         %s8 = OpConvertFToS %int %f_m2_75         ; -2 (toward 0)
+         %v8 = OpBitcast %uint %s8
+        %f9  = OpFMul %float %f_1_5 %f_2           ; 3.0 = 0x40400000
+         %v9 = OpBitcast %uint %f9
+        %v10 = OpBitFieldUExtract %uint %uabcd %u4 %u8 ; bits 4..11 of 0xabcd: 0xbc
+        %v11 = OpBitFieldSExtract %uint %uabcd %u4 %u8 ; 0xbc, bit 7 set: 0xffffffbc
+        %v12 = OpBitCount %uint %uf0f0             ; 8
+        %v13 = OpBitReverse %uint %u1              ; 0x80000000
+        %vec = OpCompositeConstruct %v2uint %u7 %u10
+        %shu = OpVectorShuffle %v2uint %vec %vec 1 2   ; (10, 7)
+        %v14 = OpCompositeExtract %uint %shu 0     ; 10
+        %cmp = OpULessThan %bool %u3 %u2           ; false
+        %v15 = OpSelect %uint %cmp %u1 %u8         ; 8
+"#,
+    );
+    for k in 0..16 {
+        body.push_str(&alloc::format!(
+            "%p{k} = OpAccessChain %p_uint %out %u0 %k{k}\nOpStore %p{k} %v{k}\n"
+        ));
+    }
+    body.push_str("OpReturn\nOpFunctionEnd\n");
+    let words_ = assemble(&(text + &body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&words_).expect("reads"));
+    let (r, out) = run_out(&ir, 1, 16, 10_000);
+    r.expect("runs");
+    assert_eq!(
+        out,
+        vec![
+            1,
+            (-3i32) as u32,
+            (-1i32) as u32,
+            1,
+            (-1i32) as u32,
+            1,
+            0xf800_0000,
+            0x0800_0000,
+            (-2i32) as u32,
+            0x4040_0000,
+            0xbc,
+            0xffff_ffbc,
+            8,
+            0x8000_0000,
+            10,
+            8
+        ]
+    );
+}
+
+#[test]
+fn loop_with_phis() {
+    // sum = 0; for (i = 1; i <= 10; i++) sum += i;  => 55, i ends at 11.
+    let ir = module(
+        1,
+        r#"
+      %entry = OpLabel
+               OpBranch %loop
+       %loop = OpLabel
+          %i = OpPhi %uint %u1 %entry %inext %cont
+        %sum = OpPhi %uint %u0 %entry %snext %cont
+         %le = OpULessThanEqual %bool %i %u10
+               OpLoopMerge %merge %cont None
+               OpBranchConditional %le %body %merge
+       %body = OpLabel
+      %snext = OpIAdd %uint %sum %i
+               OpBranch %cont
+       %cont = OpLabel
+      %inext = OpIAdd %uint %i %u1
+               OpBranch %loop
+      %merge = OpLabel
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p0 %sum
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %i
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 2, 10_000);
+    r.expect("runs");
+    assert_eq!(out, vec![55, 11]);
+}
+
+#[test]
+fn switch_with_fallthrough_over_a_grid() {
+    // sel = gid.x & 3; case 0 adds 1 and falls through to case 1, which adds
+    // 10; case 2 adds 100; default adds 1000. out[gid.x] = acc.
+    // Two workgroups of 4: gid.x = 0..7, sel = 0,1,2,3,0,1,2,3.
+    let text = HEAD.replace("LSX", "4").replace(
+        "%main = OpFunction",
+        "%u100 = OpConstant %uint 100\n%main = OpFunction",
+    );
+    let body = r#"
+      %entry = OpLabel
+        %acc = OpVariable %f_uint Function %u0
+         %g3 = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g3 0
+        %sel = OpBitwiseAnd %uint %x %u3
+               OpSelectionMerge %merge None
+               OpSwitch %sel %def 0 %c0 1 %c1 2 %c2
+         %c0 = OpLabel
+         %a0 = OpLoad %uint %acc
+         %b0 = OpIAdd %uint %a0 %u1
+               OpStore %acc %b0
+               OpBranch %c1
+         %c1 = OpLabel
+         %a1 = OpLoad %uint %acc
+         %b1 = OpIAdd %uint %a1 %u10
+               OpStore %acc %b1
+               OpBranch %merge
+         %c2 = OpLabel
+               OpStore %acc %u100
+               OpBranch %merge
+        %def = OpLabel
+      %c1000 = OpIMul %uint %u100 %u10
+               OpStore %acc %c1000
+               OpBranch %merge
+      %merge = OpLabel
+          %r = OpLoad %uint %acc
+          %p = OpAccessChain %p_uint %out %u0 %x
+               OpStore %p %r
+               OpReturn
+               OpFunctionEnd
+"#;
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, out) = run_out(&ir, 2, 8, 10_000);
+    let stats = r.expect("runs");
+    assert_eq!(stats.invocations, 8);
+    assert_eq!(out, vec![11, 10, 100, 1000, 11, 10, 100, 1000]);
+}
+
+const ENDLESS: &str = r#"
+      %entry = OpLabel
+               OpBranch %loop
+       %loop = OpLabel
+               OpLoopMerge %merge %loop None
+               OpBranchConditional %true %loop %merge
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn step_budget() {
+    let text = HEAD.replace("LSX", "1").replace(
+        "%main = OpFunction",
+        "%true = OpConstantTrue %bool\n%main = OpFunction",
+    );
+    let w = assemble(&(text + ENDLESS), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, _) = run_out(&ir, 1, 1, 1000);
+    let e = r.expect_err("the loop does not end");
+    assert_eq!(
+        e.message,
+        "did not terminate after 1000 steps; invocation (0,0,0) was in block %loop"
+    );
+    assert_eq!(e.invocation, Some([0, 0, 0]));
+    // The loop's only executed instruction is its conditional branch.
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpBranchConditional)));
+}
+
+#[test]
+fn out_of_bounds_store() {
+    // out has 4 words (16 bytes); out[4] is bytes 16..20.
+    let ir = module(
+        1,
+        r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u4
+               OpStore %p %u7
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    let e = r.expect_err("out of bounds");
+    assert_eq!(
+        e.message,
+        "out-of-bounds access: 4 bytes at offset 16 of the buffer at set 0, binding 0"
+    );
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpStore)));
+    assert_eq!(e.invocation, Some([0, 0, 0]));
+    assert_eq!(out, vec![0, 0, 0, 0], "the buffer comes back untouched");
+}
+
+#[test]
+fn division_by_zero() {
+    // out[0] is 0, loaded and used as a divisor.
+    let ir = module(
+        1,
+        r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %z = OpLoad %uint %p
+          %q = OpUDiv %uint %u7 %z
+               OpStore %p %q
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, _) = run_out(&ir, 1, 1, 1000);
+    let e = r.expect_err("division by zero");
+    assert_eq!(e.message, "integer division by zero");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpUDiv)));
+}
+
+/// The head with a Workgroup array `%sh` of 4 uints, a bool `%true`, and
+/// LocalSize 4 (one workgroup: gid.x is the local id).
+fn shared_module(body: &str) -> Ir {
+    let text = HEAD.replace("LSX", "4").replace(
+        "%main = OpFunction",
+        "%arr4 = OpTypeArray %uint %u4\n%p_wg = OpTypePointer Workgroup %arr4\n%w_uint = OpTypePointer Workgroup %uint\n%sh = OpVariable %p_wg Workgroup\n%main = OpFunction",
+    );
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    Ir::build(crate::binary::read_words(&w).expect("reads"))
+}
+
+#[test]
+fn barrier_orders_workgroup_memory() {
+    // Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
+    // its neighbour sh[(i + 1) & 3]. The barrier makes every write happen
+    // before any read: out = [2, 3, 4, 1]. (Run one after another without the
+    // barrier, invocation 0 would read sh[1] before invocation 1 wrote it.)
+    let ir = shared_module(
+        r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %i1 = OpIAdd %uint %i %u1
+         %pw = OpAccessChain %w_uint %sh %i
+               OpStore %pw %i1
+               OpControlBarrier %u2 %u2 %u0
+          %n = OpBitwiseAnd %uint %i1 %u3
+         %pr = OpAccessChain %w_uint %sh %n
+          %v = OpLoad %uint %pr
+          %p = OpAccessChain %p_uint %out %u0 %i
+               OpStore %p %v
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![2, 3, 4, 1]);
+}
+
+#[test]
+fn barrier_in_divergent_control_flow() {
+    // Only invocation 0 reaches the barrier; invocation 1 returns without it.
+    let ir = shared_module(
+        r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+          %z = OpIEqual %bool %i %u0
+               OpSelectionMerge %merge None
+               OpBranchConditional %z %then %merge
+       %then = OpLabel
+               OpControlBarrier %u2 %u2 %u0
+               OpBranch %merge
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, _) = run_out(&ir, 1, 4, 1000);
+    let e = r.expect_err("a barrier in divergent control flow");
+    assert_eq!(
+        e.message,
+        "invocation (0,0,0) waits at an OpControlBarrier that invocation (1,0,0) returned without reaching (a barrier in non-uniform control flow)"
+    );
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpControlBarrier)));
+    assert_eq!(e.invocation, Some([0, 0, 0]));
+}
+
+#[test]
+fn unsupported_instruction() {
+    // OpIAddCarry is not in this slice: a located error, not a guess.
+    let ir = module_with(
+        1,
+        "%carry = OpTypeStruct %uint %uint",
+        r#"
+      %entry = OpLabel
+          %a = OpIAddCarry %carry %u1 %u1
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, _) = run_out(&ir, 1, 1, 1000);
+    let e = r.expect_err("not supported");
+    assert_eq!(e.message, "not supported: OpIAddCarry");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpIAddCarry)));
+}
+
+#[test]
+fn function_call_and_private_variable() {
+    // f(a) = a * 3, called twice on a Private counter starting at 2:
+    // 2 -> 6 -> 18.
+    let text = HEAD
+        .replace("LSX", "1")
+        .replace(
+            "%main = OpFunction",
+            "%p_priv = OpTypePointer Private %uint\n%ctr = OpVariable %p_priv Private %u2\n%fn1 = OpTypeFunction %uint %uint\n%main = OpFunction",
+        );
+    let body = r#"
+      %entry = OpLabel
+         %c0 = OpLoad %uint %ctr
+         %c1 = OpFunctionCall %uint %times3 %c0
+               OpStore %ctr %c1
+         %c2 = OpLoad %uint %ctr
+         %c3 = OpFunctionCall %uint %times3 %c2
+          %p = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p %c3
+               OpReturn
+               OpFunctionEnd
+     %times3 = OpFunction %uint None %fn1
+          %a = OpFunctionParameter %uint
+         %fe = OpLabel
+          %m = OpIMul %uint %a %u3
+               OpReturnValue %m
+               OpFunctionEnd
+"#;
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, out) = run_out(&ir, 1, 1, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![18]);
+}
+
+#[test]
+fn half_floats_round_to_nearest_even() {
+    // f16 has 10 fraction bits: at 1.0 one ulp is 2^-10.
+    // 1 + 2^-11 is half an ulp above 1: a tie, to even: 1.0 (f32 0x3f800000).
+    // 1 + 3 * 2^-11 is 1.5 ulps: a tie between 1 and 2 ulps, to even: 1 + 2^-9
+    //   (f32: 0x3f800000 + 2^14 = 0x3f804000).
+    // 2^-24 (the least subnormal) * 0.5 = 2^-25: a tie between 0 and 2^-24: 0.
+    // 2^-24 * 1.5: a tie between 1 and 2 units, to even: 2^-23 (f32 exponent
+    //   127 - 23 = 104: 104 << 23 = 0x34000000).
+    // Each result is widened to f32 (exact) and stored as its bits.
+    let text = HEAD.replace("LSX", "1").replace(
+        "%main = OpFunction",
+        r#"%half = OpTypeFloat 16
+        %h1 = OpConstant %half 1
+        %h2m11 = OpConstant %half 0.00048828125
+        %h3m11 = OpConstant %half 0.00146484375
+        %h2m24 = OpConstant %half 0.000000059604644775390625
+        %hhalf = OpConstant %half 0.5
+        %h1_5 = OpConstant %half 1.5
+        %main = OpFunction"#,
+    );
+    let mut body = String::from(
+        r#"
+      %entry = OpLabel
+         %a0 = OpFAdd %half %h1 %h2m11
+         %a1 = OpFAdd %half %h1 %h3m11
+         %a2 = OpFMul %half %h2m24 %hhalf
+         %a3 = OpFMul %half %h2m24 %h1_5
+"#,
+    );
+    for k in 0..4 {
+        body.push_str(&alloc::format!(
+            "%w{k} = OpFConvert %float %a{k}\n%b{k} = OpBitcast %uint %w{k}\n%p{k} = OpAccessChain %p_uint %out %u0 %k{k}\nOpStore %p{k} %b{k}\n"
+        ));
+    }
+    body.push_str("OpReturn\nOpFunctionEnd\n");
+    let text = text.replace(
+        "%half = OpTypeFloat 16",
+        &alloc::format!("{}%half = OpTypeFloat 16", index_constants(4)),
+    );
+    let w = assemble(&(text + &body), &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![0x3f80_0000, 0x3f80_4000, 0, 0x3400_0000]);
+}
+
+/// A module of HEAD with `decls` (types, constants, variables) before the
+/// function and GLSL.std.450 imported as `%glsl`.
+fn module_with(local_x: u32, decls: &str, body: &str) -> Ir {
+    let text = alloc::format!(
+        "{}{}",
+        HEAD.replace("LSX", &alloc::format!("{local_x}"))
+            .replace(
+                "OpMemoryModel",
+                "%glsl = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel"
+            )
+            .replace(
+                "%main = OpFunction %void None %fn",
+                &alloc::format!("{decls}\n%main = OpFunction %void None %fn")
+            ),
+        body
+    );
+    let words = assemble(&text, &AsmOptions::default()).expect("the test module assembles");
+    Ir::build(crate::binary::read_words(&words).expect("the test module reads back"))
+}
+
+#[test]
+fn atomics_on_storage_and_workgroup_memory() {
+    // Four invocations (gid 0..3), in turn:
+    // * out[0] += gid + 1 (OpAtomicIAdd): 1 + 2 + 3 + 4 = 10; the old values
+    //   each sees, in order 0, 1, 3, 6, go to out[1 + gid];
+    // * out[5] = max(out[5], gid) (OpAtomicUMax): 3;
+    // * out[6]: compare-exchange, if out[6] == gid then gid + 1: each finds
+    //   its own gid, so 4 at the end;
+    // * a Workgroup counter incremented by each (OpAtomicIIncrement), then a
+    //   barrier, then each reads it (OpAtomicLoad) into out[7 + gid]: 4, 4, 4, 4;
+    // * out[11] -= 1 by each (OpAtomicISub from 0): 0xfffffffc.
+    let ir = module_with(
+        4,
+        r#"
+      %p_wg = OpTypePointer Workgroup %uint
+     %count = OpVariable %p_wg Workgroup
+      %u11 = OpConstant %uint 11
+      %u264 = OpConstant %uint 264
+"#,
+        r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+          %x1 = OpIAdd %uint %x %u1
+          %p0 = OpAccessChain %p_uint %out %u0 %u0
+         %old = OpAtomicIAdd %uint %p0 %u1 %u0 %x1
+          %po = OpAccessChain %p_uint %out %u0 %x1
+                OpStore %po %old
+          %p5 = OpAccessChain %p_uint %out %u0 %u4
+          %i5 = OpIAdd %uint %u4 %u1
+          %q5 = OpAccessChain %p_uint %out %u0 %i5
+          %m5 = OpAtomicUMax %uint %q5 %u1 %u0 %x
+          %i6 = OpIAdd %uint %i5 %u1
+          %q6 = OpAccessChain %p_uint %out %u0 %i6
+          %c6 = OpAtomicCompareExchange %uint %q6 %u1 %u0 %u0 %x1 %x
+          %n1 = OpAtomicIIncrement %uint %count %u2 %u0
+                OpControlBarrier %u2 %u2 %u264
+          %cv = OpAtomicLoad %uint %count %u2 %u0
+          %j7 = OpIAdd %uint %u7 %x
+          %q7 = OpAccessChain %p_uint %out %u0 %j7
+                OpStore %q7 %cv
+         %q11 = OpAccessChain %p_uint %out %u0 %u11
+          %s1 = OpAtomicISub %uint %q11 %u1 %u0 %u1
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 12, 10_000);
+    r.expect("runs");
+    assert_eq!(out, vec![10, 0, 1, 3, 6, 3, 4, 4, 4, 4, 4, 0xffff_fffc]);
+}
+
+#[test]
+fn glsl_std_450() {
+    // Each result, worked out from the GLSL.std.450 specification:
+    // out[0] FindUMsb(40 = 0b101000) = 5; out[1] FindILsb(40) = 3;
+    // out[2] FindSMsb(-1) = -1; out[3] SClamp(-7, -2, 2) = -2;
+    // out[4] UMax(7, 10) = 10; out[5] Sqrt(16.0) = 4.0 (0x40800000);
+    // out[6] Ldexp(0.75, 3) = 6.0, converted to 6; out[7] Fma(1.5, 2, -2.75)
+    // = 0.25 (0x3e800000); out[8] Floor(-2.75) = -3.0, converted to -3;
+    // out[9] Length((3, 4)) = 5.0, converted to 5; out[10] FMix(2, 10, 0.25)
+    // = 4.0 (0x40800000); out[11] PackHalf2x16((1.5, -2)) = -2 (0xc000) << 16
+    // | 1.5 (0x3e00) = 0xc0003e00; out[12] Determinant([[1.5, 2], [-2.75,
+    // 2]]) = 1.5 * 2 - (-2.75) * 2 = 8.5 (0x41080000).
+    let ir = module_with(
+        1,
+        r#"
+        %u40 = OpConstant %uint 40
+        %u5 = OpConstant %uint 5
+        %u6 = OpConstant %uint 6
+        %u9 = OpConstant %uint 9
+        %u11 = OpConstant %uint 11
+        %u12 = OpConstant %uint 12
+        %im1 = OpConstant %int -1
+        %i3 = OpConstant %int 3
+        %f16 = OpConstant %float 16
+        %f075 = OpConstant %float 0.75
+        %f3 = OpConstant %float 3
+        %f4 = OpConstant %float 4
+        %f10 = OpConstant %float 10
+        %f025 = OpConstant %float 0.25
+        %v2float = OpTypeVector %float 2
+        %mat2 = OpTypeMatrix %v2float 2
+"#,
+        r#"
+      %entry = OpLabel
+         %r0 = OpExtInst %uint %glsl FindUMsb %u40
+         %r1 = OpExtInst %uint %glsl FindILsb %u40
+         %r2 = OpExtInst %int %glsl FindSMsb %im1
+         %r3 = OpExtInst %int %glsl SClamp %im7 %im2 %i2
+         %r4 = OpExtInst %uint %glsl UMax %u7 %u10
+         %r5 = OpExtInst %float %glsl Sqrt %f16
+         %r6 = OpExtInst %float %glsl Ldexp %f075 %i3
+         %r7 = OpExtInst %float %glsl Fma %f_1_5 %f_2 %f_m2_75
+         %r8 = OpExtInst %float %glsl Floor %f_m2_75
+         %v34 = OpCompositeConstruct %v2float %f3 %f4
+         %r9 = OpExtInst %float %glsl Length %v34
+        %r10 = OpExtInst %float %glsl FMix %f_2 %f10 %f025
+         %vp = OpCompositeConstruct %v2float %f_1_5 %f_2
+        %vm2 = OpFNegate %float %f_2
+         %vq = OpCompositeConstruct %v2float %f_1_5 %vm2
+        %r11 = OpExtInst %uint %glsl PackHalf2x16 %vq
+         %c1 = OpCompositeConstruct %v2float %f_m2_75 %f_2
+          %m = OpCompositeConstruct %mat2 %vp %c1
+        %r12 = OpExtInst %float %glsl Determinant %m
+         %b2 = OpBitcast %uint %r2
+         %b3 = OpBitcast %uint %r3
+         %b5 = OpBitcast %uint %r5
+         %b6 = OpConvertFToU %uint %r6
+         %b7 = OpBitcast %uint %r7
+         %b8 = OpConvertFToS %int %r8
+         %c8 = OpBitcast %uint %b8
+         %b9 = OpConvertFToU %uint %r9
+        %b10 = OpBitcast %uint %r10
+        %b12 = OpBitcast %uint %r12
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p0 %r0
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %r1
+         %p2 = OpAccessChain %p_uint %out %u0 %u2
+               OpStore %p2 %b2
+         %p3 = OpAccessChain %p_uint %out %u0 %u3
+               OpStore %p3 %b3
+         %p4 = OpAccessChain %p_uint %out %u0 %u4
+               OpStore %p4 %r4
+         %p5 = OpAccessChain %p_uint %out %u0 %u5
+               OpStore %p5 %b5
+         %p6 = OpAccessChain %p_uint %out %u0 %u6
+               OpStore %p6 %b6
+         %p7 = OpAccessChain %p_uint %out %u0 %u7
+               OpStore %p7 %b7
+         %p8 = OpAccessChain %p_uint %out %u0 %u8
+               OpStore %p8 %c8
+         %p9 = OpAccessChain %p_uint %out %u0 %u9
+               OpStore %p9 %b9
+        %p10 = OpAccessChain %p_uint %out %u0 %u10
+               OpStore %p10 %b10
+        %p11 = OpAccessChain %p_uint %out %u0 %u11
+               OpStore %p11 %r11
+        %p12 = OpAccessChain %p_uint %out %u0 %u12
+               OpStore %p12 %b12
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 13, 10_000);
+    r.expect("runs");
+    assert_eq!(
+        out,
+        vec![
+            5,
+            3,
+            0xffff_ffff,
+            (-2i32) as u32,
+            10,
+            0x4080_0000,
+            6,
+            0x3e80_0000,
+            (-3i32) as u32,
+            5,
+            0x4080_0000,
+            0xc000_3e00,
+            0x4108_0000
+        ]
+    );
+}
+
+#[test]
+fn mul_extended_and_matrix_times_vector() {
+    // OpUMulExtended(0xffffffff, 0xffffffff) = 0xfffffffe00000001: low
+    // 0x00000001, high 0xfffffffe. OpSMulExtended(-2, 7) = -14: low
+    // 0xfffffff2, high 0xffffffff. A 2x2 matrix with columns (1.5, 2) and
+    // (-2.75, 2) times (2, 2) = (1.5*2 - 2.75*2, 2*2 + 2*2) = (-2.5, 8)
+    // (0xc0200000, 0x41000000).
+    let ir = module_with(
+        1,
+        r#"
+        %u5 = OpConstant %uint 5
+        %sU = OpTypeStruct %uint %uint
+        %sI = OpTypeStruct %int %int
+        %v2float = OpTypeVector %float 2
+        %mat2 = OpTypeMatrix %v2float 2
+"#,
+        r#"
+      %entry = OpLabel
+          %a = OpUMulExtended %sU %umax %umax
+         %lo = OpCompositeExtract %uint %a 0
+         %hi = OpCompositeExtract %uint %a 1
+          %b = OpSMulExtended %sI %im2 %i7
+        %slo = OpCompositeExtract %int %b 0
+        %shi = OpCompositeExtract %int %b 1
+        %blo = OpBitcast %uint %slo
+        %bhi = OpBitcast %uint %shi
+         %c0 = OpCompositeConstruct %v2float %f_1_5 %f_2
+         %c1 = OpCompositeConstruct %v2float %f_m2_75 %f_2
+          %m = OpCompositeConstruct %mat2 %c0 %c1
+          %v = OpCompositeConstruct %v2float %f_2 %f_2
+         %mv = OpMatrixTimesVector %v2float %m %v
+         %x0 = OpCompositeExtract %float %mv 0
+         %x1 = OpCompositeExtract %float %mv 1
+         %y0 = OpBitcast %uint %x0
+         %y1 = OpBitcast %uint %x1
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p0 %lo
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %hi
+         %p2 = OpAccessChain %p_uint %out %u0 %u2
+               OpStore %p2 %blo
+         %p3 = OpAccessChain %p_uint %out %u0 %u3
+               OpStore %p3 %bhi
+         %p4 = OpAccessChain %p_uint %out %u0 %u4
+               OpStore %p4 %y0
+         %p5 = OpAccessChain %p_uint %out %u0 %u5
+               OpStore %p5 %y1
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 6, 10_000);
+    r.expect("runs");
+    assert_eq!(
+        out,
+        vec![
+            1,
+            0xffff_fffe,
+            0xffff_fff2,
+            0xffff_ffff,
+            0xc020_0000,
+            0x4100_0000
+        ]
+    );
+}
+
+/// Eight invocations: in `if (x >= 3)` each stores Elect() to out[x] (the
+/// others 7); after the merge, out[8 + x] = subgroupAdd(x), out[16 + x] =
+/// subgroupExclusiveAdd(x), out[24 + x] = subgroupShuffle(x, 7 - x) and
+/// out[32] = the first word of subgroupBallot(x is odd).
+const GROUPS: &str = r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+           %c = OpUGreaterThanEqual %bool %x %u3
+                OpSelectionMerge %merge None
+                OpBranchConditional %c %then %else
+       %then = OpLabel
+           %e = OpGroupNonUniformElect %bool %u3
+          %e1 = OpSelect %uint %e %u1 %u0
+          %pe = OpAccessChain %p_uint %out %u0 %x
+                OpStore %pe %e1
+                OpBranch %merge
+       %else = OpLabel
+          %pf = OpAccessChain %p_uint %out %u0 %x
+                OpStore %pf %u7
+                OpBranch %merge
+      %merge = OpLabel
+           %r = OpGroupNonUniformIAdd %uint %u3 Reduce %x
+          %i8 = OpIAdd %uint %x %u8
+          %pr = OpAccessChain %p_uint %out %u0 %i8
+                OpStore %pr %r
+           %s = OpGroupNonUniformIAdd %uint %u3 ExclusiveScan %x
+         %i16 = OpIAdd %uint %i8 %u8
+          %ps = OpAccessChain %p_uint %out %u0 %i16
+                OpStore %ps %s
+          %sx = OpISub %uint %u7 %x
+          %sh = OpGroupNonUniformShuffle %uint %u3 %x %sx
+         %i24 = OpIAdd %uint %i16 %u8
+         %psh = OpAccessChain %p_uint %out %u0 %i24
+                OpStore %psh %sh
+          %lo = OpBitwiseAnd %uint %x %u1
+         %odd = OpIEqual %bool %lo %u1
+           %b = OpGroupNonUniformBallot %v4uint %u3 %odd
+          %b0 = OpCompositeExtract %uint %b 0
+         %p32 = OpAccessChain %p_uint %out %u0 %u32
+                OpStore %p32 %b0
+                OpReturn
+                OpFunctionEnd
+"#;
+
+fn run_groups_with(subgroup_size: Option<u32>) -> Vec<u32> {
+    let ir = module_with(
+        8,
+        "%v4uint = OpTypeVector %uint 4\n%u32 = OpConstant %uint 32",
+        GROUPS,
+    );
+    let mut b = Buffers::new();
+    b.insert((0, 0), vec![0u8; 4 * 33]);
+    let opts = Options {
+        max_steps: 10_000,
+        subgroup_size,
+        ..Options::default()
+    };
+    run(&ir, &opts, &mut b).expect("runs");
+    words(&b[&(0, 0)])
+}
+
+#[test]
+fn subgroup_operations_act_on_the_active_invocations() {
+    // One subgroup of 8: in the branch only 3..7 are active, so Elect picks
+    // 3; after the merge all 8 are: the sum is 0 + 1 + ... + 7 = 28, the
+    // exclusive sums 0, 0, 1, 3, 6, 10, 15, 21, the shuffle 7 - x, and the
+    // odd invocations' bits 1, 3, 5, 7 make 0b10101010 = 0xaa.
+    let out = run_groups_with(None);
+    assert_eq!(&out[0..8], &[7, 7, 7, 1, 0, 0, 0, 0]);
+    assert_eq!(&out[8..16], &[28; 8]);
+    assert_eq!(&out[16..24], &[0, 0, 1, 3, 6, 10, 15, 21]);
+    assert_eq!(&out[24..32], &[7, 6, 5, 4, 3, 2, 1, 0]);
+    assert_eq!(out[32], 0xaa);
+    // Two subgroups of 4: in the branch, 3 is the only active one of the
+    // first (Elect: 1) and 4..7 all of the second (Elect picks 4). Sums 0 +
+    // 1 + 2 + 3 = 6 and 4 + 5 + 6 + 7 = 22; exclusive sums within each (0,
+    // 0, 1, 3 and 0, 4, 4 + 5, 4 + 5 + 6). The shuffle's ids (7 - x) are
+    // past a subgroup of 4, so it is not checked here. Ballot bits are per
+    // subgroup (ids 1 and 3 in each): 0b1010 = 0xa.
+    let out = run_groups_with(Some(4));
+    assert_eq!(&out[0..8], &[7, 7, 7, 1, 1, 0, 0, 0]);
+    assert_eq!(&out[8..16], &[6, 6, 6, 6, 22, 22, 22, 22]);
+    assert_eq!(&out[16..24], &[0, 0, 1, 3, 0, 4, 9, 15]);
+    assert_eq!(out[32], 0xa);
+}
+
+#[test]
+fn spec_constants_take_the_values_given() {
+    // out[0] = sc + sc where sc has SpecId 7 and default 1: 2 unspecialized,
+    // 2 * 20 = 40 with SpecId 7 = 20; an id the module does not have
+    // changes nothing.
+    let text = HEAD
+        .replace("LSX", "1")
+        .replace(
+            "OpDecorate %gid BuiltIn GlobalInvocationId",
+            "OpDecorate %gid BuiltIn GlobalInvocationId\nOpDecorate %sc SpecId 7",
+        )
+        .replace(
+            "%main = OpFunction %void None %fn",
+            "%sc = OpSpecConstant %uint 1\n%main = OpFunction %void None %fn",
+        )
+        + r#"
+      %entry = OpLabel
+          %s = OpIAdd %uint %sc %sc
+          %p = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p %s
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = assemble(&text, &AsmOptions::default()).expect("assembles");
+    let out = |values: &[(u32, u64)]| {
+        let mut w = words.clone();
+        specialize(&mut w, values);
+        let ir = Ir::build(crate::binary::read_words(&w).expect("reads back"));
+        let (r, out) = run_out(&ir, 1, 1, 1000);
+        r.expect("runs");
+        out[0]
+    };
+    assert_eq!(out(&[]), 2);
+    assert_eq!(out(&[(7, 20)]), 40);
+    assert_eq!(out(&[(8, 20)]), 2);
+}
+
+#[test]
+fn aliased_bindings_share_memory() {
+    // %out2 (binding 1) aliases %out (binding 0): 5 stored through %out2[0]
+    // is read back through %out[0], and out[1] = 5 + 1 = 6. Without the
+    // alias binding 1 is a buffer of its own, so out[0] stays 0 and out[1] =
+    // 0 + 1 = 1.
+    let text = HEAD
+        .replace("LSX", "1")
+        .replace(
+            "OpDecorate %out Binding 0",
+            "OpDecorate %out Binding 0\nOpDecorate %out2 DescriptorSet 0\nOpDecorate %out2 Binding 1",
+        )
+        .replace(
+            "%main = OpFunction %void None %fn",
+            "%u5 = OpConstant %uint 5\n%out2 = OpVariable %p_blk StorageBuffer\n%main = OpFunction %void None %fn",
+        )
+        + r#"
+      %entry = OpLabel
+         %q0 = OpAccessChain %p_uint %out2 %u0 %u0
+               OpStore %q0 %u5
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+          %v = OpLoad %uint %p0
+         %v1 = OpIAdd %uint %v %u1
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %v1
+               OpReturn
+               OpFunctionEnd
+"#;
+    let module_words = assemble(&text, &AsmOptions::default()).expect("assembles");
+    let ir = Ir::build(crate::binary::read_words(&module_words).expect("reads back"));
+    let go = |alias: bool| {
+        let mut b = Buffers::new();
+        b.insert((0, 0), vec![0u8; 8]);
+        let mut opts = Options::default();
+        if alias {
+            opts.aliases.insert((0, 1), (0, 0));
+        } else {
+            b.insert((0, 1), vec![0u8; 8]);
+        }
+        run(&ir, &opts, &mut b).expect("runs");
+        words(&b[&(0, 0)])
+    };
+    assert_eq!(go(true), vec![5, 6]);
+    assert_eq!(go(false), vec![0, 1]);
+}

@@ -1,0 +1,211 @@
+//! The corpus's compute Amber tests (every `amber/*/index.json` entry whose
+//! `pipeline_kind` is `compute` and that has EXPECT lines: 667), run on the
+//! reference interpreter, with the GLSL shaders taken precompiled from the
+//! cases the index lists (each case's meta names its `shader_name`).
+
+use serde_json::Value;
+use spvlab_core::TargetEnv;
+use spvlab_core::amber::{self, RunOptions};
+use spvlab_core::text::{AsmOptions, assemble};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One compute Amber test of the corpus.
+pub struct AmberCase {
+    /// The path under the corpus (`amber/<source>/<name>.amber`).
+    pub amber: String,
+    /// The shader cases (paths under the corpus).
+    pub shaders: Vec<String>,
+}
+
+/// The compute Amber tests with EXPECT lines, sorted by path.
+pub fn compute_cases(corpus: &Path) -> Vec<AmberCase> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(corpus.join("amber"))
+        .expect("read the corpus's amber folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        let Ok(text) = std::fs::read_to_string(d.join("index.json")) else {
+            continue;
+        };
+        let index: Value = serde_json::from_str(&text).expect("index.json parses");
+        for e in index.as_array().expect("index.json is a list") {
+            let expects = e["expects"].as_array().is_some_and(|x| !x.is_empty());
+            if e["pipeline_kind"] != "compute" || !expects {
+                continue;
+            }
+            out.push(AmberCase {
+                amber: e["amber"].as_str().expect("amber path").into(),
+                shaders: e["shaders"]
+                    .as_array()
+                    .map(|s| {
+                        s.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.amber.cmp(&b.amber));
+    out
+}
+
+/// How a test went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    /// Expectations that failed (their messages).
+    Fail(Vec<String>),
+    /// The script did not parse or a run stopped.
+    Error(String),
+}
+
+/// The precompiled GLSL shaders of a case: shader name -> words.
+fn precompiled(corpus: &Path, case: &AmberCase) -> BTreeMap<String, Vec<u32>> {
+    let mut out = BTreeMap::new();
+    for s in &case.shaders {
+        let Ok(text) = std::fs::read_to_string(corpus.join(s)) else {
+            continue;
+        };
+        let first = text.lines().next().unwrap_or("");
+        let Some(meta) = first.strip_prefix("; corpus-meta:") else {
+            continue;
+        };
+        let Ok(meta) = serde_json::from_str::<Value>(meta.trim()) else {
+            continue;
+        };
+        if !meta["origin"].as_str().unwrap_or("").starts_with("GLSL") {
+            continue;
+        }
+        let (Some(name), Some(env)) = (meta["shader_name"].as_str(), meta["asm_env"].as_str())
+        else {
+            continue;
+        };
+        let opts = AsmOptions {
+            env: TargetEnv::parse(env).unwrap_or(TargetEnv::Spv1_0),
+            ..AsmOptions::default()
+        };
+        if let Ok(words) = assemble(&text, &opts) {
+            out.insert(name.to_string(), words);
+        }
+    }
+    out
+}
+
+/// Run one case.
+pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
+    let text = match std::fs::read_to_string(corpus.join(&case.amber)) {
+        Ok(t) => t,
+        Err(e) => return Verdict::Error(format!("cannot read: {e}")),
+    };
+    let opts = RunOptions {
+        max_steps: 1_000_000,
+        shaders: precompiled(corpus, case),
+    };
+    match amber::parse(&text).and_then(|s| amber::run_with(&s, &opts)) {
+        Ok(o) if o.passed() => Verdict::Pass,
+        Ok(o) => Verdict::Fail(o.failures.iter().map(|e| e.to_string()).collect()),
+        Err(e) => Verdict::Error(e.to_string()),
+    }
+}
+
+/// The cause of a failure, for grouping: a run error's message without its
+/// position, instruction index and invocation; "wrong result" for failed
+/// expectations.
+pub fn cause(v: &Verdict) -> String {
+    match v {
+        Verdict::Pass => String::from("pass"),
+        Verdict::Fail(_) => String::from("wrong result (a failed EXPECT)"),
+        Verdict::Error(e) => {
+            // "L:C: message (instruction N) [invocation (x,y,z)]"
+            let m = e.split_once(": ").map_or(e.as_str(), |(_, m)| m);
+            let m = m.split(" (instruction").next().unwrap_or(m);
+            let m = m.split(" [invocation").next().unwrap_or(m);
+            if let Some(rest) = m.strip_prefix("graphics: not run") {
+                let _ = rest;
+                return String::from("graphics: not run");
+            }
+            if m.starts_with("out-of-bounds access") {
+                return String::from("out-of-bounds access (run error)");
+            }
+            if m.starts_with("OFFSET") {
+                return String::from("a BIND OFFSET past the buffer's end");
+            }
+            m.chars()
+                .filter(|c| !c.is_ascii_digit())
+                .collect::<String>()
+        }
+    }
+}
+
+/// Why a cause stops a test, for the report (keyed by the start of the
+/// cause; `None`: no explanation recorded).
+pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
+    let table: &[(&str, &str)] = &[
+        (
+            "not supported: IMAGE",
+            "the script makes an image (storage image, texel buffer or sampled image): the interpreter has no image memory or OpImage* instructions yet",
+        ),
+        (
+            "not supported: DATA_TYPE `R",
+            "an image format with normalized components (UNORM) or a layout the runner does not read: image data",
+        ),
+        (
+            "not supported: DATA_TYPE `RGBA",
+            "an image format: image data",
+        ),
+        (
+            "not supported: BUFFER ... FILE",
+            "the buffer's data is loaded from a file beside the upstream script, and the corpus does not carry those files",
+        ),
+        (
+            "not supported: BIND BUFFER ... AS",
+            "a texel buffer or image binding: the interpreter has no image memory yet",
+        ),
+        (
+            "not supported: BIND BUFFER_ARRAY",
+            "an array of buffer descriptors: the interpreter binds one buffer per (set, binding)",
+        ),
+        (
+            "not supported: BIND ... DESCRIPTOR_OFFSET",
+            "a descriptor offset/range into a buffer array: not read by the runner",
+        ),
+        (
+            "not supported: SHADER_OPTIMIZATION",
+            "the script runs spirv-opt passes (here --graphics-robust-access) on the shader first: the runner has no optimizer",
+        ),
+        (
+            "not supported: a constant the interpreter cannot evaluate",
+            "an OpSpecConstantOp the IR does not evaluate",
+        ),
+        (
+            "a GLSL shader needs a precompiled module",
+            "the corpus has no compiled module for this GLSL shader (a second shader of a SPIR-V-assembly test)",
+        ),
+        (
+            "integer division by zero",
+            "undefined behaviour that the interpreter reports as an error by design: the CTS test only checks that a driver does not crash",
+        ),
+        (
+            "index  is out of bounds of a composite",
+            "undefined behaviour in the test: the shader indexes a uvec4 past its end (the CTS relies on the driver's memory layout); the interpreter reports it by design",
+        ),
+    ];
+    if cause.starts_with("wrong result") {
+        return Some(if example.contains("builtin_precision") {
+            "a precision test whose expected value is what one GPU computed (fp16 or fp64 matrix functions with its rounding of each step): the interpreter computes in f64 and rounds once, outside the file's tolerance"
+        } else if example.contains("workgroup_memory_explicit_layout") {
+            "Workgroup variables with an explicit layout that alias one another (WorkgroupMemoryExplicitLayoutKHR): the interpreter holds each Workgroup variable as its own value"
+        } else {
+            "a failed expectation"
+        });
+    }
+    table
+        .iter()
+        .find(|(k, _)| cause.starts_with(k))
+        .map(|(_, v)| *v)
+}

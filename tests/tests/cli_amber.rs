@@ -1,0 +1,89 @@
+//! `spvlab amber`, run as a process on corpus Amber files: pass, a failed
+//! expectation (a corpus file with one EXPECT value changed: the message is
+//! located at file:line:col), a GLSL shader given with --shader and without,
+//! a graphics file (not run), JSON output, and the exit codes (0 all pass, 1
+//! otherwise, 2 bad usage). The verdicts are the Amber files' own EXPECT
+//! lines.
+
+use serde_json::Value;
+use spvlab_tests::{corpus_or_skip, run_spvlab, scratch};
+
+const SIMPLE: &str = "amber/spirv-control-flow/examples_simple_fleshed.amber";
+const GLSL: &str = "amber/vk-gl-cts-glsl/api_descriptor_set_descriptor_set_layout_binding_layout_binding_order.amber";
+const GLSL_SHADER: &str = "cases/vk-gl-cts-glsl/api_descriptor_set_descriptor_set_layout_binding_layout_binding_order__compute_shader.spvasm";
+const GRAPHICS: &str = "amber/google-amber/matrices_uniform_draw.amber";
+
+fn text(o: &std::process::Output) -> (String, String) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn passes_fails_and_errors() {
+    let Some(c) = corpus_or_skip("cli_amber") else { return };
+    let dir = scratch("cli_amber");
+    let simple = c.join(SIMPLE);
+    let o = run_spvlab(&dir, &["amber", simple.to_str().unwrap()], b"");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.starts_with("pass   ") && out.contains("1 files: 1 passed, 0 failed, 0 errors"), "{out}");
+
+    // Change the first value of the last EXPECT line: that line fails, at its
+    // line, the others still pass.
+    let src = std::fs::read_to_string(&simple).unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let (k, last) = lines.iter().enumerate().rev().find(|(_, l)| l.starts_with("EXPECT")).expect("an EXPECT line");
+    let mut words: Vec<String> = last.split_whitespace().map(String::from).collect();
+    let eq = words.iter().position(|w| w == "EQ").expect("EQ");
+    let old: i64 = words[eq + 1].parse().expect("a number");
+    words[eq + 1] = (old + 1000).to_string();
+    let mut changed: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    changed[k] = words.join(" ");
+    let bad = dir.join("bad.amber");
+    std::fs::write(&bad, changed.join("\n")).unwrap();
+    let o = run_spvlab(&dir, &["amber", "bad.amber"], b"");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let want = format!("  bad.amber:{}:1: ", k + 1);
+    assert!(out.starts_with("fail   bad.amber\n") && out.contains(&want), "{out}");
+    assert!(out.contains(&format!("expected {}, got {old}", old + 1000)), "{out}");
+    assert!(err.contains("1 of 1 files did not pass"), "{err}");
+
+    // Two files, one passing, one graphics: exit 1, both reported.
+    let o = run_spvlab(&dir, &["amber", simple.to_str().unwrap(), c.join(GRAPHICS).to_str().unwrap()], b"");
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out.contains("graphics: not run") && out.contains("2 files: 1 passed, 0 failed, 0 errors, 1 graphics"), "{out}");
+}
+
+#[test]
+fn glsl_shaders_by_name() {
+    let Some(c) = corpus_or_skip("cli_amber") else { return };
+    let dir = scratch("cli_amber_glsl");
+    let amber = c.join(GLSL);
+    let o = run_spvlab(&dir, &["amber", amber.to_str().unwrap()], b"");
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    // The SHADER line is 16 in the file.
+    assert!(out.contains(":16:1: a GLSL shader needs a precompiled module: give one with --shader compute_shader=FILE"), "{out}");
+    let shader = format!("compute_shader={}", c.join(GLSL_SHADER).display());
+    let o = run_spvlab(&dir, &["amber", "--json", "--shader", &shader, amber.to_str().unwrap()], b"");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["files"][0]["verdict"], "pass");
+    assert_eq!(v["files"][0]["checked"], 3, "the file has three EXPECT lines");
+    assert_eq!(v["summary"]["passed"], 1);
+}
+
+#[test]
+fn usage_errors() {
+    let dir = scratch("cli_amber_usage");
+    for args in [&["amber"][..], &["amber", "--shader", "nameonly", "x.amber"], &["amber", "--bogus", "x.amber"], &["amber", "--max-steps", "0", "x.amber"]] {
+        let o = run_spvlab(&dir, args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+    }
+    let o = run_spvlab(&dir, &["amber", "missing.amber"], b"");
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out.starts_with("error  missing.amber: cannot read"), "{out}");
+}
