@@ -337,7 +337,8 @@ fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, 
     }
 }
 
-fn map2(
+/// `f` on each pair of scalars of two values of the same shape.
+pub(super) fn map2(
     a: &Val,
     b: &Val,
     f: &mut impl FnMut(u64, u64) -> Result<u64, String>,

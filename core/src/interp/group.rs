@@ -4,7 +4,7 @@
 //! every invocation of the subgroup waiting there).
 
 use super::decode::{Func, G, Inst, K, Program};
-use super::exec::{fget, fput};
+use super::exec::{fget, fput, map2};
 use super::mem::{Val, mask, sext};
 use crate::grammar::{group_operation as gop, op};
 use alloc::format;
@@ -34,19 +34,6 @@ fn map1(a: &Val, f: &mut impl FnMut(u64) -> u64) -> Val {
         Val::S(x) => Val::S(f(*x)),
         Val::C(xs) => Val::C(xs.iter().map(|x| map1(x, f)).collect()),
         p => p.clone(),
-    }
-}
-
-fn map2(a: &Val, b: &Val, f: &mut impl FnMut(u64, u64) -> u64) -> Result<Val, String> {
-    match (a, b) {
-        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y))),
-        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
-            xs.iter()
-                .zip(ys)
-                .map(|(x, y)| map2(x, y, f))
-                .collect::<Result<_, _>>()?,
-        )),
-        _ => Err(String::from("operands of different shapes")),
     }
 }
 
@@ -287,7 +274,7 @@ pub(super) fn run(
                         _ => return Err(format!("not supported: group operation {g}")),
                     };
                     if take {
-                        acc = map2(&acc, v, &mut |a, b| f(a, b, w))?;
+                        acc = map2(&acc, v, &mut |a, b| Ok(f(a, b, w)))?;
                     }
                 }
                 out.push(acc);
