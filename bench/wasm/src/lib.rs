@@ -114,3 +114,33 @@ pub extern "C" fn result_ptr() -> *const u8 {
 pub extern "C" fn result_len() -> usize {
     RESULT.with(|r| r.borrow().len())
 }
+
+/// The interpreter's benchmark (bench/interp.sh): run the kernel of
+/// `bench/interp-kernel.spvasm` over `groups` workgroups of 64 invocations,
+/// `n` loop iterations each; returns the instructions executed, or 0 when the
+/// run failed or a sum differs from the closed form.
+#[unsafe(no_mangle)]
+pub extern "C" fn interp_bench(n: u32, groups: u32) -> u64 {
+    use spvlab_core::interp::{self, Buffers, Options};
+    const KERNEL: &str = include_str!("../../interp-kernel.spvasm");
+    let Ok(words) = spvlab_core::text::assemble(KERNEL, &AsmOptions::default()) else { return 0 };
+    let Ok(module) = spvlab_core::binary::read_words(&words) else { return 0 };
+    let ir = spvlab_core::ir::Ir::build(module);
+    let invocations = groups as usize * 64;
+    let opts = Options { workgroups: [groups, 1, 1], max_steps: u64::MAX, push_constants: Some(n.to_le_bytes().to_vec()), ..Options::default() };
+    let mut buffers = Buffers::new();
+    buffers.insert((0, 0), vec![0u8; invocations * 4]);
+    let Ok(stats) = interp::run(&ir, &opts, &mut buffers) else { return 0 };
+    let out = &buffers[&(0, 0)];
+    for x in 0..invocations as u32 {
+        let mut s = x;
+        for k in 0..n {
+            s = s.wrapping_mul(3).wrapping_add(k);
+        }
+        let at = x as usize * 4;
+        if out[at..at + 4] != s.to_le_bytes() {
+            return 0;
+        }
+    }
+    stats.steps
+}

@@ -11,63 +11,8 @@ use spvlab_core::ir::Ir;
 use spvlab_core::text::asm::{AsmOptions, assemble};
 use std::time::Instant;
 
-const KERNEL: &str = "OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main \"main\" %gid
-OpExecutionMode %main LocalSize 64 1 1
-OpDecorate %gid BuiltIn GlobalInvocationId
-OpDecorate %arr ArrayStride 4
-OpMemberDecorate %buf 0 Offset 0
-OpDecorate %buf Block
-OpDecorate %out DescriptorSet 0
-OpDecorate %out Binding 0
-OpMemberDecorate %pc 0 Offset 0
-OpDecorate %pc Block
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%uint = OpTypeInt 32 0
-%bool = OpTypeBool
-%v3 = OpTypeVector %uint 3
-%pin = OpTypePointer Input %v3
-%gid = OpVariable %pin Input
-%arr = OpTypeRuntimeArray %uint
-%buf = OpTypeStruct %arr
-%pbuf = OpTypePointer StorageBuffer %buf
-%out = OpVariable %pbuf StorageBuffer
-%pelem = OpTypePointer StorageBuffer %uint
-%pc = OpTypeStruct %uint
-%ppc = OpTypePointer PushConstant %pc
-%count = OpVariable %ppc PushConstant
-%ppcu = OpTypePointer PushConstant %uint
-%zero = OpConstant %uint 0
-%one = OpConstant %uint 1
-%three = OpConstant %uint 3
-%main = OpFunction %void None %fn
-%entry = OpLabel
-%g = OpLoad %v3 %gid
-%x = OpCompositeExtract %uint %g 0
-%np = OpAccessChain %ppcu %count %zero
-%n = OpLoad %uint %np
-OpBranch %head
-%head = OpLabel
-%i = OpPhi %uint %zero %entry %i1 %cont
-%s = OpPhi %uint %x %entry %s1 %cont
-OpLoopMerge %exit %cont None
-%more = OpULessThan %bool %i %n
-OpBranchConditional %more %body %exit
-%body = OpLabel
-%t = OpIMul %uint %s %three
-%s1 = OpIAdd %uint %t %i
-OpBranch %cont
-%cont = OpLabel
-%i1 = OpIAdd %uint %i %one
-OpBranch %head
-%exit = OpLabel
-%p = OpAccessChain %pelem %out %zero %x
-OpStore %p %s
-OpReturn
-OpFunctionEnd
-";
+/// The kernel (shared with the wasm benchmark, bench/wasm).
+const KERNEL: &str = include_str!("../../../bench/interp-kernel.spvasm");
 
 fn main() {
     let args: Vec<u64> = std::env::args().skip(1).map(|a| a.replace(['_', ','], "").parse().expect("a number")).collect();
