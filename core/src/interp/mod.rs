@@ -27,6 +27,7 @@ mod group;
 mod mem;
 #[cfg(test)]
 mod tests;
+pub mod values;
 
 pub use exec::{f64_to_half, half_to_f64};
 
