@@ -120,6 +120,12 @@ fn fail(path: &str, message: &str) -> CliError {
 /// else the instruction's index.
 fn located(a: &spvlab_core::analysis::Analysis, path: &str, e: &RunError) -> String {
     let mut msg = e.message.clone();
+    // The step budget names the block by OpName: name it as the input does.
+    const IN_BLOCK: &str = "was in block ";
+    if let (Some(label), Some(k)) = (e.block, msg.rfind(IN_BLOCK)) {
+        msg.truncate(k + IN_BLOCK.len());
+        let _ = write!(msg, "%{}", a.display_name(label));
+    }
     if let Some([x, y, z]) = e.invocation.filter(|_| !e.message.contains("invocation")) {
         let _ = write!(msg, " [invocation ({x},{y},{z})]");
     }
