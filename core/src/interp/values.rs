@@ -817,3 +817,28 @@ mod tests {
         assert_eq!(show(&root, &bytes[..6]).lines("x"), "x.a = 7\n");
     }
 }
+
+#[cfg(test)]
+mod spec_tests {
+    use super::*;
+    use crate::text::{AsmOptions, assemble};
+
+    #[test]
+    fn spec_values_by_the_constant_type() {
+        let text = "OpCapability Shader\nOpCapability Float64\nOpMemoryModel Logical GLSL450\n\
+                    OpDecorate %a SpecId 1\nOpDecorate %b SpecId 2\nOpDecorate %c SpecId 3\nOpDecorate %d SpecId 4\n\
+                    %u = OpTypeInt 32 0\n%i = OpTypeInt 32 1\n%f = OpTypeFloat 32\n%bool = OpTypeBool\n\
+                    %a = OpSpecConstant %i 0\n%b = OpSpecConstant %f 0\n%c = OpSpecConstantTrue %bool\n%d = OpSpecConstant %u 0\n";
+        let w = assemble(text, &AsmOptions::default()).expect("assembles");
+        let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+        // -2 as i32 (0xfffffffe), sign-extended.
+        assert_eq!(spec_value(&ir, 1, "-2"), Ok(0xffff_ffff_ffff_fffe));
+        // 0.5f32 = 0x3f000000.
+        assert_eq!(spec_value(&ir, 2, "0.5"), Ok(0x3f00_0000));
+        assert_eq!(spec_value(&ir, 3, "false"), Ok(0));
+        assert_eq!(spec_value(&ir, 4, "0x10"), Ok(16));
+        assert!(spec_value(&ir, 4, "-1").is_err());
+        assert!(spec_value(&ir, 3, "maybe").is_err());
+        assert!(spec_value(&ir, 9, "1").is_err());
+    }
+}
