@@ -8,7 +8,7 @@
 use std::process::Output;
 
 use serde_json::Value;
-use spvlab_tests::{reference_or_skip, root, run_spvlab, run_tool, scratch};
+use spvlab_tests::{assert_exit, reference_or_skip, root, run_spvlab, run_tool, scratch};
 
 /// out.data[i] = in.data[i] * MUL + i and out.f[i] = fin.data[i] * 0.5, for
 /// i = GlobalInvocationId.x; MUL is spec constant 0 (default 3).
@@ -112,17 +112,6 @@ const ENDLESS: &str = r#"
 
 const IN: &str = "--buffer=0.1=u32: 1 2 3 4";
 const FIN: &str = "--buffer=0.2=f32: 1 3 -2 1e3";
-
-#[track_caller]
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "expected exit {code}\n--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
