@@ -198,3 +198,15 @@ pub fn scratch(test: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// Assert that a finished `spvlab` exited with `code`, showing its output when not.
+#[track_caller]
+pub fn assert_exit(o: &std::process::Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "expected exit {code}\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -9,6 +9,7 @@ pub mod assemble;
 pub mod cfg;
 pub mod disassemble;
 pub mod reflect;
+pub mod run;
 pub mod validate;
 
 /// A subcommand: its name, one-line summary, full help and entry point.
@@ -26,6 +27,7 @@ pub const COMMANDS: &[Command] = &[
     Command { name: "val", summary: "validate a module (binary or assembly text), like spirv-val", help: validate::HELP, run: validate::run },
     Command { name: "cfg", summary: "print a function's control-flow graph as DOT, or the analysis as JSON", help: cfg::HELP, run: cfg::run },
     Command { name: "reflect", summary: "list each entry point's resources, workgroup size and built-ins", help: reflect::HELP, run: reflect::run },
+    Command { name: "run", summary: "run a compute entry point on the reference interpreter and print its buffers", help: run::HELP, run: run::run },
     Command { name: "amber", summary: "run AmberScript compute tests on the reference interpreter", help: amber::HELP, run: amber::run },
 ];
 

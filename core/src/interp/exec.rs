@@ -131,6 +131,7 @@ fn run_grid(
                                     .ok_or_else(|| RunError {
                                         inst: None,
                                         invocation: Some(gid),
+                                        block: None,
                                         message: format!(
                                             "not supported: built-in {}",
                                             builtin_name(b.builtin)
@@ -187,6 +188,7 @@ fn run_grid(
                             return Err(RunError {
                                 inst: Some(waiting.1),
                                 invocation: Some(waiting.0),
+                                block: None,
                                 message,
                             });
                         }
@@ -235,6 +237,7 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
         let results = super::group::run(prog, func, inst, &members).map_err(|m| RunError {
             inst: Some(inst.idx),
             invocation: Some(invs[ks[0]].gid),
+            block: None,
             message: m,
         })?;
         let res = inst.res;
@@ -801,13 +804,15 @@ fn invoke(
                 Some(n) => format!("%{n}"),
                 None => format!("%{label}"),
             };
-            return Err(RunError::new(
+            let mut e = RunError::new(
                 Some(inst.idx),
                 format!(
                     "did not terminate after {} steps; invocation $INV was in block {name}",
                     opts.max_steps
                 ),
-            ));
+            );
+            e.block = Some(label);
+            return Err(e);
         }
         fr.pc += 1;
         let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {

@@ -27,6 +27,7 @@ mod group;
 mod mem;
 #[cfg(test)]
 mod tests;
+pub mod values;
 
 pub use exec::{f64_to_half, half_to_f64};
 
@@ -80,6 +81,9 @@ pub struct RunError {
     pub inst: Option<u32>,
     /// The global invocation id of the invocation at fault.
     pub invocation: Option<[u32; 3]>,
+    /// The label of the block the invocation was in, for the step budget
+    /// (the message names it by OpName; a front end may name it otherwise).
+    pub block: Option<u32>,
     pub message: String,
 }
 
@@ -98,6 +102,7 @@ impl RunError {
         RunError {
             inst,
             invocation: None,
+            block: None,
             message,
         }
     }

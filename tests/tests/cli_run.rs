@@ -1,0 +1,241 @@
+//! `spvlab run`, run as a process: a small kernel written here, its buffers
+//! given in the input language, its output read back by the buffers' types;
+//! the step budget; exit codes (0 the run finished, 1 bad input or a run
+//! error, 2 bad usage). The expected values are worked out by hand from the
+//! SPIR-V semantics of the kernel (OpIMul, OpIAdd and OpFMul on the values
+//! given).
+
+use std::process::Output;
+
+use serde_json::Value;
+use spvlab_tests::{assert_exit, reference_or_skip, root, run_spvlab, run_tool, scratch};
+
+/// out.data[i] = in.data[i] * MUL + i and out.f[i] = fin.data[i] * 0.5, for
+/// i = GlobalInvocationId.x; MUL is spec constant 0 (default 3).
+const KERNEL: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid %out %in %fin
+               OpExecutionMode %main LocalSize 4 1 1
+               OpName %out "out"
+               OpName %in "in"
+               OpName %fin "fin"
+               OpMemberName %Out 0 "data"
+               OpMemberName %Out 1 "f"
+               OpMemberName %In 0 "data"
+               OpMemberName %Fin 0 "data"
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %mul SpecId 0
+               OpDecorate %arr4 ArrayStride 4
+               OpDecorate %farr4 ArrayStride 4
+               OpDecorate %rarr ArrayStride 4
+               OpDecorate %frarr ArrayStride 4
+               OpDecorate %Out Block
+               OpDecorate %In Block
+               OpDecorate %Fin Block
+               OpMemberDecorate %Out 0 Offset 0
+               OpMemberDecorate %Out 1 Offset 16
+               OpMemberDecorate %In 0 Offset 0
+               OpMemberDecorate %Fin 0 Offset 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+               OpDecorate %in DescriptorSet 0
+               OpDecorate %in Binding 1
+               OpDecorate %fin DescriptorSet 0
+               OpDecorate %fin Binding 2
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_4 = OpConstant %uint 4
+       %half = OpConstant %float 0.5
+        %mul = OpSpecConstant %uint 3
+     %v3uint = OpTypeVector %uint 3
+   %p_v3uint = OpTypePointer Input %v3uint
+        %gid = OpVariable %p_v3uint Input
+       %arr4 = OpTypeArray %uint %uint_4
+      %farr4 = OpTypeArray %float %uint_4
+       %rarr = OpTypeRuntimeArray %uint
+      %frarr = OpTypeRuntimeArray %float
+        %Out = OpTypeStruct %arr4 %farr4
+         %In = OpTypeStruct %rarr
+        %Fin = OpTypeStruct %frarr
+      %p_Out = OpTypePointer StorageBuffer %Out
+       %p_In = OpTypePointer StorageBuffer %In
+      %p_Fin = OpTypePointer StorageBuffer %Fin
+     %p_uint = OpTypePointer StorageBuffer %uint
+    %p_float = OpTypePointer StorageBuffer %float
+        %out = OpVariable %p_Out StorageBuffer
+         %in = OpVariable %p_In StorageBuffer
+        %fin = OpVariable %p_Fin StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+        %src = OpAccessChain %p_uint %in %uint_0 %i
+          %x = OpLoad %uint %src
+         %xm = OpIMul %uint %x %mul
+          %y = OpIAdd %uint %xm %i
+        %dst = OpAccessChain %p_uint %out %uint_0 %i
+               OpStore %dst %y
+       %fsrc = OpAccessChain %p_float %fin %uint_0 %i
+         %fx = OpLoad %float %fsrc
+         %fy = OpFMul %float %fx %half
+       %fdst = OpAccessChain %p_float %out %uint_1 %i
+               OpStore %fdst %fy
+               OpReturn
+               OpFunctionEnd
+"#;
+
+/// A loop that never ends: its header branches back to itself.
+const ENDLESS: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %true = OpConstantTrue %bool
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+               OpBranch %loop
+       %loop = OpLabel
+               OpLoopMerge %merge %loop None
+               OpBranchConditional %true %loop %merge
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+const IN: &str = "--buffer=0.1=u32: 1 2 3 4";
+const FIN: &str = "--buffer=0.2=f32: 1 3 -2 1e3";
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn run_prints_each_buffer_by_its_type() {
+    let o = run_spvlab(&root(), &["run", "-", IN, FIN], KERNEL.as_bytes());
+    assert_exit(&o, 0);
+    let out = stdout(&o);
+    // 1*3+0, 2*3+1, 3*3+2, 4*3+3; 1*0.5, 3*0.5, -2*0.5, 1000*0.5.
+    let expected = "\
+set 0 binding 0: out (storage buffer, 32 bytes)
+  out.data[0] = 3
+  out.data[1] = 7
+  out.data[2] = 11
+  out.data[3] = 15
+  out.f[0] = 0.5
+  out.f[1] = 1.5
+  out.f[2] = -1.0
+  out.f[3] = 500.0
+set 0 binding 1: in (storage buffer, 16 bytes)
+  in.data[0] = 1
+  in.data[1] = 2
+  in.data[2] = 3
+  in.data[3] = 4
+set 0 binding 2: fin (storage buffer, 16 bytes)
+  fin.data[0] = 1.0
+  fin.data[1] = 3.0
+  fin.data[2] = -2.0
+  fin.data[3] = 1000.0
+";
+    assert_eq!(out, expected);
+
+    // The spec constant overridden: 1*5+0, 2*5+1, 3*5+2, 4*5+3; seq for `in`.
+    let o = run_spvlab(&root(), &["run", "-", "--spec", "0=5", "--buffer", "0.1=seq:1,1,4", FIN], KERNEL.as_bytes());
+    assert_exit(&o, 0);
+    let out = stdout(&o);
+    for l in ["out.data[0] = 5\n", "out.data[1] = 11\n", "out.data[2] = 17\n", "out.data[3] = 23\n"] {
+        assert!(out.contains(l), "missing {l:?} in\n{out}");
+    }
+}
+
+#[test]
+fn run_json_and_binary_input() {
+    let o = run_spvlab(&root(), &["run", "--json", "-", IN, FIN], KERNEL.as_bytes());
+    assert_exit(&o, 0);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["entryPoint"], "main");
+    assert_eq!(v["invocations"], 4);
+    let b = &v["buffers"][0];
+    assert_eq!((b["set"].as_u64(), b["binding"].as_u64(), b["name"].as_str()), (Some(0), Some(0), Some("out")));
+    assert_eq!(b["value"]["data"], serde_json::json!([3, 7, 11, 15]));
+    assert_eq!(b["value"]["f"], serde_json::json!([0.5, 1.5, -1.0, 500.0]));
+
+    // The same module as a binary (assembled by the reference spirv-as).
+    let Some(bin) = reference_or_skip("run_json_and_binary_input") else { return };
+    let dir = scratch("cli-run-binary");
+    std::fs::write(dir.join("k.spvasm"), KERNEL).unwrap();
+    let (ok, _, err) =
+        run_tool(&bin, "spirv-as", &[dir.join("k.spvasm").to_str().unwrap(), "-o", dir.join("k.spv").to_str().unwrap()]);
+    assert!(ok, "spirv-as: {err}");
+    let b = run_spvlab(&dir, &["run", "--json", "k.spv", IN, FIN], b"");
+    assert_exit(&b, 0);
+    assert_eq!(b.stdout, o.stdout, "a binary runs as its text does");
+}
+
+#[test]
+fn endless_loop_ends_with_the_step_budget_error() {
+    let o = run_spvlab(&root(), &["run", "--max-steps", "100", "-"], ENDLESS.as_bytes());
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    // Located at the loop's conditional branch: its line and first column in the text.
+    let line = ENDLESS.lines().position(|l| l.contains("OpBranchConditional")).unwrap() + 1;
+    let col = ENDLESS.lines().nth(line - 1).unwrap().find("Op").unwrap() + 1;
+    let want = format!(
+        "<stdin>:{line}:{col}: error: did not terminate after 100 steps; invocation (0,0,0) was in block %loop"
+    );
+    assert!(err.contains(&want), "missing {want:?} in\n{err}");
+}
+
+#[test]
+fn bad_usage_exits_2_with_a_located_message() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--buffer", "0.1=u32: 1 x"], "--buffer 0.1=`u32: 1 x`: column 8: `x` is not a u32"),
+        (&["--buffer", "0.1=u8: 255 256"], "column 9: `256` does not fit in u8"),
+        (&["--buffer", "0.1=nonsense"], "column 1: expected `zeros`"),
+        (&["--buffer", "0.1=seq:0,1"], "give its element count N"),
+        (&["--buffer", "0.0=u32: 1 2 3 4 5 6 7 8 9"], "column 22: the buffer holds 32 bytes"),
+        (&["--buffer", "0.0=zeros:2"], "column 7: an element count is for a buffer that ends in a runtime array"),
+        (&["--buffer", "0.9=zeros"], "binds no buffer at 0.9 (its buffers: 0.0, 0.1, 0.2)"),
+        (&["--buffer", "zeros"], "--buffer wants SET.BINDING=SPEC"),
+        (&["--dispatch", "0,1,1"], "--dispatch: `0` is not a positive number"),
+        (&["--spec", "9=1"], "no spec constant with SpecId 9"),
+        (&["--spec", "0=-1"], "is not a u32"),
+        (&["--entry", "other"], "no GLCompute entry point `other`"),
+        (&["--max-steps", "x"], "--max-steps: `x` is not a positive number"),
+    ];
+    for (args, want) in cases {
+        let mut a = vec!["run", "-"];
+        a.extend_from_slice(args);
+        let o = run_spvlab(&root(), &a, KERNEL.as_bytes());
+        assert_exit(&o, 2);
+        assert!(stderr(&o).contains(want), "{args:?}: missing {want:?} in\n{}", stderr(&o));
+    }
+}
+
+#[test]
+fn invalid_input_and_run_errors_exit_1() {
+    // Not valid (a float stored through a pointer to uint): refused with the
+    // validator's diagnostics.
+    let bad = KERNEL.replace("OpStore %dst %y", "OpStore %dst %fy");
+    let o = run_spvlab(&root(), &["run", "-", IN, FIN], bad.as_bytes());
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("error["), "{}", stderr(&o));
+    // `in` left as zeros: its runtime array has no elements, so the first
+    // load reads past its end, at the OpLoad of line `%x = OpLoad`.
+    let o = run_spvlab(&root(), &["run", "-", FIN], KERNEL.as_bytes());
+    assert_exit(&o, 1);
+    let line = KERNEL.lines().position(|l| l.contains("%x = OpLoad")).unwrap() + 1;
+    let err = stderr(&o);
+    assert!(err.contains(&format!("<stdin>:{line}:")) && err.contains("out-of-bounds"), "{err}");
+}
