@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use spvlab_tests::{reference_or_skip, root, run_tool, scratch};
+use spvlab_tests::{assert_exit, reference_or_skip, root, run_tool, scratch};
 
 /// A small valid module (a compute shader writing to a buffer).
 const MODULE: &str = "\
@@ -56,17 +56,6 @@ fn stderr(o: &Output) -> String {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-#[track_caller]
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "expected exit {code}\n--- stdout\n{}\n--- stderr\n{}",
-        stdout(o),
-        stderr(o)
-    );
 }
 
 /// The reference spirv-as output for `text` (with `args`), or None (skipped).

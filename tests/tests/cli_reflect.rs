@@ -7,7 +7,7 @@
 use std::process::Output;
 
 use serde_json::Value;
-use spvlab_tests::{reference_or_skip, root, run_spvlab, run_tool, scratch};
+use spvlab_tests::{assert_exit, reference_or_skip, root, run_spvlab, run_tool, scratch};
 
 const MODULE: &str = r#"
                OpCapability Shader
@@ -58,17 +58,6 @@ const MODULE: &str = r#"
                OpReturn
                OpFunctionEnd
 "#;
-
-#[track_caller]
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "expected exit {code}\n--- stdout\n{}\n--- stderr\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

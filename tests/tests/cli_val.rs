@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::Value;
-use spvlab_tests::{reference_or_skip, run_tool, scratch};
+use spvlab_tests::{assert_exit, reference_or_skip, run_tool, scratch};
 
 /// A small valid compute shader.
 const MODULE: &str = "\
@@ -59,17 +59,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-#[track_caller]
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "expected exit {code}\n--- stdout\n{}\n--- stderr\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
 }
 
 /// Files of one test: `in.spvasm` (the text), and, with the reference tools,
