@@ -113,6 +113,11 @@ fn main() -> ExitCode {
         report.signatures,
         report.crashes.len()
     );
+    println!(
+        "spvlab-fuzz: {} valid modules ran in the interpreter (step budget 2,000 per invocation), {} runs finished without a run error",
+        spvlab_fuzz::target::INTERP_MODULES.load(std::sync::atomic::Ordering::Relaxed),
+        spvlab_fuzz::target::INTERP_FINISHED.load(std::sync::atomic::Ordering::Relaxed)
+    );
     if report.crashes.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -5,6 +5,7 @@ use crate::input::{DisFlags, Input, fnv64, words_of};
 use spvlab_core::text::{AsmOptions, DisOptions, assemble, disassemble};
 use spvlab_core::valid::{Options, validate_words};
 use spvlab_core::{Diagnostic, TargetEnv};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Runs every input through spvlab:
 ///
@@ -46,7 +47,52 @@ fn validate(words: &[u32], env: TargetEnv) -> u64 {
             assert!(d.span.start <= d.span.end, "validator span {:?} is reversed ({})", d.span, d.code);
         }
     }
+    if !diags.iter().any(|d| d.severity == spvlab_core::Severity::Error) {
+        run_compute(words);
+    }
     sig_codes(8, &diags)
+}
+
+/// The interpreter under fuzz: every GLCompute entry point of a valid module
+/// runs once (one workgroup, at most 256 invocations) under a small step
+/// budget, with zeroed buffers of the reflected sizes (runtime arrays: 16
+/// elements). Errors are fine; a panic or a hang is not.
+/// How many valid modules reached the interpreter (at least one GLCompute
+/// entry point run), and how many of those runs finished without an error.
+pub static INTERP_MODULES: AtomicU64 = AtomicU64::new(0);
+pub static INTERP_FINISHED: AtomicU64 = AtomicU64::new(0);
+
+fn run_compute(words: &[u32]) {
+    use spvlab_core::interp::{self, Buffers};
+    let mut ran = false;
+    let Ok(module) = spvlab_core::binary::read_words(words) else { return };
+    let ir = spvlab_core::ir::Ir::build(module);
+    let refl = spvlab_core::reflect::reflect(&ir);
+    for e in refl.entry_points.iter().filter(|e| e.execution_model == "GLCompute") {
+        let invocations = e
+            .workgroup_size
+            .map_or(1, |w| [w.x, w.y, w.z].iter().map(|d| d.unwrap_or(1) as u64).product::<u64>());
+        if invocations > 256 {
+            continue;
+        }
+        let mut buffers = Buffers::new();
+        for r in &e.resources {
+            let (Some(set), Some(binding)) = (r.set, r.binding) else { continue };
+            let size = match r.runtime_array {
+                Some(ra) => ra.fixed_size + 16 * ra.stride.unwrap_or(4) as u64,
+                None => r.size.unwrap_or(0),
+            };
+            buffers.insert((set, binding), vec![0u8; size.min(1 << 20) as usize]);
+        }
+        let opts = interp::Options { entry: Some(e.name.clone()), max_steps: 2_000, ..interp::Options::default() };
+        ran = true;
+        if interp::run(&ir, &opts, &mut buffers).is_ok() {
+            INTERP_FINISHED.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    if ran {
+        INTERP_MODULES.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 impl Spvlab {

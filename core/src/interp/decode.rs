@@ -2,7 +2,7 @@
 //! slot, operands resolved), constants into values, global variables into
 //! pointers, the entry point and its workgroup size.
 
-use super::mem::{Loc, Ptr, Val, zero};
+use super::mem::{Loc, Ptr, Val, check_size, zero};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
@@ -236,7 +236,10 @@ impl<'a> Program<'a> {
                         bad,
                     )
                 }
-                ConstValue::Null => (zero(ir, c.ty), false),
+                ConstValue::Null => match check_size(ir, c.ty) {
+                    Ok(()) => (zero(ir, c.ty), false),
+                    Err(_) => (Val::S(0), true),
+                },
                 ConstValue::NotEvaluated => (Val::S(0), true),
             };
             set(&mut res, c.id, R::Global(globals.len() as u32));
@@ -250,8 +253,9 @@ impl<'a> Program<'a> {
                 && let (Some(id), Some(ty)) = (ir.result_id(i), ir.result_type(i))
             {
                 set(&mut res, id, R::Global(globals.len() as u32));
-                globals.push(zero(ir, ty));
-                bad_globals.push(false);
+                let fits = check_size(ir, ty).is_ok();
+                globals.push(if fits { zero(ir, ty) } else { Val::S(0) });
+                bad_globals.push(!fits);
             }
         }
         // Global variables.
@@ -288,6 +292,8 @@ impl<'a> Program<'a> {
                             .enumerant(b)
                             .map_or(String::new(), |e| String::from(e.name));
                         Loc::Unsupported(format!("not supported: built-in {name}"))
+                    } else if let Err(m) = check_size(ir, pointee) {
+                        Loc::Unsupported(m)
                     } else {
                         let init = match v.initializer {
                             Some(id) => get(&res, &globals, id),
@@ -345,6 +351,9 @@ impl<'a> Program<'a> {
                             sc_name(s)
                         )),
                     }
+                }
+                s if s == grammar::storage_class::Workgroup && check_size(ir, pointee).is_err() => {
+                    Loc::Unsupported(check_size(ir, pointee).err().unwrap_or_default())
                 }
                 s if s == grammar::storage_class::Workgroup => {
                     let init = match v.initializer {
@@ -501,6 +510,9 @@ impl<'a> Program<'a> {
                                 ));
                             }
                         };
+                    }
+                    if matches!(o, op::OpVariable | op::OpUndef | op::OpConstantNull) {
+                        check_size(ir, inst.ty).map_err(|m| err(i, m))?;
                     }
                     if bad {
                         inst.op = OP_BAD_CONST;

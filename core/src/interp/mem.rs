@@ -74,6 +74,43 @@ pub(super) fn zero(ir: &Ir, ty: u32) -> Val {
     zero_at(ir, ty, 0)
 }
 
+/// The most scalar components one value the interpreter holds may have (a
+/// Function, Private or Workgroup variable, a null constant, an undef): a
+/// bigger one is "not supported", not an allocation that takes the machine down.
+pub(super) const MAX_VALUES: u64 = 1 << 22;
+
+/// The number of scalar components of a value of type `ty` (saturating).
+pub(super) fn value_count(ir: &Ir, ty: u32) -> u64 {
+    count_at(ir, ty, 0)
+}
+
+fn count_at(ir: &Ir, ty: u32, depth: u32) -> u64 {
+    let Some(t) = ir.ty(ty) else { return 1 };
+    if depth > MAX_NESTING {
+        return 1;
+    }
+    let count = |t: u32| count_at(ir, t, depth + 1);
+    match &t.ty {
+        Type::Vector { count, .. } => (*count as u64).max(1),
+        Type::Matrix { column, columns } => count(*column).saturating_mul(*columns as u64),
+        Type::Array { element, len, .. } => count(*element).saturating_mul(len.unwrap_or(0)),
+        Type::Struct { members } => members.iter().fold(0u64, |a, m| a.saturating_add(count(m.ty))),
+        _ => 1,
+    }
+}
+
+/// An error when a value of type `ty` is too big to hold.
+pub(super) fn check_size(ir: &Ir, ty: u32) -> Result<(), String> {
+    let n = value_count(ir, ty);
+    if n > MAX_VALUES {
+        Err(alloc::format!(
+            "not supported: a value of {n} components (the interpreter holds at most {MAX_VALUES} in one variable)"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// The types nest at most this deep (a deeper nesting is a cycle, in an
 /// invalid module).
 const MAX_NESTING: u32 = 64;

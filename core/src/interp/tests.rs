@@ -931,3 +931,33 @@ fn aliased_bindings_share_memory() {
     assert_eq!(go(true), vec![5, 6]);
     assert_eq!(go(false), vec![0, 1]);
 }
+
+/// A Private variable too big to hold (2^30 ints) is a run error when used,
+/// not an allocation that aborts the process.
+#[test]
+fn a_variable_too_big_to_hold_is_an_error() {
+    let src = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%big = OpConstant %uint 1073741824
+%zero = OpConstant %uint 0
+%arr = OpTypeArray %uint %big
+%parr = OpTypePointer Private %arr
+%pu = OpTypePointer Private %uint
+%v = OpVariable %parr Private
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %pu %v %zero
+OpStore %p %zero
+OpReturn
+OpFunctionEnd
+";
+    let words = crate::text::asm::assemble(src, &Default::default()).unwrap();
+    let ir = crate::ir::Ir::build(crate::binary::read_words(&words).unwrap());
+    let e = super::run(&ir, &super::Options::default(), &mut super::Buffers::new()).unwrap_err();
+    assert!(e.message.contains("1073741824 components"), "{}", e.message);
+}
