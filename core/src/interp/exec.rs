@@ -2,7 +2,9 @@
 //! decoded functions.
 
 use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
-use super::mem::{Loc, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, write_buf, zero};
+use super::mem::{
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count, value_count, write_buf, zero,
+};
 use super::{Buffers, Options, RunError, RunStats, unsupported};
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
@@ -33,6 +35,22 @@ struct State<'b> {
     /// The workgroup's memory.
     shared: Vec<Val>,
     bufs: &'b mut [Option<Vec<u8>>],
+    /// Scalar components of memory the workgroup holds (see `MAX_RUN_VALUES`).
+    used: u64,
+}
+
+impl State<'_> {
+    /// Count `n` more components of memory; an error past the budget.
+    fn hold(&mut self, n: u64, inst: Option<u32>) -> Result<(), RunError> {
+        self.used = self.used.saturating_add(n);
+        if self.used > MAX_RUN_VALUES {
+            return Err(RunError::new(
+                inst,
+                format!("not supported: the run needs more than {MAX_RUN_VALUES} values of memory at once (Private, Function and Workgroup variables of all the workgroup's invocations)"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 pub(super) fn run(
@@ -112,11 +130,16 @@ fn run_grid(
         mem: Vec::new(),
         shared: Vec::new(),
         bufs,
+        used: 0,
     };
+    let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
+    let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     for wz in 0..nz {
         for wy in 0..ny {
             for wx in 0..nx {
                 let wg = [wx, wy, wz];
+                st.used = 0;
+                st.hold(shared_values, None)?;
                 st.shared.clear();
                 st.shared.extend_from_slice(&prog.shared_init);
                 let mut invs = Vec::new();
@@ -125,6 +148,7 @@ fn run_grid(
                         for x in 0..lx {
                             let local = [x, y, z];
                             let gid = [wx * lx + x, wy * ly + y, wz * lz + z];
+                            st.hold(private_values, None)?;
                             let mut mem = prog.private_init.clone();
                             for b in &prog.builtins {
                                 let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
@@ -1393,6 +1417,7 @@ fn exec(
         op::OpUndef => zero(prog.ir, inst.ty),
         // Memory.
         op::OpVariable => {
+            st.hold(value_count(prog.ir, inst.ty), Some(inst.idx))?;
             let init = match args.get(1) {
                 Some(&s) => get(prog, &fr.regs, s).clone(),
                 None => zero(prog.ir, inst.ty),

@@ -99,6 +99,19 @@ fn count_at(ir: &Ir, ty: u32, depth: u32) -> u64 {
     }
 }
 
+/// The most scalar components a workgroup's memory may hold at once, all its
+/// invocations' Private and Function variables and its Workgroup memory
+/// together (about 256 MB): beyond it a run stops with an error.
+pub(super) const MAX_RUN_VALUES: u64 = 1 << 23;
+
+/// The number of scalar components of a value.
+pub(super) fn val_count(v: &Val) -> u64 {
+    match v {
+        Val::C(items) => items.iter().map(val_count).fold(0u64, u64::saturating_add),
+        _ => 1,
+    }
+}
+
 /// An error when a value of type `ty` is too big to hold.
 pub(super) fn check_size(ir: &Ir, ty: u32) -> Result<(), String> {
     let n = value_count(ir, ty);

@@ -961,3 +961,52 @@ OpFunctionEnd
     let e = super::run(&ir, &super::Options::default(), &mut super::Buffers::new()).unwrap_err();
     assert!(e.message.contains("1073741824 components"), "{}", e.message);
 }
+
+/// A function with a big Function variable, called again and again: each call
+/// holds its variable, and past the run's memory budget the run stops with an
+/// error instead of taking the machine's memory.
+#[test]
+fn memory_held_by_calls_is_bounded() {
+    let src = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%n = OpConstant %uint 1048576
+%zero = OpConstant %uint 0
+%one = OpConstant %uint 1
+%hundred = OpConstant %uint 100
+%arr = OpTypeArray %uint %n
+%parr = OpTypePointer Function %arr
+%f = OpFunction %void None %fn
+%fe = OpLabel
+%v = OpVariable %parr Function
+OpReturn
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %head
+%head = OpLabel
+%i = OpPhi %uint %zero %entry %i1 %cont
+OpLoopMerge %exit %cont None
+%more = OpULessThan %bool %i %hundred
+OpBranchConditional %more %body %exit
+%body = OpLabel
+%r = OpFunctionCall %void %f
+OpBranch %cont
+%cont = OpLabel
+%i1 = OpIAdd %uint %i %one
+OpBranch %head
+%exit = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    let words = crate::text::asm::assemble(src, &Default::default()).unwrap();
+    let ir = crate::ir::Ir::build(crate::binary::read_words(&words).unwrap());
+    let e = super::run(&ir, &super::Options::default(), &mut super::Buffers::new()).unwrap_err();
+    // 2^20 components a call: the ninth call would pass 2^23.
+    assert!(e.message.contains("values of memory at once"), "{}", e.message);
+}
