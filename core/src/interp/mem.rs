@@ -262,6 +262,8 @@ pub(super) fn read_buf(
     vstride: u32,
     mat: Option<(u32, bool)>,
 ) -> Result<Val, MemErr> {
+    // A load makes a value: one too big to hold is an error, not an allocation.
+    check_size(ir, ty)?;
     read_at(ir, 0, bytes, ty, off, vstride, mat)
 }
 
@@ -300,6 +302,7 @@ pub(super) fn write_buf(
     mat: Option<(u32, bool)>,
     v: &Val,
 ) -> Result<(), MemErr> {
+    check_size(ir, ty)?;
     write_at(ir, 0, bytes, ty, off, vstride, mat, v)
 }
 
