@@ -936,29 +936,24 @@ fn aliased_bindings_share_memory() {
 /// not an allocation that aborts the process.
 #[test]
 fn a_variable_too_big_to_hold_is_an_error() {
-    let src = "OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main \"main\"
-OpExecutionMode %main LocalSize 1 1 1
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%uint = OpTypeInt 32 0
-%big = OpConstant %uint 1073741824
-%zero = OpConstant %uint 0
-%arr = OpTypeArray %uint %big
-%parr = OpTypePointer Private %arr
-%pu = OpTypePointer Private %uint
-%v = OpVariable %parr Private
-%main = OpFunction %void None %fn
-%entry = OpLabel
-%p = OpAccessChain %pu %v %zero
-OpStore %p %zero
-OpReturn
-OpFunctionEnd
-";
-    let words = crate::text::asm::assemble(src, &Default::default()).unwrap();
-    let ir = crate::ir::Ir::build(crate::binary::read_words(&words).unwrap());
-    let e = super::run(&ir, &super::Options::default(), &mut super::Buffers::new()).unwrap_err();
+    let ir = module_with(
+        1,
+        r#"
+        %big = OpConstant %uint 1073741824
+        %arr = OpTypeArray %uint %big
+       %parr = OpTypePointer Private %arr
+         %pu = OpTypePointer Private %uint
+          %v = OpVariable %parr Private
+"#,
+        r#"
+      %entry = OpLabel
+          %p = OpAccessChain %pu %v %u0
+               OpStore %p %u0
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let e = run_out(&ir, 1, 4, 1_000_000).0.unwrap_err();
     assert!(e.message.contains("1073741824 components"), "{}", e.message);
 }
 
@@ -967,46 +962,39 @@ OpFunctionEnd
 /// error instead of taking the machine's memory.
 #[test]
 fn memory_held_by_calls_is_bounded() {
-    let src = "OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main \"main\"
-OpExecutionMode %main LocalSize 1 1 1
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%uint = OpTypeInt 32 0
-%bool = OpTypeBool
-%n = OpConstant %uint 1048576
-%zero = OpConstant %uint 0
-%one = OpConstant %uint 1
-%hundred = OpConstant %uint 100
-%arr = OpTypeArray %uint %n
-%parr = OpTypePointer Function %arr
-%f = OpFunction %void None %fn
-%fe = OpLabel
-%v = OpVariable %parr Function
-OpReturn
-OpFunctionEnd
-%main = OpFunction %void None %fn
-%entry = OpLabel
-OpBranch %head
-%head = OpLabel
-%i = OpPhi %uint %zero %entry %i1 %cont
-OpLoopMerge %exit %cont None
-%more = OpULessThan %bool %i %hundred
-OpBranchConditional %more %body %exit
-%body = OpLabel
-%r = OpFunctionCall %void %f
-OpBranch %cont
-%cont = OpLabel
-%i1 = OpIAdd %uint %i %one
-OpBranch %head
-%exit = OpLabel
-OpReturn
-OpFunctionEnd
-";
-    let words = crate::text::asm::assemble(src, &Default::default()).unwrap();
-    let ir = crate::ir::Ir::build(crate::binary::read_words(&words).unwrap());
-    let e = super::run(&ir, &super::Options::default(), &mut super::Buffers::new()).unwrap_err();
+    let ir = module_with(
+        1,
+        r#"
+          %n = OpConstant %uint 1048576
+    %hundred = OpConstant %uint 100
+        %arr = OpTypeArray %uint %n
+       %parr = OpTypePointer Function %arr
+          %f = OpFunction %void None %fn
+         %fe = OpLabel
+          %v = OpVariable %parr Function
+               OpReturn
+               OpFunctionEnd
+"#,
+        r#"
+      %entry = OpLabel
+               OpBranch %head
+       %head = OpLabel
+          %i = OpPhi %uint %u0 %entry %i1 %cont
+               OpLoopMerge %exit %cont None
+       %more = OpULessThan %bool %i %hundred
+               OpBranchConditional %more %body %exit
+       %body = OpLabel
+          %r = OpFunctionCall %void %f
+               OpBranch %cont
+       %cont = OpLabel
+         %i1 = OpIAdd %uint %i %u1
+               OpBranch %head
+       %exit = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let e = run_out(&ir, 1, 4, 1_000_000).0.unwrap_err();
     // 2^20 components a call: the ninth call would pass 2^23.
     assert!(e.message.contains("values of memory at once"), "{}", e.message);
 }
