@@ -162,6 +162,28 @@ impl<'m> Context<'m> {
         self.diags.last_mut().unwrap_or_else(|| unreachable!())
     }
 
+    /// The word span of operand `k` of instruction `i` (its parsed operands
+    /// count the result type and result id); the instruction's span if it has
+    /// no such operand. A front end with a source map shows it at the
+    /// operand's token.
+    pub fn operand_span(&self, i: usize, k: usize) -> Span {
+        match self.operands(i).get(k) {
+            Some(o) if o.len > 0 => {
+                let at = self.offset(i) as usize + 1 + o.start as usize;
+                self.word_span(at, o.len as usize)
+            }
+            _ => self.span(i),
+        }
+    }
+
+    /// Report an error at operand `k` of instruction `i` (see
+    /// [`Context::operand_span`]); returns it like [`Context::error`].
+    pub fn error_at(&mut self, code: &'static str, i: usize, k: usize, message: String) -> &mut Diagnostic {
+        let d = Diagnostic::error(code, self.operand_span(i, k), message).in_binary();
+        self.diags.push(d);
+        self.diags.last_mut().unwrap_or_else(|| unreachable!())
+    }
+
     /// Report an error at instruction `i` with related instructions, each with
     /// its label; returns it like [`Context::error`].
     pub fn error_related(

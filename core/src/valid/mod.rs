@@ -303,6 +303,24 @@ mod tests {
     }
 
     #[test]
+    fn an_operand_span_covers_the_operand_words() {
+        // %x = OpIAdd %int %a %b: the words are [count|op, %int, %x, %a, %b].
+        let src = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
+                   %int = OpTypeInt 32 1\n%a = OpConstant %int 1\n%b = OpConstant %int 2\n\
+                   %x = OpIAdd %int %a %b\n";
+        let words = crate::text::asm::assemble(src, &crate::text::asm::AsmOptions::default()).unwrap();
+        let ir = Ir::build(binary::read_words_framing(&words).unwrap());
+        let opts = Options::default();
+        let cx = context::Context::new(&ir, &opts);
+        let i = cx.insts().len() - 1;
+        let at = cx.offset(i);
+        assert_eq!(words[at as usize] & 0xffff, crate::grammar::op::OpIAdd as u32);
+        assert_eq!(cx.operand_span(i, 2), crate::diag::Span::new(at + 3, at + 4));
+        assert_eq!(cx.operand_span(i, 3), crate::diag::Span::new(at + 4, at + 5));
+        assert_eq!(cx.operand_span(i, 9), cx.span(i));
+    }
+
+    #[test]
     fn spirv_val_options() {
         let mut o = Options::default();
         o.apply_args(["--before-hlsl-legalization", "--max-struct_depth", "7", "--max-id-bound=9"])
