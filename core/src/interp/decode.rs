@@ -221,6 +221,18 @@ impl<'a> Program<'a> {
             }
         };
 
+        // Undefs outside functions (first: a constant composite may hold one).
+        for i in 0..ir.len() {
+            if ir.opcode(i) == op::OpUndef
+                && ir.function_at(i).is_none()
+                && let (Some(id), Some(ty)) = (ir.result_id(i), ir.result_type(i))
+            {
+                set(&mut res, id, R::Global(globals.len() as u32));
+                let fits = check_size(ir, ty).is_ok();
+                globals.push(if fits { zero(ir, ty) } else { Val::S(0) });
+                bad_globals.push(!fits);
+            }
+        }
         // Constants, in order (a composite's parts come first).
         for c in &ir.constants {
             let (v, bad) = match &c.value {
@@ -245,18 +257,6 @@ impl<'a> Program<'a> {
             set(&mut res, c.id, R::Global(globals.len() as u32));
             globals.push(v);
             bad_globals.push(bad);
-        }
-        // Undefs outside functions.
-        for i in 0..ir.len() {
-            if ir.opcode(i) == op::OpUndef
-                && ir.function_at(i).is_none()
-                && let (Some(id), Some(ty)) = (ir.result_id(i), ir.result_type(i))
-            {
-                set(&mut res, id, R::Global(globals.len() as u32));
-                let fits = check_size(ir, ty).is_ok();
-                globals.push(if fits { zero(ir, ty) } else { Val::S(0) });
-                bad_globals.push(!fits);
-            }
         }
         // Global variables.
         let mut private_init = Vec::new();

@@ -998,3 +998,28 @@ fn memory_held_by_calls_is_bounded() {
     // 2^20 components a call: the ninth call would pass 2^23.
     assert!(e.message.contains("values of memory at once"), "{}", e.message);
 }
+
+#[test]
+fn a_constant_composite_may_hold_an_undef() {
+    // %pair = {undef, 7}: its second member is 7 whatever the undef is, and
+    // reading it is defined (the CTS undef tests do this).
+    let ir = module_with(
+        1,
+        r#"
+     %v2u = OpTypeVector %uint 2
+   %undef = OpUndef %uint
+    %pair = OpConstantComposite %v2u %undef %u7
+"#,
+        r#"
+      %entry = OpLabel
+          %y = OpCompositeExtract %uint %pair 1
+          %p = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p %y
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 1, 100);
+    r.expect("the run finishes");
+    assert_eq!(out, [7]);
+}
