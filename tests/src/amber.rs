@@ -106,7 +106,12 @@ pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
         max_steps: 1_000_000,
         shaders: precompiled(corpus, case),
     };
-    match amber::parse(&text).and_then(|s| amber::run_with(&s, &opts)) {
+    // Files the script names are read beside it, as Amber does (the corpus
+    // does not carry them: those cases are errors that say so).
+    let path = corpus.join(&case.amber);
+    let dir = path.parent().map(|d| d.to_path_buf()).unwrap_or_default();
+    let mut load = |name: &str| std::fs::read(dir.join(name)).map_err(|e| e.to_string());
+    match amber::parse_with(&text, &mut load).and_then(|s| amber::run_with(&s, &opts)) {
         Ok(o) if o.passed() => Verdict::Pass,
         Ok(o) => Verdict::Fail(o.failures.iter().map(|e| e.to_string()).collect()),
         Err(e) => Verdict::Error(e.to_string()),
@@ -159,8 +164,8 @@ pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
             "an image format: image data",
         ),
         (
-            "not supported: BUFFER ... FILE",
-            "the buffer's data is loaded from a file beside the upstream script, and the corpus does not carry those files",
+            "cannot read `",
+            "the buffer's data is loaded from a file beside the upstream script (BUFFER ... FILE), and the corpus does not carry those files",
         ),
         (
             "not supported: BIND BUFFER ... AS",

@@ -87,3 +87,34 @@ fn usage_errors() {
     assert_eq!(o.status.code(), Some(1));
     assert!(out.starts_with("error  missing.amber: cannot read"), "{out}");
 }
+
+/// `BUFFER ... FILE TEXT|BINARY name` reads the file beside the script, as
+/// Amber does. The corpus's buffer_load_{text,binary} scripts check `buf0`
+/// against `ref0` (1.0 .. 12.0) after the shader ran, so the file must hold
+/// those twelve floats; the scripts are copied to a scratch folder with the
+/// file the corpus does not carry. Without the file: a located error.
+#[test]
+fn buffer_data_from_files_beside_the_script() {
+    let Some(c) = corpus_or_skip("cli_amber") else { return };
+    let dir = scratch("cli_amber_files");
+    let floats: Vec<f32> = (1..=12).map(|k| k as f32).collect();
+    for (kind, file, bytes) in [
+        ("text", "vec4data.txt", floats.iter().map(|f| format!("{f:.1}\n")).collect::<String>().into_bytes()),
+        ("binary", "vec4data.bin", floats.iter().flat_map(|f| f.to_le_bytes()).collect()),
+    ] {
+        let script = dir.join(format!("buffer_load_{kind}.amber"));
+        std::fs::copy(c.join(format!("amber/google-amber-glsl/buffer_load_{kind}.amber")), &script).unwrap();
+        let shader = c.join(format!("cases/google-amber-glsl/buffer_load_{kind}__compute_shader.spvasm"));
+        let arg = format!("compute_shader={}", shader.display());
+        let args = ["amber", script.to_str().unwrap(), "--shader", &arg];
+        let o = run_spvlab(&dir, &args, b"");
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{kind}: no file yet: {out}{err}");
+        assert!(out.contains(&format!("cannot read `{file}`")) && out.contains(":34:"), "{kind}: {out}");
+        std::fs::write(dir.join(file), &bytes).unwrap();
+        let o = run_spvlab(&dir, &args, b"");
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{kind}: {out}{err}");
+        assert!(out.starts_with("pass   "), "{kind}: {out}");
+    }
+}

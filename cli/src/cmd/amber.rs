@@ -84,7 +84,10 @@ fn run_file(path: &str, opts: &RunOptions) -> (Verdict, u32) {
         },
         Err(e) => return (Verdict::Unreadable(format!("cannot read: {e}")), 0),
     };
-    match amber::parse(&text).and_then(|s| amber::run_with(&s, opts)) {
+    let dir = std::path::Path::new(path).parent().map(|d| d.to_path_buf()).unwrap_or_default();
+    // Files a script names (BUFFER ... FILE) are read beside it, as Amber does.
+    let mut load = |name: &str| std::fs::read(dir.join(name)).map_err(|e| e.to_string());
+    match amber::parse_with(&text, &mut load).and_then(|s| amber::run_with(&s, opts)) {
         Ok(o) if o.passed() => (Verdict::Pass, o.checked),
         Ok(o) => (Verdict::Fail(o.failures), o.checked),
         Err(e) if e.is_graphics() => (Verdict::Graphics(e), 0),

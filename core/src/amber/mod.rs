@@ -629,8 +629,18 @@ fn graphics(line: u32, what: &str) -> AmberError {
     error(line, format!("{GRAPHICS} ({what})"))
 }
 
-/// Parse an Amber script.
+/// Reads a file that a script names (`BUFFER ... FILE`), by its name as
+/// written: the bytes, or why it cannot be read.
+pub type FileLoader<'a> = &'a mut dyn FnMut(&str) -> Result<Vec<u8>, String>;
+
+/// Parse an Amber script that names no file (one that does is an error).
 pub fn parse(src: &str) -> Result<Script, AmberError> {
+    parse_with(src, &mut |_| Err(String::from("no files here: the script must stand alone")))
+}
+
+/// Parse an Amber script, reading the files it names with `load` (Amber reads
+/// them relative to the script's folder).
+pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
     let mut r = Reader {
         lines: src.lines().collect(),
         next: 0,
@@ -675,7 +685,7 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 None
             }
             "BUFFER" => {
-                let b = parse_buffer(&mut w, &mut r, line)?;
+                let b = parse_buffer(&mut w, &mut r, line, load)?;
                 script.buffers.push(b);
                 None
             }
@@ -756,7 +766,7 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
     Ok(script)
 }
 
-fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, AmberError> {
+fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32, load: FileLoader) -> Result<Buffer, AmberError> {
     let name = w.word("the buffer's name")?;
     let ty = match w.word("DATA_TYPE or FORMAT")? {
         "DATA_TYPE" => {
@@ -793,7 +803,8 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, Ambe
         values.push(bits);
         Ok(())
     };
-    let elements;
+    let mut elements;
+    let mut raw: Option<Vec<u8>> = None;
     match next {
         "SIZE" => {
             let n: usize = w.num("SIZE")?;
@@ -839,7 +850,42 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, Ambe
                         }
                     }
                 }
-                "FILE" => return Err(w.err("not supported: BUFFER ... FILE (data from a file)")),
+                "FILE" => {
+                    // FILE [TEXT | BINARY | PNG] name: TEXT holds values as
+                    // DATA does, BINARY the buffer's bytes (its size, not
+                    // SIZE, gives the element count, as in Amber).
+                    let mut kind = w.word("FILE's kind or name")?;
+                    let name = match kind {
+                        "TEXT" | "BINARY" | "PNG" => w.word("the file's name")?,
+                        n => {
+                            kind = "PNG";
+                            n
+                        }
+                    };
+                    if kind == "PNG" {
+                        return Err(w.err("not supported: BUFFER ... FILE PNG (image data)"));
+                    }
+                    let bytes = load(name).map_err(|m| w.err(format!("cannot read `{name}`: {m}")))?;
+                    if kind == "BINARY" {
+                        raw = Some(bytes);
+                    } else {
+                        let text = core::str::from_utf8(&bytes)
+                            .map_err(|_| w.err(format!("`{name}` is not UTF-8 text")))?;
+                        values.clear();
+                        let mut file = Reader {
+                            lines: text.lines().collect(),
+                            next: 0,
+                        };
+                        while let Some((_, toks)) = file.line() {
+                            for t in &toks {
+                                put(t, &mut values).map_err(|e| {
+                                    w.err(format!("{name}:{}:{}: {}", e.line, e.col, e.message))
+                                })?;
+                            }
+                        }
+                        elements = values.len().div_ceil(ty.comps());
+                    }
+                }
                 x => return Err(w.err(format!("not supported: BUFFER ... SIZE n {x}"))),
             }
             w.end()?;
@@ -866,13 +912,19 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, Ambe
         x => return Err(w.err(format!("not supported: BUFFER ... {x}"))),
     }
     let size = ty.scalar.size();
-    let mut data = vec![0u8; elements * ty.stride(layout)];
-    for (k, bits) in values.iter().enumerate() {
-        let at = ty.at(layout, k);
-        if let Some(d) = data.get_mut(at..at + size) {
-            d.copy_from_slice(&bits.to_le_bytes()[..size]);
+    let data = match raw {
+        Some(bytes) => bytes,
+        None => {
+            let mut data = vec![0u8; elements * ty.stride(layout)];
+            for (k, bits) in values.iter().enumerate() {
+                let at = ty.at(layout, k);
+                if let Some(d) = data.get_mut(at..at + size) {
+                    d.copy_from_slice(&bits.to_le_bytes()[..size]);
+                }
+            }
+            data
         }
-    }
+    };
     Ok(Buffer {
         name: name.into(),
         line,

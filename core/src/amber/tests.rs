@@ -184,3 +184,41 @@ fn descriptor_offsets_and_ranges() {
         e.message
     );
 }
+
+/// The script with its `data` buffer read from a file named `name`.
+fn with_file_buffer(kind: &str) -> String {
+    SCRIPT.replace(
+        "BUFFER data DATA_TYPE int32 STD430 DATA 1 -2\n  3 40 END",
+        &alloc::format!("BUFFER data DATA_TYPE int32 STD430 SIZE 4 FILE {kind} in.dat"),
+    )
+}
+
+#[test]
+fn buffer_data_from_a_file() {
+    // TEXT: the values as DATA writes them, over lines, with a comment.
+    let mut text = |name: &str| match name {
+        "in.dat" => Ok(b"1 -2 # first two\n3 40\n".to_vec()),
+        _ => Err(String::from("no such file")),
+    };
+    let s = parse_with(&with_file_buffer("TEXT"), &mut text).expect("parses");
+    let data = s.buffers.iter().find(|b| b.name == "data").expect("data");
+    assert_eq!(data.data, [1i32, -2, 3, 40].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+    assert!(run(&s, 1000).expect("runs").passed());
+    // BINARY: the bytes themselves (little-endian int32 1, -2, 3, 40).
+    let bytes: Vec<u8> = [1i32, -2, 3, 40].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut binary = |_: &str| Ok(bytes.clone());
+    let s = parse_with(&with_file_buffer("BINARY"), &mut binary).expect("parses");
+    assert!(run(&s, 1000).expect("runs").passed());
+    // A file that cannot be read, a bad value in a text file, a PNG, and no
+    // file system at all: located errors.
+    let mut none = |_: &str| Err(String::from("no such file"));
+    let e = parse_with(&with_file_buffer("TEXT"), &mut none).unwrap_err();
+    assert!(e.message.contains("cannot read `in.dat`: no such file"), "{e}");
+    assert_eq!((e.line, e.col), (40, 53)); // at the file name
+    let mut bad = |_: &str| Ok(b"1 2\n3 x4\n".to_vec());
+    let e = parse_with(&with_file_buffer("TEXT"), &mut bad).unwrap_err();
+    assert!(e.message.starts_with("in.dat:2:3: `x4` is not a value"), "{e}");
+    let e = parse_with(&with_file_buffer("PNG"), &mut text).unwrap_err();
+    assert!(e.message.contains("PNG"), "{e}");
+    assert!(parse(&with_file_buffer("TEXT")).unwrap_err().message.contains("cannot read"));
+}
