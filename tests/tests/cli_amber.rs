@@ -118,3 +118,35 @@ fn buffer_data_from_files_beside_the_script() {
         assert!(out.starts_with("pass   "), "{kind}: {out}");
     }
 }
+
+/// With several files, a progress bar on stderr (forced here with
+/// SPVLAB_PROGRESS=1, since stderr is a pipe): `[...] k/n name` for each file
+/// before it runs, wiped before each result; stdout is the same as without it.
+#[test]
+fn a_progress_bar_over_many_files() {
+    let Some(c) = corpus_or_skip("cli_amber") else { return };
+    let dir = scratch("cli_amber_progress");
+    let files: Vec<String> = std::fs::read_dir(c.join("amber/spirv-control-flow-fleshed"))
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".amber"))
+        .take(3)
+        .collect();
+    let mut args = vec!["amber"];
+    args.extend(files.iter().map(|s| s.as_str()));
+    let plain = run_spvlab(&dir, &args, b"");
+    let forced = std::process::Command::new(spvlab_tests::spvlab_bin())
+        .args(&args)
+        .current_dir(&dir)
+        .env("SPVLAB_PROGRESS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(forced.status.code(), Some(0));
+    assert_eq!(forced.stdout, plain.stdout, "the bar goes to stderr only");
+    assert!(plain.stderr.is_empty(), "no bar when stderr is not a terminal");
+    let err = String::from_utf8_lossy(&forced.stderr);
+    for k in 0..3 {
+        assert!(err.contains(&format!("] {k}/3 ")), "{err:?}");
+    }
+    assert!(err.ends_with("\r\x1b[K"), "the bar is wiped at the end: {err:?}");
+}

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::io::Write as _;
 
 use serde_json::{Value, json};
 use spvlab_core::TargetEnv;
@@ -37,6 +38,10 @@ Options:
                            (default 1000000).
   --json                   Print JSON instead of text.
   -h, --help               Print this help.
+
+With more than one file and a terminal on stderr, a progress bar shows on
+stderr (SPVLAB_PROGRESS=1 shows it anyway, =0 never); the results go to
+stdout as each file finishes.
 
 Exit status: 0 every file passed, 1 a file failed, had an error or was not
 run, 2 bad usage.
@@ -143,10 +148,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         opts.shaders.insert(n.clone(), shader_module(f, env)?);
     }
     let (mut passed, mut failed, mut errors, mut graphics) = (0usize, 0usize, 0usize, 0usize);
-    let mut text = String::new();
     let mut items = Vec::new();
-    for f in &files {
+    let mut bar = Progress::new(files.len());
+    for (k, f) in files.iter().enumerate() {
+        bar.show(k, f);
         let (v, checked) = run_file(f, &opts);
+        let mut text = String::new();
         match &v {
             Verdict::Pass => {
                 passed += 1;
@@ -178,7 +185,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                 items.push(json!({ "file": f, "verdict": "error", "error": { "message": m } }));
             }
         }
+        if !json_out {
+            bar.clear();
+            print_stdout(&text)?;
+        }
     }
+    bar.clear();
     let total = files.len();
     if json_out {
         let v = json!({
@@ -189,11 +201,53 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         s.push('\n');
         print_stdout(&s)?;
     } else {
-        let _ = writeln!(
-            text,
-            "{total} files: {passed} passed, {failed} failed, {errors} errors, {graphics} graphics (not run)"
-        );
-        print_stdout(&text)?;
+        print_stdout(&format!(
+            "{total} files: {passed} passed, {failed} failed, {errors} errors, {graphics} graphics (not run)\n"
+        ))?;
     }
     if passed == total { Ok(()) } else { Err(CliError::NotPassed { count: total - passed, total }) }
+}
+
+/// A one-line progress bar on stderr, for more than one file when stderr is a
+/// terminal (or SPVLAB_PROGRESS=1; SPVLAB_PROGRESS=0 turns it off).
+struct Progress {
+    total: usize,
+    on: bool,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        use std::io::IsTerminal;
+        let on = match std::env::var("SPVLAB_PROGRESS").as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => total > 1 && std::io::stderr().is_terminal(),
+        };
+        Progress { total, on, shown: false }
+    }
+
+    /// `[#####     ] 12/667 name`, over the last bar.
+    fn show(&mut self, done: usize, file: &str) {
+        if !self.on {
+            return;
+        }
+        const WIDTH: usize = 30;
+        let filled = done * WIDTH / self.total.max(1);
+        let name = file.rsplit('/').next().unwrap_or(file);
+        let name: String = name.chars().take(40).collect();
+        let line = format!("\r[{}{}] {done}/{} {name}\x1b[K", "#".repeat(filled), " ".repeat(WIDTH - filled), self.total);
+        let _ = std::io::stderr().write_all(line.as_bytes());
+        let _ = std::io::stderr().flush();
+        self.shown = true;
+    }
+
+    /// Wipe the bar so that a result line can take its place.
+    fn clear(&mut self) {
+        if self.shown {
+            let _ = std::io::stderr().write_all(b"\r\x1b[K");
+            let _ = std::io::stderr().flush();
+            self.shown = false;
+        }
+    }
 }
