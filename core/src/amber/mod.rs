@@ -1411,6 +1411,7 @@ impl Runner<'_> {
             push_constants: push,
             subgroup_size: None,
             aliases,
+            ..Options::default()
         };
         let r = interp::run(ir, &opts, &mut map);
         for b in &p.binds {
