@@ -364,3 +364,33 @@ fn run_trace_json_and_bad_invocations() {
         assert!(stderr(&o).contains(want), "{arg}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn run_amber_writes_a_file_that_passes() {
+    let dir = scratch("cli-run-amber");
+    let file = dir.join("k.amber");
+    let f = file.to_str().unwrap();
+    let o = run_spvlab(&root(), &["run", "-", IN, FIN, "--spec", "0=5", "--amber", f], KERNEL.as_bytes());
+    assert_exit(&o, 0);
+    let text = std::fs::read_to_string(&file).expect("the Amber file");
+    // out.data: 1*5+0, 2*5+1, 3*5+2, 4*5+3; out.f: halves of 1 3 -2 1000 (uint and
+    // float members together: uint32 words, 0.5f = 0x3f000000 = 1056964608, 1.5f =
+    // 0x3fc00000 = 1069547520, -1.0f = 0xbf800000 = 3212836864, 500.0f = 0x43fa0000 =
+    // 1140457472).
+    for l in [
+        "EXPECT out IDX 0 EQ 5 11 17 23 1056964608 1069547520 3212836864 1140457472\n",
+        "BUFFER in DATA_TYPE uint32 STD430 DATA\n  1 2 3 4\nEND\n",
+        "BUFFER fin DATA_TYPE float STD430 DATA\n  1 3 -2 1000\nEND\n",
+        "  ATTACH shader ENTRY_POINT main SPECIALIZE 0 AS uint32 5\n",
+        "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 0\n",
+        "RUN pipeline 1 1 1\n",
+    ] {
+        assert!(text.contains(l), "missing {l:?} in\n{text}");
+    }
+    let o = run_spvlab(&root(), &["amber", f], b"");
+    assert_exit(&o, 0);
+    // A changed expectation fails.
+    std::fs::write(&file, text.replace("EQ 5 11 17 23", "EQ 5 11 17 24")).unwrap();
+    let o = run_spvlab(&root(), &["amber", f], b"");
+    assert_exit(&o, 1);
+}
