@@ -72,8 +72,18 @@ struct Ty {
     signed: bool,
 }
 
-const U8: Ty = Ty { name: "uint8", size: 1, float: false, signed: false };
-const U32: Ty = Ty { name: "uint32", size: 4, float: false, signed: false };
+const U8: Ty = Ty {
+    name: "uint8",
+    size: 1,
+    float: false,
+    signed: false,
+};
+const U32: Ty = Ty {
+    name: "uint32",
+    size: 4,
+    float: false,
+    signed: false,
+};
 
 fn scalar_of(shape: &TypeShape) -> Option<Ty> {
     Some(match *shape {
@@ -89,10 +99,25 @@ fn scalar_of(shape: &TypeShape) -> Option<Ty> {
                 (64, false) => "uint64",
                 _ => return None,
             };
-            Ty { name, size: width as usize / 8, float: false, signed }
+            Ty {
+                name,
+                size: width as usize / 8,
+                float: false,
+                signed,
+            }
         }
-        TypeShape::Float { width: 32 } => Ty { name: "float", size: 4, float: true, signed: true },
-        TypeShape::Float { width: 64 } => Ty { name: "double", size: 8, float: true, signed: true },
+        TypeShape::Float { width: 32 } => Ty {
+            name: "float",
+            size: 4,
+            float: true,
+            signed: true,
+        },
+        TypeShape::Float { width: 64 } => Ty {
+            name: "double",
+            size: 8,
+            float: true,
+            signed: true,
+        },
         _ => return None,
     })
 }
@@ -146,7 +171,8 @@ fn finite(bytes: &[u8], ty: Ty) -> bool {
 
 /// The DATA_TYPE buffer `b` is written in.
 fn data_type(b: &ExportBuffer) -> Ty {
-    let fits = |t: Ty| b.input.len() % t.size == 0 && b.output.len() % t.size == 0;
+    let fits =
+        |t: Ty| b.input.len().is_multiple_of(t.size) && b.output.len().is_multiple_of(t.size);
     if let Some(t) = b.ty.and_then(leaf_scalar)
         && fits(t)
         && (!t.float || (finite(b.input, t) && finite(b.output, t)))
@@ -162,7 +188,8 @@ fn values(bytes: &[u8], ty: Ty) -> Vec<String> {
 
 fn identifier(s: &str) -> bool {
     let mut cs = s.chars();
-    cs.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    cs.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -177,7 +204,10 @@ pub fn export(e: &Export) -> String {
          # interpreter. The EXPECT lines hold the buffers as that run left them.\n",
         e.entry
     );
-    let env = e.env.map(|v| format!(" TARGET_ENV {}", v.name())).unwrap_or_default();
+    let env = e
+        .env
+        .map(|v| format!(" TARGET_ENV {}", v.name()))
+        .unwrap_or_default();
     let _ = writeln!(s, "SHADER compute shader SPIRV-ASM{env}");
     s.push_str(e.text.trim_end_matches(['\n', '\r']));
     s.push_str("\nEND\n\n");
@@ -221,7 +251,11 @@ pub fn export(e: &Export) -> String {
     s.push_str("\nPIPELINE compute pipeline\n");
     let _ = write!(s, "  ATTACH shader ENTRY_POINT {}", e.entry);
     for (id, width, bits) in &e.specialize {
-        let (t, v) = if *width > 32 { ("uint64", *bits) } else { ("uint32", bits & 0xffff_ffff) };
+        let (t, v) = if *width > 32 {
+            ("uint64", *bits)
+        } else {
+            ("uint32", bits & 0xffff_ffff)
+        };
         let _ = write!(s, " SPECIALIZE {id} AS {t} {v}");
     }
     s.push('\n');
@@ -370,9 +404,15 @@ mod tests {
             .iter()
             .map(|((s, b), input)| ExportBuffer {
                 binding: if *s == 1 {
-                    Binding::Uniform { set: *s, binding: *b }
+                    Binding::Uniform {
+                        set: *s,
+                        binding: *b,
+                    }
                 } else {
-                    Binding::Storage { set: *s, binding: *b }
+                    Binding::Storage {
+                        set: *s,
+                        binding: *b,
+                    }
                 },
                 name: res(*s, *b).name.as_deref(),
                 ty: Some(&res(*s, *b).ty),
@@ -475,11 +515,17 @@ mod tests {
         let one = 1.5f32.to_le_bytes();
         let one: &'static [u8] = alloc::boxed::Box::leak(alloc::boxed::Box::new(one));
         assert_eq!(data_type(&b(Some(&f32s), one, one)).name, "float");
-        assert_eq!(values(one, data_type(&b(Some(&f32s), one, one))), vec!["1.5"]);
+        assert_eq!(
+            values(one, data_type(&b(Some(&f32s), one, one))),
+            vec!["1.5"]
+        );
         // A NaN is not written as a float.
         let nan: &'static [u8] = &[0, 0, 0xc0, 0x7f];
         assert_eq!(data_type(&b(Some(&f32s), one, nan)).name, "uint32");
         // Three bytes are bytes.
-        assert_eq!(data_type(&b(Some(&f32s), &[1, 2, 3], &[1, 2, 3])).name, "uint8");
+        assert_eq!(
+            data_type(&b(Some(&f32s), &[1, 2, 3], &[1, 2, 3])).name,
+            "uint8"
+        );
     }
 }

@@ -234,7 +234,7 @@ fn run_grid(
                     stats.steps += i.steps;
                     stats.invocations += 1;
                     if let (Some(g), Some(r)) = (&mut gather, i.rec) {
-                        g.add(i.gid, r);
+                        g.add(i.gid, *r);
                     }
                 }
             }

@@ -65,9 +65,9 @@ pub struct Path {
 impl Path {
     /// The blocks in the order visited (the segments expanded).
     pub fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
-        self.segments.iter().flat_map(|s| {
-            (0..s.count).flat_map(move |_| s.blocks.iter().copied())
-        })
+        self.segments
+            .iter()
+            .flat_map(|s| (0..s.count).flat_map(move |_| s.blocks.iter().copied()))
     }
 
     /// The number of blocks visited.
@@ -112,6 +112,9 @@ impl TraceReport {
 
 /// A block as the interpreter knows it: (function index, block index).
 type B = (u32, u32);
+
+/// A path as recorded: (blocks, count) segments.
+type Segs = Vec<(Vec<B>, u64)>;
 
 /// A path being recorded, compressed on the fly.
 #[derive(Default)]
@@ -159,7 +162,7 @@ impl PathRec {
         }
     }
 
-    fn finish(mut self) -> Vec<(Vec<B>, u64)> {
+    fn finish(mut self) -> Segs {
         if let Some(pos) = self.rep.filter(|p| *p > 0)
             && let Some((blocks, _)) = self.segs.last()
         {
@@ -212,14 +215,14 @@ impl Rec {
 /// The recordings of a run, gathered invocation by invocation.
 #[derive(Default)]
 pub(super) struct Gather {
-    paths: Vec<([u32; 3], Vec<(Vec<B>, u64)>)>,
+    paths: Vec<([u32; 3], Segs)>,
     edges: BTreeMap<(u32, u32, u32), u64>,
 }
 
 impl Gather {
     /// Add the recording of invocation `gid`.
-    pub(super) fn add(&mut self, gid: [u32; 3], rec: Box<Rec>) {
-        let Rec { path, edges } = *rec;
+    pub(super) fn add(&mut self, gid: [u32; 3], rec: Rec) {
+        let Rec { path, edges } = rec;
         for (k, n) in edges {
             let e = self.edges.entry(k).or_insert(0);
             *e = e.saturating_add(n);
@@ -384,9 +387,7 @@ mod tests {
         assert_eq!(t.paths.len(), 2);
         // Invocation 0: three iterations through %c0, then the exit test.
         let body = |c: &str| {
-            alloc::format!(
-                "[main:header main:body f:fentry f:fend main:{c} main:sm main:cont]x3"
-            )
+            alloc::format!("[main:header main:body f:fentry f:fend main:{c} main:sm main:cont]x3")
         };
         let want0 = alloc::format!("[main:entry]x1 {} [main:header main:exit]x1", body("c0"));
         let want1 = alloc::format!("[main:entry]x1 {} [main:header main:exit]x1", body("c1"));
@@ -500,7 +501,7 @@ mod tests {
             x ^= x >> 17;
             x ^= x << 5;
             seq.push(x % 4);
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 for _ in 0..(x % 50) {
                     seq.extend_from_slice(&[5, 6]);
                 }
