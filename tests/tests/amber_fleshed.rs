@@ -10,21 +10,27 @@ use spvlab_tests::corpus_or_skip;
 /// The number of files that must pass (all of them).
 const MUST_PASS: usize = 334;
 
-#[test]
-fn fleshed_amber_files_pass() {
-    let Some(corpus) = corpus_or_skip("amber_fleshed") else {
-        return;
-    };
+/// The corpus folder and the fleshed files' entries of index.json (334).
+fn fleshed(test: &str) -> Option<(std::path::PathBuf, Vec<Value>)> {
+    let corpus = corpus_or_skip(test)?;
     let dir = corpus.join("amber/spirv-control-flow-fleshed");
     let index: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("index.json")).expect("read index.json"),
     )
     .expect("index.json parses");
-    let cases = index.as_array().expect("index.json is a list");
+    let cases = index.as_array().expect("index.json is a list").clone();
     assert_eq!(cases.len(), 334, "the index lists 334 files");
+    Some((corpus, cases))
+}
+
+#[test]
+fn fleshed_amber_files_pass() {
+    let Some((corpus, cases)) = fleshed("amber_fleshed") else {
+        return;
+    };
     let mut passed = 0;
     let mut failures = Vec::new();
-    for c in cases {
+    for c in &cases {
         let rel = c["amber"].as_str().expect("amber path");
         let text = std::fs::read_to_string(corpus.join(rel)).expect("read the Amber file");
         let outcome = amber::parse(&text).and_then(|s| amber::run(&s, 1_000_000));
@@ -66,18 +72,12 @@ fn fleshed_traces_match_the_recorded_paths() {
     use spvlab_core::amber::{BindKind, Command};
     use spvlab_core::analysis::Analysis;
     use spvlab_core::interp::{self, Buffers, Trace};
-    let Some(corpus) = corpus_or_skip("amber_fleshed traces") else {
+    let Some((corpus, cases)) = fleshed("amber_fleshed traces") else {
         return;
     };
-    let dir = corpus.join("amber/spirv-control-flow-fleshed");
-    let index: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("index.json")).expect("read index.json"),
-    )
-    .expect("index.json parses");
-    let cases = index.as_array().expect("index.json is a list");
     let mut checked = 0;
     let mut failures = Vec::new();
-    for c in cases {
+    for c in &cases {
         let rel = c["amber"].as_str().expect("amber path");
         let text = std::fs::read_to_string(corpus.join(rel)).expect("read the Amber file");
         // The chosen path, from the header comment.
