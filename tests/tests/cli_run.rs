@@ -239,3 +239,158 @@ fn invalid_input_and_run_errors_exit_1() {
     let err = stderr(&o);
     assert!(err.contains(&format!("<stdin>:{line}:")) && err.contains("out-of-bounds"), "{err}");
 }
+
+/// Paths known by reading: `%self` loops 3 times on itself, `%spin` and
+/// `%spin2` 4 times as a pair; then invocation 0 (x = 0) takes the switch's
+/// case 0 to `%zero`, which calls `%f`, and invocation 1 the default `%other`.
+const TRACED: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize 2 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %uint = OpTypeInt 32 0
+     %v3uint = OpTypeVector %uint 3
+       %p_in = OpTypePointer Input %v3uint
+        %gid = OpVariable %p_in Input
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u3 = OpConstant %uint 3
+         %u4 = OpConstant %uint 4
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %g = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g 0
+               OpBranch %self
+       %self = OpLabel
+          %j = OpPhi %uint %u0 %entry %jn %self
+         %jn = OpIAdd %uint %j %u1
+        %jlt = OpULessThan %bool %jn %u3
+               OpLoopMerge %mid %self None
+               OpBranchConditional %jlt %self %mid
+        %mid = OpLabel
+               OpBranch %spin
+       %spin = OpLabel
+          %i = OpPhi %uint %u0 %mid %in %spin2
+               OpLoopMerge %sel %spin2 None
+               OpBranch %spin2
+      %spin2 = OpLabel
+         %in = OpIAdd %uint %i %u1
+        %ilt = OpULessThan %bool %in %u4
+               OpBranchConditional %ilt %spin %sel
+        %sel = OpLabel
+               OpSelectionMerge %done None
+               OpSwitch %x %other 0 %zero
+       %zero = OpLabel
+          %r = OpFunctionCall %void %f
+               OpBranch %done
+      %other = OpLabel
+               OpBranch %done
+       %done = OpLabel
+               OpReturn
+               OpFunctionEnd
+          %f = OpFunction %void None %fn
+     %fentry = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+/// The line of `%name = OpLabel` in `text`.
+fn label_line(text: &str, name: &str) -> usize {
+    let def = format!("%{name} = OpLabel");
+    text.lines().position(|l| l.trim() == def).expect("the label") + 1
+}
+
+#[test]
+fn run_trace_prints_the_compressed_path_and_the_edges() {
+    let o = run_spvlab(&root(), &["run", "-", "--trace", "0,0,0", "--trace=1"], TRACED.as_bytes());
+    assert_exit(&o, 0);
+    let l = |n: &str| label_line(TRACED, n);
+    let common = format!(
+        "  %entry (line {})\n  %self ×3 (line {})\n  %mid (line {})\n  ×4:\n    %spin (line {})\n    %spin2 (line {})\n  %sel (line {})\n",
+        l("entry"), l("self"), l("mid"), l("spin"), l("spin2"), l("sel")
+    );
+    let want = format!(
+        "no buffers bound\n\
+         path of invocation (0,0,0): 17 blocks\n{common}  %zero (line {})\n  %fentry in %f (line {})\n  %done (line {})\n\
+         path of invocation (1,0,0): 16 blocks\n{common}  %other (line {})\n  %done (line {})\n\
+         edges taken (all invocations):\n  %entry -> %self: 2\n  %self -> %self: 4\n  %self -> %mid: 2\n  %mid -> %spin: 2\n  \
+         %spin -> %spin2: 8\n  %spin2 -> %spin: 6\n  %spin2 -> %sel: 2\n  %sel -> %zero: 1\n  %sel -> %other: 1\n  \
+         %zero -> %done: 1\n  %other -> %done: 1\n",
+        l("zero"), l("fentry"), l("done"), l("other"), l("done")
+    );
+    assert_eq!(stdout(&o), want);
+    // No --trace: no trace.
+    let o = run_spvlab(&root(), &["run", "-"], TRACED.as_bytes());
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "no buffers bound\n");
+}
+
+#[test]
+fn run_trace_json_and_bad_invocations() {
+    let o = run_spvlab(&root(), &["run", "--json", "-", "--trace", "1,0"], TRACED.as_bytes());
+    assert_exit(&o, 0);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let t = &v["trace"];
+    let p = &t["paths"][0];
+    assert_eq!(p["invocation"], serde_json::json!([1, 0, 0]));
+    assert_eq!(p["blocks"], 16);
+    let segs = p["segments"].as_array().expect("segments");
+    // entry, self x3, mid, (spin spin2) x4, then sel other done once.
+    let shape: Vec<(Vec<&str>, u64)> = segs
+        .iter()
+        .map(|s| {
+            let names = s["blocks"].as_array().unwrap().iter().map(|b| b["label"].as_str().unwrap()).collect();
+            (names, s["count"].as_u64().unwrap())
+        })
+        .collect();
+    let flat: Vec<(Vec<&str>, u64)> = vec![
+        (vec!["entry"], 1),
+        (vec!["self"], 3),
+        (vec!["mid"], 1),
+        (vec!["spin", "spin2"], 4),
+        (vec!["sel", "other", "done"], 1),
+    ];
+    assert_eq!(shape, flat);
+    assert_eq!(segs[1]["blocks"][0]["line"], label_line(TRACED, "self"));
+    let e = &t["edges"][1];
+    assert_eq!((e["from"].as_str(), e["to"].as_str(), e["count"].as_u64()), (Some("self"), Some("self"), Some(4)));
+    for (arg, want) in [("2,0,0", "--trace 2,0,0: no such invocation in the grid"), ("a", "--trace wants X,Y,Z")] {
+        let o = run_spvlab(&root(), &["run", "-", "--trace", arg], TRACED.as_bytes());
+        assert_exit(&o, 2);
+        assert!(stderr(&o).contains(want), "{arg}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn run_amber_writes_a_file_that_passes() {
+    let dir = scratch("cli-run-amber");
+    let file = dir.join("k.amber");
+    let f = file.to_str().unwrap();
+    let o = run_spvlab(&root(), &["run", "-", IN, FIN, "--spec", "0=5", "--amber", f], KERNEL.as_bytes());
+    assert_exit(&o, 0);
+    let text = std::fs::read_to_string(&file).expect("the Amber file");
+    // out.data: 1*5+0, 2*5+1, 3*5+2, 4*5+3; out.f: halves of 1 3 -2 1000 (uint and
+    // float members together: uint32 words, 0.5f = 0x3f000000 = 1056964608, 1.5f =
+    // 0x3fc00000 = 1069547520, -1.0f = 0xbf800000 = 3212836864, 500.0f = 0x43fa0000 =
+    // 1140457472).
+    for l in [
+        "EXPECT out IDX 0 EQ 5 11 17 23 1056964608 1069547520 3212836864 1140457472\n",
+        "BUFFER in DATA_TYPE uint32 STD430 DATA\n  1 2 3 4\nEND\n",
+        "BUFFER fin DATA_TYPE float STD430 DATA\n  1 3 -2 1000\nEND\n",
+        "  ATTACH shader ENTRY_POINT main SPECIALIZE 0 AS uint32 5\n",
+        "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 0\n",
+        "RUN pipeline 1 1 1\n",
+    ] {
+        assert!(text.contains(l), "missing {l:?} in\n{text}");
+    }
+    let o = run_spvlab(&root(), &["amber", f], b"");
+    assert_exit(&o, 0);
+    // A changed expectation fails.
+    std::fs::write(&file, text.replace("EQ 5 11 17 23", "EQ 5 11 17 24")).unwrap();
+    let o = run_spvlab(&root(), &["amber", f], b"");
+    assert_exit(&o, 1);
+}

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 use spvlab_core::diag::line_col;
-use spvlab_core::interp::{self, Buffers, RunError, values};
+use spvlab_core::interp::trace::{Block, TraceReport};
+use spvlab_core::interp::{self, Buffers, RunError, Trace, values};
 use spvlab_core::ir::Ir;
 use spvlab_core::reflect::{self, EntryReflection, Resource, ResourceKind};
 use spvlab_core::valid::Options;
@@ -49,6 +50,15 @@ Options:
                            a float, or true/false; may be repeated).
   --max-steps <N>          The most instructions one invocation may execute
                            (default 1000000).
+  --trace <X,Y,Z>          Print the path of the invocation with global id
+                           X,Y,Z (Y and Z may be left out; may be repeated):
+                           the blocks it visited in order, a repeated cycle
+                           once with its count (`%loop ×1000`), with each
+                           block's line in a text; then the edges taken and
+                           how often, all invocations together.
+  --amber <FILE>           Also write the run as an AmberScript file: the
+                           module, its buffers as given, the dispatch, and
+                           EXPECT lines holding the buffers the run left.
   --json                   Print JSON instead of text.
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
@@ -83,6 +93,20 @@ fn positive(flag: &str, v: &str) -> Result<u64, CliError> {
         .ok()
         .filter(|n| *n > 0)
         .ok_or_else(|| usage(format!("{flag}: `{v}` is not a positive number")))
+}
+
+/// A global invocation id `X[,Y[,Z]]`.
+fn invocation(v: &str) -> Result<[u32; 3], CliError> {
+    let parts: Vec<&str> = v.split(',').collect();
+    let bad = || usage(format!("--trace wants X,Y,Z (a global invocation id), not `{v}`"));
+    if parts.len() > 3 {
+        return Err(bad());
+    }
+    let mut g = [0u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        g[k] = p.trim().parse().map_err(|_| bad())?;
+    }
+    Ok(g)
 }
 
 fn dispatch(v: &str) -> Result<[u32; 3], CliError> {
@@ -162,6 +186,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut given: Vec<(Slot, String)> = Vec::new();
     let mut specs: Vec<(u32, String)> = Vec::new();
     let mut max_steps = 1_000_000u64;
+    let mut traces: Vec<[u32; 3]> = Vec::new();
+    let mut amber_out: Option<String> = None;
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
         "--json" => set("--json", &inline, &mut json_out, true),
         "--entry" => {
@@ -186,6 +212,17 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                 return Err(usage(format!("--spec wants ID=VALUE, not `{v}`")));
             };
             specs.push((id, value.into()));
+            Ok(())
+        }
+        "--trace" => {
+            let g = invocation(&p.text_value("--trace", inline)?)?;
+            if !traces.contains(&g) {
+                traces.push(g);
+            }
+            Ok(())
+        }
+        "--amber" => {
+            amber_out = Some(p.text_value("--amber", inline)?);
             Ok(())
         }
         "--max-steps" => {
@@ -264,8 +301,10 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         workgroups: groups,
         max_steps,
         push_constants: push,
+        trace: if traces.is_empty() { Trace::Off } else { Trace::Invocations(traces.clone()) },
         ..interp::Options::default()
     };
+    let inputs = bufs.clone();
     let stats = match interp::run(&ir, &opts, &mut bufs) {
         Ok(s) => s,
         Err(err) => {
@@ -273,6 +312,17 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             return Err(CliError::Failed { path, count: 1 });
         }
     };
+    let report = stats.trace.clone().unwrap_or_default();
+    for g in &traces {
+        if report.path(*g).is_none() {
+            let [x, y, z] = *g;
+            return Err(usage(format!("--trace {x},{y},{z}: no such invocation in the grid")));
+        }
+    }
+    if let Some(file) = &amber_out {
+        let text = amber_text(&a, ir0, env, e, &values, groups, &inputs, &bufs, opts.push_constants.as_deref());
+        std::fs::write(file, text).map_err(|err| fail(file, &format!("cannot write `{file}`: {err}")))?;
+    }
     let shown: Vec<(u32, u32, &Resource, values::Shown)> = bound(e)
         .map(|(s, b, r)| (s, b, r, values::show(&r.ty, bufs.get(&(s, b)).map_or(&[][..], |v| v))))
         .collect();
@@ -287,10 +337,13 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                 })
             })
             .collect();
-        let v = json!({
+        let mut v = json!({
             "entryPoint": e.name, "workgroups": groups,
             "invocations": stats.invocations, "steps": stats.steps, "buffers": list,
         });
+        if !traces.is_empty() {
+            v["trace"] = trace_json(&a, &ir, e, &report);
+        }
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
         return output.write(s.as_bytes());
@@ -306,5 +359,172 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     if shown.is_empty() {
         s.push_str("no buffers bound\n");
     }
+    if !traces.is_empty() {
+        trace_text(&mut s, &a, &ir, e, &report);
+    }
     output.write(s.as_bytes())
+}
+
+/// How the trace names a block: `%name`, with `in %f` when it is not in the
+/// entry point's function, and its line in a text.
+struct Namer<'a> {
+    a: &'a spvlab_core::analysis::Analysis,
+    ir: &'a Ir,
+    entry_fn: u32,
+}
+
+impl Namer<'_> {
+    fn name(&self, id: u32) -> String {
+        format!("%{}", self.a.display_name(id))
+    }
+
+    /// The line of the block's OpLabel in the text input.
+    fn line(&self, label: u32) -> Option<u32> {
+        let text = self.a.text()?;
+        let i = self.ir.def(label)?;
+        let span = self.a.source_map().get(i)?.span;
+        Some(line_col(text, span.start).0)
+    }
+
+    /// `%name[ in %f][ ×count] (line L)`.
+    fn block(&self, b: Block, count: u64) -> String {
+        let mut s = self.name(b.label);
+        if b.function != self.entry_fn {
+            let _ = write!(s, " in {}", self.name(b.function));
+        }
+        if count != 1 {
+            let _ = write!(s, " ×{count}");
+        }
+        if let Some(l) = self.line(b.label) {
+            let _ = write!(s, " (line {l})");
+        }
+        s
+    }
+}
+
+fn namer<'a>(a: &'a spvlab_core::analysis::Analysis, ir: &'a Ir, e: &EntryReflection) -> Namer<'a> {
+    let entry_fn = ir.entry_points.iter().find(|p| p.name == e.name).map_or(0, |p| p.function);
+    Namer { a, ir, entry_fn }
+}
+
+fn trace_text(s: &mut String, a: &spvlab_core::analysis::Analysis, ir: &Ir, e: &EntryReflection, t: &TraceReport) {
+    let n = namer(a, ir, e);
+    for p in &t.paths {
+        let [x, y, z] = p.invocation;
+        let _ = writeln!(s, "path of invocation ({x},{y},{z}): {} blocks", p.len());
+        for seg in &p.segments {
+            match (seg.blocks.as_slice(), seg.count) {
+                (bs, 1) => {
+                    for b in bs {
+                        let _ = writeln!(s, "  {}", n.block(*b, 1));
+                    }
+                }
+                ([b], c) => {
+                    let _ = writeln!(s, "  {}", n.block(*b, c));
+                }
+                (bs, c) => {
+                    let _ = writeln!(s, "  ×{c}:");
+                    for b in bs {
+                        let _ = writeln!(s, "    {}", n.block(*b, 1));
+                    }
+                }
+            }
+        }
+    }
+    let _ = writeln!(s, "edges taken (all invocations):");
+    for ed in &t.edges {
+        let f = if ed.function != n.entry_fn { format!(" in {}", n.name(ed.function)) } else { String::new() };
+        let _ = writeln!(s, "  {} -> {}{f}: {}", n.name(ed.from), n.name(ed.to), ed.count);
+    }
+}
+
+fn trace_json(a: &spvlab_core::analysis::Analysis, ir: &Ir, e: &EntryReflection, t: &TraceReport) -> Value {
+    let n = namer(a, ir, e);
+    let block = |b: &Block| {
+        json!({
+            "function": n.a.display_name(b.function), "label": n.a.display_name(b.label),
+            "id": b.label, "line": n.line(b.label),
+        })
+    };
+    let paths: Vec<Value> = t
+        .paths
+        .iter()
+        .map(|p| {
+            let segs: Vec<Value> = p
+                .segments
+                .iter()
+                .map(|sg| json!({"blocks": sg.blocks.iter().map(block).collect::<Vec<_>>(), "count": sg.count}))
+                .collect();
+            json!({"invocation": p.invocation, "blocks": p.len(), "segments": segs})
+        })
+        .collect();
+    let edges: Vec<Value> = t
+        .edges
+        .iter()
+        .map(|ed| {
+            json!({
+                "function": n.a.display_name(ed.function), "from": n.a.display_name(ed.from),
+                "to": n.a.display_name(ed.to), "count": ed.count,
+            })
+        })
+        .collect();
+    json!({"paths": paths, "edges": edges})
+}
+
+/// The run as an AmberScript file ([`amber::export`]).
+#[allow(clippy::too_many_arguments)]
+fn amber_text(
+    a: &spvlab_core::analysis::Analysis,
+    ir0: &Ir,
+    env: spvlab_core::TargetEnv,
+    e: &EntryReflection,
+    specs: &[(u32, u64)],
+    groups: [u32; 3],
+    inputs: &Buffers,
+    outputs: &Buffers,
+    push: Option<&[u8]>,
+) -> String {
+    use spvlab_core::amber::export::{Binding, Export, ExportBuffer, export};
+    let dis;
+    let text = match a.text() {
+        Some(t) => t,
+        None => {
+            dis = a.disassembly().map(|d| d.text.clone()).unwrap_or_default();
+            &dis
+        }
+    };
+    let width = |id: u32| {
+        ir0.constants
+            .iter()
+            .find(|c| c.spec && ir0.spec_id(c.id) == Some(id))
+            .and_then(|c| ir0.ty(c.ty))
+            .map_or(32, |t| match t.ty {
+                spvlab_core::ir::Type::Int { width, .. } | spvlab_core::ir::Type::Float { width, .. } => width,
+                _ => 32,
+            })
+    };
+    let mut buffers: Vec<ExportBuffer> = bound(e)
+        .map(|(s, b, r)| ExportBuffer {
+            binding: if r.kind == ResourceKind::UniformBuffer {
+                Binding::Uniform { set: s, binding: b }
+            } else {
+                Binding::Storage { set: s, binding: b }
+            },
+            name: r.name.as_deref(),
+            ty: Some(&r.ty),
+            input: inputs.get(&(s, b)).map_or(&[][..], |v| v),
+            output: outputs.get(&(s, b)).map_or(&[][..], |v| v),
+        })
+        .collect();
+    if let (Some(p), Some(r)) = (push, e.resources.iter().find(|r| r.kind == ResourceKind::PushConstant)) {
+        buffers.push(ExportBuffer { binding: Binding::PushConstant, name: r.name.as_deref(), ty: Some(&r.ty), input: p, output: p });
+    }
+    export(&Export {
+        text,
+        env: Some(env),
+        entry: &e.name,
+        workgroups: groups,
+        specialize: specs.iter().map(|(id, v)| (*id, width(*id), *v)).collect(),
+        buffers,
+    })
 }

@@ -29,6 +29,8 @@
 //! "graphics: not run" ([`AmberError::is_graphics`]). Anything else is an
 //! error located by its line and column.
 
+pub mod export;
+
 use crate::TargetEnv;
 use crate::diag::line_col;
 use crate::interp::{self, Buffers, Options, f64_to_half, half_to_f64};
@@ -1463,6 +1465,7 @@ impl Runner<'_> {
             push_constants: push,
             subgroup_size: None,
             aliases,
+            ..Options::default()
         };
         let r = interp::run(ir, &opts, &mut map);
         for b in &p.binds {

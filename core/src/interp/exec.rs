@@ -5,6 +5,7 @@ use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
 use super::mem::{
     Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count, value_count, write_buf, zero,
 };
+use super::trace::{Gather, Rec};
 use super::{Buffers, Options, RunError, RunStats, unsupported};
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
@@ -100,6 +101,8 @@ struct Invocation {
     mem: Vec<Val>,
     steps: u64,
     status: Status,
+    /// What it records of its path (`None`: tracing is off).
+    rec: Option<Box<Rec>>,
 }
 
 fn located_at(mut e: RunError, gid: [u32; 3]) -> RunError {
@@ -126,6 +129,7 @@ fn run_grid(
     let [nx, ny, nz] = opts.workgroups;
     let sg = subgroup_size(prog, opts);
     let mut stats = RunStats::default();
+    let mut gather = (opts.trace != super::Trace::Off).then(Gather::default);
     let mut st = State {
         mem: Vec::new(),
         shared: Vec::new(),
@@ -164,12 +168,17 @@ fn run_grid(
                                 mem[b.var as usize] = shape(prog, b.ty, v);
                             }
                             let base = mem.len() as u32;
+                            let mut rec = super::trace::Rec::new(&opts.trace, gid);
+                            if let Some(r) = &mut rec {
+                                r.enter(prog.entry, 0);
+                            }
                             invs.push(Invocation {
                                 gid,
                                 frames: vec![new_frame(prog, prog.entry, NONE, base)],
                                 mem,
                                 steps: 0,
                                 status: Status::Running,
+                                rec,
                             });
                         }
                     }
@@ -177,7 +186,7 @@ fn run_grid(
                 loop {
                     for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
                         core::mem::swap(&mut st.mem, &mut inv.mem);
-                        let r = invoke(prog, opts, &mut st, &mut inv.frames, &mut inv.steps);
+                        let r = invoke(prog, opts, &mut st, &mut inv.frames, &mut inv.steps, inv.rec.as_deref_mut());
                         core::mem::swap(&mut st.mem, &mut inv.mem);
                         inv.status = r.map_err(|e| located_at(e, inv.gid))?;
                     }
@@ -221,13 +230,17 @@ fn run_grid(
                         i.status = Status::Running;
                     }
                 }
-                for i in &invs {
+                for i in invs {
                     stats.steps += i.steps;
                     stats.invocations += 1;
+                    if let (Some(g), Some(r)) = (&mut gather, i.rec) {
+                        g.add(i.gid, *r);
+                    }
                 }
             }
         }
     }
+    stats.trace = gather.map(|g| g.report(prog));
     Ok(stats)
 }
 
@@ -635,6 +648,9 @@ fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
 /// What the step did to the frames.
 enum Flow {
     Next,
+    /// A branch taken from the block with this index (the frame is in the
+    /// block branched to).
+    Jump(u32),
     Call(Frame),
     Return(Option<Val>),
     /// At an OpControlBarrier: wait for the rest of the workgroup.
@@ -804,6 +820,7 @@ fn invoke(
     st: &mut State,
     frames: &mut Vec<Frame>,
     steps: &mut u64,
+    mut rec: Option<&mut Rec>,
 ) -> Result<Status, RunError> {
     loop {
         let depth = frames.len();
@@ -847,7 +864,17 @@ fn invoke(
         })?;
         match flow {
             Flow::Next => {}
-            Flow::Call(f) => frames.push(f),
+            Flow::Jump(from) => {
+                if let Some(r) = rec.as_deref_mut() {
+                    r.jump(fr.f, from, fr.block);
+                }
+            }
+            Flow::Call(f) => {
+                if let Some(r) = rec.as_deref_mut() {
+                    r.enter(f.f, 0);
+                }
+                frames.push(f)
+            }
             Flow::Barrier => return Ok(Status::Barrier(inst.idx)),
             Flow::Return(v) => {
                 let Some(done) = frames.pop() else {
@@ -1494,14 +1521,16 @@ fn exec(
         // Control flow.
         op::OpBranch => {
             let b = arg(0)?;
+            let from = fr.block;
             goto(prog, func, fr, b, inst)?;
-            return Ok(Flow::Next);
+            return Ok(Flow::Jump(from));
         }
         op::OpBranchConditional => {
             let c = scalar(val!(0)).map_err(&loc)?;
             let b = if c != 0 { arg(1)? } else { arg(2)? };
+            let from = fr.block;
             goto(prog, func, fr, b, inst)?;
-            return Ok(Flow::Next);
+            return Ok(Flow::Jump(from));
         }
         op::OpSwitch => {
             let w = inst.ak.w;
@@ -1522,8 +1551,9 @@ fn exec(
                     break;
                 }
             }
+            let from = fr.block;
             goto(prog, func, fr, target, inst)?;
-            return Ok(Flow::Next);
+            return Ok(Flow::Jump(from));
         }
         op::OpReturn => return Ok(Flow::Return(None)),
         op::OpReturnValue => return Ok(Flow::Return(Some(val!(0).clone()))),

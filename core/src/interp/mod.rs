@@ -27,9 +27,11 @@ mod group;
 mod mem;
 #[cfg(test)]
 mod tests;
+pub mod trace;
 pub mod values;
 
 pub use exec::{f64_to_half, half_to_f64};
+pub use trace::{Trace, TraceReport};
 
 use crate::grammar::{self, op};
 use crate::ir::Ir;
@@ -59,6 +61,8 @@ pub struct Options {
     /// Bindings that share the memory of another: (set, binding) -> the
     /// (set, binding) whose buffer in [`Buffers`] they read and write.
     pub aliases: BTreeMap<(u32, u32), (u32, u32)>,
+    /// What path traces to record ([`trace`]; off by default).
+    pub trace: Trace,
 }
 
 impl Default for Options {
@@ -70,6 +74,7 @@ impl Default for Options {
             push_constants: None,
             subgroup_size: None,
             aliases: BTreeMap::new(),
+            trace: Trace::Off,
         }
     }
 }
@@ -109,11 +114,14 @@ impl RunError {
 }
 
 /// What a finished run did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {
     pub invocations: u64,
     /// Instructions executed, all invocations together.
     pub steps: u64,
+    /// The paths and edge counts asked for by [`Options::trace`] (`None`
+    /// when it is off).
+    pub trace: Option<TraceReport>,
 }
 
 /// The name of opcode `op`, for messages.
