@@ -24,9 +24,12 @@ mod decode;
 mod exec;
 mod glsl;
 mod group;
+mod kernel;
 mod mem;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ext;
 pub mod values;
 
 pub use exec::{f64_to_half, half_to_f64};
@@ -187,6 +190,7 @@ pub fn specialize(words: &mut [u32], values: &[(u32, u64)]) {
 /// Run the entry point over the grid. On return (success or error) `buffers`
 /// holds the buffers as the run left them.
 pub fn run(ir: &Ir, opts: &Options, buffers: &mut Buffers) -> Result<RunStats, RunError> {
-    let prog = decode::Program::new(ir, opts)?;
+    let mut prog = decode::Program::new(ir, opts)?;
+    prog.entry_args = kernel::bind(ir, &prog.params, buffers)?;
     exec::run(&prog, opts, buffers)
 }
