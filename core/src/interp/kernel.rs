@@ -404,3 +404,85 @@ fn from_at(ir: &Ir, ty: u32, bytes: &[u8], depth: u32) -> Option<Val> {
     }
     Some(Val::C(items))
 }
+
+/// One parameter of a kernel entry point, as a front end binds it: binding
+/// (0, `index`) holds a pointer parameter's buffer (an array of `ty`, one
+/// element every `size` bytes) or a scalar parameter's value (`size` bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelParam {
+    pub index: u32,
+    /// Its OpName, if any.
+    pub name: Option<String>,
+    /// Whether it points to memory (a buffer), or is a scalar value.
+    pub pointer: bool,
+    /// The pointee of a pointer, else the scalar type; in the natural layout.
+    pub ty: crate::reflect::TypeNode,
+    /// The natural size of `ty` in bytes (for a pointer, its array stride).
+    pub size: Option<u64>,
+}
+
+/// The parameters of the Kernel entry point named `entry`, or `None` when
+/// there is no such Kernel entry point.
+pub fn kernel_params(ir: &Ir, entry: &str) -> Option<Vec<KernelParam>> {
+    let ep = ir
+        .entry_points
+        .iter()
+        .find(|e| e.name == entry && e.model == grammar::execution_model::Kernel)?;
+    let f = ir.functions.iter().find(|f| f.id == ep.function)?;
+    Some(
+        f.params
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| {
+                let ty = ir.type_of(p).unwrap_or(0);
+                let (pointer, t) = match ir.ty(ty).map(|t| &t.ty) {
+                    Some(Type::Pointer { pointee, .. }) => (true, pointee.unwrap_or(0)),
+                    _ => (false, ty),
+                };
+                KernelParam {
+                    index: k as u32,
+                    name: ir.name(p).filter(|n| !n.is_empty()).map(String::from),
+                    pointer,
+                    ty: natural_tree(ir, t),
+                    size: natural(ir, t).map(|n| n.0),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The type tree of `ty` (see [`crate::reflect::type_tree`]) with the
+/// natural layout filled in where the module gives none: sizes, array
+/// strides and member offsets.
+pub fn natural_tree(ir: &Ir, ty: u32) -> crate::reflect::TypeNode {
+    let mut node = crate::reflect::type_tree(ir, ty, 0);
+    fill(ir, &mut node, 0);
+    node
+}
+
+fn fill(ir: &Ir, node: &mut crate::reflect::TypeNode, depth: u32) {
+    if depth > 64 {
+        return;
+    }
+    if node.size.is_none() {
+        node.size = natural(ir, node.id).map(|n| n.0);
+    }
+    if node.array_stride.is_none()
+        && let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
+            ir.ty(node.id).map(|t| &t.ty)
+    {
+        node.array_stride = natural(ir, *element).and_then(|n| u32::try_from(n.0).ok());
+    }
+    if let Some(e) = node.element.as_deref_mut() {
+        fill(ir, e, depth + 1);
+    }
+    for (k, m) in node.members.iter_mut().enumerate() {
+        if m.offset.is_none() {
+            m.offset = part(ir, node.id, k).and_then(|(_, at)| u32::try_from(at).ok());
+        }
+        if m.size.is_none() {
+            m.size = natural(ir, m.ty.id).map(|n| n.0);
+        }
+        fill(ir, &mut m.ty, depth + 1);
+    }
+}

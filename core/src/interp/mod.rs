@@ -33,6 +33,7 @@ mod tests_ext;
 pub mod values;
 
 pub use exec::{f64_to_half, half_to_f64};
+pub use kernel::{KernelParam, kernel_params, natural_tree};
 
 use crate::grammar::{self, op};
 use crate::ir::Ir;
