@@ -25,6 +25,9 @@
 //!   OpSpecConstantDataKHR are the array's elements packed without padding,
 //!   in the order SPIR-V packs literals: the first element in the
 //!   lowest-order bits of the first word, a 64-bit element low word first.
+//!   An OpSpecConstantDataKHR keeps its default Data ([`super::specialize`]
+//!   sets scalars only). Too few words, or elements that are not 8- to
+//!   64-bit integers, make it a constant the interpreter cannot evaluate.
 
 use super::RunError;
 use super::decode::BufKey;

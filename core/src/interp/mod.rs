@@ -1,5 +1,7 @@
-//! The reference interpreter: runs a GLCompute entry point of a module's
-//! typed IR over a dispatch grid.
+//! The reference interpreter: runs a GLCompute or (OpenCL) Kernel entry
+//! point of a module's typed IR over a dispatch grid. Kernels, constant data
+//! and the natural layout are in `kernel`; the other extension instructions
+//! (VLAs, untyped pointers, pointer access chains) in `exec::ext`.
 //!
 //! First slice (issue 9): workgroups run one after another (z, y, x), and the
 //! invocations of a workgroup take turns in order (local z, y, x): each runs
@@ -49,7 +51,8 @@ pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
 /// What to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// The entry point's name; `None`: the first GLCompute entry point.
+    /// The entry point's name; `None`: the first GLCompute or Kernel entry
+    /// point.
     pub entry: Option<String>,
     /// The number of workgroups in x, y and z.
     pub workgroups: [u32; 3],
