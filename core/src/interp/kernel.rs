@@ -349,7 +349,10 @@ fn part(ir: &Ir, ty: u32, k: usize) -> Option<(u32, u64)> {
         Type::Vector { component, .. } => Some((*component, natural(ir, *component)?.0 * k as u64)),
         Type::Matrix { column, .. } => Some((*column, natural(ir, *column)?.0 * k as u64)),
         Type::Array { element, .. } => {
-            let s = t.array_stride.map(|s| s as u64).or(natural(ir, *element).map(|n| n.0))?;
+            let s = t
+                .array_stride
+                .map(|s| s as u64)
+                .or(natural(ir, *element).map(|n| n.0))?;
             Some((*element, s * k as u64))
         }
         Type::Struct { members } => {

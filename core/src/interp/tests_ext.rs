@@ -19,8 +19,7 @@ const GALLERY_VLA: &str =
 const GALLERY_LOOP_CONTROLS: &str =
     include_str!("../../../www/src/gallery/examples/ext-unstructured-loop-controls.spvasm");
 const VLA_SQUARES: &str = include_str!("../../../tests/ext/vla-squares.spvasm");
-const CONSTANT_DATA_PACKING: &str =
-    include_str!("../../../tests/ext/constant-data-packing.spvasm");
+const CONSTANT_DATA_PACKING: &str = include_str!("../../../tests/ext/constant-data-packing.spvasm");
 const UNTYPED_REINTERPRET: &str = include_str!("../../../tests/ext/untyped-reinterpret.spvasm");
 const LOOP_CONTROLS_KERNEL: &str = include_str!("../../../tests/ext/loop-controls-kernel.spvasm");
 
@@ -41,7 +40,11 @@ fn le(ws: &[u32]) -> Vec<u8> {
 }
 
 /// Run `text` with the buffers given; the run's result and the buffers after.
-fn run_with(text: &str, bufs: &[((u32, u32), Vec<u8>)], opts: Options) -> (Result<RunStats, RunError>, Buffers) {
+fn run_with(
+    text: &str,
+    bufs: &[((u32, u32), Vec<u8>)],
+    opts: Options,
+) -> (Result<RunStats, RunError>, Buffers) {
     let ir = ir(text);
     let mut b: Buffers = bufs.iter().cloned().collect();
     let r = run(&ir, &opts, &mut b);
@@ -56,12 +59,16 @@ fn observe(text: &str, store: &str) -> String {
     let types = "%obs_u = OpTypeInt 32 0\n%obs_rta = OpTypeRuntimeArray %obs_u\n%obs_blk = OpTypeStruct %obs_rta\n%obs_pb = OpTypePointer StorageBuffer %obs_blk\n%obs_p = OpTypePointer StorageBuffer %obs_u\n%obs_out = OpVariable %obs_pb StorageBuffer\n%obs_0 = OpConstant %obs_u 0\n%obs_1 = OpConstant %obs_u 1\n";
     let mut s = text.to_string();
     // Declarations after the last OpName, types before the first function.
-    let at = s.find("       %void = OpTypeVoid").expect("the module declares void");
+    let at = s
+        .find("       %void = OpTypeVoid")
+        .expect("the module declares void");
     s.insert_str(at, &alloc::format!("{decos}{types}"));
     let ret = s.rfind("OpReturn\n").expect("the module returns");
     s.insert_str(ret, &alloc::format!("{store}\n"));
     // The buffer is in the entry point's interface.
-    let ep = s.find("OpEntryPoint GLCompute %main \"main\"").expect("a GLCompute main");
+    let ep = s
+        .find("OpEntryPoint GLCompute %main \"main\"")
+        .expect("a GLCompute main");
     let eol = ep + s[ep..].find('\n').unwrap_or(0);
     s.insert_str(eol, " %obs_out");
     s
@@ -98,11 +105,31 @@ fn gallery_constant_data_table() {
 #[test]
 fn constant_data_packing() {
     // See tests/ext/constant-data-packing.spvasm for the values.
-    let (r, b) = run_with(CONSTANT_DATA_PACKING, &[((0, 0), vec![0; 60])], Options::default());
+    let (r, b) = run_with(
+        CONSTANT_DATA_PACKING,
+        &[((0, 0), vec![0; 60])],
+        Options::default(),
+    );
     r.expect("runs");
     assert_eq!(
         words(&b[&(0, 0)]),
-        [0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 1, 2, 3, 5, 1, 0xffff_ffff, 0x45, 9, 10]
+        [
+            0x41,
+            0x42,
+            0x43,
+            0x44,
+            0x45,
+            0x46,
+            1,
+            2,
+            3,
+            5,
+            1,
+            0xffff_ffff,
+            0x45,
+            9,
+            10
+        ]
     );
 }
 
@@ -138,7 +165,11 @@ fn gallery_untyped_pointers() {
 #[test]
 fn untyped_reinterpret() {
     // See tests/ext/untyped-reinterpret.spvasm for the values.
-    let (r, b) = run_with(UNTYPED_REINTERPRET, &[((0, 0), vec![0; 24])], Options::default());
+    let (r, b) = run_with(
+        UNTYPED_REINTERPRET,
+        &[((0, 0), vec![0; 24])],
+        Options::default(),
+    );
     r.expect("runs");
     assert_eq!(words(&b[&(0, 0)]), [0, 0x3fc0_0000, 0x3fc0_0000, 7, 2, 1]);
 }
@@ -146,9 +177,17 @@ fn untyped_reinterpret() {
 #[test]
 fn untyped_access_past_the_buffer() {
     // Element 3 of a 12-byte buffer: bytes 12..16 are outside it.
-    let (r, _) = run_with(UNTYPED_REINTERPRET, &[((0, 0), vec![0; 12])], Options::default());
+    let (r, _) = run_with(
+        UNTYPED_REINTERPRET,
+        &[((0, 0), vec![0; 12])],
+        Options::default(),
+    );
     let e = r.expect_err("out of bounds");
-    assert!(e.message.starts_with("out-of-bounds access"), "{}", e.message);
+    assert!(
+        e.message.starts_with("out-of-bounds access"),
+        "{}",
+        e.message
+    );
 }
 
 // ---- SPV_INTEL_variable_length_array ----
@@ -169,7 +208,11 @@ fn gallery_vla_restore_frees() {
     let text = GALLERY_VLA.replace("               OpRestoreMemoryINTEL %state\n", "");
     let (r, _) = run_with(&text, &bufs, Options::default());
     let e = r.expect_err("the memory budget");
-    assert!(e.message.contains("values of memory at once"), "{}", e.message);
+    assert!(
+        e.message.contains("values of memory at once"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -198,11 +241,19 @@ fn vla_too_big_is_an_error() {
 #[test]
 fn vla_out_of_bounds() {
     // The fill loop runs to i <= n: a[n] is past the array.
-    let text = VLA_SQUARES.replacen("%c1 = OpULessThan %bool %i %n", "%c1 = OpULessThanEqual %bool %i %n", 1);
+    let text = VLA_SQUARES.replacen(
+        "%c1 = OpULessThan %bool %i %n",
+        "%c1 = OpULessThanEqual %bool %i %n",
+        1,
+    );
     let bufs = [((0, 0), vec![0; 8]), ((0, 1), le(&[3]))];
     let (r, _) = run_with(&text, &bufs, Options::default());
     let e = r.expect_err("out of bounds");
-    assert!(e.message.starts_with("out-of-bounds access"), "{}", e.message);
+    assert!(
+        e.message.starts_with("out-of-bounds access"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -225,7 +276,10 @@ fn gallery_loop_controls_sum() {
     let text = GALLERY_LOOP_CONTROLS.replace("               OpLoopControlINTEL 1\n", "");
     assert_ne!(text, GALLERY_LOOP_CONTROLS);
     let (r2, b2) = run_with(&text, &bufs, Options::default());
-    assert_eq!(r2.expect("runs without the hint").invocations, r.invocations);
+    assert_eq!(
+        r2.expect("runs without the hint").invocations,
+        r.invocations
+    );
     assert_eq!(b2, b);
 }
 

@@ -31,7 +31,9 @@ pub(super) struct Run<'a> {
 }
 
 fn name(p: &interp::KernelParam) -> String {
-    p.name.clone().unwrap_or_else(|| format!("param{}", p.index))
+    p.name
+        .clone()
+        .unwrap_or_else(|| format!("param{}", p.index))
 }
 
 pub(super) fn run(r: Run<'_>) -> Result<(), CliError> {
@@ -41,7 +43,11 @@ pub(super) fn run(r: Run<'_>) -> Result<(), CliError> {
             .iter()
             .map(|p| format!("0.{} {}", p.index, name(p)))
             .collect();
-        if l.is_empty() { String::from("none") } else { l.join(", ") }
+        if l.is_empty() {
+            String::from("none")
+        } else {
+            l.join(", ")
+        }
     };
     for (s, _) in &r.given {
         let known = match s {
@@ -58,7 +64,11 @@ pub(super) fn run(r: Run<'_>) -> Result<(), CliError> {
     }
     let mut bufs = Buffers::new();
     for p in &params {
-        let spec = r.given.iter().find(|g| g.0 == Slot::Binding(0, p.index)).map(|g| g.1.as_str());
+        let spec = r
+            .given
+            .iter()
+            .find(|g| g.0 == Slot::Binding(0, p.index))
+            .map(|g| g.1.as_str());
         let bytes = if p.pointer {
             let Some(spec) = spec else {
                 return Err(usage(format!(
@@ -86,7 +96,10 @@ pub(super) fn run(r: Run<'_>) -> Result<(), CliError> {
         Ok(s) => s,
         Err(err) => {
             eprint!("{}", located(r.a, &r.path, &err));
-            return Err(CliError::Failed { path: r.path, count: 1 });
+            return Err(CliError::Failed {
+                path: r.path,
+                count: 1,
+            });
         }
     };
     let shown: Vec<(&interp::KernelParam, values::Shown)> = params
@@ -102,7 +115,10 @@ pub(super) fn run(r: Run<'_>) -> Result<(), CliError> {
                 element: Some(Box::new(p.ty.clone())),
                 members: Vec::new(),
             };
-            (p, values::show(&array, bufs.get(&(0, p.index)).map_or(&[][..], |v| v)))
+            (
+                p,
+                values::show(&array, bufs.get(&(0, p.index)).map_or(&[][..], |v| v)),
+            )
         })
         .collect();
     let size = |p: &interp::KernelParam| bufs.get(&(0, p.index)).map_or(0, |v| v.len());
@@ -127,7 +143,13 @@ pub(super) fn run(r: Run<'_>) -> Result<(), CliError> {
     }
     let mut s = String::new();
     for (p, v) in &shown {
-        let _ = writeln!(s, "set 0 binding {}: {} (kernel parameter, {} bytes)", p.index, name(p), size(p));
+        let _ = writeln!(
+            s,
+            "set 0 binding {}: {} (kernel parameter, {} bytes)",
+            p.index,
+            name(p),
+            size(p)
+        );
         for l in v.lines(&name(p)).lines() {
             let _ = writeln!(s, "  {l}");
         }
@@ -142,7 +164,10 @@ pub(super) fn run(r: Run<'_>) -> Result<(), CliError> {
 /// `e` that have no data type, which reflection does not list: as storage
 /// buffers of u32 words (`zeros:N` is N words; a list gives its own bytes),
 /// printed as words.
-pub(super) fn untyped_buffers(ir: &Ir, e: &spvlab_core::reflect::EntryReflection) -> Vec<spvlab_core::reflect::Resource> {
+pub(super) fn untyped_buffers(
+    ir: &Ir,
+    e: &spvlab_core::reflect::EntryReflection,
+) -> Vec<spvlab_core::reflect::Resource> {
     use spvlab_core::grammar::{op, storage_class};
     use spvlab_core::reflect::{Resource, ResourceKind, TypeNode, TypeShape};
     let node = |shape, size, element: Option<Box<TypeNode>>, stride| TypeNode {
@@ -166,7 +191,15 @@ pub(super) fn untyped_buffers(ir: &Ir, e: &spvlab_core::reflect::EntryReflection
                 && ep.interface.contains(&v.id)
         })
         .filter_map(|v| {
-            let word = node(TypeShape::Int { width: 32, signed: false }, Some(4), None, None);
+            let word = node(
+                TypeShape::Int {
+                    width: 32,
+                    signed: false,
+                },
+                Some(4),
+                None,
+                None,
+            );
             Some(Resource {
                 variable: v.id,
                 name: ir.name(v.id).filter(|n| !n.is_empty()).map(String::from),
@@ -178,7 +211,10 @@ pub(super) fn untyped_buffers(ir: &Ir, e: &spvlab_core::reflect::EntryReflection
                 descriptor_count: None,
                 descriptor_array: false,
                 size: None,
-                runtime_array: Some(RuntimeArrayShape { fixed_size: 0, stride: Some(4) }),
+                runtime_array: Some(RuntimeArrayShape {
+                    fixed_size: 0,
+                    stride: Some(4),
+                }),
                 ty: node(TypeShape::RuntimeArray, None, Some(Box::new(word)), Some(4)),
             })
         })

@@ -23,7 +23,9 @@ use crate::grammar::{self, op};
 use crate::interp::RunError;
 use crate::interp::decode::{Inst, NO_VALUE, Program};
 use crate::interp::kernel;
-use crate::interp::mem::{Loc, MAX_VALUES, Ptr, Val, at, mask, sext, step, val_count, value_count, zero};
+use crate::interp::mem::{
+    Loc, MAX_VALUES, Ptr, Val, at, mask, sext, step, val_count, value_count, zero,
+};
 use crate::ir::{Ir, Type};
 use alloc::boxed::Box;
 use alloc::format;
@@ -83,12 +85,15 @@ pub(super) fn exec(
             if inst.ty == 0 || total > MAX_VALUES {
                 return Err(err(
                     inst,
-                    format!("not supported: a variable-length array of {n} elements (the interpreter holds at most {MAX_VALUES} values in one variable)"),
+                    format!(
+                        "not supported: a variable-length array of {n} elements (the interpreter holds at most {MAX_VALUES} values in one variable)"
+                    ),
                 ));
             }
             st.hold(total, Some(inst.idx))?;
             let var = st.mem.len() as u32;
-            st.mem.push(Val::C(vec![zero(prog.ir, inst.ty); n as usize]));
+            st.mem
+                .push(Val::C(vec![zero(prog.ir, inst.ty); n as usize]));
             Ok(Val::P(Box::new(Ptr {
                 ty: inst.ty,
                 loc: Loc::Var { var, path: vec![0] },
@@ -101,11 +106,16 @@ pub(super) fn exec(
             if sc != grammar::storage_class::Function {
                 return Err(err(
                     inst,
-                    String::from("not supported: an untyped variable in a function outside Function memory"),
+                    String::from(
+                        "not supported: an untyped variable in a function outside Function memory",
+                    ),
                 ));
             }
             if inst.ty == 0 {
-                return Err(err(inst, String::from("an untyped Function variable without a Data Type")));
+                return Err(err(
+                    inst,
+                    String::from("an untyped Function variable without a Data Type"),
+                ));
             }
             crate::interp::mem::check_size(prog.ir, inst.ty).map_err(|m| err(inst, m))?;
             st.hold(value_count(prog.ir, inst.ty), Some(inst.idx))?;
@@ -123,7 +133,9 @@ pub(super) fn exec(
                 },
             })))
         }
-        op::OpPtrAccessChain | op::OpInBoundsPtrAccessChain => chain(prog, st, fr, inst, args, 0, None, true),
+        op::OpPtrAccessChain | op::OpInBoundsPtrAccessChain => {
+            chain(prog, st, fr, inst, args, 0, None, true)
+        }
         op::OpUntypedAccessChainKHR | op::OpUntypedInBoundsAccessChainKHR => {
             chain(prog, st, fr, inst, args, 1, Some(inst.ty), false)
         }
@@ -136,7 +148,11 @@ pub(super) fn exec(
 
 /// The width in bits of the integer operand `k` of instruction `i`.
 fn width_of(ir: &Ir, i: u32, k: usize) -> u32 {
-    let id = ir.operand_words(i as usize, k).first().copied().unwrap_or(0);
+    let id = ir
+        .operand_words(i as usize, k)
+        .first()
+        .copied()
+        .unwrap_or(0);
     match ir.type_of(id).and_then(|t| ir.ty(t)).map(|t| &t.ty) {
         Some(Type::Int { width, .. }) => *width,
         _ => 64,
@@ -171,14 +187,19 @@ fn chain(
     {
         return Err(err(
             inst,
-            String::from("not supported: an untyped access chain whose Base Type is not the type of the Function, Private or Workgroup memory it points into"),
+            String::from(
+                "not supported: an untyped access chain whose Base Type is not the type of the Function, Private or Workgroup memory it points into",
+            ),
         ));
     }
     let mut next = b + 1;
     if element {
         // Operand positions: type, result, [Base Type,] Base, Element.
         let epos = if base_ty.is_some() { 4 } else { 3 };
-        let e = sext(scalar(s(next)?).map_err(|m| err(inst, m))?, width_of(ir, inst.idx, epos));
+        let e = sext(
+            scalar(s(next)?).map_err(|m| err(inst, m))?,
+            width_of(ir, inst.idx, epos),
+        );
         next += 1;
         let shared = matches!(p.loc, Loc::Shared { .. });
         match &mut p.loc {
@@ -208,7 +229,11 @@ fn chain(
             }
             Loc::Buf { off, .. } => {
                 if e != 0 {
-                    let base_id = ir.operand_words(inst.idx as usize, epos - 1).first().copied().unwrap_or(0);
+                    let base_id = ir
+                        .operand_words(inst.idx as usize, epos - 1)
+                        .first()
+                        .copied()
+                        .unwrap_or(0);
                     let stride = ir
                         .type_of(base_id)
                         .and_then(|t| ir.ty(t))
@@ -256,10 +281,15 @@ pub(super) fn restore(
     if to < fr.mem_base as u64 || to > st.mem.len() as u64 {
         return Err(err(
             inst,
-            String::from("OpRestoreMemoryINTEL with a state that this function call did not save, or that was already freed"),
+            String::from(
+                "OpRestoreMemoryINTEL with a state that this function call did not save, or that was already freed",
+            ),
         ));
     }
-    let freed = st.mem[to as usize..].iter().map(val_count).fold(0u64, u64::saturating_add);
+    let freed = st.mem[to as usize..]
+        .iter()
+        .map(val_count)
+        .fold(0u64, u64::saturating_add);
     st.used = st.used.saturating_sub(freed);
     st.mem.truncate(to as usize);
     Ok(())
@@ -310,7 +340,13 @@ pub(super) fn load_as(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Resul
 
 /// A store of a value of type `inst.ty` to memory of another type (an
 /// untyped pointer): see the module doc.
-pub(super) fn store_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result<(), RunError> {
+pub(super) fn store_as(
+    prog: &Program,
+    st: &mut State,
+    inst: &Inst,
+    p: &Ptr,
+    v: Val,
+) -> Result<(), RunError> {
     match &p.loc {
         Loc::Var { .. } | Loc::Shared { .. } => {
             let cur = load(prog, st, inst, p)?;
@@ -328,8 +364,12 @@ pub(super) fn store_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: 
                 ));
             }
             b[..nb.len()].copy_from_slice(&nb);
-            let new = kernel::from_bytes(prog.ir, p.ty, &b)
-                .ok_or_else(|| err(inst, format!("not supported: reading bytes as type %{}", p.ty)))?;
+            let new = kernel::from_bytes(prog.ir, p.ty, &b).ok_or_else(|| {
+                err(
+                    inst,
+                    format!("not supported: reading bytes as type %{}", p.ty),
+                )
+            })?;
             store(prog, st, inst, p, new)
         }
         _ => store(
