@@ -16,6 +16,8 @@ use crate::args::{self, Common, Parser, set};
 use crate::error::CliError;
 use crate::io::Output;
 
+mod kernel;
+
 pub const HELP: &str = "\
 spvlab run: run a compute shader on the reference interpreter
 
@@ -28,7 +30,8 @@ buffer it binds is printed, one value a line, by the buffer's type
 (`out.data[3] = 7`, vectors as `(1, 2, 3)`).
 
 Options:
-  --entry <NAME>           The GLCompute entry point (default: the first).
+  --entry <NAME>           The GLCompute or Kernel entry point (default: the
+                           first).
   --dispatch <X,Y,Z>       The number of workgroups (default 1,1,1; Y and Z
                            may be left out).
   --buffer <SET.BINDING=SPEC>
@@ -63,6 +66,13 @@ Options:
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
   -h, --help               Print this help.
+
+An OpenCL Kernel entry point's parameters are bound in order: parameter K is
+`--buffer 0.K=SPEC`. A pointer parameter's buffer (an array of its pointee,
+natural C layout) must be given and is printed after the run; a scalar
+parameter's value is its buffer's first bytes (`--buffer 0.1=u32: 5`).
+An untyped storage buffer variable without a data type
+(SPV_KHR_untyped_pointers) is a buffer of u32 words (`zeros:N`: N words).
 
 Exit status: 0 the run finished, 1 bad input or a run error (located), 2 bad
 usage (a bad SPEC among them).
@@ -250,21 +260,42 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         .map_err(|e| fail(&path, &format!("the specialized module does not read back: {}", e.message())))?;
     let ir = Ir::build(module);
     let refl = reflect::reflect(&ir);
-    let computes: Vec<&EntryReflection> = refl.entry_points.iter().filter(|e| e.execution_model == "GLCompute").collect();
+    let computes: Vec<&EntryReflection> = refl
+        .entry_points
+        .iter()
+        .filter(|e| e.execution_model == "GLCompute" || e.execution_model == "Kernel")
+        .collect();
     let e = match &entry {
         Some(n) => match computes.iter().find(|e| &e.name == n) {
             Some(e) => *e,
             None => {
                 let names: Vec<String> = computes.iter().map(|e| format!("`{}`", e.name)).collect();
                 let list = if names.is_empty() { "none".into() } else { names.join(", ") };
-                return Err(usage(format!("--entry: no GLCompute entry point `{n}` (the module has: {list})")));
+                return Err(usage(format!("--entry: no GLCompute or Kernel entry point `{n}` (the module has: {list})")));
             }
         },
         None => match computes.first() {
             Some(e) => *e,
-            None => return Err(fail(&path, &format!("`{path}` has no GLCompute entry point"))),
+            None => return Err(fail(&path, &format!("`{path}` has no GLCompute or Kernel entry point"))),
         },
     };
+    // Untyped buffer variables without a data type, which reflection skips.
+    let mut e = e.clone();
+    e.resources.extend(kernel::untyped_buffers(&ir, &e));
+    let e = &e;
+    if e.execution_model == "Kernel" {
+        return kernel::run(kernel::Run {
+            a: &a,
+            ir: &ir,
+            path,
+            entry: e.name.clone(),
+            given,
+            groups,
+            max_steps,
+            json: json_out,
+            output,
+        });
+    }
     // The buffers: given, else zeros of the binding's size.
     let mut bufs = Buffers::new();
     for (s, b, r) in bound(e) {

@@ -115,6 +115,11 @@ pub(super) struct Program<'a> {
     pub shared_init: Vec<Val>,
     pub builtins: Vec<BuiltIn>,
     pub bufs: Vec<BufKey>,
+    /// A Kernel entry point (see [`super::kernel`]).
+    pub kernel: bool,
+    /// A kernel's parameters, and their values once bound.
+    pub params: Vec<super::kernel::Param>,
+    pub entry_args: Vec<Val>,
 }
 
 /// The scalar kind of type `ty` (of its components, for a vector).
@@ -153,6 +158,11 @@ fn supported_builtin(b: u32) -> bool {
             | bi::SubgroupLocalInvocationId
             | bi::SubgroupId
             | bi::NumSubgroups
+            // OpenCL (see `kernel`).
+            | bi::GlobalSize
+            | bi::GlobalOffset
+            | bi::EnqueuedWorkgroupSize
+            | bi::GlobalLinearId
     )
 }
 
@@ -163,22 +173,24 @@ fn err(inst: usize, message: String) -> RunError {
 impl<'a> Program<'a> {
     pub fn new(ir: &'a Ir, opts: &Options) -> Result<Program<'a>, RunError> {
         let glcompute = grammar::execution_model::GLCompute;
+        let kernel_model = grammar::execution_model::Kernel;
+        let runs = |m: u32| m == glcompute || m == kernel_model;
         let ep = match &opts.entry {
             Some(name) => ir
                 .entry_points
                 .iter()
-                .find(|e| &e.name == name && e.model == glcompute)
+                .find(|e| &e.name == name && runs(e.model))
                 .ok_or_else(|| {
-                    RunError::new(None, format!("no GLCompute entry point named \"{name}\""))
+                    RunError::new(None, format!("no GLCompute or Kernel entry point named \"{name}\""))
                 })?,
             None => ir
                 .entry_points
                 .iter()
-                .find(|e| e.model == glcompute)
+                .find(|e| runs(e.model))
                 .ok_or_else(|| {
                     RunError::new(
                         None,
-                        String::from("the module has no GLCompute entry point"),
+                        String::from("the module has no GLCompute or Kernel entry point"),
                     )
                 })?,
         };
@@ -190,6 +202,8 @@ impl<'a> Program<'a> {
                 z: Some(z),
                 ..
             }) if x > 0 && y > 0 && z > 0 => [x, y, z],
+            // A kernel without LocalSize: one invocation per workgroup.
+            None if ep.model == kernel_model => [1, 1, 1],
             _ => {
                 return Err(RunError::new(
                     Some(ep.inst),
@@ -233,6 +247,22 @@ impl<'a> Program<'a> {
                 bad_globals.push(!fits);
             }
         }
+        // SPV_KHR_constant_data: arrays of integers given as words (they
+        // hold no other constant, so they go first).
+        for i in 0..ir.len() {
+            if matches!(
+                ir.opcode(i),
+                op::OpConstantDataKHR | op::OpSpecConstantDataKHR
+            ) && ir.function_at(i).is_none()
+                && ir.constant(ir.result_id(i).unwrap_or(0)).is_none()
+                && let (Some(id), Some(ty)) = (ir.result_id(i), ir.result_type(i))
+            {
+                let v = super::kernel::constant_data(ir, i, ty);
+                set(&mut res, id, R::Global(globals.len() as u32));
+                bad_globals.push(v.is_err());
+                globals.push(v.unwrap_or(Val::S(0)));
+            }
+        }
         // Constants, in order (a composite's parts come first).
         for c in &ir.constants {
             let (v, bad) = match &c.value {
@@ -271,7 +301,18 @@ impl<'a> Program<'a> {
             }
         };
         for v in &ir.globals {
-            let Some(pointee) = v.pointee else {
+            let Some(pointee) = v.pointee.or_else(|| {
+                // An untyped buffer variable without a data type: its bytes,
+                // read by the types that the accesses name.
+                let buffer = [
+                    grammar::storage_class::StorageBuffer,
+                    grammar::storage_class::Uniform,
+                    grammar::storage_class::PushConstant,
+                ];
+                (ir.opcode(v.inst as usize) == op::OpUntypedVariableKHR
+                    && buffer.contains(&v.storage))
+                .then_some(0)
+            }) else {
                 set(&mut res, v.id, R::Global(globals.len() as u32));
                 globals.push(Val::P(Box::new(Ptr {
                     ty: 0,
@@ -416,6 +457,8 @@ impl<'a> Program<'a> {
                             | op::OpNop
                             | op::OpSelectionMerge
                             | op::OpLoopMerge
+                            // SPV_INTEL_unstructured_loop_controls: a hint.
+                            | op::OpLoopControlINTEL
                     ) {
                         continue;
                     }
@@ -498,6 +541,7 @@ impl<'a> Program<'a> {
                             String::from("the instruction's operands do not parse"),
                         ));
                     }
+                    super::exec::ext::decode_hook(ir, i, &mut inst);
                     if o == op::OpVariable {
                         inst.ty = match ir.ty(inst.ty).map(|t| &t.ty) {
                             Some(Type::Pointer {
@@ -544,7 +588,16 @@ impl<'a> Program<'a> {
                 String::from("the entry point's function has no blocks"),
             ));
         }
+        let kernel = ep.model == kernel_model;
+        let params = if kernel {
+            super::kernel::params(ir, ep.function, ep.inst, &mut bufs)?
+        } else {
+            Vec::new()
+        };
         Ok(Program {
+            kernel,
+            params,
+            entry_args: Vec::new(),
             ir,
             funcs,
             entry,

@@ -15,6 +15,8 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+pub(super) mod ext;
+
 /// The deepest call stack.
 const MAX_DEPTH: usize = 1024;
 
@@ -91,7 +93,9 @@ enum Status {
 pub(super) fn subgroup_size(prog: &Program, opts: &Options) -> u32 {
     let [lx, ly, lz] = prog.local_size;
     let n = lx.saturating_mul(ly).saturating_mul(lz);
-    opts.subgroup_size.unwrap_or(n.min(128)).max(1)
+    // A kernel: each invocation its own subgroup, unless the option says.
+    let n = if prog.kernel { 1 } else { n.min(128) };
+    opts.subgroup_size.unwrap_or(n).max(1)
 }
 
 /// One invocation of a workgroup, between its turns.
@@ -172,9 +176,16 @@ fn run_grid(
                             if let Some(r) = &mut rec {
                                 r.enter(prog.entry, 0);
                             }
+                            let mut frame = new_frame(prog, prog.entry, NONE, base);
+                            // A kernel's parameters (see `kernel`).
+                            for (&p, v) in prog.funcs[prog.entry as usize].params.iter().zip(&prog.entry_args) {
+                                if let Some(slot) = frame.regs.get_mut(p as usize) {
+                                    *slot = v.clone();
+                                }
+                            }
                             invs.push(Invocation {
                                 gid,
-                                frames: vec![new_frame(prog, prog.entry, NONE, base)],
+                                frames: vec![frame],
                                 mem,
                                 steps: 0,
                                 status: Status::Running,
@@ -331,7 +342,7 @@ fn builtin_value(
             };
             [v, v, v]
         }
-        _ => return None,
+        _ => return ext::kernel_builtin(b, opts.workgroups, prog.local_size, gid),
     })
 }
 
@@ -1470,12 +1481,35 @@ fn exec(
         }
         op::OpLoad => {
             let p = pointer(val!(0), inst)?;
-            load(prog, st, inst, p)?
+            if p.ty != inst.ty {
+                // Through an untyped pointer: the load's type reads the memory.
+                ext::load_as(prog, st, inst, p)?
+            } else {
+                load(prog, st, inst, p)?
+            }
         }
         op::OpStore => {
             let p = pointer(val!(0), inst)?.clone();
             let v = val!(1).clone();
-            store(prog, st, inst, &p, v)?;
+            if inst.ty != 0 && p.ty != inst.ty {
+                ext::store_as(prog, st, inst, &p, v)?;
+            } else {
+                store(prog, st, inst, &p, v)?;
+            }
+            return Ok(Flow::Next);
+        }
+        // The extensions (see `ext`).
+        op::OpVariableLengthArrayINTEL
+        | op::OpSaveMemoryINTEL
+        | op::OpUntypedVariableKHR
+        | op::OpPtrAccessChain
+        | op::OpInBoundsPtrAccessChain
+        | op::OpUntypedAccessChainKHR
+        | op::OpUntypedInBoundsAccessChainKHR
+        | op::OpUntypedPtrAccessChainKHR
+        | op::OpUntypedInBoundsPtrAccessChainKHR => ext::exec(prog, st, fr, inst, args)?,
+        op::OpRestoreMemoryINTEL => {
+            ext::restore(prog, st, fr, inst, args)?;
             return Ok(Flow::Next);
         }
         op::OpCopyMemory => {

@@ -227,7 +227,7 @@ fn parts(
             }
         }
         Type::Array { element, len, .. } => {
-            let stride = ir.ty(ty).and_then(|d| d.array_stride).ok_or_else(|| {
+            let stride = super::kernel::array_stride(ir, ty).ok_or_else(|| {
                 MemErr::Msg(format!("array %{ty} in a buffer without ArrayStride"))
             })?;
             let n = len.ok_or_else(|| MemErr::Msg(format!("array %{ty} has no known length")))?;
@@ -237,7 +237,7 @@ fn parts(
         }
         Type::Struct { members } => {
             for (k, m) in members.iter().enumerate() {
-                let o = m.offset.ok_or_else(|| {
+                let o = super::kernel::member_offset(ir, ty, k).ok_or_else(|| {
                     MemErr::Msg(format!("member {k} of struct %{ty} has no Offset"))
                 })?;
                 let mm = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));
@@ -407,8 +407,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
                 *mat = None;
             }
             Type::Array { .. } | Type::RuntimeArray { .. } => {
-                let stride = t
-                    .array_stride
+                let stride = super::kernel::array_stride(ir, ty)
                     .ok_or_else(|| format!("array %{ty} in a buffer without ArrayStride"))?;
                 *off = off.wrapping_add(i.wrapping_mul(stride as u64));
                 *vstride = 0;
@@ -417,8 +416,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
                 let Some(m) = members.get(i as usize) else {
                     return Err(oob(members.len() as u64));
                 };
-                let o = m
-                    .offset
+                let o = super::kernel::member_offset(ir, ty, i as usize)
                     .ok_or_else(|| format!("member {i} of struct %{ty} has no Offset"))?;
                 *off = off.wrapping_add(o as u64);
                 *vstride = 0;

@@ -1,5 +1,7 @@
-//! The reference interpreter: runs a GLCompute entry point of a module's
-//! typed IR over a dispatch grid.
+//! The reference interpreter: runs a GLCompute or (OpenCL) Kernel entry
+//! point of a module's typed IR over a dispatch grid. Kernels, constant data
+//! and the natural layout are in `kernel`; the other extension instructions
+//! (VLAs, untyped pointers, pointer access chains) in `exec::ext`.
 //!
 //! First slice (issue 9): workgroups run one after another (z, y, x), and the
 //! invocations of a workgroup take turns in order (local z, y, x): each runs
@@ -24,13 +26,17 @@ mod decode;
 mod exec;
 mod glsl;
 mod group;
+mod kernel;
 mod mem;
 #[cfg(test)]
 mod tests;
 pub mod trace;
+#[cfg(test)]
+mod tests_ext;
 pub mod values;
 
 pub use exec::{f64_to_half, half_to_f64};
+pub use kernel::{KernelParam, kernel_params, natural_tree};
 pub use trace::{Trace, TraceReport};
 
 use crate::grammar::{self, op};
@@ -47,7 +53,8 @@ pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
 /// What to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// The entry point's name; `None`: the first GLCompute entry point.
+    /// The entry point's name; `None`: the first GLCompute or Kernel entry
+    /// point.
     pub entry: Option<String>,
     /// The number of workgroups in x, y and z.
     pub workgroups: [u32; 3],
@@ -195,6 +202,7 @@ pub fn specialize(words: &mut [u32], values: &[(u32, u64)]) {
 /// Run the entry point over the grid. On return (success or error) `buffers`
 /// holds the buffers as the run left them.
 pub fn run(ir: &Ir, opts: &Options, buffers: &mut Buffers) -> Result<RunStats, RunError> {
-    let prog = decode::Program::new(ir, opts)?;
+    let mut prog = decode::Program::new(ir, opts)?;
+    prog.entry_args = kernel::bind(ir, &prog.params, buffers)?;
     exec::run(&prog, opts, buffers)
 }
