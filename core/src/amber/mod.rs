@@ -29,6 +29,8 @@
 //! "graphics: not run" ([`AmberError::is_graphics`]). Anything else is an
 //! error located by its line and column.
 
+mod image;
+
 use crate::TargetEnv;
 use crate::diag::line_col;
 use crate::interp::{self, Buffers, Options, f64_to_half, half_to_f64};
@@ -386,6 +388,11 @@ pub struct Buffer {
     pub ty: DataType,
     pub layout: Layout,
     pub data: Vec<u8>,
+    /// The Vulkan format it was made with (`FORMAT`, or a format as its
+    /// DATA_TYPE), for a texel buffer or an image.
+    pub format: Option<String>,
+    /// An IMAGE's width, height and depth, and its sample count.
+    pub image: Option<([u32; 3], u32)>,
 }
 
 /// How a buffer is bound.
@@ -408,6 +415,12 @@ pub struct Bind {
     pub buffer: String,
     pub kind: BindKind,
     pub line: u32,
+    /// The element of an array of descriptors (`BIND BUFFER_ARRAY`), and
+    /// whether the binding is one (0 and false for `BIND BUFFER`).
+    pub index: u32,
+    pub array: bool,
+    /// Bound as an image or texel buffer.
+    pub image: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -484,6 +497,13 @@ pub enum Command {
     Copy {
         from: String,
         to: String,
+        line: u32,
+    },
+    /// `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a`.
+    ExpectRgba {
+        buffer: String,
+        rect: [u32; 4],
+        rgba: [u32; 4],
         line: u32,
     },
 }
@@ -679,6 +699,14 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 script.buffers.push(b);
                 None
             }
+            "IMAGE" => {
+                let b = image::parse_image(&mut w, &mut r, line)?;
+                script.buffers.push(b);
+                None
+            }
+            // A sampler: the interpreter reads no sampler state (it has no
+            // sampling instructions).
+            "SAMPLER" => None,
             "PIPELINE" => {
                 let kind = w.word("the pipeline's kind")?;
                 if kind != "compute" {
@@ -758,17 +786,27 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
 
 fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, AmberError> {
     let name = w.word("the buffer's name")?;
+    let mut format = None;
     let ty = match w.word("DATA_TYPE or FORMAT")? {
         "DATA_TYPE" => {
             let t = w.word("DATA_TYPE")?;
             // A format name is a data type too (`R32G32B32A32_SFLOAT`).
-            DataType::parse(t)
-                .or_else(|| DataType::format(t))
-                .ok_or_else(|| w.err(format!("not supported: DATA_TYPE `{t}`")))?
+            match DataType::parse(t) {
+                Some(d) => d,
+                None => {
+                    format = Some(String::from(t));
+                    DataType::format(t)
+                        .or_else(|| image::raw_type(t))
+                        .ok_or_else(|| w.err(format!("not supported: DATA_TYPE `{t}`")))?
+                }
+            }
         }
         "FORMAT" => {
             let t = w.word("FORMAT")?;
-            DataType::format(t).ok_or_else(|| w.err(format!("not supported: FORMAT `{t}`")))?
+            format = Some(String::from(t));
+            DataType::format(t)
+                .or_else(|| image::raw_type(t))
+                .ok_or_else(|| w.err(format!("not supported: FORMAT `{t}`")))?
         }
         x => return Err(w.err(format!("expected `DATA_TYPE` or `FORMAT`, found `{x}`"))),
     };
@@ -879,6 +917,8 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32) -> Result<Buffer, Ambe
         ty,
         layout,
         data,
+        format,
+        image: None,
     })
 }
 
@@ -939,45 +979,97 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
             }
             "BIND" => {
                 let what = w.word("BUFFER")?;
-                if what != "BUFFER" {
+                if what == "SAMPLER" {
+                    // A sampler binding: nothing the interpreter reads.
+                    w.word("the sampler's name")?;
+                    continue;
+                }
+                if what != "BUFFER" && what != "BUFFER_ARRAY" {
                     return Err(w.err(format!("not supported: BIND {what}")));
                 }
-                let buffer = w.word("the buffer's name")?;
+                let array = what == "BUFFER_ARRAY";
+                let mut buffers = vec![w.word("the buffer's name")?];
+                while array && w.peek().is_some_and(|x| x != "AS") {
+                    buffers.push(w.word("a buffer's name")?);
+                }
                 w.expect("AS")?;
-                let kind = match w.word("the binding's kind")? {
-                    "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic" => {
+                let kind_word = w.word("the binding's kind")?;
+                let image = matches!(
+                    kind_word,
+                    "storage_image"
+                        | "sampled_image"
+                        | "combined_image_sampler"
+                        | "uniform_texel_buffer"
+                        | "storage_texel_buffer"
+                );
+                let n = buffers.len();
+                let kinds: Vec<BindKind> = match kind_word {
+                    _ if image
+                        || matches!(
+                            kind_word,
+                            "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic"
+                        ) =>
+                    {
                         w.expect("DESCRIPTOR_SET")?;
                         let set = w.num("DESCRIPTOR_SET")?;
                         w.expect("BINDING")?;
                         let binding = w.num("BINDING")?;
-                        let (mut offset, mut extra, mut range) = (0usize, 0usize, None);
+                        // Per element: OFFSET, DESCRIPTOR_OFFSET and
+                        // DESCRIPTOR_RANGE (one value each per buffer).
+                        let (mut offset, mut extra, mut range) =
+                            (vec![0usize; n], vec![0usize; n], vec![None; n]);
                         while let Some(x) = w.next() {
                             match x {
-                                "OFFSET" => offset = w.num("OFFSET")?,
-                                "DESCRIPTOR_OFFSET" => extra = w.num("DESCRIPTOR_OFFSET")?,
-                                "DESCRIPTOR_RANGE" => range = Some(w.num("DESCRIPTOR_RANGE")?),
+                                "OFFSET" | "DESCRIPTOR_OFFSET" | "DESCRIPTOR_RANGE" => {
+                                    for k in 0..n {
+                                        let v: usize = w.num(x)?;
+                                        match x {
+                                            "OFFSET" => offset[k] = v,
+                                            "DESCRIPTOR_OFFSET" => extra[k] = v,
+                                            _ => range[k] = Some(v),
+                                        }
+                                    }
+                                }
+                                "BASE_MIP_LEVEL" if image => {
+                                    let m: u32 = w.num("BASE_MIP_LEVEL")?;
+                                    if m != 0 {
+                                        return Err(
+                                            w.err("not supported: BASE_MIP_LEVEL other than 0")
+                                        );
+                                    }
+                                }
+                                "SAMPLER" if kind_word == "combined_image_sampler" => {
+                                    w.word("the sampler's name")?;
+                                }
                                 x => return Err(w.err(format!("not supported: BIND ... {x}"))),
                             }
                         }
-                        BindKind::Descriptor {
-                            set,
-                            binding,
-                            offset: offset.saturating_add(extra),
-                            range,
-                        }
+                        (0..n)
+                            .map(|k| BindKind::Descriptor {
+                                set,
+                                binding,
+                                offset: offset[k].saturating_add(extra[k]),
+                                range: range[k],
+                            })
+                            .collect()
                     }
-                    "push_constant" => {
+                    "push_constant" if !array => {
                         w.end()?;
-                        BindKind::PushConstant
+                        vec![BindKind::PushConstant]
                     }
                     "color" | "depth_stencil" => return Err(graphics(line, "BIND ... AS color")),
-                    k => return Err(w.err(format!("not supported: BIND BUFFER ... AS {k}"))),
+                    k => return Err(w.err(format!("not supported: BIND {what} ... AS {k}"))),
                 };
-                p.binds.push(Bind {
-                    buffer: buffer.into(),
-                    kind,
-                    line,
-                });
+                for (k, (buffer, kind)) in buffers.into_iter().zip(kinds).enumerate() {
+                    p.binds.push(Bind {
+                        buffer: buffer.into(),
+                        kind,
+                        line,
+                        index: k as u32,
+                        array,
+                        image,
+                    });
+                }
             }
             "FRAMEBUFFER_SIZE" | "VERTEX_DATA" | "INDEX_DATA" | "POLYGON_MODE" => {
                 return Err(graphics(line, "a graphics pipeline command"));
@@ -1022,8 +1114,21 @@ fn parse_expect(w: &mut Words, script: &Script, line: u32) -> Result<Command, Am
     let offset = w.num("IDX")?;
     let mut tolerance = Vec::new();
     let mut c = w.word("a comparison")?;
-    if c.parse::<f64>().is_ok() {
-        return Err(w.err("not supported: EXPECT on an image (IDX x y SIZE w h)"));
+    if let Ok(y) = c.parse::<u32>() {
+        // IDX x y SIZE w h EQ_RGBA r g b a
+        let x = u32::try_from(offset).map_err(|_| w.err("IDX x is too large"))?;
+        w.expect("SIZE")?;
+        let (sw, sh) = (w.num("SIZE width")?, w.num("SIZE height")?);
+        w.expect("EQ_RGBA")?;
+        let rgba = [w.num("r")?, w.num("g")?, w.num("b")?, w.num("a")?];
+        w.end()?;
+        find(w, buffer)?;
+        return Ok(Command::ExpectRgba {
+            buffer: buffer.into(),
+            rect: [x, y, sw, sh],
+            rgba,
+            line,
+        });
     }
     if c == "TOLERANCE" {
         loop {
@@ -1274,6 +1379,21 @@ impl Runner<'_> {
                 }
                 Ok(())
             }
+            Command::ExpectRgba {
+                buffer,
+                rect,
+                rgba,
+                line,
+            } => {
+                self.out.checked += 1;
+                let k = self.find(buffer, *line)?;
+                if let Some(e) =
+                    image::expect_rgba(&self.script.buffers[k], &self.bufs[k], *rect, *rgba, *line)
+                {
+                    self.out.failures.push(e);
+                }
+                Ok(())
+            }
             Command::ExpectBuffer { a, b, rmse, line } => {
                 self.out.checked += 1;
                 let (ka, kb) = (self.find(a, *line)?, self.find(b, *line)?);
@@ -1365,8 +1485,22 @@ impl Runner<'_> {
         let (ir, at) = &self.modules[&key];
         let mut map = Buffers::new();
         let mut aliases = BTreeMap::new();
+        let mut images = BTreeMap::new();
+        let mut arrays: BTreeMap<(u32, u32), Vec<(u32, u32)>> = BTreeMap::new();
         let mut push = None;
-        for b in &p.binds {
+        // The key of each binding's bytes in the map: (set, binding), or for
+        // a later element of an array of descriptors one no binding has.
+        let key_of = |i: usize| -> (u32, u32) {
+            match p.binds[i].kind {
+                BindKind::Descriptor { set, binding, .. } if p.binds[i].index == 0 => {
+                    (set, binding)
+                }
+                _ => (u32::MAX, i as u32),
+            }
+        };
+        // The bindings whose bytes go back to their buffer: (bind, key).
+        let mut owned = Vec::new();
+        for (i, b) in p.binds.iter().enumerate() {
             let k = self.find(&b.buffer, b.line)?;
             match b.kind {
                 BindKind::Descriptor {
@@ -1376,18 +1510,19 @@ impl Runner<'_> {
                     range,
                 } => {
                     // The same bytes bound again: an alias of the first binding.
-                    if let Some(first) = p.binds.iter().find(|x| {
-                        x.buffer == b.buffer
-                            && matches!(x.kind, BindKind::Descriptor { offset: o, range: r, .. } if o == offset && r == range)
-                    }) && let BindKind::Descriptor {
-                        set: s0,
-                        binding: b0,
-                        ..
-                    } = first.kind
-                        && (s0, b0) != (set, binding)
-                    {
-                        aliases.insert((set, binding), (s0, b0));
-                        continue;
+                    let first = p
+                        .binds
+                        .iter()
+                        .position(|x| {
+                            x.buffer == b.buffer
+                                && matches!(x.kind, BindKind::Descriptor { offset: o, range: r, .. } if o == offset && r == range)
+                        })
+                        .unwrap_or(i);
+                    let (key, target) = (key_of(i), key_of(first));
+                    if b.array {
+                        arrays.entry((set, binding)).or_default().push(target);
+                    } else if target != key {
+                        aliases.insert(key, target);
                     }
                     let end = range.map_or(self.bufs[k].len(), |r| offset.saturating_add(r));
                     let d = self.bufs[k].get(offset..end).ok_or_else(|| {
@@ -1399,7 +1534,16 @@ impl Runner<'_> {
                             ),
                         )
                     })?;
-                    map.insert((set, binding), d.to_vec());
+                    if b.image {
+                        images.insert(
+                            target,
+                            image::describe(&script.buffers[k], d.len(), b.line)?,
+                        );
+                    }
+                    if target == key {
+                        map.insert(key, d.to_vec());
+                        owned.push((i, key, offset));
+                    }
                 }
                 BindKind::PushConstant => push = Some(self.bufs[k].clone()),
             }
@@ -1411,17 +1555,13 @@ impl Runner<'_> {
             push_constants: push,
             subgroup_size: None,
             aliases,
+            images,
+            descriptor_arrays: arrays,
         };
         let r = interp::run(ir, &opts, &mut map);
-        for b in &p.binds {
-            if let BindKind::Descriptor {
-                set,
-                binding,
-                offset,
-                ..
-            } = b.kind
-                && let (Ok(k), Some(data)) =
-                    (self.find(&b.buffer, b.line), map.remove(&(set, binding)))
+        for (i, key, offset) in owned {
+            let b = &p.binds[i];
+            if let (Ok(k), Some(data)) = (self.find(&b.buffer, b.line), map.remove(&key))
                 && let Some(dst) = self.bufs[k].get_mut(offset..offset.saturating_add(data.len()))
                 && dst.len() == data.len()
                 // A buffer bound twice: only a copy the run changed goes back.

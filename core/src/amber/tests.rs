@@ -87,7 +87,10 @@ fn parses_the_subset() {
                 offset: 0,
                 range: None
             },
-            line: 46
+            line: 46,
+            index: 0,
+            array: false,
+            image: false,
         }]
     );
     assert_eq!(s.commands.len(), 4);

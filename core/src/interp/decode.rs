@@ -115,6 +115,8 @@ pub(super) struct Program<'a> {
     pub shared_init: Vec<Val>,
     pub builtins: Vec<BuiltIn>,
     pub bufs: Vec<BufKey>,
+    /// The images' descriptions, by `Loc::Image::img` (`None`: not given).
+    pub images: Vec<Option<super::image::Image>>,
 }
 
 /// The scalar kind of type `ty` (of its components, for a vector).
@@ -263,6 +265,7 @@ impl<'a> Program<'a> {
         let mut shared_init = Vec::new();
         let mut builtins = Vec::new();
         let mut bufs: Vec<BufKey> = Vec::new();
+        let mut images = Vec::new();
         let scn = grammar::storage_class::Input;
         let sc_name = |s: u32| -> String {
             match OperandKind::StorageClass.enumerant(s) {
@@ -280,7 +283,18 @@ impl<'a> Program<'a> {
                 bad_globals.push(false);
                 continue;
             };
+            let descriptor = match (v.set, v.binding) {
+                (Some(a), Some(b))
+                    if v.storage == grammar::storage_class::UniformConstant
+                        || v.storage == grammar::storage_class::StorageBuffer
+                        || v.storage == grammar::storage_class::Uniform =>
+                {
+                    super::image::descriptor_loc(ir, opts, pointee, (a, b), &mut bufs, &mut images)
+                }
+                _ => None,
+            };
             let loc = match v.storage {
+                _ if descriptor.is_some() => descriptor.unwrap_or(Loc::Sampler),
                 s if s == grammar::storage_class::Private || s == scn => {
                     let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
                     if s == scn && builtin.is_none() {
@@ -554,6 +568,7 @@ impl<'a> Program<'a> {
             shared_init,
             builtins,
             bufs,
+            images,
         })
     }
 }

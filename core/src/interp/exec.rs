@@ -3,7 +3,8 @@
 
 use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
 use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count, value_count, write_buf, zero,
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count,
+    value_count, write_buf, zero,
 };
 use super::{Buffers, Options, RunError, RunStats, unsupported};
 use crate::grammar::{built_in as bi, op};
@@ -46,7 +47,9 @@ impl State<'_> {
         if self.used > MAX_RUN_VALUES {
             return Err(RunError::new(
                 inst,
-                format!("not supported: the run needs more than {MAX_RUN_VALUES} values of memory at once (Private, Function and Workgroup variables of all the workgroup's invocations)"),
+                format!(
+                    "not supported: the run needs more than {MAX_RUN_VALUES} values of memory at once (Private, Function and Workgroup variables of all the workgroup's invocations)"
+                ),
             ));
         }
         Ok(())
@@ -132,8 +135,16 @@ fn run_grid(
         bufs,
         used: 0,
     };
-    let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
-    let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
+    let private_values = prog
+        .private_init
+        .iter()
+        .map(val_count)
+        .fold(0u64, u64::saturating_add);
+    let shared_values = prog
+        .shared_init
+        .iter()
+        .map(val_count)
+        .fold(0u64, u64::saturating_add);
     for wz in 0..nz {
         for wy in 0..ny {
             for wx in 0..nx {
@@ -338,7 +349,7 @@ fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
 /// What an operand that names no value reads as (only in invalid modules).
 static NO_VAL: Val = Val::S(0);
 
-fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
+pub(super) fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
     let v = if s & G != 0 {
         prog.globals.get((s & !G) as usize)
     } else {
@@ -690,6 +701,8 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
                 .map_err(|e| mem_err(prog, inst, *buf, e))
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+        // A descriptor loads as a handle: the pointer itself.
+        Loc::Image { .. } | Loc::Sampler | Loc::Descs(_) => Ok(Val::P(Box::new(p.clone()))),
     }
 }
 
@@ -727,6 +740,10 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result
                 .map_err(|e| mem_err(prog, inst, *buf, e))
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+        Loc::Image { .. } | Loc::Sampler | Loc::Descs(_) => Err(RunError::new(
+            Some(inst.idx),
+            String::from("a store to an image or sampler descriptor"),
+        )),
     }
 }
 
@@ -1412,6 +1429,22 @@ fn exec(
             };
             store(prog, st, inst, &p, Val::S(mask(new, w)))?;
             Val::S(old)
+        }
+        op::OpSampledImage
+        | op::OpImage
+        | op::OpImageRead
+        | op::OpImageFetch
+        | op::OpImageWrite
+        | op::OpImageQuerySize
+        | op::OpImageQuerySizeLod
+        | op::OpImageQueryLevels
+        | op::OpImageQuerySamples
+        | op::OpImageTexelPointer => {
+            let regs = &fr.regs;
+            match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s).clone())? {
+                Some(v) => v,
+                None => return Ok(Flow::Next),
+            }
         }
         op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
         op::OpUndef => zero(prog.ir, inst.ty),

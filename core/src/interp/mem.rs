@@ -42,6 +42,13 @@ pub(super) enum Loc {
     },
     /// Memory the interpreter does not hold (the reason).
     Unsupported(String),
+    /// An image descriptor: its bytes are buffer `buf`, its description
+    /// `Program::images[img]` (see `image.rs`).
+    Image { buf: u32, img: u32 },
+    /// A sampler descriptor.
+    Sampler,
+    /// An array of descriptors, by element.
+    Descs(Vec<Loc>),
 }
 
 /// A memory error: an access past the end of a buffer (offset, size), or a
@@ -94,7 +101,9 @@ fn count_at(ir: &Ir, ty: u32, depth: u32) -> u64 {
         Type::Vector { count, .. } => (*count as u64).max(1),
         Type::Matrix { column, columns } => count(*column).saturating_mul(*columns as u64),
         Type::Array { element, len, .. } => count(*element).saturating_mul(len.unwrap_or(0)),
-        Type::Struct { members } => members.iter().fold(0u64, |a, m| a.saturating_add(count(m.ty))),
+        Type::Struct { members } => members
+            .iter()
+            .fold(0u64, |a, m| a.saturating_add(count(m.ty))),
         _ => 1,
     }
 }
@@ -344,6 +353,24 @@ fn write_at(
 pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, String> {
     let t = ir.ty(ty).ok_or_else(|| format!("%{ty} is not a type"))?;
     let oob = |n: u64| format!("index {i} is out of bounds of a composite of {n} elements");
+    if let Loc::Descs(items) = loc {
+        let next = match &t.ty {
+            Type::Array { element, .. } | Type::RuntimeArray { element } => *element,
+            _ => {
+                return Err(format!(
+                    "an access chain indexes into %{ty}, which is not an array"
+                ));
+            }
+        };
+        let l = items.get(i as usize).cloned().ok_or_else(|| {
+            format!(
+                "index {i} is out of bounds of an array of {} descriptors",
+                items.len()
+            )
+        })?;
+        *loc = l;
+        return Ok(next);
+    }
     let (next, len) = match &t.ty {
         Type::Vector { component, count } => (*component, Some(*count as u64)),
         Type::Matrix { column, columns } => (*column, Some(*columns as u64)),
@@ -427,6 +454,11 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
             _ => {}
         },
         Loc::Unsupported(_) => {}
+        Loc::Image { .. } | Loc::Sampler | Loc::Descs(_) => {
+            return Err(String::from(
+                "an access chain indexes into an image or sampler",
+            ));
+        }
     }
     Ok(next)
 }

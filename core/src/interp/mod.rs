@@ -24,6 +24,7 @@ mod decode;
 mod exec;
 mod glsl;
 mod group;
+pub mod image;
 mod mem;
 #[cfg(test)]
 mod tests;
@@ -59,6 +60,15 @@ pub struct Options {
     /// Bindings that share the memory of another: (set, binding) -> the
     /// (set, binding) whose buffer in [`Buffers`] they read and write.
     pub aliases: BTreeMap<(u32, u32), (u32, u32)>,
+    /// The images and texel buffers: the key of their bytes in [`Buffers`]
+    /// -> format, size and samples (see [`image`]). A texel buffer without
+    /// one takes its format from the shader and its size from its bytes.
+    pub images: BTreeMap<(u32, u32), image::Image>,
+    /// Arrays of descriptors (a variable whose type is an array of Block
+    /// structs, images or samplers): (set, binding) -> the key in
+    /// [`Buffers`] of each element's bytes. Without an entry, the array has
+    /// one element, the buffer at (set, binding).
+    pub descriptor_arrays: BTreeMap<(u32, u32), Vec<(u32, u32)>>,
 }
 
 impl Default for Options {
@@ -70,6 +80,8 @@ impl Default for Options {
             push_constants: None,
             subgroup_size: None,
             aliases: BTreeMap::new(),
+            images: BTreeMap::new(),
+            descriptor_arrays: BTreeMap::new(),
         }
     }
 }

@@ -1,0 +1,752 @@
+//! Images, texel buffers, samplers and arrays of descriptors.
+//!
+//! An image (or texel buffer) is bytes in [`Buffers`](super::Buffers), as
+//! any buffer, described by an [`Image`] in [`Options::images`]: its Vulkan
+//! format, its size and its sample count. Texels lie x fastest, then y, then
+//! z (or the array layer), then the sample: texel (x, y, z) of sample s is at
+//! `((s * depth + z) * height + y) * width + x` times the texel's size, so
+//! sample 0 is the image as Amber lays out a single-sample image. One mip
+//! level.
+//!
+//! Reads convert each component by the Vulkan rules (UNORM c / (2^b - 1),
+//! SNORM max(c / (2^(b-1) - 1), -1), the unsigned 10- and 11-bit floats, IEEE
+//! floats, integers sign- or zero-extended) and fill the missing ones with
+//! (0, 0, 0, 1); writes convert back (floats to UNORM and SNORM clamped and
+//! rounded to nearest even, negative values to 0 in an unsigned float,
+//! integers truncated to the component's width).
+//!
+//! Out-of-range coordinates and sample indices: the Vulkan specification's
+//! "Texel Output Validation" says that a write to a texel that fails
+//! integer texel coordinate validation (a coordinate outside the image, a
+//! sample index not below the sample count) has no effect, so a write there
+//! is dropped, as the corpus's `invalidsampleindex` tests expect. A read of
+//! such a texel returns an undefined value unless the device has robust image
+//! access, and an atomic on one is undefined too: both are errors here, never
+//! a made-up value.
+//!
+//! A variable whose type is an array of Block structs, of images or of
+//! samplers is an array of descriptors: [`Options::descriptor_arrays`] names
+//! the buffer of each element (element 0 defaults to the (set, binding)
+//! itself).
+
+use super::decode::{BufKey, Inst, K, Program, scalar_kind};
+use super::exec::{f64_to_half, fget, fput, half_to_f64};
+use super::mem::{Loc, Ptr, Val, mask, sext};
+use super::{Options, RunError, op_name, unsupported};
+use crate::grammar::{self, OperandKind, op};
+use crate::ir::{Ir, Type};
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// How a format's components hold numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumKind {
+    Unorm,
+    Snorm,
+    Uint,
+    Sint,
+    Sfloat,
+    Ufloat,
+}
+
+/// A Vulkan texel format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub kind: NumKind,
+    /// The components from the texel's lowest bit up: (channel: 0 R, 1 G,
+    /// 2 B, 3 A; width in bits).
+    pub comps: Vec<(u8, u8)>,
+}
+
+impl Format {
+    /// A Vulkan format by name: `R8G8B8A8_UNORM`, `R32_SINT`,
+    /// `B10G11R11_UFLOAT_PACK32`, ... (R, G, B and A components; UNORM,
+    /// SNORM, UINT, SINT, SFLOAT and UFLOAT).
+    pub fn parse(name: &str) -> Option<Format> {
+        let (chans, rest) = name.split_once('_')?;
+        let (kind, packed) = match rest.split_once('_') {
+            Some((k, p)) if p.starts_with("PACK") => (k, true),
+            Some(_) => return None,
+            None => (rest, false),
+        };
+        let kind = match kind {
+            "UNORM" => NumKind::Unorm,
+            "SNORM" => NumKind::Snorm,
+            "UINT" => NumKind::Uint,
+            "SINT" => NumKind::Sint,
+            "SFLOAT" => NumKind::Sfloat,
+            "UFLOAT" => NumKind::Ufloat,
+            _ => return None,
+        };
+        let mut comps = Vec::new();
+        let mut s = chans;
+        while let Some(c) = s.chars().next() {
+            let ch = "RGBA".find(c)? as u8;
+            s = &s[1..];
+            let n = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            let bits: u8 = s[..n].parse().ok()?;
+            if bits == 0 || bits > 64 {
+                return None;
+            }
+            s = &s[n..];
+            comps.push((ch, bits));
+        }
+        if comps.is_empty() {
+            return None;
+        }
+        // A packed format names its components from the most significant
+        // bit down; the others lie in memory in the name's order.
+        if packed {
+            comps.reverse();
+        } else if comps.iter().any(|c| c.1 % 8 != 0) {
+            return None;
+        }
+        let f = Format { kind, comps };
+        let ok = f.comps.iter().all(|&(_, b)| match kind {
+            NumKind::Sfloat => matches!(b, 16 | 32 | 64),
+            NumKind::Ufloat => matches!(b, 10 | 11),
+            _ => true,
+        });
+        (ok && f.bits() % 8 == 0).then_some(f)
+    }
+
+    /// The format an OpTypeImage's Image Format operand names, or `None`
+    /// (Unknown, or one the interpreter does not know).
+    pub fn from_spirv(f: u32) -> Option<Format> {
+        let e = OperandKind::ImageFormat.enumerant(f)?.name;
+        let name = match e {
+            "R11fG11fB10f" => String::from("B10G11R11_UFLOAT_PACK32"),
+            "Rgb10A2" => String::from("A2B10G10R10_UNORM_PACK32"),
+            "Rgb10a2ui" => String::from("A2B10G10R10_UINT_PACK32"),
+            _ => {
+                let lower = e.to_ascii_lowercase();
+                let chans = ["rgba", "rg", "r"]
+                    .into_iter()
+                    .find(|c| lower.starts_with(c))?;
+                let rest = &lower[chans.len()..];
+                let n = rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len());
+                let bits = &rest[..n];
+                let kind = match &rest[n..] {
+                    "f" => "SFLOAT",
+                    "i" => "SINT",
+                    "ui" => "UINT",
+                    "" => "UNORM",
+                    "snorm" => "SNORM",
+                    _ => return None,
+                };
+                let mut s = String::new();
+                for c in chans.chars() {
+                    s.push(c.to_ascii_uppercase());
+                    s.push_str(bits);
+                }
+                format!("{s}_{kind}")
+            }
+        };
+        Format::parse(&name)
+    }
+
+    fn bits(&self) -> u32 {
+        self.comps.iter().map(|c| c.1 as u32).sum()
+    }
+
+    /// The size of a texel in bytes.
+    pub fn texel_bytes(&self) -> usize {
+        self.bits() as usize / 8
+    }
+
+    fn is_int(&self) -> bool {
+        matches!(self.kind, NumKind::Uint | NumKind::Sint)
+    }
+}
+
+/// An image bound to a descriptor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub format: Format,
+    /// Width, height and depth (or array layers); for a texel buffer, 0 as
+    /// the width: as many texels as its bytes hold.
+    pub size: [u32; 3],
+    pub samples: u32,
+}
+
+/// A component as the shader sees it: a float, or an integer's bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Comp {
+    F(f64),
+    I(u64),
+}
+
+fn get_bits(bytes: &[u8], off: u32, n: u32) -> u64 {
+    let mut v: u128 = 0;
+    let first = (off / 8) as usize;
+    let last = ((off + n).div_ceil(8)) as usize;
+    for (k, b) in bytes[first..last].iter().enumerate() {
+        v |= (*b as u128) << (8 * k);
+    }
+    (v >> (off % 8)) as u64 & mask(u64::MAX, n)
+}
+
+fn put_bits(bytes: &mut [u8], off: u32, n: u32, x: u64) {
+    for k in 0..n {
+        let bit = off + k;
+        let b = &mut bytes[(bit / 8) as usize];
+        if (x >> k) & 1 != 0 {
+            *b |= 1 << (bit % 8);
+        } else {
+            *b &= !(1 << (bit % 8));
+        }
+    }
+}
+
+/// An unsigned float of `bits` (10 or 11: 5 exponent bits, bias 15) to f64.
+pub(crate) fn ufloat_get(v: u64, bits: u32) -> f64 {
+    let m_bits = bits - 5;
+    let (e, m) = ((v >> m_bits) as i32, (v & ((1 << m_bits) - 1)) as f64);
+    let scale = (1u64 << m_bits) as f64;
+    match e {
+        0 => m / scale * libm::exp2(-14.0),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + m / scale) * libm::exp2((e - 15) as f64),
+    }
+}
+
+/// An f64 to an unsigned float of `bits`, rounded to nearest even; negative
+/// values (and -0) become 0, NaN a NaN, values past the largest finite one
+/// infinity.
+pub(crate) fn ufloat_put(x: f64, bits: u32) -> u64 {
+    let m_bits = bits - 5;
+    let inf = 31u64 << m_bits;
+    if x.is_nan() {
+        return inf | 1;
+    }
+    if x <= 0.0 {
+        return 0;
+    }
+    if x.is_infinite() {
+        return inf;
+    }
+    let (_, k) = libm::frexp(x);
+    let e = k - 1; // x = 1.f * 2^e
+    let v = if e < -14 {
+        libm::rint(x * libm::exp2((14 + m_bits as i32) as f64)) as u64
+    } else {
+        let m = libm::rint((x / libm::exp2(e as f64) - 1.0) * (1u64 << m_bits) as f64) as u64;
+        (((e + 15) as u64) << m_bits) + m
+    };
+    v.min(inf)
+}
+
+/// Component `bits` of kind `kind` to the shader's value.
+pub(crate) fn decode(kind: NumKind, v: u64, bits: u32) -> Comp {
+    let b = bits;
+    match kind {
+        NumKind::Unorm => Comp::F(v as f64 / (mask(u64::MAX, b) as f64)),
+        NumKind::Snorm => Comp::F((sext(v, b) as f64 / mask(u64::MAX, b - 1) as f64).max(-1.0)),
+        NumKind::Uint => Comp::I(v),
+        NumKind::Sint => Comp::I(sext(v, b) as u64),
+        NumKind::Sfloat => Comp::F(match b {
+            16 => half_to_f64(v as u16),
+            32 => f32::from_bits(v as u32) as f64,
+            _ => f64::from_bits(v),
+        }),
+        NumKind::Ufloat => Comp::F(ufloat_get(v, b)),
+    }
+}
+
+/// The shader's value to component bits of kind `kind`.
+pub(crate) fn encode(kind: NumKind, c: Comp, bits: u32) -> u64 {
+    let b = bits;
+    let f = match c {
+        Comp::F(f) => f,
+        Comp::I(i) => return mask(i, b),
+    };
+    match kind {
+        NumKind::Unorm => {
+            let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+            libm::rint(f * mask(u64::MAX, b) as f64) as u64
+        }
+        NumKind::Snorm => {
+            let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
+            mask(
+                libm::rint(f * mask(u64::MAX, b - 1) as f64) as i64 as u64,
+                b,
+            )
+        }
+        NumKind::Sfloat => match b {
+            16 => f64_to_half(f) as u64,
+            32 => (f as f32).to_bits() as u64,
+            _ => f.to_bits(),
+        },
+        NumKind::Ufloat => ufloat_put(f, b),
+        NumKind::Uint | NumKind::Sint => mask(f as i64 as u64, b),
+    }
+}
+
+/// The four channels (R, G, B, A) of the texel at the start of `bytes`.
+pub(crate) fn read_texel(f: &Format, bytes: &[u8]) -> [Comp; 4] {
+    let (zero, one) = if f.is_int() {
+        (Comp::I(0), Comp::I(1))
+    } else {
+        (Comp::F(0.0), Comp::F(1.0))
+    };
+    let mut out = [zero, zero, zero, one];
+    let mut off = 0;
+    for &(ch, b) in &f.comps {
+        out[ch as usize] = decode(f.kind, get_bits(bytes, off, b as u32), b as u32);
+        off += b as u32;
+    }
+    out
+}
+
+/// Write the channels `c` to the texel at the start of `bytes`.
+pub(crate) fn write_texel(f: &Format, bytes: &mut [u8], c: &[Comp; 4]) {
+    let mut off = 0;
+    for &(ch, b) in &f.comps {
+        put_bits(
+            bytes,
+            off,
+            b as u32,
+            encode(f.kind, c[ch as usize], b as u32),
+        );
+        off += b as u32;
+    }
+}
+
+/// An array of descriptors, an image or a sampler: the location of variable
+/// (`pointee`, `set`, `binding`), or `None` when it is none of these.
+pub(super) fn descriptor_loc(
+    ir: &Ir,
+    opts: &Options,
+    pointee: u32,
+    key: (u32, u32),
+    bufs: &mut Vec<BufKey>,
+    images: &mut Vec<Option<Image>>,
+) -> Option<Loc> {
+    let t = &ir.ty(pointee)?.ty;
+    let elem = match t {
+        Type::Array { element, .. } | Type::RuntimeArray { element } => Some(*element),
+        _ => None,
+    };
+    let is_desc = |ty: u32| match ir.ty(ty) {
+        Some(d) => {
+            matches!(
+                d.ty,
+                Type::Image { .. } | Type::SampledImage { .. } | Type::Sampler
+            ) || d.block.is_some()
+        }
+        None => false,
+    };
+    let mut one = |ty: u32, key: (u32, u32)| -> Loc {
+        let k = BufKey::Binding(key.0, key.1);
+        let buf = match bufs.iter().position(|b| *b == k) {
+            Some(i) => i,
+            None => {
+                bufs.push(k);
+                bufs.len() - 1
+            }
+        } as u32;
+        let image_ty = match ir.ty(ty).map(|d| &d.ty) {
+            Some(Type::SampledImage { image }) => Some(*image),
+            Some(Type::Image { .. }) => Some(ty),
+            Some(Type::Sampler) => return Loc::Sampler,
+            _ => None,
+        };
+        match image_ty {
+            None => Loc::Buf {
+                buf,
+                off: 0,
+                vstride: 0,
+                mat: None,
+            },
+            Some(it) => {
+                let desc = opts.images.get(&key).cloned().or_else(|| {
+                    // No description: the shader's format; a texel buffer's
+                    // size from its bytes.
+                    match ir.ty(it).map(|d| &d.ty) {
+                        Some(Type::Image { dim, format, .. }) if *dim == grammar::dim::Buffer => {
+                            Format::from_spirv(*format).map(|format| Image {
+                                format,
+                                size: [0, 1, 1],
+                                samples: 1,
+                            })
+                        }
+                        _ => None,
+                    }
+                });
+                images.push(desc);
+                Loc::Image {
+                    buf,
+                    img: images.len() as u32 - 1,
+                }
+            }
+        }
+    };
+    match elem {
+        Some(e) if is_desc(e) => {
+            let keys = match opts.descriptor_arrays.get(&key) {
+                Some(ks) => ks.clone(),
+                None => vec![key],
+            };
+            Some(Loc::Descs(keys.into_iter().map(|k| one(e, k)).collect()))
+        }
+        None if matches!(
+            t,
+            Type::Image { .. } | Type::SampledImage { .. } | Type::Sampler
+        ) =>
+        {
+            let k = opts.aliases.get(&key).copied().unwrap_or(key);
+            Some(one(pointee, k))
+        }
+        _ => None,
+    }
+}
+
+fn err(inst: &Inst, m: String) -> RunError {
+    RunError::new(Some(inst.idx), m)
+}
+
+fn ints(v: &Val) -> Vec<u64> {
+    match v {
+        Val::S(x) => vec![*x],
+        Val::C(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Val::S(s) => *s,
+                _ => 0,
+            })
+            .collect(),
+        Val::P(_) => Vec::new(),
+    }
+}
+
+/// The image a handle names: (buffer index, description).
+fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Image), RunError> {
+    let Val::P(p) = v else {
+        return Err(err(inst, String::from("an image was expected")));
+    };
+    match &p.loc {
+        Loc::Image { buf, img } => match prog.images.get(*img as usize) {
+            Some(Some(i)) => Ok((*buf, i)),
+            _ => {
+                let which = match prog.bufs.get(*buf as usize) {
+                    Some(BufKey::Binding(s, b)) => format!(" at set {s}, binding {b}"),
+                    _ => String::new(),
+                };
+                Err(err(
+                    inst,
+                    format!(
+                        "not supported: an image{which} without a format and size (give them in the run's options)"
+                    ),
+                ))
+            }
+        },
+        _ => Err(err(inst, String::from("an image was expected"))),
+    }
+}
+
+/// The image's size, a texel buffer's width from its bytes.
+fn dims(img: &Image, len: usize) -> [u32; 3] {
+    let mut s = img.size;
+    if s[0] == 0 {
+        s[0] = (len / img.format.texel_bytes().max(1)) as u32;
+    }
+    s
+}
+
+/// The byte offset of texel `coord` of sample `sample`, or `None` when the
+/// texel is outside the image.
+fn texel_at(img: &Image, len: usize, coord: &[u64], w: u32, sample: u64) -> Option<usize> {
+    let s = dims(img, len);
+    let mut c = [0u64; 3];
+    for (k, x) in coord.iter().take(3).enumerate() {
+        let v = sext(*x, w);
+        if v < 0 || v as u64 >= s[k] as u64 {
+            return None;
+        }
+        c[k] = v as u64;
+    }
+    let smp = sext(sample, 32);
+    if smp < 0 || smp as u64 >= img.samples.max(1) as u64 {
+        return None;
+    }
+    let t = ((smp as u64 * s[2] as u64 + c[2]) * s[1] as u64 + c[1]) * s[0] as u64 + c[0];
+    let off = t.checked_mul(img.format.texel_bytes() as u64)?;
+    (off + img.format.texel_bytes() as u64 <= len as u64).then_some(off as usize)
+}
+
+/// The Sample image operand, if any: `ops` is the operands after the mask.
+fn image_operand(mask_bits: u32, ops: &[u32], want: u32) -> Option<u32> {
+    use grammar::image_operands as io;
+    let order = [
+        (io::Bias, 1),
+        (io::Lod, 1),
+        (io::Grad, 2),
+        (io::ConstOffset, 1),
+        (io::Offset, 1),
+        (io::ConstOffsets, 1),
+        (io::Sample, 1),
+        (io::MinLod, 1),
+        (io::MakeTexelAvailable, 1),
+        (io::MakeTexelVisible, 1),
+        (io::Offsets, 1),
+    ];
+    let mut at = 0usize;
+    for (bit, n) in order {
+        if mask_bits & bit != 0 {
+            if bit == want {
+                return ops.get(at).copied();
+            }
+            at += n;
+        }
+    }
+    None
+}
+
+/// The scalar kind of the id at operand word `k` of the instruction (after the opcode word).
+fn operand_kind(prog: &Program, inst: &Inst, k: usize) -> super::decode::Sk {
+    prog.ir
+        .words(inst.idx as usize)
+        .get(k)
+        .and_then(|id| prog.ir.type_of(*id))
+        .map_or(super::decode::OTHER, |t| scalar_kind(prog.ir, t))
+}
+
+/// The image instructions: the result, or `None` for none (OpImageWrite).
+pub(super) fn exec(
+    prog: &Program,
+    bufs: &mut [Option<Vec<u8>>],
+    inst: &Inst,
+    args: &[u32],
+    get: &dyn Fn(u32) -> Val,
+) -> Result<Option<Val>, RunError> {
+    let arg = |k: usize| -> Result<Val, RunError> {
+        args.get(k)
+            .map(|a| get(*a))
+            .ok_or_else(|| err(inst, String::from("an operand is missing")))
+    };
+    let o = inst.op;
+    let bytes_of = |bufs: &[Option<Vec<u8>>], buf: u32| -> Result<usize, RunError> {
+        bufs.get(buf as usize)
+            .and_then(|b| b.as_ref())
+            .map(|b| b.len())
+            .ok_or_else(|| err(inst, String::from("no image is bound to the descriptor")))
+    };
+    match o {
+        op::OpSampledImage | op::OpImage => Ok(Some(arg(0)?)),
+        op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
+            let (buf, img) = image_of(prog, inst, &arg(0)?)?;
+            let coord = ints(&arg(1)?);
+            let cw = operand_kind(prog, inst, if o == op::OpImageWrite { 1 } else { 3 }).w;
+            let first_op = if o == op::OpImageWrite { 3 } else { 2 };
+            let sample = match args.get(first_op) {
+                Some(&m) => {
+                    match image_operand(m, &args[first_op + 1..], grammar::image_operands::Sample) {
+                        Some(s) => ints(&get(s)).first().copied().unwrap_or(0),
+                        None => 0,
+                    }
+                }
+                None => 0,
+            };
+            if let Some(&m) = args.get(first_op)
+                && m & grammar::image_operands::Lod != 0
+                && let Some(l) =
+                    image_operand(m, &args[first_op + 1..], grammar::image_operands::Lod)
+                && ints(&get(l)).first().copied().unwrap_or(0) != 0
+            {
+                return Err(err(
+                    inst,
+                    String::from(
+                        "not supported: a level of detail other than 0 (images have one level)",
+                    ),
+                ));
+            }
+            let len = bytes_of(bufs, buf)?;
+            let at = texel_at(img, len, &coord, cw, sample);
+            let tb = img.format.texel_bytes();
+            if o == op::OpImageWrite {
+                // A write to an invalid texel has no effect (Texel Output
+                // Validation).
+                let Some(at) = at else { return Ok(None) };
+                let texel = arg(2)?;
+                let tk = operand_kind(prog, inst, 2);
+                let vals = ints(&texel);
+                if (tk.k == K::F) == img.format.is_int() {
+                    return Err(err(
+                        inst,
+                        format!(
+                            "the texel written is {} but the image's format holds {}",
+                            if tk.k == K::F {
+                                "a float vector"
+                            } else {
+                                "an integer vector"
+                            },
+                            if img.format.is_int() {
+                                "integers"
+                            } else {
+                                "floats"
+                            }
+                        ),
+                    ));
+                }
+                let mut c = [Comp::I(0); 4];
+                for (k, slot) in c.iter_mut().enumerate() {
+                    let v = vals.get(k).copied().unwrap_or(0);
+                    *slot = if tk.k == K::F {
+                        Comp::F(fget(v, tk.w))
+                    } else if tk.k == K::S {
+                        Comp::I(sext(v, tk.w) as u64)
+                    } else {
+                        Comp::I(v)
+                    };
+                }
+                let b = bufs[buf as usize]
+                    .as_mut()
+                    .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+                write_texel(&img.format, &mut b[at..at + tb], &c);
+                return Ok(None);
+            }
+            let Some(at) = at else {
+                return Err(err(
+                    inst,
+                    format!(
+                        "{} of a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
+                        op_name(o),
+                        coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                        sext(sample, 32)
+                    ),
+                ));
+            };
+            let b = bufs[buf as usize]
+                .as_ref()
+                .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+            let c = read_texel(&img.format, &b[at..at + tb]);
+            Ok(Some(to_val(prog, inst, &c, img)?))
+        }
+        op::OpImageQuerySize | op::OpImageQuerySizeLod => {
+            let (buf, img) = image_of(prog, inst, &arg(0)?)?;
+            if o == op::OpImageQuerySizeLod && ints(&arg(1)?).first().copied().unwrap_or(0) != 0 {
+                return Err(err(
+                    inst,
+                    String::from(
+                        "OpImageQuerySizeLod of a level the image does not have (it has one)",
+                    ),
+                ));
+            }
+            let s = dims(img, bytes_of(bufs, buf)?);
+            let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { count, .. }) => *count as usize,
+                _ => 1,
+            };
+            let v: Vec<Val> = s
+                .iter()
+                .take(n)
+                .map(|x| Val::S(mask(*x as u64, inst.sk.w)))
+                .collect();
+            Ok(Some(if n == 1 { v[0].clone() } else { Val::C(v) }))
+        }
+        op::OpImageQueryLevels => {
+            image_of(prog, inst, &arg(0)?)?;
+            Ok(Some(Val::S(1)))
+        }
+        op::OpImageQuerySamples => {
+            let (_, img) = image_of(prog, inst, &arg(0)?)?;
+            Ok(Some(Val::S(img.samples.max(1) as u64)))
+        }
+        op::OpImageTexelPointer => {
+            let Val::P(p) = arg(0)? else {
+                return Err(err(
+                    inst,
+                    String::from("OpImageTexelPointer needs a pointer to an image"),
+                ));
+            };
+            let handle = Val::P(p.clone());
+            let (buf, img) = image_of(prog, inst, &handle)?;
+            let coord = ints(&arg(1)?);
+            let cw = operand_kind(prog, inst, 3).w;
+            let sample = ints(&arg(2)?).first().copied().unwrap_or(0);
+            let pointee = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Pointer {
+                    pointee: Some(p), ..
+                }) => *p,
+                _ => {
+                    return Err(err(
+                        inst,
+                        String::from("OpImageTexelPointer's result is not a typed pointer"),
+                    ));
+                }
+            };
+            let sb = scalar_kind(prog.ir, pointee).w as usize / 8;
+            if !img.format.is_int() || img.format.comps.len() != 1 || img.format.texel_bytes() != sb
+            {
+                return Err(err(
+                    inst,
+                    String::from(
+                        "not supported: OpImageTexelPointer on an image whose format is not one 32- or 64-bit integer of the pointer's width",
+                    ),
+                ));
+            }
+            let len = bytes_of(bufs, buf)?;
+            let at = texel_at(img, len, &coord, cw, sample).ok_or_else(|| {
+                err(inst, format!(
+                    "OpImageTexelPointer to a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
+                    coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                    sext(sample, 32)
+                ))
+            })?;
+            Ok(Some(Val::P(Box::new(Ptr {
+                ty: pointee,
+                loc: Loc::Buf {
+                    buf,
+                    off: at as u64,
+                    vstride: 0,
+                    mat: None,
+                },
+            }))))
+        }
+        _ => Err(err(inst, unsupported(o))),
+    }
+}
+
+/// The channels as the instruction's result type.
+fn to_val(prog: &Program, inst: &Inst, c: &[Comp; 4], img: &Image) -> Result<Val, RunError> {
+    let sk = inst.sk;
+    if (sk.k == K::F) == img.format.is_int() {
+        return Err(err(
+            inst,
+            format!(
+                "the result is {} but the image's format holds {}",
+                if sk.k == K::F {
+                    "a float vector"
+                } else {
+                    "an integer vector"
+                },
+                if img.format.is_int() {
+                    "integers"
+                } else {
+                    "floats"
+                }
+            ),
+        ));
+    }
+    let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+        Some(Type::Vector { count, .. }) => *count as usize,
+        _ => 1,
+    };
+    let v: Vec<Val> = c
+        .iter()
+        .take(n)
+        .map(|x| {
+            Val::S(match *x {
+                Comp::F(f) => fput(f, sk.w),
+                Comp::I(i) => mask(i, sk.w),
+            })
+        })
+        .collect();
+    Ok(if n == 1 { v[0].clone() } else { Val::C(v) })
+}
