@@ -750,3 +750,256 @@ fn to_val(prog: &Program, inst: &Inst, c: &[Comp; 4], img: &Image) -> Result<Val
         .collect();
     Ok(if n == 1 { v[0].clone() } else { Val::C(v) })
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected values worked out by hand from the Vulkan conversion rules
+    //! (Fixed-Point Data Conversion, Unsigned 11- and 10-bit floats) and the
+    //! SPIR-V image instructions' definitions.
+    use super::*;
+    use crate::interp::{Buffers, Options, run};
+    use crate::ir::Ir;
+    use crate::text::asm::{AsmOptions, assemble};
+    use alloc::collections::BTreeMap;
+
+    #[test]
+    fn formats_parse() {
+        let f = Format::parse("R8G8B8A8_UNORM").unwrap();
+        assert_eq!(f.kind, NumKind::Unorm);
+        assert_eq!(f.comps, vec![(0, 8), (1, 8), (2, 8), (3, 8)]);
+        assert_eq!(f.texel_bytes(), 4);
+        // Packed: named from the top bit down, so R is at the bottom.
+        let f = Format::parse("B10G11R11_UFLOAT_PACK32").unwrap();
+        assert_eq!(f.comps, vec![(0, 11), (1, 11), (2, 10)]);
+        assert_eq!(Format::parse("R64_SINT").unwrap().texel_bytes(), 8);
+        assert_eq!(Format::parse("R8G8B8A8_SRGB"), None);
+        assert_eq!(Format::parse("R12_UINT"), None);
+        use crate::grammar::image_format as f;
+        assert_eq!(
+            Format::from_spirv(f::Rgba8),
+            Format::parse("R8G8B8A8_UNORM")
+        );
+        assert_eq!(
+            Format::from_spirv(f::R11fG11fB10f),
+            Format::parse("B10G11R11_UFLOAT_PACK32")
+        );
+        assert_eq!(Format::from_spirv(f::R64i), Format::parse("R64_SINT"));
+        assert_eq!(
+            Format::from_spirv(f::Rgba32ui),
+            Format::parse("R32G32B32A32_UINT")
+        );
+        assert_eq!(Format::from_spirv(f::Unknown), None);
+    }
+
+    #[test]
+    fn normalized_conversions() {
+        // UNORM: c / (2^b - 1); back: round(f * (2^b - 1)), clamped to [0, 1].
+        assert_eq!(decode(NumKind::Unorm, 255, 8), Comp::F(1.0));
+        assert_eq!(decode(NumKind::Unorm, 51, 8), Comp::F(0.2));
+        assert_eq!(encode(NumKind::Unorm, Comp::F(0.2), 8), 51);
+        assert_eq!(encode(NumKind::Unorm, Comp::F(0.5), 8), 128); // 127.5, to even
+        assert_eq!(encode(NumKind::Unorm, Comp::F(1.5), 8), 255);
+        assert_eq!(encode(NumKind::Unorm, Comp::F(-0.2), 8), 0);
+        // SNORM: max(c / (2^(b-1) - 1), -1).
+        assert_eq!(decode(NumKind::Snorm, 0x81, 8), Comp::F(-1.0));
+        assert_eq!(decode(NumKind::Snorm, 0x80, 8), Comp::F(-1.0));
+        assert_eq!(decode(NumKind::Snorm, 127, 8), Comp::F(1.0));
+        assert_eq!(encode(NumKind::Snorm, Comp::F(-1.0), 8), 0x81);
+        assert_eq!(encode(NumKind::Snorm, Comp::F(0.5), 8), 64); // 63.5, to even
+        assert_eq!(encode(NumKind::Snorm, Comp::F(-3.0), 16), 0x8001);
+        // Integers: sign-extended on read, truncated on write.
+        assert_eq!(decode(NumKind::Sint, 0xff, 8), Comp::I(u64::MAX));
+        assert_eq!(encode(NumKind::Sint, Comp::I(u64::MAX), 8), 0xff);
+    }
+
+    #[test]
+    fn unsigned_float_conversions() {
+        // 11 bits: 5 exponent bits (bias 15), 6 mantissa bits.
+        assert_eq!(ufloat_put(1.0, 11), 15 << 6);
+        assert_eq!(ufloat_get(15 << 6, 11), 1.0);
+        // 49 = 1.53125 * 2^5: exponent 20, mantissa 0.53125 * 64 = 34.
+        assert_eq!(ufloat_put(49.0, 11), (20 << 6) + 34);
+        // 10 bits: 5 mantissa bits, 0.53125 * 32 = 17.
+        assert_eq!(ufloat_put(49.0, 10), (20 << 5) + 17);
+        assert_eq!(ufloat_get((20 << 5) + 17, 10), 49.0);
+        // Negative values become 0.
+        assert_eq!(ufloat_put(-3.0, 11), 0);
+        assert_eq!(ufloat_put(-0.0, 10), 0);
+        // The smallest denormal: 2^-14 * 1/64.
+        assert_eq!(ufloat_get(1, 11), libm::exp2(-20.0));
+        assert_eq!(ufloat_put(libm::exp2(-20.0), 11), 1);
+        assert_eq!(ufloat_put(f64::INFINITY, 11), 31 << 6);
+        assert!(ufloat_get(ufloat_put(f64::NAN, 10), 10).is_nan());
+        // A texel: R = 1.0 (0x3c0 at bit 0), G = 2.0 (exponent 16:
+        // 0x400 at bit 11), B = 0.
+        let f = Format::parse("B10G11R11_UFLOAT_PACK32").unwrap();
+        let mut t = [0u8; 4];
+        write_texel(
+            &f,
+            &mut t,
+            &[Comp::F(1.0), Comp::F(2.0), Comp::F(-1.0), Comp::F(1.0)],
+        );
+        assert_eq!(u32::from_le_bytes(t), 0x3c0 | 0x400 << 11);
+        assert_eq!(
+            read_texel(&f, &t),
+            [Comp::F(1.0), Comp::F(2.0), Comp::F(0.0), Comp::F(1.0)]
+        );
+        // Missing channels read as (0, 0, 1).
+        let r = Format::parse("R32_SINT").unwrap();
+        assert_eq!(
+            read_texel(&r, &(-5i32).to_le_bytes()),
+            [Comp::I(-5i64 as u64), Comp::I(0), Comp::I(0), Comp::I(1)]
+        );
+    }
+
+    /// A 2D multisample R32_SINT storage image (4 x 2, 2 samples) at binding
+    /// 0 and an rgba8 storage image (4 x 2) at binding 1; `body` runs in one
+    /// invocation.
+    fn image_module(body: &str) -> Ir {
+        let text = alloc::format!(
+            r#"
+               OpCapability Shader
+               OpCapability StorageImageMultisample
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %ms DescriptorSet 0
+               OpDecorate %ms Binding 0
+               OpDecorate %rgba DescriptorSet 0
+               OpDecorate %rgba Binding 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %v2int = OpTypeVector %int 2
+      %v4int = OpTypeVector %int 4
+    %v4float = OpTypeVector %float 4
+     %ms_ty = OpTypeImage %int 2D 0 0 1 2 R32i
+   %rgba_ty = OpTypeImage %float 2D 0 0 0 2 Rgba8
+      %p_ms = OpTypePointer UniformConstant %ms_ty
+    %p_rgba = OpTypePointer UniformConstant %rgba_ty
+     %p_tex = OpTypePointer Image %int
+        %ms = OpVariable %p_ms UniformConstant
+      %rgba = OpVariable %p_rgba UniformConstant
+         %i0 = OpConstant %int 0
+         %i1 = OpConstant %int 1
+         %i2 = OpConstant %int 2
+         %i3 = OpConstant %int 3
+         %i5 = OpConstant %int 5
+        %i40 = OpConstant %int 40
+        %f0 = OpConstant %float 0
+      %f_half = OpConstant %float 0.5
+        %f1 = OpConstant %float 1
+        %c31 = OpConstantComposite %v2int %i3 %i1
+        %c02 = OpConstantComposite %v2int %i0 %i2
+        %c01 = OpConstantComposite %v2int %i0 %i1
+    %texel = OpConstantComposite %v4int %i40 %i5 %i5 %i5
+    %color = OpConstantComposite %v4float %f_half %f0 %f1 %f1
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+{body}
+               OpReturn
+               OpFunctionEnd
+"#
+        );
+        let w = assemble(&text, &AsmOptions::default()).expect("assembles");
+        Ir::build(crate::binary::read_words(&w).expect("reads"))
+    }
+
+    fn opts() -> Options {
+        let mut images = BTreeMap::new();
+        images.insert(
+            (0, 0),
+            Image {
+                format: Format::parse("R32_SINT").unwrap(),
+                size: [4, 2, 1],
+                samples: 2,
+            },
+        );
+        images.insert(
+            (0, 1),
+            Image {
+                format: Format::parse("R8G8B8A8_UNORM").unwrap(),
+                size: [4, 2, 1],
+                samples: 1,
+            },
+        );
+        Options {
+            images,
+            ..Options::default()
+        }
+    }
+
+    fn bufs() -> Buffers {
+        let mut b = Buffers::new();
+        b.insert((0, 0), vec![0u8; 4 * 2 * 4 * 2]);
+        b.insert((0, 1), vec![0u8; 4 * 2 * 4]);
+        b
+    }
+
+    fn i32_at(b: &[u8], texel: usize) -> i32 {
+        i32::from_le_bytes(b[4 * texel..4 * texel + 4].try_into().unwrap())
+    }
+
+    #[test]
+    fn write_read_atomics_and_queries() {
+        let ir = image_module(
+            r#"
+         %im = OpLoad %ms_ty %ms
+               OpImageWrite %im %c31 %texel Sample %i1
+         %rd = OpImageRead %v4int %im %c31 Sample %i1
+         %r0 = OpCompositeExtract %int %rd 0
+         %tp = OpImageTexelPointer %p_tex %ms %c31 %i1
+        %old = OpAtomicIAdd %int %tp %i1 %i0 %r0
+         %sz = OpImageQuerySize %v2int %im
+         %sx = OpCompositeExtract %int %sz 0
+         %ns = OpImageQuerySamples %int %im
+        %tp0 = OpImageTexelPointer %p_tex %ms %c01 %i0
+         %xx = OpAtomicIAdd %int %tp0 %i1 %i0 %sx
+         %yy = OpAtomicIAdd %int %tp0 %i1 %i0 %ns
+        %tp1 = OpImageTexelPointer %p_tex %ms %c01 %i1
+         %zz = OpAtomicExchange %int %tp1 %i1 %i0 %old
+         %cl = OpLoad %rgba_ty %rgba
+               OpImageWrite %cl %c31 %color
+"#,
+        );
+        let mut b = bufs();
+        run(&ir, &opts(), &mut b).expect("runs");
+        let ms = &b[&(0, 0)];
+        // Texel (3, 1) of sample 1: ((1 * 2 + 1) * 4 + 3) = texel 15. The
+        // write stores 40 (R only); the atomic adds the 40 it read back.
+        assert_eq!(i32_at(ms, 15), 80);
+        // (0, 1) of sample 0 is texel 4: the width 4 and then the sample
+        // count 2 added.
+        assert_eq!(i32_at(ms, 4), 6);
+        // (0, 1) of sample 1 is texel 12: exchanged for the 40 read before the add.
+        assert_eq!(i32_at(ms, 12), 40);
+        // Texel (3, 1) of the rgba8 image (texel 7): 0.5 -> 128, 0, 1 -> 255, 255.
+        assert_eq!(&b[&(0, 1)][28..32], &[128, 0, 255, 255]);
+    }
+
+    #[test]
+    fn out_of_range_writes_are_dropped_and_reads_are_errors() {
+        // y = 2 and sample 2 are outside the image: the writes have no effect.
+        let ir = image_module(
+            r#"
+         %im = OpLoad %ms_ty %ms
+               OpImageWrite %im %c02 %texel Sample %i0
+               OpImageWrite %im %c31 %texel Sample %i2
+"#,
+        );
+        let mut b = bufs();
+        run(&ir, &opts(), &mut b).expect("runs");
+        assert!(b[&(0, 0)].iter().all(|x| *x == 0));
+        for bad in ["%c02 Sample %i0", "%c31 Sample %i2"] {
+            let ir = image_module(&alloc::format!(
+                "         %im = OpLoad %ms_ty %ms\n         %rd = OpImageRead %v4int %im {bad}\n"
+            ));
+            let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
+            assert!(e.message.contains("outside the image"), "{}", e.message);
+        }
+        let ir = image_module("        %tp = OpImageTexelPointer %p_tex %ms %c02 %i0\n");
+        let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
+        assert!(e.message.contains("outside the image"), "{}", e.message);
+    }
+}
