@@ -25,10 +25,7 @@ impl Span {
     }
 
     pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
     }
 }
 
@@ -119,18 +116,12 @@ impl Diagnostic {
 
     /// Add a related span with its label, in place (for diagnostics already reported).
     pub fn relate(&mut self, span: Span, label: impl Into<String>) -> &mut Diagnostic {
-        self.related.push(Related {
-            span,
-            label: label.into(),
-        });
+        self.related.push(Related { span, label: label.into() });
         self
     }
 
     pub fn with_related(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
-        self.related.push(Related {
-            span,
-            label: label.into(),
-        });
+        self.related.push(Related { span, label: label.into() });
         self
     }
 }
@@ -140,14 +131,8 @@ pub fn line_col(src: &str, at: u32) -> (u32, u32) {
     let at = (at as usize).min(src.len());
     let before = &src.as_bytes()[..at];
     let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let col = src
-        .get(line_start..at)
-        .map_or(at - line_start, |s| s.chars().count()) as u32
-        + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let col = src.get(line_start..at).map_or(at - line_start, |s| s.chars().count()) as u32 + 1;
     (line, col)
 }
 
@@ -222,13 +207,9 @@ mod tests {
     #[test]
     fn renders_caret_under_span() {
         let src = "OpCapability Shader\n%x = OpFMd %f %a %b\n";
-        let d = Diagnostic::error(
-            "asm.unknown-opcode",
-            Span::new(25, 30),
-            "unknown opcode `OpFMd`",
-        )
-        .with_label("not an opcode")
-        .with_help("did you mean `OpFMod`?");
+        let d = Diagnostic::error("asm.unknown-opcode", Span::new(25, 30), "unknown opcode `OpFMd`")
+            .with_label("not an opcode")
+            .with_help("did you mean `OpFMod`?");
         let r = render(&d, src, "a.spvasm");
         assert!(r.contains(" --> a.spvasm:2:6"), "{r}");
         assert!(r.contains("2 | %x = OpFMd %f %a %b"), "{r}");
@@ -242,9 +223,7 @@ mod tests {
 /// Falls back to `word 12` (or `word 2 (header)`) when `at` is not inside an
 /// instruction that the framing reaches.
 pub fn word_location(words: &[u32], at: u32) -> String {
-    let swap = words
-        .first()
-        .is_some_and(|w| w.swap_bytes() == crate::grammar::MAGIC_NUMBER);
+    let swap = words.first().is_some_and(|w| w.swap_bytes() == crate::grammar::MAGIC_NUMBER);
     let at = at as usize;
     if at < 5 {
         return alloc::format!("word {at} (header)");
@@ -302,10 +281,7 @@ pub fn render_full(
             }
         }
     } else {
-        let plain = Diagnostic {
-            help: None,
-            ..d.clone()
-        };
+        let plain = Diagnostic { help: None, ..d.clone() };
         out = render(&plain, src, file);
     }
     if let Some(n) = note {
@@ -345,46 +321,20 @@ mod render_full_tests {
     #[test]
     fn binary_locations_name_the_instruction() {
         // Header, then OpCapability Shader (2 words), OpMemoryModel (3 words).
-        let words = [
-            0x0723_0203,
-            0x0001_0000,
-            0,
-            10,
-            0,
-            (2 << 16) | 17,
-            1,
-            (3 << 16) | 14,
-            0,
-            1,
-        ];
+        let words = [0x0723_0203, 0x0001_0000, 0, 10, 0, (2 << 16) | 17, 1, (3 << 16) | 14, 0, 1];
         assert_eq!(word_location(&words, 2), "word 2 (header)");
-        assert_eq!(
-            word_location(&words, 6),
-            "word 6 (instruction 1, OpCapability)"
-        );
-        assert_eq!(
-            word_location(&words, 7),
-            "word 7 (instruction 2, OpMemoryModel)"
-        );
+        assert_eq!(word_location(&words, 6), "word 6 (instruction 1, OpCapability)");
+        assert_eq!(word_location(&words, 7), "word 7 (instruction 2, OpMemoryModel)");
         assert_eq!(word_location(&words, 99), "word 99");
         let swapped: alloc::vec::Vec<u32> = words.iter().map(|w| w.swap_bytes()).collect();
-        assert_eq!(
-            word_location(&swapped, 7),
-            "word 7 (instruction 2, OpMemoryModel)"
-        );
+        assert_eq!(word_location(&swapped, 7), "word 7 (instruction 2, OpMemoryModel)");
         let d = Diagnostic::error("val.x", Span::new(7, 10), "bad")
             .in_binary()
             .with_related(Span::new(5, 7), "declared here")
             .with_help("fix it");
         let r = render_full(&d, "", Some(&words), "a.spv", Some("The rule."));
-        assert!(
-            r.contains(" --> a.spv: word 7 (instruction 2, OpMemoryModel)"),
-            "{r}"
-        );
-        assert!(
-            r.contains("  - word 5 (instruction 1, OpCapability): declared here"),
-            "{r}"
-        );
+        assert!(r.contains(" --> a.spv: word 7 (instruction 2, OpMemoryModel)"), "{r}");
+        assert!(r.contains("  - word 5 (instruction 1, OpCapability): declared here"), "{r}");
         let note = r.find("= note: The rule.").expect("note");
         assert!(note < r.find("= help: fix it").expect("help"), "{r}");
     }
@@ -398,9 +348,6 @@ mod render_full_tests {
         let r = render_full(&d, src, None, "a.spvasm", Some("why"));
         assert!(r.contains(" --> a.spvasm:2:1"), "{r}");
         assert!(r.contains("| ------------ this one"), "{r}");
-        assert!(
-            r.find("= note: why").unwrap() < r.find("= help: h").unwrap(),
-            "{r}"
-        );
+        assert!(r.find("= note: why").unwrap() < r.find("= help: h").unwrap(), "{r}");
     }
 }

@@ -65,17 +65,11 @@ pub const TARGET_ENVS: &[(&str, TargetEnv)] = &[
 
 impl TargetEnv {
     pub fn parse(name: &str) -> Option<TargetEnv> {
-        TARGET_ENVS
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, e)| e)
+        TARGET_ENVS.iter().find(|(n, _)| *n == name).map(|&(_, e)| e)
     }
 
     pub fn name(self) -> &'static str {
-        TARGET_ENVS
-            .iter()
-            .find(|&&(_, e)| e == self)
-            .map_or("spv1.6", |(n, _)| n)
+        TARGET_ENVS.iter().find(|&&(_, e)| e == self).map_or("spv1.6", |(n, _)| n)
     }
 
     /// The SPIR-V version `(major, minor)` this environment uses.
@@ -102,33 +96,21 @@ impl TargetEnv {
 
     pub fn is_vulkan(self) -> bool {
         use TargetEnv::*;
-        matches!(
-            self,
-            Vulkan1_0 | Vulkan1_1 | Vulkan1_1Spv1_4 | Vulkan1_2 | Vulkan1_3 | Vulkan1_4
-        )
+        matches!(self, Vulkan1_0 | Vulkan1_1 | Vulkan1_1Spv1_4 | Vulkan1_2 | Vulkan1_3 | Vulkan1_4)
     }
 
     pub fn is_opencl(self) -> bool {
         use TargetEnv::*;
         matches!(
             self,
-            OpenCl1_2
-                | OpenCl1_2Embedded
-                | OpenCl2_0
-                | OpenCl2_0Embedded
-                | OpenCl2_1
-                | OpenCl2_1Embedded
-                | OpenCl2_2
-                | OpenCl2_2Embedded
+            OpenCl1_2 | OpenCl1_2Embedded | OpenCl2_0 | OpenCl2_0Embedded | OpenCl2_1
+                | OpenCl2_1Embedded | OpenCl2_2 | OpenCl2_2Embedded
         )
     }
 
     pub fn is_opengl(self) -> bool {
         use TargetEnv::*;
-        matches!(
-            self,
-            OpenGl4_0 | OpenGl4_1 | OpenGl4_2 | OpenGl4_3 | OpenGl4_5
-        )
+        matches!(self, OpenGl4_0 | OpenGl4_1 | OpenGl4_2 | OpenGl4_3 | OpenGl4_5)
     }
 }
 

@@ -50,11 +50,7 @@ impl Instruction {
     /// The result type id, for a known opcode that has one.
     pub fn result_type(&self) -> Option<u32> {
         let d = self.desc()?;
-        if d.has_result_type() {
-            self.operands.first().copied()
-        } else {
-            None
-        }
+        if d.has_result_type() { self.operands.first().copied() } else { None }
     }
 
     /// The result id, for a known opcode that defines one.
@@ -84,10 +80,6 @@ impl Module {
 
     /// The total number of words, header included.
     pub fn word_count(&self) -> usize {
-        5 + self
-            .instructions
-            .iter()
-            .map(Instruction::word_count)
-            .sum::<usize>()
+        5 + self.instructions.iter().map(Instruction::word_count).sum::<usize>()
     }
 }

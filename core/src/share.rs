@@ -55,13 +55,7 @@ pub struct CfgView {
 
 impl Default for CfgView {
     fn default() -> Self {
-        CfgView {
-            listing: false,
-            constructs: true,
-            dominators: Dominators::None,
-            hide_unreachable: false,
-            containing: false,
-        }
+        CfgView { listing: false, constructs: true, dominators: Dominators::None, hide_unreachable: false, containing: false }
     }
 }
 
@@ -103,26 +97,14 @@ impl core::fmt::Display for ShareError {
                 write!(f, "the link has no version: it should start with `v1/`")
             }
             ShareError::UnknownVersion(v) => {
-                write!(
-                    f,
-                    "the link's format `{v}` is unknown (this page reads `v1`)"
-                )
+                write!(f, "the link's format `{v}` is unknown (this page reads `v1`)")
             }
             ShareError::BadBase64 { offset } => {
-                write!(
-                    f,
-                    "the link is damaged: bad base64url data at character {offset}"
-                )
+                write!(f, "the link is damaged: bad base64url data at character {offset}")
             }
-            ShareError::BadCompressedData => {
-                write!(f, "the link is damaged: its data does not decompress")
-            }
+            ShareError::BadCompressedData => write!(f, "the link is damaged: its data does not decompress"),
             ShareError::TooLarge => {
-                write!(
-                    f,
-                    "the link's data is larger than {} MiB once decompressed",
-                    MAX_DECOMPRESSED >> 20
-                )
+                write!(f, "the link's data is larger than {} MiB once decompressed", MAX_DECOMPRESSED >> 20)
             }
             ShareError::BadJson(e) => write!(f, "the link's data is not a valid state: {e}"),
             ShareError::MissingText => write!(f, "the link's state has no module text"),
@@ -136,11 +118,7 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 pub fn base64url_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         let k = chunk.len() + 1;
         for i in 0..k {
@@ -209,31 +187,22 @@ pub fn decode(fragment: &str) -> Result<ShareState, ShareError> {
     let f = fragment.trim().strip_prefix('#').unwrap_or(fragment.trim());
     let Some(data) = f.strip_prefix(PREFIX) else {
         let version: String = f.split('/').next().unwrap_or("").chars().take(16).collect();
-        let version = if f.contains('/') {
-            version
-        } else {
-            String::new()
-        };
+        let version = if f.contains('/') { version } else { String::new() };
         return Err(ShareError::UnknownVersion(version));
     };
     let packed = base64url_decode(data)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_DECOMPRESSED)
-        .map_err(|e| match e.status {
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_DECOMPRESSED).map_err(|e| {
+        match e.status {
             miniz_oxide::inflate::TINFLStatus::HasMoreOutput => ShareError::TooLarge,
             _ => ShareError::BadCompressedData,
-        })?;
+        }
+    })?;
     let raw: RawState = serde_json::from_slice(&json).map_err(|e| {
         use alloc::string::ToString;
         ShareError::BadJson(e.to_string())
     })?;
     let text = raw.text.ok_or(ShareError::MissingText)?;
-    Ok(ShareState {
-        text,
-        target_env: raw.target_env,
-        function: raw.function,
-        panel: raw.panel,
-        cfg: raw.cfg,
-    })
+    Ok(ShareState { text, target_env: raw.target_env, function: raw.function, panel: raw.panel, cfg: raw.cfg })
 }
 
 #[cfg(test)]
@@ -262,19 +231,10 @@ mod tests {
         let s = state();
         let f = encode(&s);
         assert!(f.starts_with("v1/"));
-        assert!(
-            f[3..]
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'),
-            "{f}"
-        );
+        assert!(f[3..].bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'), "{f}");
         assert_eq!(decode(&f).unwrap(), s);
         assert_eq!(decode(&format!("#{f}")).unwrap(), s);
-        let bare = ShareState {
-            text: String::new(),
-            target_env: "spv1.0".into(),
-            ..Default::default()
-        };
+        let bare = ShareState { text: String::new(), target_env: "spv1.0".into(), ..Default::default() };
         assert_eq!(decode(&encode(&bare)).unwrap(), bare);
     }
 
@@ -300,25 +260,10 @@ mod tests {
     fn cfg_view_fields_default_one_by_one() {
         let s = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","cfg":{}}"#)).unwrap();
         assert_eq!(s.cfg, Some(CfgView::default()));
-        assert!(
-            CfgView::default().constructs,
-            "constructs are drawn by default"
-        );
-        let s = decode(&pack(
-            br#"{"text":"","targetEnv":"spv1.0","cfg":{"listing":true,"dominators":"regular"}}"#,
-        ))
-        .unwrap();
-        assert_eq!(
-            s.cfg,
-            Some(CfgView {
-                listing: true,
-                dominators: Dominators::Regular,
-                ..CfgView::default()
-            })
-        );
-        let bad = decode(&pack(
-            br#"{"text":"","targetEnv":"spv1.0","cfg":{"dominators":"sideways"}}"#,
-        ));
+        assert!(CfgView::default().constructs, "constructs are drawn by default");
+        let s = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","cfg":{"listing":true,"dominators":"regular"}}"#)).unwrap();
+        assert_eq!(s.cfg, Some(CfgView { listing: true, dominators: Dominators::Regular, ..CfgView::default() }));
+        let bad = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","cfg":{"dominators":"sideways"}}"#));
         assert!(matches!(bad, Err(ShareError::BadJson(_))), "{bad:?}");
     }
 
@@ -331,37 +276,19 @@ mod tests {
     }
 
     fn pack(json: &[u8]) -> String {
-        format!(
-            "v1/{}",
-            base64url_encode(&miniz_oxide::deflate::compress_to_vec(json, 6))
-        )
+        format!("v1/{}", base64url_encode(&miniz_oxide::deflate::compress_to_vec(json, 6)))
     }
 
     #[test]
     fn typed_errors() {
-        assert_eq!(
-            decode("v2/abc"),
-            Err(ShareError::UnknownVersion("v2".into()))
-        );
-        assert_eq!(
-            decode("hello"),
-            Err(ShareError::UnknownVersion(String::new()))
-        );
+        assert_eq!(decode("v2/abc"), Err(ShareError::UnknownVersion("v2".into())));
+        assert_eq!(decode("hello"), Err(ShareError::UnknownVersion(String::new())));
         assert_eq!(decode("v1/ab*d"), Err(ShareError::BadBase64 { offset: 2 }));
         assert_eq!(decode("v1/a"), Err(ShareError::BadBase64 { offset: 1 }));
         assert_eq!(decode("v1/AAAA"), Err(ShareError::BadCompressedData));
-        assert!(matches!(
-            decode(&pack(b"{\"text\": 3}")),
-            Err(ShareError::BadJson(_))
-        ));
-        assert!(matches!(
-            decode(&pack(b"not json")),
-            Err(ShareError::BadJson(_))
-        ));
-        assert_eq!(
-            decode(&pack(b"{\"targetEnv\": \"spv1.0\"}")),
-            Err(ShareError::MissingText)
-        );
+        assert!(matches!(decode(&pack(b"{\"text\": 3}")), Err(ShareError::BadJson(_))));
+        assert!(matches!(decode(&pack(b"not json")), Err(ShareError::BadJson(_))));
+        assert_eq!(decode(&pack(b"{\"targetEnv\": \"spv1.0\"}")), Err(ShareError::MissingText));
         // A bomb: 3 MiB of spaces compresses to a few KiB.
         let mut big = alloc::vec![b' '; 3 << 20];
         big[0] = b'{';
@@ -372,11 +299,7 @@ mod tests {
         let good = encode(&state());
         let cut = &good[..good.len() / 2];
         assert!(decode(cut).is_err());
-        for e in [
-            ShareError::TooLarge,
-            ShareError::MissingText,
-            ShareError::BadBase64 { offset: 3 },
-        ] {
+        for e in [ShareError::TooLarge, ShareError::MissingText, ShareError::BadBase64 { offset: 3 }] {
             assert!(e.code().starts_with("share.") && !format!("{e}").is_empty());
         }
     }
@@ -405,10 +328,7 @@ mod tests {
                     0 if !chars.is_empty() => {
                         chars.remove(at.min(chars.len() - 1));
                     }
-                    1 => chars.insert(
-                        at.min(chars.len()),
-                        alphabet[(rnd() as usize) % alphabet.len()],
-                    ),
+                    1 => chars.insert(at.min(chars.len()), alphabet[(rnd() as usize) % alphabet.len()]),
                     2 if !chars.is_empty() => {
                         let i = at.min(chars.len() - 1);
                         chars[i] = alphabet[(rnd() as usize) % alphabet.len()];

@@ -52,13 +52,7 @@ pub struct DotOptions {
 
 impl Default for DotOptions {
     fn default() -> Self {
-        DotOptions {
-            listing: false,
-            constructs: true,
-            dominators: Dominators::None,
-            hide_unreachable: false,
-            selected: None,
-        }
+        DotOptions { listing: false, constructs: true, dominators: Dominators::None, hide_unreachable: false, selected: None }
     }
 }
 
@@ -105,9 +99,7 @@ impl Labels for Disassembly {
 pub fn to_dot(f: &FunctionCfg, labels: &impl Labels, opts: &DotOptions) -> String {
     let mut out = String::with_capacity(256 + f.blocks.len() * 96 + f.edges.len() * 64);
     let n = f.blocks.len();
-    let shown: Vec<bool> = (0..n as u32)
-        .map(|b| !opts.hide_unreachable || f.is_structurally_reachable(b))
-        .collect();
+    let shown: Vec<bool> = (0..n as u32).map(|b| !opts.hide_unreachable || f.is_structurally_reachable(b)).collect();
     let is_shown = |b: u32| shown.get(b as usize).copied().unwrap_or(false);
     let label = |b: u32| f.blocks.get(b as usize).map_or(0, |x| x.label);
     let constructs = f.constructs();
@@ -129,25 +121,15 @@ pub fn to_dot(f: &FunctionCfg, labels: &impl Labels, opts: &DotOptions) -> Strin
     }
 
     let _ = writeln!(out, "digraph cfg {{");
-    let _ = writeln!(
-        out,
-        "  graph [id=\"function-{}\" class=\"cfg\" compound=true];",
-        f.id
-    );
-    let _ = writeln!(
-        out,
-        "  node [shape=box fontname=\"monospace\" fontsize=10];"
-    );
+    let _ = writeln!(out, "  graph [id=\"function-{}\" class=\"cfg\" compound=true];", f.id);
+    let _ = writeln!(out, "  node [shape=box fontname=\"monospace\" fontsize=10];");
     let _ = writeln!(out, "  edge [fontname=\"monospace\" fontsize=9];");
 
     // Which cluster each block goes into: its innermost construct.
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); constructs.len()];
     let mut roots: Vec<u32> = Vec::new();
     for (ci, c) in constructs.iter().enumerate() {
-        match c
-            .parent
-            .filter(|&p| (p as usize) < constructs.len() && p as usize != ci)
-        {
+        match c.parent.filter(|&p| (p as usize) < constructs.len() && p as usize != ci) {
             Some(p) => children[p as usize].push(ci as u32),
             None => roots.push(ci as u32),
         }
@@ -158,10 +140,7 @@ pub fn to_dot(f: &FunctionCfg, labels: &impl Labels, opts: &DotOptions) -> Strin
         if !is_shown(b) {
             continue;
         }
-        match f
-            .innermost_construct(b)
-            .filter(|&c| opts.constructs && (c as usize) < constructs.len())
-        {
+        match f.innermost_construct(b).filter(|&c| opts.constructs && (c as usize) < constructs.len()) {
             Some(c) => members[c as usize].push(b),
             None => top.push(b),
         }
@@ -231,10 +210,7 @@ pub fn to_dot(f: &FunctionCfg, labels: &impl Labels, opts: &DotOptions) -> Strin
             continue;
         }
         let (from, to) = (label(e.from), label(e.to));
-        let n = match seen
-            .iter_mut()
-            .find(|s| s.0 == from && s.1 == to && s.2 == e.kind)
-        {
+        let n = match seen.iter_mut().find(|s| s.0 == from && s.1 == to && s.2 == e.kind) {
             Some(s) => {
                 s.3 += 1;
                 s.3
@@ -250,11 +226,7 @@ pub fn to_dot(f: &FunctionCfg, labels: &impl Labels, opts: &DotOptions) -> Strin
         if n > 1 {
             let _ = write!(out, "-{n}");
         }
-        let _ = write!(
-            out,
-            "\" class=\"edge {kind}{}\"",
-            if back { " back" } else { "" }
-        );
+        let _ = write!(out, "\" class=\"edge {kind}{}\"", if back { " back" } else { "" });
         match e.kind {
             EdgeKind::Branch => {}
             EdgeKind::Merge => out.push_str(" style=dashed color=\"#1f6fb2\""),
@@ -293,9 +265,7 @@ fn reached_constructs(n: usize, roots: &[u32], children: &[Vec<u32>]) -> Vec<boo
     let mut seen = vec![false; n];
     let mut stack: Vec<u32> = roots.to_vec();
     while let Some(c) = stack.pop() {
-        let Some(slot) = seen.get_mut(c as usize) else {
-            continue;
-        };
+        let Some(slot) = seen.get_mut(c as usize) else { continue };
         if core::mem::replace(slot, true) {
             continue;
         }
@@ -314,17 +284,8 @@ fn construct_color(kind: cfg::ConstructKind) -> &'static str {
     }
 }
 
-fn node(
-    out: &mut String,
-    f: &FunctionCfg,
-    labels: &impl Labels,
-    b: u32,
-    opts: &DotOptions,
-    depth: usize,
-) {
-    let Some(blk) = f.blocks.get(b as usize) else {
-        return;
-    };
+fn node(out: &mut String, f: &FunctionCfg, labels: &impl Labels, b: u32, opts: &DotOptions, depth: usize) {
+    let Some(blk) = f.blocks.get(b as usize) else { return };
     let id = blk.label;
     let (entry, exit, reachable) = (b == 0, blk.is_exit(), f.is_structurally_reachable(b));
     let pad = "  ".repeat(depth);
@@ -342,10 +303,7 @@ fn node(
     if selected {
         class.push_str(" selected");
     }
-    let _ = write!(
-        out,
-        "{pad}b{id} [id=\"block-{id}\" class=\"{class}\" label=\""
-    );
+    let _ = write!(out, "{pad}b{id} [id=\"block-{id}\" class=\"{class}\" label=\"");
     if opts.listing && blk.end > blk.start {
         for i in blk.start..blk.end {
             escape_into(out, labels.inst(i as usize));

@@ -21,9 +21,9 @@ pub mod report;
 
 use crate::binary;
 use crate::cfg::{self, ModuleCfg};
-use crate::diag::{self, SpanUnit};
 use crate::ir::Ir;
 use crate::reflect::{self, Reflection};
+use crate::diag::{self, SpanUnit};
 use crate::text::asm::{AsmOptions, InstSpan, TextNames, assemble_with_map, inst_at};
 use crate::text::dis::{DisOptions, Names, disassemble_module_indexed, disassemble_module_names};
 use crate::valid::{self, rules};
@@ -117,10 +117,7 @@ impl Analysis {
     pub fn of_text(text: &str, opts: &valid::Options) -> Analysis {
         let mut a = Analysis::empty(opts);
         a.text = Some(String::from(text));
-        let asm = AsmOptions {
-            env: opts.env,
-            preserve_numeric_ids: false,
-        };
+        let asm = AsmOptions { env: opts.env, preserve_numeric_ids: false };
         match assemble_with_map(text, &asm) {
             Ok(out) => {
                 a.text_names = TextNames::from_asm(text, &out);
@@ -197,11 +194,7 @@ impl Analysis {
     fn push_unlocated(&mut self, d: Diagnostic) {
         let words = (d.unit == SpanUnit::BinaryWords).then_some(d.span);
         let related_words = d.related.iter().map(|r| words.map(|_| r.span)).collect();
-        self.origins.push(Origin {
-            words,
-            related_words,
-            ..Origin::default()
-        });
+        self.origins.push(Origin { words, related_words, ..Origin::default() });
         self.diagnostics.push(d);
     }
 
@@ -254,18 +247,14 @@ impl Analysis {
     /// assembler's); the warning goes. Both name the id as the text spells
     /// it, which pairs them.
     fn merge_undefined_ids(&mut self) {
-        let Some(text) = self.text.as_deref() else {
-            return;
-        };
+        let Some(text) = self.text.as_deref() else { return };
         let diags = &mut self.diagnostics;
         // The validator's undefined-id errors, by where they start (the
         // instructions of a text do not overlap).
         let mut errors: Vec<usize> = (0..diags.len())
             .filter(|&i| {
-                matches!(
-                    diags[i].code,
-                    "ids.undefined" | "ids.undefined-forward-reference"
-                ) && diags[i].unit == SpanUnit::TextBytes
+                matches!(diags[i].code, "ids.undefined" | "ids.undefined-forward-reference")
+                    && diags[i].unit == SpanUnit::TextBytes
             })
             .collect();
         if errors.is_empty() {
@@ -274,34 +263,22 @@ impl Analysis {
         errors.sort_by_key(|&i| diags[i].span.start);
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         for w in 0..diags.len() {
-            if diags[w].code != crate::text::asm::errors::UNDEFINED_ID
-                || diags[w].unit != SpanUnit::TextBytes
-            {
+            if diags[w].code != crate::text::asm::errors::UNDEFINED_ID || diags[w].unit != SpanUnit::TextBytes {
                 continue;
             }
             let span = diags[w].span;
-            let token = text
-                .get(span.start as usize..span.end as usize)
-                .unwrap_or("");
+            let token = text.get(span.start as usize..span.end as usize).unwrap_or("");
             let upto = errors.partition_point(|&i| diags[i].span.start <= span.start);
-            let paired = errors[..upto]
-                .iter()
-                .rev()
-                .take_while(|&&i| span.end <= diags[i].span.end)
-                .find(|&&i| {
-                    diags[i]
-                        .message
-                        .strip_prefix(token)
-                        .is_some_and(|rest| rest.starts_with(' '))
-                });
+            let paired = errors[..upto].iter().rev().take_while(|&&i| span.end <= diags[i].span.end).find(|&&i| {
+                diags[i].message.strip_prefix(token).is_some_and(|rest| rest.starts_with(' '))
+            });
             if let Some(&e) = paired {
                 pairs.push((w, e));
             }
         }
         let mut gone = alloc::vec![false; diags.len()];
         for (w, e) in pairs {
-            let (span, label, help) =
-                (diags[w].span, diags[w].label.clone(), diags[w].help.clone());
+            let (span, label, help) = (diags[w].span, diags[w].label.clone(), diags[w].help.clone());
             let d = &mut diags[e];
             d.span = span;
             d.label = label;
@@ -339,11 +316,7 @@ impl Analysis {
 
     /// No error: the module is valid (warnings allowed).
     pub fn is_valid(&self) -> bool {
-        self.assembled()
-            && !self
-                .diagnostics
-                .iter()
-                .any(|d| d.severity == Severity::Error)
+        self.assembled() && !self.diagnostics.iter().any(|d| d.severity == Severity::Error)
     }
 
     pub fn words(&self) -> &[u32] {
@@ -390,13 +363,8 @@ impl Analysis {
         let m = self.module()?;
         Some(self.dis.get_or_init(|| {
             let names = Names::build_with(m, self.text_names.iter());
-            let (text, ranges, names) =
-                disassemble_module_names(m, &DisOptions::default(), Some(names));
-            Disassembly {
-                text,
-                ranges,
-                names: names.unwrap_or_else(|| Names::build(m)),
-            }
+            let (text, ranges, names) = disassemble_module_names(m, &DisOptions::default(), Some(names));
+            Disassembly { text, ranges, names: names.unwrap_or_else(|| Names::build(m)) }
         }))
     }
 
@@ -415,10 +383,7 @@ impl Analysis {
     pub fn display_name(&self, id: u32) -> String {
         match self.disassembly() {
             Some(d) => d.name(id),
-            None => self
-                .text_names
-                .get(id)
-                .map_or_else(|| alloc::format!("{id}"), String::from),
+            None => self.text_names.get(id).map_or_else(|| alloc::format!("{id}"), String::from),
         }
     }
 
@@ -439,11 +404,7 @@ impl Analysis {
         let fs = &self.cfg.functions;
         fs.iter()
             .position(|f| self.display_name(f.id) == name)
-            .or_else(|| {
-                name.parse::<u32>()
-                    .ok()
-                    .and_then(|id| fs.iter().position(|f| f.id == id))
-            })
+            .or_else(|| name.parse::<u32>().ok().and_then(|id| fs.iter().position(|f| f.id == id)))
     }
 
     /// The typed IR of the module (the one the validator read).
@@ -468,11 +429,7 @@ impl Analysis {
 
     /// The file name rendered diagnostics use.
     pub fn file_name(&self) -> &'static str {
-        if self.text.is_some() {
-            TEXT_FILE
-        } else {
-            BINARY_FILE
-        }
+        if self.text.is_some() { TEXT_FILE } else { BINARY_FILE }
     }
 
     /// Diagnostic `d` (one of this analysis) rendered rustc-style, with the
@@ -486,13 +443,7 @@ impl Analysis {
 /// A diagnostic rendered rustc-style in `src` (or at the words of `words`),
 /// with its rule's explanation as a note.
 pub fn render(d: &Diagnostic, src: &str, words: Option<&[u32]>, file: &str) -> String {
-    diag::render_full(
-        d,
-        src,
-        words,
-        file,
-        rules::rule(d.code).map(|r| r.explanation),
-    )
+    diag::render_full(d, src, words, file, rules::rule(d.code).map(|r| r.explanation))
 }
 
 /// A source map of a binary: each instruction's words (no text).
@@ -502,11 +453,7 @@ fn framing_map(module: &Module) -> Vec<InstSpan> {
         .instructions
         .iter()
         .map(|i| {
-            let s = InstSpan {
-                word_offset: at,
-                word_count: i.word_count() as u32,
-                span: Span::default(),
-            };
+            let s = InstSpan { word_offset: at, word_count: i.word_count() as u32, span: Span::default() };
             at += s.word_count;
             s
         })
@@ -553,10 +500,7 @@ struct Placement {
 impl Placement {
     fn new(m: &Module, cfgs: &ModuleCfg) -> Placement {
         let n = m.instructions.len();
-        let mut p = Placement {
-            func: alloc::vec![cfg::NONE; n],
-            block: alloc::vec![cfg::NONE; n],
-        };
+        let mut p = Placement { func: alloc::vec![cfg::NONE; n], block: alloc::vec![cfg::NONE; n] };
         for (fi, f) in cfgs.functions.iter().enumerate() {
             let end = f.end_instruction.map_or(n, |e| e as usize + 1);
             for i in f.instruction as usize..end.min(n) {
@@ -581,15 +525,11 @@ fn graph_marks(
     module: &Module,
     origin: &mut Origin,
 ) {
-    let Some(fi) = inst_at(map, d.span.start)
-        .and_then(|i| place.func.get(i).copied())
-        .filter(|&f| f != cfg::NONE)
+    let Some(fi) = inst_at(map, d.span.start).and_then(|i| place.func.get(i).copied()).filter(|&f| f != cfg::NONE)
     else {
         return;
     };
-    let Some(f) = cfgs.functions.get(fi as usize) else {
-        return;
-    };
+    let Some(f) = cfgs.functions.get(fi as usize) else { return };
     // Instructions (primary first) and their blocks in this function.
     let mut insts: Vec<(usize, u32)> = Vec::new();
     let mut blocks: Vec<u32> = Vec::new();
@@ -620,11 +560,7 @@ fn graph_marks(
             continue;
         }
         for e in f.out_edges(b) {
-            if e.instruction as usize == i
-                && e.to != b
-                && blocks.contains(&e.to)
-                && !edges.contains(&(b, e.to))
-            {
+            if e.instruction as usize == i && e.to != b && blocks.contains(&e.to) && !edges.contains(&(b, e.to)) {
                 edges.push((b, e.to));
             }
         }

@@ -57,12 +57,7 @@ impl<'a> LineIndex<'a> {
                 }
             }
         }
-        LineIndex {
-            src,
-            starts,
-            starts16,
-            ascii,
-        }
+        LineIndex { src, starts, starts16, ascii }
     }
 
     /// `(utf16 offset, line, column)` of byte offset `at` (clamped to the text and
@@ -79,9 +74,7 @@ impl<'a> LineIndex<'a> {
         let col16 = if self.ascii {
             at32 - ls
         } else {
-            self.src
-                .get(ls as usize..at)
-                .map_or(0, |s| s.encode_utf16().count() as u32)
+            self.src.get(ls as usize..at).map_or(0, |s| s.encode_utf16().count() as u32)
         };
         (ls16 + col16, line as u32 + 1, col16 + 1)
     }
@@ -90,14 +83,7 @@ impl<'a> LineIndex<'a> {
     pub fn range(&self, span: Span) -> TextRange {
         let (from, line, column) = self.position(span.start);
         let (to, end_line, end_column) = self.position(span.end.max(span.start));
-        TextRange {
-            from,
-            to,
-            line,
-            column,
-            end_line,
-            end_column,
-        }
+        TextRange { from, to, line, column, end_line, end_column }
     }
 }
 
@@ -149,11 +135,7 @@ impl LocatedDiagnostic {
         LocatedDiagnostic {
             diagnostic: d.clone(),
             range: in_text.then(|| lines.range(d.span)),
-            related_ranges: if in_text {
-                d.related.iter().map(|r| lines.range(r.span)).collect()
-            } else {
-                Vec::new()
-            },
+            related_ranges: if in_text { d.related.iter().map(|r| lines.range(r.span)).collect() } else { Vec::new() },
             word_offset: (!in_text).then_some(d.span.start),
             explanation: rule.map(|r| r.explanation),
             summary: rule.map(|r| r.summary),
@@ -166,17 +148,9 @@ impl LocatedDiagnostic {
 
     /// Diagnostics that no analysis holds (an assembler's, a reader's), located
     /// in `src` (empty for a binary).
-    pub fn list(
-        diags: &[Diagnostic],
-        src: &str,
-        words: Option<&[u32]>,
-        file: &str,
-    ) -> Vec<LocatedDiagnostic> {
+    pub fn list(diags: &[Diagnostic], src: &str, words: Option<&[u32]>, file: &str) -> Vec<LocatedDiagnostic> {
         let lines = LineIndex::new(src);
-        diags
-            .iter()
-            .map(|d| LocatedDiagnostic::new(d, src, &lines, words, file, None))
-            .collect()
+        diags.iter().map(|d| LocatedDiagnostic::new(d, src, &lines, words, file, None)).collect()
     }
 
     /// Every diagnostic of `a`, located for the page.
@@ -262,10 +236,7 @@ pub struct IdInfo {
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub def: Option<TextRange>,
     pub def_text: String,
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "type", skip_serializing_if = "Option::is_none")
-    )]
+    #[cfg_attr(feature = "serde", serde(rename = "type", skip_serializing_if = "Option::is_none"))]
     pub ty: Option<String>,
     pub refs: Vec<TextRange>,
 }
@@ -305,23 +276,14 @@ impl AnalyzeReport {
             source_map: a
                 .source_map()
                 .iter()
-                .map(|m| SourceMapEntry {
-                    word_offset: m.word_offset,
-                    word_count: m.word_count,
-                    range: lines.range(m.span),
-                })
+                .map(|m| SourceMapEntry { word_offset: m.word_offset, word_count: m.word_count, range: lines.range(m.span) })
                 .collect(),
             diagnostics: LocatedDiagnostic::all_with(a, &lines),
             ..Default::default()
         };
         if let (Some(m), Some(dis)) = (a.module(), a.disassembly()) {
             let map = a.source_map();
-            report.functions = a
-                .cfg()
-                .functions
-                .iter()
-                .map(|f| function_view(m, f, dis, map, &lines))
-                .collect();
+            report.functions = a.cfg().functions.iter().map(|f| function_view(m, f, dis, map, &lines)).collect();
             report.ids = id_report(m, dis, map, a.id_refs(), &lines);
             report.disassembly = dis.text.clone();
         }
@@ -333,13 +295,7 @@ impl AnalyzeReport {
 /// Analyse a module given as text, for the target environment `env`, and give
 /// the page's view of it.
 pub fn analyze(text: &str, env: TargetEnv) -> AnalyzeReport {
-    AnalyzeReport::of(&Analysis::of_text(
-        text,
-        &valid::Options {
-            env,
-            ..Default::default()
-        },
-    ))
+    AnalyzeReport::of(&Analysis::of_text(text, &valid::Options { env, ..Default::default() }))
 }
 
 /// The names of a block's roles, as the page spells them.
@@ -353,21 +309,13 @@ pub fn role_names(r: Roles) -> Vec<&'static str> {
         (Roles::BACK_EDGE_BLOCK, "back-edge-block"),
         (Roles::CASE_TARGET, "case-target"),
     ];
-    table
-        .iter()
-        .filter(|(f, _)| r.contains(*f))
-        .map(|(_, n)| *n)
-        .collect()
+    table.iter().filter(|(f, _)| r.contains(*f)).map(|(_, n)| *n).collect()
 }
 
 /// The label id of the block a construct is drawn at: its header (for a case
 /// construct, the case target).
 pub fn construct_label(f: &cfg::FunctionCfg, c: &cfg::Construct) -> u32 {
-    let b = if c.kind == ConstructKind::Case {
-        c.entry
-    } else {
-        c.header
-    };
+    let b = if c.kind == ConstructKind::Case { c.entry } else { c.header };
     f.blocks.get(b as usize).map_or(0, |x| x.label)
 }
 
@@ -388,9 +336,7 @@ fn function_view(
             let end = (b.end as usize).min(m.instructions.len());
             let start = (b.start as usize).min(end);
             let range = match (map.get(start), end.checked_sub(1).and_then(|e| map.get(e))) {
-                (Some(a), Some(z)) if end > start => {
-                    Some(lines.range(Span::new(a.span.start, z.span.end)))
-                }
+                (Some(a), Some(z)) if end > start => Some(lines.range(Span::new(a.span.start, z.span.end))),
                 _ => None,
             };
             BlockView {
@@ -413,12 +359,7 @@ fn function_view(
         .edges
         .iter()
         .enumerate()
-        .map(|(k, e)| EdgeView {
-            from: label(e.from),
-            to: label(e.to),
-            kind: e.kind,
-            back: f.is_back_edge(k),
-        })
+        .map(|(k, e)| EdgeView { from: label(e.from), to: label(e.to), kind: e.kind, back: f.is_back_edge(k) })
         .collect();
     let constructs = f
         .constructs()
@@ -427,21 +368,11 @@ fn function_view(
         .map(|(ci, c)| ConstructView {
             kind: c.kind,
             header: construct_label(f, c),
-            blocks: f
-                .construct_blocks(ci as u32)
-                .into_iter()
-                .map(label)
-                .collect(),
+            blocks: f.construct_blocks(ci as u32).into_iter().map(label).collect(),
             parent: c.parent,
         })
         .collect();
-    FunctionView {
-        id: f.id,
-        name: dis.name(f.id),
-        blocks,
-        edges,
-        constructs,
-    }
+    FunctionView { id: f.id, name: dis.name(f.id), blocks, edges, constructs }
 }
 
 fn id_report(
@@ -455,12 +386,8 @@ fn id_report(
     let mut refs: Vec<(u32, Span)> = id_refs.iter().map(|&(s, id)| (id, s)).collect();
     refs.sort_by_key(|&(id, s)| (id, s.start));
     // Definitions: id -> instruction index.
-    let mut defs: Vec<(u32, usize)> = m
-        .instructions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, inst)| inst.result_id().map(|id| (id, i)))
-        .collect();
+    let mut defs: Vec<(u32, usize)> =
+        m.instructions.iter().enumerate().filter_map(|(i, inst)| inst.result_id().map(|id| (id, i))).collect();
     defs.sort_unstable();
     let mut out: Vec<IdInfo> = Vec::new();
     let mut k = 0;
@@ -470,11 +397,7 @@ fn id_report(
         while j < refs.len() && refs[j].0 == id {
             j += 1;
         }
-        let def = defs
-            .binary_search_by_key(&id, |&(d, _)| d)
-            .ok()
-            .and_then(|p| defs.get(p))
-            .map(|&(_, i)| i);
+        let def = defs.binary_search_by_key(&id, |&(d, _)| d).ok().and_then(|p| defs.get(p)).map(|&(_, i)| i);
         let ty = def
             .and_then(|i| m.instructions.get(i))
             .and_then(|inst| inst.result_type())
@@ -487,11 +410,7 @@ fn id_report(
             def_text: def.map_or_else(String::new, |i| dis.inst(i).to_string()),
             ty,
             // Uses only: the `%x` of the defining `%x = ...` is the definition.
-            refs: refs[k..j]
-                .iter()
-                .filter(|&&(_, s)| Some(s.start) != def_at)
-                .map(|&(_, s)| lines.range(s))
-                .collect(),
+            refs: refs[k..j].iter().filter(|&&(_, s)| Some(s.start) != def_at).map(|&(_, s)| lines.range(s)).collect(),
         });
         k = j;
     }

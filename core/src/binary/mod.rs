@@ -355,9 +355,7 @@ impl core::fmt::Display for BinaryError {
 /// Whether `bytes` start with the SPIR-V magic number, in either byte order:
 /// how every front end (the CLI, the page) tells a binary from assembly text.
 pub fn starts_with_magic(bytes: &[u8]) -> bool {
-    bytes
-        .get(..4)
-        .is_some_and(|b| b == MAGIC_NUMBER.to_le_bytes() || b == MAGIC_NUMBER.to_be_bytes())
+    bytes.get(..4).is_some_and(|b| b == MAGIC_NUMBER.to_le_bytes() || b == MAGIC_NUMBER.to_be_bytes())
 }
 
 /// Bytes to host-order words, the byte order chosen by the magic number.

@@ -9,7 +9,7 @@
 //! * optional and variadic operands.
 
 use super::BinaryError;
-use crate::grammar::{self, Category, ExtInstSetDesc, OperandKind, Quantifier, fp_encoding, op};
+use crate::grammar::{self, fp_encoding, op, Category, ExtInstSetDesc, OperandKind, Quantifier};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -141,6 +141,7 @@ impl<T: Copy + Default> IdMap<T> {
         }
     }
 }
+
 
 /// The operand parser, carrying the context built from earlier instructions.
 #[derive(Clone, Debug)]
@@ -481,13 +482,8 @@ impl OperandParser {
                     }
                 }
                 _ => {
-                    let bad_enumerant = || BinaryError::BadEnumerant {
-                        offset,
-                        opcode,
-                        operand: at,
-                        kind,
-                        value: w,
-                    };
+                    let bad_enumerant =
+                        || BinaryError::BadEnumerant { offset, opcode, operand: at, kind, value: w };
                     match kind.category() {
                         Category::ValueEnum => match kind.enumerant(w) {
                             Some(e) => {

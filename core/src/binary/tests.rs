@@ -322,34 +322,12 @@ fn ids_past_the_bound_print_raw_so_the_text_keeps_the_bound() {
     // OpCapability Shader; OpMemoryModel Logical GLSL450; %1 = OpTypeBool; %64 = OpTypeVoid,
     // with a bound of 2.
     let words = [
-        0x0723_0203,
-        0x0001_0000,
-        0,
-        2,
-        0,
-        0x0002_0011,
-        1,
-        0x0003_000e,
-        0,
-        1,
-        0x0002_0014,
-        1,
-        0x0002_0013,
-        64,
+        0x0723_0203, 0x0001_0000, 0, 2, 0, 0x0002_0011, 1, 0x0003_000e, 0, 1, 0x0002_0014, 1,
+        0x0002_0013, 64,
     ];
-    let text = disassemble(
-        &words,
-        &DisOptions {
-            raw_id: true,
-            ..DisOptions::default()
-        },
-    )
-    .unwrap();
+    let text = disassemble(&words, &DisOptions { raw_id: true, ..DisOptions::default() }).unwrap();
     let last = text.lines().last().unwrap();
     assert!(last.contains("!0x00020013 !0x00000040"), "{text}");
-    assert!(
-        last.contains("; error: OpTypeVoid at word 12: id 64 is not below the id bound 2"),
-        "{text}"
-    );
+    assert!(last.contains("; error: OpTypeVoid at word 12: id 64 is not below the id bound 2"), "{text}");
     assert!(text.contains("%1 = OpTypeBool"), "{text}");
 }

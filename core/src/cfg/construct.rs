@@ -34,9 +34,9 @@
 //! for continue constructs, so membership is O(1) and a set is only
 //! materialised on demand ([`FunctionCfg::construct_blocks`]).
 
+use crate::grammar::op;
 use super::{FunctionCfg, MergeKind, NONE};
 use crate::cfg::Csr;
-use crate::grammar::op;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -212,9 +212,7 @@ impl FunctionCfg {
                         && (m.kind == MergeKind::Loop
                             || (!header_is_switch && term == Some(op::OpSwitch)))
                     {
-                        if m.merge_block
-                            .is_some_and(|mb| self.structurally_dominates(mb, k.header))
-                        {
+                        if m.merge_block.is_some_and(|mb| self.structurally_dominates(mb, k.header)) {
                             block = self.next_outward(b);
                             continue;
                         }

@@ -49,9 +49,9 @@ mod tests;
 pub use construct::{Construct, ConstructKind};
 pub use dom::{Csr, DomTree, immediate_dominators};
 
+use crate::grammar::op;
 use crate::binary::OperandParser;
 use crate::grammar::OperandKind;
-use crate::grammar::op;
 use crate::module::Module;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -59,12 +59,10 @@ use alloc::vec::Vec;
 /// "No index" in the compact arrays.
 pub const NONE: u32 = u32::MAX;
 
+
 /// Whether the opcode is a branch instruction (it has branch edges).
 pub fn is_branch_opcode(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::OpBranch | op::OpBranchConditional | op::OpSwitch
-    )
+    matches!(opcode, op::OpBranch | op::OpBranchConditional | op::OpSwitch)
 }
 
 /// Whether the opcode ends the function's execution in this block (a
@@ -758,8 +756,7 @@ impl FunctionCfg {
     pub fn adjacent_merge(&self, b: u32) -> Option<MergeInfo> {
         let blk = self.blocks.get(b as usize)?;
         let t = blk.terminator?;
-        blk.merge
-            .filter(|m| t > blk.start + 1 && m.instruction + 1 == t)
+        blk.merge.filter(|m| t > blk.start + 1 && m.instruction + 1 == t)
     }
 
     /// Compute everything after the edges.
@@ -900,9 +897,7 @@ impl FunctionCfg {
             let (v, t, _) = hits[order[g] as usize];
             let mut k = g;
             let mut branch = false;
-            while k < order.len()
-                && (hits[order[k] as usize].0, hits[order[k] as usize].1) == (v, t)
-            {
+            while k < order.len() && (hits[order[k] as usize].0, hits[order[k] as usize].1) == (v, t) {
                 branch |= self.back_edge[hits[order[k] as usize].2 as usize];
                 k += 1;
             }
@@ -912,10 +907,7 @@ impl FunctionCfg {
             g = k;
         }
         first.sort_unstable();
-        self.back_pairs = first
-            .iter()
-            .map(|&h| (hits[h as usize].0, hits[h as usize].1))
-            .collect();
+        self.back_pairs = first.iter().map(|&h| (hits[h as usize].0, hits[h as usize].1)).collect();
         let mut pairs: Vec<(u32, u32)> = self.back_pairs.iter().map(|&(a, b)| (b, a)).collect();
         pairs.sort_unstable();
         pairs.dedup();

@@ -2,8 +2,8 @@
 //! on random graphs and random (often malformed) functions, and the construct
 //! sets against their definitions evaluated naively.
 
-use super::*;
 use crate::grammar::op;
+use super::*;
 use crate::module::{Header, Instruction};
 use alloc::vec::Vec;
 
@@ -308,11 +308,7 @@ fn function_trees_and_constructs_match_naive() {
             assert!(reaches(e.to as usize, e.from as usize));
             assert!(f.back_edge_pairs().contains(&(e.from, e.to)));
         }
-        assert!(
-            f.back_edge_pairs()
-                .iter()
-                .all(|&(a, b)| f.back_edges().any(|e| (e.from, e.to) == (a, b)))
-        );
+        assert!(f.back_edge_pairs().iter().all(|&(a, b)| f.back_edges().any(|e| (e.from, e.to) == (a, b))));
         if !f.edges.iter().any(|e| e.to == 0) {
             for (i, e) in f.edges.iter().enumerate() {
                 if e.kind == EdgeKind::Branch && sd(e.to, e.from as usize) {

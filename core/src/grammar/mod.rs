@@ -6,11 +6,11 @@
 mod generated;
 mod uses;
 
-pub use generated::{
-    EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS, OperandKind,
-    VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION, ext_inst, op,
-};
 pub use uses::{IdKind, id_fits, id_kind, id_need};
+pub use generated::{
+    ext_inst, op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
+    OperandKind, VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION,
+};
 
 /// Named constants for the enumerants of every value and bit enum of the core
 /// grammar, one module per operand kind in snake case (`storage_class::Function`,
@@ -95,10 +95,7 @@ impl InstructionDesc {
 
     /// Whether the instruction defines a result id.
     pub fn has_result(&self) -> bool {
-        self.operands
-            .iter()
-            .take(2)
-            .any(|o| o.kind == OperandKind::IdResult)
+        self.operands.iter().take(2).any(|o| o.kind == OperandKind::IdResult)
     }
 }
 
@@ -151,10 +148,7 @@ pub struct ExtInstSetDesc {
 
 impl ExtInstSetDesc {
     pub fn by_opcode(&self, opcode: u32) -> Option<&'static ExtInstDesc> {
-        let i = self
-            .instructions
-            .binary_search_by_key(&opcode, |d| d.opcode)
-            .ok()?;
+        let i = self.instructions.binary_search_by_key(&opcode, |d| d.opcode).ok()?;
         Some(&self.instructions[i])
     }
 
@@ -165,17 +159,13 @@ impl ExtInstSetDesc {
 
 /// The instruction with this opcode, if the grammar knows it.
 pub fn instruction(opcode: u16) -> Option<&'static InstructionDesc> {
-    let i = INSTRUCTIONS
-        .binary_search_by_key(&opcode, |d| d.opcode)
-        .ok()?;
+    let i = INSTRUCTIONS.binary_search_by_key(&opcode, |d| d.opcode).ok()?;
     Some(&INSTRUCTIONS[i])
 }
 
 /// The instruction with this name or alias (`OpFMod`).
 pub fn instruction_by_name(name: &str) -> Option<&'static InstructionDesc> {
-    let i = INSTRUCTIONS_BY_NAME
-        .binary_search_by_key(&name, |&(n, _)| n)
-        .ok()?;
+    let i = INSTRUCTIONS_BY_NAME.binary_search_by_key(&name, |&(n, _)| n).ok()?;
     Some(&INSTRUCTIONS[INSTRUCTIONS_BY_NAME[i].1 as usize])
 }
 
@@ -269,14 +259,7 @@ mod tests {
     #[test]
     fn completion_words_cover_opcodes_and_enumerants() {
         let w = completion_words();
-        for x in [
-            "OpFMod",
-            "OpLoopMerge",
-            "OpConstantDataKHR",
-            "DontUnroll",
-            "StorageBuffer",
-            "GLCompute",
-        ] {
+        for x in ["OpFMod", "OpLoopMerge", "OpConstantDataKHR", "DontUnroll", "StorageBuffer", "GLCompute"] {
             assert!(w.contains(&x), "{x}");
         }
         assert_eq!(w.iter().filter(|&&x| x == "None").count(), 1);
@@ -367,21 +350,9 @@ mod tests {
         for (set, name, value) in [
             ("GLSL.std.450", "FMix", ext_inst::glsl_std_450::FMix),
             ("OpenCL.std", "fma", ext_inst::opencl_std::fma),
-            (
-                "OpenCL.DebugInfo.100",
-                "DebugFunction",
-                ext_inst::opencl_debug_info_100::DebugFunction,
-            ),
-            (
-                "DebugInfo",
-                "DebugTypeComposite",
-                ext_inst::debug_info::DebugTypeComposite,
-            ),
-            (
-                "NonSemantic.Shader.DebugInfo.100",
-                "DebugLine",
-                ext_inst::shader_debug_info_100::DebugLine,
-            ),
+            ("OpenCL.DebugInfo.100", "DebugFunction", ext_inst::opencl_debug_info_100::DebugFunction),
+            ("DebugInfo", "DebugTypeComposite", ext_inst::debug_info::DebugTypeComposite),
+            ("NonSemantic.Shader.DebugInfo.100", "DebugLine", ext_inst::shader_debug_info_100::DebugLine),
         ] {
             let d = ext_inst_set(set).and_then(|s| s.by_name(name));
             assert_eq!(d.map(|d| d.opcode), Some(value), "{set} {name}");
@@ -401,35 +372,19 @@ mod tests {
             ("OpRestoreMemoryINTEL", 5820),
             ("OpLoopControlINTEL", 5887),
         ] {
-            assert_eq!(
-                instruction_by_name(name).map(|d| d.opcode),
-                Some(op),
-                "{name}"
-            );
+            assert_eq!(instruction_by_name(name).map(|d| d.opcode), Some(op), "{name}");
         }
         assert!(instruction_by_name("OpUntypedVariableLengthArrayINTEL").is_some());
-        assert!(
-            OperandKind::Decoration
-                .enumerant_by_name("UTFEncodedKHR")
-                .is_some()
-        );
-        assert!(
-            OperandKind::Capability
-                .enumerant_by_name("UntypedPointersKHR")
-                .is_some()
-        );
+        assert!(OperandKind::Decoration.enumerant_by_name("UTFEncodedKHR").is_some());
+        assert!(OperandKind::Capability.enumerant_by_name("UntypedPointersKHR").is_some());
     }
 
     #[test]
     fn enumerants_with_parameters() {
-        let e = OperandKind::LoopControl
-            .enumerant_by_name("DependencyLength")
-            .unwrap();
+        let e = OperandKind::LoopControl.enumerant_by_name("DependencyLength").unwrap();
         assert_eq!(e.value, 8);
         assert_eq!(e.parameters.len(), 1);
-        let lm = OperandKind::ExecutionMode
-            .enumerant_by_name("LocalSize")
-            .unwrap();
+        let lm = OperandKind::ExecutionMode.enumerant_by_name("LocalSize").unwrap();
         assert_eq!(lm.parameters.len(), 3);
     }
 

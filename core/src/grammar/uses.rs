@@ -40,45 +40,13 @@ pub fn id_need(opcode: u16, k: usize, kind: OperandKind) -> Option<IdKind> {
     let need = match opcode {
         op::OpBranch | op::OpSelectionMerge => Label,
         op::OpLoopMerge => return (k < 2).then_some(Label),
-        op::OpBranchConditional => {
-            if k == 0 {
-                Value
-            } else {
-                Label
-            }
-        }
+        op::OpBranchConditional => if k == 0 { Value } else { Label },
         // Selector, default, then (literal, label) pairs.
-        op::OpSwitch => {
-            if k == 0 {
-                Value
-            } else if k & 1 == 1 {
-                Label
-            } else {
-                return None;
-            }
-        }
+        op::OpSwitch => if k == 0 { Value } else if k & 1 == 1 { Label } else { return None },
         // Result type, result, then (value, parent) pairs.
-        op::OpPhi => {
-            if k & 1 == 0 {
-                Value
-            } else {
-                Label
-            }
-        }
-        op::OpFunctionCall => {
-            if k == 2 {
-                Function
-            } else {
-                Value
-            }
-        }
-        op::OpEntryPoint => {
-            if k == 1 {
-                Function
-            } else {
-                Value
-            }
-        }
+        op::OpPhi => if k & 1 == 0 { Value } else { Label },
+        op::OpFunctionCall => if k == 2 { Function } else { Value },
+        op::OpEntryPoint => if k == 1 { Function } else { Value },
         op::OpExecutionMode | op::OpExecutionModeId => return (k == 0).then_some(Function),
         op::OpExtInst | op::OpExtInstWithForwardRefsKHR => return (k == 2).then_some(ExtInstSet),
         op::OpFunction => Type,
@@ -89,11 +57,7 @@ pub fn id_need(opcode: u16, k: usize, kind: OperandKind) -> Option<IdKind> {
             let desc = instruction(opcode)?;
             // The grammar's name of operand `k`, where every operand before
             // it appears exactly once.
-            let slot = desc.operands.get(k).filter(|_| {
-                desc.operands[..k]
-                    .iter()
-                    .all(|o| o.quantifier == Quantifier::One)
-            })?;
+            let slot = desc.operands.get(k).filter(|_| desc.operands[..k].iter().all(|o| o.quantifier == Quantifier::One))?;
             let named_type = slot.name.contains("Type") || slot.name.contains("type");
             if desc.class == "Type-Declaration" {
                 return named_type.then_some(Type);
@@ -140,10 +104,7 @@ mod tests {
         assert_eq!(id_need(op::OpPhi, 2, r), Some(Value));
         assert_eq!(id_need(op::OpPhi, 3, r), Some(Label));
         assert_eq!(id_need(op::OpSwitch, 3, r), Some(Label));
-        assert_eq!(
-            id_need(op::OpIAdd, 0, OperandKind::IdResultType),
-            Some(Type)
-        );
+        assert_eq!(id_need(op::OpIAdd, 0, OperandKind::IdResultType), Some(Type));
         assert_eq!(id_need(op::OpIAdd, 3, r), Some(Value));
         assert_eq!(id_need(op::OpTypeVector, 1, r), Some(Type));
         assert_eq!(id_need(op::OpTypeArray, 1, r), Some(Type));

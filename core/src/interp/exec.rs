@@ -3,8 +3,7 @@
 
 use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
 use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count,
-    value_count, write_buf, zero,
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count, value_count, write_buf, zero,
 };
 use super::{Buffers, Options, RunError, RunStats, unsupported};
 use crate::grammar::{built_in as bi, op};
@@ -47,9 +46,7 @@ impl State<'_> {
         if self.used > MAX_RUN_VALUES {
             return Err(RunError::new(
                 inst,
-                format!(
-                    "not supported: the run needs more than {MAX_RUN_VALUES} values of memory at once (Private, Function and Workgroup variables of all the workgroup's invocations)"
-                ),
+                format!("not supported: the run needs more than {MAX_RUN_VALUES} values of memory at once (Private, Function and Workgroup variables of all the workgroup's invocations)"),
             ));
         }
         Ok(())
@@ -135,16 +132,8 @@ fn run_grid(
         bufs,
         used: 0,
     };
-    let private_values = prog
-        .private_init
-        .iter()
-        .map(val_count)
-        .fold(0u64, u64::saturating_add);
-    let shared_values = prog
-        .shared_init
-        .iter()
-        .map(val_count)
-        .fold(0u64, u64::saturating_add);
+    let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
+    let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     for wz in 0..nz {
         for wy in 0..ny {
             for wx in 0..nx {
@@ -349,7 +338,7 @@ fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
 /// What an operand that names no value reads as (only in invalid modules).
 static NO_VAL: Val = Val::S(0);
 
-pub(super) fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
+fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
     let v = if s & G != 0 {
         prog.globals.get((s & !G) as usize)
     } else {

@@ -388,9 +388,7 @@ pub(super) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             arity(1)?;
             let m = matrix(vals[0], sk.w)?;
             if m.iter().any(|c| c.len() != m.len()) {
-                return Err(String::from(
-                    "GLSL.std.450 Determinant needs a square matrix",
-                ));
+                return Err(String::from("GLSL.std.450 Determinant needs a square matrix"));
             }
             Ok(Val::S(fput(det(&m), sk.w)))
         }

@@ -101,9 +101,7 @@ fn count_at(ir: &Ir, ty: u32, depth: u32) -> u64 {
         Type::Vector { count, .. } => (*count as u64).max(1),
         Type::Matrix { column, columns } => count(*column).saturating_mul(*columns as u64),
         Type::Array { element, len, .. } => count(*element).saturating_mul(len.unwrap_or(0)),
-        Type::Struct { members } => members
-            .iter()
-            .fold(0u64, |a, m| a.saturating_add(count(m.ty))),
+        Type::Struct { members } => members.iter().fold(0u64, |a, m| a.saturating_add(count(m.ty))),
         _ => 1,
     }
 }

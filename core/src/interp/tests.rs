@@ -996,9 +996,5 @@ fn memory_held_by_calls_is_bounded() {
     );
     let e = run_out(&ir, 1, 4, 1_000_000).0.unwrap_err();
     // 2^20 components a call: the ninth call would pass 2^23.
-    assert!(
-        e.message.contains("values of memory at once"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.contains("values of memory at once"), "{}", e.message);
 }

@@ -71,10 +71,7 @@ pub struct Scalar {
 }
 
 impl Scalar {
-    const U32: Scalar = Scalar {
-        signed: Some(false),
-        bytes: 4,
-    };
+    const U32: Scalar = Scalar { signed: Some(false), bytes: 4 };
 
     fn parse(s: &str) -> Option<Scalar> {
         let (kind, bits) = s.split_at_checked(1)?;
@@ -154,13 +151,7 @@ fn parse_int(s: &str) -> Option<i128> {
 #[derive(Clone, Debug, PartialEq)]
 enum Fill {
     Zeros,
-    Seq {
-        ty: Scalar,
-        start: f64,
-        step: f64,
-        istart: i128,
-        istep: i128,
-    },
+    Seq { ty: Scalar, start: f64, step: f64, istart: i128, istep: i128 },
     Random(u64),
     Bytes(Vec<u8>),
 }
@@ -180,10 +171,7 @@ fn col(s: &str, at: usize) -> u32 {
 }
 
 fn err(s: &str, at: usize, message: impl Into<String>) -> SpecError {
-    SpecError {
-        col: col(s, at),
-        message: message.into(),
-    }
+    SpecError { col: col(s, at), message: message.into() }
 }
 
 /// The whitespace-separated words of `s[from..]`, each with its byte offset.
@@ -227,19 +215,11 @@ fn count(s: &str, at: usize, p: &str) -> Result<(u64, u32), SpecError> {
 
 fn parse(s: &str) -> Result<Spec, SpecError> {
     if s.trim().is_empty() {
-        return Err(err(
-            s,
-            0,
-            "an empty spec (`zeros`, `seq:0,1`, `u32: 1 2 3`, ...)",
-        ));
+        return Err(err(s, 0, "an empty spec (`zeros`, `seq:0,1`, `u32: 1 2 3`, ...)"));
     }
     let lead = s.len() - s.trim_start().len();
     let body = s.trim_end();
-    let mut spec = Spec {
-        fill: Fill::Zeros,
-        count: None,
-        ends: Vec::new(),
-    };
+    let mut spec = Spec { fill: Fill::Zeros, count: None, ends: Vec::new() };
     let head_end = body.find(':').unwrap_or(body.len());
     let head = body[lead..head_end].trim_end();
     let after = (head_end + 1).min(body.len());
@@ -260,31 +240,17 @@ fn parse(s: &str) -> Result<Spec, SpecError> {
             if let Some(k) = body[after..].find(':') {
                 let t = body[after..after + k].trim();
                 ty = Scalar::parse(t).ok_or_else(|| {
-                    err(
-                        s,
-                        after + (body[after..].len() - body[after..].trim_start().len()),
-                        format!("`{t}` is not a scalar type (u8 .. u64, i8 .. i64, f16, f32, f64)"),
-                    )
+                    err(s, after + (body[after..].len() - body[after..].trim_start().len()), format!("`{t}` is not a scalar type (u8 .. u64, i8 .. i64, f16, f32, f64)"))
                 })?;
                 from = after + k + 1;
             }
             let p = parts(body, from);
             if head_end == body.len() || p.len() < 2 || p.len() > 3 {
-                return Err(err(
-                    s,
-                    lead,
-                    "`seq` wants START,STEP or START,STEP,N (`seq:0,1`)",
-                ));
+                return Err(err(s, lead, "`seq` wants START,STEP or START,STEP,N (`seq:0,1`)"));
             }
             let (start, istart) = seq_value(s, ty, p[0])?;
             let (step, istep) = seq_value(s, ty, p[1])?;
-            spec.fill = Fill::Seq {
-                ty,
-                start,
-                step,
-                istart,
-                istep,
-            };
+            spec.fill = Fill::Seq { ty, start, step, istart, istep };
             if let Some(&(at, n)) = p.get(2) {
                 spec.count = Some(count(s, at, n)?);
             }
@@ -296,13 +262,7 @@ fn parse(s: &str) -> Result<Spec, SpecError> {
             }
             let seed = parse_int(p[0].1)
                 .filter(|v| (0..=u64::MAX as i128).contains(v))
-                .ok_or_else(|| {
-                    err(
-                        s,
-                        p[0].0,
-                        format!("`{}` is not a seed (a number 0 .. 2^64-1)", p[0].1),
-                    )
-                })?;
+                .ok_or_else(|| err(s, p[0].0, format!("`{}` is not a seed (a number 0 .. 2^64-1)", p[0].1)))?;
             spec.fill = Fill::Random(seed as u64);
             if let Some(&(at, n)) = p.get(1) {
                 spec.count = Some(count(s, at, n)?);
@@ -312,11 +272,7 @@ fn parse(s: &str) -> Result<Spec, SpecError> {
             let mut bytes = Vec::new();
             for (at, w) in words(body, after) {
                 if !w.len().is_multiple_of(2) || !w.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return Err(err(
-                        s,
-                        at,
-                        format!("`{w}` is not hex bytes (two hex digits each)"),
-                    ));
+                    return Err(err(s, at, format!("`{w}` is not hex bytes (two hex digits each)")));
                 }
                 for k in (0..w.len()).step_by(2) {
                     bytes.push(u8::from_str_radix(&w[k..k + 2], 16).unwrap_or(0));
@@ -331,13 +287,7 @@ fn parse(s: &str) -> Result<Spec, SpecError> {
                 None => (t, Some(1)),
             };
             let (Some(ty), Some(lanes)) = (Scalar::parse(name), lanes) else {
-                return Err(err(
-                    s,
-                    lead,
-                    format!(
-                        "`{t}` is not a type (u8 .. u64, i8 .. i64, f16, f32, f64, or a vector such as u32x4)"
-                    ),
-                ));
+                return Err(err(s, lead, format!("`{t}` is not a type (u8 .. u64, i8 .. i64, f16, f32, f64, or a vector such as u32x4)")));
             };
             let mut bytes = Vec::new();
             let ws = words(body, after);
@@ -346,11 +296,7 @@ fn parse(s: &str) -> Result<Spec, SpecError> {
                 spec.ends.push((col(s, at), bytes.len()));
             }
             if !ws.len().is_multiple_of(lanes) {
-                return Err(err(
-                    s,
-                    body.len(),
-                    format!("{} values are not a whole number of {t} vectors", ws.len()),
-                ));
+                return Err(err(s, body.len(), format!("{} values are not a whole number of {t} vectors", ws.len())));
             }
             spec.fill = Fill::Bytes(bytes);
         }
@@ -368,9 +314,7 @@ fn parse(s: &str) -> Result<Spec, SpecError> {
 /// A seq START or STEP: as a float, and as an integer for integer types.
 fn seq_value(s: &str, ty: Scalar, (at, p): (usize, &str)) -> Result<(f64, i128), SpecError> {
     if ty.signed.is_none() {
-        let v = p
-            .parse::<f64>()
-            .map_err(|_| err(s, at, format!("`{p}` is not a number")))?;
+        let v = p.parse::<f64>().map_err(|_| err(s, at, format!("`{p}` is not a number")))?;
         Ok((v, 0))
     } else {
         let v = parse_int(p).ok_or_else(|| err(s, at, format!("`{p}` is not an integer")))?;
@@ -396,10 +340,7 @@ pub fn buffer_bytes(
     runtime: Option<RuntimeArrayShape>,
 ) -> Result<Vec<u8>, SpecError> {
     let p = parse(spec)?;
-    let too_big = |at: u32| SpecError {
-        col: at,
-        message: format!("the buffer would be over {MAX_BUFFER} bytes"),
-    };
+    let too_big = |at: u32| SpecError { col: at, message: format!("the buffer would be over {MAX_BUFFER} bytes") };
     let runtime = runtime.map(|r| (r.fixed_size, r.stride.filter(|&s| s > 0)));
     let data_len = match &p.fill {
         Fill::Bytes(b) => Some(b.len() as u64),
@@ -412,45 +353,24 @@ pub fn buffer_bytes(
             .filter(|&l| l <= MAX_BUFFER)
             .ok_or_else(|| too_big(at))?,
         (Some((_, at)), Some((_, None))) => {
-            return Err(SpecError {
-                col: at,
-                message: "the runtime array has no ArrayStride: give a typed list or hex bytes"
-                    .into(),
-            });
+            return Err(SpecError { col: at, message: "the runtime array has no ArrayStride: give a typed list or hex bytes".into() });
         }
         (Some((_, at)), None) => {
-            let what = size.map_or(String::from("its size is unknown"), |n| {
-                format!("it has {n} bytes")
-            });
-            return Err(SpecError {
-                col: at,
-                message: format!(
-                    "an element count is for a buffer that ends in a runtime array; {what}"
-                ),
-            });
+            let what = size.map_or(String::from("its size is unknown"), |n| format!("it has {n} bytes"));
+            return Err(SpecError { col: at, message: format!("an element count is for a buffer that ends in a runtime array; {what}") });
         }
         (None, Some((fixed, stride))) => match (data_len, stride) {
             (Some(d), Some(st)) if d > fixed => fixed + (d - fixed).div_ceil(st as u64) * st as u64,
             (Some(d), _) => d.max(fixed),
             (None, _) if p.fill == Fill::Zeros => fixed,
             (None, _) => {
-                return Err(err(
-                    spec,
-                    0,
-                    "the buffer ends in a runtime array: give its element count N (`seq:0,1,N`, `random:SEED,N`)",
-                ));
+                return Err(err(spec, 0, "the buffer ends in a runtime array: give its element count N (`seq:0,1,N`, `random:SEED,N`)"));
             }
         },
         (None, None) => match (size, data_len) {
             (Some(n), _) => n,
             (None, Some(d)) => d,
-            (None, None) => {
-                return Err(err(
-                    spec,
-                    0,
-                    "the buffer's size is unknown: give a typed list or hex bytes",
-                ));
-            }
+            (None, None) => return Err(err(spec, 0, "the buffer's size is unknown: give a typed list or hex bytes")),
         },
     };
     if len > MAX_BUFFER {
@@ -464,12 +384,7 @@ pub fn buffer_bytes(
             if b.len() > len {
                 // The first value that does not fit.
                 let c = p.ends.iter().find(|e| e.1 > len).map_or(1, |e| e.0);
-                return Err(SpecError {
-                    col: c,
-                    message: format!(
-                        "the buffer holds {len} bytes; the values from here on do not fit"
-                    ),
-                });
+                return Err(SpecError { col: c, message: format!("the buffer holds {len} bytes; the values from here on do not fit") });
             }
             out[..b.len()].copy_from_slice(&b);
         }
@@ -480,13 +395,7 @@ pub fn buffer_bytes(
                 chunk.copy_from_slice(&v[..chunk.len()]);
             }
         }
-        Fill::Seq {
-            ty,
-            start,
-            step,
-            istart,
-            istep,
-        } => {
+        Fill::Seq { ty, start, step, istart, istep } => {
             let n = ty.bytes as usize;
             for (k, chunk) in out.chunks_exact_mut(n).enumerate() {
                 let bits: u64 = match (ty.signed, n) {
@@ -520,38 +429,22 @@ pub fn spec_value(ir: &Ir, spec_id: u32, text: &str) -> Result<u64, String> {
             _ => Err(bad("a boolean (true or false)")),
         },
         Some(&Type::Int { width, signed }) if matches!(width, 8 | 16 | 32 | 64) => {
-            let ty = Scalar {
-                signed: Some(signed),
-                bytes: (width / 8) as u8,
-            };
-            let b = ty
-                .encode(text)
-                .map_err(|_| bad(&format!("a {}", ty.name())))?;
+            let ty = Scalar { signed: Some(signed), bytes: (width / 8) as u8 };
+            let b = ty.encode(text).map_err(|_| bad(&format!("a {}", ty.name())))?;
             let mut w = [0u8; 8];
             w[..b.len()].copy_from_slice(&b);
             // A signed value is sign-extended to the constant's words.
             let v = u64::from_le_bytes(w);
-            Ok(if signed && width < 64 && b[b.len() - 1] & 0x80 != 0 {
-                v | (u64::MAX << width)
-            } else {
-                v
-            })
+            Ok(if signed && width < 64 && b[b.len() - 1] & 0x80 != 0 { v | (u64::MAX << width) } else { v })
         }
         Some(&Type::Float { width, .. }) if matches!(width, 16 | 32 | 64) => {
-            let ty = Scalar {
-                signed: None,
-                bytes: (width / 8) as u8,
-            };
-            let b = ty
-                .encode(text)
-                .map_err(|_| bad(&format!("a {}", ty.name())))?;
+            let ty = Scalar { signed: None, bytes: (width / 8) as u8 };
+            let b = ty.encode(text).map_err(|_| bad(&format!("a {}", ty.name())))?;
             let mut w = [0u8; 8];
             w[..b.len()].copy_from_slice(&b);
             Ok(u64::from_le_bytes(w))
         }
-        _ => Err(format!(
-            "SpecId {spec_id}: its type cannot be given on the command line"
-        )),
+        _ => Err(format!("SpecId {spec_id}: its type cannot be given on the command line")),
     }
 }
 
@@ -592,10 +485,9 @@ fn scalar(ty: &TypeNode, bytes: &[u8], at: usize) -> Option<Shown> {
     w[..n.min(8)].copy_from_slice(&b[..n.min(8)]);
     let v = u64::from_le_bytes(w);
     Some(match ty.shape {
-        TypeShape::Int {
-            width,
-            signed: true,
-        } if (1..=64).contains(&width) => Shown::Int(((v << (64 - width)) as i64) >> (64 - width)),
+        TypeShape::Int { width, signed: true } if (1..=64).contains(&width) => {
+            Shown::Int(((v << (64 - width)) as i64) >> (64 - width))
+        }
         TypeShape::Int { .. } => Shown::UInt(v),
         TypeShape::Float { width: 16 } => Shown::F16(half_to_f64(v as u16) as f32),
         TypeShape::Float { width: 32 } => Shown::F32(f32::from_bits(v as u32)),
@@ -618,21 +510,16 @@ fn read(ty: &TypeNode, bytes: &[u8], at: usize, mat: Option<(u32, bool)>) -> Opt
         return None;
     }
     match &ty.shape {
-        TypeShape::Int { .. } | TypeShape::Float { .. } | TypeShape::Pointer { .. } => {
-            scalar(ty, bytes, at)
-        }
+        TypeShape::Int { .. } | TypeShape::Float { .. } | TypeShape::Pointer { .. } => scalar(ty, bytes, at),
         TypeShape::Vector { count } => {
             let e = ty.element.as_deref()?;
             let n = scalar_size(e)?;
-            let v: Vec<Shown> = (0..*count as usize)
-                .map_while(|k| scalar(e, bytes, at.saturating_add(k * n)))
-                .collect();
+            let v: Vec<Shown> = (0..*count as usize).map_while(|k| scalar(e, bytes, at.saturating_add(k * n))).collect();
             (!v.is_empty()).then_some(Shown::Vector(v))
         }
         TypeShape::Matrix { columns } => {
             let col = ty.element.as_deref()?;
-            let (TypeShape::Vector { count: rows }, Some(e)) = (&col.shape, col.element.as_deref())
-            else {
+            let (TypeShape::Vector { count: rows }, Some(e)) = (&col.shape, col.element.as_deref()) else {
                 return None;
             };
             let n = scalar_size(e)?;
@@ -641,11 +528,7 @@ fn read(ty: &TypeNode, bytes: &[u8], at: usize, mat: Option<(u32, bool)>) -> Opt
             for c in 0..*columns as usize {
                 let v: Vec<Shown> = (0..*rows as usize)
                     .map_while(|r| {
-                        let off = if row_major {
-                            r.saturating_mul(stride as usize) + c * n
-                        } else {
-                            c.saturating_mul(stride as usize) + r * n
-                        };
+                        let off = if row_major { r.saturating_mul(stride as usize) + c * n } else { c.saturating_mul(stride as usize) + r * n };
                         scalar(e, bytes, at.saturating_add(off))
                     })
                     .collect();
@@ -658,10 +541,7 @@ fn read(ty: &TypeNode, bytes: &[u8], at: usize, mat: Option<(u32, bool)>) -> Opt
         }
         TypeShape::Array { .. } | TypeShape::RuntimeArray => {
             let e = ty.element.as_deref()?;
-            let stride = ty
-                .array_stride
-                .map(|s| s as usize)
-                .or_else(|| e.size.map(|s| s as usize))?;
+            let stride = ty.array_stride.map(|s| s as usize).or_else(|| e.size.map(|s| s as usize))?;
             let len = match ty.shape {
                 TypeShape::Array { length: Some(n) } => n,
                 TypeShape::Array { length: None } => return None,
@@ -759,20 +639,12 @@ impl serde::Serialize for Shown {
     /// (a member without a name by its index).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeMap, SerializeSeq};
-        let float = |s: S, v: f64| {
-            if v.is_finite() {
-                s.serialize_f64(v)
-            } else {
-                s.serialize_str(&format!("{v:?}"))
-            }
-        };
+        let float = |s: S, v: f64| if v.is_finite() { s.serialize_f64(v) } else { s.serialize_str(&format!("{v:?}")) };
         match self {
             Shown::Int(v) => s.serialize_i64(*v),
             Shown::UInt(v) => s.serialize_u64(*v),
             // Through the shortest text of the f32, so 0.1f32 gives 0.1.
-            Shown::F16(v) | Shown::F32(v) => {
-                float(s, format!("{v:?}").parse::<f64>().unwrap_or(*v as f64))
-            }
+            Shown::F16(v) | Shown::F32(v) => float(s, format!("{v:?}").parse::<f64>().unwrap_or(*v as f64)),
             Shown::F64(v) => float(s, *v),
             Shown::Bits(v) => s.serialize_str(&format!("{v:#x}")),
             Shown::Vector(v) | Shown::Array(v) => {
@@ -804,14 +676,7 @@ mod tests {
     }
 
     fn rt(spec: &str, fixed_size: u64, stride: u32) -> Result<Vec<u8>, SpecError> {
-        buffer_bytes(
-            spec,
-            None,
-            Some(RuntimeArrayShape {
-                fixed_size,
-                stride: Some(stride),
-            }),
-        )
+        buffer_bytes(spec, None, Some(RuntimeArrayShape { fixed_size, stride: Some(stride) }))
     }
 
     fn col_of(r: Result<Vec<u8>, SpecError>) -> u32 {
@@ -821,66 +686,39 @@ mod tests {
     #[test]
     fn zeros_seq_and_random() {
         assert_eq!(fixed("zeros", 8).unwrap(), [0; 8]);
-        assert_eq!(
-            fixed("seq:1,2", 12).unwrap(),
-            [1, 0, 0, 0, 3, 0, 0, 0, 5, 0, 0, 0]
-        );
+        assert_eq!(fixed("seq:1,2", 12).unwrap(), [1, 0, 0, 0, 3, 0, 0, 0, 5, 0, 0, 0]);
         // Trailing bytes that hold no whole value stay zero.
         assert_eq!(fixed("seq:7,1", 6).unwrap(), [7, 0, 0, 0, 0, 0]);
         assert_eq!(fixed("seq:i16:-1,1", 6).unwrap(), [0xff, 0xff, 0, 0, 1, 0]);
         // 0.0 and 0.5 (0x3f000000).
-        assert_eq!(
-            fixed("seq:f32:0,0.5", 8).unwrap(),
-            [0, 0, 0, 0, 0, 0, 0, 0x3f]
-        );
+        assert_eq!(fixed("seq:f32:0,0.5", 8).unwrap(), [0, 0, 0, 0, 0, 0, 0, 0x3f]);
         // SplitMix64 from state 0: first output 0xe220a8397b1dcdaf.
-        assert_eq!(
-            fixed("random:0", 8).unwrap(),
-            [0xaf, 0xcd, 0x1d, 0x7b, 0x39, 0xa8, 0x20, 0xe2]
-        );
+        assert_eq!(fixed("random:0", 8).unwrap(), [0xaf, 0xcd, 0x1d, 0x7b, 0x39, 0xa8, 0x20, 0xe2]);
         assert_eq!(fixed("random:0", 3).unwrap(), [0xaf, 0xcd, 0x1d]);
-        assert_eq!(
-            fixed("random:5", 64).unwrap(),
-            fixed("random:5", 64).unwrap()
-        );
-        assert_ne!(
-            fixed("random:5", 64).unwrap(),
-            fixed("random:6", 64).unwrap()
-        );
+        assert_eq!(fixed("random:5", 64).unwrap(), fixed("random:5", 64).unwrap());
+        assert_ne!(fixed("random:5", 64).unwrap(), fixed("random:6", 64).unwrap());
     }
 
     #[test]
     fn typed_lists_and_hex() {
-        assert_eq!(
-            fixed("u32: 1 2", 12).unwrap(),
-            [1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]
-        );
+        assert_eq!(fixed("u32: 1 2", 12).unwrap(), [1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(fixed("i32: -1", 4).unwrap(), [0xff; 4]);
         assert_eq!(fixed("u16: 0x1234", 2).unwrap(), [0x34, 0x12]);
         // 1000.0f32 = 0x447a0000.
         assert_eq!(fixed("f32: 1e3", 4).unwrap(), [0, 0, 0x7a, 0x44]);
         // 0.5f64 = 0x3fe0000000000000.
-        assert_eq!(
-            fixed("f64: 0.5", 8).unwrap(),
-            [0, 0, 0, 0, 0, 0, 0xe0, 0x3f]
-        );
+        assert_eq!(fixed("f64: 0.5", 8).unwrap(), [0, 0, 0, 0, 0, 0, 0xe0, 0x3f]);
         // 1.0 in binary16 = 0x3c00.
         assert_eq!(fixed("f16: 1", 2).unwrap(), [0, 0x3c]);
         assert_eq!(fixed("i8: -128 127", 2).unwrap(), [0x80, 0x7f]);
         assert_eq!(fixed("u32x2: 1 2 3 4", 16).unwrap()[12], 4);
-        assert_eq!(
-            fixed("hex: de ad beef", 4).unwrap(),
-            [0xde, 0xad, 0xbe, 0xef]
-        );
+        assert_eq!(fixed("hex: de ad beef", 4).unwrap(), [0xde, 0xad, 0xbe, 0xef]);
     }
 
     #[test]
     fn runtime_array_sizes() {
         // Fixed part 4 bytes, elements of 8: N given.
-        assert_eq!(
-            rt("seq:0,1,2", 4, 8).unwrap(),
-            [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]
-        );
+        assert_eq!(rt("seq:0,1,2", 4, 8).unwrap(), [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]);
         assert_eq!(rt("zeros:3", 4, 8).unwrap().len(), 28);
         assert_eq!(rt("zeros", 4, 8).unwrap().len(), 4);
         assert_eq!(rt("random:1,1", 0, 4).unwrap().len(), 4);
@@ -888,22 +726,13 @@ mod tests {
         assert_eq!(rt("u32: 1 2 3", 4, 8).unwrap().len(), 12);
         assert_eq!(rt("u32: 1 2 3 4", 4, 8).unwrap().len(), 20);
         // Only the size given: the list's own.
-        assert_eq!(
-            buffer_bytes("hex: 01 02 03", None, None).unwrap(),
-            [1, 2, 3]
-        );
+        assert_eq!(buffer_bytes("hex: 01 02 03", None, None).unwrap(), [1, 2, 3]);
     }
 
     #[test]
     fn errors_are_located() {
         let e = fixed("u8: 255 256", 2).unwrap_err();
-        assert_eq!(
-            e,
-            SpecError {
-                col: 9,
-                message: "`256` does not fit in u8".into()
-            }
-        );
+        assert_eq!(e, SpecError { col: 9, message: "`256` does not fit in u8".into() });
         assert_eq!(col_of(fixed("u32: 1 x", 8)), 8);
         assert_eq!(col_of(fixed("u32: 1 -1", 8)), 8);
         assert_eq!(col_of(fixed("hex: abc", 2)), 6);
@@ -929,36 +758,14 @@ mod tests {
             TypeShape::Int { width, .. } | TypeShape::Float { width } => Some(width as u64 / 8),
             _ => None,
         };
-        TypeNode {
-            id: 1,
-            shape,
-            name: None,
-            size,
-            array_stride: None,
-            element: None,
-            members: Vec::new(),
-        }
+        TypeNode { id: 1, shape, name: None, size, array_stride: None, element: None, members: Vec::new() }
     }
 
     fn node(shape: TypeShape, element: TypeNode, array_stride: Option<u32>) -> TypeNode {
-        TypeNode {
-            id: 2,
-            shape,
-            name: None,
-            size: None,
-            array_stride,
-            element: Some(Box::new(element)),
-            members: Vec::new(),
-        }
+        TypeNode { id: 2, shape, name: None, size: None, array_stride, element: Some(Box::new(element)), members: Vec::new() }
     }
 
-    fn member(
-        name: &str,
-        offset: u32,
-        ty: TypeNode,
-        matrix_stride: Option<u32>,
-        row_major: bool,
-    ) -> MemberNode {
+    fn member(name: &str, offset: u32, ty: TypeNode, matrix_stride: Option<u32>, row_major: bool) -> MemberNode {
         MemberNode {
             name: (!name.is_empty()).then(|| name.into()),
             offset: Some(offset),
@@ -972,18 +779,8 @@ mod tests {
 
     #[test]
     fn shown_by_the_type_tree() {
-        let uint = || {
-            scalar_node(TypeShape::Int {
-                width: 32,
-                signed: false,
-            })
-        };
-        let int = || {
-            scalar_node(TypeShape::Int {
-                width: 32,
-                signed: true,
-            })
-        };
+        let uint = || scalar_node(TypeShape::Int { width: 32, signed: false });
+        let int = || scalar_node(TypeShape::Int { width: 32, signed: true });
         let float = || scalar_node(TypeShape::Float { width: 32 });
         let vec2 = || node(TypeShape::Vector { count: 2 }, float(), None);
         let mat = || node(TypeShape::Matrix { columns: 2 }, vec2(), None);
@@ -994,13 +791,7 @@ mod tests {
             member("b", 8, vec2(), None, false),
             member("m", 16, mat(), Some(8), false),
             member("r", 32, mat(), Some(8), true),
-            member(
-                "data",
-                48,
-                node(TypeShape::RuntimeArray, uint(), Some(4)),
-                None,
-                false,
-            ),
+            member("data", 48, node(TypeShape::RuntimeArray, uint(), Some(4)), None, false),
         ];
         let mut bytes = Vec::new();
         let f = |v: f32| v.to_le_bytes();

@@ -29,10 +29,7 @@ pub(super) fn build(module: Module) -> Ir {
     let cap = bound.min(module.word_count() as u32 + 1);
     let mut ir = Ir {
         // The module moves in after the first pass, which reads it.
-        module: Module {
-            header: module.header,
-            instructions: Vec::new(),
-        },
+        module: Module { header: module.header, instructions: Vec::new() },
         offsets: Vec::with_capacity(n),
         ops: Vec::with_capacity(n * 3),
         op_start: Vec::with_capacity(n + 1),

@@ -33,10 +33,9 @@ pub use layout::{BlockKind, Member, Type, TypeDef};
 /// The decorations the IR reads, by the grammar's generated constants.
 pub(crate) mod dec {
     pub use crate::grammar::decoration::{
-        ArrayStride as ARRAY_STRIDE, Binding as BINDING, Block as BLOCK,
-        BufferBlock as BUFFER_BLOCK, BuiltIn as BUILTIN, ColMajor as COL_MAJOR,
-        DescriptorSet as DESCRIPTOR_SET, MatrixStride as MATRIX_STRIDE, Offset as OFFSET,
-        RowMajor as ROW_MAJOR, SpecId as SPEC_ID,
+        ArrayStride as ARRAY_STRIDE, Binding as BINDING, Block as BLOCK, BufferBlock as BUFFER_BLOCK,
+        BuiltIn as BUILTIN, ColMajor as COL_MAJOR, DescriptorSet as DESCRIPTOR_SET, MatrixStride as MATRIX_STRIDE,
+        Offset as OFFSET, RowMajor as ROW_MAJOR, SpecId as SPEC_ID,
     };
 }
 

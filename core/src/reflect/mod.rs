@@ -502,9 +502,7 @@ pub fn resource(ir: &Ir, id: u32) -> Option<Resource> {
             Some(Type::Sampler) => ResourceKind::Sampler,
             // A sampled Buffer image (GLSL's samplerBuffer) is a uniform texel buffer.
             Some(Type::SampledImage { image }) => match ir.ty(*image).map(|t| &t.ty) {
-                Some(Type::Image {
-                    dim: DIM_BUFFER, ..
-                }) => ResourceKind::UniformTexelBuffer,
+                Some(Type::Image { dim: DIM_BUFFER, .. }) => ResourceKind::UniformTexelBuffer,
                 _ => ResourceKind::CombinedImageSampler,
             },
             Some(Type::Other { opcode }) if *opcode == op::OpTypeAccelerationStructureKHR => {
@@ -582,10 +580,7 @@ pub fn type_tree(ir: &Ir, id: u32, depth: u32) -> TypeNode {
                     .iter()
                     .enumerate()
                     .map(|(k, m)| MemberNode {
-                        name: ir
-                            .member_name(id, k as u32)
-                            .filter(|n| !n.is_empty())
-                            .map(String::from),
+                        name: ir.member_name(id, k as u32).filter(|n| !n.is_empty()).map(String::from),
                         offset: m.offset,
                         size: ir.member_size(id, k),
                         matrix_stride: m.matrix_stride,

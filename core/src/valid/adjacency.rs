@@ -2,9 +2,9 @@
 //! instructions come first in a non-entry block (OpLine / OpNoLine may be mixed
 //! in), and a function's OpVariable instructions come first in its entry block.
 
+use crate::grammar::{op, storage_class};
 use super::Context;
 use super::rules::Rule;
-use crate::grammar::{op, storage_class};
 use alloc::format;
 use alloc::string::String;
 

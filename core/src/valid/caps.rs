@@ -7,12 +7,12 @@
 //! Declared capabilities include the ones they implicitly declare (the grammar
 //! lists, for each capability, the capabilities it depends on).
 
+use crate::grammar::{built_in, capability, decoration, op};
 use super::Context;
+use crate::diag::Diagnostic;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
-use crate::diag::Diagnostic;
 use crate::grammar::{self, Category, EnumerantDesc, OperandKind, Version};
-use crate::grammar::{built_in, capability, decoration, op};
 use crate::{Span, TargetEnv};
 use alloc::collections::BTreeSet;
 use alloc::format;
@@ -96,12 +96,7 @@ pub(super) struct Declared {
 
 impl Declared {
     pub fn collect(cx: &Context<'_>) -> Declared {
-        let mut d = Declared {
-            caps: BTreeSet::new(),
-            exts: Vec::new(),
-            cap_section: None,
-            ext_section: None,
-        };
+        let mut d = Declared { caps: BTreeSet::new(), exts: Vec::new(), cap_section: None, ext_section: None };
         let widen = |s: &mut Option<(usize, usize)>, i: usize| {
             *s = Some(match *s {
                 None => (i, i),
@@ -130,10 +125,9 @@ impl Declared {
         let mut stack = alloc::vec![c];
         while let Some(c) = stack.pop() {
             if self.caps.insert(c)
-                && let Some(e) = OperandKind::Capability.enumerant(c)
-            {
-                stack.extend_from_slice(e.capabilities);
-            }
+                && let Some(e) = OperandKind::Capability.enumerant(c) {
+                    stack.extend_from_slice(e.capabilities);
+                }
         }
     }
 
@@ -142,9 +136,7 @@ impl Declared {
     }
 
     pub fn has_cap_named(&self, name: &str) -> bool {
-        OperandKind::Capability
-            .enumerant_by_name(name)
-            .is_some_and(|e| self.has_cap(e.value))
+        OperandKind::Capability.enumerant_by_name(name).is_some_and(|e| self.has_cap(e.value))
     }
 
     pub fn has_any_cap(&self, caps: &[u32]) -> bool {
@@ -163,10 +155,7 @@ impl Declared {
     fn cap_related(&self, cx: &Context<'_>) -> Option<(Span, String)> {
         self.cap_section.map(|(a, b)| {
             let (sa, sb) = (cx.span(a), cx.span(b));
-            (
-                Span::new(sa.start, sb.end),
-                String::from("the module's capabilities are declared here"),
-            )
+            (Span::new(sa.start, sb.end), String::from("the module's capabilities are declared here"))
         })
     }
 
@@ -174,18 +163,10 @@ impl Declared {
         match self.ext_section {
             Some((a, b)) => {
                 let (sa, sb) = (cx.span(a), cx.span(b));
-                Some((
-                    Span::new(sa.start, sb.end),
-                    String::from("the module's extensions are declared here"),
-                ))
+                Some((Span::new(sa.start, sb.end), String::from("the module's extensions are declared here")))
             }
             None => self.cap_section.map(|(_, b)| {
-                (
-                    cx.span(b),
-                    String::from(
-                        "the module declares no extension; OpExtension goes after the capabilities",
-                    ),
-                )
+                (cx.span(b), String::from("the module declares no extension; OpExtension goes after the capabilities"))
             }),
         }
     }
@@ -216,11 +197,7 @@ fn ext_names(exts: &[&str]) -> String {
 }
 
 fn first_cap_name(caps: &[u32]) -> &'static str {
-    caps.iter()
-        .copied()
-        .min()
-        .and_then(grammar::capability_name)
-        .unwrap_or("?")
+    caps.iter().copied().min().and_then(grammar::capability_name).unwrap_or("?")
 }
 
 fn ver(v: Version) -> String {
@@ -251,31 +228,14 @@ pub(super) fn check(cx: &mut Context<'_>) {
         let opcode = inst.opcode;
 
         // The instruction itself.
-        let amd_ballot = (op::OpGroupIAddNonUniformAMD..=op::OpGroupSMaxNonUniformAMD)
-            .contains(&opcode)
-            && declared.has_ext("SPV_AMD_shader_ballot");
-        if !desc.capabilities.is_empty() && !amd_ballot && !declared.has_any_cap(desc.capabilities)
-        {
-            let msg = format!(
-                "Opcode {opname} requires one of these capabilities: {}",
-                cap_names(desc.capabilities)
-            );
+        let amd_ballot = (op::OpGroupIAddNonUniformAMD..=op::OpGroupSMaxNonUniformAMD).contains(&opcode) && declared.has_ext("SPV_AMD_shader_ballot");
+        if !desc.capabilities.is_empty() && !amd_ballot && !declared.has_any_cap(desc.capabilities) {
+            let msg = format!("Opcode {opname} requires one of these capabilities: {}", cap_names(desc.capabilities));
             let help = format!("add `OpCapability {}`", first_cap_name(desc.capabilities));
             let rel = declared.cap_related(cx);
-            undeclared(cx, "caps.instruction-capability", i, msg, help, rel).label = format!(
-                "{} needs a capability the module does not declare",
-                desc.name
-            );
+            undeclared(cx, "caps.instruction-capability", i, msg, help, rel).label = format!("{} needs a capability the module does not declare", desc.name);
         } else if desc.capabilities.is_empty() || opcode == op::OpTerminateInvocation {
-            instruction_version(
-                cx,
-                &declared,
-                i,
-                desc.name,
-                desc.extensions,
-                desc.version,
-                desc.last_version,
-            );
+            instruction_version(cx, &declared, i, desc.name, desc.extensions, desc.version, desc.last_version);
         }
 
         // Its operands.
@@ -289,9 +249,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             if !matches!(cat, Category::ValueEnum | Category::BitEnum) {
                 continue;
             }
-            let Some(&word) = cx.operand_words(i, k).first() else {
-                continue;
-            };
+            let Some(&word) = cx.operand_words(i, k).first() else { continue };
             if cat == Category::BitEnum {
                 let mut bit = 0x8000_0000u32;
                 while bit != 0 {
@@ -306,10 +264,9 @@ pub(super) fn check(cx: &mut Context<'_>) {
         }
 
         if opcode == op::OpCapability
-            && let Some(&c) = cx.insts()[i].operands.first()
-        {
-            env_capability(cx, &declared, i, c, env);
-        }
+            && let Some(&c) = cx.insts()[i].operands.first() {
+                env_capability(cx, &declared, i, c, env);
+            }
     }
     let _ = module_version;
 }
@@ -346,37 +303,22 @@ fn instruction_version(
     match version {
         None => {
             if exts.is_empty() {
-                let d = cx.error(
-                    "caps.instruction-version",
-                    i,
-                    format!("{opname} is reserved for future use."),
-                );
+                let d = cx.error("caps.instruction-version", i, format!("{opname} is reserved for future use."));
                 d.label = format!("{name} is not part of any SPIR-V version or extension");
                 return;
             }
             if !declared.has_any_ext(exts) {
-                let msg = format!(
-                    "{opname} requires one of the following extensions: {}",
-                    ext_names(exts)
-                );
-                let help = format!(
-                    "add `OpExtension \"{}\"`",
-                    exts.iter().min().copied().unwrap_or("?")
-                );
+                let msg = format!("{opname} requires one of the following extensions: {}", ext_names(exts));
+                let help = format!("add `OpExtension \"{}\"`", exts.iter().min().copied().unwrap_or("?"));
                 let rel = declared.ext_related(cx);
-                undeclared(cx, "caps.instruction-version", i, msg, help, rel).label =
-                    format!("{name} comes from an extension the module does not declare");
+                undeclared(cx, "caps.instruction-version", i, msg, help, rel).label = format!("{name} comes from an extension the module does not declare");
             }
         }
         Some(v) if mv < v => {
             if exts.is_empty() {
                 let msg = format!("{opname} requires SPIR-V version {} at minimum.", ver(v));
                 let d = cx.error("caps.instruction-version", i, msg);
-                d.label = format!(
-                    "{name} entered SPIR-V in version {}; this module is version {}",
-                    ver(v),
-                    ver(mv)
-                );
+                d.label = format!("{name} entered SPIR-V in version {}; this module is version {}", ver(v), ver(mv));
                 d.help = Some(format!("target SPIR-V {} or later", ver(v)));
             } else if !declared.has_any_ext(exts) {
                 let msg = format!(
@@ -390,49 +332,29 @@ fn instruction_version(
                     ver(v)
                 );
                 let rel = declared.ext_related(cx);
-                undeclared(cx, "caps.instruction-version", i, msg, help, rel).label = format!(
-                    "{name} entered SPIR-V in version {}; this module is version {}",
-                    ver(v),
-                    ver(mv)
-                );
+                undeclared(cx, "caps.instruction-version", i, msg, help, rel).label = format!("{name} entered SPIR-V in version {}; this module is version {}", ver(v), ver(mv));
             }
         }
         _ => {}
     }
     if let Some(l) = last
-        && mv > l
-    {
-        let msg = format!("{opname} requires SPIR-V version {} or earlier", ver(l));
-        let d = cx.error("caps.instruction-removed", i, msg);
-        d.label = format!(
-            "{name} was removed after SPIR-V {}; this module is version {}",
-            ver(l),
-            ver(mv)
-        );
-    }
+        && mv > l {
+            let msg = format!("{opname} requires SPIR-V version {} or earlier", ver(l));
+            let d = cx.error("caps.instruction-removed", i, msg);
+            d.label = format!("{name} was removed after SPIR-V {}; this module is version {}", ver(l), ver(mv));
+        }
 }
 
 /// The capabilities that enable an operand value, with spirv-val's exceptions.
-fn enabling_caps(
-    cx: &Context<'_>,
-    kind: OperandKind,
-    e: &'static EnumerantDesc,
-) -> Option<&'static [u32]> {
+fn enabling_caps(cx: &Context<'_>, kind: OperandKind, e: &'static EnumerantDesc) -> Option<&'static [u32]> {
     match kind {
         // Mere mention of these built-ins in a decoration needs no capability.
         OperandKind::BuiltIn
-            if matches!(
-                e.value,
-                built_in::PointSize | built_in::ClipDistance | built_in::CullDistance
-            ) =>
+            if matches!(e.value, built_in::PointSize | built_in::ClipDistance | built_in::CullDistance) =>
         {
             None
         }
-        OperandKind::Decoration
-            if e.value == decoration::FPRoundingMode && cx.opts.env.is_vulkan() =>
-        {
-            Some(FP_ROUNDING_VULKAN)
-        }
+        OperandKind::Decoration if e.value == decoration::FPRoundingMode && cx.opts.env.is_vulkan() => Some(FP_ROUNDING_VULKAN),
         _ => Some(e.capabilities),
     }
 }
@@ -454,36 +376,20 @@ fn operand_value(
     word: u32,
     opname: &str,
 ) {
-    let Some(e) = kind.enumerant(word) else {
-        return;
-    };
-    let Some(caps) = enabling_caps(cx, kind, e) else {
-        return;
-    };
+    let Some(e) = kind.enumerant(word) else { return };
+    let Some(caps) = enabling_caps(cx, kind, e) else { return };
     let opcode = cx.insts()[i].opcode;
     let kind_name = kind.name();
     if opcode != op::OpCapability && !caps.is_empty() && !declared.has_any_cap(caps) {
-        let msg = format!(
-            "Operand {} of {opname} requires one of these capabilities: {}",
-            k + 1,
-            cap_names(caps)
-        );
+        let msg = format!("Operand {} of {opname} requires one of these capabilities: {}", k + 1, cap_names(caps));
         let help = format!("add `OpCapability {}`", first_cap_name(caps));
         let rel = declared.cap_related(cx);
-        undeclared(cx, "caps.operand-capability", i, msg, help, rel).label = format!(
-            "{kind_name} {} needs a capability the module does not declare",
-            e.name
-        );
+        undeclared(cx, "caps.operand-capability", i, msg, help, rel).label = format!("{kind_name} {} needs a capability the module does not declare", e.name);
         return;
     }
     let mv = cx.version;
     let nth = ordinal(k + 1);
-    let requires = |what: String| {
-        format!(
-            "{nth} operand of {opname}: operand {}({word}) requires {what}",
-            e.name
-        )
-    };
+    let requires = |what: String| format!("{nth} operand of {opname}: operand {}({word}) requires {what}", e.name);
     let needs_ext = match e.version {
         None => !e.extensions.is_empty(),
         Some(v) => mv < v,
@@ -493,176 +399,78 @@ fn operand_value(
             if let Some(v) = e.version {
                 let msg = requires(format!("SPIR-V version {} or later", ver(v)));
                 let d = cx.error("caps.operand-version", i, msg);
-                d.label = format!(
-                    "{kind_name} {} entered SPIR-V in version {}; this module is version {}",
-                    e.name,
-                    ver(v),
-                    ver(mv)
-                );
+                d.label = format!("{kind_name} {} entered SPIR-V in version {}; this module is version {}", e.name, ver(v), ver(mv));
                 d.help = Some(format!("target SPIR-V {} or later", ver(v)));
             }
         } else if !declared.has_any_ext(e.extensions) {
-            let msg = requires(format!(
-                "one of these extensions: {}",
-                ext_names(e.extensions)
-            ));
-            let mut help = format!(
-                "add `OpExtension \"{}\"`",
-                e.extensions.iter().min().copied().unwrap_or("?")
-            );
+            let msg = requires(format!("one of these extensions: {}", ext_names(e.extensions)));
+            let mut help = format!("add `OpExtension \"{}\"`", e.extensions.iter().min().copied().unwrap_or("?"));
             if let Some(v) = e.version {
                 help.push_str(&format!(" or target SPIR-V {} or later", ver(v)));
             }
             let rel = declared.ext_related(cx);
-            undeclared(cx, "caps.operand-extension", i, msg, help, rel).label = format!(
-                "{kind_name} {} comes from an extension the module does not declare",
-                e.name
-            );
+            undeclared(cx, "caps.operand-extension", i, msg, help, rel).label = format!("{kind_name} {} comes from an extension the module does not declare", e.name);
         }
     }
     if let Some(l) = e.last_version
-        && mv > l
-    {
-        let msg = requires(format!("SPIR-V version {} or earlier", ver(l)));
-        let d = cx.error("caps.operand-removed", i, msg);
-        d.label = format!(
-            "{kind_name} {} was removed after SPIR-V {}; this module is version {}",
-            e.name,
-            ver(l),
-            ver(mv)
-        );
-    }
+        && mv > l {
+            let msg = requires(format!("SPIR-V version {} or earlier", ver(l)));
+            let d = cx.error("caps.operand-removed", i, msg);
+            d.label = format!("{kind_name} {} was removed after SPIR-V {}; this module is version {}", e.name, ver(l), ver(mv));
+        }
 }
 
 // ---------------------------------------------------------------------------
 // Capabilities allowed by client APIs.
 
 static VULKAN_1_0: &[&str] = &[
-    "Matrix",
-    "Shader",
-    "InputAttachment",
-    "Sampled1D",
-    "Image1D",
-    "SampledBuffer",
-    "ImageBuffer",
-    "ImageQuery",
-    "DerivativeControl",
-    "Geometry",
-    "Tessellation",
-    "Float64",
-    "Int64",
-    "Int16",
-    "TessellationPointSize",
-    "GeometryPointSize",
-    "ImageGatherExtended",
-    "StorageImageMultisample",
-    "UniformBufferArrayDynamicIndexing",
-    "SampledImageArrayDynamicIndexing",
-    "StorageBufferArrayDynamicIndexing",
-    "StorageImageArrayDynamicIndexing",
-    "ClipDistance",
-    "CullDistance",
-    "ImageCubeArray",
-    "SampleRateShading",
-    "SparseResidency",
-    "MinLod",
-    "SampledCubeArray",
-    "ImageMSArray",
-    "StorageImageExtendedFormats",
-    "InterpolationFunction",
-    "StorageImageReadWithoutFormat",
-    "StorageImageWriteWithoutFormat",
-    "MultiViewport",
-    "Int64Atomics",
-    "TransformFeedback",
-    "GeometryStreams",
-    "Float16",
-    "Int8",
+    "Matrix", "Shader", "InputAttachment", "Sampled1D", "Image1D", "SampledBuffer", "ImageBuffer",
+    "ImageQuery", "DerivativeControl", "Geometry", "Tessellation", "Float64", "Int64", "Int16",
+    "TessellationPointSize", "GeometryPointSize", "ImageGatherExtended", "StorageImageMultisample",
+    "UniformBufferArrayDynamicIndexing", "SampledImageArrayDynamicIndexing",
+    "StorageBufferArrayDynamicIndexing", "StorageImageArrayDynamicIndexing", "ClipDistance",
+    "CullDistance", "ImageCubeArray", "SampleRateShading", "SparseResidency", "MinLod",
+    "SampledCubeArray", "ImageMSArray", "StorageImageExtendedFormats", "InterpolationFunction",
+    "StorageImageReadWithoutFormat", "StorageImageWriteWithoutFormat", "MultiViewport",
+    "Int64Atomics", "TransformFeedback", "GeometryStreams", "Float16", "Int8",
 ];
 
 static VULKAN_1_1: &[&str] = &[
-    "DeviceGroup",
-    "MultiView",
-    "StorageBuffer16BitAccess",
-    "UniformAndStorageBuffer16BitAccess",
-    "StoragePushConstant16",
-    "StorageInputOutput16",
-    "DrawParameters",
-    "VariablePointersStorageBuffer",
-    "VariablePointers",
-    "GroupNonUniform",
-    "GroupNonUniformVote",
-    "GroupNonUniformArithmetic",
-    "GroupNonUniformBallot",
-    "GroupNonUniformShuffle",
-    "GroupNonUniformShuffleRelative",
-    "GroupNonUniformClustered",
-    "GroupNonUniformQuad",
+    "DeviceGroup", "MultiView", "StorageBuffer16BitAccess", "UniformAndStorageBuffer16BitAccess",
+    "StoragePushConstant16", "StorageInputOutput16", "DrawParameters",
+    "VariablePointersStorageBuffer", "VariablePointers", "GroupNonUniform", "GroupNonUniformVote",
+    "GroupNonUniformArithmetic", "GroupNonUniformBallot", "GroupNonUniformShuffle",
+    "GroupNonUniformShuffleRelative", "GroupNonUniformClustered", "GroupNonUniformQuad",
     "GroupNonUniformPartitionedNV",
 ];
 
 static VULKAN_1_2: &[&str] = &[
-    "DenormPreserve",
-    "DenormFlushToZero",
-    "SignedZeroInfNanPreserve",
-    "RoundingModeRTE",
-    "RoundingModeRTZ",
-    "VulkanMemoryModel",
-    "VulkanMemoryModelDeviceScope",
-    "StorageBuffer8BitAccess",
-    "UniformAndStorageBuffer8BitAccess",
-    "StoragePushConstant8",
-    "ShaderViewportIndex",
-    "ShaderLayer",
-    "PhysicalStorageBufferAddresses",
-    "RuntimeDescriptorArray",
-    "UniformTexelBufferArrayDynamicIndexing",
-    "StorageTexelBufferArrayDynamicIndexing",
-    "UniformBufferArrayNonUniformIndexing",
-    "SampledImageArrayNonUniformIndexing",
-    "StorageBufferArrayNonUniformIndexing",
-    "StorageImageArrayNonUniformIndexing",
-    "InputAttachmentArrayNonUniformIndexing",
-    "UniformTexelBufferArrayNonUniformIndexing",
-    "StorageTexelBufferArrayNonUniformIndexing",
-    "ShaderNonUniform",
+    "DenormPreserve", "DenormFlushToZero", "SignedZeroInfNanPreserve", "RoundingModeRTE",
+    "RoundingModeRTZ", "VulkanMemoryModel", "VulkanMemoryModelDeviceScope",
+    "StorageBuffer8BitAccess", "UniformAndStorageBuffer8BitAccess", "StoragePushConstant8",
+    "ShaderViewportIndex", "ShaderLayer", "PhysicalStorageBufferAddresses", "RuntimeDescriptorArray",
+    "UniformTexelBufferArrayDynamicIndexing", "StorageTexelBufferArrayDynamicIndexing",
+    "UniformBufferArrayNonUniformIndexing", "SampledImageArrayNonUniformIndexing",
+    "StorageBufferArrayNonUniformIndexing", "StorageImageArrayNonUniformIndexing",
+    "InputAttachmentArrayNonUniformIndexing", "UniformTexelBufferArrayNonUniformIndexing",
+    "StorageTexelBufferArrayNonUniformIndexing", "ShaderNonUniform",
     "InputAttachmentArrayDynamicIndexing",
 ];
 
 static VULKAN_1_3: &[&str] = &[
-    "DotProduct",
-    "DotProductInputAll",
-    "DotProductInput4x8Bit",
-    "DotProductInput4x8BitPacked",
+    "DotProduct", "DotProductInputAll", "DotProductInput4x8Bit", "DotProductInput4x8BitPacked",
     "DemoteToHelperInvocation",
 ];
 
 static VULKAN_1_4: &[&str] = &[];
 
 static OPENCL_1_2: &[&str] = &[
-    "Addresses",
-    "Float16Buffer",
-    "Int16",
-    "Int8",
-    "Kernel",
-    "Linkage",
-    "Vector16",
-    "ImageBasic",
-    "LiteralSampler",
-    "Sampled1D",
-    "Image1D",
-    "SampledBuffer",
-    "ImageBuffer",
+    "Addresses", "Float16Buffer", "Int16", "Int8", "Kernel", "Linkage", "Vector16", "ImageBasic",
+    "LiteralSampler", "Sampled1D", "Image1D", "SampledBuffer", "ImageBuffer",
 ];
 static OPENCL_1_2_FULL: &[&str] = &["Int64"];
-static OPENCL_2_0: &[&str] = &[
-    "DeviceEnqueue",
-    "GenericPointer",
-    "Groups",
-    "Pipes",
-    "ImageReadWrite",
-    "ImageMipmap",
-];
+static OPENCL_2_0: &[&str] =
+    &["DeviceEnqueue", "GenericPointer", "Groups", "Pipes", "ImageReadWrite", "ImageMipmap"];
 static OPENCL_2_1: &[&str] = &["SubgroupDispatch", "PipeStorage"];
 
 /// The capability lists of an environment, and its name as spirv-val says it;
@@ -677,49 +485,21 @@ fn env_caps(env: TargetEnv) -> Option<(Vec<&'static [&'static str]>, &'static st
         Vulkan1_2 => (v(3), "Vulkan 1.2 specification (or requires extension)"),
         Vulkan1_3 => (v(4), "Vulkan 1.3 specification (or requires extension)"),
         Vulkan1_4 => (v(5), "Vulkan 1.4 specification (or requires extension)"),
-        OpenCl1_2 => (
-            cl(2),
-            "OpenCL 1.2 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl1_2Embedded => (
-            cl(2),
-            "OpenCL 1.2 Embedded Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_0 => (
-            cl(3),
-            "OpenCL 2.0 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_0Embedded => (
-            cl(3),
-            "OpenCL 2.0 Embedded Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_1 => (
-            cl(4),
-            "OpenCL 2.1 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_1Embedded => (
-            cl(4),
-            "OpenCL 2.1 Embedded Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_2 => (
-            cl(4),
-            "OpenCL 2.2 Full Profile specification (or requires extension or capability)",
-        ),
-        OpenCl2_2Embedded => (
-            cl(4),
-            "OpenCL 2.2 Embedded Profile specification (or requires extension or capability)",
-        ),
+        OpenCl1_2 => (cl(2), "OpenCL 1.2 Full Profile specification (or requires extension or capability)"),
+        OpenCl1_2Embedded => (cl(2), "OpenCL 1.2 Embedded Profile specification (or requires extension or capability)"),
+        OpenCl2_0 => (cl(3), "OpenCL 2.0 Full Profile specification (or requires extension or capability)"),
+        OpenCl2_0Embedded => (cl(3), "OpenCL 2.0 Embedded Profile specification (or requires extension or capability)"),
+        OpenCl2_1 => (cl(4), "OpenCL 2.1 Full Profile specification (or requires extension or capability)"),
+        OpenCl2_1Embedded => (cl(4), "OpenCL 2.1 Embedded Profile specification (or requires extension or capability)"),
+        OpenCl2_2 => (cl(4), "OpenCL 2.2 Full Profile specification (or requires extension or capability)"),
+        OpenCl2_2Embedded => (cl(4), "OpenCL 2.2 Embedded Profile specification (or requires extension or capability)"),
         _ => return None,
     })
 }
 
 fn env_capability(cx: &mut Context<'_>, declared: &Declared, i: usize, cap: u32, env: TargetEnv) {
-    let Some((lists, what)) = env_caps(env) else {
-        return;
-    };
-    let Some(e) = OperandKind::Capability.enumerant(cap) else {
-        return;
-    };
+    let Some((lists, what)) = env_caps(env) else { return };
+    let Some(e) = OperandKind::Capability.enumerant(cap) else { return };
     let names = core::iter::once(e.name).chain(e.aliases.iter().copied());
     let mut allowed = false;
     for n in names {
@@ -736,7 +516,8 @@ fn env_capability(cx: &mut Context<'_>, declared: &Declared, i: usize, cap: u32,
         allowed = declared.caps.iter().any(|&c| {
             c != cap
                 && OperandKind::Capability.enumerant(c).is_some_and(|d| {
-                    d.capabilities.contains(&cap) && lists.iter().any(|l| l.contains(&d.name))
+                    d.capabilities.contains(&cap)
+                        && lists.iter().any(|l| l.contains(&d.name))
                 })
         });
     }
@@ -748,10 +529,7 @@ fn env_capability(cx: &mut Context<'_>, declared: &Declared, i: usize, cap: u32,
         d.help = Some(if e.extensions.is_empty() {
             String::from("remove this capability and the features that need it")
         } else {
-            format!(
-                "declare one of the extensions that enable it: {}",
-                ext_names(e.extensions).trim_end()
-            )
+            format!("declare one of the extensions that enable it: {}", ext_names(e.extensions).trim_end())
         });
     }
 }
@@ -775,12 +553,8 @@ mod tests {
         let mut n = 0;
         for src in sources {
             for part in src.split('"').skip(1).step_by(2) {
-                let is_code = ["caps.", "version.", "types.", "ext."]
-                    .iter()
-                    .any(|p| part.starts_with(p))
-                    && part.chars().all(|c| {
-                        c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.'
-                    });
+                let is_code = ["caps.", "version.", "types.", "ext."].iter().any(|p| part.starts_with(p))
+                    && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.');
                 let is_code = is_code && !part.ends_with(".rs");
                 if is_code {
                     assert!(rule(part).is_some(), "{part} has no RULES entry");

@@ -178,13 +178,7 @@ impl<'m> Context<'m> {
 
     /// Report an error at operand `k` of instruction `i` (see
     /// [`Context::operand_span`]); returns it like [`Context::error`].
-    pub fn error_at(
-        &mut self,
-        code: &'static str,
-        i: usize,
-        k: usize,
-        message: String,
-    ) -> &mut Diagnostic {
+    pub fn error_at(&mut self, code: &'static str, i: usize, k: usize, message: String) -> &mut Diagnostic {
         let d = Diagnostic::error(code, self.operand_span(i, k), message).in_binary();
         self.diags.push(d);
         self.diags.last_mut().unwrap_or_else(|| unreachable!())
@@ -199,10 +193,7 @@ impl<'m> Context<'m> {
         message: String,
         related: impl IntoIterator<Item = (usize, String)>,
     ) -> &mut Diagnostic {
-        let related: Vec<(Span, String)> = related
-            .into_iter()
-            .map(|(j, label)| (self.span(j), label))
-            .collect();
+        let related: Vec<(Span, String)> = related.into_iter().map(|(j, label)| (self.span(j), label)).collect();
         let d = self.error(code, i, message);
         for (span, label) in related {
             d.relate(span, label);
@@ -213,10 +204,7 @@ impl<'m> Context<'m> {
     /// The id bound to size per-id tables with: the header's, but no more than
     /// the module could define.
     pub fn id_bound(&self) -> u32 {
-        self.module
-            .header
-            .bound
-            .min(self.module.word_count() as u32 + 1)
+        self.module.header.bound.min(self.module.word_count() as u32 + 1)
     }
 
     /// Whether any error has been reported.

@@ -5,9 +5,9 @@
 //! the Logical addressing model, and OpReturn / OpReturnValue against the
 //! function's return type.
 
+use crate::grammar::{addressing_model, capability, decoration, op, storage_class};
 use super::Context;
 use super::rules::Rule;
-use crate::grammar::{addressing_model, capability, decoration, op, storage_class};
 use alloc::format;
 use alloc::string::String;
 
@@ -100,9 +100,7 @@ pub(super) fn check_functions(cx: &mut Context<'_>) {
                             cx.error_related(
                                 "function.type-mismatch",
                                 i,
-                                format!(
-                                    "the function returns {r}, but its function type returns {t}"
-                                ),
+                                format!("the function returns {r}, but its function type returns {t}"),
                                 cx.def(fty).map(|d| (d, String::from("the function type"))),
                             );
                         }

@@ -3,12 +3,12 @@
 //! `IdPass`), result types name types, and ids given where a value is expected
 //! are not types. Also the small helpers the structure families share.
 
+use crate::grammar::ext_inst::{debug_info, opencl_debug_info_100};
+use crate::grammar::{addressing_model, op};
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::{IdMap, decode_string};
-use crate::grammar::ext_inst::{debug_info, opencl_debug_info_100};
 use crate::grammar::{self, OperandKind};
-use crate::grammar::{addressing_model, op};
 use crate::text::asm::suggest;
 use alloc::format;
 use alloc::string::String;
@@ -248,15 +248,18 @@ fn can_forward(opcode: u16, k: usize, ext: ExtKind, ext_number: u32) -> bool {
         | op::OpConditionalCapabilityINTEL
         | op::OpConditionalExtensionINTEL
         | op::OpExtInstWithForwardRefsKHR => true,
-        op::OpGroupDecorate
-        | op::OpGroupMemberDecorate
-        | op::OpBranchConditional
-        | op::OpSwitch => k != 0,
+        op::OpGroupDecorate | op::OpGroupMemberDecorate | op::OpBranchConditional | op::OpSwitch => {
+            k != 0
+        }
         op::OpFunctionCall => k == 2,
         op::OpPhi => k > 1,
         op::OpEnqueueKernel => k == 8,
-        op::OpGetKernelNDrangeSubGroupCount | op::OpGetKernelNDrangeMaxSubGroupSize => k == 3,
-        op::OpGetKernelWorkGroupSize | op::OpGetKernelPreferredWorkGroupSizeMultiple => k == 2,
+        op::OpGetKernelNDrangeSubGroupCount | op::OpGetKernelNDrangeMaxSubGroupSize => {
+            k == 3
+        }
+        op::OpGetKernelWorkGroupSize | op::OpGetKernelPreferredWorkGroupSizeMultiple => {
+            k == 2
+        }
         op::OpTypeForwardPointer => k == 0,
         op::OpTypeArray => k == 1,
         op::OpCooperativeMatrixPerElementOpEXT => k == 3,
@@ -309,22 +312,10 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         let d = def.unwrap_or(0);
                         if !generates_type(insts[d].opcode) {
                             let name = cx.name(w);
-                            cx.error_related(
-                                "ids.not-a-type",
-                                i,
-                                format!("the result type {name} is not a type"),
-                                [(d, format!("{name} is defined here"))],
-                            );
+                            cx.error_related("ids.not-a-type", i, format!("the result type {name} is not a type"), [(d, format!("{name} is defined here"))]);
                         }
                     } else {
-                        report_undefined(
-                            cx,
-                            (i, k, o.kind),
-                            w,
-                            def,
-                            &mut reported,
-                            &mut suggestions,
-                        );
+                        report_undefined(cx, (i, k, o.kind), w, def, &mut reported, &mut suggestions);
                     }
                 }
                 OperandKind::IdRef | OperandKind::IdMemorySemantics | OperandKind::IdScope => {
@@ -349,12 +340,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         } else if generates_type(dop) && !exempt {
                             flagged.push(w);
                             let name = cx.name(w);
-                            cx.error_related(
-                                "ids.operand-is-type",
-                                i,
-                                format!("operand {name} is a type, but a value is expected here"),
-                                [(d, format!("{name} is declared here"))],
-                            );
+                            cx.error_related("ids.operand-is-type", i, format!("operand {name} is a type, but a value is expected here"), [(d, format!("{name} is declared here"))]);
                         } else if !def_has_type
                             && !exempt
                             && !crate::cfg::is_branch_opcode(opcode)
@@ -369,12 +355,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         {
                             flagged.push(w);
                             let name = cx.name(w);
-                            cx.error_related(
-                                "ids.operand-needs-type",
-                                i,
-                                format!("operand {name} has no type, but a value is expected here"),
-                                [(d, format!("{name} is defined here"))],
-                            );
+                            cx.error_related("ids.operand-needs-type", i, format!("operand {name} has no type, but a value is expected here"), [(d, format!("{name} is defined here"))]);
                         } else if cx.ext_kind(d).is_non_semantic() && !non_semantic {
                             let name = cx.name(w);
                             let span = cx.span(d);
@@ -410,14 +391,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             forward.push((w, (i, k, o.kind)));
                         }
                     } else {
-                        report_undefined(
-                            cx,
-                            (i, k, o.kind),
-                            w,
-                            def,
-                            &mut reported,
-                            &mut suggestions,
-                        );
+                        report_undefined(cx, (i, k, o.kind), w, def, &mut reported, &mut suggestions);
                     }
                 }
                 _ => {}
@@ -501,21 +475,11 @@ fn report_undefined(
             );
         }
         Some(d) => {
-            cx.error_related(
-                "ids.use-before-definition",
-                i,
-                format!("{name} is used before its definition"),
-                [(d, format!("{name} is defined later, here"))],
-            );
+            cx.error_related("ids.use-before-definition", i, format!("{name} is used before its definition"), [(d, format!("{name} is defined later, here"))]);
         }
         None => {
             let help = suggest(cx, w, at, suggestions);
-            cx.error(
-                "ids.undefined",
-                i,
-                format!("{name} is used but never defined"),
-            )
-            .help = help;
+            cx.error("ids.undefined", i, format!("{name} is used but never defined")).help = help;
         }
     }
 }

@@ -5,11 +5,11 @@
 //! definitions; inside a function, its parameters, then blocks that each begin
 //! with OpLabel and end with a terminator, then OpFunctionEnd.
 
+use crate::grammar::op;
 use super::Context;
-use super::ids::ExtKind;
+use super::ids::{ExtKind};
 use super::rules::Rule;
 use crate::grammar;
-use crate::grammar::op;
 use alloc::format;
 use alloc::string::String;
 
@@ -128,14 +128,10 @@ fn module_section(opcode: u16) -> Option<u8> {
         op::OpSamplerImageAddressingModeNV => SAMPLER_ADDRESSING,
         op::OpEntryPoint | op::OpConditionalEntryPointINTEL => ENTRY_POINTS,
         op::OpExecutionMode | op::OpExecutionModeId => EXECUTION_MODES,
-        op::OpString | op::OpSource | op::OpSourceExtension | op::OpSourceContinued => {
-            DEBUG_STRINGS
-        }
+        op::OpString | op::OpSource | op::OpSourceExtension | op::OpSourceContinued => DEBUG_STRINGS,
         op::OpName | op::OpMemberName => DEBUG_NAMES,
         op::OpModuleProcessed => DEBUG_PROCESSED,
-        op::OpLine | op::OpNoLine | op::OpUndef | op::OpVariable | op::OpUntypedVariableKHR => {
-            TYPES
-        }
+        op::OpLine | op::OpNoLine | op::OpUndef | op::OpVariable | op::OpUntypedVariableKHR => TYPES,
         op::OpExtInst | op::OpExtInstWithForwardRefsKHR => TYPES,
         _ => {
             let d = grammar::instruction(opcode)?;
@@ -171,11 +167,7 @@ fn opname(opcode: u16) -> String {
 /// An instruction that belongs in a block: an error outside one.
 fn body_instruction(cx: &mut Context<'_>, i: usize, opcode: u16, block: Option<usize>) {
     if block.is_none() {
-        cx.error(
-            "layout.outside-block",
-            i,
-            format!("{} must appear in a block", opname(opcode)),
-        );
+        cx.error("layout.outside-block", i, format!("{} must appear in a block", opname(opcode)));
     }
 }
 
@@ -183,12 +175,7 @@ fn body_instruction(cx: &mut Context<'_>, i: usize, opcode: u16, block: Option<u
 /// instruction `i` (`before` names it).
 fn missing_terminator(cx: &mut Context<'_>, i: usize, b: usize, before: &str) {
     let label = cx.name(cx.insts()[b].operands.first().copied().unwrap_or(0));
-    cx.error_related(
-        "layout.missing-terminator",
-        i,
-        format!("block {label} has no terminator before {before}"),
-        [(b, format!("block {label} begins here"))],
-    );
+    cx.error_related("layout.missing-terminator", i, format!("block {label} has no terminator before {before}"), [(b, format!("block {label} begins here"))]);
 }
 
 fn local_debug_info(kind: ExtKind, number: u32) -> bool {
@@ -317,12 +304,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
                     );
                 } else if blocks > 0 || body_started {
                     let f = function.unwrap_or(0);
-                    cx.error_related(
-                        "layout.misplaced-function-instruction",
-                        i,
-                        String::from("function parameters must come immediately after OpFunction"),
-                        [(f, String::from("the function begins here"))],
-                    );
+                    cx.error_related("layout.misplaced-function-instruction", i, String::from("function parameters must come immediately after OpFunction"), [(f, String::from("the function begins here"))]);
                 }
             }
             op::OpFunctionEnd => {
@@ -442,12 +424,7 @@ pub(super) fn check_layout(cx: &mut Context<'_>) {
     if let Some(f) = function {
         let name = cx.name(insts[f].operands.get(1).copied().unwrap_or(0));
         let last = insts.len().saturating_sub(1);
-        cx.error_related(
-            "layout.missing-function-end",
-            f,
-            format!("function {name} has no OpFunctionEnd: the module ends inside it"),
-            [(last, String::from("the module ends here"))],
-        );
+        cx.error_related("layout.missing-function-end", f, format!("function {name} has no OpFunctionEnd: the module ends inside it"), [(last, String::from("the module ends here"))]);
     }
     if !saw_memory_model && !memory_model_reported {
         cx.error(

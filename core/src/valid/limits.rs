@@ -2,10 +2,10 @@
 //! options: struct members, struct nesting depth, function parameters,
 //! global and local variables, access chain indexes, and the id bound.
 
+use crate::grammar::{op, storage_class};
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::IdMap;
-use crate::grammar::{op, storage_class};
 use alloc::format;
 use alloc::string::String;
 
@@ -124,21 +124,9 @@ pub(super) fn check_limits(cx: &mut Context<'_>) {
             op::OpVariable | op::OpUntypedVariableKHR => {
                 let class = inst.operands.get(2).copied();
                 if class == Some(storage_class::Function) {
-                    locals.add(
-                        cx,
-                        i,
-                        l.max_local_variables,
-                        "limits.local-variables",
-                        "function variable",
-                    );
+                    locals.add(cx, i, l.max_local_variables, "limits.local-variables", "function variable");
                 } else {
-                    globals.add(
-                        cx,
-                        i,
-                        l.max_global_variables,
-                        "limits.global-variables",
-                        "global variable",
-                    );
+                    globals.add(cx, i, l.max_global_variables, "limits.global-variables", "global variable");
                 }
             }
             op::OpAccessChain
@@ -183,14 +171,7 @@ impl VarCount {
         self.n += 1;
         if self.n > u64::from(max) && !self.reported {
             self.reported = true;
-            cx.error(
-                code,
-                i,
-                format!(
-                    "this is {what} number {}, more than the limit of {max}",
-                    self.n
-                ),
-            );
+            cx.error(code, i, format!("this is {what} number {}, more than the limit of {max}", self.n));
         }
     }
 }

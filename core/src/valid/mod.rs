@@ -25,9 +25,9 @@ mod ssa;
 mod types;
 mod version;
 
+pub use context::Context;
 /// The names of a text, by which messages name ids (they live with the assembler).
 pub use crate::text::asm::TextNames;
-pub use context::Context;
 
 use crate::ir::Ir;
 use crate::{Diagnostic, TargetEnv, binary};
@@ -116,10 +116,7 @@ impl Limits {
     /// (`max-struct-members`, and spirv-val's own spelling `max-struct_depth`).
     /// Returns false for an unknown name.
     pub fn set(&mut self, option: &str, value: u32) -> bool {
-        let Some((_, slot)) = LIMITS
-            .iter()
-            .find(|(n, _)| n.strip_prefix("--") == Some(option))
-        else {
+        let Some((_, slot)) = LIMITS.iter().find(|(n, _)| n.strip_prefix("--") == Some(option)) else {
             return false;
         };
         *slot(self) = value;
@@ -130,18 +127,12 @@ impl Limits {
 /// spirv-val's flags that take no value, each with the option it sets: the one
 /// list the validator, the CLI and the page read.
 pub const FLAGS: &[(&str, fn(&mut Options) -> &mut bool)] = &[
-    ("--before-hlsl-legalization", |o| {
-        &mut o.before_hlsl_legalization
-    }),
+    ("--before-hlsl-legalization", |o| &mut o.before_hlsl_legalization),
     ("--relax-logical-pointer", |o| &mut o.relax_logical_pointer),
     ("--relax-block-layout", |o| &mut o.relax_block_layout),
-    ("--uniform-buffer-standard-layout", |o| {
-        &mut o.uniform_buffer_standard_layout
-    }),
+    ("--uniform-buffer-standard-layout", |o| &mut o.uniform_buffer_standard_layout),
     ("--scalar-block-layout", |o| &mut o.scalar_block_layout),
-    ("--workgroup-scalar-block-layout", |o| {
-        &mut o.workgroup_scalar_block_layout
-    }),
+    ("--workgroup-scalar-block-layout", |o| &mut o.workgroup_scalar_block_layout),
     ("--skip-block-layout", |o| &mut o.skip_block_layout),
     ("--relax-struct-store", |o| &mut o.relax_struct_store),
     ("--allow-localsizeid", |o| &mut o.allow_localsizeid),
@@ -157,12 +148,8 @@ pub const LIMITS: &[(&str, fn(&mut Limits) -> &mut u32)] = &[
     ("--max-global-variables", |l| &mut l.max_global_variables),
     ("--max-switch-branches", |l| &mut l.max_switch_branches),
     ("--max-function-args", |l| &mut l.max_function_args),
-    ("--max-control-flow-nesting-depth", |l| {
-        &mut l.max_control_flow_nesting_depth
-    }),
-    ("--max-access-chain-indexes", |l| {
-        &mut l.max_access_chain_indexes
-    }),
+    ("--max-control-flow-nesting-depth", |l| &mut l.max_control_flow_nesting_depth),
+    ("--max-access-chain-indexes", |l| &mut l.max_access_chain_indexes),
     ("--max-id-bound", |l| &mut l.max_id_bound),
 ];
 
@@ -212,14 +199,11 @@ impl Options {
             }
             let value = match inline {
                 Some(v) => v,
-                None => args
-                    .next()
-                    .ok_or_else(|| OptionError::MissingValue(name.into()))?,
+                None => args.next().ok_or_else(|| OptionError::MissingValue(name.into()))?,
             };
-            let n: u32 = value.parse().map_err(|_| OptionError::BadValue {
-                option: name.into(),
-                value: value.into(),
-            })?;
+            let n: u32 = value
+                .parse()
+                .map_err(|_| OptionError::BadValue { option: name.into(), value: value.into() })?;
             self.limits.set(&name[2..], n);
         }
         Ok(())
@@ -311,16 +295,10 @@ mod tests {
         let opts = Options::default();
         let m = binary::read_words_framing(&out.words).unwrap();
         let named = validate_named(&Ir::build(m), &opts, Some(&names)).0;
-        assert!(
-            named.iter().any(|d| d.message.contains("%my_fn_type")),
-            "{named:?}"
-        );
+        assert!(named.iter().any(|d| d.message.contains("%my_fn_type")), "{named:?}");
         // Without the text, the friendly names of spirv-dis (no OpName: the number).
         let plain = validate_words(&out.words, &opts);
-        assert!(
-            plain.iter().all(|d| !d.message.contains("my_fn_type")),
-            "{plain:?}"
-        );
+        assert!(plain.iter().all(|d| !d.message.contains("my_fn_type")), "{plain:?}");
         assert_eq!(named.len(), plain.len());
     }
 
@@ -330,53 +308,32 @@ mod tests {
         let src = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
                    %int = OpTypeInt 32 1\n%a = OpConstant %int 1\n%b = OpConstant %int 2\n\
                    %x = OpIAdd %int %a %b\n";
-        let words =
-            crate::text::asm::assemble(src, &crate::text::asm::AsmOptions::default()).unwrap();
+        let words = crate::text::asm::assemble(src, &crate::text::asm::AsmOptions::default()).unwrap();
         let ir = Ir::build(binary::read_words_framing(&words).unwrap());
         let opts = Options::default();
         let cx = context::Context::new(&ir, &opts);
         let i = cx.insts().len() - 1;
         let at = cx.offset(i);
-        assert_eq!(
-            words[at as usize] & 0xffff,
-            crate::grammar::op::OpIAdd as u32
-        );
-        assert_eq!(
-            cx.operand_span(i, 2),
-            crate::diag::Span::new(at + 3, at + 4)
-        );
-        assert_eq!(
-            cx.operand_span(i, 3),
-            crate::diag::Span::new(at + 4, at + 5)
-        );
+        assert_eq!(words[at as usize] & 0xffff, crate::grammar::op::OpIAdd as u32);
+        assert_eq!(cx.operand_span(i, 2), crate::diag::Span::new(at + 3, at + 4));
+        assert_eq!(cx.operand_span(i, 3), crate::diag::Span::new(at + 4, at + 5));
         assert_eq!(cx.operand_span(i, 9), cx.span(i));
     }
 
     #[test]
     fn spirv_val_options() {
         let mut o = Options::default();
-        o.apply_args([
-            "--before-hlsl-legalization",
-            "--max-struct_depth",
-            "7",
-            "--max-id-bound=9",
-        ])
-        .unwrap();
+        o.apply_args(["--before-hlsl-legalization", "--max-struct_depth", "7", "--max-id-bound=9"])
+            .unwrap();
         assert!(o.before_hlsl_legalization);
         assert_eq!((o.limits.max_struct_depth, o.limits.max_id_bound), (7, 9));
         o.apply_args(["--max-struct-depth", "8"]).unwrap();
         assert_eq!(o.limits.max_struct_depth, 8);
-        assert_eq!(
-            o.apply_args(["--frobnicate"]),
-            Err(OptionError::Unknown("--frobnicate".into()))
-        );
+        assert_eq!(o.apply_args(["--frobnicate"]), Err(OptionError::Unknown("--frobnicate".into())));
         assert_eq!(
             o.apply_args(["--max-function-args"]),
             Err(OptionError::MissingValue("--max-function-args".into()))
         );
-        assert!(matches!(
-            o.apply_args(["--max-function-args", "x"]),
-            Err(OptionError::BadValue { .. })
-        ));
+        assert!(matches!(o.apply_args(["--max-function-args", "x"]), Err(OptionError::BadValue { .. })));
     }
 }

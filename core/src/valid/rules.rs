@@ -42,10 +42,7 @@ static GENERAL: &[Rule] = &[Rule {
 
 /// The rule with this code.
 pub fn rule(code: &str) -> Option<&'static Rule> {
-    FAMILIES
-        .iter()
-        .flat_map(|f| f.iter())
-        .find(|r| r.code == code)
+    FAMILIES.iter().flat_map(|f| f.iter()).find(|r| r.code == code)
 }
 
 /// Every rule, for listings and for checking the tables.
@@ -64,11 +61,7 @@ mod tests {
         for r in all() {
             assert!(seen.insert(r.code), "duplicate rule code {}", r.code);
             assert!(r.code.contains('.'), "{}: codes are family.name", r.code);
-            assert!(
-                !r.summary.is_empty() && !r.explanation.is_empty(),
-                "{}",
-                r.code
-            );
+            assert!(!r.summary.is_empty() && !r.explanation.is_empty(), "{}", r.code);
         }
         assert!(rule("val.binary").is_some());
     }

@@ -8,11 +8,11 @@
 //! Dominance is the regular one (branch edges), over blocks reachable from the
 //! entry, as spirv-val checks it: uses in unreachable blocks are not checked.
 
+use crate::grammar::{addressing_model, capability, op};
 use super::Context;
 use super::rules::Rule;
 use crate::cfg::{Csr, EdgeKind, NONE};
 use crate::grammar::OperandKind;
-use crate::grammar::{addressing_model, capability, op};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -470,9 +470,7 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
             (
                 phi,
                 "ssa.phi-value-does-not-dominate-parent",
-                format!(
-                    "the incoming value {name} of OpPhi {p} is not defined on every path to its parent block {par}"
-                ),
+                format!("the incoming value {name} of OpPhi {p} is not defined on every path to its parent block {par}"),
                 Some((def, format!("{name} is defined here"))),
             )
         }
@@ -485,51 +483,24 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
             let p = phi_name(cx, phi);
             let label = block_label(cx, phi, block);
             let s = if preds == 1 { "" } else { "s" };
-            (
-                phi,
-                "ssa.phi-predecessor-count",
-                format!(
-                    "OpPhi {p} has {pairs} incoming pair(s), but its block {label} has {preds} predecessor{s}"
-                ),
-                None,
-            )
+            (phi, "ssa.phi-predecessor-count", format!("OpPhi {p} has {pairs} incoming pair(s), but its block {label} has {preds} predecessor{s}"), None)
         }
         Finding::PhiNotPred { phi, parent, block } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
             let label = block_label(cx, phi, block);
-            (
-                phi,
-                "ssa.phi-parent-not-predecessor",
-                format!("OpPhi {p} lists {par} as a parent, but {par} does not branch to {label}"),
-                None,
-            )
+            (phi, "ssa.phi-parent-not-predecessor", format!("OpPhi {p} lists {par} as a parent, but {par} does not branch to {label}"), None)
         }
         Finding::PhiNotLabel { phi, parent } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
-            (
-                phi,
-                "ssa.phi-parent-not-label",
-                format!("OpPhi {p} lists {par} as a parent block, but {par} is not a label"),
-                None,
-            )
+            (phi, "ssa.phi-parent-not-label", format!("OpPhi {p} lists {par} as a parent block, but {par} is not a label"), None)
         }
         Finding::PhiDuplicate { phi, parent } => {
             let (p, par) = (phi_name(cx, phi), cx.name(parent));
-            (
-                phi,
-                "ssa.phi-duplicate-parent",
-                format!("OpPhi {p} lists the parent block {par} more than once"),
-                None,
-            )
+            (phi, "ssa.phi-duplicate-parent", format!("OpPhi {p} lists the parent block {par} more than once"), None)
         }
         Finding::PhiVoid { phi } => {
             let p = phi_name(cx, phi);
-            (
-                phi,
-                "ssa.phi-void",
-                format!("OpPhi {p} has void result type"),
-                None,
-            )
+            (phi, "ssa.phi-void", format!("OpPhi {p} has void result type"), None)
         }
         Finding::PhiPointer { phi } => {
             let p = phi_name(cx, phi);
@@ -543,24 +514,12 @@ fn report(cx: &mut Context<'_>, f: Finding, ids: [u32; 2], at: [usize; 2]) {
         }
         Finding::PhiOpaque { phi, what } => {
             let p = phi_name(cx, phi);
-            (
-                phi,
-                "ssa.phi-opaque-type",
-                format!("OpPhi {p} selects {what}, which shaders cannot do"),
-                None,
-            )
+            (phi, "ssa.phi-opaque-type", format!("OpPhi {p} selects {what}, which shaders cannot do"), None)
         }
         Finding::PhiValueType { phi, value, ty } => {
             let (p, v, t) = (phi_name(cx, phi), cx.name(value), cx.name(ty));
             let rt = cx.name(cx.insts()[phi].operands.first().copied().unwrap_or(0));
-            (
-                phi,
-                "ssa.phi-value-type",
-                format!(
-                    "the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"
-                ),
-                None,
-            )
+            (phi, "ssa.phi-value-type", format!("the incoming value {v} of OpPhi {p} has type {t}, not the OpPhi's type {rt}"), None)
         }
     };
     cx.error_related(code, at_inst, message, related);

@@ -3,11 +3,11 @@
 //! the corpus (OpReadClockKHR, OpUndef, scopes, interface structs, built-in
 //! structure members, cooperative matrices and LocalSizeId).
 
+use crate::grammar::{decoration, execution_mode, op, scope, storage_class};
 use super::Context;
 use super::caps::Declared;
 use super::rules::Rule;
 use crate::grammar::OperandKind;
-use crate::grammar::{decoration, execution_mode, op, scope, storage_class};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -98,12 +98,8 @@ impl Decorations {
         let mut by_target: BTreeMap<u32, Vec<(u32, u32, usize)>> = BTreeMap::new();
         for (i, inst) in cx.insts().iter().enumerate() {
             match (inst.opcode, inst.operands.as_slice()) {
-                (op::OpDecorate, [t, d, ..]) => {
-                    by_target.entry(*t).or_default().push((u32::MAX, *d, i))
-                }
-                (op::OpMemberDecorate, [t, m, d, ..]) => {
-                    by_target.entry(*t).or_default().push((*m, *d, i))
-                }
+                (op::OpDecorate, [t, d, ..]) => by_target.entry(*t).or_default().push((u32::MAX, *d, i)),
+                (op::OpMemberDecorate, [t, m, d, ..]) => by_target.entry(*t).or_default().push((*m, *d, i)),
                 _ => {}
             }
         }
@@ -111,17 +107,14 @@ impl Decorations {
     }
 
     fn has(&self, id: u32, dec: u32) -> bool {
-        self.by_target
-            .get(&id)
-            .is_some_and(|v| v.iter().any(|&(m, d, _)| m == u32::MAX && d == dec))
+        self.by_target.get(&id).is_some_and(|v| v.iter().any(|&(m, d, _)| m == u32::MAX && d == dec))
     }
 
     fn members_with(&self, id: u32, dec: u32) -> impl Iterator<Item = (u32, usize)> + '_ {
-        self.by_target.get(&id).into_iter().flat_map(move |v| {
-            v.iter()
-                .filter(move |&&(m, d, _)| m != u32::MAX && d == dec)
-                .map(|&(m, _, i)| (m, i))
-        })
+        self.by_target
+            .get(&id)
+            .into_iter()
+            .flat_map(move |v| v.iter().filter(move |&&(m, d, _)| m != u32::MAX && d == dec).map(|&(m, _, i)| (m, i)))
     }
 }
 
@@ -148,9 +141,7 @@ fn vulkan_storage_classes(cx: &mut Context<'_>) {
         if inst.opcode != op::OpTypePointer && inst.opcode != op::OpTypeUntypedPointerKHR {
             continue;
         }
-        let Some(&sc) = inst.operands.get(1) else {
-            continue;
-        };
+        let Some(&sc) = inst.operands.get(1) else { continue };
         if matches!(
             sc,
             storage_class::CrossWorkgroup
@@ -160,9 +151,7 @@ fn vulkan_storage_classes(cx: &mut Context<'_>) {
                 | storage_class::DeviceOnlyINTEL
                 | storage_class::HostOnlyINTEL
         ) {
-            let scname = OperandKind::StorageClass
-                .enumerant(sc)
-                .map_or("?", |e| e.name);
+            let scname = OperandKind::StorageClass.enumerant(sc).map_or("?", |e| e.name);
             let env = cx.opts.env.name();
             let d = cx.error(
                 "types.vulkan-storage-class",
@@ -188,21 +177,9 @@ fn int_value(cx: &Context<'_>, id: u32) -> Option<u32> {
 
 fn type_declarations(cx: &mut Context<'_>, declared: &Declared) {
     let any = |names: &[&str]| names.iter().any(|n| declared.has_cap_named(n));
-    let int8 = any(&[
-        "Int8",
-        "StorageBuffer8BitAccess",
-        "UniformAndStorageBuffer8BitAccess",
-        "StoragePushConstant8",
-    ]);
-    let sixteen = [
-        "StorageBuffer16BitAccess",
-        "UniformAndStorageBuffer16BitAccess",
-        "StoragePushConstant16",
-        "StorageInputOutput16",
-    ];
-    let int16 = declared.has_cap_named("Int16")
-        || any(&sixteen)
-        || declared.has_ext("SPV_AMD_gpu_shader_int16");
+    let int8 = any(&["Int8", "StorageBuffer8BitAccess", "UniformAndStorageBuffer8BitAccess", "StoragePushConstant8"]);
+    let sixteen = ["StorageBuffer16BitAccess", "UniformAndStorageBuffer16BitAccess", "StoragePushConstant16", "StorageInputOutput16"];
+    let int16 = declared.has_cap_named("Int16") || any(&sixteen) || declared.has_ext("SPV_AMD_gpu_shader_int16");
     let float16 = declared.has_cap_named("Float16")
         || declared.has_cap_named("Float16Buffer")
         || any(&sixteen)
@@ -213,30 +190,12 @@ fn type_declarations(cx: &mut Context<'_>, declared: &Declared) {
         let inst = &cx.insts()[i];
         match inst.opcode {
             op::OpTypeInt => {
-                let Some(&w) = inst.operands.get(1) else {
-                    continue;
-                };
+                let Some(&w) = inst.operands.get(1) else { continue };
                 let (ok, msg, cap) = match w {
                     32 => continue,
-                    8 => (
-                        int8,
-                        String::from(
-                            "Using an 8-bit integer type requires the Int8 capability, or an extension that explicitly enables 8-bit integers.",
-                        ),
-                        "Int8",
-                    ),
-                    16 => (
-                        int16,
-                        String::from(
-                            "Using a 16-bit integer type requires the Int16 capability, or an extension that explicitly enables 16-bit integers.",
-                        ),
-                        "Int16",
-                    ),
-                    64 => (
-                        int64,
-                        String::from("Using a 64-bit integer type requires the Int64 capability."),
-                        "Int64",
-                    ),
+                    8 => (int8, String::from("Using an 8-bit integer type requires the Int8 capability, or an extension that explicitly enables 8-bit integers."), "Int8"),
+                    16 => (int16, String::from("Using a 16-bit integer type requires the Int16 capability, or an extension that explicitly enables 16-bit integers."), "Int16"),
+                    64 => (int64, String::from("Using a 64-bit integer type requires the Int64 capability."), "Int64"),
                     // Other widths come with their own capabilities (e.g. Int4); left to the grammar.
                     _ => continue,
                 };
@@ -247,24 +206,14 @@ fn type_declarations(cx: &mut Context<'_>, declared: &Declared) {
                 }
             }
             op::OpTypeFloat => {
-                let Some(&w) = inst.operands.get(1) else {
-                    continue;
-                };
+                let Some(&w) = inst.operands.get(1) else { continue };
                 if inst.operands.len() > 2 {
                     continue; // an explicit encoding: its capability is checked with the operand
                 }
                 let (ok, msg, cap) = match w {
                     32 => continue,
-                    16 => (
-                        float16,
-                        "Using a 16-bit floating point type requires the Float16 or Float16Buffer capability, or an extension that explicitly enables 16-bit floating point.",
-                        "Float16",
-                    ),
-                    64 => (
-                        float64,
-                        "Using a 64-bit floating point type requires the Float64 capability.",
-                        "Float64",
-                    ),
+                    16 => (float16, "Using a 16-bit floating point type requires the Float16 or Float16Buffer capability, or an extension that explicitly enables 16-bit floating point.", "Float16"),
+                    64 => (float64, "Using a 64-bit floating point type requires the Float64 capability.", "Float64"),
                     _ => continue,
                 };
                 if !ok {
@@ -284,14 +233,9 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
         if inst.opcode != op::OpTypeStruct {
             continue;
         }
-        let Some(&id) = inst.operands.first() else {
-            continue;
-        };
+        let Some(&id) = inst.operands.first() else { continue };
         let n = inst.operands.len().saturating_sub(1) as u32;
-        let mut members: Vec<u32> = decs
-            .members_with(id, decoration::BuiltIn)
-            .map(|(m, _)| m)
-            .collect();
+        let mut members: Vec<u32> = decs.members_with(id, decoration::BuiltIn).map(|(m, _)| m).collect();
         if members.is_empty() {
             continue;
         }
@@ -300,22 +244,15 @@ fn builtin_structs(cx: &mut Context<'_>, decs: &Decorations) {
         let covered = members.iter().filter(|&&m| m < n).count() as u32;
         if covered < n {
             let name = cx.name(id);
-            let first = decs
-                .members_with(id, decoration::BuiltIn)
-                .map(|(_, at)| at)
-                .next();
-            let missing = (0..n)
-                .find(|m| members.binary_search(m).is_err())
-                .unwrap_or(0);
+            let first = decs.members_with(id, decoration::BuiltIn).map(|(_, at)| at).next();
+            let missing = (0..n).find(|m| members.binary_search(m).is_err()).unwrap_or(0);
             let msg = format!(
                 "When BuiltIn decoration is applied to a structure-type member, all members of that structure type must also be decorated with BuiltIn: member {missing} of {name} is not"
             );
             let related = first.map(|at| (at, String::from("a member is decorated BuiltIn here")));
             let d = cx.error_related("types.builtin-members-mixed", i, msg, related);
             d.label = format!("{name} mixes built-in and non-built-in members");
-            d.help = Some(format!(
-                "decorate every member of {name} BuiltIn, or move the built-ins to their own structure"
-            ));
+            d.help = Some(format!("decorate every member of {name} BuiltIn, or move the built-ins to their own structure"));
         }
     }
 }
@@ -334,20 +271,13 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
                 if v.opcode != op::OpVariable {
                     continue;
                 }
-                let Some(ptr) = v.operands.first().and_then(|&t| cx.def_inst(t)) else {
-                    continue;
-                };
+                let Some(ptr) = v.operands.first().and_then(|&t| cx.def_inst(t)) else { continue };
                 if ptr.opcode != op::OpTypePointer {
                     continue;
                 }
-                let Some(&st) = ptr.operands.get(2) else {
-                    continue;
-                };
+                let Some(&st) = ptr.operands.get(2) else { continue };
                 let Some(si) = cx.def(st) else { continue };
-                if cx.insts()[si].opcode != op::OpTypeStruct
-                    || decs.has(st, decoration::Block)
-                    || seen.contains(&st)
-                {
+                if cx.insts()[si].opcode != op::OpTypeStruct || decs.has(st, decoration::Block) || seen.contains(&st) {
                     continue;
                 }
                 if decs.members_with(st, decoration::BuiltIn).next().is_none() {
@@ -356,18 +286,11 @@ fn interface_structs(cx: &mut Context<'_>, decs: &Decorations) {
                 seen.push(st);
                 let sname = cx.name(st);
                 let vname = cx.name(var);
-                let vuid = if cx.opts.env.is_vulkan() {
-                    "[VUID-StandaloneSpirv-Location-04919] "
-                } else {
-                    ""
-                };
+                let vuid = if cx.opts.env.is_vulkan() { "[VUID-StandaloneSpirv-Location-04919] " } else { "" };
                 let msg = format!(
                     "{vuid}Interface struct has no Block decoration but has BuiltIn members. Location decorations must be used on each member of OpVariable with a structure type that is a block not decorated with Location."
                 );
-                let related = [
-                    (vi, format!("{vname} has this type")),
-                    (ep, format!("{vname} is in this entry point's interface")),
-                ];
+                let related = [(vi, format!("{vname} has this type")), (ep, format!("{vname} is in this entry point's interface"))];
                 let d = cx.error_related("types.interface-struct-builtin", si, msg, related);
                 d.label = format!("{sname} has BuiltIn members but is not decorated Block");
                 d.help = Some(format!("add `OpDecorate {sname} Block`"));
@@ -382,19 +305,14 @@ fn read_clock(cx: &mut Context<'_>) {
         if inst.opcode != op::OpReadClockKHR {
             continue;
         }
-        let (Some(&rt), Some(&scope)) = (inst.operands.first(), inst.operands.get(2)) else {
-            continue;
-        };
+        let (Some(&rt), Some(&scope)) = (inst.operands.first(), inst.operands.get(2)) else { continue };
         let ok = match cx.def_inst(rt) {
             Some(t) if t.opcode == op::OpTypeInt => t.operands.get(1..3) == Some(&[64, 0]),
             Some(t) if t.opcode == op::OpTypeVector => {
                 t.operands.get(2) == Some(&2)
-                    && t.operands
-                        .get(1)
-                        .and_then(|&c| cx.def_inst(c))
-                        .is_some_and(|c| {
-                            c.opcode == op::OpTypeInt && c.operands.get(1..3) == Some(&[32, 0])
-                        })
+                    && t.operands.get(1).and_then(|&c| cx.def_inst(c)).is_some_and(|c| {
+                        c.opcode == op::OpTypeInt && c.operands.get(1..3) == Some(&[32, 0])
+                    })
             }
             _ => false,
         };
@@ -405,22 +323,15 @@ fn read_clock(cx: &mut Context<'_>) {
                 i,
                 String::from("Expected Value to be a vector of two components of unsigned integer or 64bit unsigned integer"),
             );
-            d.label = format!(
-                "the result type {tname} is neither a 64-bit unsigned integer nor a vector of two 32-bit unsigned integers"
-            );
+            d.label = format!("the result type {tname} is neither a 64-bit unsigned integer nor a vector of two 32-bit unsigned integers");
             continue;
         }
-        let Some(v) = int_value(cx, scope) else {
-            continue;
-        };
+        let Some(v) = int_value(cx, scope) else { continue };
         let env = cx.opts.env;
         let bad = if env.is_vulkan() {
-            (v != scope::Device && v != scope::Subgroup).then_some(
-                "[VUID-StandaloneSpirv-OpReadClockKHR-04652] Scope must be Subgroup or Device",
-            )
+            (v != scope::Device && v != scope::Subgroup).then_some("[VUID-StandaloneSpirv-OpReadClockKHR-04652] Scope must be Subgroup or Device")
         } else if env.is_opencl() {
-            (!(scope::Device..=scope::Subgroup).contains(&v))
-                .then_some("Scope must be Subgroup, Workgroup, or Device")
+            (!(scope::Device..=scope::Subgroup).contains(&v)).then_some("Scope must be Subgroup, Workgroup, or Device")
         } else {
             None
         };
@@ -430,10 +341,7 @@ fn read_clock(cx: &mut Context<'_>) {
             }
             let sname = OperandKind::Scope.enumerant(v).map_or("?", |e| e.name);
             let d = cx.error("types.read-clock-scope", i, String::from(msg));
-            d.label = format!(
-                "the scope is {sname}, which {} does not allow here",
-                env.name()
-            );
+            d.label = format!("the scope is {sname}, which {} does not allow here", env.name());
         }
     }
 }
@@ -445,21 +353,13 @@ fn scopes(cx: &mut Context<'_>) {
             if cx.operands(i)[k].kind != OperandKind::IdScope {
                 continue;
             }
-            let Some(&id) = cx.operand_words(i, k).first() else {
-                continue;
-            };
+            let Some(&id) = cx.operand_words(i, k).first() else { continue };
             let Some(v) = int_value(cx, id) else { continue };
             if OperandKind::Scope.enumerant(v).is_none() {
                 let cname = cx.name(id);
-                let d = cx.error(
-                    "types.invalid-scope",
-                    i,
-                    format!("Invalid scope value: {cname} is {v}"),
-                );
+                let d = cx.error("types.invalid-scope", i, format!("Invalid scope value: {cname} is {v}"));
                 d.label = format!("{cname} = {v} is not a Scope");
-                d.help = Some(String::from(
-                    "use one of the Scope values: CrossDevice 0, Device 1, Workgroup 2, Subgroup 3, Invocation 4, QueueFamily 5, ShaderCallKHR 6",
-                ));
+                d.help = Some(String::from("use one of the Scope values: CrossDevice 0, Device 1, Workgroup 2, Subgroup 3, Invocation 4, QueueFamily 5, ShaderCallKHR 6"));
             }
         }
     }
@@ -470,50 +370,30 @@ fn contains_sized(cx: &Context<'_>, ty: u32, opcode: u16, width: u32, depth: u32
     if depth > 64 {
         return false;
     }
-    let Some(t) = cx.def_inst(ty) else {
-        return false;
-    };
+    let Some(t) = cx.def_inst(ty) else { return false };
     match t.opcode {
         o if o == opcode => t.operands.get(1) == Some(&width),
-        op::OpTypeVector
-        | op::OpTypeMatrix
-        | op::OpTypeArray
-        | op::OpTypeRuntimeArray
-        | op::OpTypeCooperativeMatrixKHR => t
-            .operands
-            .get(1)
-            .is_some_and(|&e| contains_sized(cx, e, opcode, width, depth + 1)),
-        op::OpTypeStruct => t
-            .operands
-            .iter()
-            .skip(1)
-            .any(|&m| contains_sized(cx, m, opcode, width, depth + 1)),
+        op::OpTypeVector | op::OpTypeMatrix | op::OpTypeArray | op::OpTypeRuntimeArray | op::OpTypeCooperativeMatrixKHR => {
+            t.operands.get(1).is_some_and(|&e| contains_sized(cx, e, opcode, width, depth + 1))
+        }
+        op::OpTypeStruct => t.operands.iter().skip(1).any(|&m| contains_sized(cx, m, opcode, width, depth + 1)),
         _ => false,
     }
 }
 
 fn undef(cx: &mut Context<'_>, declared: &Declared) {
     let shader = declared.has_cap_named("Shader");
-    let (int16, int8, float16) = (
-        declared.has_cap_named("Int16"),
-        declared.has_cap_named("Int8"),
-        declared.has_cap_named("Float16"),
-    );
+    let (int16, int8, float16) =
+        (declared.has_cap_named("Int16"), declared.has_cap_named("Int8"), declared.has_cap_named("Float16"));
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
         if inst.opcode != op::OpUndef {
             continue;
         }
-        let Some(&ty) = inst.operands.first() else {
-            continue;
-        };
+        let Some(&ty) = inst.operands.first() else { continue };
         let Some(t) = cx.def_inst(ty) else { continue };
         if t.opcode == op::OpTypeVoid {
-            let d = cx.error(
-                "types.undef-type",
-                i,
-                String::from("Cannot create undefined values with void type"),
-            );
+            let d = cx.error("types.undef-type", i, String::from("Cannot create undefined values with void type"));
             d.label = String::from("OpUndef of type void");
             continue;
         }
@@ -530,11 +410,8 @@ fn undef(cx: &mut Context<'_>, declared: &Declared) {
                 i,
                 format!("cannot create an undefined value of {tname}: 8- and 16-bit types without the Int8, Int16 or Float16 capability are for storage only"),
             );
-            d.label =
-                format!("{tname} is (or contains) an 8- or 16-bit type enabled only for storage");
-            d.help = Some(String::from(
-                "declare Int8, Int16 or Float16 to use such types as values, or avoid OpUndef here",
-            ));
+            d.label = format!("{tname} is (or contains) an 8- or 16-bit type enabled only for storage");
+            d.help = Some(String::from("declare Int8, Int16 or Float16 to use such types as values, or avoid OpUndef here"));
         }
     }
 }
@@ -543,9 +420,7 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
     // The ids of LocalSizeId operands.
     let mut ids: Vec<(u32, usize)> = Vec::new();
     for (i, inst) in cx.insts().iter().enumerate() {
-        if inst.opcode == op::OpExecutionModeId
-            && inst.operands.get(1) == Some(&execution_mode::LocalSizeId)
-        {
+        if inst.opcode == op::OpExecutionModeId && inst.operands.get(1) == Some(&execution_mode::LocalSizeId) {
             ids.extend(inst.operands.iter().skip(2).map(|&id| (id, i)));
         }
     }
@@ -557,9 +432,7 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
         if inst.opcode != op::OpTypeCooperativeMatrixKHR {
             continue;
         }
-        let Some(&scope) = inst.operands.get(2) else {
-            continue;
-        };
+        let Some(&scope) = inst.operands.get(2) else { continue };
         if int_value(cx, scope) != Some(scope::Workgroup) {
             continue;
         }
@@ -571,14 +444,9 @@ fn coopmat_local_size_id(cx: &mut Context<'_>) {
                 let msg = format!(
                     "OpTypeCooperativeMatrixKHR with ScopeWorkgroup used before LocalSizeId constant value {cname} is defined."
                 );
-                let related = [
-                    (def, format!("{cname} is defined only here")),
-                    (em, String::from("the workgroup size is set here")),
-                ];
+                let related = [(def, format!("{cname} is defined only here")), (em, String::from("the workgroup size is set here"))];
                 let d = cx.error_related("types.coopmat-local-size-id", i, msg, related);
-                d.label = format!(
-                    "{tname} has Workgroup scope, so its size depends on the workgroup size"
-                );
+                d.label = format!("{tname} has Workgroup scope, so its size depends on the workgroup size");
                 d.help = Some(format!("move the definition of {cname} before {tname}"));
                 break;
             }

@@ -6,10 +6,10 @@
 //! (Instructions and enumerants removed after some version, e.g. BufferBlock
 //! after 1.3, are checked with the other grammar requirements in `caps.rs`.)
 
+use crate::grammar::{op, storage_class};
 use super::Context;
 use super::rules::Rule;
 use crate::binary::parse::decode_string;
-use crate::grammar::{op, storage_class};
 use crate::{Diagnostic, Span, TargetEnv};
 use alloc::format;
 use alloc::string::String;
@@ -81,10 +81,7 @@ pub(super) fn check_env(cx: &mut Context<'_>) {
     let env = cx.opts.env;
     let (maj, min) = cx.version;
     if cx.version > env.spirv_version() {
-        let msg = format!(
-            "Invalid SPIR-V binary version {maj}.{min} for target environment {}.",
-            env_phrase(env)
-        );
+        let msg = format!("Invalid SPIR-V binary version {maj}.{min} for target environment {}.", env_phrase(env));
         let (em, en) = env.spirv_version();
         let d = Diagnostic::error("version.env-version", Span::new(0, 5), msg)
             .in_binary()
@@ -119,16 +116,10 @@ fn extension_versions(cx: &mut Context<'_>) {
         };
         if cx.version < need {
             let (maj, min) = cx.version;
-            let msg = format!(
-                "{name} extension requires SPIR-V version {}.{} or later.",
-                need.0, need.1
-            );
+            let msg = format!("{name} extension requires SPIR-V version {}.{} or later.", need.0, need.1);
             let d = cx.error("version.extension-version", i, msg);
             d.label = format!("this module is SPIR-V {maj}.{min}");
-            d.help = Some(format!(
-                "assemble for SPIR-V {}.{} or later (e.g. --target-env spv{}.{})",
-                need.0, need.1, need.0, need.1
-            ));
+            d.help = Some(format!("assemble for SPIR-V {}.{} or later (e.g. --target-env spv{}.{})", need.0, need.1, need.0, need.1));
         }
     }
 }
@@ -159,13 +150,7 @@ fn interfaces(cx: &mut Context<'_>) {
         match inst.opcode {
             op::OpFunction => {
                 let id = inst.operands.get(1).copied().unwrap_or(0);
-                cur = Some((
-                    id,
-                    Func {
-                        uses: Vec::new(),
-                        calls: Vec::new(),
-                    },
-                ));
+                cur = Some((id, Func { uses: Vec::new(), calls: Vec::new() }));
             }
             op::OpFunctionEnd => {
                 if let Some(f) = cur.take() {
@@ -175,10 +160,9 @@ fn interfaces(cx: &mut Context<'_>) {
             _ => {
                 let Some((_, f)) = cur.as_mut() else { continue };
                 if inst.opcode == op::OpFunctionCall
-                    && let Some(&callee) = inst.operands.get(2)
-                {
-                    f.calls.push(callee);
-                }
+                    && let Some(&callee) = inst.operands.get(2) {
+                        f.calls.push(callee);
+                    }
                 for (k, op) in cx.operands(i).iter().enumerate() {
                     if !op.kind.is_id() || op.kind == crate::grammar::OperandKind::IdResult {
                         continue;
@@ -198,9 +182,7 @@ fn interfaces(cx: &mut Context<'_>) {
         if insts[ep].opcode != op::OpEntryPoint {
             continue;
         }
-        let Some(&fid) = insts[ep].operands.get(1) else {
-            continue;
-        };
+        let Some(&fid) = insts[ep].operands.get(1) else { continue };
         // Interface ids: after the name string.
         let ops = cx.operands(ep);
         let mut interface: Vec<u32> = Vec::new();
@@ -222,10 +204,9 @@ fn interfaces(cx: &mut Context<'_>) {
             }
             for &c in &funcs[f].1.calls {
                 if let Some(g) = find(c)
-                    && !seen[g]
-                {
-                    stack.push(g);
-                }
+                    && !seen[g] {
+                        stack.push(g);
+                    }
             }
         }
         if missing.is_empty() {
@@ -238,15 +219,10 @@ fn interfaces(cx: &mut Context<'_>) {
             let msg = format!(
                 "Interface variable {vname} is used by entry point '{ep_name}', but is not listed as an interface"
             );
-            let related = [
-                (vi, format!("{vname} is declared here")),
-                (at, format!("{vname} is used here")),
-            ];
+            let related = [(vi, format!("{vname} is declared here")), (at, format!("{vname} is used here"))];
             let d = cx.error_related("version.interface-incomplete", ep, msg, related);
             d.label = format!("the interface of '{ep_name}' does not list {vname}");
-            d.help = Some(format!(
-                "add {vname} to the OpEntryPoint's interface (required from SPIR-V 1.4 on)"
-            ));
+            d.help = Some(format!("add {vname} to the OpEntryPoint's interface (required from SPIR-V 1.4 on)"));
         }
     }
 }

@@ -91,24 +91,10 @@ fn parse(dot: &str) -> Parsed {
             clusters += 1;
         }
     }
-    Parsed {
-        nodes,
-        edges,
-        clusters,
-        strings,
-        balanced,
-    }
+    Parsed { nodes, edges, clusters, strings, balanced }
 }
 
-const HOSTILE: &[&str] = &[
-    "<script>alert(1)</script>",
-    "</text>",
-    "a\"b",
-    "back\\slash\\N",
-    "\"]; a -> b [",
-    "line\nbreak",
-    "&lt;b&gt;",
-];
+const HOSTILE: &[&str] = &["<script>alert(1)</script>", "</text>", "a\"b", "back\\slash\\N", "\"]; a -> b [", "line\nbreak", "&lt;b&gt;"];
 
 /// Labels that name every block with a hostile string (and its listing too).
 struct Hostile;
@@ -140,11 +126,7 @@ fn hostile_names_stay_inside_strings() {
     let f = chain();
     let n = f.blocks.len();
     for listing in [false, true] {
-        let opts = DotOptions {
-            listing,
-            dominators: Dominators::Structural,
-            ..Default::default()
-        };
+        let opts = DotOptions { listing, dominators: Dominators::Structural, ..Default::default() };
         let dot = to_dot(&f, &Hostile, &opts);
         let p = parse(&dot);
         assert!(p.balanced, "{dot}");
@@ -155,10 +137,7 @@ fn hostile_names_stay_inside_strings() {
         // Every name is in some label, escaped.
         for name in HOSTILE {
             let esc = escape(name);
-            assert!(
-                p.strings.iter().any(|s| s.contains(&esc)),
-                "{name:?} missing in {dot}"
-            );
+            assert!(p.strings.iter().any(|s| s.contains(&esc)), "{name:?} missing in {dot}");
         }
         // Names never reach ids or classes.
         for line in dot.lines() {
@@ -166,18 +145,11 @@ fn hostile_names_stay_inside_strings() {
                 if let Some(at) = line.find(key) {
                     let rest = &line[at + key.len()..];
                     let v = &rest[..rest.find('"').unwrap()];
-                    assert!(
-                        v.chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == ' '),
-                        "{v}"
-                    );
+                    assert!(v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == ' '), "{v}");
                 }
             }
         }
-        assert!(
-            !dot.contains('<') || !dot.contains("label=<"),
-            "no HTML-like labels"
-        );
+        assert!(!dot.contains('<') || !dot.contains("label=<"), "no HTML-like labels");
     }
 }
 
@@ -206,72 +178,34 @@ fn loop_drawing() {
     assert_eq!(p.clusters, f.constructs().len());
     assert!(dot.contains("label=\"loop %header\""), "{dot}");
     let e = f.blocks[0].label;
-    assert!(
-        dot.contains(&alloc::format!(
-            "b{e} [id=\"block-{e}\" class=\"block entry\""
-        )),
-        "{dot}"
-    );
+    assert!(dot.contains(&alloc::format!("b{e} [id=\"block-{e}\" class=\"block entry\"")), "{dot}");
     // Dominator overlay: one edge per block but the root.
-    let d = draw(
-        &a,
-        &DotOptions {
-            dominators: Dominators::Structural,
-            ..Default::default()
-        },
-    );
+    let d = draw(&a, &DotOptions { dominators: Dominators::Structural, ..Default::default() });
     assert_eq!(d.matches("constraint=false").count(), 4);
     // Selection highlights the block and its constructs.
     let cont = f.blocks[3].label;
-    let s = draw(
-        &a,
-        &DotOptions {
-            selected: Some(cont),
-            ..Default::default()
-        },
-    );
+    let s = draw(&a, &DotOptions { selected: Some(cont), ..Default::default() });
     assert!(s.contains("class=\"block selected\""), "{s}");
     assert!(s.contains("class=\"construct continue selected\""), "{s}");
     assert!(s.contains("class=\"construct loop\""), "{s}");
     // Without constructs: no clusters.
-    let n = draw(
-        &a,
-        &DotOptions {
-            constructs: false,
-            ..Default::default()
-        },
-    );
+    let n = draw(&a, &DotOptions { constructs: false, ..Default::default() });
     assert_eq!(parse(&n).clusters, 0);
     // The listing: each block's instructions as the disassembly prints them,
     // with the text's names.
-    let l = draw(
-        &a,
-        &DotOptions {
-            listing: true,
-            ..Default::default()
-        },
-    );
+    let l = draw(&a, &DotOptions { listing: true, ..Default::default() });
     assert!(l.contains("label=\"%header = OpLabel\\lOpLoopMerge %merge %cont None\\lOpBranchConditional %true %body %merge\\l\""), "{l}");
     assert_eq!(a.dot(Some(999), &DotOptions::default()), None);
 }
 
 #[test]
 fn hide_unreachable() {
-    let text = LOOP.replace(
-        "%merge = OpLabel\nOpReturn\n",
-        "%merge = OpLabel\nOpReturn\n%dead = OpLabel\nOpBranch %merge\n",
-    );
+    let text = LOOP.replace("%merge = OpLabel\nOpReturn\n", "%merge = OpLabel\nOpReturn\n%dead = OpLabel\nOpBranch %merge\n");
     let a = Analysis::of_text(&text, &Default::default());
     let f = &a.cfg().functions[0];
     assert_eq!(f.blocks.len(), 6);
     assert_eq!(parse(&draw(&a, &DotOptions::default())).nodes, 6);
-    let h = draw(
-        &a,
-        &DotOptions {
-            hide_unreachable: true,
-            ..Default::default()
-        },
-    );
+    let h = draw(&a, &DotOptions { hide_unreachable: true, ..Default::default() });
     assert_eq!(parse(&h).nodes, 5);
     assert_eq!(parse(&h).edges, f.edges.len() - 1);
 }

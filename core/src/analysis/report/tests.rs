@@ -37,10 +37,7 @@ fn line_index_counts_utf16_units() {
     assert_eq!(li.position(4), (2, 1, 3));
     assert_eq!(li.position(999), (8, 2, 3));
     let r = li.range(Span::new(9, 11));
-    assert_eq!(
-        (r.from, r.to, r.line, r.column, r.end_line, r.end_column),
-        (6, 8, 2, 1, 2, 3)
-    );
+    assert_eq!((r.from, r.to, r.line, r.column, r.end_line, r.end_column), (6, 8, 2, 1, 2, 3));
 }
 
 #[test]
@@ -50,11 +47,7 @@ fn valid_loop_report() {
     assert!(r.diagnostics.is_empty());
     assert_eq!(r.source_map.len(), 23);
     // The disassembly of a text goes by the text's names.
-    assert!(
-        r.disassembly.contains("OpLoopMerge %merge %cont None"),
-        "{}",
-        r.disassembly
-    );
+    assert!(r.disassembly.contains("OpLoopMerge %merge %cont None"), "{}", r.disassembly);
     assert_eq!(r.functions.len(), 1);
     let f = &r.functions[0];
     assert_eq!(f.name, "main");
@@ -63,24 +56,13 @@ fn valid_loop_report() {
     assert_eq!(names[1], "header");
     let h = &f.blocks[1];
     assert!(h.roles.contains(&"loop-header"));
-    assert_eq!(
-        h.listing,
-        [
-            "%header = OpLabel",
-            "OpLoopMerge %merge %cont None",
-            "OpBranchConditional %true %body %merge"
-        ]
-        .map(String::from)
-    );
+    assert_eq!(h.listing, ["%header = OpLabel", "OpLoopMerge %merge %cont None", "OpBranchConditional %true %body %merge"].map(String::from));
     // The header's text: line 15 ("%header = OpLabel") to line 17.
     let hr = h.range.unwrap();
     assert_eq!((hr.line, hr.column, hr.end_line), (15, 1, 17));
     let hdr_utf16 = LOOP.encode_utf16().collect::<Vec<_>>();
     let hdr_text = String::from_utf16(&hdr_utf16[hr.from as usize..hr.to as usize]).unwrap();
-    assert!(
-        hdr_text.starts_with("%header = OpLabel") && hdr_text.ends_with("%body %merge"),
-        "{hdr_text}"
-    );
+    assert!(hdr_text.starts_with("%header = OpLabel") && hdr_text.ends_with("%body %merge"), "{hdr_text}");
     assert_eq!(h.idom, Some(f.blocks[0].id));
     assert!(f.blocks[0].entry && f.blocks[4].exit);
     let kinds = |k: EdgeKind| f.edges.iter().filter(|e| e.kind == k).count();
@@ -88,18 +70,10 @@ fn valid_loop_report() {
     let back: Vec<_> = f.edges.iter().filter(|e| e.back).collect();
     assert_eq!(back.len(), 1);
     assert_eq!((back[0].from, back[0].to), (f.blocks[3].id, h.id));
-    let loops: Vec<_> = f
-        .constructs
-        .iter()
-        .filter(|c| c.kind == ConstructKind::Loop)
-        .collect();
+    let loops: Vec<_> = f.constructs.iter().filter(|c| c.kind == ConstructKind::Loop).collect();
     assert_eq!(loops.len(), 1);
     assert_eq!(loops[0].header, h.id);
-    let cont = f
-        .constructs
-        .iter()
-        .position(|c| c.kind == ConstructKind::Continue)
-        .unwrap();
+    let cont = f.constructs.iter().position(|c| c.kind == ConstructKind::Continue).unwrap();
     assert_eq!(f.blocks[3].innermost, Some(cont as u32));
     // Ids: %header is defined by its label and used by OpName and two branches;
     // the defining `%header =` is not among the uses.
@@ -137,27 +111,16 @@ fn assembler_errors_give_an_empty_rest() {
 fn validator_problems_are_located_and_marked_on_the_graph() {
     // The back edge goes to the merge block instead: the continue target's
     // branch targets the merge, and the header is no longer a loop header.
-    let text = LOOP.replace(
-        "%cont = OpLabel\nOpBranch %header",
-        "%cont = OpLabel\nOpBranch %body",
-    );
+    let text = LOOP.replace("%cont = OpLabel\nOpBranch %header", "%cont = OpLabel\nOpBranch %body");
     let r = analyze(&text, TargetEnv::default());
     assert!(r.assembled && !r.valid);
-    let d = r
-        .diagnostics
-        .iter()
-        .find(|d| d.diagnostic.code == "cfg.back-edge-not-to-loop-header")
-        .unwrap();
+    let d = r.diagnostics.iter().find(|d| d.diagnostic.code == "cfg.back-edge-not-to-loop-header").unwrap();
     let (body, cont) = (r.functions[0].blocks[2].id, r.functions[0].blocks[3].id);
     assert_eq!(d.range.unwrap().line, 19);
     assert_eq!(d.blocks, [body, cont]);
     assert_eq!(d.edges, [(body, cont)]);
     assert!(d.range.is_some());
-    assert!(
-        d.summary.is_some() && d.explanation.is_some(),
-        "{}",
-        d.diagnostic.code
-    );
+    assert!(d.summary.is_some() && d.explanation.is_some(), "{}", d.diagnostic.code);
     assert_eq!(d.function, Some(r.functions[0].id));
     assert!(!d.blocks.is_empty());
     let line = format!("{}", d.range.unwrap().line);

@@ -35,10 +35,7 @@ pub struct NameMap<'a, V> {
 
 impl<'a, V: Copy> NameMap<'a, V> {
     pub fn new() -> Self {
-        NameMap {
-            slots: vec![None; 64],
-            len: 0,
-        }
+        NameMap { slots: vec![None; 64], len: 0 }
     }
 
     /// The slot of `key` (holding it, or empty where it would go).
@@ -55,9 +52,7 @@ impl<'a, V: Copy> NameMap<'a, V> {
     }
 
     pub fn get(&self, key: &str) -> Option<V> {
-        self.slots[self.find(key, hash_bytes(key.as_bytes()))]
-            .as_ref()
-            .map(|&(_, _, v)| v)
+        self.slots[self.find(key, hash_bytes(key.as_bytes()))].as_ref().map(|&(_, _, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
@@ -103,11 +98,7 @@ const DENSE_LIMIT: u32 = 1 << 22;
 
 impl<V: Copy> IdTable<V> {
     pub fn new() -> Self {
-        IdTable {
-            dense: Vec::new(),
-            sparse: vec![None; 16],
-            sparse_len: 0,
-        }
+        IdTable { dense: Vec::new(), sparse: vec![None; 16], sparse_len: 0 }
     }
 
     fn sfind(&self, id: u32) -> usize {

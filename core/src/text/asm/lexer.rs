@@ -46,11 +46,7 @@ pub fn tokenize(src: &[u8]) -> alloc::vec::Vec<Tok> {
         let start = i;
         if matches!(src[i], b',' | b'(' | b')') {
             i += 1;
-            toks.push(Tok {
-                start: start as u32,
-                end: i as u32,
-                kind: TokKind::Punct,
-            });
+            toks.push(Tok { start: start as u32, end: i as u32, kind: TokKind::Punct });
             continue;
         }
         let mut quoting = false;
@@ -61,25 +57,21 @@ pub fn tokenize(src: &[u8]) -> alloc::vec::Vec<Tok> {
                 escaping = !escaping;
             } else {
                 match c {
-                    b'"' if !escaping => {
-                        quoting = !quoting;
-                    }
+                    b'"'
+                        if !escaping => {
+                            quoting = !quoting;
+                        }
                     b' ' | b';' | b',' | b'(' | b')' | b'\t' | b'\n' | b'\r'
-                        if !(escaping || quoting) =>
-                    {
-                        break;
-                    }
+                        if !(escaping || quoting) => {
+                            break;
+                        }
                     _ => {}
                 }
                 escaping = false;
             }
             i += 1;
         }
-        toks.push(Tok {
-            start: start as u32,
-            end: i as u32,
-            kind: TokKind::Word,
-        });
+        toks.push(Tok { start: start as u32, end: i as u32, kind: TokKind::Word });
     }
     toks
 }
@@ -89,18 +81,12 @@ mod tests {
     use super::*;
 
     fn words(s: &str) -> alloc::vec::Vec<&str> {
-        tokenize(s.as_bytes())
-            .iter()
-            .map(|t| &s[t.start as usize..t.end as usize])
-            .collect()
+        tokenize(s.as_bytes()).iter().map(|t| &s[t.start as usize..t.end as usize]).collect()
     }
 
     #[test]
     fn splits_like_spirv_as() {
-        assert_eq!(
-            words("%a = OpX %b ; c d\n  \"x y\\\" z\"q\tr"),
-            ["%a", "=", "OpX", "%b", "\"x y\\\" z\"q", "r"]
-        );
+        assert_eq!(words("%a = OpX %b ; c d\n  \"x y\\\" z\"q\tr"), ["%a", "=", "OpX", "%b", "\"x y\\\" z\"q", "r"]);
         assert_eq!(words("Shader,x"), ["Shader", ",", "x"]);
         assert_eq!(words("a\\ b"), ["a\\ b"]);
         assert_eq!(words("a;b\nc"), ["a", "c"]);

@@ -129,11 +129,7 @@ pub fn parse_int(text: &str, width: u32, signed: bool) -> Result<u64, NumError> 
                 }
                 Ok(v)
             } else {
-                let max = if width == 64 {
-                    i64::MAX as u64
-                } else {
-                    (1u64 << (width - 1)) - 1
-                };
+                let max = if width == 64 { i64::MAX as u64 } else { (1u64 << (width - 1)) - 1 };
                 if v > max {
                     return Err(NumError::Range);
                 }
@@ -195,11 +191,7 @@ fn narrow_f32(x: f32, fmt: FloatFormat) -> Option<u64> {
         return Some(sign);
     }
     // Normalise: significand with the implicit bit at position 23, unbiased exponent.
-    let (mut e, mut sig) = if exp_field == 0 {
-        (-126i32, frac)
-    } else {
-        (exp_field as i32 - 127, frac | 0x80_0000)
-    };
+    let (mut e, mut sig) = if exp_field == 0 { (-126i32, frac) } else { (exp_field as i32 - 127, frac | 0x80_0000) };
     while sig & 0x80_0000 == 0 {
         sig <<= 1;
         e -= 1;
@@ -219,11 +211,7 @@ fn narrow_f32(x: f32, fmt: FloatFormat) -> Option<u64> {
     } else {
         let extra = (1 - bias) - e;
         let total = shift + extra;
-        let f = if total >= 32 {
-            0
-        } else {
-            (sig >> total) as u64
-        };
+        let f = if total >= 32 { 0 } else { (sig >> total) as u64 };
         Some(sign | f)
     }
 }
@@ -308,10 +296,7 @@ fn parse_hex_float(s: &[u8], negative: bool, fmt: FloatFormat) -> Option<u64> {
             exp_sign = if c == b'-' { -1 } else { 1 };
         } else if c.is_ascii_digit() {
             seen_digits = true;
-            written = written
-                .saturating_mul(10)
-                .saturating_add((c - b'0') as i64)
-                .min(1 << 40);
+            written = written.saturating_mul(10).saturating_add((c - b'0') as i64).min(1 << 40);
         } else {
             return None;
         }
@@ -364,11 +349,7 @@ pub fn parse_float(text: &str, fmt: FloatFormat) -> Result<u64, NumError> {
         return parse_hex_float(&rest[2..], negative, fmt).ok_or(NumError::Invalid);
     }
     // The decimal path: after a '-' no other sign; otherwise an optional '+'.
-    let body = if negative {
-        rest
-    } else {
-        rest.strip_prefix(b"+").unwrap_or(rest)
-    };
+    let body = if negative { rest } else { rest.strip_prefix(b"+").unwrap_or(rest) };
     if !is_decimal_float(body) {
         return Err(NumError::Invalid);
     }
@@ -406,14 +387,8 @@ mod tests {
     fn integers() {
         assert_eq!(parse_int("127", 8, true), Ok(127));
         assert_eq!(parse_int("128", 8, true), Err(NumError::Range));
-        assert_eq!(
-            parse_int("-128", 8, true).map(|v| v as u32),
-            Ok(0xffff_ff80)
-        );
-        assert_eq!(
-            parse_int("0xff", 8, true).map(|v| v as u32),
-            Ok(0xffff_ffff)
-        );
+        assert_eq!(parse_int("-128", 8, true).map(|v| v as u32), Ok(0xffff_ff80));
+        assert_eq!(parse_int("0xff", 8, true).map(|v| v as u32), Ok(0xffff_ffff));
         assert_eq!(parse_int("-0x81", 8, true), Err(NumError::Range));
         assert_eq!(parse_int("010", 8, true), Ok(8));
         assert_eq!(parse_int("08", 8, true), Err(NumError::Invalid));
@@ -421,14 +396,8 @@ mod tests {
         assert_eq!(parse_int("-1", 8, false), Err(NumError::Negative));
         assert_eq!(parse_int("0x", 32, false), Err(NumError::Invalid));
         assert_eq!(parse_int("0xffffffffffffffff", 64, true), Ok(u64::MAX));
-        assert_eq!(
-            parse_int("9223372036854775808", 64, true),
-            Err(NumError::Range)
-        );
-        assert_eq!(
-            parse_int("18446744073709551616", 64, false),
-            Err(NumError::Invalid)
-        );
+        assert_eq!(parse_int("9223372036854775808", 64, true), Err(NumError::Range));
+        assert_eq!(parse_int("18446744073709551616", 64, false), Err(NumError::Invalid));
         assert_eq!(parse_int("-9223372036854775808", 64, true), Ok(1 << 63));
     }
 
@@ -465,10 +434,7 @@ mod tests {
         assert_eq!(f("0x1.8p-24", FloatFormat::F16), Ok(1));
         assert_eq!(f("0.3333333", FloatFormat::F16), Ok(0x3555));
         assert_eq!(f("0.1", FloatFormat::F64), Ok(0x3fb9_9999_9999_999a));
-        assert_eq!(
-            f("0x1.8p+1024", FloatFormat::F64),
-            Ok(0x7ff8_0000_0000_0000)
-        );
+        assert_eq!(f("0x1.8p+1024", FloatFormat::F64), Ok(0x7ff8_0000_0000_0000));
         assert_eq!(f("2.5e-324", FloatFormat::F64), Ok(1));
         assert_eq!(f("0.1", FloatFormat::BF16), Ok(0x3dcc));
         assert_eq!(f("1e-40", FloatFormat::BF16), Ok(1));

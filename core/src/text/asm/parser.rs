@@ -11,7 +11,8 @@ use super::numbers::{FloatFormat, NumError, parse_float, parse_int, parse_u32_ba
 use super::suggest;
 use super::{AsmOptions, AsmOutput, InstSpan};
 use crate::grammar::{
-    self, Category, ExtInstSetDesc, InstructionDesc, OperandDesc, OperandKind, Quantifier, op,
+    op,
+    self, Category, ExtInstSetDesc, InstructionDesc, OperandDesc, OperandKind, Quantifier,
 };
 use crate::{Diagnostic, Severity, Span};
 use alloc::format;
@@ -23,68 +24,19 @@ pub const GENERATOR_WORD: u32 = 7 << 16;
 
 /// The opcodes OpSpecConstantOp accepts (as spirv-as v2025.5 does), without `Op`.
 const SPEC_CONSTANT_OPS: &[&str] = &[
-    "SConvert",
-    "FConvert",
-    "ConvertFToS",
-    "ConvertSToF",
-    "ConvertFToU",
-    "ConvertUToF",
-    "UConvert",
-    "ConvertPtrToU",
-    "ConvertUToPtr",
-    "GenericCastToPtr",
-    "PtrCastToGeneric",
-    "Bitcast",
-    "QuantizeToF16",
-    "SNegate",
-    "Not",
-    "IAdd",
-    "ISub",
-    "IMul",
-    "UDiv",
-    "SDiv",
-    "UMod",
-    "SRem",
-    "SMod",
-    "ShiftRightLogical",
-    "ShiftRightArithmetic",
-    "ShiftLeftLogical",
-    "BitwiseOr",
-    "BitwiseAnd",
-    "BitwiseXor",
-    "FNegate",
-    "FAdd",
-    "FSub",
-    "FMul",
-    "FDiv",
-    "FRem",
-    "FMod",
-    "VectorShuffle",
-    "CompositeExtract",
-    "CompositeInsert",
-    "LogicalOr",
-    "LogicalAnd",
-    "LogicalNot",
-    "LogicalEqual",
-    "LogicalNotEqual",
-    "Select",
-    "IEqual",
-    "INotEqual",
-    "ULessThan",
-    "SLessThan",
-    "UGreaterThan",
-    "SGreaterThan",
-    "ULessThanEqual",
-    "SLessThanEqual",
-    "UGreaterThanEqual",
-    "SGreaterThanEqual",
-    "AccessChain",
-    "InBoundsAccessChain",
-    "PtrAccessChain",
-    "InBoundsPtrAccessChain",
-    "CooperativeMatrixLengthNV",
-    "CooperativeMatrixLengthKHR",
+    "SConvert", "FConvert", "ConvertFToS", "ConvertSToF", "ConvertFToU", "ConvertUToF",
+    "UConvert", "ConvertPtrToU", "ConvertUToPtr", "GenericCastToPtr", "PtrCastToGeneric",
+    "Bitcast", "QuantizeToF16", "SNegate", "Not", "IAdd", "ISub", "IMul", "UDiv", "SDiv",
+    "UMod", "SRem", "SMod", "ShiftRightLogical", "ShiftRightArithmetic", "ShiftLeftLogical",
+    "BitwiseOr", "BitwiseAnd", "BitwiseXor", "FNegate", "FAdd", "FSub", "FMul", "FDiv", "FRem",
+    "FMod", "VectorShuffle", "CompositeExtract", "CompositeInsert", "LogicalOr", "LogicalAnd",
+    "LogicalNot", "LogicalEqual", "LogicalNotEqual", "Select", "IEqual", "INotEqual",
+    "ULessThan", "SLessThan", "UGreaterThan", "SGreaterThan", "ULessThanEqual",
+    "SLessThanEqual", "UGreaterThanEqual", "SGreaterThanEqual", "AccessChain",
+    "InBoundsAccessChain", "PtrAccessChain", "InBoundsPtrAccessChain",
+    "CooperativeMatrixLengthNV", "CooperativeMatrixLengthKHR",
 ];
+
 
 #[derive(Clone, Copy, Debug)]
 enum TypeInfo {
@@ -95,21 +47,14 @@ enum TypeInfo {
 
 #[derive(Clone, Copy)]
 enum ExtSet {
-    Known {
-        set: &'static ExtInstSetDesc,
-        non_semantic: bool,
-    },
+    Known { set: &'static ExtInstSetDesc, non_semantic: bool },
     UnknownNonSemantic,
 }
 
 /// One expected operand.
 #[derive(Clone, Copy, Debug)]
 enum Exp {
-    Op {
-        kind: OperandKind,
-        q: Quantifier,
-        name: &'static str,
-    },
+    Op { kind: OperandKind, q: Quantifier, name: &'static str },
     /// After `!<integer>`: a context-independent value (number, string or id), optional.
     Civ,
     /// The result id, kept in place after `!<integer>`.
@@ -162,25 +107,15 @@ struct Asm<'a> {
     ext_set: Option<ExtSet>,
 }
 
-pub fn run(
-    src: &str,
-    opts: &AsmOptions,
-    want_warnings: bool,
-) -> Result<AsmOutput, Vec<Diagnostic>> {
+pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutput, Vec<Diagnostic>> {
     // spirv-as reads the text as a C string: it ends at the first NUL.
     let src = match src.as_bytes().iter().position(|&b| b == 0) {
         Some(p) => src.get(..p).unwrap_or(""),
         None => src,
     };
     if src.is_empty() {
-        return Err(alloc::vec![
-            Diagnostic::error(
-                code::EMPTY_TEXT,
-                Span::new(0, 0),
-                "the assembly text is empty"
-            )
-            .with_help("spirv-as refuses an empty file; write at least one instruction or comment")
-        ]);
+        return Err(alloc::vec![Diagnostic::error(code::EMPTY_TEXT, Span::new(0, 0), "the assembly text is empty")
+            .with_help("spirv-as refuses an empty file; write at least one instruction or comment")]);
     }
     let toks = tokenize(src.as_bytes());
     let mut a = Asm {
@@ -218,23 +153,14 @@ pub fn run(
     if a.preserve {
         a.collect_numeric_ids();
     }
-    a.words.extend_from_slice(&[
-        grammar::MAGIC_NUMBER,
-        opts.env.version_word(),
-        GENERATOR_WORD,
-        0,
-        0,
-    ]);
+    a.words.extend_from_slice(&[grammar::MAGIC_NUMBER, opts.env.version_word(), GENERATOR_WORD, 0, 0]);
     while a.pos < a.toks.len() {
         let first = a.pos;
         a.ws = a.words.len();
         match a.instruction() {
             Ok(()) => {
                 let last = a.pos.saturating_sub(1).max(first);
-                let span = Span::new(
-                    a.toks[first].start,
-                    a.toks.get(last).map_or(a.toks[first].end, |t| t.end),
-                );
+                let span = Span::new(a.toks[first].start, a.toks.get(last).map_or(a.toks[first].end, |t| t.end));
                 a.map.push(InstSpan {
                     word_offset: a.ws as u32,
                     word_count: (a.words.len() - a.ws) as u32,
@@ -257,17 +183,8 @@ pub fn run(
     if let Some(w) = a.words.get_mut(3) {
         *w = a.bound;
     }
-    let warnings = if want_warnings {
-        a.undefined_id_warnings()
-    } else {
-        Vec::new()
-    };
-    Ok(AsmOutput {
-        words: a.words,
-        map: a.map,
-        warnings,
-        id_refs: a.id_refs,
-    })
+    let warnings = if want_warnings { a.undefined_id_warnings() } else { Vec::new() };
+    Ok(AsmOutput { words: a.words, map: a.map, warnings, id_refs: a.id_refs })
 }
 
 fn is_valid_id_name(name: &str) -> bool {
@@ -289,9 +206,7 @@ fn describe(e: Exp) -> String {
             let what = match kind {
                 OperandKind::IdResultType => String::from("a result type id"),
                 OperandKind::IdResult => String::from("a result id"),
-                OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
-                    String::from("an id")
-                }
+                OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => String::from("an id"),
                 OperandKind::LiteralInteger => String::from("a literal integer"),
                 OperandKind::LiteralString => String::from("a string"),
                 OperandKind::LiteralFloat => String::from("a literal float"),
@@ -303,11 +218,7 @@ fn describe(e: Exp) -> String {
                     format!("{} {n}", article(n))
                 }
             };
-            if name.is_empty() {
-                what
-            } else {
-                format!("{what} ({name})")
-            }
+            if name.is_empty() { what } else { format!("{what} ({name})") }
         }
     }
 }
@@ -315,17 +226,11 @@ fn describe(e: Exp) -> String {
 impl<'a> Asm<'a> {
     fn text(&self, i: usize) -> &'a str {
         let src: &'a str = self.src;
-        self.toks
-            .get(i)
-            .and_then(|t| src.get(t.start as usize..t.end as usize))
-            .unwrap_or("")
+        self.toks.get(i).and_then(|t| src.get(t.start as usize..t.end as usize)).unwrap_or("")
     }
 
     fn span(&self, i: usize) -> Span {
-        self.toks.get(i).map_or(
-            Span::new(self.src.len() as u32, self.src.len() as u32),
-            |t| Span::new(t.start, t.end),
-        )
+        self.toks.get(i).map_or(Span::new(self.src.len() as u32, self.src.len() as u32), |t| Span::new(t.start, t.end))
     }
 
     fn is_word(&self, i: usize) -> bool {
@@ -356,14 +261,9 @@ impl<'a> Asm<'a> {
         }
         let start = self.toks[i].start as usize;
         let before = self.src.as_bytes().get(..start).unwrap_or(&[]);
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1);
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
         // Only blanks before it on its line (a comment would have ended the line).
-        before[line_start..]
-            .iter()
-            .all(|&b| b == b' ' || b == b'\t' || b == b'\r')
+        before[line_start..].iter().all(|&b| b == b' ' || b == b'\t' || b == b'\r')
     }
 
     /// A string whose closing `"` is missing: the tokenizer (like spirv-as)
@@ -390,10 +290,7 @@ impl<'a> Asm<'a> {
             escaping = false;
         }
         let start = open?;
-        let line_end = b[start..]
-            .iter()
-            .position(|&c| c == b'\n' || c == b'\r')
-            .map_or(b.len(), |p| start + p);
+        let line_end = b[start..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(b.len(), |p| start + p);
         let line = 1 + b[..start].iter().filter(|&&c| c == b'\n').count();
         let more = b[line_end..].iter().any(|c| !c.is_ascii_whitespace());
         let d = Diagnostic::error(
@@ -425,15 +322,9 @@ impl<'a> Asm<'a> {
     }
 
     fn punct_error(&self, i: usize) -> Diagnostic {
-        Diagnostic::error(
-            code::UNEXPECTED_PUNCT,
-            self.span(i),
-            format!("unexpected `{}`", self.text(i)),
-        )
-        .with_label("not allowed here")
-        .with_help(
-            "operands are separated by spaces only; `,`, `(` and `)` are not part of the syntax",
-        )
+        Diagnostic::error(code::UNEXPECTED_PUNCT, self.span(i), format!("unexpected `{}`", self.text(i)))
+            .with_label("not allowed here")
+            .with_help("operands are separated by spaces only; `,`, `(` and `)` are not part of the syntax")
     }
 
     fn collect_numeric_ids(&mut self) {
@@ -441,10 +332,9 @@ impl<'a> Asm<'a> {
             let t = self.text(i);
             if let Some(name) = t.strip_prefix('%')
                 && is_valid_id_name(name)
-                && let Some(n) = parse_u32_base0(name)
-            {
-                self.preserved.push(n);
-            }
+                    && let Some(n) = parse_u32_base0(name) {
+                        self.preserved.push(n);
+                    }
         }
         self.preserved.sort_unstable();
         self.preserved.dedup();
@@ -462,11 +352,7 @@ impl<'a> Asm<'a> {
 
     /// The id a name stands for, assigning one on first sight as spirv-as does.
     fn id_of(&mut self, name: &'a str, tok: usize, define: bool) -> u32 {
-        let need = if define {
-            None
-        } else {
-            grammar::id_need(self.opcode, self.k, self.use_kind)
-        };
+        let need = if define { None } else { grammar::id_need(self.opcode, self.k, self.use_kind) };
         let opcode = self.opcode;
         if let Some(info) = self.names.get_mut(name) {
             if define {
@@ -493,16 +379,7 @@ impl<'a> Asm<'a> {
         };
         self.note_id(id);
         let def_opcode = if define { opcode } else { 0 };
-        self.names.insert(
-            name,
-            IdInfo {
-                id,
-                defined: define,
-                first_use: tok as u32,
-                def_opcode,
-                need,
-            },
-        );
+        self.names.insert(name, IdInfo { id, defined: define, first_use: tok as u32, def_opcode, need });
         id
     }
 
@@ -512,22 +389,14 @@ impl<'a> Asm<'a> {
         }
         let t = self.text(i);
         let Some(name) = t.strip_prefix('%') else {
-            return Err(Diagnostic::error(
-                code::EXPECTED_ID,
-                self.span(i),
-                format!("expected an id, found `{t}`"),
-            )
-            .with_label("not an id")
-            .with_help("ids are written `%name` or `%123`"));
+            return Err(Diagnostic::error(code::EXPECTED_ID, self.span(i), format!("expected an id, found `{t}`"))
+                .with_label("not an id")
+                .with_help("ids are written `%name` or `%123`"));
         };
         if !is_valid_id_name(name) {
-            return Err(Diagnostic::error(
-                code::INVALID_ID,
-                self.span(i),
-                format!("invalid id `{t}`"),
-            )
-            .with_label("bad id name")
-            .with_help("an id is `%` followed by one or more ASCII letters, digits or `_`"));
+            return Err(Diagnostic::error(code::INVALID_ID, self.span(i), format!("invalid id `{t}`"))
+                .with_label("bad id name")
+                .with_help("an id is `%` followed by one or more ASCII letters, digits or `_`"));
         }
         let id = self.id_of(name, i, define);
         if self.want_map {
@@ -565,15 +434,8 @@ impl<'a> Asm<'a> {
             if eq >= self.toks.len() || self.text(eq) != "=" {
                 return Err(Diagnostic::error(
                     code::EXPECTED_EQUALS,
-                    if eq >= self.toks.len() {
-                        self.after(first)
-                    } else {
-                        self.span(eq)
-                    },
-                    format!(
-                        "expected `=` after result id `{t}`, found {}",
-                        self.found(eq)
-                    ),
+                    if eq >= self.toks.len() { self.after(first) } else { self.span(eq) },
+                    format!("expected `=` after result id `{t}`, found {}", self.found(eq)),
                 )
                 .with_related(self.span(first), "result id"));
             }
@@ -582,11 +444,7 @@ impl<'a> Asm<'a> {
             if op_tok >= self.toks.len() || !self.starts_with_op(op_tok) {
                 return Err(Diagnostic::error(
                     code::EXPECTED_OPCODE,
-                    if op_tok >= self.toks.len() {
-                        self.after(eq)
-                    } else {
-                        self.span(op_tok)
-                    },
+                    if op_tok >= self.toks.len() { self.after(eq) } else { self.span(op_tok) },
                     format!("expected an opcode after `=`, found {}", self.found(op_tok)),
                 )
                 .with_label("expected an opcode `OpXxx`"));
@@ -594,21 +452,10 @@ impl<'a> Asm<'a> {
             self.pos += 1;
         }
         let op_name = self.text(op_tok);
-        let Some(desc) = self
-            .opcodes
-            .get(op_name)
-            .and_then(|i| grammar::INSTRUCTIONS.get(i as usize))
-        else {
-            let mut d = Diagnostic::error(
-                code::UNKNOWN_OPCODE,
-                self.span(op_tok),
-                format!("unknown opcode `{op_name}`"),
-            )
-            .with_label("not an opcode");
-            if let Some(s) = suggest::best(
-                op_name,
-                grammar::INSTRUCTIONS_BY_NAME.iter().map(|(n, _)| *n),
-            ) {
+        let Some(desc) = self.opcodes.get(op_name).and_then(|i| grammar::INSTRUCTIONS.get(i as usize)) else {
+            let mut d = Diagnostic::error(code::UNKNOWN_OPCODE, self.span(op_tok), format!("unknown opcode `{op_name}`"))
+                .with_label("not an opcode");
+            if let Some(s) = suggest::best(op_name, grammar::INSTRUCTIONS_BY_NAME.iter().map(|(n, _)| *n)) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             return Err(d);
@@ -617,10 +464,7 @@ impl<'a> Asm<'a> {
             return Err(Diagnostic::error(
                 code::MISSING_RESULT_ID,
                 self.span(op_tok),
-                format!(
-                    "`{}` produces a result id, but the instruction has no `%result =`",
-                    desc.name
-                ),
+                format!("`{}` produces a result id, but the instruction has no `%result =`", desc.name),
             )
             .with_label("needs a result id")
             .with_help(format!("write it as `%name = {} ...`", desc.name)));
@@ -629,11 +473,7 @@ impl<'a> Asm<'a> {
             return Err(Diagnostic::error(
                 code::UNEXPECTED_RESULT_ID,
                 self.span(r),
-                format!(
-                    "`{}` does not produce a result id, found `{}`",
-                    desc.name,
-                    self.text(r)
-                ),
+                format!("`{}` does not produce a result id, found `{}`", desc.name, self.text(r)),
             )
             .with_label("no result to name")
             .with_help(format!("remove `{} =`", self.text(r))));
@@ -644,20 +484,11 @@ impl<'a> Asm<'a> {
 
     fn push_operands(&mut self, ops: &'static [OperandDesc]) {
         for o in ops.iter().rev() {
-            self.expect.push(Exp::Op {
-                kind: o.kind,
-                q: o.quantifier,
-                name: o.name,
-            });
+            self.expect.push(Exp::Op { kind: o.kind, q: o.quantifier, name: o.name });
         }
     }
 
-    fn encode_operands(
-        &mut self,
-        desc: &'static InstructionDesc,
-        op_tok: usize,
-        result_tok: Option<usize>,
-    ) -> Res<()> {
+    fn encode_operands(&mut self, desc: &'static InstructionDesc, op_tok: usize, result_tok: Option<usize>) -> Res<()> {
         self.opcode = desc.opcode;
         self.result_type = 0;
         self.ext_set = None;
@@ -669,13 +500,8 @@ impl<'a> Asm<'a> {
             // Expand variadic operands and pairs lazily.
             if let Exp::Op { kind, q, name } = e {
                 let pair = match kind {
-                    OperandKind::PairLiteralIntegerIdRef => Some((
-                        OperandKind::LiteralContextDependentNumber,
-                        OperandKind::IdRef,
-                    )),
-                    OperandKind::PairIdRefLiteralInteger => {
-                        Some((OperandKind::IdRef, OperandKind::LiteralInteger))
-                    }
+                    OperandKind::PairLiteralIntegerIdRef => Some((OperandKind::LiteralContextDependentNumber, OperandKind::IdRef)),
+                    OperandKind::PairIdRefLiteralInteger => Some((OperandKind::IdRef, OperandKind::LiteralInteger)),
                     OperandKind::PairIdRefIdRef => Some((OperandKind::IdRef, OperandKind::IdRef)),
                     _ => None,
                 };
@@ -683,42 +509,25 @@ impl<'a> Asm<'a> {
                     self.expect.push(e);
                     match pair {
                         Some((a, b)) => {
-                            self.expect.push(Exp::Op {
-                                kind: b,
-                                q: Quantifier::One,
-                                name,
-                            });
-                            self.expect.push(Exp::Op {
-                                kind: a,
-                                q: Quantifier::Optional,
-                                name,
-                            });
+                            self.expect.push(Exp::Op { kind: b, q: Quantifier::One, name });
+                            self.expect.push(Exp::Op { kind: a, q: Quantifier::Optional, name });
                         }
-                        None => self.expect.push(Exp::Op {
-                            kind,
-                            q: Quantifier::Optional,
-                            name,
-                        }),
+                        None => self.expect.push(Exp::Op { kind, q: Quantifier::Optional, name }),
                     }
                     continue;
                 }
                 if let Some((a, b)) = pair {
-                    self.expect.push(Exp::Op {
-                        kind: b,
-                        q: Quantifier::One,
-                        name,
-                    });
+                    self.expect.push(Exp::Op { kind: b, q: Quantifier::One, name });
                     self.expect.push(Exp::Op { kind: a, q, name });
                     continue;
                 }
                 if kind == OperandKind::IdResult
-                    && let Some(r) = result_tok
-                {
-                    let id = self.id_token(r, true)?;
-                    self.words.push(id);
-                    self.k += 1;
-                    continue;
-                }
+                    && let Some(r) = result_tok {
+                        let id = self.id_token(r, true)?;
+                        self.words.push(id);
+                        self.k += 1;
+                        continue;
+                    }
             }
             if let (Exp::ResultId, Some(r)) = (e, result_tok) {
                 let id = self.id_token(r, true)?;
@@ -726,33 +535,18 @@ impl<'a> Asm<'a> {
                 self.k += 1;
                 continue;
             }
-            let optional = matches!(
-                e,
-                Exp::Civ
-                    | Exp::Op {
-                        q: Quantifier::Optional,
-                        ..
-                    }
-            );
+            let optional = matches!(e, Exp::Civ | Exp::Op { q: Quantifier::Optional, .. });
             let i = self.pos;
             if i >= self.toks.len() || self.is_inst_start(i) {
                 if optional {
                     break;
                 }
-                let what = if i >= self.toks.len() {
-                    "end of text"
-                } else {
-                    "the next instruction"
-                };
+                let what = if i >= self.toks.len() { "end of text" } else { "the next instruction" };
                 let span = self.after(i.saturating_sub(1));
                 return Err(Diagnostic::error(
                     code::MISSING_OPERAND,
                     span,
-                    format!(
-                        "expected {} for `{}`, found {what}",
-                        describe(e),
-                        self.text(op_tok)
-                    ),
+                    format!("expected {} for `{}`, found {what}", describe(e), self.text(op_tok)),
                 )
                 .with_label("operand missing here")
                 .with_related(self.span(op_tok), "instruction"));
@@ -780,16 +574,7 @@ impl<'a> Asm<'a> {
     /// After `!<integer>` the remaining operands are context-independent values,
     /// with the result id kept where it was.
     fn alternate_pattern(&mut self) {
-        let pos = self.expect.iter().rposition(|e| {
-            matches!(
-                e,
-                Exp::ResultId
-                    | Exp::Op {
-                        kind: OperandKind::IdResult,
-                        ..
-                    }
-            )
-        });
+        let pos = self.expect.iter().rposition(|e| matches!(e, Exp::ResultId | Exp::Op { kind: OperandKind::IdResult, .. }));
         match pos {
             Some(p) => {
                 let before = self.expect.len() - 1 - p;
@@ -814,13 +599,9 @@ impl<'a> Asm<'a> {
                 self.words.push(v);
                 Ok(())
             }
-            None => Err(Diagnostic::error(
-                code::BAD_IMMEDIATE,
-                self.span(i),
-                format!("invalid immediate integer `{t}`"),
-            )
-            .with_label("not a 32-bit unsigned integer")
-            .with_help("`!` must be followed by a number from 0 to 0xffffffff")),
+            None => Err(Diagnostic::error(code::BAD_IMMEDIATE, self.span(i), format!("invalid immediate integer `{t}`"))
+                .with_label("not a 32-bit unsigned integer")
+                .with_help("`!` must be followed by a number from 0 to 0xffffffff")),
         }
     }
 
@@ -915,23 +696,15 @@ impl<'a> Asm<'a> {
         let t = self.text(i);
         let (c, msg) = match e {
             NumError::Invalid => (code::BAD_LITERAL, format!("expected {what}, found `{t}`")),
-            NumError::Negative => (
-                code::BAD_LITERAL,
-                format!("expected {what}, found negative number `{t}`"),
-            ),
+            NumError::Negative => (code::BAD_LITERAL, format!("expected {what}, found negative number `{t}`")),
             NumError::Range => (code::BAD_LITERAL, format!("`{t}` does not fit in {what}")),
-            NumError::Unsupported => (
-                code::UNSUPPORTED_LITERAL,
-                format!("cannot encode `{t}`: {what} literals are not supported"),
-            ),
+            NumError::Unsupported => (code::UNSUPPORTED_LITERAL, format!("cannot encode `{t}`: {what} literals are not supported")),
         };
         Diagnostic::error(c, self.span(i), msg).with_label("bad literal")
     }
 
     fn float_format(width: u32, encoding: Option<u32>) -> Option<FloatFormat> {
-        let enc_name = encoding
-            .and_then(|e| OperandKind::FPEncoding.enumerant(e))
-            .map(|e| e.name);
+        let enc_name = encoding.and_then(|e| OperandKind::FPEncoding.enumerant(e)).map(|e| e.name);
         match (width, enc_name) {
             (16, Some("BFloat16KHR")) => Some(FloatFormat::BF16),
             (16, _) => Some(FloatFormat::F16),
@@ -946,13 +719,8 @@ impl<'a> Asm<'a> {
     fn typed_number(&mut self, i: usize, ty: TypeInfo) -> Res<()> {
         match ty {
             TypeInfo::Int { width, signed } => {
-                let what = format!(
-                    "{} {width}-bit {} integer",
-                    if width == 8 { "an" } else { "a" },
-                    if signed { "signed" } else { "unsigned" }
-                );
-                let v = parse_int(self.text(i), width, signed)
-                    .map_err(|e| self.literal_error(i, e, &what))?;
+                let what = format!("{} {width}-bit {} integer", if width == 8 { "an" } else { "a" }, if signed { "signed" } else { "unsigned" });
+                let v = parse_int(self.text(i), width, signed).map_err(|e| self.literal_error(i, e, &what))?;
                 self.words.push(v as u32);
                 if width > 32 {
                     self.words.push((v >> 32) as u32);
@@ -960,15 +728,10 @@ impl<'a> Asm<'a> {
             }
             TypeInfo::Float { width, encoding } => {
                 let Some(fmt) = Self::float_format(width, encoding) else {
-                    return Err(self.literal_error(
-                        i,
-                        NumError::Unsupported,
-                        &format!("{width}-bit float"),
-                    ));
+                    return Err(self.literal_error(i, NumError::Unsupported, &format!("{width}-bit float")));
                 };
                 let what = format!("a {}", fmt.name());
-                let v =
-                    parse_float(self.text(i), fmt).map_err(|e| self.literal_error(i, e, &what))?;
+                let v = parse_float(self.text(i), fmt).map_err(|e| self.literal_error(i, e, &what))?;
                 self.words.push(v as u32);
                 if fmt == FloatFormat::F64 {
                     self.words.push((v >> 32) as u32);
@@ -977,15 +740,9 @@ impl<'a> Asm<'a> {
             TypeInfo::Other => {
                 let t = self.text(i);
                 let ty = if t.contains('.') {
-                    TypeInfo::Float {
-                        width: 32,
-                        encoding: None,
-                    }
+                    TypeInfo::Float { width: 32, encoding: None }
                 } else {
-                    TypeInfo::Int {
-                        width: 32,
-                        signed: t.starts_with('-'),
-                    }
+                    TypeInfo::Int { width: 32, signed: t.starts_with('-') }
                 };
                 return self.typed_number(i, ty);
             }
@@ -1023,8 +780,7 @@ impl<'a> Asm<'a> {
                 let id = self.id_token(i, false)?;
                 self.words.push(id);
                 let is_ext = self.opcode == op::OpExtInst
-                    || grammar::instruction(self.opcode)
-                        .is_some_and(|d| d.name == "OpExtInstWithForwardRefsKHR");
+                    || grammar::instruction(self.opcode).is_some_and(|d| d.name == "OpExtInstWithForwardRefsKHR");
                 if is_ext && self.words.len() - self.ws == 4 {
                     match self.ext_sets.get(id) {
                         Some(s) => self.ext_set = Some(s),
@@ -1045,8 +801,7 @@ impl<'a> Asm<'a> {
                 self.words.push(v as u32);
             }
             OperandKind::LiteralFloat => {
-                let v = parse_float(self.text(i), FloatFormat::F32)
-                    .map_err(|e| self.literal_error(i, e, "a 32-bit float"))?;
+                let v = parse_float(self.text(i), FloatFormat::F32).map_err(|e| self.literal_error(i, e, "a 32-bit float"))?;
                 self.words.push(v as u32);
             }
             OperandKind::LiteralContextDependentNumber => {
@@ -1054,8 +809,7 @@ impl<'a> Asm<'a> {
                     match self.types.get(self.result_type) {
                         Some(t @ (TypeInfo::Int { .. } | TypeInfo::Float { .. })) => t,
                         _ => {
-                            let name =
-                                grammar::instruction(self.opcode).map_or("OpConstant", |d| d.name);
+                            let name = grammar::instruction(self.opcode).map_or("OpConstant", |d| d.name);
                             let ty_tok = self.ws_token_of_result_type();
                             let mut d = Diagnostic::error(
                                 code::BAD_CONSTANT_TYPE,
@@ -1090,10 +844,7 @@ impl<'a> Asm<'a> {
             OperandKind::LiteralString => {
                 let t = self.text(i);
                 if !(t.len() >= 2 && t.starts_with('"') && t.ends_with('"')) {
-                    let numeric = !t.is_empty()
-                        && t.bytes()
-                            .enumerate()
-                            .all(|(k, b)| b.is_ascii_digit() || b == b'.' || (b == b'-' && k == 0));
+                    let numeric = !t.is_empty() && t.bytes().enumerate().all(|(k, b)| b.is_ascii_digit() || b == b'.' || (b == b'-' && k == 0));
                     let msg = if numeric {
                         format!("expected a string, found number `{t}`")
                     } else {
@@ -1107,13 +858,8 @@ impl<'a> Asm<'a> {
                 if self.opcode == op::OpExtInstImport {
                     let name = core::str::from_utf8(&bytes).unwrap_or("");
                     let set = match grammar::ext_inst_set(name) {
-                        Some(set) => Some(ExtSet::Known {
-                            set,
-                            non_semantic: name.starts_with("NonSemantic."),
-                        }),
-                        None if name.starts_with("NonSemantic.") => {
-                            Some(ExtSet::UnknownNonSemantic)
-                        }
+                        Some(set) => Some(ExtSet::Known { set, non_semantic: name.starts_with("NonSemantic.") }),
+                        None if name.starts_with("NonSemantic.") => Some(ExtSet::UnknownNonSemantic),
                         None => None,
                     };
                     let Some(set) = set else {
@@ -1123,9 +869,7 @@ impl<'a> Asm<'a> {
                             format!("unknown extended instruction set `{name}`"),
                         )
                         .with_label("not a known set");
-                        if let Some(s) =
-                            suggest::best(name, grammar::EXT_INST_SETS.iter().map(|s| s.name))
-                        {
+                        if let Some(s) = suggest::best(name, grammar::EXT_INST_SETS.iter().map(|s| s.name)) {
                             d = d.with_help(format!("did you mean `{s}`?"));
                         }
                         return Err(d);
@@ -1182,17 +926,12 @@ impl<'a> Asm<'a> {
                     let mut params: Vec<OperandDesc> = Vec::new();
                     for bit in 0..32 {
                         if value & (1 << bit) != 0
-                            && let Some(en) = k.enumerant(1 << bit)
-                        {
-                            params.extend_from_slice(en.parameters);
-                        }
+                            && let Some(en) = k.enumerant(1 << bit) {
+                                params.extend_from_slice(en.parameters);
+                            }
                     }
                     for o in params.iter().rev() {
-                        self.expect.push(Exp::Op {
-                            kind: o.kind,
-                            q: o.quantifier,
-                            name: o.name,
-                        });
+                        self.expect.push(Exp::Op { kind: o.kind, q: o.quantifier, name: o.name });
                     }
                 }
                 _ => {
@@ -1226,27 +965,17 @@ impl<'a> Asm<'a> {
             code::UNKNOWN_ENUMERANT,
             self.span(i),
             if part.is_empty() {
-                format!(
-                    "expected {} {kname} name, found `{}`",
-                    article(kname),
-                    self.text(i)
-                )
+                format!("expected {} {kname} name, found `{}`", article(kname), self.text(i))
             } else {
                 format!("unknown {kname} `{part}`")
             },
         )
         .with_label(format!("not {} {kname}", article(kname)));
-        let cands = k
-            .desc()
-            .enumerants
-            .iter()
-            .flat_map(|e| core::iter::once(e.name).chain(e.aliases.iter().copied()));
+        let cands = k.desc().enumerants.iter().flat_map(|e| core::iter::once(e.name).chain(e.aliases.iter().copied()));
         if let Some(s) = suggest::best(part, cands) {
             d = d.with_help(format!("did you mean `{s}`?"));
         } else if part.bytes().all(|b| b.is_ascii_digit()) && !part.is_empty() {
-            d = d.with_help(format!(
-                "{kname} operands are written by name, not by number (or use `!{part}`)"
-            ));
+            d = d.with_help(format!("{kname} operands are written by name, not by number (or use `!{part}`)"));
         }
         d
     }
@@ -1266,18 +995,10 @@ impl<'a> Asm<'a> {
         }
         if non_semantic {
             // Unknown instructions of non-semantic sets: a decimal number, then ids.
-            let v = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-                t.parse::<u32>().ok()
-            } else {
-                None
-            };
+            let v = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) { t.parse::<u32>().ok() } else { None };
             if let Some(v) = v {
                 self.words.push(v);
-                self.expect.push(Exp::Op {
-                    kind: OperandKind::IdRef,
-                    q: Quantifier::Variadic,
-                    name: "",
-                });
+                self.expect.push(Exp::Op { kind: OperandKind::IdRef, q: Quantifier::Variadic, name: "" });
                 return Ok(());
             }
         }
@@ -1301,16 +1022,11 @@ impl<'a> Asm<'a> {
     fn finish_instruction(&mut self, desc: &'static InstructionDesc, first: usize) -> Res<()> {
         let ws = self.ws;
         let n = self.words.len() - ws;
-        let is_type =
-            desc.name.starts_with("OpType") && desc.has_result() && !desc.has_result_type();
+        let is_type = desc.name.starts_with("OpType") && desc.has_result() && !desc.has_result_type();
         if is_type {
             let result = self.words.get(ws + 1).copied().unwrap_or(0);
             if self.types.get(result).is_some() {
-                let r = if self.text(first).starts_with('%') {
-                    first
-                } else {
-                    first + 1
-                };
+                let r = if self.text(first).starts_with('%') { first } else { first + 1 };
                 return Err(Diagnostic::error(
                     code::DUPLICATE_TYPE,
                     self.span(r),
@@ -1322,29 +1038,15 @@ impl<'a> Asm<'a> {
             let info = match desc.opcode {
                 op::OpTypeInt => {
                     if n != 4 {
-                        return Err(Diagnostic::error(
-                            code::BAD_TYPE_INSTRUCTION,
-                            self.span(first),
-                            "OpTypeInt must have exactly a width and a signedness",
-                        ));
+                        return Err(Diagnostic::error(code::BAD_TYPE_INSTRUCTION, self.span(first), "OpTypeInt must have exactly a width and a signedness"));
                     }
-                    TypeInfo::Int {
-                        width: self.words[ws + 2],
-                        signed: self.words[ws + 3] != 0,
-                    }
+                    TypeInfo::Int { width: self.words[ws + 2], signed: self.words[ws + 3] != 0 }
                 }
                 op::OpTypeFloat => {
                     if n != 3 && n != 4 {
-                        return Err(Diagnostic::error(
-                            code::BAD_TYPE_INSTRUCTION,
-                            self.span(first),
-                            "OpTypeFloat must have a width and at most an encoding",
-                        ));
+                        return Err(Diagnostic::error(code::BAD_TYPE_INSTRUCTION, self.span(first), "OpTypeFloat must have a width and at most an encoding"));
                     }
-                    TypeInfo::Float {
-                        width: self.words[ws + 2],
-                        encoding: self.words.get(ws + 3).copied().filter(|_| n == 4),
-                    }
+                    TypeInfo::Float { width: self.words[ws + 2], encoding: self.words.get(ws + 3).copied().filter(|_| n == 4) }
                 }
                 _ => TypeInfo::Other,
             };
@@ -1367,42 +1069,28 @@ impl<'a> Asm<'a> {
     }
 
     fn undefined_id_warnings(&self) -> Vec<Diagnostic> {
-        let mut undefined: Vec<(&str, IdInfo)> =
-            self.names.iter().filter(|(_, i)| !i.defined).collect();
+        let mut undefined: Vec<(&str, IdInfo)> = self.names.iter().filter(|(_, i)| !i.defined).collect();
         if undefined.is_empty() {
             return Vec::new();
         }
         undefined.sort_by_key(|(_, i)| i.first_use);
-        let defined: Vec<(&str, u16)> = self
-            .names
-            .iter()
-            .filter(|(_, i)| i.defined)
-            .map(|(n, i)| (n, i.def_opcode))
-            .collect();
+        let defined: Vec<(&str, u16)> = self.names.iter().filter(|(_, i)| i.defined).map(|(n, i)| (n, i.def_opcode)).collect();
         undefined
             .into_iter()
             .enumerate()
             .map(|(k, (name, info))| {
-                let mut d = Diagnostic::error(
-                    code::UNDEFINED_ID,
-                    self.span(info.first_use as usize),
-                    format!("undefined id `%{name}`"),
-                )
-                .with_label("never defined by any instruction");
+                let mut d = Diagnostic::error(code::UNDEFINED_ID, self.span(info.first_use as usize), format!("undefined id `%{name}`"))
+                    .with_label("never defined by any instruction");
                 d.severity = Severity::Warning;
                 // Suggestions cost a scan of every name: only for the first
                 // few, among the names that fit the use (a label for a branch
                 // target...), and not for numbers (`%12` for `%13` is noise).
-                let fits = |&&(_, def): &&(&str, u16)| {
-                    info.need.is_none_or(|n| grammar::id_kind(def) == n)
-                };
+                let fits = |&&(_, def): &&(&str, u16)| info.need.is_none_or(|n| grammar::id_kind(def) == n);
                 if k < 32
                     && !name.bytes().all(|b| b.is_ascii_digit())
-                    && let Some(s) =
-                        suggest::best(name, defined.iter().filter(fits).map(|&(n, _)| n))
-                {
-                    d = d.with_help(format!("did you mean `%{s}`?"));
-                }
+                    && let Some(s) = suggest::best(name, defined.iter().filter(fits).map(|&(n, _)| n)) {
+                        d = d.with_help(format!("did you mean `%{s}`?"));
+                    }
                 d
             })
             .collect()

@@ -50,14 +50,8 @@ mod tests {
     #[test]
     fn finds_close_names() {
         assert_eq!(distance("OpFMd", "OpFMod", 3), 1);
-        assert_eq!(
-            best("OpFMd", ["OpFMod", "OpFAdd", "OpSMod"].into_iter()),
-            Some("OpFMod")
-        );
-        assert_eq!(
-            best("Shadr", ["Shader", "Kernel"].into_iter()),
-            Some("Shader")
-        );
+        assert_eq!(best("OpFMd", ["OpFMod", "OpFAdd", "OpSMod"].into_iter()), Some("OpFMod"));
+        assert_eq!(best("Shadr", ["Shader", "Kernel"].into_iter()), Some("Shader"));
         assert_eq!(best("xyzzy", ["Shader", "Kernel"].into_iter()), None);
     }
 }

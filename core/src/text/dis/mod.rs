@@ -380,11 +380,7 @@ pub fn disassemble_module_indexed(
     m: &Module,
     opts: &DisOptions,
 ) -> (String, Vec<(u32, u32)>, Option<Names>) {
-    let names = if opts.raw_id {
-        None
-    } else {
-        Some(Names::build(m))
-    };
+    let names = if opts.raw_id { None } else { Some(Names::build(m)) };
     disassemble_module_names(m, opts, names)
 }
 
@@ -414,11 +410,7 @@ pub fn disassemble_module_names(
     for inst in &m.instructions {
         let start = p.out.len();
         p.instruction(inst.opcode, &inst.operands, offset);
-        let end = if p.out.ends_with('\n') {
-            p.out.len() - 1
-        } else {
-            p.out.len()
-        };
+        let end = if p.out.ends_with('\n') { p.out.len() - 1 } else { p.out.len() };
         ranges.push((start as u32, end.max(start) as u32));
         offset += inst.word_count();
     }

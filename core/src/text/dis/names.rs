@@ -306,11 +306,7 @@ impl Names {
                     }
                 }
                 op::OpTypeVector | op::OpTypeMatrix => {
-                    let mut s = String::from(if inst.opcode == op::OpTypeVector {
-                        "v"
-                    } else {
-                        "mat"
-                    });
+                    let mut s = String::from(if inst.opcode == op::OpTypeVector { "v" } else { "mat" });
                     num::push_u64(&mut s, word(2) as u64);
                     s.push_str(&n.name_for(word(1)));
                     s

@@ -2,10 +2,10 @@
 //! operands, the entry block, block order, nesting depth, and the extension
 //! rules (maximal reconvergence, unstructured loop controls).
 
+use crate::grammar::{execution_mode, loop_control, op};
 use super::{bname, label_at, report, term_at};
 use crate::cfg::{EdgeKind, FunctionCfg, ModuleCfg};
 use crate::grammar::OperandKind;
-use crate::grammar::{execution_mode, loop_control, op};
 use crate::valid::Context;
 use alloc::collections::BTreeSet;
 use alloc::format;
@@ -39,14 +39,9 @@ pub(super) fn has_capability(cx: &Context<'_>, cap: u32) -> bool {
 /// the function's CFG is sound enough (every target a block of the function,
 /// every block terminated) for the dominance-based rules.
 pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
-    let mut sound = f.issues.is_empty()
-        || f.issues.iter().all(|i| {
-            matches!(
-                i,
-                crate::cfg::CfgIssue::UnparsedSwitch { .. }
-                    | crate::cfg::CfgIssue::MultipleMergeInstructions { .. }
-            )
-        });
+    let mut sound = f.issues.is_empty() || f.issues.iter().all(|i| {
+        matches!(i, crate::cfg::CfgIssue::UnparsedSwitch { .. } | crate::cfg::CfgIssue::MultipleMergeInstructions { .. })
+    });
     // Targets that are not blocks of this function.
     let mut reported: BTreeSet<(u32, u32)> = BTreeSet::new();
     for d in &f.dangling {
@@ -85,10 +80,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
     }
     // The entry block is never a branch target.
     for b in 0..f.blocks.len() as u32 {
-        if f.out_edges(b)
-            .iter()
-            .any(|e| e.kind == EdgeKind::Branch && e.to == 0)
-        {
+        if f.out_edges(b).iter().any(|e| e.kind == EdgeKind::Branch && e.to == 0) {
             let entry = bname(cx, f, 0);
             let fname = cx.name(f.id);
             let from = bname(cx, f, b);
@@ -96,20 +88,14 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                 cx,
                 "cfg.entry-block-targeted",
                 term_at(f, b),
-                format!(
-                    "{from} branches to {entry}, the first block of function {fname}; the entry block cannot be a branch target"
-                ),
+                format!("{from} branches to {entry}, the first block of function {fname}; the entry block cannot be a branch target"),
                 "branch to the entry block",
-                &[(
-                    label_at(f, 0),
-                    format!("{entry} is the entry block of {fname}"),
-                )],
+                &[(label_at(f, 0), format!("{entry} is the entry block of {fname}"))],
             );
         }
     }
     // Merge instructions, conditional branches and switches.
-    let mut merge_of: alloc::collections::BTreeMap<u32, usize> =
-        alloc::collections::BTreeMap::new(); // merge id -> merge instruction
+    let mut merge_of: alloc::collections::BTreeMap<u32, usize> = alloc::collections::BTreeMap::new(); // merge id -> merge instruction
     for (bi, b) in f.blocks.iter().enumerate() {
         for i in b.start as usize..b.end as usize {
             let inst = &cx.insts()[i];
@@ -134,9 +120,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                             cx,
                             "cfg.merge-placement",
                             i,
-                            format!(
-                                "{name} in {h} must immediately precede {allowed}: it must be the second-to-last instruction of its block"
-                            ),
+                            format!("{name} in {h} must immediately precede {allowed}: it must be the second-to-last instruction of its block"),
                             "not followed by the block's branch",
                             &[(i + 1, "the next instruction".into())],
                         );
@@ -168,9 +152,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                             cx,
                             "cfg.same-true-false-labels",
                             i,
-                            format!(
-                                "in SPIR-V 1.6 or later, True Label and False Label must be different labels, but both are {tn}"
-                            ),
+                            format!("in SPIR-V 1.6 or later, True Label and False Label must be different labels, but both are {tn}"),
                             "same label twice",
                             &[],
                         );
@@ -186,9 +168,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                             cx,
                             "cfg.switch-selector-not-int",
                             i,
-                            format!(
-                                "the Selector {sn} of OpSwitch must be an integer scalar (OpTypeInt)"
-                            ),
+                            format!("the Selector {sn} of OpSwitch must be an integer scalar (OpTypeInt)"),
                             "selector is not an integer",
                             &[],
                         );
@@ -199,19 +179,14 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
                             .filter(|e| e.kind == EdgeKind::Branch && e.instruction as usize == i)
                             .count()
                             .saturating_sub(1)
-                            + f.dangling
-                                .iter()
-                                .filter(|d| d.instruction as usize == i && d.operand > 1)
-                                .count();
+                            + f.dangling.iter().filter(|d| d.instruction as usize == i && d.operand > 1).count();
                         let limit = cx.opts.limits.max_switch_branches as usize;
                         if pairs > limit {
                             report(
                                 cx,
                                 "cfg.switch-too-many-branches",
                                 i,
-                                format!(
-                                    "the OpSwitch has {pairs} (literal, label) pairs, more than the limit of {limit}"
-                                ),
+                                format!("the OpSwitch has {pairs} (literal, label) pairs, more than the limit of {limit}"),
                                 "too many branches",
                                 &[],
                             );
@@ -227,10 +202,7 @@ pub(super) fn check_function(cx: &mut Context<'_>, f: &FunctionCfg) -> bool {
 
 fn check_loop_merge(cx: &mut Context<'_>, f: &FunctionCfg, b: u32, i: usize) {
     let ops = &cx.insts()[i].operands;
-    let (m, c) = (
-        ops.first().copied().unwrap_or(0),
-        ops.get(1).copied().unwrap_or(0),
-    );
+    let (m, c) = (ops.first().copied().unwrap_or(0), ops.get(1).copied().unwrap_or(0));
     let control = ops.get(2).copied().unwrap_or(0);
     let params: Vec<u32> = ops.iter().skip(3).copied().collect();
     let label = f.blocks[b as usize].label;
@@ -240,9 +212,7 @@ fn check_loop_merge(cx: &mut Context<'_>, f: &FunctionCfg, b: u32, i: usize) {
             cx,
             "cfg.loop-merge-is-header",
             i,
-            format!(
-                "the Merge Block of the loop headed by {h} is {h} itself; the merge block may not be the block containing the OpLoopMerge"
-            ),
+            format!("the Merge Block of the loop headed by {h} is {h} itself; the merge block may not be the block containing the OpLoopMerge"),
             "merge block is the header",
             &[(label_at(f, b), format!("loop header {h}"))],
         );
@@ -253,9 +223,7 @@ fn check_loop_merge(cx: &mut Context<'_>, f: &FunctionCfg, b: u32, i: usize) {
             cx,
             "cfg.merge-equals-continue",
             i,
-            format!(
-                "the loop headed by {h} names {mn} as both its Merge Block and its Continue Target; they must be different blocks"
-            ),
+            format!("the loop headed by {h} names {mn} as both its Merge Block and its Continue Target; they must be different blocks"),
             "same block twice",
             &[],
         );
@@ -267,19 +235,13 @@ fn check_loop_merge(cx: &mut Context<'_>, f: &FunctionCfg, b: u32, i: usize) {
         has(loop_control::PeelCount),
         has(loop_control::PartialCount),
     );
-    for (on, what) in [
-        (unroll, "Unroll"),
-        (peel, "PeelCount"),
-        (partial, "PartialCount"),
-    ] {
+    for (on, what) in [(unroll, "Unroll"), (peel, "PeelCount"), (partial, "PartialCount")] {
         if on && dont {
             report(
                 cx,
                 "cfg.loop-control-conflict",
                 i,
-                format!(
-                    "the loop headed by {h} asks for both {what} and DontUnroll; these loop controls must not both be specified"
-                ),
+                format!("the loop headed by {h} asks for both {what} and DontUnroll; these loop controls must not both be specified"),
                 "conflicting loop controls",
                 &[],
             );
@@ -296,9 +258,7 @@ fn check_loop_merge(cx: &mut Context<'_>, f: &FunctionCfg, b: u32, i: usize) {
                 cx,
                 "cfg.iteration-multiple-zero",
                 i,
-                format!(
-                    "the IterationMultiple loop control of the loop headed by {h} must be greater than zero"
-                ),
+                format!("the IterationMultiple loop control of the loop headed by {h} must be greater than zero"),
                 "IterationMultiple is 0",
                 &[],
             );
@@ -319,10 +279,7 @@ pub(super) fn block_order(cx: &mut Context<'_>, f: &FunctionCfg) {
                 label_at(f, b),
                 format!("block {bn} appears in the binary before its dominator {dn}"),
                 "appears too early",
-                &[(
-                    label_at(f, d),
-                    format!("{dn}, which dominates {bn}, appears later"),
-                )],
+                &[(label_at(f, d), format!("{dn}, which dominates {bn}, appears later"))],
             );
         }
     }
@@ -387,11 +344,7 @@ pub(super) fn nesting_depth(cx: &mut Context<'_>, f: &FunctionCfg) {
                     continue;
                 }
             }
-            let v = if state[dep as usize] == 2 {
-                depth[dep as usize]
-            } else {
-                0
-            };
+            let v = if state[dep as usize] == 2 { depth[dep as usize] } else { 0 };
             depth[bi] = v + off;
             state[bi] = 2;
             stack.pop();
@@ -404,10 +357,7 @@ pub(super) fn nesting_depth(cx: &mut Context<'_>, f: &FunctionCfg) {
                 cx,
                 "cfg.nesting-too-deep",
                 label_at(f, b),
-                format!(
-                    "block {bn} is nested {} constructs deep, more than the limit of {limit}",
-                    depth[b as usize]
-                ),
+                format!("block {bn} is nested {} constructs deep, more than the limit of {limit}", depth[b as usize]),
                 "nested too deeply",
                 &[],
             );
@@ -426,9 +376,7 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
         .filter_map(|i| i.operands.first().copied())
         .collect();
     roots.retain(|f| {
-        insts
-            .iter()
-            .any(|i| i.opcode == op::OpEntryPoint && i.operands.get(1) == Some(f))
+        insts.iter().any(|i| i.opcode == op::OpEntryPoint && i.operands.get(1) == Some(f))
     });
     if roots.is_empty() {
         return;
@@ -506,9 +454,7 @@ pub(super) fn maximal_reconvergence(cx: &mut Context<'_>, m: &ModuleCfg) {
                 cx,
                 "cfg.maximal-reconvergence",
                 label_at(f, b),
-                format!(
-                    "in entry points using the MaximallyReconvergesKHR execution mode, block {bn} must not have multiple unique predecessors: only merge blocks, continue targets, loop headers and switch targets may"
-                ),
+                format!("in entry points using the MaximallyReconvergesKHR execution mode, block {bn} must not have multiple unique predecessors: only merge blocks, continue targets, loop headers and switch targets may"),
                 "several predecessors",
                 &rel,
             );
@@ -536,9 +482,7 @@ pub(super) fn loop_control_intel(cx: &mut Context<'_>, m: &ModuleCfg) {
                         cx,
                         "cfg.loop-control-intel",
                         i,
-                        format!(
-                            "OpLoopControlINTEL in {bn} must immediately precede OpBranch or OpBranchConditional (the second-to-last instruction of its block)"
-                        ),
+                        format!("OpLoopControlINTEL in {bn} must immediately precede OpBranch or OpBranchConditional (the second-to-last instruction of its block)"),
                         "not followed by the block's branch",
                         &[(term_at(f, b), "the block's terminator".into())],
                     );
@@ -548,9 +492,7 @@ pub(super) fn loop_control_intel(cx: &mut Context<'_>, m: &ModuleCfg) {
                         cx,
                         "cfg.loop-control-intel",
                         i,
-                        format!(
-                            "OpLoopControlINTEL in {bn} cannot be used together with a merge instruction in the same block"
-                        ),
+                        format!("OpLoopControlINTEL in {bn} cannot be used together with a merge instruction in the same block"),
                         "with a merge instruction",
                         &[(mi.instruction as usize, "the merge instruction".into())],
                     );
@@ -558,19 +500,14 @@ pub(super) fn loop_control_intel(cx: &mut Context<'_>, m: &ModuleCfg) {
                 // A back edge to this block from a block it dominates.
                 let is_loop = f.is_reachable(b)
                     && f.edges.iter().any(|e| {
-                        e.kind == EdgeKind::Branch
-                            && e.to == b
-                            && f.is_reachable(e.from)
-                            && f.dominates(b, e.from)
+                        e.kind == EdgeKind::Branch && e.to == b && f.is_reachable(e.from) && f.dominates(b, e.from)
                     });
                 if !is_loop {
                     report(
                         cx,
                         "cfg.loop-control-intel",
                         i,
-                        format!(
-                            "OpLoopControlINTEL declares a loop, but {bn} is not the target of a back edge from a block it dominates"
-                        ),
+                        format!("OpLoopControlINTEL declares a loop, but {bn} is not the target of a back edge from a block it dominates"),
                         "not a loop header",
                         &[(label_at(f, b), format!("block {bn}"))],
                     );

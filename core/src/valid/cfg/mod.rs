@@ -57,10 +57,7 @@ pub(super) fn report(
 ) {
     let spans: alloc::vec::Vec<Related> = related
         .iter()
-        .map(|(i, l)| Related {
-            span: cx.span(*i),
-            label: l.clone(),
-        })
+        .map(|(i, l)| Related { span: cx.span(*i), label: l.clone() })
         .collect();
     let d = cx.error(code, at, message);
     d.label = label.into();
@@ -69,18 +66,14 @@ pub(super) fn report(
 
 /// The instruction index of a block's label.
 pub(super) fn label_at(f: &FunctionCfg, b: u32) -> usize {
-    f.blocks
-        .get(b as usize)
-        .map_or(f.instruction as usize, |x| x.start as usize)
+    f.blocks.get(b as usize).map_or(f.instruction as usize, |x| x.start as usize)
 }
 
 /// The instruction index of a block's terminator (its label if none).
 pub(super) fn term_at(f: &FunctionCfg, b: u32) -> usize {
     f.blocks
         .get(b as usize)
-        .map_or(f.instruction as usize, |x| {
-            x.terminator.unwrap_or(x.start) as usize
-        })
+        .map_or(f.instruction as usize, |x| x.terminator.unwrap_or(x.start) as usize)
 }
 
 /// The friendly name of a block.
@@ -104,18 +97,13 @@ mod tests {
         let mut n = 0;
         for src in sources {
             for part in src.split("\"cfg.").skip(1) {
-                let code: alloc::string::String = part
-                    .chars()
-                    .take_while(|c| c.is_ascii_lowercase() || *c == '-')
-                    .collect();
+                let code: alloc::string::String =
+                    part.chars().take_while(|c| c.is_ascii_lowercase() || *c == '-').collect();
                 if code.is_empty() {
                     continue;
                 }
                 let full = alloc::format!("cfg.{code}");
-                assert!(
-                    RULES.iter().any(|r| r.code == full),
-                    "{full} has no RULES entry"
-                );
+                assert!(RULES.iter().any(|r| r.code == full), "{full} has no RULES entry");
                 n += 1;
             }
         }

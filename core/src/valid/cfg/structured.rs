@@ -6,9 +6,9 @@
 //! structured-exit rule ([`FunctionCfg::is_structured_exit`]), the same the
 //! page draws. What is kept here is only the rules and their messages.
 
+use crate::grammar::op;
 use super::{bname, label_at, report, term_at};
 use crate::cfg::{Construct, ConstructKind, EdgeKind, FunctionCfg, MergeKind, NONE};
-use crate::grammar::op;
 use crate::valid::Context;
 use alloc::format;
 use alloc::string::String;
@@ -39,9 +39,7 @@ fn header_word(k: ConstructKind) -> &'static str {
 
 /// The merge instruction that declares a construct (its header's).
 pub(super) fn merge_inst(f: &FunctionCfg, c: &Construct) -> usize {
-    f.blocks[c.header as usize]
-        .merge
-        .map_or(label_at(f, c.header), |m| m.instruction as usize)
+    f.blocks[c.header as usize].merge.map_or(label_at(f, c.header), |m| m.instruction as usize)
 }
 
 /// Jump pointers: per block, the nearest structural dominator (itself
@@ -68,11 +66,8 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
 
     // Back edges target loop headers; one back-edge block per loop header.
     let back = f.back_edge_pairs();
-    let is_loop_header = |b: u32| {
-        f.blocks[b as usize]
-            .merge
-            .is_some_and(|m| m.kind == MergeKind::Loop)
-    };
+    let is_loop_header =
+        |b: u32| f.blocks[b as usize].merge.is_some_and(|m| m.kind == MergeKind::Loop);
     for &(from, to) in back {
         if !is_loop_header(to) {
             bad = true;
@@ -81,9 +76,7 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
                 cx,
                 "cfg.back-edge-not-to-loop-header",
                 term_at(f, from),
-                format!(
-                    "the back edge {a} -> {b} does not target a loop header: {b} has no OpLoopMerge, and back edges can only be formed between a block and a loop header"
-                ),
+                format!("the back edge {a} -> {b} does not target a loop header: {b} has no OpLoopMerge, and back edges can only be formed between a block and a loop header"),
                 "back edge",
                 &[(label_at(f, to), format!("{b} is not a loop header"))],
             );
@@ -103,31 +96,18 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
         if k != 1 {
             bad = true;
             let hn = bname(cx, f, h);
-            let mi = f.blocks[h as usize]
-                .merge
-                .map_or(label_at(f, h), |m| m.instruction as usize);
+            let mi = f.blocks[h as usize].merge.map_or(label_at(f, h), |m| m.instruction as usize);
             let mut rel = vec![(label_at(f, h), format!("loop header {hn}"))];
             for &l in &latches[h as usize] {
                 let ln = bname(cx, f, l);
                 rel.push((term_at(f, l), format!("back edge from {ln}")));
             }
             let msg = if k == 0 {
-                format!(
-                    "the loop header {hn} is targeted by no back-edge block; the standard requires exactly one (the loop never branches back to its header)"
-                )
+                format!("the loop header {hn} is targeted by no back-edge block; the standard requires exactly one (the loop never branches back to its header)")
             } else {
-                format!(
-                    "the loop header {hn} is targeted by {k} back-edge blocks, but the standard requires exactly one"
-                )
+                format!("the loop header {hn} is targeted by {k} back-edge blocks, but the standard requires exactly one")
             };
-            report(
-                cx,
-                "cfg.back-edge-count",
-                mi,
-                msg,
-                "loop declared here",
-                &rel,
-            );
+            report(cx, "cfg.back-edge-count", mi, msg, "loop declared here", &rel);
         }
     }
 
@@ -136,11 +116,8 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
         // function but the case constructs (the switch rules walk those).
         // Constructs with an error found below are marked broken and skipped
         // by the rules that read membership.
-        let mut broken: Vec<bool> = f
-            .constructs()
-            .iter()
-            .map(|c| c.kind == ConstructKind::Case)
-            .collect();
+        let mut broken: Vec<bool> =
+            f.constructs().iter().map(|c| c.kind == ConstructKind::Case).collect();
         constructs(cx, f, &mut broken, &latches);
         super::switch::check(cx, f, &broken);
     }
@@ -170,20 +147,14 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
                 cx,
                 "cfg.continue-without-back-edge",
                 label_at(f, c.entry),
-                format!(
-                    "the continue construct with continue target {en} (of the loop headed by {hn}) does not have a back-edge block"
-                ),
+                format!("the continue construct with continue target {en} (of the loop headed by {hn}) does not have a back-edge block"),
                 "continue target",
                 &[(mi, format!("loop header {hn}"))],
             );
             continue;
         };
         let xn = bname(cx, f, exit);
-        let fail = |cx: &mut Context<'_>,
-                    code: &'static str,
-                    msg: String,
-                    at: usize,
-                    rel: Vec<(usize, String)>| {
+        let fail = |cx: &mut Context<'_>, code: &'static str, msg: String, at: usize, rel: Vec<(usize, String)>| {
             report(cx, code, at, msg, "", &rel);
         };
         if !sdom(c.entry, exit) {
@@ -192,29 +163,18 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
                 fail(
                     cx,
                     "cfg.back-edge-block-not-dominated",
-                    format!(
-                        "the continue construct with continue target {en} does not structurally dominate its back-edge block {xn}"
-                    ),
+                    format!("the continue construct with continue target {en} does not structurally dominate its back-edge block {xn}"),
                     term_at(f, exit),
-                    vec![
-                        (label_at(f, c.entry), format!("continue target {en}")),
-                        (mi, format!("declared by the loop header {hn}")),
-                    ],
+                    vec![(label_at(f, c.entry), format!("continue target {en}")), (mi, format!("declared by the loop header {hn}"))],
                 );
             } else {
                 let path = bypass_path(cx, f, c.entry, exit);
                 fail(
                     cx,
                     "cfg.merge-not-structurally-dominated",
-                    format!(
-                        "the {} construct headed by {hn} does not structurally dominate its merge block {xn}{path}",
-                        word(c.kind)
-                    ),
+                    format!("the {} construct headed by {hn} does not structurally dominate its merge block {xn}{path}", word(c.kind)),
                     mi,
-                    vec![
-                        (label_at(f, exit), format!("merge block {xn}")),
-                        (label_at(f, c.header), format!("header {hn}")),
-                    ],
+                    vec![(label_at(f, exit), format!("merge block {xn}")), (label_at(f, c.header), format!("header {hn}"))],
                 );
             }
             continue;
@@ -224,10 +184,7 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
             fail(
                 cx,
                 "cfg.merge-is-header",
-                format!(
-                    "the {} construct headed by {hn} names {hn} itself as its merge block; the header must strictly structurally dominate its merge block",
-                    word(c.kind)
-                ),
+                format!("the {} construct headed by {hn} names {hn} itself as its merge block; the header must strictly structurally dominate its merge block", word(c.kind)),
                 mi,
                 vec![],
             );
@@ -238,14 +195,9 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
             fail(
                 cx,
                 "cfg.continue-not-post-dominated",
-                format!(
-                    "the continue construct with continue target {en} is not structurally post-dominated by the back-edge block {xn}: a path from {en} leaves without reaching {xn}"
-                ),
+                format!("the continue construct with continue target {en} is not structurally post-dominated by the back-edge block {xn}: a path from {en} leaves without reaching {xn}"),
                 label_at(f, c.entry),
-                vec![
-                    (term_at(f, exit), format!("back-edge block {xn}")),
-                    (mi, format!("declared by the loop header {hn}")),
-                ],
+                vec![(term_at(f, exit), format!("back-edge block {xn}")), (mi, format!("declared by the loop header {hn}"))],
             );
         }
     }
@@ -275,10 +227,7 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
     // post-dominate lies in the continue construct.
     let mut bends: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (ci, c) in cons.iter().enumerate() {
-        if !broken[ci]
-            && c.kind == ConstructKind::Continue
-            && let Some(b) = c.exit()
-        {
+        if !broken[ci] && c.kind == ConstructKind::Continue && let Some(b) = c.exit() {
             bends[b as usize].push(ci as u32);
         }
     }
@@ -296,11 +245,7 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
         }
         let edges = f.out_edges(x);
         for (k, e) in edges.iter().enumerate() {
-            if e.kind != EdgeKind::Branch
-                || edges[..k]
-                    .iter()
-                    .any(|p| p.kind == EdgeKind::Branch && p.to == e.to)
-            {
+            if e.kind != EdgeKind::Branch || edges[..k].iter().any(|p| p.kind == EdgeKind::Branch && p.to == e.to) {
                 continue;
             }
             let y = e.to;
@@ -308,10 +253,7 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
             let mut r = near_root[x as usize];
             while r != NONE && !sdom(r, y) {
                 for &ci in &roots[r as usize] {
-                    if !done_exit[ci as usize]
-                        && f.construct_contains(ci, x)
-                        && !f.is_structured_exit(ci, y)
-                    {
+                    if !done_exit[ci as usize] && f.construct_contains(ci, x) && !f.is_structured_exit(ci, y) {
                         done_exit[ci as usize] = true;
                         unstructured_exit(cx, f, ci, x, y, e.instruction as usize);
                     }
@@ -323,31 +265,16 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
             while a != NONE && !sdom(a, y) {
                 for &ci in &ends[a as usize] {
                     let c = &cons[ci as usize];
-                    if !done_entry[ci as usize]
-                        && c.entry != y
-                        && f.construct_contains(ci, y)
-                        && !f.construct_contains(ci, x)
-                    {
+                    if !done_entry[ci as usize] && c.entry != y && f.construct_contains(ci, y) && !f.construct_contains(ci, x) {
                         done_entry[ci as usize] = true;
-                        let (xn, yn, hn) =
-                            (bname(cx, f, x), bname(cx, f, y), bname(cx, f, c.entry));
+                        let (xn, yn, hn) = (bname(cx, f, x), bname(cx, f, y), bname(cx, f, c.entry));
                         report(
                             cx,
                             "cfg.construct-entered-mid",
                             e.instruction as usize,
-                            format!(
-                                "{xn} branches to {yn} in the {} construct headed by {hn}, but not to its {} {hn}",
-                                word(c.kind),
-                                header_word(c.kind)
-                            ),
+                            format!("{xn} branches to {yn} in the {} construct headed by {hn}, but not to its {} {hn}", word(c.kind), header_word(c.kind)),
                             "enters the construct from outside",
-                            &[
-                                (
-                                    label_at(f, c.entry),
-                                    format!("{} {hn}", header_word(c.kind)),
-                                ),
-                                (label_at(f, y), format!("{yn}, inside the construct")),
-                            ],
+                            &[(label_at(f, c.entry), format!("{} {hn}", header_word(c.kind))), (label_at(f, y), format!("{yn}, inside the construct"))],
                         );
                     }
                 }
@@ -368,8 +295,7 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
         }
         for e in f.out_edges(b).iter().filter(|e| e.kind == EdgeKind::Branch) {
             let y = e.to;
-            if y != b && sdom(b, y) && !f.construct_contains(ci, y) && !f.is_structured_exit(ci, y)
-            {
+            if y != b && sdom(b, y) && !f.construct_contains(ci, y) && !f.is_structured_exit(ci, y) {
                 unstructured_exit(cx, f, ci, b, y, e.instruction as usize);
                 break;
             }
@@ -377,9 +303,7 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
     }
     // Headers inside a construct have their merge blocks inside too.
     for h in 0..n as u32 {
-        let Some(m) = f.adjacent_merge(h) else {
-            continue;
-        };
+        let Some(m) = f.adjacent_merge(h) else { continue };
         let mi = m.instruction as usize;
         let Some(mb) = m.merge_block else { continue };
         if !reach(h) || !reach(mb) || !sdom(h, mb) {
@@ -399,29 +323,16 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
         {
             for &ci in &cands {
                 let c = &cons[ci as usize];
-                if !done_header[ci as usize]
-                    && c.entry != h
-                    && f.construct_contains(ci, h)
-                    && !f.construct_contains(ci, mb)
-                {
+                if !done_header[ci as usize] && c.entry != h && f.construct_contains(ci, h) && !f.construct_contains(ci, mb) {
                     done_header[ci as usize] = true;
                     let (hn, mn, en) = (bname(cx, f, h), bname(cx, f, mb), bname(cx, f, c.entry));
                     report(
                         cx,
                         "cfg.header-merge-escapes",
                         mi,
-                        format!(
-                            "the header {hn} is contained in the {} construct headed by {en}, but its merge block {mn} is not",
-                            word(c.kind)
-                        ),
+                        format!("the header {hn} is contained in the {} construct headed by {en}, but its merge block {mn} is not", word(c.kind)),
                         "merge block outside the enclosing construct",
-                        &[
-                            (
-                                label_at(f, c.entry),
-                                format!("the enclosing {} construct starts at {en}", word(c.kind)),
-                            ),
-                            (label_at(f, mb), format!("merge block {mn}")),
-                        ],
+                        &[(label_at(f, c.entry), format!("the enclosing {} construct starts at {en}", word(c.kind))), (label_at(f, mb), format!("merge block {mn}"))],
                     );
                 }
             }
@@ -438,15 +349,12 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
         if broken[ci] || c.kind != ConstructKind::Loop {
             continue;
         }
-        let Some(ct) = c.continue_target else {
-            continue;
-        };
+        let Some(ct) = c.continue_target else { continue };
         if ct == c.header {
             continue;
         }
         for &(p, inst) in &preds[ct as usize] {
-            if !reach(p) || f.construct_contains(ci as u32, p) || latches[ct as usize].contains(&p)
-            {
+            if !reach(p) || f.construct_contains(ci as u32, p) || latches[ct as usize].contains(&p) {
                 continue;
             }
             let (pn, cn, hn) = (bname(cx, f, p), bname(cx, f, ct), bname(cx, f, c.header));
@@ -454,17 +362,9 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
                 cx,
                 "cfg.continue-from-outside-loop",
                 inst as usize,
-                format!(
-                    "{pn} branches to the continue target {cn} of the loop headed by {hn}, but is not contained in that loop construct"
-                ),
+                format!("{pn} branches to the continue target {cn} of the loop headed by {hn}, but is not contained in that loop construct"),
                 "continue from outside the loop",
-                &[
-                    (
-                        merge_inst(f, c),
-                        format!("loop header {hn} declares {cn} as its continue target"),
-                    ),
-                    (label_at(f, ct), format!("continue target {cn}")),
-                ],
+                &[(merge_inst(f, c), format!("loop header {hn} declares {cn} as its continue target")), (label_at(f, ct), format!("continue target {cn}"))],
             );
             break;
         }
@@ -475,16 +375,11 @@ fn unstructured_exit(cx: &mut Context<'_>, f: &FunctionCfg, ci: u32, x: u32, y: 
     let c = &f.constructs()[ci as usize];
     let (xn, yn, hn) = (bname(cx, f, x), bname(cx, f, y), bname(cx, f, c.entry));
     let allowed = match c.kind {
-        ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => {
-            "its merge block, or a break or continue of an enclosing loop or switch"
-        }
+        ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Case => "its merge block, or a break or continue of an enclosing loop or switch",
         ConstructKind::Loop => "its merge block or continue target",
         ConstructKind::Continue => "the loop header or the loop's merge block",
     };
-    let mut rel = vec![(
-        label_at(f, c.entry),
-        format!("the {} construct starts at {hn}", word(c.kind)),
-    )];
+    let mut rel = vec![(label_at(f, c.entry), format!("the {} construct starts at {hn}", word(c.kind)))];
     if let Some(m) = c.merge {
         let mn = bname(cx, f, m);
         rel.push((label_at(f, m), format!("merge block {mn}")));
@@ -494,10 +389,7 @@ fn unstructured_exit(cx: &mut Context<'_>, f: &FunctionCfg, ci: u32, x: u32, y: 
         cx,
         "cfg.unstructured-exit",
         inst,
-        format!(
-            "{xn} exits the {} construct headed by {hn} by branching to {yn}, which is not a structured exit ({allowed})",
-            word(c.kind)
-        ),
+        format!("{xn} exits the {} construct headed by {hn} by branching to {yn}, which is not a structured exit ({allowed})", word(c.kind)),
         "leaves the construct",
         &rel,
     );
@@ -508,11 +400,7 @@ fn unstructured_exit(cx: &mut Context<'_>, f: &FunctionCfg, ci: u32, x: u32, y: 
 fn bypass_path(cx: &mut Context<'_>, f: &FunctionCfg, h: u32, m: u32) -> String {
     // A structural predecessor of the merge block that the header does not dominate.
     for e in &f.edges {
-        if e.to == m
-            && e.from != h
-            && f.is_structurally_reachable(e.from)
-            && !f.structurally_dominates(h, e.from)
-        {
+        if e.to == m && e.from != h && f.is_structurally_reachable(e.from) && !f.structurally_dominates(h, e.from) {
             let (a, b) = (bname(cx, f, e.from), bname(cx, f, m));
             return format!(": the edge {a} -> {b} bypasses the header");
         }
@@ -572,18 +460,13 @@ fn selections(cx: &mut Context<'_>, f: &FunctionCfg) {
                     } else {
                         "it is not preceded by OpSelectionMerge"
                     };
-                    let rel: Vec<(usize, String)> = targets
-                        .iter()
-                        .take(2)
-                        .map(|&t| (label_at(f, t), "target not seen before".into()))
-                        .collect();
+                    let rel: Vec<(usize, String)> =
+                        targets.iter().take(2).map(|&t| (label_at(f, t), "target not seen before".into())).collect();
                     report(
                         cx,
                         "cfg.selection-unstructured",
                         term_at(f, b),
-                        format!(
-                            "the conditional branch in {bn} diverges to two new blocks, so the selection must be structured, but {why}"
-                        ),
+                        format!("the conditional branch in {bn} diverges to two new blocks, so the selection must be structured, but {why}"),
                         "unstructured selection",
                         &rel,
                     );
@@ -596,9 +479,7 @@ fn selections(cx: &mut Context<'_>, f: &FunctionCfg) {
                         cx,
                         "cfg.switch-without-merge",
                         term_at(f, b),
-                        format!(
-                            "the OpSwitch in {bn} must be preceded by an OpSelectionMerge instruction"
-                        ),
+                        format!("the OpSwitch in {bn} must be preceded by an OpSelectionMerge instruction"),
                         "switch without a merge",
                         &[(label_at(f, b), format!("block {bn}"))],
                     );

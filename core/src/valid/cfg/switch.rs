@@ -18,17 +18,10 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
     let exits = CaseExits::compute(f, broken);
     let mut stamp = vec![0u32; f.blocks.len()];
     let mut round = 0u32;
-    for (ci, c) in f
-        .constructs()
-        .iter()
-        .enumerate()
-        .filter(|&(ci, c)| c.kind == ConstructKind::Switch && !broken[ci])
-    {
+    for (ci, c) in f.constructs().iter().enumerate().filter(|&(ci, c)| c.kind == ConstructKind::Switch && !broken[ci]) {
         let h = c.header;
         let Some(m) = c.merge else { continue };
-        let Some(t) = f.blocks[h as usize].terminator else {
-            continue;
-        };
+        let Some(t) = f.blocks[h as usize].terminator else { continue };
         let ts: Vec<u32> = f
             .out_edges(h)
             .iter()
@@ -59,9 +52,7 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
                             cx,
                             "cfg.case-not-dominated",
                             sw,
-                            format!(
-                                "the switch header {hn} does not structurally dominate its case construct {tn}: {tn} is reached without passing through {hn}"
-                            ),
+                            format!("the switch header {hn} does not structurally dominate its case construct {tn}: {tn} is reached without passing through {hn}"),
                             "switch",
                             &[(label_at(f, target), format!("case target {tn}"))],
                         );
@@ -123,15 +114,9 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
                                     cx,
                                     "cfg.case-invalid-exit",
                                     via,
-                                    format!(
-                                        "the case construct that targets {tn} branches to {bn}, which is not another case construct, the switch's merge block, or an enclosing loop's merge block or continue target"
-                                    ),
+                                    format!("the case construct that targets {tn} branches to {bn}, which is not another case construct, the switch's merge block, or an enclosing loop's merge block or continue target"),
                                     "invalid branch out of the case",
-                                    &[
-                                        (label_at(f, target), format!("case construct {tn}")),
-                                        (label_at(f, b), bn.clone()),
-                                        (sw, format!("switch header {hn}")),
-                                    ],
+                                    &[(label_at(f, target), format!("case construct {tn}")), (label_at(f, b), bn.clone()), (sw, format!("switch header {hn}"))],
                                 );
                                 break 'cases;
                             }
@@ -144,15 +129,9 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
                                         cx,
                                         "cfg.case-multiple-fallthrough",
                                         via,
-                                        format!(
-                                            "the case construct that targets {tn} branches to two other case constructs, {on} and {bn}; a case may fall through to at most one"
-                                        ),
+                                        format!("the case construct that targets {tn} branches to two other case constructs, {on} and {bn}; a case may fall through to at most one"),
                                         "second fall through",
-                                        &[
-                                            (label_at(f, target), format!("case construct {tn}")),
-                                            (label_at(f, o), format!("case {on}")),
-                                            (label_at(f, b), format!("case {bn}")),
-                                        ],
+                                        &[(label_at(f, target), format!("case construct {tn}")), (label_at(f, o), format!("case {on}")), (label_at(f, b), format!("case {bn}"))],
                                     );
                                     break 'cases;
                                 }
@@ -185,14 +164,9 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
                     cx,
                     "cfg.case-fallthrough-order",
                     sw,
-                    format!(
-                        "the case construct that targets {tn} falls through to the case construct that targets {xn}, but does not immediately precede it in the OpSwitch's target list"
-                    ),
+                    format!("the case construct that targets {tn} falls through to the case construct that targets {xn}, but does not immediately precede it in the OpSwitch's target list"),
                     "targets out of order",
-                    &[
-                        (label_at(f, target), format!("case {tn}")),
-                        (label_at(f, x), format!("case {xn}")),
-                    ],
+                    &[(label_at(f, target), format!("case {tn}")), (label_at(f, x), format!("case {xn}"))],
                 );
                 break 'cases;
             }
@@ -204,9 +178,7 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg, broken: &[bool]) {
                     cx,
                     "cfg.case-fallthrough-shared",
                     label_at(f, x),
-                    format!(
-                        "{count} case constructs fall through to the case construct that targets {xn}; at most one may"
-                    ),
+                    format!("{count} case constructs fall through to the case construct that targets {xn}; at most one may"),
                     "fall-through target",
                     &[(sw, format!("switch header {hn}"))],
                 );
@@ -251,15 +223,9 @@ impl CaseExits {
                 continue;
             }
             let Some(m) = c.merge else { continue };
-            let Some(t) = f.blocks.get(c.header as usize).and_then(|b| b.terminator) else {
-                continue;
-            };
+            let Some(t) = f.blocks.get(c.header as usize).and_then(|b| b.terminator) else { continue };
             for e in f.out_edges(c.header) {
-                if e.kind != EdgeKind::Branch
-                    || e.instruction != t
-                    || e.to == m
-                    || (e.to as usize) >= n
-                {
+                if e.kind != EdgeKind::Branch || e.instruction != t || e.to == m || (e.to as usize) >= n {
                     continue;
                 }
                 let key = (ci as u32, e.to);
@@ -316,11 +282,7 @@ impl CaseExits {
             range[p as usize] = (start, exits.len() as u32);
             done[p as usize] = true;
         }
-        CaseExits {
-            index,
-            range,
-            exits,
-        }
+        CaseExits { index, range, exits }
     }
 
     /// The exits of the case construct of switch `ci` that targets `t`.

@@ -1,8 +1,8 @@
 //! SPV_KHR_constant_data: OpConstantDataKHR, OpSpecConstantDataKHR and the
 //! UTFEncodedKHR decoration.
 
-use super::{has_decoration, scalar_int};
 use crate::grammar::{decoration, op};
+use super::{has_decoration, scalar_int};
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
@@ -44,28 +44,20 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
         match inst.opcode {
             op::OpConstantDataKHR | op::OpSpecConstantDataKHR => data(cx, i),
             op::OpDecorate if inst.operands.get(1) == Some(&decoration::UTFEncodedKHR) => {
-                let Some(&t) = inst.operands.first() else {
-                    continue;
-                };
+                let Some(&t) = inst.operands.first() else { continue };
                 let ok = cx.def_inst(t).is_some_and(|a| {
                     matches!(a.opcode, op::OpTypeArray | op::OpTypeRuntimeArray)
-                        && a.operands
-                            .get(1)
-                            .and_then(|&e| scalar_int(cx, e))
-                            .is_some_and(|(w, _)| w == 8)
+                        && a.operands.get(1).and_then(|&e| scalar_int(cx, e)).is_some_and(|(w, _)| w == 8)
                 });
                 if !ok {
                     let n = cx.name(t);
                     let d = cx.error_related(
                         "ext.utf-encoded-type",
                         i,
-                        format!(
-                            "UTFEncodedKHR decorates {n}, which is not an array of 8-bit integers"
-                        ),
+                        format!("UTFEncodedKHR decorates {n}, which is not an array of 8-bit integers"),
                         cx.def(t).map(|di| (di, format!("{n} is declared here"))),
                     );
-                    d.label =
-                        String::from("UTFEncodedKHR applies only to arrays of 8-bit integers");
+                    d.label = String::from("UTFEncodedKHR applies only to arrays of 8-bit integers");
                 }
             }
             _ => {}
@@ -75,14 +67,8 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
 
 fn data(cx: &mut Context<'_>, i: usize) {
     let inst = &cx.insts()[i];
-    let opname = if inst.opcode == op::OpConstantDataKHR {
-        "OpConstantDataKHR"
-    } else {
-        "OpSpecConstantDataKHR"
-    };
-    let Some(&rt) = inst.operands.first() else {
-        return;
-    };
+    let opname = if inst.opcode == op::OpConstantDataKHR { "OpConstantDataKHR" } else { "OpSpecConstantDataKHR" };
+    let Some(&rt) = inst.operands.first() else { return };
     let words = inst.operands.len().saturating_sub(2) as u64;
     let tname = cx.name(rt);
     let tdef = cx.def(rt);
@@ -93,9 +79,7 @@ fn data(cx: &mut Context<'_>, i: usize) {
         let d = cx.error_related(
             "ext.constant-data-type",
             i,
-            format!(
-                "{opname}'s Result Type {tname} must be an array of scalar integer type elements"
-            ),
+            format!("{opname}'s Result Type {tname} must be an array of scalar integer type elements"),
             tdef.map(|d| (d, format!("{tname} is declared here"))),
         );
         d.label = format!("{tname} is not an OpTypeArray of integers");
@@ -109,23 +93,15 @@ fn data(cx: &mut Context<'_>, i: usize) {
             [(at, format!("{tname} is decorated ArrayStride here"))],
         );
         d.label = String::from("constant data is packed without padding");
-        d.help = Some(String::from(
-            "declare an array type without ArrayStride for the data, and OpCopyLogical it to a strided one if needed",
-        ));
+        d.help = Some(String::from("declare an array type without ArrayStride for the data, and OpCopyLogical it to a strided one if needed"));
     }
     // The length, when it is a (spec) constant with a known value.
-    let Some(len_id) = arr.operands.get(2).copied() else {
-        return;
-    };
-    let Some(len_inst) = cx.def_inst(len_id) else {
-        return;
-    };
+    let Some(len_id) = arr.operands.get(2).copied() else { return };
+    let Some(len_inst) = cx.def_inst(len_id) else { return };
     if !matches!(len_inst.opcode, op::OpConstant | op::OpSpecConstant) {
         return;
     }
-    let Some(&lo) = len_inst.operands.get(2) else {
-        return;
-    };
+    let Some(&lo) = len_inst.operands.get(2) else { return };
     let hi = len_inst.operands.get(3).copied().unwrap_or(0) as u64;
     let len = (hi << 32) | lo as u64;
     let bits = len.saturating_mul(width as u64);
@@ -141,8 +117,6 @@ fn data(cx: &mut Context<'_>, i: usize) {
             tdef.map(|d| (d, format!("{tname} is declared here"))),
         );
         d.label = format!("expected {need} data word(s)");
-        d.help = Some(String::from(
-            "data is packed without padding, rounded up to a whole 32-bit word",
-        ));
+        d.help = Some(String::from("data is packed without padding, rounded up to a whole 32-bit word"));
     }
 }

@@ -2,9 +2,9 @@
 //! lengths, and the rules of OpLoad, OpStore, atomics and OpBitcast with untyped
 //! pointers.
 
+use crate::grammar::{addressing_model, decoration, op, storage_class};
 use super::{has_decoration, pointer_storage, scalar_int};
 use crate::grammar::OperandKind;
-use crate::grammar::{addressing_model, decoration, op, storage_class};
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
@@ -62,17 +62,10 @@ pub(in crate::valid) static RULES: &[Rule] = &[
 
 pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    if !insts
-        .iter()
-        .any(|i| i.opcode == op::OpTypeUntypedPointerKHR)
-    {
+    if !insts.iter().any(|i| i.opcode == op::OpTypeUntypedPointerKHR) {
         return;
     }
-    let logical = insts
-        .iter()
-        .find(|i| i.opcode == op::OpMemoryModel)
-        .and_then(|i| i.operands.first())
-        == Some(&addressing_model::Logical);
+    let logical = insts.iter().find(|i| i.opcode == op::OpMemoryModel).and_then(|i| i.operands.first()) == Some(&addressing_model::Logical);
     for i in 0..insts.len() {
         let inst = &insts[i];
         let ops = &inst.operands;
@@ -84,37 +77,23 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
             | op::OpUntypedInBoundsPtrAccessChainKHR => access_chain(cx, i),
             op::OpUntypedArrayLengthKHR => array_length(cx, i),
             op::OpLoad => {
-                let (Some(&rt), Some(&p)) = (ops.first(), ops.get(2)) else {
-                    continue;
-                };
+                let (Some(&rt), Some(&p)) = (ops.first(), ops.get(2)) else { continue };
                 if is_untyped_value(cx, p) && !is_data_type(cx, rt) {
                     let n = cx.name(rt);
-                    let d = cx.error(
-                        "ext.untyped-access-type",
-                        i,
-                        format!("OpLoad through an untyped pointer cannot have Result Type {n}"),
-                    );
+                    let d = cx.error("ext.untyped-access-type", i, format!("OpLoad through an untyped pointer cannot have Result Type {n}"));
                     d.label = format!("{n} is not a type memory can hold");
                 }
             }
             op::OpStore => {
-                let (Some(&p), Some(&o)) = (ops.first(), ops.get(1)) else {
-                    continue;
-                };
+                let (Some(&p), Some(&o)) = (ops.first(), ops.get(1)) else { continue };
                 if is_untyped_value(cx, p) && !cx.type_of(o).is_some_and(|t| is_data_type(cx, t)) {
                     let n = cx.name(o);
-                    let d = cx.error(
-                        "ext.untyped-access-type",
-                        i,
-                        format!("OpStore through an untyped pointer cannot store {n}"),
-                    );
+                    let d = cx.error("ext.untyped-access-type", i, format!("OpStore through an untyped pointer cannot store {n}"));
                     d.label = format!("{n} does not have a type memory can hold");
                 }
             }
             op::OpBitcast => {
-                let (Some(&rt), Some(&v)) = (ops.first(), ops.get(2)) else {
-                    continue;
-                };
+                let (Some(&rt), Some(&v)) = (ops.first(), ops.get(2)) else { continue };
                 let Some(vt) = cx.type_of(v) else { continue };
                 let ru = cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR);
                 let vu = cx.def_opcode(vt) == Some(op::OpTypeUntypedPointerKHR);
@@ -122,22 +101,13 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
                     continue;
                 }
                 let msg = if logical {
-                    Some(String::from(
-                        "OpBitcast cannot convert a logical untyped pointer: the addressing model is Logical",
-                    ))
+                    Some(String::from("OpBitcast cannot convert a logical untyped pointer: the addressing model is Logical"))
                 } else {
                     let other = if ru { vt } else { rt };
-                    let ok = matches!(
-                        cx.def_opcode(other),
-                        Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR)
-                    ) || scalar_int(cx, other).is_some()
+                    let ok = matches!(cx.def_opcode(other), Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR))
+                        || scalar_int(cx, other).is_some()
                         || (cx.version >= (1, 5)
-                            && cx.def_inst(other).is_some_and(|t| {
-                                t.opcode == op::OpTypeVector
-                                    && t.operands
-                                        .get(1)
-                                        .is_some_and(|&c| scalar_int(cx, c).is_some())
-                            }));
+                            && cx.def_inst(other).is_some_and(|t| t.opcode == op::OpTypeVector && t.operands.get(1).is_some_and(|&c| scalar_int(cx, c).is_some())));
                     (!ok).then(|| String::from("OpBitcast of an untyped pointer needs a pointer or integer on the other side"))
                 };
                 if let Some(m) = msg {
@@ -152,17 +122,13 @@ pub(in crate::valid) fn check(cx: &mut Context<'_>) {
 
 /// Whether `ty` is a type memory can hold (not void, not a function or label type).
 fn is_data_type(cx: &Context<'_>, ty: u32) -> bool {
-    matches!(
-        cx.def_opcode(ty),
-        Some(
-            op::OpTypeBool
-                ..=op::OpTypePointer
-                    | op::OpTypeUntypedPointerKHR
-                    | op::OpTypeCooperativeMatrixKHR
-                    | op::OpTypeAccelerationStructureKHR
-                    | op::OpTypeRayQueryKHR
-        )
-    )
+    matches!(cx.def_opcode(ty), Some(
+            op::OpTypeBool..=op::OpTypePointer
+                | op::OpTypeUntypedPointerKHR
+                | op::OpTypeCooperativeMatrixKHR
+                | op::OpTypeAccelerationStructureKHR
+                | op::OpTypeRayQueryKHR
+        ))
 }
 
 fn is_untyped_value(cx: &Context<'_>, v: u32) -> bool {
@@ -175,18 +141,12 @@ fn atomic(cx: &mut Context<'_>, i: usize) {
     let int_only = matches!(inst.opcode, op::OpAtomicCompareExchange..=op::OpAtomicXor);
     let any_scalar = matches!(
         inst.opcode,
-        op::OpAtomicLoad
-            | op::OpAtomicExchange
-            | op::OpAtomicFAddEXT
-            | op::OpAtomicFMinEXT
-            | op::OpAtomicFMaxEXT
+        op::OpAtomicLoad | op::OpAtomicExchange | op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT
     );
     if !int_only && !any_scalar {
         return;
     }
-    let (Some(&rt), Some(&p)) = (inst.operands.first(), inst.operands.get(2)) else {
-        return;
-    };
+    let (Some(&rt), Some(&p)) = (inst.operands.first(), inst.operands.get(2)) else { return };
     if !is_untyped_value(cx, p) {
         return;
     }
@@ -195,17 +155,11 @@ fn atomic(cx: &mut Context<'_>, i: usize) {
     if !ok {
         let name = cx.desc(i).map_or("atomic", |d| d.name);
         let n = cx.name(rt);
-        let what = if int_only {
-            "an integer scalar"
-        } else {
-            "an integer or floating-point scalar"
-        };
+        let what = if int_only { "an integer scalar" } else { "an integer or floating-point scalar" };
         let d = cx.error(
             "ext.untyped-access-type",
             i,
-            format!(
-                "{name} through an untyped pointer: expected Result Type {n} to be {what} type"
-            ),
+            format!("{name} through an untyped pointer: expected Result Type {n} to be {what} type"),
         );
         d.label = String::from("an untyped pointer's memory is interpreted with this Result Type");
     }
@@ -214,109 +168,62 @@ fn atomic(cx: &mut Context<'_>, i: usize) {
 fn variable(cx: &mut Context<'_>, i: usize) {
     let inst = &cx.insts()[i];
     let ops = &inst.operands;
-    let (Some(&rt), Some(&sc)) = (ops.first(), ops.get(2)) else {
-        return;
-    };
+    let (Some(&rt), Some(&sc)) = (ops.first(), ops.get(2)) else { return };
     let data = ops.get(3).copied();
     let init = ops.get(4).copied();
-    let scn = OperandKind::StorageClass
-        .enumerant(sc)
-        .map_or("?", |e| e.name);
-    let rt_sc = (cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR))
-        .then(|| pointer_storage(cx, rt))
-        .flatten();
+    let scn = OperandKind::StorageClass.enumerant(sc).map_or("?", |e| e.name);
+    let rt_sc = (cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR)).then(|| pointer_storage(cx, rt)).flatten();
     if rt_sc != Some(sc) {
         let n = cx.name(rt);
         let msg = match rt_sc {
-            None => {
-                format!("OpUntypedVariableKHR's Result Type {n} must be an OpTypeUntypedPointerKHR")
-            }
+            None => format!("OpUntypedVariableKHR's Result Type {n} must be an OpTypeUntypedPointerKHR"),
             Some(other) => format!(
                 "OpUntypedVariableKHR's Storage Class {scn} does not match the storage class {} of its Result Type {n}",
-                OperandKind::StorageClass
-                    .enumerant(other)
-                    .map_or("?", |e| e.name)
+                OperandKind::StorageClass.enumerant(other).map_or("?", |e| e.name)
             ),
         };
-        let d = cx.error_related(
-            "ext.untyped-storage-class",
-            i,
-            msg,
-            cx.def(rt).map(|d| (d, format!("{n} is declared here"))),
-        );
+        let d = cx.error_related("ext.untyped-storage-class", i, msg, cx.def(rt).map(|d| (d, format!("{n} is declared here"))));
         d.label = String::from("storage class disagreement");
     }
     if sc == storage_class::Generic {
-        let d = cx.error(
-            "ext.untyped-storage-class",
-            i,
-            String::from("OpUntypedVariableKHR's Storage Class must not be Generic"),
-        );
+        let d = cx.error("ext.untyped-storage-class", i, String::from("OpUntypedVariableKHR's Storage Class must not be Generic"));
         d.label = String::from("Generic is not a storage class variables can be allocated in");
     }
-    if data.is_none()
-        && matches!(
-            sc,
-            storage_class::Function | storage_class::Private | storage_class::Workgroup
-        )
-    {
+    if data.is_none() && matches!(sc, storage_class::Function | storage_class::Private | storage_class::Workgroup) {
         let d = cx.error(
             "ext.untyped-data-type",
             i,
             format!("Data type must be specified for Function, Private, and Workgroup storage classes: this {scn} variable has none"),
         );
         d.label = String::from("no Data Type");
-        d.help = Some(String::from(
-            "add the type of the object in memory after the storage class",
-        ));
+        d.help = Some(String::from("add the type of the object in memory after the storage class"));
     }
     if let (Some(dt), Some(iv)) = (data, init)
-        && cx.type_of(iv).is_some_and(|t| t != dt)
-    {
-        let (dn, iname) = (cx.name(dt), cx.name(iv));
-        let d = cx.error(
-            "ext.untyped-data-type",
-            i,
-            format!("Initializer {iname} must have the Data Type {dn}"),
-        );
-        d.label = String::from("initializer type differs from the Data Type");
-    }
+        && cx.type_of(iv).is_some_and(|t| t != dt) {
+            let (dn, iname) = (cx.name(dt), cx.name(iv));
+            let d = cx.error("ext.untyped-data-type", i, format!("Initializer {iname} must have the Data Type {dn}"));
+            d.label = String::from("initializer type differs from the Data Type");
+        }
 }
 
 fn access_chain(cx: &mut Context<'_>, i: usize) {
     let inst = &cx.insts()[i];
     let ops = &inst.operands;
-    let (Some(&rt), Some(&bt), Some(&base)) = (ops.first(), ops.get(2), ops.get(3)) else {
-        return;
-    };
+    let (Some(&rt), Some(&bt), Some(&base)) = (ops.first(), ops.get(2), ops.get(3)) else { return };
     let opname = cx.desc(i).map_or("OpUntypedAccessChainKHR", |d| d.name);
-    if matches!(
-        cx.def_opcode(bt),
-        Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR)
-    ) || !is_data_type(cx, bt)
-    {
+    if matches!(cx.def_opcode(bt), Some(op::OpTypePointer | op::OpTypeUntypedPointerKHR)) || !is_data_type(cx, bt) {
         let n = cx.name(bt);
-        let d = cx.error(
-            "ext.untyped-base-type",
-            i,
-            format!("{opname}: Base type {n} must be a non-pointer type"),
-        );
+        let d = cx.error("ext.untyped-base-type", i, format!("{opname}: Base type {n} must be a non-pointer type"));
         d.label = format!("{n} is a pointer type or not a type");
     }
     let base_sc = cx.type_of(base).and_then(|t| pointer_storage(cx, t));
     let Some(base_sc) = base_sc else {
         let n = cx.name(base);
-        let d = cx.error(
-            "ext.untyped-base-type",
-            i,
-            format!("{opname}: Base {n} must be a pointer"),
-        );
+        let d = cx.error("ext.untyped-base-type", i, format!("{opname}: Base {n} must be a pointer"));
         d.label = format!("{n} is not a pointer");
         return;
     };
-    let rt_sc = (cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR))
-        .then(|| pointer_storage(cx, rt))
-        .flatten();
+    let rt_sc = (cx.def_opcode(rt) == Some(op::OpTypeUntypedPointerKHR)).then(|| pointer_storage(cx, rt)).flatten();
     if rt_sc != Some(base_sc) {
         let n = cx.name(rt);
         let d = cx.error(
@@ -331,36 +238,20 @@ fn access_chain(cx: &mut Context<'_>, i: usize) {
 fn array_length(cx: &mut Context<'_>, i: usize) {
     let inst = &cx.insts()[i];
     let ops = &inst.operands;
-    let (Some(&rt), Some(&st), Some(&p), Some(&member)) =
-        (ops.first(), ops.get(2), ops.get(3), ops.get(4))
-    else {
-        return;
-    };
+    let (Some(&rt), Some(&st), Some(&p), Some(&member)) = (ops.first(), ops.get(2), ops.get(3), ops.get(4)) else { return };
     if scalar_int(cx, rt) != Some((32, 0)) {
         let n = cx.name(rt);
-        let d = cx.error(
-            "ext.untyped-array-length",
-            i,
-            format!("OpUntypedArrayLengthKHR's Result Type {n} must be a 32-bit unsigned integer"),
-        );
+        let d = cx.error("ext.untyped-array-length", i, format!("OpUntypedArrayLengthKHR's Result Type {n} must be a 32-bit unsigned integer"));
         d.label = String::from("not a 32-bit unsigned integer");
     }
     if cx.type_of(p).and_then(|t| pointer_storage(cx, t)).is_none() {
         let n = cx.name(p);
-        let d = cx.error(
-            "ext.untyped-array-length",
-            i,
-            format!("OpUntypedArrayLengthKHR's Pointer {n} must be a pointer"),
-        );
+        let d = cx.error("ext.untyped-array-length", i, format!("OpUntypedArrayLengthKHR's Pointer {n} must be a pointer"));
         d.label = String::from("not a pointer");
     }
     let sname = cx.name(st);
     let Some(s) = cx.def_inst(st).filter(|s| s.opcode == op::OpTypeStruct) else {
-        let d = cx.error(
-            "ext.untyped-array-length",
-            i,
-            format!("OpUntypedArrayLengthKHR's Structure {sname} must be an OpTypeStruct"),
-        );
+        let d = cx.error("ext.untyped-array-length", i, format!("OpUntypedArrayLengthKHR's Structure {sname} must be an OpTypeStruct"));
         d.label = String::from("not a structure type");
         return;
     };
@@ -368,28 +259,14 @@ fn array_length(cx: &mut Context<'_>, i: usize) {
     let sdef = cx.def(st);
     if has_decoration(cx, st, decoration::Block).is_none() {
         let msg = format!("OpUntypedArrayLengthKHR's Structure {sname} must be decorated Block");
-        let d = cx.error_related(
-            "ext.untyped-array-length",
-            i,
-            msg,
-            sdef.map(|d| (d, format!("{sname} is declared here"))),
-        );
+        let d = cx.error_related("ext.untyped-array-length", i, msg, sdef.map(|d| (d, format!("{sname} is declared here"))));
         d.label = String::from("the structure is not a Block");
         d.help = Some(format!("add `OpDecorate {sname} Block`"));
     }
-    let last_rta = s
-        .operands
-        .last()
-        .filter(|_| n > 0)
-        .is_some_and(|&m| cx.def_opcode(m) == Some(op::OpTypeRuntimeArray));
+    let last_rta = s.operands.last().filter(|_| n > 0).is_some_and(|&m| cx.def_opcode(m) == Some(op::OpTypeRuntimeArray));
     if !last_rta {
         let msg = format!("The last member of {sname} must be a runtime array");
-        let d = cx.error_related(
-            "ext.untyped-array-length",
-            i,
-            msg,
-            sdef.map(|d| (d, format!("{sname} is declared here"))),
-        );
+        let d = cx.error_related("ext.untyped-array-length", i, msg, sdef.map(|d| (d, format!("{sname} is declared here"))));
         d.label = String::from("OpUntypedArrayLengthKHR needs a runtime-array last member");
     } else if member + 1 != n {
         let d = cx.error(

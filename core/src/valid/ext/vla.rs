@@ -1,8 +1,8 @@
 //! SPV_INTEL_variable_length_array: OpVariableLengthArrayINTEL,
 //! OpUntypedVariableLengthArrayINTEL, OpSaveMemoryINTEL, OpRestoreMemoryINTEL.
 
-use super::{is_pointer_to, pointer_type_of, scalar_int};
 use crate::grammar::{op, storage_class};
+use super::{is_pointer_to, pointer_type_of, scalar_int};
 use crate::valid::Context;
 use crate::valid::rules::Rule;
 use alloc::format;
@@ -47,9 +47,7 @@ pub(in crate::valid) static RULES: &[Rule] = &[
 /// Whether `ty` is a concrete type: a numerical, boolean, vector, matrix, array,
 /// struct or pointer type (not void, not an opaque or function type).
 fn is_concrete_type(cx: &Context<'_>, ty: u32) -> bool {
-    matches!(
-        cx.def_opcode(ty),
-        Some(
+    matches!(cx.def_opcode(ty), Some(
             op::OpTypeBool
                 | op::OpTypeInt
                 | op::OpTypeFloat
@@ -59,21 +57,12 @@ fn is_concrete_type(cx: &Context<'_>, ty: u32) -> bool {
                 | op::OpTypeStruct
                 | op::OpTypePointer
                 | op::OpTypeUntypedPointerKHR
-        )
-    )
+        ))
 }
 
 pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    if !insts.iter().any(|i| {
-        matches!(
-            i.opcode,
-            op::OpVariableLengthArrayINTEL
-                | op::OpSaveMemoryINTEL
-                | op::OpRestoreMemoryINTEL
-                | op::OpUntypedVariableLengthArrayINTEL
-        )
-    }) {
+    if !insts.iter().any(|i| matches!(i.opcode, op::OpVariableLengthArrayINTEL | op::OpSaveMemoryINTEL | op::OpRestoreMemoryINTEL | op::OpUntypedVariableLengthArrayINTEL)) {
         return;
     }
     types(cx);
@@ -86,14 +75,9 @@ fn types(cx: &mut Context<'_>) {
         let ops = &inst.operands;
         match inst.opcode {
             op::OpVariableLengthArrayINTEL => {
-                let (Some(&rt), Some(&len)) = (ops.first(), ops.get(2)) else {
-                    continue;
-                };
+                let (Some(&rt), Some(&len)) = (ops.first(), ops.get(2)) else { continue };
                 let ok = is_pointer_to(cx, rt, false, storage_class::Function)
-                    && cx
-                        .def_inst(rt)
-                        .and_then(|p| p.operands.get(2))
-                        .is_some_and(|&e| is_concrete_type(cx, e));
+                    && cx.def_inst(rt).and_then(|p| p.operands.get(2)).is_some_and(|&e| is_concrete_type(cx, e));
                 if !ok {
                     bad_result_type(
                         cx,
@@ -108,10 +92,7 @@ fn types(cx: &mut Context<'_>) {
                 length(cx, i, len, "OpVariableLengthArrayINTEL");
             }
             op::OpUntypedVariableLengthArrayINTEL => {
-                let (Some(&rt), Some(&et), Some(&len)) = (ops.first(), ops.get(2), ops.get(3))
-                else {
-                    continue;
-                };
+                let (Some(&rt), Some(&et), Some(&len)) = (ops.first(), ops.get(2), ops.get(3)) else { continue };
                 if !is_pointer_to(cx, rt, true, storage_class::Function) {
                     bad_result_type(
                         cx,
@@ -130,17 +111,13 @@ fn types(cx: &mut Context<'_>) {
                         i,
                         format!("OpUntypedVariableLengthArrayINTEL's Element Type {t} must be a concrete type"),
                     );
-                    d.label = format!(
-                        "{t} is not a concrete type (numerical, vector, matrix, array, struct or pointer)"
-                    );
+                    d.label = format!("{t} is not a concrete type (numerical, vector, matrix, array, struct or pointer)");
                 }
                 length(cx, i, len, "OpUntypedVariableLengthArrayINTEL");
             }
             op::OpSaveMemoryINTEL => {
                 let Some(&rt) = ops.first() else { continue };
-                if !is_pointer_to(cx, rt, false, storage_class::Function)
-                    && !is_pointer_to(cx, rt, true, storage_class::Function)
-                {
+                if !is_pointer_to(cx, rt, false, storage_class::Function) && !is_pointer_to(cx, rt, true, storage_class::Function) {
                     let t = cx.name(rt);
                     let d = cx.error(
                         "ext.save-memory-type",
@@ -162,9 +139,7 @@ fn types(cx: &mut Context<'_>) {
                     d.label = format!("{n} is not a pointer");
                     continue;
                 };
-                if !is_pointer_to(cx, pt, false, storage_class::Function)
-                    && !is_pointer_to(cx, pt, true, storage_class::Function)
-                {
+                if !is_pointer_to(cx, pt, false, storage_class::Function) && !is_pointer_to(cx, pt, true, storage_class::Function) {
                     let n = cx.name(p);
                     let d = cx.error(
                         "ext.save-memory-type",
@@ -183,11 +158,7 @@ fn length(cx: &mut Context<'_>, i: usize, len: u32, op: &str) {
     let ok = cx.type_of(len).is_some_and(|t| scalar_int(cx, t).is_some());
     if !ok {
         let n = cx.name(len);
-        let d = cx.error(
-            "ext.vla-length-type",
-            i,
-            format!("{op}'s Length {n} must have a scalar integer type"),
-        );
+        let d = cx.error("ext.vla-length-type", i, format!("{op}'s Length {n} must have a scalar integer type"));
         d.label = format!("{n} is not a scalar integer");
     }
 }
@@ -207,9 +178,7 @@ fn dominance(cx: &mut Context<'_>) {
                 for k in b.start..b.end {
                     match insts.get(k as usize).map(|x| x.opcode) {
                         Some(op::OpSaveMemoryINTEL) if s.is_none() => s = Some(k),
-                        Some(
-                            op::OpVariableLengthArrayINTEL | op::OpUntypedVariableLengthArrayINTEL,
-                        ) => any_vla = true,
+                        Some(op::OpVariableLengthArrayINTEL | op::OpUntypedVariableLengthArrayINTEL) => any_vla = true,
                         _ => {}
                     }
                 }
@@ -220,12 +189,7 @@ fn dominance(cx: &mut Context<'_>) {
             }
             for (bi, b) in f.blocks.iter().enumerate() {
                 for k in b.start..b.end {
-                    if !matches!(
-                        insts.get(k as usize).map(|x| x.opcode),
-                        Some(
-                            op::OpVariableLengthArrayINTEL | op::OpUntypedVariableLengthArrayINTEL
-                        )
-                    ) {
+                    if !matches!(insts.get(k as usize).map(|x| x.opcode), Some(op::OpVariableLengthArrayINTEL | op::OpUntypedVariableLengthArrayINTEL)) {
                         continue;
                     }
                     let bi = bi as u32;
@@ -259,42 +223,23 @@ fn dominance(cx: &mut Context<'_>) {
         let rid = inst.operands.get(1).copied().unwrap_or(0);
         let name = cx.name(rid);
         let fname = cx.name(insts[func].operands.get(1).copied().unwrap_or(0));
-        let op = if inst.opcode == op::OpVariableLengthArrayINTEL {
-            "OpVariableLengthArrayINTEL"
-        } else {
-            "OpUntypedVariableLengthArrayINTEL"
-        };
+        let op = if inst.opcode == op::OpVariableLengthArrayINTEL { "OpVariableLengthArrayINTEL" } else { "OpUntypedVariableLengthArrayINTEL" };
         let d = cx.error_related(
             "ext.vla-not-dominated-by-save",
             k,
             format!("{op} {name} is not dominated by an OpSaveMemoryINTEL in {fname}"),
             [(func, format!("in function {fname}"))],
         );
-        d.label =
-            String::from("some path reaches this allocation without saving the memory state first");
-        d.help = Some(String::from(
-            "execute `%state = OpSaveMemoryINTEL %ptr` before the allocation, on every path to it",
-        ));
+        d.label = String::from("some path reaches this allocation without saving the memory state first");
+        d.help = Some(String::from("execute `%state = OpSaveMemoryINTEL %ptr` before the allocation, on every path to it"));
     }
 }
 
 /// `ext.vla-result-type`: the Result Type `rt` of `opname` is not `must`
 /// (`is_not` for the label; `example`, a declaration that is).
-fn bad_result_type(
-    cx: &mut Context<'_>,
-    i: usize,
-    rt: u32,
-    opname: &str,
-    must: &str,
-    is_not: &str,
-    example: &str,
-) {
+fn bad_result_type(cx: &mut Context<'_>, i: usize, rt: u32, opname: &str, must: &str, is_not: &str, example: &str) {
     let t = cx.name(rt);
-    let d = cx.error(
-        "ext.vla-result-type",
-        i,
-        format!("{opname}'s Result Type {t} must be {must}"),
-    );
+    let d = cx.error("ext.vla-result-type", i, format!("{opname}'s Result Type {t} must be {must}"));
     d.label = format!("the result type is not {is_not}");
     d.help = Some(format!("use e.g. `{example}`"));
 }
