@@ -205,7 +205,7 @@ pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
         } else if example.contains("workgroup_memory_explicit_layout") {
             "Workgroup variables with an explicit layout that alias one another (WorkgroupMemoryExplicitLayoutKHR): the interpreter holds each Workgroup variable as its own value"
         } else if example.contains("atomic_storage_image_r64") {
-            "64-bit image atomics on a multisample image: not yet diagnosed (the 32-bit variants of the same test pass)"
+            "the shader's own check cannot hold: it ORs in bits 63 and 62 and XORs the top byte with 0x0a and 0x06 (top byte 0xcc) but compares with `| 0x0a00000000000000`, where the 32-bit variants (which pass) compare with `| 0xcc000000`; the interpreter computes 0xcc and the shader writes red"
         } else {
             "a failed expectation"
         });
