@@ -7,7 +7,7 @@
 //! buffer.
 
 use super::{AmberError, Buffer, DataType, Reader, Scalar, Tok, Words, error, parse_buffer};
-use crate::interp::image::{Format, Image, NumKind, read_texel};
+use crate::interp::image::{Address, Format, Image, NumKind, Sampler, read_texel};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -216,4 +216,48 @@ pub(super) fn expect_rgba(
         }
     }
     None
+}
+
+/// `SAMPLER name [MAG_FILTER f] [MIN_FILTER f] [ADDRESS_MODE_U|V|W m]
+/// [NORMALIZED_COORDS|UNNORMALIZED_COORDS] [MIN_LOD x] [MAX_LOD x]
+/// [MIPMAP_MODE m] [BORDER_COLOR c]`: the state the interpreter samples
+/// with (filters: nearest or linear; the levels of detail, mipmap mode and
+/// border color do not matter with one level and no clamp to border).
+pub(super) fn parse_sampler(w: &mut Words) -> Result<(String, Sampler), AmberError> {
+    let name = w.word("the sampler's name")?;
+    let mut s = Sampler {
+        linear: false,
+        address: [Address::Repeat; 3],
+        normalized: true,
+    };
+    while let Some(x) = w.next() {
+        match x {
+            "MAG_FILTER" | "MIN_FILTER" => match w.word(x)? {
+                "nearest" => {}
+                "linear" => s.linear = true,
+                f => return Err(w.err(format!("unknown filter `{f}`"))),
+            },
+            "ADDRESS_MODE_U" | "ADDRESS_MODE_V" | "ADDRESS_MODE_W" => {
+                let k = match x {
+                    "ADDRESS_MODE_U" => 0,
+                    "ADDRESS_MODE_V" => 1,
+                    _ => 2,
+                };
+                s.address[k] = match w.word(x)? {
+                    "repeat" => Address::Repeat,
+                    "mirrored_repeat" => Address::MirroredRepeat,
+                    "clamp_to_edge" => Address::ClampToEdge,
+                    "clamp_to_border" | "mirror_clamp_to_edge" => Address::Other,
+                    m => return Err(w.err(format!("unknown address mode `{m}`"))),
+                };
+            }
+            "NORMALIZED_COORDS" => s.normalized = true,
+            "UNNORMALIZED_COORDS" => s.normalized = false,
+            "MIN_LOD" | "MAX_LOD" | "MIPMAP_MODE" | "BORDER_COLOR" => {
+                w.word(x)?;
+            }
+            x => return Err(w.err(format!("not supported: SAMPLER ... {x}"))),
+        }
+    }
+    Ok((name.into(), s))
 }

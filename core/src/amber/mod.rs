@@ -432,6 +432,8 @@ pub struct Pipeline {
     /// SPECIALIZE id AS T value: (id, bits).
     pub specialize: Vec<(u32, u64)>,
     pub binds: Vec<Bind>,
+    /// `BIND SAMPLER name DESCRIPTOR_SET s BINDING b`: (name, s, b, line).
+    pub sampler_binds: Vec<(String, u32, u32, u32)>,
 }
 
 /// An EXPECT comparison.
@@ -515,6 +517,8 @@ pub struct Script {
     pub buffers: Vec<Buffer>,
     pub pipelines: Vec<Pipeline>,
     pub commands: Vec<Command>,
+    /// `SAMPLER name ...`: its state.
+    pub samplers: Vec<(String, interp::image::Sampler)>,
 }
 
 /// Reads a script line by line, joining `\` continuations.
@@ -704,9 +708,11 @@ pub fn parse(src: &str) -> Result<Script, AmberError> {
                 script.buffers.push(b);
                 None
             }
-            // A sampler: the interpreter reads no sampler state (it has no
-            // sampling instructions).
-            "SAMPLER" => None,
+            "SAMPLER" => {
+                let s = image::parse_sampler(&mut w)?;
+                script.samplers.push(s);
+                None
+            }
             "PIPELINE" => {
                 let kind = w.word("the pipeline's kind")?;
                 if kind != "compute" {
@@ -930,6 +936,7 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
         entry: None,
         specialize: Vec::new(),
         binds: Vec::new(),
+        sampler_binds: Vec::new(),
     };
     loop {
         let Some((line, toks)) = r.line() else {
@@ -980,8 +987,13 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
             "BIND" => {
                 let what = w.word("BUFFER")?;
                 if what == "SAMPLER" {
-                    // A sampler binding: nothing the interpreter reads.
-                    w.word("the sampler's name")?;
+                    let name = w.word("the sampler's name")?;
+                    w.expect("DESCRIPTOR_SET")?;
+                    let set = w.num("DESCRIPTOR_SET")?;
+                    w.expect("BINDING")?;
+                    let binding = w.num("BINDING")?;
+                    w.end()?;
+                    p.sampler_binds.push((name.into(), set, binding, line));
                     continue;
                 }
                 if what != "BUFFER" && what != "BUFFER_ARRAY" {
@@ -1487,6 +1499,15 @@ impl Runner<'_> {
         let mut aliases = BTreeMap::new();
         let mut images = BTreeMap::new();
         let mut arrays: BTreeMap<(u32, u32), Vec<(u32, u32)>> = BTreeMap::new();
+        let mut samplers = BTreeMap::new();
+        for (name, set, binding, l) in &p.sampler_binds {
+            let s = script
+                .samplers
+                .iter()
+                .find(|s| &s.0 == name)
+                .ok_or_else(|| error(*l, format!("no sampler named `{name}`")))?;
+            samplers.insert((*set, *binding), s.1);
+        }
         let mut push = None;
         // The key of each binding's bytes in the map: (set, binding), or for
         // a later element of an array of descriptors one no binding has.
@@ -1557,6 +1578,7 @@ impl Runner<'_> {
             aliases,
             images,
             descriptor_arrays: arrays,
+            samplers,
         };
         let r = interp::run(ir, &opts, &mut map);
         for (i, key, offset) in owned {

@@ -117,6 +117,8 @@ pub(super) struct Program<'a> {
     pub bufs: Vec<BufKey>,
     /// The images' descriptions, by `Loc::Image::img` (`None`: not given).
     pub images: Vec<Option<super::image::Image>>,
+    /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
+    pub samplers: Vec<Option<super::image::Sampler>>,
 }
 
 /// The scalar kind of type `ty` (of its components, for a vector).
@@ -266,6 +268,7 @@ impl<'a> Program<'a> {
         let mut builtins = Vec::new();
         let mut bufs: Vec<BufKey> = Vec::new();
         let mut images = Vec::new();
+        let mut samplers = Vec::new();
         let scn = grammar::storage_class::Input;
         let sc_name = |s: u32| -> String {
             match OperandKind::StorageClass.enumerant(s) {
@@ -289,12 +292,21 @@ impl<'a> Program<'a> {
                         || v.storage == grammar::storage_class::StorageBuffer
                         || v.storage == grammar::storage_class::Uniform =>
                 {
-                    super::image::descriptor_loc(ir, opts, pointee, (a, b), &mut bufs, &mut images)
+                    super::image::descriptor_loc(
+                        ir,
+                        opts,
+                        pointee,
+                        (a, b),
+                        &mut bufs,
+                        &mut images,
+                        &mut samplers,
+                    )
                 }
                 _ => None,
             };
             let loc = match v.storage {
-                _ if descriptor.is_some() => descriptor.unwrap_or(Loc::Sampler),
+                // (The default is never taken: `descriptor` is `Some`.)
+                _ if descriptor.is_some() => descriptor.unwrap_or(Loc::Sampler { smp: 0 }),
                 s if s == grammar::storage_class::Private || s == scn => {
                     let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
                     if s == scn && builtin.is_none() {
@@ -569,6 +581,7 @@ impl<'a> Program<'a> {
             builtins,
             bufs,
             images,
+            samplers,
         })
     }
 }

@@ -691,7 +691,7 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
         // A descriptor loads as a handle: the pointer itself.
-        Loc::Image { .. } | Loc::Sampler | Loc::Descs(_) => Ok(Val::P(Box::new(p.clone()))),
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Val::P(Box::new(p.clone()))),
     }
 }
 
@@ -729,7 +729,7 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result
                 .map_err(|e| mem_err(prog, inst, *buf, e))
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
-        Loc::Image { .. } | Loc::Sampler | Loc::Descs(_) => Err(RunError::new(
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Err(RunError::new(
             Some(inst.idx),
             String::from("a store to an image or sampler descriptor"),
         )),
@@ -1428,7 +1428,8 @@ fn exec(
         | op::OpImageQuerySizeLod
         | op::OpImageQueryLevels
         | op::OpImageQuerySamples
-        | op::OpImageTexelPointer => {
+        | op::OpImageTexelPointer
+        | op::OpImageSampleExplicitLod => {
             let regs = &fr.regs;
             match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s).clone())? {
                 Some(v) => v,

@@ -174,6 +174,25 @@ pub struct Image {
     pub samples: u32,
 }
 
+/// How a sampler wraps a coordinate outside the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Address {
+    ClampToEdge,
+    Repeat,
+    MirroredRepeat,
+    /// Anything else (clamp to border, mirror clamp to edge): not supported.
+    Other,
+}
+
+/// A sampler's state, as far as the interpreter samples: nearest filtering
+/// only (`linear` is "not supported" when sampled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    pub linear: bool,
+    pub address: [Address; 3],
+    pub normalized: bool,
+}
+
 /// A component as the shader sees it: a float, or an integer's bits.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Comp {
@@ -327,6 +346,7 @@ pub(super) fn descriptor_loc(
     key: (u32, u32),
     bufs: &mut Vec<BufKey>,
     images: &mut Vec<Option<Image>>,
+    samplers: &mut Vec<Option<Sampler>>,
 ) -> Option<Loc> {
     let t = &ir.ty(pointee)?.ty;
     let elem = match t {
@@ -354,7 +374,12 @@ pub(super) fn descriptor_loc(
         let image_ty = match ir.ty(ty).map(|d| &d.ty) {
             Some(Type::SampledImage { image }) => Some(*image),
             Some(Type::Image { .. }) => Some(ty),
-            Some(Type::Sampler) => return Loc::Sampler,
+            Some(Type::Sampler) => {
+                samplers.push(opts.samplers.get(&key).copied());
+                return Loc::Sampler {
+                    smp: samplers.len() as u32 - 1,
+                };
+            }
             _ => None,
         };
         match image_ty {
@@ -538,7 +563,13 @@ pub(super) fn exec(
             .ok_or_else(|| err(inst, String::from("no image is bound to the descriptor")))
     };
     match o {
-        op::OpSampledImage | op::OpImage => Ok(Some(arg(0)?)),
+        // A sampled image: (image, sampler).
+        op::OpSampledImage => Ok(Some(Val::C(vec![arg(0)?, arg(1)?]))),
+        op::OpImage => match arg(0)? {
+            Val::C(mut v) if v.len() == 2 => Ok(Some(v.swap_remove(0))),
+            v => Ok(Some(v)),
+        },
+        op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Some),
         op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
             let (buf, img) = image_of(prog, inst, &arg(0)?)?;
             let coord = ints(&arg(1)?);
@@ -711,6 +742,109 @@ pub(super) fn exec(
         }
         _ => Err(err(inst, unsupported(o))),
     }
+}
+
+/// OpImageSampleExplicitLod with nearest filtering, at level 0: the texel
+/// whose cell holds the coordinate (normalized coordinates times the size,
+/// rounded down), wrapped by the sampler's address mode.
+fn sample(
+    prog: &Program,
+    bufs: &[Option<Vec<u8>>],
+    inst: &Inst,
+    args: &[u32],
+    get: &dyn Fn(u32) -> Val,
+) -> Result<Val, RunError> {
+    let si = args.first().map(|a| get(*a)).unwrap_or(Val::S(0));
+    let Val::C(parts) = si else {
+        return Err(err(
+            inst,
+            String::from(
+                "not supported: sampling a combined image sampler descriptor (bind the image and the sampler separately)",
+            ),
+        ));
+    };
+    let (buf, img) = image_of(prog, inst, &parts[0])?;
+    let smp = match &parts.get(1) {
+        Some(Val::P(p)) => match p.loc {
+            Loc::Sampler { smp } => prog.samplers.get(smp as usize).copied().flatten(),
+            _ => None,
+        },
+        _ => None,
+    }
+    .ok_or_else(|| {
+        err(
+            inst,
+            String::from(
+                "not supported: a sampler without its state (give it in the run's options)",
+            ),
+        )
+    })?;
+    if smp.linear {
+        return Err(err(inst, String::from("not supported: linear filtering")));
+    }
+    let m = args.get(2).copied().unwrap_or(0);
+    let lod_ok = match image_operand(
+        m,
+        args.get(3..).unwrap_or(&[]),
+        grammar::image_operands::Lod,
+    ) {
+        Some(l) => ints(&get(l)).first().is_some_and(|b| fget(*b, 32) == 0.0),
+        None => false,
+    };
+    if !lod_ok || m & !grammar::image_operands::Lod != 0 {
+        return Err(err(
+            inst,
+            String::from("not supported: sampling other than at an explicit level of detail 0"),
+        ));
+    }
+    let ck = operand_kind(prog, inst, 3);
+    if ck.k != K::F {
+        return Err(err(
+            inst,
+            String::from("sampling coordinates are not floats"),
+        ));
+    }
+    let coord = ints(&args.get(1).map(|a| get(*a)).unwrap_or(Val::S(0)));
+    let len = bufs
+        .get(buf as usize)
+        .and_then(|b| b.as_ref())
+        .map_or(0, |b| b.len());
+    let size = dims(img, len);
+    let mut texel = Vec::new();
+    for (k, c) in coord.iter().take(3).enumerate() {
+        let n = size[k] as i64;
+        let u = fget(*c, ck.w);
+        let u = if smp.normalized { u * n as f64 } else { u };
+        if !u.is_finite() {
+            return Err(err(
+                inst,
+                String::from("a sampling coordinate is not finite"),
+            ));
+        }
+        let i = libm::floor(u) as i64;
+        let i = match smp.address[k] {
+            Address::ClampToEdge => i.clamp(0, n - 1),
+            Address::Repeat => i.rem_euclid(n),
+            Address::MirroredRepeat => {
+                let t = i.rem_euclid(2 * n);
+                if t < n { t } else { 2 * n - 1 - t }
+            }
+            Address::Other => {
+                return Err(err(
+                    inst,
+                    String::from("not supported: this sampler address mode"),
+                ));
+            }
+        };
+        texel.push(i as u64);
+    }
+    let at = texel_at(img, len, &texel, 64, 0)
+        .ok_or_else(|| err(inst, String::from("the sampled texel is outside the image")))?;
+    let b = bufs[buf as usize]
+        .as_ref()
+        .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+    let c = read_texel(&img.format, &b[at..at + img.format.texel_bytes()]);
+    to_val(prog, inst, &c, img)
 }
 
 /// The channels as the instruction's result type.
@@ -1001,5 +1135,112 @@ mod tests {
         let ir = image_module("        %tp = OpImageTexelPointer %p_tex %ms %c02 %i0\n");
         let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
         assert!(e.message.contains("outside the image"), "{}", e.message);
+    }
+
+    /// Nearest sampling of a 4 x 2 R32_SINT image whose texel k holds k, at
+    /// (u, 0.3) for u = 0.9, 1.2 and -0.1, with `mode` in u: the three
+    /// results go to texels 0..3 of a 4 x 1 R32_SINT storage image.
+    fn sampled(mode: Address) -> Vec<i32> {
+        let text = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %tex DescriptorSet 0
+               OpDecorate %tex Binding 0
+               OpDecorate %smp DescriptorSet 0
+               OpDecorate %smp Binding 1
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 2
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %v2int = OpTypeVector %int 2
+      %v4int = OpTypeVector %int 4
+    %v2float = OpTypeVector %float 2
+     %tex_ty = OpTypeImage %int 2D 0 0 0 1 Unknown
+     %smp_ty = OpTypeSampler
+      %si_ty = OpTypeSampledImage %tex_ty
+     %out_ty = OpTypeImage %int 2D 0 0 0 2 R32i
+      %p_tex = OpTypePointer UniformConstant %tex_ty
+      %p_smp = OpTypePointer UniformConstant %smp_ty
+      %p_out = OpTypePointer UniformConstant %out_ty
+        %tex = OpVariable %p_tex UniformConstant
+        %smp = OpVariable %p_smp UniformConstant
+        %out = OpVariable %p_out UniformConstant
+         %i0 = OpConstant %int 0
+         %i1 = OpConstant %int 1
+         %i2 = OpConstant %int 2
+         %f0 = OpConstant %float 0
+       %f0_3 = OpConstant %float 0.3
+       %f0_9 = OpConstant %float 0.9
+       %f1_2 = OpConstant %float 1.2
+      %fm0_1 = OpConstant %float -0.1
+         %ca = OpConstantComposite %v2float %f0_9 %f0_3
+         %cb = OpConstantComposite %v2float %f1_2 %f0_3
+         %cc = OpConstantComposite %v2float %fm0_1 %f0_3
+         %x0 = OpConstantComposite %v2int %i0 %i0
+         %x1 = OpConstantComposite %v2int %i1 %i0
+         %x2 = OpConstantComposite %v2int %i2 %i0
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %t = OpLoad %tex_ty %tex
+          %s = OpLoad %smp_ty %smp
+         %si = OpSampledImage %si_ty %t %s
+         %ra = OpImageSampleExplicitLod %v4int %si %ca Lod %f0
+         %rb = OpImageSampleExplicitLod %v4int %si %cb Lod %f0
+         %rc = OpImageSampleExplicitLod %v4int %si %cc Lod %f0
+          %o = OpLoad %out_ty %out
+               OpImageWrite %o %x0 %ra
+               OpImageWrite %o %x1 %rb
+               OpImageWrite %o %x2 %rc
+               OpReturn
+               OpFunctionEnd
+"#;
+        let w = assemble(text, &AsmOptions::default()).expect("assembles");
+        let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+        let r32 = || Format::parse("R32_SINT").unwrap();
+        let mut o = Options::default();
+        o.images.insert(
+            (0, 0),
+            Image {
+                format: r32(),
+                size: [4, 2, 1],
+                samples: 1,
+            },
+        );
+        o.images.insert(
+            (0, 2),
+            Image {
+                format: r32(),
+                size: [4, 1, 1],
+                samples: 1,
+            },
+        );
+        o.samplers.insert(
+            (0, 1),
+            Sampler {
+                linear: false,
+                address: [mode, Address::ClampToEdge, Address::Repeat],
+                normalized: true,
+            },
+        );
+        let mut b = Buffers::new();
+        b.insert((0, 0), (0..8i32).flat_map(|k| k.to_le_bytes()).collect());
+        b.insert((0, 2), vec![0xffu8; 16]);
+        run(&ir, &o, &mut b).expect("runs");
+        (0..3).map(|k| i32_at(&b[&(0, 2)], k)).collect()
+    }
+
+    #[test]
+    fn nearest_sampling_wraps_by_the_address_mode() {
+        // v = 0.3 * 2 = 0.6: row 0. u = 0.9 * 4 = 3.6: column 3 in every
+        // mode. u = 1.2 * 4 = 4.8: column 4, clamped to 3, repeated to 0,
+        // mirrored to 2 * 4 - 1 - 4 = 3. u = -0.1 * 4 = -0.4: column -1,
+        // clamped to 0, repeated to 3, mirrored (-1 mod 8 = 7) to 0.
+        assert_eq!(sampled(Address::ClampToEdge), vec![3, 3, 0]);
+        assert_eq!(sampled(Address::Repeat), vec![3, 0, 3]);
+        assert_eq!(sampled(Address::MirroredRepeat), vec![3, 3, 0]);
     }
 }

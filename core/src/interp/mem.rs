@@ -45,8 +45,8 @@ pub(super) enum Loc {
     /// An image descriptor: its bytes are buffer `buf`, its description
     /// `Program::images[img]` (see `image.rs`).
     Image { buf: u32, img: u32 },
-    /// A sampler descriptor.
-    Sampler,
+    /// A sampler descriptor: its state is `Program::samplers[smp]`.
+    Sampler { smp: u32 },
     /// An array of descriptors, by element.
     Descs(Vec<Loc>),
 }
@@ -452,7 +452,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
             _ => {}
         },
         Loc::Unsupported(_) => {}
-        Loc::Image { .. } | Loc::Sampler | Loc::Descs(_) => {
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => {
             return Err(String::from(
                 "an access chain indexes into an image or sampler",
             ));

@@ -69,6 +69,9 @@ pub struct Options {
     /// [`Buffers`] of each element's bytes. Without an entry, the array has
     /// one element, the buffer at (set, binding).
     pub descriptor_arrays: BTreeMap<(u32, u32), Vec<(u32, u32)>>,
+    /// The samplers' states, by (set, binding) (or the key of an element of
+    /// an array of samplers).
+    pub samplers: BTreeMap<(u32, u32), image::Sampler>,
 }
 
 impl Default for Options {
@@ -82,6 +85,7 @@ impl Default for Options {
             aliases: BTreeMap::new(),
             images: BTreeMap::new(),
             descriptor_arrays: BTreeMap::new(),
+            samplers: BTreeMap::new(),
         }
     }
 }
