@@ -147,10 +147,6 @@ pub fn cause(v: &Verdict) -> String {
 pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
     let table: &[(&str, &str)] = &[
         (
-            "not supported: IMAGE",
-            "the script makes an image (storage image, texel buffer or sampled image): the interpreter has no image memory or OpImage* instructions yet",
-        ),
-        (
             "not supported: DATA_TYPE `R",
             "an image format with normalized components (UNORM) or a layout the runner does not read: image data",
         ),
@@ -161,18 +157,6 @@ pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
         (
             "not supported: BUFFER ... FILE",
             "the buffer's data is loaded from a file beside the upstream script, and the corpus does not carry those files",
-        ),
-        (
-            "not supported: BIND BUFFER ... AS",
-            "a texel buffer or image binding: the interpreter has no image memory yet",
-        ),
-        (
-            "not supported: BIND BUFFER_ARRAY",
-            "an array of buffer descriptors: the interpreter binds one buffer per (set, binding)",
-        ),
-        (
-            "not supported: BIND ... DESCRIPTOR_OFFSET",
-            "a descriptor offset/range into a buffer array: not read by the runner",
         ),
         (
             "not supported: SHADER_OPTIMIZATION",
