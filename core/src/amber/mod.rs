@@ -30,6 +30,7 @@
 //! error located by its line and column.
 
 pub mod export;
+mod image;
 
 use crate::TargetEnv;
 use crate::diag::line_col;
@@ -388,6 +389,11 @@ pub struct Buffer {
     pub ty: DataType,
     pub layout: Layout,
     pub data: Vec<u8>,
+    /// The Vulkan format it was made with (`FORMAT`, or a format as its
+    /// DATA_TYPE), for a texel buffer or an image.
+    pub format: Option<String>,
+    /// An IMAGE's width, height and depth, and its sample count.
+    pub image: Option<([u32; 3], u32)>,
 }
 
 /// How a buffer is bound.
@@ -410,6 +416,12 @@ pub struct Bind {
     pub buffer: String,
     pub kind: BindKind,
     pub line: u32,
+    /// The element of an array of descriptors (`BIND BUFFER_ARRAY`), and
+    /// whether the binding is one (0 and false for `BIND BUFFER`).
+    pub index: u32,
+    pub array: bool,
+    /// Bound as an image or texel buffer.
+    pub image: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -421,6 +433,8 @@ pub struct Pipeline {
     /// SPECIALIZE id AS T value: (id, bits).
     pub specialize: Vec<(u32, u64)>,
     pub binds: Vec<Bind>,
+    /// `BIND SAMPLER name DESCRIPTOR_SET s BINDING b`: (name, s, b, line).
+    pub sampler_binds: Vec<(String, u32, u32, u32)>,
 }
 
 /// An EXPECT comparison.
@@ -488,6 +502,13 @@ pub enum Command {
         to: String,
         line: u32,
     },
+    /// `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a`.
+    ExpectRgba {
+        buffer: String,
+        rect: [u32; 4],
+        rgba: [u32; 4],
+        line: u32,
+    },
 }
 
 /// A parsed Amber script.
@@ -497,6 +518,8 @@ pub struct Script {
     pub buffers: Vec<Buffer>,
     pub pipelines: Vec<Pipeline>,
     pub commands: Vec<Command>,
+    /// `SAMPLER name ...`: its state.
+    pub samplers: Vec<(String, interp::image::Sampler)>,
 }
 
 /// Reads a script line by line, joining `\` continuations.
@@ -691,6 +714,16 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
                 script.buffers.push(b);
                 None
             }
+            "IMAGE" => {
+                let b = image::parse_image(&mut w, &mut r, line, load)?;
+                script.buffers.push(b);
+                None
+            }
+            "SAMPLER" => {
+                let s = image::parse_sampler(&mut w)?;
+                script.samplers.push(s);
+                None
+            }
             "PIPELINE" => {
                 let kind = w.word("the pipeline's kind")?;
                 if kind != "compute" {
@@ -770,17 +803,27 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
 
 fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32, load: FileLoader) -> Result<Buffer, AmberError> {
     let name = w.word("the buffer's name")?;
+    let mut format = None;
     let ty = match w.word("DATA_TYPE or FORMAT")? {
         "DATA_TYPE" => {
             let t = w.word("DATA_TYPE")?;
             // A format name is a data type too (`R32G32B32A32_SFLOAT`).
-            DataType::parse(t)
-                .or_else(|| DataType::format(t))
-                .ok_or_else(|| w.err(format!("not supported: DATA_TYPE `{t}`")))?
+            match DataType::parse(t) {
+                Some(d) => d,
+                None => {
+                    format = Some(String::from(t));
+                    DataType::format(t)
+                        .or_else(|| image::raw_type(t))
+                        .ok_or_else(|| w.err(format!("not supported: DATA_TYPE `{t}`")))?
+                }
+            }
         }
         "FORMAT" => {
             let t = w.word("FORMAT")?;
-            DataType::format(t).ok_or_else(|| w.err(format!("not supported: FORMAT `{t}`")))?
+            format = Some(String::from(t));
+            DataType::format(t)
+                .or_else(|| image::raw_type(t))
+                .ok_or_else(|| w.err(format!("not supported: FORMAT `{t}`")))?
         }
         x => return Err(w.err(format!("expected `DATA_TYPE` or `FORMAT`, found `{x}`"))),
     };
@@ -933,6 +976,8 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32, load: FileLoader) -> R
         ty,
         layout,
         data,
+        format,
+        image: None,
     })
 }
 
@@ -944,6 +989,7 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
         entry: None,
         specialize: Vec::new(),
         binds: Vec::new(),
+        sampler_binds: Vec::new(),
     };
     loop {
         let Some((line, toks)) = r.line() else {
@@ -993,45 +1039,102 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
             }
             "BIND" => {
                 let what = w.word("BUFFER")?;
-                if what != "BUFFER" {
+                if what == "SAMPLER" {
+                    let name = w.word("the sampler's name")?;
+                    w.expect("DESCRIPTOR_SET")?;
+                    let set = w.num("DESCRIPTOR_SET")?;
+                    w.expect("BINDING")?;
+                    let binding = w.num("BINDING")?;
+                    w.end()?;
+                    p.sampler_binds.push((name.into(), set, binding, line));
+                    continue;
+                }
+                if what != "BUFFER" && what != "BUFFER_ARRAY" {
                     return Err(w.err(format!("not supported: BIND {what}")));
                 }
-                let buffer = w.word("the buffer's name")?;
+                let array = what == "BUFFER_ARRAY";
+                let mut buffers = vec![w.word("the buffer's name")?];
+                while array && w.peek().is_some_and(|x| x != "AS") {
+                    buffers.push(w.word("a buffer's name")?);
+                }
                 w.expect("AS")?;
-                let kind = match w.word("the binding's kind")? {
-                    "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic" => {
+                let kind_word = w.word("the binding's kind")?;
+                let image = matches!(
+                    kind_word,
+                    "storage_image"
+                        | "sampled_image"
+                        | "combined_image_sampler"
+                        | "uniform_texel_buffer"
+                        | "storage_texel_buffer"
+                );
+                let n = buffers.len();
+                let kinds: Vec<BindKind> = match kind_word {
+                    _ if image
+                        || matches!(
+                            kind_word,
+                            "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic"
+                        ) =>
+                    {
                         w.expect("DESCRIPTOR_SET")?;
                         let set = w.num("DESCRIPTOR_SET")?;
                         w.expect("BINDING")?;
                         let binding = w.num("BINDING")?;
-                        let (mut offset, mut extra, mut range) = (0usize, 0usize, None);
+                        // Per element: OFFSET, DESCRIPTOR_OFFSET and
+                        // DESCRIPTOR_RANGE (one value each per buffer).
+                        let (mut offset, mut extra, mut range) =
+                            (vec![0usize; n], vec![0usize; n], vec![None; n]);
                         while let Some(x) = w.next() {
                             match x {
-                                "OFFSET" => offset = w.num("OFFSET")?,
-                                "DESCRIPTOR_OFFSET" => extra = w.num("DESCRIPTOR_OFFSET")?,
-                                "DESCRIPTOR_RANGE" => range = Some(w.num("DESCRIPTOR_RANGE")?),
+                                "OFFSET" | "DESCRIPTOR_OFFSET" | "DESCRIPTOR_RANGE" => {
+                                    for k in 0..n {
+                                        let v: usize = w.num(x)?;
+                                        match x {
+                                            "OFFSET" => offset[k] = v,
+                                            "DESCRIPTOR_OFFSET" => extra[k] = v,
+                                            _ => range[k] = Some(v),
+                                        }
+                                    }
+                                }
+                                "BASE_MIP_LEVEL" if image => {
+                                    let m: u32 = w.num("BASE_MIP_LEVEL")?;
+                                    if m != 0 {
+                                        return Err(
+                                            w.err("not supported: BASE_MIP_LEVEL other than 0")
+                                        );
+                                    }
+                                }
+                                "SAMPLER" if kind_word == "combined_image_sampler" => {
+                                    w.word("the sampler's name")?;
+                                }
                                 x => return Err(w.err(format!("not supported: BIND ... {x}"))),
                             }
                         }
-                        BindKind::Descriptor {
-                            set,
-                            binding,
-                            offset: offset.saturating_add(extra),
-                            range,
-                        }
+                        (0..n)
+                            .map(|k| BindKind::Descriptor {
+                                set,
+                                binding,
+                                offset: offset[k].saturating_add(extra[k]),
+                                range: range[k],
+                            })
+                            .collect()
                     }
-                    "push_constant" => {
+                    "push_constant" if !array => {
                         w.end()?;
-                        BindKind::PushConstant
+                        vec![BindKind::PushConstant]
                     }
                     "color" | "depth_stencil" => return Err(graphics(line, "BIND ... AS color")),
-                    k => return Err(w.err(format!("not supported: BIND BUFFER ... AS {k}"))),
+                    k => return Err(w.err(format!("not supported: BIND {what} ... AS {k}"))),
                 };
-                p.binds.push(Bind {
-                    buffer: buffer.into(),
-                    kind,
-                    line,
-                });
+                for (k, (buffer, kind)) in buffers.into_iter().zip(kinds).enumerate() {
+                    p.binds.push(Bind {
+                        buffer: buffer.into(),
+                        kind,
+                        line,
+                        index: k as u32,
+                        array,
+                        image,
+                    });
+                }
             }
             "FRAMEBUFFER_SIZE" | "VERTEX_DATA" | "INDEX_DATA" | "POLYGON_MODE" => {
                 return Err(graphics(line, "a graphics pipeline command"));
@@ -1076,8 +1179,21 @@ fn parse_expect(w: &mut Words, script: &Script, line: u32) -> Result<Command, Am
     let offset = w.num("IDX")?;
     let mut tolerance = Vec::new();
     let mut c = w.word("a comparison")?;
-    if c.parse::<f64>().is_ok() {
-        return Err(w.err("not supported: EXPECT on an image (IDX x y SIZE w h)"));
+    if let Ok(y) = c.parse::<u32>() {
+        // IDX x y SIZE w h EQ_RGBA r g b a
+        let x = u32::try_from(offset).map_err(|_| w.err("IDX x is too large"))?;
+        w.expect("SIZE")?;
+        let (sw, sh) = (w.num("SIZE width")?, w.num("SIZE height")?);
+        w.expect("EQ_RGBA")?;
+        let rgba = [w.num("r")?, w.num("g")?, w.num("b")?, w.num("a")?];
+        w.end()?;
+        find(w, buffer)?;
+        return Ok(Command::ExpectRgba {
+            buffer: buffer.into(),
+            rect: [x, y, sw, sh],
+            rgba,
+            line,
+        });
     }
     if c == "TOLERANCE" {
         loop {
@@ -1328,6 +1444,21 @@ impl Runner<'_> {
                 }
                 Ok(())
             }
+            Command::ExpectRgba {
+                buffer,
+                rect,
+                rgba,
+                line,
+            } => {
+                self.out.checked += 1;
+                let k = self.find(buffer, *line)?;
+                if let Some(e) =
+                    image::expect_rgba(&self.script.buffers[k], &self.bufs[k], *rect, *rgba, *line)
+                {
+                    self.out.failures.push(e);
+                }
+                Ok(())
+            }
             Command::ExpectBuffer { a, b, rmse, line } => {
                 self.out.checked += 1;
                 let (ka, kb) = (self.find(a, *line)?, self.find(b, *line)?);
@@ -1419,8 +1550,31 @@ impl Runner<'_> {
         let (ir, at) = &self.modules[&key];
         let mut map = Buffers::new();
         let mut aliases = BTreeMap::new();
+        let mut images = BTreeMap::new();
+        let mut arrays: BTreeMap<(u32, u32), Vec<(u32, u32)>> = BTreeMap::new();
+        let mut samplers = BTreeMap::new();
+        for (name, set, binding, l) in &p.sampler_binds {
+            let s = script
+                .samplers
+                .iter()
+                .find(|s| &s.0 == name)
+                .ok_or_else(|| error(*l, format!("no sampler named `{name}`")))?;
+            samplers.insert((*set, *binding), s.1);
+        }
         let mut push = None;
-        for b in &p.binds {
+        // The key of each binding's bytes in the map: (set, binding), or for
+        // a later element of an array of descriptors one no binding has.
+        let key_of = |i: usize| -> (u32, u32) {
+            match p.binds[i].kind {
+                BindKind::Descriptor { set, binding, .. } if p.binds[i].index == 0 => {
+                    (set, binding)
+                }
+                _ => (u32::MAX, i as u32),
+            }
+        };
+        // The bindings whose bytes go back to their buffer: (bind, key).
+        let mut owned = Vec::new();
+        for (i, b) in p.binds.iter().enumerate() {
             let k = self.find(&b.buffer, b.line)?;
             match b.kind {
                 BindKind::Descriptor {
@@ -1430,18 +1584,19 @@ impl Runner<'_> {
                     range,
                 } => {
                     // The same bytes bound again: an alias of the first binding.
-                    if let Some(first) = p.binds.iter().find(|x| {
-                        x.buffer == b.buffer
-                            && matches!(x.kind, BindKind::Descriptor { offset: o, range: r, .. } if o == offset && r == range)
-                    }) && let BindKind::Descriptor {
-                        set: s0,
-                        binding: b0,
-                        ..
-                    } = first.kind
-                        && (s0, b0) != (set, binding)
-                    {
-                        aliases.insert((set, binding), (s0, b0));
-                        continue;
+                    let first = p
+                        .binds
+                        .iter()
+                        .position(|x| {
+                            x.buffer == b.buffer
+                                && matches!(x.kind, BindKind::Descriptor { offset: o, range: r, .. } if o == offset && r == range)
+                        })
+                        .unwrap_or(i);
+                    let (key, target) = (key_of(i), key_of(first));
+                    if b.array {
+                        arrays.entry((set, binding)).or_default().push(target);
+                    } else if target != key {
+                        aliases.insert(key, target);
                     }
                     let end = range.map_or(self.bufs[k].len(), |r| offset.saturating_add(r));
                     let d = self.bufs[k].get(offset..end).ok_or_else(|| {
@@ -1453,7 +1608,16 @@ impl Runner<'_> {
                             ),
                         )
                     })?;
-                    map.insert((set, binding), d.to_vec());
+                    if b.image {
+                        images.insert(
+                            target,
+                            image::describe(&script.buffers[k], d.len(), b.line)?,
+                        );
+                    }
+                    if target == key {
+                        map.insert(key, d.to_vec());
+                        owned.push((i, key, offset));
+                    }
                 }
                 BindKind::PushConstant => push = Some(self.bufs[k].clone()),
             }
@@ -1465,18 +1629,15 @@ impl Runner<'_> {
             push_constants: push,
             subgroup_size: None,
             aliases,
+            images,
+            descriptor_arrays: arrays,
+            samplers,
             ..Options::default()
         };
         let r = interp::run(ir, &opts, &mut map);
-        for b in &p.binds {
-            if let BindKind::Descriptor {
-                set,
-                binding,
-                offset,
-                ..
-            } = b.kind
-                && let (Ok(k), Some(data)) =
-                    (self.find(&b.buffer, b.line), map.remove(&(set, binding)))
+        for (i, key, offset) in owned {
+            let b = &p.binds[i];
+            if let (Ok(k), Some(data)) = (self.find(&b.buffer, b.line), map.remove(&key))
                 && let Some(dst) = self.bufs[k].get_mut(offset..offset.saturating_add(data.len()))
                 && dst.len() == data.len()
                 // A buffer bound twice: only a copy the run changed goes back.

@@ -87,7 +87,10 @@ fn parses_the_subset() {
                 offset: 0,
                 range: None
             },
-            line: 46
+            line: 46,
+            index: 0,
+            array: false,
+            image: false,
         }]
     );
     assert_eq!(s.commands.len(), 4);
@@ -221,4 +224,89 @@ fn buffer_data_from_a_file() {
     let e = parse_with(&with_file_buffer("PNG"), &mut text).unwrap_err();
     assert!(e.message.contains("PNG"), "{e}");
     assert!(parse(&with_file_buffer("TEXT")).unwrap_err().message.contains("cannot read"));
+}
+
+/// An array of two storage buffers (the second a window of a bigger buffer,
+/// by DESCRIPTOR_OFFSET) and a 2 x 1 rgba8 storage image: the shader writes
+/// 7 to element 0 of each buffer and (1, 0.5, 0, 1) to texel (1, 0).
+const IMAGES: &str = r#"#!amber
+SHADER compute s SPIRV-ASM
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %rta ArrayStride 4
+               OpMemberDecorate %blk 0 Offset 0
+               OpDecorate %blk Block
+               OpDecorate %bufs DescriptorSet 0
+               OpDecorate %bufs Binding 0
+               OpDecorate %img DescriptorSet 0
+               OpDecorate %img Binding 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %v2int = OpTypeVector %int 2
+    %v4float = OpTypeVector %float 4
+        %rta = OpTypeRuntimeArray %uint
+        %blk = OpTypeStruct %rta
+         %u2 = OpConstant %uint 2
+        %arr = OpTypeArray %blk %u2
+      %p_arr = OpTypePointer StorageBuffer %arr
+     %p_uint = OpTypePointer StorageBuffer %uint
+     %img_ty = OpTypeImage %float 2D 0 0 0 2 Rgba8
+      %p_img = OpTypePointer UniformConstant %img_ty
+       %bufs = OpVariable %p_arr StorageBuffer
+        %img = OpVariable %p_img UniformConstant
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u7 = OpConstant %uint 7
+         %i0 = OpConstant %int 0
+         %i1 = OpConstant %int 1
+         %f0 = OpConstant %float 0
+      %fhalf = OpConstant %float 0.5
+         %f1 = OpConstant %float 1
+      %coord = OpConstantComposite %v2int %i1 %i0
+      %color = OpConstantComposite %v4float %f1 %fhalf %f0 %f1
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %e0 = OpAccessChain %p_uint %bufs %u0 %u0 %u0
+               OpStore %e0 %u7
+         %e1 = OpAccessChain %p_uint %bufs %u1 %u0 %u0
+               OpStore %e1 %u7
+          %i = OpLoad %img_ty %img
+               OpImageWrite %i %coord %color
+               OpReturn
+               OpFunctionEnd
+END
+
+BUFFER a DATA_TYPE uint32 SIZE 4 FILL 1
+BUFFER b DATA_TYPE uint32 SIZE 4 FILL 1
+IMAGE picture FORMAT R8G8B8A8_UNORM DIM_2D WIDTH 2 HEIGHT 1 FILL 0
+
+PIPELINE compute p
+  ATTACH s
+  BIND BUFFER_ARRAY a b AS storage DESCRIPTOR_SET 0 BINDING 0 DESCRIPTOR_OFFSET 0 8 DESCRIPTOR_RANGE 16 8
+  BIND BUFFER picture AS storage_image DESCRIPTOR_SET 0 BINDING 1
+END
+
+RUN p 1 1 1
+EXPECT a IDX 0 EQ 7 1 1 1
+EXPECT b IDX 0 EQ 1 1 7 1
+EXPECT picture IDX 0 0 SIZE 1 1 EQ_RGBA 0 0 0 0
+EXPECT picture IDX 1 0 SIZE 1 1 EQ_RGBA 255 128 0 255
+"#;
+
+#[test]
+fn runs_buffer_arrays_and_images() {
+    let s = parse(IMAGES).expect("parses");
+    let o = run(&s, 10_000).expect("runs");
+    assert!(o.passed(), "{:?}", o.failures);
+    assert_eq!(o.checked, 4);
+    // A texel that differs fails.
+    let wrong = IMAGES.replace("EQ_RGBA 0 0 0 0", "EQ_RGBA 0 0 0 255");
+    let o = run(&parse(&wrong).expect("parses"), 10_000).expect("runs");
+    assert_eq!(o.failures.len(), 1, "{:?}", o.failures);
+    assert!(o.failures[0].message.contains("texel (0,0)"), "{:?}", o.failures);
 }

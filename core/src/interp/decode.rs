@@ -120,6 +120,10 @@ pub(super) struct Program<'a> {
     /// A kernel's parameters, and their values once bound.
     pub params: Vec<super::kernel::Param>,
     pub entry_args: Vec<Val>,
+    /// The images' descriptions, by `Loc::Image::img` (`None`: not given).
+    pub images: Vec<Option<super::image::Image>>,
+    /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
+    pub samplers: Vec<Option<super::image::Sampler>>,
 }
 
 /// The scalar kind of type `ty` (of its components, for a vector).
@@ -293,6 +297,8 @@ impl<'a> Program<'a> {
         let mut shared_init = Vec::new();
         let mut builtins = Vec::new();
         let mut bufs: Vec<BufKey> = Vec::new();
+        let mut images = Vec::new();
+        let mut samplers = Vec::new();
         let scn = grammar::storage_class::Input;
         let sc_name = |s: u32| -> String {
             match OperandKind::StorageClass.enumerant(s) {
@@ -321,7 +327,27 @@ impl<'a> Program<'a> {
                 bad_globals.push(false);
                 continue;
             };
+            let descriptor = match (v.set, v.binding) {
+                (Some(a), Some(b))
+                    if v.storage == grammar::storage_class::UniformConstant
+                        || v.storage == grammar::storage_class::StorageBuffer
+                        || v.storage == grammar::storage_class::Uniform =>
+                {
+                    super::image::descriptor_loc(
+                        ir,
+                        opts,
+                        pointee,
+                        (a, b),
+                        &mut bufs,
+                        &mut images,
+                        &mut samplers,
+                    )
+                }
+                _ => None,
+            };
             let loc = match v.storage {
+                // (The default is never taken: `descriptor` is `Some`.)
+                _ if descriptor.is_some() => descriptor.unwrap_or(Loc::Sampler { smp: 0 }),
                 s if s == grammar::storage_class::Private || s == scn => {
                     let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
                     if s == scn && builtin.is_none() {
@@ -607,6 +633,8 @@ impl<'a> Program<'a> {
             shared_init,
             builtins,
             bufs,
+            images,
+            samplers,
         })
     }
 }

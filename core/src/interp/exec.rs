@@ -717,6 +717,8 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
                 .map_err(|e| mem_err(prog, inst, *buf, e))
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+        // A descriptor loads as a handle: the pointer itself.
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Val::P(Box::new(p.clone()))),
     }
 }
 
@@ -754,6 +756,10 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result
                 .map_err(|e| mem_err(prog, inst, *buf, e))
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Err(RunError::new(
+            Some(inst.idx),
+            String::from("a store to an image or sampler descriptor"),
+        )),
     }
 }
 
@@ -1450,6 +1456,23 @@ fn exec(
             };
             store(prog, st, inst, &p, Val::S(mask(new, w)))?;
             Val::S(old)
+        }
+        op::OpSampledImage
+        | op::OpImage
+        | op::OpImageRead
+        | op::OpImageFetch
+        | op::OpImageWrite
+        | op::OpImageQuerySize
+        | op::OpImageQuerySizeLod
+        | op::OpImageQueryLevels
+        | op::OpImageQuerySamples
+        | op::OpImageTexelPointer
+        | op::OpImageSampleExplicitLod => {
+            let regs = &fr.regs;
+            match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s).clone())? {
+                Some(v) => v,
+                None => return Ok(Flow::Next),
+            }
         }
         op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
         op::OpUndef => zero(prog.ir, inst.ty),

@@ -42,6 +42,13 @@ pub(super) enum Loc {
     },
     /// Memory the interpreter does not hold (the reason).
     Unsupported(String),
+    /// An image descriptor: its bytes are buffer `buf`, its description
+    /// `Program::images[img]` (see `image.rs`).
+    Image { buf: u32, img: u32 },
+    /// A sampler descriptor: its state is `Program::samplers[smp]`.
+    Sampler { smp: u32 },
+    /// An array of descriptors, by element.
+    Descs(Vec<Loc>),
 }
 
 /// A memory error: an access past the end of a buffer (offset, size), or a
@@ -344,6 +351,24 @@ fn write_at(
 pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, String> {
     let t = ir.ty(ty).ok_or_else(|| format!("%{ty} is not a type"))?;
     let oob = |n: u64| format!("index {i} is out of bounds of a composite of {n} elements");
+    if let Loc::Descs(items) = loc {
+        let next = match &t.ty {
+            Type::Array { element, .. } | Type::RuntimeArray { element } => *element,
+            _ => {
+                return Err(format!(
+                    "an access chain indexes into %{ty}, which is not an array"
+                ));
+            }
+        };
+        let l = items.get(i as usize).cloned().ok_or_else(|| {
+            format!(
+                "index {i} is out of bounds of an array of {} descriptors",
+                items.len()
+            )
+        })?;
+        *loc = l;
+        return Ok(next);
+    }
     let (next, len) = match &t.ty {
         Type::Vector { component, count } => (*component, Some(*count as u64)),
         Type::Matrix { column, columns } => (*column, Some(*columns as u64)),
@@ -425,6 +450,11 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
             _ => {}
         },
         Loc::Unsupported(_) => {}
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => {
+            return Err(String::from(
+                "an access chain indexes into an image or sampler",
+            ));
+        }
     }
     Ok(next)
 }

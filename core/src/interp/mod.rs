@@ -27,6 +27,7 @@ mod exec;
 mod glsl;
 mod group;
 mod kernel;
+pub mod image;
 mod mem;
 #[cfg(test)]
 mod tests;
@@ -70,6 +71,18 @@ pub struct Options {
     pub aliases: BTreeMap<(u32, u32), (u32, u32)>,
     /// What path traces to record ([`trace`]; off by default).
     pub trace: Trace,
+    /// The images and texel buffers: the key of their bytes in [`Buffers`]
+    /// -> format, size and samples (see [`image`]). A texel buffer without
+    /// one takes its format from the shader and its size from its bytes.
+    pub images: BTreeMap<(u32, u32), image::Image>,
+    /// Arrays of descriptors (a variable whose type is an array of Block
+    /// structs, images or samplers): (set, binding) -> the key in
+    /// [`Buffers`] of each element's bytes. Without an entry, the array has
+    /// one element, the buffer at (set, binding).
+    pub descriptor_arrays: BTreeMap<(u32, u32), Vec<(u32, u32)>>,
+    /// The samplers' states, by (set, binding) (or the key of an element of
+    /// an array of samplers).
+    pub samplers: BTreeMap<(u32, u32), image::Sampler>,
 }
 
 impl Default for Options {
@@ -82,6 +95,9 @@ impl Default for Options {
             subgroup_size: None,
             aliases: BTreeMap::new(),
             trace: Trace::Off,
+            images: BTreeMap::new(),
+            descriptor_arrays: BTreeMap::new(),
+            samplers: BTreeMap::new(),
         }
     }
 }

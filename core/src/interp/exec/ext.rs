@@ -253,6 +253,14 @@ fn chain(
                     *off = off.wrapping_add((e as u64).wrapping_mul(stride));
                 }
             }
+            Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => {
+                if e != 0 {
+                    return Err(err(
+                        inst,
+                        String::from("not supported: a pointer access chain on an image, a sampler or an array of descriptors"),
+                    ));
+                }
+            }
             Loc::Unsupported(_) => {}
         }
     }

@@ -1,0 +1,1246 @@
+//! Images, texel buffers, samplers and arrays of descriptors.
+//!
+//! An image (or texel buffer) is bytes in [`Buffers`](super::Buffers), as
+//! any buffer, described by an [`Image`] in [`Options::images`]: its Vulkan
+//! format, its size and its sample count. Texels lie x fastest, then y, then
+//! z (or the array layer), then the sample: texel (x, y, z) of sample s is at
+//! `((s * depth + z) * height + y) * width + x` times the texel's size, so
+//! sample 0 is the image as Amber lays out a single-sample image. One mip
+//! level.
+//!
+//! Reads convert each component by the Vulkan rules (UNORM c / (2^b - 1),
+//! SNORM max(c / (2^(b-1) - 1), -1), the unsigned 10- and 11-bit floats, IEEE
+//! floats, integers sign- or zero-extended) and fill the missing ones with
+//! (0, 0, 0, 1); writes convert back (floats to UNORM and SNORM clamped and
+//! rounded to nearest even, negative values to 0 in an unsigned float,
+//! integers truncated to the component's width).
+//!
+//! Out-of-range coordinates and sample indices: the Vulkan specification's
+//! "Texel Output Validation" says that a write to a texel that fails
+//! integer texel coordinate validation (a coordinate outside the image, a
+//! sample index not below the sample count) has no effect, so a write there
+//! is dropped, as the corpus's `invalidsampleindex` tests expect. A read of
+//! such a texel returns an undefined value unless the device has robust image
+//! access, and an atomic on one is undefined too: both are errors here, never
+//! a made-up value.
+//!
+//! A variable whose type is an array of Block structs, of images or of
+//! samplers is an array of descriptors: [`Options::descriptor_arrays`] names
+//! the buffer of each element (element 0 defaults to the (set, binding)
+//! itself).
+
+use super::decode::{BufKey, Inst, K, Program, scalar_kind};
+use super::exec::{f64_to_half, fget, fput, half_to_f64};
+use super::mem::{Loc, Ptr, Val, mask, sext};
+use super::{Options, RunError, op_name, unsupported};
+use crate::grammar::{self, OperandKind, op};
+use crate::ir::{Ir, Type};
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// How a format's components hold numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumKind {
+    Unorm,
+    Snorm,
+    Uint,
+    Sint,
+    Sfloat,
+    Ufloat,
+}
+
+/// A Vulkan texel format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub kind: NumKind,
+    /// The components from the texel's lowest bit up: (channel: 0 R, 1 G,
+    /// 2 B, 3 A; width in bits).
+    pub comps: Vec<(u8, u8)>,
+}
+
+impl Format {
+    /// A Vulkan format by name: `R8G8B8A8_UNORM`, `R32_SINT`,
+    /// `B10G11R11_UFLOAT_PACK32`, ... (R, G, B and A components; UNORM,
+    /// SNORM, UINT, SINT, SFLOAT and UFLOAT).
+    pub fn parse(name: &str) -> Option<Format> {
+        let (chans, rest) = name.split_once('_')?;
+        let (kind, packed) = match rest.split_once('_') {
+            Some((k, p)) if p.starts_with("PACK") => (k, true),
+            Some(_) => return None,
+            None => (rest, false),
+        };
+        let kind = match kind {
+            "UNORM" => NumKind::Unorm,
+            "SNORM" => NumKind::Snorm,
+            "UINT" => NumKind::Uint,
+            "SINT" => NumKind::Sint,
+            "SFLOAT" => NumKind::Sfloat,
+            "UFLOAT" => NumKind::Ufloat,
+            _ => return None,
+        };
+        let mut comps = Vec::new();
+        let mut s = chans;
+        while let Some(c) = s.chars().next() {
+            let ch = "RGBA".find(c)? as u8;
+            s = &s[1..];
+            let n = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            let bits: u8 = s[..n].parse().ok()?;
+            if bits == 0 || bits > 64 {
+                return None;
+            }
+            s = &s[n..];
+            comps.push((ch, bits));
+        }
+        if comps.is_empty() {
+            return None;
+        }
+        // A packed format names its components from the most significant
+        // bit down; the others lie in memory in the name's order.
+        if packed {
+            comps.reverse();
+        } else if comps.iter().any(|c| c.1 % 8 != 0) {
+            return None;
+        }
+        let f = Format { kind, comps };
+        let ok = f.comps.iter().all(|&(_, b)| match kind {
+            NumKind::Sfloat => matches!(b, 16 | 32 | 64),
+            NumKind::Ufloat => matches!(b, 10 | 11),
+            _ => true,
+        });
+        (ok && f.bits() % 8 == 0).then_some(f)
+    }
+
+    /// The format an OpTypeImage's Image Format operand names, or `None`
+    /// (Unknown, or one the interpreter does not know).
+    pub fn from_spirv(f: u32) -> Option<Format> {
+        let e = OperandKind::ImageFormat.enumerant(f)?.name;
+        let name = match e {
+            "R11fG11fB10f" => String::from("B10G11R11_UFLOAT_PACK32"),
+            "Rgb10A2" => String::from("A2B10G10R10_UNORM_PACK32"),
+            "Rgb10a2ui" => String::from("A2B10G10R10_UINT_PACK32"),
+            _ => {
+                let lower = e.to_ascii_lowercase();
+                let chans = ["rgba", "rg", "r"]
+                    .into_iter()
+                    .find(|c| lower.starts_with(c))?;
+                let rest = &lower[chans.len()..];
+                let n = rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len());
+                let bits = &rest[..n];
+                let kind = match &rest[n..] {
+                    "f" => "SFLOAT",
+                    "i" => "SINT",
+                    "ui" => "UINT",
+                    "" => "UNORM",
+                    "snorm" => "SNORM",
+                    _ => return None,
+                };
+                let mut s = String::new();
+                for c in chans.chars() {
+                    s.push(c.to_ascii_uppercase());
+                    s.push_str(bits);
+                }
+                format!("{s}_{kind}")
+            }
+        };
+        Format::parse(&name)
+    }
+
+    fn bits(&self) -> u32 {
+        self.comps.iter().map(|c| c.1 as u32).sum()
+    }
+
+    /// The size of a texel in bytes.
+    pub fn texel_bytes(&self) -> usize {
+        self.bits() as usize / 8
+    }
+
+    fn is_int(&self) -> bool {
+        matches!(self.kind, NumKind::Uint | NumKind::Sint)
+    }
+}
+
+/// An image bound to a descriptor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub format: Format,
+    /// Width, height and depth (or array layers); for a texel buffer, 0 as
+    /// the width: as many texels as its bytes hold.
+    pub size: [u32; 3],
+    pub samples: u32,
+}
+
+/// How a sampler wraps a coordinate outside the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Address {
+    ClampToEdge,
+    Repeat,
+    MirroredRepeat,
+    /// Anything else (clamp to border, mirror clamp to edge): not supported.
+    Other,
+}
+
+/// A sampler's state, as far as the interpreter samples: nearest filtering
+/// only (`linear` is "not supported" when sampled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    pub linear: bool,
+    pub address: [Address; 3],
+    pub normalized: bool,
+}
+
+/// A component as the shader sees it: a float, or an integer's bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Comp {
+    F(f64),
+    I(u64),
+}
+
+fn get_bits(bytes: &[u8], off: u32, n: u32) -> u64 {
+    let mut v: u128 = 0;
+    let first = (off / 8) as usize;
+    let last = ((off + n).div_ceil(8)) as usize;
+    for (k, b) in bytes[first..last].iter().enumerate() {
+        v |= (*b as u128) << (8 * k);
+    }
+    (v >> (off % 8)) as u64 & mask(u64::MAX, n)
+}
+
+fn put_bits(bytes: &mut [u8], off: u32, n: u32, x: u64) {
+    for k in 0..n {
+        let bit = off + k;
+        let b = &mut bytes[(bit / 8) as usize];
+        if (x >> k) & 1 != 0 {
+            *b |= 1 << (bit % 8);
+        } else {
+            *b &= !(1 << (bit % 8));
+        }
+    }
+}
+
+/// An unsigned float of `bits` (10 or 11: 5 exponent bits, bias 15) to f64.
+pub(crate) fn ufloat_get(v: u64, bits: u32) -> f64 {
+    let m_bits = bits - 5;
+    let (e, m) = ((v >> m_bits) as i32, (v & ((1 << m_bits) - 1)) as f64);
+    let scale = (1u64 << m_bits) as f64;
+    match e {
+        0 => m / scale * libm::exp2(-14.0),
+        31 if m == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        _ => (1.0 + m / scale) * libm::exp2((e - 15) as f64),
+    }
+}
+
+/// An f64 to an unsigned float of `bits`, rounded to nearest even; negative
+/// values (and -0) become 0, NaN a NaN, values past the largest finite one
+/// infinity.
+pub(crate) fn ufloat_put(x: f64, bits: u32) -> u64 {
+    let m_bits = bits - 5;
+    let inf = 31u64 << m_bits;
+    if x.is_nan() {
+        return inf | 1;
+    }
+    if x <= 0.0 {
+        return 0;
+    }
+    if x.is_infinite() {
+        return inf;
+    }
+    let (_, k) = libm::frexp(x);
+    let e = k - 1; // x = 1.f * 2^e
+    let v = if e < -14 {
+        libm::rint(x * libm::exp2((14 + m_bits as i32) as f64)) as u64
+    } else {
+        let m = libm::rint((x / libm::exp2(e as f64) - 1.0) * (1u64 << m_bits) as f64) as u64;
+        (((e + 15) as u64) << m_bits) + m
+    };
+    v.min(inf)
+}
+
+/// Component `bits` of kind `kind` to the shader's value.
+pub(crate) fn decode(kind: NumKind, v: u64, bits: u32) -> Comp {
+    let b = bits;
+    match kind {
+        NumKind::Unorm => Comp::F(v as f64 / (mask(u64::MAX, b) as f64)),
+        NumKind::Snorm => Comp::F((sext(v, b) as f64 / mask(u64::MAX, b - 1) as f64).max(-1.0)),
+        NumKind::Uint => Comp::I(v),
+        NumKind::Sint => Comp::I(sext(v, b) as u64),
+        NumKind::Sfloat => Comp::F(match b {
+            16 => half_to_f64(v as u16),
+            32 => f32::from_bits(v as u32) as f64,
+            _ => f64::from_bits(v),
+        }),
+        NumKind::Ufloat => Comp::F(ufloat_get(v, b)),
+    }
+}
+
+/// The shader's value to component bits of kind `kind`.
+pub(crate) fn encode(kind: NumKind, c: Comp, bits: u32) -> u64 {
+    let b = bits;
+    let f = match c {
+        Comp::F(f) => f,
+        Comp::I(i) => return mask(i, b),
+    };
+    match kind {
+        NumKind::Unorm => {
+            let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+            libm::rint(f * mask(u64::MAX, b) as f64) as u64
+        }
+        NumKind::Snorm => {
+            let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
+            mask(
+                libm::rint(f * mask(u64::MAX, b - 1) as f64) as i64 as u64,
+                b,
+            )
+        }
+        NumKind::Sfloat => match b {
+            16 => f64_to_half(f) as u64,
+            32 => (f as f32).to_bits() as u64,
+            _ => f.to_bits(),
+        },
+        NumKind::Ufloat => ufloat_put(f, b),
+        NumKind::Uint | NumKind::Sint => mask(f as i64 as u64, b),
+    }
+}
+
+/// The four channels (R, G, B, A) of the texel at the start of `bytes`.
+pub(crate) fn read_texel(f: &Format, bytes: &[u8]) -> [Comp; 4] {
+    let (zero, one) = if f.is_int() {
+        (Comp::I(0), Comp::I(1))
+    } else {
+        (Comp::F(0.0), Comp::F(1.0))
+    };
+    let mut out = [zero, zero, zero, one];
+    let mut off = 0;
+    for &(ch, b) in &f.comps {
+        out[ch as usize] = decode(f.kind, get_bits(bytes, off, b as u32), b as u32);
+        off += b as u32;
+    }
+    out
+}
+
+/// Write the channels `c` to the texel at the start of `bytes`.
+pub(crate) fn write_texel(f: &Format, bytes: &mut [u8], c: &[Comp; 4]) {
+    let mut off = 0;
+    for &(ch, b) in &f.comps {
+        put_bits(
+            bytes,
+            off,
+            b as u32,
+            encode(f.kind, c[ch as usize], b as u32),
+        );
+        off += b as u32;
+    }
+}
+
+/// An array of descriptors, an image or a sampler: the location of variable
+/// (`pointee`, `set`, `binding`), or `None` when it is none of these.
+pub(super) fn descriptor_loc(
+    ir: &Ir,
+    opts: &Options,
+    pointee: u32,
+    key: (u32, u32),
+    bufs: &mut Vec<BufKey>,
+    images: &mut Vec<Option<Image>>,
+    samplers: &mut Vec<Option<Sampler>>,
+) -> Option<Loc> {
+    let t = &ir.ty(pointee)?.ty;
+    let elem = match t {
+        Type::Array { element, .. } | Type::RuntimeArray { element } => Some(*element),
+        _ => None,
+    };
+    let is_desc = |ty: u32| match ir.ty(ty) {
+        Some(d) => {
+            matches!(
+                d.ty,
+                Type::Image { .. } | Type::SampledImage { .. } | Type::Sampler
+            ) || d.block.is_some()
+        }
+        None => false,
+    };
+    let mut one = |ty: u32, key: (u32, u32)| -> Loc {
+        let k = BufKey::Binding(key.0, key.1);
+        let buf = match bufs.iter().position(|b| *b == k) {
+            Some(i) => i,
+            None => {
+                bufs.push(k);
+                bufs.len() - 1
+            }
+        } as u32;
+        let image_ty = match ir.ty(ty).map(|d| &d.ty) {
+            Some(Type::SampledImage { image }) => Some(*image),
+            Some(Type::Image { .. }) => Some(ty),
+            Some(Type::Sampler) => {
+                samplers.push(opts.samplers.get(&key).copied());
+                return Loc::Sampler {
+                    smp: samplers.len() as u32 - 1,
+                };
+            }
+            _ => None,
+        };
+        match image_ty {
+            None => Loc::Buf {
+                buf,
+                off: 0,
+                vstride: 0,
+                mat: None,
+            },
+            Some(it) => {
+                let desc = opts.images.get(&key).cloned().or_else(|| {
+                    // No description: the shader's format; a texel buffer's
+                    // size from its bytes.
+                    match ir.ty(it).map(|d| &d.ty) {
+                        Some(Type::Image { dim, format, .. }) if *dim == grammar::dim::Buffer => {
+                            Format::from_spirv(*format).map(|format| Image {
+                                format,
+                                size: [0, 1, 1],
+                                samples: 1,
+                            })
+                        }
+                        _ => None,
+                    }
+                });
+                images.push(desc);
+                Loc::Image {
+                    buf,
+                    img: images.len() as u32 - 1,
+                }
+            }
+        }
+    };
+    match elem {
+        Some(e) if is_desc(e) => {
+            let keys = match opts.descriptor_arrays.get(&key) {
+                Some(ks) => ks.clone(),
+                None => vec![key],
+            };
+            Some(Loc::Descs(keys.into_iter().map(|k| one(e, k)).collect()))
+        }
+        None if matches!(
+            t,
+            Type::Image { .. } | Type::SampledImage { .. } | Type::Sampler
+        ) =>
+        {
+            let k = opts.aliases.get(&key).copied().unwrap_or(key);
+            Some(one(pointee, k))
+        }
+        _ => None,
+    }
+}
+
+fn err(inst: &Inst, m: String) -> RunError {
+    RunError::new(Some(inst.idx), m)
+}
+
+fn ints(v: &Val) -> Vec<u64> {
+    match v {
+        Val::S(x) => vec![*x],
+        Val::C(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Val::S(s) => *s,
+                _ => 0,
+            })
+            .collect(),
+        Val::P(_) => Vec::new(),
+    }
+}
+
+/// The image a handle names: (buffer index, description).
+fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Image), RunError> {
+    let Val::P(p) = v else {
+        return Err(err(inst, String::from("an image was expected")));
+    };
+    match &p.loc {
+        Loc::Image { buf, img } => match prog.images.get(*img as usize) {
+            Some(Some(i)) => Ok((*buf, i)),
+            _ => {
+                let which = match prog.bufs.get(*buf as usize) {
+                    Some(BufKey::Binding(s, b)) => format!(" at set {s}, binding {b}"),
+                    _ => String::new(),
+                };
+                Err(err(
+                    inst,
+                    format!(
+                        "not supported: an image{which} without a format and size (give them in the run's options)"
+                    ),
+                ))
+            }
+        },
+        _ => Err(err(inst, String::from("an image was expected"))),
+    }
+}
+
+/// The image's size, a texel buffer's width from its bytes.
+fn dims(img: &Image, len: usize) -> [u32; 3] {
+    let mut s = img.size;
+    if s[0] == 0 {
+        s[0] = (len / img.format.texel_bytes().max(1)) as u32;
+    }
+    s
+}
+
+/// The byte offset of texel `coord` of sample `sample`, or `None` when the
+/// texel is outside the image.
+fn texel_at(img: &Image, len: usize, coord: &[u64], w: u32, sample: u64) -> Option<usize> {
+    let s = dims(img, len);
+    let mut c = [0u64; 3];
+    for (k, x) in coord.iter().take(3).enumerate() {
+        let v = sext(*x, w);
+        if v < 0 || v as u64 >= s[k] as u64 {
+            return None;
+        }
+        c[k] = v as u64;
+    }
+    let smp = sext(sample, 32);
+    if smp < 0 || smp as u64 >= img.samples.max(1) as u64 {
+        return None;
+    }
+    let t = ((smp as u64 * s[2] as u64 + c[2]) * s[1] as u64 + c[1]) * s[0] as u64 + c[0];
+    let off = t.checked_mul(img.format.texel_bytes() as u64)?;
+    (off + img.format.texel_bytes() as u64 <= len as u64).then_some(off as usize)
+}
+
+/// The Sample image operand, if any: `ops` is the operands after the mask.
+fn image_operand(mask_bits: u32, ops: &[u32], want: u32) -> Option<u32> {
+    use grammar::image_operands as io;
+    let order = [
+        (io::Bias, 1),
+        (io::Lod, 1),
+        (io::Grad, 2),
+        (io::ConstOffset, 1),
+        (io::Offset, 1),
+        (io::ConstOffsets, 1),
+        (io::Sample, 1),
+        (io::MinLod, 1),
+        (io::MakeTexelAvailable, 1),
+        (io::MakeTexelVisible, 1),
+        (io::Offsets, 1),
+    ];
+    let mut at = 0usize;
+    for (bit, n) in order {
+        if mask_bits & bit != 0 {
+            if bit == want {
+                return ops.get(at).copied();
+            }
+            at += n;
+        }
+    }
+    None
+}
+
+/// The scalar kind of the id at operand word `k` of the instruction (after the opcode word).
+fn operand_kind(prog: &Program, inst: &Inst, k: usize) -> super::decode::Sk {
+    prog.ir
+        .words(inst.idx as usize)
+        .get(k)
+        .and_then(|id| prog.ir.type_of(*id))
+        .map_or(super::decode::OTHER, |t| scalar_kind(prog.ir, t))
+}
+
+/// The image instructions: the result, or `None` for none (OpImageWrite).
+pub(super) fn exec(
+    prog: &Program,
+    bufs: &mut [Option<Vec<u8>>],
+    inst: &Inst,
+    args: &[u32],
+    get: &dyn Fn(u32) -> Val,
+) -> Result<Option<Val>, RunError> {
+    let arg = |k: usize| -> Result<Val, RunError> {
+        args.get(k)
+            .map(|a| get(*a))
+            .ok_or_else(|| err(inst, String::from("an operand is missing")))
+    };
+    let o = inst.op;
+    let bytes_of = |bufs: &[Option<Vec<u8>>], buf: u32| -> Result<usize, RunError> {
+        bufs.get(buf as usize)
+            .and_then(|b| b.as_ref())
+            .map(|b| b.len())
+            .ok_or_else(|| err(inst, String::from("no image is bound to the descriptor")))
+    };
+    match o {
+        // A sampled image: (image, sampler).
+        op::OpSampledImage => Ok(Some(Val::C(vec![arg(0)?, arg(1)?]))),
+        op::OpImage => match arg(0)? {
+            Val::C(mut v) if v.len() == 2 => Ok(Some(v.swap_remove(0))),
+            v => Ok(Some(v)),
+        },
+        op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Some),
+        op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
+            let (buf, img) = image_of(prog, inst, &arg(0)?)?;
+            let coord = ints(&arg(1)?);
+            let cw = operand_kind(prog, inst, if o == op::OpImageWrite { 1 } else { 3 }).w;
+            let first_op = if o == op::OpImageWrite { 3 } else { 2 };
+            let sample = match args.get(first_op) {
+                Some(&m) => {
+                    match image_operand(m, &args[first_op + 1..], grammar::image_operands::Sample) {
+                        Some(s) => ints(&get(s)).first().copied().unwrap_or(0),
+                        None => 0,
+                    }
+                }
+                None => 0,
+            };
+            if let Some(&m) = args.get(first_op)
+                && m & grammar::image_operands::Lod != 0
+                && let Some(l) =
+                    image_operand(m, &args[first_op + 1..], grammar::image_operands::Lod)
+                && ints(&get(l)).first().copied().unwrap_or(0) != 0
+            {
+                return Err(err(
+                    inst,
+                    String::from(
+                        "not supported: a level of detail other than 0 (images have one level)",
+                    ),
+                ));
+            }
+            let len = bytes_of(bufs, buf)?;
+            let at = texel_at(img, len, &coord, cw, sample);
+            let tb = img.format.texel_bytes();
+            if o == op::OpImageWrite {
+                // A write to an invalid texel has no effect (Texel Output
+                // Validation).
+                let Some(at) = at else { return Ok(None) };
+                let texel = arg(2)?;
+                let tk = operand_kind(prog, inst, 2);
+                let vals = ints(&texel);
+                if (tk.k == K::F) == img.format.is_int() {
+                    return Err(err(
+                        inst,
+                        format!(
+                            "the texel written is {} but the image's format holds {}",
+                            if tk.k == K::F {
+                                "a float vector"
+                            } else {
+                                "an integer vector"
+                            },
+                            if img.format.is_int() {
+                                "integers"
+                            } else {
+                                "floats"
+                            }
+                        ),
+                    ));
+                }
+                let mut c = [Comp::I(0); 4];
+                for (k, slot) in c.iter_mut().enumerate() {
+                    let v = vals.get(k).copied().unwrap_or(0);
+                    *slot = if tk.k == K::F {
+                        Comp::F(fget(v, tk.w))
+                    } else if tk.k == K::S {
+                        Comp::I(sext(v, tk.w) as u64)
+                    } else {
+                        Comp::I(v)
+                    };
+                }
+                let b = bufs[buf as usize]
+                    .as_mut()
+                    .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+                write_texel(&img.format, &mut b[at..at + tb], &c);
+                return Ok(None);
+            }
+            let Some(at) = at else {
+                return Err(err(
+                    inst,
+                    format!(
+                        "{} of a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
+                        op_name(o),
+                        coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                        sext(sample, 32)
+                    ),
+                ));
+            };
+            let b = bufs[buf as usize]
+                .as_ref()
+                .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+            let c = read_texel(&img.format, &b[at..at + tb]);
+            Ok(Some(to_val(prog, inst, &c, img)?))
+        }
+        op::OpImageQuerySize | op::OpImageQuerySizeLod => {
+            let (buf, img) = image_of(prog, inst, &arg(0)?)?;
+            if o == op::OpImageQuerySizeLod && ints(&arg(1)?).first().copied().unwrap_or(0) != 0 {
+                return Err(err(
+                    inst,
+                    String::from(
+                        "OpImageQuerySizeLod of a level the image does not have (it has one)",
+                    ),
+                ));
+            }
+            let s = dims(img, bytes_of(bufs, buf)?);
+            let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { count, .. }) => *count as usize,
+                _ => 1,
+            };
+            let v: Vec<Val> = s
+                .iter()
+                .take(n)
+                .map(|x| Val::S(mask(*x as u64, inst.sk.w)))
+                .collect();
+            Ok(Some(if n == 1 { v[0].clone() } else { Val::C(v) }))
+        }
+        op::OpImageQueryLevels => {
+            image_of(prog, inst, &arg(0)?)?;
+            Ok(Some(Val::S(1)))
+        }
+        op::OpImageQuerySamples => {
+            let (_, img) = image_of(prog, inst, &arg(0)?)?;
+            Ok(Some(Val::S(img.samples.max(1) as u64)))
+        }
+        op::OpImageTexelPointer => {
+            let Val::P(p) = arg(0)? else {
+                return Err(err(
+                    inst,
+                    String::from("OpImageTexelPointer needs a pointer to an image"),
+                ));
+            };
+            let handle = Val::P(p.clone());
+            let (buf, img) = image_of(prog, inst, &handle)?;
+            let coord = ints(&arg(1)?);
+            let cw = operand_kind(prog, inst, 3).w;
+            let sample = ints(&arg(2)?).first().copied().unwrap_or(0);
+            let pointee = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Pointer {
+                    pointee: Some(p), ..
+                }) => *p,
+                _ => {
+                    return Err(err(
+                        inst,
+                        String::from("OpImageTexelPointer's result is not a typed pointer"),
+                    ));
+                }
+            };
+            let sb = scalar_kind(prog.ir, pointee).w as usize / 8;
+            if !img.format.is_int() || img.format.comps.len() != 1 || img.format.texel_bytes() != sb
+            {
+                return Err(err(
+                    inst,
+                    String::from(
+                        "not supported: OpImageTexelPointer on an image whose format is not one 32- or 64-bit integer of the pointer's width",
+                    ),
+                ));
+            }
+            let len = bytes_of(bufs, buf)?;
+            let at = texel_at(img, len, &coord, cw, sample).ok_or_else(|| {
+                err(inst, format!(
+                    "OpImageTexelPointer to a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
+                    coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                    sext(sample, 32)
+                ))
+            })?;
+            Ok(Some(Val::P(Box::new(Ptr {
+                ty: pointee,
+                loc: Loc::Buf {
+                    buf,
+                    off: at as u64,
+                    vstride: 0,
+                    mat: None,
+                },
+            }))))
+        }
+        _ => Err(err(inst, unsupported(o))),
+    }
+}
+
+/// OpImageSampleExplicitLod with nearest filtering, at level 0: the texel
+/// whose cell holds the coordinate (normalized coordinates times the size,
+/// rounded down), wrapped by the sampler's address mode.
+fn sample(
+    prog: &Program,
+    bufs: &[Option<Vec<u8>>],
+    inst: &Inst,
+    args: &[u32],
+    get: &dyn Fn(u32) -> Val,
+) -> Result<Val, RunError> {
+    let si = args.first().map(|a| get(*a)).unwrap_or(Val::S(0));
+    let Val::C(parts) = si else {
+        return Err(err(
+            inst,
+            String::from(
+                "not supported: sampling a combined image sampler descriptor (bind the image and the sampler separately)",
+            ),
+        ));
+    };
+    let (buf, img) = image_of(prog, inst, &parts[0])?;
+    let smp = match &parts.get(1) {
+        Some(Val::P(p)) => match p.loc {
+            Loc::Sampler { smp } => prog.samplers.get(smp as usize).copied().flatten(),
+            _ => None,
+        },
+        _ => None,
+    }
+    .ok_or_else(|| {
+        err(
+            inst,
+            String::from(
+                "not supported: a sampler without its state (give it in the run's options)",
+            ),
+        )
+    })?;
+    if smp.linear {
+        return Err(err(inst, String::from("not supported: linear filtering")));
+    }
+    let m = args.get(2).copied().unwrap_or(0);
+    let lod_ok = match image_operand(
+        m,
+        args.get(3..).unwrap_or(&[]),
+        grammar::image_operands::Lod,
+    ) {
+        Some(l) => ints(&get(l)).first().is_some_and(|b| fget(*b, 32) == 0.0),
+        None => false,
+    };
+    if !lod_ok || m & !grammar::image_operands::Lod != 0 {
+        return Err(err(
+            inst,
+            String::from("not supported: sampling other than at an explicit level of detail 0"),
+        ));
+    }
+    let ck = operand_kind(prog, inst, 3);
+    if ck.k != K::F {
+        return Err(err(
+            inst,
+            String::from("sampling coordinates are not floats"),
+        ));
+    }
+    let coord = ints(&args.get(1).map(|a| get(*a)).unwrap_or(Val::S(0)));
+    let len = bufs
+        .get(buf as usize)
+        .and_then(|b| b.as_ref())
+        .map_or(0, |b| b.len());
+    let size = dims(img, len);
+    let mut texel = Vec::new();
+    for (k, c) in coord.iter().take(3).enumerate() {
+        let n = size[k] as i64;
+        let u = fget(*c, ck.w);
+        let u = if smp.normalized { u * n as f64 } else { u };
+        if !u.is_finite() {
+            return Err(err(
+                inst,
+                String::from("a sampling coordinate is not finite"),
+            ));
+        }
+        let i = libm::floor(u) as i64;
+        let i = match smp.address[k] {
+            Address::ClampToEdge => i.clamp(0, n - 1),
+            Address::Repeat => i.rem_euclid(n),
+            Address::MirroredRepeat => {
+                let t = i.rem_euclid(2 * n);
+                if t < n { t } else { 2 * n - 1 - t }
+            }
+            Address::Other => {
+                return Err(err(
+                    inst,
+                    String::from("not supported: this sampler address mode"),
+                ));
+            }
+        };
+        texel.push(i as u64);
+    }
+    let at = texel_at(img, len, &texel, 64, 0)
+        .ok_or_else(|| err(inst, String::from("the sampled texel is outside the image")))?;
+    let b = bufs[buf as usize]
+        .as_ref()
+        .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+    let c = read_texel(&img.format, &b[at..at + img.format.texel_bytes()]);
+    to_val(prog, inst, &c, img)
+}
+
+/// The channels as the instruction's result type.
+fn to_val(prog: &Program, inst: &Inst, c: &[Comp; 4], img: &Image) -> Result<Val, RunError> {
+    let sk = inst.sk;
+    if (sk.k == K::F) == img.format.is_int() {
+        return Err(err(
+            inst,
+            format!(
+                "the result is {} but the image's format holds {}",
+                if sk.k == K::F {
+                    "a float vector"
+                } else {
+                    "an integer vector"
+                },
+                if img.format.is_int() {
+                    "integers"
+                } else {
+                    "floats"
+                }
+            ),
+        ));
+    }
+    let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+        Some(Type::Vector { count, .. }) => *count as usize,
+        _ => 1,
+    };
+    let v: Vec<Val> = c
+        .iter()
+        .take(n)
+        .map(|x| {
+            Val::S(match *x {
+                Comp::F(f) => fput(f, sk.w),
+                Comp::I(i) => mask(i, sk.w),
+            })
+        })
+        .collect();
+    Ok(if n == 1 { v[0].clone() } else { Val::C(v) })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected values worked out by hand from the Vulkan conversion rules
+    //! (Fixed-Point Data Conversion, Unsigned 11- and 10-bit floats) and the
+    //! SPIR-V image instructions' definitions.
+    use super::*;
+    use crate::interp::{Buffers, Options, run};
+    use crate::ir::Ir;
+    use crate::text::asm::{AsmOptions, assemble};
+    use alloc::collections::BTreeMap;
+
+    #[test]
+    fn formats_parse() {
+        let f = Format::parse("R8G8B8A8_UNORM").unwrap();
+        assert_eq!(f.kind, NumKind::Unorm);
+        assert_eq!(f.comps, vec![(0, 8), (1, 8), (2, 8), (3, 8)]);
+        assert_eq!(f.texel_bytes(), 4);
+        // Packed: named from the top bit down, so R is at the bottom.
+        let f = Format::parse("B10G11R11_UFLOAT_PACK32").unwrap();
+        assert_eq!(f.comps, vec![(0, 11), (1, 11), (2, 10)]);
+        assert_eq!(Format::parse("R64_SINT").unwrap().texel_bytes(), 8);
+        assert_eq!(Format::parse("R8G8B8A8_SRGB"), None);
+        assert_eq!(Format::parse("R12_UINT"), None);
+        use crate::grammar::image_format as f;
+        assert_eq!(
+            Format::from_spirv(f::Rgba8),
+            Format::parse("R8G8B8A8_UNORM")
+        );
+        assert_eq!(
+            Format::from_spirv(f::R11fG11fB10f),
+            Format::parse("B10G11R11_UFLOAT_PACK32")
+        );
+        assert_eq!(Format::from_spirv(f::R64i), Format::parse("R64_SINT"));
+        assert_eq!(
+            Format::from_spirv(f::Rgba32ui),
+            Format::parse("R32G32B32A32_UINT")
+        );
+        assert_eq!(Format::from_spirv(f::Unknown), None);
+    }
+
+    #[test]
+    fn normalized_conversions() {
+        // UNORM: c / (2^b - 1); back: round(f * (2^b - 1)), clamped to [0, 1].
+        assert_eq!(decode(NumKind::Unorm, 255, 8), Comp::F(1.0));
+        assert_eq!(decode(NumKind::Unorm, 51, 8), Comp::F(0.2));
+        assert_eq!(encode(NumKind::Unorm, Comp::F(0.2), 8), 51);
+        assert_eq!(encode(NumKind::Unorm, Comp::F(0.5), 8), 128); // 127.5, to even
+        assert_eq!(encode(NumKind::Unorm, Comp::F(1.5), 8), 255);
+        assert_eq!(encode(NumKind::Unorm, Comp::F(-0.2), 8), 0);
+        // SNORM: max(c / (2^(b-1) - 1), -1).
+        assert_eq!(decode(NumKind::Snorm, 0x81, 8), Comp::F(-1.0));
+        assert_eq!(decode(NumKind::Snorm, 0x80, 8), Comp::F(-1.0));
+        assert_eq!(decode(NumKind::Snorm, 127, 8), Comp::F(1.0));
+        assert_eq!(encode(NumKind::Snorm, Comp::F(-1.0), 8), 0x81);
+        assert_eq!(encode(NumKind::Snorm, Comp::F(0.5), 8), 64); // 63.5, to even
+        assert_eq!(encode(NumKind::Snorm, Comp::F(-3.0), 16), 0x8001);
+        // Integers: sign-extended on read, truncated on write.
+        assert_eq!(decode(NumKind::Sint, 0xff, 8), Comp::I(u64::MAX));
+        assert_eq!(encode(NumKind::Sint, Comp::I(u64::MAX), 8), 0xff);
+    }
+
+    #[test]
+    fn unsigned_float_conversions() {
+        // 11 bits: 5 exponent bits (bias 15), 6 mantissa bits.
+        assert_eq!(ufloat_put(1.0, 11), 15 << 6);
+        assert_eq!(ufloat_get(15 << 6, 11), 1.0);
+        // 49 = 1.53125 * 2^5: exponent 20, mantissa 0.53125 * 64 = 34.
+        assert_eq!(ufloat_put(49.0, 11), (20 << 6) + 34);
+        // 10 bits: 5 mantissa bits, 0.53125 * 32 = 17.
+        assert_eq!(ufloat_put(49.0, 10), (20 << 5) + 17);
+        assert_eq!(ufloat_get((20 << 5) + 17, 10), 49.0);
+        // Negative values become 0.
+        assert_eq!(ufloat_put(-3.0, 11), 0);
+        assert_eq!(ufloat_put(-0.0, 10), 0);
+        // The smallest denormal: 2^-14 * 1/64.
+        assert_eq!(ufloat_get(1, 11), libm::exp2(-20.0));
+        assert_eq!(ufloat_put(libm::exp2(-20.0), 11), 1);
+        assert_eq!(ufloat_put(f64::INFINITY, 11), 31 << 6);
+        assert!(ufloat_get(ufloat_put(f64::NAN, 10), 10).is_nan());
+        // A texel: R = 1.0 (0x3c0 at bit 0), G = 2.0 (exponent 16:
+        // 0x400 at bit 11), B = 0.
+        let f = Format::parse("B10G11R11_UFLOAT_PACK32").unwrap();
+        let mut t = [0u8; 4];
+        write_texel(
+            &f,
+            &mut t,
+            &[Comp::F(1.0), Comp::F(2.0), Comp::F(-1.0), Comp::F(1.0)],
+        );
+        assert_eq!(u32::from_le_bytes(t), 0x3c0 | 0x400 << 11);
+        assert_eq!(
+            read_texel(&f, &t),
+            [Comp::F(1.0), Comp::F(2.0), Comp::F(0.0), Comp::F(1.0)]
+        );
+        // Missing channels read as (0, 0, 1).
+        let r = Format::parse("R32_SINT").unwrap();
+        assert_eq!(
+            read_texel(&r, &(-5i32).to_le_bytes()),
+            [Comp::I(-5i64 as u64), Comp::I(0), Comp::I(0), Comp::I(1)]
+        );
+    }
+
+    /// A 2D multisample R32_SINT storage image (4 x 2, 2 samples) at binding
+    /// 0 and an rgba8 storage image (4 x 2) at binding 1; `body` runs in one
+    /// invocation.
+    fn image_module(body: &str) -> Ir {
+        let text = alloc::format!(
+            r#"
+               OpCapability Shader
+               OpCapability StorageImageMultisample
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %ms DescriptorSet 0
+               OpDecorate %ms Binding 0
+               OpDecorate %rgba DescriptorSet 0
+               OpDecorate %rgba Binding 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %v2int = OpTypeVector %int 2
+      %v4int = OpTypeVector %int 4
+    %v4float = OpTypeVector %float 4
+     %ms_ty = OpTypeImage %int 2D 0 0 1 2 R32i
+   %rgba_ty = OpTypeImage %float 2D 0 0 0 2 Rgba8
+      %p_ms = OpTypePointer UniformConstant %ms_ty
+    %p_rgba = OpTypePointer UniformConstant %rgba_ty
+     %p_tex = OpTypePointer Image %int
+        %ms = OpVariable %p_ms UniformConstant
+      %rgba = OpVariable %p_rgba UniformConstant
+         %i0 = OpConstant %int 0
+         %i1 = OpConstant %int 1
+         %i2 = OpConstant %int 2
+         %i3 = OpConstant %int 3
+         %i5 = OpConstant %int 5
+        %i40 = OpConstant %int 40
+        %f0 = OpConstant %float 0
+      %f_half = OpConstant %float 0.5
+        %f1 = OpConstant %float 1
+        %c31 = OpConstantComposite %v2int %i3 %i1
+        %c02 = OpConstantComposite %v2int %i0 %i2
+        %c01 = OpConstantComposite %v2int %i0 %i1
+    %texel = OpConstantComposite %v4int %i40 %i5 %i5 %i5
+    %color = OpConstantComposite %v4float %f_half %f0 %f1 %f1
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+{body}
+               OpReturn
+               OpFunctionEnd
+"#
+        );
+        let w = assemble(&text, &AsmOptions::default()).expect("assembles");
+        Ir::build(crate::binary::read_words(&w).expect("reads"))
+    }
+
+    fn opts() -> Options {
+        let mut images = BTreeMap::new();
+        images.insert(
+            (0, 0),
+            Image {
+                format: Format::parse("R32_SINT").unwrap(),
+                size: [4, 2, 1],
+                samples: 2,
+            },
+        );
+        images.insert(
+            (0, 1),
+            Image {
+                format: Format::parse("R8G8B8A8_UNORM").unwrap(),
+                size: [4, 2, 1],
+                samples: 1,
+            },
+        );
+        Options {
+            images,
+            ..Options::default()
+        }
+    }
+
+    fn bufs() -> Buffers {
+        let mut b = Buffers::new();
+        b.insert((0, 0), vec![0u8; 4 * 2 * 4 * 2]);
+        b.insert((0, 1), vec![0u8; 4 * 2 * 4]);
+        b
+    }
+
+    fn i32_at(b: &[u8], texel: usize) -> i32 {
+        i32::from_le_bytes(b[4 * texel..4 * texel + 4].try_into().unwrap())
+    }
+
+    #[test]
+    fn write_read_atomics_and_queries() {
+        let ir = image_module(
+            r#"
+         %im = OpLoad %ms_ty %ms
+               OpImageWrite %im %c31 %texel Sample %i1
+         %rd = OpImageRead %v4int %im %c31 Sample %i1
+         %r0 = OpCompositeExtract %int %rd 0
+         %tp = OpImageTexelPointer %p_tex %ms %c31 %i1
+        %old = OpAtomicIAdd %int %tp %i1 %i0 %r0
+         %sz = OpImageQuerySize %v2int %im
+         %sx = OpCompositeExtract %int %sz 0
+         %ns = OpImageQuerySamples %int %im
+        %tp0 = OpImageTexelPointer %p_tex %ms %c01 %i0
+         %xx = OpAtomicIAdd %int %tp0 %i1 %i0 %sx
+         %yy = OpAtomicIAdd %int %tp0 %i1 %i0 %ns
+        %tp1 = OpImageTexelPointer %p_tex %ms %c01 %i1
+         %zz = OpAtomicExchange %int %tp1 %i1 %i0 %old
+         %cl = OpLoad %rgba_ty %rgba
+               OpImageWrite %cl %c31 %color
+"#,
+        );
+        let mut b = bufs();
+        run(&ir, &opts(), &mut b).expect("runs");
+        let ms = &b[&(0, 0)];
+        // Texel (3, 1) of sample 1: ((1 * 2 + 1) * 4 + 3) = texel 15. The
+        // write stores 40 (R only); the atomic adds the 40 it read back.
+        assert_eq!(i32_at(ms, 15), 80);
+        // (0, 1) of sample 0 is texel 4: the width 4 and then the sample
+        // count 2 added.
+        assert_eq!(i32_at(ms, 4), 6);
+        // (0, 1) of sample 1 is texel 12: exchanged for the 40 read before the add.
+        assert_eq!(i32_at(ms, 12), 40);
+        // Texel (3, 1) of the rgba8 image (texel 7): 0.5 -> 128, 0, 1 -> 255, 255.
+        assert_eq!(&b[&(0, 1)][28..32], &[128, 0, 255, 255]);
+    }
+
+    #[test]
+    fn out_of_range_writes_are_dropped_and_reads_are_errors() {
+        // y = 2 and sample 2 are outside the image: the writes have no effect.
+        let ir = image_module(
+            r#"
+         %im = OpLoad %ms_ty %ms
+               OpImageWrite %im %c02 %texel Sample %i0
+               OpImageWrite %im %c31 %texel Sample %i2
+"#,
+        );
+        let mut b = bufs();
+        run(&ir, &opts(), &mut b).expect("runs");
+        assert!(b[&(0, 0)].iter().all(|x| *x == 0));
+        for bad in ["%c02 Sample %i0", "%c31 Sample %i2"] {
+            let ir = image_module(&alloc::format!(
+                "         %im = OpLoad %ms_ty %ms\n         %rd = OpImageRead %v4int %im {bad}\n"
+            ));
+            let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
+            assert!(e.message.contains("outside the image"), "{}", e.message);
+        }
+        let ir = image_module("        %tp = OpImageTexelPointer %p_tex %ms %c02 %i0\n");
+        let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
+        assert!(e.message.contains("outside the image"), "{}", e.message);
+    }
+
+    /// Nearest sampling of a 4 x 2 R32_SINT image whose texel k holds k, at
+    /// (u, 0.3) for u = 0.9, 1.2 and -0.1, with `mode` in u: the three
+    /// results go to texels 0..3 of a 4 x 1 R32_SINT storage image.
+    fn sampled(mode: Address) -> Vec<i32> {
+        let text = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %tex DescriptorSet 0
+               OpDecorate %tex Binding 0
+               OpDecorate %smp DescriptorSet 0
+               OpDecorate %smp Binding 1
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 2
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+      %v2int = OpTypeVector %int 2
+      %v4int = OpTypeVector %int 4
+    %v2float = OpTypeVector %float 2
+     %tex_ty = OpTypeImage %int 2D 0 0 0 1 Unknown
+     %smp_ty = OpTypeSampler
+      %si_ty = OpTypeSampledImage %tex_ty
+     %out_ty = OpTypeImage %int 2D 0 0 0 2 R32i
+      %p_tex = OpTypePointer UniformConstant %tex_ty
+      %p_smp = OpTypePointer UniformConstant %smp_ty
+      %p_out = OpTypePointer UniformConstant %out_ty
+        %tex = OpVariable %p_tex UniformConstant
+        %smp = OpVariable %p_smp UniformConstant
+        %out = OpVariable %p_out UniformConstant
+         %i0 = OpConstant %int 0
+         %i1 = OpConstant %int 1
+         %i2 = OpConstant %int 2
+         %f0 = OpConstant %float 0
+       %f0_3 = OpConstant %float 0.3
+       %f0_9 = OpConstant %float 0.9
+       %f1_2 = OpConstant %float 1.2
+      %fm0_1 = OpConstant %float -0.1
+         %ca = OpConstantComposite %v2float %f0_9 %f0_3
+         %cb = OpConstantComposite %v2float %f1_2 %f0_3
+         %cc = OpConstantComposite %v2float %fm0_1 %f0_3
+         %x0 = OpConstantComposite %v2int %i0 %i0
+         %x1 = OpConstantComposite %v2int %i1 %i0
+         %x2 = OpConstantComposite %v2int %i2 %i0
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %t = OpLoad %tex_ty %tex
+          %s = OpLoad %smp_ty %smp
+         %si = OpSampledImage %si_ty %t %s
+         %ra = OpImageSampleExplicitLod %v4int %si %ca Lod %f0
+         %rb = OpImageSampleExplicitLod %v4int %si %cb Lod %f0
+         %rc = OpImageSampleExplicitLod %v4int %si %cc Lod %f0
+          %o = OpLoad %out_ty %out
+               OpImageWrite %o %x0 %ra
+               OpImageWrite %o %x1 %rb
+               OpImageWrite %o %x2 %rc
+               OpReturn
+               OpFunctionEnd
+"#;
+        let w = assemble(text, &AsmOptions::default()).expect("assembles");
+        let ir = Ir::build(crate::binary::read_words(&w).expect("reads"));
+        let r32 = || Format::parse("R32_SINT").unwrap();
+        let mut o = Options::default();
+        o.images.insert(
+            (0, 0),
+            Image {
+                format: r32(),
+                size: [4, 2, 1],
+                samples: 1,
+            },
+        );
+        o.images.insert(
+            (0, 2),
+            Image {
+                format: r32(),
+                size: [4, 1, 1],
+                samples: 1,
+            },
+        );
+        o.samplers.insert(
+            (0, 1),
+            Sampler {
+                linear: false,
+                address: [mode, Address::ClampToEdge, Address::Repeat],
+                normalized: true,
+            },
+        );
+        let mut b = Buffers::new();
+        b.insert((0, 0), (0..8i32).flat_map(|k| k.to_le_bytes()).collect());
+        b.insert((0, 2), vec![0xffu8; 16]);
+        run(&ir, &o, &mut b).expect("runs");
+        (0..3).map(|k| i32_at(&b[&(0, 2)], k)).collect()
+    }
+
+    #[test]
+    fn nearest_sampling_wraps_by_the_address_mode() {
+        // v = 0.3 * 2 = 0.6: row 0. u = 0.9 * 4 = 3.6: column 3 in every
+        // mode. u = 1.2 * 4 = 4.8: column 4, clamped to 3, repeated to 0,
+        // mirrored to 2 * 4 - 1 - 4 = 3. u = -0.1 * 4 = -0.4: column -1,
+        // clamped to 0, repeated to 3, mirrored (-1 mod 8 = 7) to 0.
+        assert_eq!(sampled(Address::ClampToEdge), vec![3, 3, 0]);
+        assert_eq!(sampled(Address::Repeat), vec![3, 0, 3]);
+        assert_eq!(sampled(Address::MirroredRepeat), vec![3, 3, 0]);
+    }
+}
