@@ -34,6 +34,7 @@ OpName %y \"y\"
 %v3float = OpTypeVector %float 3
 %m2 = OpTypeMatrix %v2float 2
 %carry = OpTypeStruct %uint %uint
+%ptr = OpTypePointer Function %uint
 %fn = OpTypeFunction %void
 %u1 = OpConstant %uint 1
 %u2 = OpConstant %uint 2
@@ -274,6 +275,15 @@ fn conversion_operand_type() {
     one_error("ftos_size", "%s = OpConvertFToS %int %vx", "inst.conversion.operand-type", "%s = OpConvert", "%vx", &["scalar"]);
     one_error("uconvert_width", "%s = OpUConvert %uint %a", "inst.conversion.operand-type", "%s = OpUConvert", "%a", &["width"]);
     one_error("bitcast_bits", "%s = OpBitcast %v2float %a", "inst.conversion.operand-type", "%s = OpBitcast", "%a", &["64 bits"]);
+    one_error("bitcast_to_ptr", "%s = OpBitcast %ptr %x", "inst.conversion.operand-type", "%s = OpBitcast", "%x", &["or an int scalar"]);
+    one_error(
+        "bitcast_from_ptr",
+        "%v = OpVariable %ptr Function\n%s = OpBitcast %float %v",
+        "inst.conversion.result-type",
+        "%s = OpBitcast",
+        "%float",
+        &["the operand is a pointer"],
+    );
 }
 
 // Logical and relational.

@@ -134,22 +134,43 @@ fn bits(s: &Shape) -> u32 {
     s.width() * comps(s)
 }
 
+/// Whether the module declares SPV_KHR_physical_storage_buffer.
+fn has_psb_extension(cx: &Context<'_>) -> bool {
+    (0..cx.insts().len()).take_while(|&i| cx.insts()[i].opcode != op::OpMemoryModel).any(|i| {
+        cx.insts()[i].opcode == op::OpExtension
+            && cx.ir().operand(i, 0).and_then(|o| o.string()).is_some_and(|s| s == "SPV_KHR_physical_storage_buffer")
+    })
+}
+
 fn bitcast(cx: &mut Context<'_>, i: usize, rt: u32) {
     let is_ptr = |cx: &Context<'_>, t: u32| matches!(cx.ir().ty(t).map(|d| &d.ty), Some(Type::Pointer { .. }));
     let numeric = |s: Option<Shape>| s.filter(|s| s.is_int() || s.is_float());
     let r = numeric(shape(cx, rt));
-    if r.is_none() && !is_ptr(cx, rt) {
+    let r_ptr = is_ptr(cx, rt);
+    if r.is_none() && !r_ptr {
         return bad_result(cx, RT, i, "a pointer or an int or float scalar or vector");
     }
     let Some(it) = operand_type(cx, i, 2) else {
         return bad_operand(cx, OT, i, 2, "a pointer or an int or float scalar or vector");
     };
     let s = numeric(shape(cx, it));
-    if s.is_none() && !is_ptr(cx, it) {
+    let s_ptr = is_ptr(cx, it);
+    if s.is_none() && !s_ptr {
         return bad_operand(cx, OT, i, 2, "a pointer or an int or float scalar or vector");
     }
-    // Pointer casts depend on the addressing model and extensions: only
-    // number to number is checked here.
+    // Pointers convert to and from pointers and int scalars; from SPIR-V 1.5
+    // (or with SPV_KHR_physical_storage_buffer) also 32-bit int vectors.
+    let int_scalar = |s: &Option<Shape>| s.is_some_and(|s| s.is_int() && !s.vector);
+    let int32_vector = |s: &Option<Shape>| s.is_some_and(|s| s.is_int() && s.vector && s.width() == 32);
+    let wide = cx.version >= (1, 5) || has_psb_extension(cx);
+    let fits = |x: &Option<Shape>| int_scalar(x) || (wide && int32_vector(x));
+    let also = if wide { ", an int scalar or a 32-bit int vector" } else { " or an int scalar" };
+    if r_ptr && !s_ptr && !fits(&s) {
+        return bad_operand(cx, OT, i, 2, &format!("a pointer{also} (the Result Type is a pointer)"));
+    }
+    if s_ptr && !r_ptr && !fits(&r) {
+        return bad_result(cx, RT, i, &format!("a pointer{also} (the operand is a pointer)"));
+    }
     if let (Some(r), Some(s)) = (r, s)
         && bits(&r) != bits(&s)
     {
