@@ -26,8 +26,7 @@ pub const KINDS: &[&str] = &[
 /// Opcodes that may stand for one another (without the `Op`).
 const SIBLINGS: &[&[&str]] = &[
     &[
-        "IAdd", "ISub", "IMul", "FAdd", "FSub", "FMul", "FDiv", "SDiv", "UDiv", "SMod", "UMod", "SRem", "FRem",
-        "FMod",
+        "IAdd", "ISub", "IMul", "FAdd", "FSub", "FMul", "FDiv", "SDiv", "UDiv", "SMod", "UMod", "SRem", "FRem", "FMod",
     ],
     &[
         "ShiftLeftLogical",
@@ -54,15 +53,38 @@ const SIBLINGS: &[&[&str]] = &[
         "LogicalAnd",
     ],
     &["SNegate", "FNegate", "Not", "LogicalNot", "BitReverse", "BitCount"],
-    &["ConvertFToS", "ConvertFToU", "ConvertSToF", "ConvertUToF", "Bitcast", "UConvert", "SConvert", "FConvert"],
+    &[
+        "ConvertFToS",
+        "ConvertFToU",
+        "ConvertSToF",
+        "ConvertUToF",
+        "Bitcast",
+        "UConvert",
+        "SConvert",
+        "FConvert",
+    ],
     &["Any", "All", "IsNan", "IsInf"],
-    &["Dot", "VectorTimesScalar", "MatrixTimesScalar", "MatrixTimesVector", "VectorTimesMatrix", "MatrixTimesMatrix", "OuterProduct"],
+    &[
+        "Dot",
+        "VectorTimesScalar",
+        "MatrixTimesScalar",
+        "MatrixTimesVector",
+        "VectorTimesMatrix",
+        "MatrixTimesMatrix",
+        "OuterProduct",
+    ],
     &["Load", "Store", "CopyObject"],
     &["AccessChain", "InBoundsAccessChain", "PtrAccessChain"],
     &["CompositeExtract", "VectorExtractDynamic", "CompositeInsert"],
     &["Select", "Phi"],
     &["Constant", "SpecConstant"],
-    &["ConstantTrue", "ConstantFalse", "SpecConstantTrue", "SpecConstantFalse", "ConstantNull"],
+    &[
+        "ConstantTrue",
+        "ConstantFalse",
+        "SpecConstantTrue",
+        "SpecConstantFalse",
+        "ConstantNull",
+    ],
     &["TypeInt", "TypeFloat"],
     &["Variable", "Undef"],
 ];
@@ -148,7 +170,11 @@ pub fn mutate(text: &str, rng: &mut Rng) -> Option<Mutant> {
         .enumerate()
         .filter_map(|(at, l)| {
             let toks = tokens(l);
-            let op = if toks.len() >= 3 && &l[toks[1].0..toks[1].1] == "=" { 2 } else { 0 };
+            let op = if toks.len() >= 3 && &l[toks[1].0..toks[1].1] == "=" {
+                2
+            } else {
+                0
+            };
             let t = toks.get(op)?;
             l[t.0..t.1].starts_with("Op").then_some(Line { at, text: l, toks, op })
         })
@@ -156,8 +182,11 @@ pub fn mutate(text: &str, rng: &mut Rng) -> Option<Mutant> {
     if insts.is_empty() {
         return None;
     }
-    let types: Vec<&str> =
-        insts.iter().filter(|l| l.opcode().starts_with("OpType")).filter_map(|l| l.result()).collect();
+    let types: Vec<&str> = insts
+        .iter()
+        .filter(|l| l.opcode().starts_with("OpType"))
+        .filter_map(|l| l.result())
+        .collect();
     let scalar_types: Vec<&str> = insts
         .iter()
         .filter(|l| matches!(l.opcode(), "OpTypeInt" | "OpTypeFloat" | "OpTypeBool"))
@@ -188,7 +217,9 @@ pub fn mutate(text: &str, rng: &mut Rng) -> Option<Mutant> {
             edit(line.replace(3, other))
         }
         "id-operand" => {
-            let ks: Vec<usize> = (line.op + 1..line.toks.len()).filter(|&k| line.tok(k).starts_with('%')).collect();
+            let ks: Vec<usize> = (line.op + 1..line.toks.len())
+                .filter(|&k| line.tok(k).starts_with('%'))
+                .collect();
             let k = *ks.get(rng.below(ks.len()))?;
             let other = pick(rng, &values)?;
             if other == line.tok(k) {
@@ -202,7 +233,10 @@ pub fn mutate(text: &str, rng: &mut Rng) -> Option<Mutant> {
             }
             let mut out: Vec<&str> = lines.clone();
             out.remove(line.at);
-            (out.join("\n") + "\n", format!("line {}: deleted `{}`", line.at + 1, line.text.trim()))
+            (
+                out.join("\n") + "\n",
+                format!("line {}: deleted `{}`", line.at + 1, line.text.trim()),
+            )
         }
         "swap-lines" => {
             let j = insts.iter().position(|l| l.at == line.at)?;
@@ -215,7 +249,13 @@ pub fn mutate(text: &str, rng: &mut Rng) -> Option<Mutant> {
             out.swap(line.at, other.at);
             (
                 out.join("\n") + "\n",
-                format!("lines {} and {} swapped: `{}`, `{}`", line.at + 1, other.at + 1, line.text.trim(), other.text.trim()),
+                format!(
+                    "lines {} and {} swapped: `{}`, `{}`",
+                    line.at + 1,
+                    other.at + 1,
+                    line.text.trim(),
+                    other.text.trim()
+                ),
             )
         }
         "const-type" => {
@@ -238,7 +278,9 @@ pub fn mutate(text: &str, rng: &mut Rng) -> Option<Mutant> {
             edit(line.replace(line.op, &format!("Op{other}")))
         }
         "swap-operands" => {
-            let ks: Vec<usize> = (line.op + 1..line.toks.len()).filter(|&k| line.tok(k).starts_with('%')).collect();
+            let ks: Vec<usize> = (line.op + 1..line.toks.len())
+                .filter(|&k| line.tok(k).starts_with('%'))
+                .collect();
             if ks.len() < 2 {
                 return None;
             }
@@ -256,7 +298,12 @@ pub fn mutate(text: &str, rng: &mut Rng) -> Option<Mutant> {
         }
         "literal" => {
             let ks: Vec<usize> = (line.op + 1..line.toks.len())
-                .filter(|&k| line.tok(k).bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'-'))
+                .filter(|&k| {
+                    line.tok(k)
+                        .bytes()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_digit() || c == b'-')
+                })
                 .collect();
             let k = *ks.get(rng.below(ks.len()))?;
             let old = line.tok(k);

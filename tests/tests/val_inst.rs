@@ -56,8 +56,21 @@ fn module(body: &str) -> String {
 
 fn ours(src: &str) -> Vec<Diagnostic> {
     let env = TargetEnv::parse("spv1.3").unwrap();
-    let out = assemble_with_map(src, &AsmOptions { env, preserve_numeric_ids: false }).expect("assembles");
-    let mut diags = validate_words(&out.words, &Options { env, ..Options::default() });
+    let out = assemble_with_map(
+        src,
+        &AsmOptions {
+            env,
+            preserve_numeric_ids: false,
+        },
+    )
+    .expect("assembles");
+    let mut diags = validate_words(
+        &out.words,
+        &Options {
+            env,
+            ..Options::default()
+        },
+    );
     locate_all_operands(&out.map, &out.operands, &mut diags);
     for d in &diags {
         assert!(rules::rule(d.code).is_some(), "{} has no RULES entry", d.code);
@@ -71,8 +84,17 @@ fn reference_valid(name: &str, src: &str) -> Option<bool> {
     let dir = scratch(&format!("val_inst_{name}"));
     let (text, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
     std::fs::write(&text, src).unwrap();
-    let (ok, _, err) =
-        run_tool(&bin, "spirv-as", &["--target-env", "spv1.3", "-o", spv.to_str().unwrap(), text.to_str().unwrap()]);
+    let (ok, _, err) = run_tool(
+        &bin,
+        "spirv-as",
+        &[
+            "--target-env",
+            "spv1.3",
+            "-o",
+            spv.to_str().unwrap(),
+            text.to_str().unwrap(),
+        ],
+    );
     assert!(ok, "spirv-as rejects the test module {name}: {err}");
     let (valid, _, err) = run_tool(&bin, "spirv-val", &["--target-env", "spv1.3", spv.to_str().unwrap()]);
     assert!(!err.contains("USAGE"), "spirv-val did not run: {err}");
@@ -99,8 +121,13 @@ fn invalid(name: &str, body: &str) -> (String, Vec<(Diagnostic, String)>) {
     }
     let d = ours(&src);
     assert!(!d.is_empty(), "{name}: no error reported");
-    let with_text =
-        d.into_iter().map(|d| { let t = src[d.span.start as usize..d.span.end as usize].to_owned(); (d, t) }).collect();
+    let with_text = d
+        .into_iter()
+        .map(|d| {
+            let t = src[d.span.start as usize..d.span.end as usize].to_owned();
+            (d, t)
+        })
+        .collect();
     (src, with_text)
 }
 
@@ -155,8 +182,22 @@ fn arithmetic_result_type() {
         "%float",
         &["OpIAdd", "%float", "32-bit float", "int scalar or vector"],
     );
-    one_error("udiv_signed", "%s = OpUDiv %int %a %b", "inst.arith.result-type", "%s = OpUDiv", "%int", &["unsigned"]);
-    one_error("dot_vector", "%s = OpDot %v2float %vx %vx", "inst.arith.result-type", "%s = OpDot", "%v2float", &["float scalar"]);
+    one_error(
+        "udiv_signed",
+        "%s = OpUDiv %int %a %b",
+        "inst.arith.result-type",
+        "%s = OpUDiv",
+        "%int",
+        &["unsigned"],
+    );
+    one_error(
+        "dot_vector",
+        "%s = OpDot %v2float %vx %vx",
+        "inst.arith.result-type",
+        "%s = OpDot",
+        "%v2float",
+        &["float scalar"],
+    );
     one_error(
         "carry_not_struct",
         "%s = OpIAddCarry %uint %u1 %u2",
@@ -165,7 +206,14 @@ fn arithmetic_result_type() {
         "%uint",
         &["struct of two members"],
     );
-    one_error("vts_scalar", "%s = OpVectorTimesScalar %float %vx %x", "inst.arith.result-type", "%s = OpVector", "%float", &[]);
+    one_error(
+        "vts_scalar",
+        "%s = OpVectorTimesScalar %float %vx %x",
+        "inst.arith.result-type",
+        "%s = OpVector",
+        "%float",
+        &[],
+    );
 }
 
 #[test]
@@ -186,7 +234,14 @@ fn arithmetic_operand_type() {
         "%a",
         &["vector of 2 32-bit ints"],
     );
-    one_error("dot_int", "%s = OpDot %float %vx %vu", "inst.arith.operand-type", "%s = OpDot", "%vu", &["float vector"]);
+    one_error(
+        "dot_int",
+        "%s = OpDot %float %vx %vu",
+        "inst.arith.operand-type",
+        "%s = OpDot",
+        "%vu",
+        &["float vector"],
+    );
     one_error(
         "vts_scalar_operand",
         "%s = OpVectorTimesScalar %v2float %vx %a",
@@ -195,8 +250,22 @@ fn arithmetic_operand_type() {
         "%a",
         &["%float"],
     );
-    one_error("mtv_vector", "%s = OpMatrixTimesVector %v2float %mx %x", "inst.arith.operand-type", "%s = OpMatrix", "%x", &[]);
-    one_error("carry_operand", "%s = OpIAddCarry %carry %u1 %a", "inst.arith.operand-type", "%s = OpIAddCarry", "%a", &["%uint"]);
+    one_error(
+        "mtv_vector",
+        "%s = OpMatrixTimesVector %v2float %mx %x",
+        "inst.arith.operand-type",
+        "%s = OpMatrix",
+        "%x",
+        &[],
+    );
+    one_error(
+        "carry_operand",
+        "%s = OpIAddCarry %carry %u1 %a",
+        "inst.arith.operand-type",
+        "%s = OpIAddCarry",
+        "%a",
+        &["%uint"],
+    );
 }
 
 #[test]
@@ -231,18 +300,74 @@ fn bitwise_valid() {
 
 #[test]
 fn bitwise_result_type() {
-    one_error("and_bool", "%s = OpBitwiseAnd %bool %t %t", "inst.bitwise.result-type", "%s = OpBitwise", "%bool", &["int scalar or vector"]);
-    one_error("shift_float", "%s = OpShiftLeftLogical %float %a %a", "inst.bitwise.result-type", "%s = OpShift", "%float", &[]);
+    one_error(
+        "and_bool",
+        "%s = OpBitwiseAnd %bool %t %t",
+        "inst.bitwise.result-type",
+        "%s = OpBitwise",
+        "%bool",
+        &["int scalar or vector"],
+    );
+    one_error(
+        "shift_float",
+        "%s = OpShiftLeftLogical %float %a %a",
+        "inst.bitwise.result-type",
+        "%s = OpShift",
+        "%float",
+        &[],
+    );
 }
 
 #[test]
 fn bitwise_operand_type() {
-    one_error("shift_base", "%s = OpShiftLeftLogical %uint %x %a", "inst.bitwise.operand-type", "%s = OpShift", "%x", &["Base", "%x"]);
-    one_error("shift_count", "%s = OpShiftLeftLogical %v2uint %vu %a", "inst.bitwise.operand-type", "%s = OpShift", "%a", &["Shift"]);
-    one_error("not_vector", "%s = OpNot %uint %vu", "inst.bitwise.operand-type", "%s = OpNot", "%vu", &[]);
-    one_error("extract_base", "%s = OpBitFieldSExtract %int %u1 %u1 %u1", "inst.bitwise.operand-type", "%s = OpBitField", "%u1", &["%int"]);
-    one_error("insert_offset", "%s = OpBitFieldInsert %uint %u1 %u2 %vu %u1", "inst.bitwise.operand-type", "%s = OpBitField", "%vu", &["Offset"]);
-    one_error("reverse", "%s = OpBitReverse %uint %a", "inst.bitwise.operand-type", "%s = OpBitReverse", "%a", &["%uint"]);
+    one_error(
+        "shift_base",
+        "%s = OpShiftLeftLogical %uint %x %a",
+        "inst.bitwise.operand-type",
+        "%s = OpShift",
+        "%x",
+        &["Base", "%x"],
+    );
+    one_error(
+        "shift_count",
+        "%s = OpShiftLeftLogical %v2uint %vu %a",
+        "inst.bitwise.operand-type",
+        "%s = OpShift",
+        "%a",
+        &["Shift"],
+    );
+    one_error(
+        "not_vector",
+        "%s = OpNot %uint %vu",
+        "inst.bitwise.operand-type",
+        "%s = OpNot",
+        "%vu",
+        &[],
+    );
+    one_error(
+        "extract_base",
+        "%s = OpBitFieldSExtract %int %u1 %u1 %u1",
+        "inst.bitwise.operand-type",
+        "%s = OpBitField",
+        "%u1",
+        &["%int"],
+    );
+    one_error(
+        "insert_offset",
+        "%s = OpBitFieldInsert %uint %u1 %u2 %vu %u1",
+        "inst.bitwise.operand-type",
+        "%s = OpBitField",
+        "%vu",
+        &["Offset"],
+    );
+    one_error(
+        "reverse",
+        "%s = OpBitReverse %uint %a",
+        "inst.bitwise.operand-type",
+        "%s = OpBitReverse",
+        "%a",
+        &["%uint"],
+    );
 }
 
 // Conversions.
@@ -263,19 +388,82 @@ fn conversion_valid() {
 
 #[test]
 fn conversion_result_type() {
-    one_error("ftou_signed", "%s = OpConvertFToU %int %x", "inst.conversion.result-type", "%s = OpConvert", "%int", &["unsigned"]);
-    one_error("stof_int", "%s = OpConvertSToF %int %a", "inst.conversion.result-type", "%s = OpConvert", "%int", &["float"]);
-    one_error("quantize", "%s = OpQuantizeToF16 %int %x", "inst.conversion.result-type", "%s = OpQuantize", "%int", &["32-bit float"]);
-    one_error("bitcast_bool", "%s = OpBitcast %bool %a", "inst.conversion.result-type", "%s = OpBitcast", "%bool", &[]);
+    one_error(
+        "ftou_signed",
+        "%s = OpConvertFToU %int %x",
+        "inst.conversion.result-type",
+        "%s = OpConvert",
+        "%int",
+        &["unsigned"],
+    );
+    one_error(
+        "stof_int",
+        "%s = OpConvertSToF %int %a",
+        "inst.conversion.result-type",
+        "%s = OpConvert",
+        "%int",
+        &["float"],
+    );
+    one_error(
+        "quantize",
+        "%s = OpQuantizeToF16 %int %x",
+        "inst.conversion.result-type",
+        "%s = OpQuantize",
+        "%int",
+        &["32-bit float"],
+    );
+    one_error(
+        "bitcast_bool",
+        "%s = OpBitcast %bool %a",
+        "inst.conversion.result-type",
+        "%s = OpBitcast",
+        "%bool",
+        &[],
+    );
 }
 
 #[test]
 fn conversion_operand_type() {
-    one_error("stof_float", "%s = OpConvertSToF %float %x", "inst.conversion.operand-type", "%s = OpConvert", "%x", &["int scalar or vector"]);
-    one_error("ftos_size", "%s = OpConvertFToS %int %vx", "inst.conversion.operand-type", "%s = OpConvert", "%vx", &["scalar"]);
-    one_error("uconvert_width", "%s = OpUConvert %uint %a", "inst.conversion.operand-type", "%s = OpUConvert", "%a", &["width"]);
-    one_error("bitcast_bits", "%s = OpBitcast %v2float %a", "inst.conversion.operand-type", "%s = OpBitcast", "%a", &["64 bits"]);
-    one_error("bitcast_to_ptr", "%s = OpBitcast %ptr %x", "inst.conversion.operand-type", "%s = OpBitcast", "%x", &["or an int scalar"]);
+    one_error(
+        "stof_float",
+        "%s = OpConvertSToF %float %x",
+        "inst.conversion.operand-type",
+        "%s = OpConvert",
+        "%x",
+        &["int scalar or vector"],
+    );
+    one_error(
+        "ftos_size",
+        "%s = OpConvertFToS %int %vx",
+        "inst.conversion.operand-type",
+        "%s = OpConvert",
+        "%vx",
+        &["scalar"],
+    );
+    one_error(
+        "uconvert_width",
+        "%s = OpUConvert %uint %a",
+        "inst.conversion.operand-type",
+        "%s = OpUConvert",
+        "%a",
+        &["width"],
+    );
+    one_error(
+        "bitcast_bits",
+        "%s = OpBitcast %v2float %a",
+        "inst.conversion.operand-type",
+        "%s = OpBitcast",
+        "%a",
+        &["64 bits"],
+    );
+    one_error(
+        "bitcast_to_ptr",
+        "%s = OpBitcast %ptr %x",
+        "inst.conversion.operand-type",
+        "%s = OpBitcast",
+        "%x",
+        &["or an int scalar"],
+    );
     one_error(
         "bitcast_from_ptr",
         "%v = OpVariable %ptr Function\n%s = OpBitcast %float %v",
@@ -306,19 +494,96 @@ fn logical_valid() {
 
 #[test]
 fn logical_result_type() {
-    one_error("iequal_int", "%s = OpIEqual %int %a %b", "inst.logical.result-type", "%s = OpIEqual", "%int", &["bool scalar or vector"]);
-    one_error("any_vector", "%s = OpAny %v2bool %vb", "inst.logical.result-type", "%s = OpAny", "%v2bool", &["bool scalar"]);
-    one_error("select_struct", "%s = OpSelect %m2 %t %mx %mx", "inst.logical.result-type", "%s = OpSelect", "%m2", &["1.4"]);
+    one_error(
+        "iequal_int",
+        "%s = OpIEqual %int %a %b",
+        "inst.logical.result-type",
+        "%s = OpIEqual",
+        "%int",
+        &["bool scalar or vector"],
+    );
+    one_error(
+        "any_vector",
+        "%s = OpAny %v2bool %vb",
+        "inst.logical.result-type",
+        "%s = OpAny",
+        "%v2bool",
+        &["bool scalar"],
+    );
+    one_error(
+        "select_struct",
+        "%s = OpSelect %m2 %t %mx %mx",
+        "inst.logical.result-type",
+        "%s = OpSelect",
+        "%m2",
+        &["1.4"],
+    );
 }
 
 #[test]
 fn logical_operand_type() {
-    one_error("flt_int", "%s = OpFOrdLessThan %bool %x %a", "inst.logical.operand-type", "%s = OpFOrd", "%a", &["%float"]);
-    one_error("slt_float", "%s = OpSLessThan %bool %a %x", "inst.logical.operand-type", "%s = OpSLess", "%x", &["int"]);
-    one_error("ieq_size", "%s = OpIEqual %bool %a %vu", "inst.logical.operand-type", "%s = OpIEqual", "%vu", &["scalar"]);
-    one_error("and_int", "%s = OpLogicalAnd %bool %t %a", "inst.logical.operand-type", "%s = OpLogicalAnd", "%a", &["%bool"]);
-    one_error("any_scalar", "%s = OpAny %bool %t", "inst.logical.operand-type", "%s = OpAny", "%t", &["bool vector"]);
-    one_error("isnan_int", "%s = OpIsNan %bool %a", "inst.logical.operand-type", "%s = OpIsNan", "%a", &["float"]);
-    one_error("select_object", "%s = OpSelect %int %t %a %u1", "inst.logical.operand-type", "%s = OpSelect", "%u1", &["%int"]);
-    one_error("select_cond", "%s = OpSelect %v2float %t %vx %vx", "inst.logical.operand-type", "%s = OpSelect", "%t", &["2 components"]);
+    one_error(
+        "flt_int",
+        "%s = OpFOrdLessThan %bool %x %a",
+        "inst.logical.operand-type",
+        "%s = OpFOrd",
+        "%a",
+        &["%float"],
+    );
+    one_error(
+        "slt_float",
+        "%s = OpSLessThan %bool %a %x",
+        "inst.logical.operand-type",
+        "%s = OpSLess",
+        "%x",
+        &["int"],
+    );
+    one_error(
+        "ieq_size",
+        "%s = OpIEqual %bool %a %vu",
+        "inst.logical.operand-type",
+        "%s = OpIEqual",
+        "%vu",
+        &["scalar"],
+    );
+    one_error(
+        "and_int",
+        "%s = OpLogicalAnd %bool %t %a",
+        "inst.logical.operand-type",
+        "%s = OpLogicalAnd",
+        "%a",
+        &["%bool"],
+    );
+    one_error(
+        "any_scalar",
+        "%s = OpAny %bool %t",
+        "inst.logical.operand-type",
+        "%s = OpAny",
+        "%t",
+        &["bool vector"],
+    );
+    one_error(
+        "isnan_int",
+        "%s = OpIsNan %bool %a",
+        "inst.logical.operand-type",
+        "%s = OpIsNan",
+        "%a",
+        &["float"],
+    );
+    one_error(
+        "select_object",
+        "%s = OpSelect %int %t %a %u1",
+        "inst.logical.operand-type",
+        "%s = OpSelect",
+        "%u1",
+        &["%int"],
+    );
+    one_error(
+        "select_cond",
+        "%s = OpSelect %v2float %t %vx %vx",
+        "inst.logical.operand-type",
+        "%s = OpSelect",
+        "%t",
+        &["2 components"],
+    );
 }

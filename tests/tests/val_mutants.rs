@@ -50,32 +50,52 @@ fn attempt(tools: &Path, dir: &Path, cases: &[&Case], seed: u64, a: u64) -> Opti
     let text = dir.join(format!("a{a}.spvasm"));
     let spv = dir.join(format!("a{a}.spv"));
     std::fs::write(&text, &m.text).unwrap();
-    let (ok, _, _) =
-        run_tool(tools, "spirv-as", &["--target-env", case.asm_env(), "-o", spv.to_str()?, text.to_str()?]);
+    let (ok, _, _) = run_tool(
+        tools,
+        "spirv-as",
+        &["--target-env", case.asm_env(), "-o", spv.to_str()?, text.to_str()?],
+    );
     let _ = std::fs::remove_file(&text);
     if !ok {
         let _ = std::fs::remove_file(&spv);
         return None;
     }
     let words = words_of(&std::fs::read(&spv).ok()?);
-    let flags: Vec<String> =
-        case.meta_strings("val_flags").iter().flat_map(|f| f.split_whitespace().map(str::to_owned)).collect();
+    let flags: Vec<String> = case
+        .meta_strings("val_flags")
+        .iter()
+        .flat_map(|f| f.split_whitespace().map(str::to_owned))
+        .collect();
     let mut args = vec!["--target-env", case.target_env()];
     args.extend(flags.iter().map(String::as_str));
     args.push(spv.to_str()?);
     let (valid, _, err) = run_tool(tools, "spirv-val", &args);
     let _ = std::fs::remove_file(&spv);
     let theirs = (!valid).then(|| err.lines().next().unwrap_or("").to_owned());
-    let mut opts = Options { env: TargetEnv::parse(case.target_env()).unwrap_or_default(), ..Options::default() };
+    let mut opts = Options {
+        env: TargetEnv::parse(case.target_env()).unwrap_or_default(),
+        ..Options::default()
+    };
     opts.apply_args(flags.iter().map(String::as_str)).unwrap();
     let diags = validate_words(&words, &opts);
-    let ours = diags.iter().find(|d| d.severity == Severity::Error).map(|d| format!("[{}] {}", d.code, d.message));
-    Some(Outcome { attempt: a, case: ci, m, ours, theirs })
+    let ours = diags
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+        .map(|d| format!("[{}] {}", d.code, d.message));
+    Some(Outcome {
+        attempt: a,
+        case: ci,
+        m,
+        ours,
+        theirs,
+    })
 }
 
 /// spirv-val's message without ids and numbers, to group disagreements by cause.
 fn cause(msg: &str) -> String {
-    let msg = msg.strip_prefix("error: line ").map_or(msg, |r| r.split_once(": ").map_or(r, |x| x.1));
+    let msg = msg
+        .strip_prefix("error: line ")
+        .map_or(msg, |r| r.split_once(": ").map_or(r, |x| x.1));
     let mut out = String::new();
     let mut depth = 0;
     for c in msg.chars() {
@@ -96,16 +116,25 @@ fn cause(msg: &str) -> String {
 
 #[test]
 fn mutants_agree_with_spirv_val() {
-    let Some(corpus) = corpus_or_skip("val_mutants") else { return };
-    let Some(tools) = reference_or_skip("val_mutants") else { return };
+    let Some(corpus) = corpus_or_skip("val_mutants") else {
+        return;
+    };
+    let Some(tools) = reference_or_skip("val_mutants") else {
+        return;
+    };
     let n = env_u64("SPVLAB_VAL_MUTANTS_N", 1000);
     let seed = env_u64("SPVLAB_VAL_MUTANTS_SEED", 1);
     let manifest: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap()).unwrap();
-    let valid: HashMap<&str, bool> =
-        manifest.iter().filter_map(|e| Some((e["file"].as_str()?, e["valid"].as_bool()?))).collect();
+    let valid: HashMap<&str, bool> = manifest
+        .iter()
+        .filter_map(|e| Some((e["file"].as_str()?, e["valid"].as_bool()?)))
+        .collect();
     let all = cases(&corpus);
-    let pool: Vec<&Case> = all.iter().filter(|c| valid.get(c.name.as_str()) == Some(&true)).collect();
+    let pool: Vec<&Case> = all
+        .iter()
+        .filter(|c| valid.get(c.name.as_str()) == Some(&true))
+        .collect();
     assert!(!pool.is_empty(), "no valid corpus case");
     let out_dir = root().join("target/val-mutants");
     let _ = std::fs::remove_dir_all(&out_dir);
@@ -183,5 +212,8 @@ fn mutants_agree_with_spirv_val() {
             o.ours.as_deref().unwrap_or("(valid)")
         );
     }
-    assert!(pct(agree, total) >= FLOOR, "agreement with spirv-val fell below the floor");
+    assert!(
+        pct(agree, total) >= FLOOR,
+        "agreement with spirv-val fell below the floor"
+    );
 }

@@ -3,7 +3,7 @@
 //! Cooperative matrix and vector results are left to their own rules.
 
 use super::Context;
-use super::operand::{bad_operand, bad_result, count, known, operand_type, shape};
+use super::operand::{bad_operand, bad_result, count, each_typed, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
 use crate::ir::Type;
@@ -42,17 +42,7 @@ const RT: &str = "inst.arith.result-type";
 const OT: &str = "inst.arith.operand-type";
 
 pub(super) fn check(cx: &mut Context<'_>) {
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        if !is_arith(opcode) {
-            continue;
-        }
-        let Some(rt) = cx.ir().result_type(i) else { continue };
-        if !known(cx, rt) {
-            continue;
-        }
-        inst(cx, i, opcode, rt);
-    }
+    each_typed(cx, is_arith, inst);
 }
 
 fn is_arith(o: u16) -> bool {
@@ -120,9 +110,9 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
                 return bad_result(cx, RT, i, "an int scalar or vector");
             };
             for k in 2..n {
-                let ok = operand_type(cx, i, k)
-                    .and_then(|t| shape(cx, t))
-                    .is_some_and(|s| s.is_int() && s.count == r.count && s.vector == r.vector && s.width() == r.width());
+                let ok = operand_type(cx, i, k).and_then(|t| shape(cx, t)).is_some_and(|s| {
+                    s.is_int() && s.count == r.count && s.vector == r.vector && s.width() == r.width()
+                });
                 if !ok {
                     let want = if r.vector {
                         format!("a vector of {} {}-bit ints, like the Result Type", r.count, r.width())
@@ -145,7 +135,13 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
                         if let Some(c) = first
                             && c != s.count
                         {
-                            bad_operand(cx, OT, i, k, &format!("a vector of {c} components, like the first operand"));
+                            bad_operand(
+                                cx,
+                                OT,
+                                i,
+                                k,
+                                &format!("a vector of {c} components, like the first operand"),
+                            );
                         }
                         first.get_or_insert(s.count);
                     }
@@ -234,11 +230,12 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
                 }
             };
             let right = operand_type(cx, i, 3).and_then(|t| float_matrix(cx, t));
-            let ok = right.is_some_and(|(_, cols, rows, comp)| {
-                cols == rcols && comp == rcomp && lcols.is_none_or(|l| l == rows)
-            });
+            let ok = right
+                .is_some_and(|(_, cols, rows, comp)| cols == rcols && comp == rcomp && lcols.is_none_or(|l| l == rows));
             if !ok {
-                let rows = lcols.map_or(String::from("as many rows as the left matrix has columns"), |l| format!("{l} rows"));
+                let rows = lcols.map_or(String::from("as many rows as the left matrix has columns"), |l| {
+                    format!("{l} rows")
+                });
                 let want = format!("a float matrix of {rcols} columns of {rows}");
                 bad_operand(cx, OT, i, 3, &want);
             }
@@ -265,7 +262,9 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
                 }
                 _ => None,
             };
-            let ok = member.and_then(|m| shape(cx, m)).filter(|s| if unsigned { s.is_uint() } else { s.is_int() });
+            let ok = member
+                .and_then(|m| shape(cx, m))
+                .filter(|s| if unsigned { s.is_uint() } else { s.is_int() });
             let Some(m) = member.filter(|_| ok.is_some()) else {
                 let want = if unsigned {
                     "a struct of two members of the same unsigned int scalar or vector type"

@@ -2,7 +2,7 @@
 //! spec 3.52.14 "Bit Instructions"; spirv-val's validate_bitwise).
 
 use super::Context;
-use super::operand::{Shape, bad_operand, bad_result, known, operand_type, shape};
+use super::operand::{Shape, bad_operand, bad_result, each_typed, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
 use alloc::format;
@@ -34,31 +34,25 @@ const RT: &str = "inst.bitwise.result-type";
 const OT: &str = "inst.bitwise.operand-type";
 
 pub(super) fn check(cx: &mut Context<'_>) {
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        if !matches!(
-            opcode,
-            op::OpShiftRightLogical
-                | op::OpShiftRightArithmetic
-                | op::OpShiftLeftLogical
-                | op::OpBitwiseOr
-                | op::OpBitwiseXor
-                | op::OpBitwiseAnd
-                | op::OpNot
-                | op::OpBitFieldInsert
-                | op::OpBitFieldSExtract
-                | op::OpBitFieldUExtract
-                | op::OpBitReverse
-                | op::OpBitCount
-        ) {
-            continue;
-        }
-        let Some(rt) = cx.ir().result_type(i) else { continue };
-        if !known(cx, rt) {
-            continue;
-        }
-        inst(cx, i, opcode, rt);
-    }
+    each_typed(cx, is_bitwise, inst);
+}
+
+fn is_bitwise(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::OpShiftRightLogical
+            | op::OpShiftRightArithmetic
+            | op::OpShiftLeftLogical
+            | op::OpBitwiseOr
+            | op::OpBitwiseXor
+            | op::OpBitwiseAnd
+            | op::OpNot
+            | op::OpBitFieldInsert
+            | op::OpBitFieldSExtract
+            | op::OpBitFieldUExtract
+            | op::OpBitReverse
+            | op::OpBitCount
+    )
 }
 
 fn comps(s: &Shape) -> u32 {
@@ -66,7 +60,11 @@ fn comps(s: &Shape) -> u32 {
 }
 
 fn like(r: &Shape, width: bool) -> String {
-    let w = if width { format!("{}-bit ", r.width()) } else { String::new() };
+    let w = if width {
+        format!("{}-bit ", r.width())
+    } else {
+        String::new()
+    };
     if r.vector {
         format!("a vector of {} {w}ints, like the Result Type", r.count)
     } else {

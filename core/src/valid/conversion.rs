@@ -3,7 +3,7 @@
 //! Cooperative matrix and vector conversions are left to their own rules.
 
 use super::Context;
-use super::operand::{Shape, bad_operand, bad_result, known, operand_type, shape};
+use super::operand::{Shape, bad_operand, bad_result, each_typed, known, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
 use crate::ir::Type;
@@ -46,32 +46,27 @@ enum From {
 }
 
 pub(super) fn check(cx: &mut Context<'_>) {
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        if !matches!(
-            opcode,
-            op::OpConvertFToU
-                | op::OpConvertFToS
-                | op::OpConvertSToF
-                | op::OpConvertUToF
-                | op::OpUConvert
-                | op::OpSConvert
-                | op::OpFConvert
-                | op::OpQuantizeToF16
-                | op::OpBitcast
-        ) {
-            continue;
-        }
-        let Some(rt) = cx.ir().result_type(i) else { continue };
-        if !known(cx, rt) {
-            continue;
-        }
+    each_typed(cx, is_conversion, |cx, i, opcode, rt| {
         // An operand of an unknown kind (a cooperative matrix) is left alone too.
-        if operand_type(cx, i, 2).is_some_and(|t| !known(cx, t)) {
-            continue;
+        if !operand_type(cx, i, 2).is_some_and(|t| !known(cx, t)) {
+            inst(cx, i, opcode, rt);
         }
-        inst(cx, i, opcode, rt);
-    }
+    });
+}
+
+fn is_conversion(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::OpConvertFToU
+            | op::OpConvertFToS
+            | op::OpConvertSToF
+            | op::OpConvertUToF
+            | op::OpUConvert
+            | op::OpSConvert
+            | op::OpFConvert
+            | op::OpQuantizeToF16
+            | op::OpBitcast
+    )
 }
 
 fn comps(s: &Shape) -> u32 {
@@ -82,12 +77,42 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
     let r = shape(cx, rt);
     let input = operand_type(cx, i, 2).and_then(|t| shape(cx, t));
     let (to_ok, to, from, width_changes) = match opcode {
-        op::OpConvertFToU => (r.is_some_and(|s| s.is_uint()), "an unsigned int scalar or vector", From::Float, false),
-        op::OpConvertFToS => (r.is_some_and(|s| s.is_int()), "an int scalar or vector", From::Float, false),
-        op::OpConvertSToF | op::OpConvertUToF => (r.is_some_and(|s| s.is_float()), "a float scalar or vector", From::Int, false),
-        op::OpUConvert => (r.is_some_and(|s| s.is_uint()), "an unsigned int scalar or vector", From::Int, true),
-        op::OpSConvert => (r.is_some_and(|s| s.is_int()), "an int scalar or vector", From::Int, true),
-        op::OpFConvert => (r.is_some_and(|s| s.is_float()), "a float scalar or vector", From::Float, true),
+        op::OpConvertFToU => (
+            r.is_some_and(|s| s.is_uint()),
+            "an unsigned int scalar or vector",
+            From::Float,
+            false,
+        ),
+        op::OpConvertFToS => (
+            r.is_some_and(|s| s.is_int()),
+            "an int scalar or vector",
+            From::Float,
+            false,
+        ),
+        op::OpConvertSToF | op::OpConvertUToF => (
+            r.is_some_and(|s| s.is_float()),
+            "a float scalar or vector",
+            From::Int,
+            false,
+        ),
+        op::OpUConvert => (
+            r.is_some_and(|s| s.is_uint()),
+            "an unsigned int scalar or vector",
+            From::Int,
+            true,
+        ),
+        op::OpSConvert => (
+            r.is_some_and(|s| s.is_int()),
+            "an int scalar or vector",
+            From::Int,
+            true,
+        ),
+        op::OpFConvert => (
+            r.is_some_and(|s| s.is_float()),
+            "a float scalar or vector",
+            From::Float,
+            true,
+        ),
         op::OpQuantizeToF16 => {
             if !r.is_some_and(|s| s.is_float() && s.width() == 32) {
                 return bad_result(cx, RT, i, "a 32-bit float scalar or vector");
@@ -109,7 +134,11 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
         From::Int => s.is_int(),
     });
     let Some(s) = input.filter(|_| from_ok) else {
-        let want = if from == From::Float { "a float scalar or vector" } else { "an int scalar or vector" };
+        let want = if from == From::Float {
+            "a float scalar or vector"
+        } else {
+            "an int scalar or vector"
+        };
         return bad_operand(cx, OT, i, 2, want);
     };
     if comps(&s) != comps(&r) {
@@ -121,7 +150,11 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
         return bad_operand(cx, OT, i, 2, &want);
     }
     if width_changes {
-        let same = if opcode == op::OpFConvert { s.component == r.component } else { s.width() == r.width() };
+        let same = if opcode == op::OpFConvert {
+            s.component == r.component
+        } else {
+            s.width() == r.width()
+        };
         if same {
             let want = format!("of another component width than the Result Type's {} bits", r.width());
             bad_operand(cx, OT, i, 2, &want);
@@ -136,10 +169,16 @@ fn bits(s: &Shape) -> u32 {
 
 /// Whether the module declares SPV_KHR_physical_storage_buffer.
 fn has_psb_extension(cx: &Context<'_>) -> bool {
-    (0..cx.insts().len()).take_while(|&i| cx.insts()[i].opcode != op::OpMemoryModel).any(|i| {
-        cx.insts()[i].opcode == op::OpExtension
-            && cx.ir().operand(i, 0).and_then(|o| o.string()).is_some_and(|s| s == "SPV_KHR_physical_storage_buffer")
-    })
+    (0..cx.insts().len())
+        .take_while(|&i| cx.insts()[i].opcode != op::OpMemoryModel)
+        .any(|i| {
+            cx.insts()[i].opcode == op::OpExtension
+                && cx
+                    .ir()
+                    .operand(i, 0)
+                    .and_then(|o| o.string())
+                    .is_some_and(|s| s == "SPV_KHR_physical_storage_buffer")
+        })
 }
 
 fn bitcast(cx: &mut Context<'_>, i: usize, rt: u32) {
@@ -164,7 +203,11 @@ fn bitcast(cx: &mut Context<'_>, i: usize, rt: u32) {
     let int32_vector = |s: &Option<Shape>| s.is_some_and(|s| s.is_int() && s.vector && s.width() == 32);
     let wide = cx.version >= (1, 5) || has_psb_extension(cx);
     let fits = |x: &Option<Shape>| int_scalar(x) || (wide && int32_vector(x));
-    let also = if wide { ", an int scalar or a 32-bit int vector" } else { " or an int scalar" };
+    let also = if wide {
+        ", an int scalar or a 32-bit int vector"
+    } else {
+        " or an int scalar"
+    };
     if r_ptr && !s_ptr && !fits(&s) {
         return bad_operand(cx, OT, i, 2, &format!("a pointer{also} (the Result Type is a pointer)"));
     }

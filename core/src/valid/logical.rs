@@ -4,7 +4,7 @@
 //! and Logical Instructions"; spirv-val's validate_logicals).
 
 use super::Context;
-use super::operand::{Shape, bad_operand, bad_result, known, operand_type, shape};
+use super::operand::{Shape, bad_operand, bad_result, each_typed, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
 use crate::ir::Type;
@@ -39,15 +39,15 @@ const RT: &str = "inst.logical.result-type";
 const OT: &str = "inst.logical.operand-type";
 
 pub(super) fn check(cx: &mut Context<'_>) {
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        let Some(kind) = kind(opcode) else { continue };
-        let Some(rt) = cx.ir().result_type(i) else { continue };
-        if !known(cx, rt) {
-            continue;
-        }
-        inst(cx, i, kind, rt);
-    }
+    each_typed(
+        cx,
+        |o| kind(o).is_some(),
+        |cx, i, o, rt| {
+            if let Some(k) = kind(o) {
+                inst(cx, i, k, rt)
+            }
+        },
+    );
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -120,7 +120,13 @@ fn inst(cx: &mut Context<'_>, i: usize, kind: Kind, rt: u32) {
         return bad_result(cx, RT, i, "a bool scalar or vector");
     };
     let n = components(&r);
-    let size = |n: u32| if n == 1 { String::from("a scalar, like the Result Type") } else { format!("a vector of {n} components, like the Result Type") };
+    let size = |n: u32| {
+        if n == 1 {
+            String::from("a scalar, like the Result Type")
+        } else {
+            format!("a vector of {n} components, like the Result Type")
+        }
+    };
     match kind {
         Kind::FloatTest | Kind::FloatCompare => {
             let left = ty(cx, 2);
@@ -136,7 +142,10 @@ fn inst(cx: &mut Context<'_>, i: usize, kind: Kind, rt: u32) {
             if kind == Kind::FloatCompare {
                 let lt = operand_type(cx, i, 2);
                 if left.is_some_and(|s| s.is_float()) && operand_type(cx, i, 3) != lt {
-                    let want = format!("of the left operand's type {}", lt.map_or(String::new(), |t| cx.name(t)));
+                    let want = format!(
+                        "of the left operand's type {}",
+                        lt.map_or(String::new(), |t| cx.name(t))
+                    );
                     bad_operand(cx, OT, i, 3, &want);
                 } else if !left.is_some_and(|s| s.is_float()) && !ty(cx, 3).is_some_and(|s| s.is_float()) {
                     bad_operand(cx, OT, i, 3, "a float scalar or vector");

@@ -59,12 +59,20 @@ fn scalar(cx: &Context<'_>, ty: u32) -> Option<Num> {
 /// The shape of type `ty`, when it is a scalar or vector of bool, int or float.
 pub(super) fn shape(cx: &Context<'_>, ty: u32) -> Option<Shape> {
     if let Some(num) = scalar(cx, ty) {
-        return Some(Shape { num, component: ty, count: 1, vector: false });
+        return Some(Shape {
+            num,
+            component: ty,
+            count: 1,
+            vector: false,
+        });
     }
     match cx.ir().ty(ty)?.ty {
-        Type::Vector { component, count } => {
-            Some(Shape { num: scalar(cx, component)?, component, count, vector: true })
-        }
+        Type::Vector { component, count } => Some(Shape {
+            num: scalar(cx, component)?,
+            component,
+            count,
+            vector: true,
+        }),
         _ => None,
     }
 }
@@ -74,7 +82,28 @@ pub(super) fn shape(cx: &Context<'_>, ty: u32) -> Option<Shape> {
 /// matrices and vectors) whose rules are not written here: the rules skip an
 /// instruction whose result type is not known.
 pub(super) fn known(cx: &Context<'_>, ty: u32) -> bool {
-    cx.ir().ty(ty).is_some_and(|t| !matches!(t.ty, Type::Other { .. } | Type::Opaque { .. }))
+    cx.ir()
+        .ty(ty)
+        .is_some_and(|t| !matches!(t.ty, Type::Other { .. } | Type::Opaque { .. }))
+}
+
+/// Run `f(cx, i, opcode, result_type)` on every instruction whose opcode
+/// `applies` and whose Result Type is a type the rules know (see [`known`]).
+pub(super) fn each_typed<'m>(
+    cx: &mut Context<'m>,
+    applies: impl Fn(u16) -> bool,
+    mut f: impl FnMut(&mut Context<'m>, usize, u16, u32),
+) {
+    for i in 0..cx.insts().len() {
+        let opcode = cx.insts()[i].opcode;
+        if !applies(opcode) {
+            continue;
+        }
+        let Some(rt) = cx.ir().result_type(i) else { continue };
+        if known(cx, rt) {
+            f(cx, i, opcode, rt);
+        }
+    }
 }
 
 /// The type of operand `k` of instruction `i` (a value's result type; `None`
@@ -95,7 +124,11 @@ pub(super) fn count(cx: &Context<'_>, i: usize) -> usize {
 }
 
 fn plural(n: u32, one: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") }
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
 }
 
 fn num_words(n: Num) -> String {
@@ -143,7 +176,9 @@ pub(super) fn describe(cx: &mut Context<'_>, ty: u32) -> String {
 /// Operand `k` of instruction `i` by its name and type: "%a, of type %float (a
 /// 32-bit float)", or "%T, which is not a value" for an id without a type.
 pub(super) fn describe_operand(cx: &mut Context<'_>, i: usize, k: usize) -> String {
-    let Some(id) = operand_id(cx, i, k) else { return "the operand".into() };
+    let Some(id) = operand_id(cx, i, k) else {
+        return "the operand".into();
+    };
     let name = cx.name(id);
     match cx.type_of(id) {
         Some(t) => format!("{name}, of type {}", describe(cx, t)),
