@@ -518,6 +518,14 @@ fn logical_result_type() {
         "%m2",
         &["1.4"],
     );
+    one_error(
+        "select_pointer",
+        "%v = OpVariable %ptr Function\n%w = OpVariable %ptr Function\n%s = OpSelect %ptr %t %v %w",
+        "inst.logical.result-type",
+        "%s = OpSelect",
+        "%ptr",
+        &["VariablePointers"],
+    );
 }
 
 #[test]

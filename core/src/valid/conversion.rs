@@ -3,6 +3,7 @@
 //! Cooperative matrix and vector conversions are left to their own rules.
 
 use super::Context;
+use super::caps::Declared;
 use super::operand::{Shape, bad_operand, bad_result, each_typed, known, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
@@ -46,10 +47,11 @@ enum From {
 }
 
 pub(super) fn check(cx: &mut Context<'_>) {
+    let mut psb = None;
     each_typed(cx, is_conversion, |cx, i, opcode, rt| {
         // An operand of an unknown kind (a cooperative matrix) is left alone too.
         if !operand_type(cx, i, 2).is_some_and(|t| !known(cx, t)) {
-            inst(cx, i, opcode, rt);
+            inst(cx, i, opcode, rt, &mut psb);
         }
     });
 }
@@ -73,7 +75,7 @@ fn comps(s: &Shape) -> u32 {
     if s.vector { s.count } else { 1 }
 }
 
-fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
+fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, psb: &mut Option<bool>) {
     let r = shape(cx, rt);
     let input = operand_type(cx, i, 2).and_then(|t| shape(cx, t));
     let (to_ok, to, from, width_changes) = match opcode {
@@ -123,7 +125,7 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
             }
             return;
         }
-        _ => return bitcast(cx, i, rt),
+        _ => return bitcast(cx, i, rt, psb),
     };
     if !to_ok {
         return bad_result(cx, RT, i, to);
@@ -167,21 +169,9 @@ fn bits(s: &Shape) -> u32 {
     s.width() * comps(s)
 }
 
-/// Whether the module declares SPV_KHR_physical_storage_buffer.
-fn has_psb_extension(cx: &Context<'_>) -> bool {
-    (0..cx.insts().len())
-        .take_while(|&i| cx.insts()[i].opcode != op::OpMemoryModel)
-        .any(|i| {
-            cx.insts()[i].opcode == op::OpExtension
-                && cx
-                    .ir()
-                    .operand(i, 0)
-                    .and_then(|o| o.string())
-                    .is_some_and(|s| s == "SPV_KHR_physical_storage_buffer")
-        })
-}
-
-fn bitcast(cx: &mut Context<'_>, i: usize, rt: u32) {
+/// `psb`: whether SPV_KHR_physical_storage_buffer is declared (looked up on
+/// first use).
+fn bitcast(cx: &mut Context<'_>, i: usize, rt: u32, psb: &mut Option<bool>) {
     let is_ptr = |cx: &Context<'_>, t: u32| matches!(cx.ir().ty(t).map(|d| &d.ty), Some(Type::Pointer { .. }));
     let numeric = |s: Option<Shape>| s.filter(|s| s.is_int() || s.is_float());
     let r = numeric(shape(cx, rt));
@@ -201,7 +191,8 @@ fn bitcast(cx: &mut Context<'_>, i: usize, rt: u32) {
     // (or with SPV_KHR_physical_storage_buffer) also 32-bit int vectors.
     let int_scalar = |s: &Option<Shape>| s.is_some_and(|s| s.is_int() && !s.vector);
     let int32_vector = |s: &Option<Shape>| s.is_some_and(|s| s.is_int() && s.vector && s.width() == 32);
-    let wide = cx.version >= (1, 5) || has_psb_extension(cx);
+    let wide = cx.version >= (1, 5)
+        || *psb.get_or_insert_with(|| Declared::collect(cx).has_ext("SPV_KHR_physical_storage_buffer"));
     let fits = |x: &Option<Shape>| int_scalar(x) || (wide && int32_vector(x));
     let also = if wide {
         ", an int scalar or a 32-bit int vector"

@@ -4,9 +4,10 @@
 //! and Logical Instructions"; spirv-val's validate_logicals).
 
 use super::Context;
+use super::caps::Declared;
 use super::operand::{Shape, bad_operand, bad_result, each_typed, operand_type, shape};
 use super::rules::Rule;
-use crate::grammar::op;
+use crate::grammar::{capability, op};
 use crate::ir::Type;
 use alloc::format;
 
@@ -18,7 +19,8 @@ pub(super) static RULES: &[Rule] = &[
                       OpFUnordLessThan...), the tests (OpIsNan, OpIsInf...) and the logical \
                       operators (OpLogicalAnd, OpLogicalNot...) produce a Boolean scalar or vector, \
                       OpAny and OpAll a Boolean scalar, and OpSelect (before SPIR-V 1.4) a scalar, \
-                      vector or pointer. Fix: declare the result with OpTypeBool (or a vector of \
+                      vector or pointer (a pointer only with the VariablePointers or \
+                      VariablePointersStorageBuffer capability). Fix: declare the result with OpTypeBool (or a vector of \
                       it) and convert afterwards with OpSelect if a number is needed.",
     },
     Rule {
@@ -39,13 +41,14 @@ const RT: &str = "inst.logical.result-type";
 const OT: &str = "inst.logical.operand-type";
 
 pub(super) fn check(cx: &mut Context<'_>) {
+    let mut variable_pointers = None;
     each_typed(
         cx,
         |o| kind(o).is_some(),
-        |cx, i, o, rt| {
-            if let Some(k) = kind(o) {
-                inst(cx, i, k, rt)
-            }
+        |cx, i, o, rt| match kind(o) {
+            Some(Kind::Select) => select(cx, i, rt, &mut variable_pointers),
+            Some(k) => inst(cx, i, k, rt),
+            None => {}
         },
     );
 }
@@ -104,9 +107,6 @@ fn components(s: &Shape) -> u32 {
 fn inst(cx: &mut Context<'_>, i: usize, kind: Kind, rt: u32) {
     let r = shape(cx, rt);
     let ty = |cx: &Context<'_>, k: usize| operand_type(cx, i, k).and_then(|t| shape(cx, t));
-    if kind == Kind::Select {
-        return select(cx, i, rt);
-    }
     if kind == Kind::AnyAll {
         if !r.is_some_and(|s| s.is_bool() && !s.vector) {
             return bad_result(cx, RT, i, "a bool scalar");
@@ -186,13 +186,27 @@ fn inst(cx: &mut Context<'_>, i: usize, kind: Kind, rt: u32) {
 
 use alloc::string::String;
 
-fn select(cx: &mut Context<'_>, i: usize, rt: u32) {
+/// `variable_pointers`: whether VariablePointers or
+/// VariablePointersStorageBuffer is declared (looked up on first use).
+fn select(cx: &mut Context<'_>, i: usize, rt: u32, variable_pointers: &mut Option<bool>) {
     let r = shape(cx, rt);
     let dims = match (r, cx.ir().ty(rt).map(|t| &t.ty)) {
         (Some(s), _) => Some(components(&s)),
-        // Pointers need variable pointers (another family's rule); composites
-        // are allowed from SPIR-V 1.4 on.
-        (None, Some(Type::Pointer { .. })) => None,
+        // Pointers need variable pointers; composites are allowed from SPIR-V 1.4 on.
+        (None, Some(Type::Pointer { .. })) => {
+            let vp = *variable_pointers.get_or_insert_with(|| {
+                Declared::collect(cx).has_any_cap(&[capability::VariablePointers, capability::VariablePointersStorageBuffer])
+            });
+            if !vp {
+                return bad_result(
+                    cx,
+                    RT,
+                    i,
+                    "a scalar or vector (selecting pointers needs the VariablePointers or VariablePointersStorageBuffer capability)",
+                );
+            }
+            None
+        }
         (None, _) if cx.version >= (1, 4) => None,
         (None, _) => return bad_result(cx, RT, i, "a scalar, vector or pointer (composites need SPIR-V 1.4)"),
     };
