@@ -3,11 +3,12 @@
 //! Cooperative matrix and vector results are left to their own rules.
 
 use super::Context;
-use super::operand::{bad_operand, bad_result, count, each_typed, operand_type, shape};
+use super::operand::{Lookups, bad_operand, bad_result, count, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
 use crate::ir::Type;
 use alloc::format;
+use alloc::string::String;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -41,11 +42,12 @@ pub(super) static RULES: &[Rule] = &[
 const RT: &str = "inst.arith.result-type";
 const OT: &str = "inst.arith.operand-type";
 
-pub(super) fn check(cx: &mut Context<'_>) {
-    each_typed(cx, is_arith, inst);
+/// Check instruction `i` (an arithmetic one, see [`applies`]).
+pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
+    inst(cx, i, opcode, rt)
 }
 
-fn is_arith(o: u16) -> bool {
+pub(super) fn applies(o: u16) -> bool {
     matches!(
         o,
         op::OpFAdd
@@ -283,8 +285,6 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
         _ => {}
     }
 }
-
-use alloc::string::String;
 
 /// Every operand of instruction `i` must have the Result Type `rt`.
 fn same_as_result(cx: &mut Context<'_>, i: usize, n: usize, rt: u32) {

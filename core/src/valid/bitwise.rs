@@ -2,7 +2,7 @@
 //! spec 3.52.14 "Bit Instructions"; spirv-val's validate_bitwise).
 
 use super::Context;
-use super::operand::{Shape, bad_operand, bad_result, each_typed, operand_type, shape};
+use super::operand::{Lookups, Shape, bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
 use alloc::format;
@@ -33,11 +33,12 @@ pub(super) static RULES: &[Rule] = &[
 const RT: &str = "inst.bitwise.result-type";
 const OT: &str = "inst.bitwise.operand-type";
 
-pub(super) fn check(cx: &mut Context<'_>) {
-    each_typed(cx, is_bitwise, inst);
+/// Check instruction `i` (a bit instruction, see [`applies`]).
+pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
+    inst(cx, i, opcode, rt)
 }
 
-fn is_bitwise(opcode: u16) -> bool {
+pub(super) fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpShiftRightLogical

@@ -4,7 +4,7 @@
 
 use super::Context;
 use super::caps::Declared;
-use super::operand::{Shape, bad_operand, bad_result, each_typed, known, operand_type, shape};
+use super::operand::{Lookups, Shape, bad_operand, bad_result, known, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
 use crate::ir::Type;
@@ -46,17 +46,15 @@ enum From {
     Int,
 }
 
-pub(super) fn check(cx: &mut Context<'_>) {
-    let mut psb = None;
-    each_typed(cx, is_conversion, |cx, i, opcode, rt| {
-        // An operand of an unknown kind (a cooperative matrix) is left alone too.
-        if !operand_type(cx, i, 2).is_some_and(|t| !known(cx, t)) {
-            inst(cx, i, opcode, rt, &mut psb);
-        }
-    });
+/// Check instruction `i` (a conversion, see [`applies`]).
+pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
+    // An operand of an unknown kind (a cooperative matrix) is left alone too.
+    if !operand_type(cx, i, 2).is_some_and(|t| !known(cx, t)) {
+        inst(cx, i, opcode, rt, &mut l.psb);
+    }
 }
 
-fn is_conversion(opcode: u16) -> bool {
+pub(super) fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpConvertFToU

@@ -5,11 +5,12 @@
 
 use super::Context;
 use super::caps::Declared;
-use super::operand::{Shape, bad_operand, bad_result, each_typed, operand_type, shape};
+use super::operand::{Lookups, Shape, bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::{capability, op};
 use crate::ir::Type;
 use alloc::format;
+use alloc::string::String;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -40,17 +41,17 @@ pub(super) static RULES: &[Rule] = &[
 const RT: &str = "inst.logical.result-type";
 const OT: &str = "inst.logical.operand-type";
 
-pub(super) fn check(cx: &mut Context<'_>) {
-    let mut variable_pointers = None;
-    each_typed(
-        cx,
-        |o| kind(o).is_some(),
-        |cx, i, o, rt| match kind(o) {
-            Some(Kind::Select) => select(cx, i, rt, &mut variable_pointers),
-            Some(k) => inst(cx, i, k, rt),
-            None => {}
-        },
-    );
+/// Check instruction `i` (a relational or logical one, see [`applies`]).
+pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
+    match kind(opcode) {
+        Some(Kind::Select) => select(cx, i, rt, &mut l.variable_pointers),
+        Some(k) => inst(cx, i, k, rt),
+        None => {}
+    }
+}
+
+pub(super) fn applies(opcode: u16) -> bool {
+    kind(opcode).is_some()
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -184,8 +185,6 @@ fn inst(cx: &mut Context<'_>, i: usize, kind: Kind, rt: u32) {
     }
 }
 
-use alloc::string::String;
-
 /// `variable_pointers`: whether VariablePointers or
 /// VariablePointersStorageBuffer is declared (looked up on first use).
 fn select(cx: &mut Context<'_>, i: usize, rt: u32, variable_pointers: &mut Option<bool>) {
@@ -195,7 +194,8 @@ fn select(cx: &mut Context<'_>, i: usize, rt: u32, variable_pointers: &mut Optio
         // Pointers need variable pointers; composites are allowed from SPIR-V 1.4 on.
         (None, Some(Type::Pointer { .. })) => {
             let vp = *variable_pointers.get_or_insert_with(|| {
-                Declared::collect(cx).has_any_cap(&[capability::VariablePointers, capability::VariablePointersStorageBuffer])
+                Declared::collect(cx)
+                    .has_any_cap(&[capability::VariablePointers, capability::VariablePointersStorageBuffer])
             });
             if !vp {
                 return bad_result(

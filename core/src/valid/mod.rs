@@ -239,10 +239,7 @@ pub static PASSES: &[&[Pass]] = &[
         function::check_functions,
         limits::check_limits,
         cfg::check,
-        arith::check,
-        bitwise::check,
-        conversion::check,
-        logical::check,
+        operand::check,
     ],
 ];
 

@@ -1,6 +1,7 @@
 //! What the instruction rules share: the shape of a numeric type (scalar or
 //! vector of bool, int or float), an operand's type, and types described by the
-//! module's names for messages ("%v4float, a vector of 4 32-bit floats").
+//! module's names for messages ("%v4float, a vector of 4 32-bit floats"); and
+//! the one pass that runs those families ([`check`]).
 
 use super::Context;
 use crate::ir::Type;
@@ -87,21 +88,39 @@ pub(super) fn known(cx: &Context<'_>, ty: u32) -> bool {
         .is_some_and(|t| !matches!(t.ty, Type::Other { .. } | Type::Opaque { .. }))
 }
 
-/// Run `f(cx, i, opcode, result_type)` on every instruction whose opcode
-/// `applies` and whose Result Type is a type the rules know (see [`known`]).
-pub(super) fn each_typed<'m>(
-    cx: &mut Context<'m>,
-    applies: impl Fn(u16) -> bool,
-    mut f: impl FnMut(&mut Context<'m>, usize, u16, u32),
-) {
+/// What the instruction rules look up in the module once, on first use.
+#[derive(Default)]
+pub(super) struct Lookups {
+    /// Whether SPV_KHR_physical_storage_buffer is declared.
+    pub psb: Option<bool>,
+    /// Whether VariablePointers or VariablePointersStorageBuffer is declared.
+    pub variable_pointers: Option<bool>,
+}
+
+type Family = fn(&mut Context<'_>, usize, u16, u32, &mut Lookups);
+
+/// The pass of the instruction families (arithmetic, bitwise, conversions,
+/// logical and relational), in one walk over the instructions: each
+/// instruction whose Result Type is a type the rules know (see [`known`]) goes
+/// to its family.
+pub(super) fn check(cx: &mut Context<'_>) {
+    let mut lookups = Lookups::default();
     for i in 0..cx.insts().len() {
         let opcode = cx.insts()[i].opcode;
-        if !applies(opcode) {
+        let family: Family = if super::arith::applies(opcode) {
+            super::arith::run
+        } else if super::logical::applies(opcode) {
+            super::logical::run
+        } else if super::conversion::applies(opcode) {
+            super::conversion::run
+        } else if super::bitwise::applies(opcode) {
+            super::bitwise::run
+        } else {
             continue;
-        }
+        };
         let Some(rt) = cx.ir().result_type(i) else { continue };
         if known(cx, rt) {
-            f(cx, i, opcode, rt);
+            family(cx, i, opcode, rt, &mut lookups);
         }
     }
 }
