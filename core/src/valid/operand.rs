@@ -128,8 +128,14 @@ pub(super) fn check(cx: &mut Context<'_>) {
 /// The type of operand `k` of instruction `i` (a value's result type; `None`
 /// for a type, a label or anything else without one).
 pub(super) fn operand_type(cx: &Context<'_>, i: usize, k: usize) -> Option<u32> {
-    let id = *cx.operand_words(i, k).first()?;
-    cx.type_of(id)
+    value_type(cx, *cx.operand_words(i, k).first()?)
+}
+
+/// The result type of value `id` (as [`Context::type_of`], from the defining
+/// instruction's parsed operands rather than its grammar entry: this runs for
+/// every operand of every arithmetic instruction).
+fn value_type(cx: &Context<'_>, id: u32) -> Option<u32> {
+    cx.ir().result_type(cx.def(id)?)
 }
 
 /// The id of operand `k` of instruction `i`.
@@ -199,7 +205,7 @@ pub(super) fn describe_operand(cx: &mut Context<'_>, i: usize, k: usize) -> Stri
         return "the operand".into();
     };
     let name = cx.name(id);
-    match cx.type_of(id) {
+    match value_type(cx, id) {
         Some(t) => format!("{name}, of type {}", describe(cx, t)),
         None => format!("{name}, which is not a value with a type"),
     }
