@@ -232,7 +232,7 @@ pub(super) fn bad_result(cx: &mut Context<'_>, code: &'static str, i: usize, exp
     let op = opname(cx, i);
     let got = describe(cx, rt);
     let m = format!("{op} Result Type {got} must be {expected}");
-    cx.error_at(code, i, 0, m).label = format!("expected {expected}");
+    cx.error_at(code, i, 0, m).label = format!("must be {expected}");
 }
 
 /// Report that operand `k` of instruction `i` is not `expected`, at its token.
@@ -241,5 +241,5 @@ pub(super) fn bad_operand(cx: &mut Context<'_>, code: &'static str, i: usize, k:
     let what = operand_name(cx, i, k);
     let got = describe_operand(cx, i, k);
     let m = format!("{op} {what} {got}, must be {expected}");
-    cx.error_at(code, i, k, m).label = format!("expected {expected}");
+    cx.error_at(code, i, k, m).label = format!("must be {expected}");
 }
