@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Required agreement with spirv-val, in hundredths of a percent (seed 1, 1000
 /// mutants). It only goes up as the validator's rules land (target: 99.90%).
-const FLOOR: u32 = 8190;
+const FLOOR: u32 = 8200;
 
 struct Outcome {
     attempt: u64,
@@ -66,8 +66,13 @@ fn attempt(tools: &Path, dir: &Path, cases: &[&Case], seed: u64, a: u64) -> Opti
         .iter()
         .flat_map(|f| f.split_whitespace().map(str::to_owned))
         .collect();
+    // spirv-val spells this one option with an underscore (as the corpus's oracle.py passes it).
+    let ref_flags: Vec<String> = flags
+        .iter()
+        .map(|f| f.replace("--max-struct-depth", "--max-struct_depth"))
+        .collect();
     let mut args = vec!["--target-env", case.target_env()];
-    args.extend(flags.iter().map(String::as_str));
+    args.extend(ref_flags.iter().map(String::as_str));
     args.push(spv.to_str()?);
     let (valid, _, err) = run_tool(tools, "spirv-val", &args);
     let _ = std::fs::remove_file(&spv);
