@@ -10,6 +10,7 @@
 
 pub mod amber;
 pub mod cfggen;
+pub mod mutate;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

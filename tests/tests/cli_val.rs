@@ -307,3 +307,46 @@ fn text_input_is_located_at_line_and_column() {
     assert_eq!(doc["diagnostics"][0]["line"].as_u64(), Some(2));
     assert!(doc["diagnostics"][0]["word_offset"].is_null());
 }
+
+/// A module whose OpFAdd has two integer operands, on line 13 (`%a` at column
+/// 30, `%b` at column 33).
+const BAD_OPERANDS: &str = "\
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main \"main\"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+          %a = OpConstant %int 1
+          %b = OpConstant %int 2
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+        %sum = OpFAdd %float %a %b
+               OpReturn
+               OpFunctionEnd
+";
+
+#[test]
+fn a_wrong_operand_is_shown_at_its_column() {
+    let Some(f) = Fixture::new("operands", BAD_OPERANDS) else { return };
+    let want = expected_exit(f.reference_valid(&f.spv, &[]));
+    assert_eq!(want, 1, "the reference accepts the fixture");
+    let o = run(&["val", s(&f.asm)]);
+    assert_exit(&o, want);
+    let err = text(&o.stderr);
+    assert!(err.contains("in.spvasm:13:30"), "{err}");
+    assert!(err.contains("in.spvasm:13:33"), "{err}");
+    assert!(err.contains("%a, of type %int"), "{err}");
+
+    let o = run(&["val", "--json", s(&f.asm)]);
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    let at: Vec<_> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["line"].as_u64(), d["column"].as_u64(), d["end_column"].as_u64()))
+        .collect();
+    assert_eq!(at, [(Some(13), Some(30), Some(32)), (Some(13), Some(33), Some(35))], "{doc}");
+}

@@ -105,6 +105,8 @@ pub struct Analysis {
     map: Vec<InstSpan>,
     /// Every `%id` token of the text and the id it resolved to.
     id_refs: Vec<(Span, u32)>,
+    /// The first word and text span of every operand (text input only).
+    operands: Vec<(u32, Span)>,
     text_names: TextNames,
     cfg: ModuleCfg,
     diagnostics: Vec<Diagnostic>,
@@ -125,6 +127,7 @@ impl Analysis {
                 a.origins = a.diagnostics.iter().map(|_| Origin::default()).collect();
                 a.map = out.map;
                 a.id_refs = out.id_refs;
+                a.operands = out.operands;
                 a.words = out.words;
                 a.check();
             }
@@ -183,6 +186,7 @@ impl Analysis {
             body: Body::None,
             map: Vec::new(),
             id_refs: Vec::new(),
+            operands: Vec::new(),
             text_names: TextNames::default(),
             cfg: ModuleCfg::default(),
             diagnostics: Vec::new(),
@@ -227,7 +231,7 @@ impl Analysis {
                     origin.words = Some(d.span);
                     graph_marks(&d, map, &place, &self.cfg, module, &mut origin);
                     if self.text.is_some() {
-                        locate(&self.map, &mut d, &mut origin);
+                        locate(&self.map, &self.operands, &mut d, &mut origin);
                     } else {
                         origin.related_words = d.related.iter().map(|r| Some(r.span)).collect();
                     }
@@ -460,11 +464,17 @@ fn framing_map(module: &Module) -> Vec<InstSpan> {
         .collect()
 }
 
-/// Move a diagnostic's word spans to the text spans of their instructions.
+/// Move a diagnostic's word spans to the text spans of their instructions,
+/// or of their operands' tokens when a span covers whole operands and not the
+/// whole instruction (`operands`: the first word and text span of each operand,
+/// in word order, as [`crate::text::asm::AsmOutput::operands`]).
 /// A related span outside the map (the header, say) cannot be shown in the
 /// text: it is dropped rather than have its word numbers read as bytes.
-fn locate(map: &[InstSpan], d: &mut Diagnostic, origin: &mut Origin) {
-    let find = |s: Span| inst_at(map, s.start).map(|i| map[i].span);
+fn locate(map: &[InstSpan], operands: &[(u32, Span)], d: &mut Diagnostic, origin: &mut Origin) {
+    let find = |s: Span| {
+        let m = map[inst_at(map, s.start)?];
+        Some(operand_text(m, operands, s).unwrap_or(m.span))
+    };
     let Some(span) = find(d.span) else {
         origin.related_words = d.related.iter().map(|r| Some(r.span)).collect();
         return;
@@ -482,11 +492,33 @@ fn locate(map: &[InstSpan], d: &mut Diagnostic, origin: &mut Origin) {
     });
 }
 
+/// The text of the operands whose words are exactly `s`, inside instruction
+/// `m` but not the whole of it.
+fn operand_text(m: InstSpan, operands: &[(u32, Span)], s: Span) -> Option<Span> {
+    let end = m.word_offset + m.word_count;
+    if s.start <= m.word_offset || s.end > end || s.end <= s.start {
+        return None;
+    }
+    let a = operands.partition_point(|t| t.0 < s.start);
+    let b = operands.partition_point(|t| t.0 < s.end);
+    let (first, last) = (operands.get(a)?, operands.get(b.checked_sub(1)?)?);
+    // The span must start at an operand and end where one ends.
+    let next = operands.get(b).map_or(end, |t| t.0.min(end));
+    (first.0 == s.start && b > a && next == s.end).then(|| Span::new(first.1.start, last.1.end))
+}
+
 /// Locate diagnostics reported in words in the text, by an assembler's source
-/// map (those already in the text are left alone).
+/// map (those already in the text are left alone), at their instructions.
 pub fn locate_all(map: &[InstSpan], diags: &mut [Diagnostic]) {
+    locate_all_operands(map, &[], diags)
+}
+
+/// Locate diagnostics reported in words in the text like [`locate_all`], a
+/// diagnostic at one operand's words at that operand's token (`operands`:
+/// [`crate::text::asm::AsmOutput::operands`]).
+pub fn locate_all_operands(map: &[InstSpan], operands: &[(u32, Span)], diags: &mut [Diagnostic]) {
     for d in diags.iter_mut().filter(|d| d.unit == SpanUnit::BinaryWords) {
-        locate(map, d, &mut Origin::default());
+        locate(map, operands, d, &mut Origin::default());
     }
 }
 

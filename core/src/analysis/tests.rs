@@ -16,12 +16,45 @@ fn locate_maps_words_to_text_and_drops_unmapped_related_spans() {
     d.relate(Span::new(5, 7), "first");
     d.relate(Span::new(0, 5), "header");
     let mut o = Origin::default();
-    locate(&map, &mut d, &mut o);
+    locate(&map, &[], &mut d, &mut o);
     assert_eq!((d.span, d.unit), (Span::new(20, 49), SpanUnit::TextBytes));
     assert_eq!(d.related.len(), 1);
     assert_eq!((d.related[0].span, d.related[0].label.as_str()), (Span::new(0, 19), "first"));
     // The word span of the related span that was kept.
     assert_eq!(o.related_words, [Some(Span::new(5, 7))]);
+}
+
+#[test]
+fn a_diagnostic_at_one_operand_is_shown_at_its_token() {
+    let src = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
+               %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n\
+               %float = OpTypeFloat 32\n%a = OpConstant %int 1\n\
+               %f = OpFunction %void None %fn\n%e = OpLabel\n\
+               %x = OpFAdd %float %a %a\n%y = OpIAdd %float %a %a\nOpReturn\nOpFunctionEnd\n";
+    let a = Analysis::of_text(src, &opts());
+    let shown: Vec<(&str, &str)> = a
+        .diagnostics()
+        .iter()
+        .map(|d| (d.code, &src[d.span.start as usize..d.span.end as usize]))
+        .collect();
+    // OpFAdd: both operands, each at its own token; OpIAdd: its result type.
+    assert_eq!(
+        shown,
+        [("inst.arith.operand-type", "%a"), ("inst.arith.operand-type", "%a"), ("inst.arith.result-type", "%float")]
+    );
+    let at = |k: usize| a.diagnostics()[k].span.start as usize;
+    assert_eq!(&src[at(0) - 7..at(0)], "%float ");
+    assert_eq!(at(1), at(0) + 3);
+    assert!(src[at(2) - 7..].starts_with("OpIAdd %float"));
+    // The word spans are kept for the page (binary offsets).
+    assert!(a.origin(0).and_then(|o| o.words).is_some_and(|w| w.len() == 1));
+    // A span over the whole instruction stays at the instruction.
+    let map = [InstSpan { word_offset: 5, word_count: 4, span: Span::new(0, 20) }];
+    let ops = [(6, Span::new(5, 7)), (7, Span::new(8, 10)), (8, Span::new(11, 13))];
+    assert_eq!(operand_text(map[0], &ops, Span::new(5, 9)), None);
+    assert_eq!(operand_text(map[0], &ops, Span::new(7, 8)), Some(Span::new(8, 10)));
+    assert_eq!(operand_text(map[0], &ops, Span::new(7, 9)), Some(Span::new(8, 13)));
+    assert_eq!(operand_text(map[0], &ops, Span::new(7, 10)), None);
 }
 
 #[test]

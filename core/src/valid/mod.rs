@@ -12,14 +12,19 @@
 //! id is defined once) are skipped, so no cascade of follow-on noise is reported.
 
 mod adjacency;
+mod arith;
+mod bitwise;
 mod caps;
 mod cfg;
 mod context;
+mod conversion;
 mod ext;
 mod function;
 mod ids;
 mod layout;
 mod limits;
+mod logical;
+mod operand;
 pub mod rules;
 mod ssa;
 mod types;
@@ -234,6 +239,7 @@ pub static PASSES: &[&[Pass]] = &[
         function::check_functions,
         limits::check_limits,
         cfg::check,
+        operand::check,
     ],
 ];
 

@@ -29,6 +29,10 @@ static FAMILIES: &[&[Rule]] = &[
     super::function::RULES,
     super::limits::RULES,
     super::cfg::RULES,
+    super::arith::RULES,
+    super::bitwise::RULES,
+    super::conversion::RULES,
+    super::logical::RULES,
 ];
 
 /// Rules that belong to no family.

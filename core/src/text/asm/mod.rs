@@ -57,6 +57,10 @@ pub struct AsmOutput {
     /// The text span and resolved id of every `%id` token (definitions and uses),
     /// in text order.
     pub id_refs: Vec<(Span, u32)>,
+    /// The first word and the text span of every operand written from the text
+    /// (the result id and the result type included), in word order: a
+    /// diagnostic at one operand's words is shown at its token.
+    pub operands: Vec<(u32, Span)>,
 }
 
 /// Assemble a module. On failure, every error of the text is returned.

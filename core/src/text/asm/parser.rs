@@ -82,6 +82,8 @@ struct Asm<'a> {
     map: Vec<InstSpan>,
     /// With a source map: the text span and resolved id of every id token.
     id_refs: Vec<(Span, u32)>,
+    /// With a source map: the first word and text span of every operand.
+    operand_toks: Vec<(u32, Span)>,
     want_map: bool,
     errors: Vec<Diagnostic>,
     names: NameMap<'a, IdInfo>,
@@ -125,6 +127,7 @@ pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutpu
         words: Vec::with_capacity(src.len() / 4 + 5),
         map: Vec::new(),
         id_refs: Vec::new(),
+        operand_toks: Vec::new(),
         want_map: want_warnings,
         errors: Vec::new(),
         names: NameMap::new(),
@@ -170,6 +173,9 @@ pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutpu
             Err(d) => {
                 a.errors.push(d);
                 a.words.truncate(a.ws);
+                while a.operand_toks.last().is_some_and(|t| t.0 >= a.ws as u32) {
+                    a.operand_toks.pop();
+                }
                 a.pos = a.pos.max(first + 1);
                 while a.pos < a.toks.len() && !a.recovery_point(a.pos) {
                     a.pos += 1;
@@ -184,7 +190,7 @@ pub fn run(src: &str, opts: &AsmOptions, want_warnings: bool) -> Result<AsmOutpu
         *w = a.bound;
     }
     let warnings = if want_warnings { a.undefined_id_warnings() } else { Vec::new() };
-    Ok(AsmOutput { words: a.words, map: a.map, warnings, id_refs: a.id_refs })
+    Ok(AsmOutput { words: a.words, map: a.map, warnings, id_refs: a.id_refs, operands: a.operand_toks })
 }
 
 fn is_valid_id_name(name: &str) -> bool {
@@ -482,6 +488,19 @@ impl<'a> Asm<'a> {
         self.finish_instruction(desc, first)
     }
 
+    /// With a source map, note that the operand about to be written (at the
+    /// next word) is tokens `first..=last`.
+    fn note_operand(&mut self, first: usize, last: usize) {
+        self.words_from(self.words.len(), first, last);
+    }
+
+    fn words_from(&mut self, word: usize, first: usize, last: usize) {
+        if self.want_map {
+            let end = self.toks.get(last).map_or(self.toks[first].end, |t| t.end);
+            self.operand_toks.push((word as u32, Span::new(self.toks[first].start, end)));
+        }
+    }
+
     fn push_operands(&mut self, ops: &'static [OperandDesc]) {
         for o in ops.iter().rev() {
             self.expect.push(Exp::Op { kind: o.kind, q: o.quantifier, name: o.name });
@@ -524,6 +543,7 @@ impl<'a> Asm<'a> {
                 if kind == OperandKind::IdResult
                     && let Some(r) = result_tok {
                         let id = self.id_token(r, true)?;
+                        self.note_operand(r, r);
                         self.words.push(id);
                         self.k += 1;
                         continue;
@@ -531,6 +551,7 @@ impl<'a> Asm<'a> {
             }
             if let (Exp::ResultId, Some(r)) = (e, result_tok) {
                 let id = self.id_token(r, true)?;
+                self.note_operand(r, r);
                 self.words.push(id);
                 self.k += 1;
                 continue;
@@ -563,7 +584,11 @@ impl<'a> Asm<'a> {
                 self.alternate_pattern();
                 continue;
             }
+            let at = self.words.len();
             self.operand(e, i)?;
+            if self.words.len() > at {
+                self.words_from(at, i, self.pos);
+            }
             self.pos += 1;
             self.k += 1;
         }
