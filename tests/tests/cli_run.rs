@@ -500,3 +500,20 @@ fn run_kernel_loop_controls_and_usage() {
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("out-of-bounds access: 4 bytes at offset 12"), "{}", stderr(&o));
 }
+
+/// `--robust-access`: `in` has two elements; invocations 2 and 3 read
+/// in.data[2] and in.data[3], clamped to in.data[1] = 2: out.data =
+/// 1*3+0, 2*3+1, 2*3+2, 2*3+3. Without it, the same run reads out of bounds.
+#[test]
+fn robust_access_clamps_the_indices() {
+    let small = "--buffer=0.1=u32: 1 2";
+    let o = run_spvlab(&root(), &["run", "-", small, FIN, "--robust-access"], KERNEL.as_bytes());
+    assert_exit(&o, 0);
+    let out = stdout(&o);
+    for l in ["out.data[0] = 3\n", "out.data[1] = 7\n", "out.data[2] = 8\n", "out.data[3] = 9\n"] {
+        assert!(out.contains(l), "missing {l:?} in\n{out}");
+    }
+    let o = run_spvlab(&root(), &["run", "-", small, FIN], KERNEL.as_bytes());
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("out-of-bounds"), "{}", stderr(&o));
+}

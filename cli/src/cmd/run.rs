@@ -12,7 +12,7 @@ use spvlab_core::ir::Ir;
 use spvlab_core::reflect::{self, EntryReflection, Resource, ResourceKind};
 use spvlab_core::valid::Options;
 
-use crate::args::{self, Common, Parser, set};
+use crate::args::{self, Common, Parser, no_value, set};
 use crate::error::CliError;
 use crate::io::Output;
 
@@ -53,6 +53,11 @@ Options:
                            a float, or true/false; may be repeated).
   --max-steps <N>          The most instructions one invocation may execute
                            (default 1000000).
+  --robust-access          Clamp each access chain index into its array,
+                           vector or matrix, as spirv-opt's
+                           --graphics-robust-access pass does (an access out
+                           of range then reaches the first or last element
+                           instead of being an error).
   --trace <X,Y,Z>          Print the path of the invocation with global id
                            X,Y,Z (Y and Z may be left out; may be repeated):
                            the blocks it visited in order, a repeated cycle
@@ -196,6 +201,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut given: Vec<(Slot, String)> = Vec::new();
     let mut specs: Vec<(u32, String)> = Vec::new();
     let mut max_steps = 1_000_000u64;
+    let mut robust = false;
     let mut traces: Vec<[u32; 3]> = Vec::new();
     let mut amber_out: Option<String> = None;
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
@@ -237,6 +243,11 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         }
         "--max-steps" => {
             max_steps = positive("--max-steps", &p.text_value("--max-steps", inline)?)?;
+            Ok(())
+        }
+        "--robust-access" => {
+            no_value("--robust-access", &inline)?;
+            robust = true;
             Ok(())
         }
         _ => Err(CliError::UnknownFlag(name)),
@@ -333,6 +344,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         max_steps,
         push_constants: push,
         trace: if traces.is_empty() { Trace::Off } else { Trace::Invocations(traces.clone()) },
+        robust_access: robust,
         ..interp::Options::default()
     };
     let inputs = bufs.clone();

@@ -435,6 +435,10 @@ pub struct Pipeline {
     pub binds: Vec<Bind>,
     /// `BIND SAMPLER name DESCRIPTOR_SET s BINDING b`: (name, s, b, line).
     pub sampler_binds: Vec<(String, u32, u32, u32)>,
+    /// `SHADER_OPTIMIZATION` asked for `--graphics-robust-access`, the one
+    /// spirv-opt pass the runner emulates (see
+    /// [`crate::interp::Options::robust_access`]).
+    pub robust_access: bool,
 }
 
 /// An EXPECT comparison.
@@ -990,6 +994,7 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
         specialize: Vec::new(),
         binds: Vec::new(),
         sampler_binds: Vec::new(),
+        robust_access: false,
     };
     loop {
         let Some((line, toks)) = r.line() else {
@@ -1034,8 +1039,34 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
             "SUBGROUP" => {
                 r.block(line, "SUBGROUP")?;
             }
-            "SHADER_OPTIMIZATION" | "COMPILE_OPTIONS" => {
-                return Err(w.err("not supported: SHADER_OPTIMIZATION (spirv-opt passes)"));
+            "SHADER_OPTIMIZATION" => {
+                // spirv-opt passes, one per line up to END: the runner has no
+                // optimizer, but it runs the module as --graphics-robust-access
+                // leaves it (indices clamped); any other pass is an error.
+                w.word("the shader")?;
+                w.end()?;
+                let first = r.next;
+                let text = r.block(line, "SHADER_OPTIMIZATION")?;
+                for (k, l) in text.lines().enumerate() {
+                    let pass = l.split('#').next().unwrap_or("").trim();
+                    match pass {
+                        "" => {}
+                        "--graphics-robust-access" => p.robust_access = true,
+                        x => {
+                            let col = l.find(x).map_or(1, |c| c as u32 + 1);
+                            return Err(AmberError {
+                                line: (first + k + 1) as u32,
+                                col,
+                                message: format!(
+                                    "not supported: the spirv-opt pass `{x}` (the runner emulates only --graphics-robust-access)"
+                                ),
+                            });
+                        }
+                    }
+                }
+            }
+            "COMPILE_OPTIONS" => {
+                return Err(w.err("not supported: COMPILE_OPTIONS (shader compiler options)"));
             }
             "BIND" => {
                 let what = w.word("BUFFER")?;
@@ -1628,6 +1659,7 @@ impl Runner<'_> {
             max_steps: self.opts.max_steps,
             push_constants: push,
             subgroup_size: None,
+            robust_access: p.robust_access,
             aliases,
             images,
             descriptor_arrays: arrays,

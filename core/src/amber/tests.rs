@@ -310,3 +310,21 @@ fn runs_buffer_arrays_and_images() {
     assert_eq!(o.failures.len(), 1, "{:?}", o.failures);
     assert!(o.failures[0].message.contains("texel (0,0)"), "{:?}", o.failures);
 }
+
+#[test]
+fn shader_optimization_emulates_only_robust_access() {
+    let with = |passes: &str| {
+        SCRIPT.replace(
+            "  ATTACH doubler\n",
+            &alloc::format!("  ATTACH doubler\n  SHADER_OPTIMIZATION doubler\n{passes}  END\n"),
+        )
+    };
+    let s = parse(&with("    --graphics-robust-access\n")).expect("parses");
+    assert!(s.pipelines[0].robust_access);
+    assert!(run(&s, 10_000).expect("runs").passed());
+    // Another pass: located at its line and column.
+    let e = parse(&with("    --graphics-robust-access\n    --inline-entry-points-exhaustive\n")).unwrap_err();
+    assert!(e.message.contains("`--inline-entry-points-exhaustive`"), "{e}");
+    let line = with("").lines().position(|l| l.contains("SHADER_OPTIMIZATION")).unwrap() as u32 + 3;
+    assert_eq!((e.line, e.col), (line, 5));
+}

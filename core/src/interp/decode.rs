@@ -104,6 +104,8 @@ pub(super) enum BufKey {
 
 pub(super) struct Program<'a> {
     pub ir: &'a Ir,
+    /// Access chain indices are clamped ([`super::Options::robust_access`]).
+    pub robust: bool,
     pub funcs: Vec<Func>,
     pub entry: u32,
     pub local_size: [u32; 3],
@@ -621,6 +623,7 @@ impl<'a> Program<'a> {
             Vec::new()
         };
         Ok(Program {
+            robust: opts.robust_access,
             kernel,
             params,
             entry_args: Vec::new(),

@@ -763,6 +763,33 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result
     }
 }
 
+/// Index `k` of an access chain, clamped into the composite `p` points to
+/// ([`super::Options::robust_access`]): struct member numbers are left alone.
+fn clamp_index(prog: &Program, st: &State, inst: &Inst, k: usize, p: &Ptr, i: u64) -> u64 {
+    let ir = prog.ir;
+    let Some(t) = ir.ty(p.ty) else { return i };
+    let n = match &t.ty {
+        Type::Vector { count, .. } => *count as u64,
+        Type::Matrix { columns, .. } => *columns as u64,
+        Type::Array { len: Some(n), .. } => *n,
+        Type::RuntimeArray { .. } => match (&p.loc, t.array_stride) {
+            (Loc::Buf { buf, off, .. }, Some(stride)) if stride > 0 => {
+                let size = st.bufs.get(*buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len() as u64);
+                size.saturating_sub(*off) / stride as u64
+            }
+            _ => return i,
+        },
+        _ => return i,
+    };
+    let last = n.saturating_sub(1);
+    // The index's type: the operand after the result type, result id and base.
+    let id = ir.operand_words(inst.idx as usize, 3 + k).first().copied().unwrap_or(0);
+    match ir.type_of(id).and_then(|t| ir.ty(t)).map(|t| &t.ty) {
+        Some(&Type::Int { width, signed: true }) => sext(i, width).clamp(0, last as i64) as u64,
+        _ => i.min(last),
+    }
+}
+
 fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
     let m = match prog.bufs.get(buf as usize) {
         Some(BufKey::Binding(s, b)) => format!("no buffer is bound at set {s}, binding {b}"),
@@ -1496,8 +1523,11 @@ fn exec(
         op::OpAccessChain | op::OpInBoundsAccessChain => {
             let base = pointer(val!(0), inst)?;
             let mut p = (*base).clone();
-            for &s in &args[1..] {
-                let i = scalar(get(prog, &fr.regs, s)).map_err(&loc)?;
+            for (k, &s) in args[1..].iter().enumerate() {
+                let mut i = scalar(get(prog, &fr.regs, s)).map_err(&loc)?;
+                if prog.robust {
+                    i = clamp_index(prog, st, inst, k, &p, i);
+                }
                 p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(&loc)?;
             }
             Val::P(Box::new(p))

@@ -71,6 +71,13 @@ pub struct Options {
     pub aliases: BTreeMap<(u32, u32), (u32, u32)>,
     /// What path traces to record ([`trace`]; off by default).
     pub trace: Trace,
+    /// Run as spirv-opt's `--graphics-robust-access` pass leaves a module:
+    /// each index of an access chain into an array, vector or matrix is
+    /// clamped into range (a signed index to 0 ..= n - 1, an unsigned one to
+    /// at most n - 1; a runtime array's n from its buffer's size), so an
+    /// access out of range reaches the first or last element instead of
+    /// being an error.
+    pub robust_access: bool,
     /// The images and texel buffers: the key of their bytes in [`Buffers`]
     /// -> format, size and samples (see [`image`]). A texel buffer without
     /// one takes its format from the shader and its size from its bytes.
@@ -95,6 +102,7 @@ impl Default for Options {
             subgroup_size: None,
             aliases: BTreeMap::new(),
             trace: Trace::Off,
+            robust_access: false,
             images: BTreeMap::new(),
             descriptor_arrays: BTreeMap::new(),
             samplers: BTreeMap::new(),

@@ -1023,3 +1023,45 @@ fn a_constant_composite_may_hold_an_undef() {
     r.expect("the run finishes");
     assert_eq!(out, [7]);
 }
+
+#[test]
+fn robust_access_clamps_indices() {
+    // As spirv-opt's --graphics-robust-access leaves a module: out has 4
+    // elements (a runtime array of 16 bytes); out[7] (unsigned 7) is clamped
+    // to out[3], out[-2] (signed) to out[0]; a vector's component 9 of
+    // (10, 20, 30) to component 2 (30), which goes to out[1].
+    let ir = module_with(
+        1,
+        r#"
+     %v3u = OpTypeVector %uint 3
+     %fv3 = OpTypePointer Function %v3u
+    %u20 = OpConstant %uint 20
+    %u30 = OpConstant %uint 30
+    %u9 = OpConstant %uint 9
+    %vec = OpConstantComposite %v3u %u10 %u20 %u30
+    %f_u = OpTypePointer Function %uint
+"#,
+        r#"
+      %entry = OpLabel
+          %v = OpVariable %fv3 Function %vec
+          %a = OpAccessChain %p_uint %out %u0 %u7
+               OpStore %a %u1
+          %b = OpAccessChain %p_uint %out %u0 %im2
+               OpStore %b %u2
+          %c = OpAccessChain %f_u %v %u9
+         %cv = OpLoad %uint %c
+          %d = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %d %cv
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let mut b = Buffers::new();
+    b.insert((0, 0), vec![0u8; 16]);
+    let opts = Options { robust_access: true, ..Options::default() };
+    run(&ir, &opts, &mut b).expect("the run finishes");
+    assert_eq!(words(&b[&(0, 0)]), [2, 30, 0, 1]);
+    // Without it, out[7] is out of bounds.
+    let (r, _) = run_out(&ir, 1, 4, 100);
+    assert!(r.unwrap_err().message.contains("out-of-bounds"));
+}
