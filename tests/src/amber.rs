@@ -198,8 +198,6 @@ pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
     if cause.starts_with("wrong result") {
         return Some(if example.contains("builtin_precision") {
             "a precision test whose expected value is what one GPU computed (fp16 or fp64 matrix functions with its rounding of each step): the interpreter computes in f64 and rounds once, outside the file's tolerance"
-        } else if example.contains("workgroup_memory_explicit_layout") {
-            "Workgroup variables with an explicit layout that alias one another (WorkgroupMemoryExplicitLayoutKHR): the interpreter holds each Workgroup variable as its own value"
         } else {
             "a failed expectation"
         });

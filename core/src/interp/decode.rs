@@ -100,6 +100,10 @@ pub(super) struct BuiltIn {
 pub(super) enum BufKey {
     Binding(u32, u32),
     PushConstant,
+    /// The workgroup's memory that the Block-decorated Workgroup variables
+    /// share (SPV_KHR_workgroup_memory_explicit_layout): they alias one
+    /// another, laid out by Offset and ArrayStride. Zeroed for each workgroup.
+    Workgroup,
 }
 
 pub(super) struct Program<'a> {
@@ -115,7 +119,13 @@ pub(super) struct Program<'a> {
     pub shared_init: Vec<Val>,
     pub builtins: Vec<BuiltIn>,
     pub bufs: Vec<BufKey>,
+    /// The byte size of the explicitly laid out workgroup memory (the
+    /// biggest Block-decorated Workgroup variable), if the module has any.
+    pub wg_bytes: u64,
 }
+
+/// The most bytes of explicitly laid out workgroup memory the interpreter holds.
+const MAX_WG_BYTES: u64 = 1 << 26;
 
 /// The scalar kind of type `ty` (of its components, for a vector).
 pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> Sk {
@@ -263,6 +273,7 @@ impl<'a> Program<'a> {
         let mut shared_init = Vec::new();
         let mut builtins = Vec::new();
         let mut bufs: Vec<BufKey> = Vec::new();
+        let mut wg_bytes = 0u64;
         let scn = grammar::storage_class::Input;
         let sc_name = |s: u32| -> String {
             match OperandKind::StorageClass.enumerant(s) {
@@ -349,6 +360,34 @@ impl<'a> Program<'a> {
                         None => Loc::Unsupported(format!(
                             "a {} variable without DescriptorSet and Binding",
                             sc_name(s)
+                        )),
+                    }
+                }
+                s if s == grammar::storage_class::Workgroup
+                    && ir.ty(pointee).is_some_and(|t| t.is_block()) =>
+                {
+                    // Explicit layout: every such variable starts at byte 0
+                    // of the one workgroup memory.
+                    match ir.size_of(pointee) {
+                        Some(n) if n <= MAX_WG_BYTES => {
+                            wg_bytes = wg_bytes.max(n);
+                            let key = BufKey::Workgroup;
+                            let buf = match bufs.iter().position(|k| *k == key) {
+                                Some(k) => k,
+                                None => {
+                                    bufs.push(key);
+                                    bufs.len() - 1
+                                }
+                            } as u32;
+                            Loc::Buf {
+                                buf,
+                                off: 0,
+                                vstride: 0,
+                                mat: None,
+                            }
+                        }
+                        _ => Loc::Unsupported(String::from(
+                            "not supported: a Block-decorated Workgroup variable without a known size of at most 64 MiB",
                         )),
                     }
                 }
@@ -554,6 +593,7 @@ impl<'a> Program<'a> {
             shared_init,
             builtins,
             bufs,
+            wg_bytes,
         })
     }
 }

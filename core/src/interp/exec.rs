@@ -64,6 +64,7 @@ pub(super) fn run(
         .map(|k| match k {
             BufKey::Binding(s, b) => buffers.remove(&(*s, *b)),
             BufKey::PushConstant => opts.push_constants.clone(),
+            BufKey::Workgroup => None,
         })
         .collect();
     let r = run_grid(prog, opts, &mut bufs);
@@ -142,6 +143,9 @@ fn run_grid(
                 st.hold(shared_values, None)?;
                 st.shared.clear();
                 st.shared.extend_from_slice(&prog.shared_init);
+                if let Some(k) = prog.bufs.iter().position(|k| *k == BufKey::Workgroup) {
+                    st.bufs[k] = Some(vec![0u8; prog.wg_bytes as usize]);
+                }
                 let mut invs = Vec::new();
                 for z in 0..lz {
                     for y in 0..ly {
@@ -651,6 +655,7 @@ fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
         MemErr::Oob(off, n) => {
             let which = match prog.bufs.get(buf as usize) {
                 Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                Some(BufKey::Workgroup) => String::from("the workgroup memory"),
                 _ => String::from("the push constants"),
             };
             format!("out-of-bounds access: {n} bytes at offset {off} of {which}")

@@ -998,3 +998,63 @@ fn memory_held_by_calls_is_bounded() {
     // 2^20 components a call: the ninth call would pass 2^23.
     assert!(e.message.contains("values of memory at once"), "{}", e.message);
 }
+
+#[test]
+fn explicitly_laid_out_workgroup_variables_alias() {
+    // SPV_KHR_workgroup_memory_explicit_layout: Block-decorated Workgroup
+    // variables share one memory, each starting at its byte 0, laid out by
+    // Offset and ArrayStride. %wa is { uint[4] } (stride 4, offset 0); %wb is
+    // { uint, uint } at offsets 4 and 12, so %wb's members are %wa's elements
+    // 1 and 3. Storing 7 and 10 through %wb, then 2 through %wa[0], and
+    // reading %wa's array: [2, 7, 0, 10] (element 2 from %wa's null
+    // initializer).
+    let ir = module_with(
+        1,
+        r#"
+               OpDecorate %arr4 ArrayStride 4
+               OpMemberDecorate %sa 0 Offset 0
+               OpMemberDecorate %sb 0 Offset 4
+               OpMemberDecorate %sb 1 Offset 12
+               OpDecorate %sa Block
+               OpDecorate %sb Block
+      %arr4 = OpTypeArray %uint %u4
+        %sa = OpTypeStruct %arr4
+        %sb = OpTypeStruct %uint %uint
+      %p_sa = OpTypePointer Workgroup %sa
+      %p_sb = OpTypePointer Workgroup %sb
+     %w_arr = OpTypePointer Workgroup %arr4
+    %w_uint = OpTypePointer Workgroup %uint
+      %n_sa = OpConstantNull %sa
+        %wa = OpVariable %p_sa Workgroup %n_sa
+        %wb = OpVariable %p_sb Workgroup
+"#,
+        r#"
+      %entry = OpLabel
+         %b0 = OpAccessChain %w_uint %wb %u0
+               OpStore %b0 %u7
+         %b1 = OpAccessChain %w_uint %wb %u1
+               OpStore %b1 %u10
+         %a0 = OpAccessChain %w_uint %wa %u0 %u0
+               OpStore %a0 %u2
+      %a_all = OpAccessChain %w_arr %wa %u0
+          %v = OpLoad %arr4 %a_all
+         %o0 = OpCompositeExtract %uint %v 0
+         %o1 = OpCompositeExtract %uint %v 1
+         %o2 = OpCompositeExtract %uint %v 2
+         %o3 = OpCompositeExtract %uint %v 3
+         %q0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %q0 %o0
+         %q1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %q1 %o1
+         %q2 = OpAccessChain %p_uint %out %u0 %u2
+               OpStore %q2 %o2
+         %q3 = OpAccessChain %p_uint %out %u0 %u3
+               OpStore %q3 %o3
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![2, 7, 0, 10]);
+}
