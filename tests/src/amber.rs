@@ -105,6 +105,7 @@ pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
     let opts = RunOptions {
         max_steps: 1_000_000,
         shaders: precompiled(corpus, case),
+        ..RunOptions::default()
     };
     match amber::parse(&text).and_then(|s| amber::run_with(&s, &opts)) {
         Ok(o) if o.passed() => Verdict::Pass,

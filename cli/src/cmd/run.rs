@@ -49,6 +49,11 @@ Options:
                            a float, or true/false; may be repeated).
   --max-steps <N>          The most instructions one invocation may execute
                            (default 1000000).
+  --seed <N>               Let the invocations of each workgroup take turns
+                           in a pseudo-random order chosen by N (a few
+                           instructions at a time) instead of one after
+                           another; a race-free module prints the same
+                           buffers under every seed.
   --json                   Print JSON instead of text.
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
@@ -162,6 +167,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut given: Vec<(Slot, String)> = Vec::new();
     let mut specs: Vec<(u32, String)> = Vec::new();
     let mut max_steps = 1_000_000u64;
+    let mut seed: Option<u64> = None;
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
         "--json" => set("--json", &inline, &mut json_out, true),
         "--entry" => {
@@ -190,6 +196,11 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         }
         "--max-steps" => {
             max_steps = positive("--max-steps", &p.text_value("--max-steps", inline)?)?;
+            Ok(())
+        }
+        "--seed" => {
+            let v = p.text_value("--seed", inline)?;
+            seed = Some(v.parse::<u64>().map_err(|_| usage(format!("--seed: `{v}` is not a number")))?);
             Ok(())
         }
         _ => Err(CliError::UnknownFlag(name)),
@@ -264,6 +275,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         workgroups: groups,
         max_steps,
         push_constants: push,
+        seed,
         ..interp::Options::default()
     };
     let stats = match interp::run(&ir, &opts, &mut bufs) {

@@ -1087,6 +1087,8 @@ pub struct RunOptions {
     /// Precompiled modules (SPIR-V words) by shader name: they take the place
     /// of a GLSL or SPIRV-HEX shader of that name, or of a SPIRV-ASM one.
     pub shaders: BTreeMap<String, Vec<u32>>,
+    /// The interpreter's order of invocations ([`interp::Options::seed`]).
+    pub seed: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -1094,6 +1096,7 @@ impl Default for RunOptions {
         RunOptions {
             max_steps: 1_000_000,
             shaders: BTreeMap::new(),
+            seed: None,
         }
     }
 }
@@ -1411,6 +1414,7 @@ impl Runner<'_> {
             push_constants: push,
             subgroup_size: None,
             aliases,
+            seed: self.opts.seed,
         };
         let r = interp::run(ir, &opts, &mut map);
         for b in &p.binds {

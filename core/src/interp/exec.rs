@@ -178,12 +178,30 @@ fn run_grid(
                         }
                     }
                 }
+                let mut rng = opts.seed.map(|s| {
+                    SplitMix(s ^ (((wz as u64) << 42) | ((wy as u64) << 21) | wx as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                });
                 loop {
-                    for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
-                        core::mem::swap(&mut st.mem, &mut inv.mem);
-                        let r = invoke(prog, opts, &mut st, &mut inv.frames, &mut inv.steps);
-                        core::mem::swap(&mut st.mem, &mut inv.mem);
-                        inv.status = r.map_err(|e| located_at(e, inv.gid))?;
+                    match &mut rng {
+                        None => {
+                            for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
+                                turn(prog, opts, &mut st, inv, opts.max_steps)?;
+                            }
+                        }
+                        Some(rng) => loop {
+                            // A running invocation picked at random runs 1
+                            // to 8 instructions, until none is running.
+                            let running = invs.iter().filter(|i| i.status == Status::Running).count();
+                            if running == 0 {
+                                break;
+                            }
+                            let pick = (rng.next() % running as u64) as usize;
+                            let quantum = 1 + rng.next() % 8;
+                            if let Some(inv) = invs.iter_mut().filter(|i| i.status == Status::Running).nth(pick) {
+                                let stop = inv.steps.saturating_add(quantum).min(opts.max_steps);
+                                turn(prog, opts, &mut st, inv, stop)?;
+                            }
+                        },
                     }
                     // Group instructions first: in each subgroup, the one
                     // earliest in the module among those its invocations wait
@@ -233,6 +251,29 @@ fn run_grid(
         }
     }
     Ok(stats)
+}
+
+/// SplitMix64 (Steele, Lea and Flood): the pseudo-random order of a seeded run.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// One turn of an invocation: it runs until it returns, waits, or has run
+/// `stop` instructions in all (then it is still running).
+fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
+    core::mem::swap(&mut st.mem, &mut inv.mem);
+    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop);
+    core::mem::swap(&mut st.mem, &mut inv.mem);
+    inv.status = r.map_err(|e| located_at(e, inv.gid))?;
+    Ok(())
 }
 
 /// Run the group instructions that invocations wait at, if any: per
@@ -800,15 +841,16 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
     Ok(())
 }
 
-/// Run one invocation; returns its step count.
-/// Run one invocation until it returns (`None`) or reaches an
-/// OpControlBarrier (`Some(its index)`).
+/// Run one invocation until it returns (`Done`), waits at an OpControlBarrier
+/// or a group instruction, or has run `stop` instructions in all (`Running`,
+/// the end of a turn in a seeded order; `stop` is at most the step budget).
 fn invoke(
     prog: &Program,
     opts: &Options,
     st: &mut State,
     frames: &mut Vec<Frame>,
     steps: &mut u64,
+    stop: u64,
 ) -> Result<Status, RunError> {
     loop {
         let depth = frames.len();
@@ -826,8 +868,11 @@ fn invoke(
             // The scheduler runs it for the subgroup's active invocations.
             return Ok(Status::Group(inst.idx));
         }
-        *steps += 1;
-        if *steps > opts.max_steps {
+        if *steps >= stop {
+            if *steps < opts.max_steps {
+                // The end of a turn (a seeded order): go on later.
+                return Ok(Status::Running);
+            }
             let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
             let name = match prog.ir.name(label) {
                 Some(n) => format!("%{n}"),
@@ -843,6 +888,7 @@ fn invoke(
             e.block = Some(label);
             return Err(e);
         }
+        *steps += 1;
         fr.pc += 1;
         let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
             if e.inst.is_none() {

@@ -59,6 +59,15 @@ pub struct Options {
     /// Bindings that share the memory of another: (set, binding) -> the
     /// (set, binding) whose buffer in [`Buffers`] they read and write.
     pub aliases: BTreeMap<(u32, u32), (u32, u32)>,
+    /// The order in which the invocations of a workgroup take turns. `None`:
+    /// each runs until it returns or waits (at a barrier or a group
+    /// instruction), in order of its local index. `Some(s)`: a deterministic
+    /// pseudo-random order chosen by `s` (and the workgroup): a running
+    /// invocation picked at random runs a few instructions (1 to 8, also
+    /// picked at random), then another, so each seed gives another
+    /// interleaving of memory accesses. A module without data races gives
+    /// the same buffers under every seed.
+    pub seed: Option<u64>,
 }
 
 impl Default for Options {
@@ -70,6 +79,7 @@ impl Default for Options {
             push_constants: None,
             subgroup_size: None,
             aliases: BTreeMap::new(),
+            seed: None,
         }
     }
 }

@@ -1058,3 +1058,123 @@ fn explicitly_laid_out_workgroup_variables_alias() {
     r.expect("runs");
     assert_eq!(out, vec![2, 7, 0, 10]);
 }
+
+/// Run `ir` over one workgroup with `n` output words under `seed`.
+fn run_seeded(ir: &Ir, n: usize, seed: Option<u64>) -> (Result<RunStats, RunError>, Vec<u32>) {
+    let mut b = Buffers::new();
+    b.insert((0, 0), vec![0u8; 4 * n]);
+    let opts = Options {
+        max_steps: 10_000,
+        seed,
+        ..Options::default()
+    };
+    let r = run(ir, &opts, &mut b);
+    (r, words(&b[&(0, 0)]))
+}
+
+/// An order-dependent but race-free module: each of 8 invocations takes a
+/// ticket from a Workgroup counter (OpAtomicIIncrement returns the old
+/// value) and stores it at out[gid]. The tickets are 0..8 in the order the
+/// invocations reach the atomic: in local order without a seed.
+fn ticket_module() -> Ir {
+    module_with(
+        8,
+        r#"
+      %p_wg = OpTypePointer Workgroup %uint
+     %count = OpVariable %p_wg Workgroup
+"#,
+        r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+           %y = OpIAdd %uint %x %u0
+           %z = OpIAdd %uint %y %u0
+           %t = OpAtomicIIncrement %uint %count %u2 %u0
+           %p = OpAccessChain %p_uint %out %u0 %z
+                OpStore %p %t
+                OpReturn
+                OpFunctionEnd
+"#,
+    )
+}
+
+#[test]
+fn a_seed_changes_the_order_deterministically() {
+    let ir = ticket_module();
+    let (r, unseeded) = run_seeded(&ir, 8, None);
+    r.expect("runs");
+    assert_eq!(unseeded, vec![0, 1, 2, 3, 4, 5, 6, 7]);
+    let mut differs = false;
+    for seed in 0..16 {
+        let (r, out) = run_seeded(&ir, 8, Some(seed));
+        r.expect("runs");
+        // Every order hands out each ticket once.
+        let mut sorted = out.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![0, 1, 2, 3, 4, 5, 6, 7], "seed {seed}");
+        // The same seed gives the same order.
+        assert_eq!(run_seeded(&ir, 8, Some(seed)).1, out, "seed {seed}");
+        differs |= out != unseeded;
+    }
+    assert!(differs, "no seed of 16 changed the order");
+}
+
+#[test]
+fn race_free_modules_give_the_same_buffers_under_every_seed() {
+    // The barrier test's module: out = [2, 3, 4, 1] in every order (the
+    // barrier orders the writes before the reads).
+    let barrier = shared_module(
+        r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %i1 = OpIAdd %uint %i %u1
+         %pw = OpAccessChain %w_uint %sh %i
+               OpStore %pw %i1
+               OpControlBarrier %u2 %u2 %u0
+          %n = OpBitwiseAnd %uint %i1 %u3
+         %pr = OpAccessChain %w_uint %sh %n
+          %v = OpLoad %uint %pr
+          %p = OpAccessChain %p_uint %out %u0 %i
+               OpStore %p %v
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    // Order-independent atomics: out[0] += gid + 1 (10 in all), out[1] =
+    // max(out[1], gid) (3), a Workgroup counter incremented by each, then a
+    // barrier, then each stores the count (4) at out[2 + gid].
+    let atomics = module_with(
+        4,
+        r#"
+      %p_wg = OpTypePointer Workgroup %uint
+     %count = OpVariable %p_wg Workgroup
+"#,
+        r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+          %x1 = OpIAdd %uint %x %u1
+          %p0 = OpAccessChain %p_uint %out %u0 %u0
+          %a0 = OpAtomicIAdd %uint %p0 %u1 %u0 %x1
+          %p1 = OpAccessChain %p_uint %out %u0 %u1
+          %a1 = OpAtomicUMax %uint %p1 %u1 %u0 %x
+          %n1 = OpAtomicIIncrement %uint %count %u2 %u0
+                OpControlBarrier %u2 %u2 %u0
+          %cv = OpAtomicLoad %uint %count %u2 %u0
+          %j2 = OpIAdd %uint %u2 %x
+          %q2 = OpAccessChain %p_uint %out %u0 %j2
+                OpStore %q2 %cv
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    for seed in [None, Some(0), Some(1), Some(7), Some(0xdead_beef)] {
+        let (r, out) = run_seeded(&barrier, 4, seed);
+        r.expect("runs");
+        assert_eq!(out, vec![2, 3, 4, 1], "seed {seed:?}");
+        let (r, out) = run_seeded(&atomics, 6, seed);
+        r.expect("runs");
+        assert_eq!(out, vec![10, 3, 4, 4, 4, 4], "seed {seed:?}");
+    }
+}
