@@ -312,3 +312,26 @@ fn a_seed_picks_the_order_of_the_invocations() {
     assert_exit(&b, 0);
     assert_eq!(stdout(&a), stdout(&b));
 }
+
+#[test]
+fn a_data_race_names_both_accesses_by_line_and_column() {
+    // TICKETS with a plain load and store in place of the atomic increment:
+    // invocation 0 writes t.count, then invocation 1 reads it, with no
+    // barrier between them.
+    let racy = TICKETS.replace(
+        "         %tk = OpAtomicIIncrement %uint %c %uint_1 %uint_0\n",
+        "         %tk = OpLoad %uint %c\n         %t1 = OpIAdd %uint %tk %uint_1\n               OpStore %c %t1\n",
+    );
+    let o = run_spvlab(&root(), &["run", "-"], racy.as_bytes());
+    assert_exit(&o, 1);
+    let at = |needle: &str| {
+        let line = racy.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        let col = racy.lines().nth(line - 1).unwrap().find(needle).unwrap() + 1;
+        format!("{line}:{col}")
+    };
+    let (load, store) = (at("%tk = OpLoad"), at("OpStore %c %t1"));
+    let want = format!(
+        "<stdin>:{load}: error: data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at {store}, invocation (1,0,0) read at {load} (with no OpControlBarrier between them in one workgroup)"
+    );
+    assert!(stderr(&o).contains(&want), "missing {want:?} in\n{}", stderr(&o));
+}

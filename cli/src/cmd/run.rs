@@ -124,7 +124,12 @@ fn fail(path: &str, message: &str) -> CliError {
 /// Where run error `e` happened: `file:line:col` in a text (with the line),
 /// else the instruction's index.
 fn located(a: &spvlab_core::analysis::Analysis, path: &str, e: &RunError) -> String {
-    let mut msg = e.message.clone();
+    // The instructions a message names (a data race's two accesses) by their line:col.
+    let mut msg = e.message_with(|i| {
+        let span = a.source_map().get(i as usize)?.span;
+        let (line, col) = line_col(a.text()?, span.start);
+        Some(format!("{line}:{col}"))
+    });
     // The step budget names the block by OpName: name it as the input does.
     const IN_BLOCK: &str = "was in block ";
     if let (Some(label), Some(k)) = (e.block, msg.rfind(IN_BLOCK)) {

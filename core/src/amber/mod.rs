@@ -1443,7 +1443,10 @@ impl Runner<'_> {
                 Some(&(l, c)) => AmberError {
                     line: l,
                     col: c,
-                    message: format!("{}{inv} (in the RUN at line {line})", e.message),
+                    message: format!(
+                        "{}{inv} (in the RUN at line {line})",
+                        e.message_with(|i| at.get(i as usize).map(|(l, c)| format!("{l}:{c}")))
+                    ),
                 },
                 None => error(line, format!("{e}{inv}")),
             }

@@ -117,6 +117,8 @@ pub(super) struct Program<'a> {
     pub private_init: Vec<Val>,
     /// The initial values of the Workgroup variables (zero unless initialised).
     pub shared_init: Vec<Val>,
+    /// The ids of the Workgroup variables held as values (by index).
+    pub shared_ids: Vec<u32>,
     pub builtins: Vec<BuiltIn>,
     pub bufs: Vec<BufKey>,
     /// The byte size of the explicitly laid out workgroup memory (the
@@ -271,6 +273,7 @@ impl<'a> Program<'a> {
         // Global variables.
         let mut private_init = Vec::new();
         let mut shared_init = Vec::new();
+        let mut shared_ids = Vec::new();
         let mut builtins = Vec::new();
         let mut bufs: Vec<BufKey> = Vec::new();
         let mut wg_bytes = 0u64;
@@ -400,6 +403,7 @@ impl<'a> Program<'a> {
                         None => zero(ir, pointee),
                     };
                     shared_init.push(init);
+                    shared_ids.push(v.id);
                     Loc::Shared {
                         var: shared_init.len() as u32 - 1,
                         path: Vec::new(),
@@ -591,6 +595,7 @@ impl<'a> Program<'a> {
             globals,
             private_init,
             shared_init,
+            shared_ids,
             builtins,
             bufs,
             wg_bytes,

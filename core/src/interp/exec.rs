@@ -3,8 +3,10 @@
 
 use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
 use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count, value_count, write_buf, zero,
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, spans, step, val_count, value_count, write_buf,
+    zero,
 };
+use super::race::{Found, Kind, Races};
 use super::{Buffers, Options, RunError, RunStats, unsupported};
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
@@ -37,6 +39,15 @@ struct State<'b> {
     bufs: &'b mut [Option<Vec<u8>>],
     /// Scalar components of memory the workgroup holds (see `MAX_RUN_VALUES`).
     used: u64,
+    /// The shadow memory that finds data races.
+    races: Races,
+    /// Whether to look for data races: not when the module orders accesses
+    /// through atomics with acquire or release semantics (which this
+    /// interpreter does not follow).
+    watch: bool,
+    /// The dispatch grid and the workgroup size (to name an invocation).
+    groups: [u32; 3],
+    local_size: [u32; 3],
 }
 
 impl State<'_> {
@@ -96,6 +107,8 @@ pub(super) fn subgroup_size(prog: &Program, opts: &Options) -> u32 {
 
 /// One invocation of a workgroup, between its turns.
 struct Invocation {
+    /// Its index in the run (workgroup by workgroup, then local index).
+    lin: u32,
     gid: [u32; 3],
     frames: Vec<Frame>,
     mem: Vec<Val>,
@@ -130,9 +143,15 @@ fn run_grid(
     let mut st = State {
         mem: Vec::new(),
         shared: Vec::new(),
+        races: Races::new(bufs.len()),
+        watch: !synchronizes(prog),
         bufs,
         used: 0,
+        groups: opts.workgroups,
+        local_size: prog.local_size,
     };
+    let wg_buf = prog.bufs.iter().position(|k| *k == BufKey::Workgroup);
+    let wg_invs = lx as u64 * ly as u64 * lz as u64;
     let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     for wz in 0..nz {
@@ -143,9 +162,11 @@ fn run_grid(
                 st.hold(shared_values, None)?;
                 st.shared.clear();
                 st.shared.extend_from_slice(&prog.shared_init);
-                if let Some(k) = prog.bufs.iter().position(|k| *k == BufKey::Workgroup) {
+                if let Some(k) = wg_buf {
                     st.bufs[k] = Some(vec![0u8; prog.wg_bytes as usize]);
                 }
+                st.races.workgroup(wg_buf);
+                let wg_lin = (wz as u64 * ny as u64 + wy as u64) * nx as u64 + wx as u64;
                 let mut invs = Vec::new();
                 for z in 0..lz {
                     for y in 0..ly {
@@ -164,11 +185,14 @@ fn run_grid(
                                             "not supported: built-in {}",
                                             builtin_name(b.builtin)
                                         ),
+                                        related: Vec::new(),
                                     })?;
                                 mem[b.var as usize] = shape(prog, b.ty, v);
                             }
                             let base = mem.len() as u32;
+                            let k = (z as u64 * ly as u64 + y as u64) * lx as u64 + x as u64;
                             invs.push(Invocation {
+                                lin: (wg_lin * wg_invs + k) as u32,
                                 gid,
                                 frames: vec![new_frame(prog, prog.entry, NONE, base)],
                                 mem,
@@ -236,12 +260,14 @@ fn run_grid(
                                 invocation: Some(waiting.0),
                                 block: None,
                                 message,
+                                related: Vec::new(),
                             });
                         }
                     }
                     for i in invs.iter_mut() {
                         i.status = Status::Running;
                     }
+                    st.races.barrier();
                 }
                 for i in &invs {
                     stats.steps += i.steps;
@@ -251,6 +277,32 @@ fn run_grid(
         }
     }
     Ok(stats)
+}
+
+/// Whether an atomic instruction of the module has acquire or release
+/// semantics (Acquire, Release, AcquireRelease or SequentiallyConsistent):
+/// then non-atomic accesses may be ordered through it (message passing),
+/// across invocations and workgroups, and races are not looked for.
+fn synchronizes(prog: &Program) -> bool {
+    const ORDERING: u64 = 0x2 | 0x4 | 0x8 | 0x10;
+    prog.funcs.iter().any(|f| {
+        f.insts.iter().any(|i| {
+            let sems: &[usize] = match i.op {
+                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => &[2, 3],
+                o if (op::OpAtomicLoad..=op::OpAtomicXor).contains(&o)
+                    || matches!(o, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) =>
+                {
+                    &[2]
+                }
+                _ => &[],
+            };
+            let args = &f.args[i.a as usize..(i.a + i.n) as usize];
+            sems.iter().any(|&k| match args.get(k).map(|&s| get(prog, &[], s)) {
+                Some(Val::S(x)) => x & ORDERING != 0,
+                _ => false,
+            })
+        })
+    })
 }
 
 /// SplitMix64 (Steele, Lea and Flood): the pseudo-random order of a seeded run.
@@ -270,6 +322,7 @@ impl SplitMix {
 /// `stop` instructions in all (then it is still running).
 fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
     core::mem::swap(&mut st.mem, &mut inv.mem);
+    st.races.inv = inv.lin;
     let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop);
     core::mem::swap(&mut st.mem, &mut inv.mem);
     inv.status = r.map_err(|e| located_at(e, inv.gid))?;
@@ -308,6 +361,7 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
             invocation: Some(invs[ks[0]].gid),
             block: None,
             message: m,
+            related: Vec::new(),
         })?;
         let res = inst.res;
         for (&k, v) in ks.iter().zip(results) {
@@ -705,22 +759,13 @@ fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
     RunError::new(Some(inst.idx), m)
 }
 
-fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
+fn load(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Result<Val, RunError> {
     match &p.loc {
-        Loc::Var { var, path } | Loc::Shared { var, path } => if matches!(p.loc, Loc::Var { .. }) {
-            &st.mem
-        } else {
-            &st.shared
+        Loc::Var { var, path } => st.mem.get(*var as usize).and_then(|v| at(v, path)).cloned().ok_or_else(|| gone(inst, "load")),
+        Loc::Shared { var, path } => {
+            watch_shared(prog, st, inst, *var, path, kind)?;
+            st.shared.get(*var as usize).and_then(|v| at(v, path)).cloned().ok_or_else(|| gone(inst, "load"))
         }
-        .get(*var as usize)
-        .and_then(|v| at(v, path))
-        .cloned()
-        .ok_or_else(|| {
-            RunError::new(
-                Some(inst.idx),
-                String::from("a load through a pointer to memory that is gone"),
-            )
-        }),
         Loc::Buf {
             buf,
             off,
@@ -732,29 +777,34 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
                 .get(*buf as usize)
                 .and_then(|b| b.as_deref())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
-            read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
-                .map_err(|e| mem_err(prog, inst, *buf, e))
+            let v = read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
+                .map_err(|e| mem_err(prog, inst, *buf, e))?;
+            watch_buf(prog, st, inst, *buf, p, kind)?;
+            Ok(v)
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
     }
 }
 
-fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result<(), RunError> {
+fn gone(inst: &Inst, what: &str) -> RunError {
+    RunError::new(Some(inst.idx), format!("a {what} through a pointer to memory that is gone"))
+}
+
+fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val, kind: Kind) -> Result<(), RunError> {
     match &p.loc {
-        Loc::Var { var, path } | Loc::Shared { var, path } => {
-            let slot = if matches!(p.loc, Loc::Var { .. }) {
-                &mut st.mem
-            } else {
-                &mut st.shared
+        Loc::Var { var, path } => {
+            let slot = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
+            *slot = v;
+            Ok(())
+        }
+        Loc::Shared { var, path } => {
+            // A plain store of the value already there changes nothing that
+            // any order could show: it races with nothing.
+            let same = kind == Kind::Write && st.shared.get(*var as usize).and_then(|m| at(m, path)) == Some(&v);
+            if !same {
+                watch_shared(prog, st, inst, *var, path, kind)?;
             }
-            .get_mut(*var as usize)
-            .and_then(|m| at_mut(m, path))
-            .ok_or_else(|| {
-                RunError::new(
-                    Some(inst.idx),
-                    String::from("a store through a pointer to memory that is gone"),
-                )
-            })?;
+            let slot = st.shared.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
             *slot = v;
             Ok(())
         }
@@ -769,11 +819,100 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result
                 .get_mut(*buf as usize)
                 .and_then(|b| b.as_deref_mut())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            // As above: storing the bytes already there races with nothing.
+            let same = kind == Kind::Write
+                && st.watch
+                && read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat).is_ok_and(|old| old == v);
             write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v)
-                .map_err(|e| mem_err(prog, inst, *buf, e))
+                .map_err(|e| mem_err(prog, inst, *buf, e))?;
+            if same {
+                return Ok(());
+            }
+            watch_buf(prog, st, inst, *buf, p, kind)
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
     }
+}
+
+/// Record an access to Workgroup variable `var` at `path`; a data race is an error.
+fn watch_shared(prog: &Program, st: &mut State, inst: &Inst, var: u32, path: &[u32], kind: Kind) -> Result<(), RunError> {
+    if !st.watch {
+        return Ok(());
+    }
+    st.races.shared(var, path, inst.idx, kind).map_err(|f| {
+        let id = prog.shared_ids.get(var as usize).copied().unwrap_or(0);
+        let mut name = match prog.ir.name(id) {
+            Some(n) => format!("%{n}"),
+            None => format!("%{id}"),
+        };
+        for k in &f.path {
+            name.push_str(&format!("[{k}]"));
+        }
+        race_error(st, inst, kind, f, name)
+    })
+}
+
+/// Record an access (the scalars, after it succeeded) to buffer `buf` through `p`.
+fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kind: Kind) -> Result<(), RunError> {
+    let Loc::Buf { off, vstride, mat, .. } = &p.loc else { return Ok(()) };
+    if !st.watch {
+        return Ok(());
+    }
+    let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
+    let mut found = None;
+    let races = &mut st.races;
+    let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
+        if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
+            found = Some(f);
+            return Err(MemErr::Msg(String::new()));
+        }
+        Ok(())
+    });
+    match found {
+        Some(f) => {
+            let what = match prog.bufs.get(buf as usize) {
+                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                Some(BufKey::Workgroup) => String::from("the workgroup memory"),
+                _ => String::from("the push constants"),
+            };
+            let at = format!("{what} at byte {}", f.byte);
+            Err(race_error(st, inst, kind, f, at))
+        }
+        None => r.map_err(|e| mem_err(prog, inst, buf, e)),
+    }
+}
+
+/// The global invocation id of the invocation with index `lin` in the run.
+fn gid_of(st: &State, lin: u32) -> [u32; 3] {
+    let [lx, ly, lz] = st.local_size;
+    let [nx, ny, _] = st.groups;
+    let per = (lx * ly * lz).max(1);
+    let (w, k) = (lin / per, lin % per);
+    let (wx, wy, wz) = (w % nx.max(1), (w / nx.max(1)) % ny.max(1), w / (nx.max(1) * ny.max(1)));
+    let (x, y, z) = (k % lx, (k / lx) % ly, k / (lx * ly));
+    [wx * lx + x, wy * ly + y, wz * lz + z]
+}
+
+fn race_error(st: &State, inst: &Inst, kind: Kind, f: Found, at: String) -> RunError {
+    let verb = |wrote: bool, atomic: bool| {
+        format!("{}{}", if wrote { "wrote" } else { "read" }, if atomic { " atomically" } else { "" })
+    };
+    let first = verb(f.first_wrote, f.first.atomic());
+    let second = verb(matches!(kind, Kind::Write | Kind::AtomicWrite), matches!(kind, Kind::AtomicRead | Kind::AtomicWrite));
+    let (a, b) = (gid_of(st, f.first.inv), gid_of(st, st.races.inv));
+    let mut e = RunError::new(
+        Some(inst.idx),
+        format!(
+            "data race on {at}: invocation {} {first} at instruction {}, invocation {} {second} at instruction {} (with no OpControlBarrier between them in one workgroup)",
+            show(a),
+            f.first.inst,
+            show(b),
+            inst.idx
+        ),
+    );
+    e.invocation = Some(b);
+    e.related = vec![f.first.inst, inst.idx];
+    e
 }
 
 fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
@@ -1289,7 +1428,7 @@ fn exec(
                 };
                 let p = pointer(p, inst)?.clone();
                 let (r, out) = super::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
-                store(prog, st, inst, &p, out)?;
+                store(prog, st, inst, &p, out, Kind::Write)?;
                 r
             } else {
                 super::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
@@ -1394,12 +1533,12 @@ fn exec(
         // Atomics: invocations take turns, so each is a load, an operation and a store.
         op::OpAtomicLoad => {
             let p = pointer(val!(0), inst)?;
-            load(prog, st, inst, p)?
+            load(prog, st, inst, p, Kind::AtomicRead)?
         }
         op::OpAtomicStore => {
             let p = pointer(val!(0), inst)?.clone();
             let v = val!(3).clone();
-            store(prog, st, inst, &p, v)?;
+            store(prog, st, inst, &p, v, Kind::AtomicWrite)?;
             return Ok(Flow::Next);
         }
         op::OpAtomicExchange
@@ -1420,7 +1559,7 @@ fn exec(
         | op::OpAtomicFMinEXT
         | op::OpAtomicFMaxEXT => {
             let p = pointer(val!(0), inst)?.clone();
-            let old = scalar(&load(prog, st, inst, &p)?).map_err(&loc)?;
+            let old = scalar(&load(prog, st, inst, &p, Kind::AtomicRead)?).map_err(&loc)?;
             let w = inst.sk.w;
             let operand = |k: usize| -> Result<u64, RunError> {
                 scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
@@ -1461,7 +1600,7 @@ fn exec(
                     )
                 }
             };
-            store(prog, st, inst, &p, Val::S(mask(new, w)))?;
+            store(prog, st, inst, &p, Val::S(mask(new, w)), Kind::AtomicWrite)?;
             Val::S(old)
         }
         op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
@@ -1494,19 +1633,19 @@ fn exec(
         }
         op::OpLoad => {
             let p = pointer(val!(0), inst)?;
-            load(prog, st, inst, p)?
+            load(prog, st, inst, p, Kind::Read)?
         }
         op::OpStore => {
             let p = pointer(val!(0), inst)?.clone();
             let v = val!(1).clone();
-            store(prog, st, inst, &p, v)?;
+            store(prog, st, inst, &p, v, Kind::Write)?;
             return Ok(Flow::Next);
         }
         op::OpCopyMemory => {
             let t = pointer(val!(0), inst)?.clone();
             let s = pointer(val!(1), inst)?;
-            let v = load(prog, st, inst, s)?;
-            store(prog, st, inst, &t, v)?;
+            let v = load(prog, st, inst, s, Kind::Read)?;
+            store(prog, st, inst, &t, v, Kind::Write)?;
             return Ok(Flow::Next);
         }
         op::OpArrayLength => {

@@ -454,3 +454,35 @@ pub(super) fn at_mut<'v>(v: &'v mut Val, path: &[u32]) -> Option<&'v mut Val> {
     }
     Some(v)
 }
+
+/// The bytes a value of type `ty` at `off` occupies in a buffer: calls `f`
+/// with each scalar's (offset, size), padding left out.
+pub(super) fn spans(
+    ir: &Ir,
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+    f: &mut impl FnMut(u64, u64) -> Result<(), MemErr>,
+) -> Result<(), MemErr> {
+    spans_at(ir, 0, ty, off, vstride, mat, f)
+}
+
+fn spans_at(
+    ir: &Ir,
+    depth: u32,
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+    f: &mut impl FnMut(u64, u64) -> Result<(), MemErr>,
+) -> Result<(), MemErr> {
+    let t = ty_of(ir, ty)?;
+    if let Some(n) = scalar_bytes(t) {
+        return f(off, n);
+    }
+    for (pt, po, pv, pm) in parts(ir, depth, ty, off, vstride, mat)? {
+        spans_at(ir, depth + 1, pt, po, pv, pm, f)?;
+    }
+    Ok(())
+}

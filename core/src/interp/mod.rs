@@ -25,6 +25,7 @@ mod exec;
 mod glsl;
 mod group;
 mod mem;
+mod race;
 #[cfg(test)]
 mod tests;
 pub mod values;
@@ -95,6 +96,10 @@ pub struct RunError {
     /// (the message names it by OpName; a front end may name it otherwise).
     pub block: Option<u32>,
     pub message: String,
+    /// The instructions the message names ("instruction N", for a data
+    /// race the two accesses), which a front end may name by their place in
+    /// its text instead ([`RunError::message_with`]).
+    pub related: Vec<u32>,
 }
 
 impl fmt::Display for RunError {
@@ -114,7 +119,26 @@ impl RunError {
             invocation: None,
             block: None,
             message,
+            related: Vec::new(),
         }
+    }
+
+    /// The message with each instruction in `related` ("instruction N")
+    /// named as `name` gives it (e.g. "12:5", its line and column), where
+    /// it gives a name.
+    pub fn message_with(&self, name: impl Fn(u32) -> Option<String>) -> String {
+        let mut m = self.message.clone();
+        for &i in &self.related {
+            if let Some(n) = name(i) {
+                m = m.replace(&format!("instruction {i},"), &format!("{n},"));
+                m = m.replace(&format!("instruction {i} "), &format!("{n} "));
+                if m.ends_with(&format!("instruction {i}")) {
+                    m.truncate(m.len() - format!("instruction {i}").len());
+                    m.push_str(&n);
+                }
+            }
+        }
+        m
     }
 }
 

@@ -765,7 +765,8 @@ fn mul_extended_and_matrix_times_vector() {
 /// Eight invocations: in `if (x >= 3)` each stores Elect() to out[x] (the
 /// others 7); after the merge, out[8 + x] = subgroupAdd(x), out[16 + x] =
 /// subgroupExclusiveAdd(x), out[24 + x] = subgroupShuffle(x, 7 - x) and
-/// out[32] = the first word of subgroupBallot(x is odd).
+/// out[32 + x] = the first word of subgroupBallot(x is odd) (each its own
+/// word: all storing to one would be a data race).
 const GROUPS: &str = r#"
       %entry = OpLabel
           %g3 = OpLoad %v3uint %gid
@@ -801,7 +802,8 @@ const GROUPS: &str = r#"
          %odd = OpIEqual %bool %lo %u1
            %b = OpGroupNonUniformBallot %v4uint %u3 %odd
           %b0 = OpCompositeExtract %uint %b 0
-         %p32 = OpAccessChain %p_uint %out %u0 %u32
+         %i32 = OpIAdd %uint %i24 %u8
+         %p32 = OpAccessChain %p_uint %out %u0 %i32
                 OpStore %p32 %b0
                 OpReturn
                 OpFunctionEnd
@@ -814,7 +816,7 @@ fn run_groups_with(subgroup_size: Option<u32>) -> Vec<u32> {
         GROUPS,
     );
     let mut b = Buffers::new();
-    b.insert((0, 0), vec![0u8; 4 * 33]);
+    b.insert((0, 0), vec![0u8; 4 * 40]);
     let opts = Options {
         max_steps: 10_000,
         subgroup_size,
@@ -835,7 +837,7 @@ fn subgroup_operations_act_on_the_active_invocations() {
     assert_eq!(&out[8..16], &[28; 8]);
     assert_eq!(&out[16..24], &[0, 0, 1, 3, 6, 10, 15, 21]);
     assert_eq!(&out[24..32], &[7, 6, 5, 4, 3, 2, 1, 0]);
-    assert_eq!(out[32], 0xaa);
+    assert_eq!(&out[32..40], &[0xaa; 8]);
     // Two subgroups of 4: in the branch, 3 is the only active one of the
     // first (Elect: 1) and 4..7 all of the second (Elect picks 4). Sums 0 +
     // 1 + 2 + 3 = 6 and 4 + 5 + 6 + 7 = 22; exclusive sums within each (0,
@@ -846,7 +848,7 @@ fn subgroup_operations_act_on_the_active_invocations() {
     assert_eq!(&out[0..8], &[7, 7, 7, 1, 1, 0, 0, 0]);
     assert_eq!(&out[8..16], &[6, 6, 6, 6, 22, 22, 22, 22]);
     assert_eq!(&out[16..24], &[0, 0, 1, 3, 0, 4, 9, 15]);
-    assert_eq!(out[32], 0xa);
+    assert_eq!(&out[32..40], &[0xa; 8]);
 }
 
 #[test]
@@ -1176,5 +1178,172 @@ fn race_free_modules_give_the_same_buffers_under_every_seed() {
         let (r, out) = run_seeded(&atomics, 6, seed);
         r.expect("runs");
         assert_eq!(out, vec![10, 3, 4, 4, 4, 4], "seed {seed:?}");
+    }
+}
+
+/// Four invocations (one workgroup unless `groups` > 1) over the shared
+/// module's Workgroup array %sh and the output buffer.
+fn race_run(body: &str, groups: u32) -> (Ir, Result<RunStats, RunError>) {
+    let ir = shared_module(body);
+    let (r, _) = run_out(&ir, groups, 8, 10_000);
+    (ir, r)
+}
+
+/// The index of the `n`-th instruction with opcode `o`.
+fn nth_index_of(ir: &Ir, o: u16, n: usize) -> u32 {
+    (0..ir.len()).filter(|&i| ir.opcode(i) == o).nth(n).expect("the opcode is in the module") as u32
+}
+
+#[test]
+fn a_data_race_on_workgroup_memory_is_an_error() {
+    // Each invocation i writes sh[i] = i + 1 and then, with no barrier,
+    // reads its neighbour sh[(i + 1) & 3]. Invocations take turns in order:
+    // invocation 0 reads sh[1] (not yet written), then invocation 1 writes
+    // sh[1]: a write after another invocation's read with no barrier
+    // between, the first race.
+    let body = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %i1 = OpIAdd %uint %i %u1
+         %pw = OpAccessChain %w_uint %sh %i
+               OpStore %pw %i1
+          %n = OpBitwiseAnd %uint %i1 %u3
+         %pr = OpAccessChain %w_uint %sh %n
+          %v = OpLoad %uint %pr
+          %p = OpAccessChain %p_uint %out %u0 %i
+               OpStore %p %v
+               OpReturn
+               OpFunctionEnd
+"#;
+    let (ir, r) = race_run(body, 1);
+    let e = r.expect_err("a data race");
+    let (write, read) = (nth_index_of(&ir, op::OpStore, 0), nth_index_of(&ir, op::OpLoad, 1));
+    // %sh has no OpName: the message names it by its id.
+    let sh = ir.globals.iter().find(|g| g.storage == crate::grammar::storage_class::Workgroup).expect("%sh").id;
+    assert_eq!(
+        e.message,
+        alloc::format!(
+            "data race on %{sh}[1]: invocation (0,0,0) read at instruction {read}, invocation (1,0,0) wrote at instruction {write} (with no OpControlBarrier between them in one workgroup)"
+        )
+    );
+    assert_eq!(e.inst, Some(write));
+    assert_eq!(e.invocation, Some([1, 0, 0]));
+    assert_eq!(e.related, vec![read, write]);
+    // A front end names the two instructions its own way.
+    assert!(e.message_with(|i| Some(alloc::format!("L{i}"))).contains(&alloc::format!("read at L{read}, invocation (1,0,0) wrote at L{write} (")));
+}
+
+#[test]
+fn a_data_race_on_a_storage_buffer_across_workgroups_is_an_error() {
+    // Every invocation of two workgroups of 4 adds 1 to out[0] with a plain
+    // load and store: invocation 1 reads out[0] after invocation 0 wrote it,
+    // in the same workgroup and barrier interval.
+    let body = r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %v = OpLoad %uint %p
+         %v1 = OpIAdd %uint %v %u1
+               OpStore %p %v1
+               OpReturn
+               OpFunctionEnd
+"#;
+    let (ir, r) = race_run(body, 1);
+    let e = r.expect_err("a data race");
+    let (load, store) = (nth_index_of(&ir, op::OpLoad, 0), nth_index_of(&ir, op::OpStore, 0));
+    assert_eq!(
+        e.message,
+        alloc::format!(
+            "data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction {store}, invocation (1,0,0) read at instruction {load} (with no OpControlBarrier between them in one workgroup)"
+        )
+    );
+    // A barrier does not order two workgroups: with a barrier between the
+    // read and the write of invocation 0 only (x == 0 in each workgroup of 1
+    // ... here: workgroups of 4 where only local 0 touches out[0]) the
+    // second workgroup's invocation (4,0,0) still races with (0,0,0).
+    let body = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g3 0
+         %lx = OpBitwiseAnd %uint %x %u3
+          %z = OpIEqual %bool %lx %u0
+               OpSelectionMerge %m None
+               OpBranchConditional %z %t %m
+          %t = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %v = OpLoad %uint %p
+         %v1 = OpIAdd %uint %v %u1
+               OpStore %p %v1
+               OpBranch %m
+          %m = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+    let (_, r) = race_run(body, 2);
+    let e = r.expect_err("a data race across workgroups");
+    assert!(e.message.starts_with("data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction"), "{}", e.message);
+    assert_eq!(e.invocation, Some([4, 0, 0]));
+}
+
+#[test]
+fn near_misses_are_not_races() {
+    // The barrier test: writes, a barrier, then reads of others' words.
+    let barrier = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %i1 = OpIAdd %uint %i %u1
+         %pw = OpAccessChain %w_uint %sh %i
+               OpStore %pw %i1
+               OpControlBarrier %u2 %u2 %u0
+          %n = OpBitwiseAnd %uint %i1 %u3
+         %pr = OpAccessChain %w_uint %sh %n
+          %v = OpLoad %uint %pr
+          %p = OpAccessChain %p_uint %out %u0 %i
+               OpStore %p %v
+               OpReturn
+               OpFunctionEnd
+"#;
+    // Atomics only, on one word of each memory, from two workgroups.
+    let atomics = r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %a = OpAtomicIAdd %uint %p %u1 %u0 %u1
+         %pw = OpAccessChain %w_uint %sh %u0
+          %b = OpAtomicIAdd %uint %pw %u2 %u0 %u1
+          %c = OpAtomicLoad %uint %p %u1 %u0
+               OpReturn
+               OpFunctionEnd
+"#;
+    // Disjoint bytes: each invocation writes and reads back its own word
+    // of both memories, and all read the same word (reads never race).
+    let disjoint = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %li = OpBitwiseAnd %uint %i %u3
+         %pw = OpAccessChain %w_uint %sh %li
+               OpStore %pw %i
+          %w = OpLoad %uint %pw
+          %j = OpIAdd %uint %i %u1
+          %p = OpAccessChain %p_uint %out %u0 %j
+               OpStore %p %w
+          %q = OpAccessChain %p_uint %out %u0 %u0
+          %r = OpLoad %uint %q
+               OpReturn
+               OpFunctionEnd
+"#;
+    for seed in [None, Some(3), Some(11)] {
+        for (name, body, groups) in [("barrier", barrier, 1), ("atomics", atomics, 2), ("disjoint", disjoint, 2)] {
+            let ir = shared_module(body);
+            let mut b = Buffers::new();
+            b.insert((0, 0), vec![0u8; 4 * 9]);
+            let opts = Options { workgroups: [groups, 1, 1], max_steps: 10_000, seed, ..Options::default() };
+            run(&ir, &opts, &mut b).unwrap_or_else(|e| panic!("{name} (seed {seed:?}): {e}"));
+            if name == "atomics" {
+                // 8 invocations each added 1.
+                assert_eq!(words(&b[&(0, 0)])[0], 8);
+            }
+        }
     }
 }
