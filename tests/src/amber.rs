@@ -192,6 +192,10 @@ pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
             "undefined behaviour that the interpreter reports as an error by design: the CTS test only checks that a driver does not crash",
         ),
         (
+            "a branch on an undefined value",
+            "undefined behaviour in the test: a GraphicsFuzz shader branches on an uninitialised variable (a GLSL local `uint d;`, or a Private global never written) on a path whose result the test does not check; the interpreter reports it by design",
+        ),
+        (
             "index  is out of bounds of a composite",
             "undefined behaviour in the test: the shader indexes a uvec4 past its end (the CTS relies on the driver's memory layout); the interpreter reports it by design",
         ),

@@ -2,7 +2,7 @@
 //! slot, operands resolved), constants into values, global variables into
 //! pointers, the entry point and its workgroup size.
 
-use super::mem::{Loc, Ptr, Val, check_size, zero};
+use super::mem::{Loc, Ptr, Val, check_size, undef, zero};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
@@ -266,7 +266,7 @@ impl<'a> Program<'a> {
             {
                 set(&mut res, id, R::Global(globals.len() as u32));
                 let fits = check_size(ir, ty).is_ok();
-                globals.push(if fits { zero(ir, ty) } else { Val::S(0) });
+                globals.push(if fits { undef(ir, ty) } else { Val::S(0) });
                 bad_globals.push(!fits);
             }
         }
@@ -311,7 +311,7 @@ impl<'a> Program<'a> {
                     } else {
                         let init = match v.initializer {
                             Some(id) => get(&res, &globals, id),
-                            None => zero(ir, pointee),
+                            None => undef(ir, pointee),
                         };
                         let var = private_init.len() as u32;
                         private_init.push(init);
@@ -400,7 +400,7 @@ impl<'a> Program<'a> {
                 s if s == grammar::storage_class::Workgroup => {
                     let init = match v.initializer {
                         Some(id) => get(&res, &globals, id),
-                        None => zero(ir, pointee),
+                        None => undef(ir, pointee),
                     };
                     shared_init.push(init);
                     shared_ids.push(v.id);

@@ -3,8 +3,8 @@
 
 use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
 use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, spans, step, val_count, value_count, write_buf,
-    zero,
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, has_undef, mask, read_buf, sext, spans, step, undef, undefined,
+    val_count, value_count, write_buf,
 };
 use super::race::{Found, Kind, Races};
 use super::{Buffers, Options, RunError, RunStats, unsupported};
@@ -449,6 +449,9 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
 fn scalar(v: &Val) -> Result<u64, String> {
     match v {
         Val::S(x) => Ok(*x),
+        // Where undefinedness is not followed (an index, a matrix operand),
+        // an undefined scalar reads as 0.
+        Val::U => Ok(0),
         _ => Err(String::from("a scalar was expected")),
     }
 }
@@ -460,6 +463,7 @@ fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, 
             xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
         )),
         Val::P(_) => Err(String::from("a pointer used as a number")),
+        Val::U => Ok(Val::U),
     }
 }
 
@@ -471,6 +475,7 @@ pub(super) fn map2(
 ) -> Result<Val, String> {
     match (a, b) {
         (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
+        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
         (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
             xs.iter()
                 .zip(ys)
@@ -755,6 +760,13 @@ fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
             };
             format!("out-of-bounds access: {n} bytes at offset {off} of {which}")
         }
+        MemErr::Undef(off) => {
+            let which = match prog.bufs.get(buf as usize) {
+                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                _ => String::from("the push constants"),
+            };
+            format!("an undefined value is stored to {which} at byte {off} (from OpUndef, or memory never written: a variable without initializer or Workgroup memory)")
+        }
     };
     RunError::new(Some(inst.idx), m)
 }
@@ -823,7 +835,8 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val, kind: Kin
             let same = kind == Kind::Write
                 && st.watch
                 && read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat).is_ok_and(|old| old == v);
-            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v)
+            let undef_ok = prog.bufs.get(*buf as usize) == Some(&BufKey::Workgroup);
+            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v, undef_ok)
                 .map_err(|e| mem_err(prog, inst, *buf, e))?;
             if same {
                 return Ok(());
@@ -1241,6 +1254,7 @@ fn exec(
             let c = val!(0);
             let (a, b) = (val!(1), val!(2));
             match c {
+                Val::U => undefined(a),
                 Val::S(x) => {
                     if *x != 0 {
                         a.clone()
@@ -1254,7 +1268,9 @@ fn exec(
                             cs.iter()
                                 .zip(xs.iter().zip(ys))
                                 .map(|(c, (x, y))| {
-                                    if matches!(c, Val::S(0)) {
+                                    if matches!(c, Val::U) {
+                                        undefined(x)
+                                    } else if matches!(c, Val::S(0)) {
                                         y.clone()
                                     } else {
                                         x.clone()
@@ -1333,7 +1349,8 @@ fn exec(
                 Some(Type::Vector { count, .. }) => Some(*count as usize),
                 _ => None,
             };
-            bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?
+            let v = bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?;
+            if has_undef(val!(0)) { undefined(&v) } else { v }
         }
         // Vectors and composites.
         op::OpDot => {
@@ -1604,13 +1621,13 @@ fn exec(
             Val::S(old)
         }
         op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
-        op::OpUndef => zero(prog.ir, inst.ty),
+        op::OpUndef => undef(prog.ir, inst.ty),
         // Memory.
         op::OpVariable => {
             st.hold(value_count(prog.ir, inst.ty), Some(inst.idx))?;
             let init = match args.get(1) {
                 Some(&s) => get(prog, &fr.regs, s).clone(),
-                None => zero(prog.ir, inst.ty),
+                None => undef(prog.ir, inst.ty),
             };
             let var = st.mem.len() as u32;
             st.mem.push(init);
@@ -1688,12 +1705,18 @@ fn exec(
             return Ok(Flow::Next);
         }
         op::OpBranchConditional => {
+            if matches!(val!(0), Val::U) {
+                return Err(loc(String::from("a branch on an undefined value (OpBranchConditional)")));
+            }
             let c = scalar(val!(0)).map_err(&loc)?;
             let b = if c != 0 { arg(1)? } else { arg(2)? };
             goto(prog, func, fr, b, inst)?;
             return Ok(Flow::Next);
         }
         op::OpSwitch => {
+            if matches!(val!(0), Val::U) {
+                return Err(loc(String::from("a branch on an undefined value (OpSwitch)")));
+            }
             let w = inst.ak.w;
             let sel = mask(scalar(val!(0)).map_err(&loc)?, w);
             let lw = if w > 32 { 2 } else { 1 };

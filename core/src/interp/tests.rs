@@ -350,6 +350,17 @@ fn shared_module(body: &str) -> Ir {
     Ir::build(crate::binary::read_words(&w).expect("reads"))
 }
 
+/// The shared module with %sh zero-initialised (a null initializer), so
+/// that reading it before a write reads zeros, not undefined values.
+fn shared_module_zeroed(body: &str) -> Ir {
+    let text = HEAD.replace("LSX", "4").replace(
+        "%main = OpFunction",
+        "%arr4 = OpTypeArray %uint %u4\n%p_wg = OpTypePointer Workgroup %arr4\n%w_uint = OpTypePointer Workgroup %uint\n%z4 = OpConstantNull %arr4\n%sh = OpVariable %p_wg Workgroup %z4\n%main = OpFunction",
+    );
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    Ir::build(crate::binary::read_words(&w).expect("reads"))
+}
+
 #[test]
 fn barrier_orders_workgroup_memory() {
     // Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
@@ -1184,7 +1195,7 @@ fn race_free_modules_give_the_same_buffers_under_every_seed() {
 /// Four invocations (one workgroup unless `groups` > 1) over the shared
 /// module's Workgroup array %sh and the output buffer.
 fn race_run(body: &str, groups: u32) -> (Ir, Result<RunStats, RunError>) {
-    let ir = shared_module(body);
+    let ir = shared_module_zeroed(body);
     let (r, _) = run_out(&ir, groups, 8, 10_000);
     (ir, r)
 }
@@ -1335,7 +1346,7 @@ fn near_misses_are_not_races() {
 "#;
     for seed in [None, Some(3), Some(11)] {
         for (name, body, groups) in [("barrier", barrier, 1), ("atomics", atomics, 2), ("disjoint", disjoint, 2)] {
-            let ir = shared_module(body);
+            let ir = shared_module_zeroed(body);
             let mut b = Buffers::new();
             b.insert((0, 0), vec![0u8; 4 * 9]);
             let opts = Options { workgroups: [groups, 1, 1], max_steps: 10_000, seed, ..Options::default() };
@@ -1346,4 +1357,78 @@ fn near_misses_are_not_races() {
             }
         }
     }
+}
+
+/// Run a one-invocation module of `decls` and `body` with 4 output words.
+fn undef_run(decls: &str, body: &str) -> (Ir, Result<RunStats, RunError>) {
+    let ir = module_with(1, decls, &alloc::format!("%entry = OpLabel\n%q = OpAccessChain %p_uint %out %u0 %u0\n{body}\nOpReturn\nOpFunctionEnd\n"));
+    let (r, _) = run_out(&ir, 1, 4, 1000);
+    (ir, r)
+}
+
+#[test]
+fn undefined_values_reaching_a_buffer_are_errors() {
+    let decls = r#"
+       %und = OpUndef %uint
+      %p_pr = OpTypePointer Private %uint
+      %priv = OpVariable %p_pr Private
+     %priv0 = OpVariable %p_pr Private %u7
+      %p_wg = OpTypePointer Workgroup %uint
+        %wg = OpVariable %p_wg Workgroup
+       %nul = OpConstantNull %uint
+       %wg0 = OpVariable %p_wg Workgroup %nul
+"#;
+    let stored = |ir: &Ir, r: Result<RunStats, RunError>, what: &str| {
+        let e = r.expect_err(what);
+        assert_eq!(
+            e.message,
+            "an undefined value is stored to the buffer at set 0, binding 0 at byte 0 (from OpUndef, or memory never written: a variable without initializer or Workgroup memory)",
+            "{what}"
+        );
+        assert_eq!(e.inst, Some(index_of(ir, op::OpStore)), "{what}");
+    };
+    // Each source of an undefined value, stored to the output (invalid),
+    // then the same made defined (valid).
+    let (ir, r) = undef_run(decls, "OpStore %q %und");
+    stored(&ir, r, "OpUndef");
+    // Arithmetic on an undefined value is undefined.
+    let (ir, r) = undef_run(decls, "%s = OpIAdd %uint %und %u1\nOpStore %q %s");
+    stored(&ir, r, "OpUndef + 1");
+    let (ir, r) = undef_run(decls, "%f = OpVariable %f_uint Function\n%v = OpLoad %uint %f\nOpStore %q %v");
+    stored(&ir, r, "a Function variable without initializer");
+    let (ir, r) = undef_run(decls, "%v = OpLoad %uint %priv\nOpStore %q %v");
+    stored(&ir, r, "a Private variable without initializer");
+    let (ir, r) = undef_run(decls, "%v = OpLoad %uint %wg\nOpStore %q %v");
+    stored(&ir, r, "Workgroup memory without initializer");
+    // Valid: written first, or initialised (a null initializer zeroes
+    // Workgroup memory).
+    for (what, body) in [
+        ("a Function variable written first", "%f = OpVariable %f_uint Function\nOpStore %f %u3\n%v = OpLoad %uint %f\nOpStore %q %v"),
+        ("a Function variable with initializer", "%f = OpVariable %f_uint Function %u3\n%v = OpLoad %uint %f\nOpStore %q %v"),
+        ("a Private variable with initializer", "%v = OpLoad %uint %priv0\nOpStore %q %v"),
+        ("a Private variable written first", "OpStore %priv %u3\n%v = OpLoad %uint %priv\nOpStore %q %v"),
+        ("Workgroup memory with a null initializer", "%v = OpLoad %uint %wg0\nOpStore %q %v"),
+        ("an undefined value never stored", "%s = OpIAdd %uint %und %u1\n%f = OpVariable %f_uint Function\nOpStore %f %s"),
+    ] {
+        let (_, r) = undef_run(decls, body);
+        r.unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}
+
+#[test]
+fn a_branch_on_an_undefined_value_is_an_error() {
+    let decls = "%ub = OpUndef %bool\n%uu = OpUndef %uint";
+    for (what, cond, name) in [
+        ("OpBranchConditional", "OpSelectionMerge %m None\nOpBranchConditional %ub %m %m", "OpBranchConditional"),
+        ("OpSwitch", "OpSelectionMerge %m None\nOpSwitch %uu %m 1 %m", "OpSwitch"),
+    ] {
+        let (ir, r) = undef_run(decls, &alloc::format!("{cond}\n%m = OpLabel"));
+        let e = r.expect_err(what);
+        assert_eq!(e.message, alloc::format!("a branch on an undefined value ({name})"));
+        let o = if name == "OpSwitch" { op::OpSwitch } else { op::OpBranchConditional };
+        assert_eq!(e.inst, Some(index_of(&ir, o)));
+    }
+    // A defined condition computed next to an undefined value is fine.
+    let (_, r) = undef_run(decls, "%c = OpIEqual %bool %u1 %u1\nOpSelectionMerge %m None\nOpBranchConditional %c %m %m\n%m = OpLabel");
+    r.expect("a defined condition");
 }
