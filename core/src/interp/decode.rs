@@ -126,6 +126,23 @@ pub(super) struct Program<'a> {
     pub wg_bytes: u64,
 }
 
+/// The start of the buffer `key` (added to `bufs` the first time).
+fn buffer_start(bufs: &mut Vec<BufKey>, key: BufKey) -> Loc {
+    let buf = match bufs.iter().position(|k| *k == key) {
+        Some(k) => k,
+        None => {
+            bufs.push(key);
+            bufs.len() - 1
+        }
+    } as u32;
+    Loc::Buf {
+        buf,
+        off: 0,
+        vstride: 0,
+        mat: None,
+    }
+}
+
 /// The most bytes of explicitly laid out workgroup memory the interpreter holds.
 const MAX_WG_BYTES: u64 = 1 << 26;
 
@@ -345,21 +362,7 @@ impl<'a> Program<'a> {
                         }
                     };
                     match key {
-                        Some(key) => {
-                            let buf = match bufs.iter().position(|k| *k == key) {
-                                Some(k) => k,
-                                None => {
-                                    bufs.push(key);
-                                    bufs.len() - 1
-                                }
-                            } as u32;
-                            Loc::Buf {
-                                buf,
-                                off: 0,
-                                vstride: 0,
-                                mat: None,
-                            }
-                        }
+                        Some(key) => buffer_start(&mut bufs, key),
                         None => Loc::Unsupported(format!(
                             "a {} variable without DescriptorSet and Binding",
                             sc_name(s)
@@ -374,20 +377,7 @@ impl<'a> Program<'a> {
                     match ir.size_of(pointee) {
                         Some(n) if n <= MAX_WG_BYTES => {
                             wg_bytes = wg_bytes.max(n);
-                            let key = BufKey::Workgroup;
-                            let buf = match bufs.iter().position(|k| *k == key) {
-                                Some(k) => k,
-                                None => {
-                                    bufs.push(key);
-                                    bufs.len() - 1
-                                }
-                            } as u32;
-                            Loc::Buf {
-                                buf,
-                                off: 0,
-                                vstride: 0,
-                                mat: None,
-                            }
+                            buffer_start(&mut bufs, BufKey::Workgroup)
                         }
                         _ => Loc::Unsupported(String::from(
                             "not supported: a Block-decorated Workgroup variable without a known size of at most 64 MiB",

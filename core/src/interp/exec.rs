@@ -475,13 +475,14 @@ pub(super) fn map2(
 ) -> Result<Val, String> {
     match (a, b) {
         (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
-        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
         (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
             xs.iter()
                 .zip(ys)
                 .map(|(x, y)| map2(x, y, f))
                 .collect::<Result<_, _>>()?,
         )),
+        // Undefined scalars (checked last: the common case stays first).
+        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
         _ => Err(String::from("operands of different shapes")),
     }
 }

@@ -322,6 +322,7 @@ fn read_at(
 }
 
 /// Write value `v` of type `ty` at `off`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write_buf(
     ir: &Ir,
     bytes: &mut [u8],

@@ -361,14 +361,9 @@ fn shared_module_zeroed(body: &str) -> Ir {
     Ir::build(crate::binary::read_words(&w).expect("reads"))
 }
 
-#[test]
-fn barrier_orders_workgroup_memory() {
-    // Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
-    // its neighbour sh[(i + 1) & 3]. The barrier makes every write happen
-    // before any read: out = [2, 3, 4, 1]. (Run one after another without the
-    // barrier, invocation 0 would read sh[1] before invocation 1 wrote it.)
-    let ir = shared_module(
-        r#"
+/// Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
+/// its neighbour sh[(i + 1) & 3] into out[i].
+const BARRIER: &str = r#"
       %entry = OpLabel
          %g3 = OpLoad %v3uint %gid
           %i = OpCompositeExtract %uint %g3 0
@@ -383,8 +378,15 @@ fn barrier_orders_workgroup_memory() {
                OpStore %p %v
                OpReturn
                OpFunctionEnd
-"#,
-    );
+"#;
+
+#[test]
+fn barrier_orders_workgroup_memory() {
+    // Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
+    // its neighbour sh[(i + 1) & 3]. The barrier makes every write happen
+    // before any read: out = [2, 3, 4, 1]. (Run one after another without the
+    // barrier, invocation 0 would read sh[1] before invocation 1 wrote it.)
+    let ir = shared_module(BARRIER);
     let (r, out) = run_out(&ir, 1, 4, 1000);
     r.expect("runs");
     assert_eq!(out, vec![2, 3, 4, 1]);
@@ -1136,24 +1138,7 @@ fn a_seed_changes_the_order_deterministically() {
 fn race_free_modules_give_the_same_buffers_under_every_seed() {
     // The barrier test's module: out = [2, 3, 4, 1] in every order (the
     // barrier orders the writes before the reads).
-    let barrier = shared_module(
-        r#"
-      %entry = OpLabel
-         %g3 = OpLoad %v3uint %gid
-          %i = OpCompositeExtract %uint %g3 0
-         %i1 = OpIAdd %uint %i %u1
-         %pw = OpAccessChain %w_uint %sh %i
-               OpStore %pw %i1
-               OpControlBarrier %u2 %u2 %u0
-          %n = OpBitwiseAnd %uint %i1 %u3
-         %pr = OpAccessChain %w_uint %sh %n
-          %v = OpLoad %uint %pr
-          %p = OpAccessChain %p_uint %out %u0 %i
-               OpStore %p %v
-               OpReturn
-               OpFunctionEnd
-"#,
-    );
+    let barrier = shared_module(BARRIER);
     // Order-independent atomics: out[0] += gid + 1 (10 in all), out[1] =
     // max(out[1], gid) (3), a Workgroup counter incremented by each, then a
     // barrier, then each stores the count (4) at out[2 + gid].
@@ -1299,22 +1284,7 @@ fn a_data_race_on_a_storage_buffer_across_workgroups_is_an_error() {
 #[test]
 fn near_misses_are_not_races() {
     // The barrier test: writes, a barrier, then reads of others' words.
-    let barrier = r#"
-      %entry = OpLabel
-         %g3 = OpLoad %v3uint %gid
-          %i = OpCompositeExtract %uint %g3 0
-         %i1 = OpIAdd %uint %i %u1
-         %pw = OpAccessChain %w_uint %sh %i
-               OpStore %pw %i1
-               OpControlBarrier %u2 %u2 %u0
-          %n = OpBitwiseAnd %uint %i1 %u3
-         %pr = OpAccessChain %w_uint %sh %n
-          %v = OpLoad %uint %pr
-          %p = OpAccessChain %p_uint %out %u0 %i
-               OpStore %p %v
-               OpReturn
-               OpFunctionEnd
-"#;
+    let barrier = BARRIER;
     // Atomics only, on one word of each memory, from two workgroups.
     let atomics = r#"
       %entry = OpLabel
