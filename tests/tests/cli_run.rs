@@ -213,6 +213,7 @@ fn bad_usage_exits_2_with_a_located_message() {
         (&["--spec", "0=-1"], "is not a u32"),
         (&["--entry", "other"], "no GLCompute or Kernel entry point `other`"),
         (&["--max-steps", "x"], "--max-steps: `x` is not a positive number"),
+        (&["--seed", "-1"], "--seed: `-1` is not a number"),
     ];
     for (args, want) in cases {
         let mut a = vec!["run", "-"];
@@ -516,4 +517,99 @@ fn robust_access_clamps_the_indices() {
     let o = run_spvlab(&root(), &["run", "-", small, FIN], KERNEL.as_bytes());
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("out-of-bounds"), "{}", stderr(&o));
+}
+
+/// Four invocations take tickets from an atomic counter (t.count, OpAtomicIIncrement
+/// returns the old value) and store each at t.order[gid]: race-free, but the
+/// tickets follow the order the invocations run in.
+const TICKETS: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid %t
+               OpExecutionMode %main LocalSize 4 1 1
+               OpName %t "t"
+               OpMemberName %T 0 "count"
+               OpMemberName %T 1 "order"
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %arr4 ArrayStride 4
+               OpDecorate %T Block
+               OpMemberDecorate %T 0 Offset 0
+               OpMemberDecorate %T 1 Offset 4
+               OpDecorate %t DescriptorSet 0
+               OpDecorate %t Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_4 = OpConstant %uint 4
+     %v3uint = OpTypeVector %uint 3
+   %p_v3uint = OpTypePointer Input %v3uint
+        %gid = OpVariable %p_v3uint Input
+       %arr4 = OpTypeArray %uint %uint_4
+          %T = OpTypeStruct %uint %arr4
+        %p_T = OpTypePointer StorageBuffer %T
+     %p_uint = OpTypePointer StorageBuffer %uint
+          %t = OpVariable %p_T StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g3 0
+          %c = OpAccessChain %p_uint %t %uint_0
+         %tk = OpAtomicIIncrement %uint %c %uint_1 %uint_0
+          %o = OpAccessChain %p_uint %t %uint_1 %x
+               OpStore %o %tk
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn a_seed_picks_the_order_of_the_invocations() {
+    let order = |o: &Output| -> Vec<u64> {
+        let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        v["buffers"][0]["value"]["order"].as_array().expect("order").iter().map(|x| x.as_u64().unwrap()).collect()
+    };
+    let o = run_spvlab(&root(), &["run", "--json", "-"], TICKETS.as_bytes());
+    assert_exit(&o, 0);
+    assert_eq!(order(&o), vec![0, 1, 2, 3], "unseeded: in order");
+    let mut differs = false;
+    for seed in 0..8 {
+        let s = seed.to_string();
+        let o = run_spvlab(&root(), &["run", "--json", "--seed", &s, "-"], TICKETS.as_bytes());
+        assert_exit(&o, 0);
+        let got = order(&o);
+        let mut sorted = got.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![0, 1, 2, 3], "seed {seed}: each ticket once");
+        differs |= got != [0, 1, 2, 3];
+    }
+    assert!(differs, "no seed of 8 changed the order");
+    // The race-free KERNEL prints the same buffers under a seed.
+    let a = run_spvlab(&root(), &["run", "-", IN, FIN], KERNEL.as_bytes());
+    let b = run_spvlab(&root(), &["run", "--seed", "12345", "-", IN, FIN], KERNEL.as_bytes());
+    assert_exit(&b, 0);
+    assert_eq!(stdout(&a), stdout(&b));
+}
+
+#[test]
+fn a_data_race_names_both_accesses_by_line_and_column() {
+    // TICKETS with a plain load and store in place of the atomic increment:
+    // invocation 0 writes t.count, then invocation 1 reads it, with no
+    // barrier between them.
+    let racy = TICKETS.replace(
+        "         %tk = OpAtomicIIncrement %uint %c %uint_1 %uint_0\n",
+        "         %tk = OpLoad %uint %c\n         %t1 = OpIAdd %uint %tk %uint_1\n               OpStore %c %t1\n",
+    );
+    let o = run_spvlab(&root(), &["run", "-"], racy.as_bytes());
+    assert_exit(&o, 1);
+    let at = |needle: &str| {
+        let line = racy.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        let col = racy.lines().nth(line - 1).unwrap().find(needle).unwrap() + 1;
+        format!("{line}:{col}")
+    };
+    let (load, store) = (at("%tk = OpLoad"), at("OpStore %c %t1"));
+    let want = format!(
+        "<stdin>:{load}: error: data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at {store}, invocation (1,0,0) read at {load} (with no OpControlBarrier between them in one workgroup)"
+    );
+    assert!(stderr(&o).contains(&want), "missing {want:?} in\n{}", stderr(&o));
 }

@@ -143,7 +143,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     if files.is_empty() {
         return Err(CliError::Usage("no Amber file given".into()));
     }
-    let mut opts = RunOptions { max_steps, shaders: BTreeMap::new() };
+    let mut opts = RunOptions { max_steps, shaders: BTreeMap::new(), ..RunOptions::default() };
     for (n, f) in &shaders {
         opts.shaders.insert(n.clone(), shader_module(f, env)?);
     }

@@ -67,6 +67,11 @@ Options:
   --amber <FILE>           Also write the run as an AmberScript file: the
                            module, its buffers as given, the dispatch, and
                            EXPECT lines holding the buffers the run left.
+  --seed <N>               Let the invocations of each workgroup take turns
+                           in a pseudo-random order chosen by N (a few
+                           instructions at a time) instead of one after
+                           another; a race-free module prints the same
+                           buffers under every seed.
   --json                   Print JSON instead of text.
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
@@ -158,7 +163,12 @@ fn fail(path: &str, message: &str) -> CliError {
 /// Where run error `e` happened: `file:line:col` in a text (with the line),
 /// else the instruction's index.
 fn located(a: &spvlab_core::analysis::Analysis, path: &str, e: &RunError) -> String {
-    let mut msg = e.message.clone();
+    // The instructions a message names (a data race's two accesses) by their line:col.
+    let mut msg = e.message_with(|i| {
+        let span = a.source_map().get(i as usize)?.span;
+        let (line, col) = line_col(a.text()?, span.start);
+        Some(format!("{line}:{col}"))
+    });
     // The step budget names the block by OpName: name it as the input does.
     const IN_BLOCK: &str = "was in block ";
     if let (Some(label), Some(k)) = (e.block, msg.rfind(IN_BLOCK)) {
@@ -204,6 +214,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut robust = false;
     let mut traces: Vec<[u32; 3]> = Vec::new();
     let mut amber_out: Option<String> = None;
+    let mut seed: Option<u64> = None;
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
         "--json" => set("--json", &inline, &mut json_out, true),
         "--entry" => {
@@ -248,6 +259,11 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         "--robust-access" => {
             no_value("--robust-access", &inline)?;
             robust = true;
+            Ok(())
+        }
+        "--seed" => {
+            let v = p.text_value("--seed", inline)?;
+            seed = Some(v.parse::<u64>().map_err(|_| usage(format!("--seed: `{v}` is not a number")))?);
             Ok(())
         }
         _ => Err(CliError::UnknownFlag(name)),
@@ -345,6 +361,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         push_constants: push,
         trace: if traces.is_empty() { Trace::Off } else { Trace::Invocations(traces.clone()) },
         robust_access: robust,
+        seed,
         ..interp::Options::default()
     };
     let inputs = bufs.clone();

@@ -1288,6 +1288,8 @@ pub struct RunOptions {
     /// Precompiled modules (SPIR-V words) by shader name: they take the place
     /// of a GLSL or SPIRV-HEX shader of that name, or of a SPIRV-ASM one.
     pub shaders: BTreeMap<String, Vec<u32>>,
+    /// The interpreter's order of invocations ([`interp::Options::seed`]).
+    pub seed: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -1295,6 +1297,7 @@ impl Default for RunOptions {
         RunOptions {
             max_steps: 1_000_000,
             shaders: BTreeMap::new(),
+            seed: None,
         }
     }
 }
@@ -1661,6 +1664,7 @@ impl Runner<'_> {
             subgroup_size: None,
             robust_access: p.robust_access,
             aliases,
+            seed: self.opts.seed,
             images,
             descriptor_arrays: arrays,
             samplers,
@@ -1687,7 +1691,10 @@ impl Runner<'_> {
                 Some(&(l, c)) => AmberError {
                     line: l,
                     col: c,
-                    message: format!("{}{inv} (in the RUN at line {line})", e.message),
+                    message: format!(
+                        "{}{inv} (in the RUN at line {line})",
+                        e.message_with(|i| at.get(i as usize).map(|(l, c)| format!("{l}:{c}")))
+                    ),
                 },
                 None => error(line, format!("{e}{inv}")),
             }

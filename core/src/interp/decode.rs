@@ -2,7 +2,7 @@
 //! slot, operands resolved), constants into values, global variables into
 //! pointers, the entry point and its workgroup size.
 
-use super::mem::{Loc, Ptr, Val, check_size, zero};
+use super::mem::{Loc, Ptr, Val, check_size, undef, zero};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
@@ -100,6 +100,10 @@ pub(super) struct BuiltIn {
 pub(super) enum BufKey {
     Binding(u32, u32),
     PushConstant,
+    /// The workgroup's memory that the Block-decorated Workgroup variables
+    /// share (SPV_KHR_workgroup_memory_explicit_layout): they alias one
+    /// another, laid out by Offset and ArrayStride. Zeroed for each workgroup.
+    Workgroup,
 }
 
 pub(super) struct Program<'a> {
@@ -115,6 +119,8 @@ pub(super) struct Program<'a> {
     pub private_init: Vec<Val>,
     /// The initial values of the Workgroup variables (zero unless initialised).
     pub shared_init: Vec<Val>,
+    /// The ids of the Workgroup variables held as values (by index).
+    pub shared_ids: Vec<u32>,
     pub builtins: Vec<BuiltIn>,
     pub bufs: Vec<BufKey>,
     /// A Kernel entry point (see [`super::kernel`]).
@@ -126,7 +132,30 @@ pub(super) struct Program<'a> {
     pub images: Vec<Option<super::image::Image>>,
     /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
     pub samplers: Vec<Option<super::image::Sampler>>,
+    /// The byte size of the explicitly laid out workgroup memory (the
+    /// biggest Block-decorated Workgroup variable), if the module has any.
+    pub wg_bytes: u64,
 }
+
+/// The start of the buffer `key` (added to `bufs` the first time).
+fn buffer_start(bufs: &mut Vec<BufKey>, key: BufKey) -> Loc {
+    let buf = match bufs.iter().position(|k| *k == key) {
+        Some(k) => k,
+        None => {
+            bufs.push(key);
+            bufs.len() - 1
+        }
+    } as u32;
+    Loc::Buf {
+        buf,
+        off: 0,
+        vstride: 0,
+        mat: None,
+    }
+}
+
+/// The most bytes of explicitly laid out workgroup memory the interpreter holds.
+const MAX_WG_BYTES: u64 = 1 << 26;
 
 /// The scalar kind of type `ty` (of its components, for a vector).
 pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> Sk {
@@ -249,7 +278,7 @@ impl<'a> Program<'a> {
             {
                 set(&mut res, id, R::Global(globals.len() as u32));
                 let fits = check_size(ir, ty).is_ok();
-                globals.push(if fits { zero(ir, ty) } else { Val::S(0) });
+                globals.push(if fits { undef(ir, ty) } else { Val::S(0) });
                 bad_globals.push(!fits);
             }
         }
@@ -297,10 +326,12 @@ impl<'a> Program<'a> {
         // Global variables.
         let mut private_init = Vec::new();
         let mut shared_init = Vec::new();
+        let mut shared_ids = Vec::new();
         let mut builtins = Vec::new();
         let mut bufs: Vec<BufKey> = Vec::new();
         let mut images = Vec::new();
         let mut samplers = Vec::new();
+        let mut wg_bytes = 0u64;
         let scn = grammar::storage_class::Input;
         let sc_name = |s: u32| -> String {
             match OperandKind::StorageClass.enumerant(s) {
@@ -366,7 +397,7 @@ impl<'a> Program<'a> {
                     } else {
                         let init = match v.initializer {
                             Some(id) => get(&res, &globals, id),
-                            None => zero(ir, pointee),
+                            None => undef(ir, pointee),
                         };
                         let var = private_init.len() as u32;
                         private_init.push(init);
@@ -400,24 +431,25 @@ impl<'a> Program<'a> {
                         }
                     };
                     match key {
-                        Some(key) => {
-                            let buf = match bufs.iter().position(|k| *k == key) {
-                                Some(k) => k,
-                                None => {
-                                    bufs.push(key);
-                                    bufs.len() - 1
-                                }
-                            } as u32;
-                            Loc::Buf {
-                                buf,
-                                off: 0,
-                                vstride: 0,
-                                mat: None,
-                            }
-                        }
+                        Some(key) => buffer_start(&mut bufs, key),
                         None => Loc::Unsupported(format!(
                             "a {} variable without DescriptorSet and Binding",
                             sc_name(s)
+                        )),
+                    }
+                }
+                s if s == grammar::storage_class::Workgroup
+                    && ir.ty(pointee).is_some_and(|t| t.is_block()) =>
+                {
+                    // Explicit layout: every such variable starts at byte 0
+                    // of the one workgroup memory.
+                    match ir.size_of(pointee) {
+                        Some(n) if n <= MAX_WG_BYTES => {
+                            wg_bytes = wg_bytes.max(n);
+                            buffer_start(&mut bufs, BufKey::Workgroup)
+                        }
+                        _ => Loc::Unsupported(String::from(
+                            "not supported: a Block-decorated Workgroup variable without a known size of at most 64 MiB",
                         )),
                     }
                 }
@@ -427,9 +459,10 @@ impl<'a> Program<'a> {
                 s if s == grammar::storage_class::Workgroup => {
                     let init = match v.initializer {
                         Some(id) => get(&res, &globals, id),
-                        None => zero(ir, pointee),
+                        None => undef(ir, pointee),
                     };
                     shared_init.push(init);
+                    shared_ids.push(v.id);
                     Loc::Shared {
                         var: shared_init.len() as u32 - 1,
                         path: Vec::new(),
@@ -634,10 +667,12 @@ impl<'a> Program<'a> {
             globals,
             private_init,
             shared_init,
+            shared_ids,
             builtins,
             bufs,
             images,
             samplers,
+            wg_bytes,
         })
     }
 }

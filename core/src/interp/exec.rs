@@ -3,9 +3,11 @@
 
 use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
 use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, mask, read_buf, sext, step, val_count, value_count, write_buf, zero,
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, has_undef, mask, read_buf, sext, spans, step, undef, undefined,
+    val_count, value_count, write_buf,
 };
 use super::trace::{Gather, Rec};
+use super::race::{Found, Kind, Races};
 use super::{Buffers, Options, RunError, RunStats, unsupported};
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
@@ -40,6 +42,15 @@ struct State<'b> {
     bufs: &'b mut [Option<Vec<u8>>],
     /// Scalar components of memory the workgroup holds (see `MAX_RUN_VALUES`).
     used: u64,
+    /// The shadow memory that finds data races.
+    races: Races,
+    /// Whether to look for data races: not when the module orders accesses
+    /// through atomics with acquire or release semantics (which this
+    /// interpreter does not follow).
+    watch: bool,
+    /// The dispatch grid and the workgroup size (to name an invocation).
+    groups: [u32; 3],
+    local_size: [u32; 3],
 }
 
 impl State<'_> {
@@ -67,6 +78,7 @@ pub(super) fn run(
         .map(|k| match k {
             BufKey::Binding(s, b) => buffers.remove(&(*s, *b)),
             BufKey::PushConstant => opts.push_constants.clone(),
+            BufKey::Workgroup => None,
         })
         .collect();
     let r = run_grid(prog, opts, &mut bufs);
@@ -100,6 +112,8 @@ pub(super) fn subgroup_size(prog: &Program, opts: &Options) -> u32 {
 
 /// One invocation of a workgroup, between its turns.
 struct Invocation {
+    /// Its index in the run (workgroup by workgroup, then local index).
+    lin: u32,
     gid: [u32; 3],
     frames: Vec<Frame>,
     mem: Vec<Val>,
@@ -137,9 +151,15 @@ fn run_grid(
     let mut st = State {
         mem: Vec::new(),
         shared: Vec::new(),
+        races: Races::new(bufs.len()),
+        watch: !synchronizes(prog),
         bufs,
         used: 0,
+        groups: opts.workgroups,
+        local_size: prog.local_size,
     };
+    let wg_buf = prog.bufs.iter().position(|k| *k == BufKey::Workgroup);
+    let wg_invs = lx as u64 * ly as u64 * lz as u64;
     let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     for wz in 0..nz {
@@ -150,6 +170,11 @@ fn run_grid(
                 st.hold(shared_values, None)?;
                 st.shared.clear();
                 st.shared.extend_from_slice(&prog.shared_init);
+                if let Some(k) = wg_buf {
+                    st.bufs[k] = Some(vec![0u8; prog.wg_bytes as usize]);
+                }
+                st.races.workgroup(wg_buf);
+                let wg_lin = (wz as u64 * ny as u64 + wy as u64) * nx as u64 + wx as u64;
                 let mut invs = Vec::new();
                 for z in 0..lz {
                     for y in 0..ly {
@@ -168,6 +193,7 @@ fn run_grid(
                                             "not supported: built-in {}",
                                             builtin_name(b.builtin)
                                         ),
+                                        related: Vec::new(),
                                     })?;
                                 mem[b.var as usize] = shape(prog, b.ty, v);
                             }
@@ -183,7 +209,9 @@ fn run_grid(
                                     *slot = v.clone();
                                 }
                             }
+                            let k = (z as u64 * ly as u64 + y as u64) * lx as u64 + x as u64;
                             invs.push(Invocation {
+                                lin: (wg_lin * wg_invs + k) as u32,
                                 gid,
                                 frames: vec![frame],
                                 mem,
@@ -194,12 +222,30 @@ fn run_grid(
                         }
                     }
                 }
+                let mut rng = opts.seed.map(|s| {
+                    SplitMix(s ^ (((wz as u64) << 42) | ((wy as u64) << 21) | wx as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                });
                 loop {
-                    for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
-                        core::mem::swap(&mut st.mem, &mut inv.mem);
-                        let r = invoke(prog, opts, &mut st, &mut inv.frames, &mut inv.steps, inv.rec.as_deref_mut());
-                        core::mem::swap(&mut st.mem, &mut inv.mem);
-                        inv.status = r.map_err(|e| located_at(e, inv.gid))?;
+                    match &mut rng {
+                        None => {
+                            for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
+                                turn(prog, opts, &mut st, inv, opts.max_steps)?;
+                            }
+                        }
+                        Some(rng) => loop {
+                            // A running invocation picked at random runs 1
+                            // to 8 instructions, until none is running.
+                            let running = invs.iter().filter(|i| i.status == Status::Running).count();
+                            if running == 0 {
+                                break;
+                            }
+                            let pick = (rng.next() % running as u64) as usize;
+                            let quantum = 1 + rng.next() % 8;
+                            if let Some(inv) = invs.iter_mut().filter(|i| i.status == Status::Running).nth(pick) {
+                                let stop = inv.steps.saturating_add(quantum).min(opts.max_steps);
+                                turn(prog, opts, &mut st, inv, stop)?;
+                            }
+                        },
                     }
                     // Group instructions first: in each subgroup, the one
                     // earliest in the module among those its invocations wait
@@ -234,12 +280,14 @@ fn run_grid(
                                 invocation: Some(waiting.0),
                                 block: None,
                                 message,
+                                related: Vec::new(),
                             });
                         }
                     }
                     for i in invs.iter_mut() {
                         i.status = Status::Running;
                     }
+                    st.races.barrier();
                 }
                 for i in invs {
                     stats.steps += i.steps;
@@ -253,6 +301,56 @@ fn run_grid(
     }
     stats.trace = gather.map(|g| g.report(prog));
     Ok(stats)
+}
+
+/// Whether an atomic instruction of the module has acquire or release
+/// semantics (Acquire, Release, AcquireRelease or SequentiallyConsistent):
+/// then non-atomic accesses may be ordered through it (message passing),
+/// across invocations and workgroups, and races are not looked for.
+fn synchronizes(prog: &Program) -> bool {
+    const ORDERING: u64 = 0x2 | 0x4 | 0x8 | 0x10;
+    prog.funcs.iter().any(|f| {
+        f.insts.iter().any(|i| {
+            let sems: &[usize] = match i.op {
+                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => &[2, 3],
+                o if (op::OpAtomicLoad..=op::OpAtomicXor).contains(&o)
+                    || matches!(o, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) =>
+                {
+                    &[2]
+                }
+                _ => &[],
+            };
+            let args = &f.args[i.a as usize..(i.a + i.n) as usize];
+            sems.iter().any(|&k| match args.get(k).map(|&s| get(prog, &[], s)) {
+                Some(Val::S(x)) => x & ORDERING != 0,
+                _ => false,
+            })
+        })
+    })
+}
+
+/// SplitMix64 (Steele, Lea and Flood): the pseudo-random order of a seeded run.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// One turn of an invocation: it runs until it returns, waits, or has run
+/// `stop` instructions in all (then it is still running).
+fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
+    core::mem::swap(&mut st.mem, &mut inv.mem);
+    st.races.inv = inv.lin;
+    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, inv.rec.as_deref_mut());
+    core::mem::swap(&mut st.mem, &mut inv.mem);
+    inv.status = r.map_err(|e| located_at(e, inv.gid))?;
+    Ok(())
 }
 
 /// Run the group instructions that invocations wait at, if any: per
@@ -287,6 +385,7 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
             invocation: Some(invs[ks[0]].gid),
             block: None,
             message: m,
+            related: Vec::new(),
         })?;
         let res = inst.res;
         for (&k, v) in ks.iter().zip(results) {
@@ -374,6 +473,9 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
 fn scalar(v: &Val) -> Result<u64, String> {
     match v {
         Val::S(x) => Ok(*x),
+        // Where undefinedness is not followed (an index, a matrix operand),
+        // an undefined scalar reads as 0.
+        Val::U => Ok(0),
         _ => Err(String::from("a scalar was expected")),
     }
 }
@@ -385,6 +487,7 @@ fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, 
             xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
         )),
         Val::P(_) => Err(String::from("a pointer used as a number")),
+        Val::U => Ok(Val::U),
     }
 }
 
@@ -402,6 +505,8 @@ pub(super) fn map2(
                 .map(|(x, y)| map2(x, y, f))
                 .collect::<Result<_, _>>()?,
         )),
+        // Undefined scalars (checked last: the common case stays first).
+        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
         _ => Err(String::from("operands of different shapes")),
     }
 }
@@ -678,30 +783,29 @@ fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
         MemErr::Oob(off, n) => {
             let which = match prog.bufs.get(buf as usize) {
                 Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                Some(BufKey::Workgroup) => String::from("the workgroup memory"),
                 _ => String::from("the push constants"),
             };
             format!("out-of-bounds access: {n} bytes at offset {off} of {which}")
+        }
+        MemErr::Undef(off) => {
+            let which = match prog.bufs.get(buf as usize) {
+                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                _ => String::from("the push constants"),
+            };
+            format!("an undefined value is stored to {which} at byte {off} (from OpUndef, or memory never written: a variable without initializer or Workgroup memory)")
         }
     };
     RunError::new(Some(inst.idx), m)
 }
 
-fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
+fn load(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Result<Val, RunError> {
     match &p.loc {
-        Loc::Var { var, path } | Loc::Shared { var, path } => if matches!(p.loc, Loc::Var { .. }) {
-            &st.mem
-        } else {
-            &st.shared
+        Loc::Var { var, path } => st.mem.get(*var as usize).and_then(|v| at(v, path)).cloned().ok_or_else(|| gone(inst, "load")),
+        Loc::Shared { var, path } => {
+            watch_shared(prog, st, inst, *var, path, kind)?;
+            st.shared.get(*var as usize).and_then(|v| at(v, path)).cloned().ok_or_else(|| gone(inst, "load"))
         }
-        .get(*var as usize)
-        .and_then(|v| at(v, path))
-        .cloned()
-        .ok_or_else(|| {
-            RunError::new(
-                Some(inst.idx),
-                String::from("a load through a pointer to memory that is gone"),
-            )
-        }),
         Loc::Buf {
             buf,
             off,
@@ -713,8 +817,10 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
                 .get(*buf as usize)
                 .and_then(|b| b.as_deref())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
-            read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
-                .map_err(|e| mem_err(prog, inst, *buf, e))
+            let v = read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
+                .map_err(|e| mem_err(prog, inst, *buf, e))?;
+            watch_buf(prog, st, inst, *buf, p, kind)?;
+            Ok(v)
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
         // A descriptor loads as a handle: the pointer itself.
@@ -722,22 +828,25 @@ fn load(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunErro
     }
 }
 
-fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result<(), RunError> {
+fn gone(inst: &Inst, what: &str) -> RunError {
+    RunError::new(Some(inst.idx), format!("a {what} through a pointer to memory that is gone"))
+}
+
+fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val, kind: Kind) -> Result<(), RunError> {
     match &p.loc {
-        Loc::Var { var, path } | Loc::Shared { var, path } => {
-            let slot = if matches!(p.loc, Loc::Var { .. }) {
-                &mut st.mem
-            } else {
-                &mut st.shared
+        Loc::Var { var, path } => {
+            let slot = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
+            *slot = v;
+            Ok(())
+        }
+        Loc::Shared { var, path } => {
+            // A plain store of the value already there changes nothing that
+            // any order could show: it races with nothing.
+            let same = kind == Kind::Write && st.shared.get(*var as usize).and_then(|m| at(m, path)) == Some(&v);
+            if !same {
+                watch_shared(prog, st, inst, *var, path, kind)?;
             }
-            .get_mut(*var as usize)
-            .and_then(|m| at_mut(m, path))
-            .ok_or_else(|| {
-                RunError::new(
-                    Some(inst.idx),
-                    String::from("a store through a pointer to memory that is gone"),
-                )
-            })?;
+            let slot = st.shared.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
             *slot = v;
             Ok(())
         }
@@ -752,8 +861,17 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val) -> Result
                 .get_mut(*buf as usize)
                 .and_then(|b| b.as_deref_mut())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
-            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v)
-                .map_err(|e| mem_err(prog, inst, *buf, e))
+            // As above: storing the bytes already there races with nothing.
+            let same = kind == Kind::Write
+                && st.watch
+                && read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat).is_ok_and(|old| old == v);
+            let undef_ok = prog.bufs.get(*buf as usize) == Some(&BufKey::Workgroup);
+            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v, undef_ok)
+                .map_err(|e| mem_err(prog, inst, *buf, e))?;
+            if same {
+                return Ok(());
+            }
+            watch_buf(prog, st, inst, *buf, p, kind)
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
         Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Err(RunError::new(
@@ -788,6 +906,87 @@ fn clamp_index(prog: &Program, st: &State, inst: &Inst, k: usize, p: &Ptr, i: u6
         Some(&Type::Int { width, signed: true }) => sext(i, width).clamp(0, last as i64) as u64,
         _ => i.min(last),
     }
+}
+
+/// Record an access to Workgroup variable `var` at `path`; a data race is an error.
+fn watch_shared(prog: &Program, st: &mut State, inst: &Inst, var: u32, path: &[u32], kind: Kind) -> Result<(), RunError> {
+    if !st.watch {
+        return Ok(());
+    }
+    st.races.shared(var, path, inst.idx, kind).map_err(|f| {
+        let id = prog.shared_ids.get(var as usize).copied().unwrap_or(0);
+        let mut name = match prog.ir.name(id) {
+            Some(n) => format!("%{n}"),
+            None => format!("%{id}"),
+        };
+        for k in &f.path {
+            name.push_str(&format!("[{k}]"));
+        }
+        race_error(st, inst, kind, f, name)
+    })
+}
+
+/// Record an access (the scalars, after it succeeded) to buffer `buf` through `p`.
+fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kind: Kind) -> Result<(), RunError> {
+    let Loc::Buf { off, vstride, mat, .. } = &p.loc else { return Ok(()) };
+    if !st.watch {
+        return Ok(());
+    }
+    let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
+    let mut found = None;
+    let races = &mut st.races;
+    let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
+        if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
+            found = Some(f);
+            return Err(MemErr::Msg(String::new()));
+        }
+        Ok(())
+    });
+    match found {
+        Some(f) => {
+            let what = match prog.bufs.get(buf as usize) {
+                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+                Some(BufKey::Workgroup) => String::from("the workgroup memory"),
+                _ => String::from("the push constants"),
+            };
+            let at = format!("{what} at byte {}", f.byte);
+            Err(race_error(st, inst, kind, f, at))
+        }
+        None => r.map_err(|e| mem_err(prog, inst, buf, e)),
+    }
+}
+
+/// The global invocation id of the invocation with index `lin` in the run.
+fn gid_of(st: &State, lin: u32) -> [u32; 3] {
+    let [lx, ly, lz] = st.local_size;
+    let [nx, ny, _] = st.groups;
+    let per = (lx * ly * lz).max(1);
+    let (w, k) = (lin / per, lin % per);
+    let (wx, wy, wz) = (w % nx.max(1), (w / nx.max(1)) % ny.max(1), w / (nx.max(1) * ny.max(1)));
+    let (x, y, z) = (k % lx, (k / lx) % ly, k / (lx * ly));
+    [wx * lx + x, wy * ly + y, wz * lz + z]
+}
+
+fn race_error(st: &State, inst: &Inst, kind: Kind, f: Found, at: String) -> RunError {
+    let verb = |wrote: bool, atomic: bool| {
+        format!("{}{}", if wrote { "wrote" } else { "read" }, if atomic { " atomically" } else { "" })
+    };
+    let first = verb(f.first_wrote, f.first.atomic());
+    let second = verb(matches!(kind, Kind::Write | Kind::AtomicWrite), matches!(kind, Kind::AtomicRead | Kind::AtomicWrite));
+    let (a, b) = (gid_of(st, f.first.inv), gid_of(st, st.races.inv));
+    let mut e = RunError::new(
+        Some(inst.idx),
+        format!(
+            "data race on {at}: invocation {} {first} at instruction {}, invocation {} {second} at instruction {} (with no OpControlBarrier between them in one workgroup)",
+            show(a),
+            f.first.inst,
+            show(b),
+            inst.idx
+        ),
+    );
+    e.invocation = Some(b);
+    e.related = vec![f.first.inst, inst.idx];
+    e
 }
 
 fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
@@ -855,15 +1054,16 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
     Ok(())
 }
 
-/// Run one invocation; returns its step count.
-/// Run one invocation until it returns (`None`) or reaches an
-/// OpControlBarrier (`Some(its index)`).
+/// Run one invocation until it returns (`Done`), waits at an OpControlBarrier
+/// or a group instruction, or has run `stop` instructions in all (`Running`,
+/// the end of a turn in a seeded order; `stop` is at most the step budget).
 fn invoke(
     prog: &Program,
     opts: &Options,
     st: &mut State,
     frames: &mut Vec<Frame>,
     steps: &mut u64,
+    stop: u64,
     mut rec: Option<&mut Rec>,
 ) -> Result<Status, RunError> {
     loop {
@@ -882,8 +1082,11 @@ fn invoke(
             // The scheduler runs it for the subgroup's active invocations.
             return Ok(Status::Group(inst.idx));
         }
-        *steps += 1;
-        if *steps > opts.max_steps {
+        if *steps >= stop {
+            if *steps < opts.max_steps {
+                // The end of a turn (a seeded order): go on later.
+                return Ok(Status::Running);
+            }
             let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
             let name = match prog.ir.name(label) {
                 Some(n) => format!("%{n}"),
@@ -899,6 +1102,7 @@ fn invoke(
             e.block = Some(label);
             return Err(e);
         }
+        *steps += 1;
         fr.pc += 1;
         let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
             if e.inst.is_none() {
@@ -1122,6 +1326,7 @@ fn exec(
             let c = val!(0);
             let (a, b) = (val!(1), val!(2));
             match c {
+                Val::U => undefined(a),
                 Val::S(x) => {
                     if *x != 0 {
                         a.clone()
@@ -1135,7 +1340,9 @@ fn exec(
                             cs.iter()
                                 .zip(xs.iter().zip(ys))
                                 .map(|(c, (x, y))| {
-                                    if matches!(c, Val::S(0)) {
+                                    if matches!(c, Val::U) {
+                                        undefined(x)
+                                    } else if matches!(c, Val::S(0)) {
                                         y.clone()
                                     } else {
                                         x.clone()
@@ -1214,7 +1421,8 @@ fn exec(
                 Some(Type::Vector { count, .. }) => Some(*count as usize),
                 _ => None,
             };
-            bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?
+            let v = bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?;
+            if has_undef(val!(0)) { undefined(&v) } else { v }
         }
         // Vectors and composites.
         op::OpDot => {
@@ -1309,7 +1517,7 @@ fn exec(
                 };
                 let p = pointer(p, inst)?.clone();
                 let (r, out) = super::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
-                store(prog, st, inst, &p, out)?;
+                store(prog, st, inst, &p, out, Kind::Write)?;
                 r
             } else {
                 super::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
@@ -1414,12 +1622,12 @@ fn exec(
         // Atomics: invocations take turns, so each is a load, an operation and a store.
         op::OpAtomicLoad => {
             let p = pointer(val!(0), inst)?;
-            load(prog, st, inst, p)?
+            load(prog, st, inst, p, Kind::AtomicRead)?
         }
         op::OpAtomicStore => {
             let p = pointer(val!(0), inst)?.clone();
             let v = val!(3).clone();
-            store(prog, st, inst, &p, v)?;
+            store(prog, st, inst, &p, v, Kind::AtomicWrite)?;
             return Ok(Flow::Next);
         }
         op::OpAtomicExchange
@@ -1440,7 +1648,7 @@ fn exec(
         | op::OpAtomicFMinEXT
         | op::OpAtomicFMaxEXT => {
             let p = pointer(val!(0), inst)?.clone();
-            let old = scalar(&load(prog, st, inst, &p)?).map_err(&loc)?;
+            let old = scalar(&load(prog, st, inst, &p, Kind::AtomicRead)?).map_err(&loc)?;
             let w = inst.sk.w;
             let operand = |k: usize| -> Result<u64, RunError> {
                 scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
@@ -1481,7 +1689,7 @@ fn exec(
                     )
                 }
             };
-            store(prog, st, inst, &p, Val::S(mask(new, w)))?;
+            store(prog, st, inst, &p, Val::S(mask(new, w)), Kind::AtomicWrite)?;
             Val::S(old)
         }
         op::OpSampledImage
@@ -1502,13 +1710,13 @@ fn exec(
             }
         }
         op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
-        op::OpUndef => zero(prog.ir, inst.ty),
+        op::OpUndef => undef(prog.ir, inst.ty),
         // Memory.
         op::OpVariable => {
             st.hold(value_count(prog.ir, inst.ty), Some(inst.idx))?;
             let init = match args.get(1) {
                 Some(&s) => get(prog, &fr.regs, s).clone(),
-                None => zero(prog.ir, inst.ty),
+                None => undef(prog.ir, inst.ty),
             };
             let var = st.mem.len() as u32;
             st.mem.push(init);
@@ -1538,7 +1746,7 @@ fn exec(
                 // Through an untyped pointer: the load's type reads the memory.
                 ext::load_as(prog, st, inst, p)?
             } else {
-                load(prog, st, inst, p)?
+                load(prog, st, inst, p, Kind::Read)?
             }
         }
         op::OpStore => {
@@ -1547,7 +1755,7 @@ fn exec(
             if inst.ty != 0 && p.ty != inst.ty {
                 ext::store_as(prog, st, inst, &p, v)?;
             } else {
-                store(prog, st, inst, &p, v)?;
+                store(prog, st, inst, &p, v, Kind::Write)?;
             }
             return Ok(Flow::Next);
         }
@@ -1568,8 +1776,8 @@ fn exec(
         op::OpCopyMemory => {
             let t = pointer(val!(0), inst)?.clone();
             let s = pointer(val!(1), inst)?;
-            let v = load(prog, st, inst, s)?;
-            store(prog, st, inst, &t, v)?;
+            let v = load(prog, st, inst, s, Kind::Read)?;
+            store(prog, st, inst, &t, v, Kind::Write)?;
             return Ok(Flow::Next);
         }
         op::OpArrayLength => {
@@ -1613,6 +1821,9 @@ fn exec(
             return Ok(Flow::Jump(from));
         }
         op::OpBranchConditional => {
+            // An undefined condition is some arbitrary value (SPIR-V's
+            // OpUndef), not undefined behaviour: it reads as 0 (false), as
+            // undefined values do where they are not followed.
             let c = scalar(val!(0)).map_err(&loc)?;
             let b = if c != 0 { arg(1)? } else { arg(2)? };
             let from = fr.block;
@@ -1620,6 +1831,7 @@ fn exec(
             return Ok(Flow::Jump(from));
         }
         op::OpSwitch => {
+            // An undefined selector reads as 0, as above.
             let w = inst.ak.w;
             let sel = mask(scalar(val!(0)).map_err(&loc)?, w);
             let lw = if w > 32 { 2 } else { 1 };

@@ -524,6 +524,7 @@ pub(super) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
             Ok((Val::C(a), Val::C(b)))
         }
         Val::P(_) => Err(String::from("a pointer used as a number")),
+        Val::U => Ok((Val::U, Val::U)),
     }
 }
 

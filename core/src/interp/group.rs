@@ -25,6 +25,7 @@ pub(super) struct Member<'a> {
 fn scalar(v: &Val) -> Result<u64, String> {
     match v {
         Val::S(x) => Ok(*x),
+        Val::U => Ok(0),
         _ => Err(String::from("a scalar was expected")),
     }
 }

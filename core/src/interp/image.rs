@@ -447,6 +447,8 @@ fn ints(v: &Val) -> Vec<u64> {
             })
             .collect(),
         Val::P(_) => Vec::new(),
+        // An undefined value, as an index or texel, reads as 0 (see `Val::U`).
+        Val::U => vec![0],
     }
 }
 

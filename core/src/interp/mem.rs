@@ -15,6 +15,33 @@ pub(super) enum Val {
     S(u64),
     C(Vec<Val>),
     P(Box<Ptr>),
+    /// An undefined scalar (OpUndef, memory never written): arithmetic on
+    /// it gives it again; a branch on it, or a store of it into a buffer
+    /// (the run's output), is an error.
+    U,
+}
+
+/// `v` with every scalar undefined.
+pub(super) fn undefined(v: &Val) -> Val {
+    match v {
+        Val::C(items) => Val::C(items.iter().map(undefined).collect()),
+        Val::P(p) => Val::P(p.clone()),
+        _ => Val::U,
+    }
+}
+
+/// Whether any scalar of `v` is undefined.
+pub(super) fn has_undef(v: &Val) -> bool {
+    match v {
+        Val::U => true,
+        Val::C(items) => items.iter().any(has_undef),
+        _ => false,
+    }
+}
+
+/// The undefined value of type `ty`.
+pub(super) fn undef(ir: &Ir, ty: u32) -> Val {
+    undefined(&zero(ir, ty))
 }
 
 /// A pointer: the type it points to and where.
@@ -55,6 +82,8 @@ pub(super) enum Loc {
 /// message.
 pub(super) enum MemErr {
     Oob(u64, u64),
+    /// An undefined value stored at this byte offset of a buffer.
+    Undef(u64),
     Msg(String),
 }
 
@@ -300,6 +329,7 @@ fn read_at(
 }
 
 /// Write value `v` of type `ty` at `off`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write_buf(
     ir: &Ir,
     bytes: &mut [u8],
@@ -308,9 +338,10 @@ pub(super) fn write_buf(
     vstride: u32,
     mat: Option<(u32, bool)>,
     v: &Val,
+    undef_ok: bool,
 ) -> Result<(), MemErr> {
     check_size(ir, ty)?;
-    write_at(ir, 0, bytes, ty, off, vstride, mat, v)
+    write_at(ir, 0, bytes, ty, off, vstride, mat, v, undef_ok)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -323,13 +354,18 @@ fn write_at(
     vstride: u32,
     mat: Option<(u32, bool)>,
     v: &Val,
+    undef_ok: bool,
 ) -> Result<(), MemErr> {
     let t = ty_of(ir, ty)?;
     if let Some(n) = scalar_bytes(t) {
-        let Val::S(bits) = v else {
-            return Err(MemErr::Msg(String::from("a composite stored as a scalar")));
+        let bits = match v {
+            Val::S(bits) => *bits,
+            // Kept as zero bytes where that is allowed (Workgroup memory).
+            Val::U if undef_ok => 0,
+            Val::U => return Err(MemErr::Undef(off)),
+            _ => return Err(MemErr::Msg(String::from("a composite stored as a scalar"))),
         };
-        return put_bytes(bytes, off, n, *bits);
+        return put_bytes(bytes, off, n, bits);
     }
     let Val::C(items) = v else {
         return Err(MemErr::Msg(String::from("a scalar stored as a composite")));
@@ -341,7 +377,7 @@ fn write_at(
         )));
     }
     for ((pt, po, pv, pm), item) in ps.into_iter().zip(items) {
-        write_at(ir, depth + 1, bytes, pt, po, pv, pm, item)?;
+        write_at(ir, depth + 1, bytes, pt, po, pv, pm, item, undef_ok)?;
     }
     Ok(())
 }
@@ -481,4 +517,36 @@ pub(super) fn at_mut<'v>(v: &'v mut Val, path: &[u32]) -> Option<&'v mut Val> {
         }
     }
     Some(v)
+}
+
+/// The bytes a value of type `ty` at `off` occupies in a buffer: calls `f`
+/// with each scalar's (offset, size), padding left out.
+pub(super) fn spans(
+    ir: &Ir,
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+    f: &mut impl FnMut(u64, u64) -> Result<(), MemErr>,
+) -> Result<(), MemErr> {
+    spans_at(ir, 0, ty, off, vstride, mat, f)
+}
+
+fn spans_at(
+    ir: &Ir,
+    depth: u32,
+    ty: u32,
+    off: u64,
+    vstride: u32,
+    mat: Option<(u32, bool)>,
+    f: &mut impl FnMut(u64, u64) -> Result<(), MemErr>,
+) -> Result<(), MemErr> {
+    let t = ty_of(ir, ty)?;
+    if let Some(n) = scalar_bytes(t) {
+        return f(off, n);
+    }
+    for (pt, po, pv, pm) in parts(ir, depth, ty, off, vstride, mat)? {
+        spans_at(ir, depth + 1, pt, po, pv, pm, f)?;
+    }
+    Ok(())
 }

@@ -29,6 +29,7 @@ mod group;
 mod kernel;
 pub mod image;
 mod mem;
+mod race;
 #[cfg(test)]
 mod tests;
 pub mod trace;
@@ -90,6 +91,15 @@ pub struct Options {
     /// The samplers' states, by (set, binding) (or the key of an element of
     /// an array of samplers).
     pub samplers: BTreeMap<(u32, u32), image::Sampler>,
+    /// The order in which the invocations of a workgroup take turns. `None`:
+    /// each runs until it returns or waits (at a barrier or a group
+    /// instruction), in order of its local index. `Some(s)`: a deterministic
+    /// pseudo-random order chosen by `s` (and the workgroup): a running
+    /// invocation picked at random runs a few instructions (1 to 8, also
+    /// picked at random), then another, so each seed gives another
+    /// interleaving of memory accesses. A module without data races gives
+    /// the same buffers under every seed.
+    pub seed: Option<u64>,
 }
 
 impl Default for Options {
@@ -106,6 +116,7 @@ impl Default for Options {
             images: BTreeMap::new(),
             descriptor_arrays: BTreeMap::new(),
             samplers: BTreeMap::new(),
+            seed: None,
         }
     }
 }
@@ -121,6 +132,10 @@ pub struct RunError {
     /// (the message names it by OpName; a front end may name it otherwise).
     pub block: Option<u32>,
     pub message: String,
+    /// The instructions the message names ("instruction N", for a data
+    /// race the two accesses), which a front end may name by their place in
+    /// its text instead ([`RunError::message_with`]).
+    pub related: Vec<u32>,
 }
 
 impl fmt::Display for RunError {
@@ -140,7 +155,26 @@ impl RunError {
             invocation: None,
             block: None,
             message,
+            related: Vec::new(),
         }
+    }
+
+    /// The message with each instruction in `related` ("instruction N")
+    /// named as `name` gives it (e.g. "12:5", its line and column), where
+    /// it gives a name.
+    pub fn message_with(&self, name: impl Fn(u32) -> Option<String>) -> String {
+        let mut m = self.message.clone();
+        for &i in &self.related {
+            if let Some(n) = name(i) {
+                m = m.replace(&format!("instruction {i},"), &format!("{n},"));
+                m = m.replace(&format!("instruction {i} "), &format!("{n} "));
+                if m.ends_with(&format!("instruction {i}")) {
+                    m.truncate(m.len() - format!("instruction {i}").len());
+                    m.push_str(&n);
+                }
+            }
+        }
+        m
     }
 }
 

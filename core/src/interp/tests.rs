@@ -350,14 +350,20 @@ fn shared_module(body: &str) -> Ir {
     Ir::build(crate::binary::read_words(&w).expect("reads"))
 }
 
-#[test]
-fn barrier_orders_workgroup_memory() {
-    // Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
-    // its neighbour sh[(i + 1) & 3]. The barrier makes every write happen
-    // before any read: out = [2, 3, 4, 1]. (Run one after another without the
-    // barrier, invocation 0 would read sh[1] before invocation 1 wrote it.)
-    let ir = shared_module(
-        r#"
+/// The shared module with %sh zero-initialised (a null initializer), so
+/// that reading it before a write reads zeros, not undefined values.
+fn shared_module_zeroed(body: &str) -> Ir {
+    let text = HEAD.replace("LSX", "4").replace(
+        "%main = OpFunction",
+        "%arr4 = OpTypeArray %uint %u4\n%p_wg = OpTypePointer Workgroup %arr4\n%w_uint = OpTypePointer Workgroup %uint\n%z4 = OpConstantNull %arr4\n%sh = OpVariable %p_wg Workgroup %z4\n%main = OpFunction",
+    );
+    let w = assemble(&(text + body), &AsmOptions::default()).expect("assembles");
+    Ir::build(crate::binary::read_words(&w).expect("reads"))
+}
+
+/// Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
+/// its neighbour sh[(i + 1) & 3] into out[i].
+const BARRIER: &str = r#"
       %entry = OpLabel
          %g3 = OpLoad %v3uint %gid
           %i = OpCompositeExtract %uint %g3 0
@@ -372,8 +378,15 @@ fn barrier_orders_workgroup_memory() {
                OpStore %p %v
                OpReturn
                OpFunctionEnd
-"#,
-    );
+"#;
+
+#[test]
+fn barrier_orders_workgroup_memory() {
+    // Each invocation i writes sh[i] = i + 1, waits at the barrier, then reads
+    // its neighbour sh[(i + 1) & 3]. The barrier makes every write happen
+    // before any read: out = [2, 3, 4, 1]. (Run one after another without the
+    // barrier, invocation 0 would read sh[1] before invocation 1 wrote it.)
+    let ir = shared_module(BARRIER);
     let (r, out) = run_out(&ir, 1, 4, 1000);
     r.expect("runs");
     assert_eq!(out, vec![2, 3, 4, 1]);
@@ -765,7 +778,8 @@ fn mul_extended_and_matrix_times_vector() {
 /// Eight invocations: in `if (x >= 3)` each stores Elect() to out[x] (the
 /// others 7); after the merge, out[8 + x] = subgroupAdd(x), out[16 + x] =
 /// subgroupExclusiveAdd(x), out[24 + x] = subgroupShuffle(x, 7 - x) and
-/// out[32] = the first word of subgroupBallot(x is odd).
+/// out[32 + x] = the first word of subgroupBallot(x is odd) (each its own
+/// word: all storing to one would be a data race).
 const GROUPS: &str = r#"
       %entry = OpLabel
           %g3 = OpLoad %v3uint %gid
@@ -801,7 +815,8 @@ const GROUPS: &str = r#"
          %odd = OpIEqual %bool %lo %u1
            %b = OpGroupNonUniformBallot %v4uint %u3 %odd
           %b0 = OpCompositeExtract %uint %b 0
-         %p32 = OpAccessChain %p_uint %out %u0 %u32
+         %i32 = OpIAdd %uint %i24 %u8
+         %p32 = OpAccessChain %p_uint %out %u0 %i32
                 OpStore %p32 %b0
                 OpReturn
                 OpFunctionEnd
@@ -814,7 +829,7 @@ fn run_groups_with(subgroup_size: Option<u32>) -> Vec<u32> {
         GROUPS,
     );
     let mut b = Buffers::new();
-    b.insert((0, 0), vec![0u8; 4 * 33]);
+    b.insert((0, 0), vec![0u8; 4 * 40]);
     let opts = Options {
         max_steps: 10_000,
         subgroup_size,
@@ -835,7 +850,7 @@ fn subgroup_operations_act_on_the_active_invocations() {
     assert_eq!(&out[8..16], &[28; 8]);
     assert_eq!(&out[16..24], &[0, 0, 1, 3, 6, 10, 15, 21]);
     assert_eq!(&out[24..32], &[7, 6, 5, 4, 3, 2, 1, 0]);
-    assert_eq!(out[32], 0xaa);
+    assert_eq!(&out[32..40], &[0xaa; 8]);
     // Two subgroups of 4: in the branch, 3 is the only active one of the
     // first (Elect: 1) and 4..7 all of the second (Elect picks 4). Sums 0 +
     // 1 + 2 + 3 = 6 and 4 + 5 + 6 + 7 = 22; exclusive sums within each (0,
@@ -846,7 +861,7 @@ fn subgroup_operations_act_on_the_active_invocations() {
     assert_eq!(&out[0..8], &[7, 7, 7, 1, 1, 0, 0, 0]);
     assert_eq!(&out[8..16], &[6, 6, 6, 6, 22, 22, 22, 22]);
     assert_eq!(&out[16..24], &[0, 0, 1, 3, 0, 4, 9, 15]);
-    assert_eq!(out[32], 0xa);
+    assert_eq!(&out[32..40], &[0xa; 8]);
 }
 
 #[test]
@@ -1064,4 +1079,405 @@ fn robust_access_clamps_indices() {
     // Without it, out[7] is out of bounds.
     let (r, _) = run_out(&ir, 1, 4, 100);
     assert!(r.unwrap_err().message.contains("out-of-bounds"));
+}
+
+#[test]
+fn explicitly_laid_out_workgroup_variables_alias() {
+    // SPV_KHR_workgroup_memory_explicit_layout: Block-decorated Workgroup
+    // variables share one memory, each starting at its byte 0, laid out by
+    // Offset and ArrayStride. %wa is { uint[4] } (stride 4, offset 0); %wb is
+    // { uint, uint } at offsets 4 and 12, so %wb's members are %wa's elements
+    // 1 and 3. Storing 7 and 10 through %wb, then 2 through %wa[0], and
+    // reading %wa's array: [2, 7, 0, 10] (element 2 from %wa's null
+    // initializer).
+    let ir = module_with(
+        1,
+        r#"
+               OpDecorate %arr4 ArrayStride 4
+               OpMemberDecorate %sa 0 Offset 0
+               OpMemberDecorate %sb 0 Offset 4
+               OpMemberDecorate %sb 1 Offset 12
+               OpDecorate %sa Block
+               OpDecorate %sb Block
+      %arr4 = OpTypeArray %uint %u4
+        %sa = OpTypeStruct %arr4
+        %sb = OpTypeStruct %uint %uint
+      %p_sa = OpTypePointer Workgroup %sa
+      %p_sb = OpTypePointer Workgroup %sb
+     %w_arr = OpTypePointer Workgroup %arr4
+    %w_uint = OpTypePointer Workgroup %uint
+      %n_sa = OpConstantNull %sa
+        %wa = OpVariable %p_sa Workgroup %n_sa
+        %wb = OpVariable %p_sb Workgroup
+"#,
+        r#"
+      %entry = OpLabel
+         %b0 = OpAccessChain %w_uint %wb %u0
+               OpStore %b0 %u7
+         %b1 = OpAccessChain %w_uint %wb %u1
+               OpStore %b1 %u10
+         %a0 = OpAccessChain %w_uint %wa %u0 %u0
+               OpStore %a0 %u2
+      %a_all = OpAccessChain %w_arr %wa %u0
+          %v = OpLoad %arr4 %a_all
+         %o0 = OpCompositeExtract %uint %v 0
+         %o1 = OpCompositeExtract %uint %v 1
+         %o2 = OpCompositeExtract %uint %v 2
+         %o3 = OpCompositeExtract %uint %v 3
+         %q0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %q0 %o0
+         %q1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %q1 %o1
+         %q2 = OpAccessChain %p_uint %out %u0 %u2
+               OpStore %q2 %o2
+         %q3 = OpAccessChain %p_uint %out %u0 %u3
+               OpStore %q3 %o3
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 4, 1000);
+    r.expect("runs");
+    assert_eq!(out, vec![2, 7, 0, 10]);
+}
+
+/// Run `ir` over one workgroup with `n` output words under `seed`.
+fn run_seeded(ir: &Ir, n: usize, seed: Option<u64>) -> (Result<RunStats, RunError>, Vec<u32>) {
+    let mut b = Buffers::new();
+    b.insert((0, 0), vec![0u8; 4 * n]);
+    let opts = Options {
+        max_steps: 10_000,
+        seed,
+        ..Options::default()
+    };
+    let r = run(ir, &opts, &mut b);
+    (r, words(&b[&(0, 0)]))
+}
+
+/// An order-dependent but race-free module: each of 8 invocations takes a
+/// ticket from a Workgroup counter (OpAtomicIIncrement returns the old
+/// value) and stores it at out[gid]. The tickets are 0..8 in the order the
+/// invocations reach the atomic: in local order without a seed.
+fn ticket_module() -> Ir {
+    module_with(
+        8,
+        r#"
+      %p_wg = OpTypePointer Workgroup %uint
+     %count = OpVariable %p_wg Workgroup
+"#,
+        r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+           %y = OpIAdd %uint %x %u0
+           %z = OpIAdd %uint %y %u0
+           %t = OpAtomicIIncrement %uint %count %u2 %u0
+           %p = OpAccessChain %p_uint %out %u0 %z
+                OpStore %p %t
+                OpReturn
+                OpFunctionEnd
+"#,
+    )
+}
+
+#[test]
+fn a_seed_changes_the_order_deterministically() {
+    let ir = ticket_module();
+    let (r, unseeded) = run_seeded(&ir, 8, None);
+    r.expect("runs");
+    assert_eq!(unseeded, vec![0, 1, 2, 3, 4, 5, 6, 7]);
+    let mut differs = false;
+    for seed in 0..16 {
+        let (r, out) = run_seeded(&ir, 8, Some(seed));
+        r.expect("runs");
+        // Every order hands out each ticket once.
+        let mut sorted = out.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![0, 1, 2, 3, 4, 5, 6, 7], "seed {seed}");
+        // The same seed gives the same order.
+        assert_eq!(run_seeded(&ir, 8, Some(seed)).1, out, "seed {seed}");
+        differs |= out != unseeded;
+    }
+    assert!(differs, "no seed of 16 changed the order");
+}
+
+#[test]
+fn race_free_modules_give_the_same_buffers_under_every_seed() {
+    // The barrier test's module: out = [2, 3, 4, 1] in every order (the
+    // barrier orders the writes before the reads).
+    let barrier = shared_module(BARRIER);
+    // Order-independent atomics: out[0] += gid + 1 (10 in all), out[1] =
+    // max(out[1], gid) (3), a Workgroup counter incremented by each, then a
+    // barrier, then each stores the count (4) at out[2 + gid].
+    let atomics = module_with(
+        4,
+        r#"
+      %p_wg = OpTypePointer Workgroup %uint
+     %count = OpVariable %p_wg Workgroup
+"#,
+        r#"
+      %entry = OpLabel
+          %g3 = OpLoad %v3uint %gid
+           %x = OpCompositeExtract %uint %g3 0
+          %x1 = OpIAdd %uint %x %u1
+          %p0 = OpAccessChain %p_uint %out %u0 %u0
+          %a0 = OpAtomicIAdd %uint %p0 %u1 %u0 %x1
+          %p1 = OpAccessChain %p_uint %out %u0 %u1
+          %a1 = OpAtomicUMax %uint %p1 %u1 %u0 %x
+          %n1 = OpAtomicIIncrement %uint %count %u2 %u0
+                OpControlBarrier %u2 %u2 %u0
+          %cv = OpAtomicLoad %uint %count %u2 %u0
+          %j2 = OpIAdd %uint %u2 %x
+          %q2 = OpAccessChain %p_uint %out %u0 %j2
+                OpStore %q2 %cv
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    for seed in [None, Some(0), Some(1), Some(7), Some(0xdead_beef)] {
+        let (r, out) = run_seeded(&barrier, 4, seed);
+        r.expect("runs");
+        assert_eq!(out, vec![2, 3, 4, 1], "seed {seed:?}");
+        let (r, out) = run_seeded(&atomics, 6, seed);
+        r.expect("runs");
+        assert_eq!(out, vec![10, 3, 4, 4, 4, 4], "seed {seed:?}");
+    }
+}
+
+/// Four invocations (one workgroup unless `groups` > 1) over the shared
+/// module's Workgroup array %sh and the output buffer.
+fn race_run(body: &str, groups: u32) -> (Ir, Result<RunStats, RunError>) {
+    let ir = shared_module_zeroed(body);
+    let (r, _) = run_out(&ir, groups, 8, 10_000);
+    (ir, r)
+}
+
+/// The index of the `n`-th instruction with opcode `o`.
+fn nth_index_of(ir: &Ir, o: u16, n: usize) -> u32 {
+    (0..ir.len()).filter(|&i| ir.opcode(i) == o).nth(n).expect("the opcode is in the module") as u32
+}
+
+#[test]
+fn a_data_race_on_workgroup_memory_is_an_error() {
+    // Each invocation i writes sh[i] = i + 1 and then, with no barrier,
+    // reads its neighbour sh[(i + 1) & 3]. Invocations take turns in order:
+    // invocation 0 reads sh[1] (not yet written), then invocation 1 writes
+    // sh[1]: a write after another invocation's read with no barrier
+    // between, the first race.
+    let body = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %i1 = OpIAdd %uint %i %u1
+         %pw = OpAccessChain %w_uint %sh %i
+               OpStore %pw %i1
+          %n = OpBitwiseAnd %uint %i1 %u3
+         %pr = OpAccessChain %w_uint %sh %n
+          %v = OpLoad %uint %pr
+          %p = OpAccessChain %p_uint %out %u0 %i
+               OpStore %p %v
+               OpReturn
+               OpFunctionEnd
+"#;
+    let (ir, r) = race_run(body, 1);
+    let e = r.expect_err("a data race");
+    let (write, read) = (nth_index_of(&ir, op::OpStore, 0), nth_index_of(&ir, op::OpLoad, 1));
+    // %sh has no OpName: the message names it by its id.
+    let sh = ir.globals.iter().find(|g| g.storage == crate::grammar::storage_class::Workgroup).expect("%sh").id;
+    assert_eq!(
+        e.message,
+        alloc::format!(
+            "data race on %{sh}[1]: invocation (0,0,0) read at instruction {read}, invocation (1,0,0) wrote at instruction {write} (with no OpControlBarrier between them in one workgroup)"
+        )
+    );
+    assert_eq!(e.inst, Some(write));
+    assert_eq!(e.invocation, Some([1, 0, 0]));
+    assert_eq!(e.related, vec![read, write]);
+    // A front end names the two instructions its own way.
+    assert!(e.message_with(|i| Some(alloc::format!("L{i}"))).contains(&alloc::format!("read at L{read}, invocation (1,0,0) wrote at L{write} (")));
+}
+
+#[test]
+fn a_data_race_on_a_storage_buffer_across_workgroups_is_an_error() {
+    // Every invocation of two workgroups of 4 adds 1 to out[0] with a plain
+    // load and store: invocation 1 reads out[0] after invocation 0 wrote it,
+    // in the same workgroup and barrier interval.
+    let body = r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %v = OpLoad %uint %p
+         %v1 = OpIAdd %uint %v %u1
+               OpStore %p %v1
+               OpReturn
+               OpFunctionEnd
+"#;
+    let (ir, r) = race_run(body, 1);
+    let e = r.expect_err("a data race");
+    let (load, store) = (nth_index_of(&ir, op::OpLoad, 0), nth_index_of(&ir, op::OpStore, 0));
+    assert_eq!(
+        e.message,
+        alloc::format!(
+            "data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction {store}, invocation (1,0,0) read at instruction {load} (with no OpControlBarrier between them in one workgroup)"
+        )
+    );
+    // A barrier does not order two workgroups: with a barrier between the
+    // read and the write of invocation 0 only (x == 0 in each workgroup of 1
+    // ... here: workgroups of 4 where only local 0 touches out[0]) the
+    // second workgroup's invocation (4,0,0) still races with (0,0,0).
+    let body = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g3 0
+         %lx = OpBitwiseAnd %uint %x %u3
+          %z = OpIEqual %bool %lx %u0
+               OpSelectionMerge %m None
+               OpBranchConditional %z %t %m
+          %t = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %v = OpLoad %uint %p
+         %v1 = OpIAdd %uint %v %u1
+               OpStore %p %v1
+               OpBranch %m
+          %m = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+    let (_, r) = race_run(body, 2);
+    let e = r.expect_err("a data race across workgroups");
+    assert!(e.message.starts_with("data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction"), "{}", e.message);
+    assert_eq!(e.invocation, Some([4, 0, 0]));
+}
+
+#[test]
+fn near_misses_are_not_races() {
+    // The barrier test: writes, a barrier, then reads of others' words.
+    let barrier = BARRIER;
+    // Atomics only, on one word of each memory, from two workgroups.
+    let atomics = r#"
+      %entry = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %a = OpAtomicIAdd %uint %p %u1 %u0 %u1
+         %pw = OpAccessChain %w_uint %sh %u0
+          %b = OpAtomicIAdd %uint %pw %u2 %u0 %u1
+          %c = OpAtomicLoad %uint %p %u1 %u0
+               OpReturn
+               OpFunctionEnd
+"#;
+    // Disjoint bytes: each invocation writes and reads back its own word
+    // of both memories, and all read the same word (reads never race).
+    let disjoint = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %li = OpBitwiseAnd %uint %i %u3
+         %pw = OpAccessChain %w_uint %sh %li
+               OpStore %pw %i
+          %w = OpLoad %uint %pw
+          %j = OpIAdd %uint %i %u1
+          %p = OpAccessChain %p_uint %out %u0 %j
+               OpStore %p %w
+          %q = OpAccessChain %p_uint %out %u0 %u0
+          %r = OpLoad %uint %q
+               OpReturn
+               OpFunctionEnd
+"#;
+    for seed in [None, Some(3), Some(11)] {
+        for (name, body, groups) in [("barrier", barrier, 1), ("atomics", atomics, 2), ("disjoint", disjoint, 2)] {
+            let ir = shared_module_zeroed(body);
+            let mut b = Buffers::new();
+            b.insert((0, 0), vec![0u8; 4 * 9]);
+            let opts = Options { workgroups: [groups, 1, 1], max_steps: 10_000, seed, ..Options::default() };
+            run(&ir, &opts, &mut b).unwrap_or_else(|e| panic!("{name} (seed {seed:?}): {e}"));
+            if name == "atomics" {
+                // 8 invocations each added 1.
+                assert_eq!(words(&b[&(0, 0)])[0], 8);
+            }
+        }
+    }
+}
+
+/// Run a one-invocation module of `decls` and `body` with 4 output words.
+fn undef_run(decls: &str, body: &str) -> (Ir, Result<RunStats, RunError>) {
+    let ir = module_with(1, decls, &alloc::format!("%entry = OpLabel\n%q = OpAccessChain %p_uint %out %u0 %u0\n{body}\nOpReturn\nOpFunctionEnd\n"));
+    let (r, _) = run_out(&ir, 1, 4, 1000);
+    (ir, r)
+}
+
+#[test]
+fn undefined_values_reaching_a_buffer_are_errors() {
+    let decls = r#"
+       %und = OpUndef %uint
+      %p_pr = OpTypePointer Private %uint
+      %priv = OpVariable %p_pr Private
+     %priv0 = OpVariable %p_pr Private %u7
+      %p_wg = OpTypePointer Workgroup %uint
+        %wg = OpVariable %p_wg Workgroup
+       %nul = OpConstantNull %uint
+       %wg0 = OpVariable %p_wg Workgroup %nul
+"#;
+    let stored = |ir: &Ir, r: Result<RunStats, RunError>, what: &str| {
+        let e = r.expect_err(what);
+        assert_eq!(
+            e.message,
+            "an undefined value is stored to the buffer at set 0, binding 0 at byte 0 (from OpUndef, or memory never written: a variable without initializer or Workgroup memory)",
+            "{what}"
+        );
+        assert_eq!(e.inst, Some(index_of(ir, op::OpStore)), "{what}");
+    };
+    // Each source of an undefined value, stored to the output (invalid),
+    // then the same made defined (valid).
+    let (ir, r) = undef_run(decls, "OpStore %q %und");
+    stored(&ir, r, "OpUndef");
+    // Arithmetic on an undefined value is undefined.
+    let (ir, r) = undef_run(decls, "%s = OpIAdd %uint %und %u1\nOpStore %q %s");
+    stored(&ir, r, "OpUndef + 1");
+    let (ir, r) = undef_run(decls, "%f = OpVariable %f_uint Function\n%v = OpLoad %uint %f\nOpStore %q %v");
+    stored(&ir, r, "a Function variable without initializer");
+    let (ir, r) = undef_run(decls, "%v = OpLoad %uint %priv\nOpStore %q %v");
+    stored(&ir, r, "a Private variable without initializer");
+    let (ir, r) = undef_run(decls, "%v = OpLoad %uint %wg\nOpStore %q %v");
+    stored(&ir, r, "Workgroup memory without initializer");
+    // Valid: written first, or initialised (a null initializer zeroes
+    // Workgroup memory).
+    for (what, body) in [
+        ("a Function variable written first", "%f = OpVariable %f_uint Function\nOpStore %f %u3\n%v = OpLoad %uint %f\nOpStore %q %v"),
+        ("a Function variable with initializer", "%f = OpVariable %f_uint Function %u3\n%v = OpLoad %uint %f\nOpStore %q %v"),
+        ("a Private variable with initializer", "%v = OpLoad %uint %priv0\nOpStore %q %v"),
+        ("a Private variable written first", "OpStore %priv %u3\n%v = OpLoad %uint %priv\nOpStore %q %v"),
+        ("Workgroup memory with a null initializer", "%v = OpLoad %uint %wg0\nOpStore %q %v"),
+        ("an undefined value never stored", "%s = OpIAdd %uint %und %u1\n%f = OpVariable %f_uint Function\nOpStore %f %s"),
+    ] {
+        let (_, r) = undef_run(decls, body);
+        r.unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+}
+
+#[test]
+fn a_branch_on_an_undefined_value_takes_the_zero_way() {
+    // OpUndef yields an arbitrary value, so a branch on it is not undefined
+    // behaviour: the interpreter reads it as 0, so OpBranchConditional goes to
+    // its false label (out[0] = 2) and OpSwitch to case 0 (out[0] = 4).
+    let decls = "%ub = OpUndef %bool\n%uu = OpUndef %uint";
+    for (cond, want) in [
+        ("OpBranchConditional %ub %t %f", 2),
+        ("OpSwitch %uu %t 0 %z 1 %f", 4),
+    ] {
+        let body = alloc::format!(
+            "OpSelectionMerge %m None\n{cond}\n%t = OpLabel\nOpStore %q %u1\nOpBranch %m\n\
+             %f = OpLabel\nOpStore %q %u2\nOpBranch %m\n%z = OpLabel\nOpStore %q %u4\nOpBranch %m\n%m = OpLabel"
+        );
+        let body = if cond.starts_with("OpBranchConditional") {
+            body.replace("%z = OpLabel\nOpStore %q %u4\nOpBranch %m\n", "")
+        } else {
+            body
+        };
+        let ir = module_with(
+            1,
+            decls,
+            &alloc::format!("%entry = OpLabel\n%q = OpAccessChain %p_uint %out %u0 %u0\n{body}\nOpReturn\nOpFunctionEnd\n"),
+        );
+        let (r, out) = run_out(&ir, 1, 1, 1000);
+        r.unwrap_or_else(|e| panic!("{cond}: {e}"));
+        assert_eq!(out, [want], "{cond}");
+    }
 }

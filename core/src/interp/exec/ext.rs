@@ -22,6 +22,7 @@ use super::{Frame, State, get, load, pointer, scalar, store};
 use crate::grammar::{self, op};
 use crate::interp::RunError;
 use crate::interp::decode::{Inst, NO_VALUE, Program};
+use crate::interp::race::Kind;
 use crate::interp::kernel;
 use crate::interp::mem::{
     Loc, MAX_VALUES, Ptr, Val, at, mask, sext, step, val_count, value_count, zero,
@@ -317,10 +318,10 @@ fn bytes_of(prog: &Program, inst: &Inst, ty: u32, v: &Val) -> Result<Vec<u8>, Ru
 
 /// A load whose type `inst.ty` is not the type of the memory (an untyped
 /// pointer): see the module doc.
-pub(super) fn load_as(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
+pub(super) fn load_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
     match &p.loc {
         Loc::Var { .. } | Loc::Shared { .. } => {
-            let v = load(prog, st, inst, p)?;
+            let v = load(prog, st, inst, p, Kind::Read)?;
             let b = bytes_of(prog, inst, p.ty, &v)?;
             kernel::from_bytes(prog.ir, inst.ty, &b).ok_or_else(|| {
                 err(
@@ -342,6 +343,7 @@ pub(super) fn load_as(prog: &Program, st: &State, inst: &Inst, p: &Ptr) -> Resul
                 ty: inst.ty,
                 loc: p.loc.clone(),
             },
+            Kind::Read,
         ),
     }
 }
@@ -357,7 +359,7 @@ pub(super) fn store_as(
 ) -> Result<(), RunError> {
     match &p.loc {
         Loc::Var { .. } | Loc::Shared { .. } => {
-            let cur = load(prog, st, inst, p)?;
+            let cur = load(prog, st, inst, p, Kind::Read)?;
             let mut b = bytes_of(prog, inst, p.ty, &cur)?;
             let nb = bytes_of(prog, inst, inst.ty, &v)?;
             if nb.len() > b.len() {
@@ -378,7 +380,7 @@ pub(super) fn store_as(
                     format!("not supported: reading bytes as type %{}", p.ty),
                 )
             })?;
-            store(prog, st, inst, p, new)
+            store(prog, st, inst, p, new, Kind::Write)
         }
         _ => store(
             prog,
@@ -389,6 +391,7 @@ pub(super) fn store_as(
                 loc: p.loc.clone(),
             },
             v,
+            Kind::Write,
         ),
     }
 }
