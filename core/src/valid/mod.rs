@@ -20,6 +20,9 @@ mod function;
 mod ids;
 mod layout;
 mod limits;
+mod memory;
+mod composite;
+mod constant;
 pub mod rules;
 mod ssa;
 mod types;
@@ -234,6 +237,9 @@ pub static PASSES: &[&[Pass]] = &[
         function::check_functions,
         limits::check_limits,
         cfg::check,
+        memory::check,
+        composite::check,
+        constant::check,
     ],
 ];
 

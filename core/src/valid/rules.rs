@@ -29,6 +29,9 @@ static FAMILIES: &[&[Rule]] = &[
     super::function::RULES,
     super::limits::RULES,
     super::cfg::RULES,
+    super::memory::RULES,
+    super::composite::RULES,
+    super::constant::RULES,
 ];
 
 /// Rules that belong to no family.
