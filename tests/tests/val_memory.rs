@@ -318,3 +318,10 @@ fn spec_constant_op_needs_kernel_for_float_arithmetic() {
     let src = module("%s = OpSpecConstantOp %float FAdd %float_1 %float_1\n", "");
     assert_invalid("specop_fadd", &src, "spv1.3", "inst.constant.spec-op", "%s = OpSpecConstantOp", "129", &["OpFAdd", "Kernel"]);
 }
+
+#[test]
+fn logical_pointers_come_from_few_instructions() {
+    assert_valid("logical_ok", &module("", "%c = OpCopyObject %ptr_f_float %vf\n%a = OpAccessChain %ptr_f_float %varr %int_1\n"), "spv1.3");
+    let src = module("", "%s = OpSelect %ptr_f_float %true %vf %vf\n");
+    assert_invalid("logical_select", &src, "spv1.3", "inst.memory.logical-pointer-result", "%s = OpSelect", "%ptr_f_float", &["OpSelect", "%ptr_f_float"]);
+}

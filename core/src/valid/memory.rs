@@ -109,6 +109,17 @@ pub(super) static RULES: &[Rule] = &[
                       pointer type; OpPtrEqual and OpPtrNotEqual return a Boolean scalar, OpPtrDiff \
                       an integer scalar.",
     },
+    Rule {
+        code: "inst.memory.logical-pointer-result",
+        summary: "In Logical addressing, only some instructions may produce a pointer.",
+        explanation: "SPIR-V 2.16.1 (Logical addressing): pointers are abstract; only \
+                      OpVariable, OpAccessChain, OpInBoundsAccessChain, OpFunctionParameter, \
+                      OpImageTexelPointer, OpCopyObject (and OpUndef) may produce one. With the \
+                      VariablePointersStorageBuffer capability, OpSelect, OpPhi, OpFunctionCall, \
+                      OpPtrAccessChain, OpLoad, OpConstantNull and OpFunction may also produce a \
+                      StorageBuffer pointer, and with VariablePointers a Workgroup one. spirv-val's \
+                      --relax-logical-pointer lifts this rule.",
+    },
 ];
 
 /// A type described for messages: its name and what it is.
@@ -205,6 +216,77 @@ pub(super) fn check(cx: &mut Context<'_>) {
             }
             op::OpPtrEqual | op::OpPtrNotEqual | op::OpPtrDiff => ptr_compare(cx, i, w),
             _ => {}
+        }
+    }
+    if (addressing == addressing_model::Logical || addressing == addressing_model::PhysicalStorageBuffer64)
+        && !cx.opts.relax_logical_pointer
+    {
+        logical_pointer_results(cx);
+    }
+}
+
+/// spirv-val's ValidateLogicalPointerReturns: which instructions may produce
+/// a logical pointer.
+fn logical_pointer_results(cx: &mut Context<'_>) {
+    let insts = cx.insts();
+    let has_cap = |c: u32| insts.iter().any(|x| x.opcode == op::OpCapability && x.operands.first() == Some(&c));
+    // VariablePointers implies VariablePointersStorageBuffer.
+    let vp = has_cap(crate::grammar::capability::VariablePointers);
+    let vp_sb = vp || has_cap(crate::grammar::capability::VariablePointersStorageBuffer);
+    for (i, inst) in insts.iter().enumerate() {
+        let Some(desc) = cx.desc(i) else { continue };
+        if !desc.has_result_type() {
+            continue;
+        }
+        let Some(&rt) = inst.operands.first() else { continue };
+        let Some(t) = cx.ir().ty(rt) else { continue };
+        let sc = match t.ty {
+            Type::Pointer { storage, .. } => storage,
+            _ => continue,
+        };
+        if sc == storage_class::PhysicalStorageBuffer {
+            continue;
+        }
+        let ok = match inst.opcode {
+            op::OpVariable
+            | op::OpAccessChain
+            | op::OpInBoundsAccessChain
+            | op::OpFunctionParameter
+            | op::OpImageTexelPointer
+            | op::OpCopyObject
+            | op::OpUndef
+            | op::OpConstantFunctionPointerINTEL
+            | op::OpUntypedAccessChainKHR
+            | op::OpUntypedInBoundsAccessChainKHR
+            | op::OpUntypedVariableKHR
+            | op::OpRawAccessChainNV
+            | op::OpAllocateNodePayloadsAMDX
+            | op::OpBufferPointerEXT
+            | op::OpUntypedImageTexelPointerEXT => continue,
+            op::OpSelect
+            | op::OpPhi
+            | op::OpFunctionCall
+            | op::OpPtrAccessChain
+            | op::OpLoad
+            | op::OpConstantNull
+            | op::OpFunction
+            | op::OpUntypedPtrAccessChainKHR => {
+                (vp_sb && sc == storage_class::StorageBuffer) || (vp && sc == storage_class::Workgroup)
+            }
+            _ => false,
+        };
+        if !ok {
+            let t = describe(cx, rt);
+            let d = cx.error_at(
+                "inst.memory.logical-pointer-result",
+                i,
+                0,
+                format!(
+                    "{} cannot produce the pointer {t} in Logical addressing (only StorageBuffer pointers with VariablePointersStorageBuffer, or Workgroup ones with VariablePointers)",
+                    desc.name
+                ),
+            );
+            d.label = String::from("a logical pointer cannot be produced here");
         }
     }
 }
