@@ -7,7 +7,7 @@
 //! are left unchecked.
 
 use super::Context;
-use super::memory::{describe, describe_value};
+use super::memory::{describe, describe_value, op_name};
 use super::rules::Rule;
 use crate::grammar::op;
 use crate::ir::Type;
@@ -205,7 +205,7 @@ fn construct(cx: &mut Context<'_>, i: usize, w: &[u32], long_vectors: bool) {
 /// Walk `indexes` (literals at operands `first_k..`) from type `start`;
 /// reports a bad index and returns None.
 fn walk(cx: &mut Context<'_>, i: usize, start: u32, indexes: &[u32], first_k: usize) -> Option<u32> {
-    let opname = cx.desc(i).map_or("OpCompositeExtract", |d| d.name);
+    let opname = op_name(cx.insts()[i].opcode);
     if indexes.is_empty() {
         cx.error_at("inst.composite.index", i, first_k - 1, format!("{opname} needs at least one index"));
         return None;
@@ -267,7 +267,7 @@ fn walk(cx: &mut Context<'_>, i: usize, start: u32, indexes: &[u32], first_k: us
 }
 
 fn not_composite_value(cx: &mut Context<'_>, i: usize, k: usize, id: u32) {
-    let opname = cx.desc(i).map_or("OpCompositeExtract", |d| d.name);
+    let opname = op_name(cx.insts()[i].opcode);
     let v = describe_value(cx, id);
     let d = cx.error_at("inst.composite.operand-type", i, k, format!("{opname}'s Composite must be a composite value, but it is {v}"));
     d.label = String::from("expected a composite");

@@ -5,7 +5,7 @@
 //! type by the assembler and the binary reader.
 
 use super::Context;
-use super::memory::{describe, describe_value};
+use super::memory::{describe, describe_value, op_name};
 use super::rules::Rule;
 use crate::grammar::{capability, op, storage_class};
 use crate::ir::Type;
@@ -79,7 +79,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
                 let Some(&rt) = w.first() else { continue };
                 if !matches!(ty(cx, rt), Some(Type::Bool)) {
                     let r = describe(cx, rt);
-                    let name = cx.desc(i).map_or("OpConstantTrue", |d| d.name);
+                    let name = op_name(cx.insts()[i].opcode);
                     let d = cx.error_at("inst.constant.bool-type", i, 0, format!("{name}'s Result Type must be OpTypeBool, but it is {r}"));
                     d.label = String::from("expected a bool type");
                 }
@@ -138,7 +138,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
                     _ => None,
                 };
                 if let Some(cap) = need {
-                    let name = crate::grammar::instruction(opc).map_or("?", |d| d.name);
+                    let name = op_name(opc);
                     let d = cx.error_at(
                         "inst.constant.spec-op",
                         i,
@@ -176,7 +176,7 @@ fn nullable(cx: &Context<'_>, id: u32, depth: u32) -> bool {
 
 fn composite(cx: &mut Context<'_>, i: usize, w: &[u32]) {
     let [rt, _id, parts @ ..] = w else { return };
-    let name = cx.desc(i).map_or("OpConstantComposite", |d| d.name);
+    let name = op_name(cx.insts()[i].opcode);
     let Some(t) = ty(cx, *rt) else { return };
     // What each constituent must be: an exact type, or (matrix columns) a
     // vector of a component type and count.

@@ -122,6 +122,13 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+/// The name of an opcode, for messages (kept out of line: the error paths only).
+#[cold]
+#[inline(never)]
+pub(super) fn op_name(opcode: u16) -> &'static str {
+    crate::grammar::instruction(opcode).map_or("?", |d| d.name)
+}
+
 /// A type described for messages: its name and what it is.
 pub(super) fn describe(cx: &mut Context<'_>, ty: u32) -> String {
     let name = cx.name(ty);
@@ -234,11 +241,8 @@ fn logical_pointer_results(cx: &mut Context<'_>) {
     let vp = has_cap(crate::grammar::capability::VariablePointers);
     let vp_sb = vp || has_cap(crate::grammar::capability::VariablePointersStorageBuffer);
     for (i, inst) in insts.iter().enumerate() {
-        let Some(desc) = cx.desc(i) else { continue };
-        if !desc.has_result_type() {
-            continue;
-        }
-        let Some(&rt) = inst.operands.first() else { continue };
+        // The parsed operands say whether word 1 is a result type (no grammar look-up).
+        let Some(rt) = cx.ir().result_type(i) else { continue };
         let Some(t) = cx.ir().ty(rt) else { continue };
         let sc = match t.ty {
             Type::Pointer { storage, .. } => storage,
@@ -283,7 +287,7 @@ fn logical_pointer_results(cx: &mut Context<'_>) {
                 0,
                 format!(
                     "{} cannot produce the pointer {t} in Logical addressing (only StorageBuffer pointers with VariablePointersStorageBuffer, or Workgroup ones with VariablePointers)",
-                    desc.name
+                    op_name(cx.insts()[i].opcode)
                 ),
             );
             d.label = String::from("a logical pointer cannot be produced here");
@@ -512,7 +516,7 @@ fn copy_memory(cx: &mut Context<'_>, i: usize, w: &[u32]) {
 fn access_chain(cx: &mut Context<'_>, i: usize, w: &[u32], addressing: u32) {
     let [rt, _id, base, rest @ ..] = w else { return };
     let opcode = cx.insts()[i].opcode;
-    let opname = cx.desc(i).map_or("OpAccessChain", |d| d.name);
+    let opname = op_name(cx.insts()[i].opcode);
     let ptr_chain = matches!(opcode, op::OpPtrAccessChain | op::OpInBoundsPtrAccessChain);
     let (indexes, first_k) = if ptr_chain {
         (rest.get(1..).unwrap_or(&[]), 4)
@@ -675,7 +679,7 @@ fn const_index(cx: &Context<'_>, id: u32) -> Option<i64> {
 fn ptr_compare(cx: &mut Context<'_>, i: usize, w: &[u32]) {
     let [rt, _id, a, b] = w else { return };
     let opcode = cx.insts()[i].opcode;
-    let opname = cx.desc(i).map_or("OpPtrEqual", |d| d.name);
+    let opname = op_name(cx.insts()[i].opcode);
     let rt_ok = match cx.ir().ty(*rt).map(|t| &t.ty) {
         Some(Type::Int { .. }) => opcode == op::OpPtrDiff,
         Some(Type::Bool) => opcode != op::OpPtrDiff,
