@@ -325,3 +325,14 @@ fn logical_pointers_come_from_few_instructions() {
     let src = module("", "%s = OpSelect %ptr_f_float %true %vf %vf\n");
     assert_invalid("logical_select", &src, "spv1.3", "inst.memory.logical-pointer-result", "%s = OpSelect", "%ptr_f_float", &["OpSelect", "%ptr_f_float"]);
 }
+
+#[test]
+fn variable_storage_class_rules() {
+    let globals = "%ptr_pvt_bool = OpTypePointer Private %bool\n%ptr_sb_bool = OpTypePointer StorageBuffer %bool\n";
+    assert_valid("bool_private_ok", &module(globals, "").replacen("%f = OpFunction", "%g = OpVariable %ptr_pvt_bool Private\n%f = OpFunction", 1), "spv1.3");
+    let src = module(globals, "").replacen("%f = OpFunction", "%g = OpVariable %ptr_sb_bool StorageBuffer\n%f = OpFunction", 1);
+    assert_invalid("bool_storage_buffer", &src, "spv1.3", "inst.memory.variable-bool", "%g = OpVariable", "%ptr_sb_bool", &["%g", "%bool", "StorageBuffer"]);
+    // A Private variable inside a function.
+    let src = module("", "%l = OpVariable %ptr_pvt_float Private\n");
+    assert_invalid("private_in_function", &src, "spv1.3", "inst.memory.variable-storage-class", "%l = OpVariable", "6", &["Function", "Private"]);
+}

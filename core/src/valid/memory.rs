@@ -25,7 +25,9 @@ pub(super) static RULES: &[Rule] = &[
         summary: "OpVariable's storage class must be the one of its pointer type.",
         explanation: "SPIR-V 3.49.8 OpVariable: \"Storage Class is the Storage Class of the memory \
                       holding the object. It must not be Generic. It must be the same as the \
-                      Storage Class operand of the Result Type.\"",
+                      Storage Class operand of the Result Type.\" Inside a function a variable's \
+                      storage class is Function (SPIR-V 2.4), and PhysicalStorageBuffer memory is \
+                      reached through pointers, never declared by OpVariable.",
     },
     Rule {
         code: "inst.memory.variable-initializer",
@@ -36,6 +38,15 @@ pub(super) static RULES: &[Rule] = &[
                       (module scope) OpVariable instruction. Initializer must have the same type \
                       as the type pointed to by Result Type.\" Input variables cannot have one: \
                       their value comes from the previous stage.",
+    },
+    Rule {
+        code: "inst.memory.variable-bool",
+        summary: "A Boolean can be stored only in storage the shader alone sees (or in a built-in).",
+        explanation: "SPIR-V 2.16.1: OpTypeBool has no defined size or bit pattern, so it may be \
+                      stored with OpVariable only in non-externally visible storage classes: \
+                      Workgroup, CrossWorkgroup, Private, Function, UniformConstant and the ray \
+                      tracing payload classes; in Input or Output only as a BuiltIn. Fix: store \
+                      an integer (0 or 1) and compare it.",
     },
     Rule {
         code: "inst.memory.not-a-pointer",
@@ -332,6 +343,20 @@ fn variable(cx: &mut Context<'_>, i: usize, w: &[u32]) {
         );
         d.label = format!("expected {}", sc_name(psc));
     }
+    let in_function = cx.ir().function_at(i).is_some();
+    let bad_class = match *sc {
+        s if in_function && s != storage_class::Function => Some("inside a function a variable's storage class must be Function"),
+        storage_class::Generic => Some("a variable cannot have the Generic storage class"),
+        storage_class::PhysicalStorageBuffer => Some("PhysicalStorageBuffer cannot be used with OpVariable"),
+        _ => None,
+    };
+    if let Some(msg) = bad_class {
+        let d = cx.error_at("inst.memory.variable-storage-class", i, 2, format!("{msg}, not {}", sc_name(*sc)));
+        d.label = String::from("storage class not allowed here");
+    }
+    if let Some(p) = pointee {
+        bool_storage(cx, i, *sc, p, w[1]);
+    }
     let Some(&init) = rest.first() else { return };
     let init_op = cx.def_opcode(init);
     let is_const = init_op.is_some_and(is_constant_opcode);
@@ -370,6 +395,66 @@ fn variable(cx: &mut Context<'_>, i: usize, w: &[u32]) {
             format!("a variable in the {} storage class cannot have an initializer", sc_name(*sc)),
         );
         d.label = String::from("initializer not allowed here");
+    }
+}
+
+/// spirv-val's ContainsInvalidBool: a Boolean in externally visible storage.
+fn bool_storage(cx: &mut Context<'_>, i: usize, sc: u32, pointee: u32, var: u32) {
+    use crate::grammar::decoration::BuiltIn;
+    let private = matches!(
+        sc,
+        storage_class::Workgroup
+            | storage_class::CrossWorkgroup
+            | storage_class::Private
+            | storage_class::Function
+            | storage_class::UniformConstant
+            | storage_class::RayPayloadKHR
+            | storage_class::IncomingRayPayloadKHR
+            | storage_class::HitAttributeKHR
+            | storage_class::CallableDataKHR
+            | storage_class::IncomingCallableDataKHR
+            | storage_class::TaskPayloadWorkgroupEXT
+            | storage_class::HitObjectAttributeNV
+            | storage_class::HitObjectAttributeEXT
+            | storage_class::NodePayloadAMDX
+    );
+    if private {
+        return;
+    }
+    let io = sc == storage_class::Input || sc == storage_class::Output;
+    if io && cx.ir().decorations_of(var).iter().any(|d| d.decoration == BuiltIn) {
+        return;
+    }
+    fn contains(cx: &Context<'_>, t: u32, skip_builtin: bool, depth: u32) -> bool {
+        use crate::grammar::decoration::BuiltIn;
+        if depth > 64 {
+            return false;
+        }
+        if skip_builtin && cx.ir().decorations_of(t).iter().any(|d| d.decoration == BuiltIn) {
+            return false;
+        }
+        match cx.ir().ty(t).map(|x| &x.ty) {
+            Some(Type::Bool) => true,
+            Some(Type::Vector { component: e, .. } | Type::Matrix { column: e, .. } | Type::Array { element: e, .. } | Type::RuntimeArray { element: e }) => {
+                contains(cx, *e, skip_builtin, depth + 1)
+            }
+            Some(Type::Struct { members }) => members.iter().any(|m| contains(cx, m.ty, skip_builtin, depth + 1)),
+            _ => false,
+        }
+    }
+    if contains(cx, pointee, io, 0) {
+        let (v, p) = (cx.name(var), describe(cx, pointee));
+        let d = cx.error_at(
+            "inst.memory.variable-bool",
+            i,
+            0,
+            format!(
+                "the variable {v} holds {p}, which contains a bool, in {} storage{}",
+                sc_name(sc),
+                if io { " without a BuiltIn decoration" } else { ", which is visible outside the shader" }
+            ),
+        );
+        d.label = String::from("a bool in externally visible storage");
     }
 }
 
