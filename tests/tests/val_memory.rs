@@ -336,3 +336,20 @@ fn variable_storage_class_rules() {
     let src = module("", "%l = OpVariable %ptr_pvt_float Private\n");
     assert_invalid("private_in_function", &src, "spv1.3", "inst.memory.variable-storage-class", "%l = OpVariable", "6", &["Function", "Private"]);
 }
+
+#[test]
+fn array_length() {
+    let globals = "%buf = OpTypeStruct %float %rta\n%ptr_sb_buf = OpTypePointer StorageBuffer %buf\n%b = OpVariable %ptr_sb_buf StorageBuffer\n";
+    let sb = |s: String| {
+        s.replacen("OpCapability Linkage", "OpCapability Linkage\nOpExtension \"SPV_KHR_storage_buffer_storage_class\"", 1).replacen(
+            "GLSL450\n",
+            "GLSL450\nOpDecorate %buf Block\nOpMemberDecorate %buf 0 Offset 0\nOpMemberDecorate %buf 1 Offset 4\nOpDecorate %rta ArrayStride 4\n",
+            1,
+        )
+    };
+    assert_valid("array_length_ok", &sb(module(globals, "%n = OpArrayLength %uint %b 1\n")), "spv1.3");
+    let src = sb(module(globals, "%n = OpArrayLength %uint %b 0\n"));
+    assert_invalid("array_length_member", &src, "spv1.3", "inst.memory.array-length", "%n = OpArrayLength", "0", &["1"]);
+    let src = sb(module(globals, "%n = OpArrayLength %int %b 1\n"));
+    assert_invalid("array_length_type", &src, "spv1.3", "inst.memory.array-length", "%n = OpArrayLength", "%int", &["%int"]);
+}

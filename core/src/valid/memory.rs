@@ -49,6 +49,16 @@ pub(super) static RULES: &[Rule] = &[
                       an integer (0 or 1) and compare it.",
     },
     Rule {
+        code: "inst.memory.array-length",
+        summary: "OpArrayLength takes a pointer to a struct whose last member is a runtime array, and that member's index.",
+        explanation: "SPIR-V 3.49.8 OpArrayLength: \"Length of a run-time array. Result Type must be an \
+                      OpTypeInt with 32-bit Width and 0 Signedness. Structure must be a logical \
+                      pointer to an OpTypeStruct whose last member is a run-time array. Array \
+                      member is an unsigned 32-bit integer index of the last member of the \
+                      structure that Structure points to.\" (spirv-val also accepts a 64-bit \
+                      Result Type.)",
+    },
+    Rule {
         code: "inst.memory.not-a-pointer",
         summary: "A memory instruction's pointer operand must have a pointer type.",
         explanation: "OpLoad's Pointer, OpStore's Pointer, OpCopyMemory's Target and Source, the \
@@ -233,6 +243,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
                 access_chain(cx, i, w, addressing)
             }
             op::OpPtrEqual | op::OpPtrNotEqual | op::OpPtrDiff => ptr_compare(cx, i, w),
+            op::OpArrayLength => array_length(cx, i, w),
             _ => {}
         }
     }
@@ -742,6 +753,45 @@ fn access_chain(cx: &mut Context<'_>, i: usize, w: &[u32], addressing: u32) {
             format!("{opname}'s Result Type {t} points to {r}, but the indexes reach {c}"),
         );
         d.label = format!("expected a pointer to {}", cx_name_plain(&c));
+    }
+}
+
+fn array_length(cx: &mut Context<'_>, i: usize, w: &[u32]) {
+    let [rt, _id, structure, member] = w else { return };
+    if !matches!(cx.ir().ty(*rt).map(|t| &t.ty), Some(Type::Int { width: 32 | 64, signed: false })) {
+        let t = describe(cx, *rt);
+        let d = cx.error_at("inst.memory.array-length", i, 0, format!("OpArrayLength's Result Type must be a 32- or 64-bit unsigned integer, but it is {t}"));
+        d.label = String::from("expected an unsigned integer type");
+        return;
+    }
+    let members = match pointer_of(cx, *structure) {
+        Some((_, Some(p))) => match cx.ir().ty(p).map(|t| &t.ty) {
+            Some(Type::Struct { members }) => Some(members),
+            _ => None,
+        },
+        Some((_, None)) => return,
+        None => None,
+    };
+    let Some(members) = members else {
+        let v = describe_value(cx, *structure);
+        let d = cx.error_at("inst.memory.array-length", i, 2, format!("OpArrayLength's Structure must be a pointer to a struct, but it is {v}"));
+        d.label = String::from("expected a pointer to a struct");
+        return;
+    };
+    let n = members.len();
+    let last_is_rta = members.last().is_some_and(|m| matches!(cx.ir().ty(m.ty).map(|t| &t.ty), Some(Type::RuntimeArray { .. })));
+    if !last_is_rta {
+        let v = describe_value(cx, *structure);
+        let d = cx.error_at("inst.memory.array-length", i, 2, format!("OpArrayLength's Structure is {v}, whose struct's last member is not a runtime array"));
+        d.label = String::from("expected a struct ending in a runtime array");
+    } else if *member as usize != n - 1 {
+        let d = cx.error_at(
+            "inst.memory.array-length",
+            i,
+            3,
+            format!("OpArrayLength's Array member is {member}, but the runtime array is the last member, {}", n - 1),
+        );
+        d.label = format!("expected {}", n - 1);
     }
 }
 
