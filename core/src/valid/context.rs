@@ -184,6 +184,15 @@ impl<'m> Context<'m> {
         self.diags.last_mut().unwrap_or_else(|| unreachable!())
     }
 
+    /// Whether an error was already reported inside instruction `i` (so a
+    /// later rule that would say the same thing another way can keep quiet).
+    pub fn has_error_in(&self, i: usize) -> bool {
+        let s = self.span(i);
+        self.diags
+            .iter()
+            .any(|d| d.unit == crate::diag::SpanUnit::BinaryWords && d.span.start >= s.start && d.span.start < s.end)
+    }
+
     /// Report an error at instruction `i` with related instructions, each with
     /// its label; returns it like [`Context::error`].
     pub fn error_related(

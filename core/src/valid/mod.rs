@@ -25,6 +25,9 @@ mod layout;
 mod limits;
 mod logical;
 mod operand;
+mod memory;
+mod composite;
+mod constant;
 pub mod rules;
 mod ssa;
 mod types;
@@ -240,6 +243,9 @@ pub static PASSES: &[&[Pass]] = &[
         limits::check_limits,
         cfg::check,
         operand::check,
+        memory::check,
+        composite::check,
+        constant::check,
     ],
 ];
 

@@ -33,6 +33,9 @@ static FAMILIES: &[&[Rule]] = &[
     super::bitwise::RULES,
     super::conversion::RULES,
     super::logical::RULES,
+    super::memory::RULES,
+    super::composite::RULES,
+    super::constant::RULES,
 ];
 
 /// Rules that belong to no family.
