@@ -1028,24 +1028,42 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
         )
     })?;
     if blk.phis < blk.body {
-        let mut vals = Vec::with_capacity((blk.body - blk.phis) as usize);
-        for phi in &func.insts[blk.phis as usize..blk.body as usize] {
+        let phis = &func.insts[blk.phis as usize..blk.body as usize];
+        // The value each OpPhi takes from the block control came from.
+        let value = |phi: &Inst, regs: &[Val]| -> Result<Val, RunError> {
             let args = &func.args[phi.a as usize..(phi.a + phi.n) as usize];
-            let v = args
-                .chunks(2)
+            args.chunks(2)
                 .find(|p| p.len() == 2 && p[1] == fr.block)
-                .map(|p| get(prog, &fr.regs, p[0]).clone())
+                .map(|p| get(prog, regs, p[0]).clone())
                 .ok_or_else(|| {
                     RunError::new(
                         Some(phi.idx),
                         String::from("OpPhi has no value for the block control came from"),
                     )
-                })?;
-            vals.push((phi.res, v));
-        }
-        for (r, v) in vals {
-            if let Some(slot) = fr.regs.get_mut(r as usize) {
-                *slot = v;
+                })
+        };
+        // All read before any is written (an OpPhi may read another of the
+        // block's): up to 4 on the stack, more in a Vec.
+        const FEW: usize = 4;
+        if phis.len() <= FEW {
+            let mut vals: [Val; FEW] = [Val::S(0), Val::S(0), Val::S(0), Val::S(0)];
+            for (k, phi) in phis.iter().enumerate() {
+                vals[k] = value(phi, &fr.regs)?;
+            }
+            for (phi, v) in phis.iter().zip(vals) {
+                if let Some(slot) = fr.regs.get_mut(phi.res as usize) {
+                    *slot = v;
+                }
+            }
+        } else {
+            let mut vals = Vec::with_capacity(phis.len());
+            for phi in phis {
+                vals.push((phi.res, value(phi, &fr.regs)?));
+            }
+            for (r, v) in vals {
+                if let Some(slot) = fr.regs.get_mut(r as usize) {
+                    *slot = v;
+                }
             }
         }
     }
@@ -1182,7 +1200,16 @@ fn exec(
         | op::OpBitwiseOr
         | op::OpBitwiseXor => {
             let w = inst.sk.w;
-            map2(val!(0), val!(1), &mut |a, b| int_bin(o, a, b, w)).map_err(&loc)?
+            match (val!(0), val!(1)) {
+                // Scalars, the common case, without map2's walk.
+                (Val::S(a), Val::S(b)) => Val::S(match o {
+                    op::OpIAdd => mask(a.wrapping_add(*b), w),
+                    op::OpISub => mask(a.wrapping_sub(*b), w),
+                    op::OpIMul => mask(a.wrapping_mul(*b), w),
+                    _ => int_bin(o, *a, *b, w).map_err(&loc)?,
+                }),
+                (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w)).map_err(&loc)?,
+            }
         }
         op::OpSNegate => {
             let w = inst.sk.w;
@@ -1302,12 +1329,10 @@ fn exec(
                 check_float(inst.ak).map_err(&loc)?;
             }
             let k = inst.ak;
-            map2(
-                val!(0),
-                val!(1),
-                &mut |a, b| Ok(compare(o, a, b, k)? as u64),
-            )
-            .map_err(&loc)?
+            match (val!(0), val!(1)) {
+                (Val::S(a), Val::S(b)) => Val::S(compare(o, *a, *b, k).map_err(&loc)? as u64),
+                (a, b) => map2(a, b, &mut |a, b| Ok(compare(o, a, b, k)? as u64)).map_err(&loc)?,
+            }
         }
         op::OpLogicalAnd => map2(val!(0), val!(1), &mut |a, b| Ok(a & b)).map_err(&loc)?,
         op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(a | b)).map_err(&loc)?,
