@@ -356,3 +356,21 @@ fn array_length() {
     let src = sb(module(globals, "%n = OpArrayLength %int %b 1\n"));
     assert_invalid("array_length_type", &src, "spv1.3", "inst.memory.array-length", "%n = OpArrayLength", "%int", &["%int"]);
 }
+
+/// A vector or matrix type with a huge count (invalid: the type rules say so)
+/// and a constant or construct of it: the composite rules compare the counts
+/// without allocating one entry per component (the fuzzer found a 48 GB
+/// allocation). No panic, no abort, and an error.
+#[test]
+fn huge_counts_are_not_allocated() {
+    for (decl, inst) in [
+        ("%vbig = OpTypeVector %float 4000000000", "%c = OpConstantComposite %vbig %f1 %f1"),
+        ("%v2f = OpTypeVector %float 2\n%mbig = OpTypeMatrix %v2f 4000000000", "%c = OpConstantComposite %mbig"),
+    ] {
+        let src = format!(
+            "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n%f1 = OpConstant %float 1\n{decl}\n{inst}\n"
+        );
+        let (d, ..) = ours(&src, "spv1.3");
+        assert!(!d.is_empty(), "{decl}: no error");
+    }
+}

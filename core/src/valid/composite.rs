@@ -159,7 +159,9 @@ fn construct(cx: &mut Context<'_>, i: usize, w: &[u32], long_vectors: bool) {
             }
             return;
         }
-        Type::Matrix { column, columns } => alloc::vec![*column; *columns as usize],
+        // A bad column count (the type rules report it) is not allocated.
+        Type::Matrix { column, columns } if *columns <= 1 << 20 => alloc::vec![*column; *columns as usize],
+        Type::Matrix { .. } => return,
         Type::Array { element, length, len } => {
             let spec = cx.def_opcode(*length).is_some_and(|o| {
                 matches!(o, op::OpSpecConstant | op::OpSpecConstantOp | op::OpSpecConstantTrue | op::OpSpecConstantFalse | op::OpSpecConstantComposite)

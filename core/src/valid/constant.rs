@@ -184,11 +184,30 @@ fn composite(cx: &mut Context<'_>, i: usize, w: &[u32]) {
         Exact(u32),
         Column { component: u32, count: u32 },
     }
+    // A count from the module (a bad one may be huge): compared with the
+    // constituents before anything is built from it.
+    let mismatch = |cx: &mut Context<'_>, n: u32| {
+        let bad = n as usize != parts.len();
+        if bad {
+            count_mismatch(cx, i, name, *rt, parts.len(), n as usize);
+        }
+        bad
+    };
     let wants: Vec<Want> = match t {
-        Type::Vector { component, count } => (0..*count).map(|_| Want::Exact(*component)).collect(),
+        Type::Vector { component, count } => {
+            let (component, count) = (*component, *count);
+            if mismatch(cx, count) {
+                return;
+            }
+            (0..count).map(|_| Want::Exact(component)).collect()
+        }
         Type::Matrix { column, columns } => {
+            let columns = *columns;
             let Some(&Type::Vector { component, count }) = ty(cx, *column) else { return };
-            (0..*columns).map(|_| Want::Column { component, count }).collect()
+            if mismatch(cx, columns) {
+                return;
+            }
+            (0..columns).map(|_| Want::Column { component, count }).collect()
         }
         Type::Array { element, length, .. } => {
             let e = *element;
