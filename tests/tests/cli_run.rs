@@ -195,6 +195,16 @@ fn endless_loop_ends_with_the_step_budget_error() {
         "<stdin>:{line}:{col}: error: did not terminate after 100 steps; invocation (0,0,0) was in block %loop"
     );
     assert!(err.contains(&want), "missing {want:?} in\n{err}");
+    // With --trace, the path up to the error: %entry, then %loop round and
+    // round (one compressed segment), and the back edge's count.
+    let o = run_spvlab(&root(), &["run", "--max-steps", "100", "--trace", "0", "-"], ENDLESS.as_bytes());
+    assert_exit(&o, 1);
+    let out = stdout(&o);
+    let l = |name: &str| ENDLESS.lines().position(|x| x.trim() == format!("%{name} = OpLabel")).unwrap() + 1;
+    assert!(out.starts_with("path of invocation (0,0,0): "), "{out}");
+    assert!(out.contains(&format!("\n  %entry (line {})\n  %loop ×", l("entry"))), "{out}");
+    assert!(out.contains("edges taken (all invocations):\n  %entry -> %loop: 1\n  %loop -> %loop: "), "{out}");
+    assert!(stderr(&o).contains(&want));
 }
 
 #[test]

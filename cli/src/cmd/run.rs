@@ -13,6 +13,7 @@ use spvlab_core::reflect::{self, EntryReflection, Resource, ResourceKind};
 use spvlab_core::valid::Options;
 
 use crate::args::{self, Common, Parser, no_value, set};
+use crate::io::print_stdout;
 use crate::error::CliError;
 use crate::io::Output;
 
@@ -368,6 +369,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let stats = match interp::run(&ir, &opts, &mut bufs) {
         Ok(s) => s,
         Err(err) => {
+            // The paths up to the error (an endless loop's turns, say).
+            if let Some(t) = &err.trace {
+                let mut s = String::new();
+                trace_text(&mut s, &a, &ir, e, t);
+                print_stdout(&s)?;
+            }
             eprint!("{}", located(&a, &path, &err));
             return Err(CliError::Failed { path, count: 1 });
         }

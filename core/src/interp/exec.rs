@@ -194,6 +194,7 @@ fn run_grid(
                                             builtin_name(b.builtin)
                                         ),
                                         related: Vec::new(),
+                                        trace: None,
                                     })?;
                                 mem[b.var as usize] = shape(prog, b.ty, v);
                             }
@@ -225,69 +226,86 @@ fn run_grid(
                 let mut rng = opts.seed.map(|s| {
                     SplitMix(s ^ (((wz as u64) << 42) | ((wy as u64) << 21) | wx as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
                 });
-                loop {
-                    match &mut rng {
-                        None => {
-                            for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
-                                turn(prog, opts, &mut st, inv, opts.max_steps)?;
+                // The workgroup's run; on an error, the paths recorded so far
+                // go with it.
+                let outcome = (|| -> Result<(), RunError> {
+                    loop {
+                        match &mut rng {
+                            None => {
+                                for inv in invs.iter_mut().filter(|i| i.status == Status::Running) {
+                                    turn(prog, opts, &mut st, inv, opts.max_steps)?;
+                                }
                             }
+                            Some(rng) => loop {
+                                // A running invocation picked at random runs 1
+                                // to 8 instructions, until none is running.
+                                let running = invs.iter().filter(|i| i.status == Status::Running).count();
+                                if running == 0 {
+                                    break;
+                                }
+                                let pick = (rng.next() % running as u64) as usize;
+                                let quantum = 1 + rng.next() % 8;
+                                if let Some(inv) = invs.iter_mut().filter(|i| i.status == Status::Running).nth(pick) {
+                                    let stop = inv.steps.saturating_add(quantum).min(opts.max_steps);
+                                    turn(prog, opts, &mut st, inv, stop)?;
+                                }
+                            },
                         }
-                        Some(rng) => loop {
-                            // A running invocation picked at random runs 1
-                            // to 8 instructions, until none is running.
-                            let running = invs.iter().filter(|i| i.status == Status::Running).count();
-                            if running == 0 {
-                                break;
-                            }
-                            let pick = (rng.next() % running as u64) as usize;
-                            let quantum = 1 + rng.next() % 8;
-                            if let Some(inv) = invs.iter_mut().filter(|i| i.status == Status::Running).nth(pick) {
-                                let stop = inv.steps.saturating_add(quantum).min(opts.max_steps);
-                                turn(prog, opts, &mut st, inv, stop)?;
-                            }
-                        },
-                    }
-                    // Group instructions first: in each subgroup, the one
-                    // earliest in the module among those its invocations wait
-                    // at runs for all that wait there (the others wait on:
-                    // they reach it later, or reconverge with them after it).
-                    if run_groups(prog, &mut invs, sg)? {
-                        continue;
-                    }
-                    let Some(waiting) = invs.iter().find_map(|i| match i.status {
-                        Status::Barrier(b) => Some((i.gid, b)),
-                        _ => None,
-                    }) else {
-                        break;
-                    };
-                    for i in &invs {
-                        let problem = match i.status {
-                            Status::Done => Some(format!(
-                                "invocation {} waits at an OpControlBarrier that invocation {} returned without reaching (a barrier in non-uniform control flow)",
-                                show(waiting.0),
-                                show(i.gid)
-                            )),
-                            Status::Barrier(b) if b != waiting.1 => Some(format!(
-                                "invocations {} and {} wait at different OpControlBarriers (a barrier in non-uniform control flow)",
-                                show(waiting.0),
-                                show(i.gid)
-                            )),
+                        // Group instructions first: in each subgroup, the one
+                        // earliest in the module among those its invocations wait
+                        // at runs for all that wait there (the others wait on:
+                        // they reach it later, or reconverge with them after it).
+                        if run_groups(prog, &mut invs, sg)? {
+                            continue;
+                        }
+                        let Some(waiting) = invs.iter().find_map(|i| match i.status {
+                            Status::Barrier(b) => Some((i.gid, b)),
                             _ => None,
+                        }) else {
+                            break;
                         };
-                        if let Some(message) = problem {
-                            return Err(RunError {
-                                inst: Some(waiting.1),
-                                invocation: Some(waiting.0),
-                                block: None,
-                                message,
-                                related: Vec::new(),
-                            });
+                        for i in &invs {
+                            let problem = match i.status {
+                                Status::Done => Some(format!(
+                                    "invocation {} waits at an OpControlBarrier that invocation {} returned without reaching (a barrier in non-uniform control flow)",
+                                    show(waiting.0),
+                                    show(i.gid)
+                                )),
+                                Status::Barrier(b) if b != waiting.1 => Some(format!(
+                                    "invocations {} and {} wait at different OpControlBarriers (a barrier in non-uniform control flow)",
+                                    show(waiting.0),
+                                    show(i.gid)
+                                )),
+                                _ => None,
+                            };
+                            if let Some(message) = problem {
+                                return Err(RunError {
+                                    inst: Some(waiting.1),
+                                    invocation: Some(waiting.0),
+                                    block: None,
+                                    message,
+                                    related: Vec::new(),
+                                    trace: None,
+                                });
+                            }
                         }
+                        for i in invs.iter_mut() {
+                            i.status = Status::Running;
+                        }
+                        st.races.barrier();
                     }
-                    for i in invs.iter_mut() {
-                        i.status = Status::Running;
+                    Ok(())
+                })();
+                if let Err(mut e) = outcome {
+                    if let Some(mut g) = gather.take() {
+                        for i in invs {
+                            if let Some(r) = i.rec {
+                                g.add(i.gid, *r);
+                            }
+                        }
+                        e.trace = Some(Box::new(g.report(prog)));
                     }
-                    st.races.barrier();
+                    return Err(e);
                 }
                 for i in invs {
                     stats.steps += i.steps;
@@ -386,6 +404,7 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
             block: None,
             message: m,
             related: Vec::new(),
+            trace: None,
         })?;
         let res = inst.res;
         for (&k, v) in ks.iter().zip(results) {

@@ -136,6 +136,9 @@ pub struct RunError {
     /// race the two accesses), which a front end may name by their place in
     /// its text instead ([`RunError::message_with`]).
     pub related: Vec<u32>,
+    /// The paths recorded up to the error, when [`Options::trace`] asked for
+    /// them (so a front end can show where an endless loop went round).
+    pub trace: Option<alloc::boxed::Box<TraceReport>>,
 }
 
 impl fmt::Display for RunError {
@@ -156,6 +159,7 @@ impl RunError {
             block: None,
             message,
             related: Vec::new(),
+            trace: None,
         }
     }
 
