@@ -24,9 +24,11 @@ mod ids;
 mod layout;
 mod limits;
 mod logical;
+mod modes;
 mod operand;
 pub mod rules;
 mod ssa;
+mod typedecl;
 mod types;
 mod version;
 
@@ -232,6 +234,8 @@ pub static PASSES: &[&[Pass]] = &[
         caps::check,
         version::check,
         types::check,
+        typedecl::check,
+        modes::check,
         ext::vla::check,
         ext::constant_data::check,
         ext::untyped::check,

@@ -33,6 +33,8 @@ static FAMILIES: &[&[Rule]] = &[
     super::bitwise::RULES,
     super::conversion::RULES,
     super::logical::RULES,
+    super::typedecl::RULES,
+    super::modes::RULES,
 ];
 
 /// Rules that belong to no family.
