@@ -317,7 +317,7 @@ fn function_type_used_as_a_value_type() {
             "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
               %f = OpFunction %void None %fn\n%e = OpLabel\n%u = OpUndef %fn\nOpReturn\nOpFunctionEnd\n",
         ),
-        "inst.typedecl.function-type-use",
+        "inst.uses.function-type",
         "%u = OpUndef",
         "%fn",
         &["OpUndef", "function type %fn"],
@@ -455,5 +455,84 @@ fn local_size_zero() {
         "OpExecutionMode",
         "0",
         &["4 0 1", "product of zero"],
+    );
+}
+
+#[test]
+fn function_used_as_a_value() {
+    let src = lib("%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%fn = OpTypeFunction %void\n\
+                   %g = OpFunction %void None %fn\n%ge = OpLabel\nOpReturn\nOpFunctionEnd\n\
+                   %f = OpFunction %void None %fn\n%e = OpLabel\n%c = OpCopyObject %void %g\nOpReturn\nOpFunctionEnd\n");
+    one_error("function_value", &src, "inst.uses.function", "%c = OpCopyObject", "%g", &["OpCopyObject", "function %g"]);
+    valid(
+        "function_called",
+        &lib("%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+              %g = OpFunction %void None %fn\n%ge = OpLabel\nOpReturn\nOpFunctionEnd\n\
+              %f = OpFunction %void None %fn\n%e = OpLabel\n%c = OpFunctionCall %void %g\nOpReturn\nOpFunctionEnd\n"),
+    );
+}
+
+// Atomics.
+
+fn atomic(body: &str) -> String {
+    lib(&format!(
+        "%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%int = OpTypeInt 32 1\n%float = OpTypeFloat 32\n\
+         %fn = OpTypeFunction %void\n%p = OpTypePointer Workgroup %uint\n%pf = OpTypePointer Workgroup %float\n\
+         %v = OpVariable %p Workgroup\n%vf = OpVariable %pf Workgroup\n\
+         %dev = OpConstant %uint 1\n%sem = OpConstant %uint 0\n%one = OpConstant %uint 1\n%ione = OpConstant %int 1\n\
+         %f = OpFunction %void None %fn\n%e = OpLabel\n{body}\nOpReturn\nOpFunctionEnd\n"
+    ))
+}
+
+#[test]
+fn atomics_valid() {
+    valid(
+        "atomics_ok",
+        &atomic("%a = OpAtomicIAdd %uint %v %dev %sem %one\n%b = OpAtomicLoad %float %vf %dev %sem\n\
+                 OpAtomicStore %v %dev %sem %one\n%c = OpAtomicCompareExchange %uint %v %dev %sem %sem %one %one"),
+    );
+}
+
+#[test]
+fn atomics_result_type() {
+    one_error(
+        "atomic_iadd_float",
+        &atomic("%a = OpAtomicIAdd %float %vf %dev %sem %one"),
+        "inst.atomics.result-type",
+        "%a = OpAtomicIAdd",
+        "%float",
+        &["OpAtomicIAdd", "%float", "int scalar"],
+    );
+}
+
+#[test]
+fn atomics_pointer_type() {
+    one_error(
+        "atomic_pointee",
+        &atomic("%a = OpAtomicIAdd %int %v %dev %sem %ione"),
+        "inst.atomics.pointer-type",
+        "%a = OpAtomicIAdd",
+        "%v",
+        &["Pointer %v", "%int"],
+    );
+}
+
+#[test]
+fn atomics_value_type() {
+    one_error(
+        "atomic_value",
+        &atomic("%a = OpAtomicIAdd %uint %v %dev %sem %ione"),
+        "inst.atomics.value-type",
+        "%a = OpAtomicIAdd",
+        "%ione",
+        &["%ione", "%uint"],
+    );
+    one_error(
+        "atomic_store_value",
+        &atomic("OpAtomicStore %v %dev %sem %ione"),
+        "inst.atomics.value-type",
+        "OpAtomicStore",
+        "%ione",
+        &["%ione", "%uint"],
     );
 }

@@ -13,6 +13,7 @@
 
 mod adjacency;
 mod arith;
+mod atomics;
 mod bitwise;
 mod caps;
 mod cfg;
@@ -30,6 +31,7 @@ pub mod rules;
 mod ssa;
 mod typedecl;
 mod types;
+mod uses;
 mod version;
 
 pub use context::Context;
@@ -236,6 +238,8 @@ pub static PASSES: &[&[Pass]] = &[
         types::check,
         typedecl::check,
         modes::check,
+        atomics::check,
+        uses::check,
         ext::vla::check,
         ext::constant_data::check,
         ext::untyped::check,

@@ -35,6 +35,8 @@ static FAMILIES: &[&[Rule]] = &[
     super::logical::RULES,
     super::typedecl::RULES,
     super::modes::RULES,
+    super::atomics::RULES,
+    super::uses::RULES,
 ];
 
 /// Rules that belong to no family.

@@ -1,7 +1,6 @@
 //! Type declarations: the operands of OpTypeInt, OpTypeFloat, OpTypeVector,
 //! OpTypeMatrix, the arrays, structures, pointers and function types, the
-//! uniqueness of non-aggregate types, and where a function type's id may be
-//! used (SPIR-V spec 2.8 "Types and Variables", 3.52.6 "Type-Declaration
+//! uniqueness of non-aggregate types (SPIR-V spec 2.8 "Types and Variables", 3.52.6 "Type-Declaration
 //! Instructions"; spirv-val's validate_type). The capabilities that 8-, 16- and
 //! 64-bit scalars need are `types.rs`'s.
 //!
@@ -10,13 +9,12 @@
 
 use super::Context;
 use super::caps::Declared;
-use super::ids::{generates_type, is_debug, is_decoration};
+use super::ids::generates_type;
 use super::rules::Rule;
-use crate::grammar::{OperandKind, capability, op};
+use crate::grammar::{capability, op};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -89,15 +87,6 @@ pub(super) static RULES: &[Rule] = &[
                       differ in decorations). Fix: remove the second declaration and use the \
                       first one's id.",
     },
-    Rule {
-        code: "inst.typedecl.function-type-use",
-        summary: "A function type's id may only be used by OpFunction (and names, decorations).",
-        explanation: "SPIR-V spec 3.52.6, OpTypeFunction declares the type of a function, used \
-                      as OpFunction's Function Type; it is not the type of any value, so no \
-                      other instruction (OpVariable, OpTypePointer without \
-                      FunctionPointersINTEL, an arithmetic instruction...) may use it. Fix: use \
-                      the function's return type or the value's own type.",
-    },
 ];
 
 const WIDTH: &str = "inst.typedecl.int-width";
@@ -108,14 +97,12 @@ pub(super) fn check(cx: &mut Context<'_>) {
     let declared = Declared::collect(cx);
     let unique = !declared.has_ext("SPV_VALIDATOR_ignore_type_decl_unique");
     let mut seen: BTreeMap<(u16, &[u32]), usize> = BTreeMap::new();
-    let mut function_types = false;
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
         let opcode = inst.opcode;
         if !generates_type(opcode) {
             continue;
         }
-        function_types |= opcode == op::OpTypeFunction;
         let ops = inst.operands.as_slice();
         declaration(cx, &declared, i, opcode, ops);
         let aggregate = matches!(
@@ -139,9 +126,6 @@ pub(super) fn check(cx: &mut Context<'_>) {
                 seen.insert((opcode, &ops[1..]), i);
             }
         }
-    }
-    if function_types {
-        function_type_uses(cx, declared.has_cap(capability::FunctionPointersINTEL));
     }
 }
 
@@ -322,42 +306,5 @@ fn array_length(cx: &mut Context<'_>, i: usize, ops: &[u32]) {
         let name = cx.name(l);
         let m = format!("OpTypeArray Length {name} must be at least 1: its value is {value}");
         cx.error_at(LENGTH, i, 2, m).label = "must be at least 1".into();
-    }
-}
-
-/// Every use of a function type's id other than by OpFunction, a name, a
-/// decoration or a non-semantic instruction (and OpTypePointer under
-/// FunctionPointersINTEL).
-fn function_type_uses(cx: &mut Context<'_>, function_pointers: bool) {
-    let mut found: Vec<(usize, usize, u32)> = Vec::new();
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        if opcode == op::OpFunction
-            || opcode == op::OpAsmINTEL
-            || is_debug(opcode)
-            || is_decoration(opcode)
-            || (opcode == op::OpTypePointer && function_pointers)
-        {
-            continue;
-        }
-        if cx.ext_kind(i).is_non_semantic() {
-            continue;
-        }
-        for (k, o) in cx.operands(i).iter().enumerate() {
-            if o.kind == OperandKind::IdResult || !o.kind.is_id() {
-                continue;
-            }
-            for &w in cx.operand_words(i, k) {
-                if cx.def_opcode(w) == Some(op::OpTypeFunction) {
-                    found.push((i, k, w));
-                }
-            }
-        }
-    }
-    for (i, k, w) in found {
-        let op_name = cx.desc(i).map_or("", |d| d.name);
-        let name = cx.name(w);
-        let m = format!("{op_name} uses the function type {name}, which only OpFunction may use");
-        cx.error_at("inst.typedecl.function-type-use", i, k, m).label = "a function type".into();
     }
 }
