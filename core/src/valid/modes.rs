@@ -214,9 +214,9 @@ pub(super) fn check(cx: &mut Context<'_>) {
 /// Kernel, returning void. Returns whether it is sound.
 fn entry_point(cx: &mut Context<'_>, i: usize, m: u32, f: u32) -> bool {
     const CODE: &str = "inst.modes.entry-point-function";
-    let name = cx.name(f);
     let Some(d) = cx.def_inst(f).filter(|d| d.opcode == op::OpFunction) else {
         let what = cx.def_opcode(f).and_then(crate::grammar::instruction).map_or("", |d| d.name);
+        let name = cx.name(f);
         let m = format!("OpEntryPoint Entry Point {name} (defined by {what}) must be an OpFunction");
         cx.error_at(CODE, i, 1, m).label = "must be a function".into();
         return false;
@@ -225,12 +225,14 @@ fn entry_point(cx: &mut Context<'_>, i: usize, m: u32, f: u32) -> bool {
     if m != model::Kernel {
         let params = fty.and_then(|t| cx.def_inst(t)).map(|t| t.operands.len());
         if params != Some(2) {
+            let name = cx.name(f);
             let m = format!("OpEntryPoint Entry Point {name} must take no parameters (only a Kernel entry point may)");
             cx.error_at(CODE, i, 1, m).label = "a function with parameters".into();
             return false;
         }
     }
     if ret.and_then(|r| cx.def_opcode(r)) != Some(op::OpTypeVoid) {
+        let name = cx.name(f);
         let m = format!("OpEntryPoint Entry Point {name} must return void");
         cx.error_at(CODE, i, 1, m).label = "a function that returns a value".into();
         return false;

@@ -100,6 +100,9 @@ pub(super) fn check(cx: &mut Context<'_>) {
     for i in 0..cx.insts().len() {
         let inst = &cx.insts()[i];
         let opcode = inst.opcode;
+        if opcode == op::OpFunction {
+            break; // types are declared before the functions (the layout pass checked)
+        }
         if !generates_type(opcode) {
             continue;
         }

@@ -6,7 +6,7 @@
 use super::Context;
 use super::ids::{is_debug, is_decoration};
 use super::rules::Rule;
-use crate::grammar::{OperandKind, capability, op};
+use crate::grammar::{capability, op};
 use alloc::format;
 use alloc::vec::Vec;
 
@@ -70,25 +70,19 @@ fn may_use_function(cx: &Context<'_>, i: usize, opcode: u16) -> bool {
         || cx.ext_kind(i).is_debug_info()
 }
 
-/// Check every id operand that names a function type or a function.
+/// Check every id operand that names a function type or a function (the id
+/// pass collects them, as it looks up every operand's definition).
 pub(super) fn check(cx: &mut Context<'_>) {
     let function_pointers = cx.declares_capability(capability::FunctionPointersINTEL);
     let mut found: Vec<(usize, usize, u32, bool)> = Vec::new();
-    for i in 0..cx.insts().len() {
+    for &(i, k, w) in &cx.function_uses {
         let opcode = cx.insts()[i].opcode;
-        for (k, o) in cx.operands(i).iter().enumerate() {
-            if o.kind == OperandKind::IdResult || !o.kind.is_id() {
-                continue;
+        match cx.def_opcode(w) {
+            Some(op::OpTypeFunction) if !may_use_function_type(cx, i, opcode, function_pointers) => {
+                found.push((i, k, w, true));
             }
-            for &w in cx.operand_words(i, k) {
-                match cx.def_opcode(w) {
-                    Some(op::OpTypeFunction) if !may_use_function_type(cx, i, opcode, function_pointers) => {
-                        found.push((i, k, w, true));
-                    }
-                    Some(op::OpFunction) if !may_use_function(cx, i, opcode) => found.push((i, k, w, false)),
-                    _ => {}
-                }
-            }
+            Some(op::OpFunction) if !may_use_function(cx, i, opcode) => found.push((i, k, w, false)),
+            _ => {}
         }
     }
     for (i, k, w, is_type) in found {
