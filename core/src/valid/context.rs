@@ -26,6 +26,9 @@ pub struct Context<'m> {
     /// The names the text gave its ids, when validating assembled text.
     text_names: Option<&'m super::TextNames>,
     pub diags: Vec<Diagnostic>,
+    /// Operands that name a function or a function type, found by the id
+    /// pass for `uses.rs`: (instruction, operand, id).
+    pub(super) function_uses: Vec<(usize, usize, u32)>,
 }
 
 impl<'m> Context<'m> {
@@ -42,6 +45,7 @@ impl<'m> Context<'m> {
             names: None,
             text_names: None,
             diags: Vec::new(),
+            function_uses: Vec::new(),
         };
         for p in &cx.ir.problems {
             let d = match p {

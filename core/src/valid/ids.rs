@@ -310,6 +310,9 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                 OperandKind::IdResultType => {
                     if before {
                         let d = def.unwrap_or(0);
+                        if insts[d].opcode == op::OpTypeFunction {
+                            cx.function_uses.push((i, k, w));
+                        }
                         if !generates_type(insts[d].opcode) {
                             let name = cx.name(w);
                             cx.error_related("ids.not-a-type", i, format!("the result type {name} is not a type"), [(d, format!("{name} is defined here"))]);
@@ -322,6 +325,9 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                     if before {
                         let d = def.unwrap_or(0);
                         let dop = insts[d].opcode;
+                        if matches!(dop, op::OpFunction | op::OpTypeFunction) {
+                            cx.function_uses.push((i, k, w));
+                        }
                         let exempt = generates_type(opcode)
                             || opcode == op::OpTypeForwardPointer
                             || is_debug(opcode)

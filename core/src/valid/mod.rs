@@ -13,6 +13,7 @@
 
 mod adjacency;
 mod arith;
+mod atomics;
 mod bitwise;
 mod caps;
 mod cfg;
@@ -24,13 +25,16 @@ mod ids;
 mod layout;
 mod limits;
 mod logical;
+mod modes;
 mod operand;
 mod memory;
 mod composite;
 mod constant;
 pub mod rules;
 mod ssa;
+mod typedecl;
 mod types;
+mod uses;
 mod version;
 
 pub use context::Context;
@@ -235,6 +239,10 @@ pub static PASSES: &[&[Pass]] = &[
         caps::check,
         version::check,
         types::check,
+        typedecl::check,
+        modes::check,
+        atomics::check,
+        uses::check,
         ext::vla::check,
         ext::constant_data::check,
         ext::untyped::check,

@@ -36,6 +36,10 @@ static FAMILIES: &[&[Rule]] = &[
     super::memory::RULES,
     super::composite::RULES,
     super::constant::RULES,
+    super::typedecl::RULES,
+    super::modes::RULES,
+    super::atomics::RULES,
+    super::uses::RULES,
 ];
 
 /// Rules that belong to no family.

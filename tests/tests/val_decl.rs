@@ -1,0 +1,547 @@
+//! The validator's type declaration and entry point rules (`typedecl.rs`,
+//! `modes.rs`): for every rule a valid and an invalid module, each given
+//! whole. The invalid module's one error must point at the wrong operand's
+//! token and name it; where the reference SPIRV-Tools are installed, spirv-val
+//! must reject each invalid module and accept each valid one (the verdicts come
+//! from the oracle).
+
+use spvlab_core::analysis::locate_all_operands;
+use spvlab_core::binary::read_words_framing;
+use spvlab_core::diag::line_col;
+use spvlab_core::ir::Ir;
+use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
+use spvlab_core::valid::{Options, TextNames, rules, validate_named};
+use spvlab_core::{Diagnostic, Severity, TargetEnv};
+use spvlab_tests::{reference_bin, run_tool, scratch};
+
+const LIB: &str = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n";
+
+fn errors(src: &str, env: &str) -> Vec<Diagnostic> {
+    let env = TargetEnv::parse(env).unwrap();
+    let out = assemble_with_map(
+        src,
+        &AsmOptions {
+            env,
+            preserve_numeric_ids: false,
+        },
+    )
+    .expect("assembles");
+    let names = TextNames::from_asm(src, &out);
+    let ir = Ir::build(read_words_framing(&out.words).expect("reads"));
+    let mut diags = validate_named(
+        &ir,
+        &Options {
+            env,
+            ..Options::default()
+        },
+        Some(&names),
+    )
+    .0;
+    locate_all_operands(&out.map, &out.operands, &mut diags);
+    for d in &diags {
+        assert!(
+            rules::rule(d.code).is_some(),
+            "{} has no RULES entry",
+            d.code
+        );
+    }
+    diags
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect()
+}
+
+/// spirv-val's verdict, if the reference tools are installed.
+fn reference(name: &str, src: &str, env: &str) -> Option<bool> {
+    let bin = reference_bin()?;
+    let dir = scratch(&format!("val_decl_{name}"));
+    let (text, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
+    std::fs::write(&text, src).unwrap();
+    let (ok, _, err) = run_tool(
+        &bin,
+        "spirv-as",
+        &[
+            "--target-env",
+            env,
+            "-o",
+            spv.to_str().unwrap(),
+            text.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "spirv-as rejects the test module {name}: {err}");
+    let (valid, _, err) = run_tool(
+        &bin,
+        "spirv-val",
+        &["--target-env", env, spv.to_str().unwrap()],
+    );
+    assert!(!err.contains("USAGE"), "spirv-val did not run: {err}");
+    Some(valid)
+}
+
+#[track_caller]
+fn valid_in(name: &str, src: &str, env: &str) {
+    if let Some(v) = reference(name, src, env) {
+        assert!(v, "{name}: spirv-val rejects the valid module");
+    }
+    let d = errors(src, env);
+    assert!(d.is_empty(), "{name}: {d:#?}");
+}
+
+#[track_caller]
+fn valid(name: &str, src: &str) {
+    valid_in(name, src, "spv1.3")
+}
+
+/// The one error of an invalid module: its code, the token it points at (the
+/// first `token` on the first line containing `line`), and words its message
+/// must contain.
+#[track_caller]
+fn one_error_in(
+    name: &str,
+    src: &str,
+    env: &str,
+    code: &str,
+    line: &str,
+    token: &str,
+    says: &[&str],
+) {
+    if let Some(v) = reference(name, src, env) {
+        assert!(!v, "{name}: spirv-val accepts the module");
+    }
+    let d = errors(src, env);
+    assert_eq!(d.len(), 1, "{name}: {d:#?}");
+    let d = &d[0];
+    assert_eq!(d.code, code, "{name}: {d:#?}");
+    assert_eq!(
+        &src[d.span.start as usize..d.span.end as usize],
+        token,
+        "{name}: {d:#?}"
+    );
+    let at_line = src
+        .find(line)
+        .unwrap_or_else(|| panic!("{line} not in the module"));
+    let col = src[at_line..].find(token).unwrap() + at_line;
+    assert_eq!(
+        line_col(src, d.span.start),
+        line_col(src, col as u32),
+        "{name}"
+    );
+    for s in says {
+        assert!(d.message.contains(s), "{name}: `{s}` not in: {}", d.message);
+    }
+}
+
+#[track_caller]
+fn one_error(name: &str, src: &str, code: &str, line: &str, token: &str, says: &[&str]) {
+    one_error_in(name, src, "spv1.3", code, line, token, says)
+}
+
+fn lib(decls: &str) -> String {
+    format!("{LIB}{decls}")
+}
+
+// Type declarations.
+
+#[test]
+fn type_declarations_valid() {
+    valid(
+        "types_ok",
+        &lib(
+            "%void = OpTypeVoid\n%bool = OpTypeBool\n%uint = OpTypeInt 32 0\n%int = OpTypeInt 32 1\n\
+              %float = OpTypeFloat 32\n%v4float = OpTypeVector %float 4\n%v2bool = OpTypeVector %bool 2\n\
+              %m4 = OpTypeMatrix %v4float 4\n%n = OpConstant %uint 3\n%arr = OpTypeArray %float %n\n\
+              %arr2 = OpTypeArray %float %n\n%rta = OpTypeRuntimeArray %float\n%s = OpTypeStruct %float %arr\n\
+              %p = OpTypePointer Function %s\n%p2 = OpTypePointer Function %s\n%fn = OpTypeFunction %void %p\n\
+              %f = OpFunction %void None %fn\n%x = OpFunctionParameter %p\n%e = OpLabel\nOpReturn\nOpFunctionEnd\n",
+        ),
+    );
+}
+
+#[test]
+fn int_width_and_signedness() {
+    one_error(
+        "int_width",
+        &lib("%i = OpTypeInt 12 0\n"),
+        "inst.typedecl.int-width",
+        "%i = OpTypeInt",
+        "12",
+        &["12", "8, 16, 32 or 64"],
+    );
+    one_error(
+        "int_signedness",
+        &lib("%i = OpTypeInt 32 7\n"),
+        "inst.typedecl.int-signedness",
+        "%i = OpTypeInt",
+        "7",
+        &["Signedness 7", "0 or 1"],
+    );
+}
+
+#[test]
+fn float_width() {
+    one_error(
+        "float_width",
+        &lib("%f = OpTypeFloat 24\n"),
+        "inst.typedecl.float-width",
+        "%f = OpTypeFloat",
+        "24",
+        &["24", "16, 32 or 64"],
+    );
+}
+
+#[test]
+fn vector_component_and_count() {
+    one_error(
+        "vector_of_vectors",
+        &lib("%float = OpTypeFloat 32\n%v2 = OpTypeVector %float 2\n%vv = OpTypeVector %v2 2\n"),
+        "inst.typedecl.vector-component",
+        "%vv = OpTypeVector",
+        "%v2",
+        &["Component Type %v2", "OpTypeVector", "scalar type"],
+    );
+    one_error(
+        "vector_count",
+        &lib("%float = OpTypeFloat 32\n%vec = OpTypeVector %float 5\n"),
+        "inst.typedecl.vector-count",
+        "%vec = OpTypeVector",
+        "5",
+        &["Component Count 5", "2, 3 or 4"],
+    );
+    one_error(
+        "vector_count_16",
+        &lib("%float = OpTypeFloat 32\n%vec = OpTypeVector %float 16\n"),
+        "inst.typedecl.vector-count",
+        "%vec = OpTypeVector",
+        "16",
+        &["Vector16"],
+    );
+}
+
+#[test]
+fn matrix_columns() {
+    one_error(
+        "matrix_of_ints",
+        &lib("%int = OpTypeInt 32 1\n%v2int = OpTypeVector %int 2\n%m = OpTypeMatrix %v2int 2\n"),
+        "inst.typedecl.matrix-column",
+        "%m = OpTypeMatrix",
+        "%v2int",
+        &["Column Type %v2int", "vector of floats"],
+    );
+    one_error(
+        "matrix_5_columns",
+        &lib("%float = OpTypeFloat 32\n%v2 = OpTypeVector %float 2\n%m = OpTypeMatrix %v2 5\n"),
+        "inst.typedecl.matrix-column",
+        "%m = OpTypeMatrix",
+        "5",
+        &["Column Count 5"],
+    );
+}
+
+#[test]
+fn operands_that_must_be_types() {
+    one_error(
+        "pointer_to_constant",
+        &lib(
+            "%uint = OpTypeInt 32 0\n%one = OpConstant %uint 1\n%p = OpTypePointer Function %one\n",
+        ),
+        "inst.typedecl.element-type",
+        "%p = OpTypePointer",
+        "%one",
+        &["OpTypePointer Type %one", "OpConstant", "a type"],
+    );
+    one_error(
+        "array_of_void",
+        &lib(
+            "%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%n = OpConstant %uint 2\n%a = OpTypeArray %void %n\n",
+        ),
+        "inst.typedecl.element-type",
+        "%a = OpTypeArray",
+        "%void",
+        &["Element Type %void", "other than void"],
+    );
+    one_error(
+        "struct_member_constant",
+        &lib("%uint = OpTypeInt 32 0\n%n = OpConstant %uint 2\n%s = OpTypeStruct %uint %n\n"),
+        "inst.typedecl.element-type",
+        "%s = OpTypeStruct",
+        "%n",
+        &["Member Type %n"],
+    );
+    one_error(
+        "function_param_void",
+        &lib("%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%fn = OpTypeFunction %uint %void\n"),
+        "inst.typedecl.element-type",
+        "%fn = OpTypeFunction",
+        "%void",
+        &["Parameter Type %void"],
+    );
+}
+
+#[test]
+fn array_length() {
+    one_error(
+        "array_length_float",
+        &lib("%float = OpTypeFloat 32\n%two = OpConstant %float 2\n%a = OpTypeArray %float %two\n"),
+        "inst.typedecl.array-length",
+        "%a = OpTypeArray",
+        "%two",
+        &["Length %two", "integer type"],
+    );
+    one_error(
+        "array_length_zero",
+        &lib("%uint = OpTypeInt 32 0\n%zero = OpConstant %uint 0\n%a = OpTypeArray %uint %zero\n"),
+        "inst.typedecl.array-length",
+        "%a = OpTypeArray",
+        "%zero",
+        &["at least 1", "0"],
+    );
+}
+
+#[test]
+fn duplicate_types() {
+    one_error(
+        "duplicate_int",
+        &lib("%uint = OpTypeInt 32 0\n%uint2 = OpTypeInt 32 0\n"),
+        "inst.typedecl.duplicate",
+        "%uint2 = OpTypeInt",
+        "%uint2 = OpTypeInt 32 0",
+        &["%uint2", "%uint", "duplicate"],
+    );
+}
+
+#[test]
+fn function_type_used_as_a_value_type() {
+    one_error(
+        "function_type_variable",
+        &lib(
+            "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n\
+              %f = OpFunction %void None %fn\n%e = OpLabel\n%u = OpUndef %fn\nOpReturn\nOpFunctionEnd\n",
+        ),
+        "inst.uses.function-type",
+        "%u = OpUndef",
+        "%fn",
+        &["OpUndef", "function type %fn"],
+    );
+}
+
+// Entry points and execution modes.
+
+const SHADER: &str = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n";
+const MAIN: &str = "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                    %main = OpFunction %void None %fn\n%e = OpLabel\nOpReturn\nOpFunctionEnd\n";
+
+fn shader(modes: &str) -> String {
+    format!("{SHADER}{modes}{MAIN}")
+}
+
+#[test]
+fn entry_points_valid() {
+    valid(
+        "fragment_ok",
+        &shader("OpEntryPoint Fragment %main \"main\"\nOpExecutionMode %main OriginUpperLeft\n"),
+    );
+    valid_in(
+        "compute_ok",
+        &shader("OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 8 1 1\n"),
+        "vulkan1.1",
+    );
+}
+
+#[test]
+fn no_entry_point() {
+    one_error(
+        "no_entry_point",
+        &shader(""),
+        "inst.modes.no-entry-point",
+        "OpMemoryModel",
+        "OpMemoryModel Logical GLSL450",
+        &["Linkage"],
+    );
+}
+
+#[test]
+fn entry_point_must_be_a_void_function() {
+    one_error(
+        "entry_point_type",
+        &format!(
+            "{SHADER}OpEntryPoint GLCompute %one \"main\"\nOpExecutionMode %one LocalSize 1 1 1\n%uint = OpTypeInt 32 0\n%one = OpConstant %uint 1\n{MAIN}"
+        ),
+        "inst.modes.entry-point-function",
+        "OpEntryPoint",
+        "%one",
+        &["Entry Point %one", "OpConstant", "OpFunction"],
+    );
+    one_error(
+        "entry_point_params",
+        &format!(
+            "{SHADER}OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+             %void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%fn = OpTypeFunction %void %uint\n\
+             %main = OpFunction %void None %fn\n%x = OpFunctionParameter %uint\n%e = OpLabel\nOpReturn\nOpFunctionEnd\n"
+        ),
+        "inst.modes.entry-point-function",
+        "OpEntryPoint",
+        "%main",
+        &["no parameters"],
+    );
+}
+
+#[test]
+fn interfaces_must_be_variables() {
+    let src = format!(
+        "{SHADER}OpEntryPoint GLCompute %main \"main\" %one\nOpExecutionMode %main LocalSize 1 1 1\n\
+         %uint = OpTypeInt 32 0\n%one = OpConstant %uint 1\n{MAIN}"
+    );
+    one_error(
+        "interface_constant",
+        &src,
+        "inst.modes.interface-variable",
+        "OpEntryPoint",
+        "%one",
+        &["Interface %one", "OpConstant", "variable"],
+    );
+}
+
+#[test]
+fn execution_mode_target() {
+    one_error(
+        "mode_target",
+        &format!(
+            "{SHADER}OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %one LocalSize 1 1 1\n%uint = OpTypeInt 32 0\n%one = OpConstant %uint 1\n{MAIN}"
+        ),
+        "inst.modes.mode-target",
+        "OpExecutionMode",
+        "%one",
+        &["Entry Point %one", "OpEntryPoint"],
+    );
+}
+
+#[test]
+fn required_modes() {
+    one_error(
+        "fragment_origin",
+        &shader("OpEntryPoint Fragment %main \"main\"\n"),
+        "inst.modes.required-mode",
+        "OpEntryPoint",
+        "%main",
+        &["%main", "OriginUpperLeft"],
+    );
+    one_error(
+        "fragment_two_origins",
+        &shader(
+            "OpEntryPoint Fragment %main \"main\"\nOpExecutionMode %main OriginUpperLeft\nOpExecutionMode %main OriginLowerLeft\n",
+        ),
+        "inst.modes.required-mode",
+        "OpEntryPoint",
+        "%main",
+        &["only one"],
+    );
+    one_error_in(
+        "compute_local_size",
+        &shader("OpEntryPoint GLCompute %main \"main\"\n"),
+        "vulkan1.1",
+        "inst.modes.required-mode",
+        "OpEntryPoint",
+        "%main",
+        &["LocalSize"],
+    );
+}
+
+#[test]
+fn local_size_zero() {
+    one_error(
+        "local_size_zero",
+        &shader("OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 4 0 1\n"),
+        "inst.modes.local-size-zero",
+        "OpExecutionMode",
+        "0",
+        &["4 0 1", "product of zero"],
+    );
+}
+
+#[test]
+fn function_used_as_a_value() {
+    let src = lib("%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%fn = OpTypeFunction %void\n\
+                   %g = OpFunction %void None %fn\n%ge = OpLabel\nOpReturn\nOpFunctionEnd\n\
+                   %f = OpFunction %void None %fn\n%e = OpLabel\n%c = OpCopyObject %void %g\nOpReturn\nOpFunctionEnd\n");
+    // Two mistakes: the function's id used as a value, and (the composite
+    // rules) a copy of void. The first is at %g.
+    if let Some(v) = reference("function_value", &src, "spv1.3") {
+        assert!(!v, "spirv-val accepts the module");
+    }
+    let d = errors(&src, "spv1.3");
+    let u = d.iter().find(|d| d.code == "inst.uses.function").unwrap_or_else(|| panic!("{d:#?}"));
+    assert_eq!(&src[u.span.start as usize..u.span.end as usize], "%g", "{u:#?}");
+    assert!(u.message.contains("OpCopyObject") && u.message.contains("function %g"), "{u:#?}");
+    assert_eq!(d.len(), 2, "{d:#?}");
+    valid(
+        "function_called",
+        &lib("%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+              %g = OpFunction %void None %fn\n%ge = OpLabel\nOpReturn\nOpFunctionEnd\n\
+              %f = OpFunction %void None %fn\n%e = OpLabel\n%c = OpFunctionCall %void %g\nOpReturn\nOpFunctionEnd\n"),
+    );
+}
+
+// Atomics.
+
+fn atomic(body: &str) -> String {
+    lib(&format!(
+        "%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%int = OpTypeInt 32 1\n%float = OpTypeFloat 32\n\
+         %fn = OpTypeFunction %void\n%p = OpTypePointer Workgroup %uint\n%pf = OpTypePointer Workgroup %float\n\
+         %v = OpVariable %p Workgroup\n%vf = OpVariable %pf Workgroup\n\
+         %dev = OpConstant %uint 1\n%sem = OpConstant %uint 0\n%one = OpConstant %uint 1\n%ione = OpConstant %int 1\n\
+         %f = OpFunction %void None %fn\n%e = OpLabel\n{body}\nOpReturn\nOpFunctionEnd\n"
+    ))
+}
+
+#[test]
+fn atomics_valid() {
+    valid(
+        "atomics_ok",
+        &atomic("%a = OpAtomicIAdd %uint %v %dev %sem %one\n%b = OpAtomicLoad %float %vf %dev %sem\n\
+                 OpAtomicStore %v %dev %sem %one\n%c = OpAtomicCompareExchange %uint %v %dev %sem %sem %one %one"),
+    );
+}
+
+#[test]
+fn atomics_result_type() {
+    one_error(
+        "atomic_iadd_float",
+        &atomic("%a = OpAtomicIAdd %float %vf %dev %sem %one"),
+        "inst.atomics.result-type",
+        "%a = OpAtomicIAdd",
+        "%float",
+        &["OpAtomicIAdd", "%float", "int scalar"],
+    );
+}
+
+#[test]
+fn atomics_pointer_type() {
+    one_error(
+        "atomic_pointee",
+        &atomic("%a = OpAtomicIAdd %int %v %dev %sem %ione"),
+        "inst.atomics.pointer-type",
+        "%a = OpAtomicIAdd",
+        "%v",
+        &["Pointer %v", "%int"],
+    );
+}
+
+#[test]
+fn atomics_value_type() {
+    one_error(
+        "atomic_value",
+        &atomic("%a = OpAtomicIAdd %uint %v %dev %sem %ione"),
+        "inst.atomics.value-type",
+        "%a = OpAtomicIAdd",
+        "%ione",
+        &["%ione", "%uint"],
+    );
+    one_error(
+        "atomic_store_value",
+        &atomic("OpAtomicStore %v %dev %sem %ione"),
+        "inst.atomics.value-type",
+        "OpAtomicStore",
+        "%ione",
+        &["%ione", "%uint"],
+    );
+}
