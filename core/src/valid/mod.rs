@@ -18,6 +18,7 @@ mod caps;
 mod cfg;
 mod context;
 mod conversion;
+mod decoration;
 mod ext;
 mod function;
 mod ids;
@@ -240,6 +241,7 @@ pub static PASSES: &[&[Pass]] = &[
         limits::check_limits,
         cfg::check,
         operand::check,
+        decoration::check,
     ],
 ];
 

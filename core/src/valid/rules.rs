@@ -33,6 +33,7 @@ static FAMILIES: &[&[Rule]] = &[
     super::bitwise::RULES,
     super::conversion::RULES,
     super::logical::RULES,
+    super::decoration::RULES,
 ];
 
 /// Rules that belong to no family.
