@@ -262,3 +262,41 @@ fn vulkan_resource_decorations() {
         &["the data type %S of StorageBuffer variable %buf", "decorated Block"],
     );
 }
+
+#[test]
+fn explicit_layout_of_buffer_blocks() {
+    let arr = "%uint_4 = OpConstant %uint 4\n%arr = OpTypeArray %float %uint_4\n%mat = OpTypeMatrix %v4float 4\n\
+               %B = OpTypeStruct %arr %mat\n%ptr_B = OpTypePointer StorageBuffer %B\n%bb = OpVariable %ptr_B StorageBuffer";
+    let laid = "OpDecorate %B Block\nOpDecorate %bb DescriptorSet 0\nOpDecorate %bb Binding 1\n\
+                OpDecorate %arr ArrayStride 4\nOpMemberDecorate %B 0 Offset 0\nOpMemberDecorate %B 1 Offset 16\n\
+                OpMemberDecorate %B 1 ColMajor\nOpMemberDecorate %B 1 MatrixStride 16";
+    let deco = format!("{SSBO}\n{laid}");
+    valid("layout_valid", &compute(&deco, &format!("{SSBO_VAR}\n{arr}")), "vulkan1.1");
+    one_error(
+        "layout_no_offset",
+        &compute(&deco.replace("OpMemberDecorate %B 1 Offset 16\n", ""), &format!("{SSBO_VAR}\n{arr}")),
+        "vulkan1.1",
+        "inst.explicit-layout.missing",
+        "%B = OpTypeStruct",
+        "%mat",
+        &["member 1 of %B needs an Offset", "StorageBuffer variable %bb"],
+    );
+    one_error(
+        "layout_no_array_stride",
+        &compute(&deco.replace("OpDecorate %arr ArrayStride 4\n", ""), &format!("{SSBO_VAR}\n{arr}")),
+        "spv1.3",
+        "inst.explicit-layout.missing",
+        "%B = OpTypeStruct",
+        "%arr",
+        &["member 0 of %B needs an ArrayStride decoration on its array type %arr"],
+    );
+    one_error(
+        "layout_no_matrix_stride",
+        &compute(&deco.replace("OpMemberDecorate %B 1 MatrixStride 16", ""), &format!("{SSBO_VAR}\n{arr}")),
+        "vulkan1.1",
+        "inst.explicit-layout.missing",
+        "%B = OpTypeStruct",
+        "%mat",
+        &["member 1 of %B needs a MatrixStride"],
+    );
+}

@@ -462,8 +462,12 @@ fn vulkan_resources(cx: &mut Context<'_>) {
         if let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = ir.ty(data).map(|t| &t.ty) {
             data = *element;
         }
-        let block = ir.has_decoration(data, dec::Block);
-        let buffer_block = ir.has_decoration(data, dec::BufferBlock);
+        // spirv-val checks the struct requirement elsewhere (with the variable).
+        if !matches!(ir.ty(data).map(|t| &t.ty), Some(Type::Struct { .. })) {
+            continue;
+        }
+        let block = nested_decoration(cx, data, dec::Block);
+        let buffer_block = nested_decoration(cx, data, dec::BufferBlock);
         let want = match v.storage {
             sc::StorageBuffer if buffer_block => Some("decorated Block, not BufferBlock (BufferBlock is not allowed with StorageBuffer)"),
             sc::Uniform if !block && !buffer_block => Some("a structure decorated Block or BufferBlock"),
@@ -478,4 +482,25 @@ fn vulkan_resources(cx: &mut Context<'_>) {
             cx.error(RESOURCE, i, m).label = format!("its type must be {want}");
         }
     }
+}
+
+/// Whether struct `id`, or a struct among its members (at any depth, not
+/// through arrays), carries `d` (spirv-val's reading of "decorated Block").
+fn nested_decoration(cx: &Context<'_>, id: u32, d: u32) -> bool {
+    let ir = cx.ir();
+    let mut stack = alloc::vec![id];
+    let mut steps = 0;
+    while let Some(t) = stack.pop() {
+        steps += 1;
+        if ir.has_decoration(t, d) {
+            return true;
+        }
+        if steps > 4096 {
+            break;
+        }
+        if let Some(Type::Struct { members }) = ir.ty(t).map(|t| &t.ty) {
+            stack.extend(members.iter().map(|m| m.ty).filter(|&m| matches!(ir.ty(m).map(|t| &t.ty), Some(Type::Struct { .. }))));
+        }
+    }
+    false
 }

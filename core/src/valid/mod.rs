@@ -20,6 +20,7 @@ mod context;
 mod conversion;
 mod decoration;
 mod ext;
+mod explicit_layout;
 mod function;
 mod ids;
 mod layout;
@@ -242,6 +243,7 @@ pub static PASSES: &[&[Pass]] = &[
         cfg::check,
         operand::check,
         decoration::check,
+        explicit_layout::check,
     ],
 ];
 

@@ -34,6 +34,7 @@ static FAMILIES: &[&[Rule]] = &[
     super::conversion::RULES,
     super::logical::RULES,
     super::decoration::RULES,
+    super::explicit_layout::RULES,
 ];
 
 /// Rules that belong to no family.
