@@ -300,3 +300,79 @@ fn explicit_layout_of_buffer_blocks() {
         &["member 1 of %B needs a MatrixStride"],
     );
 }
+
+/// A Vulkan fragment shader with an input `%in` and an output `%out`.
+fn fragment(deco: &str, interface: &str) -> String {
+    format!(
+        "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" {interface}
+OpExecutionMode %main OriginUpperLeft
+{deco}
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %v4float
+%ptr_out = OpTypePointer Output %v4float
+%ptr_priv = OpTypePointer Private %float
+%in = OpVariable %ptr_in Input
+%out = OpVariable %ptr_out Output
+%p = OpVariable %ptr_priv Private
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    )
+}
+
+#[test]
+fn entry_point_interface() {
+    let locs = "OpDecorate %in Location 0\nOpDecorate %out Location 0";
+    valid("interface_valid", &fragment(locs, "%in %out"), "vulkan1.1");
+    one_error(
+        "interface_type",
+        &fragment(locs, "%in %out %float"),
+        "vulkan1.1",
+        "inst.interface.not-variable",
+        "OpEntryPoint",
+        "%float",
+        &["interface %float is defined by OpTypeFloat", "must be variables"],
+    );
+    one_error(
+        "interface_private_1_3",
+        &fragment(locs, "%in %out %p"),
+        "vulkan1.1",
+        "inst.interface.not-variable",
+        "OpEntryPoint",
+        "%p",
+        &["%p is in the Private storage class", "up to SPIR-V 1.3"],
+    );
+    // From SPIR-V 1.4 on, a Private variable may be listed, but only once.
+    valid("interface_private_1_4", &fragment(locs, "%in %out %p"), "vulkan1.2");
+    one_error(
+        "interface_twice_1_4",
+        &fragment(locs, "%in %out %p %p"),
+        "vulkan1.2",
+        "inst.interface.not-variable",
+        "%p\nOpExecutionMode",
+        "%p",
+        &["%p is listed more than once"],
+    );
+}
+
+#[test]
+fn vulkan_locations() {
+    let src = fragment("OpDecorate %in Location 0", "%in %out");
+    valid("no_location_universal", &src, "spv1.3");
+    one_error(
+        "no_location",
+        &src,
+        "vulkan1.1",
+        "inst.interface.location",
+        "OpEntryPoint",
+        "%out",
+        &["output variable %out has no Location"],
+    );
+}

@@ -302,7 +302,7 @@ fn decorate(cx: &mut Context<'_>, i: usize) {
         return;
     }
     let dn = dec_name(d);
-    if matches!(d, dec::RowMajor | dec::ColMajor | dec::MatrixStride | dec::OffsetIdEXT) {
+    if matches!(d, dec::RowMajor | dec::ColMajor | dec::MatrixStride) {
         let m = format!("{dn} can only be applied to structure members (use OpMemberDecorate)");
         cx.error_at(TARGET, i, 1, m).label = String::from("a member-only decoration");
         return;

@@ -23,6 +23,7 @@ mod ext;
 mod explicit_layout;
 mod function;
 mod ids;
+mod interface;
 mod layout;
 mod limits;
 mod logical;
@@ -244,6 +245,7 @@ pub static PASSES: &[&[Pass]] = &[
         operand::check,
         decoration::check,
         explicit_layout::check,
+        interface::check,
     ],
 ];
 

@@ -35,6 +35,7 @@ static FAMILIES: &[&[Rule]] = &[
     super::logical::RULES,
     super::decoration::RULES,
     super::explicit_layout::RULES,
+    super::interface::RULES,
 ];
 
 /// Rules that belong to no family.
