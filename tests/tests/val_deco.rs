@@ -376,3 +376,48 @@ fn vulkan_locations() {
         &["output variable %out has no Location"],
     );
 }
+
+#[test]
+fn vulkan_block_layout_rules() {
+    let src = compute(&SSBO.replace("OpMemberDecorate %S 1 Offset 16", "OpMemberDecorate %S 1 Offset 4"), SSBO_VAR);
+    // Layout rules are Vulkan's: in the universal environment only the Offsets must be there.
+    valid("layout_rules_universal", &src, "spv1.3");
+    one_error(
+        "vector_straddles",
+        &src,
+        "vulkan1.1",
+        "inst.explicit-layout.rules",
+        "%S = OpTypeStruct",
+        "%v4float",
+        &["member 1 of %S", "straddles a 16-byte boundary", "relaxed storage buffer layout rules"],
+    );
+    // SPIR-V 1.0 needs the extension for the StorageBuffer storage class.
+    let src_1_0 = src.replacen("OpCapability Shader\n", "OpCapability Shader\nOpExtension \"SPV_KHR_storage_buffer_storage_class\"\n", 1);
+    one_error(
+        "vector_misaligned_1_0",
+        &src_1_0,
+        "vulkan1.0",
+        "inst.explicit-layout.rules",
+        "%S = OpTypeStruct",
+        "%v4float",
+        &["member 1 of %S at offset 4 is not aligned to 16", "standard storage buffer layout rules"],
+    );
+    let arr = "%uint_4 = OpConstant %uint 4\n%arr = OpTypeArray %float %uint_4\n\
+               %B = OpTypeStruct %arr\n%ptr_B = OpTypePointer Uniform %B\n%ub = OpVariable %ptr_B Uniform";
+    let deco = |stride: u32| {
+        format!(
+            "{SSBO}\nOpDecorate %B Block\nOpDecorate %ub DescriptorSet 0\nOpDecorate %ub Binding 1\n\
+             OpDecorate %arr ArrayStride {stride}\nOpMemberDecorate %B 0 Offset 0"
+        )
+    };
+    valid("uniform_array_stride_16", &compute(&deco(16), &format!("{SSBO_VAR}\n{arr}")), "vulkan1.1");
+    one_error(
+        "uniform_array_stride_4",
+        &compute(&deco(4), &format!("{SSBO_VAR}\n{arr}")),
+        "vulkan1.1",
+        "inst.explicit-layout.rules",
+        "%B = OpTypeStruct",
+        "%arr",
+        &["member 0 of %B holds an array with ArrayStride 4, not a multiple of its alignment 16", "uniform buffer"],
+    );
+}
