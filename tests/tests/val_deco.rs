@@ -10,8 +10,8 @@
 
 use spvlab_core::analysis::locate_all_operands;
 use spvlab_core::diag::line_col;
-use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
 use spvlab_core::ir::Ir;
+use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
 use spvlab_core::valid::{Options, TextNames, rules, validate_named};
 use spvlab_core::{Diagnostic, Severity, TargetEnv, binary};
 use spvlab_tests::{reference_bin, run_tool, scratch};
@@ -43,23 +43,60 @@ OpFunctionEnd
 
 fn verdicts(name: &str, src: &str, env: &str) -> (Option<bool>, Vec<Diagnostic>) {
     let target = TargetEnv::parse(env).unwrap();
-    let out = assemble_with_map(src, &AsmOptions { env: target, preserve_numeric_ids: false })
-        .unwrap_or_else(|e| panic!("{name}: does not assemble: {e:?}"));
+    let out = assemble_with_map(
+        src,
+        &AsmOptions {
+            env: target,
+            preserve_numeric_ids: false,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name}: does not assemble: {e:?}"));
     let names = TextNames::from_asm(src, &out);
     let ir = Ir::build(binary::read_words_framing(&out.words).expect("reads"));
-    let mut diags = validate_named(&ir, &Options { env: target, ..Options::default() }, Some(&names)).0;
+    let mut diags = validate_named(
+        &ir,
+        &Options {
+            env: target,
+            ..Options::default()
+        },
+        Some(&names),
+    )
+    .0;
     locate_all_operands(&out.map, &out.operands, &mut diags);
     for d in &diags {
-        assert!(rules::rule(d.code).is_some(), "{} has no RULES entry", d.code);
+        assert!(
+            rules::rule(d.code).is_some(),
+            "{} has no RULES entry",
+            d.code
+        );
     }
-    let ours = diags.into_iter().filter(|d| d.severity == Severity::Error).collect();
-    let Some(bin) = reference_bin() else { return (None, ours) };
+    let ours = diags
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    let Some(bin) = reference_bin() else {
+        return (None, ours);
+    };
     let dir = scratch(&format!("val_deco_{name}"));
     let (text, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
     std::fs::write(&text, src).unwrap();
-    let (ok, _, err) = run_tool(&bin, "spirv-as", &["--target-env", env, "-o", spv.to_str().unwrap(), text.to_str().unwrap()]);
+    let (ok, _, err) = run_tool(
+        &bin,
+        "spirv-as",
+        &[
+            "--target-env",
+            env,
+            "-o",
+            spv.to_str().unwrap(),
+            text.to_str().unwrap(),
+        ],
+    );
     assert!(ok, "spirv-as rejects {name}: {err}");
-    let (valid, _, err) = run_tool(&bin, "spirv-val", &["--target-env", env, spv.to_str().unwrap()]);
+    let (valid, _, err) = run_tool(
+        &bin,
+        "spirv-val",
+        &["--target-env", env, spv.to_str().unwrap()],
+    );
     assert!(!err.contains("USAGE"), "spirv-val did not run: {err}");
     (Some(valid), ours)
 }
@@ -84,10 +121,20 @@ fn one_error(name: &str, src: &str, env: &str, code: &str, line: &str, token: &s
     assert_eq!(ours.len(), 1, "{name}: {ours:#?}");
     let d = &ours[0];
     assert_eq!(d.code, code, "{name}: {d:#?}");
-    assert_eq!(&src[d.span.start as usize..d.span.end as usize], token, "{name}: {d:#?}");
-    let at_line = src.find(line).unwrap_or_else(|| panic!("{line} not in the module"));
+    assert_eq!(
+        &src[d.span.start as usize..d.span.end as usize],
+        token,
+        "{name}: {d:#?}"
+    );
+    let at_line = src
+        .find(line)
+        .unwrap_or_else(|| panic!("{line} not in the module"));
     let col = src[at_line..].find(token).unwrap() + at_line;
-    assert_eq!(line_col(src, d.span.start), line_col(src, col as u32), "{name}");
+    assert_eq!(
+        line_col(src, d.span.start),
+        line_col(src, col as u32),
+        "{name}"
+    );
     for s in says {
         assert!(d.message.contains(s), "{name}: `{s}` not in: {}", d.message);
     }
@@ -110,7 +157,11 @@ fn decoration_targets() {
         "inst.decoration.target",
         "OpDecorate %float Binding",
         "%float",
-        &["Binding decoration on target %float", "OpTypeFloat", "must be a variable"],
+        &[
+            "Binding decoration on target %float",
+            "OpTypeFloat",
+            "must be a variable",
+        ],
     );
     one_error(
         "block_on_pointer",
@@ -123,7 +174,10 @@ fn decoration_targets() {
     );
     one_error(
         "flat_on_constant",
-        &compute(SSBO, &format!("{SSBO_VAR}\n%one = OpConstant %float 1")).replace("OpDecorate %S Block", "OpDecorate %S Block\nOpDecorate %one Flat"),
+        &compute(SSBO, &format!("{SSBO_VAR}\n%one = OpConstant %float 1")).replace(
+            "OpDecorate %S Block",
+            "OpDecorate %S Block\nOpDecorate %one Flat",
+        ),
         "vulkan1.1",
         "inst.decoration.target",
         "OpDecorate %one Flat",
@@ -143,7 +197,10 @@ fn decoration_targets() {
 
 #[test]
 fn decoration_storage_class_in_vulkan() {
-    let src = compute(&format!("{SSBO}\nOpDecorate %p DescriptorSet 1"), &format!("{SSBO_VAR}\n%p = OpVariable %ptr_priv Private"));
+    let src = compute(
+        &format!("{SSBO}\nOpDecorate %p DescriptorSet 1"),
+        &format!("{SSBO_VAR}\n%p = OpVariable %ptr_priv Private"),
+    );
     // Outside Vulkan, DescriptorSet on a Private variable is allowed.
     valid("set_on_private_universal", &src, "spv1.3");
     one_error(
@@ -153,9 +210,16 @@ fn decoration_storage_class_in_vulkan() {
         "inst.decoration.storage-class",
         "OpDecorate %p DescriptorSet",
         "%p",
-        &["DescriptorSet decoration on target %p", "Private storage class", "StorageBuffer, Uniform or UniformConstant"],
+        &[
+            "DescriptorSet decoration on target %p",
+            "Private storage class",
+            "StorageBuffer, Uniform or UniformConstant",
+        ],
     );
-    let loc = compute(&format!("{SSBO}\nOpDecorate %p Location 0"), &format!("{SSBO_VAR}\n%p = OpVariable %ptr_priv Private"));
+    let loc = compute(
+        &format!("{SSBO}\nOpDecorate %p Location 0"),
+        &format!("{SSBO_VAR}\n%p = OpVariable %ptr_priv Private"),
+    );
     one_error(
         "location_on_private",
         &loc,
@@ -169,10 +233,17 @@ fn decoration_storage_class_in_vulkan() {
 
 #[test]
 fn member_decorations_and_names() {
-    valid("member_name_valid", &compute(&format!("OpMemberName %S 1 \"v\"\n{SSBO}"), SSBO_VAR), "vulkan1.1");
+    valid(
+        "member_name_valid",
+        &compute(&format!("OpMemberName %S 1 \"v\"\n{SSBO}"), SSBO_VAR),
+        "vulkan1.1",
+    );
     one_error(
         "member_index_out_of_range",
-        &compute(&format!("{SSBO}\nOpMemberDecorate %S 2 Offset 32"), SSBO_VAR),
+        &compute(
+            &format!("{SSBO}\nOpMemberDecorate %S 2 Offset 32"),
+            SSBO_VAR,
+        ),
         "vulkan1.1",
         "inst.decoration.member",
         "OpMemberDecorate %S 2 Offset 32",
@@ -181,12 +252,19 @@ fn member_decorations_and_names() {
     );
     one_error(
         "member_decorate_not_struct",
-        &compute(&format!("{SSBO}\nOpMemberDecorate %v4float 0 Offset 0"), SSBO_VAR),
+        &compute(
+            &format!("{SSBO}\nOpMemberDecorate %v4float 0 Offset 0"),
+            SSBO_VAR,
+        ),
         "vulkan1.1",
         "inst.decoration.member",
         "OpMemberDecorate %v4float",
         "%v4float",
-        &["Structure type %v4float", "OpTypeVector", "not a struct type"],
+        &[
+            "Structure type %v4float",
+            "OpTypeVector",
+            "not a struct type",
+        ],
     );
     one_error(
         "member_name_out_of_range",
@@ -199,7 +277,10 @@ fn member_decorations_and_names() {
     );
     one_error(
         "binding_on_member",
-        &compute(&format!("{SSBO}\nOpMemberDecorate %S 0 Binding 3"), SSBO_VAR),
+        &compute(
+            &format!("{SSBO}\nOpMemberDecorate %S 0 Binding 3"),
+            SSBO_VAR,
+        ),
         "vulkan1.1",
         "inst.decoration.member",
         "OpMemberDecorate %S 0 Binding",
@@ -221,7 +302,13 @@ fn repeated_decorations() {
     );
     one_error(
         "block_and_buffer_block",
-        &compute(&SSBO.replace("OpDecorate %S Block", "OpDecorate %S Block\nOpDecorate %S BufferBlock"), SSBO_VAR),
+        &compute(
+            &SSBO.replace(
+                "OpDecorate %S Block",
+                "OpDecorate %S Block\nOpDecorate %S BufferBlock",
+            ),
+            SSBO_VAR,
+        ),
         "spv1.3",
         "inst.decoration.repeated",
         "OpDecorate %S BufferBlock",
@@ -230,7 +317,10 @@ fn repeated_decorations() {
     );
     one_error(
         "relaxed_precision_on_type",
-        &compute(&format!("{SSBO}\nOpDecorate %float RelaxedPrecision"), SSBO_VAR),
+        &compute(
+            &format!("{SSBO}\nOpDecorate %float RelaxedPrecision"),
+            SSBO_VAR,
+        ),
         "vulkan1.1",
         "inst.decoration.target",
         "OpDecorate %float RelaxedPrecision",
@@ -259,7 +349,10 @@ fn vulkan_resource_decorations() {
         "inst.decoration.vulkan-resource",
         SSBO_VAR,
         SSBO_VAR,
-        &["the data type %S of StorageBuffer variable %buf", "decorated Block"],
+        &[
+            "the data type %S of StorageBuffer variable %buf",
+            "decorated Block",
+        ],
     );
 }
 
@@ -271,19 +364,32 @@ fn explicit_layout_of_buffer_blocks() {
                 OpDecorate %arr ArrayStride 4\nOpMemberDecorate %B 0 Offset 0\nOpMemberDecorate %B 1 Offset 16\n\
                 OpMemberDecorate %B 1 ColMajor\nOpMemberDecorate %B 1 MatrixStride 16";
     let deco = format!("{SSBO}\n{laid}");
-    valid("layout_valid", &compute(&deco, &format!("{SSBO_VAR}\n{arr}")), "vulkan1.1");
+    valid(
+        "layout_valid",
+        &compute(&deco, &format!("{SSBO_VAR}\n{arr}")),
+        "vulkan1.1",
+    );
     one_error(
         "layout_no_offset",
-        &compute(&deco.replace("OpMemberDecorate %B 1 Offset 16\n", ""), &format!("{SSBO_VAR}\n{arr}")),
+        &compute(
+            &deco.replace("OpMemberDecorate %B 1 Offset 16\n", ""),
+            &format!("{SSBO_VAR}\n{arr}"),
+        ),
         "vulkan1.1",
         "inst.explicit-layout.missing",
         "%B = OpTypeStruct",
         "%mat",
-        &["member 1 of %B needs an Offset", "StorageBuffer variable %bb"],
+        &[
+            "member 1 of %B needs an Offset",
+            "StorageBuffer variable %bb",
+        ],
     );
     one_error(
         "layout_no_array_stride",
-        &compute(&deco.replace("OpDecorate %arr ArrayStride 4\n", ""), &format!("{SSBO_VAR}\n{arr}")),
+        &compute(
+            &deco.replace("OpDecorate %arr ArrayStride 4\n", ""),
+            &format!("{SSBO_VAR}\n{arr}"),
+        ),
         "spv1.3",
         "inst.explicit-layout.missing",
         "%B = OpTypeStruct",
@@ -292,7 +398,10 @@ fn explicit_layout_of_buffer_blocks() {
     );
     one_error(
         "layout_no_matrix_stride",
-        &compute(&deco.replace("OpMemberDecorate %B 1 MatrixStride 16", ""), &format!("{SSBO_VAR}\n{arr}")),
+        &compute(
+            &deco.replace("OpMemberDecorate %B 1 MatrixStride 16", ""),
+            &format!("{SSBO_VAR}\n{arr}"),
+        ),
         "vulkan1.1",
         "inst.explicit-layout.missing",
         "%B = OpTypeStruct",
@@ -338,7 +447,10 @@ fn entry_point_interface() {
         "inst.interface.not-variable",
         "OpEntryPoint",
         "%float",
-        &["interface %float is defined by OpTypeFloat", "must be variables"],
+        &[
+            "interface %float is defined by OpTypeFloat",
+            "must be variables",
+        ],
     );
     one_error(
         "interface_private_1_3",
@@ -350,7 +462,11 @@ fn entry_point_interface() {
         &["%p is in the Private storage class", "up to SPIR-V 1.3"],
     );
     // From SPIR-V 1.4 on, a Private variable may be listed, but only once.
-    valid("interface_private_1_4", &fragment(locs, "%in %out %p"), "vulkan1.2");
+    valid(
+        "interface_private_1_4",
+        &fragment(locs, "%in %out %p"),
+        "vulkan1.2",
+    );
     one_error(
         "interface_twice_1_4",
         &fragment(locs, "%in %out %p %p"),
@@ -379,7 +495,13 @@ fn vulkan_locations() {
 
 #[test]
 fn vulkan_block_layout_rules() {
-    let src = compute(&SSBO.replace("OpMemberDecorate %S 1 Offset 16", "OpMemberDecorate %S 1 Offset 4"), SSBO_VAR);
+    let src = compute(
+        &SSBO.replace(
+            "OpMemberDecorate %S 1 Offset 16",
+            "OpMemberDecorate %S 1 Offset 4",
+        ),
+        SSBO_VAR,
+    );
     // Layout rules are Vulkan's: in the universal environment only the Offsets must be there.
     valid("layout_rules_universal", &src, "spv1.3");
     one_error(
@@ -389,10 +511,18 @@ fn vulkan_block_layout_rules() {
         "inst.explicit-layout.rules",
         "%S = OpTypeStruct",
         "%v4float",
-        &["member 1 of %S", "straddles a 16-byte boundary", "relaxed storage buffer layout rules"],
+        &[
+            "member 1 of %S",
+            "straddles a 16-byte boundary",
+            "relaxed storage buffer layout rules",
+        ],
     );
     // SPIR-V 1.0 needs the extension for the StorageBuffer storage class.
-    let src_1_0 = src.replacen("OpCapability Shader\n", "OpCapability Shader\nOpExtension \"SPV_KHR_storage_buffer_storage_class\"\n", 1);
+    let src_1_0 = src.replacen(
+        "OpCapability Shader\n",
+        "OpCapability Shader\nOpExtension \"SPV_KHR_storage_buffer_storage_class\"\n",
+        1,
+    );
     one_error(
         "vector_misaligned_1_0",
         &src_1_0,
@@ -400,7 +530,10 @@ fn vulkan_block_layout_rules() {
         "inst.explicit-layout.rules",
         "%S = OpTypeStruct",
         "%v4float",
-        &["member 1 of %S at offset 4 is not aligned to 16", "standard storage buffer layout rules"],
+        &[
+            "member 1 of %S at offset 4 is not aligned to 16",
+            "standard storage buffer layout rules",
+        ],
     );
     let arr = "%uint_4 = OpConstant %uint 4\n%arr = OpTypeArray %float %uint_4\n\
                %B = OpTypeStruct %arr\n%ptr_B = OpTypePointer Uniform %B\n%ub = OpVariable %ptr_B Uniform";
@@ -410,7 +543,11 @@ fn vulkan_block_layout_rules() {
              OpDecorate %arr ArrayStride {stride}\nOpMemberDecorate %B 0 Offset 0"
         )
     };
-    valid("uniform_array_stride_16", &compute(&deco(16), &format!("{SSBO_VAR}\n{arr}")), "vulkan1.1");
+    valid(
+        "uniform_array_stride_16",
+        &compute(&deco(16), &format!("{SSBO_VAR}\n{arr}")),
+        "vulkan1.1",
+    );
     one_error(
         "uniform_array_stride_4",
         &compute(&deco(4), &format!("{SSBO_VAR}\n{arr}")),
@@ -418,6 +555,9 @@ fn vulkan_block_layout_rules() {
         "inst.explicit-layout.rules",
         "%B = OpTypeStruct",
         "%arr",
-        &["member 0 of %B holds an array with ArrayStride 4, not a multiple of its alignment 16", "uniform buffer"],
+        &[
+            "member 0 of %B holds an array with ArrayStride 4, not a multiple of its alignment 16",
+            "uniform buffer",
+        ],
     );
 }

@@ -82,7 +82,11 @@ const RESOURCE: &str = "inst.decoration.vulkan-resource";
 /// The pass: the annotation and debug instructions (which precede the types),
 /// then, in Vulkan, the global variables.
 pub(super) fn check(cx: &mut Context<'_>) {
-    let end = cx.ir().types.first().map_or(cx.insts().len(), |t| t.inst as usize);
+    let end = cx
+        .ir()
+        .types
+        .first()
+        .map_or(cx.insts().len(), |t| t.inst as usize);
     for i in 0..end {
         match cx.insts()[i].opcode {
             op::OpDecorate => decorate(cx, i),
@@ -115,7 +119,9 @@ fn repeated(cx: &mut Context<'_>, end: usize) {
     for i in 0..end {
         let key = match cx.insts()[i].opcode {
             op::OpDecorate => (word(cx, i, 0), u32::MAX, word(cx, i, 1)),
-            op::OpMemberDecorate | op::OpMemberDecorateIdEXT => (word(cx, i, 0), word(cx, i, 1).unwrap_or(0), word(cx, i, 2)),
+            op::OpMemberDecorate | op::OpMemberDecorateIdEXT => {
+                (word(cx, i, 0), word(cx, i, 1).unwrap_or(0), word(cx, i, 2))
+            }
             _ => continue,
         };
         let (Some(t), m, Some(d)) = key else { continue };
@@ -127,21 +133,48 @@ fn repeated(cx: &mut Context<'_>, end: usize) {
     seen.sort_unstable();
     let exclusive = |m: u32, d: u32| -> Option<u32> {
         let pairs: &[(u32, u32)] = if m == u32::MAX {
-            &[(dec::Block, dec::BufferBlock), (dec::Restrict, dec::Aliased), (dec::RestrictPointer, dec::AliasedPointer)]
+            &[
+                (dec::Block, dec::BufferBlock),
+                (dec::Restrict, dec::Aliased),
+                (dec::RestrictPointer, dec::AliasedPointer),
+            ]
         } else {
-            &[(dec::RowMajor, dec::ColMajor), (dec::Offset, dec::OffsetIdEXT)]
+            &[
+                (dec::RowMajor, dec::ColMajor),
+                (dec::Offset, dec::OffsetIdEXT),
+            ]
         };
-        pairs.iter().find_map(|&(a, b)| if a == d { Some(b) } else if b == d { Some(a) } else { None })
+        pairs.iter().find_map(|&(a, b)| {
+            if a == d {
+                Some(b)
+            } else if b == d {
+                Some(a)
+            } else {
+                None
+            }
+        })
     };
     for k in 0..seen.len() {
         let (t, m, d, i) = seen[k];
-        let once = if m == u32::MAX { d != dec::UserSemantic && d != dec::FuncParamAttr } else { d != dec::UserSemantic };
+        let once = if m == u32::MAX {
+            d != dec::UserSemantic && d != dec::FuncParamAttr
+        } else {
+            d != dec::UserSemantic
+        };
         let on = |cx: &mut Context<'_>| {
             let name = cx.name(t);
-            if m == u32::MAX { name } else { format!("member {m} of {name}") }
+            if m == u32::MAX {
+                name
+            } else {
+                format!("member {m} of {name}")
+            }
         };
         if once && k > 0 && seen[k - 1].0 == t && seen[k - 1].1 == m && seen[k - 1].2 == d {
-            let msg = format!("{} is decorated with {} more than once", on(cx), dec_name(d));
+            let msg = format!(
+                "{} is decorated with {} more than once",
+                on(cx),
+                dec_name(d)
+            );
             let first = seen[k - 1].3;
             let span = cx.span(first);
             let e = cx.error_at(REPEATED, i, if m == u32::MAX { 1 } else { 2 }, msg);
@@ -154,7 +187,12 @@ fn repeated(cx: &mut Context<'_>, end: usize) {
             && let Some(&(.., j)) = seen.iter().find(|s| s.0 == t && s.1 == m && s.2 == x)
             && j < i
         {
-            let msg = format!("{} is decorated with both {} and {}, which exclude each other", on(cx), dec_name(x), dec_name(d));
+            let msg = format!(
+                "{} is decorated with both {} and {}, which exclude each other",
+                on(cx),
+                dec_name(x),
+                dec_name(d)
+            );
             let span = cx.span(j);
             let e = cx.error_at(REPEATED, i, if m == u32::MAX { 1 } else { 2 }, msg);
             e.label = format!("excluded by {}", dec_name(x));
@@ -167,19 +205,28 @@ fn repeated(cx: &mut Context<'_>, end: usize) {
 fn relaxed_precision(cx: &mut Context<'_>) {
     let ir = cx.ir();
     for d in &ir.decorations {
-        if d.decoration != dec::RelaxedPrecision || d.member.is_some() || ir.ty(d.target).is_none() {
+        if d.decoration != dec::RelaxedPrecision || d.member.is_some() || ir.ty(d.target).is_none()
+        {
             continue;
         }
         let i = d.inst as usize;
         let name = cx.name(d.target);
-        let msg = format!("RelaxedPrecision decoration on target {name}, a type: it cannot be applied to a type");
-        let k = if ir.words(i).first() == Some(&d.target) { 0 } else { 1 };
+        let msg = format!(
+            "RelaxedPrecision decoration on target {name}, a type: it cannot be applied to a type"
+        );
+        let k = if ir.words(i).first() == Some(&d.target) {
+            0
+        } else {
+            1
+        };
         cx.error_at(TARGET, i, k, msg).label = String::from("a type cannot be RelaxedPrecision");
     }
 }
 
 fn dec_name(d: u32) -> &'static str {
-    OperandKind::Decoration.enumerant(d).map_or("the", |e| e.name)
+    OperandKind::Decoration
+        .enumerant(d)
+        .map_or("the", |e| e.name)
 }
 
 fn op_name(opcode: u16) -> &'static str {
@@ -225,10 +272,18 @@ fn is_variable(opcode: u16) -> bool {
 }
 
 /// What a target must be, for decorations with a rule on their target.
-fn expected_target(cx: &Context<'_>, d: u32, builtin: Option<u32>, target: u16, ty: Option<u32>) -> Option<&'static str> {
+fn expected_target(
+    cx: &Context<'_>,
+    d: u32,
+    builtin: Option<u32>,
+    target: u16,
+    ty: Option<u32>,
+) -> Option<&'static str> {
     let is_ptr = |t: Option<u32>| {
-        t.and_then(|t| cx.ir().ty(t))
-            .is_some_and(|t| matches!(t.ty, Type::Pointer { .. }) || cx.insts()[t.inst as usize].opcode == op::OpTypeUntypedPointerKHR)
+        t.and_then(|t| cx.ir().ty(t)).is_some_and(|t| {
+            matches!(t.ty, Type::Pointer { .. })
+                || cx.insts()[t.inst as usize].opcode == op::OpTypeUntypedPointerKHR
+        })
     };
     match d {
         dec::SpecId => (!matches!(
@@ -295,7 +350,9 @@ fn expected_target(cx: &Context<'_>, d: u32, builtin: Option<u32>, target: u16, 
 
 /// `OpDecorate %target Decoration ...` (not on a decoration group).
 fn decorate(cx: &mut Context<'_>, i: usize) {
-    let (Some(target), Some(d)) = (word(cx, i, 0), word(cx, i, 1)) else { return };
+    let (Some(target), Some(d)) = (word(cx, i, 0), word(cx, i, 1)) else {
+        return;
+    };
     let Some(def) = cx.def(target) else { return };
     let t_op = cx.insts()[def].opcode;
     if t_op == op::OpDecorationGroup {
@@ -311,8 +368,11 @@ fn decorate(cx: &mut Context<'_>, i: usize) {
     let builtin = word(cx, i, 2);
     if let Some(want) = expected_target(cx, d, builtin, t_op, ty) {
         let name = cx.name(target);
-        let m = format!("{dn} decoration on target {name} (an {}) must be {want}", op_name(t_op))
-            .replace("(an Op", "(Op");
+        let m = format!(
+            "{dn} decoration on target {name} (an {}) must be {want}",
+            op_name(t_op)
+        )
+        .replace("(an Op", "(Op");
         cx.error_at(TARGET, i, 0, m).label = format!("must be {want}");
         return;
     }
@@ -342,7 +402,12 @@ fn decorate(cx: &mut Context<'_>, i: usize) {
             sc::TileImageEXT,
         ],
         dec::Index => &[sc::Output],
-        dec::Binding | dec::DescriptorSet => &[sc::StorageBuffer, sc::Uniform, sc::UniformConstant, sc::TileAttachmentQCOM],
+        dec::Binding | dec::DescriptorSet => &[
+            sc::StorageBuffer,
+            sc::Uniform,
+            sc::UniformConstant,
+            sc::TileAttachmentQCOM,
+        ],
         dec::InputAttachmentIndex => &[sc::UniformConstant],
         dec::Flat | dec::NoPerspective | dec::Centroid | dec::Sample => &[sc::Input, sc::Output],
         dec::PerVertexKHR => &[sc::Input],
@@ -350,7 +415,9 @@ fn decorate(cx: &mut Context<'_>, i: usize) {
     };
     if !allowed.contains(&class) {
         let name = cx.name(target);
-        let cn = OperandKind::StorageClass.enumerant(class).map_or("?", |e| e.name);
+        let cn = OperandKind::StorageClass
+            .enumerant(class)
+            .map_or("?", |e| e.name);
         let want = match d {
             dec::Location | dec::Component => "Input, Output or a ray tracing storage class",
             dec::Index => "Output",
@@ -359,7 +426,9 @@ fn decorate(cx: &mut Context<'_>, i: usize) {
             dec::PerVertexKHR => "Input",
             _ => "Input or Output",
         };
-        let m = format!("{dn} decoration on target {name}, a variable in the {cn} storage class: in Vulkan the storage class must be {want}");
+        let m = format!(
+            "{dn} decoration on target {name}, a variable in the {cn} storage class: in Vulkan the storage class must be {want}"
+        );
         cx.error_at(STORAGE, i, 0, m).label = format!("storage class {cn}, must be {want}");
     }
 }
@@ -367,13 +436,19 @@ fn decorate(cx: &mut Context<'_>, i: usize) {
 /// A member operand pair: the struct at operand `s`, the index at `m`, and
 /// (for OpMemberDecorate) the decoration at `d`.
 fn member(cx: &mut Context<'_>, i: usize, s: usize, m: usize, d: Option<usize>) {
-    let (Some(st), Some(idx)) = (word(cx, i, s), word(cx, i, m)) else { return };
+    let (Some(st), Some(idx)) = (word(cx, i, s), word(cx, i, m)) else {
+        return;
+    };
     let opname = op_name(cx.insts()[i].opcode);
     let Some(def) = cx.def(st) else { return };
     let t_op = cx.insts()[def].opcode;
     if t_op != op::OpTypeStruct {
         let name = cx.name(st);
-        let msg = format!("{opname} Structure type {name} (an {}) is not a struct type", op_name(t_op)).replace("(an Op", "(Op");
+        let msg = format!(
+            "{opname} Structure type {name} (an {}) is not a struct type",
+            op_name(t_op)
+        )
+        .replace("(an Op", "(Op");
         cx.error_at(MEMBER, i, s, msg).label = String::from("must be a struct type");
         return;
     }
@@ -428,7 +503,10 @@ fn member(cx: &mut Context<'_>, i: usize, s: usize, m: usize, d: Option<usize>) 
             | dec::AliasedPointer
             | dec::CounterBuffer
     ) {
-        let msg = format!("{} cannot be applied to structure members (use OpDecorate on the object)", dec_name(dv));
+        let msg = format!(
+            "{} cannot be applied to structure members (use OpDecorate on the object)",
+            dec_name(dv)
+        );
         cx.error_at(MEMBER, i, dk, msg).label = String::from("not a member decoration");
     }
 }
@@ -439,15 +517,22 @@ fn vulkan_resources(cx: &mut Context<'_>) {
     let ir = cx.ir();
     for v in &ir.globals {
         let i = v.inst as usize;
-        let resource = matches!(v.storage, sc::Uniform | sc::UniformConstant | sc::StorageBuffer);
+        let resource = matches!(
+            v.storage,
+            sc::Uniform | sc::UniformConstant | sc::StorageBuffer
+        );
         // Untyped variables without a data type (descriptor heaps) are left alone.
         if resource && v.pointee.is_some() && !cx.opts.before_hlsl_legalization {
             for d in [dec::DescriptorSet, dec::Binding] {
                 if !ir.has_decoration(v.id, d) {
                     let name = cx.name(v.id);
-                    let cn = OperandKind::StorageClass.enumerant(v.storage).map_or("?", |e| e.name);
+                    let cn = OperandKind::StorageClass
+                        .enumerant(v.storage)
+                        .map_or("?", |e| e.name);
                     let dn = dec_name(d);
-                    let m = format!("{cn} variable {name} is missing a {dn} decoration (Vulkan requires DescriptorSet and Binding)");
+                    let m = format!(
+                        "{cn} variable {name} is missing a {dn} decoration (Vulkan requires DescriptorSet and Binding)"
+                    );
                     let dd = cx.error(RESOURCE, i, m);
                     dd.label = format!("no {dn}");
                     dd.help = Some(format!("add `OpDecorate {name} {dn} 0`"));
@@ -455,11 +540,16 @@ fn vulkan_resources(cx: &mut Context<'_>) {
                 }
             }
         }
-        if !matches!(v.storage, sc::Uniform | sc::StorageBuffer | sc::PushConstant) {
+        if !matches!(
+            v.storage,
+            sc::Uniform | sc::StorageBuffer | sc::PushConstant
+        ) {
             continue;
         }
         let Some(mut data) = v.pointee else { continue };
-        if let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = ir.ty(data).map(|t| &t.ty) {
+        if let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
+            ir.ty(data).map(|t| &t.ty)
+        {
             data = *element;
         }
         // spirv-val checks the struct requirement elsewhere (with the variable).
@@ -469,15 +559,21 @@ fn vulkan_resources(cx: &mut Context<'_>) {
         let block = nested_decoration(cx, data, dec::Block);
         let buffer_block = nested_decoration(cx, data, dec::BufferBlock);
         let want = match v.storage {
-            sc::StorageBuffer if buffer_block => Some("decorated Block, not BufferBlock (BufferBlock is not allowed with StorageBuffer)"),
-            sc::Uniform if !block && !buffer_block => Some("a structure decorated Block or BufferBlock"),
+            sc::StorageBuffer if buffer_block => Some(
+                "decorated Block, not BufferBlock (BufferBlock is not allowed with StorageBuffer)",
+            ),
+            sc::Uniform if !block && !buffer_block => {
+                Some("a structure decorated Block or BufferBlock")
+            }
             sc::StorageBuffer | sc::PushConstant if !block => Some("a structure decorated Block"),
             _ => None,
         };
         if let Some(want) = want {
             let name = cx.name(v.id);
             let tn = cx.name(data);
-            let cn = OperandKind::StorageClass.enumerant(v.storage).map_or("?", |e| e.name);
+            let cn = OperandKind::StorageClass
+                .enumerant(v.storage)
+                .map_or("?", |e| e.name);
             let m = format!("the data type {tn} of {cn} variable {name} must be {want}");
             cx.error(RESOURCE, i, m).label = format!("its type must be {want}");
         }
@@ -499,7 +595,12 @@ fn nested_decoration(cx: &Context<'_>, id: u32, d: u32) -> bool {
             break;
         }
         if let Some(Type::Struct { members }) = ir.ty(t).map(|t| &t.ty) {
-            stack.extend(members.iter().map(|m| m.ty).filter(|&m| matches!(ir.ty(m).map(|t| &t.ty), Some(Type::Struct { .. }))));
+            stack.extend(
+                members
+                    .iter()
+                    .map(|m| m.ty)
+                    .filter(|&m| matches!(ir.ty(m).map(|t| &t.ty), Some(Type::Struct { .. }))),
+            );
         }
     }
     false

@@ -8,26 +8,27 @@
 use super::Context;
 use super::rules::Rule;
 use crate::grammar::{decoration as dec, op, storage_class as sc};
-use alloc::string::String;
 use crate::ir::Type;
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 
-pub(super) static RULES: &[Rule] = &[Rule {
-    code: "inst.explicit-layout.missing",
-    summary: "A buffer block's members, arrays and matrices must be explicitly laid out.",
-    explanation: "SPIR-V spec 2.16.2: a struct decorated Block or BufferBlock that is the type \
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        code: "inst.explicit-layout.missing",
+        summary: "A buffer block's members, arrays and matrices must be explicitly laid out.",
+        explanation: "SPIR-V spec 2.16.2: a struct decorated Block or BufferBlock that is the type \
                   of a Uniform, StorageBuffer or PushConstant variable (and every struct nested \
                   in it) must give each member an Offset; each array type in it an ArrayStride; \
                   each matrix member (or array of matrices) a MatrixStride and RowMajor or \
                   ColMajor. These decorations are the memory layout the host shares with the \
                   shader. Fix: add `OpMemberDecorate %struct N Offset B`, `OpDecorate %array \
                   ArrayStride S`, `OpMemberDecorate %struct N MatrixStride 16` and `ColMajor`.",
-},
-Rule {
-    code: "inst.explicit-layout.rules",
-    summary: "In Vulkan, a buffer block's offsets and strides must follow its layout rules.",
-    explanation: "Vulkan 15.6.4 \"Offset and Stride Assignment\": each member's Offset is a \
+    },
+    Rule {
+        code: "inst.explicit-layout.rules",
+        summary: "In Vulkan, a buffer block's offsets and strides must follow its layout rules.",
+        explanation: "Vulkan 15.6.4 \"Offset and Stride Assignment\": each member's Offset is a \
                   multiple of its alignment (standard layout: scalars their size, two-component \
                   vectors twice, three- and four-component vectors four times their component's \
                   size; uniform buffers (extended layout) round arrays and structs up to 16 \
@@ -39,7 +40,8 @@ Rule {
                   --uniform-buffer-standard-layout gives Uniform blocks the standard rules; \
                   --skip-block-layout skips these checks. Fix: choose offsets and strides as the \
                   rules say (a GLSL compiler's std140/std430 output does).",
-}];
+    },
+];
 
 const MISSING: &str = "inst.explicit-layout.missing";
 const LAYOUT: &str = "inst.explicit-layout.rules";
@@ -50,11 +52,16 @@ pub(super) fn check(cx: &mut Context<'_>) {
     // (struct, member, what) already reported.
     let mut reported: Vec<(u32, u32, u8)> = Vec::new();
     for v in &ir.globals {
-        if !matches!(v.storage, sc::Uniform | sc::StorageBuffer | sc::PushConstant) {
+        if !matches!(
+            v.storage,
+            sc::Uniform | sc::StorageBuffer | sc::PushConstant
+        ) {
             continue;
         }
         let Some(mut data) = v.pointee else { continue };
-        if let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = ir.ty(data).map(|t| &t.ty) {
+        if let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
+            ir.ty(data).map(|t| &t.ty)
+        {
             data = *element;
         }
         if !matches!(ir.ty(data).map(|t| &t.ty), Some(Type::Struct { .. })) {
@@ -68,13 +75,19 @@ pub(super) fn check(cx: &mut Context<'_>) {
             sc::StorageBuffer | sc::PushConstant if block => "Block",
             _ => continue,
         };
-        let var = Var { id: v.id, storage: v.storage, deco };
+        let var = Var {
+            id: v.id,
+            storage: v.storage,
+            deco,
+        };
         let before = cx.diags.len();
         offsets(cx, data, &var, &mut reported);
         strides(cx, data, &var, &mut reported);
         if cx.diags.len() == before && cx.opts.env.is_vulkan() && !cx.opts.skip_block_layout {
             let mode = Mode {
-                extended: v.storage == sc::Uniform && deco == "Block" && !cx.opts.uniform_buffer_standard_layout,
+                extended: v.storage == sc::Uniform
+                    && deco == "Block"
+                    && !cx.opts.uniform_buffer_standard_layout,
                 scalar: cx.opts.scalar_block_layout,
                 relaxed: cx.opts.relax_block_layout || cx.opts.env != crate::TargetEnv::Vulkan1_0,
                 ptr: pointer_size(cx),
@@ -100,7 +113,15 @@ fn members(cx: &Context<'_>, st: u32) -> Vec<u32> {
     }
 }
 
-fn report(cx: &mut Context<'_>, st: u32, m: u32, what: &str, var: &Var, reported: &mut Vec<(u32, u32, u8)>, kind: u8) {
+fn report(
+    cx: &mut Context<'_>,
+    st: u32,
+    m: u32,
+    what: &str,
+    var: &Var,
+    reported: &mut Vec<(u32, u32, u8)>,
+    kind: u8,
+) {
     if reported.contains(&(st, m, kind)) {
         return;
     }
@@ -139,7 +160,9 @@ fn offsets(cx: &mut Context<'_>, st: u32, var: &Var, reported: &mut Vec<(u32, u3
             }
             // Nested structs, also as array elements.
             let mut e = m;
-            while let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = ir.ty(e).map(|t| &t.ty) {
+            while let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
+                ir.ty(e).map(|t| &t.ty)
+            {
                 e = *element;
             }
             if matches!(ir.ty(e).map(|t| &t.ty), Some(Type::Struct { .. })) {
@@ -163,25 +186,46 @@ fn strides(cx: &mut Context<'_>, st: u32, var: &Var, reported: &mut Vec<(u32, u3
         seen.push(t);
         for (k, &m) in members(cx, t).iter().enumerate() {
             let k = k as u32;
-            let on = |d: u32, ty: u32| ir.has_decoration(ty, d) || ir.member_decoration(t, k, d).is_some();
+            let on = |d: u32, ty: u32| {
+                ir.has_decoration(ty, d) || ir.member_decoration(t, k, d).is_some()
+            };
             match ir.ty(m).map(|t| &t.ty) {
                 Some(Type::Array { .. }) if !on(dec::ArrayStride, m) => {
-                    let what = format!("an ArrayStride decoration on its array type {}", cx.name(m));
+                    let what =
+                        format!("an ArrayStride decoration on its array type {}", cx.name(m));
                     report(cx, t, k, &what, var, reported, 1);
                 }
                 Some(Type::Struct { .. }) => stack.push(m),
                 _ => {}
             }
             let mut e = m;
-            while let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = ir.ty(e).map(|t| &t.ty) {
+            while let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
+                ir.ty(e).map(|t| &t.ty)
+            {
                 e = *element;
             }
             if matches!(ir.ty(e).map(|t| &t.ty), Some(Type::Matrix { .. })) {
                 if !on(dec::MatrixStride, e) {
-                    report(cx, t, k, "a MatrixStride decoration (it holds a matrix)", var, reported, 2);
+                    report(
+                        cx,
+                        t,
+                        k,
+                        "a MatrixStride decoration (it holds a matrix)",
+                        var,
+                        reported,
+                        2,
+                    );
                 }
                 if !on(dec::RowMajor, e) && !on(dec::ColMajor, e) {
-                    report(cx, t, k, "a RowMajor or ColMajor decoration (it holds a matrix)", var, reported, 3);
+                    report(
+                        cx,
+                        t,
+                        k,
+                        "a RowMajor or ColMajor decoration (it holds a matrix)",
+                        var,
+                        reported,
+                        3,
+                    );
                 }
             }
         }
@@ -199,7 +243,11 @@ struct Mode {
 }
 
 fn pointer_size(cx: &Context<'_>) -> u32 {
-    let mm = cx.insts().iter().take(64).find(|i| i.opcode == crate::grammar::op::OpMemoryModel);
+    let mm = cx
+        .insts()
+        .iter()
+        .take(64)
+        .find(|i| i.opcode == crate::grammar::op::OpMemoryModel);
     match mm.and_then(|i| i.operands.first()) {
         Some(&crate::grammar::addressing_model::Physical32) => 4,
         _ => 8,
@@ -281,18 +329,30 @@ fn base_align(cx: &Context<'_>, mode: &Mode, t: u32, mx: Matrix, depth: u32) -> 
     let up = |a: u32| if mode.extended { round_up(a, 16) } else { a };
     Some(match &ir.ty(t)?.ty {
         Type::Int { width, .. } | Type::Float { width, .. } => width / 8,
-        Type::Vector { component, count } => base_align(cx, mode, *component, mx, depth + 1)? * vec_factor(*count),
+        Type::Vector { component, count } => {
+            base_align(cx, mode, *component, mx, depth + 1)? * vec_factor(*count)
+        }
         Type::Matrix { column, columns } => up(if mx.row_major {
-            let Type::Vector { component, .. } = ir.ty(*column)?.ty else { return None };
+            let Type::Vector { component, .. } = ir.ty(*column)?.ty else {
+                return None;
+            };
             base_align(cx, mode, component, mx, depth + 1)? * vec_factor(*columns)
         } else {
             base_align(cx, mode, *column, mx, depth + 1)?
         }),
-        Type::Array { element, .. } | Type::RuntimeArray { element } => up(base_align(cx, mode, *element, mx, depth + 1)?),
+        Type::Array { element, .. } | Type::RuntimeArray { element } => {
+            up(base_align(cx, mode, *element, mx, depth + 1)?)
+        }
         Type::Struct { members } => {
             let mut a = 1;
             for (k, m) in members.iter().enumerate() {
-                a = a.max(base_align(cx, mode, m.ty, matrix_of(cx, t, k as u32), depth + 1)?);
+                a = a.max(base_align(
+                    cx,
+                    mode,
+                    m.ty,
+                    matrix_of(cx, t, k as u32),
+                    depth + 1,
+                )?);
             }
             up(a)
         }
@@ -302,7 +362,11 @@ fn base_align(cx: &Context<'_>, mode: &Mode, t: u32, mx: Matrix, depth: u32) -> 
 }
 
 fn align_of(cx: &Context<'_>, mode: &Mode, t: u32, mx: Matrix) -> Option<u32> {
-    if mode.scalar { scalar_align(cx, mode, t, 0) } else { base_align(cx, mode, t, mx, 0) }
+    if mode.scalar {
+        scalar_align(cx, mode, t, 0)
+    } else {
+        base_align(cx, mode, t, mx, 0)
+    }
 }
 
 fn array_stride(cx: &Context<'_>, t: u32) -> Option<u32> {
@@ -322,34 +386,60 @@ fn size_of(cx: &Context<'_>, mode: &Mode, t: u32, mx: Matrix, depth: u32) -> Opt
     let ir = cx.ir();
     Some(match &ir.ty(t)?.ty {
         Type::Int { width, .. } | Type::Float { width, .. } => width / 8,
-        Type::Vector { component, count } => size_of(cx, mode, *component, mx, depth + 1)?.wrapping_mul(*count),
-        Type::Array { element, length, .. } => {
+        Type::Vector { component, count } => {
+            size_of(cx, mode, *component, mx, depth + 1)?.wrapping_mul(*count)
+        }
+        Type::Array {
+            element, length, ..
+        } => {
             let def = cx.def(*length)?;
             let inst = &cx.insts()[def];
-            if matches!(inst.opcode, op::OpSpecConstant | op::OpSpecConstantOp | op::OpSpecConstantTrue | op::OpSpecConstantFalse | op::OpSpecConstantComposite) {
+            if matches!(
+                inst.opcode,
+                op::OpSpecConstant
+                    | op::OpSpecConstantOp
+                    | op::OpSpecConstantTrue
+                    | op::OpSpecConstantFalse
+                    | op::OpSpecConstantComposite
+            ) {
                 0
             } else {
                 let n = *inst.operands.get(2)?;
                 let stride = array_stride(cx, t).unwrap_or(0);
-                n.wrapping_sub(1).wrapping_mul(stride).wrapping_add(size_of(cx, mode, *element, mx, depth + 1)?)
+                n.wrapping_sub(1).wrapping_mul(stride).wrapping_add(size_of(
+                    cx,
+                    mode,
+                    *element,
+                    mx,
+                    depth + 1,
+                )?)
             }
         }
         Type::RuntimeArray { .. } => 0,
         Type::Matrix { column, columns } => {
             if mx.row_major {
-                let Type::Vector { component, count } = ir.ty(*column)?.ty else { return None };
-                count
-                    .wrapping_sub(1)
-                    .wrapping_mul(mx.stride)
-                    .wrapping_add(columns.wrapping_mul(size_of(cx, mode, component, mx, depth + 1)?))
+                let Type::Vector { component, count } = ir.ty(*column)?.ty else {
+                    return None;
+                };
+                count.wrapping_sub(1).wrapping_mul(mx.stride).wrapping_add(
+                    columns.wrapping_mul(size_of(cx, mode, component, mx, depth + 1)?),
+                )
             } else {
                 columns.wrapping_mul(mx.stride)
             }
         }
         Type::Struct { members } => {
-            let Some(last) = members.len().checked_sub(1) else { return Some(0) };
+            let Some(last) = members.len().checked_sub(1) else {
+                return Some(0);
+            };
             let off = member_offset(cx, t, last as u32)?;
-            off.wrapping_add(size_of(cx, mode, members[last].ty, matrix_of(cx, t, last as u32), depth + 1)?)
+            off.wrapping_add(size_of(
+                cx,
+                mode,
+                members[last].ty,
+                matrix_of(cx, t, last as u32),
+                depth + 1,
+            )?)
         }
         Type::Pointer { .. } => mode.ptr,
         _ => return None,
@@ -369,7 +459,13 @@ fn opcode_of<'a>(cx: &Context<'a>, t: u32) -> Option<&'a Type> {
 
 /// Check struct `st` placed at `incoming`; `None` when a type cannot be
 /// sized (then nothing is said), `Some(Err)` at the first broken rule.
-fn struct_layout(cx: &Context<'_>, mode: &Mode, st: u32, incoming: u32, depth: u32) -> Option<Result<(), Broken>> {
+fn struct_layout(
+    cx: &Context<'_>,
+    mode: &Mode,
+    st: u32,
+    incoming: u32,
+    depth: u32,
+) -> Option<Result<(), Broken>> {
     if depth > 32 {
         return None;
     }
@@ -388,26 +484,49 @@ fn struct_layout(cx: &Context<'_>, mode: &Mode, st: u32, incoming: u32, depth: u
         let size = size_of(cx, mode, t, mx, 0)?;
         let ty = opcode_of(cx, t)?;
         if matches!(ty, Type::RuntimeArray { .. }) && pos + 1 != order.len() {
-            return fail(m, format!("is a runtime array at offset {off}, but other members are at larger offsets"));
+            return fail(
+                m,
+                format!(
+                    "is a runtime array at offset {off}, but other members are at larger offsets"
+                ),
+            );
         }
         let relaxed_vector = !mode.scalar && mode.relaxed && matches!(ty, Type::Vector { .. });
         if relaxed_vector {
-            let &Type::Vector { component, .. } = ty else { return None };
+            let &Type::Vector { component, .. } = ty else {
+                return None;
+            };
             let sa = scalar_align(cx, mode, component, 0)?;
             if !aligned(off, sa) {
-                return fail(m, format!("at offset {off} is not aligned to its scalar element size {sa}"));
+                return fail(
+                    m,
+                    format!("at offset {off} is not aligned to its scalar element size {sa}"),
+                );
             }
         } else if !aligned(off, align) {
             return fail(m, format!("at offset {off} is not aligned to {align}"));
         }
         if off < next {
-            return fail(m, format!("at offset {off} overlaps the previous member, which ends at offset {}", next - 1));
+            return fail(
+                m,
+                format!(
+                    "at offset {off} overlaps the previous member, which ends at offset {}",
+                    next - 1
+                ),
+            );
         }
         if relaxed_vector {
             let last = off.wrapping_add(size).wrapping_sub(1);
-            let straddles = if size <= 16 { off >> 4 != last >> 4 } else { off % 16 != 0 };
+            let straddles = if size <= 16 {
+                off >> 4 != last >> 4
+            } else {
+                off % 16 != 0
+            };
             if straddles {
-                return fail(m, format!("is a vector at offset {off} that straddles a 16-byte boundary"));
+                return fail(
+                    m,
+                    format!("is a vector at offset {off} that straddles a 16-byte boundary"),
+                );
             }
         }
         if matches!(ty, Type::Struct { .. }) {
@@ -416,27 +535,46 @@ fn struct_layout(cx: &Context<'_>, mode: &Mode, st: u32, incoming: u32, depth: u
             }
         }
         if matches!(ty, Type::Matrix { .. }) && !aligned(mx.stride, align) {
-            return fail(m, format!("is a matrix with MatrixStride {} not a multiple of its alignment {align}", mx.stride));
+            return fail(
+                m,
+                format!(
+                    "is a matrix with MatrixStride {} not a multiple of its alignment {align}",
+                    mx.stride
+                ),
+            );
         }
         let mut a = t;
         let mut a_align = align;
-        while let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = opcode_of(cx, a) {
+        while let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
+            opcode_of(cx, a)
+        {
             let element = *element;
             let mut stride = 0;
-            for d in cx.ir().decorations_of(a).iter().filter(|d| d.member.is_none() && d.decoration == dec::ArrayStride) {
+            for d in cx
+                .ir()
+                .decorations_of(a)
+                .iter()
+                .filter(|d| d.member.is_none() && d.decoration == dec::ArrayStride)
+            {
                 stride = d.arg(cx.ir())?;
                 if stride == 0 {
                     return fail(m, String::from("holds an array with ArrayStride 0"));
                 }
                 if !aligned(stride, a_align) {
-                    return fail(m, format!("holds an array with ArrayStride {stride}, not a multiple of its alignment {align}"));
+                    return fail(
+                        m,
+                        format!(
+                            "holds an array with ArrayStride {stride}, not a multiple of its alignment {align}"
+                        ),
+                    );
                 }
             }
             let mut count = 0;
             if let Some(Type::Array { length, .. }) = opcode_of(cx, a)
                 && let Some(def) = cx.def(*length)
                 && cx.insts()[def].opcode == op::OpConstant
-                && let Some(Type::Int { width: 32, .. }) = cx.ir().result_type(def).and_then(|rt| opcode_of(cx, rt))
+                && let Some(Type::Int { width: 32, .. }) =
+                    cx.ir().result_type(def).and_then(|rt| opcode_of(cx, rt))
             {
                 count = cx.insts()[def].operands.get(2).copied().unwrap_or(0);
             }
@@ -455,7 +593,13 @@ fn struct_layout(cx: &Context<'_>, mode: &Mode, st: u32, incoming: u32, depth: u
                     }
                 }
                 Type::Matrix { .. } if !aligned(mx.stride, align) => {
-                    return fail(m, format!("holds matrices with MatrixStride {} not a multiple of their alignment {align}", mx.stride));
+                    return fail(
+                        m,
+                        format!(
+                            "holds matrices with MatrixStride {} not a multiple of their alignment {align}",
+                            mx.stride
+                        ),
+                    );
                 }
                 _ => {}
             }
@@ -463,7 +607,12 @@ fn struct_layout(cx: &Context<'_>, mode: &Mode, st: u32, incoming: u32, depth: u
             a_align = align_of(cx, mode, a, mx)?;
             let esize = size_of(cx, mode, a, mx, 0)?;
             if esize > stride {
-                return fail(m, format!("holds an array with ArrayStride {stride}, smaller than its element size {esize}"));
+                return fail(
+                    m,
+                    format!(
+                        "holds an array with ArrayStride {stride}, smaller than its element size {esize}"
+                    ),
+                );
             }
         }
         next = off.wrapping_add(size);
@@ -478,7 +627,9 @@ fn report_layout(cx: &mut Context<'_>, e: Broken, var: &Var, mode: &Mode) {
     let Some(i) = cx.def(e.st) else { return };
     let sname = cx.name(e.st);
     let vname = cx.name(var.id);
-    let class = crate::grammar::OperandKind::StorageClass.enumerant(var.storage).map_or("?", |e| e.name);
+    let class = crate::grammar::OperandKind::StorageClass
+        .enumerant(var.storage)
+        .map_or("?", |e| e.name);
     let rules = if mode.scalar {
         "scalar"
     } else if mode.relaxed {
@@ -486,7 +637,11 @@ fn report_layout(cx: &mut Context<'_>, e: Broken, var: &Var, mode: &Mode) {
     } else {
         "standard"
     };
-    let kind = if mode.extended { "uniform buffer" } else { "storage buffer" };
+    let kind = if mode.extended {
+        "uniform buffer"
+    } else {
+        "storage buffer"
+    };
     let msg = format!(
         "member {} of {sname} {}: {class} variable {vname} (decorated {}) follows the {rules} {kind} layout rules",
         e.member, e.what, var.deco

@@ -6,7 +6,9 @@
 
 use super::Context;
 use super::rules::Rule;
-use crate::grammar::{OperandKind, decoration as dec, execution_model as em, op, storage_class as sc};
+use crate::grammar::{
+    OperandKind, decoration as dec, execution_model as em, op, storage_class as sc,
+};
 use crate::ir::Type;
 use alloc::format;
 use alloc::string::String;
@@ -55,30 +57,46 @@ pub(super) fn check(cx: &mut Context<'_>) {
             let inst = &cx.insts()[def];
             if inst.opcode != op::OpVariable && inst.opcode != op::OpUntypedVariableKHR {
                 let name = cx.name(id);
-                let m = format!("OpEntryPoint interface {name} is defined by {}: interfaces must be variables", opname(inst.opcode));
+                let m = format!(
+                    "OpEntryPoint interface {name} is defined by {}: interfaces must be variables",
+                    opname(inst.opcode)
+                );
                 cx.error_at(NOT_VARIABLE, i, k, m).label = String::from("must be a variable");
                 continue;
             }
-            let Some(&class) = inst.operands.get(2) else { continue };
-            let cn = OperandKind::StorageClass.enumerant(class).map_or("?", |e| e.name);
+            let Some(&class) = inst.operands.get(2) else {
+                continue;
+            };
+            let cn = OperandKind::StorageClass
+                .enumerant(class)
+                .map_or("?", |e| e.name);
             let repeated = seen.contains(&id);
             seen.push(id);
             if v14 && class == sc::Function {
                 let name = cx.name(id);
-                let m = format!("OpEntryPoint interface {name} is a Function variable: from SPIR-V 1.4 on the interface lists only global variables");
-                cx.error_at(NOT_VARIABLE, i, k, m).label = String::from("must be a global variable");
+                let m = format!(
+                    "OpEntryPoint interface {name} is a Function variable: from SPIR-V 1.4 on the interface lists only global variables"
+                );
+                cx.error_at(NOT_VARIABLE, i, k, m).label =
+                    String::from("must be a global variable");
             } else if v14 && repeated {
                 let name = cx.name(id);
-                let m = format!("OpEntryPoint interface {name} is listed more than once: from SPIR-V 1.4 on each variable is listed once");
+                let m = format!(
+                    "OpEntryPoint interface {name} is listed more than once: from SPIR-V 1.4 on each variable is listed once"
+                );
                 cx.error_at(NOT_VARIABLE, i, k, m).label = String::from("listed again");
             } else if !v14 && class != sc::Input && class != sc::Output {
                 let name = cx.name(id);
                 let m = format!(
                     "OpEntryPoint interface {name} is in the {cn} storage class: up to SPIR-V 1.3 the interface lists only Input and Output variables"
                 );
-                cx.error_at(NOT_VARIABLE, i, k, m).label = String::from("must be an Input or Output variable");
+                cx.error_at(NOT_VARIABLE, i, k, m).label =
+                    String::from("must be an Input or Output variable");
             }
-            if (class == sc::Input || class == sc::Output) && !repeated && inst.opcode == op::OpVariable {
+            if (class == sc::Input || class == sc::Output)
+                && !repeated
+                && inst.opcode == op::OpVariable
+            {
                 io.push((id, k, class));
             }
         }
@@ -91,7 +109,14 @@ pub(super) fn check(cx: &mut Context<'_>) {
 /// Vulkan: the user-defined Input/Output variables of the stages with
 /// locations need a Location (or a Block struct type).
 fn locations(cx: &mut Context<'_>, i: usize, model: u32, io: &[(u32, usize, u32)]) {
-    if !matches!(model, em::Vertex | em::TessellationControl | em::TessellationEvaluation | em::Geometry | em::Fragment) {
+    if !matches!(
+        model,
+        em::Vertex
+            | em::TessellationControl
+            | em::TessellationEvaluation
+            | em::Geometry
+            | em::Fragment
+    ) {
         return;
     }
     let ir = cx.ir();
@@ -104,8 +129,11 @@ fn locations(cx: &mut Context<'_>, i: usize, model: u32, io: &[(u32, usize, u32)
         }
         if own(dec::Index) && !(output && model == em::Fragment) {
             let name = cx.name(var);
-            let m = format!("{name} is decorated with Index: Index only applies to fragment shader outputs");
-            cx.error_at(LOCATION, i, k, m).label = String::from("Index on a variable that is not a fragment output");
+            let m = format!(
+                "{name} is decorated with Index: Index only applies to fragment shader outputs"
+            );
+            cx.error_at(LOCATION, i, k, m).label =
+                String::from("Index on a variable that is not a fragment output");
             continue;
         }
         if own(dec::PerVertexKHR) {
@@ -113,22 +141,35 @@ fn locations(cx: &mut Context<'_>, i: usize, model: u32, io: &[(u32, usize, u32)
         }
         let has_location = own(dec::Location);
         let patch = own(dec::Patch);
-        let Some(mut ty) = ir.global(var).and_then(|v| v.pointee) else { continue };
+        let Some(mut ty) = ir.global(var).and_then(|v| v.pointee) else {
+            continue;
+        };
         let arrayed = match model {
             em::TessellationControl => !patch,
             em::TessellationEvaluation => !output && !patch,
             em::Geometry => !output,
             _ => false,
         };
-        if arrayed && let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) = ir.ty(ty).map(|t| &t.ty) {
+        if arrayed
+            && let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
+                ir.ty(ty).map(|t| &t.ty)
+        {
             ty = *element;
         }
         let Some(t) = ir.ty(ty) else { continue };
         let is_struct = matches!(t.ty, Type::Struct { .. });
-        if is_struct && ir.decorations_of(ty).iter().any(|d| d.decoration == dec::BuiltIn) {
+        if is_struct
+            && ir
+                .decorations_of(ty)
+                .iter()
+                .any(|d| d.decoration == dec::BuiltIn)
+        {
             continue;
         }
-        let block = ir.decorations_of(ty).iter().any(|d| d.decoration == dec::Block);
+        let block = ir
+            .decorations_of(ty)
+            .iter()
+            .any(|d| d.decoration == dec::Block);
         if !has_location && !block {
             let name = cx.name(var);
             let dir = if output { "output" } else { "input" };
