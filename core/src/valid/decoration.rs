@@ -229,8 +229,10 @@ fn dec_name(d: u32) -> &'static str {
         .map_or("the", |e| e.name)
 }
 
-fn op_name(opcode: u16) -> &'static str {
-    crate::grammar::instruction(opcode).map_or("an instruction", |d| d.name)
+/// The opcode name of instruction `i` (the shared helper, so that the
+/// grammar lookup is not called from more places).
+fn op_name(cx: &Context<'_>, i: usize) -> &'static str {
+    super::operand::opname(cx, i)
 }
 
 fn word(cx: &Context<'_>, i: usize, k: usize) -> Option<u32> {
@@ -370,7 +372,7 @@ fn decorate(cx: &mut Context<'_>, i: usize) {
         let name = cx.name(target);
         let m = format!(
             "{dn} decoration on target {name} (an {}) must be {want}",
-            op_name(t_op)
+            op_name(cx, def)
         )
         .replace("(an Op", "(Op");
         cx.error_at(TARGET, i, 0, m).label = format!("must be {want}");
@@ -439,14 +441,14 @@ fn member(cx: &mut Context<'_>, i: usize, s: usize, m: usize, d: Option<usize>) 
     let (Some(st), Some(idx)) = (word(cx, i, s), word(cx, i, m)) else {
         return;
     };
-    let opname = op_name(cx.insts()[i].opcode);
+    let opname = op_name(cx, i);
     let Some(def) = cx.def(st) else { return };
     let t_op = cx.insts()[def].opcode;
     if t_op != op::OpTypeStruct {
         let name = cx.name(st);
         let msg = format!(
             "{opname} Structure type {name} (an {}) is not a struct type",
-            op_name(t_op)
+            op_name(cx, def)
         )
         .replace("(an Op", "(Op");
         cx.error_at(MEMBER, i, s, msg).label = String::from("must be a struct type");

@@ -38,9 +38,7 @@ pub(super) static RULES: &[Rule] = &[
 const NOT_VARIABLE: &str = "inst.interface.not-variable";
 const LOCATION: &str = "inst.interface.location";
 
-fn opname(opcode: u16) -> &'static str {
-    crate::grammar::instruction(opcode).map_or("an instruction", |d| d.name)
-}
+
 
 /// The pass.
 pub(super) fn check(cx: &mut Context<'_>) {
@@ -59,7 +57,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
                 let name = cx.name(id);
                 let m = format!(
                     "OpEntryPoint interface {name} is defined by {}: interfaces must be variables",
-                    opname(inst.opcode)
+                    super::operand::opname(cx, def)
                 );
                 cx.error_at(NOT_VARIABLE, i, k, m).label = String::from("must be a variable");
                 continue;
