@@ -394,10 +394,10 @@ fn interfaces_must_be_variables() {
     one_error(
         "interface_constant",
         &src,
-        "inst.modes.interface-variable",
+        "inst.interface.not-variable",
         "OpEntryPoint",
         "%one",
-        &["Interface %one", "OpConstant", "variable"],
+        &["interface %one", "OpConstant", "variables"],
     );
 }
 

@@ -157,7 +157,10 @@ impl ExtInstSetDesc {
     }
 }
 
-/// The instruction with this opcode, if the grammar knows it.
+/// The instruction with this opcode, if the grammar knows it. (Inline: it is
+/// called per instruction by the reader and the validator's passes, in every
+/// codegen unit.)
+#[inline]
 pub fn instruction(opcode: u16) -> Option<&'static InstructionDesc> {
     let i = INSTRUCTIONS.binary_search_by_key(&opcode, |d| d.opcode).ok()?;
     Some(&INSTRUCTIONS[i])

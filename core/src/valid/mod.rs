@@ -19,9 +19,12 @@ mod caps;
 mod cfg;
 mod context;
 mod conversion;
+mod decoration;
 mod ext;
+mod explicit_layout;
 mod function;
 mod ids;
+mod interface;
 mod layout;
 mod limits;
 mod logical;
@@ -254,6 +257,9 @@ pub static PASSES: &[&[Pass]] = &[
         memory::check,
         composite::check,
         constant::check,
+        decoration::check,
+        explicit_layout::check,
+        interface::check,
     ],
 ];
 

@@ -30,13 +30,6 @@ pub(super) static RULES: &[Rule] = &[
                       `OpFunction %void None %fn_void`.",
     },
     Rule {
-        code: "inst.modes.interface-variable",
-        summary: "OpEntryPoint's Interface operands must be variables.",
-        explanation: "SPIR-V spec 3.52.5, OpEntryPoint: each Interface <id> is the Result <id> of \
-                      an OpVariable (the global variables the entry point reads or writes), not \
-                      a type, a constant or a label. Fix: list the variables only.",
-    },
-    Rule {
         code: "inst.modes.mode-target",
         summary: "OpExecutionMode's Entry Point must be named by an OpEntryPoint.",
         explanation: "SPIR-V spec 3.52.5, OpExecutionMode and OpExecutionModeId: Entry Point must \
@@ -122,7 +115,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
         if !entry_point(cx, i, m, f) {
             continue;
         }
-        interfaces(cx, i);
+        // Its interface operands: the interface family (interface.rs).
         let has = modes.get(&f).unwrap_or(&none);
         let count = |set: &[u32]| set.iter().filter(|x| has.contains(x)).count();
         let need = |cx: &mut Context<'_>, msg: &str| {
@@ -240,18 +233,3 @@ fn entry_point(cx: &mut Context<'_>, i: usize, m: u32, f: u32) -> bool {
     true
 }
 
-/// OpEntryPoint `i`'s interface operands: variables.
-fn interfaces(cx: &mut Context<'_>, i: usize) {
-    let n = cx.operands(i).len();
-    for k in 3..n {
-        let Some(&v) = cx.operand_words(i, k).first() else { continue };
-        let o = cx.def_opcode(v);
-        if matches!(o, Some(op::OpVariable | op::OpUntypedVariableKHR)) || o.is_none() {
-            continue;
-        }
-        let what = o.and_then(crate::grammar::instruction).map_or("", |d| d.name);
-        let name = cx.name(v);
-        let m = format!("OpEntryPoint Interface {name} (defined by {what}) must be a variable");
-        cx.error_at("inst.modes.interface-variable", i, k, m).label = "must be an OpVariable".into();
-    }
-}

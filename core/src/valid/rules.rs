@@ -40,6 +40,9 @@ static FAMILIES: &[&[Rule]] = &[
     super::modes::RULES,
     super::atomics::RULES,
     super::uses::RULES,
+    super::decoration::RULES,
+    super::explicit_layout::RULES,
+    super::interface::RULES,
 ];
 
 /// Rules that belong to no family.
