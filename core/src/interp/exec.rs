@@ -1071,7 +1071,7 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
             }
             for (phi, v) in phis.iter().zip(vals) {
                 if let Some(slot) = fr.regs.get_mut(phi.res as usize) {
-                    *slot = v;
+                    put(slot, v);
                 }
             }
         } else {
@@ -1931,7 +1931,19 @@ fn exec(
         _ => return Err(loc(unsupported(o))),
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
-        *slot = result;
+        put(slot, result);
     }
     Ok(Flow::Next)
+}
+
+/// `*slot = v`, without a call to drop the old value when it is a scalar
+/// (the common case in a loop: a register written again).
+#[inline(always)]
+fn put(slot: &mut Val, v: Val) {
+    let old = core::mem::replace(slot, v);
+    if matches!(old, Val::S(_) | Val::U) {
+        core::mem::forget(old);
+    } else {
+        drop(old);
+    }
 }
