@@ -192,6 +192,22 @@ pub fn run_spvlab(dir: &Path, args: &[&str], stdin: &[u8]) -> std::process::Outp
     child.wait_with_output().expect("wait for spvlab")
 }
 
+/// spirv-val's verdict on the assembly text `src`, assembled by spirv-as and
+/// validated, both at target env `env` (in a scratch folder named `test`);
+/// `None` without the reference tools. The text must assemble.
+pub fn reference_verdict(test: &str, src: &str, env: &str) -> Option<bool> {
+    let bin = reference_bin()?;
+    let dir = scratch(test);
+    let (text, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
+    std::fs::write(&text, src).unwrap();
+    let args = ["--target-env", env, "-o", spv.to_str().unwrap(), text.to_str().unwrap()];
+    let (ok, _, err) = run_tool(&bin, "spirv-as", &args);
+    assert!(ok, "spirv-as rejects the test module {test}: {err}");
+    let (valid, _, err) = run_tool(&bin, "spirv-val", &["--target-env", env, spv.to_str().unwrap()]);
+    assert!(!err.contains("USAGE"), "spirv-val did not run: {err}");
+    Some(valid)
+}
+
 /// A scratch folder for one test, under the target dir.
 pub fn scratch(test: &str) -> PathBuf {
     let d = root().join("target/test-scratch").join(test);

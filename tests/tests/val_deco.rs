@@ -14,7 +14,7 @@ use spvlab_core::ir::Ir;
 use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
 use spvlab_core::valid::{Options, TextNames, rules, validate_named};
 use spvlab_core::{Diagnostic, Severity, TargetEnv, binary};
-use spvlab_tests::{reference_bin, run_tool, scratch};
+use spvlab_tests::reference_verdict;
 
 /// A Vulkan compute shader; `{deco}` and `{types}` are spliced in.
 fn compute(deco: &str, types: &str) -> String {
@@ -74,31 +74,7 @@ fn verdicts(name: &str, src: &str, env: &str) -> (Option<bool>, Vec<Diagnostic>)
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
         .collect();
-    let Some(bin) = reference_bin() else {
-        return (None, ours);
-    };
-    let dir = scratch(&format!("val_deco_{name}"));
-    let (text, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
-    std::fs::write(&text, src).unwrap();
-    let (ok, _, err) = run_tool(
-        &bin,
-        "spirv-as",
-        &[
-            "--target-env",
-            env,
-            "-o",
-            spv.to_str().unwrap(),
-            text.to_str().unwrap(),
-        ],
-    );
-    assert!(ok, "spirv-as rejects {name}: {err}");
-    let (valid, _, err) = run_tool(
-        &bin,
-        "spirv-val",
-        &["--target-env", env, spv.to_str().unwrap()],
-    );
-    assert!(!err.contains("USAGE"), "spirv-val did not run: {err}");
-    (Some(valid), ours)
+    (reference_verdict(&format!("val_deco_{name}"), src, env), ours)
 }
 
 #[track_caller]

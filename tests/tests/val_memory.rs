@@ -14,7 +14,7 @@ use spvlab_core::ir::Ir;
 use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
 use spvlab_core::valid::{Options, TextNames, rules, validate_named};
 use spvlab_core::{Diagnostic, Severity, TargetEnv, binary};
-use spvlab_tests::{reference_bin, run_tool, scratch};
+use spvlab_tests::reference_verdict;
 
 const HEAD: &str = "OpCapability Shader
 OpCapability Linkage
@@ -67,15 +67,7 @@ OpFunctionEnd
 
 /// spirv-val's verdict, if the reference tools are installed.
 fn reference_valid(name: &str, src: &str, env: &str) -> Option<bool> {
-    let bin = reference_bin()?;
-    let dir = scratch(&format!("val_memory_{name}"));
-    let (text, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
-    std::fs::write(&text, src).unwrap();
-    let (ok, _, err) = run_tool(&bin, "spirv-as", &["--target-env", env, "-o", spv.to_str().unwrap(), text.to_str().unwrap()]);
-    assert!(ok, "spirv-as rejects the test module {name}: {err}");
-    let (valid, _, err) = run_tool(&bin, "spirv-val", &["--target-env", env, spv.to_str().unwrap()]);
-    assert!(!err.contains("USAGE"), "spirv-val did not run: {err}");
-    Some(valid)
+    reference_verdict(&format!("val_memory_{name}"), src, env)
 }
 
 /// Our errors (located), with the words of the module.
