@@ -577,3 +577,17 @@ fn logical_operand_type() {
         &["2 components"],
     );
 }
+
+#[test]
+fn branch_condition_is_a_bool() {
+    let branch = |c: &str| format!("OpSelectionMerge %m None\nOpBranchConditional {c} %m %m\n%m = OpLabel");
+    valid("branch_bool", &branch("%t"));
+    one_error(
+        "branch_uint",
+        &branch("%u1"),
+        "inst.logical.operand-type",
+        "OpBranchConditional",
+        "%u1",
+        &["Condition", "%uint", "bool scalar"],
+    );
+}

@@ -107,6 +107,10 @@ pub(super) fn check(cx: &mut Context<'_>) {
     let mut lookups = Lookups::default();
     for i in 0..cx.insts().len() {
         let opcode = cx.insts()[i].opcode;
+        if opcode == crate::grammar::op::OpBranchConditional {
+            super::logical::branch_condition(cx, i);
+            continue;
+        }
         let family: Family = if super::arith::applies(opcode) {
             super::arith::run
         } else if super::logical::applies(opcode) {
