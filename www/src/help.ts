@@ -25,12 +25,23 @@ export function mountHelp(store: AppStore) {
   a.rel = "noopener";
   paper.append("The CFG view and the structured control flow rules follow Klimis et al., “", a, `”, ${PAPER.venue}.`);
 
-  byId("help-btn").addEventListener("click", () => store.update({ helpOpen: true }));
-  dialog.addEventListener("close", () => store.update({ helpOpen: false }));
+  // The dialog's own state leads: after Escape it is closed at once, but its
+  // "close" event comes a task later, so the store may still say open; F1 or
+  // the button in between must open it again, and the late event must not
+  // close it.
+  const show = (open: boolean) => {
+    if (open && !dialog.open) dialog.showModal();
+    else if (!open && dialog.open) dialog.close();
+    store.update({ helpOpen: dialog.open });
+  };
+  byId("help-btn").addEventListener("click", () => show(true));
+  dialog.addEventListener("close", () => {
+    if (!dialog.open) store.update({ helpOpen: false });
+  });
   document.addEventListener("keydown", (ev) => {
     if (ev.key !== "F1" || ev.ctrlKey || ev.altKey || ev.metaKey) return;
     ev.preventDefault();
-    store.update({ helpOpen: !store.get().helpOpen });
+    show(!dialog.open);
   });
 
   store.watch(
