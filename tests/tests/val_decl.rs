@@ -523,3 +523,23 @@ fn atomics_value_type() {
         &["%ione", "%uint"],
     );
 }
+
+#[test]
+fn workgroup_size_zero() {
+    let module = |y: u32| {
+        format!(
+            "{SHADER}OpEntryPoint GLCompute %main \"main\"\nOpDecorate %wgs BuiltIn WorkgroupSize\n\
+             %uint = OpTypeInt 32 0\n%v3uint = OpTypeVector %uint 3\n%u1 = OpConstant %uint 1\n%uy = OpConstant %uint {y}\n\
+             %wgs = OpConstantComposite %v3uint %u1 %uy %u1\n{MAIN}"
+        )
+    };
+    valid("workgroup_size_ok", &module(4));
+    one_error(
+        "workgroup_size_zero",
+        &module(0),
+        "inst.modes.local-size-zero",
+        "OpDecorate",
+        "%wgs",
+        &["WorkgroupSize", "%wgs", "(1, 0, 1)", "product of zero"],
+    );
+}

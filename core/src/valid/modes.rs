@@ -51,7 +51,7 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: "inst.modes.local-size-zero",
-        summary: "LocalSize must not have a product of zero.",
+        summary: "LocalSize (or a constant WorkgroupSize built-in) must not have a product of zero.",
         explanation: "SPIR-V spec 3.6, LocalSize: x, y and z are the workgroup's dimensions, so \
                       each must be at least 1 (spirv-val computes their product with 32-bit \
                       wrap-around, as its reference does). Fix: use 1 for an unused dimension.",
@@ -71,6 +71,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
     let mut modes: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     let mut local_sizes: Vec<usize> = Vec::new();
     let mut workgroup_size = false;
+    let mut workgroup_size_decos: Vec<usize> = Vec::new();
     let mut local_size_id = false;
     for (i, inst) in cx.insts().iter().enumerate() {
         let o = inst.operands.as_slice();
@@ -96,6 +97,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             op::OpDecorate => {
                 if o.get(1) == Some(&decoration::BuiltIn) && o.get(2) == Some(&built_in::WorkgroupSize) {
                     workgroup_size = true;
+                    workgroup_size_decos.push(i);
                 }
             }
             _ => {}
@@ -183,6 +185,29 @@ pub(super) fn check(cx: &mut Context<'_>) {
             let m = format!("LocalSize {x} {y} {z} has a product of zero: each dimension must be at least 1");
             let k = if x == 0 { 2 } else if y == 0 { 3 } else { 4 };
             cx.error_at("inst.modes.local-size-zero", i, k, m).label = "a workgroup of no invocations".into();
+        }
+    }
+    // A WorkgroupSize built-in that is a constant composite of constants: the
+    // same rule on its static value (spec constants' defaults are not static).
+    for i in workgroup_size_decos {
+        let Some(&target) = cx.insts()[i].operands.first() else { continue };
+        let Some(def) = cx.def_inst(target) else { continue };
+        if def.opcode != op::OpConstantComposite {
+            continue;
+        }
+        let parts: Vec<u32> = def.operands.get(2..).unwrap_or(&[]).to_vec();
+        let dims: Option<Vec<u32>> = parts
+            .iter()
+            .map(|&p| cx.def_inst(p).filter(|d| d.opcode == op::OpConstant).and_then(|d| d.operands.get(2).copied()))
+            .collect();
+        let Some(d) = dims.filter(|d| d.len() == 3) else { continue };
+        if d[0].wrapping_mul(d[1]).wrapping_mul(d[2]) == 0 {
+            let name = cx.name(target);
+            let m = format!(
+                "the WorkgroupSize built-in {name} is ({}, {}, {}), a product of zero: each dimension must be at least 1",
+                d[0], d[1], d[2]
+            );
+            cx.error_at("inst.modes.local-size-zero", i, 0, m).label = "a workgroup of no invocations".into();
         }
     }
     for i in 0..cx.insts().len() {
