@@ -543,3 +543,26 @@ fn workgroup_size_zero() {
         &["WorkgroupSize", "%wgs", "(1, 0, 1)", "product of zero"],
     );
 }
+
+#[test]
+fn scopes_are_constants_in_shaders() {
+    // A barrier whose execution scope is a spec constant: spirv-val rejects it
+    // with the Shader capability; an OpConstant is fine.
+    let module = |scope: &str| {
+        format!(
+            "{SHADER}OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n{scope}\n\
+             %wg = OpConstant %uint 2\n%sem = OpConstant %uint 264\n\
+             %main = OpFunction %void None %fn\n%e = OpLabel\nOpControlBarrier %s %wg %sem\nOpReturn\nOpFunctionEnd\n"
+        )
+    };
+    valid("scope_constant", &module("%s = OpConstant %uint 2"));
+    one_error(
+        "scope_spec_constant",
+        &module("%s = OpSpecConstant %uint 2"),
+        "inst.atomics.scope",
+        "OpControlBarrier",
+        "%s",
+        &["OpControlBarrier", "Scope %s", "OpSpecConstant", "OpConstant"],
+    );
+}

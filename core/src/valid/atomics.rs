@@ -35,6 +35,14 @@ pub(super) static RULES: &[Rule] = &[
                       have the same type as Result Type; OpAtomicStore's Value the type Pointer \
                       points to. Fix: convert the value (OpBitcast, OpConvert*) first.",
     },
+    Rule {
+        code: "inst.atomics.scope",
+        summary: "With the Shader capability, a Scope operand must be an OpConstant.",
+        explanation: "SPIR-V spec 2.16.1 (universal validation rules, for shaders): the Scope <id> \
+                      of atomics and barriers must come from an OpConstant (or OpConstantNull); \
+                      a spec constant, an OpUndef or a computed value cannot be a scope. Fix: use \
+                      a constant such as `%device = OpConstant %uint 1`.",
+    },
 ];
 
 const RT: &str = "inst.atomics.result-type";
@@ -49,10 +57,49 @@ enum Want {
 }
 
 /// Check every atomic instruction.
+/// The Scope operands of atomics and barriers: with the Shader capability
+/// (and not CooperativeMatrixNV, as spirv-val) each 32-bit int scope must be
+/// an OpConstant or OpConstantNull.
+fn scopes(cx: &mut Context<'_>, i: usize, opcode: u16, shader: bool) {
+    if !shader {
+        return;
+    }
+    let ks: &[usize] = match opcode {
+        op::OpControlBarrier => &[0, 1],
+        op::OpMemoryBarrier => &[0],
+        // The memory scope follows Pointer.
+        _ if cx.ir().result_type(i).is_some() => &[3],
+        _ => &[1],
+    };
+    for &k in ks {
+        let Some(&id) = cx.operand_words(i, k).first() else { continue };
+        let Some(t) = operand_type(cx, i, k) else { continue };
+        if !matches!(cx.ir().ty(t).map(|t| &t.ty), Some(Type::Int { width: 32, .. })) {
+            continue;
+        }
+        let def = cx.def_opcode(id);
+        if matches!(def, Some(op::OpConstant | op::OpConstantNull) | None) {
+            continue;
+        }
+        let what = def.and_then(crate::grammar::instruction).map_or("", |d| d.name);
+        let name = cx.name(id);
+        let opn = crate::grammar::instruction(opcode).map_or("", |d| d.name);
+        let m = format!("{opn} Scope {name} is defined by {what}: with the Shader capability a scope must be an OpConstant");
+        cx.error_at("inst.atomics.scope", i, k, m).label = "must be an OpConstant".into();
+    }
+}
+
 pub(super) fn check(cx: &mut Context<'_>) {
     let mut f16_vectors: Option<bool> = None;
+    // Declared capabilities with the ones they imply (as spirv-val's HasCapability).
+    let declared = super::caps::Declared::collect(cx);
+    let shader = declared.caps.contains(&capability::Shader) && !declared.caps.contains(&capability::CooperativeMatrixNV);
     for i in 0..cx.insts().len() {
         let opcode = cx.insts()[i].opcode;
+        if matches!(opcode, op::OpControlBarrier | op::OpMemoryBarrier) {
+            scopes(cx, i, opcode, shader);
+            continue;
+        }
         let want = match opcode {
             op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT => Some(Want::Float),
             op::OpAtomicCompareExchange
@@ -73,6 +120,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             op::OpAtomicStore | op::OpAtomicFlagClear => None,
             _ => continue,
         };
+        scopes(cx, i, opcode, shader);
         let rt = cx.ir().result_type(i);
         if let (Some(want), Some(rt)) = (&want, rt) {
             let s = shape(cx, rt).filter(|s| !s.vector);
