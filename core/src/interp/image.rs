@@ -609,24 +609,7 @@ pub(super) fn exec(
                 let texel = arg(2)?;
                 let tk = operand_kind(prog, inst, 2);
                 let vals = ints(&texel);
-                if (tk.k == K::F) == img.format.is_int() {
-                    return Err(err(
-                        inst,
-                        format!(
-                            "the texel written is {} but the image's format holds {}",
-                            if tk.k == K::F {
-                                "a float vector"
-                            } else {
-                                "an integer vector"
-                            },
-                            if img.format.is_int() {
-                                "integers"
-                            } else {
-                                "floats"
-                            }
-                        ),
-                    ));
-                }
+                kinds_match(inst, "the texel written", tk.k == K::F, img)?;
                 let mut c = [Comp::I(0); 4];
                 for (k, slot) in c.iter_mut().enumerate() {
                     let v = vals.get(k).copied().unwrap_or(0);
@@ -849,27 +832,20 @@ fn sample(
     to_val(prog, inst, &c, img)
 }
 
+/// An error when `what` (floats or integers) does not suit the image's format.
+fn kinds_match(inst: &Inst, what: &str, float: bool, img: &Image) -> Result<(), RunError> {
+    if float != img.format.is_int() {
+        return Ok(());
+    }
+    let is = if float { "a float vector" } else { "an integer vector" };
+    let holds = if img.format.is_int() { "integers" } else { "floats" };
+    Err(err(inst, format!("{what} is {is} but the image's format holds {holds}")))
+}
+
 /// The channels as the instruction's result type.
 fn to_val(prog: &Program, inst: &Inst, c: &[Comp; 4], img: &Image) -> Result<Val, RunError> {
     let sk = inst.sk;
-    if (sk.k == K::F) == img.format.is_int() {
-        return Err(err(
-            inst,
-            format!(
-                "the result is {} but the image's format holds {}",
-                if sk.k == K::F {
-                    "a float vector"
-                } else {
-                    "an integer vector"
-                },
-                if img.format.is_int() {
-                    "integers"
-                } else {
-                    "floats"
-                }
-            ),
-        ));
-    }
+    kinds_match(inst, "the result", sk.k == K::F, img)?;
     let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
         Some(Type::Vector { count, .. }) => *count as usize,
         _ => 1,
