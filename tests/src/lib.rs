@@ -208,6 +208,66 @@ pub fn reference_verdict(test: &str, src: &str, env: &str) -> Option<bool> {
     Some(valid)
 }
 
+/// spvlab's errors on the assembly text `src` at target env `env`, named by
+/// the text and each located at its operand's token, as the CLI and the page
+/// show them; every code must have an entry in the rule table.
+pub fn located_errors(src: &str, env: &str) -> Vec<spvlab_core::Diagnostic> {
+    use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
+    use spvlab_core::valid::{Options, TextNames, rules, validate_named};
+    let env = spvlab_core::TargetEnv::parse(env).unwrap_or_else(|| panic!("no target env {env}"));
+    let out = assemble_with_map(src, &AsmOptions { env, preserve_numeric_ids: false })
+        .unwrap_or_else(|e| panic!("the test module does not assemble: {e:?}"));
+    let names = TextNames::from_asm(src, &out);
+    let ir = spvlab_core::ir::Ir::build(spvlab_core::binary::read_words_framing(&out.words).expect("reads back"));
+    let mut diags = validate_named(&ir, &Options { env, ..Options::default() }, Some(&names)).0;
+    spvlab_core::analysis::locate_all_operands(&out.map, &out.operands, &mut diags);
+    for d in &diags {
+        assert!(rules::rule(d.code).is_some(), "{} has no RULES entry", d.code);
+    }
+    diags.into_iter().filter(|d| d.severity == spvlab_core::Severity::Error).collect()
+}
+
+/// A valid module: spirv-val (when installed) and spvlab both accept it.
+#[track_caller]
+pub fn assert_valid_module(test: &str, src: &str, env: &str) {
+    if let Some(v) = reference_verdict(test, src, env) {
+        assert!(v, "{test}: spirv-val rejects the valid module");
+    }
+    let d = located_errors(src, env);
+    assert!(d.is_empty(), "{test}: {d:#?}");
+}
+
+/// An invalid module: spirv-val (when installed) rejects it, and spvlab
+/// reports at least one error; its errors.
+#[track_caller]
+pub fn assert_invalid_module(test: &str, src: &str, env: &str) -> Vec<spvlab_core::Diagnostic> {
+    if let Some(v) = reference_verdict(test, src, env) {
+        assert!(!v, "{test}: spirv-val accepts the module");
+    }
+    let d = located_errors(src, env);
+    assert!(!d.is_empty(), "{test}: no error reported");
+    d
+}
+
+/// An invalid module with one mistake: spvlab reports exactly one error,
+/// `code`, spanning the first `token` on or after the first line holding
+/// `line`, and its message says each of `says`.
+#[track_caller]
+pub fn assert_one_error(test: &str, src: &str, env: &str, code: &str, line: &str, token: &str, says: &[&str]) {
+    let d = assert_invalid_module(test, src, env);
+    assert_eq!(d.len(), 1, "{test}: {d:#?}");
+    let d = &d[0];
+    assert_eq!(d.code, code, "{test}: {d:#?}");
+    assert_eq!(&src[d.span.start as usize..d.span.end as usize], token, "{test}: points at the wrong text: {d:#?}");
+    let at_line = src.find(line).unwrap_or_else(|| panic!("{line} not in the module"));
+    let col = src[at_line..].find(token).unwrap_or_else(|| panic!("{token} not after {line}")) + at_line;
+    let lc = spvlab_core::diag::line_col;
+    assert_eq!(lc(src, d.span.start), lc(src, col as u32), "{test}");
+    for s in says {
+        assert!(d.message.contains(s), "{test}: `{s}` not in: {}", d.message);
+    }
+}
+
 /// A scratch folder for one test, under the target dir.
 pub fn scratch(test: &str) -> PathBuf {
     let d = root().join("target/test-scratch").join(test);

@@ -5,64 +5,13 @@
 //! must reject each invalid module and accept each valid one (the verdicts come
 //! from the oracle).
 
-use spvlab_core::analysis::locate_all_operands;
-use spvlab_core::binary::read_words_framing;
-use spvlab_core::diag::line_col;
-use spvlab_core::ir::Ir;
-use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
-use spvlab_core::valid::{Options, TextNames, rules, validate_named};
-use spvlab_core::{Diagnostic, Severity, TargetEnv};
-use spvlab_tests::reference_verdict;
+use spvlab_tests::{assert_invalid_module, assert_one_error, assert_valid_module};
 
 const LIB: &str = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n";
 
-fn errors(src: &str, env: &str) -> Vec<Diagnostic> {
-    let env = TargetEnv::parse(env).unwrap();
-    let out = assemble_with_map(
-        src,
-        &AsmOptions {
-            env,
-            preserve_numeric_ids: false,
-        },
-    )
-    .expect("assembles");
-    let names = TextNames::from_asm(src, &out);
-    let ir = Ir::build(read_words_framing(&out.words).expect("reads"));
-    let mut diags = validate_named(
-        &ir,
-        &Options {
-            env,
-            ..Options::default()
-        },
-        Some(&names),
-    )
-    .0;
-    locate_all_operands(&out.map, &out.operands, &mut diags);
-    for d in &diags {
-        assert!(
-            rules::rule(d.code).is_some(),
-            "{} has no RULES entry",
-            d.code
-        );
-    }
-    diags
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect()
-}
-
-/// spirv-val's verdict, if the reference tools are installed.
-fn reference(name: &str, src: &str, env: &str) -> Option<bool> {
-    reference_verdict(&format!("val_decl_{name}"), src, env)
-}
-
 #[track_caller]
 fn valid_in(name: &str, src: &str, env: &str) {
-    if let Some(v) = reference(name, src, env) {
-        assert!(v, "{name}: spirv-val rejects the valid module");
-    }
-    let d = errors(src, env);
-    assert!(d.is_empty(), "{name}: {d:#?}");
+    assert_valid_module(&format!("val_decl_{name}"), src, env)
 }
 
 #[track_caller]
@@ -74,39 +23,8 @@ fn valid(name: &str, src: &str) {
 /// first `token` on the first line containing `line`), and words its message
 /// must contain.
 #[track_caller]
-fn one_error_in(
-    name: &str,
-    src: &str,
-    env: &str,
-    code: &str,
-    line: &str,
-    token: &str,
-    says: &[&str],
-) {
-    if let Some(v) = reference(name, src, env) {
-        assert!(!v, "{name}: spirv-val accepts the module");
-    }
-    let d = errors(src, env);
-    assert_eq!(d.len(), 1, "{name}: {d:#?}");
-    let d = &d[0];
-    assert_eq!(d.code, code, "{name}: {d:#?}");
-    assert_eq!(
-        &src[d.span.start as usize..d.span.end as usize],
-        token,
-        "{name}: {d:#?}"
-    );
-    let at_line = src
-        .find(line)
-        .unwrap_or_else(|| panic!("{line} not in the module"));
-    let col = src[at_line..].find(token).unwrap() + at_line;
-    assert_eq!(
-        line_col(src, d.span.start),
-        line_col(src, col as u32),
-        "{name}"
-    );
-    for s in says {
-        assert!(d.message.contains(s), "{name}: `{s}` not in: {}", d.message);
-    }
+fn one_error_in(name: &str, src: &str, env: &str, code: &str, line: &str, token: &str, says: &[&str]) {
+    assert_one_error(&format!("val_decl_{name}"), src, env, code, line, token, says)
 }
 
 #[track_caller]
@@ -443,10 +361,7 @@ fn function_used_as_a_value() {
                    %f = OpFunction %void None %fn\n%e = OpLabel\n%c = OpCopyObject %void %g\nOpReturn\nOpFunctionEnd\n");
     // Two mistakes: the function's id used as a value, and (the composite
     // rules) a copy of void. The first is at %g.
-    if let Some(v) = reference("function_value", &src, "spv1.3") {
-        assert!(!v, "spirv-val accepts the module");
-    }
-    let d = errors(&src, "spv1.3");
+    let d = assert_invalid_module("val_decl_function_value", &src, "spv1.3");
     let u = d.iter().find(|d| d.code == "inst.uses.function").unwrap_or_else(|| panic!("{d:#?}"));
     assert_eq!(&src[u.span.start as usize..u.span.end as usize], "%g", "{u:#?}");
     assert!(u.message.contains("OpCopyObject") && u.message.contains("function %g"), "{u:#?}");

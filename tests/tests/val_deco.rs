@@ -8,13 +8,7 @@
 //! SPIRV-Tools are installed, spirv-val must reject each invalid module and
 //! accept each valid one: the verdicts come from the oracle.
 
-use spvlab_core::analysis::locate_all_operands;
-use spvlab_core::diag::line_col;
-use spvlab_core::ir::Ir;
-use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
-use spvlab_core::valid::{Options, TextNames, rules, validate_named};
-use spvlab_core::{Diagnostic, Severity, TargetEnv, binary};
-use spvlab_tests::reference_verdict;
+use spvlab_tests::{assert_one_error, assert_valid_module};
 
 /// A Vulkan compute shader; `{deco}` and `{types}` are spliced in.
 fn compute(deco: &str, types: &str) -> String {
@@ -41,79 +35,16 @@ OpFunctionEnd
     )
 }
 
-fn verdicts(name: &str, src: &str, env: &str) -> (Option<bool>, Vec<Diagnostic>) {
-    let target = TargetEnv::parse(env).unwrap();
-    let out = assemble_with_map(
-        src,
-        &AsmOptions {
-            env: target,
-            preserve_numeric_ids: false,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{name}: does not assemble: {e:?}"));
-    let names = TextNames::from_asm(src, &out);
-    let ir = Ir::build(binary::read_words_framing(&out.words).expect("reads"));
-    let mut diags = validate_named(
-        &ir,
-        &Options {
-            env: target,
-            ..Options::default()
-        },
-        Some(&names),
-    )
-    .0;
-    locate_all_operands(&out.map, &out.operands, &mut diags);
-    for d in &diags {
-        assert!(
-            rules::rule(d.code).is_some(),
-            "{} has no RULES entry",
-            d.code
-        );
-    }
-    let ours = diags
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    (reference_verdict(&format!("val_deco_{name}"), src, env), ours)
-}
-
 #[track_caller]
 fn valid(name: &str, src: &str, env: &str) {
-    let (theirs, ours) = verdicts(name, src, env);
-    if let Some(v) = theirs {
-        assert!(v, "{name}: spirv-val rejects the valid module");
-    }
-    assert!(ours.is_empty(), "{name}: {ours:#?}");
+    assert_valid_module(&format!("val_deco_{name}"), src, env)
 }
 
 /// The one error of an invalid module: its code, the token it points at (the
 /// first `token` on the line containing `line`), and words of the message.
 #[track_caller]
 fn one_error(name: &str, src: &str, env: &str, code: &str, line: &str, token: &str, says: &[&str]) {
-    let (theirs, ours) = verdicts(name, src, env);
-    if let Some(v) = theirs {
-        assert!(!v, "{name}: spirv-val accepts the module");
-    }
-    assert_eq!(ours.len(), 1, "{name}: {ours:#?}");
-    let d = &ours[0];
-    assert_eq!(d.code, code, "{name}: {d:#?}");
-    assert_eq!(
-        &src[d.span.start as usize..d.span.end as usize],
-        token,
-        "{name}: {d:#?}"
-    );
-    let at_line = src
-        .find(line)
-        .unwrap_or_else(|| panic!("{line} not in the module"));
-    let col = src[at_line..].find(token).unwrap() + at_line;
-    assert_eq!(
-        line_col(src, d.span.start),
-        line_col(src, col as u32),
-        "{name}"
-    );
-    for s in says {
-        assert!(d.message.contains(s), "{name}: `{s}` not in: {}", d.message);
-    }
+    assert_one_error(&format!("val_deco_{name}"), src, env, code, line, token, says)
 }
 
 const SSBO: &str = "OpDecorate %S Block

@@ -9,12 +9,9 @@
 //! spirv-val and each valid one accepted, so that the verdicts come from the
 //! oracle, not from our own output.
 
-use spvlab_core::analysis::locate_all_operands;
+use spvlab_core::Diagnostic;
 use spvlab_core::diag::line_col;
-use spvlab_core::text::asm::{AsmOptions, assemble_with_map};
-use spvlab_core::valid::{Options, rules, validate_words};
-use spvlab_core::{Diagnostic, Severity, TargetEnv};
-use spvlab_tests::reference_verdict;
+use spvlab_tests::{assert_invalid_module, assert_one_error, assert_valid_module};
 
 const HEAD: &str = "OpCapability Shader
 OpCapability Linkage
@@ -54,43 +51,9 @@ fn module(body: &str) -> String {
     format!("{HEAD}%f = OpFunction %void None %fn\n%entry = OpLabel\n{body}\nOpReturn\nOpFunctionEnd\n")
 }
 
-fn ours(src: &str) -> Vec<Diagnostic> {
-    let env = TargetEnv::parse("spv1.3").unwrap();
-    let out = assemble_with_map(
-        src,
-        &AsmOptions {
-            env,
-            preserve_numeric_ids: false,
-        },
-    )
-    .expect("assembles");
-    let mut diags = validate_words(
-        &out.words,
-        &Options {
-            env,
-            ..Options::default()
-        },
-    );
-    locate_all_operands(&out.map, &out.operands, &mut diags);
-    for d in &diags {
-        assert!(rules::rule(d.code).is_some(), "{} has no RULES entry", d.code);
-    }
-    diags.into_iter().filter(|d| d.severity == Severity::Error).collect()
-}
-
-/// spirv-val's verdict, if the reference tools are installed.
-fn reference_valid(name: &str, src: &str) -> Option<bool> {
-    reference_verdict(&format!("val_inst_{name}"), src, "spv1.3")
-}
-
 #[track_caller]
 fn valid(name: &str, body: &str) {
-    let src = module(body);
-    if let Some(v) = reference_valid(name, &src) {
-        assert!(v, "{name}: spirv-val rejects the valid module");
-    }
-    let d = ours(&src);
-    assert!(d.is_empty(), "{name}: {d:#?}");
+    assert_valid_module(&format!("val_inst_{name}"), &module(body), "spv1.3")
 }
 
 /// An invalid module: spirv-val rejects it; our errors, each with the text it
@@ -98,12 +61,7 @@ fn valid(name: &str, body: &str) {
 #[track_caller]
 fn invalid(name: &str, body: &str) -> (String, Vec<(Diagnostic, String)>) {
     let src = module(body);
-    if let Some(v) = reference_valid(name, &src) {
-        assert!(!v, "{name}: spirv-val accepts the module");
-    }
-    let d = ours(&src);
-    assert!(!d.is_empty(), "{name}: no error reported");
-    let with_text = d
+    let with_text = assert_invalid_module(&format!("val_inst_{name}"), &src, "spv1.3")
         .into_iter()
         .map(|d| {
             let t = src[d.span.start as usize..d.span.end as usize].to_owned();
@@ -117,17 +75,7 @@ fn invalid(name: &str, body: &str) -> (String, Vec<(Diagnostic, String)>) {
 /// on the line `line`), and words the message must contain.
 #[track_caller]
 fn one_error(name: &str, body: &str, code: &str, line: &str, token: &str, says: &[&str]) {
-    let (src, d) = invalid(name, body);
-    assert_eq!(d.len(), 1, "{name}: {d:#?}");
-    let (d, text) = &d[0];
-    assert_eq!(d.code, code, "{name}: {d:#?}");
-    assert_eq!(text, token, "{name}: points at the wrong text: {d:#?}");
-    let at_line = src.find(line).unwrap_or_else(|| panic!("{line} not in the module"));
-    let col = src[at_line..].find(token).unwrap() + at_line;
-    assert_eq!(line_col(&src, d.span.start), line_col(&src, col as u32), "{name}");
-    for s in says {
-        assert!(d.message.contains(s), "{name}: `{s}` not in: {}", d.message);
-    }
+    assert_one_error(&format!("val_inst_{name}"), &module(body), "spv1.3", code, line, token, says)
 }
 
 // Arithmetic.
