@@ -92,7 +92,7 @@ fn scopes(cx: &mut Context<'_>, i: usize, opcode: u16, shader: bool) {
 pub(super) fn check(cx: &mut Context<'_>) {
     let mut f16_vectors: Option<bool> = None;
     // Declared capabilities with the ones they imply (as spirv-val's HasCapability).
-    let declared = super::caps::Declared::collect(cx);
+    let declared = cx.declared();
     let shader = declared.caps.contains(&capability::Shader) && !declared.caps.contains(&capability::CooperativeMatrixNV);
     for i in 0..cx.insts().len() {
         let opcode = cx.insts()[i].opcode;

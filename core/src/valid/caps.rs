@@ -218,7 +218,7 @@ fn ordinal(n: usize) -> String {
 /// The pass: instruction and operand requirements, and the environment's
 /// capabilities.
 pub(super) fn check(cx: &mut Context<'_>) {
-    let declared = Declared::collect(cx);
+    let declared = cx.declared();
     let module_version = cx.version;
     let env = cx.opts.env;
     for i in 0..cx.insts().len() {

@@ -29,6 +29,9 @@ pub struct Context<'m> {
     /// Operands that name a function or a function type, found by the id
     /// pass for `uses.rs`: (instruction, operand, id).
     pub(super) function_uses: Vec<(usize, usize, u32)>,
+    /// The declared capabilities and extensions, collected on first use (a
+    /// scan of the whole module that several passes need).
+    declared: core::cell::OnceCell<alloc::rc::Rc<super::caps::Declared>>,
 }
 
 impl<'m> Context<'m> {
@@ -46,6 +49,7 @@ impl<'m> Context<'m> {
             text_names: None,
             diags: Vec::new(),
             function_uses: Vec::new(),
+            declared: core::cell::OnceCell::new(),
         };
         for p in &cx.ir.problems {
             let d = match p {
@@ -63,6 +67,12 @@ impl<'m> Context<'m> {
             cx.diags.push(d);
         }
         cx
+    }
+
+    /// The declared capabilities (with the ones they imply) and extensions,
+    /// collected once per validation.
+    pub(super) fn declared(&self) -> alloc::rc::Rc<super::caps::Declared> {
+        self.declared.get_or_init(|| alloc::rc::Rc::new(super::caps::Declared::collect(self))).clone()
     }
 
     /// The module's IR.

@@ -3,7 +3,6 @@
 //! Cooperative matrix and vector conversions are left to their own rules.
 
 use super::Context;
-use super::caps::Declared;
 use super::operand::{Lookups, Shape, bad_operand, bad_result, known, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::op;
@@ -190,7 +189,7 @@ fn bitcast(cx: &mut Context<'_>, i: usize, rt: u32, psb: &mut Option<bool>) {
     let int_scalar = |s: &Option<Shape>| s.is_some_and(|s| s.is_int() && !s.vector);
     let int32_vector = |s: &Option<Shape>| s.is_some_and(|s| s.is_int() && s.vector && s.width() == 32);
     let wide = cx.version >= (1, 5)
-        || *psb.get_or_insert_with(|| Declared::collect(cx).has_ext("SPV_KHR_physical_storage_buffer"));
+        || *psb.get_or_insert_with(|| cx.declared().has_ext("SPV_KHR_physical_storage_buffer"));
     let fits = |x: &Option<Shape>| int_scalar(x) || (wide && int32_vector(x));
     let also = if wide {
         ", an int scalar or a 32-bit int vector"

@@ -304,7 +304,7 @@ fn expected_target(
         dec::BuiltIn => {
             // (Declared capabilities are collected only for this rare case.)
             let workgroup_size = builtin == Some(crate::grammar::built_in::WorkgroupSize)
-                && super::caps::Declared::collect(cx).has_cap(crate::grammar::capability::Shader);
+                && cx.declared().has_cap(crate::grammar::capability::Shader);
             if workgroup_size {
                 (!is_constant(target)).then_some("a constant, for WorkgroupSize")
             } else {

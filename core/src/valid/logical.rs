@@ -4,7 +4,6 @@
 //! and Logical Instructions"; spirv-val's validate_logicals).
 
 use super::Context;
-use super::caps::Declared;
 use super::operand::{Lookups, Shape, bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
 use crate::grammar::{capability, op};
@@ -203,7 +202,7 @@ fn select(cx: &mut Context<'_>, i: usize, rt: u32, variable_pointers: &mut Optio
         // Pointers need variable pointers; composites are allowed from SPIR-V 1.4 on.
         (None, Some(Type::Pointer { .. })) => {
             let vp = *variable_pointers.get_or_insert_with(|| {
-                Declared::collect(cx)
+                cx.declared()
                     .has_any_cap(&[capability::VariablePointers, capability::VariablePointersStorageBuffer])
             });
             if !vp {

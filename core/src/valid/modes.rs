@@ -4,7 +4,6 @@
 //! Instructions"; spirv-val's validate_mode_setting and its entry point checks).
 
 use super::Context;
-use super::caps::Declared;
 use super::rules::Rule;
 use crate::grammar::{built_in, capability, decoration, execution_mode as em, execution_model as model, op};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -62,7 +61,7 @@ const REQUIRED: &str = "inst.modes.required-mode";
 
 /// Check the entry points and execution modes.
 pub(super) fn check(cx: &mut Context<'_>) {
-    let declared = Declared::collect(cx);
+    let declared = cx.declared();
     let shader = declared.has_cap(capability::Shader);
     let vulkan = cx.opts.env.is_vulkan();
     // Entry points by function id: (instruction, model), and each function's modes.

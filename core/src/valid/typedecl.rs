@@ -94,7 +94,7 @@ const ELEMENT: &str = "inst.typedecl.element-type";
 
 /// Check every type declaration, and the uses of function types.
 pub(super) fn check(cx: &mut Context<'_>) {
-    let declared = Declared::collect(cx);
+    let declared = cx.declared();
     let unique = !declared.has_ext("SPV_VALIDATOR_ignore_type_decl_unique");
     let mut seen: BTreeMap<(u16, &[u32]), usize> = BTreeMap::new();
     for i in 0..cx.insts().len() {

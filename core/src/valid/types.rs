@@ -119,7 +119,7 @@ impl Decorations {
 }
 
 pub(super) fn check(cx: &mut Context<'_>) {
-    let declared = Declared::collect(cx);
+    let declared = cx.declared();
     let decs = Decorations::collect(cx);
     type_declarations(cx, &declared);
     builtin_structs(cx, &decs);
