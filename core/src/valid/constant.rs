@@ -64,9 +64,9 @@ fn ty<'a>(cx: &Context<'a>, id: u32) -> Option<&'a Type> {
 
 pub(super) fn check(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    let has_cap = |c: u32| insts.iter().any(|x| x.opcode == op::OpCapability && x.operands.first() == Some(&c));
-    let kernel = has_cap(capability::Kernel);
-    let shader = has_cap(capability::Shader);
+    // Declared with the ones they imply, as spirv-val's HasCapability.
+    let declared = cx.declared();
+    let (kernel, shader) = (declared.has_cap(capability::Kernel), declared.has_cap(capability::Shader));
     let uconvert = cx.version >= (1, 4) || kernel
         || insts.iter().any(|x| {
             x.opcode == op::OpExtension

@@ -258,10 +258,11 @@ pub(super) fn check(cx: &mut Context<'_>) {
 /// a logical pointer.
 fn logical_pointer_results(cx: &mut Context<'_>) {
     let insts = cx.insts();
-    let has_cap = |c: u32| insts.iter().any(|x| x.opcode == op::OpCapability && x.operands.first() == Some(&c));
-    // VariablePointers implies VariablePointersStorageBuffer.
-    let vp = has_cap(crate::grammar::capability::VariablePointers);
-    let vp_sb = vp || has_cap(crate::grammar::capability::VariablePointersStorageBuffer);
+    // Declared with the ones they imply (VariablePointers implies
+    // VariablePointersStorageBuffer), as spirv-val's HasCapability.
+    let declared = cx.declared();
+    let vp = declared.has_cap(crate::grammar::capability::VariablePointers);
+    let vp_sb = declared.has_cap(crate::grammar::capability::VariablePointersStorageBuffer);
     for (i, inst) in insts.iter().enumerate() {
         // The parsed operands say whether word 1 is a result type (no grammar look-up).
         let Some(rt) = cx.ir().result_type(i) else { continue };
