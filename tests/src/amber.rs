@@ -153,32 +153,12 @@ pub fn cause(v: &Verdict) -> String {
 pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
     let table: &[(&str, &str)] = &[
         (
-            "not supported: DATA_TYPE `R",
-            "an image format with normalized components (UNORM) or a layout the runner does not read: image data",
-        ),
-        (
-            "not supported: DATA_TYPE `RGBA",
-            "an image format: image data",
-        ),
-        (
             "cannot read `",
             "the buffer's data is loaded from a file beside the upstream script (BUFFER ... FILE), and the corpus does not carry those files",
         ),
         (
-            "not supported: SHADER_OPTIMIZATION",
-            "the script runs spirv-opt passes (here --graphics-robust-access) on the shader first: the runner has no optimizer",
-        ),
-        (
-            "not supported: a constant the interpreter cannot evaluate",
-            "an OpSpecConstantOp the IR does not evaluate",
-        ),
-        (
             "a GLSL shader needs a precompiled module",
             "the corpus has no compiled module for this GLSL shader (a second shader of a SPIR-V-assembly test)",
-        ),
-        (
-            "not supported: OpImageSample",
-            "a sampling instruction (texture() on a sampler): the interpreter reads and writes texels but does not sample",
         ),
         (
             "integer division by zero",
