@@ -17,7 +17,7 @@
 //! 5. [`valid`]: the validator (reads the IR); [`reflect`]: resources, workgroup
 //!    size and built-ins of each entry point, from the IR;
 //! 6. [`interp`]: the reference interpreter (runs compute entry points);
-//!    (the WGSL writer, to come);
+//!    [`wgsl`]: the WGSL writer (SPIR-V lowered to WGSL for WebGPU);
 //! 7. [`analysis`]: one analysis of a module and its views (the page's report,
 //!    the DOT drawing, rendered diagnostics);
 //! 8. [`share`]: share links; [`amber`]: AmberScript (compute subset) and its
@@ -42,6 +42,7 @@ pub mod reflect;
 pub mod share;
 pub mod text;
 pub mod valid;
+pub mod wgsl;
 
 pub use diag::{Diagnostic, Severity, Span};
 pub use env::TargetEnv;
