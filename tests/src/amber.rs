@@ -107,16 +107,28 @@ pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
         shaders: precompiled(corpus, case),
         ..RunOptions::default()
     };
-    // Files the script names are read beside it, as Amber does (the corpus
-    // does not carry them: those cases are errors that say so).
+    // Files the script names are read beside it, as Amber does; the corpus
+    // does not carry them, so they are then looked up in tests/amber-data/,
+    // which holds the upstream files (see its README.md).
     let path = corpus.join(&case.amber);
     let dir = path.parent().map(|d| d.to_path_buf()).unwrap_or_default();
-    let mut load = |name: &str| std::fs::read(dir.join(name)).map_err(|e| e.to_string());
+    let data = amber_data_dir(&path);
+    let mut load = |name: &str| {
+        std::fs::read(dir.join(name)).or_else(|e| data.as_ref().map_or(Err(e), |d| std::fs::read(d.join(name)))).map_err(|e| e.to_string())
+    };
     match amber::parse_with(&text, &mut load).and_then(|s| amber::run_with(&s, &opts)) {
         Ok(o) if o.passed() => Verdict::Pass,
         Ok(o) => Verdict::Fail(o.failures.iter().map(|e| e.to_string()).collect()),
         Err(e) => Verdict::Error(e.to_string()),
     }
+}
+
+/// The folder of tests/amber-data/ for the script at `path`: the one named
+/// after the corpus folder the script is in (`amber/vk-gl-cts/x.amber` ->
+/// `tests/amber-data/vk-gl-cts`).
+pub fn amber_data_dir(path: &Path) -> Option<std::path::PathBuf> {
+    let source = path.parent()?.file_name()?;
+    Some(crate::root().join("tests/amber-data").join(source))
 }
 
 /// The cause of a failure, for grouping: a run error's message without its
