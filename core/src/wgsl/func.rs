@@ -65,7 +65,7 @@ impl W<'_> {
         if fcfg.blocks.is_empty() {
             return Err(Refusal::new("wgsl.invalid", "a function declaration without a body", at));
         }
-        let shape = super::shape::structure(&ir.module, fcfg).map_err(|e| {
+        let shape = (self.structure)(&ir.module, fcfg).map_err(|e| {
             let inst = fcfg.blocks.get(e.block as usize).map_or(func.inst, |b| b.start);
             Refusal::new("wgsl.control-flow", e.message, Some(inst))
         })?;

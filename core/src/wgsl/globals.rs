@@ -308,7 +308,9 @@ impl W<'_> {
             };
             self.out.line(0, &decl, Some(at));
         }
-        self.out.line(0, "", None);
+        if !self.out.text.is_empty() {
+            self.out.line(0, "", None);
+        }
         Ok(())
     }
 

@@ -21,7 +21,8 @@ pub mod shape;
 mod tests;
 mod types;
 
-use crate::cfg::ModuleCfg;
+use crate::Module;
+use crate::cfg::{FunctionCfg, ModuleCfg};
 use crate::ir::Ir;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
@@ -46,10 +47,15 @@ pub struct Wgsl {
     pub lines: Vec<Option<u32>>,
 }
 
+/// How a function's control flow is structured: [`shape::structure`], or
+/// a hand-built [`shape::Shape`] in tests.
+pub type Structurer<'a> = &'a dyn Fn(&Module, &FunctionCfg) -> Result<shape::Shape, shape::ShapeError>;
+
 /// The writer's state.
 pub(crate) struct W<'a> {
     pub ir: &'a Ir,
     pub cfg: &'a ModuleCfg,
+    pub structure: Structurer<'a>,
     /// Whether f16 is used (`enable f16;`).
     pub f16: bool,
     /// Module-scope identifiers.
@@ -110,9 +116,16 @@ impl Out {
 
 /// Lower `ir` (a valid module) to WGSL, with `cfg` its control-flow analysis.
 pub fn lower(ir: &Ir, cfg: &ModuleCfg, opts: &Options) -> Result<Wgsl, Vec<Refusal>> {
+    lower_with(ir, cfg, opts, &shape::structure)
+}
+
+/// [`lower`], with each function's shape from `structure` (tests give
+/// hand-built shapes).
+pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structurer<'_>) -> Result<Wgsl, Vec<Refusal>> {
     let mut w = W {
         ir,
         cfg,
+        structure,
         f16: false,
         globals_scope: names::Scope::default(),
         type_names: BTreeMap::new(),
@@ -189,6 +202,15 @@ impl W<'_> {
     /// Refuse what the module declares that WGSL lacks.
     fn check_module(&self) -> Result<(), Refusal> {
         use crate::grammar::{capability as cap, op};
+        // Variable-length arrays first: they come with the physical model.
+        for i in 0..self.ir.len() {
+            if matches!(
+                self.ir.opcode(i),
+                op::OpVariableLengthArrayINTEL | op::OpSaveMemoryINTEL | op::OpRestoreMemoryINTEL
+            ) {
+                return Err(Refusal::new("wgsl.vla", "a variable-length array (SPV_INTEL_variable_length_array)", Some(i as u32)));
+            }
+        }
         for i in 0..self.ir.len() {
             match self.ir.opcode(i) {
                 op::OpCapability => {
