@@ -433,3 +433,355 @@ fn dispatch_variables_breaks_and_continues_are_valid_wgsl() {
         assert!(w.text.contains(s), "{s} missing:\n{}", w.text);
     }
 }
+
+#[test]
+fn explicit_layout_gets_size_and_stride_wrappers() {
+    let src = format!(
+        "{HEAD}OpName %L \"Layout\"
+OpMemberName %L 0 \"a\"
+OpMemberName %L 1 \"b\"
+OpMemberName %L 2 \"c\"
+OpMemberName %L 3 \"m\"
+OpMemberName %L 4 \"arr\"
+OpMemberName %L 5 \"rt\"
+OpName %lv \"lv\"
+OpName %x \"x\"
+{DECOS}OpMemberDecorate %L 0 Offset 0
+OpMemberDecorate %L 1 Offset 16
+OpMemberDecorate %L 2 Offset 40
+OpMemberDecorate %L 3 Offset 48
+OpMemberDecorate %L 3 ColMajor
+OpMemberDecorate %L 3 MatrixStride 16
+OpMemberDecorate %L 4 Offset 112
+OpMemberDecorate %L 5 Offset 176
+OpDecorate %L Block
+OpDecorate %arr4 ArrayStride 16
+OpDecorate %lv DescriptorSet 0
+OpDecorate %lv Binding 1
+{TYPES}%v3float = OpTypeVector %float 3
+%v4float = OpTypeVector %float 4
+%m4 = OpTypeMatrix %v4float 4
+%u4 = OpConstant %uint 4
+%arr4 = OpTypeArray %float %u4
+%L = OpTypeStruct %uint %v3float %float %m4 %arr4 %rt
+%ptr_L = OpTypePointer StorageBuffer %L
+%ptr_f = OpTypePointer StorageBuffer %float
+%lv = OpVariable %ptr_L StorageBuffer
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %ptr_f %lv %u4 %u2
+%x = OpLoad %float %p
+%q = OpAccessChain %ptr_f %lv %u2
+OpStore %q %x
+OpReturn
+OpFunctionEnd
+"
+    );
+    let w = lower("layout", &src, None).unwrap();
+    naga_accepts(&w.text);
+    // b ends at 28, c is at 40: b gets @size(24). The float array's stride
+    // 16 is had by a wrapper of size 16, read through `.v`.
+    for s in [
+        "  a: u32,\n  @size(24) b: vec3<f32>,\n  c: f32,\n  m: mat4x4<f32>,\n  arr: array<Stride16_",
+        "  @size(16) v: f32,\n",
+        "  rt: array<u32>,\n}",
+        "let x: f32 = lv.arr[2u].v;",
+        "lv.c = x;",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn refusals_are_located_and_explained() {
+    let f64 = "OpCapability Shader
+OpCapability Float64
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%double = OpTypeFloat 64
+%main = OpFunction %void None %fn
+%e = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    assert_eq!(refused("f64", f64).0, "wgsl.float64");
+    assert_eq!(refused("f64", f64).1, (2, 1));
+    // A row-major matrix: refused at its struct.
+    let rm = format!(
+        "{HEAD}{DECOS}OpMemberDecorate %M 0 Offset 0
+OpMemberDecorate %M 0 RowMajor
+OpMemberDecorate %M 0 MatrixStride 16
+OpDecorate %M Block
+OpDecorate %mv DescriptorSet 0
+OpDecorate %mv Binding 1
+{TYPES}%v4float = OpTypeVector %float 4
+%m4 = OpTypeMatrix %v4float 4
+%M = OpTypeStruct %m4
+%ptr_M = OpTypePointer StorageBuffer %M
+%ptr_m4 = OpTypePointer StorageBuffer %m4
+%mv = OpVariable %ptr_M StorageBuffer
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %ptr_m4 %mv %u0
+%x = OpLoad %m4 %p
+OpReturn
+OpFunctionEnd
+"
+    );
+    let (code, at, msg) = refused("row_major", &rm);
+    assert_eq!(code, "wgsl.layout");
+    let line = rm.lines().position(|l| l.starts_with("%M = OpTypeStruct")).unwrap() as u32 + 1;
+    assert_eq!(at, (line, 1));
+    assert!(msg.contains("row-major"), "{msg}");
+    // Push constants: refused at the variable.
+    let pc = format!(
+        "{HEAD}{DECOS}OpMemberDecorate %P 0 Offset 0
+OpDecorate %P Block
+{TYPES}%P = OpTypeStruct %uint
+%ptr_P = OpTypePointer PushConstant %P
+%ptr_pu = OpTypePointer PushConstant %uint
+%pv = OpVariable %ptr_P PushConstant
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %ptr_pu %pv %u0
+%x = OpLoad %uint %p
+OpReturn
+OpFunctionEnd
+"
+    );
+    let (code, at, _) = refused("push_constant", &pc);
+    assert_eq!(code, "wgsl.push-constant");
+    let line = pc.lines().position(|l| l.starts_with("%pv = OpVariable")).unwrap() as u32 + 1;
+    assert_eq!(at, (line, 1));
+}
+
+#[test]
+fn variable_length_arrays_are_refused_with_a_reason() {
+    let Some(corpus) = spvlab_tests::corpus_dir() else { return };
+    let src = std::fs::read_to_string(corpus.join("ext-probes/vla.spvasm")).unwrap();
+    let a = Analysis::of_text(&src, &Options::default());
+    let r = wgsl::lower(a.ir().unwrap(), a.cfg(), &wgsl::Options::default()).unwrap_err();
+    assert_eq!(r[0].code, "wgsl.vla");
+    assert!(r[0].why().contains("variable-length"), "{}", r[0].why());
+    let i = r[0].instruction.unwrap() as usize;
+    assert_eq!(a.ir().unwrap().opcode(i), spvlab_core::grammar::op::OpSaveMemoryINTEL);
+}
+
+#[test]
+fn names_are_made_valid_and_unique() {
+    let src = module(
+        "OpName %a \"var\"\nOpName %b \"__x\"\nOpName %c \"1abc\"\nOpName %d \"a b\"\nOpName %f \"dup\"\nOpName %g \"dup\"\n",
+        "",
+        "",
+        "%e = OpLabel
+%a = OpIAdd %uint %u1 %u2
+%b = OpIAdd %uint %a %u2
+%c = OpIAdd %uint %b %u2
+%d = OpIAdd %uint %c %u2
+%f = OpIAdd %uint %d %u2
+%g = OpIAdd %uint %f %u2
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %g
+OpReturn
+",
+    );
+    let w = lower("names", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "let var_1: u32 = (1u + 2u);",
+        // `__` opens names WGSL keeps for itself: one underscore is cut.
+        "let _x: u32 = (var_1 + 2u);",
+        "let n1abc: u32 = (_x + 2u);",
+        "let a_b: u32 = (n1abc + 2u);",
+        "let dup: u32 = (a_b + 2u);",
+        "let dup_1: u32 = (dup + 2u);",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn atomics_barriers_and_signedness() {
+    let src = module(
+        "OpName %old \"old\"\nOpName %s \"s\"\nOpName %q \"q\"\n",
+        "",
+        "%int_m3 = OpConstant %int -3\n%u264 = OpConstant %uint 264\n",
+        "%e = OpLabel
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+%old = OpAtomicIAdd %uint %p %u1 %u0 %u1
+OpControlBarrier %u2 %u2 %u264
+%s = OpSDiv %uint %old %int_m3
+%q = OpShiftRightArithmetic %uint %s %u1
+%p1 = OpAccessChain %ptr_sb_uint %out %u0 %u1
+OpStore %p1 %q
+OpReturn
+",
+    );
+    let w = lower("atomics", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "data: array<atomic<u32>>,",
+        "let old: u32 = atomicAdd(&out.data[0u], 1u);",
+        "workgroupBarrier();",
+        // OpSDiv reads its operands as signed, whatever their types.
+        "let s: u32 = bitcast<u32>((bitcast<i32>(old) / -3i));",
+        "let q: u32 = bitcast<u32>((bitcast<i32>(s) >> 1u));",
+        "atomicStore(&out.data[1u], q);",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn spec_constants_become_overrides() {
+    let src = module(
+        "OpName %n \"n\"\nOpName %y \"y\"\n",
+        "OpDecorate %n SpecId 3\n",
+        "%n = OpSpecConstant %uint 7\n",
+        "%e = OpLabel
+%y = OpIMul %uint %n %u2
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %y
+OpReturn
+",
+    );
+    let w = lower("spec", &src, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("@id(3) override n: u32 = 7u;"), "{}", w.text);
+    assert!(w.text.contains("let y: u32 = (n * 2u);"), "{}", w.text);
+}
+
+#[test]
+fn glsl_std_450_maps_to_builtins() {
+    let src = format!(
+        "OpCapability Shader
+%glsl = OpExtInstImport \"GLSL.std.450\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %gid
+OpExecutionMode %main LocalSize 4 1 1
+OpName %main \"main\"
+OpName %out \"out\"
+OpName %buf \"Buf\"
+OpMemberName %buf 0 \"data\"
+OpName %gid \"gid\"
+OpName %m \"m\"
+OpName %c \"c\"
+OpName %b \"b\"
+OpName %fr \"fr\"
+OpName %wh \"wh\"
+{DECOS}{TYPES}%ptr_fn_float = OpTypePointer Function %float
+%f1 = OpConstant %float 1.5
+%f2 = OpConstant %float 2.25
+%main = OpFunction %void None %fn
+%e = OpLabel
+%wh = OpVariable %ptr_fn_float Function
+%m = OpExtInst %float %glsl FMix %f1 %f2 %f1
+%c = OpExtInst %uint %glsl SClamp %u7 %u1 %u2
+%b = OpExtInst %uint %glsl FindUMsb %c
+%fr = OpExtInst %float %glsl Modf %m %wh
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %b
+OpReturn
+OpFunctionEnd
+"
+    );
+    let w = lower("glsl", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "let m: f32 = mix(1.5f, 2.25f, 1.5f);",
+        // SClamp reads its operands as signed.
+        "let c: u32 = bitcast<u32>(clamp(bitcast<i32>(7u), bitcast<i32>(1u), bitcast<i32>(2u)));",
+        "let b: u32 = firstLeadingBit(c);",
+        "wh = modf(m).whole;",
+        "let fr: f32 = modf(m).fract;",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn fragment_and_vertex_stage_io() {
+    let frag = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %coord %color
+OpExecutionMode %main OriginUpperLeft
+OpName %main \"main\"
+OpName %coord \"coord\"
+OpName %color \"color\"
+OpName %x \"x\"
+OpDecorate %coord BuiltIn FragCoord
+OpDecorate %color Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %v4float
+%ptr_out = OpTypePointer Output %v4float
+%coord = OpVariable %ptr_in Input
+%color = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%e = OpLabel
+%x = OpLoad %v4float %coord
+OpStore %color %x
+OpReturn
+OpFunctionEnd
+";
+    let want = "var<private> coord: vec4<f32>;
+var<private> color: vec4<f32>;
+
+fn main_1() {
+  let x: vec4<f32> = coord;
+  color = x;
+  return;
+}
+
+struct main_out {
+  @location(0) m0: vec4<f32>,
+}
+
+@fragment
+fn main(@builtin(position) p0: vec4<f32>) -> main_out {
+  coord = p0;
+  main_1();
+  return main_out(color);
+}
+
+";
+    let w = lower("frag", frag, None).unwrap();
+    naga_accepts(&w.text);
+    assert_eq!(w.text, want, "{}", w.text);
+    // A vertex shader reading VertexIndex as a signed int: cast in the wrapper.
+    let vert = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main \"main\" %vi %pos
+OpName %main \"main\"
+OpName %vi \"vi\"
+OpName %pos \"pos\"
+OpDecorate %vi BuiltIn VertexIndex
+OpDecorate %pos BuiltIn Position
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %int
+%ptr_out = OpTypePointer Output %v4float
+%vi = OpVariable %ptr_in Input
+%pos = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%e = OpLabel
+%i = OpLoad %int %vi
+%f = OpConvertSToF %float %i
+%v = OpCompositeConstruct %v4float %f %f %f %f
+OpStore %pos %v
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("vert", vert, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("vi = bitcast<i32>(p0);"), "{}", w.text);
+    assert!(w.text.contains("@builtin(position) m0: vec4<f32>,"), "{}", w.text);
+}

@@ -154,6 +154,13 @@ impl W<'_> {
         }
         let Shape { body, .. } = shape;
         self.stmts(&mut f, &body)?;
+        // naga wants a function with a result to end in a return even when
+        // control never gets there (a loop that only returns from inside).
+        if let Some(t) = &f.ret
+            && !matches!(body.last(), Some(Stmt::Return(_) | Stmt::Unreachable))
+        {
+            self.out.line(1, &format!("return {t}();"), None);
+        }
         self.out.line(0, "}", Some(func.end));
         self.out.line(0, "", None);
         Ok(())

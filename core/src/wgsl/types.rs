@@ -362,10 +362,14 @@ impl W<'_> {
             let t = self.ty_atomic(m.ty, inst, atomic)?;
             let mname = self.member_name(ty, k as u32, &mut scope);
             let mut attrs = String::new();
-            if let (Some(o), Some(next)) = (m.offset, members.get(k + 1).and_then(|n| n.offset)) {
+            // `@size` where WGSL would place the next member before its Offset.
+            if let (Some(o), Some(n)) = (m.offset, members.get(k + 1))
+                && let Some(next) = n.offset
+            {
                 let (_, s) = self.layout(m.ty, uniform).unwrap_or((4, 4));
+                let (na, _) = self.layout(n.ty, uniform).unwrap_or((4, 4));
                 let gap = (next as u64).saturating_sub(o as u64);
-                if gap > s {
+                if round_up(na, o as u64 + s) != next as u64 && gap > s {
                     attrs = format!("@size({gap}) ");
                 }
             }
