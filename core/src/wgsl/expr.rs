@@ -371,7 +371,22 @@ impl W<'_> {
                 }
                 let t = self.ty(rt, i as u32)?;
                 let x = self.val(f, arg(2))?;
-                if ir.type_of(arg(2)) == Some(rt) { x } else { format!("bitcast<{t}>({x})") }
+                let from = self.num_of(arg(2));
+                let h2 = Num { kind: Kind::F16, n: 2 };
+                // Two halves and a 32-bit scalar: by the packing built-ins
+                // (naga 30 mistypes bitcasts of f16 vectors).
+                if from == Some(h2) && rnum.is_some_and(|n| n.n == 1) {
+                    let u = Num { kind: Kind::U32, n: 1 };
+                    cast(format!("pack2x16float(vec2<f32>({x}))"), u, rnum.unwrap_or(u))
+                } else if rnum == Some(h2) && from.is_some_and(|n| n.n == 1) {
+                    let u = Num { kind: Kind::U32, n: 1 };
+                    let x = cast(x, from.unwrap_or(u), u);
+                    format!("vec2<f16>(unpack2x16float({x}))")
+                } else if ir.type_of(arg(2)) == Some(rt) {
+                    x
+                } else {
+                    format!("bitcast<{t}>({x})")
+                }
             }
             op::OpQuantizeToF16 => format!("quantizeToF16({})", self.val(f, arg(2))?),
             op::OpBitCount => {
@@ -437,6 +452,7 @@ impl W<'_> {
                 return Err(Refusal::new("wgsl.barrier", "a memory barrier without a control barrier", Some(i as u32)));
             }
             x if super::globals::is_atomic(x) => return self.atomic(f, i, &w),
+            op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => self.subgroup(f, i, &w)?,
             op::OpExtInst => {
                 let set = ir.ext_import(arg(2)).unwrap_or("");
                 if set.starts_with("NonSemantic.") {
@@ -622,6 +638,94 @@ impl W<'_> {
             }
         };
         self.bind(f, i, id, rt, cast(e, k, r))
+    }
+
+    /// A subgroup operation (WGSL's `subgroups` extension).
+    fn subgroup(&mut self, f: &mut F, i: usize, w: &[u32]) -> Result<String, Refusal> {
+        let o = self.ir.opcode(i);
+        let at = Some(i as u32);
+        if self.ir.const_u64(w[2]) != Some(3) {
+            return Err(Refusal::new("wgsl.instruction", "a group operation of a scope other than Subgroup", at));
+        }
+        self.subgroups = true;
+        let r = self.num(w[0]);
+        let arg = |k: usize| w.get(k).copied().unwrap_or(0);
+        Ok(match o {
+            op::OpGroupNonUniformElect => {
+                let lane = match &self.lane {
+                    Some(l) => l.clone(),
+                    None => {
+                        let l = self.globals_scope.fresh(Some("subgroup_lane"), "lane");
+                        self.wrapper_decls.push((i as u32, format!("var<private> {l}: u32;\n")));
+                        self.lane = Some(l.clone());
+                        l
+                    }
+                };
+                // The first active invocation is the one whose id is broadcast first.
+                format!("({lane} == subgroupBroadcastFirst({lane}))")
+            }
+            op::OpGroupNonUniformAll => format!("subgroupAll({})", self.val(f, arg(3))?),
+            op::OpGroupNonUniformAny => format!("subgroupAny({})", self.val(f, arg(3))?),
+            op::OpGroupNonUniformAllEqual => {
+                let n = self.num_of(arg(3)).ok_or_else(|| unsupported(i, "OpGroupNonUniformAllEqual of a composite"))?;
+                let mut x = self.val(f, arg(3))?;
+                if n.kind == Kind::Bool {
+                    x = format!("{}({x})", n.with(Kind::U32).text());
+                }
+                let eq = format!("{x} == subgroupBroadcastFirst({x})");
+                if n.n == 1 { format!("subgroupAll({eq})") } else { format!("subgroupAll(all({eq}))") }
+            }
+            op::OpGroupNonUniformBroadcastFirst => format!("subgroupBroadcastFirst({})", self.val(f, arg(3))?),
+            op::OpGroupNonUniformBroadcast | op::OpGroupNonUniformQuadBroadcast => {
+                let name = if o == op::OpGroupNonUniformBroadcast { "subgroupBroadcast" } else { "quadBroadcast" };
+                let Some(id) = self.ir.const_u64(arg(4)) else {
+                    return Err(unsupported(i, "a broadcast from a non-constant invocation"));
+                };
+                format!("{name}({}, {}u)", self.val(f, arg(3))?, id as u32)
+            }
+            op::OpGroupNonUniformBallot => format!("subgroupBallot({})", self.val(f, arg(3))?),
+            op::OpGroupNonUniformShuffle
+            | op::OpGroupNonUniformShuffleXor
+            | op::OpGroupNonUniformShuffleUp
+            | op::OpGroupNonUniformShuffleDown => {
+                let name = match o {
+                    op::OpGroupNonUniformShuffle => "subgroupShuffle",
+                    op::OpGroupNonUniformShuffleXor => "subgroupShuffleXor",
+                    op::OpGroupNonUniformShuffleUp => "subgroupShuffleUp",
+                    _ => "subgroupShuffleDown",
+                };
+                let u = Num { kind: Kind::U32, n: 1 };
+                format!("{name}({}, {})", self.val(f, arg(3))?, self.val_as(f, arg(4), u)?)
+            }
+            op::OpGroupNonUniformIAdd..=op::OpGroupNonUniformBitwiseXor => {
+                let (base, sign) = match o {
+                    op::OpGroupNonUniformIAdd | op::OpGroupNonUniformFAdd => ("Add", None),
+                    op::OpGroupNonUniformIMul | op::OpGroupNonUniformFMul => ("Mul", None),
+                    op::OpGroupNonUniformSMin => ("Min", Some(Kind::I32)),
+                    op::OpGroupNonUniformUMin => ("Min", Some(Kind::U32)),
+                    op::OpGroupNonUniformFMin => ("Min", None),
+                    op::OpGroupNonUniformSMax => ("Max", Some(Kind::I32)),
+                    op::OpGroupNonUniformUMax => ("Max", Some(Kind::U32)),
+                    op::OpGroupNonUniformFMax => ("Max", None),
+                    op::OpGroupNonUniformBitwiseAnd => ("And", None),
+                    op::OpGroupNonUniformBitwiseOr => ("Or", None),
+                    _ => ("Xor", None),
+                };
+                let name = match (arg(3), base) {
+                    (crate::grammar::group_operation::Reduce, _) => format!("subgroup{base}"),
+                    (crate::grammar::group_operation::InclusiveScan, "Add" | "Mul") => format!("subgroupInclusive{base}"),
+                    (crate::grammar::group_operation::ExclusiveScan, "Add" | "Mul") => format!("subgroupExclusive{base}"),
+                    _ => return Err(unsupported(i, "this group operation (WGSL scans only add and multiply)")),
+                };
+                let n = r.ok_or_else(|| unsupported(i, "a group operation on a composite"))?;
+                let c = n.with(sign.unwrap_or(n.kind));
+                cast(format!("{name}({})", self.val_as(f, arg(4), c)?), c, n)
+            }
+            _ => {
+                let name = self.ir.desc(i).map_or("this group operation", |d| d.name);
+                return Err(unsupported(i, name));
+            }
+        })
     }
 
     /// A GLSL.std.450 instruction: its value, or `None` when it was written

@@ -381,6 +381,21 @@ impl W<'_> {
         let mut params = Vec::new();
         let mut copies_in = Vec::new();
         let mut outs: Vec<(String, String, String)> = Vec::new(); // (attr, type, value)
+        // A workgroup that is not one-dimensional, with subgroup ids: run it
+        // flattened (X*Y*Z, 1, 1), the local and global ids computed from
+        // the flat index (the order LocalInvocationIndex defines), as naga
+        // gives subgroup ids only in one-dimensional workgroups.
+        let size = if ep.model == execution_model::GLCompute { Some(self.workgroup_size(&ep)?) } else { None };
+        let dims: Option<Vec<u32>> =
+            size.as_ref().and_then(|s| s.split(", ").map(|x| x.trim_end_matches('u').parse::<u32>().ok()).collect());
+        let uses_sg_ids = ep.interface.iter().any(|&v| {
+            self.global_names.contains_key(&v)
+                && matches!(self.ir.decoration_arg(v, decoration::BuiltIn), Some(bi::SubgroupLocalInvocationId | bi::SubgroupId))
+        });
+        let flat = match &dims {
+            Some(d) if d.len() == 3 && (d[1] != 1 || d[2] != 1) && uses_sg_ids => Some((d[0], d[1], d[2])),
+            _ => None,
+        };
         for &v in &ep.interface {
             let Some(var) = self.ir.global(v).copied() else { continue };
             let Some(gname) = self.global_names.get(&v).cloned() else { continue };
@@ -391,6 +406,9 @@ impl W<'_> {
                 _ => continue,
             };
             if let Some(b) = self.ir.decoration_arg(v, decoration::BuiltIn) {
+                if matches!(b, bi::SubgroupSize | bi::SubgroupLocalInvocationId | bi::SubgroupId | bi::NumSubgroups) {
+                    self.subgroups = true;
+                }
                 let Some((attr, want)) = builtin(b, ep.model, input) else {
                     if !input && matches!(b, bi::PointSize | bi::ClipDistance | bi::CullDistance) {
                         continue;
@@ -407,7 +425,21 @@ impl W<'_> {
                 {
                     return Err(Refusal::new("wgsl.builtin", "a built-in variable of a type WGSL does not give it", Some(var.inst)));
                 }
-                if input {
+                let flat_expr = flat.and_then(|(x, y, z)| match b {
+                    bi::LocalInvocationIndex => Some(String::from("flat_index")),
+                    bi::WorkgroupId => Some(String::from("flat_group")),
+                    bi::LocalInvocationId => {
+                        Some(format!("vec3<u32>(flat_index % {x}u, (flat_index / {x}u) % {y}u, flat_index / {}u)", x * y))
+                    }
+                    bi::GlobalInvocationId => Some(format!(
+                        "flat_group * vec3<u32>({x}u, {y}u, {z}u) + vec3<u32>(flat_index % {x}u, (flat_index / {x}u) % {y}u, flat_index / {}u)",
+                        x * y
+                    )),
+                    _ => None,
+                });
+                if let (true, Some(e)) = (input, flat_expr) {
+                    copies_in.push(format!("{gname} = {};", conv(e)));
+                } else if input {
                     let p = format!("p{}", params.len());
                     copies_in.push(format!("{gname} = {};", conv(p.clone())));
                     params.push(format!("@builtin({attr}) {p}: {}", want.text()));
@@ -472,9 +504,36 @@ impl W<'_> {
                 at,
             ));
         }
+        // OpGroupNonUniformElect's lane: any id unique in the subgroup.
+        if flat.is_some() {
+            params.push(String::from("@builtin(local_invocation_index) flat_index: u32"));
+            params.push(String::from("@builtin(workgroup_id) flat_group: vec3<u32>"));
+        }
+        if let Some(lane) = self.lane.clone() {
+            if flat.is_some() {
+                copies_in.insert(0, format!("{lane} = flat_index;"));
+            } else {
+                let p = format!("p{}", params.len());
+                copies_in.insert(0, format!("{lane} = {p};"));
+                let b = if ep.model == execution_model::GLCompute { "local_invocation_index" } else { "subgroup_invocation_id" };
+                params.push(format!("@builtin({b}) {p}: u32"));
+            }
+        }
         let mut head = format!("@{stage}");
-        if ep.model == execution_model::GLCompute {
-            head.push_str(&format!(" @workgroup_size({})", self.workgroup_size(&ep)?));
+        if let Some(size) = size {
+            let size = match flat {
+                Some((x, y, z)) => format!("{}, 1, 1", x * y * z),
+                None => size,
+            };
+            let one_dim = size.replace('u', "").ends_with(", 1, 1");
+            if !one_dim && params.iter().any(|p| p.contains("subgroup_invocation_id") || p.contains("subgroup_id")) {
+                return Err(Refusal::new(
+                    "wgsl.builtin",
+                    "a subgroup invocation id or subgroup id in a workgroup that is not one-dimensional (WebGPU implementations need not lay subgroups out then)",
+                    at,
+                ));
+            }
+            head.push_str(&format!(" @workgroup_size({size})"));
         }
         let mut ret = String::new();
         if !outs.is_empty() {
@@ -502,6 +561,19 @@ impl W<'_> {
         Ok(())
     }
 
+    /// One workgroup size component: an override where WGSL allows, else
+    /// its value (naga refuses subgroup built-ins with a workgroup size it
+    /// cannot see is one-dimensional).
+    fn size_expr(&mut self, id: u32) -> Result<String, Refusal> {
+        if self.subgroups
+            && self.global_names.contains_key(&id)
+            && let Some(v) = self.ir.const_u64(id)
+        {
+            return Ok(format!("{}", v as u32));
+        }
+        self.const_expr(id)
+    }
+
     /// `x, y, z` of a compute entry point.
     fn workgroup_size(&mut self, ep: &crate::ir::EntryPoint) -> Result<String, Refusal> {
         // A constant decorated BuiltIn WorkgroupSize wins over the modes.
@@ -512,7 +584,7 @@ impl W<'_> {
             {
                 let mut xs = Vec::new();
                 for p in parts {
-                    xs.push(self.const_expr(p)?);
+                    xs.push(self.size_expr(p)?);
                 }
                 return Ok(xs.join(", "));
             }
@@ -525,7 +597,7 @@ impl W<'_> {
             if m.mode == execution_mode::LocalSizeId && m.operands.len() == 3 {
                 let mut xs = Vec::new();
                 for &p in &m.operands {
-                    xs.push(self.const_expr(p)?);
+                    xs.push(self.size_expr(p)?);
                 }
                 return Ok(xs.join(", "));
             }
@@ -556,6 +628,10 @@ fn builtin(b: u32, model: u32, input: bool) -> Option<(&'static str, Num)> {
         (bi::FrontFacing, true) if fragment => ("front_facing", Num { kind: Kind::Bool, n: 1 }),
         (bi::SampleId, true) if fragment => ("sample_index", u),
         (bi::FragDepth, false) if fragment => ("frag_depth", Num { kind: Kind::F32, n: 1 }),
+        (bi::SubgroupSize, true) if compute || fragment => ("subgroup_size", u),
+        (bi::SubgroupLocalInvocationId, true) if compute || fragment => ("subgroup_invocation_id", u),
+        (bi::SubgroupId, true) if compute => ("subgroup_id", u),
+        (bi::NumSubgroups, true) if compute => ("num_subgroups", u),
         _ => return None,
     })
 }

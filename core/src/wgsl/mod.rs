@@ -58,6 +58,11 @@ pub(crate) struct W<'a> {
     pub structure: Structurer<'a>,
     /// Whether f16 is used (`enable f16;`).
     pub f16: bool,
+    /// Whether subgroup operations are used (`enable subgroups;`).
+    pub subgroups: bool,
+    /// The private variable holding the subgroup invocation id, when
+    /// OpGroupNonUniformElect needs it (set by the entry wrappers).
+    pub lane: Option<String>,
     /// Module-scope identifiers.
     pub globals_scope: names::Scope,
     pub type_names: BTreeMap<u32, String>,
@@ -127,6 +132,8 @@ pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structure
         cfg,
         structure,
         f16: false,
+        subgroups: false,
+        lane: None,
         globals_scope: names::Scope::default(),
         type_names: BTreeMap::new(),
         member_names: BTreeMap::new(),
@@ -183,6 +190,11 @@ impl W<'_> {
         decls.sort();
         if self.f16 {
             self.out.line(0, "enable f16;", None);
+        }
+        if self.subgroups {
+            self.out.line(0, "enable subgroups;", None);
+        }
+        if self.f16 || self.subgroups {
             self.out.line(0, "", None);
         }
         for (inst, _, d) in decls {
