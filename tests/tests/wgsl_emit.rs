@@ -277,38 +277,36 @@ OpReturn
         vars: 0,
     };
     // The invocation id is unused: not declared, not a parameter.
-    let want = format!(
-        "struct Buf {{
+    let want = "struct Buf {
   data: array<u32>,
-}}
+}
 
 @group(0) @binding(0) var<storage, read_write> out: Buf;
 
-fn main_1() {{
+fn main_1() {
   var i: u32;
   var n: u32;
   var k: bool;
   i = 0u;
-  loop {{
+  loop {
     out.data[i] = i;
-    continuing {{
+    continuing {
       n = (i + 1u);
       k = (n < 7u);
       i = n;
       break if !(k);
-    }}
-  }}
+    }
+  }
   return;
-}}
+}
 
 @compute @workgroup_size(4, 1, 1)
-fn main() {{
+fn main() {
   main_1();
-}}
+}
 
-"
-    );
-    lowers_to("loop_with_continuing_and_break_if", &src, Some(shape), &want);
+";
+    lowers_to("loop_with_continuing_and_break_if", &src, Some(shape), want);
 }
 
 const SWITCH_BODY: &str = "%e = OpLabel
@@ -784,4 +782,79 @@ OpFunctionEnd
     naga_accepts(&w.text);
     assert!(w.text.contains("vi = bitcast<i32>(p0);"), "{}", w.text);
     assert!(w.text.contains("@builtin(position) m0: vec4<f32>,"), "{}", w.text);
+}
+
+#[test]
+fn subgroups_in_a_two_dimensional_workgroup_run_flattened() {
+    let src = "OpCapability Shader
+OpCapability GroupNonUniform
+OpCapability GroupNonUniformVote
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %lid %sid
+OpExecutionMode %main LocalSize 4 2 1
+OpName %main \"main\"
+OpName %out \"out\"
+OpName %lid \"lid\"
+OpName %sid \"sid\"
+OpName %el \"el\"
+OpName %any \"any\"
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %sid BuiltIn SubgroupLocalInvocationId
+OpDecorate %rt ArrayStride 4
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %buf Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%v3uint = OpTypeVector %uint 3
+%ptr_v3 = OpTypePointer Input %v3uint
+%ptr_u_in = OpTypePointer Input %uint
+%lid = OpVariable %ptr_v3 Input
+%sid = OpVariable %ptr_u_in Input
+%rt = OpTypeRuntimeArray %uint
+%buf = OpTypeStruct %rt
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_u = OpTypePointer StorageBuffer %uint
+%out = OpVariable %ptr_buf StorageBuffer
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u3 = OpConstant %uint 3
+%main = OpFunction %void None %fn
+%e = OpLabel
+%l = OpLoad %v3uint %lid
+%y = OpCompositeExtract %uint %l 1
+%s = OpLoad %uint %sid
+%el = OpGroupNonUniformElect %bool %u3
+%any = OpGroupNonUniformAny %bool %u3 %el
+%v = OpSelect %uint %any %s %y
+%p = OpAccessChain %ptr_u %out %u0 %y
+OpStore %p %v
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("subgroups", src, None).unwrap();
+    assert!(w.text.starts_with("enable subgroups;\n"), "{}", w.text);
+    // naga 30 has the built-ins but not yet the directive.
+    let text = w.text.replace("enable subgroups;", "");
+    let m = naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| panic!("{}", e.emit_to_string(&text)));
+    Validator::new(ValidationFlags::all(), Capabilities::SUBGROUP)
+        .subgroup_stages(naga::valid::ShaderStages::all())
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+        .validate(&m)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&text)));
+    for s in [
+        // 4 x 2 runs as 8 x 1, the local id computed from the flat index.
+        "@compute @workgroup_size(8, 1, 1)",
+        "lid = vec3<u32>(flat_index % 4u, (flat_index / 4u) % 2u, flat_index / 8u);",
+        "subgroup_lane = flat_index;",
+        "let el: bool = (subgroup_lane == subgroupBroadcastFirst(subgroup_lane));",
+        // `any` names a WGSL built-in function.
+        "let any_1: bool = subgroupAny(el);",
+        "@builtin(subgroup_invocation_id)",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
 }

@@ -431,10 +431,11 @@ impl W<'_> {
             op::OpControlBarrier => {
                 let exec = ir.const_u64(arg(0)).unwrap_or(0);
                 let sem = ir.const_u64(arg(2)).unwrap_or(0);
-                if exec != 2 {
+                if exec != crate::grammar::scope::Workgroup as u64 {
                     return Err(Refusal::new("wgsl.barrier", "a control barrier of a scope other than Workgroup", Some(i as u32)));
                 }
-                if sem & (0x40 | 0x800) != 0 {
+                use crate::grammar::memory_semantics as ms;
+                if sem & (ms::UniformMemory | ms::ImageMemory) as u64 != 0 {
                     self.stmt_line(f, i, String::from("storageBarrier();"));
                 }
                 self.stmt_line(f, i, String::from("workgroupBarrier();"));
@@ -644,7 +645,7 @@ impl W<'_> {
     fn subgroup(&mut self, f: &mut F, i: usize, w: &[u32]) -> Result<String, Refusal> {
         let o = self.ir.opcode(i);
         let at = Some(i as u32);
-        if self.ir.const_u64(w[2]) != Some(3) {
+        if self.ir.const_u64(w[2]) != Some(crate::grammar::scope::Subgroup as u64) {
             return Err(Refusal::new("wgsl.instruction", "a group operation of a scope other than Subgroup", at));
         }
         self.subgroups = true;

@@ -270,7 +270,7 @@ impl W<'_> {
                     if !storage {
                         self.mark_uniform(pointee);
                     }
-                    self.check_layout(pointee, !storage, at)?;
+                    self.check_layout(pointee, !storage)?;
                     let t = self.ty(pointee, at)?;
                     let (s, b) = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
                     let space = if storage {

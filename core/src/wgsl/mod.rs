@@ -165,6 +165,12 @@ impl W<'_> {
             };
             return Err(Refusal::new("wgsl.entry-point", msg, None));
         }
+        // The entry wrappers' parameter names: no global may shadow them.
+        for k in 0..64 {
+            self.globals_scope.take(&alloc::format!("p{k}"));
+        }
+        self.globals_scope.take("flat_index");
+        self.globals_scope.take("flat_group");
         self.call_tree(&entries);
         self.find_atomics()?;
         // Body first (it collects the structs it uses), then the head.
@@ -245,14 +251,10 @@ impl W<'_> {
                         return Err(Refusal::new(code, alloc::format!("capability {b}"), Some(i as u32)));
                     }
                 }
-                op::OpMemoryModel => {
-                    if self.ir.words(i).first().copied().unwrap_or(0) != 0 {
-                        return Err(Refusal::new(
-                            "wgsl.physical-pointer",
-                            "a physical addressing model",
-                            Some(i as u32),
-                        ));
-                    }
+                op::OpMemoryModel
+                    if self.ir.words(i).first().copied() != Some(crate::grammar::addressing_model::Logical) =>
+                {
+                    return Err(Refusal::new("wgsl.physical-pointer", "a physical addressing model", Some(i as u32)));
                 }
                 _ => {}
             }

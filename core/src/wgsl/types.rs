@@ -192,7 +192,7 @@ impl W<'_> {
         let (a, s) = self.layout(element, false)?;
         let natural = round_up(a, s);
         let uniform = self.uniform_structs.contains(&arr);
-        (st as u64 != natural || (uniform && natural % 16 != 0)).then_some(st)
+        (st as u64 != natural || (uniform && !natural.is_multiple_of(16))).then_some(st)
     }
 
     /// The name of struct type `ty`.
@@ -271,19 +271,19 @@ impl W<'_> {
 
     /// Check the explicit layout of type `ty` (in memory of the given kind)
     /// against WGSL's: array and matrix strides, row-major matrices, bools.
-    pub fn check_layout(&self, ty: u32, uniform: bool, at: u32) -> Result<(), Refusal> {
+    pub fn check_layout(&self, ty: u32, uniform: bool) -> Result<(), Refusal> {
         let Some(t) = self.ir.ty(ty) else { return Ok(()) };
         let inst = Some(t.inst);
         match &t.ty {
             Type::Bool => Err(Refusal::new("wgsl.layout", "a bool in host-shareable memory", inst)),
             Type::Array { element, .. } | Type::RuntimeArray { element } => {
-                self.check_layout(*element, uniform, at)?;
+                self.check_layout(*element, uniform)?;
                 let (a, s) = self.layout(*element, uniform).unwrap_or((4, 4));
                 let a = if uniform { round_up(16, a) } else { a };
                 // A stride other than WGSL's is had with a wrapper struct
                 // (`@size(stride)`), if the stride keeps the alignment.
                 match t.array_stride {
-                    Some(st) if (st as u64) % a != 0 || (st as u64) < s => Err(Refusal::new(
+                    Some(st) if !(st as u64).is_multiple_of(a) || (st as u64) < s => Err(Refusal::new(
                         "wgsl.layout",
                         format!("ArrayStride {st}, which WGSL cannot give an element of size {s} and alignment {a}"),
                         inst,
@@ -300,7 +300,7 @@ impl W<'_> {
                     let (a, s) = self.layout(m.ty, uniform).unwrap_or((4, 4));
                     if let Some(o) = m.offset {
                         let o = o as u64;
-                        if o % a != 0 {
+                        if !o.is_multiple_of(a) {
                             return Err(Refusal::new(
                                 "wgsl.layout",
                                 format!("member {k} at Offset {o}, not a multiple of its WGSL alignment {a}"),
@@ -345,7 +345,7 @@ impl W<'_> {
                 ));
             }
         }
-        self.check_layout(m.ty, uniform, inst.unwrap_or(0))
+        self.check_layout(m.ty, uniform)
     }
 
     /// The declaration of struct `ty`, with `@size` where the next member's
