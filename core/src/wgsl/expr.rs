@@ -27,7 +27,22 @@ impl W<'_> {
             return Ok(r.clone());
         }
         if self.ir.constant(id).is_some() {
-            return self.const_expr(id);
+            let c = self.const_expr(id)?;
+            if f.opaque && !self.global_names.contains_key(&id) && self.num_of(id).is_some() {
+                let o = match &self.opaque {
+                    Some(o) => o.clone(),
+                    None => {
+                        let o = self.globals_scope.fresh(Some("run_time"), "run_time");
+                        self.wrapper_decls.push((0, format!("var<private> {o}: bool;\n")));
+                        self.opaque = Some(o.clone());
+                        o
+                    }
+                };
+                // One run-time operand makes the whole expression run-time.
+                f.opaque = false;
+                return Ok(format!("select({c}, {c}, {o})"));
+            }
+            return Ok(c);
         }
         if let Some(n) = self.global_names.get(&id) {
             return Ok(n.clone());
@@ -80,8 +95,42 @@ impl W<'_> {
         self.out.line(f.indent, &s, Some(i as u32));
     }
 
-    /// Write instruction `i` of a block.
+    /// Write instruction `i` of a block. An operation on constants only is
+    /// given them as run-time values: WGSL evaluates constant expressions when
+    /// the shader is created and rejects what overflows, divides by zero,
+    /// shifts too far or indexes out of bounds, where SPIR-V only leaves the
+    /// result undefined (and the code may never run).
     pub fn inst(&mut self, f: &mut F, i: usize) -> Result<(), Refusal> {
+        let data = matches!(
+            self.ir.opcode(i),
+            op::OpCompositeConstruct
+                | op::OpCompositeExtract
+                | op::OpCompositeInsert
+                | op::OpCopyObject
+                | op::OpVectorShuffle
+                | op::OpStore
+                | op::OpLoad
+                | op::OpAccessChain
+                | op::OpInBoundsAccessChain
+                | op::OpFunctionCall
+                | op::OpSelect
+                | op::OpUndef
+        );
+        let ext = if self.ir.opcode(i) == op::OpExtInst { self.ir.words(i).get(2).copied() } else { None };
+        let mut ids = self
+            .ir
+            .operands(i)
+            .filter(|o| o.kind == crate::grammar::OperandKind::IdRef)
+            .filter_map(|o| o.id())
+            .filter(|&x| Some(x) != ext)
+            .peekable();
+        f.opaque = !data && ids.peek().is_some() && ids.all(|x| self.ir.constant(x).is_some());
+        let r = self.inst_inner(f, i);
+        f.opaque = false;
+        r
+    }
+
+    fn inst_inner(&mut self, f: &mut F, i: usize) -> Result<(), Refusal> {
         let ir = self.ir;
         let o = ir.opcode(i);
         let w: Vec<u32> = ir.words(i).to_vec();
@@ -525,7 +574,17 @@ impl W<'_> {
                 let k = self.ir.const_u64(x).unwrap_or(0) as u32;
                 self.step(t, k, None)?
             } else {
-                let v = self.val(f, x)?;
+                // A constant index past a fixed size: WGSL rejects it when
+                // the shader is created, SPIR-V leaves it undefined.
+                let len = match self.ir.ty(t).map(|t| &t.ty) {
+                    Some(Type::Array { len, .. }) => *len,
+                    Some(Type::Vector { count: n, .. } | Type::Matrix { columns: n, .. }) => Some(*n as u64),
+                    _ => None,
+                };
+                let v = match (len, self.ir.const_u64(x)) {
+                    (Some(n), Some(k)) if k >= n && n > 0 => format!("{}u", n - 1),
+                    _ => self.val(f, x)?,
+                };
                 self.step(t, 0, Some(v))?
             };
             e = format!("{e}{acc}");
@@ -553,7 +612,13 @@ impl W<'_> {
         };
         let c = r.with(sign.unwrap_or(r.kind));
         let a = self.val_as(f, w[2], c)?;
+        // A constant shift by the width or more: undefined in SPIR-V, an
+        // error in WGSL unless the amount is a run-time value.
+        if self.ir.const_u64(w[3]).is_some_and(|k| k >= 32) {
+            f.opaque = true;
+        }
         let b = self.val_as(f, w[3], r.with(Kind::U32))?;
+        f.opaque = false;
         Ok(cast(format!("({a} {op} {b})"), c, r))
     }
 

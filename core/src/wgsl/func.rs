@@ -28,6 +28,8 @@ pub(crate) struct F<'c> {
     pub vars: Vec<String>,
     /// The function's WGSL return type, if not void.
     pub ret: Option<String>,
+    /// While set, constants read as run-time values (see `W::inst`).
+    pub opaque: bool,
 }
 
 /// Instructions that carry no statement of their own.
@@ -81,6 +83,7 @@ impl W<'_> {
             flags: Vec::new(),
             vars: Vec::new(),
             ret: None,
+            opaque: false,
         };
         // Parameters.
         let mut params = Vec::new();

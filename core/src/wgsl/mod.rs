@@ -63,6 +63,9 @@ pub(crate) struct W<'a> {
     /// The private variable holding the subgroup invocation id, when
     /// OpGroupNonUniformElect needs it (set by the entry wrappers).
     pub lane: Option<String>,
+    /// A private `bool` never written, that makes a constant a run-time
+    /// value: `select(c, c, opaque)` (see `W::inst`).
+    pub opaque: Option<String>,
     /// Module-scope identifiers.
     pub globals_scope: names::Scope,
     pub type_names: BTreeMap<u32, String>,
@@ -134,6 +137,7 @@ pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structure
         f16: false,
         subgroups: false,
         lane: None,
+        opaque: None,
         globals_scope: names::Scope::default(),
         type_names: BTreeMap::new(),
         member_names: BTreeMap::new(),
