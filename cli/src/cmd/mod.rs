@@ -11,6 +11,7 @@ pub mod disassemble;
 pub mod reflect;
 pub mod run;
 pub mod validate;
+pub mod wgsl;
 
 /// A subcommand: its name, one-line summary, full help and entry point.
 pub struct Command {
@@ -28,6 +29,7 @@ pub const COMMANDS: &[Command] = &[
     Command { name: "cfg", summary: "print a function's control-flow graph as DOT, or the analysis as JSON", help: cfg::HELP, run: cfg::run },
     Command { name: "reflect", summary: "list each entry point's resources, workgroup size and built-ins", help: reflect::HELP, run: reflect::run },
     Command { name: "run", summary: "run a compute entry point on the reference interpreter and print its buffers", help: run::HELP, run: run::run },
+    Command { name: "wgsl", summary: "lower a module to WGSL for WebGPU, or say what WGSL cannot express", help: wgsl::HELP, run: wgsl::run },
     Command { name: "amber", summary: "run AmberScript compute tests on the reference interpreter", help: amber::HELP, run: amber::run },
 ];
 

@@ -123,7 +123,49 @@ pub struct ShapeError {
 
 /// The structured shape of `f`, a function of `module`, a valid module (its
 /// terminators' operands are read from `module`).
+///
+/// Stand-in until the structuring lands: only a chain of blocks without merge
+/// instructions (straight-line code, OpPhi, return, kill, unreachable).
 pub fn structure(module: &Module, f: &FunctionCfg) -> Result<Shape, ShapeError> {
-    let _ = (module, f);
-    Err(ShapeError { block: 0, message: "structured control flow is not lowered yet".into() })
+    use crate::grammar::op;
+    let mut body = Vec::new();
+    let mut b = 0u32;
+    let mut seen = alloc::vec![false; f.blocks.len()];
+    loop {
+        let Some(blk) = f.blocks.get(b as usize) else {
+            return Err(ShapeError { block: b, message: "no such block".into() });
+        };
+        if core::mem::replace(&mut seen[b as usize], true) || blk.merge.is_some() {
+            return Err(ShapeError { block: b, message: "structured control flow is not lowered yet".into() });
+        }
+        body.push(Stmt::Block(b));
+        let term = blk.terminator.and_then(|t| module.instructions.get(t as usize));
+        match term.map(|t| t.opcode) {
+            Some(op::OpBranch) => {
+                let Some(to) = f.successors(b).next() else {
+                    return Err(ShapeError { block: b, message: "branch without a target".into() });
+                };
+                body.push(Stmt::Phis { from: b, to });
+                b = to;
+            }
+            Some(op::OpReturn) => {
+                body.push(Stmt::Return(None));
+                break;
+            }
+            Some(op::OpReturnValue) => {
+                body.push(Stmt::Return(term.and_then(|t| t.operands.first().copied())));
+                break;
+            }
+            Some(op::OpKill | op::OpTerminateInvocation) => {
+                body.push(Stmt::Discard);
+                break;
+            }
+            Some(op::OpUnreachable) => {
+                body.push(Stmt::Unreachable);
+                break;
+            }
+            _ => return Err(ShapeError { block: b, message: "structured control flow is not lowered yet".into() }),
+        }
+    }
+    Ok(Shape { body, flags: 0, vars: 0 })
 }

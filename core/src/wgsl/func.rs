@@ -1,0 +1,398 @@
+//! Functions: parameters, local and hoisted variables, and the walk of the
+//! function's [`Shape`] into WGSL statements.
+
+use super::W;
+use super::names::Scope;
+use super::refuse::Refusal;
+use super::shape::{CaseValues, Cond, Selector, Shape, Stmt};
+use crate::cfg::FunctionCfg;
+use crate::grammar::{OperandKind, op, storage_class as sc};
+use crate::ir::Type;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// One function being written.
+pub(crate) struct F<'c> {
+    pub cfg: &'c FunctionCfg,
+    pub scope: Scope,
+    /// Names of local values and variables.
+    pub names: BTreeMap<u32, String>,
+    /// Reference expressions of pointer values (variables, access chains, parameters).
+    pub refs: BTreeMap<u32, String>,
+    /// Values declared as `var` at the top (used outside their block).
+    pub hoisted: BTreeSet<u32>,
+    pub indent: usize,
+    pub flags: Vec<String>,
+    pub vars: Vec<String>,
+    /// The function's WGSL return type, if not void.
+    pub ret: Option<String>,
+    /// While set, constants read as run-time values (see `W::inst`).
+    pub opaque: bool,
+}
+
+/// Instructions that carry no statement of their own.
+pub fn is_skipped(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::OpPhi
+            | op::OpSelectionMerge
+            | op::OpLoopMerge
+            | op::OpLine
+            | op::OpNoLine
+            | op::OpNop
+            | op::OpLoopControlINTEL
+            | op::OpVariable
+            | op::OpLabel
+    ) || crate::cfg::is_terminator_opcode(opcode)
+}
+
+impl W<'_> {
+    /// Whether `ty` is a pointer type.
+    pub fn is_pointer(&self, ty: u32) -> bool {
+        matches!(self.ir.ty(ty).map(|t| &t.ty), Some(Type::Pointer { .. }))
+    }
+
+    /// Write function `fid`.
+    pub fn function(&mut self, fid: u32) -> Result<(), Refusal> {
+        let ir = self.ir;
+        let Some(func) = ir.function(fid).cloned() else {
+            return Err(Refusal::new("wgsl.invalid", format!("%{fid} is not a function"), None));
+        };
+        let at = Some(func.inst);
+        let Some(fcfg) = self.cfg.functions.iter().find(|c| c.id == fid) else {
+            return Err(Refusal::new("wgsl.invalid", "a function without blocks", at));
+        };
+        if fcfg.blocks.is_empty() {
+            return Err(Refusal::new("wgsl.invalid", "a function declaration without a body", at));
+        }
+        let shape = (self.structure)(&ir.module, fcfg).map_err(|e| {
+            let inst = fcfg.blocks.get(e.block as usize).map_or(func.inst, |b| b.start);
+            Refusal::new("wgsl.control-flow", e.message, Some(inst))
+        })?;
+        let fname = self.globals_scope.fresh(ir.name(fid), &format!("f{fid}"));
+        self.global_names.insert(fid, fname.clone());
+        let mut f = F {
+            cfg: fcfg,
+            scope: self.globals_scope.clone(),
+            names: BTreeMap::new(),
+            refs: BTreeMap::new(),
+            hoisted: BTreeSet::new(),
+            indent: 1,
+            flags: Vec::new(),
+            vars: Vec::new(),
+            ret: None,
+            opaque: false,
+        };
+        // Parameters.
+        let mut params = Vec::new();
+        for &p in &func.params {
+            let pi = ir.def(p).map(|i| i as u32);
+            let Some(pt) = ir.type_of(p) else { continue };
+            let name = f.scope.fresh(ir.name(p), &format!("x{p}"));
+            if let Some(Type::Pointer { storage, .. }) = ir.ty(pt).map(|t| &t.ty) {
+                if !matches!(*storage, sc::Function | sc::Private) {
+                    return Err(Refusal::new(
+                        "wgsl.pointer-parameter",
+                        "a pointer parameter into memory other than function or private",
+                        pi,
+                    ));
+                }
+                f.refs.insert(p, format!("(*{name})"));
+            }
+            let t = self.ty(pt, pi.unwrap_or(func.inst))?;
+            params.push(format!("{name}: {t}"));
+            f.names.insert(p, name);
+        }
+        let ret = match ir.ty(func.result_type).map(|t| &t.ty) {
+            Some(Type::Void) => String::new(),
+            _ => {
+                let t = self.ty(func.result_type, func.inst)?;
+                f.ret = Some(t.clone());
+                format!(" -> {t}")
+            }
+        };
+        self.find_hoisted(&mut f)?;
+        self.out.line(0, &format!("fn {fname}({}){ret} {{", params.join(", ")), at);
+        // Function-scope variables (they open the entry block).
+        let entry = &fcfg.blocks[0];
+        for i in entry.start as usize..entry.end as usize {
+            if ir.opcode(i) != op::OpVariable {
+                continue;
+            }
+            let w = ir.words(i);
+            let (Some(&pt), Some(&id)) = (w.first(), w.get(1)) else { continue };
+            let Some(Type::Pointer { pointee: Some(pointee), .. }) = ir.ty(pt).map(|t| t.ty.clone()) else {
+                return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(i as u32)));
+            };
+            let t = self.ty(pointee, i as u32)?;
+            let name = f.scope.fresh(ir.name(id), &format!("v{id}"));
+            let init = match w.get(3) {
+                Some(&c) if ir.constant(c).is_some() => format!(" = {}", self.const_expr(c)?),
+                _ => String::new(),
+            };
+            self.out.line(1, &format!("var {name}: {t}{init};"), Some(i as u32));
+            f.refs.insert(id, name.clone());
+            f.names.insert(id, name);
+        }
+        // Hoisted values, guard flags and dispatch variables.
+        for id in f.hoisted.clone() {
+            let Some(i) = ir.def(id) else { continue };
+            let Some(t) = ir.type_of(id) else { continue };
+            let t = self.ty(t, i as u32)?;
+            let name = f.scope.fresh(ir.name(id), &format!("x{id}"));
+            self.out.line(1, &format!("var {name}: {t};"), Some(i as u32));
+            f.names.insert(id, name);
+        }
+        for k in 0..shape.flags {
+            let n = f.scope.fresh(None, &format!("guard{k}"));
+            self.out.line(1, &format!("var {n}: bool = false;"), at);
+            f.flags.push(n);
+        }
+        for k in 0..shape.vars {
+            let n = f.scope.fresh(None, &format!("dispatch{k}"));
+            self.out.line(1, &format!("var {n}: u32 = 0u;"), at);
+            f.vars.push(n);
+        }
+        let Shape { body, .. } = shape;
+        self.stmts(&mut f, &body)?;
+        // naga wants a function with a result to end in a return even when
+        // control never gets there (a loop that only returns from inside).
+        if let Some(t) = &f.ret
+            && !matches!(body.last(), Some(Stmt::Return(_) | Stmt::Unreachable))
+        {
+            self.out.line(1, &format!("return {t}();"), None);
+        }
+        self.out.line(0, "}", Some(func.end));
+        self.out.line(0, "", None);
+        Ok(())
+    }
+
+    /// Decide which values are used outside the block that defines them
+    /// (or by an OpPhi or a terminator, whose uses the shape may move): those
+    /// become `var`s at the top of the function.
+    fn find_hoisted(&self, f: &mut F) -> Result<(), Refusal> {
+        let ir = self.ir;
+        let mut def_block: BTreeMap<u32, u32> = BTreeMap::new();
+        for (b, blk) in f.cfg.blocks.iter().enumerate() {
+            for i in blk.start as usize..blk.end as usize {
+                if let Some(id) = ir.result_id(i) {
+                    def_block.insert(id, b as u32);
+                }
+            }
+        }
+        for (b, blk) in f.cfg.blocks.iter().enumerate() {
+            for i in blk.start as usize..blk.end as usize {
+                let o = ir.opcode(i);
+                let far = o == op::OpPhi || Some(i as u32) == blk.terminator;
+                if o == op::OpPhi {
+                    let id = ir.result_id(i).unwrap_or(0);
+                    if ir.type_of(id).is_some_and(|t| self.is_pointer(t)) {
+                        return Err(Refusal::new("wgsl.variable-pointer", "an OpPhi of pointers", Some(i as u32)));
+                    }
+                    f.hoisted.insert(id);
+                }
+                for opd in ir.operands(i) {
+                    if opd.kind != OperandKind::IdRef {
+                        continue;
+                    }
+                    let Some(id) = opd.id() else { continue };
+                    self.use_in(f, &def_block, id, b as u32, far, 0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn use_in(&self, f: &mut F, def_block: &BTreeMap<u32, u32>, id: u32, b: u32, far: bool, depth: u32) {
+        let Some(&db) = def_block.get(&id) else { return };
+        let ir = self.ir;
+        let Some(i) = ir.def(id) else { return };
+        let o = ir.opcode(i);
+        if o == op::OpVariable || o == op::OpLabel {
+            return;
+        }
+        if ir.type_of(id).is_some_and(|t| self.is_pointer(t)) {
+            // Pointers are inlined where used: their operands are used there.
+            if depth < 64 {
+                for opd in ir.operands(i).skip(2) {
+                    if opd.kind == OperandKind::IdRef
+                        && let Some(x) = opd.id()
+                    {
+                        self.use_in(f, def_block, x, b, far, depth + 1);
+                    }
+                }
+            }
+            return;
+        }
+        if far || db != b {
+            f.hoisted.insert(id);
+        }
+    }
+
+    /// Write statements.
+    pub fn stmts(&mut self, f: &mut F, body: &[Stmt]) -> Result<(), Refusal> {
+        for s in body {
+            self.stmt(f, s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, f: &mut F, s: &Stmt) -> Result<(), Refusal> {
+        let n = f.indent;
+        match s {
+            Stmt::Block(b) => {
+                let Some(blk) = f.cfg.blocks.get(*b as usize) else { return Ok(()) };
+                let end = blk.terminator.unwrap_or(blk.end) as usize;
+                for i in blk.start as usize + 1..end {
+                    if is_skipped(self.ir.opcode(i)) {
+                        continue;
+                    }
+                    self.inst(f, i)?;
+                }
+            }
+            Stmt::Phis { from, to } => self.phis(f, *from, *to)?,
+            Stmt::If { cond, then, els } => {
+                let c = self.cond(f, cond)?;
+                self.out.line(n, &format!("if {c} {{"), None);
+                f.indent += 1;
+                self.stmts(f, then)?;
+                f.indent -= 1;
+                if !els.is_empty() {
+                    self.out.line(n, "} else {", None);
+                    f.indent += 1;
+                    self.stmts(f, els)?;
+                    f.indent -= 1;
+                }
+                self.out.line(n, "}", None);
+            }
+            Stmt::Switch { selector, cases } => {
+                let (sel, signed) = match selector {
+                    Selector::Id(id) => {
+                        let signed = self.num_of(*id).is_some_and(|x| x.kind == super::types::Kind::I32);
+                        (self.val(f, *id)?, signed)
+                    }
+                    Selector::Var(v) => (f.vars.get(*v as usize).cloned().unwrap_or_default(), false),
+                };
+                let lit = |v: u32| if signed { format!("{}i", v as i32) } else { format!("{v}u") };
+                self.out.line(n, &format!("switch {sel} {{"), None);
+                let mut has_default = false;
+                for c in cases {
+                    let head = match &c.values {
+                        CaseValues::Values(vs) => {
+                            format!("case {}", vs.iter().map(|&v| lit(v)).collect::<Vec<_>>().join(", "))
+                        }
+                        CaseValues::Default(vs) => {
+                            has_default = true;
+                            let mut xs: Vec<String> = vs.iter().map(|&v| lit(v)).collect();
+                            xs.push(String::from("default"));
+                            format!("case {}", xs.join(", "))
+                        }
+                    };
+                    self.out.line(n + 1, &format!("{head}: {{"), None);
+                    f.indent += 2;
+                    self.stmts(f, &c.body)?;
+                    f.indent -= 2;
+                    self.out.line(n + 1, "}", None);
+                }
+                if !has_default {
+                    self.out.line(n + 1, "default: {}", None);
+                }
+                self.out.line(n, "}", None);
+            }
+            Stmt::Loop { body, continuing, break_if } => {
+                self.out.line(n, "loop {", None);
+                f.indent += 1;
+                self.stmts(f, body)?;
+                if !continuing.is_empty() || break_if.is_some() {
+                    self.out.line(n + 1, "continuing {", None);
+                    f.indent += 1;
+                    self.stmts(f, continuing)?;
+                    if let Some(c) = break_if {
+                        let c = self.cond(f, c)?;
+                        self.out.line(n + 2, &format!("break if {c};"), None);
+                    }
+                    f.indent -= 1;
+                    self.out.line(n + 1, "}", None);
+                }
+                f.indent -= 1;
+                self.out.line(n, "}", None);
+            }
+            Stmt::Break => self.out.line(n, "break;", None),
+            Stmt::Continue => self.out.line(n, "continue;", None),
+            Stmt::Return(None) => self.out.line(n, "return;", None),
+            Stmt::Return(Some(v)) => {
+                let e = self.val(f, *v)?;
+                self.out.line(n, &format!("return {e};"), None);
+            }
+            Stmt::Discard => self.out.line(n, "discard;", None),
+            // Never reached; a function with a result still needs a return.
+            Stmt::Unreachable => {
+                if let Some(t) = &f.ret {
+                    self.out.line(n, &format!("return {t}();"), None);
+                }
+            }
+            Stmt::SetFlag { flag, value } => {
+                let name = f.flags.get(*flag as usize).cloned().unwrap_or_default();
+                self.out.line(n, &format!("{name} = {value};"), None);
+            }
+            Stmt::SetVar { var, value } => {
+                let name = f.vars.get(*var as usize).cloned().unwrap_or_default();
+                self.out.line(n, &format!("{name} = {value}u;"), None);
+            }
+        }
+        Ok(())
+    }
+
+    /// A condition's expression.
+    pub fn cond(&mut self, f: &mut F, c: &Cond) -> Result<String, Refusal> {
+        Ok(match c {
+            Cond::Id(id) => self.val(f, *id)?,
+            Cond::Not(c) => format!("!({})", self.cond(f, c)?),
+            Cond::Flag(k) => f.flags.get(*k as usize).cloned().unwrap_or_default(),
+            Cond::VarIs { var, value } => {
+                format!("({} == {value}u)", f.vars.get(*var as usize).cloned().unwrap_or_default())
+            }
+            Cond::True => String::from("true"),
+        })
+    }
+
+    /// The OpPhi copies of block `to` for the edge from `from`: all values
+    /// read before any variable is written.
+    fn phis(&mut self, f: &mut F, from: u32, to: u32) -> Result<(), Refusal> {
+        let (Some(src), Some(dst)) = (f.cfg.blocks.get(from as usize), f.cfg.blocks.get(to as usize)) else {
+            return Ok(());
+        };
+        let label = src.label;
+        let mut copies = Vec::new();
+        for i in dst.start as usize + 1..dst.end as usize {
+            if self.ir.opcode(i) != op::OpPhi {
+                continue;
+            }
+            let w = self.ir.words(i);
+            let id = w.get(1).copied().unwrap_or(0);
+            let Some(v) = w.get(2..).unwrap_or(&[]).chunks(2).find(|p| p.len() == 2 && p[1] == label).map(|p| p[0])
+            else {
+                continue;
+            };
+            let e = self.val(f, v)?;
+            copies.push((i as u32, f.names.get(&id).cloned().unwrap_or_default(), e));
+        }
+        let n = f.indent;
+        if copies.len() == 1 {
+            let (i, name, e) = &copies[0];
+            self.out.line(n, &format!("{name} = {e};"), Some(*i));
+        } else if !copies.is_empty() {
+            self.out.line(n, "{", None);
+            for (k, (i, _, e)) in copies.iter().enumerate() {
+                self.out.line(n + 1, &format!("let phi{k} = {e};"), Some(*i));
+            }
+            for (k, (i, name, _)) in copies.iter().enumerate() {
+                self.out.line(n + 1, &format!("{name} = phi{k};"), Some(*i));
+            }
+            self.out.line(n, "}", None);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,862 @@
+//! The WGSL emitter, construct by construct: small modules (checked valid by
+//! spirv-val when installed, and by us), each function's shape built by hand
+//! where it has control flow, the expected WGSL written by hand from the
+//! semantics, and every WGSL we emit parsed and validated by naga 30.
+
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+use spvlab_core::analysis::{Analysis, locate_all};
+use spvlab_core::diag::line_col;
+use spvlab_core::valid::Options;
+use spvlab_core::wgsl::shape::{Case, CaseValues, Cond, Selector, Shape, ShapeError, Stmt};
+use spvlab_core::wgsl::{self, Refusal, Wgsl};
+use spvlab_core::{Module, TargetEnv};
+use spvlab_tests::assert_valid_module;
+
+fn analysis(src: &str, env: &str) -> Analysis {
+    let a = Analysis::of_text(src, &Options { env: TargetEnv::parse(env).unwrap(), ..Options::default() });
+    assert!(a.is_valid(), "{:#?}", a.diagnostics());
+    a
+}
+
+/// Lower `src` with `shape` for every function (or the stand-in structure).
+fn lower(test: &str, src: &str, shape: Option<Shape>) -> Result<Wgsl, Vec<Refusal>> {
+    assert_valid_module(test, src, "spv1.3");
+    let a = analysis(src, "spv1.3");
+    let s = |m: &Module, f: &spvlab_core::cfg::FunctionCfg| -> Result<Shape, ShapeError> {
+        match &shape {
+            Some(s) => Ok(s.clone()),
+            None => wgsl::shape::structure(m, f),
+        }
+    };
+    wgsl::lower_with(a.ir().unwrap(), a.cfg(), &wgsl::Options::default(), &s)
+}
+
+#[track_caller]
+fn naga_accepts(text: &str) {
+    let m = naga::front::wgsl::parse_str(text).unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(text)));
+    let caps = Capabilities::default() | Capabilities::SHADER_FLOAT16;
+    if let Err(e) = Validator::new(ValidationFlags::all(), caps).validate(&m) {
+        panic!("{}\n{text}", e.emit_to_string(text));
+    }
+}
+
+#[track_caller]
+fn lowers_to(test: &str, src: &str, shape: Option<Shape>, want: &str) -> Wgsl {
+    let w = lower(test, src, shape).unwrap_or_else(|r| panic!("{test}: refused: {r:?}"));
+    naga_accepts(&w.text);
+    assert_eq!(w.text, want, "{test}:\n{}", w.text);
+    assert_eq!(w.lines.len(), w.text.lines().count(), "{test}: one source-map entry per line");
+    w
+}
+
+/// The refusal of `src`: its code, and the line:col of its instruction in the text.
+#[track_caller]
+fn refused(test: &str, src: &str) -> (&'static str, (u32, u32), String) {
+    assert_valid_module(test, src, "spv1.3");
+    let a = analysis(src, "spv1.3");
+    let r = wgsl::lower(a.ir().unwrap(), a.cfg(), &wgsl::Options::default()).expect_err(test);
+    let mut d = vec![r[0].diagnostic(a.ir().unwrap())];
+    locate_all(a.source_map(), &mut d);
+    assert!(!r[0].why().is_empty(), "{test}: no reason");
+    (r[0].code, line_col(src, d[0].span.start), r[0].message.clone())
+}
+
+const HEAD: &str = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %gid
+OpExecutionMode %main LocalSize 4 1 1
+OpName %main \"main\"
+OpName %out \"out\"
+OpName %buf \"Buf\"
+OpMemberName %buf 0 \"data\"
+OpName %gid \"gid\"
+";
+
+const TYPES: &str = "%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v3uint = OpTypeVector %uint 3
+%ptr_in_v3uint = OpTypePointer Input %v3uint
+%gid = OpVariable %ptr_in_v3uint Input
+%rt = OpTypeRuntimeArray %uint
+%buf = OpTypeStruct %rt
+%ptr_sb_buf = OpTypePointer StorageBuffer %buf
+%ptr_sb_uint = OpTypePointer StorageBuffer %uint
+%out = OpVariable %ptr_sb_buf StorageBuffer
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u7 = OpConstant %uint 7
+";
+
+const DECOS: &str = "OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %rt ArrayStride 4
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %buf Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+";
+
+/// A compute module: `names` (OpName lines), `decos`, `types` and the body
+/// of `main` added to the common parts.
+fn module(names: &str, decos: &str, types: &str, body: &str) -> String {
+    format!("{HEAD}{names}{DECOS}{decos}{TYPES}{types}%main = OpFunction %void None %fn\n{body}OpFunctionEnd\n")
+}
+
+const WRAPPER: &str = "@compute @workgroup_size(4, 1, 1)
+fn main(@builtin(global_invocation_id) p0: vec3<u32>) {
+  gid = p0;
+  main_1();
+}
+
+";
+
+#[test]
+fn straight_line_store_of_the_invocation_id() {
+    let src = module(
+        "OpName %id \"id\"\nOpName %x \"x\"\nOpName %y \"y\"\n",
+        "",
+        "",
+        "%e = OpLabel
+%id = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %id 0
+%p = OpAccessChain %ptr_sb_uint %out %u0 %x
+%y = OpIMul %uint %x %u7
+OpStore %p %y
+OpReturn
+",
+    );
+    let want = format!(
+        "struct Buf {{
+  data: array<u32>,
+}}
+
+var<private> gid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> out: Buf;
+
+fn main_1() {{
+  let id: vec3<u32> = gid;
+  let x: u32 = id[0];
+  let y: u32 = (x * 7u);
+  out.data[x] = y;
+  return;
+}}
+
+{WRAPPER}"
+    );
+    let w = lowers_to("straight_line", &src, None, &want);
+    // The source map: the multiplication's line comes from the OpIMul.
+    let k = w.text.lines().position(|l| l.contains("(x * 7u)")).unwrap();
+    let a = analysis(&src, "spv1.3");
+    let i = w.lines[k].unwrap() as usize;
+    assert_eq!(a.ir().unwrap().opcode(i), spvlab_core::grammar::op::OpIMul);
+}
+
+/// The id named `name` by OpName.
+fn id_of(src: &str, name: &str) -> u32 {
+    let a = analysis(src, "spv1.3");
+    let ir = a.ir().unwrap();
+    ir.names.iter().find(|n| n.member.is_none() && n.text == name).map(|n| n.target).unwrap()
+}
+
+#[test]
+fn if_else_with_a_phi() {
+    let src = module(
+        "OpName %id \"id\"\nOpName %x \"x\"\nOpName %c \"c\"\nOpName %a \"a\"\nOpName %r \"r\"\n",
+        "",
+        "",
+        "%e = OpLabel
+%id = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %id 0
+%c = OpULessThan %bool %x %u2
+OpSelectionMerge %m None
+OpBranchConditional %c %t %f
+%t = OpLabel
+%a = OpIAdd %uint %x %u1
+OpBranch %m
+%f = OpLabel
+OpBranch %m
+%m = OpLabel
+%r = OpPhi %uint %a %t %u7 %f
+%p = OpAccessChain %ptr_sb_uint %out %u0 %x
+OpStore %p %r
+OpReturn
+",
+    );
+    let c = id_of(&src, "c");
+    // Blocks: 0 entry, 1 then, 2 else, 3 merge.
+    let shape = Shape {
+        body: vec![
+            Stmt::Block(0),
+            Stmt::If {
+                cond: Cond::Id(c),
+                then: vec![Stmt::Block(1), Stmt::Phis { from: 1, to: 3 }],
+                els: vec![Stmt::Block(2), Stmt::Phis { from: 2, to: 3 }],
+            },
+            Stmt::Block(3),
+            Stmt::Return(None),
+        ],
+        flags: 0,
+        vars: 0,
+    };
+    // x, c and a are used outside their blocks (c by the branch, a by the
+    // OpPhi): function variables, like the OpPhi's r.
+    let want = format!(
+        "struct Buf {{
+  data: array<u32>,
+}}
+
+var<private> gid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> out: Buf;
+
+fn main_1() {{
+  var x: u32;
+  var c: bool;
+  var a: u32;
+  var r: u32;
+  let id: vec3<u32> = gid;
+  x = id[0];
+  c = (x < 2u);
+  if c {{
+    a = (x + 1u);
+    r = a;
+  }} else {{
+    r = 7u;
+  }}
+  out.data[x] = r;
+  return;
+}}
+
+{WRAPPER}"
+    );
+    lowers_to("if_else_with_a_phi", &src, Some(shape), &want);
+}
+
+#[test]
+fn loop_with_continuing_and_break_if() {
+    let src = module(
+        "OpName %i \"i\"\nOpName %n \"n\"\nOpName %k \"k\"\n",
+        "",
+        "",
+        "%e = OpLabel
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %e %n %c
+OpLoopMerge %m %c None
+OpBranch %b
+%b = OpLabel
+%p = OpAccessChain %ptr_sb_uint %out %u0 %i
+OpStore %p %i
+OpBranch %c
+%c = OpLabel
+%n = OpIAdd %uint %i %u1
+%k = OpULessThan %bool %n %u7
+OpBranchConditional %k %h %m
+%m = OpLabel
+OpReturn
+",
+    );
+    let k = id_of(&src, "k");
+    // Blocks: 0 entry, 1 header, 2 body, 3 continue target, 4 merge.
+    let shape = Shape {
+        body: vec![
+            Stmt::Block(0),
+            Stmt::Phis { from: 0, to: 1 },
+            Stmt::Loop {
+                body: vec![Stmt::Block(1), Stmt::Block(2)],
+                continuing: vec![Stmt::Block(3), Stmt::Phis { from: 3, to: 1 }],
+                break_if: Some(Cond::Not(Box::new(Cond::Id(k)))),
+            },
+            Stmt::Block(4),
+            Stmt::Return(None),
+        ],
+        flags: 0,
+        vars: 0,
+    };
+    // The invocation id is unused: not declared, not a parameter.
+    let want = "struct Buf {
+  data: array<u32>,
+}
+
+@group(0) @binding(0) var<storage, read_write> out: Buf;
+
+fn main_1() {
+  var i: u32;
+  var n: u32;
+  var k: bool;
+  i = 0u;
+  loop {
+    out.data[i] = i;
+    continuing {
+      n = (i + 1u);
+      k = (n < 7u);
+      i = n;
+      break if !(k);
+    }
+  }
+  return;
+}
+
+@compute @workgroup_size(4, 1, 1)
+fn main() {
+  main_1();
+}
+
+";
+    lowers_to("loop_with_continuing_and_break_if", &src, Some(shape), want);
+}
+
+const SWITCH_BODY: &str = "%e = OpLabel
+%id = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %id 0
+OpSelectionMerge %m None
+OpSwitch %x %d 1 %c1 2 %c2
+%c1 = OpLabel
+%p0 = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p0 %u1
+OpBranch %c2
+%c2 = OpLabel
+%p1 = OpAccessChain %ptr_sb_uint %out %u0 %u1
+OpStore %p1 %u2
+OpBranch %m
+%d = OpLabel
+OpBranch %m
+%m = OpLabel
+OpReturn
+";
+
+#[test]
+fn switch_fallthrough_by_a_guard_flag() {
+    let src = module("OpName %id \"id\"\nOpName %x \"x\"\n", "", "", SWITCH_BODY);
+    let x = id_of(&src, "x");
+    // Blocks: 0 entry, 1 case 1 (falls into case 2), 2 case 2, 3 default, 4 merge.
+    // Case 2's block runs after the switch when a guard says so.
+    let shape = Shape {
+        body: vec![
+            Stmt::Block(0),
+            Stmt::Switch {
+                selector: Selector::Id(x),
+                cases: vec![
+                    Case {
+                        values: CaseValues::Values(vec![1]),
+                        body: vec![Stmt::Block(1), Stmt::SetFlag { flag: 0, value: true }],
+                    },
+                    Case { values: CaseValues::Values(vec![2]), body: vec![Stmt::SetFlag { flag: 0, value: true }] },
+                    Case { values: CaseValues::Default(vec![]), body: vec![Stmt::Block(3)] },
+                ],
+            },
+            Stmt::If { cond: Cond::Flag(0), then: vec![Stmt::Block(2)], els: vec![] },
+            Stmt::Block(4),
+            Stmt::Return(None),
+        ],
+        flags: 1,
+        vars: 0,
+    };
+    let want = format!(
+        "struct Buf {{
+  data: array<u32>,
+}}
+
+var<private> gid: vec3<u32>;
+@group(0) @binding(0) var<storage, read_write> out: Buf;
+
+fn main_1() {{
+  var x: u32;
+  var guard0: bool = false;
+  let id: vec3<u32> = gid;
+  x = id[0];
+  switch x {{
+    case 1u: {{
+      out.data[0u] = 1u;
+      guard0 = true;
+    }}
+    case 2u: {{
+      guard0 = true;
+    }}
+    case default: {{
+    }}
+  }}
+  if guard0 {{
+    out.data[1u] = 2u;
+  }}
+  return;
+}}
+
+{WRAPPER}"
+    );
+    lowers_to("switch_fallthrough_by_a_guard_flag", &src, Some(shape), &want);
+}
+
+#[test]
+fn dispatch_variables_breaks_and_continues_are_valid_wgsl() {
+    let src = module("OpName %id \"id\"\nOpName %x \"x\"\n", "", "", SWITCH_BODY);
+    // A loop that runs once, re-dispatching on a variable: every statement
+    // kind the structuring may produce.
+    let shape = Shape {
+        body: vec![
+            Stmt::Block(0),
+            Stmt::SetVar { var: 0, value: 1 },
+            Stmt::Loop {
+                body: vec![
+                    Stmt::Switch {
+                        selector: Selector::Var(0),
+                        cases: vec![
+                            Case {
+                                values: CaseValues::Values(vec![1]),
+                                body: vec![Stmt::Block(1), Stmt::SetVar { var: 0, value: 2 }, Stmt::Continue],
+                            },
+                            Case {
+                                values: CaseValues::Default(vec![2]),
+                                body: vec![Stmt::Block(2), Stmt::SetFlag { flag: 0, value: true }, Stmt::Break],
+                            },
+                        ],
+                    },
+                    Stmt::If { cond: Cond::Flag(0), then: vec![Stmt::Break], els: vec![Stmt::Continue] },
+                ],
+                continuing: vec![],
+                break_if: Some(Cond::VarIs { var: 0, value: 3 }),
+            },
+            Stmt::If { cond: Cond::True, then: vec![Stmt::Block(4)], els: vec![Stmt::Unreachable] },
+            Stmt::Return(None),
+        ],
+        flags: 1,
+        vars: 1,
+    };
+    let w = lower("dispatch", &src, Some(shape)).unwrap();
+    naga_accepts(&w.text);
+    for s in ["var dispatch0: u32 = 0u;", "switch dispatch0 {", "case 2u, default: {", "break if (dispatch0 == 3u);", "continue;"] {
+        assert!(w.text.contains(s), "{s} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn explicit_layout_gets_size_and_stride_wrappers() {
+    let src = format!(
+        "{HEAD}OpName %L \"Layout\"
+OpMemberName %L 0 \"a\"
+OpMemberName %L 1 \"b\"
+OpMemberName %L 2 \"c\"
+OpMemberName %L 3 \"m\"
+OpMemberName %L 4 \"arr\"
+OpMemberName %L 5 \"rt\"
+OpName %lv \"lv\"
+OpName %x \"x\"
+{DECOS}OpMemberDecorate %L 0 Offset 0
+OpMemberDecorate %L 1 Offset 16
+OpMemberDecorate %L 2 Offset 40
+OpMemberDecorate %L 3 Offset 48
+OpMemberDecorate %L 3 ColMajor
+OpMemberDecorate %L 3 MatrixStride 16
+OpMemberDecorate %L 4 Offset 112
+OpMemberDecorate %L 5 Offset 176
+OpDecorate %L Block
+OpDecorate %arr4 ArrayStride 16
+OpDecorate %lv DescriptorSet 0
+OpDecorate %lv Binding 1
+{TYPES}%v3float = OpTypeVector %float 3
+%v4float = OpTypeVector %float 4
+%m4 = OpTypeMatrix %v4float 4
+%u4 = OpConstant %uint 4
+%arr4 = OpTypeArray %float %u4
+%L = OpTypeStruct %uint %v3float %float %m4 %arr4 %rt
+%ptr_L = OpTypePointer StorageBuffer %L
+%ptr_f = OpTypePointer StorageBuffer %float
+%lv = OpVariable %ptr_L StorageBuffer
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %ptr_f %lv %u4 %u2
+%x = OpLoad %float %p
+%q = OpAccessChain %ptr_f %lv %u2
+OpStore %q %x
+OpReturn
+OpFunctionEnd
+"
+    );
+    let w = lower("layout", &src, None).unwrap();
+    naga_accepts(&w.text);
+    // b ends at 28, c is at 40: b gets @size(24). The float array's stride
+    // 16 is had by a wrapper of size 16, read through `.v`.
+    for s in [
+        "  a: u32,\n  @size(24) b: vec3<f32>,\n  c: f32,\n  m: mat4x4<f32>,\n  arr: array<Stride16_",
+        "  @size(16) v: f32,\n",
+        "  rt: array<u32>,\n}",
+        "let x: f32 = lv.arr[2u].v;",
+        "lv.c = x;",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn refusals_are_located_and_explained() {
+    let f64 = "OpCapability Shader
+OpCapability Float64
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%double = OpTypeFloat 64
+%main = OpFunction %void None %fn
+%e = OpLabel
+OpReturn
+OpFunctionEnd
+";
+    assert_eq!(refused("f64", f64).0, "wgsl.float64");
+    assert_eq!(refused("f64", f64).1, (2, 1));
+    // A row-major matrix: refused at its struct.
+    let rm = format!(
+        "{HEAD}{DECOS}OpMemberDecorate %M 0 Offset 0
+OpMemberDecorate %M 0 RowMajor
+OpMemberDecorate %M 0 MatrixStride 16
+OpDecorate %M Block
+OpDecorate %mv DescriptorSet 0
+OpDecorate %mv Binding 1
+{TYPES}%v4float = OpTypeVector %float 4
+%m4 = OpTypeMatrix %v4float 4
+%M = OpTypeStruct %m4
+%ptr_M = OpTypePointer StorageBuffer %M
+%ptr_m4 = OpTypePointer StorageBuffer %m4
+%mv = OpVariable %ptr_M StorageBuffer
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %ptr_m4 %mv %u0
+%x = OpLoad %m4 %p
+OpReturn
+OpFunctionEnd
+"
+    );
+    let (code, at, msg) = refused("row_major", &rm);
+    assert_eq!(code, "wgsl.layout");
+    let line = rm.lines().position(|l| l.starts_with("%M = OpTypeStruct")).unwrap() as u32 + 1;
+    assert_eq!(at, (line, 1));
+    assert!(msg.contains("row-major"), "{msg}");
+    // Push constants: refused at the variable.
+    let pc = format!(
+        "{HEAD}{DECOS}OpMemberDecorate %P 0 Offset 0
+OpDecorate %P Block
+{TYPES}%P = OpTypeStruct %uint
+%ptr_P = OpTypePointer PushConstant %P
+%ptr_pu = OpTypePointer PushConstant %uint
+%pv = OpVariable %ptr_P PushConstant
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %ptr_pu %pv %u0
+%x = OpLoad %uint %p
+OpReturn
+OpFunctionEnd
+"
+    );
+    let (code, at, _) = refused("push_constant", &pc);
+    assert_eq!(code, "wgsl.push-constant");
+    let line = pc.lines().position(|l| l.starts_with("%pv = OpVariable")).unwrap() as u32 + 1;
+    assert_eq!(at, (line, 1));
+}
+
+#[test]
+fn variable_length_arrays_are_refused_with_a_reason() {
+    let Some(corpus) = spvlab_tests::corpus_dir() else { return };
+    let src = std::fs::read_to_string(corpus.join("ext-probes/vla.spvasm")).unwrap();
+    let a = Analysis::of_text(&src, &Options::default());
+    let r = wgsl::lower(a.ir().unwrap(), a.cfg(), &wgsl::Options::default()).unwrap_err();
+    assert_eq!(r[0].code, "wgsl.vla");
+    assert!(r[0].why().contains("variable-length"), "{}", r[0].why());
+    let i = r[0].instruction.unwrap() as usize;
+    assert_eq!(a.ir().unwrap().opcode(i), spvlab_core::grammar::op::OpSaveMemoryINTEL);
+}
+
+#[test]
+fn names_are_made_valid_and_unique() {
+    let src = module(
+        "OpName %a \"var\"\nOpName %b \"__x\"\nOpName %c \"1abc\"\nOpName %d \"a b\"\nOpName %f \"dup\"\nOpName %g \"dup\"\n",
+        "",
+        "",
+        "%e = OpLabel
+%a = OpIAdd %uint %u1 %u2
+%b = OpIAdd %uint %a %u2
+%c = OpIAdd %uint %b %u2
+%d = OpIAdd %uint %c %u2
+%f = OpIAdd %uint %d %u2
+%g = OpIAdd %uint %f %u2
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %g
+OpReturn
+",
+    );
+    let w = lower("names", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        // Constants only: one is read at run time (WGSL would fold them when
+        // the shader is created, and reject what SPIR-V leaves undefined).
+        "let var_1: u32 = (select(1u, 1u, run_time) + 2u);",
+        // `__` opens names WGSL keeps for itself: one underscore is cut.
+        "let _x: u32 = (var_1 + 2u);",
+        "let n1abc: u32 = (_x + 2u);",
+        "let a_b: u32 = (n1abc + 2u);",
+        "let dup: u32 = (a_b + 2u);",
+        "let dup_1: u32 = (dup + 2u);",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn atomics_barriers_and_signedness() {
+    let src = module(
+        "OpName %old \"old\"\nOpName %s \"s\"\nOpName %q \"q\"\n",
+        "",
+        "%int_m3 = OpConstant %int -3\n%u264 = OpConstant %uint 264\n",
+        "%e = OpLabel
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+%old = OpAtomicIAdd %uint %p %u1 %u0 %u1
+OpControlBarrier %u2 %u2 %u264
+%s = OpSDiv %uint %old %int_m3
+%q = OpShiftRightArithmetic %uint %s %u1
+%p1 = OpAccessChain %ptr_sb_uint %out %u0 %u1
+OpStore %p1 %q
+OpReturn
+",
+    );
+    let w = lower("atomics", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "data: array<atomic<u32>>,",
+        "let old: u32 = atomicAdd(&out.data[0u], 1u);",
+        "workgroupBarrier();",
+        // OpSDiv reads its operands as signed, whatever their types.
+        "let s: u32 = bitcast<u32>((bitcast<i32>(old) / -3i));",
+        "let q: u32 = bitcast<u32>((bitcast<i32>(s) >> 1u));",
+        "atomicStore(&out.data[1u], q);",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn spec_constants_become_overrides() {
+    let src = module(
+        "OpName %n \"n\"\nOpName %y \"y\"\n",
+        "OpDecorate %n SpecId 3\n",
+        "%n = OpSpecConstant %uint 7\n",
+        "%e = OpLabel
+%y = OpIMul %uint %n %u2
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %y
+OpReturn
+",
+    );
+    let w = lower("spec", &src, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("@id(3) override n: u32 = 7u;"), "{}", w.text);
+    assert!(w.text.contains("let y: u32 = (n * select(2u, 2u, run_time));"), "{}", w.text);
+}
+
+#[test]
+fn glsl_std_450_maps_to_builtins() {
+    let src = format!(
+        "OpCapability Shader
+%glsl = OpExtInstImport \"GLSL.std.450\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %gid
+OpExecutionMode %main LocalSize 4 1 1
+OpName %main \"main\"
+OpName %out \"out\"
+OpName %buf \"Buf\"
+OpMemberName %buf 0 \"data\"
+OpName %gid \"gid\"
+OpName %m \"m\"
+OpName %c \"c\"
+OpName %b \"b\"
+OpName %fr \"fr\"
+OpName %wh \"wh\"
+{DECOS}{TYPES}%ptr_fn_float = OpTypePointer Function %float
+%f1 = OpConstant %float 1.5
+%f2 = OpConstant %float 2.25
+%main = OpFunction %void None %fn
+%e = OpLabel
+%wh = OpVariable %ptr_fn_float Function
+%m = OpExtInst %float %glsl FMix %f1 %f2 %f1
+%c = OpExtInst %uint %glsl SClamp %u7 %u1 %u2
+%b = OpExtInst %uint %glsl FindUMsb %c
+%fr = OpExtInst %float %glsl Modf %m %wh
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %b
+OpReturn
+OpFunctionEnd
+"
+    );
+    let w = lower("glsl", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "let m: f32 = mix(select(1.5f, 1.5f, run_time), 2.25f, 1.5f);",
+        // SClamp reads its operands as signed.
+        "let c: u32 = bitcast<u32>(clamp(bitcast<i32>(select(7u, 7u, run_time)), bitcast<i32>(1u), bitcast<i32>(2u)));",
+        "let b: u32 = firstLeadingBit(c);",
+        "wh = modf(m).whole;",
+        "let fr: f32 = modf(m).fract;",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+#[test]
+fn fragment_and_vertex_stage_io() {
+    let frag = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %coord %color
+OpExecutionMode %main OriginUpperLeft
+OpName %main \"main\"
+OpName %coord \"coord\"
+OpName %color \"color\"
+OpName %x \"x\"
+OpDecorate %coord BuiltIn FragCoord
+OpDecorate %color Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %v4float
+%ptr_out = OpTypePointer Output %v4float
+%coord = OpVariable %ptr_in Input
+%color = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%e = OpLabel
+%x = OpLoad %v4float %coord
+OpStore %color %x
+OpReturn
+OpFunctionEnd
+";
+    let want = "var<private> coord: vec4<f32>;
+var<private> color: vec4<f32>;
+
+fn main_1() {
+  let x: vec4<f32> = coord;
+  color = x;
+  return;
+}
+
+struct main_out {
+  @location(0) m0: vec4<f32>,
+}
+
+@fragment
+fn main(@builtin(position) p0: vec4<f32>) -> main_out {
+  coord = p0;
+  main_1();
+  return main_out(color);
+}
+
+";
+    let w = lower("frag", frag, None).unwrap();
+    naga_accepts(&w.text);
+    assert_eq!(w.text, want, "{}", w.text);
+    // A vertex shader reading VertexIndex as a signed int: cast in the wrapper.
+    let vert = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main \"main\" %vi %pos
+OpName %main \"main\"
+OpName %vi \"vi\"
+OpName %pos \"pos\"
+OpDecorate %vi BuiltIn VertexIndex
+OpDecorate %pos BuiltIn Position
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %int
+%ptr_out = OpTypePointer Output %v4float
+%vi = OpVariable %ptr_in Input
+%pos = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%e = OpLabel
+%i = OpLoad %int %vi
+%f = OpConvertSToF %float %i
+%v = OpCompositeConstruct %v4float %f %f %f %f
+OpStore %pos %v
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("vert", vert, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("vi = bitcast<i32>(p0);"), "{}", w.text);
+    assert!(w.text.contains("@builtin(position) m0: vec4<f32>,"), "{}", w.text);
+}
+
+#[test]
+fn subgroups_in_a_two_dimensional_workgroup_run_flattened() {
+    let src = "OpCapability Shader
+OpCapability GroupNonUniform
+OpCapability GroupNonUniformVote
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %lid %sid
+OpExecutionMode %main LocalSize 4 2 1
+OpName %main \"main\"
+OpName %out \"out\"
+OpName %lid \"lid\"
+OpName %sid \"sid\"
+OpName %el \"el\"
+OpName %any \"any\"
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %sid BuiltIn SubgroupLocalInvocationId
+OpDecorate %rt ArrayStride 4
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %buf Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%v3uint = OpTypeVector %uint 3
+%ptr_v3 = OpTypePointer Input %v3uint
+%ptr_u_in = OpTypePointer Input %uint
+%lid = OpVariable %ptr_v3 Input
+%sid = OpVariable %ptr_u_in Input
+%rt = OpTypeRuntimeArray %uint
+%buf = OpTypeStruct %rt
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_u = OpTypePointer StorageBuffer %uint
+%out = OpVariable %ptr_buf StorageBuffer
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u3 = OpConstant %uint 3
+%main = OpFunction %void None %fn
+%e = OpLabel
+%l = OpLoad %v3uint %lid
+%y = OpCompositeExtract %uint %l 1
+%s = OpLoad %uint %sid
+%el = OpGroupNonUniformElect %bool %u3
+%any = OpGroupNonUniformAny %bool %u3 %el
+%v = OpSelect %uint %any %s %y
+%p = OpAccessChain %ptr_u %out %u0 %y
+OpStore %p %v
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("subgroups", src, None).unwrap();
+    assert!(w.text.starts_with("enable subgroups;\n"), "{}", w.text);
+    // naga 30 has the built-ins but not yet the directive.
+    let text = w.text.replace("enable subgroups;", "");
+    let m = naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| panic!("{}", e.emit_to_string(&text)));
+    Validator::new(ValidationFlags::all(), Capabilities::SUBGROUP)
+        .subgroup_stages(naga::valid::ShaderStages::all())
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+        .validate(&m)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&text)));
+    for s in [
+        // 4 x 2 runs as 8 x 1, the local id computed from the flat index.
+        "@compute @workgroup_size(8, 1, 1)",
+        "lid = vec3<u32>(flat_index % 4u, (flat_index / 4u) % 2u, flat_index / 8u);",
+        "subgroup_lane = flat_index;",
+        "let el: bool = (subgroup_lane == subgroupBroadcastFirst(subgroup_lane));",
+        // `any` names a WGSL built-in function.
+        "let any_1: bool = subgroupAny(el);",
+        "@builtin(subgroup_invocation_id)",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
