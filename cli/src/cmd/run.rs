@@ -18,6 +18,7 @@ use crate::error::CliError;
 use crate::io::Output;
 
 mod kernel;
+pub mod backend;
 
 pub const HELP: &str = "\
 spvlab run: run a compute shader on the reference interpreter
