@@ -8,7 +8,7 @@
 //! difference is recorded ([`GpuExecutor::differences`]), the differential
 //! run of issue 11.
 
-use super::{Backend, Gpu, GpuErrorKind, Job};
+use super::{Backend, Gpu, Job};
 use spvlab_core::amber::{Dispatch, ExecError, Executor};
 use spvlab_core::interp::{self, Buffers};
 use std::time::Duration;
@@ -118,7 +118,6 @@ impl Executor for GpuExecutor {
         let timeout = self.timeout;
         let gpu = self.gpu().map_err(|m| ExecError::Other(format!("{name}: {m}")))?;
         let out = gpu.run_blocking(&job, timeout).map_err(|e| ExecError::Other(e.to_string()))?;
-        drop(job);
         for (k, v) in out {
             buffers.insert(k, v);
         }
@@ -138,7 +137,6 @@ impl Executor for GpuExecutor {
                 }
             }
         }
-        let _ = GpuErrorKind::Timeout;
         Ok(())
     }
 }

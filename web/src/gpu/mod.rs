@@ -74,6 +74,7 @@ pub fn wgsl_of(_ir: &Ir, _entry: &str) -> Result<String, String> {
 }
 
 /// One dispatch.
+#[derive(Clone, Copy)]
 pub struct Job<'a> {
     pub backend: Backend,
     /// The module's words (specialized: spec constants hold their values).
@@ -357,6 +358,21 @@ impl Gpu {
                 }
             }
         }
+        // One entry a binding (two variables may share one), in order.
+        for es in sets.values_mut() {
+            es.sort_by_key(|e| e.0);
+            es.dedup_by_key(|e| e.0);
+        }
+        // wgpu's Vulkan backend numbers each set's bindings 0, 1, 2, ... in
+        // order of binding (and rewrites the SPIR-V it makes with naga to
+        // match); raw SPIR-V must be renumbered the same way.
+        let compacted;
+        let job = if job.backend == Backend::Passthrough {
+            compacted = compact_bindings(job.words, &sets);
+            &Job { words: &compacted, ..*job }
+        } else {
+            job
+        };
         let module = self.module(job, &entry.name)?;
         let stage = wgpu::ShaderStages::COMPUTE;
         // Buffers: one per binding given (an alias binds its target's).
@@ -487,6 +503,49 @@ impl Gpu {
         self.take_errors(job)?;
         Ok(m)
     }
+}
+
+/// The words with each buffer's `Binding` replaced by its rank among its
+/// set's bindings (as wgpu's Vulkan backend lays out a bind group).
+fn compact_bindings(words: &[u32], sets: &BTreeMap<u32, Vec<(u32, ResourceKind, u64)>>) -> Vec<u32> {
+    use spvlab_core::grammar::decoration::{Binding, DescriptorSet};
+    use spvlab_core::grammar::op::OpDecorate;
+    let mut out = words.to_vec();
+    let insts = |w: &[u32]| {
+        let mut v = Vec::new();
+        let mut at = 5;
+        while at < w.len() {
+            let n = (w[at] >> 16) as usize;
+            if n == 0 || at + n > w.len() {
+                break;
+            }
+            v.push((at, n));
+            at += n;
+        }
+        v
+    };
+    let list = insts(words);
+    let decorate = |at: usize, n: usize, d: u32| words[at] & 0xffff == OpDecorate as u32 && n == 4 && words[at + 2] == d;
+    let mut set_of = BTreeMap::new();
+    for &(at, n) in &list {
+        if decorate(at, n, DescriptorSet) {
+            set_of.insert(words[at + 1], words[at + 3]);
+        }
+    }
+    for &(at, n) in &list {
+        if decorate(at, n, Binding)
+            && let Some(set) = set_of.get(&words[at + 1])
+            && let Some(es) = sets.get(set)
+        {
+            let mut bs: Vec<u32> = es.iter().map(|e| e.0).collect();
+            bs.sort_unstable();
+            bs.dedup();
+            if let Ok(rank) = bs.binary_search(&words[at + 3]) {
+                out[at + 3] = rank as u32;
+            }
+        }
+    }
+    out
 }
 
 /// The features this runner asked for that the device has.
