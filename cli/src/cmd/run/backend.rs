@@ -116,3 +116,40 @@ impl Exec {
         }
     }
 }
+
+/// One dispatch on a GPU backend, blocking (10 s at most): the buffers as
+/// the GPU left them.
+#[cfg(feature = "gpu")]
+pub fn run_gpu(
+    b: gpu::Backend,
+    ir: &spvlab_core::ir::Ir,
+    words: &[u32],
+    opts: &spvlab_core::interp::Options,
+    bufs: &spvlab_core::interp::Buffers,
+    name: &str,
+) -> Result<spvlab_core::interp::Buffers, String> {
+    let wgsl = match b {
+        gpu::Backend::Wgsl => Some(
+            gpu::wgsl_of(ir, opts.entry.as_deref().unwrap_or(""))
+                .map_err(|m| format!("{} on `{name}`: not supported: {m}", b.name()))?,
+        ),
+        _ => None,
+    };
+    let job = gpu::Job {
+        backend: b,
+        words,
+        ir,
+        wgsl: wgsl.as_deref(),
+        entry: opts.entry.as_deref(),
+        workgroups: opts.workgroups,
+        buffers: bufs,
+        aliases: &opts.aliases,
+        push_constants: opts.push_constants.as_deref(),
+        module_name: name,
+    };
+    let g = gpu::Gpu::new_blocking().map_err(|m| format!("{}: {m}", b.name()))?;
+    let out = g.run_blocking(&job, std::time::Duration::from_secs(10)).map_err(|e| e.to_string())?;
+    let mut all = bufs.clone();
+    all.extend(out);
+    Ok(all)
+}
