@@ -65,6 +65,12 @@ struct Run {
 }
 
 fn run_on(backend: Backend) -> Option<Run> {
+    run_with(backend, true)
+}
+
+/// The suite on `backend`; `guard`: the interpreter runs each dispatch first
+/// (and the buffers are compared).
+fn run_with(backend: Backend, guard: bool) -> Option<Run> {
     let corpus = corpus_or_skip("gpu_amber")?;
     let mut cases = compute_cases(&corpus);
     assert_eq!(cases.len(), 667, "the corpus has 667 compute Amber tests");
@@ -75,6 +81,7 @@ fn run_on(backend: Backend) -> Option<Run> {
         cases.retain(|c| c.amber.contains(o.as_str()));
     }
     let mut exec = GpuExecutor::new(backend);
+    exec.no_guard = !guard;
     let t0 = Instant::now();
     let mut verdicts = Vec::new();
     let mut differing = BTreeMap::new();
@@ -168,4 +175,29 @@ fn amber_suite_by_naga() {
     }
     check_listed(Backend::Naga, &r);
     assert!(passed >= NAGA_FLOOR, "{passed} pass through naga, the floor is {NAGA_FLOOR}");
+}
+
+/// The times of issue 9 and 11 in one run: the interpreter alone over the
+/// 667, then each GPU backend alone (no guard). Prints only (no wall-clock
+/// limit in a test): `cargo test --release -p spvlab-tests --test gpu_amber
+/// -- --ignored --nocapture timing`.
+#[test]
+#[ignore]
+fn timing() {
+    if !gpu_or_skip("gpu_amber") {
+        return;
+    }
+    let Some(corpus) = corpus_or_skip("gpu_amber") else { return };
+    let cases = compute_cases(&corpus);
+    let t0 = Instant::now();
+    let passed = cases
+        .iter()
+        .filter(|c| run_case_on(&corpus, c, &mut spvlab_core::amber::Interpreter) == Verdict::Pass)
+        .count();
+    eprintln!("interp: {passed}/667 pass, {:.1} s", t0.elapsed().as_secs_f64());
+    for b in [Backend::Passthrough, Backend::Naga] {
+        let Some(r) = run_with(b, false) else { return };
+        let passed = r.verdicts.iter().filter(|v| **v == Verdict::Pass).count();
+        eprintln!("{}: {passed}/667 pass, {:.1} s (no guard)", b.name(), r.secs);
+    }
 }

@@ -631,7 +631,17 @@ impl Gpu {
                 Err(e) => Err(e.to_string()),
             }
         };
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| block_on(self.run(job, &wait))));
+        // On a thread of its own with a large stack: naga's SPIR-V front end
+        // recurses over the CFG (a deep one overflows a test thread's 2 MiB,
+        // which aborts the process); a panic there comes back as an error.
+        let r = std::thread::scope(|sc| {
+            std::thread::Builder::new()
+                .name("spvlab-gpu".into())
+                .stack_size(256 << 20)
+                .spawn_scoped(sc, || block_on(self.run(job, &wait)))
+                .map_err(|e| Box::new(format!("no thread for the dispatch: {e}")) as Box<dyn std::any::Any + Send>)
+                .and_then(|h| h.join())
+        });
         match r {
             Ok(Err(e)) if e.kind == GpuErrorKind::Timeout => {
                 // The device may still be running the dispatch: mark it lost.
