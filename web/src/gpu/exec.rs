@@ -97,6 +97,12 @@ impl Executor for GpuExecutor {
             }
             _ => None,
         };
+        if d.opts.robust_access {
+            return Err(ExecError::Other(format!(
+                "{name} on `{}`: not supported: the pipeline asks for spirv-opt's --graphics-robust-access, which the GPU runner does not apply (without it the test's accesses out of bounds are undefined)",
+                d.shader
+            )));
+        }
         if !d.opts.descriptor_arrays.is_empty() || !d.opts.images.is_empty() || !d.opts.samplers.is_empty() {
             return Err(ExecError::Other(format!(
                 "{name} on `{}`: not supported: images, samplers and arrays of descriptors (the GPU runner binds buffers)",

@@ -373,6 +373,9 @@ impl Gpu {
         } else {
             job
         };
+        if job.backend == Backend::Passthrough {
+            self.check_capabilities(job)?;
+        }
         let module = self.module(job, &entry.name)?;
         let stage = wgpu::ShaderStages::COMPUTE;
         // Buffers: one per binding given (an alias binds its target's).
@@ -464,6 +467,45 @@ impl Gpu {
         });
         self.take_errors(job)?;
         Ok(Pipeline { pipeline, groups, buffers: gpu_bufs, push })
+    }
+
+    /// Raw SPIR-V goes to the driver unchecked, and a driver may crash on a
+    /// capability the device was not created with (lavapipe does, on 16-bit
+    /// types): refuse a module that declares a capability whose wgpu feature
+    /// the device lacks, or one wgpu never enables.
+    fn check_capabilities(&self, job: &Job) -> Result<(), GpuError> {
+        use spvlab_core::grammar::capability as c;
+        let f = self.features;
+        // OpCapability's operand, from the words.
+        let mut caps = Vec::new();
+        let mut at = 5;
+        let w = job.words;
+        while at < w.len() {
+            let n = (w[at] >> 16) as usize;
+            if n == 0 || at + n > w.len() {
+                break;
+            }
+            if w[at] & 0xffff == spvlab_core::grammar::op::OpCapability as u32 && n == 2 {
+                caps.push(w[at + 1]);
+            }
+            at += n;
+        }
+        for cap in &caps {
+            let need = match *cap {
+                c::Float16 => Some(wgpu::Features::SHADER_F16),
+                c::Int16 => Some(wgpu::Features::SHADER_I16),
+                c::Int64 => Some(wgpu::Features::SHADER_INT64),
+                c::Float64 => Some(wgpu::Features::SHADER_F64),
+                c::StorageBuffer16BitAccess | c::UniformAndStorageBuffer16BitAccess | c::StoragePushConstant16 | c::StorageInputOutput16 | c::Int8 | c::StorageBuffer8BitAccess | c::UniformAndStorageBuffer8BitAccess | c::StoragePushConstant8 => None,
+                _ => continue,
+            };
+            let ok = need.is_some_and(|n| f.contains(n));
+            if !ok {
+                let name = spvlab_core::grammar::OperandKind::Capability.enumerant(*cap).map_or_else(|| cap.to_string(), |e| e.name.to_string());
+                return Err(self.fail(job, GpuErrorKind::Unsupported, format!("capability {name}: the device was not created with it (raw SPIR-V would reach the driver unchecked)")));
+            }
+        }
+        Ok(())
     }
 
     fn module(&self, job: &Job, entry: &str) -> Result<wgpu::ShaderModule, GpuError> {
