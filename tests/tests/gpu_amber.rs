@@ -21,8 +21,9 @@ use std::time::Instant;
 /// Passes by the raw SPIR-V on lavapipe (measured: see the report); it may
 /// only go up.
 const PASSTHROUGH_FLOOR: usize = 0;
-/// Passes through naga's SPIR-V front end on lavapipe.
-const NAGA_FLOOR: usize = 0;
+/// Passes through naga's SPIR-V front end on lavapipe (332 of 667 measured on
+/// 2026-11-23); it may only go up.
+const NAGA_FLOOR: usize = 332;
 
 fn gpu_or_skip(test: &str) -> bool {
     match Gpu::new_blocking() {
