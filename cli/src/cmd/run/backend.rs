@@ -59,6 +59,7 @@ impl Backend {
 
     /// An Amber executor for this backend.
     pub fn executor(self, force: bool) -> Exec {
+        let _ = force;
         match self {
             Backend::Interp => Exec::Interp(Interpreter),
             #[cfg(feature = "gpu")]
