@@ -98,6 +98,11 @@ fn precompiled(corpus: &Path, case: &AmberCase) -> BTreeMap<String, Vec<u32>> {
 
 /// Run one case.
 pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
+    run_case_on(corpus, case, &mut amber::Interpreter)
+}
+
+/// Run one case's dispatches on `exec` (the interpreter, a GPU).
+pub fn run_case_on(corpus: &Path, case: &AmberCase, exec: &mut dyn amber::Executor) -> Verdict {
     let text = match std::fs::read_to_string(corpus.join(&case.amber)) {
         Ok(t) => t,
         Err(e) => return Verdict::Error(format!("cannot read: {e}")),
@@ -116,7 +121,7 @@ pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
     let mut load = |name: &str| {
         std::fs::read(dir.join(name)).or_else(|e| data.as_ref().map_or(Err(e), |d| std::fs::read(d.join(name)))).map_err(|e| e.to_string())
     };
-    match amber::parse_with(&text, &mut load).and_then(|s| amber::run_with(&s, &opts)) {
+    match amber::parse_with(&text, &mut load).and_then(|s| amber::run_on(&s, &opts, exec)) {
         Ok(o) if o.passed() => Verdict::Pass,
         Ok(o) => Verdict::Fail(o.failures.iter().map(|e| e.to_string()).collect()),
         Err(e) => Verdict::Error(e.to_string()),

@@ -30,6 +30,9 @@
 //! Bad arguments (an unknown target environment, options of the wrong shape)
 //! throw a JavaScript `Error` built from [`WebError`].
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
+
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
 use spvlab_core::analysis::dot::DotOptions;

@@ -36,6 +36,17 @@ Options:
   --target-env <env>       Assemble --shader texts for <env>. Default: spv1.0.
   --max-steps <N>          The most instructions one invocation may execute
                            (default 1000000).
+  --backend <B>            What runs the dispatches: interp (the reference
+                           interpreter, default), wgpu (our WGSL), wgpu-naga
+                           (naga's SPIR-V front end), wgpu-passthrough (the
+                           raw SPIR-V), or all (each in turn: a table of the
+                           verdicts, a mismatch highlighted). A GPU backend
+                           runs each dispatch on the interpreter first: one
+                           that does not terminate there is not sent to the
+                           GPU, and the two runs' buffers are compared (each
+                           difference is printed).
+  --force                  Send every dispatch to the GPU without the
+                           interpreter's run first (no guard, no comparison).
   --json                   Print JSON instead of text.
   -h, --help               Print this help.
 
@@ -81,7 +92,7 @@ enum Verdict {
     Unreadable(String),
 }
 
-fn run_file(path: &str, opts: &RunOptions) -> (Verdict, u32) {
+fn run_file(path: &str, opts: &RunOptions, exec: &mut dyn amber::Executor) -> (Verdict, u32) {
     let text = match std::fs::read(path) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => t,
@@ -92,7 +103,7 @@ fn run_file(path: &str, opts: &RunOptions) -> (Verdict, u32) {
     let dir = std::path::Path::new(path).parent().map(|d| d.to_path_buf()).unwrap_or_default();
     // Files a script names (BUFFER ... FILE) are read beside it, as Amber does.
     let mut load = |name: &str| std::fs::read(dir.join(name)).map_err(|e| e.to_string());
-    match amber::parse_with(&text, &mut load).and_then(|s| amber::run_with(&s, opts)) {
+    match amber::parse_with(&text, &mut load).and_then(|s| amber::run_on(&s, opts, exec)) {
         Ok(o) if o.passed() => (Verdict::Pass, o.checked),
         Ok(o) => (Verdict::Fail(o.failures), o.checked),
         Err(e) if e.is_graphics() => (Verdict::Graphics(e), 0),
@@ -110,6 +121,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut env = TargetEnv::Spv1_0;
     let mut json_out = false;
     let mut max_steps = 1_000_000u64;
+    let mut backends: Vec<Backend> = vec![Backend::Interp];
+    let mut force = false;
     let mut p = Parser::new(args);
     while let Some(arg) = p.next_arg() {
         match arg {
@@ -120,6 +133,11 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                     json_out = true;
                 }
                 "--target-env" => env = p.target_env(inline)?,
+                "--backend" => backends = Backend::parse_list(&p.text_value("--backend", inline)?)?,
+                "--force" => {
+                    no_value("--force", &inline)?;
+                    force = true;
+                }
                 "--max-steps" => {
                     let v = p.text_value("--max-steps", inline)?;
                     max_steps = v
@@ -147,18 +165,26 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     for (n, f) in &shaders {
         opts.shaders.insert(n.clone(), shader_module(f, env)?);
     }
+    if backends.len() > 1 {
+        return run_all(&files, &opts, &backends, force, json_out);
+    }
+    let backend = backends[0];
+    let mut exec = backend.executor(force);
     let (mut passed, mut failed, mut errors, mut graphics) = (0usize, 0usize, 0usize, 0usize);
+    let mut differing = 0usize;
     let mut items = Vec::new();
     let mut bar = Progress::new(files.len());
     for (k, f) in files.iter().enumerate() {
         bar.show(k, f);
-        let (v, checked) = run_file(f, &opts);
+        let seen = exec.differences().len();
+        let (v, checked) = run_file(f, &opts, exec.as_dyn());
+        let diffs: Vec<String> = exec.differences()[seen..].to_vec();
         let mut text = String::new();
-        match &v {
+        let mut item = match &v {
             Verdict::Pass => {
                 passed += 1;
                 let _ = writeln!(text, "pass   {f} ({checked} EXPECT)");
-                items.push(json!({ "file": f, "verdict": "pass", "checked": checked }));
+                json!({ "file": f, "verdict": "pass", "checked": checked })
             }
             Verdict::Fail(fs) => {
                 failed += 1;
@@ -167,24 +193,32 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                     let _ = writeln!(text, "  {f}:{}:{}: {}", e.line, e.col, e.message);
                 }
                 let list: Vec<Value> = fs.iter().map(located).collect();
-                items.push(json!({ "file": f, "verdict": "fail", "checked": checked, "failures": list }));
+                json!({ "file": f, "verdict": "fail", "checked": checked, "failures": list })
             }
             Verdict::Error(e) => {
                 errors += 1;
                 let _ = writeln!(text, "error  {f}:{}:{}: {}", e.line, e.col, e.message);
-                items.push(json!({ "file": f, "verdict": "error", "error": located(e) }));
+                json!({ "file": f, "verdict": "error", "error": located(e) })
             }
             Verdict::Graphics(e) => {
                 graphics += 1;
                 let _ = writeln!(text, "skip   {f}:{}:{}: {}", e.line, e.col, e.message);
-                items.push(json!({ "file": f, "verdict": "graphics", "error": located(e) }));
+                json!({ "file": f, "verdict": "graphics", "error": located(e) })
             }
             Verdict::Unreadable(m) => {
                 errors += 1;
                 let _ = writeln!(text, "error  {f}: {m}");
-                items.push(json!({ "file": f, "verdict": "error", "error": { "message": m } }));
+                json!({ "file": f, "verdict": "error", "error": { "message": m } })
             }
+        };
+        if !diffs.is_empty() {
+            differing += 1;
+            for d in &diffs {
+                let _ = writeln!(text, "  {f}: differs from the interpreter: {d}");
+            }
+            item["differences"] = json!(diffs);
         }
+        items.push(item);
         if !json_out {
             bar.clear();
             print_stdout(&text)?;
@@ -192,21 +226,119 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     }
     bar.clear();
     let total = files.len();
+    let compared = exec.compared();
     if json_out {
-        let v = json!({
-            "files": items,
-            "summary": { "total": total, "passed": passed, "failed": failed, "errors": errors, "graphics_not_run": graphics },
-        });
+        let mut summary = json!({ "total": total, "passed": passed, "failed": failed, "errors": errors, "graphics_not_run": graphics });
+        if backend != Backend::Interp {
+            summary["backend"] = json!(backend.name());
+            summary["compared_dispatches"] = json!(compared);
+            summary["files_differing"] = json!(differing);
+        }
+        let v = json!({ "files": items, "summary": summary });
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
         print_stdout(&s)?;
     } else {
-        print_stdout(&format!(
-            "{total} files: {passed} passed, {failed} failed, {errors} errors, {graphics} graphics (not run)\n"
-        ))?;
+        let mut line = format!("{total} files: {passed} passed, {failed} failed, {errors} errors, {graphics} graphics (not run)");
+        if backend != Backend::Interp {
+            let _ = write!(line, " on {}; {compared} dispatches compared with the interpreter, {differing} files differ", backend.name());
+        }
+        line.push('\n');
+        print_stdout(&line)?;
     }
     if passed == total { Ok(()) } else { Err(CliError::NotPassed { count: total - passed, total }) }
 }
+
+/// The verdict's word.
+fn word(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "pass",
+        Verdict::Fail(_) => "fail",
+        Verdict::Error(_) | Verdict::Unreadable(_) => "error",
+        Verdict::Graphics(_) => "graphics",
+    }
+}
+
+/// `--backend all`: each file on each backend, a table of the verdicts (a
+/// row whose verdicts differ, or whose GPU buffers differ from the
+/// interpreter's, is marked `<>`); exit 1 unless every cell passed.
+fn run_all(files: &[String], opts: &RunOptions, backends: &[Backend], force: bool, json_out: bool) -> Result<(), CliError> {
+    let mut execs: Vec<(Backend, Exec)> = backends.iter().map(|b| (*b, b.executor(force))).collect();
+    let mut rows = Vec::new();
+    let (mut all_pass, mut mismatches) = (0usize, 0usize);
+    let mut bar = Progress::new(files.len());
+    let mut text = String::new();
+    let _ = write!(text, "{:<7}", "");
+    for b in backends {
+        let _ = write!(text, " {:<17}", b.name());
+    }
+    let _ = writeln!(text, " file");
+    if !json_out {
+        print_stdout(&text)?;
+    }
+    for (k, f) in files.iter().enumerate() {
+        bar.show(k, f);
+        let mut cells = Vec::new();
+        let mut notes = Vec::new();
+        let mut differs = false;
+        for (b, exec) in execs.iter_mut() {
+            let seen = exec.differences().len();
+            let (v, _) = run_file(f, opts, exec.as_dyn());
+            let diffs: Vec<String> = exec.differences()[seen..].to_vec();
+            differs |= !diffs.is_empty();
+            for d in &diffs {
+                notes.push(format!("{}: differs from the interpreter: {d}", b.name()));
+            }
+            match &v {
+                Verdict::Error(e) => notes.push(format!("{}: {}:{}: {}", b.name(), e.line, e.col, e.message)),
+                Verdict::Fail(fs) => {
+                    for e in fs {
+                        notes.push(format!("{}: {}:{}: {}", b.name(), e.line, e.col, e.message));
+                    }
+                }
+                _ => {}
+            }
+            cells.push(word(&v));
+        }
+        let same = cells.windows(2).all(|w| w[0] == w[1]) && !differs;
+        if cells.iter().all(|c| *c == "pass") && !differs {
+            all_pass += 1;
+        }
+        if !same {
+            mismatches += 1;
+        }
+        let mut line = format!("{:<7}", if same { "" } else { "<>" });
+        for c in &cells {
+            let _ = write!(line, " {c:<17}");
+        }
+        let _ = writeln!(line, " {f}");
+        for n in &notes {
+            let _ = writeln!(line, "    {n}");
+        }
+        rows.push(json!({
+            "file": f,
+            "verdicts": backends.iter().zip(&cells).map(|(b, c)| (b.name().to_string(), json!(c))).collect::<serde_json::Map<_, _>>(),
+            "same": same, "notes": notes,
+        }));
+        if !json_out {
+            bar.clear();
+            print_stdout(&line)?;
+        }
+    }
+    bar.clear();
+    let total = files.len();
+    if json_out {
+        let v = json!({ "files": rows, "summary": { "total": total, "all_passed": all_pass, "mismatched": mismatches } });
+        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+        s.push('\n');
+        print_stdout(&s)?;
+    } else {
+        print_stdout(&format!("{total} files: {all_pass} passed on every backend, {mismatches} with backends that disagree (<>)\n"))?;
+    }
+    if all_pass == total { Ok(()) } else { Err(CliError::NotPassed { count: total - all_pass, total }) }
+}
+
+pub use crate::cmd::run::backend::{Backend, Exec};
 
 /// A one-line progress bar on stderr, for more than one file when stderr is a
 /// terminal (or SPVLAB_PROGRESS=1; SPVLAB_PROGRESS=0 turns it off).

@@ -18,6 +18,7 @@ use crate::error::CliError;
 use crate::io::Output;
 
 mod kernel;
+pub mod backend;
 
 pub const HELP: &str = "\
 spvlab run: run a compute shader on the reference interpreter
@@ -73,6 +74,19 @@ Options:
                            instructions at a time) instead of one after
                            another; a race-free module prints the same
                            buffers under every seed.
+  --backend <B>            What runs it: interp (the reference interpreter,
+                           default), wgpu (our WGSL), wgpu-naga (naga's SPIR-V
+                           front end), wgpu-passthrough (the raw SPIR-V), or
+                           all: each in turn, then every buffer value with
+                           the backends' values side by side where they
+                           differ (`!=`); exit 1 on a difference. The GPU
+                           backends (wgpu on Vulkan) run a GLCompute entry
+                           point's storage and uniform buffers and push
+                           constants; the interpreter runs first, and a
+                           module that does not terminate there is not sent
+                           to the GPU.
+  --force                  Send the module to the GPU even if it does not
+                           terminate in the interpreter.
   --json                   Print JSON instead of text.
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
@@ -216,6 +230,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut traces: Vec<[u32; 3]> = Vec::new();
     let mut amber_out: Option<String> = None;
     let mut seed: Option<u64> = None;
+    let mut backends = vec![backend::Backend::Interp];
+    let mut force = false;
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
         "--json" => set("--json", &inline, &mut json_out, true),
         "--entry" => {
@@ -262,6 +278,11 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             robust = true;
             Ok(())
         }
+        "--backend" => {
+            backends = backend::Backend::parse_list(&p.text_value("--backend", inline)?)?;
+            Ok(())
+        }
+        "--force" => set("--force", &inline, &mut force, true),
         "--seed" => {
             let v = p.text_value("--seed", inline)?;
             seed = Some(v.parse::<u64>().map_err(|_| usage(format!("--seed: `{v}` is not a number")))?);
@@ -366,6 +387,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         ..interp::Options::default()
     };
     let inputs = bufs.clone();
+    if backends != [backend::Backend::Interp] {
+        if e.execution_model != "GLCompute" {
+            return Err(fail(&path, "the GPU backends run GLCompute entry points only"));
+        }
+        return gpu_backends(&a, &ir, &words, &opts, bufs, e, &path, &backends, force, json_out, output);
+    }
     let stats = match interp::run(&ir, &opts, &mut bufs) {
         Ok(s) => s,
         Err(err) => {
@@ -430,6 +457,113 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         trace_text(&mut s, &a, &ir, e, &report);
     }
     output.write(s.as_bytes())
+}
+
+/// `--backend` other than `interp`: the interpreter first (the guard, and
+/// a backend of `all`), then each GPU backend; one backend prints as the
+/// interpreter does, several print each value once where all agree and side
+/// by side (`!=`) where not.
+#[allow(clippy::too_many_arguments)]
+fn gpu_backends(
+    a: &spvlab_core::analysis::Analysis,
+    ir: &Ir,
+    words: &[u32],
+    opts: &interp::Options,
+    inputs: Buffers,
+    e: &EntryReflection,
+    path: &str,
+    backends: &[backend::Backend],
+    force: bool,
+    json_out: bool,
+    output: Output,
+) -> Result<(), CliError> {
+    use backend::Backend;
+    let mut reference = inputs.clone();
+    let interp_result = interp::run(ir, opts, &mut reference);
+    let mut results: Vec<(Backend, Result<Buffers, String>)> = Vec::new();
+    for b in backends {
+        let r = match b {
+            Backend::Interp => match &interp_result {
+                Ok(_) => Ok(reference.clone()),
+                Err(err) => Err(located(a, path, err).trim_end().to_string()),
+            },
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(g) => match &interp_result {
+                Err(err) if err.message.starts_with("did not terminate") && !force => Err(format!(
+                    "{}: not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
+                    g.name(),
+                    err.message.replace("$INV", "")
+                )),
+                _ => backend::run_gpu(*g, ir, words, opts, &inputs, path),
+            },
+        };
+        results.push((*b, r));
+    }
+    let _ = (words, force);
+    let ok: Vec<(Backend, &Buffers)> = results.iter().filter_map(|(b, r)| r.as_ref().ok().map(|x| (*b, x))).collect();
+    let mut s = String::new();
+    let mut differ = false;
+    let mut list = Vec::new();
+    for (b, r) in &results {
+        if let Err(m) = r {
+            let _ = writeln!(s, "{}: error: {m}", b.name());
+        }
+    }
+    for (set, bi, r) in bound(e) {
+        let n = inputs.get(&(set, bi)).map_or(0, |v| v.len());
+        let _ = writeln!(s, "set {set} binding {bi}: {} ({}, {n} bytes)", root(r), r.kind.name());
+        let shown: Vec<Vec<String>> = ok
+            .iter()
+            .map(|(_, bufs)| values::show(&r.ty, bufs.get(&(set, bi)).map_or(&[][..], |v| v)).lines(&root(r)).lines().map(String::from).collect())
+            .collect();
+        let mut values_json = serde_json::Map::new();
+        for ((b, bufs), lines) in ok.iter().zip(&shown) {
+            values_json.insert(b.name().into(), json!({
+                "bytes": bufs.get(&(set, bi)).map_or(0, |v| v.len()),
+                "lines": lines,
+            }));
+        }
+        let rows = shown.iter().map(Vec::len).max().unwrap_or(0);
+        let mut same_buf = true;
+        for k in 0..rows {
+            let cells: Vec<&str> = shown.iter().map(|l| l.get(k).map_or("", String::as_str)).collect();
+            if cells.windows(2).all(|w| w[0] == w[1]) {
+                let _ = writeln!(s, "  {}", cells.first().copied().unwrap_or(""));
+            } else {
+                same_buf = false;
+                let name = cells.iter().find_map(|c| c.split_once(" = ").map(|x| x.0)).unwrap_or("");
+                let parts: Vec<String> = ok
+                    .iter()
+                    .zip(&cells)
+                    .map(|((b, _), c)| format!("{} {}", b.name(), c.split_once(" = ").map_or(*c, |x| x.1)))
+                    .collect();
+                let _ = writeln!(s, "!= {name}: {}", parts.join(" | "));
+            }
+        }
+        differ |= !same_buf;
+        list.push(json!({ "set": set, "binding": bi, "name": root(r), "kind": r.kind.name(), "same": same_buf, "backends": values_json }));
+    }
+    let errors: serde_json::Map<String, Value> =
+        results.iter().filter_map(|(b, r)| r.as_ref().err().map(|m| (b.name().to_string(), json!(m)))).collect();
+    if json_out {
+        let v = json!({ "entryPoint": e.name, "workgroups": opts.workgroups, "backends": results.iter().map(|(b, _)| b.name()).collect::<Vec<_>>(), "errors": errors, "buffers": list, "same": !differ });
+        let mut t = serde_json::to_string_pretty(&v).unwrap_or_default();
+        t.push('\n');
+        output.write(t.as_bytes())?;
+    } else {
+        if ok.len() > 1 {
+            let names: Vec<&str> = ok.iter().map(|(b, _)| b.name()).collect();
+            let _ = writeln!(s, "{}", if differ { format!("the backends differ ({})", names.join(", ")) } else { format!("the backends agree ({})", names.join(", ")) });
+        }
+        output.write(s.as_bytes())?;
+    }
+    if ok.is_empty() || (backends.len() == 1 && !errors.is_empty()) {
+        return Err(CliError::Failed { path: path.into(), count: 1 });
+    }
+    if differ {
+        return Err(CliError::Failed { path: path.into(), count: 1 });
+    }
+    Ok(())
 }
 
 /// How the trace names a block: `%name`, with `in %f` when it is not in the

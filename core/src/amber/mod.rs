@@ -1382,15 +1382,57 @@ fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<ShaderWords, Amber
     }
 }
 
+/// What one `RUN` dispatches: the module (specialized: its spec constants
+/// hold the pipeline's values), as IR and as words, and the interpreter's
+/// options, which also describe the run for any other executor (entry point,
+/// workgroups, push constants, aliases, images, arrays of descriptors).
+pub struct Dispatch<'a> {
+    pub ir: &'a Ir,
+    pub words: &'a [u32],
+    pub opts: &'a Options,
+    /// The shader's name in the script.
+    pub shader: &'a str,
+}
+
+/// Why an executor did not finish a dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecError {
+    /// The interpreter's error (located at an instruction of the module).
+    Interp(interp::RunError),
+    /// Another executor's error (a GPU's: unsupported, a validation error,
+    /// a lost device, a timeout), its message complete.
+    Other(String),
+}
+
+/// What runs a script's dispatches: the reference interpreter
+/// ([`Interpreter`]) or another (a GPU). The buffers come in and go back as
+/// the interpreter's [`Buffers`] (each binding's bytes, aliases left out).
+pub trait Executor {
+    fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError>;
+}
+
+/// The reference interpreter as an [`Executor`].
+pub struct Interpreter;
+
+impl Executor for Interpreter {
+    fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
+        interp::run(d.ir, d.opts, buffers)
+            .map(|_| ())
+            .map_err(ExecError::Interp)
+    }
+}
+
 struct Runner<'a> {
     script: &'a Script,
     opts: &'a RunOptions,
+    exec: &'a mut dyn Executor,
     bufs: Vec<Vec<u8>>,
     /// Each buffer's type and layout (COPY gives the destination the
     /// source's).
     types: Vec<(DataType, Layout)>,
-    /// Per shader and specialization: the IR and where each instruction is.
-    modules: BTreeMap<String, (Ir, Vec<(u32, u32)>)>,
+    /// Per shader and specialization: the IR, where each instruction is, and
+    /// the words.
+    modules: BTreeMap<String, (Ir, Vec<(u32, u32)>, Vec<u32>)>,
     out: Outcome,
 }
 
@@ -1579,9 +1621,10 @@ impl Runner<'_> {
                     format!("the shader does not read back: {}", e.message()),
                 )
             })?;
-            self.modules.insert(key.clone(), (Ir::build(module), at));
+            self.modules
+                .insert(key.clone(), (Ir::build(module), at, words));
         }
-        let (ir, at) = &self.modules[&key];
+        let (ir, at, words) = &self.modules[&key];
         let mut map = Buffers::new();
         let mut aliases = BTreeMap::new();
         let mut images = BTreeMap::new();
@@ -1670,7 +1713,13 @@ impl Runner<'_> {
             samplers,
             ..Options::default()
         };
-        let r = interp::run(ir, &opts, &mut map);
+        let d = Dispatch {
+            ir,
+            words,
+            opts: &opts,
+            shader: sname,
+        };
+        let r = self.exec.dispatch(&d, &mut map);
         for (i, key, offset) in owned {
             let b = &p.binds[i];
             if let (Ok(k), Some(data)) = (self.find(&b.buffer, b.line), map.remove(&key))
@@ -1682,7 +1731,12 @@ impl Runner<'_> {
                 dst.copy_from_slice(&data);
             }
         }
-        r.map_err(|e| {
+        let e = match r {
+            Ok(()) => return Ok(()),
+            Err(ExecError::Other(m)) => return Err(error(line, m)),
+            Err(ExecError::Interp(e)) => e,
+        };
+        Err({
             let inv = e.invocation.map_or(String::new(), |[x, y, z]| {
                 format!(" [invocation ({x},{y},{z})]")
             });
@@ -1698,8 +1752,7 @@ impl Runner<'_> {
                 },
                 None => error(line, format!("{e}{inv}")),
             }
-        })?;
-        Ok(())
+        })
     }
 }
 
@@ -1755,9 +1808,20 @@ fn libm_sqrt(x: f64) -> f64 {
 /// shader that does not assemble, a run error); failed expectations are
 /// collected.
 pub fn run_with(script: &Script, opts: &RunOptions) -> Result<Outcome, AmberError> {
+    run_on(script, opts, &mut Interpreter)
+}
+
+/// Run a script's dispatches on `exec` (the interpreter, a GPU), the rest
+/// (buffers, COPY, EXPECT) as [`run_with`] does.
+pub fn run_on(
+    script: &Script,
+    opts: &RunOptions,
+    exec: &mut dyn Executor,
+) -> Result<Outcome, AmberError> {
     let mut r = Runner {
         script,
         opts,
+        exec,
         bufs: script.buffers.iter().map(|b| b.data.clone()).collect(),
         types: script.buffers.iter().map(|b| (b.ty, b.layout)).collect(),
         modules: BTreeMap::new(),

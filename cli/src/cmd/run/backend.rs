@@ -1,0 +1,156 @@
+//! `--backend` of `run` and `amber`: the reference interpreter, or a GPU
+//! backend of the web crate's runner (built with the CLI's `gpu` feature).
+
+use spvlab_core::amber::{Executor, Interpreter};
+
+use crate::error::CliError;
+
+#[cfg(feature = "gpu")]
+pub use spvlab_web::gpu;
+
+/// What runs a dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Interp,
+    #[cfg(feature = "gpu")]
+    Gpu(gpu::Backend),
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Interp => "interp",
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(b) => b.name(),
+        }
+    }
+
+    /// Every backend, for `all`.
+    pub fn all() -> Vec<Backend> {
+        #[allow(unused_mut)]
+        let mut v = vec![Backend::Interp];
+        #[cfg(feature = "gpu")]
+        v.extend(gpu::Backend::ALL.map(Backend::Gpu));
+        v
+    }
+
+    /// `interp`, `wgpu`, `wgpu-naga`, `wgpu-passthrough` or `all`.
+    pub fn parse_list(s: &str) -> Result<Vec<Backend>, CliError> {
+        if s == "all" {
+            return Ok(Backend::all());
+        }
+        if s == "interp" {
+            return Ok(vec![Backend::Interp]);
+        }
+        #[cfg(feature = "gpu")]
+        if let Some(b) = gpu::Backend::parse(s) {
+            return Ok(vec![Backend::Gpu(b)]);
+        }
+        #[cfg(not(feature = "gpu"))]
+        if ["wgpu", "wgpu-naga", "wgpu-passthrough"].contains(&s) {
+            return Err(CliError::Usage(format!(
+                "--backend {s}: this spvlab was built without the GPU backends (cargo feature `gpu`)"
+            )));
+        }
+        Err(CliError::Usage(format!(
+            "--backend: `{s}` is none of interp, wgpu, wgpu-naga, wgpu-passthrough, all"
+        )))
+    }
+
+    /// An Amber executor for this backend.
+    pub fn executor(self, force: bool) -> Exec {
+        let _ = force;
+        match self {
+            Backend::Interp => Exec::Interp(Interpreter),
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(b) => {
+                let mut e = gpu::GpuExecutor::new(b);
+                e.no_guard = force;
+                e.force = force;
+                Exec::Gpu(Box::new(e))
+            }
+        }
+    }
+}
+
+/// An executor of either kind.
+pub enum Exec {
+    Interp(Interpreter),
+    #[cfg(feature = "gpu")]
+    Gpu(Box<gpu::GpuExecutor>),
+}
+
+impl Exec {
+    pub fn as_dyn(&mut self) -> &mut dyn Executor {
+        match self {
+            Exec::Interp(i) => i,
+            #[cfg(feature = "gpu")]
+            Exec::Gpu(g) => g.as_mut(),
+        }
+    }
+
+    /// Every difference from the interpreter seen so far, in words.
+    pub fn differences(&self) -> Vec<String> {
+        match self {
+            Exec::Interp(_) => Vec::new(),
+            #[cfg(feature = "gpu")]
+            Exec::Gpu(g) => g
+                .differences
+                .iter()
+                .map(|d| {
+                    let (s, b) = d.binding;
+                    format!(
+                        "shader `{}`, binding {s}.{b}, byte {}: interpreter {:02x?}, GPU {:02x?}",
+                        d.shader, d.byte, d.interp, d.gpu
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// The dispatches compared with the interpreter.
+    pub fn compared(&self) -> usize {
+        match self {
+            Exec::Interp(_) => 0,
+            #[cfg(feature = "gpu")]
+            Exec::Gpu(g) => g.compared,
+        }
+    }
+}
+
+/// One dispatch on a GPU backend, blocking (10 s at most): the buffers as
+/// the GPU left them.
+#[cfg(feature = "gpu")]
+pub fn run_gpu(
+    b: gpu::Backend,
+    ir: &spvlab_core::ir::Ir,
+    words: &[u32],
+    opts: &spvlab_core::interp::Options,
+    bufs: &spvlab_core::interp::Buffers,
+    name: &str,
+) -> Result<spvlab_core::interp::Buffers, String> {
+    let wgsl = match b {
+        gpu::Backend::Wgsl => Some(
+            gpu::wgsl_of(ir, opts.entry.as_deref().unwrap_or(""))
+                .map_err(|m| format!("{} on `{name}`: not supported: {m}", b.name()))?,
+        ),
+        _ => None,
+    };
+    let job = gpu::Job {
+        backend: b,
+        words,
+        ir,
+        wgsl: wgsl.as_deref(),
+        entry: opts.entry.as_deref(),
+        workgroups: opts.workgroups,
+        buffers: bufs,
+        aliases: &opts.aliases,
+        push_constants: opts.push_constants.as_deref(),
+        module_name: name,
+    };
+    let g = gpu::Gpu::new_blocking().map_err(|m| format!("{}: {m}", b.name()))?;
+    let out = g.run_blocking(&job, std::time::Duration::from_secs(10)).map_err(|e| e.to_string())?;
+    let mut all = bufs.clone();
+    all.extend(out);
+    Ok(all)
+}

@@ -1,0 +1,204 @@
+//! The 667 compute Amber tests of the corpus on a Vulkan GPU (lavapipe in
+//! CI) through the web crate's runner (issue 11): by the raw SPIR-V
+//! (`wgpu-passthrough`) and through naga's SPIR-V front end (`wgpu-naga`),
+//! their EXPECT lines the oracle, each at least its floor.
+//!
+//! Differential: each dispatch runs on the interpreter first (the GPU
+//! executor's guard) and the two runs' buffers are compared; every test where
+//! they differ must be listed, with its cause, in `tests/gpu-differences.md`
+//! (a backtick-quoted Amber path on a line naming the backend).
+//!
+//! Skipped, with a message, only when no Vulkan adapter exists; with
+//! `SPVLAB_REQUIRE_GPU=1` (`./x test`, CI) a missing adapter fails.
+//! `SPVLAB_GPU_REPORT=1` prints the failure classes and the times.
+
+use spvlab_tests::amber::{Verdict, cause, compute_cases, run_case_on};
+use spvlab_tests::{corpus_or_skip, root};
+use spvlab_web::gpu::{Backend, Gpu, GpuExecutor};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Passes by the raw SPIR-V on lavapipe (386 of 667 measured on 2026-11-23); it may
+/// only go up.
+const PASSTHROUGH_FLOOR: usize = 386;
+/// Passes through naga's SPIR-V front end on lavapipe (332 of 667 measured on
+/// 2026-11-23); it may only go up.
+const NAGA_FLOOR: usize = 332;
+
+fn gpu_or_skip(test: &str) -> bool {
+    match Gpu::new_blocking() {
+        Ok(g) => {
+            eprintln!("{test}: on {}", g.info());
+            true
+        }
+        Err(e) if std::env::var("SPVLAB_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("{test}: SPVLAB_REQUIRE_GPU=1 and no Vulkan adapter: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED {test}: no Vulkan adapter ({e}); ./x test installs lavapipe");
+            false
+        }
+    }
+}
+
+/// The failure class of a verdict: its cause, without the shader's name.
+fn class(v: &Verdict) -> String {
+    let c = cause(v);
+    match c.find(" on `") {
+        Some(i) => match c[i + 5..].find("`: ") {
+            Some(j) => format!("{}{}", &c[..i], &c[i + 5 + j + 1..]),
+            None => c,
+        },
+        None => c,
+    }
+    .chars()
+    .take(140)
+    .collect()
+}
+
+struct Run {
+    verdicts: Vec<Verdict>,
+    /// Tests where the interpreter and the GPU differ: path -> the first
+    /// difference.
+    differing: BTreeMap<String, String>,
+    compared: usize,
+    secs: f64,
+}
+
+fn run_on(backend: Backend) -> Option<Run> {
+    run_with(backend, true)
+}
+
+/// The suite on `backend`; `guard`: the interpreter runs each dispatch first
+/// (and the buffers are compared).
+fn run_with(backend: Backend, guard: bool) -> Option<Run> {
+    let corpus = corpus_or_skip("gpu_amber")?;
+    let mut cases = compute_cases(&corpus);
+    assert_eq!(cases.len(), 667, "the corpus has 667 compute Amber tests");
+    // SPVLAB_GPU_ONLY=TEXT: only the tests whose path holds TEXT (to look
+    // at one; the floors then do not hold).
+    let only = std::env::var("SPVLAB_GPU_ONLY").ok();
+    if let Some(o) = &only {
+        cases.retain(|c| c.amber.contains(o.as_str()));
+    }
+    let mut exec = GpuExecutor::new(backend);
+    exec.no_guard = !guard;
+    let t0 = Instant::now();
+    let mut verdicts = Vec::new();
+    let mut differing = BTreeMap::new();
+    let trace = std::env::var("SPVLAB_GPU_TRACE").as_deref() == Ok("1");
+    for c in &cases {
+        let t = Instant::now();
+        if trace {
+            eprint!("{} ...", c.amber);
+        }
+        let seen = exec.differences.len();
+        verdicts.push(run_case_on(&corpus, c, &mut exec));
+        if trace {
+            eprintln!(" {:?} {:.2}s", verdicts.last(), t.elapsed().as_secs_f64());
+        }
+        if let Some(d) = exec.differences.get(seen) {
+            differing.insert(c.amber.clone(), format!("{d:?}"));
+        }
+    }
+    let _ = only;
+    Some(Run { verdicts, differing, compared: exec.compared, secs: t0.elapsed().as_secs_f64() })
+}
+
+fn report(backend: Backend, r: &Run) -> usize {
+    let passed = r.verdicts.iter().filter(|v| **v == Verdict::Pass).count();
+    eprintln!(
+        "{}: {passed}/667 pass ({:.1}%), {:.1} s with the interpreter's guard; {} dispatches compared, {} tests differ",
+        backend.name(),
+        passed as f64 * 100.0 / 667.0,
+        r.secs,
+        r.compared,
+        r.differing.len()
+    );
+    if std::env::var("SPVLAB_GPU_REPORT").as_deref() == Ok("1") {
+        let mut by: BTreeMap<String, usize> = BTreeMap::new();
+        for v in &r.verdicts {
+            if *v != Verdict::Pass {
+                *by.entry(class(v)).or_default() += 1;
+            }
+        }
+        let mut list: Vec<_> = by.into_iter().collect();
+        list.sort_by(|a, b| b.1.cmp(&a.1));
+        for (c, n) in list {
+            eprintln!("  {n:4}  {c}");
+        }
+        for (p, d) in &r.differing {
+            eprintln!("  differs: {p}: {d}");
+        }
+    }
+    passed
+}
+
+/// Every differing test is listed in tests/gpu-differences.md on a line
+/// naming the backend.
+fn check_listed(backend: Backend, r: &Run) {
+    let doc = std::fs::read_to_string(root().join("tests/gpu-differences.md")).unwrap_or_default();
+    let missing: Vec<&String> = r
+        .differing
+        .keys()
+        .filter(|p| !doc.lines().any(|l| l.contains(&format!("`{p}`")) && l.contains(backend.name())))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{}: the interpreter and the GPU differ on tests not classified in tests/gpu-differences.md: {missing:#?}",
+        backend.name()
+    );
+}
+
+#[test]
+fn amber_suite_by_passthrough() {
+    if !gpu_or_skip("gpu_amber") {
+        return;
+    }
+    let Some(r) = run_on(Backend::Passthrough) else { return };
+    let passed = report(Backend::Passthrough, &r);
+    if std::env::var_os("SPVLAB_GPU_ONLY").is_some() {
+        return;
+    }
+    check_listed(Backend::Passthrough, &r);
+    assert!(passed >= PASSTHROUGH_FLOOR, "{passed} pass by passthrough, the floor is {PASSTHROUGH_FLOOR}");
+}
+
+#[test]
+fn amber_suite_by_naga() {
+    if !gpu_or_skip("gpu_amber") {
+        return;
+    }
+    let Some(r) = run_on(Backend::Naga) else { return };
+    let passed = report(Backend::Naga, &r);
+    if std::env::var_os("SPVLAB_GPU_ONLY").is_some() {
+        return;
+    }
+    check_listed(Backend::Naga, &r);
+    assert!(passed >= NAGA_FLOOR, "{passed} pass through naga, the floor is {NAGA_FLOOR}");
+}
+
+/// The times of issue 9 and 11 in one run: the interpreter alone over the
+/// 667, then each GPU backend alone (no guard). Prints only (no wall-clock
+/// limit in a test): `cargo test --release -p spvlab-tests --test gpu_amber
+/// -- --ignored --nocapture timing`.
+#[test]
+#[ignore]
+fn timing() {
+    if !gpu_or_skip("gpu_amber") {
+        return;
+    }
+    let Some(corpus) = corpus_or_skip("gpu_amber") else { return };
+    let cases = compute_cases(&corpus);
+    let t0 = Instant::now();
+    let passed = cases
+        .iter()
+        .filter(|c| run_case_on(&corpus, c, &mut spvlab_core::amber::Interpreter) == Verdict::Pass)
+        .count();
+    eprintln!("interp: {passed}/667 pass, {:.1} s", t0.elapsed().as_secs_f64());
+    for b in [Backend::Passthrough, Backend::Naga] {
+        let Some(r) = run_with(b, false) else { return };
+        let passed = r.verdicts.iter().filter(|v| **v == Verdict::Pass).count();
+        eprintln!("{}: {passed}/667 pass, {:.1} s (no guard)", b.name(), r.secs);
+    }
+}

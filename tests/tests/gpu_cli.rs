@@ -1,0 +1,174 @@
+//! `spvlab run --backend` and `spvlab amber --backend` on a Vulkan GPU
+//! (lavapipe in CI), run as a process: a kernel written here with a uniform
+//! buffer (std140 stride 16), a storage buffer and push constants, its
+//! expected values worked out by hand from the SPIR-V semantics (OpIMul,
+//! OpIAdd); every backend that runs agrees; the step budget keeps a module
+//! that does not terminate off the GPU; an Amber file of the corpus passes by
+//! passthrough and naga (its own EXPECT lines the oracle).
+//!
+//! Skipped, with a message, only when no Vulkan adapter exists
+//! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
+
+use spvlab_tests::{corpus_or_skip, run_spvlab, scratch};
+use spvlab_web::gpu::Gpu;
+
+/// out.data[i] = u.k[i] * pc.mul + i, i = GlobalInvocationId.x.
+const KERNEL: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid %out %u %pc
+               OpExecutionMode %main LocalSize 4 1 1
+               OpName %out "out"
+               OpName %u "u"
+               OpName %pc "pc"
+               OpMemberName %Out 0 "data"
+               OpMemberName %U 0 "k"
+               OpMemberName %Pc 0 "mul"
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %arr4 ArrayStride 4
+               OpDecorate %uarr4 ArrayStride 16
+               OpDecorate %Out Block
+               OpDecorate %U Block
+               OpDecorate %Pc Block
+               OpMemberDecorate %Out 0 Offset 0
+               OpMemberDecorate %U 0 Offset 0
+               OpMemberDecorate %Pc 0 Offset 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 2
+               OpDecorate %u DescriptorSet 1
+               OpDecorate %u Binding 5
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %uint_0 = OpConstant %uint 0
+     %uint_4 = OpConstant %uint 4
+     %v3uint = OpTypeVector %uint 3
+   %p_v3uint = OpTypePointer Input %v3uint
+        %gid = OpVariable %p_v3uint Input
+       %arr4 = OpTypeArray %uint %uint_4
+      %uarr4 = OpTypeArray %uint %uint_4
+        %Out = OpTypeStruct %arr4
+          %U = OpTypeStruct %uarr4
+         %Pc = OpTypeStruct %uint
+      %p_Out = OpTypePointer StorageBuffer %Out
+        %p_U = OpTypePointer Uniform %U
+       %p_Pc = OpTypePointer PushConstant %Pc
+     %p_uint = OpTypePointer StorageBuffer %uint
+    %pu_uint = OpTypePointer Uniform %uint
+    %pc_uint = OpTypePointer PushConstant %uint
+        %out = OpVariable %p_Out StorageBuffer
+          %u = OpVariable %p_U Uniform
+         %pc = OpVariable %p_Pc PushConstant
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+        %src = OpAccessChain %pu_uint %u %uint_0 %i
+          %k = OpLoad %uint %src
+         %mp = OpAccessChain %pc_uint %pc %uint_0
+          %m = OpLoad %uint %mp
+         %km = OpIMul %uint %k %m
+          %y = OpIAdd %uint %km %i
+        %dst = OpAccessChain %p_uint %out %uint_0 %i
+               OpStore %dst %y
+               OpReturn
+               OpFunctionEnd
+"#;
+
+/// A loop that never ends.
+const ENDLESS: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %bool = OpTypeBool
+       %true = OpConstantTrue %bool
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+               OpBranch %loop
+       %loop = OpLabel
+               OpLoopMerge %merge %loop None
+               OpBranchConditional %true %loop %merge
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+fn gpu_or_skip(test: &str) -> bool {
+    match Gpu::new_blocking() {
+        Ok(_) => true,
+        Err(e) if std::env::var("SPVLAB_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("{test}: SPVLAB_REQUIRE_GPU=1 and no Vulkan adapter: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED {test}: no Vulkan adapter ({e}); ./x test installs lavapipe");
+            false
+        }
+    }
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+const U: &str = "--buffer=1.5=u32: 2 0 0 0 5 0 0 0 7 0 0 0 11 0 0 0";
+const PC: &str = "--buffer=push=u32: 3";
+
+#[test]
+fn run_on_each_backend() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let dir = scratch("gpu_cli");
+    std::fs::write(dir.join("k.spvasm"), KERNEL).unwrap();
+    let want = ["out.data[0] = 6", "out.data[1] = 16", "out.data[2] = 23", "out.data[3] = 36"];
+    for b in ["interp", "wgpu-naga", "wgpu-passthrough"] {
+        let o = run_spvlab(&dir, &["run", "--backend", b, U, PC, "k.spvasm"], b"");
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{b}: {t}");
+        for w in want {
+            assert!(t.contains(&format!("  {w}\n")), "{b}: {w} missing in {t}");
+        }
+    }
+    // all: the backends that run agree (ours, wgpu, is refused until the
+    // lowering lands, or runs and must agree too).
+    let o = run_spvlab(&dir, &["run", "--backend", "all", U, PC, "k.spvasm"], b"");
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("the backends agree (interp, ") && t.contains("wgpu-naga") && t.contains("wgpu-passthrough)"), "{t}");
+    assert!(!t.contains("!="), "{t}");
+    for w in want {
+        assert!(t.contains(&format!("  {w}\n")), "{w} missing in {t}");
+    }
+}
+
+#[test]
+fn a_module_that_does_not_terminate_is_not_sent() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let dir = scratch("gpu_cli_endless");
+    std::fs::write(dir.join("e.spvasm"), ENDLESS).unwrap();
+    let o = run_spvlab(&dir, &["run", "--backend", "wgpu-passthrough", "--max-steps", "1000", "e.spvasm"], b"");
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("wgpu-passthrough: not sent to the GPU: it does not terminate in the interpreter"), "{t}");
+}
+
+#[test]
+fn amber_by_passthrough_and_naga() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let Some(c) = corpus_or_skip("gpu_cli") else { return };
+    let dir = scratch("gpu_cli_amber");
+    let f = c.join("amber/spirv-control-flow/examples_simple_fleshed.amber");
+    for b in ["wgpu-passthrough", "wgpu-naga"] {
+        let o = run_spvlab(&dir, &["amber", "--backend", b, f.to_str().unwrap()], b"");
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{b}: {t}");
+        assert!(t.contains(&format!("1 passed, 0 failed, 0 errors, 0 graphics (not run) on {b}; 1 dispatches compared with the interpreter, 0 files differ")), "{t}");
+    }
+}

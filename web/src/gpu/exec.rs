@@ -1,0 +1,148 @@
+//! The GPU as an Amber executor ([`spvlab_core::amber::Executor`]): each
+//! `RUN` of a script dispatched on wgpu, natively.
+//!
+//! The interpreter's step budget guards the GPU: before a dispatch goes to
+//! the GPU it runs on the interpreter (on a copy of the buffers); one that
+//! does not terminate there is not sent (unless `force`). The interpreter's
+//! buffers, where its run finished, are compared with the GPU's: every
+//! difference is recorded ([`GpuExecutor::differences`]), the differential
+//! run of issue 11.
+
+use super::{Backend, Gpu, Job};
+use spvlab_core::amber::{Dispatch, ExecError, Executor};
+use spvlab_core::interp::{self, Buffers};
+use std::time::Duration;
+
+/// A buffer on which the interpreter and the GPU disagree after one
+/// dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    pub shader: String,
+    pub binding: (u32, u32),
+    /// The first byte that differs, and the bytes of the word holding it
+    /// (interpreter, GPU).
+    pub byte: usize,
+    pub interp: Vec<u8>,
+    pub gpu: Vec<u8>,
+}
+
+pub struct GpuExecutor {
+    pub backend: Backend,
+    gpu: Option<Gpu>,
+    /// Send modules that do not terminate in the interpreter anyway.
+    pub force: bool,
+    /// Skip the interpreter's run (no guard, no comparison).
+    pub no_guard: bool,
+    pub timeout: Duration,
+    /// The differences seen so far.
+    pub differences: Vec<Difference>,
+    /// Dispatches where both ran and were compared.
+    pub compared: usize,
+}
+
+impl GpuExecutor {
+    pub fn new(backend: Backend) -> GpuExecutor {
+        GpuExecutor {
+            backend,
+            gpu: None,
+            force: false,
+            no_guard: false,
+            timeout: Duration::from_secs(10),
+            differences: Vec::new(),
+            compared: 0,
+        }
+    }
+
+    /// The device, made on first use (and again after a loss).
+    pub fn gpu(&mut self) -> Result<&Gpu, String> {
+        if self.gpu.as_ref().is_some_and(Gpu::is_lost) {
+            // A lost or hung device is abandoned, not dropped: dropping
+            // would wait for the work it may still be running.
+            std::mem::forget(self.gpu.take());
+        }
+        if self.gpu.is_none() {
+            self.gpu = Some(Gpu::new_blocking()?);
+        }
+        Ok(self.gpu.as_ref().expect("made above"))
+    }
+}
+
+impl Executor for GpuExecutor {
+    fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
+        let name = self.backend.name();
+        // The guard: the interpreter first.
+        let mut reference = None;
+        if !self.no_guard {
+            let mut copy = buffers.clone();
+            match interp::run(d.ir, d.opts, &mut copy) {
+                Ok(_) => reference = Some(copy),
+                Err(e) if e.message.starts_with("did not terminate") && !self.force => {
+                    return Err(ExecError::Other(format!(
+                        "{name}: `{}` not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
+                        d.shader, e.message.replace("$INV", "")
+                    )));
+                }
+                Err(_) => {}
+            }
+        }
+        let wgsl = match self.backend {
+            Backend::Wgsl => {
+                let entry = d.opts.entry.clone().or_else(|| {
+                    d.ir.entry_points.first().map(|e| e.name.clone())
+                });
+                Some(
+                    super::wgsl_of(d.ir, entry.as_deref().unwrap_or(""))
+                        .map_err(|m| ExecError::Other(format!("{name} on `{}`: not supported: {m}", d.shader)))?,
+                )
+            }
+            _ => None,
+        };
+        if d.opts.robust_access {
+            return Err(ExecError::Other(format!(
+                "{name} on `{}`: not supported: the pipeline asks for spirv-opt's --graphics-robust-access, which the GPU runner does not apply (without it the test's accesses out of bounds are undefined)",
+                d.shader
+            )));
+        }
+        if !d.opts.descriptor_arrays.is_empty() || !d.opts.images.is_empty() || !d.opts.samplers.is_empty() {
+            return Err(ExecError::Other(format!(
+                "{name} on `{}`: not supported: images, samplers and arrays of descriptors (the GPU runner binds buffers)",
+                d.shader
+            )));
+        }
+        let job = Job {
+            backend: self.backend,
+            words: d.words,
+            ir: d.ir,
+            wgsl: wgsl.as_deref(),
+            entry: d.opts.entry.as_deref(),
+            workgroups: d.opts.workgroups,
+            buffers,
+            aliases: &d.opts.aliases,
+            push_constants: d.opts.push_constants.as_deref(),
+            module_name: d.shader,
+        };
+        let timeout = self.timeout;
+        let gpu = self.gpu().map_err(|m| ExecError::Other(format!("{name}: {m}")))?;
+        let out = gpu.run_blocking(&job, timeout).map_err(|e| ExecError::Other(e.to_string()))?;
+        for (k, v) in out {
+            buffers.insert(k, v);
+        }
+        if let Some(r) = reference {
+            self.compared += 1;
+            for (k, want) in &r {
+                let got = buffers.get(k).map_or(&[][..], |v| v);
+                if let Some(byte) = want.iter().zip(got).position(|(a, b)| a != b).or((want.len() != got.len()).then(|| want.len().min(got.len()))) {
+                    let w = byte / 4 * 4;
+                    self.differences.push(Difference {
+                        shader: d.shader.to_string(),
+                        binding: *k,
+                        byte,
+                        interp: want.get(w..(w + 4).min(want.len())).unwrap_or(&[]).to_vec(),
+                        gpu: got.get(w..(w + 4).min(got.len())).unwrap_or(&[]).to_vec(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

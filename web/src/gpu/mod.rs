@@ -1,0 +1,714 @@
+//! The GPU runner (issue 11): one compute dispatch of a SPIR-V module on
+//! wgpu 30, natively on Vulkan (lavapipe here, any driver elsewhere) and in
+//! the browser on WebGPU, by one async code path ([`Gpu::run`]); natively
+//! [`Gpu::run_blocking`] drives it with wgpu's poll and a deadline.
+//!
+//! Three ways to hand the module to wgpu ([`Backend`]):
+//! * `wgpu`: WGSL text (our lowering, `core::wgsl`, once it lands: see
+//!   [`wgsl_of`]); the only one a browser takes;
+//! * `wgpu-naga`: the SPIR-V words through naga's SPIR-V front end (wgpu
+//!   feature `spirv`);
+//! * `wgpu-passthrough`: the raw words, untranslated
+//!   (`Features::PASSTHROUGH_SHADERS`), with the pipeline layout built from
+//!   core's reflection.
+//!
+//! Resources come from core's reflection of the entry point: each storage and
+//! uniform buffer at its (set, binding), the push constants (wgpu's
+//! "immediates"), the dispatch size; the buffers come in and go back as the
+//! interpreter's [`Buffers`], so core's typed output prints them the same.
+//! Storage images, texel buffers, samplers and arrays of descriptors are
+//! refused ("not supported by the GPU runner"), never guessed.
+//!
+//! Failures are errors that name the backend and the module, never a stuck
+//! or crashed process: a validation error (wgpu's uncaptured-error handler
+//! collects them instead of panicking), a lost device (reported by its
+//! callback; the device is then dropped and the next run makes a new one), a
+//! panic inside wgpu (caught natively), and a GPU hang (natively, the poll has
+//! a deadline; the hung device is abandoned, not waited on).
+
+mod exec;
+
+pub use exec::{Difference, GpuExecutor};
+
+use spvlab_core::interp::Buffers;
+use spvlab_core::ir::Ir;
+use spvlab_core::reflect::{self, ResourceKind};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+/// How the module reaches wgpu.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Backend {
+    /// Our WGSL text.
+    Wgsl,
+    /// naga's SPIR-V front end.
+    Naga,
+    /// The raw SPIR-V (`Features::PASSTHROUGH_SHADERS`).
+    Passthrough,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Wgsl, Backend::Naga, Backend::Passthrough];
+
+    /// The name on the command line (`--backend`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Wgsl => "wgpu",
+            Backend::Naga => "wgpu-naga",
+            Backend::Passthrough => "wgpu-passthrough",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Backend> {
+        Backend::ALL.into_iter().find(|b| b.name() == s)
+    }
+}
+
+/// The WGSL of a module's entry point, for [`Backend::Wgsl`]. The lowering
+/// (`spvlab_core::wgsl`, issue 11) is being written beside this runner; when
+/// it lands, this is the one line that connects it.
+pub fn wgsl_of(_ir: &Ir, _entry: &str) -> Result<String, String> {
+    Err("our WGSL lowering (core::wgsl) is not ready yet".into())
+}
+
+/// One dispatch.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    pub backend: Backend,
+    /// The module's words (specialized: spec constants hold their values).
+    pub words: &'a [u32],
+    /// Its IR (for the reflection).
+    pub ir: &'a Ir,
+    /// The WGSL, for [`Backend::Wgsl`].
+    pub wgsl: Option<&'a str>,
+    /// The entry point; `None`: the first GLCompute one.
+    pub entry: Option<&'a str>,
+    pub workgroups: [u32; 3],
+    /// Each binding's bytes, by (set, binding).
+    pub buffers: &'a Buffers,
+    /// Bindings that share another's memory: (set, binding) -> the one
+    /// whose bytes are in `buffers`.
+    pub aliases: &'a BTreeMap<(u32, u32), (u32, u32)>,
+    pub push_constants: Option<&'a [u8]>,
+    /// What to call the module in errors (a file name, an Amber shader).
+    pub module_name: &'a str,
+}
+
+/// A dispatch that did not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuError {
+    pub backend: Backend,
+    pub module: String,
+    pub kind: GpuErrorKind,
+    pub message: String,
+}
+
+/// What kind of failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GpuErrorKind {
+    /// No adapter or device (no Vulkan driver, no WebGPU).
+    NoDevice,
+    /// The module or its resources are beyond this runner (or the adapter).
+    Unsupported,
+    /// wgpu refused the module or the pipeline (naga's front end included).
+    Validation,
+    /// The device was lost.
+    DeviceLost,
+    /// The dispatch did not finish before the deadline (a GPU hang).
+    Timeout,
+    /// A panic inside wgpu.
+    Panic,
+}
+
+impl std::fmt::Display for GpuError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let k = match self.kind {
+            GpuErrorKind::NoDevice => "no device",
+            GpuErrorKind::Unsupported => "not supported",
+            GpuErrorKind::Validation => "rejected",
+            GpuErrorKind::DeviceLost => "device lost",
+            GpuErrorKind::Timeout => "timeout",
+            GpuErrorKind::Panic => "panic in wgpu",
+        };
+        write!(f, "{} on `{}`: {k}: {}", self.backend.name(), self.module, self.message)
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+/// An adapter and its device, kept from one dispatch to the next.
+pub struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: String,
+    features: wgpu::Features,
+    limits: wgpu::Limits,
+    /// Errors wgpu reported outside any scope (validation, out of memory,
+    /// internal), collected instead of panicking.
+    errors: Arc<Mutex<Vec<String>>>,
+    /// Why the device was lost, once it is.
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+/// Round `n` up to a multiple of `m` (a power of two).
+fn round_up(n: u64, m: u64) -> u64 {
+    (n + m - 1) & !(m - 1)
+}
+
+impl Gpu {
+    /// The first adapter (natively: Vulkan only) and a device with every
+    /// feature and limit it has.
+    pub async fn new() -> Result<Gpu, String> {
+        let backends = if cfg!(target_arch = "wasm32") {
+            wgpu::Backends::BROWSER_WEBGPU
+        } else {
+            wgpu::Backends::VULKAN
+        };
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            flags: wgpu::InstanceFlags::empty(),
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .map_err(|e| format!("no GPU adapter ({e})"))?;
+        let ai = adapter.get_info();
+        let features = adapter.features();
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("spvlab"),
+                required_features: features,
+                required_limits: limits.clone(),
+                // Passthrough shaders are all this runner asks of them.
+                experimental_features: unsafe { wgpu::ExperimentalFeatures::enabled() },
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| format!("no device on {} ({e})", ai.name))?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let e2 = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = e2.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        let lost = Arc::new(Mutex::new(None));
+        let l2 = lost.clone();
+        device.set_device_lost_callback(move |reason, m| {
+            if let Ok(mut l) = l2.lock() {
+                *l = Some(format!("{reason:?}: {m}"));
+            }
+        });
+        Ok(Gpu {
+            device,
+            queue,
+            info: format!("{} ({:?}, {:?})", ai.name, ai.backend, ai.device_type),
+            features: device_features(features),
+            limits,
+            errors,
+            lost,
+        })
+    }
+
+    /// The adapter, in words.
+    pub fn info(&self) -> &str {
+        &self.info
+    }
+
+    /// Whether the device was lost (then make a new [`Gpu`]).
+    pub fn is_lost(&self) -> bool {
+        self.lost.lock().map_or(true, |l| l.is_some())
+    }
+
+    fn fail(&self, job: &Job, kind: GpuErrorKind, message: impl Into<String>) -> GpuError {
+        GpuError {
+            backend: job.backend,
+            module: job.module_name.to_string(),
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// The errors reported since the last call, as one.
+    fn take_errors(&self, job: &Job) -> Result<(), GpuError> {
+        if let Some(l) = self.lost.lock().ok().and_then(|l| l.clone()) {
+            return Err(self.fail(job, GpuErrorKind::DeviceLost, l));
+        }
+        let mut v = self.errors.lock().map(|mut v| std::mem::take(&mut *v)).unwrap_or_default();
+        if v.is_empty() {
+            return Ok(());
+        }
+        v.dedup();
+        // wgpu's messages run over several indented lines: one line here.
+        let one: Vec<String> = v.iter().map(|m| m.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        Err(self.fail(job, GpuErrorKind::Validation, one.join("; ")))
+    }
+
+    /// Run one dispatch; the bound buffers (those in `job.buffers`, aliases
+    /// left out) come back with the dispatch's writes. `wait` is called
+    /// while a readback is pending (natively: poll the device with a
+    /// deadline; on the web: nothing, the browser's event loop maps).
+    pub async fn run(&self, job: &Job<'_>, wait: &dyn Fn(&wgpu::Device) -> Result<(), String>) -> Result<Buffers, GpuError> {
+        let pipeline = self.pipeline(job)?;
+        let Pipeline { pipeline, groups: bind_groups, buffers, push } = pipeline;
+        let [x, y, z] = job.workgroups;
+        let most = self.limits.max_compute_workgroups_per_dimension;
+        if x > most || y > most || z > most {
+            return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{x}x{y}x{z} workgroups: at most {most} in a dimension")));
+        }
+        // Each buffer read back through a staging copy.
+        let mut enc = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None });
+            pass.set_pipeline(&pipeline);
+            for (i, g) in bind_groups.iter().enumerate() {
+                if let Some(g) = g {
+                    pass.set_bind_group(i as u32, g, &[]);
+                }
+            }
+            if let Some(p) = &push {
+                pass.set_immediates(0, p);
+            }
+            pass.dispatch_workgroups(x, y, z);
+        }
+        let mut staging = Vec::new();
+        for (key, (buf, len)) in &buffers {
+            let size = round_up((*len as u64).max(4), 4);
+            let s = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(buf, 0, &s, 0, size);
+            staging.push((*key, s, *len));
+        }
+        self.queue.submit([enc.finish()]);
+        self.take_errors(job)?;
+        // Map every staging buffer; wait until all are mapped.
+        let pending = Arc::new(Mutex::new((staging.len(), None::<String>)));
+        for (_, s, _) in &staging {
+            let p = pending.clone();
+            s.map_async(wgpu::MapMode::Read, .., move |r| {
+                if let Ok(mut p) = p.lock() {
+                    p.0 -= 1;
+                    if let Err(e) = r {
+                        p.1 = Some(e.to_string());
+                    }
+                }
+            });
+        }
+        Mapped { pending: pending.clone(), gpu: self, wait, job }.await?;
+        if let Some(e) = pending.lock().ok().and_then(|p| p.1.clone()) {
+            return Err(self.fail(job, GpuErrorKind::DeviceLost, format!("reading back: {e}")));
+        }
+        let mut out = Buffers::new();
+        for (key, s, len) in staging {
+            let bytes = s
+                .get_mapped_range(..)
+                .map_err(|e| self.fail(job, GpuErrorKind::Validation, format!("reading back: {e}")))?;
+            out.insert(key, bytes[..len].to_vec());
+        }
+        self.take_errors(job)?;
+        Ok(out)
+    }
+
+    /// The module, its layout, its bind groups and its buffers.
+    fn pipeline(&self, job: &Job) -> Result<Pipeline, GpuError> {
+        let refl = reflect::reflect(job.ir);
+        let entry = refl
+            .entry_points
+            .iter()
+            .find(|e| match job.entry {
+                Some(n) => e.name == n,
+                None => e.execution_model == "GLCompute",
+            })
+            .ok_or_else(|| self.fail(job, GpuErrorKind::Unsupported, match job.entry {
+                Some(n) => format!("no entry point `{n}`"),
+                None => "no GLCompute entry point".into(),
+            }))?;
+        if entry.execution_model != "GLCompute" {
+            return Err(self.fail(job, GpuErrorKind::Unsupported, format!("`{}` is a {} entry point, not GLCompute", entry.name, entry.execution_model)));
+        }
+        // The layout: one bind group per set, from the reflection.
+        let mut sets: BTreeMap<u32, Vec<(u32, ResourceKind, u64)>> = BTreeMap::new();
+        let mut push_size = 0u64;
+        for r in &entry.resources {
+            match r.kind {
+                ResourceKind::Workgroup => {}
+                ResourceKind::PushConstant => push_size = r.size.unwrap_or(0).max(r.runtime_array.map_or(0, |a| a.fixed_size)),
+                ResourceKind::StorageBuffer | ResourceKind::UniformBuffer if !r.descriptor_array => {
+                    let (Some(s), Some(b)) = (r.set, r.binding) else {
+                        return Err(self.fail(job, GpuErrorKind::Unsupported, format!("buffer %{} has no DescriptorSet and Binding", r.variable)));
+                    };
+                    let least = r.size.or(r.runtime_array.map(|a| a.fixed_size)).unwrap_or(0);
+                    sets.entry(s).or_default().push((b, r.kind, least));
+                }
+                k => {
+                    let at = match (r.set, r.binding) {
+                        (Some(s), Some(b)) => format!(" at {s}.{b}"),
+                        _ => String::new(),
+                    };
+                    let what = if r.descriptor_array { format!("an array of {}s", k.name()) } else { format!("a {}", k.name()) };
+                    return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{what}{at} (the GPU runner binds storage and uniform buffers and push constants)")));
+                }
+            }
+        }
+        // One entry a binding (two variables may share one), in order.
+        for es in sets.values_mut() {
+            es.sort_by_key(|e| e.0);
+            es.dedup_by_key(|e| e.0);
+        }
+        // wgpu's Vulkan backend numbers each set's bindings 0, 1, 2, ... in
+        // order of binding (and rewrites the SPIR-V it makes with naga to
+        // match); raw SPIR-V must be renumbered the same way.
+        let compacted;
+        let job = if job.backend == Backend::Passthrough {
+            compacted = compact_bindings(job.words, &sets);
+            &Job { words: &compacted, ..*job }
+        } else {
+            job
+        };
+        if job.backend == Backend::Passthrough {
+            self.check_capabilities(job)?;
+        }
+        let module = self.module(job, &entry.name)?;
+        let stage = wgpu::ShaderStages::COMPUTE;
+        // Buffers: one per binding given (an alias binds its target's).
+        let mut gpu_bufs: BTreeMap<(u32, u32), (wgpu::Buffer, usize)> = BTreeMap::new();
+        let mut layouts = Vec::new();
+        let max_set = sets.keys().next_back().copied();
+        if max_set.is_some_and(|m| m >= self.limits.max_bind_groups) {
+            return Err(self.fail(job, GpuErrorKind::Unsupported, format!("descriptor set {} (the adapter has {} bind groups)", max_set.unwrap_or(0), self.limits.max_bind_groups)));
+        }
+        let mut groups = Vec::new();
+        for set in 0..max_set.map_or(0, |m| m + 1) {
+            let Some(entries) = sets.get(&set) else {
+                layouts.push(None);
+                groups.push(None);
+                continue;
+            };
+            let le: Vec<wgpu::BindGroupLayoutEntry> = entries
+                .iter()
+                .map(|(b, k, _)| wgpu::BindGroupLayoutEntry {
+                    binding: *b,
+                    visibility: stage,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: match k {
+                            ResourceKind::UniformBuffer => wgpu::BufferBindingType::Uniform,
+                            _ => wgpu::BufferBindingType::Storage { read_only: false },
+                        },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                })
+                .collect();
+            let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &le });
+            for (b, k, least) in entries {
+                let key = *job.aliases.get(&(set, *b)).unwrap_or(&(set, *b));
+                if gpu_bufs.contains_key(&key) {
+                    continue;
+                }
+                let Some(data) = job.buffers.get(&key) else {
+                    return Err(self.fail(job, GpuErrorKind::Unsupported, format!("the module binds a buffer at {set}.{b}, and none is given")));
+                };
+                let align = if *k == ResourceKind::UniformBuffer { 16 } else { 4 };
+                let size = round_up((data.len() as u64).max(*least).max(4), align);
+                let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: None,
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let mut padded = data.clone();
+                padded.resize(size as usize, 0);
+                self.queue.write_buffer(&buf, 0, &padded);
+                gpu_bufs.insert(key, (buf, data.len()));
+            }
+            let be: Vec<wgpu::BindGroupEntry> = entries
+                .iter()
+                .map(|(b, _, _)| {
+                    let key = *job.aliases.get(&(set, *b)).unwrap_or(&(set, *b));
+                    wgpu::BindGroupEntry { binding: *b, resource: gpu_bufs[&key].0.as_entire_binding() }
+                })
+                .collect();
+            groups.push(Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &layout, entries: &be })));
+            layouts.push(Some(layout));
+        }
+        let push = match (push_size, job.push_constants) {
+            (0, _) => None,
+            (n, p) => {
+                let mut bytes = p.map(<[u8]>::to_vec).unwrap_or_default();
+                bytes.resize(round_up((bytes.len() as u64).max(n), 4) as usize, 0);
+                if bytes.len() as u64 > self.limits.max_immediate_size as u64 {
+                    return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{} bytes of push constants (the adapter takes {})", bytes.len(), self.limits.max_immediate_size)));
+                }
+                Some(bytes)
+            }
+        };
+        let layout_refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(|l| l.as_ref()).collect();
+        let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &layout_refs,
+            immediate_size: push.as_ref().map_or(0, |p| p.len() as u32),
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(&entry.name),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        self.take_errors(job)?;
+        Ok(Pipeline { pipeline, groups, buffers: gpu_bufs, push })
+    }
+
+    /// Raw SPIR-V goes to the driver unchecked, and a driver may crash on a
+    /// capability the device was not created with (lavapipe does, on 16-bit
+    /// types): refuse a module that declares a capability whose wgpu feature
+    /// the device lacks, or one wgpu never enables.
+    fn check_capabilities(&self, job: &Job) -> Result<(), GpuError> {
+        use spvlab_core::grammar::capability as c;
+        let f = self.features;
+        // OpCapability's operand, from the words.
+        let mut caps = Vec::new();
+        let mut at = 5;
+        let w = job.words;
+        while at < w.len() {
+            let n = (w[at] >> 16) as usize;
+            if n == 0 || at + n > w.len() {
+                break;
+            }
+            if w[at] & 0xffff == spvlab_core::grammar::op::OpCapability as u32 && n == 2 {
+                caps.push(w[at + 1]);
+            }
+            at += n;
+        }
+        for cap in &caps {
+            let need = match *cap {
+                c::Float16 => Some(wgpu::Features::SHADER_F16),
+                c::Int16 => Some(wgpu::Features::SHADER_I16),
+                // lavapipe (Mesa 22.3) crashed on raw SPIR-V with Int64
+                // (vk-gl-cts ldexp_f32vec2_i64vec2) though it has the feature.
+                c::Int64 => None,
+                c::Float64 => Some(wgpu::Features::SHADER_F64),
+                c::StorageBuffer16BitAccess | c::UniformAndStorageBuffer16BitAccess | c::StoragePushConstant16 | c::StorageInputOutput16 | c::Int8 | c::StorageBuffer8BitAccess | c::UniformAndStorageBuffer8BitAccess | c::StoragePushConstant8 => None,
+                _ => continue,
+            };
+            let ok = need.is_some_and(|n| f.contains(n));
+            if !ok {
+                let name = spvlab_core::grammar::OperandKind::Capability.enumerant(*cap).map_or_else(|| cap.to_string(), |e| e.name.to_string());
+                return Err(self.fail(job, GpuErrorKind::Unsupported, format!("capability {name}: the device was not created with it (raw SPIR-V would reach the driver unchecked)")));
+            }
+        }
+        Ok(())
+    }
+
+    fn module(&self, job: &Job, entry: &str) -> Result<wgpu::ShaderModule, GpuError> {
+        let m = match job.backend {
+            Backend::Wgsl => {
+                let text = job.wgsl.ok_or_else(|| self.fail(job, GpuErrorKind::Unsupported, "no WGSL given"))?;
+                self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: None,
+                    source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(text)),
+                })
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            Backend::Naga => self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: None,
+                source: wgpu::ShaderSource::SpirV(Cow::Borrowed(job.words)),
+            }),
+            #[cfg(target_arch = "wasm32")]
+            Backend::Naga => return Err(self.fail(job, GpuErrorKind::Unsupported, "SPIR-V needs a native build (the page takes WGSL)")),
+            Backend::Passthrough => {
+                if !self.features.contains(wgpu::Features::PASSTHROUGH_SHADERS) {
+                    return Err(self.fail(job, GpuErrorKind::Unsupported, "the adapter has no passthrough shaders"));
+                }
+                // SAFETY: the words are the caller's module, which the
+                // callers (the CLI, the Amber executor) validate or take from
+                // a test; the driver may still reject or crash on a bad one,
+                // which is what this backend is for.
+                unsafe {
+                    self.device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
+                        label: None,
+                        entry_points: Cow::Owned(vec![wgpu::PassthroughShaderEntryPoint { name: Cow::Borrowed(entry), workgroup_size: (1, 1, 1) }]),
+                        spirv: Some(Cow::Borrowed(job.words)),
+                        ..Default::default()
+                    })
+                }
+            }
+        };
+        self.take_errors(job)?;
+        Ok(m)
+    }
+}
+
+/// The words with each buffer's `Binding` replaced by its rank among its
+/// set's bindings (as wgpu's Vulkan backend lays out a bind group).
+fn compact_bindings(words: &[u32], sets: &BTreeMap<u32, Vec<(u32, ResourceKind, u64)>>) -> Vec<u32> {
+    use spvlab_core::grammar::decoration::{Binding, DescriptorSet};
+    use spvlab_core::grammar::op::OpDecorate;
+    let mut out = words.to_vec();
+    let insts = |w: &[u32]| {
+        let mut v = Vec::new();
+        let mut at = 5;
+        while at < w.len() {
+            let n = (w[at] >> 16) as usize;
+            if n == 0 || at + n > w.len() {
+                break;
+            }
+            v.push((at, n));
+            at += n;
+        }
+        v
+    };
+    let list = insts(words);
+    let decorate = |at: usize, n: usize, d: u32| words[at] & 0xffff == OpDecorate as u32 && n == 4 && words[at + 2] == d;
+    let mut set_of = BTreeMap::new();
+    for &(at, n) in &list {
+        if decorate(at, n, DescriptorSet) {
+            set_of.insert(words[at + 1], words[at + 3]);
+        }
+    }
+    for &(at, n) in &list {
+        if decorate(at, n, Binding)
+            && let Some(set) = set_of.get(&words[at + 1])
+            && let Some(es) = sets.get(set)
+        {
+            let mut bs: Vec<u32> = es.iter().map(|e| e.0).collect();
+            bs.sort_unstable();
+            bs.dedup();
+            if let Ok(rank) = bs.binary_search(&words[at + 3]) {
+                out[at + 3] = rank as u32;
+            }
+        }
+    }
+    out
+}
+
+/// The features this runner asked for that the device has.
+fn device_features(f: wgpu::Features) -> wgpu::Features {
+    f
+}
+
+struct Pipeline {
+    pipeline: wgpu::ComputePipeline,
+    groups: Vec<Option<wgpu::BindGroup>>,
+    buffers: BTreeMap<(u32, u32), (wgpu::Buffer, usize)>,
+    push: Option<Vec<u8>>,
+}
+
+/// Ready once every staging buffer is mapped (or the wait fails).
+struct Mapped<'a, 'j> {
+    pending: Arc<Mutex<(usize, Option<String>)>>,
+    gpu: &'a Gpu,
+    wait: &'a dyn Fn(&wgpu::Device) -> Result<(), String>,
+    job: &'a Job<'j>,
+}
+
+impl Future for Mapped<'_, '_> {
+    type Output = Result<(), GpuError>;
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        use std::task::Poll;
+        if self.pending.lock().map_or(true, |p| p.0 == 0) {
+            return Poll::Ready(Ok(()));
+        }
+        if let Err(e) = self.gpu.take_errors(self.job) {
+            return Poll::Ready(Err(e));
+        }
+        if let Err(m) = (self.wait)(&self.gpu.device) {
+            return Poll::Ready(Err(self.gpu.fail(self.job, GpuErrorKind::Timeout, m)));
+        }
+        if self.pending.lock().map_or(true, |p| p.0 == 0) {
+            return Poll::Ready(Ok(()));
+        }
+        // On the web the browser maps and wakes nothing of ours: ask again.
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// Natively: run a future to its end on this thread (wgpu's native futures
+/// are ready at once or driven by the device's poll, which `Mapped` calls).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Gpu {
+    /// Natively: a new device, blocking.
+    pub fn new_blocking() -> Result<Gpu, String> {
+        match std::panic::catch_unwind(|| block_on(Gpu::new())) {
+            Ok(r) => r,
+            Err(p) => Err(format!("wgpu panicked creating the device: {}", panic_text(&p))),
+        }
+    }
+
+    /// Natively: run one dispatch, blocking, for at most `timeout`. A panic
+    /// in wgpu is caught and returned. After a timeout or a lost device the
+    /// [`Gpu`] must not be used again ([`Gpu::is_lost`] says so; a caller
+    /// makes a new one).
+    pub fn run_blocking(&self, job: &Job<'_>, timeout: std::time::Duration) -> Result<Buffers, GpuError> {
+        let deadline = std::time::Instant::now() + timeout;
+        let wait = move |d: &wgpu::Device| -> Result<(), String> {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(format!("the dispatch did not finish in {timeout:?}"));
+            }
+            match d.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(left) }) {
+                Ok(_) => Ok(()),
+                Err(wgpu::PollError::Timeout) => Err(format!("the dispatch did not finish in {timeout:?}")),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        // On a thread of its own with a large stack: naga's SPIR-V front end
+        // recurses over the CFG (a deep one overflows a test thread's 2 MiB,
+        // which aborts the process); a panic there comes back as an error.
+        let r = std::thread::scope(|sc| {
+            std::thread::Builder::new()
+                .name("spvlab-gpu".into())
+                .stack_size(256 << 20)
+                .spawn_scoped(sc, || block_on(self.run(job, &wait)))
+                .map_err(|e| Box::new(format!("no thread for the dispatch: {e}")) as Box<dyn std::any::Any + Send>)
+                .and_then(|h| h.join())
+        });
+        match r {
+            Ok(Err(e)) if e.kind == GpuErrorKind::Timeout => {
+                // The device may still be running the dispatch: mark it lost.
+                if let Ok(mut l) = self.lost.lock() {
+                    *l = Some(format!("abandoned after a timeout ({})", e.message));
+                }
+                Err(e)
+            }
+            Ok(r) => r,
+            Err(p) => {
+                if let Ok(mut l) = self.lost.lock() {
+                    *l = Some("abandoned after a panic".into());
+                }
+                Err(self.fail(job, GpuErrorKind::Panic, panic_text(&p)))
+            }
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "(no message)".into())
+}
