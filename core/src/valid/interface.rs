@@ -7,7 +7,7 @@
 use super::Context;
 use super::rules::Rule;
 use crate::grammar::{
-    OperandKind, decoration as dec, execution_model as em, op, storage_class as sc,
+    OperandKind, op, storage_class as sc,
 };
 use crate::ir::Type;
 use alloc::format;
@@ -33,10 +33,22 @@ pub(super) static RULES: &[Rule] = &[
                       struct decorated Block whose members carry the locations. Index only applies \
                       to fragment shader outputs. Fix: add `OpDecorate %var Location 0`.",
     },
+    Rule {
+        code: "inst.interface.runtime-array",
+        summary: "In Vulkan, a runtime array is only the last member of a Block or BufferBlock struct (or a descriptor array).",
+        explanation: "Vulkan spec, VUID-StandaloneSpirv-OpTypeRuntimeArray-04680: an OpTypeRuntimeArray \
+                      may be the element of no array; in a struct it must be the last member, and the \
+                      struct must be decorated Block or BufferBlock; a struct variable holding one must \
+                      be in the StorageBuffer (decorated Block), PhysicalStorageBuffer or Uniform \
+                      storage class; a variable may be a runtime array itself only with the \
+                      RuntimeDescriptorArray capability, in the StorageBuffer, Uniform or \
+                      UniformConstant storage class. Fix: wrap the runtime array as the last member \
+                      of a Block struct in a StorageBuffer variable.",
+    },
 ];
 
 const NOT_VARIABLE: &str = "inst.interface.not-variable";
-const LOCATION: &str = "inst.interface.location";
+const RTA: &str = "inst.interface.runtime-array";
 
 
 
@@ -99,85 +111,99 @@ pub(super) fn check(cx: &mut Context<'_>) {
             }
         }
         if cx.opts.env.is_vulkan() {
-            locations(cx, i, ep.model, &io);
+            super::location::check_entry(cx, i, ep.model, &io);
         }
+    }
+    if cx.opts.env.is_vulkan() {
+        runtime_arrays(cx);
     }
 }
 
-/// Vulkan: the user-defined Input/Output variables of the stages with
-/// locations need a Location (or a Block struct type).
-fn locations(cx: &mut Context<'_>, i: usize, model: u32, io: &[(u32, usize, u32)]) {
-    if !matches!(
-        model,
-        em::Vertex
-            | em::TessellationControl
-            | em::TessellationEvaluation
-            | em::Geometry
-            | em::Fragment
-    ) {
-        return;
-    }
+fn is_rta(cx: &Context<'_>, ty: u32) -> bool {
+    matches!(cx.ir().ty(ty).map(|t| &t.ty), Some(Type::RuntimeArray { .. }))
+}
+
+/// Vulkan: where runtime arrays may be (VUID-StandaloneSpirv-OpTypeRuntimeArray-04680).
+fn runtime_arrays(cx: &mut Context<'_>) {
     let ir = cx.ir();
-    for &(var, k, class) in io {
-        let output = class == sc::Output;
-        let decs = ir.decorations_of(var);
-        let own = |d: u32| decs.iter().any(|x| x.member.is_none() && x.decoration == d);
-        if own(dec::BuiltIn) {
+    for t in &ir.types {
+        let i = t.inst as usize;
+        match &t.ty {
+            Type::Array { element, .. } | Type::RuntimeArray { element } if is_rta(cx, *element) => {
+                let (name, e) = (cx.name(t.id), cx.name(*element));
+                let m = format!(
+                    "[VUID-StandaloneSpirv-OpTypeRuntimeArray-04680] the element type of {name} is {e}, a runtime array: in Vulkan a runtime array cannot be an array element"
+                );
+                cx.error_at(RTA, i, 1, m).label = String::from("a runtime array as element");
+            }
+            Type::Struct { members } => {
+                let n = members.len();
+                let Some(k) = members.iter().position(|m| is_rta(cx, m.ty)) else { continue };
+                let name = cx.name(t.id);
+                if k + 1 != n {
+                    let m = format!(
+                        "[VUID-StandaloneSpirv-OpTypeRuntimeArray-04680] member {k} of {name} is a runtime array but not the last member: in Vulkan a runtime array is only the last member of a struct"
+                    );
+                    cx.error_at(RTA, i, 1 + k, m).label = String::from("a runtime array before the last member");
+                } else if !t.is_block() && !t.is_buffer_block() {
+                    let m = format!(
+                        "[VUID-StandaloneSpirv-OpTypeRuntimeArray-04680] {name} ends in a runtime array but is decorated neither Block nor BufferBlock"
+                    );
+                    let d = cx.error_at(RTA, i, 0, m);
+                    d.label = String::from("needs Block or BufferBlock");
+                    d.help = Some(format!("add `OpDecorate {name} Block` (a StorageBuffer variable) or BufferBlock (Uniform)"));
+                }
+            }
+            _ => {}
+        }
+    }
+    let descriptor_arrays = cx.declared().has_cap(crate::grammar::capability::RuntimeDescriptorArray);
+    for i in 0..cx.insts().len() {
+        let inst = &cx.insts()[i];
+        if inst.opcode != op::OpVariable {
             continue;
         }
-        if own(dec::Index) && !(output && model == em::Fragment) {
-            let name = cx.name(var);
-            let m = format!(
-                "{name} is decorated with Index: Index only applies to fragment shader outputs"
-            );
-            cx.error_at(LOCATION, i, k, m).label =
-                String::from("Index on a variable that is not a fragment output");
-            continue;
-        }
-        if own(dec::PerVertexKHR) {
-            continue; // its own rules, not written here
-        }
-        let has_location = own(dec::Location);
-        let patch = own(dec::Patch);
-        let Some(mut ty) = ir.global(var).and_then(|v| v.pointee) else {
+        let (Some(&pt), Some(&var), Some(&class)) = (inst.operands.first(), inst.operands.get(1), inst.operands.get(2)) else {
             continue;
         };
-        let arrayed = match model {
-            em::TessellationControl => !patch,
-            em::TessellationEvaluation => !output && !patch,
-            em::Geometry => !output,
-            _ => false,
-        };
-        if arrayed
-            && let Some(Type::Array { element, .. } | Type::RuntimeArray { element }) =
-                ir.ty(ty).map(|t| &t.ty)
-        {
-            ty = *element;
-        }
-        let Some(t) = ir.ty(ty) else { continue };
-        let is_struct = matches!(t.ty, Type::Struct { .. });
-        if is_struct
-            && ir
-                .decorations_of(ty)
-                .iter()
-                .any(|d| d.decoration == dec::BuiltIn)
-        {
-            continue;
-        }
-        let block = ir
-            .decorations_of(ty)
-            .iter()
-            .any(|d| d.decoration == dec::Block);
-        if !has_location && !block {
-            let name = cx.name(var);
-            let dir = if output { "output" } else { "input" };
-            let vuid = if is_struct { "04917" } else { "04916" };
-            let m = format!(
-                "[VUID-StandaloneSpirv-Location-{vuid}] the {dir} variable {name} has no Location decoration (nor a Block struct type)"
-            );
-            let d = cx.error_at(LOCATION, i, k, m);
-            d.label = String::from("needs a Location");
-            d.help = Some(format!("add `OpDecorate {name} Location 0`"));
+        let Some(Type::Pointer { pointee: Some(value), .. }) = ir.ty(pt).map(|t| &t.ty) else { continue };
+        let value = *value;
+        let Some(vt) = ir.ty(value) else { continue };
+        let cn = OperandKind::StorageClass.enumerant(class).map_or("?", |e| e.name);
+        match &vt.ty {
+            Type::RuntimeArray { .. } => {
+                let bad = if !descriptor_arrays {
+                    Some(String::from("without the RuntimeDescriptorArray capability a variable cannot be a runtime array"))
+                } else if !matches!(class, sc::StorageBuffer | sc::Uniform | sc::UniformConstant) {
+                    Some(format!("a runtime array variable must be in the StorageBuffer, Uniform or UniformConstant storage class, not {cn}"))
+                } else {
+                    None
+                };
+                if let Some(why) = bad {
+                    let name = cx.name(var);
+                    let m = format!("[VUID-StandaloneSpirv-OpTypeRuntimeArray-04680] {name} is a runtime array: {why}");
+                    cx.error_at(RTA, i, 0, m).label = String::from("a runtime array variable");
+                }
+            }
+            Type::Struct { members } if members.iter().any(|m| is_rta(cx, m.ty)) => {
+                let why = match class {
+                    sc::StorageBuffer | sc::PhysicalStorageBuffer if !vt.is_block() => Some(format!(
+                        "in the {cn} storage class it must be decorated Block"
+                    )),
+                    sc::StorageBuffer | sc::PhysicalStorageBuffer | sc::Uniform => None,
+                    _ => Some(format!(
+                        "it must be in the StorageBuffer, PhysicalStorageBuffer or Uniform storage class, not {cn}"
+                    )),
+                };
+                if let Some(why) = why {
+                    let (name, st) = (cx.name(var), cx.name(value));
+                    let m = format!(
+                        "[VUID-StandaloneSpirv-OpTypeRuntimeArray-04680] {name}'s struct type {st} holds a runtime array: {why}"
+                    );
+                    cx.error_at(RTA, i, 2, m).label = String::from("a struct with a runtime array");
+                }
+            }
+            _ => {}
         }
     }
 }
