@@ -178,3 +178,93 @@ fn runtime_arrays_in_block_structs() {
         &["%buf", "%S", "StorageBuffer, PhysicalStorageBuffer or Uniform", "Private"],
     );
 }
+
+/// A fragment shader with an input `%i` of type `ty` decorated by `decos`.
+fn fragment_input(ty: &str, decos: &str) -> String {
+    format!(
+        "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %i %o
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %i Location 0
+OpDecorate %o Location 0
+{decos}%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%v2int = OpTypeVector %int 2
+%v4float = OpTypeVector %float 4
+%pi = OpTypePointer Input {ty}
+%po = OpTypePointer Output %v4float
+%i = OpVariable %pi Input
+%o = OpVariable %po Output
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    )
+}
+
+#[test]
+fn integer_fragment_inputs_are_flat() {
+    assert_valid_module("flat_int", &fragment_input("%v2int", "OpDecorate %i Flat\n"), "vulkan1.1");
+    assert_valid_module("float_smooth", &fragment_input("%float", ""), "vulkan1.1");
+    assert_one_error(
+        "no_flat_int",
+        &fragment_input("%v2int", ""),
+        "vulkan1.1",
+        "inst.interface.interpolation",
+        "OpEntryPoint",
+        "%i",
+        &["%i", "%v2int", "Flat", "04744"],
+    );
+    assert_one_error(
+        "flat_output",
+        &fragment_input("%float", "OpDecorate %o Flat\n"),
+        "vulkan1.1",
+        "inst.interface.interpolation",
+        "OpEntryPoint",
+        "%o",
+        &["%o is decorated Flat", "fragment shader Output", "06201"],
+    );
+}
+
+#[test]
+fn one_variable_per_builtin() {
+    let src = |second: &str| {
+        format!(
+            "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %a %b
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %a BuiltIn FragCoord
+OpDecorate %b BuiltIn {second}
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%v2float = OpTypeVector %float 2
+%p4 = OpTypePointer Input %v4float
+%p2 = OpTypePointer Input %v2float
+%a = OpVariable %p4 Input
+%b = OpVariable %p{n} Input
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+",
+            n = if second == "FragCoord" { 4 } else { 2 }
+        )
+    };
+    assert_valid_module("builtins_distinct", &src("PointCoord"), "vulkan1.1");
+    assert_one_error(
+        "builtins_twice",
+        &src("FragCoord"),
+        "vulkan1.1",
+        "inst.interface.builtin-variables",
+        "OpEntryPoint",
+        "%b",
+        &["two input variables with BuiltIn FragCoord", "%b", "09658"],
+    );
+}

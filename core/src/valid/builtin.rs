@@ -282,7 +282,52 @@ fn spec_of(b: u32) -> Option<Spec> {
             constant: true,
             ..spec(I32Vec(3), Class::Any, Models::Only(COMPUTE), [4425, 0, 4427])
         },
-        bi::Layer | bi::ViewportIndex | bi::PrimitiveId => spec(Want::Any, InOut, Models::Any, [0, 0, 0]),
+        bi::Layer | bi::ViewportIndex => {
+            let model = if b == bi::Layer { 4272 } else { 4404 };
+            Spec {
+                not_input: &[em::Vertex, em::TessellationEvaluation, em::Geometry, em::MeshNV, em::MeshEXT],
+                not_output: FRAGMENT,
+                ..spec(
+                    Want::Any,
+                    InOut,
+                    Models::Only(&[
+                        em::Geometry,
+                        em::Fragment,
+                        em::MeshNV,
+                        em::MeshEXT,
+                        em::Vertex,
+                        em::TessellationEvaluation,
+                    ]),
+                    [model, 0, 0],
+                )
+            }
+        }
+        bi::PrimitiveId => Spec {
+            not_output: &[
+                em::TessellationControl,
+                em::TessellationEvaluation,
+                em::Fragment,
+                em::IntersectionKHR,
+                em::AnyHitKHR,
+                em::ClosestHitKHR,
+            ],
+            ..spec(
+                Want::Any,
+                InOut,
+                Models::Only(&[
+                    em::Fragment,
+                    em::TessellationControl,
+                    em::TessellationEvaluation,
+                    em::Geometry,
+                    em::MeshNV,
+                    em::MeshEXT,
+                    em::IntersectionKHR,
+                    em::AnyHitKHR,
+                    em::ClosestHitKHR,
+                ]),
+                [4330, 0, 0],
+            )
+        },
         _ => return None,
     };
     Some(s)

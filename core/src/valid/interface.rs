@@ -34,6 +34,24 @@ pub(super) static RULES: &[Rule] = &[
                       to fragment shader outputs. Fix: add `OpDecorate %var Location 0`.",
     },
     Rule {
+        code: "inst.interface.builtin-variables",
+        summary: "An entry point has one variable per built-in and direction, and at most one built-in block per direction.",
+        explanation: "SPIR-V spec 2.16.2 (validation rules for shader capabilities): there must be at most \
+                      one object per storage class that contains a structure with BuiltIn members, per \
+                      entry point. Vulkan (VUID-StandaloneSpirv-OpEntryPoint-09658, 09659): an entry \
+                      point may not list two Input (or two Output) variables with the same BuiltIn. \
+                      Fix: keep one gl_PerVertex block and one variable per built-in.",
+    },
+    Rule {
+        code: "inst.interface.interpolation",
+        summary: "In Vulkan, interpolation decorations fit the stage, and integer fragment inputs are Flat.",
+        explanation: "Vulkan spec 15.1.6 \"Interpolation Decorations\": Flat, NoPerspective, Sample and \
+                      Centroid must not be used on vertex shader inputs (VUID-StandaloneSpirv-Flat-06202) \
+                      or fragment shader outputs (06201); a fragment shader input of integer (or 64-bit \
+                      float) type must be decorated Flat (VUID-StandaloneSpirv-Flat-04744). Fix: add \
+                      `OpDecorate %var Flat`, or remove the decoration.",
+    },
+    Rule {
         code: "inst.interface.runtime-array",
         summary: "In Vulkan, a runtime array is only the last member of a Block or BufferBlock struct (or a descriptor array).",
         explanation: "Vulkan spec, VUID-StandaloneSpirv-OpTypeRuntimeArray-04680: an OpTypeRuntimeArray \
@@ -49,6 +67,8 @@ pub(super) static RULES: &[Rule] = &[
 
 const NOT_VARIABLE: &str = "inst.interface.not-variable";
 const RTA: &str = "inst.interface.runtime-array";
+const BUILTIN_VARS: &str = "inst.interface.builtin-variables";
+const INTERPOLATION: &str = "inst.interface.interpolation";
 
 
 
@@ -110,12 +130,137 @@ pub(super) fn check(cx: &mut Context<'_>) {
                 io.push((id, k, class));
             }
         }
+        entry_decorations(cx, ep);
         if cx.opts.env.is_vulkan() {
             super::location::check_entry(cx, i, ep.model, &io);
         }
     }
     if cx.opts.env.is_vulkan() {
         runtime_arrays(cx);
+    }
+}
+
+/// The decorations of an entry point's interface variables (spirv-val's
+/// CheckDecorationsOfEntryPoints): built-ins once per direction, one built-in
+/// block per direction; in Vulkan, the interpolation decorations.
+fn entry_decorations(cx: &mut Context<'_>, ep: &crate::ir::EntryPoint) {
+    use crate::grammar::{decoration as dec, execution_model as em};
+    let ir = cx.ir();
+    let i = ep.inst as usize;
+    let vulkan = cx.opts.env.is_vulkan();
+    // The models of every entry point of this function.
+    let mut models: Vec<u32> = Vec::new();
+    for e in &ir.entry_points {
+        if e.function == ep.function && !models.contains(&e.model) {
+            models.push(e.model);
+        }
+    }
+    let has_frag = models.contains(&em::Fragment);
+    let has_vert = models.contains(&em::Vertex);
+    let (mut inputs, mut outputs): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    let (mut block_in, mut block_out) = (0u32, 0u32);
+    for (n, &var) in ep.interface.iter().enumerate() {
+        let k = 3 + n;
+        let Some(def) = cx.def(var) else { continue };
+        if cx.insts()[def].opcode != op::OpVariable {
+            continue;
+        }
+        let Some(&class) = cx.insts()[def].operands.get(2) else { continue };
+        let Some(value) = ir.result_type(def).and_then(|pt| match ir.ty(pt).map(|t| &t.ty) {
+            Some(Type::Pointer { pointee: Some(p), .. }) => Some(*p),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let is_struct = matches!(ir.ty(value).map(|t| &t.ty), Some(Type::Struct { .. }));
+        let mut has_builtin = false;
+        for d in ir.decorations_of(if is_struct { value } else { var }) {
+            if d.decoration != dec::BuiltIn {
+                continue;
+            }
+            has_builtin = true;
+            if !vulkan {
+                continue;
+            }
+            let Some(b) = d.arg(ir) else { continue };
+            let (list, dir, vuid) = match class {
+                sc::Input => (&mut inputs, "input", "09658"),
+                sc::Output => (&mut outputs, "output", "09659"),
+                _ => continue,
+            };
+            if list.contains(&b) {
+                let bn = OperandKind::BuiltIn.enumerant(b).map_or("?", |e| e.name);
+                let name = cx.name(var);
+                let m = format!(
+                    "[VUID-StandaloneSpirv-OpEntryPoint-{vuid}] the entry point \"{}\" lists two {dir} variables with BuiltIn {bn}: {name} is the second",
+                    ep.name
+                );
+                cx.error_at(BUILTIN_VARS, i, k, m).label = format!("a second {dir} {bn}");
+                return;
+            }
+            list.push(b);
+        }
+        if has_builtin && is_struct && ir.ty(value).is_some_and(|t| t.is_block()) {
+            if class == sc::Input {
+                block_in += 1;
+            }
+            if class == sc::Output {
+                block_out += 1;
+            }
+            if block_in > 1 || block_out > 1 {
+                let name = cx.name(var);
+                let m = format!(
+                    "the entry point \"{}\" has more than one {} variable of a struct with BuiltIn members: {name} is the second",
+                    ep.name,
+                    if block_in > 1 { "Input" } else { "Output" }
+                );
+                cx.error_at(BUILTIN_VARS, i, k, m).label = String::from("a second built-in block");
+                return;
+            }
+        }
+        if !vulkan {
+            continue;
+        }
+        for d in ir.decorations_of(var) {
+            if d.member.is_some()
+                || !matches!(d.decoration, dec::Flat | dec::NoPerspective | dec::Sample | dec::Centroid)
+            {
+                continue;
+            }
+            let dn = OperandKind::Decoration.enumerant(d.decoration).map_or("?", |e| e.name);
+            let bad = if class == sc::Input && (models.len() > 1 || has_vert) {
+                Some(("06202", "a vertex shader Input"))
+            } else if class == sc::Output && (models.len() > 1 || has_frag) {
+                Some(("06201", "a fragment shader Output"))
+            } else {
+                None
+            };
+            if let Some((vuid, what)) = bad {
+                let name = cx.name(var);
+                let m = format!("[VUID-StandaloneSpirv-Flat-{vuid}] {name} is decorated {dn}, which must not be used on {what}");
+                cx.error_at(INTERPOLATION, i, k, m).label = format!("{dn} on {what}");
+                return;
+            }
+        }
+        let flat = ir.decorations_of(var).iter().any(|d| d.decoration == dec::Flat);
+        let needs_flat = match ir.ty(value).map(|t| &t.ty) {
+            Some(Type::Float { width: 64, .. } | Type::Int { .. }) => true,
+            Some(Type::Vector { component, .. }) => {
+                matches!(ir.ty(*component).map(|t| &t.ty), Some(Type::Int { .. }))
+            }
+            _ => false,
+        };
+        if has_frag && class == sc::Input && !flat && needs_flat {
+            let name = cx.name(var);
+            let ty = super::operand::describe(cx, value);
+            let m = format!(
+                "[VUID-StandaloneSpirv-Flat-04744] the fragment shader input {name} has type {ty}, so it must be decorated Flat"
+            );
+            let d = cx.error_at(INTERPOLATION, i, k, m);
+            d.label = String::from("needs Flat");
+            d.help = Some(format!("add `OpDecorate {name} Flat`"));
+            return;
+        }
     }
 }
 

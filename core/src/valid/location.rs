@@ -9,7 +9,7 @@
 use super::Context;
 use super::rules::Rule;
 use crate::grammar::{
-    addressing_model, capability, decoration as dec, execution_model as em, storage_class as sc,
+    addressing_model, decoration as dec, execution_model as em, storage_class as sc,
 };
 use crate::ir::{ConstValue, Type};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -27,8 +27,8 @@ pub(super) static RULES: &[Rule] = &[
                       32-bit components one location, a 3- or 4-component 64-bit vector two, a matrix \
                       one per column, an array one per element, a struct the sum of its members), and \
                       from its Component the components its type has. No two variables of the same \
-                      direction may overlap; patch variables, fragment outputs of Index 1 and the \
-                      geometry streams each have their own space. Fix: give one of them a free \
+                      direction may overlap; patch variables and fragment outputs of Index 1 have \
+                      their own space. Fix: give one of them a free \
                       Location.",
     },
     Rule {
@@ -75,8 +75,6 @@ struct Spaces {
     output1: BTreeSet<u32>,
     patch0: BTreeSet<u32>,
     patch1: BTreeSet<u32>,
-    /// Geometry streams (with GeometryStreams): per stream, index 0 and 1.
-    streams: BTreeMap<u32, (BTreeSet<u32>, BTreeSet<u32>)>,
 }
 
 /// Vulkan: the locations of the Input/Output variables `io` ((variable, its
@@ -93,7 +91,6 @@ pub(super) fn check_entry(cx: &mut Context<'_>, i: usize, model: u32, io: &[(u32
     ) {
         return;
     }
-    let streams = model == em::Geometry && cx.declared().has_cap(capability::GeometryStreams);
     let mut sp = Spaces::default();
     let ir = cx.ir();
     for &(var, k, class) in io {
@@ -102,10 +99,6 @@ pub(super) fn check_entry(cx: &mut Context<'_>, i: usize, model: u32, io: &[(u32
         let output = class == sc::Output;
         let (set0, set1) = if own(dec::Patch).is_some() {
             (&mut sp.patch0, &mut sp.patch1)
-        } else if streams && output {
-            let stream = own(dec::Stream).and_then(|d| d.arg(ir)).unwrap_or(0);
-            let e = sp.streams.entry(stream).or_default();
-            (&mut e.0, &mut e.1)
         } else if output {
             (&mut sp.output0, &mut sp.output1)
         } else {
@@ -330,18 +323,22 @@ fn variable(
     };
     let ncomp = num_components(cx, sub, 0);
     let set = if index == Some(1) { set1 } else { set0 };
+    // spirv-val v2025.5 computes these in 32 bits, wrapping. (A type that
+    // takes no location claims nothing; the bound keeps absurd lengths cheap.)
+    let count = if nloc == 0 { 0 } else { count.min(1 << 16) };
     for a in 0..count {
-        let loc = u64::from(location) + u64::from(nloc) * u64::from(a);
-        if MAX_LOCATIONS <= loc * 4 {
+        let loc = location.wrapping_add(nloc.wrapping_mul(a));
+        let mut start = loc.wrapping_mul(4);
+        if MAX_LOCATIONS <= u64::from(start) {
             break;
         }
-        let (start, end) = if ncomp != 0 {
-            (loc * 4 + u64::from(component), loc * 4 + u64::from(component) + u64::from(ncomp))
-        } else {
-            (loc * 4, (loc + u64::from(nloc)) * 4)
-        };
-        for c in start..end {
-            if !set.insert(c as u32) {
+        let mut end = loc.wrapping_add(nloc).wrapping_mul(4);
+        if ncomp != 0 {
+            start = start.wrapping_add(component);
+            end = loc.wrapping_mul(4).wrapping_add(component).wrapping_add(ncomp);
+        }
+        for c in (start..end).take(1 << 16) {
+            if !set.insert(c) {
                 let name = cx.name(var);
                 let m = format!(
                     "[VUID-StandaloneSpirv-OpEntryPoint-{vuid}] the {dir} variable {name} takes location {}, component {}, which another {dir} of the entry point already takes",
@@ -420,31 +417,29 @@ fn members(cx: &mut Context<'_>, i: usize, k: usize, var: u32, st: u32, output: 
         };
         let ncomp = num_components(cx, m.ty, 0);
         let component = comps.get(&(n as u32)).copied().unwrap_or(0);
-        let start = u64::from(location) * 4;
-        if MAX_LOCATIONS <= start {
+        // In 32 bits, wrapping, as spirv-val v2025.5.
+        let start = location.wrapping_mul(4);
+        if MAX_LOCATIONS <= u64::from(start) {
             continue;
         }
         let is_array = matches!(ir.ty(m.ty).map(|t| &t.ty), Some(Type::Array { .. }));
-        let mut claims: Vec<u64> = Vec::new();
+        let mut claims: Vec<u32> = Vec::new();
         if is_array && (1..4).contains(&ncomp) {
-            for l in u64::from(location)..u64::from(location) + u64::from(nloc) {
-                for c in u64::from(component)..u64::from(component) + u64::from(ncomp) {
-                    let at = l * 4 + c;
-                    if at < MAX_LOCATIONS {
-                        claims.push(at);
-                    }
+            for l in (location..location.wrapping_add(nloc)).take(1 << 16) {
+                for c in component..component.wrapping_add(ncomp) {
+                    claims.push(l.wrapping_mul(4).wrapping_add(c));
                 }
             }
         } else {
             let (s, e) = if ncomp != 0 {
-                (start + u64::from(component), start + u64::from(component) + u64::from(ncomp))
+                (start.wrapping_add(component), start.wrapping_add(component).wrapping_add(ncomp))
             } else {
-                (start, (u64::from(location) + u64::from(nloc)) * 4)
+                (start, location.wrapping_add(nloc).wrapping_mul(4))
             };
-            claims.extend(s..e);
+            claims.extend((s..e).take(1 << 18));
         }
         for c in claims {
-            if !set.insert(c as u32) {
+            if !set.insert(c) {
                 let sname = cx.name(st);
                 let msg = format!(
                     "[VUID-StandaloneSpirv-OpEntryPoint-{vuid}] member {n} of {sname} takes {dir} location {}, component {}, which another {dir} of the entry point already takes",
