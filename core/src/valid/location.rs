@@ -293,7 +293,6 @@ fn variable(
     }
     let block = tdecs.iter().any(|d| d.decoration == dec::Block);
     let dir = if output { "output" } else { "input" };
-    let vuid = if output { "08722" } else { "08721" };
     let Some(location) = location else {
         if !block {
             let name = cx.name(var);
@@ -337,19 +336,33 @@ fn variable(
             start = start.wrapping_add(component);
             end = loc.wrapping_mul(4).wrapping_add(component).wrapping_add(ncomp);
         }
-        for c in (start..end).take(1 << 16) {
-            if !set.insert(c) {
-                let name = cx.name(var);
-                let m = format!(
-                    "[VUID-StandaloneSpirv-OpEntryPoint-{vuid}] the {dir} variable {name} takes location {}, component {}, which another {dir} of the entry point already takes",
-                    c / 4,
-                    c % 4
-                );
-                cx.error_at(CONFLICT, i, k, m).label = format!("conflicting {dir} location {}", c / 4);
-                return;
-            }
+        let who = |cx: &mut Context<'_>| format!("the {dir} variable {}", cx.name(var));
+        if claim(cx, (i, k), set, (start..end).take(1 << 16), output, who) {
+            return;
         }
     }
+}
+
+/// Claim the location * 4 + component values `claims` in `set` for `who`;
+/// report the first one already taken (at operand `at`) and return true.
+fn claim(
+    cx: &mut Context<'_>,
+    at: (usize, usize),
+    set: &mut BTreeSet<u32>,
+    claims: impl IntoIterator<Item = u32>,
+    output: bool,
+    who: impl FnOnce(&mut Context<'_>) -> String,
+) -> bool {
+    let Some(c) = claims.into_iter().find(|&c| !set.insert(c)) else { return false };
+    let (dir, vuid) = if output { ("output", "08722") } else { ("input", "08721") };
+    let who = who(cx);
+    let m = format!(
+        "[VUID-StandaloneSpirv-OpEntryPoint-{vuid}] {who} takes {dir} location {}, component {}, which another {dir} of the entry point already takes",
+        c / 4,
+        c % 4
+    );
+    cx.error_at(CONFLICT, at.0, at.1, m).label = format!("conflicting {dir} location {}", c / 4);
+    true
 }
 
 fn no_location(cx: &mut Context<'_>, i: usize, k: usize, var: u32, e: NoLocation) {
@@ -395,7 +408,6 @@ fn members(cx: &mut Context<'_>, i: usize, k: usize, var: u32, st: u32, output: 
         }
     }
     let dir = if output { "output" } else { "input" };
-    let vuid = if output { "08722" } else { "08721" };
     for (n, m) in members.iter().enumerate() {
         let Some(&location) = locs.get(&(n as u32)) else {
             let sname = cx.name(st);
@@ -438,17 +450,9 @@ fn members(cx: &mut Context<'_>, i: usize, k: usize, var: u32, st: u32, output: 
             };
             claims.extend((s..e).take(1 << 18));
         }
-        for c in claims {
-            if !set.insert(c) {
-                let sname = cx.name(st);
-                let msg = format!(
-                    "[VUID-StandaloneSpirv-OpEntryPoint-{vuid}] member {n} of {sname} takes {dir} location {}, component {}, which another {dir} of the entry point already takes",
-                    c / 4,
-                    c % 4
-                );
-                cx.error_at(CONFLICT, i, k, msg).label = format!("conflicting {dir} location {}", c / 4);
-                return;
-            }
+        let who = |cx: &mut Context<'_>| format!("member {n} of {}", cx.name(st));
+        if claim(cx, (i, k), set, claims, output, who) {
+            return;
         }
     }
 }
