@@ -15,6 +15,7 @@ mod adjacency;
 mod arith;
 mod atomics;
 mod bitwise;
+mod builtin;
 mod caps;
 mod cfg;
 mod context;
@@ -27,6 +28,7 @@ mod ids;
 mod interface;
 mod layout;
 mod limits;
+mod location;
 mod logical;
 mod modes;
 mod operand;
@@ -260,6 +262,7 @@ pub static PASSES: &[&[Pass]] = &[
         decoration::check,
         explicit_layout::check,
         interface::check,
+        builtin::check,
     ],
 ];
 
