@@ -14,6 +14,7 @@
 mod adjacency;
 mod arith;
 mod atomics;
+mod barrier;
 mod bitwise;
 mod caps;
 mod cfg;
@@ -23,6 +24,7 @@ mod decoration;
 mod ext;
 mod explicit_layout;
 mod function;
+mod group;
 mod ids;
 mod interface;
 mod layout;
@@ -34,6 +36,7 @@ mod memory;
 mod composite;
 mod constant;
 pub mod rules;
+mod scope;
 mod ssa;
 mod typedecl;
 mod types;
@@ -244,7 +247,7 @@ pub static PASSES: &[&[Pass]] = &[
         types::check,
         typedecl::check,
         modes::check,
-        atomics::check,
+        scope::check,
         uses::check,
         ext::vla::check,
         ext::constant_data::check,
