@@ -478,6 +478,6 @@ fn scopes_are_constants_in_shaders() {
         "inst.scope.not-constant",
         "OpControlBarrier",
         "%s",
-        &["OpControlBarrier", "Scope %s", "OpSpecConstant", "OpConstant"],
+        &["OpControlBarrier", "Execution scope %s", "OpSpecConstant", "OpConstant"],
     );
 }
