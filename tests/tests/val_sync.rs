@@ -37,6 +37,7 @@ const TYPES: &str = "%void = OpTypeVoid
 %uint = OpTypeInt 32 0
 %int = OpTypeInt 32 1
 %float = OpTypeFloat 32
+%v2uint = OpTypeVector %uint 2
 %v4uint = OpTypeVector %uint 4
 %fn = OpTypeFunction %void
 %ptr_wg = OpTypePointer Workgroup %uint
@@ -225,6 +226,36 @@ fn scope_execution_model() {
     // Workgroup execution and memory scopes: three rules at two operands.
     let codes = VERTEX.codes("vertex_workgroup_barrier", "OpControlBarrier %workgroup %workgroup %acq_rel_wg");
     assert!(codes.iter().all(|c| *c == "inst.scope.execution-model") && codes.len() == 3, "{codes:?}");
+}
+
+#[test]
+fn scope_of_read_clock() {
+    let clock = M {
+        caps: "OpCapability ShaderClockKHR\nOpExtension \"SPV_KHR_shader_clock\"",
+        ..COMPUTE
+    };
+    clock.valid("read_clock", "%c = OpReadClockKHR %v2uint %device");
+    clock.one_error(
+        "read_clock_spec_scope",
+        "%c = OpReadClockKHR %v2uint %spec_scope",
+        "inst.scope.not-constant",
+        "%c = OpReadClockKHR",
+        "%spec_scope",
+        &["OpReadClockKHR Scope %spec_scope", "OpSpecConstant"],
+    );
+}
+
+#[test]
+fn scope_of_memory_access() {
+    VMM.valid("store_available_workgroup", "OpStore %counter %uint_1 MakePointerAvailable|NonPrivatePointer %workgroup");
+    VMM.one_error(
+        "store_available_device",
+        "OpStore %counter %uint_1 MakePointerAvailable|NonPrivatePointer %device",
+        "inst.scope.memory",
+        "OpStore",
+        "%device",
+        &["Memory scope %device is Device", "VulkanMemoryModelDeviceScope"],
+    );
 }
 
 // Memory semantics.

@@ -282,11 +282,12 @@ fn scope_name(v: u32) -> &'static str {
 /// Check the operand of a scope (`what` is "Execution" or "Memory"); its value
 /// when it is a constant.
 fn any_scope(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, what: &str) -> Option<u32> {
+    let what = if what.is_empty() { String::from("Scope") } else { format!("{what} scope") };
     match int32(cx, i, k) {
         Err(()) => {
             let opn = opname(cx, i);
             let got = describe_operand(cx, i, k);
-            let m = format!("{opn} {what} scope {got}, must be a 32-bit int scalar");
+            let m = format!("{opn} {what} {got}, must be a 32-bit int scalar");
             cx.error_at("inst.scope.type", i, k, m).label = "must be a 32-bit int".into();
             None
         }
@@ -299,7 +300,7 @@ fn any_scope(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, what: &str) -> 
                 let name = cx.name(id);
                 let opn = opname(cx, i);
                 let need = if s.coop_nv { "a constant or spec constant" } else { "an OpConstant" };
-                let m = format!("{opn} {what} scope {name} is defined by {by}: with the Shader capability a scope must be {need}");
+                let m = format!("{opn} {what} {name} is defined by {by}: with the Shader capability a scope must be {need}");
                 cx.error_at("inst.scope.not-constant", i, k, m).label = format!("must be {need}");
             }
             None
@@ -604,6 +605,16 @@ pub(super) fn check(cx: &mut Context<'_>) {
             super::barrier::run
         } else if super::group::applies(opcode) {
             super::group::run
+        } else if opcode == op::OpReadClockKHR {
+            let s = sync.get_or_insert_with(|| Sync::new(cx));
+            any_scope(cx, s, i, 2, "");
+            continue;
+        } else if matches!(
+            opcode,
+            op::OpLoad | op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized | op::OpImageRead | op::OpImageSparseRead | op::OpImageWrite
+        ) {
+            access_scopes(cx, &mut sync, i);
+            continue;
         } else {
             continue;
         };
@@ -614,6 +625,18 @@ pub(super) fn check(cx: &mut Context<'_>) {
         && !s.limits.is_empty()
     {
         models(cx, &s.limits);
+    }
+}
+
+/// The scopes of memory access and image operands (MakePointerAvailable,
+/// MakePointerVisible, MakeTexelAvailable, MakeTexelVisible): memory scopes.
+fn access_scopes(cx: &mut Context<'_>, sync: &mut Option<Sync>, i: usize) {
+    let n = cx.operands(i).len();
+    for k in 0..n {
+        if cx.operands(i)[k].kind == OperandKind::IdScope {
+            let s = sync.get_or_insert_with(|| Sync::new(cx));
+            memory(cx, s, i, k);
+        }
     }
 }
 
