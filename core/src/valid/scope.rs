@@ -486,7 +486,8 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
     let opcode = cx.insts()[i].opcode;
     let vk = s.vulkan_semantics;
     let order = v & ORDER;
-    let storage = v & STORAGE;
+    let has_order = order != 0;
+    let has_storage_bits = v & STORAGE != 0;
     let mut errs: Vec<(&'static str, String)> = Vec::new();
     let mut fail = |code: &'static str, why: String| errs.push((code, why));
     const CAP: &str = "inst.semantics.capability";
@@ -505,11 +506,11 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
         fail(ORD, format!("[VUID-StandaloneSpirv-MemorySemantics-10867] {opn} must not use the Acquire or AcquireRelease memory order"));
     } else if opcode == op::OpAtomicLoad && v & (ms::Release | ms::AcquireRelease) != 0 {
         fail(ORD, format!("[VUID-StandaloneSpirv-MemorySemantics-10868] {opn} must not use the Release or AcquireRelease memory order"));
-    } else if vk && opcode == op::OpMemoryBarrier && order == 0 {
+    } else if vk && opcode == op::OpMemoryBarrier && !has_order {
         fail(ORD, "[VUID-StandaloneSpirv-MemorySemantics-10869] in Vulkan, OpMemoryBarrier must not use the Relaxed memory order".into());
-    } else if vk && order != 0 && storage == 0 {
+    } else if vk && has_order && !has_storage_bits {
         fail("inst.semantics.storage", "[VUID-StandaloneSpirv-MemorySemantics-10870] in Vulkan, a non-relaxed memory order needs at least one of UniformMemory, WorkgroupMemory, ImageMemory or OutputMemory".into());
-    } else if vk && order == 0 && storage != 0 {
+    } else if vk && !has_order && has_storage_bits {
         fail("inst.semantics.storage", "[VUID-StandaloneSpirv-MemorySemantics-10871] in Vulkan, UniformMemory, WorkgroupMemory, ImageMemory and OutputMemory need a non-relaxed memory order (Acquire, Release or AcquireRelease)".into());
     }
     if v & ms::MakeAvailable != 0 {
@@ -551,7 +552,7 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
             fail(U, "[VUID-StandaloneSpirv-MemorySemantics-10879] in Vulkan, Unequal must be Volatile if and only if Equal is".into());
         }
     }
-    if vk && order != 0 && int32(cx, i, scope_k) == Ok(Some(scope::Invocation)) {
+    if vk && has_order && int32(cx, i, scope_k) == Ok(Some(scope::Invocation)) {
         fail(ORD, "[VUID-StandaloneSpirv-MemorySemantics-04641] in Vulkan, memory semantics with the Invocation memory scope must be Relaxed".into());
     }
     if errs.is_empty() {
