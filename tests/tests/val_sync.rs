@@ -42,6 +42,8 @@ const TYPES: &str = "%void = OpTypeVoid
 %fn = OpTypeFunction %void
 %ptr_wg = OpTypePointer Workgroup %uint
 %ptr_fn = OpTypePointer Function %uint
+%ptr_priv = OpTypePointer Private %uint
+%ptr_wg_float = OpTypePointer Workgroup %float
 %true = OpConstantTrue %bool
 %uint_0 = OpConstant %uint 0
 %uint_1 = OpConstant %uint 1
@@ -67,6 +69,8 @@ const TYPES: &str = "%void = OpTypeVoid
 %volatile = OpConstant %uint 33032
 %spec_sem = OpSpecConstant %uint 264
 %counter = OpVariable %ptr_wg Workgroup
+%private = OpVariable %ptr_priv Private
+%fcounter = OpVariable %ptr_wg_float Workgroup
 ";
 
 impl<'a> M<'a> {
@@ -395,6 +399,50 @@ fn semantics_unequal() {
         "%z = OpAtomicCompareExchange",
         "%acq_rel_wg",
         &["Unequal", "Release"],
+    );
+}
+
+// The memory of atomics.
+
+#[test]
+fn atomics_storage_class() {
+    COMPUTE.one_error(
+        "atomic_function",
+        "%x = OpAtomicIAdd %uint %local %device %relaxed %uint_1",
+        "inst.atomics.storage-class",
+        "%x = OpAtomicIAdd",
+        "%local",
+        &["Function memory", "Shader"],
+    );
+    COMPUTE.one_error(
+        "atomic_private",
+        "%x = OpAtomicIAdd %uint %private %device %relaxed %uint_1",
+        "inst.atomics.storage-class",
+        "%x = OpAtomicIAdd",
+        "%private",
+        &["Private memory", "universal"],
+    );
+}
+
+#[test]
+fn atomics_capability() {
+    let float = |cap: &'static str| M {
+        caps: if cap.ends_with("32AddEXT") {
+            "OpCapability AtomicFloat32AddEXT\nOpExtension \"SPV_EXT_shader_atomic_float_add\""
+        } else {
+            "OpCapability AtomicFloat64AddEXT\nOpExtension \"SPV_EXT_shader_atomic_float_add\""
+        },
+        ..COMPUTE
+    };
+    let body = "%x = OpAtomicFAddEXT %float %fcounter %device %relaxed %float_1";
+    float("AtomicFloat32AddEXT").valid("fadd32", body);
+    float("AtomicFloat64AddEXT").one_error(
+        "fadd32_without_cap",
+        body,
+        "inst.atomics.capability",
+        "%x = OpAtomicFAddEXT",
+        "%float",
+        &["OpAtomicFAddEXT", "AtomicFloat32AddEXT"],
     );
 }
 

@@ -5,10 +5,10 @@
 //! untyped pointers are left to their extension's rules.
 
 use super::Context;
-use super::operand::{Num, bad_operand, bad_result, operand_type, shape};
+use super::operand::{Num, bad_operand, bad_result, opname, operand_type, shape};
 use super::rules::Rule;
 use super::scope::{self, Sync};
-use crate::grammar::op;
+use crate::grammar::{OperandKind, capability, op, storage_class as sc};
 use crate::ir::Type;
 use alloc::format;
 
@@ -37,9 +37,34 @@ pub(super) static RULES: &[Rule] = &[
                       have the same type as Result Type; OpAtomicStore's Value the type Pointer \
                       points to. Fix: convert the value (OpBitcast, OpConvert*) first.",
     },
+    Rule {
+        code: "inst.atomics.storage-class",
+        summary: "An atomic instruction's Pointer must point into a storage class that allows atomics.",
+        explanation: "SPIR-V spec 2.16.1 (universal validation rules): atomics work on Uniform, \
+                      StorageBuffer, Workgroup, CrossWorkgroup, Generic, AtomicCounter, Image, \
+                      Function, PhysicalStorageBuffer or TaskPayloadWorkgroupEXT memory; with the \
+                      Shader capability not on Function memory, and in Vulkan only on Uniform, \
+                      StorageBuffer, Workgroup, Image, PhysicalStorageBuffer and \
+                      TaskPayloadWorkgroupEXT memory (VUID-StandaloneSpirv-None-04686). The OpenCL \
+                      environment allows Function, Workgroup, CrossWorkgroup and Generic (not \
+                      Generic in OpenCL 1.2). Fix: put the value in a buffer or in Workgroup memory.",
+    },
+    Rule {
+        code: "inst.atomics.capability",
+        summary: "64-bit and floating-point atomics need the capability for their width.",
+        explanation: "SPIR-V spec 3.52.18 and the extensions that add float atomics: atomics on \
+                      64-bit integers need Int64Atomics; with the Shader capability, \
+                      OpAtomicFAddEXT needs AtomicFloat16AddEXT, AtomicFloat32AddEXT or \
+                      AtomicFloat64AddEXT for its width, OpAtomicFMinEXT and OpAtomicFMaxEXT \
+                      AtomicFloat16MinMaxEXT, AtomicFloat32MinMaxEXT or AtomicFloat64MinMaxEXT, \
+                      and vectors of 16-bit floats AtomicFloat16VectorNV. Fix: declare the \
+                      capability (and its extension).",
+    },
 ];
 
 const RT: &str = "inst.atomics.result-type";
+const SC: &str = "inst.atomics.storage-class";
+const CAP: &str = "inst.atomics.capability";
 const PT: &str = "inst.atomics.pointer-type";
 const VT: &str = "inst.atomics.value-type";
 
@@ -122,8 +147,8 @@ pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
             }
         }
         let p = if want.is_some() { 2 } else { 0 };
-        let pointee = match operand_type(cx, i, p).and_then(|t| cx.ir().ty(t)).map(|t| &t.ty) {
-            Some(Type::Pointer { pointee: Some(e), .. }) => *e,
+        let (pointee, storage) = match operand_type(cx, i, p).and_then(|t| cx.ir().ty(t)).map(|t| &t.ty) {
+            Some(Type::Pointer { pointee: Some(e), storage }) => (*e, *storage),
             Some(Type::Pointer { pointee: None, .. }) => return,
             _ => {
                 bad_operand(cx, PT, i, p, "a pointer");
@@ -131,6 +156,7 @@ pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
             }
         };
         let ps = shape(cx, pointee).filter(|s| !s.vector);
+        memory(cx, s, i, p, opcode, pointee, storage);
         match opcode {
             op::OpAtomicFlagTestAndSet | op::OpAtomicFlagClear => {
                 if !ps.is_some_and(|s| s.is_int() && s.width() == 32) {
@@ -165,6 +191,84 @@ pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
                 let what = cx.name(rt);
                 bad_operand(cx, VT, i, k, &format!("of type {what}, the Result Type"));
             }
+        }
+    }
+}
+
+/// The memory an atomic works on: the capability its type needs and the
+/// storage classes allowed (spirv-val's order: 64-bit, universal, Shader and
+/// Vulkan, float widths, OpenCL).
+fn memory(cx: &mut Context<'_>, s: &Sync, i: usize, p: usize, opcode: u16, pointee: u32, storage: u32) {
+    let declared = cx.declared();
+    let has = |c: u32| declared.caps.contains(&c);
+    let data = shape(cx, pointee);
+    if data.is_some_and(|d| d.is_int() && !d.vector && d.width() == 64) && !has(capability::Int64Atomics) {
+        let opn = opname(cx, i);
+        let m = format!("{opn} on a 64-bit integer needs the Int64Atomics capability");
+        cx.error_at(CAP, i, p, m).label = "points to a 64-bit integer".into();
+    }
+    let sc_name = OperandKind::StorageClass.enumerant(storage).map_or("?", |e| e.name);
+    let universal = matches!(
+        storage,
+        sc::Uniform
+            | sc::StorageBuffer
+            | sc::Workgroup
+            | sc::CrossWorkgroup
+            | sc::Generic
+            | sc::AtomicCounter
+            | sc::Image
+            | sc::Function
+            | sc::PhysicalStorageBuffer
+            | sc::TaskPayloadWorkgroupEXT
+    );
+    let env = cx.opts.env;
+    let bad = if !universal {
+        Some("atomics are not allowed on it by the universal validation rules")
+    } else if s.shader_cap() && env.is_vulkan() {
+        (!matches!(
+            storage,
+            sc::Uniform | sc::StorageBuffer | sc::Workgroup | sc::Image | sc::PhysicalStorageBuffer | sc::TaskPayloadWorkgroupEXT
+        ))
+        .then_some("[VUID-StandaloneSpirv-None-04686] in Vulkan, atomics are allowed only on Uniform, Workgroup, Image, StorageBuffer, PhysicalStorageBuffer and TaskPayloadWorkgroupEXT memory")
+    } else if s.shader_cap() && storage == sc::Function {
+        Some("atomics on Function memory are not allowed with the Shader capability")
+    } else {
+        None
+    };
+    if let Some(why) = bad {
+        let opn = opname(cx, i);
+        let m = format!("{opn} Pointer points into {sc_name} memory: {why}");
+        cx.error_at(SC, i, p, m).label = format!("points into {sc_name} memory");
+    }
+    if s.shader_cap() && matches!(opcode, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) {
+        let r = cx.ir().result_type(i).and_then(|t| shape(cx, t));
+        let add = opcode == op::OpAtomicFAddEXT;
+        let need = match r.map(|r| (r.width(), r.vector && r.is_float() && matches!(r.count, 2 | 4))) {
+            Some((16, true)) => Some(capability::AtomicFloat16VectorNV),
+            Some((16, false)) => Some(if add { capability::AtomicFloat16AddEXT } else { capability::AtomicFloat16MinMaxEXT }),
+            Some((32, _)) => Some(if add { capability::AtomicFloat32AddEXT } else { capability::AtomicFloat32MinMaxEXT }),
+            Some((64, _)) => Some(if add { capability::AtomicFloat64AddEXT } else { capability::AtomicFloat64MinMaxEXT }),
+            _ => None,
+        };
+        if let Some(c) = need.filter(|&c| !has(c)) {
+            let opn = opname(cx, i);
+            let cname = OperandKind::Capability.enumerant(c).map_or("?", |e| e.name);
+            let m = format!("{opn} on this type needs the {cname} capability");
+            cx.error_at(CAP, i, 0, m).label = format!("needs {cname}");
+        }
+    }
+    if env.is_opencl() {
+        let why = if !matches!(storage, sc::Function | sc::Workgroup | sc::CrossWorkgroup | sc::Generic) {
+            Some("in OpenCL, atomics are allowed only on Function, Workgroup, CrossWorkgroup and Generic memory")
+        } else if env == crate::TargetEnv::OpenCl1_2 && storage == sc::Generic {
+            Some("OpenCL 1.2 has no Generic storage class")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            let opn = opname(cx, i);
+            let m = format!("{opn} Pointer points into {sc_name} memory: {why}");
+            cx.error_at(SC, i, p, m).label = format!("points into {sc_name} memory");
         }
     }
 }

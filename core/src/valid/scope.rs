@@ -229,6 +229,11 @@ impl Sync {
         }
     }
 
+    /// Whether Shader is declared.
+    pub fn shader_cap(&self) -> bool {
+        self.shader
+    }
+
     /// Record that instruction `i` (at operand `k`) may be reached only from
     /// the execution models `limit` allows.
     pub fn limit(&mut self, i: usize, k: usize, limit: Limit) {
