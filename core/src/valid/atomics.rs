@@ -75,7 +75,7 @@ enum Want {
     Bool,
 }
 
-/// Whether `opcode` is an atomic instruction this family checks.
+/// Whether `opcode` is an atomic instruction (spirv-val's spvOpcodeIsAtomicOp).
 pub(super) fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
@@ -235,10 +235,13 @@ fn memory(cx: &mut Context<'_>, s: &Sync, i: usize, p: usize, opcode: u16, point
     } else {
         None
     };
-    if let Some(why) = bad {
+    let wrong_memory = |cx: &mut Context<'_>, why: &str| {
         let opn = opname(cx, i);
         let m = format!("{opn} Pointer points into {sc_name} memory: {why}");
         cx.error_at(SC, i, p, m).label = format!("points into {sc_name} memory");
+    };
+    if let Some(why) = bad {
+        wrong_memory(cx, why);
     }
     if s.shader_cap() && matches!(opcode, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) {
         let r = cx.ir().result_type(i).and_then(|t| shape(cx, t));
@@ -266,9 +269,7 @@ fn memory(cx: &mut Context<'_>, s: &Sync, i: usize, p: usize, opcode: u16, point
             None
         };
         if let Some(why) = why {
-            let opn = opname(cx, i);
-            let m = format!("{opn} Pointer points into {sc_name} memory: {why}");
-            cx.error_at(SC, i, p, m).label = format!("points into {sc_name} memory");
+            wrong_memory(cx, why);
         }
     }
 }

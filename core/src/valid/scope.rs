@@ -535,7 +535,7 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
     if v & ms::Volatile != 0 {
         if !s.vmm {
             fail(CAP, "Volatile needs the VulkanMemoryModel capability".into());
-        } else if !is_atomic(opcode) {
+        } else if !super::atomics::applies(opcode) {
             fail("inst.semantics.volatile", "[VUID-StandaloneSpirv-MemorySemantics-10874] Volatile must not be used with barrier instructions".into());
         }
     }
@@ -569,34 +569,6 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
         let m = format!("{opn} Memory Semantics {name} is {b}: {why}");
         cx.error_at(code, i, k, m).label = format!("{b} is not allowed here");
     }
-}
-
-/// Whether `opcode` is an atomic instruction (spirv-val's spvOpcodeIsAtomicOp).
-fn is_atomic(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::OpAtomicLoad
-            | op::OpAtomicStore
-            | op::OpAtomicExchange
-            | op::OpAtomicCompareExchange
-            | op::OpAtomicCompareExchangeWeak
-            | op::OpAtomicIIncrement
-            | op::OpAtomicIDecrement
-            | op::OpAtomicIAdd
-            | op::OpAtomicISub
-            | op::OpAtomicSMin
-            | op::OpAtomicUMin
-            | op::OpAtomicSMax
-            | op::OpAtomicUMax
-            | op::OpAtomicAnd
-            | op::OpAtomicOr
-            | op::OpAtomicXor
-            | op::OpAtomicFlagTestAndSet
-            | op::OpAtomicFlagClear
-            | op::OpAtomicFMinEXT
-            | op::OpAtomicFMaxEXT
-            | op::OpAtomicFAddEXT
-    )
 }
 
 /// The pass of atomics, barriers and non-uniform group operations, in one
