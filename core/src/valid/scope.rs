@@ -623,6 +623,12 @@ fn access_scopes(cx: &mut Context<'_>, sync: &mut Option<Sync>, i: usize) {
 fn models(cx: &mut Context<'_>, limits: &[(usize, usize, Limit)]) {
     let ir = cx.ir();
     let nf = ir.functions.len();
+    // The index of function `id` (functions are in binary order).
+    let index = |id: u32| {
+        let d = ir.def(id)?;
+        let k = ir.functions.partition_point(|f| (f.inst as usize) < d);
+        ir.functions.get(k).filter(|f| f.id == id).map(|_| k)
+    };
     // The callees of each function.
     let mut calls: Vec<Vec<usize>> = alloc::vec![Vec::new(); nf];
     for (f, func) in ir.functions.iter().enumerate() {
@@ -630,7 +636,7 @@ fn models(cx: &mut Context<'_>, limits: &[(usize, usize, Limit)]) {
             let inst = &cx.insts()[j];
             if inst.opcode == op::OpFunctionCall
                 && let Some(&callee) = inst.operands.get(2)
-                && let Some(g) = ir.functions.iter().position(|x| x.id == callee)
+                && let Some(g) = index(callee)
             {
                 calls[f].push(g);
             }
@@ -639,7 +645,7 @@ fn models(cx: &mut Context<'_>, limits: &[(usize, usize, Limit)]) {
     // The execution models (with their entry point) that reach each function.
     let mut reached: Vec<Vec<(u32, usize)>> = alloc::vec![Vec::new(); nf];
     for ep in &ir.entry_points {
-        let Some(start) = ir.functions.iter().position(|x| x.id == ep.function) else { continue };
+        let Some(start) = index(ep.function) else { continue };
         let mut seen = alloc::vec![false; nf];
         let mut stack = alloc::vec![start];
         while let Some(f) = stack.pop() {
@@ -651,7 +657,7 @@ fn models(cx: &mut Context<'_>, limits: &[(usize, usize, Limit)]) {
         }
     }
     for &(i, k, limit) in limits {
-        let Some(f) = ir.functions.iter().position(|x| x.inst as usize <= i && i <= x.end as usize) else { continue };
+        let Some(f) = ir.functions.partition_point(|x| x.inst as usize <= i).checked_sub(1) else { continue };
         let Some(&(model, ep)) = reached[f].iter().find(|(m, _)| !limit.allows(*m)) else { continue };
         let opn = opname(cx, i);
         let mname = OperandKind::ExecutionModel.enumerant(model).map_or("?", |e| e.name);
