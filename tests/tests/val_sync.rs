@@ -640,3 +640,50 @@ fn group_operation() {
         &["04685", "Reduce, InclusiveScan or ExclusiveScan"],
     );
 }
+
+/// Two entry points, a GLCompute one that calls `%helper` (which has a
+/// Workgroup memory barrier) and a Vertex one that calls it when `vertex_calls`.
+fn two_stages(vertex_calls: bool) -> String {
+    let call = if vertex_calls { "%r = OpFunctionCall %void %helper\n" } else { "" };
+    format!(
+        "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %comp \"comp\"
+OpEntryPoint Vertex %vert \"vert\"
+OpExecutionMode %comp LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%workgroup = OpConstant %uint 2
+%acq_rel_wg = OpConstant %uint 264
+%helper = OpFunction %void None %fn
+%h = OpLabel
+OpMemoryBarrier %workgroup %acq_rel_wg
+OpReturn
+OpFunctionEnd
+%comp = OpFunction %void None %fn
+%c = OpLabel
+%q = OpFunctionCall %void %helper
+OpReturn
+OpFunctionEnd
+%vert = OpFunction %void None %fn
+%v = OpLabel
+{call}OpReturn
+OpFunctionEnd
+"
+    )
+}
+
+#[test]
+fn scope_execution_model_through_calls() {
+    assert_valid_module("val_sync_helper_compute_only", &two_stages(false), "vulkan1.1");
+    assert_one_error(
+        "val_sync_helper_called_from_vertex",
+        &two_stages(true),
+        "vulkan1.1",
+        "inst.scope.execution-model",
+        "OpMemoryBarrier",
+        "%workgroup",
+        &["Vertex entry point", "Workgroup memory scope"],
+    );
+}
