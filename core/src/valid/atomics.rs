@@ -76,6 +76,7 @@ enum Want {
 }
 
 /// Whether `opcode` is an atomic instruction (spirv-val's spvOpcodeIsAtomicOp).
+#[inline]
 pub(super) fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
@@ -207,7 +208,6 @@ fn memory(cx: &mut Context<'_>, s: &Sync, i: usize, p: usize, opcode: u16, point
         let m = format!("{opn} on a 64-bit integer needs the Int64Atomics capability");
         cx.error_at(CAP, i, p, m).label = "points to a 64-bit integer".into();
     }
-    let sc_name = OperandKind::StorageClass.enumerant(storage).map_or("?", |e| e.name);
     let universal = matches!(
         storage,
         sc::Uniform
@@ -236,6 +236,7 @@ fn memory(cx: &mut Context<'_>, s: &Sync, i: usize, p: usize, opcode: u16, point
         None
     };
     let wrong_memory = |cx: &mut Context<'_>, why: &str| {
+        let sc_name = OperandKind::StorageClass.enumerant(storage).map_or("?", |e| e.name);
         let opn = opname(cx, i);
         let m = format!("{opn} Pointer points into {sc_name} memory: {why}");
         cx.error_at(SC, i, p, m).label = format!("points into {sc_name} memory");

@@ -33,6 +33,7 @@ pub(super) static RULES: &[Rule] = &[
 const NB: &str = "inst.barrier.named-barrier";
 
 /// Whether `opcode` is a barrier instruction this family checks.
+#[inline]
 pub(super) fn applies(opcode: u16) -> bool {
     matches!(
         opcode,

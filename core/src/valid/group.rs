@@ -57,6 +57,7 @@ const CONST: &str = "inst.group.constant";
 const GOP: &str = "inst.group.operation";
 
 /// Whether `opcode` is a non-uniform group operation this family checks.
+#[inline]
 pub(super) fn applies(opcode: u16) -> bool {
     scope::is_non_uniform(opcode)
 }
