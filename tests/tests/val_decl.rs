@@ -475,9 +475,9 @@ fn scopes_are_constants_in_shaders() {
     one_error(
         "scope_spec_constant",
         &module("%s = OpSpecConstant %uint 2"),
-        "inst.atomics.scope",
+        "inst.scope.not-constant",
         "OpControlBarrier",
         "%s",
-        &["OpControlBarrier", "Scope %s", "OpSpecConstant", "OpConstant"],
+        &["OpControlBarrier", "Execution scope %s", "OpSpecConstant", "OpConstant"],
     );
 }

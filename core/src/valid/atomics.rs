@@ -1,12 +1,14 @@
 //! Atomic instructions: the types of their results, pointers, values and
 //! comparators (SPIR-V spec 3.52.18 "Atomic Instructions"; spirv-val's
-//! validate_atomics). Scopes are checked with the common operands
-//! (`types.rs`); untyped pointers are left to their extension's rules.
+//! validate_atomics). Their Memory scope and Memory Semantics are checked
+//! with the barriers' (`scope.rs`, whose walk hands atomics to [`run`]);
+//! untyped pointers are left to their extension's rules.
 
 use super::Context;
-use super::operand::{Num, bad_operand, bad_result, operand_type, shape};
+use super::operand::{Num, bad_operand, bad_result, opname, operand_type, shape};
 use super::rules::Rule;
-use crate::grammar::{capability, op};
+use super::scope::{self, Sync};
+use crate::grammar::{OperandKind, capability, op, storage_class as sc};
 use crate::ir::Type;
 use alloc::format;
 
@@ -36,16 +38,33 @@ pub(super) static RULES: &[Rule] = &[
                       points to. Fix: convert the value (OpBitcast, OpConvert*) first.",
     },
     Rule {
-        code: "inst.atomics.scope",
-        summary: "With the Shader capability, a Scope operand must be an OpConstant.",
-        explanation: "SPIR-V spec 2.16.1 (universal validation rules, for shaders): the Scope <id> \
-                      of atomics and barriers must come from an OpConstant (or OpConstantNull); \
-                      a spec constant, an OpUndef or a computed value cannot be a scope. Fix: use \
-                      a constant such as `%device = OpConstant %uint 1`.",
+        code: "inst.atomics.storage-class",
+        summary: "An atomic instruction's Pointer must point into a storage class that allows atomics.",
+        explanation: "SPIR-V spec 2.16.1 (universal validation rules): atomics work on Uniform, \
+                      StorageBuffer, Workgroup, CrossWorkgroup, Generic, AtomicCounter, Image, \
+                      Function, PhysicalStorageBuffer or TaskPayloadWorkgroupEXT memory; with the \
+                      Shader capability not on Function memory, and in Vulkan only on Uniform, \
+                      StorageBuffer, Workgroup, Image, PhysicalStorageBuffer and \
+                      TaskPayloadWorkgroupEXT memory (VUID-StandaloneSpirv-None-04686). The OpenCL \
+                      environment allows Function, Workgroup, CrossWorkgroup and Generic (not \
+                      Generic in OpenCL 1.2). Fix: put the value in a buffer or in Workgroup memory.",
+    },
+    Rule {
+        code: "inst.atomics.capability",
+        summary: "64-bit and floating-point atomics need the capability for their width.",
+        explanation: "SPIR-V spec 3.52.18 and the extensions that add float atomics: atomics on \
+                      64-bit integers need Int64Atomics; with the Shader capability, \
+                      OpAtomicFAddEXT needs AtomicFloat16AddEXT, AtomicFloat32AddEXT or \
+                      AtomicFloat64AddEXT for its width, OpAtomicFMinEXT and OpAtomicFMaxEXT \
+                      AtomicFloat16MinMaxEXT, AtomicFloat32MinMaxEXT or AtomicFloat64MinMaxEXT, \
+                      and vectors of 16-bit floats AtomicFloat16VectorNV. Fix: declare the \
+                      capability (and its extension).",
     },
 ];
 
 const RT: &str = "inst.atomics.result-type";
+const SC: &str = "inst.atomics.storage-class";
+const CAP: &str = "inst.atomics.capability";
 const PT: &str = "inst.atomics.pointer-type";
 const VT: &str = "inst.atomics.value-type";
 
@@ -56,53 +75,15 @@ enum Want {
     Bool,
 }
 
-/// Check every atomic instruction.
-/// The Scope operands of atomics and barriers: with the Shader capability
-/// (and not CooperativeMatrixNV, as spirv-val) each 32-bit int scope must be
-/// an OpConstant or OpConstantNull.
-fn scopes(cx: &mut Context<'_>, i: usize, opcode: u16, shader: bool) {
-    if !shader {
-        return;
-    }
-    let ks: &[usize] = match opcode {
-        op::OpControlBarrier => &[0, 1],
-        op::OpMemoryBarrier => &[0],
-        // The memory scope follows Pointer.
-        _ if cx.ir().result_type(i).is_some() => &[3],
-        _ => &[1],
-    };
-    for &k in ks {
-        let Some(&id) = cx.operand_words(i, k).first() else { continue };
-        let Some(t) = operand_type(cx, i, k) else { continue };
-        if !matches!(cx.ir().ty(t).map(|t| &t.ty), Some(Type::Int { width: 32, .. })) {
-            continue;
-        }
-        let def = cx.def_opcode(id);
-        if matches!(def, Some(op::OpConstant | op::OpConstantNull) | None) {
-            continue;
-        }
-        let what = def.and_then(crate::grammar::instruction).map_or("", |d| d.name);
-        let name = cx.name(id);
-        let opn = crate::grammar::instruction(opcode).map_or("", |d| d.name);
-        let m = format!("{opn} Scope {name} is defined by {what}: with the Shader capability a scope must be an OpConstant");
-        cx.error_at("inst.atomics.scope", i, k, m).label = "must be an OpConstant".into();
-    }
-}
-
-pub(super) fn check(cx: &mut Context<'_>) {
-    let mut f16_vectors: Option<bool> = None;
-    // Declared capabilities with the ones they imply (as spirv-val's HasCapability).
-    let declared = cx.declared();
-    let shader = declared.caps.contains(&capability::Shader) && !declared.caps.contains(&capability::CooperativeMatrixNV);
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        if matches!(opcode, op::OpControlBarrier | op::OpMemoryBarrier) {
-            scopes(cx, i, opcode, shader);
-            continue;
-        }
-        let want = match opcode {
-            op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT => Some(Want::Float),
-            op::OpAtomicCompareExchange
+/// Whether `opcode` is an atomic instruction (spirv-val's spvOpcodeIsAtomicOp).
+#[inline]
+pub(super) fn applies(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::OpAtomicFAddEXT
+            | op::OpAtomicFMinEXT
+            | op::OpAtomicFMaxEXT
+            | op::OpAtomicCompareExchange
             | op::OpAtomicCompareExchangeWeak
             | op::OpAtomicIIncrement
             | op::OpAtomicIDecrement
@@ -114,28 +95,47 @@ pub(super) fn check(cx: &mut Context<'_>) {
             | op::OpAtomicUMax
             | op::OpAtomicAnd
             | op::OpAtomicOr
-            | op::OpAtomicXor => Some(Want::Int),
-            op::OpAtomicLoad | op::OpAtomicExchange => Some(Want::IntOrFloat),
-            op::OpAtomicFlagTestAndSet => Some(Want::Bool),
-            op::OpAtomicStore | op::OpAtomicFlagClear => None,
-            _ => continue,
-        };
-        scopes(cx, i, opcode, shader);
+            | op::OpAtomicXor
+            | op::OpAtomicLoad
+            | op::OpAtomicExchange
+            | op::OpAtomicFlagTestAndSet
+            | op::OpAtomicStore
+            | op::OpAtomicFlagClear
+    )
+}
+
+/// Check atomic instruction `i` (see [`applies`]): its scope and semantics
+/// (`scope.rs`), then its types.
+pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
+    let want = match opcode {
+        op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT => Some(Want::Float),
+        op::OpAtomicLoad | op::OpAtomicExchange => Some(Want::IntOrFloat),
+        op::OpAtomicFlagTestAndSet => Some(Want::Bool),
+        op::OpAtomicStore | op::OpAtomicFlagClear => None,
+        _ => Some(Want::Int),
+    };
+    // Pointer, Memory scope, Semantics (Equal, Unequal), after the result.
+    let at = if want.is_some() { 2 } else { 0 };
+    scope::memory(cx, s, i, at + 1);
+    scope::semantics(cx, s, i, at + 2, at + 1);
+    if matches!(opcode, op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak) {
+        scope::semantics(cx, s, i, at + 3, at + 1);
+    }
+    {
         let rt = cx.ir().result_type(i);
         if let (Some(want), Some(rt)) = (&want, rt) {
-            let s = shape(cx, rt).filter(|s| !s.vector);
+            let sh = shape(cx, rt).filter(|s| !s.vector);
             let ok = match want {
-                Want::Float => s.is_some_and(|s| s.is_float()),
-                Want::Int => s.is_some_and(|s| s.is_int()),
-                Want::IntOrFloat => s.is_some_and(|s| s.is_int() || s.is_float()),
-                Want::Bool => s.is_some_and(|s| matches!(s.num, Num::Bool)),
+                Want::Float => sh.is_some_and(|s| s.is_float()),
+                Want::Int => sh.is_some_and(|s| s.is_int()),
+                Want::IntOrFloat => sh.is_some_and(|s| s.is_int() || s.is_float()),
+                Want::Bool => sh.is_some_and(|s| matches!(s.num, Num::Bool)),
             };
             if !ok {
                 // Vectors of 16-bit floats are allowed with AtomicFloat16VectorNV.
                 let vector = shape(cx, rt).is_some_and(|s| s.vector);
-                let f16 = *f16_vectors.get_or_insert_with(|| cx.declares_capability(capability::AtomicFloat16VectorNV));
-                if vector && f16 {
-                    continue;
+                if vector && s.f16_vectors {
+                    return;
                 }
                 let expected = match want {
                     Want::Float => "a float scalar",
@@ -144,25 +144,26 @@ pub(super) fn check(cx: &mut Context<'_>) {
                     Want::Bool => "a bool",
                 };
                 bad_result(cx, RT, i, expected);
-                continue;
+                return;
             }
         }
         let p = if want.is_some() { 2 } else { 0 };
-        let pointee = match operand_type(cx, i, p).and_then(|t| cx.ir().ty(t)).map(|t| &t.ty) {
-            Some(Type::Pointer { pointee: Some(e), .. }) => *e,
-            Some(Type::Pointer { pointee: None, .. }) => continue,
+        let (pointee, storage) = match operand_type(cx, i, p).and_then(|t| cx.ir().ty(t)).map(|t| &t.ty) {
+            Some(Type::Pointer { pointee: Some(e), storage }) => (*e, *storage),
+            Some(Type::Pointer { pointee: None, .. }) => return,
             _ => {
                 bad_operand(cx, PT, i, p, "a pointer");
-                continue;
+                return;
             }
         };
         let ps = shape(cx, pointee).filter(|s| !s.vector);
+        memory(cx, s, i, p, opcode, pointee, storage);
         match opcode {
             op::OpAtomicFlagTestAndSet | op::OpAtomicFlagClear => {
                 if !ps.is_some_and(|s| s.is_int() && s.width() == 32) {
                     bad_operand(cx, PT, i, p, "a pointer to a 32-bit int");
                 }
-                continue;
+                return;
             }
             op::OpAtomicStore => {
                 if !ps.is_some_and(|s| s.is_int() || s.is_float()) {
@@ -171,15 +172,15 @@ pub(super) fn check(cx: &mut Context<'_>) {
                     let what = cx.name(pointee);
                     bad_operand(cx, VT, i, 3, &format!("of type {what}, the type Pointer points to"));
                 }
-                continue;
+                return;
             }
             _ => {}
         }
-        let Some(rt) = rt else { continue };
+        let Some(rt) = rt else { return };
         if pointee != rt {
             let what = cx.name(rt);
             bad_operand(cx, PT, i, p, &format!("a pointer to {what}, the Result Type"));
-            continue;
+            return;
         }
         let operands = match opcode {
             op::OpAtomicLoad | op::OpAtomicIIncrement | op::OpAtomicIDecrement => &[][..],
@@ -191,6 +192,85 @@ pub(super) fn check(cx: &mut Context<'_>) {
                 let what = cx.name(rt);
                 bad_operand(cx, VT, i, k, &format!("of type {what}, the Result Type"));
             }
+        }
+    }
+}
+
+/// The memory an atomic works on: the capability its type needs and the
+/// storage classes allowed (spirv-val's order: 64-bit, universal, Shader and
+/// Vulkan, float widths, OpenCL).
+fn memory(cx: &mut Context<'_>, s: &Sync, i: usize, p: usize, opcode: u16, pointee: u32, storage: u32) {
+    let declared = cx.declared();
+    let has = |c: u32| declared.caps.contains(&c);
+    let data = shape(cx, pointee);
+    if data.is_some_and(|d| d.is_int() && !d.vector && d.width() == 64) && !has(capability::Int64Atomics) {
+        let opn = opname(cx, i);
+        let m = format!("{opn} on a 64-bit integer needs the Int64Atomics capability");
+        cx.error_at(CAP, i, p, m).label = "points to a 64-bit integer".into();
+    }
+    let universal = matches!(
+        storage,
+        sc::Uniform
+            | sc::StorageBuffer
+            | sc::Workgroup
+            | sc::CrossWorkgroup
+            | sc::Generic
+            | sc::AtomicCounter
+            | sc::Image
+            | sc::Function
+            | sc::PhysicalStorageBuffer
+            | sc::TaskPayloadWorkgroupEXT
+    );
+    let env = cx.opts.env;
+    let bad = if !universal {
+        Some("atomics are not allowed on it by the universal validation rules")
+    } else if s.shader_cap() && env.is_vulkan() {
+        (!matches!(
+            storage,
+            sc::Uniform | sc::StorageBuffer | sc::Workgroup | sc::Image | sc::PhysicalStorageBuffer | sc::TaskPayloadWorkgroupEXT
+        ))
+        .then_some("[VUID-StandaloneSpirv-None-04686] in Vulkan, atomics are allowed only on Uniform, Workgroup, Image, StorageBuffer, PhysicalStorageBuffer and TaskPayloadWorkgroupEXT memory")
+    } else if s.shader_cap() && storage == sc::Function {
+        Some("atomics on Function memory are not allowed with the Shader capability")
+    } else {
+        None
+    };
+    let wrong_memory = |cx: &mut Context<'_>, why: &str| {
+        let sc_name = OperandKind::StorageClass.enumerant(storage).map_or("?", |e| e.name);
+        let opn = opname(cx, i);
+        let m = format!("{opn} Pointer points into {sc_name} memory: {why}");
+        cx.error_at(SC, i, p, m).label = format!("points into {sc_name} memory");
+    };
+    if let Some(why) = bad {
+        wrong_memory(cx, why);
+    }
+    if s.shader_cap() && matches!(opcode, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) {
+        let r = cx.ir().result_type(i).and_then(|t| shape(cx, t));
+        let add = opcode == op::OpAtomicFAddEXT;
+        let need = match r.map(|r| (r.width(), r.vector && r.is_float() && matches!(r.count, 2 | 4))) {
+            Some((16, true)) => Some(capability::AtomicFloat16VectorNV),
+            Some((16, false)) => Some(if add { capability::AtomicFloat16AddEXT } else { capability::AtomicFloat16MinMaxEXT }),
+            Some((32, _)) => Some(if add { capability::AtomicFloat32AddEXT } else { capability::AtomicFloat32MinMaxEXT }),
+            Some((64, _)) => Some(if add { capability::AtomicFloat64AddEXT } else { capability::AtomicFloat64MinMaxEXT }),
+            _ => None,
+        };
+        if let Some(c) = need.filter(|&c| !has(c)) {
+            let opn = opname(cx, i);
+            let cname = OperandKind::Capability.enumerant(c).map_or("?", |e| e.name);
+            let m = format!("{opn} on this type needs the {cname} capability");
+            cx.error_at(CAP, i, 0, m).label = format!("needs {cname}");
+        }
+    }
+    if env.is_opencl() {
+        let why = if !matches!(storage, sc::Function | sc::Workgroup | sc::CrossWorkgroup | sc::Generic) {
+            Some("in OpenCL, atomics are allowed only on Function, Workgroup, CrossWorkgroup and Generic memory")
+        } else if env == crate::TargetEnv::OpenCl1_2 && storage == sc::Generic {
+            Some("OpenCL 1.2 has no Generic storage class")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            wrong_memory(cx, why);
         }
     }
 }

@@ -14,6 +14,7 @@
 mod adjacency;
 mod arith;
 mod atomics;
+mod barrier;
 mod bitwise;
 mod builtin;
 mod caps;
@@ -24,6 +25,7 @@ mod decoration;
 mod ext;
 mod explicit_layout;
 mod function;
+mod group;
 mod ids;
 mod interface;
 mod layout;
@@ -36,6 +38,7 @@ mod memory;
 mod composite;
 mod constant;
 pub mod rules;
+mod scope;
 mod ssa;
 mod typedecl;
 mod types;
@@ -246,7 +249,7 @@ pub static PASSES: &[&[Pass]] = &[
         types::check,
         typedecl::check,
         modes::check,
-        atomics::check,
+        scope::check,
         uses::check,
         ext::vla::check,
         ext::constant_data::check,
