@@ -95,6 +95,8 @@ pub(super) struct Lookups {
     pub psb: Option<bool>,
     /// Whether VariablePointers or VariablePointersStorageBuffer is declared.
     pub variable_pointers: Option<bool>,
+    /// The OpSampledImage instructions, whose uses are checked after the walk.
+    pub sampled_images: alloc::vec::Vec<usize>,
 }
 
 type Family = fn(&mut Context<'_>, usize, u16, u32, &mut Lookups);
@@ -109,6 +111,14 @@ pub(super) fn check(cx: &mut Context<'_>) {
         let opcode = cx.insts()[i].opcode;
         if opcode == crate::grammar::op::OpBranchConditional {
             super::logical::branch_condition(cx, i);
+            continue;
+        }
+        if super::image::applies(opcode) {
+            super::image::run(cx, i, opcode, &mut lookups);
+            continue;
+        }
+        if super::derivative::applies(opcode) {
+            super::derivative::run(cx, i, opcode);
             continue;
         }
         let family: Family = if super::arith::applies(opcode) {
@@ -126,6 +136,10 @@ pub(super) fn check(cx: &mut Context<'_>) {
         if known(cx, rt) {
             family(cx, i, opcode, rt, &mut lookups);
         }
+    }
+    if !lookups.sampled_images.is_empty() {
+        let defs = core::mem::take(&mut lookups.sampled_images);
+        super::image::sampled_image_uses(cx, &defs);
     }
 }
 

@@ -43,6 +43,8 @@ static FAMILIES: &[&[Rule]] = &[
     super::decoration::RULES,
     super::explicit_layout::RULES,
     super::interface::RULES,
+    super::image::RULES,
+    super::derivative::RULES,
 ];
 
 /// Rules that belong to no family.
