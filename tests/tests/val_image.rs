@@ -372,3 +372,27 @@ fn derivatives() {
         &["%coord2", "%float"],
     );
 }
+
+/// The module with `body`, whose function is an entry point of `model`.
+fn entry_module(model: &str, body: &str) -> String {
+    let mode = if model == "Fragment" { "OpExecutionMode %f OriginUpperLeft\n" } else { "" };
+    module("", body).replacen(
+        "OpMemoryModel Logical GLSL450\n",
+        &format!("OpMemoryModel Logical GLSL450\nOpEntryPoint {model} %f \"f\"\n{mode}"),
+        1,
+    )
+}
+
+#[test]
+fn execution_models() {
+    let sample = "%x = OpImageSampleImplicitLod %v4float %si %coord2";
+    assert_valid_module("val_image_implicit_fragment", &entry_module("Fragment", sample), "spv1.3");
+    let src = entry_module("Vertex", sample);
+    let t = "val_image_implicit_vertex";
+    assert_one_error(t, &src, "spv1.3", "inst.image.execution-model", "%x = OpImageSampleImplicitLod", sample, &["\"f\"", "Fragment"]);
+    let dpdx = "%x = OpDPdx %float %f0";
+    assert_valid_module("val_image_dpdx_fragment", &entry_module("Fragment", dpdx), "spv1.3");
+    let src = entry_module("Vertex", dpdx);
+    let t = "val_image_dpdx_vertex";
+    assert_one_error(t, &src, "spv1.3", "inst.derivative.execution-model", "%x = OpDPdx", dpdx, &["OpDPdx", "\"f\""]);
+}

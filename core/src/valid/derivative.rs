@@ -20,6 +20,16 @@ pub(super) static RULES: &[Rule] = &[
                       as the float type of the value differentiated.",
     },
     Rule {
+        code: "inst.derivative.execution-model",
+        summary: "Derivatives are for Fragment shaders and compute-like ones with a derivative group.",
+        explanation: "SPIR-V spec 3.52.16 and the client APIs: derivatives are computed across a \
+                      group of invocations, so the derivative instructions are for the Fragment, \
+                      GLCompute, MeshEXT and TaskEXT execution models, the last three (with \
+                      SPV_KHR_compute_shader_derivatives) with the DerivativeGroupQuadsKHR or \
+                      DerivativeGroupLinearKHR execution mode. The rule applies to every function \
+                      an entry point calls. Fix: compute the difference explicitly in other stages.",
+    },
+    Rule {
         code: "inst.derivative.operand-type",
         summary: "A derivative instruction's P must have its Result Type.",
         explanation: "SPIR-V spec 3.52.16: the type of P must be the same as Result Type. Fix: \
@@ -43,7 +53,8 @@ pub(super) fn applies(o: u16) -> bool {
 }
 
 /// Check derivative instruction `i`.
-pub(super) fn run(cx: &mut Context<'_>, i: usize, _opcode: u16) {
+pub(super) fn run(cx: &mut Context<'_>, i: usize, _opcode: u16, lookups: &mut super::operand::Lookups) {
+    lookups.limited.push((i, super::image::Limit::Derivative));
     let Some(rt) = cx.ir().result_type(i) else { return };
     let Some(s) = shape(cx, rt).filter(|s| s.is_float()) else {
         return bad_result(cx, "inst.derivative.result-type", i, "a float scalar or vector");

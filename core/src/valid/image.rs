@@ -135,6 +135,17 @@ pub(super) static RULES: &[Rule] = &[
                       image a format.",
     },
     Rule {
+        code: "inst.image.execution-model",
+        summary: "Implicit-LOD sampling, OpImageQueryLod and SubpassData reads are for the execution models that have them.",
+        explanation: "SPIR-V spec 3.52.10 and the client APIs: the ImplicitLod instructions and \
+                      OpImageQueryLod compute derivatives, so they are for Fragment shaders, or \
+                      GLCompute, MeshEXT and TaskEXT ones with the DerivativeGroupQuadsKHR or \
+                      DerivativeGroupLinearKHR execution mode; reading a SubpassData image is \
+                      for Fragment shaders. The rule applies to every function an entry point \
+                      calls. Fix: use an ExplicitLod instruction (Lod 0) in other stages, or \
+                      declare the derivative group mode.",
+    },
+    Rule {
         code: "inst.image.reserved",
         summary: "The sparse Proj sampling instructions are reserved.",
         explanation: "SPIR-V spec 3.52.10: OpImageSparseSampleProjImplicitLod, \
@@ -433,6 +444,14 @@ fn fail_params(cx: &mut Context<'_>, i: usize, k: usize, info: &Info, what: &str
 pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut Lookups) {
     if !cx.ir().parsed_ok(i) {
         return;
+    }
+    if is_implicit_lod(opcode) || opcode == op::OpImageQueryLod {
+        lookups.limited.push((i, Limit::ImplicitLod));
+    }
+    if opcode == op::OpImageRead
+        && operand_type(cx, i, 2).and_then(|t| info_of_image(cx, t)).is_some_and(|info| info.dim == dim::SubpassData)
+    {
+        lookups.limited.push((i, Limit::Fragment));
     }
     match opcode {
         op::OpTypeImage => {
@@ -1573,4 +1592,88 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
         }
     }
     false
+}
+
+/// An instruction's limit on the execution models of the entry points that
+/// reach it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Limit {
+    /// Fragment, or GLCompute, MeshEXT, TaskEXT with a derivative group mode.
+    ImplicitLod,
+    /// As `ImplicitLod`, the mode needed only with SPV_KHR_compute_shader_derivatives.
+    Derivative,
+    /// Fragment only.
+    Fragment,
+}
+
+/// Check the instructions `limited` against the execution models and modes
+/// of the entry points whose call graphs reach them (as spirv-val's
+/// execution limitations).
+pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)]) {
+    use crate::grammar::{execution_mode as em, execution_model as model};
+    use alloc::collections::BTreeSet;
+    use alloc::vec::Vec;
+    let ir = cx.ir();
+    // The functions each function calls.
+    let index = |id: u32| ir.functions.iter().position(|f| f.id == id);
+    let mut callees: Vec<Vec<usize>> = alloc::vec![Vec::new(); ir.functions.len()];
+    for (n, f) in ir.functions.iter().enumerate() {
+        for j in f.inst as usize..(f.end as usize).min(cx.insts().len()) {
+            if cx.insts()[j].opcode == op::OpFunctionCall {
+                if let Some(c) = ir.words(j).get(2).and_then(|&id| index(id)) {
+                    callees[n].push(c);
+                }
+            }
+        }
+    }
+    let derivative_ext = cx.declared().exts.iter().any(|e| e == "SPV_KHR_compute_shader_derivatives");
+    let mut reported = BTreeSet::new();
+    for e in &ir.entry_points {
+        let Some(start) = index(e.function) else { continue };
+        let mut seen = BTreeSet::new();
+        let mut stack = alloc::vec![start];
+        while let Some(n) = stack.pop() {
+            if seen.insert(n) {
+                stack.extend(callees[n].iter().copied());
+            }
+        }
+        // All the models the entry function is declared with, and its modes.
+        let models: Vec<u32> = ir.entry_points.iter().filter(|x| x.function == e.function).map(|x| x.model).collect();
+        let group_mode = ir
+            .entry_points
+            .iter()
+            .filter(|x| x.function == e.function)
+            .flat_map(|x| x.modes.iter())
+            .any(|m| m.mode == em::DerivativeGroupQuadsKHR || m.mode == em::DerivativeGroupLinearKHR);
+        let compute_like = models.iter().any(|&m| matches!(m, model::GLCompute | model::MeshEXT | model::TaskEXT));
+        for &(i, limit) in limited {
+            if reported.contains(&i) || !ir.function_at(i).and_then(|f| index(f.id)).is_some_and(|n| seen.contains(&n)) {
+                continue;
+            }
+            let derivative_models = |m: u32| matches!(m, model::Fragment | model::GLCompute | model::MeshEXT | model::TaskEXT);
+            let why = match limit {
+                Limit::Fragment if models.iter().any(|&m| m != model::Fragment) => {
+                    Some("reading a SubpassData image needs the Fragment execution model")
+                }
+                Limit::ImplicitLod | Limit::Derivative if !models.iter().all(|&m| derivative_models(m)) => {
+                    Some("it needs the Fragment, GLCompute, MeshEXT or TaskEXT execution model")
+                }
+                Limit::ImplicitLod if compute_like && !group_mode => {
+                    Some("with GLCompute, MeshEXT or TaskEXT it needs the DerivativeGroupQuadsKHR or DerivativeGroupLinearKHR execution mode")
+                }
+                Limit::Derivative if compute_like && !group_mode && derivative_ext => {
+                    Some("with GLCompute, MeshEXT or TaskEXT and SPV_KHR_compute_shader_derivatives it needs the DerivativeGroupQuadsKHR or DerivativeGroupLinearKHR execution mode")
+                }
+                _ => None,
+            };
+            let Some(why) = why else { continue };
+            reported.insert(i);
+            let code = if limit == Limit::Derivative { "inst.derivative.execution-model" } else { "inst.image.execution-model" };
+            let opn = opname(cx, i);
+            let entry = alloc::string::String::from(e.name.as_str());
+            let m = format!("{opn} is reached from the entry point \"{entry}\": {why}");
+            cx.error_related(code, i, m, [(e.inst as usize, alloc::string::String::from("the entry point"))]).label =
+                "not for this execution model".into();
+        }
+    }
 }

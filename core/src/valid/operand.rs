@@ -97,6 +97,9 @@ pub(super) struct Lookups {
     pub variable_pointers: Option<bool>,
     /// The OpSampledImage instructions, whose uses are checked after the walk.
     pub sampled_images: alloc::vec::Vec<usize>,
+    /// The instructions whose entry points' execution models are checked
+    /// after the walk (image.rs, derivative.rs).
+    pub limited: alloc::vec::Vec<(usize, super::image::Limit)>,
 }
 
 type Family = fn(&mut Context<'_>, usize, u16, u32, &mut Lookups);
@@ -118,7 +121,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             continue;
         }
         if super::derivative::applies(opcode) {
-            super::derivative::run(cx, i, opcode);
+            super::derivative::run(cx, i, opcode, &mut lookups);
             continue;
         }
         let family: Family = if super::arith::applies(opcode) {
@@ -140,6 +143,10 @@ pub(super) fn check(cx: &mut Context<'_>) {
     if !lookups.sampled_images.is_empty() {
         let defs = core::mem::take(&mut lookups.sampled_images);
         super::image::sampled_image_uses(cx, &defs);
+    }
+    if !lookups.limited.is_empty() {
+        let limited = core::mem::take(&mut lookups.limited);
+        super::image::execution_models(cx, &limited);
     }
 }
 
