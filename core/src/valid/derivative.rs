@@ -2,7 +2,7 @@
 //! forms take and give the same 32-bit float scalar or vector (SPIR-V spec
 //! 3.52.16 "Derivative Instructions"; spirv-val's validate_derivatives). The
 //! execution models they need (Fragment, or compute-like with a derivative
-//! group mode) are not checked here.
+//! group mode) are checked with the image rules' (`image::execution_models`).
 
 use super::Context;
 use super::operand::{bad_operand, bad_result, operand_type, shape};

@@ -3,8 +3,9 @@
 //! their coordinates and image operands (SPIR-V spec 3.52.10 "Image
 //! Instructions", 3.32.6 "Type-Declaration Instructions", 2.16 "Validation
 //! Rules"; spirv-val's validate_image). As spirv-val, an instruction reports
-//! its first problem only. The execution-model limits of the ImplicitLod
-//! instructions are not checked here.
+//! its first problem only. The execution models the ImplicitLod instructions,
+//! OpImageQueryLod, SubpassData reads and derivatives need are checked after
+//! the walk, for the entry points that reach them ([`execution_models`]).
 
 use super::Context;
 use super::operand::{Lookups, bad_operand, bad_result, describe, opname, operand_id, operand_type, shape};
@@ -1318,7 +1319,7 @@ fn texel_pointer(cx: &mut Context<'_>, i: usize) -> bool {
     };
     if let Some(p) = pointee {
         let scalar_ok = matches!(cx.ir().ty(p).map(|t| &t.ty), Some(Type::Int { .. } | Type::Float { .. } | Type::Void));
-        if !scalar_ok && !(f16v && f16vec(cx, p)) {
+        if !(scalar_ok || (f16v && f16vec(cx, p))) {
             return fail_result(cx, TP, i, "a pointer to a numerical scalar or OpTypeVoid");
         }
     }
@@ -1619,10 +1620,11 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
     let mut callees: Vec<Vec<usize>> = alloc::vec![Vec::new(); ir.functions.len()];
     for (n, f) in ir.functions.iter().enumerate() {
         for j in f.inst as usize..(f.end as usize).min(cx.insts().len()) {
-            if cx.insts()[j].opcode == op::OpFunctionCall {
-                if let Some(c) = ir.words(j).get(2).and_then(|&id| index(id)) {
-                    callees[n].push(c);
-                }
+            if cx.insts()[j].opcode != op::OpFunctionCall {
+                continue;
+            }
+            if let Some(c) = ir.words(j).get(2).and_then(|&id| index(id)) {
+                callees[n].push(c);
             }
         }
     }
