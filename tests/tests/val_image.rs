@@ -396,3 +396,24 @@ fn execution_models() {
     let t = "val_image_dpdx_vertex";
     assert_one_error(t, &src, "spv1.3", "inst.derivative.execution-model", "%x = OpDPdx", dpdx, &["OpDPdx", "\"f\""]);
 }
+
+/// A Vulkan compute shader declaring `types`.
+fn vulkan_module(types: &str) -> String {
+    format!(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+         OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+         %float = OpTypeFloat 32\n%int = OpTypeInt 32 1\n{types}%main = OpFunction %void None %fn\n%e = OpLabel\nOpReturn\nOpFunctionEnd\n"
+    )
+}
+
+#[test]
+fn vulkan_image_types() {
+    let ok = "%img = OpTypeImage %float 2D 0 0 0 1 Unknown\n%st = OpTypeImage %int 2D 0 0 0 2 R32i\n";
+    assert_valid_module("val_image_vulkan_types", &vulkan_module(ok), "vulkan1.1");
+    let src = vulkan_module("%img = OpTypeImage %float 2D 0 0 0 0 Unknown\n");
+    let t = "val_image_vulkan_sampled_0";
+    assert_one_error(t, &src, "vulkan1.1", "inst.image.type", "0 Unknown", "0", &["Vulkan", "04657"]);
+    // spirv-val v2025.5 does not compare a known format with the Sampled Type.
+    let src = vulkan_module("%img = OpTypeImage %float 2D 0 0 0 2 R32i\n");
+    assert_valid_module("val_image_vulkan_format_kind", &src, "vulkan1.1");
+}

@@ -15,8 +15,8 @@ pub(super) static RULES: &[Rule] = &[
         code: "inst.derivative.result-type",
         summary: "A derivative instruction's Result Type must be a 32-bit float scalar or vector.",
         explanation: "SPIR-V spec 3.52.16: OpDPdx, OpDPdy, OpFwidth and their Fine and Coarse forms \
-                      compute a floating-point scalar or vector; its components are 32-bit (16-bit \
-                      too with the SPV_AMD_gpu_shader_half_float extension). Fix: declare the result \
+                      compute a floating-point scalar or vector; its components are 32-bit (spirv-val \
+                      v2025.5). Fix: declare the result \
                       as the float type of the value differentiated.",
     },
     Rule {
@@ -24,8 +24,7 @@ pub(super) static RULES: &[Rule] = &[
         summary: "Derivatives are for Fragment shaders and compute-like ones with a derivative group.",
         explanation: "SPIR-V spec 3.52.16 and the client APIs: derivatives are computed across a \
                       group of invocations, so the derivative instructions are for the Fragment, \
-                      GLCompute, MeshEXT and TaskEXT execution models, the last three (with \
-                      SPV_KHR_compute_shader_derivatives) with the DerivativeGroupQuadsKHR or \
+                      GLCompute, MeshEXT and TaskEXT execution models, the last three with the DerivativeGroupQuadsKHR or \
                       DerivativeGroupLinearKHR execution mode. The rule applies to every function \
                       an entry point calls. Fix: compute the difference explicitly in other stages.",
     },
@@ -60,11 +59,7 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, _opcode: u16, lookups: &mut su
         return bad_result(cx, "inst.derivative.result-type", i, "a float scalar or vector");
     };
     if s.width() != 32 {
-        let half = cx.declared().exts.iter().any(|e| e == "SPV_AMD_gpu_shader_half_float");
-        if !(half && s.width() == 16) {
-            let want = if half { "a float scalar or vector of 16- or 32-bit components" } else { "a float scalar or vector of 32-bit components" };
-            return bad_result(cx, "inst.derivative.result-type", i, want);
-        }
+        return bad_result(cx, "inst.derivative.result-type", i, "a float scalar or vector of 32-bit components");
     }
     if operand_type(cx, i, 2) != Some(rt) {
         let want = format!("of the Result Type {}", cx.name(rt));

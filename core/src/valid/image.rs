@@ -24,9 +24,9 @@ pub(super) static RULES: &[Rule] = &[
                       OpenCL: void); Depth is 0, 1 or 2, Arrayed and MS 0 or 1, Sampled 0, 1 or 2 \
                       (Vulkan: 1 or 2, VUID-04657). Dim SubpassData needs Sampled 2 and format \
                       Unknown; a multisampled storage image (MS 1, Sampled 2) needs the \
-                      StorageImageMultisample capability; in Vulkan Dim is not Rect and a known \
-                      Image Format has the Sampled Type's kind and width (VUID-04965). Fix: correct \
-                      the operand the message names.",
+                      StorageImageMultisample capability; a 64-bit int Sampled Type needs \
+                      Int64ImageEXT; in Vulkan Dim is not Rect. Fix: correct the operand the \
+                      message names.",
     },
     Rule {
         code: "inst.image.sampled-image-type",
@@ -91,29 +91,26 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: "inst.image.coordinate",
-        summary: "Coordinate must be a 32-bit scalar or vector of the kind and size the image needs.",
+        summary: "Coordinate must be a scalar or vector of the kind and size the image needs.",
         explanation: "SPIR-V spec 3.52.10: the sampling, gather and LOD-query instructions take float \
-                      coordinates, fetch and OpImageTexelPointer integer ones, read and write \
-                      either; they are 32-bit and have at least as many components as the Dim \
-                      needs (1 for 1D and Buffer, 2 for 2D and Rect, 3 for 3D and Cube), plus one \
-                      when arrayed and one for the Proj forms. A SubpassData image is read at \
-                      the constant (0, 0) (Vulkan VUID-04660). Fix: build a vector of the right size.",
+                      coordinates, fetch, read, write and OpImageTexelPointer integer ones (with \
+                      the Kernel capability, OpImageSampleExplicitLod and OpImageQueryLod either); they have at least as many components as the Dim needs (1 for 1D \
+                      and Buffer, 2 for 2D and Rect, 3 for 3D and Cube), plus one when arrayed and \
+                      one for the Proj forms. Fix: build a vector of the right size.",
     },
     Rule {
         code: "inst.image.operands",
         summary: "Image Operands must suit the instruction and the image, with operands of their types.",
-        explanation: "SPIR-V spec 3.14 (Image Operands): Bias only with ImplicitLod (a 32-bit float), \
-                      Lod with ExplicitLod (a 32-bit float) or OpImageFetch (a 32-bit int), and \
-                      not with Grad; Grad only with ExplicitLod, two 32-bit float vectors of the \
-                      Dim's size; ConstOffset a constant and Offset a 32-bit int vector of the Dim's \
+        explanation: "SPIR-V spec 3.14 (Image Operands): Bias only with ImplicitLod (a float scalar), \
+                      Lod with ExplicitLod (a float scalar) or OpImageFetch (an int scalar), and \
+                      not with Grad; Grad only with ExplicitLod, two float vectors of the \
+                      Dim's size; ConstOffset a constant and Offset an int vector of the Dim's \
                       size, never with Cube; ConstOffsets a constant array of 4 2-component int \
-                      vectors, only for gathers; at most one of the offsets; Sample (a 32-bit int) \
+                      vectors, only for gathers; at most one of the offsets; Sample (an int scalar) \
                       exactly when the image is multisampled, only for fetch, read and write; MinLod \
-                      (a 32-bit float) with ImplicitLod or Grad; MakeTexelAvailable only with \
+                      (a float scalar) with ImplicitLod or Grad; MakeTexelAvailable only with \
                       OpImageWrite and MakeTexelVisible with reads, each with NonPrivateTexel; \
-                      SignExtend and ZeroExtend need an int result. In Vulkan an int image format's \
-                      signedness matches the access (VUID-04965) and Offset is for gathers only \
-                      (VUID-10213). Fix: drop or correct the operand.",
+                      in Vulkan Offset is for gathers only (VUID-10213). Fix: drop or correct the operand.",
     },
     Rule {
         code: "inst.image.texel-pointer",
@@ -264,25 +261,9 @@ fn const_uint(cx: &Context<'_>, id: u32) -> Option<u64> {
     }
 }
 
+/// Whether `o` makes a constant (spirv-val's spvOpcodeIsConstant).
 fn is_const_opcode(o: Option<u16>) -> bool {
-    matches!(
-        o,
-        Some(
-            op::OpConstantTrue
-                | op::OpConstantFalse
-                | op::OpConstant
-                | op::OpConstantComposite
-                | op::OpConstantSampler
-                | op::OpConstantNull
-                | op::OpSpecConstantTrue
-                | op::OpSpecConstantFalse
-                | op::OpSpecConstant
-                | op::OpSpecConstantComposite
-                | op::OpSpecConstantOp
-                | op::OpConstantCompositeReplicateEXT
-                | op::OpSpecConstantCompositeReplicateEXT
-        )
-    )
+    o.is_some_and(super::memory::is_constant_opcode)
 }
 
 fn is_implicit_lod(o: u16) -> bool {
@@ -339,35 +320,6 @@ fn is_sparse(o: u16) -> bool {
 
 fn is_gather(o: u16) -> bool {
     matches!(o, op::OpImageGather | op::OpImageDrefGather | op::OpImageSparseGather | op::OpImageSparseDrefGather)
-}
-
-fn is_signed_int_format(f: u32) -> bool {
-    matches!(
-        f,
-        fmt::Rgba32i | fmt::Rgba16i | fmt::Rgba8i | fmt::R32i | fmt::Rg32i | fmt::Rg16i | fmt::Rg8i | fmt::R16i | fmt::R8i | fmt::R64i
-    )
-}
-
-fn is_int_format(f: u32) -> bool {
-    is_signed_int_format(f)
-        || matches!(
-            f,
-            fmt::Rgba32ui
-                | fmt::Rgba16ui
-                | fmt::Rgba8ui
-                | fmt::R32ui
-                | fmt::Rgb10a2ui
-                | fmt::Rg32ui
-                | fmt::Rg16ui
-                | fmt::Rg8ui
-                | fmt::R16ui
-                | fmt::R8ui
-                | fmt::R64ui
-        )
-}
-
-fn is_float_format(f: u32) -> bool {
-    (fmt::Rgba32f..=fmt::R8Snorm).contains(&f)
 }
 
 /// Whether the instructions of this family apply to `opcode`.
@@ -536,6 +488,10 @@ fn type_image(cx: &mut Context<'_>, i: usize) -> bool {
     let depth = cx.ir().words(i).get(3).copied().unwrap_or(0);
     let env = cx.opts.env;
     let st = info.sampled_type;
+    if scalar_of(cx, Some(st), true, Some(64)) && !cx.declared().caps.contains(&capability::Int64ImageEXT) {
+        let m = "OpTypeImage: a 64-bit int Sampled Type needs the Int64ImageEXT capability".into();
+        return fail(cx, TYPE, i, 1, m, "needs Int64ImageEXT");
+    }
     if env.is_vulkan() {
         let t = Some(st);
         if !scalar_of(cx, t, false, Some(32)) && !scalar_of(cx, t, true, Some(32)) && !scalar_of(cx, t, true, Some(64)) {
@@ -625,22 +581,6 @@ fn type_image(cx: &mut Context<'_>, i: usize) -> bool {
         }
         if info.dim == dim::Rect {
             return tw(cx, 2, "Dim must not be Rect in the Vulkan environment (VUID-StandaloneSpirv-OpTypeImage-09638)");
-        }
-        if info.format != fmt::Unknown {
-            let int = scalar_of(cx, Some(st), true, None);
-            if (int && !is_int_format(info.format)) || (!int && !is_float_format(info.format)) {
-                let kind = if int { "an int" } else { "a float" };
-                let m = format!("the Image Format is not of the Sampled Type's kind ({kind}) (VUID-StandaloneSpirv-Image-04965)");
-                return tw(cx, 7, &m);
-            }
-            if int {
-                let w = shape(cx, st).map_or(0, |s| s.width());
-                let f64 = matches!(info.format, fmt::R64i | fmt::R64ui);
-                if (w == 32 && f64) || (w == 64 && !f64) {
-                    let m = format!("the Image Format's width does not match the Sampled Type's {w} bits (VUID-StandaloneSpirv-Image-04965)");
-                    return tw(cx, 7, &m);
-                }
-            }
         }
     }
     false
@@ -974,13 +914,6 @@ fn gather(cx: &mut Context<'_>, i: usize, opcode: u16) -> bool {
     if coordinate(cx, i, opcode, &info, 3) {
         return true;
     }
-    if opcode == op::OpImageSampleExplicitLod
-        && cx.opts.env.is_opencl()
-        && cx.ir().words(i).get(4).is_some_and(|m| m & io::ConstOffset != 0)
-    {
-        let m = "OpImageSampleExplicitLod: the ConstOffset image operand is not allowed in the OpenCL environment".into();
-        return fail(cx, OPS, i, 4, m, "not allowed in OpenCL");
-    }
     if dref {
         if dref_operand(cx, i, &info) {
             return true;
@@ -1178,8 +1111,8 @@ fn query(cx: &mut Context<'_>, i: usize, opcode: u16) -> bool {
                 let want = format!("an int scalar or vector of {expected} components (the image's dimensions{})", if info.arrayed != 0 { " and layers" } else { "" });
                 return fail_result(cx, RT, i, &want);
             }
-            if lod && !scalar_of(cx, operand_type(cx, i, 3), true, Some(32)) {
-                return fail_operand(cx, OT, i, 3, "a 32-bit int scalar");
+            if lod && !scalar_of(cx, operand_type(cx, i, 3), true, None) {
+                return fail_operand(cx, OT, i, 3, "an int scalar");
             }
             false
         }
@@ -1257,25 +1190,23 @@ fn min_coord_size(opcode: u16, info: &Info) -> u32 {
     plane_size(info) + info.arrayed + u32::from(is_proj(opcode))
 }
 
-/// Operand `k` of instruction `i`, its Coordinate.
+/// Operand `k` of instruction `i`, its Coordinate (as spirv-val v2025.5: its
+/// kind and, but for OpImageTexelPointer, its least size).
 fn coordinate(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, k: usize) -> bool {
     let ct = operand_type(cx, i, k);
     let float = numeric(cx, ct, false, false);
     let int = numeric(cx, ct, true, false);
+    let kernel = || cx.declared().caps.contains(&capability::Kernel);
     let (ok, kind) = match opcode {
-        op::OpImageFetch | op::OpImageSparseFetch | op::OpImageTexelPointer => (int, "an int"),
-        op::OpImageSampleExplicitLod
-        | op::OpImageSparseSampleExplicitLod
-        | op::OpImageRead
-        | op::OpImageWrite
-        | op::OpImageSparseRead => (int || float, "an int or float"),
+        op::OpImageFetch | op::OpImageSparseFetch | op::OpImageTexelPointer | op::OpImageRead | op::OpImageSparseRead
+        | op::OpImageWrite => (int, "an int"),
+        op::OpImageSampleExplicitLod | op::OpImageSparseSampleExplicitLod | op::OpImageQueryLod if kernel() => {
+            (int || float, "an int or float")
+        }
         _ => (float, "a float"),
     };
     if !ok {
         return fail_operand(cx, COORD, i, k, &format!("{kind} scalar or vector"));
-    }
-    if ct.and_then(|t| shape(cx, t)).map_or(0, |s| s.width()) != 32 {
-        return fail_operand(cx, COORD, i, k, "a 32-bit scalar or vector");
     }
     let min = min_coord_size(opcode, info);
     let got = dimension(cx, ct);
@@ -1285,21 +1216,6 @@ fn coordinate(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, k: usize
         }
     } else if min > got {
         return fail_operand(cx, COORD, i, k, &format!("a scalar or vector of at least {min} components for this image"));
-    }
-    if info.dim == dim::SubpassData {
-        let Some(id) = operand_id(cx, i, k) else { return false };
-        let d = cx.def(id);
-        let zero = match d.map(|d| cx.insts()[d].opcode) {
-            Some(op::OpConstantNull) => true,
-            Some(op::OpConstantComposite) => {
-                let w = d.map_or(&[][..], |d| cx.ir().words(d));
-                w.len() == 4 && w[2..].iter().all(|&c| const_uint(cx, c) == Some(0))
-            }
-            _ => false,
-        };
-        if !zero {
-            return fail_operand(cx, COORD, i, k, "the constant (0, 0) (an OpConstantComposite or OpConstantNull) for a SubpassData image (VUID-StandaloneSpirv-OpImageRead-04660)");
-        }
     }
     false
 }
@@ -1380,29 +1296,6 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
         let m = format!("{}: the image is multisampled, so the Sample image operand is required", opname(cx, i));
         return fail(cx, OPS, i, k, m, "Sample is required");
     }
-    let sign_extend = o(io::SignExtend);
-    let zero_extend = o(io::ZeroExtend);
-    if cx.opts.env.is_vulkan() && info.format != fmt::Unknown && scalar_of(cx, Some(info.sampled_type), true, None) {
-        let format_signed = is_signed_int_format(info.format);
-        let st_signed = matches!(cx.ir().ty(info.sampled_type).map(|t| &t.ty), Some(Type::Int { signed: true, .. }));
-        let access_signed = if sign_extend { true } else if zero_extend { false } else { st_signed };
-        if format_signed != access_signed {
-            let why = if sign_extend {
-                " (SignExtend makes the access signed)"
-            } else if zero_extend {
-                " (ZeroExtend makes the access unsigned)"
-            } else {
-                ""
-            };
-            let img = cx.name(info.id);
-            let m = format!(
-                "{}: the Image Format of {img} is {}, its access is not{why} (VUID-StandaloneSpirv-Image-04965)",
-                opname(cx, i),
-                if format_signed { "signed" } else { "unsigned" }
-            );
-            return fail(cx, OPS, i, 2, m, "signedness differs from the format");
-        }
-    }
     if mask == 0 {
         return false;
     }
@@ -1431,8 +1324,8 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
         if !implicit && !gather_bias {
             return bad(cx, mk, format!("{opn}: the Bias image operand can only be used with the ImplicitLod instructions"), "Bias not allowed");
         }
-        if !scalar_of(cx, operand_type(cx, i, k), false, Some(32)) {
-            return fail_operand(cx, OPS, i, at(cx, k), "a 32-bit float scalar (Bias)");
+        if !scalar_of(cx, operand_type(cx, i, k), false, None) {
+            return fail_operand(cx, OPS, i, at(cx, k), "a float scalar (Bias)");
         }
         if !dims_1234 {
             return bad(cx, mk, format!("{opn}: the Bias image operand needs an image of Dim 1D, 2D, 3D or Cube"), "Bias not allowed");
@@ -1448,17 +1341,14 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
             return bad(cx, mk, format!("{opn}: the Lod and Grad image operands cannot be used together"), "Lod with Grad");
         }
         if explicit || gather_bias {
-            if !scalar_of(cx, operand_type(cx, i, k), false, Some(32)) {
-                return fail_operand(cx, OPS, i, at(cx, k), "a 32-bit float scalar (Lod with an ExplicitLod instruction)");
+            if !scalar_of(cx, operand_type(cx, i, k), false, None) {
+                return fail_operand(cx, OPS, i, at(cx, k), "a float scalar (Lod with an ExplicitLod instruction)");
             }
-        } else if !scalar_of(cx, operand_type(cx, i, k), true, Some(32)) {
-            return fail_operand(cx, OPS, i, at(cx, k), "a 32-bit int scalar (Lod with OpImageFetch)");
+        } else if !scalar_of(cx, operand_type(cx, i, k), true, None) {
+            return fail_operand(cx, OPS, i, at(cx, k), "an int scalar (Lod with OpImageFetch)");
         }
         if !dims_1234 {
             return bad(cx, mk, format!("{opn}: the Lod image operand needs an image of Dim 1D, 2D, 3D or Cube"), "Lod not allowed");
-        }
-        if info.ms != 0 {
-            return bad(cx, mk, format!("{opn}: the Lod image operand needs an image with MS 0"), "Lod not allowed");
         }
         k += 1;
     }
@@ -1469,8 +1359,8 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
         let plane = plane_size(info);
         for (n, which) in [(k, "dx"), (k + 1, "dy")] {
             let t = operand_type(cx, i, n);
-            if !numeric(cx, t, false, false) || t.and_then(|t| shape(cx, t)).map_or(0, |s| s.width()) != 32 {
-                return fail_operand(cx, OPS, i, at(cx, n), &format!("a 32-bit float scalar or vector (Grad {which})"));
+            if !numeric(cx, t, false, false) {
+                return fail_operand(cx, OPS, i, at(cx, n), &format!("a float scalar or vector (Grad {which})"));
             }
             if dimension(cx, t) != plane {
                 return fail_operand(cx, OPS, i, at(cx, n), &format!("of {plane} components (Grad {which}, one per coordinate of the image)"));
@@ -1480,8 +1370,8 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
     }
     let offset_type = |cx: &mut Context<'_>, k: usize, name: &str| -> bool {
         let t = operand_type(cx, i, k);
-        if !numeric(cx, t, true, false) || t.and_then(|t| shape(cx, t)).map_or(0, |s| s.width()) != 32 {
-            return fail_operand(cx, OPS, i, at(cx, k), &format!("a 32-bit int scalar or vector ({name})"));
+        if !numeric(cx, t, true, false) {
+            return fail_operand(cx, OPS, i, at(cx, k), &format!("an int scalar or vector ({name})"));
         }
         let plane = plane_size(info);
         if dimension(cx, t) != plane {
@@ -1494,8 +1384,8 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
             return bad(cx, mk, format!("{opn}: the ConstOffset image operand cannot be used with a Cube image"), "not with Cube");
         }
         let t = operand_type(cx, i, k);
-        if !numeric(cx, t, true, false) || t.and_then(|t| shape(cx, t)).map_or(0, |s| s.width()) != 32 {
-            return fail_operand(cx, OPS, i, at(cx, k), "a 32-bit int scalar or vector (ConstOffset)");
+        if !numeric(cx, t, true, false) {
+            return fail_operand(cx, OPS, i, at(cx, k), "an int scalar or vector (ConstOffset)");
         }
         if !is_const_opcode(operand_id(cx, i, k).and_then(|c| cx.def_opcode(c))) {
             return fail_operand(cx, OPS, i, at(cx, k), "a constant (ConstOffset)");
@@ -1532,8 +1422,8 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
         let Some((element, _)) = arr.filter(|&(_, l)| const_uint(cx, l) == Some(4)) else {
             return fail_operand(cx, OPS, i, at(cx, k), "an array of 4 (ConstOffsets)");
         };
-        if !shape(cx, element).is_some_and(|s| s.vector && s.is_int() && s.count == 2 && s.width() == 32) {
-            return fail_operand(cx, OPS, i, at(cx, k), "an array of 2-component 32-bit int vectors (ConstOffsets)");
+        if !shape(cx, element).is_some_and(|s| s.vector && s.is_int() && s.count == 2) {
+            return fail_operand(cx, OPS, i, at(cx, k), "an array of 2-component int vectors (ConstOffsets)");
         }
         if !is_const_opcode(operand_id(cx, i, k).and_then(|c| cx.def_opcode(c))) {
             return fail_operand(cx, OPS, i, at(cx, k), "a constant (ConstOffsets)");
@@ -1547,8 +1437,8 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
         if info.ms == 0 {
             return bad(cx, mk, format!("{opn}: the Sample image operand needs a multisampled image (MS 1)"), "Sample not allowed");
         }
-        if !scalar_of(cx, operand_type(cx, i, k), true, Some(32)) {
-            return fail_operand(cx, OPS, i, at(cx, k), "a 32-bit int scalar (Sample)");
+        if !scalar_of(cx, operand_type(cx, i, k), true, None) {
+            return fail_operand(cx, OPS, i, at(cx, k), "an int scalar (Sample)");
         }
         k += 1;
     }
@@ -1556,8 +1446,8 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
         if !implicit && !o(io::Grad) {
             return bad(cx, mk, format!("{opn}: the MinLod image operand can only be used with the ImplicitLod instructions or with Grad"), "MinLod not allowed");
         }
-        if !scalar_of(cx, operand_type(cx, i, k), false, Some(32)) {
-            return fail_operand(cx, OPS, i, at(cx, k), "a 32-bit float scalar (MinLod)");
+        if !scalar_of(cx, operand_type(cx, i, k), false, None) {
+            return fail_operand(cx, OPS, i, at(cx, k), "a float scalar (MinLod)");
         }
         if !dims_1234 {
             return bad(cx, mk, format!("{opn}: the MinLod image operand needs an image of Dim 1D, 2D, 3D or Cube"), "MinLod not allowed");
@@ -1582,16 +1472,6 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
             return bad(cx, mk, format!("{opn}: the MakeTexelVisible image operand needs NonPrivateTexel too"), "needs NonPrivateTexel");
         }
     }
-    if (sign_extend || zero_extend) && opcode != op::OpImageWrite && !is_sparse(opcode) {
-        let rt = cx.ir().result_type(i);
-        if sign_extend && !numeric(cx, rt, true, false) {
-            return fail_result(cx, OPS, i, "an int scalar or vector, as SignExtend is used");
-        }
-        let unsigned = rt.and_then(|t| shape(cx, t)).is_some_and(|s| s.is_uint());
-        if zero_extend && !unsigned {
-            return fail_result(cx, OPS, i, "an unsigned int scalar or vector, as ZeroExtend is used");
-        }
-    }
     false
 }
 
@@ -1601,7 +1481,7 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
 pub(super) enum Limit {
     /// Fragment, or GLCompute, MeshEXT, TaskEXT with a derivative group mode.
     ImplicitLod,
-    /// As `ImplicitLod`, the mode needed only with SPV_KHR_compute_shader_derivatives.
+    /// As `ImplicitLod` (its own code).
     Derivative,
     /// Fragment only.
     Fragment,
@@ -1628,7 +1508,6 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
             }
         }
     }
-    let derivative_ext = cx.declared().exts.iter().any(|e| e == "SPV_KHR_compute_shader_derivatives");
     let mut reported = BTreeSet::new();
     for e in &ir.entry_points {
         let Some(start) = index(e.function) else { continue };
@@ -1660,11 +1539,8 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
                 Limit::ImplicitLod | Limit::Derivative if !models.iter().all(|&m| derivative_models(m)) => {
                     Some("it needs the Fragment, GLCompute, MeshEXT or TaskEXT execution model")
                 }
-                Limit::ImplicitLod if compute_like && !group_mode => {
+                Limit::ImplicitLod | Limit::Derivative if compute_like && !group_mode => {
                     Some("with GLCompute, MeshEXT or TaskEXT it needs the DerivativeGroupQuadsKHR or DerivativeGroupLinearKHR execution mode")
-                }
-                Limit::Derivative if compute_like && !group_mode && derivative_ext => {
-                    Some("with GLCompute, MeshEXT or TaskEXT and SPV_KHR_compute_shader_derivatives it needs the DerivativeGroupQuadsKHR or DerivativeGroupLinearKHR execution mode")
                 }
                 _ => None,
             };
