@@ -1496,7 +1496,8 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
     use alloc::vec::Vec;
     let ir = cx.ir();
     // The functions each function calls.
-    let index = |id: u32| ir.functions.iter().position(|f| f.id == id);
+    let by_id: alloc::collections::BTreeMap<u32, usize> = ir.functions.iter().enumerate().map(|(n, f)| (f.id, n)).collect();
+    let index = |id: u32| by_id.get(&id).copied();
     let mut callees: Vec<Vec<usize>> = alloc::vec![Vec::new(); ir.functions.len()];
     for (n, f) in ir.functions.iter().enumerate() {
         for j in f.inst as usize..(f.end as usize).min(cx.insts().len()) {
@@ -1508,6 +1509,7 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
             }
         }
     }
+    let owner: Vec<Option<usize>> = limited.iter().map(|&(i, _)| ir.function_at(i).and_then(|f| index(f.id))).collect();
     let mut reported = BTreeSet::new();
     for e in &ir.entry_points {
         let Some(start) = index(e.function) else { continue };
@@ -1527,8 +1529,8 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
             .flat_map(|x| x.modes.iter())
             .any(|m| m.mode == em::DerivativeGroupQuadsKHR || m.mode == em::DerivativeGroupLinearKHR);
         let compute_like = models.iter().any(|&m| matches!(m, model::GLCompute | model::MeshEXT | model::TaskEXT));
-        for &(i, limit) in limited {
-            if reported.contains(&i) || !ir.function_at(i).and_then(|f| index(f.id)).is_some_and(|n| seen.contains(&n)) {
+        for (&(i, limit), f) in limited.iter().zip(&owner) {
+            if reported.contains(&i) || !f.is_some_and(|n| seen.contains(&n)) {
                 continue;
             }
             let derivative_models = |m: u32| matches!(m, model::Fragment | model::GLCompute | model::MeshEXT | model::TaskEXT);
