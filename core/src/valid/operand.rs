@@ -95,6 +95,11 @@ pub(super) struct Lookups {
     pub psb: Option<bool>,
     /// Whether VariablePointers or VariablePointersStorageBuffer is declared.
     pub variable_pointers: Option<bool>,
+    /// The OpSampledImage instructions, whose uses are checked after the walk.
+    pub sampled_images: alloc::vec::Vec<usize>,
+    /// The instructions whose entry points' execution models are checked
+    /// after the walk (image.rs, derivative.rs).
+    pub limited: alloc::vec::Vec<(usize, super::image::Limit)>,
 }
 
 type Family = fn(&mut Context<'_>, usize, u16, u32, &mut Lookups);
@@ -109,6 +114,14 @@ pub(super) fn check(cx: &mut Context<'_>) {
         let opcode = cx.insts()[i].opcode;
         if opcode == crate::grammar::op::OpBranchConditional {
             super::logical::branch_condition(cx, i);
+            continue;
+        }
+        if super::image::applies(opcode) {
+            super::image::run(cx, i, opcode, &mut lookups);
+            continue;
+        }
+        if super::derivative::applies(opcode) {
+            super::derivative::run(cx, i, opcode, &mut lookups);
             continue;
         }
         let family: Family = if super::arith::applies(opcode) {
@@ -126,6 +139,14 @@ pub(super) fn check(cx: &mut Context<'_>) {
         if known(cx, rt) {
             family(cx, i, opcode, rt, &mut lookups);
         }
+    }
+    if !lookups.sampled_images.is_empty() {
+        let defs = core::mem::take(&mut lookups.sampled_images);
+        super::image::sampled_image_uses(cx, &defs);
+    }
+    if !lookups.limited.is_empty() {
+        let limited = core::mem::take(&mut lookups.limited);
+        super::image::execution_models(cx, &limited);
     }
 }
 

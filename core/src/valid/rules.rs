@@ -48,6 +48,8 @@ static FAMILIES: &[&[Rule]] = &[
     super::interface::RULES,
     super::builtin::RULES,
     super::location::RULES,
+    super::image::RULES,
+    super::derivative::RULES,
 ];
 
 /// Rules that belong to no family.
