@@ -43,6 +43,9 @@ static FAMILIES: &[&[Rule]] = &[
     super::decoration::RULES,
     super::explicit_layout::RULES,
     super::interface::RULES,
+    super::extinst::RULES,
+    super::debug::RULES,
+    super::misc::RULES,
 ];
 
 /// Rules that belong to no family.
