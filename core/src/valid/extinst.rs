@@ -321,7 +321,7 @@ impl Ext {
         } else {
             String::from("missing")
         };
-        let m = format!("{} {}: operand {what} {got}, must be {expected}", self.set, self.name);
+        let m = format!("{} {}: operand {what} is {got}, must be {expected}", self.set, self.name);
         cx.error_at(OT, self.i, k, m).label = format!("must be {expected}");
     }
 
@@ -364,7 +364,7 @@ impl Ext {
                 for k in 4..self.n {
                     let ok = self.op(cx, k).is_some_and(|t| int_sv(cx, t) && dimension(cx, t) == dim && width(cx, t) == bits);
                     if !ok {
-                        let want = if dim == 1 {
+                        let want = if dim < 2 {
                             format!("a {bits}-bit int scalar, like the Result Type")
                         } else {
                             format!("a vector of {dim} {bits}-bit ints, like the Result Type")

@@ -45,10 +45,8 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16) {
     let Some(rt) = cx.ir().result_type(i) else { return };
     let r = shape(cx, rt);
     match opcode {
-        op::OpIsHelperInvocationEXT => {
-            if !r.is_some_and(|s| s.is_bool() && !s.vector) {
-                bad_result(cx, RT, i, "a bool scalar");
-            }
+        op::OpIsHelperInvocationEXT if !r.is_some_and(|s| s.is_bool() && !s.vector) => {
+            bad_result(cx, RT, i, "a bool scalar");
         }
         op::OpExpectKHR => {
             if !r.is_some_and(|s| s.is_bool() || s.is_int()) {
