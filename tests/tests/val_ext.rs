@@ -593,7 +593,10 @@ OpMemoryModel Physical64 OpenCL
         let ok = "%r1 = OpExtInst %float %cl fmax %x %x
 %r2 = OpExtInst %v8float %cl sqrt %v8
 %r3 = OpExtInst %uint %cl s_max %u %u
-%r4 = OpExtInst %float %cl fract %x %vf";
+%r4 = OpExtInst %float %cl fract %x %vf
+%r5 = OpExtInst %float %cl length %x
+%r6 = OpExtInst %float %cl distance %x %x
+%r7 = OpExtInst %float %cl normalize %x";
         assert_valid_module("val_extinst_cl", &cl(ok), "spv1.0");
         let one = |name: &str, body: &str, code: &str, token: &str, says: &[&str]| {
             assert_one_error(&format!("val_extinst_cl_{name}"), &cl(body), "spv1.0", code, "%r = ", token, says)
@@ -601,6 +604,9 @@ OpMemoryModel Physical64 OpenCL
         one("fmax_uint", "%r = OpExtInst %float %cl fmax %x %u", OT, "%u", &["OpenCL.std fmax", "Result Type %float"]);
         one("sqrt_uint", "%r = OpExtInst %uint %cl sqrt %u", RT, "%uint", &["float scalar or vector"]);
         one("s_max_float", "%r = OpExtInst %float %cl s_max %x %x", RT, "%float", &["int scalar or vector"]);
+        one("length_int", "%r = OpExtInst %float %cl length %u", OT, "%u", &["float scalar or vector"]);
+        one("distance_p1", "%r = OpExtInst %float %cl distance %x %u", OT, "%u", &["type of P0"]);
+        one("normalize_v8", "%r = OpExtInst %v8float %cl normalize %v8", RT, "%v8float", &["at most 4 components"]);
         one("fract_pointer", "%r = OpExtInst %float %cl fract %x %vu", OT, "%vu", &["pointer to the Result Type"]);
     }
 

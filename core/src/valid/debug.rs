@@ -22,6 +22,7 @@ pub(super) fn applies(opcode: u16) -> bool {
 }
 
 /// Check instruction `i` (an OpLine).
+#[inline(never)]
 pub(super) fn run(cx: &mut Context<'_>, i: usize) {
     let Some(&file) = cx.insts()[i].operands.first() else { return };
     if cx.def_opcode(file) == Some(op::OpString) {

@@ -85,38 +85,54 @@ pub(super) fn applies(opcode: u16) -> bool {
 }
 
 /// Check instruction `i` (see [`applies`]).
+#[inline(never)]
 pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16) {
     if opcode == op::OpExtInstImport {
         return import(cx, i);
     }
     let Some(&set) = cx.insts()[i].operands.get(2) else { return };
     let Some(imp) = cx.def_inst(set).filter(|d| d.opcode == op::OpExtInstImport) else { return };
-    let name = decode_string(imp.operands.get(1..).unwrap_or(&[]));
-    let glsl = match name.as_str() {
-        "GLSL.std.450" => true,
-        "OpenCL.std" => false,
-        _ => return,
+    let name = imp.operands.get(1..).unwrap_or(&[]);
+    let glsl = if is_string(name, "GLSL.std.450") {
+        true
+    } else if is_string(name, "OpenCL.std") {
+        false
+    } else {
+        return;
     };
     let Some(rt) = cx.ir().result_type(i) else { return };
     let Some(&number) = cx.insts()[i].operands.get(3) else { return };
     let n = cx.operands(i).len();
     // Leave types of other extensions (cooperative vectors...) to their rules.
-    if !known(cx, rt) || (4..n).any(|k| id_operand(cx, i, k) && operand_type(cx, i, k).is_some_and(|t| !known(cx, t))) {
+    if !known(cx, rt) {
         return;
     }
+    let mut encoded = bad_encoding(cx, rt);
+    for k in 4..n {
+        if let Some(t) = operand_type(cx, i, k).filter(|_| id_operand(cx, i, k)) {
+            if !known(cx, t) {
+                return;
+            }
+            encoded |= bad_encoding(cx, t);
+        }
+    }
     let set_name = if glsl { "GLSL.std.450" } else { "OpenCL.std" };
-    let inst_name = crate::grammar::ext_inst_set(set_name)
-        .and_then(|s| s.by_opcode(number))
-        .map_or("instruction", |d| d.name);
-    let mut x = Ext { i, rt, n, set: set_name, name: inst_name, number };
-    if !encoding(cx, &x) {
-        return;
+    let mut x = Ext { i, rt, n, set: set_name, number };
+    if encoded {
+        return encoding(cx, &x);
     }
     if glsl {
         x.glsl(cx);
     } else {
         x.opencl(cx);
     }
+}
+
+/// Whether the literal string in `words` (nul-terminated, little-endian
+/// bytes) is `name`, without decoding it.
+fn is_string(words: &[u32], name: &str) -> bool {
+    let mut bytes = words.iter().flat_map(|w| w.to_le_bytes());
+    name.bytes().all(|b| bytes.next() == Some(b)) && bytes.next() == Some(0)
 }
 
 /// Whether operand `k` of instruction `i` is an id (not a literal such as
@@ -244,25 +260,21 @@ fn bad_encoding(cx: &Context<'_>, t: u32) -> bool {
     }
 }
 
-/// Report BFloat16 and 8-bit floats in the result or an operand; false when
-/// one was found (the type rules then keep quiet).
-fn encoding(cx: &mut Context<'_>, x: &Ext) -> bool {
-    let mut ok = true;
+/// Report BFloat16 and 8-bit floats in the result and the operands (the type
+/// rules then keep quiet).
+fn encoding(cx: &mut Context<'_>, x: &Ext) {
     if bad_encoding(cx, x.rt) {
         let got = describe(cx, x.rt);
-        let m = format!("{} {}: Result Type {got} is a BFloat16 or 8-bit float type, which the set does not support", x.set, x.name);
+        let m = format!("{} {}: Result Type {got} is a BFloat16 or 8-bit float type, which the set does not support", x.set, x.name());
         cx.error_at("inst.extinst.float-encoding", x.i, 0, m).label = String::from("not an IEEE 754 float");
-        ok = false;
     }
     for k in 4..x.n {
         if id_operand(cx, x.i, k) && operand_type(cx, x.i, k).is_some_and(|t| bad_encoding(cx, t)) {
             let got = describe_operand(cx, x.i, k);
-            let m = format!("{} {}: operand {got} is a BFloat16 or 8-bit float, which the set does not support", x.set, x.name);
+            let m = format!("{} {}: operand {got} is a BFloat16 or 8-bit float, which the set does not support", x.set, x.name());
             cx.error_at("inst.extinst.float-encoding", x.i, k, m).label = String::from("not an IEEE 754 float");
-            ok = false;
         }
     }
-    ok
 }
 
 /// The OpExtInstImport rule: NonSemantic sets need SPV_KHR_non_semantic_info
@@ -290,7 +302,6 @@ struct Ext {
     /// The number of operands, result type and id included.
     n: usize,
     set: &'static str,
-    name: &'static str,
     number: u32,
 }
 
@@ -298,6 +309,13 @@ impl Ext {
     /// The type of operand `k` (result type and id counted).
     fn op(&self, cx: &Context<'_>, k: usize) -> Option<u32> {
         operand_type(cx, self.i, k)
+    }
+
+    /// The instruction's name in its set ("FMix"), for messages.
+    fn name(&self) -> &'static str {
+        crate::grammar::ext_inst_set(self.set)
+            .and_then(|s| s.by_opcode(self.number))
+            .map_or("instruction", |d| d.name)
     }
 
     /// The set's name of operand `k` ("x", "minVal").
@@ -310,7 +328,7 @@ impl Ext {
 
     fn bad_result(&self, cx: &mut Context<'_>, expected: &str) {
         let got = describe(cx, self.rt);
-        let m = format!("{} {}: Result Type {got} must be {expected}", self.set, self.name);
+        let m = format!("{} {}: Result Type {got} must be {expected}", self.set, self.name());
         cx.error_at(RT, self.i, 0, m).label = format!("must be {expected}");
     }
 
@@ -321,7 +339,7 @@ impl Ext {
         } else {
             String::from("missing")
         };
-        let m = format!("{} {}: operand {what} is {got}, must be {expected}", self.set, self.name);
+        let m = format!("{} {}: operand {what} is {got}, must be {expected}", self.set, self.name());
         cx.error_at(OT, self.i, k, m).label = format!("must be {expected}");
     }
 
@@ -550,7 +568,7 @@ impl Ext {
             }
             g::InterpolateAtCentroid | g::InterpolateAtSample | g::InterpolateAtOffset => self.interpolate(cx),
             g::IMix => {
-                let m = format!("{} {}: this extended instruction is not supported", self.set, self.name);
+                let m = format!("{} {}: this extended instruction is not supported", self.set, self.name());
                 cx.error_at("inst.extinst.unsupported", self.i, 3, m).label = String::from("not supported");
             }
             _ => {}
@@ -561,7 +579,7 @@ impl Ext {
         let rt = self.rt;
         let declared = cx.declared();
         if !declared.has_cap(capability::InterpolationFunction) {
-            let m = format!("{} {} requires the InterpolationFunction capability", self.set, self.name);
+            let m = format!("{} {} requires the InterpolationFunction capability", self.set, self.name());
             let d = cx.error_at("inst.extinst.capability", self.i, 3, m);
             d.label = String::from("needs InterpolationFunction");
             d.help = Some(String::from("add OpCapability InterpolationFunction"));
@@ -627,6 +645,9 @@ impl Ext {
             | cl::s_mul_hi | cl::rotate | cl::s_sub_sat | cl::u_sub_sat | cl::popcount | cl::u_abs
             | cl::u_abs_diff | cl::u_mul_hi | cl::u_mad_hi => false,
             cl::fract | cl::modf | cl::sincos => return self.opencl_pointer_out(cx),
+            cl::cross => return self.opencl_geometric(cx),
+            cl::distance | cl::fast_distance | cl::length | cl::fast_length => return self.opencl_geometric(cx),
+            cl::normalize | cl::fast_normalize => return self.opencl_geometric(cx),
             _ => return,
         };
         let ok = if float { float_sv(cx, rt) } else { int_sv(cx, rt) };
@@ -637,6 +658,40 @@ impl Ext {
             return;
         }
         self.all_same_as_result(cx);
+    }
+
+    /// cross, distance, length, normalize (and the fast_ ones): vectors of at
+    /// most 4 components (cross: 3 or 4).
+    fn opencl_geometric(&self, cx: &mut Context<'_>) {
+        let rt = self.rt;
+        match self.number {
+            cl::cross => {
+                if !is_vector_of(cx, rt, is_float) || !matches!(dimension(cx, rt), 3 | 4) {
+                    return self.bad_result(cx, "a vector of 3 or 4 floats");
+                }
+                self.all_same_as_result(cx);
+            }
+            cl::normalize | cl::fast_normalize => {
+                if !float_sv(cx, rt) || dimension(cx, rt) > 4 {
+                    return self.bad_result(cx, "a float scalar or vector of at most 4 components");
+                }
+                self.all_same_as_result(cx);
+            }
+            _ => {
+                if !is_float(cx, rt) {
+                    return self.bad_result(cx, "a float scalar");
+                }
+                let p0 = self.op(cx, 4);
+                if !p0.is_some_and(|t| float_sv(cx, t) && dimension(cx, t) <= 4 && component(cx, t) == Some(rt)) {
+                    let want = format!("a float scalar or vector of at most 4 components of the Result Type {}", cx.name(rt));
+                    return self.bad_operand(cx, 4, &want);
+                }
+                if matches!(self.number, cl::distance | cl::fast_distance) && self.op(cx, 5) != p0 {
+                    let want = format!("of the type of P0, {}", p0.map_or(String::new(), |t| cx.name(t)));
+                    self.bad_operand(cx, 5, &want);
+                }
+            }
+        }
     }
 
     /// OpenCL.std vectors have 2, 3, 4, 8 or 16 components.

@@ -34,6 +34,7 @@ pub(super) fn applies(opcode: u16) -> bool {
 }
 
 /// Check instruction `i` (see [`applies`]).
+#[inline(never)]
 pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16) {
     if opcode == op::OpAssumeTrueKHR {
         let ok = operand_type(cx, i, 0).and_then(|t| shape(cx, t)).is_some_and(|s| s.is_bool() && !s.vector);
