@@ -52,8 +52,13 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut 
 /// OpBranchConditional's Condition must be a bool scalar (SPIR-V spec
 /// 3.52.17, OpBranchConditional: "Condition must be a Boolean type scalar").
 pub(super) fn branch_condition(cx: &mut Context<'_>, i: usize) {
-    let Some(t) = operand_type(cx, i, 0) else { return };
-    if !matches!(cx.ir().ty(t).map(|t| &t.ty), Some(Type::Bool)) {
+    // An id without a type (a label) is no condition either; a type is
+    // reported as such by the id rules.
+    if cx.has_error_in(i) {
+        return;
+    }
+    let t = operand_type(cx, i, 0);
+    if !matches!(t.and_then(|t| cx.ir().ty(t)).map(|t| &t.ty), Some(Type::Bool)) {
         bad_operand(cx, "inst.logical.operand-type", i, 0, "a bool scalar");
     }
 }

@@ -124,6 +124,18 @@ pub(super) fn check(cx: &mut Context<'_>) {
             super::derivative::run(cx, i, opcode, &mut lookups);
             continue;
         }
+        if super::extinst::applies(opcode) {
+            super::extinst::run(cx, i, opcode);
+            continue;
+        }
+        if super::debug::applies(opcode) {
+            super::debug::run(cx, i);
+            continue;
+        }
+        if super::misc::applies(opcode) {
+            super::misc::run(cx, i, opcode);
+            continue;
+        }
         let family: Family = if super::arith::applies(opcode) {
             super::arith::run
         } else if super::logical::applies(opcode) {

@@ -50,6 +50,9 @@ static FAMILIES: &[&[Rule]] = &[
     super::location::RULES,
     super::image::RULES,
     super::derivative::RULES,
+    super::extinst::RULES,
+    super::debug::RULES,
+    super::misc::RULES,
 ];
 
 /// Rules that belong to no family.

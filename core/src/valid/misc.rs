@@ -1,0 +1,65 @@
+//! Miscellaneous instructions whose operand and result types spirv-val checks
+//! in its validate_misc: OpIsHelperInvocationEXT, OpAssumeTrueKHR,
+//! OpExpectKHR (SPV_EXT_demote_to_helper_invocation, SPV_KHR_expect_assume;
+//! OpReadClockKHR's are in `types.rs`).
+
+use super::Context;
+use super::operand::{bad_operand, bad_result, operand_type, shape};
+use super::rules::Rule;
+use crate::grammar::op;
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        code: "inst.misc.result-type",
+        summary: "OpIsHelperInvocationEXT and OpExpectKHR must have the Result Type their extension gives.",
+        explanation: "SPV_EXT_demote_to_helper_invocation: OpIsHelperInvocationEXT's Result Type \
+                      is a bool scalar. SPV_KHR_expect_assume: OpExpectKHR's Result Type is a bool \
+                      or int scalar or vector. Fix: use the type the extension gives.",
+    },
+    Rule {
+        code: "inst.misc.operand-type",
+        summary: "OpAssumeTrueKHR's Condition must be a bool scalar; OpExpectKHR's operands must have its Result Type.",
+        explanation: "SPV_KHR_expect_assume: OpAssumeTrueKHR's Condition is a bool scalar; \
+                      OpExpectKHR's Value and ExpectedValue have the instruction's Result Type. \
+                      Fix: compare to make a bool, or pass values of the Result Type.",
+    },
+];
+
+const RT: &str = "inst.misc.result-type";
+const OT: &str = "inst.misc.operand-type";
+
+/// Whether the pass has anything to check in instruction `opcode`.
+pub(super) fn applies(opcode: u16) -> bool {
+    matches!(opcode, op::OpIsHelperInvocationEXT | op::OpAssumeTrueKHR | op::OpExpectKHR)
+}
+
+/// Check instruction `i` (see [`applies`]).
+#[inline(never)]
+pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16) {
+    if opcode == op::OpAssumeTrueKHR {
+        let ok = operand_type(cx, i, 0).and_then(|t| shape(cx, t)).is_some_and(|s| s.is_bool() && !s.vector);
+        if !ok {
+            bad_operand(cx, OT, i, 0, "a bool scalar");
+        }
+        return;
+    }
+    let Some(rt) = cx.ir().result_type(i) else { return };
+    let r = shape(cx, rt);
+    match opcode {
+        op::OpIsHelperInvocationEXT if !r.is_some_and(|s| s.is_bool() && !s.vector) => {
+            bad_result(cx, RT, i, "a bool scalar");
+        }
+        op::OpExpectKHR => {
+            if !r.is_some_and(|s| s.is_bool() || s.is_int()) {
+                return bad_result(cx, RT, i, "a bool or int scalar or vector");
+            }
+            for k in 2..cx.operands(i).len().min(4) {
+                if operand_type(cx, i, k) != Some(rt) {
+                    let want = alloc::format!("of the Result Type {}", cx.name(rt));
+                    bad_operand(cx, OT, i, k, &want);
+                }
+            }
+        }
+        _ => {}
+    }
+}
