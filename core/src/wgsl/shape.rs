@@ -12,14 +12,14 @@
 //!   instructions, the OpPhi copies of each [`Stmt::Phis`] edge and the
 //!   conditions, with the module's names and types.
 //!
-//! Blocks are indices into [`FunctionCfg::blocks`]; values (conditions,
+//! Blocks are indices into [`crate::cfg::FunctionCfg::blocks`]; values (conditions,
 //! selectors, returned values) are SPIR-V result ids, which the emitter
 //! names. The tree never refers to WGSL text, so it can be checked on its own:
 //! walking it along an interpreter trace must visit the trace's blocks in the
 //! trace's order.
 
-use crate::Module;
-use crate::cfg::FunctionCfg;
+
+
 use alloc::vec::Vec;
 
 /// The structured form of one function.
@@ -121,9 +121,100 @@ pub struct ShapeError {
     pub message: alloc::string::String,
 }
 
-/// The structured shape of `f`, a function of `module`, a valid module (its
-/// terminators' operands are read from `module`).
-pub fn structure(module: &Module, f: &FunctionCfg) -> Result<Shape, ShapeError> {
-    let _ = (module, f);
-    Err(ShapeError { block: 0, message: "structured control flow is not lowered yet".into() })
+
+mod build;
+#[cfg(test)]
+mod tests;
+
+pub use build::structure;
+
+impl core::fmt::Display for Cond {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Cond::Id(id) => write!(f, "%{id}"),
+            Cond::Not(c) => write!(f, "!({c})"),
+            Cond::Flag(i) => write!(f, "flag{i}"),
+            Cond::VarIs { var, value } => write!(f, "var{var} == {value}"),
+            Cond::True => write!(f, "true"),
+        }
+    }
+}
+
+fn write_stmts(f: &mut core::fmt::Formatter<'_>, stmts: &[Stmt], depth: usize) -> core::fmt::Result {
+    let pad = |f: &mut core::fmt::Formatter<'_>, d: usize| write!(f, "{:1$}", "", 2 * d);
+    for s in stmts {
+        pad(f, depth)?;
+        match s {
+            Stmt::Block(b) => writeln!(f, "block {b};")?,
+            Stmt::Phis { from, to } => writeln!(f, "phis {from} -> {to};")?,
+            Stmt::If { cond, then, els } => {
+                writeln!(f, "if {cond} {{")?;
+                write_stmts(f, then, depth + 1)?;
+                if !els.is_empty() {
+                    pad(f, depth)?;
+                    writeln!(f, "}} else {{")?;
+                    write_stmts(f, els, depth + 1)?;
+                }
+                pad(f, depth)?;
+                writeln!(f, "}}")?;
+            }
+            Stmt::Switch { selector, cases } => {
+                match selector {
+                    Selector::Id(id) => writeln!(f, "switch %{id} {{")?,
+                    Selector::Var(v) => writeln!(f, "switch var{v} {{")?,
+                }
+                for c in cases {
+                    pad(f, depth + 1)?;
+                    let (lits, default) = match &c.values {
+                        CaseValues::Values(v) => (v, false),
+                        CaseValues::Default(v) => (v, true),
+                    };
+                    let mut parts: Vec<alloc::string::String> = lits.iter().map(|v| alloc::format!("{v}")).collect();
+                    if default {
+                        parts.push("default".into());
+                    }
+                    writeln!(f, "case {}: {{", parts.join(", "))?;
+                    write_stmts(f, &c.body, depth + 2)?;
+                    pad(f, depth + 1)?;
+                    writeln!(f, "}}")?;
+                }
+                pad(f, depth)?;
+                writeln!(f, "}}")?;
+            }
+            Stmt::Loop { body, continuing, break_if } => {
+                writeln!(f, "loop {{")?;
+                write_stmts(f, body, depth + 1)?;
+                if !continuing.is_empty() || break_if.is_some() {
+                    pad(f, depth + 1)?;
+                    writeln!(f, "continuing {{")?;
+                    write_stmts(f, continuing, depth + 2)?;
+                    if let Some(c) = break_if {
+                        pad(f, depth + 2)?;
+                        writeln!(f, "break if {c};")?;
+                    }
+                    pad(f, depth + 1)?;
+                    writeln!(f, "}}")?;
+                }
+                pad(f, depth)?;
+                writeln!(f, "}}")?;
+            }
+            Stmt::Break => writeln!(f, "break;")?,
+            Stmt::Continue => writeln!(f, "continue;")?,
+            Stmt::Return(None) => writeln!(f, "return;")?,
+            Stmt::Return(Some(v)) => writeln!(f, "return %{v};")?,
+            Stmt::Discard => writeln!(f, "discard;")?,
+            Stmt::Unreachable => writeln!(f, "unreachable;")?,
+            Stmt::SetFlag { flag, value } => writeln!(f, "flag{flag} = {value};")?,
+            Stmt::SetVar { var, value } => writeln!(f, "var{var} = {value};")?,
+        }
+    }
+    Ok(())
+}
+
+/// WGSL-like pseudo-code with block indices (`block 3;`), for reading
+/// failures: guard variables are `flagN`, dispatch variables `varN`.
+impl core::fmt::Display for Shape {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write_stmts(f, &self.body, 0)
+    }
 }
