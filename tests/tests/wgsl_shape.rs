@@ -96,6 +96,9 @@ fn shapes_walk_the_fleshed_traces() {
                 Ok(()) => {
                     walked += 1;
                     vars += (s.vars > 0) as u32;
+                    if s.vars > 0 && std::env::var("SPVLAB_SHAPE_SHOW").is_ok() && vars <= 3 {
+                        println!("{rel}:\n{}\n{s}", a.disassemble(&Default::default()).unwrap_or_default());
+                    }
                 }
                 Err(e) => failures.push(format!("{rel}: {e}\npath {path:?}\n{s}")),
             },
@@ -248,4 +251,350 @@ fn the_walk_rejects_broken_shapes() {
     println!("wgsl_shape broken: {swapped} swapped shapes and {dropped} shapes with a dropped block rejected");
     assert!(swapped >= 40, "only {swapped} shapes with swapped ifs were rejected");
     assert!(dropped >= 50);
+}
+
+/// The hand-written modules: a compute shader of 16 invocations whose control
+/// flow depends on `%x`, the local invocation index (also `%x4` = x % 4 and
+/// `%x2` = x % 2, and the booleans `%lt8` = x < 8, `%lt4` = x < 4, `%odd` =
+/// x is odd), so each invocation takes its own path.
+const HEAD: &str = "
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %lid
+OpExecutionMode %main LocalSize 16 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%v3 = OpTypeVector %uint 3
+%pv3 = OpTypePointer Input %v3
+%lid = OpVariable %pv3 Input
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u3 = OpConstant %uint 3
+%u4 = OpConstant %uint 4
+%u8 = OpConstant %uint 8
+%true = OpConstantTrue %bool
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%l = OpLoad %v3 %lid
+%x = OpCompositeExtract %uint %l 0
+%x4 = OpUMod %uint %x %u4
+%x2 = OpUMod %uint %x %u2
+%lt8 = OpULessThan %bool %x %u8
+%lt4 = OpULessThan %bool %x %u4
+%odd = OpIEqual %bool %x2 %u1
+";
+
+/// (name, body after the entry block's first instructions).
+const MODULES: &[(&str, &str)] = &[
+    ("fallthrough", "
+OpSelectionMerge %m None
+OpSwitch %x4 %m 0 %a 1 %b 2 %c
+%a = OpLabel
+OpBranch %b
+%b = OpLabel
+%p = OpPhi %uint %u0 %entry %u1 %a
+OpBranch %m
+%c = OpLabel
+OpBranch %m
+%m = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("fallthrough_from_a_selection", "
+OpSelectionMerge %m None
+OpSwitch %x4 %d 0 %a 2 %a 1 %b
+%a = OpLabel
+OpSelectionMerge %am None
+OpBranchConditional %lt8 %at %am
+%at = OpLabel
+OpBranch %am
+%am = OpLabel
+OpBranch %b
+%b = OpLabel
+OpBranch %m
+%d = OpLabel
+OpBranch %m
+%m = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("two_level_break", "
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %c
+OpLoopMerge %lm %c None
+OpBranch %s
+%s = OpLabel
+OpSelectionMerge %sm None
+OpSwitch %x4 %sm 0 %k0 1 %k1
+%k0 = OpLabel
+%big = OpUGreaterThan %bool %i %u2
+OpSelectionMerge %k0m None
+OpBranchConditional %big %lm %k0m
+%k0m = OpLabel
+OpBranch %sm
+%k1 = OpLabel
+OpBranch %lm
+%sm = OpLabel
+OpBranch %c
+%c = OpLabel
+%i1 = OpIAdd %uint %i %u1
+%more = OpULessThan %bool %i1 %u4
+OpBranchConditional %more %h %lm
+%lm = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("continue_from_a_switch", "
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %c
+OpLoopMerge %lm %c None
+OpBranch %s
+%s = OpLabel
+OpSelectionMerge %sm None
+OpSwitch %x4 %sm 0 %k0 1 %k1
+%k0 = OpLabel
+OpBranch %c
+%k1 = OpLabel
+OpSelectionMerge %k1m None
+OpBranchConditional %odd %c %k1m
+%k1m = OpLabel
+OpBranch %sm
+%sm = OpLabel
+OpBranch %c
+%c = OpLabel
+%i1 = OpIAdd %uint %i %u1
+%more = OpULessThan %bool %i1 %u3
+OpBranchConditional %more %h %lm
+%lm = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("continue_and_break_from_a_fallthrough_switch", "
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %c
+OpLoopMerge %lm %c None
+OpBranch %s
+%s = OpLabel
+OpSelectionMerge %sm None
+OpSwitch %x4 %sm 0 %k0 1 %k1 3 %k3
+%k0 = OpLabel
+OpSelectionMerge %k0m None
+OpBranchConditional %odd %c %k0m
+%k0m = OpLabel
+OpBranch %k1
+%k1 = OpLabel
+%big = OpUGreaterThan %bool %i %u1
+OpSelectionMerge %k1m None
+OpBranchConditional %big %lm %k1m
+%k1m = OpLabel
+OpBranch %sm
+%k3 = OpLabel
+OpBranch %c
+%sm = OpLabel
+OpBranch %c
+%c = OpLabel
+%i1 = OpIAdd %uint %i %u1
+%more = OpULessThan %bool %i1 %u4
+OpBranchConditional %more %h %lm
+%lm = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("phi_across_a_back_edge", "
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %h
+%j = OpPhi %uint %x %entry %i %h
+%i1 = OpIAdd %uint %i %u1
+%more = OpULessThan %bool %i1 %x4
+OpLoopMerge %lm %h None
+OpBranchConditional %more %h %lm
+%lm = OpLabel
+%r = OpPhi %uint %j %h
+OpReturn
+OpFunctionEnd"),
+    ("multi_block_continue_with_a_break", "
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %c2
+OpLoopMerge %lm %c None
+OpBranch %b
+%b = OpLabel
+%stop = OpUGreaterThan %bool %i %x4
+OpBranchConditional %stop %lm %c
+%c = OpLabel
+%i1 = OpIAdd %uint %i %u1
+OpSelectionMerge %c2 None
+OpBranchConditional %odd %c1 %c2
+%c1 = OpLabel
+OpBranch %c2
+%c2 = OpLabel
+%more = OpULessThan %bool %i1 %u8
+OpBranchConditional %more %h %lm
+%lm = OpLabel
+%r = OpPhi %uint %u0 %b %u1 %c2
+OpReturn
+OpFunctionEnd"),
+    ("early_return_in_a_loop", "
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %c
+OpLoopMerge %lm %c None
+OpBranch %b
+%b = OpLabel
+%hit = OpIEqual %bool %i %x4
+OpSelectionMerge %bm None
+OpBranchConditional %hit %ret %bm
+%ret = OpLabel
+OpReturn
+%bm = OpLabel
+OpBranch %c
+%c = OpLabel
+%i1 = OpIAdd %uint %i %u1
+%more = OpULessThan %bool %i1 %u3
+OpBranchConditional %more %h %lm
+%lm = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("same_targets_and_default_only", "
+OpSelectionMerge %m None
+OpBranchConditional %odd %a %a
+%a = OpLabel
+OpBranch %m
+%m = OpLabel
+OpSelectionMerge %m2 None
+OpSwitch %x %d
+%d = OpLabel
+OpBranch %m2
+%m2 = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("unreachable_merges", "
+OpSelectionMerge %m None
+OpBranchConditional %odd %a %b
+%a = OpLabel
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %a %i1 %c
+OpLoopMerge %lm %c None
+OpBranch %hb
+%hb = OpLabel
+%done = OpUGreaterThan %bool %i %x4
+OpSelectionMerge %hbm None
+OpBranchConditional %done %r %hbm
+%r = OpLabel
+OpReturn
+%hbm = OpLabel
+OpBranch %c
+%c = OpLabel
+%i1 = OpIAdd %uint %i %u1
+OpBranch %h
+%lm = OpLabel
+OpUnreachable
+%b = OpLabel
+OpReturn
+%m = OpLabel
+OpUnreachable
+OpFunctionEnd"),
+    ("headers_at_merges_and_a_header_branching", "
+OpSelectionMerge %m1 None
+OpBranchConditional %odd %a %m1
+%a = OpLabel
+OpBranch %m1
+%m1 = OpLabel
+OpSelectionMerge %m2 None
+OpBranchConditional %lt8 %m2 %b
+%b = OpLabel
+OpBranch %m2
+%m2 = OpLabel
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %m2 %i1 %c
+%go = OpULessThan %bool %i %x4
+OpLoopMerge %lm %c None
+OpBranchConditional %go %body %lm
+%body = OpLabel
+OpBranch %c
+%c = OpLabel
+%i1 = OpIAdd %uint %i %u1
+OpBranch %h
+%lm = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("a_loop_in_a_continue_construct", "
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %uint %u0 %entry %i1 %lm2
+OpLoopMerge %lm %h2 None
+OpBranch %h2
+%h2 = OpLabel
+%j = OpPhi %uint %u0 %h %j1 %c2
+OpLoopMerge %lm2 %c2 None
+OpBranch %b2
+%b2 = OpLabel
+%jb = OpUGreaterThan %bool %j %x2
+OpBranchConditional %jb %lm2 %c2
+%c2 = OpLabel
+%j1 = OpIAdd %uint %j %u1
+%jm = OpULessThan %bool %j1 %u3
+OpBranchConditional %jm %h2 %lm2
+%lm2 = OpLabel
+%i1 = OpIAdd %uint %i %u1
+%more = OpULessThan %bool %i1 %x4
+OpBranchConditional %more %h %lm
+%lm = OpLabel
+OpReturn
+OpFunctionEnd"),
+    ("a_join_inside_a_selection", "
+OpSelectionMerge %m None
+OpBranchConditional %odd %a %b
+%a = OpLabel
+OpBranch %b
+%b = OpLabel
+%p = OpPhi %uint %u0 %entry %u1 %a
+OpBranch %m
+%m = OpLabel
+OpReturn
+OpFunctionEnd"),
+];
+
+/// Each hand-written module is valid (spvlab's validator, which agrees with
+/// spirv-val on the corpus), has a shape, and the shape walks the path of
+/// each of its 16 invocations.
+#[test]
+fn hand_written_modules_walk_every_invocation() {
+    let opts = spvlab_core::valid::Options { env: spvlab_core::TargetEnv::Spv1_0, ..Default::default() };
+    let mut failures = Vec::new();
+    for (name, body) in MODULES {
+        let text = format!("{HEAD}{body}");
+        let a = Analysis::of_text(&text, &opts);
+        let errors: Vec<_> = a.diagnostics().iter().filter(|d| d.severity == spvlab_core::Severity::Error).collect();
+        assert!(errors.is_empty(), "{name} is not valid: {errors:?}");
+        let (m, f) = (a.module().unwrap(), &a.cfg().functions[0]);
+        let s = match structure(m, f) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("{name}: block {}: {}", e.block, e.message));
+                continue;
+            }
+        };
+        let mut bufs = Buffers::new();
+        let stats = interp::run(a.ir().unwrap(), &interp::Options { trace: Trace::All, ..Default::default() }, &mut bufs)
+            .expect("the module runs");
+        let trace = stats.trace.expect("a trace");
+        assert_eq!(trace.paths.len(), 16);
+        let mut paths = std::collections::BTreeSet::new();
+        for p in &trace.paths {
+            let path: Vec<u32> = p.blocks().map(|b| f.block_of(b.label).unwrap()).collect();
+            if let Err(e) = walk(m, f, &s, &path) {
+                failures.push(format!("{name}: invocation {:?}: {e}\npath {path:?}\n{s}", p.invocation));
+                break;
+            }
+            paths.insert(path);
+        }
+        println!("{name}: {} distinct paths walked\n{s}", paths.len());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -77,6 +77,8 @@ struct Builder<'a> {
     /// Per block: the guarded joins whose check follows its code (block order
     /// of the region graph's reverse postorder).
     joins: Vec<Vec<u32>>,
+    /// Per block: a join whose code follows its dominator's unconditionally.
+    direct: Vec<bool>,
     /// Branch predecessors of each block (distinct).
     bpreds: Vec<Vec<u32>>,
     frames: Vec<Frame>,
@@ -162,6 +164,7 @@ impl<'a> Builder<'a> {
             phi,
             cont,
             joins: vec![Vec::new(); n],
+            direct: vec![false; n],
             bpreds,
             frames: Vec::new(),
             uses_var: false,
@@ -233,6 +236,19 @@ impl<'a> Builder<'a> {
             }
             b.joins[z as usize].push(t);
         }
+        // A join that every path from its dominator's code reaches unless it
+        // leaves by a break, continue or return needs no check: clear its mark.
+        let mut mark = vec![0u32; n];
+        let mut stamp = 0u32;
+        for z in 0..n {
+            for ji in 0..b.joins[z].len() {
+                let t = b.joins[z][ji];
+                stamp += 1;
+                if !b.falls_off_avoiding(z as u32, t, &mut mark, stamp) {
+                    b.direct[t as usize] = true;
+                }
+            }
+        }
         Ok(b)
     }
 
@@ -278,7 +294,64 @@ impl<'a> Builder<'a> {
     }
 
     fn guarded(&self, t: u32) -> bool {
-        self.preds[t as usize] >= 2
+        self.preds[t as usize] >= 2 && !self.direct[t as usize]
+    }
+
+    /// Where falling off the end of region `r`'s code goes (conservatively:
+    /// a continue construct's loop header even when its form has no
+    /// `continuing`).
+    fn region_falls_to(&self, r: u32) -> u32 {
+        if r == self.root {
+            return NONE;
+        }
+        let k = self.f.constructs()[r as usize];
+        match k.kind {
+            ConstructKind::Selection | ConstructKind::Case => k.merge.unwrap_or(NONE),
+            ConstructKind::Continue => k.header,
+            _ => NONE,
+        }
+    }
+
+    /// Whether a path from node `z` falls off the end of its region's code
+    /// (or of the region graph's walk limit) without going through `t`.
+    fn falls_off_avoiding(&self, z: u32, t: u32, mark: &mut [u32], stamp: u32) -> bool {
+        let r = self.home[t as usize];
+        let e = self.entry(r);
+        let out = self.region_falls_to(r);
+        let mut stack = vec![z];
+        mark[z as usize] = stamp;
+        let mut visited = 0;
+        let mut succ: Vec<u32> = Vec::new();
+        while let Some(y) = stack.pop() {
+            visited += 1;
+            if visited > 4096 {
+                return true;
+            }
+            succ.clear();
+            let collapsed = self.hdr[y as usize] != NONE && self.home[y as usize] == r;
+            if collapsed {
+                let h = self.hdr[y as usize];
+                if let Some(m) = self.succ_of(h) {
+                    succ.push(m);
+                }
+            } else {
+                succ.extend(self.f.successors(y));
+            }
+            for &w in &succ {
+                if w == t {
+                    continue;
+                }
+                if self.home[w as usize] == r && w != e {
+                    if mark[w as usize] != stamp {
+                        mark[w as usize] = stamp;
+                        stack.push(w);
+                    }
+                } else if w == out {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     fn term(&self, b: u32) -> Result<(u16, &'a [u32]), ShapeError> {
@@ -311,6 +384,10 @@ impl<'a> Builder<'a> {
         while let Some(z) = chain.pop() {
             let js: Vec<u32> = self.joins[z as usize].iter().copied().filter(|&t| self.home[t as usize] == r).collect();
             for t in js {
+                if self.direct[t as usize] {
+                    self.code(t, r, out)?;
+                    continue;
+                }
                 self.uses_var = true;
                 let mut then = vec![Stmt::SetVar { var: D, value: 0 }];
                 self.code(t, r, &mut then)?;
@@ -376,7 +453,11 @@ impl<'a> Builder<'a> {
                     self.edge(z, targets[0], r, &mut then)?;
                     let mut els = Vec::new();
                     self.edge(z, targets[1], r, &mut els)?;
-                    out.push(Stmt::If { cond: Cond::Id(ops[0]), then, els });
+                    if then.is_empty() {
+                        out.push(Stmt::If { cond: Cond::Not(Box::new(Cond::Id(ops[0]))), then: els, els: then });
+                    } else {
+                        out.push(Stmt::If { cond: Cond::Id(ops[0]), then, els });
+                    }
                 }
             }
             op::OpSwitch => return Err(err(z, "an OpSwitch block has no OpSelectionMerge".into())),
@@ -555,6 +636,7 @@ impl<'a> Builder<'a> {
     /// variable: each goes on from the enclosing frames.
     fn escape_checks(&mut self, x: u32, mut escapes: Vec<u32>, out: &mut Vec<Stmt>) -> Result<(), ShapeError> {
         escapes.sort_unstable();
+        escapes.dedup();
         for t in escapes {
             let mut then = Vec::new();
             self.jump_from(x, t, self.frames.len(), &mut then, false)?;
