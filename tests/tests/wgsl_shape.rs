@@ -96,7 +96,7 @@ fn shapes_walk_the_fleshed_traces() {
                 Ok(()) => {
                     walked += 1;
                     vars += (s.vars > 0) as u32;
-                    if s.vars > 0 && std::env::var("SPVLAB_SHAPE_SHOW").is_ok() && vars <= 3 {
+                    if s.vars > 0 && std::env::var("SPVLAB_SHAPE_SHOW").is_ok() && !s.to_string().contains("switch var") {
                         println!("{rel}:\n{}\n{s}", a.disassemble(&Default::default()).unwrap_or_default());
                     }
                 }
@@ -597,4 +597,41 @@ fn hand_written_modules_walk_every_invocation() {
         println!("{name}: {} distinct paths walked\n{s}", paths.len());
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Timing on the 100k-block CFG (BENCHMARKS.md: `gen-cfg --blocks 100000`):
+/// `SPVLAB_SHAPE_BENCH=path/to/cfg100k.spvasm cargo test --release -p
+/// spvlab-tests --test wgsl_shape bench -- --ignored --nocapture`. Prints the
+/// time of `structure` (best of 5) and the shape's size; checks nothing else.
+#[test]
+#[ignore]
+fn bench_structure_on_a_big_cfg() {
+    let Ok(path) = std::env::var("SPVLAB_SHAPE_BENCH") else { return };
+    let text = std::fs::read_to_string(&path).expect("read the module");
+    let opts = spvlab_core::valid::Options { env: spvlab_core::TargetEnv::Spv1_6, ..Default::default() };
+    let a = Analysis::of_text(&text, &opts);
+    let m = a.module().expect("the module reads");
+    let f = a.cfg().functions.iter().max_by_key(|f| f.blocks.len()).unwrap();
+    let mut best = f64::MAX;
+    let mut shape = None;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let s = structure(m, f).expect("a shape");
+        best = best.min(t.elapsed().as_secs_f64());
+        shape = Some(s);
+    }
+    let s = shape.unwrap();
+    fn count(v: &[Stmt]) -> usize {
+        v.iter()
+            .map(|s| {
+                1 + match s {
+                    Stmt::If { then, els, .. } => count(then) + count(els),
+                    Stmt::Loop { body, continuing, .. } => count(body) + count(continuing),
+                    Stmt::Switch { cases, .. } => cases.iter().map(|c| count(&c.body)).sum(),
+                    _ => 0,
+                }
+            })
+            .sum()
+    }
+    println!("structure: {} blocks in {:.1} ms (best of 5), {} statements, {} dispatch variables", f.blocks.len(), best * 1e3, count(&s.body), s.vars);
 }

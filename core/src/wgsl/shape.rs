@@ -17,6 +17,65 @@
 //! names. The tree never refers to WGSL text, so it can be checked on its own:
 //! walking it along an interpreter trace must visit the trace's blocks in the
 //! trace's order.
+//!
+//! # The algorithm
+//!
+//! It follows the constructs of SPIR-V 1.6r2 section 2.11 as Klimis et al.
+//! ("Taking Back Control in an Intermediate Representation for GPU
+//! Computing", POPL 2023) define them with structural dominance (their
+//! section 4.2: branch, merge and continue edges, structural (post-)
+//! dominance, back edges; the selection, continue and loop constructs) and
+//! the exit rules of their section 3.6 (a construct is left only by its
+//! merge block, the nearest loop's merge block or continue target, or the
+//! nearest switch's merge block). In a valid function the constructs nest,
+//! so the function is a tree of **regions**: the function body, and each
+//! selection, loop, continue and case construct. A header is a single node
+//! of its enclosing region, collapsed: its whole construct becomes one
+//! statement, followed by its merge block. With the back edges left out
+//! (they go to a region's entry), each region's graph is acyclic.
+//!
+//! Each region is written from its entry along the structural dominator
+//! tree (as Ramsey's "Beyond Relooper", ICFP 2022, writes a reducible CFG):
+//! a node's code is its block, then its terminator:
+//! * a target whose only predecessor in the region is the node is written
+//!   in place (the arms of an `if`, the merge block after a construct's
+//!   statement), iteratively along chains, so depth grows only with nesting;
+//! * a target with several predecessors (a *join*) is written once after
+//!   the code of its immediate dominator, under `if var0 == join + 1`; the
+//!   branches to it set `var0` and fall off the end of the code around them,
+//!   where every following statement is such a check. A join that every
+//!   path from its dominator reaches, unless it leaves by `break`,
+//!   `continue` or `return`, needs no check (the variable is not set);
+//! * a branch out of the region is a structured exit: to the merge block of
+//!   a selection or case (falling off the end of the `if` or case), to a
+//!   loop's merge block (`break`), to its continue target (`continue`), to
+//!   a switch's merge block (`break`). Where WGSL's `break` would stop at an
+//!   inner `switch` or generated loop, the branch sets `var0 = target + 1`
+//!   and breaks out of that statement, and a check right after it goes on
+//!   (`if var0 == t + 1 { var0 = 0; break; }`), level by level.
+//!
+//! Selections become `if` (an empty arm is left out or the condition
+//! negated; `OpBranchConditional` with one target twice is no `if` at all).
+//! A switch becomes a `switch` with one case clause per distinct target
+//! (`default` with the literals sharing its target); when a case construct
+//! falls through to the next, the `switch` on the selector only stores the
+//! target in `var0`, and `loop { switch var0 { .. } break; }` runs the cases,
+//! a fallthrough setting the next one's value and `continue`-ing.
+//! A loop becomes `loop { body continuing { .. break if .. } }` when its
+//! continue construct is WGSL's `continuing` (no exit instruction, only the
+//! back-edge block leaves it, by the back edge or the `break if`); otherwise
+//! (a loop header that is its own continue target, a back-edge block that
+//! is also a header) the body goes into a one-pass `loop { ..; break; }`
+//! whose `break` means "continue", followed by the continue construct as
+//! plain statements ending in `continue` or `break`. OpPhi copies are a
+//! [`Stmt::Phis`] on each edge taken into a block with OpPhis, placed
+//! before the jump (so also before a `break if`, under an `if` on the same
+//! condition when the header or the merge block has OpPhis).
+//!
+//! One dispatch variable serves everything: it holds 0 except on the way
+//! from a branch to the check that consumes it (which resets it), so stale
+//! values never select a check. The work is linear in the blocks, plus the
+//! bounded search that frees joins from their checks.
 
 
 

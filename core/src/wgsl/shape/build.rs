@@ -176,12 +176,12 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let h = b.hdr[y as usize];
-            if h != NONE {
-                if let Some(mg) = b.succ_of(h) {
-                    if b.home[mg as usize] == b.home[y as usize] && mg != b.entry(b.home[y as usize]) {
-                        succ[y as usize].push(mg);
-                    }
-                }
+            if h != NONE
+                && let Some(mg) = b.succ_of(h)
+                && b.home[mg as usize] == b.home[y as usize]
+                && mg != b.entry(b.home[y as usize])
+            {
+                succ[y as usize].push(mg);
             }
             let Some(r) = b.plain_region(y) else { continue };
             for t in f.successors(y) {
@@ -886,6 +886,9 @@ impl<'a> Builder<'a> {
                 r?;
                 break_if = f.break_if;
             }
+            if body.last() == Some(&Stmt::Continue) {
+                body.pop();
+            }
             out.push(Stmt::Loop { body, continuing, break_if });
             return Ok(());
         }
@@ -920,6 +923,9 @@ impl<'a> Builder<'a> {
             let r = self.code(l, c, &mut body);
             self.frames.pop();
             r?;
+        }
+        if body.last() == Some(&Stmt::Continue) {
+            body.pop();
         }
         out.push(Stmt::Loop { body, continuing: Vec::new(), break_if: None });
         Ok(())
