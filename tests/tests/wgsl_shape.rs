@@ -33,6 +33,50 @@ fn entry_path(a: &Analysis, trace: &interp::TraceReport, fi: usize) -> Vec<u32> 
         .collect()
 }
 
+/// The path of each call of each function in one invocation's trace:
+/// (function index, block indices). A call puts the callee's blocks between
+/// two of the caller's, and an entry block is never branched to, so each of
+/// a function's entry blocks starts one call.
+fn call_paths(a: &Analysis, path: &interp::trace::Path) -> Vec<(usize, Vec<u32>)> {
+    let fs = &a.cfg().functions;
+    let mut out: Vec<(usize, Vec<u32>)> = Vec::new();
+    let mut open: Vec<Option<usize>> = vec![None; fs.len()];
+    for b in path.blocks() {
+        let Some(fi) = fs.iter().position(|f| f.id == b.function) else { continue };
+        let Some(k) = fs[fi].block_of(b.label) else { continue };
+        if k == 0 || open[fi].is_none() {
+            open[fi] = Some(out.len());
+            out.push((fi, Vec::new()));
+        }
+        out[open[fi].unwrap()].1.push(k);
+    }
+    out
+}
+
+/// The blocks reachable from the entry that no `Stmt::Block` of the shape names.
+fn missing_blocks(f: &spvlab_core::cfg::FunctionCfg, s: &Shape) -> Vec<u32> {
+    fn mark(v: &[Stmt], seen: &mut [bool]) {
+        for s in v {
+            match s {
+                Stmt::Block(b) => seen[*b as usize] = true,
+                Stmt::If { then, els, .. } => {
+                    mark(then, seen);
+                    mark(els, seen);
+                }
+                Stmt::Loop { body, continuing, .. } => {
+                    mark(body, seen);
+                    mark(continuing, seen);
+                }
+                Stmt::Switch { cases, .. } => cases.iter().for_each(|c| mark(&c.body, seen)),
+                _ => {}
+            }
+        }
+    }
+    let mut seen = vec![false; f.blocks.len()];
+    mark(&s.body, &mut seen);
+    (0..f.blocks.len() as u32).filter(|&b| f.is_reachable(b) && !seen[b as usize]).collect()
+}
+
 /// Run one fleshed Amber file; returns the analysis, the entry function's
 /// index and its path.
 fn fleshed_run(text: &str) -> (Analysis, usize, Vec<u32>) {
@@ -111,7 +155,7 @@ fn shapes_walk_the_fleshed_traces() {
 #[test]
 fn every_valid_corpus_function_has_a_shape() {
     let Some(corpus) = corpus_or_skip("wgsl_shape coverage") else { return };
-    let (mut modules, mut functions) = (0, 0);
+    let (mut modules, mut functions, mut ran, mut calls) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     for case in cases(&corpus) {
         if case.meta_str("expected") != "valid" {
@@ -127,14 +171,54 @@ fn every_valid_corpus_function_has_a_shape() {
             continue;
         };
         modules += 1;
+        let mut shapes = Vec::new();
         for f in &a.cfg().functions {
             functions += 1;
-            if let Err(e) = structure(m, f) {
-                failures.push(format!("{} (function %{}): block {}: {}", case.name, f.id, e.block, e.message));
+            match structure(m, f) {
+                Ok(s) => {
+                    let miss = missing_blocks(f, &s);
+                    if !miss.is_empty() {
+                        failures.push(format!("{} (function %{}): reachable blocks {miss:?} are not in the shape\n{s}", case.name, f.id));
+                    }
+                    shapes.push(Some(s));
+                }
+                Err(e) => {
+                    failures.push(format!("{} (function %{}): block {}: {}", case.name, f.id, e.block, e.message));
+                    shapes.push(None);
+                }
+            }
+        }
+        // Walk the paths of the compute shaders the interpreter runs as they
+        // are (no buffers bound: many stop early, and are skipped).
+        if !case.text.contains("GLCompute") {
+            continue;
+        }
+        let Some(ir) = a.ir() else { continue };
+        let mut bufs = Buffers::new();
+        let Ok(stats) = interp::run(
+            ir,
+            &interp::Options { trace: Trace::All, max_steps: 200_000, ..Default::default() },
+            &mut bufs,
+        ) else {
+            continue;
+        };
+        let Some(trace) = stats.trace else { continue };
+        ran += 1;
+        for p in trace.paths.iter().take(64) {
+            for (fi, path) in call_paths(&a, p) {
+                let Some(s) = &shapes[fi] else { continue };
+                calls += 1;
+                if let Err(e) = walk(m, &a.cfg().functions[fi], s, &path) {
+                    failures.push(format!("{} (function %{}): {e}\npath {path:?}\n{s}", case.name, a.cfg().functions[fi].id));
+                    break;
+                }
             }
         }
     }
-    println!("wgsl_shape coverage: {modules} valid modules, {functions} functions, {} without a shape", failures.len());
+    println!(
+        "wgsl_shape coverage: {modules} valid modules, {functions} functions, {} failures; {ran} compute modules ran, {calls} function calls walked",
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
 }
 
@@ -160,10 +244,14 @@ fn every_random_valid_cfg_has_a_shape_that_walks() {
             match structure(m, f) {
                 Ok(s) => {
                     shaped += 1;
+                    let miss = missing_blocks(f, &s);
+                    if !miss.is_empty() {
+                        failures.push(format!("module {}: reachable blocks {miss:?} are not in the shape\n{s}\n{text}", i - 1));
+                    }
                     shapes.push(Some(s));
                 }
                 Err(e) => {
-                    failures.push(format!("module {i}: block {}: {}\n{text}", e.block, e.message));
+                    failures.push(format!("module {}: block {}: {}\n{text}", i - 1, e.block, e.message));
                     shapes.push(None);
                 }
             }
@@ -183,10 +271,8 @@ fn every_random_valid_cfg_has_a_shape_that_walks() {
             continue;
         }
         ran += 1;
-        let first = trace.paths[0].blocks().next().expect("a block");
-        let fi = a.cfg().functions.iter().position(|f| f.id == first.function).unwrap();
-        let path = entry_path(&a, &trace, fi);
-        if let Some(s) = &shapes[fi] {
+        for (fi, path) in call_paths(&a, &trace.paths[0]) {
+            let Some(s) = &shapes[fi] else { continue };
             match walk(m, &a.cfg().functions[fi], s, &path) {
                 Ok(()) => walked += 1,
                 Err(e) => failures.push(format!("module {}: {e}\npath {path:?}\n{s}\n{text}", i - 1)),

@@ -74,6 +74,9 @@ struct Builder<'a> {
     phi: Vec<bool>,
     /// Per loop construct: its continue construct, or NONE.
     cont: Vec<u32>,
+    /// Per loop construct: its continue construct is not structurally
+    /// dominated by the header; the body is SDom(header) - SDom(merge).
+    wide: Vec<bool>,
     /// Per block: the guarded joins whose check follows its code (block order
     /// of the region graph's reverse postorder).
     joins: Vec<Vec<u32>>,
@@ -117,20 +120,55 @@ impl<'a> Builder<'a> {
                 _ => {}
             }
         }
+        // A continue construct whose loop header does not structurally
+        // dominate it (a continue target that is the entry block or is
+        // reached only from elsewhere: the loop never continues) is no
+        // region: its blocks belong to the enclosing one, and the loop's body
+        // is SDom(header) - SDom(merge) ("wide").
+        let mut bogus = vec![false; ks.len()];
+        let mut wide = vec![false; ks.len()];
         for (i, k) in ks.iter().enumerate() {
             if k.kind == ConstructKind::Continue {
                 let h = hdr[k.header as usize];
-                if h != NONE {
+                if !f.structurally_dominates(k.header, k.entry) {
+                    bogus[i] = true;
+                    if h != NONE {
+                        wide[h as usize] = true;
+                    }
+                } else if h != NONE {
                     cont[h as usize] = i as u32;
                 }
             }
         }
+        let fix = |mut c: Option<u32>| -> u32 {
+            while let Some(x) = c {
+                if !bogus[x as usize] {
+                    return x;
+                }
+                c = f.construct_parent(x);
+            }
+            root
+        };
         let mut home = vec![NONE; n];
         for x in 0..n as u32 {
             home[x as usize] = match hdr[x as usize] {
-                NONE => f.innermost_construct(x).unwrap_or(root),
-                h => f.construct_parent(h).unwrap_or(root),
+                NONE => fix(f.innermost_construct(x)),
+                h => fix(f.construct_parent(h)),
             };
+        }
+        let mut wides: Vec<u32> = (0..ks.len() as u32).filter(|&h| wide[h as usize]).collect();
+        wides.sort_by_key(|&h| f.sdom.depth(ks[h as usize].header).unwrap_or(0));
+        for h in wides {
+            let k = ks[h as usize];
+            let outer = home[k.header as usize];
+            for &x in f.sdom.subtree(k.header) {
+                if x != k.header
+                    && home[x as usize] == outer
+                    && !k.merge.is_some_and(|m| f.structurally_dominates(m, x))
+                {
+                    home[x as usize] = h;
+                }
+            }
         }
         let mut phi = vec![false; n];
         let mut bpreds: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -163,6 +201,7 @@ impl<'a> Builder<'a> {
             preds: vec![0; n],
             phi,
             cont,
+            wide,
             joins: vec![Vec::new(); n],
             direct: vec![false; n],
             bpreds,
@@ -278,6 +317,11 @@ impl<'a> Builder<'a> {
 
     /// Whether block `p` is inside the statement of construct `h`.
     fn inside(&self, h: u32, p: u32) -> bool {
+        if self.wide[h as usize] {
+            let k = self.f.constructs()[h as usize];
+            return self.f.structurally_dominates(k.header, p)
+                && !k.merge.is_some_and(|m| self.f.structurally_dominates(m, p));
+        }
         self.f.construct_contains(h, p) || {
             let c = self.cont.get(h as usize).copied().unwrap_or(NONE);
             c != NONE && self.f.construct_contains(c, p)
@@ -524,6 +568,11 @@ impl<'a> Builder<'a> {
             out.push(Stmt::SetVar { var: D, value: tag(t) });
         }
         let r = self.frames[k].region;
+        if self.home[t as usize] == r && t != self.entry(r) && self.preds[t as usize] < 2 {
+            // Only a join is reached by falling off: anything else would be
+            // code left out.
+            return Err(err(x, format!("block {t} is reached from block {x} by no edge of its region's graph")));
+        }
         if (self.home[t as usize] == r && t != self.entry(r)) || t == self.falls_to(k) {
             if !guarded && !set {
                 out.push(Stmt::SetVar { var: D, value: 0 });
@@ -871,7 +920,7 @@ impl<'a> Builder<'a> {
         let c = self.cont[h as usize];
         let ct = k.continue_target.unwrap_or(NONE);
         let cont_live = c != NONE && ct != NONE && self.f.is_reachable(ct);
-        if ct != l && c != NONE && self.simple_continue(h, c) {
+        if ct != l && (c == NONE || self.simple_continue(h, c)) {
             let mut body = Vec::new();
             self.push(Kind::Body { lp: h, general: false }, h);
             let r = self.code(l, h, &mut body);
