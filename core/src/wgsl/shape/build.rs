@@ -675,10 +675,7 @@ impl<'a> Builder<'a> {
     }
 
     fn is_case_target(&self, header: u32, t: u32) -> bool {
-        self.f.rooted_at(t).iter().any(|&c| {
-            let k = self.f.constructs()[c as usize];
-            k.kind == ConstructKind::Case && k.header == header
-        })
+        self.case_construct(header, t).is_some()
     }
 
     /// The checks after a statement that targets left by the dispatch
@@ -769,16 +766,6 @@ impl<'a> Builder<'a> {
         let dispatch = groups
             .iter()
             .any(|a| a.0 != ms && groups.iter().any(|b| b.0 != ms && b.0 != a.0 && self.falls_into(s, a.0, b.0)));
-        let case_region = |me: &Self, t: u32| -> u32 {
-            me.f.rooted_at(t)
-                .iter()
-                .copied()
-                .find(|&c| {
-                    let kc = me.f.constructs()[c as usize];
-                    kc.kind == ConstructKind::Case && kc.header == s
-                })
-                .unwrap_or(NONE)
-        };
         let mut escapes: Vec<u32> = Vec::new();
         let mut cases = Vec::new();
         let to_merge = |me: &mut Self, body: &mut Vec<Stmt>| {
@@ -787,33 +774,13 @@ impl<'a> Builder<'a> {
                 body.push(Stmt::SetVar { var: D, value: tag(ms) });
             }
         };
-        if !dispatch {
-            for (t, lits) in groups {
-                let mut body = Vec::new();
-                self.phis(s, t, &mut body);
-                if t == ms {
-                    to_merge(self, &mut body);
-                } else {
-                    let cr = case_region(self, t);
-                    if cr == NONE {
-                        return Err(err(t, "a case target has no case construct".into()));
-                    }
-                    self.push(Kind::Case { merge: ms, header: s, dispatch: false }, cr);
-                    let r = self.code(t, cr, &mut body);
-                    let f = self.frames.pop().expect("frame");
-                    r?;
-                    escapes.extend(f.escapes);
-                }
-                cases.push(Case { values: values(t, lits), body });
-            }
-            out.push(Stmt::Switch { selector: Selector::Id(sel), cases });
-        } else {
-            self.uses_var = true;
-            // Case targets in an order where each fallthrough goes forward.
-            let mut order: Vec<u32> = Vec::new();
+        // Case targets in an order where each fallthrough goes forward.
+        let mut order: Vec<u32> = Vec::new();
+        if dispatch {
             let targets: Vec<u32> = groups.iter().map(|g| g.0).filter(|&t| t != ms).collect();
+            let chained = |t: u32| targets.iter().any(|&o| o != t && (self.falls_into(s, t, o) || self.falls_into(s, o, t)));
             for &t in &targets {
-                if order.contains(&t) {
+                if order.contains(&t) || !chained(t) {
                     continue;
                 }
                 // Go back to the start of t's fallthrough chain.
@@ -835,29 +802,28 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            for (t, lits) in groups {
-                let mut body = Vec::new();
-                self.phis(s, t, &mut body);
-                if t == ms {
-                    to_merge(self, &mut body);
-                } else {
-                    body.push(Stmt::SetVar { var: D, value: tag(t) });
-                }
-                cases.push(Case { values: values(t, lits), body });
+        }
+        // The switch on the selector: each case's code, or for the cases of a
+        // fallthrough chain, their dispatch value.
+        for (t, lits) in groups {
+            let mut body = Vec::new();
+            self.phis(s, t, &mut body);
+            if t == ms {
+                to_merge(self, &mut body);
+            } else if order.contains(&t) {
+                self.uses_var = true;
+                body.push(Stmt::SetVar { var: D, value: tag(t) });
+            } else {
+                self.case_body(s, t, ms, false, &mut body, &mut escapes)?;
             }
-            out.push(Stmt::Switch { selector: Selector::Id(sel), cases });
+            cases.push(Case { values: values(t, lits), body });
+        }
+        out.push(Stmt::Switch { selector: Selector::Id(sel), cases });
+        if !order.is_empty() {
             let mut inner = Vec::new();
             for t in order {
-                let cr = case_region(self, t);
-                if cr == NONE {
-                    return Err(err(t, "a case target has no case construct".into()));
-                }
                 let mut body = vec![Stmt::SetVar { var: D, value: 0 }];
-                self.push(Kind::Case { merge: ms, header: s, dispatch: true }, cr);
-                let r = self.code(t, cr, &mut body);
-                let f = self.frames.pop().expect("frame");
-                r?;
-                escapes.extend(f.escapes);
+                self.case_body(s, t, ms, true, &mut body, &mut escapes)?;
                 inner.push(Case { values: CaseValues::Values(vec![tag(t)]), body });
             }
             inner.push(Case { values: CaseValues::Default(Vec::new()), body: Vec::new() });
@@ -871,12 +837,30 @@ impl<'a> Builder<'a> {
         self.escape_checks(s, escapes, out)
     }
 
-    /// Whether the case construct of `a` (of switch `s`) branches to case target `b`.
-    fn falls_into(&self, s: u32, a: u32, b: u32) -> bool {
-        let Some(ca) = self.f.rooted_at(a).iter().copied().find(|&c| {
+    /// The code of the case construct of target `t` of switch `s` (merge
+    /// block `ms`), in a `switch` on the selector or (`dispatch`) on the
+    /// dispatch variable; the targets it leaves by the variable go to `escapes`.
+    fn case_body(&mut self, s: u32, t: u32, ms: u32, dispatch: bool, body: &mut Vec<Stmt>, escapes: &mut Vec<u32>) -> Result<(), ShapeError> {
+        let cr = self.case_construct(s, t).ok_or_else(|| err(t, "a case target has no case construct".into()))?;
+        self.push(Kind::Case { merge: ms, header: s, dispatch }, cr);
+        let r = self.code(t, cr, body);
+        let f = self.frames.pop().expect("the case frame");
+        r?;
+        escapes.extend(f.escapes);
+        Ok(())
+    }
+
+    /// The case construct of target `t` of switch header `s`.
+    fn case_construct(&self, s: u32, t: u32) -> Option<u32> {
+        self.f.rooted_at(t).iter().copied().find(|&c| {
             let k = self.f.constructs()[c as usize];
             k.kind == ConstructKind::Case && k.header == s
-        }) else {
+        })
+    }
+
+    /// Whether the case construct of `a` (of switch `s`) branches to case target `b`.
+    fn falls_into(&self, s: u32, a: u32, b: u32) -> bool {
+        let Some(ca) = self.case_construct(s, a) else {
             return false;
         };
         self.bpreds[b as usize].iter().any(|&p| p != s && self.f.construct_contains(ca, p))
