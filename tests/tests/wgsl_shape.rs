@@ -152,19 +152,42 @@ fn shapes_walk_the_fleshed_traces() {
     assert!(failures.is_empty(), "{}", failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n\n"));
 }
 
+/// `structure` recurses once or twice per nesting level (up to its limit of
+/// 600 calls): the corpus's most deeply nested modules (256 and 1024 nested
+/// constructs) need more than a test thread's 2 MiB of stack in debug builds.
+fn with_big_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new().stack_size(64 << 20).spawn(f).unwrap().join().unwrap();
+}
+
 #[test]
 fn every_valid_corpus_function_has_a_shape() {
+    with_big_stack(coverage);
+}
+
+fn coverage() {
     let Some(corpus) = corpus_or_skip("wgsl_shape coverage") else { return };
     let (mut modules, mut functions, mut ran, mut calls) = (0, 0, 0, 0);
     let mut failures = Vec::new();
+    let mut invalid = (0, 0);
     for case in cases(&corpus) {
-        if case.meta_str("expected") != "valid" {
-            continue;
-        }
         let opts = spvlab_core::valid::Options {
             env: spvlab_core::TargetEnv::parse(case.asm_env()).unwrap_or(spvlab_core::TargetEnv::Spv1_6),
             ..Default::default()
         };
+        if case.meta_str("expected") != "valid" {
+            // Invalid modules: no panic, whatever the answer.
+            if std::env::var("SPVLAB_SHAPE_SHOW").is_ok() {
+                eprintln!("{}", case.name);
+            }
+            let a = Analysis::of_text(&case.text, &opts);
+            if let Some(m) = a.module() {
+                for f in &a.cfg().functions {
+                    invalid.0 += 1;
+                    invalid.1 += structure(m, f).is_err() as u32;
+                }
+            }
+            continue;
+        }
         let a = Analysis::of_text(&case.text, &opts);
         let Some(m) = a.module() else {
             failures.push(format!("{}: does not read", case.name));
@@ -216,8 +239,10 @@ fn every_valid_corpus_function_has_a_shape() {
         }
     }
     println!(
-        "wgsl_shape coverage: {modules} valid modules, {functions} functions, {} failures; {ran} compute modules ran, {calls} function calls walked",
-        failures.len()
+        "wgsl_shape coverage: {modules} valid modules, {functions} functions, {} failures; {ran} compute modules ran, {calls} function calls walked; invalid modules: {} functions, {} without a shape",
+        failures.len(),
+        invalid.0,
+        invalid.1
     );
     assert!(failures.is_empty(), "{}", failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
 }
@@ -228,12 +253,21 @@ fn every_random_valid_cfg_has_a_shape_that_walks() {
     let seed = env_u64("SPVLAB_CFG_RANDOM_SEED", 1);
     let opts = spvlab_core::valid::Options { env: spvlab_core::TargetEnv::Spv1_6, ..Default::default() };
     let (mut valid, mut shaped, mut walked, mut ran) = (0, 0, 0, 0);
+    let (mut mutants, mut mutants_refused) = (0, 0);
     let mut failures = Vec::new();
     let mut i = 0u64;
     while valid < n {
         let (text, kind) = cfggen::case(seed, i);
         i += 1;
         if kind != "valid" {
+            // A near-miss mutant: no panic, whatever the answer.
+            let a = Analysis::of_text(&text, &opts);
+            if let Some(m) = a.module() {
+                for f in &a.cfg().functions {
+                    mutants += 1;
+                    mutants_refused += structure(m, f).is_err() as u32;
+                }
+            }
             continue;
         }
         valid += 1;
@@ -279,7 +313,10 @@ fn every_random_valid_cfg_has_a_shape_that_walks() {
             }
         }
     }
-    println!("wgsl_shape random: {valid} valid modules, {shaped} functions shaped, {ran} ran, {walked} walked, {} failures", failures.len());
+    println!(
+        "wgsl_shape random: {valid} valid modules, {shaped} functions shaped, {ran} ran, {walked} walked, {} failures; {mutants} mutant functions, {mutants_refused} without a shape",
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.iter().take(3).cloned().collect::<Vec<_>>().join("\n\n"));
 }
 

@@ -86,7 +86,15 @@ struct Builder<'a> {
     bpreds: Vec<Vec<u32>>,
     frames: Vec<Frame>,
     uses_var: bool,
+    /// Per block: written as a plain node (1), as a construct (2).
+    written: Vec<u8>,
+    /// Nesting of [`Builder::code`] calls.
+    depth: u32,
 }
+
+/// How deep statements may nest (WGSL implementations allow far less: the
+/// WGSL specification only requires 127 levels of braces).
+const MAX_DEPTH: u32 = 600;
 
 fn err(block: u32, message: String) -> ShapeError {
     ShapeError { block, message }
@@ -207,6 +215,8 @@ impl<'a> Builder<'a> {
             bpreds,
             frames: Vec::new(),
             uses_var: false,
+            written: vec![0; n],
+            depth: 0,
         };
         // The region graphs: a node's successors.
         let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -411,11 +421,29 @@ impl<'a> Builder<'a> {
 
     /// The code of node `z` of region `r`, and of the nodes that follow it.
     fn code(&mut self, z: u32, r: u32, out: &mut Vec<Stmt>) -> Result<(), ShapeError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(err(z, format!("the control flow is nested more than {MAX_DEPTH} statements deep")));
+        }
+        self.depth += 1;
+        let r = self.code_at(z, r, out);
+        self.depth -= 1;
+        r
+    }
+
+    fn code_at(&mut self, z: u32, r: u32, out: &mut Vec<Stmt>) -> Result<(), ShapeError> {
         let mut chain: Vec<u32> = Vec::new();
         let mut z = z;
         loop {
             chain.push(z);
-            let next = if self.hdr[z as usize] != NONE && self.home[z as usize] == r {
+            // Each block is written once as a plain node and each construct
+            // once; a second time means a cycle that is not a loop.
+            let collapsed = self.hdr[z as usize] != NONE && self.home[z as usize] == r;
+            let bit = if collapsed { 2 } else { 1 };
+            if self.written[z as usize] & bit != 0 {
+                return Err(err(z, format!("block {z} is reached again without a loop header (a cycle that is not a loop)")));
+            }
+            self.written[z as usize] |= bit;
+            let next = if collapsed {
                 self.construct(self.hdr[z as usize], out)?
             } else {
                 self.plain(z, r, out)?
