@@ -11,6 +11,7 @@
 pub mod amber;
 pub mod cfggen;
 pub mod mutate;
+pub mod shapewalk;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

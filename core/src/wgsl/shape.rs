@@ -12,14 +12,73 @@
 //!   instructions, the OpPhi copies of each [`Stmt::Phis`] edge and the
 //!   conditions, with the module's names and types.
 //!
-//! Blocks are indices into [`FunctionCfg::blocks`]; values (conditions,
+//! Blocks are indices into [`crate::cfg::FunctionCfg::blocks`]; values (conditions,
 //! selectors, returned values) are SPIR-V result ids, which the emitter
 //! names. The tree never refers to WGSL text, so it can be checked on its own:
 //! walking it along an interpreter trace must visit the trace's blocks in the
 //! trace's order.
+//!
+//! # The algorithm
+//!
+//! It follows the constructs of SPIR-V 1.6r2 section 2.11 as Klimis et al.
+//! ("Taking Back Control in an Intermediate Representation for GPU
+//! Computing", POPL 2023) define them with structural dominance (their
+//! section 4.2: branch, merge and continue edges, structural (post-)
+//! dominance, back edges; the selection, continue and loop constructs) and
+//! the exit rules of their section 3.6 (a construct is left only by its
+//! merge block, the nearest loop's merge block or continue target, or the
+//! nearest switch's merge block). In a valid function the constructs nest,
+//! so the function is a tree of **regions**: the function body, and each
+//! selection, loop, continue and case construct. A header is a single node
+//! of its enclosing region, collapsed: its whole construct becomes one
+//! statement, followed by its merge block. With the back edges left out
+//! (they go to a region's entry), each region's graph is acyclic.
+//!
+//! Each region is written from its entry along the structural dominator
+//! tree (as Ramsey's "Beyond Relooper", ICFP 2022, writes a reducible CFG):
+//! a node's code is its block, then its terminator:
+//! * a target whose only predecessor in the region is the node is written
+//!   in place (the arms of an `if`, the merge block after a construct's
+//!   statement), iteratively along chains, so depth grows only with nesting;
+//! * a target with several predecessors (a *join*) is written once after
+//!   the code of its immediate dominator, under `if var0 == join + 1`; the
+//!   branches to it set `var0` and fall off the end of the code around them,
+//!   where every following statement is such a check. A join that every
+//!   path from its dominator reaches, unless it leaves by `break`,
+//!   `continue` or `return`, needs no check (the variable is not set);
+//! * a branch out of the region is a structured exit: to the merge block of
+//!   a selection or case (falling off the end of the `if` or case), to a
+//!   loop's merge block (`break`), to its continue target (`continue`), to
+//!   a switch's merge block (`break`). Where WGSL's `break` would stop at an
+//!   inner `switch` or generated loop, the branch sets `var0 = target + 1`
+//!   and breaks out of that statement, and a check right after it goes on
+//!   (`if var0 == t + 1 { var0 = 0; break; }`), level by level.
+//!
+//! Selections become `if` (an empty arm is left out or the condition
+//! negated; `OpBranchConditional` with one target twice is no `if` at all).
+//! A switch becomes a `switch` with one case clause per distinct target
+//! (`default` with the literals sharing its target); when a case construct
+//! falls through to the next, the `switch` on the selector only stores the
+//! target in `var0`, and `loop { switch var0 { .. } break; }` runs the cases,
+//! a fallthrough setting the next one's value and `continue`-ing.
+//! A loop becomes `loop { body continuing { .. break if .. } }` when its
+//! continue construct is WGSL's `continuing` (no exit instruction, only the
+//! back-edge block leaves it, by the back edge or the `break if`); otherwise
+//! (a loop header that is its own continue target, a back-edge block that
+//! is also a header) the body goes into a one-pass `loop { ..; break; }`
+//! whose `break` means "continue", followed by the continue construct as
+//! plain statements ending in `continue` or `break`. OpPhi copies are a
+//! [`Stmt::Phis`] on each edge taken into a block with OpPhis, placed
+//! before the jump (so also before a `break if`, under an `if` on the same
+//! condition when the header or the merge block has OpPhis).
+//!
+//! One dispatch variable serves everything: it holds 0 except on the way
+//! from a branch to the check that consumes it (which resets it), so stale
+//! values never select a check. The work is linear in the blocks, plus the
+//! bounded search that frees joins from their checks.
 
-use crate::Module;
-use crate::cfg::FunctionCfg;
+
+
 use alloc::vec::Vec;
 
 /// The structured form of one function.
@@ -121,51 +180,100 @@ pub struct ShapeError {
     pub message: alloc::string::String,
 }
 
-/// The structured shape of `f`, a function of `module`, a valid module (its
-/// terminators' operands are read from `module`).
-///
-/// Stand-in until the structuring lands: only a chain of blocks without merge
-/// instructions (straight-line code, OpPhi, return, kill, unreachable).
-pub fn structure(module: &Module, f: &FunctionCfg) -> Result<Shape, ShapeError> {
-    use crate::grammar::op;
-    let mut body = Vec::new();
-    let mut b = 0u32;
-    let mut seen = alloc::vec![false; f.blocks.len()];
-    loop {
-        let Some(blk) = f.blocks.get(b as usize) else {
-            return Err(ShapeError { block: b, message: "no such block".into() });
-        };
-        if core::mem::replace(&mut seen[b as usize], true) || blk.merge.is_some() {
-            return Err(ShapeError { block: b, message: "structured control flow is not lowered yet".into() });
-        }
-        body.push(Stmt::Block(b));
-        let term = blk.terminator.and_then(|t| module.instructions.get(t as usize));
-        match term.map(|t| t.opcode) {
-            Some(op::OpBranch) => {
-                let Some(to) = f.successors(b).next() else {
-                    return Err(ShapeError { block: b, message: "branch without a target".into() });
-                };
-                body.push(Stmt::Phis { from: b, to });
-                b = to;
-            }
-            Some(op::OpReturn) => {
-                body.push(Stmt::Return(None));
-                break;
-            }
-            Some(op::OpReturnValue) => {
-                body.push(Stmt::Return(term.and_then(|t| t.operands.first().copied())));
-                break;
-            }
-            Some(op::OpKill | op::OpTerminateInvocation) => {
-                body.push(Stmt::Discard);
-                break;
-            }
-            Some(op::OpUnreachable) => {
-                body.push(Stmt::Unreachable);
-                break;
-            }
-            _ => return Err(ShapeError { block: b, message: "structured control flow is not lowered yet".into() }),
+
+mod build;
+#[cfg(test)]
+mod tests;
+
+pub use build::structure;
+
+impl core::fmt::Display for Cond {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Cond::Id(id) => write!(f, "%{id}"),
+            Cond::Not(c) => write!(f, "!({c})"),
+            Cond::Flag(i) => write!(f, "flag{i}"),
+            Cond::VarIs { var, value } => write!(f, "var{var} == {value}"),
+            Cond::True => write!(f, "true"),
         }
     }
-    Ok(Shape { body, flags: 0, vars: 0 })
+}
+
+fn write_stmts(f: &mut core::fmt::Formatter<'_>, stmts: &[Stmt], depth: usize) -> core::fmt::Result {
+    let pad = |f: &mut core::fmt::Formatter<'_>, d: usize| write!(f, "{:1$}", "", 2 * d);
+    for s in stmts {
+        pad(f, depth)?;
+        match s {
+            Stmt::Block(b) => writeln!(f, "block {b};")?,
+            Stmt::Phis { from, to } => writeln!(f, "phis {from} -> {to};")?,
+            Stmt::If { cond, then, els } => {
+                writeln!(f, "if {cond} {{")?;
+                write_stmts(f, then, depth + 1)?;
+                if !els.is_empty() {
+                    pad(f, depth)?;
+                    writeln!(f, "}} else {{")?;
+                    write_stmts(f, els, depth + 1)?;
+                }
+                pad(f, depth)?;
+                writeln!(f, "}}")?;
+            }
+            Stmt::Switch { selector, cases } => {
+                match selector {
+                    Selector::Id(id) => writeln!(f, "switch %{id} {{")?,
+                    Selector::Var(v) => writeln!(f, "switch var{v} {{")?,
+                }
+                for c in cases {
+                    pad(f, depth + 1)?;
+                    let (lits, default) = match &c.values {
+                        CaseValues::Values(v) => (v, false),
+                        CaseValues::Default(v) => (v, true),
+                    };
+                    let mut parts: Vec<alloc::string::String> = lits.iter().map(|v| alloc::format!("{v}")).collect();
+                    if default {
+                        parts.push("default".into());
+                    }
+                    writeln!(f, "case {}: {{", parts.join(", "))?;
+                    write_stmts(f, &c.body, depth + 2)?;
+                    pad(f, depth + 1)?;
+                    writeln!(f, "}}")?;
+                }
+                pad(f, depth)?;
+                writeln!(f, "}}")?;
+            }
+            Stmt::Loop { body, continuing, break_if } => {
+                writeln!(f, "loop {{")?;
+                write_stmts(f, body, depth + 1)?;
+                if !continuing.is_empty() || break_if.is_some() {
+                    pad(f, depth + 1)?;
+                    writeln!(f, "continuing {{")?;
+                    write_stmts(f, continuing, depth + 2)?;
+                    if let Some(c) = break_if {
+                        pad(f, depth + 2)?;
+                        writeln!(f, "break if {c};")?;
+                    }
+                    pad(f, depth + 1)?;
+                    writeln!(f, "}}")?;
+                }
+                pad(f, depth)?;
+                writeln!(f, "}}")?;
+            }
+            Stmt::Break => writeln!(f, "break;")?,
+            Stmt::Continue => writeln!(f, "continue;")?,
+            Stmt::Return(None) => writeln!(f, "return;")?,
+            Stmt::Return(Some(v)) => writeln!(f, "return %{v};")?,
+            Stmt::Discard => writeln!(f, "discard;")?,
+            Stmt::Unreachable => writeln!(f, "unreachable;")?,
+            Stmt::SetFlag { flag, value } => writeln!(f, "flag{flag} = {value};")?,
+            Stmt::SetVar { var, value } => writeln!(f, "var{var} = {value};")?,
+        }
+    }
+    Ok(())
+}
+
+/// WGSL-like pseudo-code with block indices (`block 3;`), for reading
+/// failures: guard variables are `flagN`, dispatch variables `varN`.
+impl core::fmt::Display for Shape {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write_stmts(f, &self.body, 0)
+    }
 }
