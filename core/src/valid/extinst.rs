@@ -61,6 +61,14 @@ pub(super) static RULES: &[Rule] = &[
                       InterpolationFunction capability. Fix: add OpCapability InterpolationFunction.",
     },
     Rule {
+        code: "inst.extinst.execution-model",
+        summary: "InterpolateAtCentroid, InterpolateAtSample and InterpolateAtOffset are for fragment shaders.",
+        explanation: "GLSL.std.450 specification: the interpolation functions are \
+                      \"only valid in the Fragment Execution Model\"; the rule applies to every \
+                      function an entry point of another execution model calls. Fix: \
+                      interpolate only in fragment shaders.",
+    },
+    Rule {
         code: "inst.extinst.unsupported",
         summary: "GLSL.std.450 IMix is not an instruction to use.",
         explanation: "GLSL.std.450 specification: IMix (number 47) was removed from the set; \
@@ -86,7 +94,7 @@ pub(super) fn applies(opcode: u16) -> bool {
 
 /// Check instruction `i` (see [`applies`]).
 #[inline(never)]
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16) {
+pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut super::operand::Lookups) {
     if opcode == op::OpExtInstImport {
         return import(cx, i);
     }
@@ -102,6 +110,9 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16) {
     };
     let Some(rt) = cx.ir().result_type(i) else { return };
     let Some(&number) = cx.insts()[i].operands.get(3) else { return };
+    if glsl && matches!(number, g::InterpolateAtCentroid | g::InterpolateAtSample | g::InterpolateAtOffset) {
+        lookups.limited.push((i, super::image::Limit::FragmentOnly("inst.extinst.execution-model")));
+    }
     let n = cx.operands(i).len();
     // Leave types of other extensions (cooperative vectors...) to their rules.
     if !known(cx, rt) {

@@ -1485,6 +1485,8 @@ pub(super) enum Limit {
     Derivative,
     /// Fragment only.
     Fragment,
+    /// Fragment only, for another family's instruction: its rule code.
+    FragmentOnly(&'static str),
 }
 
 /// Check the instructions `limited` against the execution models and modes
@@ -1538,6 +1540,9 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
                 Limit::Fragment if models.iter().any(|&m| m != model::Fragment) => {
                     Some("reading a SubpassData image needs the Fragment execution model")
                 }
+                Limit::FragmentOnly(_) if models.iter().any(|&m| m != model::Fragment) => {
+                    Some("it needs the Fragment execution model")
+                }
                 Limit::ImplicitLod | Limit::Derivative if !models.iter().all(|&m| derivative_models(m)) => {
                     Some("it needs the Fragment, GLCompute, MeshEXT or TaskEXT execution model")
                 }
@@ -1548,7 +1553,11 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
             };
             let Some(why) = why else { continue };
             reported.insert(i);
-            let code = if limit == Limit::Derivative { "inst.derivative.execution-model" } else { "inst.image.execution-model" };
+            let code = match limit {
+                Limit::Derivative => "inst.derivative.execution-model",
+                Limit::FragmentOnly(code) => code,
+                _ => "inst.image.execution-model",
+            };
             let opn = opname(cx, i);
             let entry = alloc::string::String::from(e.name.as_str());
             let m = format!("{opn} is reached from the entry point \"{entry}\": {why}");

@@ -131,6 +131,17 @@ pub(super) static RULES: &[Rule] = &[
                       an integer scalar.",
     },
     Rule {
+        code: "inst.memory.variable-pointer",
+        summary: "In Logical addressing, a variable may hold only a variable pointer.",
+        explanation: "SPIR-V 2.16.1 (Logical addressing) and the VariablePointers capabilities: \
+                      pointers are abstract, and storing one in a variable makes it a variable \
+                      pointer. A variable may hold a pointer to StorageBuffer memory only with \
+                      the VariablePointersStorageBuffer capability, to Workgroup memory only \
+                      with VariablePointers, to no other storage class (PhysicalStorageBuffer \
+                      pointers excepted), and such a variable must itself be in the Function or \
+                      Private storage class. spirv-val's --relax-logical-pointer lifts this rule.",
+    },
+    Rule {
         code: "inst.memory.logical-pointer-result",
         summary: "In Logical addressing, only some instructions may produce a pointer.",
         explanation: "SPIR-V 2.16.1 (Logical addressing): pointers are abstract; only \
@@ -235,7 +246,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
     for (i, inst) in insts.iter().enumerate() {
         let w = inst.operands.as_slice();
         match inst.opcode {
-            op::OpVariable => variable(cx, i, w),
+            op::OpVariable => variable(cx, i, w, addressing),
             op::OpLoad => load(cx, i, w),
             op::OpStore => store(cx, i, w),
             op::OpCopyMemory | op::OpCopyMemorySized => copy_memory(cx, i, w),
@@ -326,7 +337,7 @@ fn not_a_pointer(cx: &mut Context<'_>, i: usize, k: usize, what: &str, id: u32) 
     d.label = String::from("expected a pointer");
 }
 
-fn variable(cx: &mut Context<'_>, i: usize, w: &[u32]) {
+fn variable(cx: &mut Context<'_>, i: usize, w: &[u32], addressing: u32) {
     let [rt, _id, sc, rest @ ..] = w else { return };
     let Some(def) = cx.ir().ty(*rt) else { return };
     let (psc, pointee) = match def.ty {
@@ -370,6 +381,11 @@ fn variable(cx: &mut Context<'_>, i: usize, w: &[u32]) {
     }
     if let Some(p) = pointee {
         bool_storage(cx, i, *sc, p, w[1]);
+        if (addressing == addressing_model::Logical || addressing == addressing_model::PhysicalStorageBuffer64)
+            && !cx.opts.relax_logical_pointer
+        {
+            variable_of_pointer(cx, i, *sc, p);
+        }
     }
     let Some(&init) = rest.first() else { return };
     let init_op = cx.def_opcode(init);
@@ -410,6 +426,51 @@ fn variable(cx: &mut Context<'_>, i: usize, w: &[u32]) {
         );
         d.label = String::from("initializer not allowed here");
     }
+}
+
+/// spirv-val's variable-pointer restrictions: in Logical addressing a
+/// variable may hold a pointer only to StorageBuffer (with
+/// VariablePointersStorageBuffer) or Workgroup (with VariablePointers)
+/// memory, and only in the Function or Private storage class.
+fn variable_of_pointer(cx: &mut Context<'_>, i: usize, sc: u32, pointee: u32) {
+    use crate::grammar::capability::{VariablePointers, VariablePointersStorageBuffer};
+    let psc = match cx.ir().ty(pointee).map(|t| &t.ty) {
+        Some(&Type::Pointer { storage, .. }) => storage,
+        _ => return,
+    };
+    if psc == storage_class::PhysicalStorageBuffer {
+        return;
+    }
+    let declared = cx.declared();
+    let msg = if psc != storage_class::StorageBuffer && psc != storage_class::Workgroup {
+        String::from("only pointers to StorageBuffer or Workgroup memory may be stored in a variable")
+    } else if psc == storage_class::StorageBuffer && !declared.has_cap(VariablePointersStorageBuffer) {
+        String::from("a StorageBuffer pointer in a variable needs the VariablePointersStorageBuffer capability")
+    } else if psc == storage_class::Workgroup && !declared.has_cap(VariablePointers) {
+        String::from("a Workgroup pointer in a variable needs the VariablePointers capability")
+    } else if sc != storage_class::Function && sc != storage_class::Private {
+        let d = cx.error_at(
+            "inst.memory.variable-pointer",
+            i,
+            2,
+            format!(
+                "in Logical addressing a variable that holds a pointer must be in the Function or Private storage class, not {}",
+                sc_name(sc)
+            ),
+        );
+        d.label = String::from("expected Function or Private");
+        return;
+    } else {
+        return;
+    };
+    let t = describe(cx, pointee);
+    let d = cx.error_at(
+        "inst.memory.variable-pointer",
+        i,
+        0,
+        format!("in Logical addressing a variable cannot hold {t}: {msg}"),
+    );
+    d.label = String::from("a variable of this pointer type is not allowed here");
 }
 
 /// spirv-val's ContainsInvalidBool: a Boolean in externally visible storage.

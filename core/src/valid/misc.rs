@@ -23,6 +23,15 @@ pub(super) static RULES: &[Rule] = &[
                       OpExpectKHR's Value and ExpectedValue have the instruction's Result Type. \
                       Fix: compare to make a bool, or pass values of the Result Type.",
     },
+    Rule {
+        code: "inst.misc.execution-model",
+        summary: "Helper invocations and fragment shader interlock are for fragment shaders.",
+        explanation: "SPV_EXT_demote_to_helper_invocation and SPV_EXT_fragment_shader_interlock: \
+                      OpDemoteToHelperInvocation, OpIsHelperInvocationEXT, \
+                      OpBeginInvocationInterlockEXT and OpEndInvocationInterlockEXT are valid \
+                      only in the Fragment execution model; the rule applies to every function \
+                      an entry point of another execution model calls.",
+    },
 ];
 
 const RT: &str = "inst.misc.result-type";
@@ -30,12 +39,32 @@ const OT: &str = "inst.misc.operand-type";
 
 /// Whether the pass has anything to check in instruction `opcode`.
 pub(super) fn applies(opcode: u16) -> bool {
-    matches!(opcode, op::OpIsHelperInvocationEXT | op::OpAssumeTrueKHR | op::OpExpectKHR)
+    matches!(
+        opcode,
+        op::OpIsHelperInvocationEXT
+            | op::OpAssumeTrueKHR
+            | op::OpExpectKHR
+            | op::OpDemoteToHelperInvocation
+            | op::OpBeginInvocationInterlockEXT
+            | op::OpEndInvocationInterlockEXT
+    )
 }
 
 /// Check instruction `i` (see [`applies`]).
 #[inline(never)]
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16) {
+pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut super::operand::Lookups) {
+    if matches!(
+        opcode,
+        op::OpIsHelperInvocationEXT
+            | op::OpDemoteToHelperInvocation
+            | op::OpBeginInvocationInterlockEXT
+            | op::OpEndInvocationInterlockEXT
+    ) {
+        lookups.limited.push((i, super::image::Limit::FragmentOnly("inst.misc.execution-model")));
+        if opcode != op::OpIsHelperInvocationEXT {
+            return;
+        }
+    }
     if opcode == op::OpAssumeTrueKHR {
         let ok = operand_type(cx, i, 0).and_then(|t| shape(cx, t)).is_some_and(|s| s.is_bool() && !s.vector);
         if !ok {

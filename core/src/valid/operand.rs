@@ -125,7 +125,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             continue;
         }
         if super::extinst::applies(opcode) {
-            super::extinst::run(cx, i, opcode);
+            super::extinst::run(cx, i, opcode, &mut lookups);
             continue;
         }
         if super::debug::applies(opcode) {
@@ -133,7 +133,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             continue;
         }
         if super::misc::applies(opcode) {
-            super::misc::run(cx, i, opcode);
+            super::misc::run(cx, i, opcode, &mut lookups);
             continue;
         }
         let family: Family = if super::arith::applies(opcode) {
