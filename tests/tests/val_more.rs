@@ -147,7 +147,7 @@ fn helper_invocation_models() {
         "vulkan1.1",
         "inst.misc.execution-model",
         "%h = OpIsHelperInvocationEXT",
-        "%h",
+        "%h = OpIsHelperInvocationEXT %bool",
         &["OpIsHelperInvocationEXT", "\"main\"", "Fragment"],
     );
     let body = "OpDemoteToHelperInvocation\n";
@@ -179,7 +179,7 @@ fn interpolation_models() {
         "vulkan1.1",
         "inst.extinst.execution-model",
         "%c = OpExtInst",
-        "%c",
-        &["InterpolateAtCentroid", "\"main\"", "Fragment"],
+        "%c = OpExtInst %float %glsl InterpolateAtCentroid %in",
+        &["OpExtInst", "\"main\"", "Fragment"],
     );
 }
