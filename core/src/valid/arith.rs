@@ -47,7 +47,7 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut 
     inst(cx, i, opcode, rt)
 }
 
-pub(super) fn applies(o: u16) -> bool {
+pub(super) const fn applies(o: u16) -> bool {
     matches!(
         o,
         op::OpFAdd

@@ -77,7 +77,7 @@ enum Want {
 
 /// Whether `opcode` is an atomic instruction (spirv-val's spvOpcodeIsAtomicOp).
 #[inline]
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpAtomicFAddEXT

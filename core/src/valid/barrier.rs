@@ -34,7 +34,7 @@ const NB: &str = "inst.barrier.named-barrier";
 
 /// Whether `opcode` is a barrier instruction this family checks.
 #[inline]
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpControlBarrier | op::OpMemoryBarrier | op::OpNamedBarrierInitialize | op::OpMemoryNamedBarrier

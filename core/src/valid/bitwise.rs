@@ -38,7 +38,7 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut 
     inst(cx, i, opcode, rt)
 }
 
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpShiftRightLogical

@@ -53,7 +53,7 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut 
     }
 }
 
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpConvertFToU

@@ -17,7 +17,7 @@ pub(super) static RULES: &[Rule] = &[Rule {
 }];
 
 /// Whether the pass has anything to check in instruction `opcode`.
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     opcode == op::OpLine
 }
 

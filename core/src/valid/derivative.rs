@@ -36,7 +36,7 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-pub(super) fn applies(o: u16) -> bool {
+pub(super) const fn applies(o: u16) -> bool {
     matches!(
         o,
         op::OpDPdx

@@ -88,7 +88,7 @@ const RT: &str = "inst.extinst.result-type";
 const OT: &str = "inst.extinst.operand-type";
 
 /// Whether the pass has anything to check in instruction `opcode`.
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     opcode == op::OpExtInst || opcode == op::OpExtInstImport
 }
 

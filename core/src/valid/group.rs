@@ -58,7 +58,7 @@ const GOP: &str = "inst.group.operation";
 
 /// Whether `opcode` is a non-uniform group operation this family checks.
 #[inline]
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     scope::is_non_uniform(opcode)
 }
 

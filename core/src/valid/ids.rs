@@ -7,7 +7,7 @@ use crate::grammar::ext_inst::{debug_info, opencl_debug_info_100};
 use crate::grammar::{addressing_model, op};
 use super::Context;
 use super::rules::Rule;
-use crate::binary::parse::{IdMap, decode_string};
+use crate::binary::parse::IdMap;
 use crate::grammar::{self, OperandKind};
 use crate::text::asm::suggest;
 use alloc::format;
@@ -92,6 +92,36 @@ pub(super) fn is_debug(opcode: u16) -> bool {
     crate::grammar::instruction(opcode).is_some_and(|d| d.class == "Debug")
 }
 
+/// What [`check_ids`] asks of an opcode's grammar entry ([`generates_type`],
+/// [`is_decoration`], [`is_debug`], whether it has a Result Type), for every
+/// opcode in the grammar, worked out once per validation: it asks for every id
+/// operand, and the grammar's lookup is a binary search.
+struct Classes(Vec<u8>);
+
+const TYPE: u8 = 1;
+const DECORATION: u8 = 2;
+const DEBUG: u8 = 4;
+const HAS_RESULT_TYPE: u8 = 8;
+
+impl Classes {
+    fn new() -> Classes {
+        let n = grammar::INSTRUCTIONS.iter().map(|d| d.opcode as usize + 1).max().unwrap_or(0);
+        let mut t = alloc::vec![0u8; n];
+        for d in grammar::INSTRUCTIONS {
+            let o = d.opcode;
+            t[o as usize] = u8::from(generates_type(o)) * TYPE
+                | u8::from(is_decoration(o)) * DECORATION
+                | u8::from(is_debug(o)) * DEBUG
+                | u8::from(d.has_result_type()) * HAS_RESULT_TYPE;
+        }
+        Classes(t)
+    }
+
+    fn has(&self, opcode: u16, flag: u8) -> bool {
+        self.0.get(opcode as usize).is_some_and(|&c| c & flag != 0)
+    }
+}
+
 /// The kind of extended instruction set an `OpExtInst` uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ExtKind {
@@ -141,13 +171,21 @@ impl<'m> Context<'m> {
         else {
             return ExtKind::Semantic;
         };
-        let name = decode_string(imp.operands.get(1..).unwrap_or(&[]));
-        match name.as_str() {
-            "OpenCL.DebugInfo.100" => ExtKind::OpenClDebugInfo,
-            "DebugInfo" => ExtKind::DebugInfo,
-            "NonSemantic.Shader.DebugInfo.100" => ExtKind::ShaderDebugInfo,
-            n if n.starts_with("NonSemantic.") => ExtKind::NonSemantic,
-            _ => ExtKind::Semantic,
+        // The set's name, compared byte by byte (this runs for every
+        // OpExtInst: no string is built).
+        let words = imp.operands.get(1..).unwrap_or(&[]);
+        let name = || words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0);
+        let is = |s: &str| name().eq(s.bytes());
+        if is("OpenCL.DebugInfo.100") {
+            ExtKind::OpenClDebugInfo
+        } else if is("DebugInfo") {
+            ExtKind::DebugInfo
+        } else if is("NonSemantic.Shader.DebugInfo.100") {
+            ExtKind::ShaderDebugInfo
+        } else if name().take(12).eq("NonSemantic.".bytes()) {
+            ExtKind::NonSemantic
+        } else {
+            ExtKind::Semantic
         }
     }
 
@@ -287,6 +325,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
     // The ids of this instruction already reported as a type or an untyped
     // value: `OpIAdd %t %fn %fn` is one mistake, one diagnostic.
     let mut flagged: Vec<u32> = Vec::new();
+    let classes = Classes::new();
     for i in 0..insts.len() {
         let inst = &insts[i];
         let opcode = inst.opcode;
@@ -300,6 +339,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
             0
         };
         let non_semantic = ext.is_non_semantic();
+        let mut exempt: Option<bool> = None;
         for (k, o) in ops.iter().enumerate() {
             let Some(&w) = inst.operands.get(o.start as usize) else {
                 continue;
@@ -313,7 +353,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         if insts[d].opcode == op::OpTypeFunction {
                             cx.function_uses.push((i, k, w));
                         }
-                        if !generates_type(insts[d].opcode) {
+                        if !classes.has(insts[d].opcode, TYPE) {
                             let name = cx.name(w);
                             cx.error_related("ids.not-a-type", i, format!("the result type {name} is not a type"), [(d, format!("{name} is defined here"))]);
                         }
@@ -328,27 +368,29 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                         if matches!(dop, op::OpFunction | op::OpTypeFunction) {
                             cx.function_uses.push((i, k, w));
                         }
-                        let exempt = generates_type(opcode)
-                            || opcode == op::OpTypeForwardPointer
-                            || is_debug(opcode)
-                            || ext.is_debug_info()
-                            || non_semantic
-                            || is_decoration(opcode)
-                            || opcode == op::OpFunction
-                            || opcode == op::OpCooperativeMatrixLengthNV
-                            || takes_type_operand(opcode)
-                            || (opcode == op::OpSpecConstantOp
-                                && inst.operands.get(2)
-                                    == Some(&(op::OpCooperativeMatrixLengthNV as u32)));
-                        let def_has_type = cx.desc(d).is_some_and(|x| x.has_result_type());
+                        // Worked out once per instruction, when an operand needs it.
+                        let exempt = *exempt.get_or_insert_with(|| {
+                            classes.has(opcode, TYPE)
+                                || opcode == op::OpTypeForwardPointer
+                                || classes.has(opcode, DEBUG)
+                                || ext.is_debug_info()
+                                || non_semantic
+                                || classes.has(opcode, DECORATION)
+                                || opcode == op::OpFunction
+                                || opcode == op::OpCooperativeMatrixLengthNV
+                                || takes_type_operand(opcode)
+                                || (opcode == op::OpSpecConstantOp
+                                    && inst.operands.get(2)
+                                        == Some(&(op::OpCooperativeMatrixLengthNV as u32)))
+                        });
                         if flagged.contains(&w) {
                             // Reported for an earlier operand of this instruction.
-                        } else if generates_type(dop) && !exempt {
+                        } else if classes.has(dop, TYPE) && !exempt {
                             flagged.push(w);
                             let name = cx.name(w);
                             cx.error_related("ids.operand-is-type", i, format!("operand {name} is a type, but a value is expected here"), [(d, format!("{name} is declared here"))]);
-                        } else if !def_has_type
-                            && !exempt
+                        } else if !exempt
+                            && !classes.has(dop, HAS_RESULT_TYPE)
                             && !crate::cfg::is_branch_opcode(opcode)
                             && !matches!(
                                 opcode,
@@ -375,7 +417,7 @@ pub(super) fn check_ids(cx: &mut Context<'_>) {
                             .relate(span, format!("{name} is defined here"));
                         }
                     } else if can_forward(opcode, k, ext, ext_number) {
-                        if generates_type(opcode) && !forward_pointer.get(w) {
+                        if classes.has(opcode, TYPE) && !forward_pointer.get(w) {
                             if !reported.get(w) {
                                 reported.set(w, true);
                                 let name = cx.name(w);

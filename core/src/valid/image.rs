@@ -323,7 +323,7 @@ fn is_gather(o: u16) -> bool {
 }
 
 /// Whether the instructions of this family apply to `opcode`.
-pub(super) fn applies(o: u16) -> bool {
+pub(super) const fn applies(o: u16) -> bool {
     matches!(
         o,
         op::OpTypeImage

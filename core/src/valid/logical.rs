@@ -63,7 +63,7 @@ pub(super) fn branch_condition(cx: &mut Context<'_>, i: usize) {
     }
 }
 
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     kind(opcode).is_some()
 }
 
@@ -78,7 +78,7 @@ enum Kind {
     Select,
 }
 
-fn kind(o: u16) -> Option<Kind> {
+const fn kind(o: u16) -> Option<Kind> {
     Some(match o {
         op::OpAny | op::OpAll => Kind::AnyAll,
         op::OpIsNan | op::OpIsInf | op::OpIsFinite | op::OpIsNormal | op::OpSignBitSet => Kind::FloatTest,

@@ -38,7 +38,7 @@ const RT: &str = "inst.misc.result-type";
 const OT: &str = "inst.misc.operand-type";
 
 /// Whether the pass has anything to check in instruction `opcode`.
-pub(super) fn applies(opcode: u16) -> bool {
+pub(super) const fn applies(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpIsHelperInvocationEXT

@@ -104,6 +104,73 @@ pub(super) struct Lookups {
 
 type Family = fn(&mut Context<'_>, usize, u16, u32, &mut Lookups);
 
+/// Which rule family of the instruction walk ([`check`]) an opcode goes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Route {
+    None,
+    Branch,
+    Image,
+    Derivative,
+    ExtInst,
+    Debug,
+    Misc,
+    Arith,
+    Logical,
+    Conversion,
+    Bitwise,
+}
+
+/// The family of `opcode`, by the families' own `applies` (the first that
+/// takes it, in this order).
+const fn route_of(opcode: u16) -> Route {
+    use super::{arith, bitwise, conversion, debug, derivative, extinst, image, logical, misc};
+    if opcode == crate::grammar::op::OpBranchConditional {
+        Route::Branch
+    } else if image::applies(opcode) {
+        Route::Image
+    } else if derivative::applies(opcode) {
+        Route::Derivative
+    } else if extinst::applies(opcode) {
+        Route::ExtInst
+    } else if debug::applies(opcode) {
+        Route::Debug
+    } else if misc::applies(opcode) {
+        Route::Misc
+    } else if arith::applies(opcode) {
+        Route::Arith
+    } else if logical::applies(opcode) {
+        Route::Logical
+    } else if conversion::applies(opcode) {
+        Route::Conversion
+    } else if bitwise::applies(opcode) {
+        Route::Bitwise
+    } else {
+        Route::None
+    }
+}
+
+/// [`route_of`] for every opcode below [`ROUTED`], worked out at compile time,
+/// so that the walk pays one load per instruction rather than a chain of
+/// `applies` tests.
+const ROUTED: usize = 1 << 13;
+static ROUTES: [Route; ROUTED] = {
+    let mut t = [Route::None; ROUTED];
+    let mut o = 0;
+    while o < ROUTED {
+        t[o] = route_of(o as u16);
+        o += 1;
+    }
+    t
+};
+
+fn route(opcode: u16) -> Route {
+    match ROUTES.get(opcode as usize) {
+        Some(&r) => r,
+        None => route_of(opcode),
+    }
+}
+
 /// The pass of the instruction families (arithmetic, bitwise, conversions,
 /// logical and relational), in one walk over the instructions: each
 /// instruction whose Result Type is a type the rules know (see [`known`]) goes
@@ -112,40 +179,36 @@ pub(super) fn check(cx: &mut Context<'_>) {
     let mut lookups = Lookups::default();
     for i in 0..cx.insts().len() {
         let opcode = cx.insts()[i].opcode;
-        if opcode == crate::grammar::op::OpBranchConditional {
-            super::logical::branch_condition(cx, i);
-            continue;
-        }
-        if super::image::applies(opcode) {
-            super::image::run(cx, i, opcode, &mut lookups);
-            continue;
-        }
-        if super::derivative::applies(opcode) {
-            super::derivative::run(cx, i, opcode, &mut lookups);
-            continue;
-        }
-        if super::extinst::applies(opcode) {
-            super::extinst::run(cx, i, opcode, &mut lookups);
-            continue;
-        }
-        if super::debug::applies(opcode) {
-            super::debug::run(cx, i);
-            continue;
-        }
-        if super::misc::applies(opcode) {
-            super::misc::run(cx, i, opcode, &mut lookups);
-            continue;
-        }
-        let family: Family = if super::arith::applies(opcode) {
-            super::arith::run
-        } else if super::logical::applies(opcode) {
-            super::logical::run
-        } else if super::conversion::applies(opcode) {
-            super::conversion::run
-        } else if super::bitwise::applies(opcode) {
-            super::bitwise::run
-        } else {
-            continue;
+        let family: Family = match route(opcode) {
+            Route::None => continue,
+            Route::Branch => {
+                super::logical::branch_condition(cx, i);
+                continue;
+            }
+            Route::Image => {
+                super::image::run(cx, i, opcode, &mut lookups);
+                continue;
+            }
+            Route::Derivative => {
+                super::derivative::run(cx, i, opcode, &mut lookups);
+                continue;
+            }
+            Route::ExtInst => {
+                super::extinst::run(cx, i, opcode, &mut lookups);
+                continue;
+            }
+            Route::Debug => {
+                super::debug::run(cx, i);
+                continue;
+            }
+            Route::Misc => {
+                super::misc::run(cx, i, opcode, &mut lookups);
+                continue;
+            }
+            Route::Arith => super::arith::run,
+            Route::Logical => super::logical::run,
+            Route::Conversion => super::conversion::run,
+            Route::Bitwise => super::bitwise::run,
         };
         let Some(rt) = cx.ir().result_type(i) else { continue };
         if known(cx, rt) {

@@ -323,7 +323,7 @@ fn scope_error(cx: &mut Context<'_>, code: &'static str, i: usize, k: usize, wha
 }
 
 /// Whether `opcode` is a non-uniform group operation with an Execution scope.
-pub(super) fn is_non_uniform(opcode: u16) -> bool {
+pub(super) const fn is_non_uniform(opcode: u16) -> bool {
     matches!(
         opcode,
         op::OpGroupNonUniformElect
@@ -571,30 +571,75 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
     }
 }
 
+/// Which part of [`check`] an opcode goes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Route {
+    None,
+    Atomic,
+    Barrier,
+    Group,
+    Clock,
+    Access,
+}
+
+/// The part of [`check`] that takes `opcode` (the first, in this order).
+const fn route_of(opcode: u16) -> Route {
+    if super::atomics::applies(opcode) {
+        Route::Atomic
+    } else if super::barrier::applies(opcode) {
+        Route::Barrier
+    } else if super::group::applies(opcode) {
+        Route::Group
+    } else if opcode == op::OpReadClockKHR {
+        Route::Clock
+    } else if matches!(
+        opcode,
+        op::OpLoad | op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized | op::OpImageRead | op::OpImageSparseRead | op::OpImageWrite
+    ) {
+        Route::Access
+    } else {
+        Route::None
+    }
+}
+
+/// [`route_of`] for every opcode below [`ROUTED`], worked out at compile time
+/// (one load per instruction in the walk).
+const ROUTED: usize = 1 << 13;
+static ROUTES: [Route; ROUTED] = {
+    let mut t = [Route::None; ROUTED];
+    let mut o = 0;
+    while o < ROUTED {
+        t[o] = route_of(o as u16);
+        o += 1;
+    }
+    t
+};
+
 /// The pass of atomics, barriers and non-uniform group operations, in one
 /// walk; then the execution models their scopes allow.
 pub(super) fn check(cx: &mut Context<'_>) {
     let mut sync: Option<Sync> = None;
     for i in 0..cx.insts().len() {
         let opcode = cx.insts()[i].opcode;
-        let family: fn(&mut Context<'_>, &mut Sync, usize, u16) = if super::atomics::applies(opcode) {
-            super::atomics::run
-        } else if super::barrier::applies(opcode) {
-            super::barrier::run
-        } else if super::group::applies(opcode) {
-            super::group::run
-        } else if opcode == op::OpReadClockKHR {
-            let s = sync.get_or_insert_with(|| Sync::new(cx));
-            any_scope(cx, s, i, 2, "");
-            continue;
-        } else if matches!(
-            opcode,
-            op::OpLoad | op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized | op::OpImageRead | op::OpImageSparseRead | op::OpImageWrite
-        ) {
-            access_scopes(cx, &mut sync, i);
-            continue;
-        } else {
-            continue;
+        let route = match ROUTES.get(opcode as usize) {
+            Some(&r) => r,
+            None => route_of(opcode),
+        };
+        let family: fn(&mut Context<'_>, &mut Sync, usize, u16) = match route {
+            Route::None => continue,
+            Route::Atomic => super::atomics::run,
+            Route::Barrier => super::barrier::run,
+            Route::Group => super::group::run,
+            Route::Clock => {
+                let s = sync.get_or_insert_with(|| Sync::new(cx));
+                any_scope(cx, s, i, 2, "");
+                continue;
+            }
+            Route::Access => {
+                access_scopes(cx, &mut sync, i);
+                continue;
+            }
         };
         let s = sync.get_or_insert_with(|| Sync::new(cx));
         family(cx, s, i, opcode);
