@@ -70,11 +70,22 @@ impl GpuExecutor {
 impl Executor for GpuExecutor {
     fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
         let name = self.backend.name();
-        // The guard: the interpreter first.
+        // The guard: the interpreter first, with the device's subgroup size
+        // (unless the test sets one), so that subgroup operations compare
+        // like with like.
         let mut reference = None;
         if !self.no_guard {
+            let size = self.gpu().ok().and_then(Gpu::subgroup_size);
+            let opts;
+            let opts = match size {
+                Some(n) if d.opts.subgroup_size.is_none() => {
+                    opts = interp::Options { subgroup_size: Some(n), ..d.opts.clone() };
+                    &opts
+                }
+                _ => d.opts,
+            };
             let mut copy = buffers.clone();
-            match interp::run(d.ir, d.opts, &mut copy) {
+            match interp::run(d.ir, opts, &mut copy) {
                 Ok(_) => reference = Some(copy),
                 Err(e) if e.message.starts_with("did not terminate") && !self.force => {
                     return Err(ExecError::Other(format!(

@@ -4,8 +4,8 @@
 //! [`Gpu::run_blocking`] drives it with wgpu's poll and a deadline.
 //!
 //! Three ways to hand the module to wgpu ([`Backend`]):
-//! * `wgpu`: WGSL text (our lowering, `core::wgsl`, once it lands: see
-//!   [`wgsl_of`]); the only one a browser takes;
+//! * `wgpu`: WGSL text (our lowering, `core::wgsl`: see [`wgsl_of`]); the
+//!   only one a browser takes;
 //! * `wgpu-naga`: the SPIR-V words through naga's SPIR-V front end (wgpu
 //!   feature `spirv`);
 //! * `wgpu-passthrough`: the raw words, untranslated
@@ -66,11 +66,57 @@ impl Backend {
     }
 }
 
-/// The WGSL of a module's entry point, for [`Backend::Wgsl`]. The lowering
-/// (`spvlab_core::wgsl`, issue 11) is being written beside this runner; when
-/// it lands, this is the one line that connects it.
-pub fn wgsl_of(_ir: &Ir, _entry: &str) -> Result<String, String> {
-    Err("our WGSL lowering (core::wgsl) is not ready yet".into())
+/// The start of the message of a refusal by our lowering (see [`wgsl_of`]):
+/// the reason code follows in parentheses.
+pub const REFUSED: &str = "our WGSL lowering refuses";
+
+/// The WGSL of a module's entry point (`entry`; empty: every entry point),
+/// for [`Backend::Wgsl`], from `core::wgsl`. A refusal comes back as
+/// "our WGSL lowering refuses (CODE): MESSAGE", with the first refusal's code
+/// and message (and how many more there are).
+pub fn wgsl_of(ir: &Ir, entry: &str) -> Result<String, String> {
+    let graph = spvlab_core::cfg::analyze(&ir.module);
+    let opts = spvlab_core::wgsl::Options { entry: (!entry.is_empty()).then(|| entry.to_string()) };
+    match spvlab_core::wgsl::lower(ir, &graph, &opts) {
+        Ok(w) => Ok(w.text),
+        Err(rs) => {
+            let Some(first) = rs.first() else {
+                return Err(format!("{REFUSED} (no reason given)"));
+            };
+            let more = match rs.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            Err(format!("{REFUSED} ({}): {}{more}", first.code, first.message))
+        }
+    }
+}
+
+/// The reason code of a refusal by our lowering in `message` (an error of
+/// [`wgsl_of`], possibly inside another's text).
+pub fn refusal_code(message: &str) -> Option<&str> {
+    let at = message.find(REFUSED)? + REFUSED.len();
+    let rest = message[at..].strip_prefix(" (")?;
+    Some(&rest[..rest.find(')')?])
+}
+
+/// Natively the WGSL goes through naga's WGSL front end, which (naga 30)
+/// rejects `enable subgroups;` though it takes the subgroup built-ins when
+/// the device has `Features::SUBGROUP`: that line is blanked (the line count
+/// stays, for the source map). A browser needs it, so there it stays.
+fn native_wgsl(text: &str) -> Cow<'_, str> {
+    if cfg!(target_arch = "wasm32") || !text.lines().any(|l| l.trim() == "enable subgroups;") {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for l in text.split_inclusive('\n') {
+        if l.trim() == "enable subgroups;" {
+            out.push_str(if l.ends_with('\n') { "\n" } else { "" });
+        } else {
+            out.push_str(l);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// One dispatch.
@@ -143,6 +189,8 @@ pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: String,
+    /// The adapter's subgroup size, when it has one size.
+    subgroup_size: Option<u32>,
     features: wgpu::Features,
     limits: wgpu::Limits,
     /// Errors wgpu reported outside any scope (validation, out of memory,
@@ -207,6 +255,7 @@ impl Gpu {
             device,
             queue,
             info: format!("{} ({:?}, {:?})", ai.name, ai.backend, ai.device_type),
+            subgroup_size: (ai.subgroup_min_size == ai.subgroup_max_size && ai.subgroup_min_size > 0).then_some(ai.subgroup_min_size),
             features: device_features(features),
             limits,
             errors,
@@ -217,6 +266,12 @@ impl Gpu {
     /// The adapter, in words.
     pub fn info(&self) -> &str {
         &self.info
+    }
+
+    /// The number of invocations in a subgroup on this adapter, where it has
+    /// one size (lavapipe: 8 with AVX2); `None` where it varies.
+    pub fn subgroup_size(&self) -> Option<u32> {
+        self.subgroup_size
     }
 
     /// Whether the device was lost (then make a new [`Gpu`]).
@@ -491,14 +546,24 @@ impl Gpu {
             at += n;
         }
         for cap in &caps {
+            // wgpu's Vulkan backend: SHADER_F16 enables shaderFloat16 (and,
+            // with it, shaderInt8 where the device has it, which no wgpu
+            // feature reports), SHADER_F16 or SHADER_I16 the 16-bit storage
+            // of buffers; nothing enables 8-bit storage or 16-bit push
+            // constants.
             let need = match *cap {
                 c::Float16 => Some(wgpu::Features::SHADER_F16),
                 c::Int16 => Some(wgpu::Features::SHADER_I16),
-                // lavapipe (Mesa 22.3) crashed on raw SPIR-V with Int64
-                // (vk-gl-cts ldexp_f32vec2_i64vec2) though it has the feature.
-                c::Int64 => None,
+                c::Int64 => Some(wgpu::Features::SHADER_INT64),
                 c::Float64 => Some(wgpu::Features::SHADER_F64),
-                c::StorageBuffer16BitAccess | c::UniformAndStorageBuffer16BitAccess | c::StoragePushConstant16 | c::StorageInputOutput16 | c::Int8 | c::StorageBuffer8BitAccess | c::UniformAndStorageBuffer8BitAccess | c::StoragePushConstant8 => None,
+                c::Int8 => Some(wgpu::Features::SHADER_F16),
+                c::StorageBuffer16BitAccess | c::UniformAndStorageBuffer16BitAccess => {
+                    if f.intersects(wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_I16) {
+                        continue;
+                    }
+                    None
+                }
+                c::StoragePushConstant16 | c::StorageInputOutput16 | c::StorageBuffer8BitAccess | c::UniformAndStorageBuffer8BitAccess | c::StoragePushConstant8 => None,
                 _ => continue,
             };
             let ok = need.is_some_and(|n| f.contains(n));
@@ -516,7 +581,7 @@ impl Gpu {
                 let text = job.wgsl.ok_or_else(|| self.fail(job, GpuErrorKind::Unsupported, "no WGSL given"))?;
                 self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: None,
-                    source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(text)),
+                    source: wgpu::ShaderSource::Wgsl(native_wgsl(text)),
                 })
             }
             #[cfg(not(target_arch = "wasm32"))]
