@@ -13,6 +13,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// WGSL's limit on nested brace-enclosed statements in a function
+/// (WGSL section 17, "Limits"), which naga enforces.
+const MAX_NESTING: usize = 127;
+
 /// One function being written.
 pub(crate) struct F<'c> {
     pub cfg: &'c FunctionCfg,
@@ -241,6 +245,23 @@ impl W<'_> {
 
     fn stmt(&mut self, f: &mut F, s: &Stmt) -> Result<(), Refusal> {
         let n = f.indent;
+        // Braces open around this statement's own statements: `f.indent`
+        // counts those already open (the function body's is 1).
+        let opens = match s {
+            Stmt::If { .. } => 1,
+            Stmt::Loop { continuing, break_if, .. } if !continuing.is_empty() || break_if.is_some() => 2,
+            Stmt::Loop { .. } => 1,
+            Stmt::Switch { .. } => 2,
+            _ => 0,
+        };
+        if n + opens > MAX_NESTING {
+            let at = f.cfg.blocks.first().map(|b| b.start);
+            return Err(Refusal::new(
+                "wgsl.nesting",
+                format!("control flow nested deeper than WGSL's {MAX_NESTING} brace-enclosed statements"),
+                at,
+            ));
+        }
         match s {
             Stmt::Block(b) => {
                 let Some(blk) = f.cfg.blocks.get(*b as usize) else { return Ok(()) };

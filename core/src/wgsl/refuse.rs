@@ -40,6 +40,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("wgsl.builtin", "the built-in variable has no WGSL counterpart in this stage"),
     ("wgsl.constant", "the constant has no WGSL literal (non-finite floating point)"),
     ("wgsl.control-flow", "the control flow could not be structured"),
+    ("wgsl.nesting", "WGSL allows at most 127 nested brace-enclosed statements in a function"),
     ("wgsl.entry-point", "no entry point to lower"),
     ("wgsl.invalid", "the module is not valid SPIR-V"),
 ];
