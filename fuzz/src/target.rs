@@ -71,7 +71,7 @@ fn run_compute(words: &[u32]) {
     for e in refl.entry_points.iter().filter(|e| e.execution_model == "GLCompute") {
         let invocations = e
             .workgroup_size
-            .map_or(1, |w| [w.x, w.y, w.z].iter().map(|d| d.unwrap_or(1) as u64).product::<u64>());
+            .map_or(1, |w| [w.x, w.y, w.z].iter().fold(1u64, |n, d| n.saturating_mul(d.unwrap_or(1) as u64)));
         if invocations > 256 {
             continue;
         }

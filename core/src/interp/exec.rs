@@ -159,7 +159,7 @@ fn run_grid(
         local_size: prog.local_size,
     };
     let wg_buf = prog.bufs.iter().position(|k| *k == BufKey::Workgroup);
-    let wg_invs = lx as u64 * ly as u64 * lz as u64;
+    let wg_invs = (lx as u64).saturating_mul(ly as u64).saturating_mul(lz as u64);
     let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     for wz in 0..nz {
