@@ -11,6 +11,32 @@
 //! a stage finds errors, later stages (which assume its guarantees, e.g. that every
 //! id is defined once) are skipped, so no cascade of follow-on noise is reported.
 
+/// The compile-time dispatch table of a one-walk pass: `ROUTES[op]` is
+/// `$of(op)` for every opcode below `ROUTED`, so that the walk pays one load
+/// per instruction rather than a chain of `applies` tests; `route(op)` reads
+/// it, and asks `$of` for the few opcodes above it.
+macro_rules! opcode_routes {
+    ($route:ident, $of:ident) => {
+        const ROUTED: usize = 1 << 13;
+        static ROUTES: [$route; ROUTED] = {
+            let mut t = [$route::None; ROUTED];
+            let mut o = 0;
+            while o < ROUTED {
+                t[o] = $of(o as u16);
+                o += 1;
+            }
+            t
+        };
+
+        fn route(opcode: u16) -> $route {
+            match ROUTES.get(opcode as usize) {
+                Some(&r) => r,
+                None => $of(opcode),
+            }
+        }
+    };
+}
+
 mod adjacency;
 mod arith;
 mod atomics;

@@ -150,26 +150,7 @@ const fn route_of(opcode: u16) -> Route {
     }
 }
 
-/// [`route_of`] for every opcode below [`ROUTED`], worked out at compile time,
-/// so that the walk pays one load per instruction rather than a chain of
-/// `applies` tests.
-const ROUTED: usize = 1 << 13;
-static ROUTES: [Route; ROUTED] = {
-    let mut t = [Route::None; ROUTED];
-    let mut o = 0;
-    while o < ROUTED {
-        t[o] = route_of(o as u16);
-        o += 1;
-    }
-    t
-};
-
-fn route(opcode: u16) -> Route {
-    match ROUTES.get(opcode as usize) {
-        Some(&r) => r,
-        None => route_of(opcode),
-    }
-}
+opcode_routes!(Route, route_of);
 
 /// The pass of the instruction families (arithmetic, bitwise, conversions,
 /// logical and relational), in one walk over the instructions: each

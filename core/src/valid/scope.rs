@@ -603,18 +603,7 @@ const fn route_of(opcode: u16) -> Route {
     }
 }
 
-/// [`route_of`] for every opcode below [`ROUTED`], worked out at compile time
-/// (one load per instruction in the walk).
-const ROUTED: usize = 1 << 13;
-static ROUTES: [Route; ROUTED] = {
-    let mut t = [Route::None; ROUTED];
-    let mut o = 0;
-    while o < ROUTED {
-        t[o] = route_of(o as u16);
-        o += 1;
-    }
-    t
-};
+opcode_routes!(Route, route_of);
 
 /// The pass of atomics, barriers and non-uniform group operations, in one
 /// walk; then the execution models their scopes allow.
@@ -622,11 +611,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
     let mut sync: Option<Sync> = None;
     for i in 0..cx.insts().len() {
         let opcode = cx.insts()[i].opcode;
-        let route = match ROUTES.get(opcode as usize) {
-            Some(&r) => r,
-            None => route_of(opcode),
-        };
-        let family: fn(&mut Context<'_>, &mut Sync, usize, u16) = match route {
+        let family: fn(&mut Context<'_>, &mut Sync, usize, u16) = match route(opcode) {
             Route::None => continue,
             Route::Atomic => super::atomics::run,
             Route::Barrier => super::barrier::run,
