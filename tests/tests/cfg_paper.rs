@@ -8,9 +8,16 @@
 //! filled in the simplest way consistent with the text (noted per figure).
 //! When the reference spirv-val is available, the modules are also checked to
 //! be valid or invalid as the paper says.
+//!
+//! The `*_under_both_revisions` tests check the construct sets, back edges
+//! and verdicts that the paper states under SPIR-V 1.6r1 (regular dominance,
+//! section 3) and under 1.6r2 (structural dominance, section 4), each
+//! expected value with the paper's sentence that states it.
 
 use spvlab_core::binary::read_words;
-use spvlab_core::cfg::{ConstructKind, FunctionCfg, ModuleCfg, Roles, analyze};
+use spvlab_core::cfg::{
+    ConstructKind, FunctionCfg, ModuleCfg, Relation, Revision, Roles, Violation, analyze,
+};
 use std::time::Instant;
 
 const VOID: u32 = 1000;
@@ -196,6 +203,35 @@ impl Fig {
             let k = &f.constructs()[c as usize];
             (k.kind, self.id(k.entry))
         })
+    }
+
+    // ---- Both revisions (crate::cfg::r1) ----
+
+    /// The blocks (label ids) of a construct under a revision.
+    fn rset(&self, r: Revision, kind: ConstructKind, entry: u32) -> Vec<u32> {
+        let v = self.f().revision(r);
+        let k = v
+            .construct(kind, self.b(entry))
+            .unwrap_or_else(|| panic!("{}: no {kind:?} construct at {entry} under {}", self.name, r.name()));
+        self.ids(k.blocks.iter().copied())
+    }
+
+    /// The back edges (label ids) under a revision, sorted.
+    fn rback(&self, r: Revision) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = self
+            .f()
+            .revision(r)
+            .back_edges
+            .iter()
+            .map(|&(a, b)| (self.id(a), self.id(b)))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The broken rules under a revision.
+    fn rviolations(&self, r: Revision) -> Vec<Violation> {
+        self.f().revision(r).violations
     }
 }
 
@@ -514,6 +550,209 @@ fn fig9_back_edge_block_must_post_dominate_continue_target() {
     assert_eq!(right.set(Loop, 2), vec![2, 10, 11]);
     assert_eq!(right.innermost(11), Some((Loop, 2)));
     assert_eq!(right.innermost(3), Some((Continue, 5)));
+}
+
+// ---- Both revisions: the sets and verdicts the paper states ----
+//
+// R1 is SPIR-V 1.6r1 (regular dominance, the definitions quoted in sections
+// 2.2 and 3), R2 is SPIR-V 1.6r2 (structural dominance, section 4).
+
+const R1: Revision = Revision::V1_6R1;
+const R2: Revision = Revision::V1_6R2;
+
+#[test]
+fn fig2_under_both_revisions() {
+    let g = fig2();
+    // §2.2: "Applying this definition to Fig. 2d, we see that the blocks
+    // {3, 4, 5} form a selection construct headed by block 3".
+    assert_eq!(g.rset(R1, Selection, 3), vec![3, 4, 5]);
+    // §2.2: "edge 7 -> 2 in Fig. 2d is a back edge, and thus block 7 is a
+    // back-edge block".
+    assert_eq!(g.rback(R1), vec![(7, 2)]);
+    // §2.2: "block 7 of Fig. 2d forms a single-block continue construct".
+    assert_eq!(g.rset(R1, Continue, 7), vec![7]);
+    // §2.2: "The loop construct headed by block 2 is then defined as the set
+    // of blocks {2, 3, 4, 5, 6}".
+    assert_eq!(g.rset(R1, Loop, 2), vec![2, 3, 4, 5, 6]);
+    // §2.2: the 1.6r1 definitions "work well for straightforward examples
+    // such as the illustrative example of Section 2.1"; §4.1 names the
+    // problems structural dominance fixes as those of the section 3 examples
+    // only. So 1.6r2 gives Fig. 2 the same sets and back edge.
+    assert_eq!(g.rset(R2, Selection, 3), vec![3, 4, 5]);
+    assert_eq!(g.rset(R2, Continue, 7), vec![7]);
+    assert_eq!(g.rset(R2, Loop, 2), vec![2, 3, 4, 5, 6]);
+    assert_eq!(g.rback(R2), vec![(7, 2)]);
+    // Fig. 2b is "a possible SPIR-V representation" of the shader of Fig. 2a
+    // (§2.1): valid under both.
+    assert!(g.rviolations(R1).is_empty(), "{:?}", g.rviolations(R1));
+    assert!(g.rviolations(R2).is_empty(), "{:?}", g.rviolations(R2));
+    assert!(g.f().compare_revisions().differing.is_empty());
+}
+
+#[test]
+fn fig3_under_both_revisions() {
+    let g = fig3();
+    // §3.1: "Thus according to the definition, the selection construct
+    // headed at 3 comprises blocks {3, 4, 7}."
+    assert_eq!(g.rset(R1, Selection, 3), vec![3, 4, 7]);
+    // §3.1: "we would expect this selection construct to comprise the set of
+    // blocks {3, 4}"; §4.1: with the merge and continue edges "3 would no
+    // longer dominate 7".
+    assert_eq!(g.rset(R2, Selection, 3), vec![3, 4]);
+    // The difference is block 7, and §4.1 gives the reason: "the header of
+    // the selection construct (block 3) dominates the loop's merge block
+    // (block 7)" but does not structurally dominate it.
+    let cmp = g.f().compare_revisions();
+    let diff: Vec<_> = cmp.differing.iter().filter(|m| cmp.constructs[m.construct as usize].kind == Selection).collect();
+    assert_eq!(diff.len(), 1, "{diff:?}");
+    assert_eq!((g.id(diff[0].block), diff[0].r1, diff[0].r2), (7, true, false));
+    let fact = diff[0].facts.iter().find(|f| f.a == g.b(3)).expect("the fact about 3");
+    assert_eq!((fact.relation, fact.regular, fact.structural, fact.vacuous), (Relation::Dominates, true, false, false));
+}
+
+#[test]
+fn fig4_under_both_revisions() {
+    let g = fig4();
+    // §3.2: "the selection construct comprises the set of blocks {3, 4, 5}
+    // dominated by the selection header 3, minus the singleton set {4} of
+    // blocks dominated by the associated merge block. The result is the set
+    // {3, 5}."
+    assert_eq!(g.rset(R1, Selection, 3), vec![3, 5]);
+    // §3.2: "Intuitively, we would like the selection construct headed by
+    // block 3 to comprise just block 3"; §4.3: "the loop header is the only
+    // block in a loop construct that can structurally dominate the loop's
+    // continue target".
+    assert_eq!(g.rset(R2, Selection, 3), vec![3]);
+    let cmp = g.f().compare_revisions();
+    assert!(cmp.differing.iter().any(|m| g.id(m.block) == 5 && m.r1 && !m.r2));
+}
+
+#[test]
+fn fig5_under_both_revisions() {
+    let g = fig5();
+    // §3.3: "edge 3 -> 2 ... is *not* a back edge according to the definition
+    // in the specification ... since the edge is not reachable from the
+    // entry block of the CFG. Hence the loop header block 2 has no back edges
+    // branching to it."
+    assert_eq!(g.rback(R1), vec![]);
+    // §3.3: "The CFG of Fig. 5 is invalid according to this rule" ("with
+    // each loop header having exactly one back edge branching to it").
+    assert_eq!(g.rviolations(R1), vec![Violation::BackEdgeCount { header: g.b(2), count: 0 }]);
+    // §4.3: "With our new definitions, branch edge 3 -> 2 ... is indeed a
+    // back edge".
+    assert_eq!(g.rback(R2), vec![(3, 2)]);
+    // §3.3: "it is indeed desirable for examples such as this to be
+    // considered valid"; §4.3 gives the back edge that makes it so.
+    assert!(g.rviolations(R2).is_empty(), "{:?}", g.rviolations(R2));
+}
+
+#[test]
+fn fig6_under_both_revisions() {
+    let g = fig6();
+    // §3.4: "according to the definition of selection construct given in
+    // Section 2.2 this selection construct contains *no* blocks."
+    assert_eq!(g.rset(R1, Selection, 4), Vec::<u32>::new());
+    // §4.3: "the selection construct headed by block 4 is now defined to be
+    // ... the set {4, 5, 6, 7}, minus ... the set {7}, yielding the set
+    // {4, 5, 6}".
+    assert_eq!(g.rset(R2, Selection, 4), vec![4, 5, 6]);
+    // §3.4: "The SPIR-V specification allows this example, spirv-val agrees
+    // that it is valid"; §4.3 keeps it valid with a non-empty construct.
+    assert!(g.rviolations(R1).is_empty(), "{:?}", g.rviolations(R1));
+    assert!(g.rviolations(R2).is_empty(), "{:?}", g.rviolations(R2));
+    // Compare mode: 4, 5 and 6 differ, because (§3.4) "Every unreachable
+    // block vacuously dominates every unreachable block": the merge block 7
+    // dominates them vacuously, not structurally.
+    let cmp = g.f().compare_revisions();
+    let sel4 = cmp.constructs.iter().position(|p| p.kind == Selection && p.entry == g.b(4)).unwrap() as u32;
+    let diff: Vec<_> = cmp.differing.iter().filter(|m| m.construct == sel4).collect();
+    assert_eq!(g.ids(diff.iter().map(|m| m.block)), vec![4, 5, 6]);
+    for m in diff {
+        assert!(!m.r1 && m.r2);
+        assert!(
+            m.facts.iter().any(|f| f.relation == Relation::Dominates
+                && f.a == g.b(7)
+                && f.regular
+                && f.vacuous
+                && !f.structural),
+            "{m:?}"
+        );
+    }
+}
+
+#[test]
+fn fig7_under_both_revisions() {
+    let g = fig7();
+    // §3.4: "SPIR-V 1.6r1 appears to allow this CFG. The requirement ... is
+    // doubly-satisfied for blocks 5 and 10".
+    assert!(g.rviolations(R1).is_empty(), "{:?}", g.rviolations(R1));
+    // §3.4: "misleading because 8 -> 5 is not a back edge" (under 1.6r1: no
+    // branch path from the entry reaches 8).
+    assert!(!g.rback(R1).contains(&(8, 5)));
+    // §4.3: "this example is now deemed invalid, because header block 10
+    // does not structurally dominate its merge block 5."
+    assert!(
+        g.rviolations(R2).contains(&Violation::MergeNotDominated { header: g.b(10), merge: g.b(5) }),
+        "{:?}",
+        g.rviolations(R2)
+    );
+}
+
+#[test]
+fn fig8_under_both_revisions() {
+    let g = fig8();
+    let f = g.f();
+    // §3.5: "block 4 dominates the set of blocks {4, 5, 6}, and 4 post
+    // dominates each of these blocks because none of the blocks lie on a
+    // path that reaches a CFG exit block."
+    for x in [4, 5, 6] {
+        assert!(f.r1_dominates(g.b(4), g.b(x)) && f.r1_post_dominates(g.b(4), g.b(x)), "{x}");
+    }
+    // §3.5: 1.6r1's extra condition ("while excluding blocks dominated by
+    // that loop's merge block") "does get rid of block 5, yielding {4} as the
+    // continue construct".
+    assert_eq!(g.rset(R1, Continue, 4), vec![4]);
+    // §4.3: "the continue construct for the loop headed by block 3 comprises
+    // the set of blocks {4} as desired".
+    assert_eq!(g.rset(R2, Continue, 4), vec![4]);
+    // Compare mode: the sets agree, but 5 and 6 are out for different
+    // reasons: under 1.6r1 only the merge-block clause removes them (4 post-
+    // dominates them vacuously), under 1.6r2 4 does not structurally
+    // post-dominate them.
+    let cmp = f.compare_revisions();
+    let c4 = cmp.constructs.iter().position(|p| p.kind == Continue && p.entry == g.b(4)).unwrap() as u32;
+    let masked: Vec<_> = cmp
+        .masked
+        .iter()
+        .filter(|m| m.construct == c4 && [5, 6].contains(&g.id(m.block)))
+        .collect();
+    assert_eq!(masked.len(), 2, "{:?}", cmp.masked);
+    for m in masked {
+        assert!(m.facts.iter().any(|d| d.relation == Relation::PostDominates
+            && d.a == g.b(4)
+            && d.regular
+            && d.vacuous
+            && !d.structural));
+    }
+}
+
+#[test]
+fn fig9_under_both_revisions() {
+    let left = fig9_left();
+    // §4.4: "The old SPIR-V rules required 3 to post dominate 2, which it
+    // does."
+    assert!(left.rviolations(R1).is_empty(), "{:?}", left.rviolations(R1));
+    assert_eq!(left.rback(R1), vec![(3, 2)]);
+    // §4.4: "Our new rules require 3 to *structurally* post dominate 2, which
+    // it does not".
+    assert_eq!(
+        left.rviolations(R2),
+        vec![Violation::ContinueNotPostDominated { continue_target: left.b(2), back_edge_block: left.b(3) }]
+    );
+    // §4.4: the fix "adding an empty intermediate block as the loop's
+    // continue target, as illustrated by the right CFG in Fig. 9".
+    let right = fig9_right();
+    assert!(right.rviolations(R2).is_empty(), "{:?}", right.rviolations(R2));
 }
 
 /// The reference validator agrees with the paper on which figures are valid

@@ -43,11 +43,16 @@
 
 mod construct;
 mod dom;
+mod r1;
 #[cfg(test)]
 mod tests;
 
 pub use construct::{Construct, ConstructKind};
 pub use dom::{Csr, DomTree, immediate_dominators};
+pub use r1::{
+    Comparison, DomFact, Membership, PairedConstruct, Relation, RevConstruct, Revision, RevisionView,
+    SearchStep, Violation,
+};
 
 use crate::grammar::op;
 use crate::binary::OperandParser;
@@ -809,21 +814,12 @@ impl FunctionCfg {
         construct::build(self);
     }
 
-    /// The back edges: a depth-first search over structured edges (merge,
-    /// continue, then branch edges, in that order per block) from a pseudo
-    /// entry whose successors are, in block order, the blocks without
-    /// structural predecessors (the entry block first, in a well-formed
-    /// function) and then one block of each part of the graph they do not
-    /// reach (the first such block in block order). When a structured edge
-    /// `v -> t` meets `t` on the stack, the branch edges `v -> t` are back
-    /// edges. This is spirv-val's search (`ComputeAugmentedCFG` and the back-
-    /// edge traversal of `PerformCfgChecks`): from the entry block it finds
-    /// what a search from the entry alone finds, and it also finds the back
-    /// edges of cycles that the entry block does not reach.
-    fn find_back_edges(&mut self) {
+    /// The roots of the back-edge search ([`FunctionCfg::back_edge_pairs`]),
+    /// in the order it starts from them: the blocks without structural
+    /// predecessors, in block order, then the first block (in block order) of
+    /// each part of the graph they do not reach.
+    pub(crate) fn search_roots(&self) -> Vec<u32> {
         let n = self.blocks.len();
-        self.back_edge = vec![false; self.edges.len()];
-        self.back_pairs = Vec::new();
         let mut has_pred = vec![false; n];
         for e in &self.edges {
             has_pred[e.to as usize] = true;
@@ -848,6 +844,25 @@ impl FunctionCfg {
                 flood(b, &mut mark, self);
             }
         }
+        roots
+    }
+
+    /// The back edges: a depth-first search over structured edges (merge,
+    /// continue, then branch edges, in that order per block) from a pseudo
+    /// entry whose successors are, in block order, the blocks without
+    /// structural predecessors (the entry block first, in a well-formed
+    /// function) and then one block of each part of the graph they do not
+    /// reach (the first such block in block order). When a structured edge
+    /// `v -> t` meets `t` on the stack, the branch edges `v -> t` are back
+    /// edges. This is spirv-val's search (`ComputeAugmentedCFG` and the back-
+    /// edge traversal of `PerformCfgChecks`): from the entry block it finds
+    /// what a search from the entry alone finds, and it also finds the back
+    /// edges of cycles that the entry block does not reach.
+    fn find_back_edges(&mut self) {
+        let n = self.blocks.len();
+        self.back_edge = vec![false; self.edges.len()];
+        self.back_pairs = Vec::new();
+        let roots = self.search_roots();
         let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
         let mut stack: Vec<(u32, usize)> = Vec::new();
         // Every edge that meets a block on the stack: (from, to, edge index);
