@@ -1,11 +1,14 @@
 //! `spvlab cfg`: the control-flow graph of a function as Graphviz DOT (the same
-//! DOT the page draws), or the whole analysis report as JSON.
+//! DOT the page draws), or the whole analysis report as JSON, or with
+//! `--rules` the constructs of a function under SPIR-V 1.6r1 or 1.6r2 as text
+//! (`cfg_rules.rs`).
 
 use std::ffi::OsString;
 
 use spvlab_core::analysis::Analysis;
 use spvlab_core::analysis::dot::{DotOptions, Dominators};
 use spvlab_core::analysis::report::AnalyzeReport;
+use spvlab_core::cfg::Revision;
 use spvlab_core::valid::Options;
 
 use crate::args::{self, Common, Parser, set};
@@ -34,6 +37,11 @@ Options:
   --dominators <none|regular|structural>
                            Overlay a dominator tree.
   --hide-unreachable       Leave out structurally unreachable blocks.
+  --rules <1.6r1|1.6r2>    Print, as text, the function's constructs (and their
+                           blocks), back edges and section 2.11 verdict under
+                           the structured-control-flow rules of SPIR-V 1.6
+                           revision 1 (regular dominance) or revision 2
+                           (structural dominance, what the DOT draws).
   -o <file>                Write to <file> (default: standard output).
   -h, --help               Print this help.
 
@@ -44,6 +52,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut json = false;
     let mut function: Option<String> = None;
     let mut opts = DotOptions::default();
+    let mut rules: Option<Revision> = None;
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
         match name.as_str() {
             "--format" => match p.text_value("--format", inline)?.as_str() {
@@ -52,6 +61,10 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                 other => return Err(CliError::UnknownFlag(format!("--format {other}"))),
             },
             "--function" => function = Some(p.text_value("--function", inline)?),
+            "--rules" => {
+                let v = p.text_value("--rules", inline)?;
+                rules = Some(Revision::parse(&v).ok_or_else(|| CliError::UnknownFlag(format!("--rules {v}")))?);
+            }
             "--listing" => set("--listing", &inline, &mut opts.listing, true)?,
             "--no-constructs" => set("--no-constructs", &inline, &mut opts.constructs, false)?,
             "--hide-unreachable" => set("--hide-unreachable", &inline, &mut opts.hide_unreachable, true)?,
@@ -70,6 +83,9 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let Some(Common { input, output, env }) = args::parse(args, HELP, Some(Output::Stdout), true, flag)? else {
         return Ok(());
     };
+    if json && rules.is_some() {
+        return Err(CliError::Usage("--rules prints text; it cannot be combined with --format json".into()));
+    }
     let (name, a) = crate::io::analyze_input(input, &Options { env, ..Options::default() })?;
     if json {
         let mut s = serde_json::to_string_pretty(&AnalyzeReport::of(&a)).unwrap_or_default();
@@ -83,6 +99,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         Some(f) => a.function_by_name(f),
         None => a.function_index(None),
     };
+    if let (Some(r), Some(fi)) = (rules, f)
+        && !a.cfg().functions[fi].blocks.is_empty()
+    {
+        let text = super::cfg_rules::listing(&a, fi, r);
+        return output.write(text.as_bytes());
+    }
     let Some(dot) = f.and_then(|f| a.dot(Some(a.cfg().functions[f].id), &opts)) else {
         match &function {
             Some(f) => eprintln!("spvlab cfg: {name}: no function `{f}` (functions: {})", list(&a)),

@@ -7,6 +7,7 @@ use crate::error::CliError;
 pub mod amber;
 pub mod assemble;
 pub mod cfg;
+mod cfg_rules;
 pub mod disassemble;
 pub mod reflect;
 pub mod run;

@@ -80,6 +80,10 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
                 "back edge",
                 &[(label_at(f, to), format!("{b} is not a loop header"))],
             );
+            let note = back_edge_note(cx, f, from, to);
+            if let (Some(d), Some(note)) = (cx.diags.last_mut(), note) {
+                d.help = Some(note);
+            }
         }
     }
     let mut latches: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -111,7 +115,23 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
         }
     }
 
-    if !bad {
+    if bad {
+        // The construct rules read back edges, but a header's structural
+        // dominance of its merge block does not: report it too, as the root
+        // cause it often is (Fig. 7 of Klimis et al.: the cyclic merges make
+        // 8 -> 5 a back edge, and header 10 does not structurally dominate its
+        // merge block 5).
+        for c in f.constructs() {
+            let header_kind = matches!(c.kind, ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Loop);
+            if let Some(m) = c.merge
+                && header_kind
+                && f.is_structurally_reachable(c.entry)
+                && !f.structurally_dominates(c.entry, m)
+            {
+                merge_not_dominated(cx, f, c, m);
+            }
+        }
+    } else {
         // Constructs of the structured rules: every construct of the
         // function but the case constructs (the switch rules walk those).
         // Constructs with an error found below are marked broken and skipped
@@ -168,14 +188,7 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
                     vec![(label_at(f, c.entry), format!("continue target {en}")), (mi, format!("declared by the loop header {hn}"))],
                 );
             } else {
-                let path = bypass_path(cx, f, c.entry, exit);
-                fail(
-                    cx,
-                    "cfg.merge-not-structurally-dominated",
-                    format!("the {} construct headed by {hn} does not structurally dominate its merge block {xn}{path}", word(c.kind)),
-                    mi,
-                    vec![(label_at(f, exit), format!("merge block {xn}")), (label_at(f, c.header), format!("header {hn}"))],
-                );
+                merge_not_dominated(cx, f, c, exit);
             }
             continue;
         }
@@ -369,6 +382,55 @@ fn constructs(cx: &mut Context<'_>, f: &FunctionCfg, broken: &mut [bool], latche
             break;
         }
     }
+}
+
+/// "The header %h does not structurally dominate its merge block %m".
+fn merge_not_dominated(cx: &mut Context<'_>, f: &FunctionCfg, c: &Construct, merge: u32) {
+    let mi = merge_inst(f, c);
+    let (hn, xn) = (bname(cx, f, c.header), bname(cx, f, merge));
+    let path = bypass_path(cx, f, c.entry, merge);
+    report(
+        cx,
+        "cfg.merge-not-structurally-dominated",
+        mi,
+        format!("the {} header {hn} does not structurally dominate its merge block {xn}{path}", word(c.kind)),
+        "",
+        &[(label_at(f, merge), format!("merge block {xn}")), (label_at(f, c.header), format!("header {hn}"))],
+    );
+}
+
+/// Why `from -> to` is a back edge: the path of the structural depth-first
+/// search that has `to` on its stack when it meets the branch, and whether
+/// the branch-only search of SPIR-V 1.6r1 would find it.
+fn back_edge_note(cx: &mut Context<'_>, f: &FunctionCfg, from: u32, to: u32) -> Option<String> {
+    let path = f.back_edge_search_path(from, to)?;
+    let first = path.first()?.block;
+    let mut walk = bname(cx, f, first);
+    for s in &path[1..] {
+        let arrow = match s.via {
+            Some(EdgeKind::Merge) => " -merge-> ",
+            Some(EdgeKind::Continue) => " -continue-> ",
+            _ => " -> ",
+        };
+        walk.push_str(arrow);
+        walk.push_str(&bname(cx, f, s.block));
+    }
+    let (a, b) = (bname(cx, f, from), bname(cx, f, to));
+    let start = if first == 0 {
+        String::from("from the entry block")
+    } else {
+        format!("from {}, which no structured path from the entry block reaches", bname(cx, f, first))
+    };
+    let r1 = if f.r1_back_edges().contains(&(from, to)) {
+        String::from("the search over branch edges alone (SPIR-V 1.6r1) finds it too")
+    } else if !f.is_reachable(from) {
+        format!("over branch edges alone (SPIR-V 1.6r1's search) no path from the entry block reaches {a}, so there it is no back edge")
+    } else {
+        String::from("the search over branch edges alone (SPIR-V 1.6r1) does not find it")
+    };
+    Some(format!(
+        "{a} -> {b} is a back edge because the depth-first search over structured edges (branch, merge and continue edges, SPIR-V 1.6r2 section 2.2.5), {start}, walks {walk} and meets the branch to {b} while {b} is still on its stack; {r1}"
+    ))
 }
 
 fn unstructured_exit(cx: &mut Context<'_>, f: &FunctionCfg, ci: u32, x: u32, y: u32, inst: usize) {
