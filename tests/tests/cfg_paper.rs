@@ -1261,3 +1261,27 @@ fn validator_deep_nesting_100k_blocks() {
     let errs = validate_fig(&words, &spvlab_core::valid::Options::default());
     assert!(errs.iter().any(|d| d.code == "cfg.nesting-too-deep"));
 }
+
+/// The back-edge note of a long search path keeps its start and the part
+/// from the back edge's target on: a chain 1 -> ... -> 20 whose block 20
+/// branches back to 15, which is no loop header.
+#[test]
+fn back_edge_note_shortens_long_search_paths() {
+    let mut b = Builder::new();
+    for k in 1..20 {
+        b.label(k).branch(k + 1);
+    }
+    b.label(20).sel_merge(21).cond(TRUE, 15, 21);
+    b.label(21).ret();
+    let words = b.finish(FIRST_FREE);
+    let errs = validate_fig(&words, &spvlab_core::valid::Options::default());
+    let d = errs
+        .iter()
+        .find(|d| d.code == "cfg.back-edge-not-to-loop-header" && d.message.contains("%20 -> %15"))
+        .unwrap_or_else(|| panic!("{:?}", errs.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    let help = d.help.as_deref().unwrap_or("");
+    assert!(help.contains("walks %1 -> %2 -> %3 ... -> %13 -> %14 -> %15 -> %16"), "{help}");
+    assert!(help.contains("-> %20 and meets the branch to %15"), "{help}");
+    assert!(!help.contains("%8 "), "{help}");
+    assert!(help.contains("finds it too"), "{help}");
+}

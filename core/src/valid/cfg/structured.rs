@@ -68,6 +68,9 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
     let back = f.back_edge_pairs();
     let is_loop_header =
         |b: u32| f.blocks[b as usize].merge.is_some_and(|m| m.kind == MergeKind::Loop);
+    // The notes replay the search (O(function) each): the first few only.
+    let mut notes_left = 16u32;
+    let mut r1_back: Option<Vec<(u32, u32)>> = None;
     for &(from, to) in back {
         if !is_loop_header(to) {
             bad = true;
@@ -80,7 +83,13 @@ pub(super) fn check(cx: &mut Context<'_>, f: &FunctionCfg) {
                 "back edge",
                 &[(label_at(f, to), format!("{b} is not a loop header"))],
             );
-            let note = back_edge_note(cx, f, from, to);
+            let note = if notes_left > 0 {
+                notes_left -= 1;
+                let r1 = r1_back.get_or_insert_with(|| f.r1_back_edges());
+                back_edge_note(cx, f, from, to, r1)
+            } else {
+                None
+            };
             if let (Some(d), Some(note)) = (cx.diags.last_mut(), note) {
                 d.help = Some(note);
             }
@@ -402,11 +411,20 @@ fn merge_not_dominated(cx: &mut Context<'_>, f: &FunctionCfg, c: &Construct, mer
 /// Why `from -> to` is a back edge: the path of the structural depth-first
 /// search that has `to` on its stack when it meets the branch, and whether
 /// the branch-only search of SPIR-V 1.6r1 would find it.
-fn back_edge_note(cx: &mut Context<'_>, f: &FunctionCfg, from: u32, to: u32) -> Option<String> {
+fn back_edge_note(cx: &mut Context<'_>, f: &FunctionCfg, from: u32, to: u32, r1_back: &[(u32, u32)]) -> Option<String> {
     let path = f.back_edge_search_path(from, to)?;
     let first = path.first()?.block;
     let mut walk = bname(cx, f, first);
-    for s in &path[1..] {
+    // A long walk keeps its start and the part from `to` on.
+    let at = path.iter().position(|s| s.block == to).unwrap_or(0);
+    let skip = if at > 6 { 3..at - 2 } else { 0..0 };
+    for (i, s) in path.iter().enumerate().skip(1) {
+        if skip.contains(&i) {
+            if i == skip.start {
+                walk.push_str(" ...");
+            }
+            continue;
+        }
         let arrow = match s.via {
             Some(EdgeKind::Merge) => " -merge-> ",
             Some(EdgeKind::Continue) => " -continue-> ",
@@ -421,7 +439,7 @@ fn back_edge_note(cx: &mut Context<'_>, f: &FunctionCfg, from: u32, to: u32) -> 
     } else {
         format!("from {}, which no structured path from the entry block reaches", bname(cx, f, first))
     };
-    let r1 = if f.r1_back_edges().contains(&(from, to)) {
+    let r1 = if r1_back.contains(&(from, to)) {
         String::from("the search over branch edges alone (SPIR-V 1.6r1) finds it too")
     } else if !f.is_reachable(from) {
         format!("over branch edges alone (SPIR-V 1.6r1's search) no path from the entry block reaches {a}, so there it is no back edge")
