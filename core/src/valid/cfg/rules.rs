@@ -73,7 +73,9 @@ rules! {
     "cfg.back-edge-not-to-loop-header" => "Back edges may only target loop headers.",
     "In structured control flow (2.11), the only way to go back is a loop: every back edge \
      (a branch to a block still on the depth-first search stack) must target a block that \
-     declares OpLoopMerge.";
+     declares OpLoopMerge. Since SPIR-V 1.6r2 the search follows merge and continue edges as \
+     well as branches, so it also walks blocks that no branch reaches, and a branch there can \
+     be a back edge (Klimis et al., POPL 2023, figures 5 and 7).";
     "cfg.back-edge-count" => "A loop header must be targeted by exactly one back-edge block.",
     "2.11: a loop header's back edges must all come from one block, the back-edge block, which \
      ends the continue construct. With no back edge the loop never loops; with several, the \
