@@ -78,12 +78,13 @@ class M:
 
 
 def chain(m, n, x, acc, exit_merge, level_exit=None, inner=None):
-    """A chain of n nested selections, entered by branching to %h0_{tag}; it
+    """A chain of n nested selections, branched to from the current block; it
     ends by branching to exit_merge. level_exit(k, e) may write a different
     ending for the else arm of level k (it must end in a branch to e's merge
     or out); inner() writes the innermost code (ending in a branch to the
     last merge)."""
     tag = m.fresh("q")[1:]
+    m.op(f"OpBranch %h0_{tag}")
     for k in range(n):
         m.label(f"%h{k}_{tag}")
         m.step(acc, 3, k + 1)
@@ -106,7 +107,6 @@ def chain(m, n, x, acc, exit_merge, level_exit=None, inner=None):
         m.label(f"%m{k}_{tag}")
         m.step(acc, 11, 3 * k)
         m.op(f"OpBranch {exit_merge if k == 0 else f'%m{k - 1}_{tag}'}")
-    return f"%h0_{tag}"
 
 
 def prologue(m):
@@ -127,15 +127,31 @@ def epilogue(m, label):
     m.op("OpFunctionEnd")
 
 
+def loop_open(m, count):
+    """A loop of count iterations on %i, merging at %lm, continuing at %cont
+    (written by loop_close); its body goes on in the current block."""
+    m.op("OpBranch %lh")
+    m.label("%lh")
+    m.let("%i", f"OpPhi %uint {m.c(0)} %entry %i1 %cont")
+    m.let("%lt", f"OpULessThan %bool %i {m.c(count)}")
+    m.op("OpLoopMerge %lm %cont None")
+    m.op("OpBranchConditional %lt %go %lm")
+    m.label("%go")
+
+
+def loop_close(m):
+    m.label("%cont")
+    m.let("%i1", f"OpIAdd %uint %i {m.c(1)}")
+    m.op("OpBranch %lh")
+
+
 def deep_if_chain(n):
     m = M()
     prologue(m)
     # The entry block branches into the chain.
-    body_start = len(m.body)
-    h0 = chain(m, n, "%x", "%acc", "%done")
-    m.body.insert(body_start, f"               OpBranch {h0}")
+    chain(m, n, "%x", "%acc", "%done")
     epilogue(m, "%done")
-    return m.text(f"{n} nested selections (deeper than WGSL's 127 braces), code before and after each, else arms; invocations 0 and 5 leave early.")
+    return m.text(f"{n} nested selections (deeper than WGSL's 127 braces), code before and after each, else arms; each invocation leaves the chain at another depth, invocation 0 at the bottom.")
 
 
 def exits_every(every, kind_target, m, x):
@@ -158,15 +174,8 @@ def exits_every(every, kind_target, m, x):
 def deep_if_in_loop(n):
     m = M()
     prologue(m)
-    m.op("OpBranch %lh")
-    m.label("%lh")
-    m.let("%i", f"OpPhi %uint {m.c(0)} %entry %i1 %cont")
+    loop_open(m, 3)
     m.let("%xi", "OpIAdd %uint %x %i")
-    m.let("%lt", f"OpULessThan %bool %i {m.c(3)}")
-    m.op("OpLoopMerge %lm %cont None")
-    m.op("OpBranchConditional %lt %go %lm")
-    m.label("%go")
-    start = len(m.body)
 
     def inner(merge):
         # From the bottom: continue for odd x + i, else go up.
@@ -178,11 +187,8 @@ def deep_if_in_loop(n):
         m.label(em)
         m.op(f"OpBranch {merge}")
 
-    h0 = chain(m, n, "%xi", "%acc", "%cont", exits_every(29, "%lm", m, "%xi"), inner)
-    m.body.insert(start, f"               OpBranch {h0}")
-    m.label("%cont")
-    m.let("%i1", f"OpIAdd %uint %i {m.c(1)}")
-    m.op("OpBranch %lh")
+    chain(m, n, "%xi", "%acc", "%cont", exits_every(29, "%lm", m, "%xi"), inner)
+    loop_close(m)
     epilogue(m, "%lm")
     return m.text(f"a loop around {n} nested selections, with breaks out of the loop from several depths and a continue from the innermost one.")
 
@@ -194,16 +200,12 @@ def deep_if_in_switch(n):
     m.op("OpSelectionMerge %sm None")
     m.op("OpSwitch %sel %dflt 0 %case0 1 %case1")
     m.label("%case0")
-    start = len(m.body)
-    h0 = chain(m, n, "%x", "%acc", "%sm", exits_every(31, "%sm", m, "%x"))
-    m.body.insert(start, f"               OpBranch {h0}")
+    chain(m, n, "%x", "%acc", "%sm", exits_every(31, "%sm", m, "%x"))
     m.label("%case1")
     m.step("%acc", 13, 1)
     m.op("OpBranch %sm")
     m.label("%dflt")
-    start = len(m.body)
-    h1 = chain(m, n, "%x", "%acc", "%sm", exits_every(23, "%sm", m, "%x"))
-    m.body.insert(start, f"               OpBranch {h1}")
+    chain(m, n, "%x", "%acc", "%sm", exits_every(23, "%sm", m, "%x"))
     epilogue(m, "%sm")
     return m.text(f"a switch whose cases hold {n} nested selections each, with breaks out of the switch from several depths.")
 
@@ -213,7 +215,6 @@ def deep_if_return(n):
     prologue(m)
     m.op("OpBranch %top")
     m.label("%top")
-    start = len(m.body)
 
     def ret(k, merge):
         if k % 17 != 16:
@@ -232,8 +233,7 @@ def deep_if_return(n):
         m.op(f"OpBranch {merge}")
         return True
 
-    h0 = chain(m, n, "%x", "%acc", "%done", ret)
-    m.body.insert(start, f"               OpBranch {h0}")
+    chain(m, n, "%x", "%acc", "%done", ret)
     epilogue(m, "%done")
     return m.text(f"{n} nested selections with early returns from several depths.")
 
@@ -241,25 +241,15 @@ def deep_if_return(n):
 def deep_barrier(n):
     m = M()
     prologue(m)
-    m.op("OpBranch %lh")
-    m.label("%lh")
-    m.let("%i", f"OpPhi %uint {m.c(0)} %entry %i1 %cont")
-    m.let("%lt", f"OpULessThan %bool %i {m.c(2)}")
-    m.op("OpLoopMerge %lm %cont None")
-    m.op("OpBranchConditional %lt %go %lm")
-    m.label("%go")
-    start = len(m.body)
+    loop_open(m, 2)
 
     def inner(merge):
         m.op(f"OpControlBarrier {m.c(2)} {m.c(2)} {m.c(264)}")
         m.op(f"OpBranch {merge}")
 
     # Conditions on the loop counter only: uniform across the workgroup.
-    h0 = chain(m, n, "%i", "%acc", "%cont", None, inner)
-    m.body.insert(start, f"               OpBranch {h0}")
-    m.label("%cont")
-    m.let("%i1", f"OpIAdd %uint %i {m.c(1)}")
-    m.op("OpBranch %lh")
+    chain(m, n, "%i", "%acc", "%cont", None, inner)
+    loop_close(m)
     epilogue(m, "%lm")
     return m.text(f"a workgroup barrier under {n} nested selections on uniform conditions (a loop counter), in a loop.")
 
