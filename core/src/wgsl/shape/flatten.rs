@@ -48,24 +48,14 @@ pub const DEPTH_TARGET: usize = 64;
 fn height(s: &Stmt) -> usize {
     match s {
         Stmt::If { then, els, .. } => 1 + list_height(then).max(list_height(els)),
-        Stmt::Loop {
-            body,
-            continuing,
-            break_if,
-        } => {
+        Stmt::Loop { body, continuing, break_if } => {
             if continuing.is_empty() && break_if.is_none() {
                 1 + list_height(body)
             } else {
                 (1 + list_height(body)).max(2 + list_height(continuing))
             }
         }
-        Stmt::Switch { cases, .. } => {
-            2 + cases
-                .iter()
-                .map(|c| list_height(&c.body))
-                .max()
-                .unwrap_or(0)
-        }
+        Stmt::Switch { cases, .. } => 2 + cases.iter().map(|c| list_height(&c.body)).max().unwrap_or(0),
         // Several OpPhi copies are written in a `{ .. }` block of their own.
         Stmt::Phis { .. } => 1,
         _ => 0,
@@ -105,11 +95,7 @@ fn guarded(g: Option<u32>, stmts: Vec<Stmt>, out: &mut Vec<Stmt>) {
         return;
     }
     match g {
-        Some(flag) => out.push(Stmt::If {
-            cond: Cond::Flag(flag),
-            then: stmts,
-            els: Vec::new(),
-        }),
+        Some(flag) => out.push(Stmt::If { cond: Cond::Flag(flag), then: stmts, els: Vec::new() }),
         None => out.extend(stmts),
     }
 }
@@ -137,15 +123,7 @@ impl Flat<'_> {
                     let (mut eh, et) = self.split(els, inner + 1);
                     let ft = self.flag_for(&tt, &mut th, &mut out);
                     let fe = self.flag_for(&et, &mut eh, &mut out);
-                    guarded(
-                        g,
-                        alloc::vec![Stmt::If {
-                            cond,
-                            then: th,
-                            els: eh
-                        }],
-                        &mut out,
-                    );
+                    guarded(g, alloc::vec![Stmt::If { cond, then: th, els: eh }], &mut out);
                     if let Some(ft) = ft {
                         let v = self.list(tt, Some(ft), d);
                         out.extend(v);
@@ -155,22 +133,10 @@ impl Flat<'_> {
                         out.extend(v);
                     }
                 }
-                Stmt::Loop {
-                    body,
-                    continuing,
-                    break_if,
-                } => {
+                Stmt::Loop { body, continuing, break_if } => {
                     let body = self.list(body, None, inner + 1);
                     let continuing = self.list(continuing, None, inner + 2);
-                    guarded(
-                        g,
-                        alloc::vec![Stmt::Loop {
-                            body,
-                            continuing,
-                            break_if
-                        }],
-                        &mut out,
-                    );
+                    guarded(g, alloc::vec![Stmt::Loop { body, continuing, break_if }], &mut out);
                 }
                 Stmt::Switch { selector, cases } => {
                     let cases = cases
@@ -202,25 +168,14 @@ impl Flat<'_> {
 
     /// A fresh flag, reset in `out` and set at the end of `head`, when `tail`
     /// has statements.
-    fn flag_for(
-        &mut self,
-        tail: &[Stmt],
-        head: &mut Vec<Stmt>,
-        out: &mut Vec<Stmt>,
-    ) -> Option<u32> {
+    fn flag_for(&mut self, tail: &[Stmt], head: &mut Vec<Stmt>, out: &mut Vec<Stmt>) -> Option<u32> {
         if tail.is_empty() {
             return None;
         }
         let f = *self.flags;
         *self.flags += 1;
-        out.push(Stmt::SetFlag {
-            flag: f,
-            value: false,
-        });
-        head.push(Stmt::SetFlag {
-            flag: f,
-            value: true,
-        });
+        out.push(Stmt::SetFlag { flag: f, value: false });
+        head.push(Stmt::SetFlag { flag: f, value: true });
         Some(f)
     }
 }
