@@ -10,12 +10,18 @@
 //!   module, and of `SPVLAB_CFG_RANDOM_N` (default 2000) random valid
 //!   structured CFGs (tests/src/cfggen.rs), whose one function also runs on
 //!   the interpreter and is walked along its path when the run ends.
+//! * deep nesting (`wgsl::shape::flatten`): the same walks with every chain
+//!   of `if`s flattened (`structure_within(.., 2)`), whose depth must be at
+//!   most 3 braces plus 3 per nested loop or switch; the fleshed modules
+//!   nested deeper than WGSL's 127 braces come out of `structure` within
+//!   `DEPTH_TARGET`.
 
 use serde_json::Value;
 use spvlab_core::amber::{self, BindKind, Command};
 use spvlab_core::analysis::Analysis;
 use spvlab_core::interp::{self, Buffers, Trace};
-use spvlab_core::wgsl::shape::{Cond, Shape, Stmt, structure};
+use spvlab_core::wgsl::shape::flatten::{DEPTH_TARGET, depth};
+use spvlab_core::wgsl::shape::{Cond, Shape, Stmt, structure, structure_within};
 use spvlab_tests::shapewalk::walk;
 use spvlab_tests::{cases, cfggen, corpus_or_skip};
 
@@ -120,20 +126,67 @@ fn fleshed_run(text: &str) -> (Analysis, usize, Vec<u32>) {
     (a, fi, path)
 }
 
+/// How many loops and switches nest at most in `v`.
+fn loop_nesting(v: &[Stmt]) -> usize {
+    v.iter()
+        .map(|s| match s {
+            Stmt::If { then, els, .. } => loop_nesting(then).max(loop_nesting(els)),
+            Stmt::Loop { body, continuing, .. } => 1 + loop_nesting(body).max(loop_nesting(continuing)),
+            Stmt::Switch { cases, .. } => 1 + cases.iter().map(|c| loop_nesting(&c.body)).max().unwrap_or(0),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The shape of `f` flattened to depth 2, checked against its depth bound
+/// (3 braces plus 3 per nested loop or switch: see `wgsl::shape::flatten`)
+/// and walked along `path`.
+fn flat_walks(m: &spvlab_core::Module, f: &spvlab_core::cfg::FunctionCfg, path: &[u32]) -> Result<u32, String> {
+    let deep = structure_within(m, f, usize::MAX).map_err(|e| e.message)?;
+    let flat = structure_within(m, f, 2).map_err(|e| e.message)?;
+    let bound = 3 + 3 * loop_nesting(&deep.body);
+    if depth(&flat.body) > bound {
+        return Err(format!("flattened to depth {}, more than {bound}:\n{flat}", depth(&flat.body)));
+    }
+    walk(m, f, &flat, path).map_err(|e| format!("flattened: {e}\n{flat}"))?;
+    Ok(flat.flags)
+}
+
 #[test]
 fn shapes_walk_the_fleshed_traces() {
+    with_big_stack(fleshed_traces);
+}
+
+fn fleshed_traces() {
     let Some(corpus) = corpus_or_skip("wgsl_shape traces") else { return };
     let dir = corpus.join("amber/spirv-control-flow-fleshed");
     let index: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
     let list = index.as_array().unwrap();
     assert_eq!(list.len(), 334);
     let (mut walked, mut vars) = (0, 0);
+    let (mut flat_walked, mut flagged, mut deep) = (0, 0, 0);
     let mut failures = Vec::new();
     for c in list {
         let rel = c["amber"].as_str().unwrap();
         let text = std::fs::read_to_string(corpus.join(rel)).unwrap();
         let (a, fi, path) = fleshed_run(&text);
         let f = &a.cfg().functions[fi];
+        match flat_walks(a.module().unwrap(), f, &path) {
+            Ok(flags) => {
+                flat_walked += 1;
+                flagged += (flags > 0) as u32;
+            }
+            Err(e) => failures.push(format!("{rel}: {e}\npath {path:?}")),
+        }
+        if let (Ok(d), Ok(s)) = (structure_within(a.module().unwrap(), f, usize::MAX), structure(a.module().unwrap(), f))
+            && depth(&d.body) > 127
+        {
+            deep += 1;
+            if depth(&s.body) > DEPTH_TARGET {
+                failures.push(format!("{rel}: {} braces deep, more than {DEPTH_TARGET}", depth(&s.body)));
+            }
+        }
         match structure(a.module().unwrap(), f) {
             Err(e) => failures.push(format!("{rel}: no shape: block {}: {}", e.block, e.message)),
             Ok(s) => match walk(a.module().unwrap(), f, &s, &path) {
@@ -149,6 +202,8 @@ fn shapes_walk_the_fleshed_traces() {
         }
     }
     println!("wgsl_shape traces: {walked} of {} walked ({vars} with a dispatch variable), {} failures", list.len(), failures.len());
+    println!("wgsl_shape traces flattened to depth 2: {flat_walked} walked ({flagged} with guard flags); {deep} nested deeper than 127 braces");
+    assert!(deep >= 2, "the two fleshed modules of 256 nested selections are not deeper than 127 braces");
     assert!(failures.is_empty(), "{}", failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n\n"));
 }
 
@@ -254,6 +309,7 @@ fn every_random_valid_cfg_has_a_shape_that_walks() {
     let opts = spvlab_core::valid::Options { env: spvlab_core::TargetEnv::Spv1_6, ..Default::default() };
     let (mut valid, mut shaped, mut walked, mut ran) = (0, 0, 0, 0);
     let (mut mutants, mut mutants_refused) = (0, 0);
+    let mut flat_flags = 0;
     let mut failures = Vec::new();
     let mut i = 0u64;
     while valid < n {
@@ -311,10 +367,14 @@ fn every_random_valid_cfg_has_a_shape_that_walks() {
                 Ok(()) => walked += 1,
                 Err(e) => failures.push(format!("module {}: {e}\npath {path:?}\n{s}\n{text}", i - 1)),
             }
+            match flat_walks(m, &a.cfg().functions[fi], &path) {
+                Ok(flags) => flat_flags += (flags > 0) as u32,
+                Err(e) => failures.push(format!("module {}: {e}\npath {path:?}\n{text}", i - 1)),
+            }
         }
     }
     println!(
-        "wgsl_shape random: {valid} valid modules, {shaped} functions shaped, {ran} ran, {walked} walked, {} failures; {mutants} mutant functions, {mutants_refused} without a shape",
+        "wgsl_shape random: {valid} valid modules, {shaped} functions shaped, {ran} ran, {walked} walked ({flat_flags} flattened with guard flags), {} failures; {mutants} mutant functions, {mutants_refused} without a shape",
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.iter().take(3).cloned().collect::<Vec<_>>().join("\n\n"));

@@ -14,7 +14,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// WGSL's limit on nested brace-enclosed statements in a function
-/// (WGSL section 17, "Limits"), which naga enforces.
+/// (WGSL section 2.4, "Limits"), which naga enforces. `shape::structure`
+/// flattens nested `if`s to stay well within it (`shape::flatten`); only
+/// loops and switches nested this deep reach it.
 const MAX_NESTING: usize = 127;
 
 /// One function being written.
@@ -258,7 +260,9 @@ impl W<'_> {
             let at = f.cfg.blocks.first().map(|b| b.start);
             return Err(Refusal::new(
                 "wgsl.nesting",
-                format!("control flow nested deeper than WGSL's {MAX_NESTING} brace-enclosed statements"),
+                format!(
+                    "loops and switches nested deeper than WGSL's {MAX_NESTING} brace-enclosed statements (nested selections are flattened)"
+                ),
                 at,
             ));
         }

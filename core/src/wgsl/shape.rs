@@ -72,6 +72,12 @@
 //! before the jump (so also before a `break if`, under an `if` on the same
 //! condition when the header or the merge block has OpPhis).
 //!
+//! A function whose statements would nest deeper than
+//! [`flatten::DEPTH_TARGET`] braces (WGSL allows 127) has its chains of
+//! nested `if`s rewritten as guarded sequences ([`flatten`]): guard flags
+//! ([`Stmt::SetFlag`]) say which arm reached the point where the rest goes
+//! on, and only nests of loops and switches deeper than the limit remain.
+//!
 //! One dispatch variable serves everything: it holds 0 except on the way
 //! from a branch to the check that consumes it (which resets it), so stale
 //! values never select a check. The work is linear in the blocks, plus the
@@ -182,10 +188,11 @@ pub struct ShapeError {
 
 
 mod build;
+pub mod flatten;
 #[cfg(test)]
 mod tests;
 
-pub use build::structure;
+pub use build::{structure, structure_within};
 
 impl core::fmt::Display for Cond {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -103,6 +103,14 @@ fn err(block: u32, message: String) -> ShapeError {
 /// The structured shape of `f`, a function of `module`, a valid module (its
 /// terminators' operands are read from `module`).
 pub fn structure(module: &Module, f: &FunctionCfg) -> Result<Shape, ShapeError> {
+    structure_within(module, f, super::flatten::DEPTH_TARGET)
+}
+
+/// [`structure`], with the nesting limited to `depth` braces (see
+/// [`super::flatten`]) instead of [`super::flatten::DEPTH_TARGET`]:
+/// `usize::MAX` leaves the shape as deep as the constructs nest, a small
+/// depth flattens every chain of `if`s (tests use both).
+pub fn structure_within(module: &Module, f: &FunctionCfg, depth: usize) -> Result<Shape, ShapeError> {
     let Some(entry) = f.entry() else {
         return Ok(Shape::default());
     };
@@ -110,7 +118,9 @@ pub fn structure(module: &Module, f: &FunctionCfg) -> Result<Shape, ShapeError> 
     b.frames.push(Frame { kind: Kind::Root, region: b.root, escapes: Vec::new(), break_if: None });
     let mut body = Vec::new();
     b.code(entry, b.root, &mut body)?;
-    Ok(Shape { body, flags: 0, vars: b.uses_var as u32 })
+    let mut flags = 0;
+    super::flatten::limit_depth(&mut body, &mut flags, depth);
+    Ok(Shape { body, flags, vars: b.uses_var as u32 })
 }
 
 impl<'a> Builder<'a> {

@@ -304,3 +304,142 @@ fn the_printer_shows_the_tree() {
         "block 0;\nif %7 {\n  break;\n} else {\n  var0 = 3;\n}\nreturn %9;\n"
     );
 }
+
+enum Flow {
+    Next,
+    Break,
+    Continue,
+    Return,
+}
+
+/// Run `v` with conditions drawn from `bits` (loops stop after 4 rounds,
+/// the whole run after 5000 steps), appending the blocks and jumps run to `out`: the trace that
+/// flattening must keep.
+fn exec(v: &[Stmt], bits: &mut u64, flags: &mut Vec<bool>, out: &mut Vec<alloc::string::String>) -> Flow {
+    fn cond(c: &Cond, bits: &mut u64, flags: &[bool]) -> bool {
+        match c {
+            // Each evaluation draws anew: selections go deeper with
+            // probability 59/60, breaks 1/3, loops go round again 1/2.
+            Cond::Id(k) => {
+                *bits = bits.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let h = (u64::from(*k) ^ *bits).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+                match *k {
+                    20_000.. => h % 2 == 0,
+                    10_000.. => h % 3 == 0,
+                    _ => h % 60 != 0,
+                }
+            }
+            Cond::Not(c) => !cond(c, bits, flags),
+            Cond::Flag(f) => flags[*f as usize],
+            Cond::True => true,
+            Cond::VarIs { .. } => unreachable!(),
+        }
+    }
+    for s in v {
+        if out.len() > 5_000 {
+            return Flow::Return;
+        }
+        let f = match s {
+            Stmt::SetFlag { flag, value } => {
+                if flags.len() <= *flag as usize {
+                    flags.resize(*flag as usize + 1, false);
+                }
+                flags[*flag as usize] = *value;
+                Flow::Next
+            }
+            Stmt::If { cond: c, then, els } => {
+                if cond(c, bits, flags) { exec(then, bits, flags, out) } else { exec(els, bits, flags, out) }
+            }
+            Stmt::Loop { body, .. } => {
+                let mut f = Flow::Next;
+                for _ in 0..4 {
+                    match exec(body, bits, flags, out) {
+                        Flow::Break => break,
+                        Flow::Return => {
+                            f = Flow::Return;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                f
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return(_) => {
+                out.push(alloc::format!("{s:?}"));
+                match s {
+                    Stmt::Break => Flow::Break,
+                    Stmt::Continue => Flow::Continue,
+                    _ => Flow::Return,
+                }
+            }
+            s => {
+                out.push(alloc::format!("{s:?}"));
+                Flow::Next
+            }
+        };
+        if !matches!(f, Flow::Next) {
+            return f;
+        }
+    }
+    Flow::Next
+}
+
+/// A loop around `n` nested selections on ids 1.., each with a block before
+/// and after, an else arm (with a conditional break on every fifth), and a
+/// loop around level `k` when `k % loop_every == loop_every - 1`.
+fn chain(n: u32, loop_every: u32) -> Vec<Stmt> {
+    let mut inner = vec![Stmt::Block(1000)];
+    for k in (0..n).rev() {
+        let mut els = vec![Stmt::Block(5000 + k)];
+        if k % 5 == 4 {
+            els.push(Stmt::If { cond: id(10_000 + k), then: vec![Stmt::Break], els: vec![] });
+        }
+        let mut then = vec![Stmt::Block(2 * k)];
+        then.extend(inner);
+        then.push(Stmt::Block(2 * k + 1));
+        let s = Stmt::If { cond: id(k + 1), then, els };
+        inner = if k % loop_every == loop_every - 1 {
+            let again = Stmt::If { cond: id(20_000 + k), then: vec![Stmt::Break], els: vec![] };
+            vec![Stmt::Loop { body: vec![s, again], continuing: vec![], break_if: None }]
+        } else {
+            vec![s]
+        };
+    }
+    inner.push(Stmt::Break);
+    vec![Stmt::Loop { body: inner, continuing: vec![], break_if: None }]
+}
+
+#[test]
+fn deep_selections_flattened_run_the_same_within_the_depth() {
+    // Bounds: the target (at least 3), plus 3 per loop (the outer one too).
+    for (n, loop_every, target, bound) in [(300, 1000, 64, 64), (300, 1000, 2, 6), (200, 50, 2, 3 + 3 * 5), (130, 7, 10, 10 + 3 * 19)] {
+        let mut body = chain(n, loop_every);
+        let before = flatten::depth(&body);
+        assert!(before > 127, "the test chain is only {before} deep");
+        let old = body.clone();
+        let mut flags = 0;
+        flatten::limit_depth(&mut body, &mut flags, target);
+        let after = flatten::depth(&body);
+        assert!(after <= bound, "{n} levels flattened to {target}: {after} deep, more than {bound}");
+        assert!(flags > 0);
+        // The same blocks and jumps for many choices of the conditions.
+        let mut deepest = 0;
+        for bits in 0..200u64 {
+            let (mut want, mut got) = (Vec::new(), Vec::new());
+            exec(&old, &mut bits.clone(), &mut Vec::new(), &mut want);
+            exec(&body, &mut bits.clone(), &mut vec![false; flags as usize], &mut got);
+            assert_eq!(got, want, "flattening changed what runs ({n} levels, depth {target}, conditions {bits})");
+            deepest = deepest.max(want.len());
+        }
+        assert!(deepest > 150, "no run went deep: {deepest} steps at most");
+    }
+}
+
+#[test]
+fn a_shallow_function_is_not_flattened() {
+    let mut body = chain(20, 1000);
+    let old = body.clone();
+    let mut flags = 0;
+    flatten::limit_depth(&mut body, &mut flags, flatten::DEPTH_TARGET);
+    assert_eq!((body, flags), (old, 0));
+}
