@@ -534,26 +534,102 @@ OpFunctionEnd
     let line = rm.lines().position(|l| l.starts_with("%M = OpTypeStruct")).unwrap() as u32 + 1;
     assert_eq!(at, (line, 1));
     assert!(msg.contains("row-major"), "{msg}");
-    // Push constants: refused at the variable.
+    // A push-constant block whose layout neither the uniform nor the
+    // storage address space gives (a row-major matrix): refused at its struct.
     let pc = format!(
         "{HEAD}{DECOS}OpMemberDecorate %P 0 Offset 0
+OpMemberDecorate %P 0 RowMajor
+OpMemberDecorate %P 0 MatrixStride 16
 OpDecorate %P Block
-{TYPES}%P = OpTypeStruct %uint
+{TYPES}%v4float = OpTypeVector %float 4
+%m4 = OpTypeMatrix %v4float 4
+%P = OpTypeStruct %m4
 %ptr_P = OpTypePointer PushConstant %P
-%ptr_pu = OpTypePointer PushConstant %uint
+%ptr_pm = OpTypePointer PushConstant %m4
 %pv = OpVariable %ptr_P PushConstant
 %main = OpFunction %void None %fn
 %e = OpLabel
-%p = OpAccessChain %ptr_pu %pv %u0
-%x = OpLoad %uint %p
+%p = OpAccessChain %ptr_pm %pv %u0
+%x = OpLoad %m4 %p
 OpReturn
 OpFunctionEnd
 "
     );
-    let (code, at, _) = refused("push_constant", &pc);
-    assert_eq!(code, "wgsl.push-constant");
-    let line = pc.lines().position(|l| l.starts_with("%pv = OpVariable")).unwrap() as u32 + 1;
+    let (code, at, msg) = refused("push_constant", &pc);
+    assert_eq!(code, "wgsl.layout");
+    let line = pc.lines().position(|l| l.starts_with("%P = OpTypeStruct")).unwrap() as u32 + 1;
     assert_eq!(at, (line, 1));
+    assert!(msg.contains("row-major"), "{msg}");
+}
+
+/// A push-constant block reading `member` (a u32 at Offset `offset` after a
+/// member of type `first`), stored to `out.data[0]`.
+fn push_module(first: &str, first_decos: &str, offset: u32, types: &str) -> String {
+    module(
+        "OpName %P \"P\"\nOpName %pv \"pc\"\nOpName %x \"x\"\n",
+        &format!("OpMemberDecorate %P 0 Offset 0\nOpMemberDecorate %P 1 Offset {offset}\nOpDecorate %P Block\n{first_decos}"),
+        &format!("{types}%P = OpTypeStruct {first} %uint\n%ptr_P = OpTypePointer PushConstant %P\n%ptr_pu = OpTypePointer PushConstant %uint\n%pv = OpVariable %ptr_P PushConstant\n"),
+        "%e = OpLabel
+%p = OpAccessChain %ptr_pu %pv %u1
+%x = OpLoad %uint %p
+%q = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %q %x
+OpReturn
+",
+    )
+}
+
+#[test]
+fn push_constants_become_a_buffer_at_a_free_binding() {
+    // WebGPU has no push constants: the block becomes a uniform buffer in
+    // the module's highest set, one past its highest binding (here 0.1),
+    // reported to the runner.
+    let src = push_module("%uint", "", 4, "");
+    let want = format!(
+        "struct Buf {{
+  data: array<u32>,
+}}
+
+struct P {{
+  m0: u32,
+  m1: u32,
+}}
+
+@group(0) @binding(0) var<storage, read_write> out: Buf;
+@group(0) @binding(1) var<uniform> pc: P;
+
+fn main_1() {{
+  let x: u32 = pc.m1;
+  out.data[0u] = x;
+  return;
+}}
+
+@compute @workgroup_size(4, 1, 1)
+fn main() {{
+  main_1();
+}}
+
+"
+    );
+    let w = lowers_to("push_uniform", &src, None, &want);
+    assert_eq!(w.introduced.len(), 1);
+    let i = w.introduced[0];
+    assert_eq!((i.group, i.binding, i.kind), (0, 1, wgsl::IntroducedKind::PushConstantUniform));
+    assert_eq!(i.variable, id_of(&src, "pc"));
+    // An array of stride 4 breaks the uniform address space's rule (a
+    // stride multiple of 16), not the storage one's: a read-only storage
+    // buffer then.
+    let src = push_module(
+        "%a2",
+        "OpDecorate %a2 ArrayStride 4\n",
+        8,
+        "%a2 = OpTypeArray %uint %u2\n",
+    );
+    let w = lower("push_storage", &src, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("@group(0) @binding(1) var<storage, read> pc: P;"), "{}", w.text);
+    assert!(w.text.contains("  m0: array<u32, 2>,\n  m1: u32,\n"), "{}", w.text);
+    assert_eq!(w.introduced[0].kind, wgsl::IntroducedKind::PushConstantStorage);
 }
 
 #[test]

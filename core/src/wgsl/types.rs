@@ -215,7 +215,7 @@ impl W<'_> {
             sc::Workgroup => "workgroup",
             sc::StorageBuffer => "storage, read_write",
             sc::Uniform => "uniform",
-            sc::PushConstant => return Err(Refusal::new("wgsl.push-constant", "a push constant pointer", Some(at))),
+            sc::PushConstant => self.push_space,
             sc::PhysicalStorageBuffer => {
                 return Err(Refusal::new("wgsl.physical-pointer", "a PhysicalStorageBuffer pointer", Some(at)));
             }

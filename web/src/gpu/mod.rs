@@ -26,6 +26,7 @@
 //! panic inside wgpu (caught natively), and a GPU hang (natively, the poll has
 //! a deadline; the hung device is abandoned, not waited on).
 
+mod bind;
 mod exec;
 
 pub use exec::{Difference, GpuExecutor};
@@ -413,6 +414,21 @@ impl Gpu {
                 }
             }
         }
+        // Our WGSL has the push constants in a buffer it introduced.
+        let mut introduced: BTreeMap<(u32, u32), Vec<u8>> = BTreeMap::new();
+        let mut read_only = bind::read_only_buffers(job);
+        if push_size > 0
+            && let Some((g, b, uniform)) = bind::push_constant_buffer(job, &entry.name)
+        {
+            let mut bytes = job.push_constants.map(<[u8]>::to_vec).unwrap_or_default();
+            bytes.resize(bytes.len().max(push_size as usize), 0);
+            sets.entry(g).or_default().push((b, bind::push_kind(uniform), push_size));
+            introduced.insert((g, b), bytes);
+            if !uniform {
+                read_only.push((g, b));
+            }
+            push_size = 0;
+        }
         // One entry a binding (two variables may share one), in order.
         for es in sets.values_mut() {
             es.sort_by_key(|e| e.0);
@@ -455,7 +471,7 @@ impl Gpu {
                     ty: wgpu::BindingType::Buffer {
                         ty: match k {
                             ResourceKind::UniformBuffer => wgpu::BufferBindingType::Uniform,
-                            _ => wgpu::BufferBindingType::Storage { read_only: false },
+                            _ => wgpu::BufferBindingType::Storage { read_only: read_only.contains(&(set, *b)) },
                         },
                         has_dynamic_offset: false,
                         min_binding_size: None,
@@ -469,7 +485,7 @@ impl Gpu {
                 if gpu_bufs.contains_key(&key) {
                     continue;
                 }
-                let Some(data) = job.buffers.get(&key) else {
+                let Some(data) = job.buffers.get(&key).or(introduced.get(&key)) else {
                     return Err(self.fail(job, GpuErrorKind::Unsupported, format!("the module binds a buffer at {set}.{b}, and none is given")));
                 };
                 let align = if *k == ResourceKind::UniformBuffer { 16 } else { 4 };
@@ -494,6 +510,10 @@ impl Gpu {
                 .collect();
             groups.push(Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &layout, entries: &be })));
             layouts.push(Some(layout));
+        }
+        // The introduced buffers are not read back (the bind groups hold them).
+        for k in introduced.keys() {
+            gpu_bufs.remove(k);
         }
         let push = match (push_size, job.push_constants) {
             (0, _) => None,
