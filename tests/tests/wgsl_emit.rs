@@ -936,3 +936,83 @@ OpFunctionEnd
         assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
     }
 }
+
+const IMAGES: &str = "OpCapability Shader
+OpCapability ImageQuery
+OpCapability ImageBuffer
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %gid
+OpExecutionMode %main LocalSize 4 1 1
+OpName %main \"main\"
+OpName %src \"src\"
+OpName %dst \"dst\"
+OpName %gid \"gid\"
+OpName %c \"c\"
+OpName %t \"t\"
+OpName %sz \"sz\"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %src DescriptorSet 0
+OpDecorate %src Binding 0
+OpDecorate %dst DescriptorSet 0
+OpDecorate %dst Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v2int = OpTypeVector %int 2
+%v3uint = OpTypeVector %uint 3
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %v3uint
+%gid = OpVariable %ptr_in Input
+%im_r = OpTypeImage %float 2D 0 0 0 2 R32f
+%im_w = OpTypeImage %float DST 0 0 0 2 FORMAT
+%ptr_r = OpTypePointer UniformConstant %im_r
+%ptr_w = OpTypePointer UniformConstant %im_w
+%src = OpVariable %ptr_r UniformConstant
+%dst = OpVariable %ptr_w UniformConstant
+%main = OpFunction %void None %fn
+%e = OpLabel
+%id = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %id 0
+%xi = OpBitcast %int %x
+%c = OpCompositeConstruct %v2int %xi %xi
+%a = OpLoad %im_r %src
+%t = OpImageRead %v4float %a %c
+%b = OpLoad %im_w %dst
+OpImageWrite %b COORD %t
+%sz = OpImageQuerySize %v2int %a
+OpReturn
+OpFunctionEnd
+";
+
+#[test]
+fn storage_images_become_storage_textures() {
+    // Read-only and write-only storage images: textureLoad, textureStore and
+    // textureDimensions, each texture declared with the access it is used
+    // with (WGSL's read_write storage textures are r32 only).
+    let src = IMAGES.replace("DST", "2D").replace("FORMAT", "Rgba8").replace("COORD", "%c");
+    let w = lower("storage_images", &src, None).unwrap_or_else(|r| panic!("{r:?}"));
+    naga_accepts(&w.text);
+    for line in [
+        "@group(0) @binding(0) var src: texture_storage_2d<r32float, read>;",
+        "@group(0) @binding(1) var dst: texture_storage_2d<rgba8unorm, write>;",
+        "  let t: vec4<f32> = textureLoad(src, c);",
+        "  textureStore(dst, c, t);",
+        "  let sz: vec2<i32> = vec2<i32>(textureDimensions(src));",
+    ] {
+        assert!(w.text.lines().any(|l| l == line), "no line `{line}` in\n{}", w.text);
+    }
+    // A texel buffer: WGSL has none.
+    let tb = IMAGES.replace("DST", "Buffer").replace("FORMAT", "R32f").replace("COORD", "%xi");
+    let (code, at, msg) = refused("texel_buffer", &tb);
+    assert_eq!(code, "wgsl.image");
+    assert!(msg.contains("texel buffer"), "{msg}");
+    let line = tb.lines().position(|l| l.starts_with("%im_w = OpTypeImage")).unwrap() as u32 + 1;
+    assert_eq!(at, (line, 1));
+    // A format WGSL's storage textures lack, named.
+    let f = IMAGES.replace("OpCapability ImageBuffer", "OpCapability StorageImageExtendedFormats").replace("DST", "2D").replace("FORMAT", "Rg16f").replace("COORD", "%c");
+    let (code, _, msg) = refused("odd_format", &f);
+    assert_eq!(code, "wgsl.image");
+    assert!(msg.contains("Rg16f"), "{msg}");
+}

@@ -348,7 +348,8 @@ impl W<'_> {
                     format!("@group({g}) @binding({b}) var<{}> {name}: {t};", self.push_space)
                 }
                 sc::UniformConstant => {
-                    return Err(Refusal::new("wgsl.image", "an image, sampler or other opaque resource", Some(at)));
+                    let (g, b) = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
+                    self.handle_decl(v.id, &name, pointee, g, b, at)?
                 }
                 sc::PhysicalStorageBuffer => {
                     return Err(Refusal::new("wgsl.physical-pointer", "a PhysicalStorageBuffer variable", Some(at)));

@@ -100,6 +100,8 @@ pub(crate) struct W<'a> {
     /// The address space the push-constant block lives in ("uniform", or
     /// "storage, read" where uniform layout rules cannot give its offsets).
     pub push_space: &'static str,
+    /// Per storage image type: 1 read, 2 written, 3 both (`image.rs`).
+    pub image_access: BTreeMap<u32, u8>,
     /// Bindings the lowering introduced ([`Wgsl::introduced`]).
     pub introduced: Vec<Introduced>,
     /// Output: lines with their source instruction.
@@ -163,6 +165,7 @@ pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structure
         functions: Vec::new(),
         entry_names: BTreeMap::new(),
         push_space: "uniform",
+        image_access: BTreeMap::new(),
         introduced: Vec::new(),
         out: Out::default(),
     };
@@ -190,6 +193,7 @@ impl W<'_> {
         self.globals_scope.take("flat_group");
         self.call_tree(&entries);
         self.find_atomics()?;
+        self.find_image_access();
         // Body first (it collects the structs it uses), then the head.
         let mut body = Out::default();
         core::mem::swap(&mut self.out, &mut body);

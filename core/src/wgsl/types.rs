@@ -154,8 +154,10 @@ impl W<'_> {
             Type::Pointer { pointee: None, .. } => {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped pointer", inst));
             }
-            Type::Image { .. } | Type::Sampler | Type::SampledImage { .. } => {
-                return Err(Refusal::new("wgsl.image", "an image or sampler type", inst));
+            Type::Image { .. } => self.image_ty(ty, at)?,
+            Type::Sampler => String::from("sampler"),
+            Type::SampledImage { .. } => {
+                return Err(Refusal::new("wgsl.image", "a combined image sampler (WGSL has separate textures and samplers)", inst));
             }
             _ => return Err(Refusal::new("wgsl.type", "a type with no WGSL counterpart", inst)),
         };

@@ -296,7 +296,7 @@ impl Extra {
                     let (texture, format, _) = &textures[&key];
                     let v = texture.create_view(&wgpu::TextureViewDescriptor { dimension: Some(view), ..Default::default() });
                     let ty = if r.kind == ResourceKind::StorageImage {
-                        wgpu::BindingType::StorageTexture { access: wgpu::StorageTextureAccess::ReadWrite, format: *format, view_dimension: view }
+                        wgpu::BindingType::StorageTexture { access: storage_access(job, set, binding), format: *format, view_dimension: view }
                     } else {
                         let sample_type = match img.format.kind {
                             NumKind::Uint => wgpu::TextureSampleType::Uint,
@@ -385,4 +385,19 @@ pub(super) fn unpad(t: &TexBack, bytes: &[u8]) -> Vec<u8> {
     }
     out.truncate(t.len);
     out
+}
+
+/// The access of the storage texture at (set, binding): as our WGSL
+/// declares it (`texture_storage_*<format, access>`), else read-write.
+fn storage_access(job: &Job, set: u32, binding: u32) -> wgpu::StorageTextureAccess {
+    let head = format!("@group({set}) @binding({binding}) var ");
+    let decl = job
+        .wgsl
+        .filter(|_| job.backend == Backend::Wgsl)
+        .and_then(|t| t.lines().find(|l| l.starts_with(&head) && l.contains("texture_storage_")));
+    match decl {
+        Some(l) if l.contains(", read>") => wgpu::StorageTextureAccess::ReadOnly,
+        Some(l) if l.contains(", write>") => wgpu::StorageTextureAccess::WriteOnly,
+        _ => wgpu::StorageTextureAccess::ReadWrite,
+    }
 }
