@@ -19,7 +19,10 @@ fn image(what: String, at: Option<u32>) -> Refusal {
     Refusal::new("wgsl.image", what, at)
 }
 
-/// WGSL's texel format of a SPIR-V ImageFormat, if it has one.
+/// WGSL's texel format of a SPIR-V ImageFormat, if it has one. Core
+/// WebGPU has the rgba8, rgba16, r32, rg32 and rgba32 ones; the others need
+/// the device feature `texture-formats-tier1` in a browser (naga and wgpu
+/// natively take them all, where the adapter has the format).
 fn texel_format(f: u32) -> Option<&'static str> {
     use crate::grammar::image_format as x;
     Some(match f {
@@ -39,6 +42,30 @@ fn texel_format(f: u32) -> Option<&'static str> {
         x::Rgba32ui => "rgba32uint",
         x::Rgba32i => "rgba32sint",
         x::Rgba32f => "rgba32float",
+        // texture-formats-tier1.
+        x::R8 => "r8unorm",
+        x::R8Snorm => "r8snorm",
+        x::R8ui => "r8uint",
+        x::R8i => "r8sint",
+        x::R16 => "r16unorm",
+        x::R16Snorm => "r16snorm",
+        x::R16ui => "r16uint",
+        x::R16i => "r16sint",
+        x::R16f => "r16float",
+        x::Rg8 => "rg8unorm",
+        x::Rg8Snorm => "rg8snorm",
+        x::Rg8ui => "rg8uint",
+        x::Rg8i => "rg8sint",
+        x::Rg16 => "rg16unorm",
+        x::Rg16Snorm => "rg16snorm",
+        x::Rg16ui => "rg16uint",
+        x::Rg16i => "rg16sint",
+        x::Rg16f => "rg16float",
+        x::Rgba16 => "rgba16unorm",
+        x::Rgba16Snorm => "rgba16snorm",
+        x::Rgb10A2 => "rgb10a2unorm",
+        x::Rgb10a2ui => "rgb10a2uint",
+        x::R11fG11fB10f => "rg11b10ufloat",
         _ => return None,
     })
 }
@@ -132,12 +159,9 @@ impl W<'_> {
             let access = match self.image_access.get(&user).copied().unwrap_or(2) {
                 1 => "read",
                 2 => "write",
-                _ => {
-                    if !fmt.starts_with("r32") {
-                        return Err(image(format!("a storage image both read and written in format {fmt} (WGSL's read_write storage textures are r32float, r32sint or r32uint)"), inst));
-                    }
-                    "read_write"
-                }
+                // Beyond r32float/r32sint/r32uint, a browser needs the
+                // device feature `texture-formats-tier2` for read_write.
+                _ => "read_write",
             };
             return Ok(format!("texture_storage_{shape}<{fmt}, {access}>"));
         }
