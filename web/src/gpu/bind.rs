@@ -184,17 +184,7 @@ impl Extra {
                         let Some(data) = job.buffers.get(k) else {
                             return Err(unsupported(format!("an element of the array of buffers at {set}.{binding} has no bytes")));
                         };
-                        let align = if r.kind == ResourceKind::UniformBuffer { 16 } else { 4 };
-                        let size = super::round_up((data.len() as u64).max(r.size.unwrap_or(0)).max(4), align);
-                        let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                            label: None,
-                            size,
-                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                            mapped_at_creation: false,
-                        });
-                        let mut padded = data.clone();
-                        padded.resize(size as usize, 0);
-                        gpu.queue.write_buffer(&buf, 0, &padded);
+                        let buf = upload(gpu, data, r.size.unwrap_or(0), r.kind);
                         ex.buffers.insert(*k, (buf.clone(), data.len()));
                         bufs.push(buf);
                     }
@@ -400,4 +390,21 @@ fn storage_access(job: &Job, set: u32, binding: u32) -> wgpu::StorageTextureAcce
         Some(l) if l.contains(", write>") => wgpu::StorageTextureAccess::WriteOnly,
         _ => wgpu::StorageTextureAccess::ReadWrite,
     }
+}
+
+/// A buffer holding `data` (at least `least` bytes, rounded up to what a
+/// uniform or storage binding of `kind` needs), uploaded.
+pub(super) fn upload(gpu: &Gpu, data: &[u8], least: u64, kind: ResourceKind) -> wgpu::Buffer {
+    let align = if kind == ResourceKind::UniformBuffer { 16 } else { 4 };
+    let size = super::round_up((data.len() as u64).max(least).max(4), align);
+    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut padded = data.to_vec();
+    padded.resize(size as usize, 0);
+    gpu.queue.write_buffer(&buf, 0, &padded);
+    buf
 }

@@ -511,18 +511,7 @@ impl Gpu {
                 let Some(data) = job.buffers.get(&key).or(introduced.get(&key)) else {
                     return Err(self.fail(job, GpuErrorKind::Unsupported, format!("the module binds a buffer at {set}.{b}, and none is given")));
                 };
-                let align = if *k == ResourceKind::UniformBuffer { 16 } else { 4 };
-                let size = round_up((data.len() as u64).max(*least).max(4), align);
-                let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: None,
-                    size,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                let mut padded = data.clone();
-                padded.resize(size as usize, 0);
-                self.queue.write_buffer(&buf, 0, &padded);
-                gpu_bufs.insert(key, (buf, data.len()));
+                gpu_bufs.insert(key, (bind::upload(self, data, *least, *k), data.len()));
             }
             let mut be: Vec<wgpu::BindGroupEntry> = entries
                 .iter()
