@@ -178,6 +178,7 @@ fn run() {
                     buffers: &input,
                     aliases: &aliases,
                     push_constants: None,
+                    resources: None,
                     module_name: &name,
                 };
                 let verdict = match g.run_blocking(&job, Duration::from_secs(20)) {

@@ -534,26 +534,102 @@ OpFunctionEnd
     let line = rm.lines().position(|l| l.starts_with("%M = OpTypeStruct")).unwrap() as u32 + 1;
     assert_eq!(at, (line, 1));
     assert!(msg.contains("row-major"), "{msg}");
-    // Push constants: refused at the variable.
+    // A push-constant block whose layout neither the uniform nor the
+    // storage address space gives (a row-major matrix): refused at its struct.
     let pc = format!(
         "{HEAD}{DECOS}OpMemberDecorate %P 0 Offset 0
+OpMemberDecorate %P 0 RowMajor
+OpMemberDecorate %P 0 MatrixStride 16
 OpDecorate %P Block
-{TYPES}%P = OpTypeStruct %uint
+{TYPES}%v4float = OpTypeVector %float 4
+%m4 = OpTypeMatrix %v4float 4
+%P = OpTypeStruct %m4
 %ptr_P = OpTypePointer PushConstant %P
-%ptr_pu = OpTypePointer PushConstant %uint
+%ptr_pm = OpTypePointer PushConstant %m4
 %pv = OpVariable %ptr_P PushConstant
 %main = OpFunction %void None %fn
 %e = OpLabel
-%p = OpAccessChain %ptr_pu %pv %u0
-%x = OpLoad %uint %p
+%p = OpAccessChain %ptr_pm %pv %u0
+%x = OpLoad %m4 %p
 OpReturn
 OpFunctionEnd
 "
     );
-    let (code, at, _) = refused("push_constant", &pc);
-    assert_eq!(code, "wgsl.push-constant");
-    let line = pc.lines().position(|l| l.starts_with("%pv = OpVariable")).unwrap() as u32 + 1;
+    let (code, at, msg) = refused("push_constant", &pc);
+    assert_eq!(code, "wgsl.layout");
+    let line = pc.lines().position(|l| l.starts_with("%P = OpTypeStruct")).unwrap() as u32 + 1;
     assert_eq!(at, (line, 1));
+    assert!(msg.contains("row-major"), "{msg}");
+}
+
+/// A push-constant block reading `member` (a u32 at Offset `offset` after a
+/// member of type `first`), stored to `out.data[0]`.
+fn push_module(first: &str, first_decos: &str, offset: u32, types: &str) -> String {
+    module(
+        "OpName %P \"P\"\nOpName %pv \"pc\"\nOpName %x \"x\"\n",
+        &format!("OpMemberDecorate %P 0 Offset 0\nOpMemberDecorate %P 1 Offset {offset}\nOpDecorate %P Block\n{first_decos}"),
+        &format!("{types}%P = OpTypeStruct {first} %uint\n%ptr_P = OpTypePointer PushConstant %P\n%ptr_pu = OpTypePointer PushConstant %uint\n%pv = OpVariable %ptr_P PushConstant\n"),
+        "%e = OpLabel
+%p = OpAccessChain %ptr_pu %pv %u1
+%x = OpLoad %uint %p
+%q = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %q %x
+OpReturn
+",
+    )
+}
+
+#[test]
+fn push_constants_become_a_buffer_at_a_free_binding() {
+    // WebGPU has no push constants: the block becomes a uniform buffer in
+    // the module's highest set, one past its highest binding (here 0.1),
+    // reported to the runner.
+    let src = push_module("%uint", "", 4, "");
+    let want = format!(
+        "struct Buf {{
+  data: array<u32>,
+}}
+
+struct P {{
+  m0: u32,
+  m1: u32,
+}}
+
+@group(0) @binding(0) var<storage, read_write> out: Buf;
+@group(0) @binding(1) var<uniform> pc: P;
+
+fn main_1() {{
+  let x: u32 = pc.m1;
+  out.data[0u] = x;
+  return;
+}}
+
+@compute @workgroup_size(4, 1, 1)
+fn main() {{
+  main_1();
+}}
+
+"
+    );
+    let w = lowers_to("push_uniform", &src, None, &want);
+    assert_eq!(w.introduced.len(), 1);
+    let i = w.introduced[0];
+    assert_eq!((i.group, i.binding, i.kind), (0, 1, wgsl::IntroducedKind::PushConstantUniform));
+    assert_eq!(i.variable, id_of(&src, "pc"));
+    // An array of stride 4 breaks the uniform address space's rule (a
+    // stride multiple of 16), not the storage one's: a read-only storage
+    // buffer then.
+    let src = push_module(
+        "%a2",
+        "OpDecorate %a2 ArrayStride 4\n",
+        8,
+        "%a2 = OpTypeArray %uint %u2\n",
+    );
+    let w = lower("push_storage", &src, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("@group(0) @binding(1) var<storage, read> pc: P;"), "{}", w.text);
+    assert!(w.text.contains("  m0: array<u32, 2>,\n  m1: u32,\n"), "{}", w.text);
+    assert_eq!(w.introduced[0].kind, wgsl::IntroducedKind::PushConstantStorage);
 }
 
 #[test]
@@ -859,4 +935,84 @@ OpFunctionEnd
     ] {
         assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
     }
+}
+
+const IMAGES: &str = "OpCapability Shader
+OpCapability ImageQuery
+OpCapability ImageBuffer
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\" %gid
+OpExecutionMode %main LocalSize 4 1 1
+OpName %main \"main\"
+OpName %src \"src\"
+OpName %dst \"dst\"
+OpName %gid \"gid\"
+OpName %c \"c\"
+OpName %t \"t\"
+OpName %sz \"sz\"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %src DescriptorSet 0
+OpDecorate %src Binding 0
+OpDecorate %dst DescriptorSet 0
+OpDecorate %dst Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v2int = OpTypeVector %int 2
+%v3uint = OpTypeVector %uint 3
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %v3uint
+%gid = OpVariable %ptr_in Input
+%im_r = OpTypeImage %float 2D 0 0 0 2 R32f
+%im_w = OpTypeImage %float DST 0 0 0 2 FORMAT
+%ptr_r = OpTypePointer UniformConstant %im_r
+%ptr_w = OpTypePointer UniformConstant %im_w
+%src = OpVariable %ptr_r UniformConstant
+%dst = OpVariable %ptr_w UniformConstant
+%main = OpFunction %void None %fn
+%e = OpLabel
+%id = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %id 0
+%xi = OpBitcast %int %x
+%c = OpCompositeConstruct %v2int %xi %xi
+%a = OpLoad %im_r %src
+%t = OpImageRead %v4float %a %c
+%b = OpLoad %im_w %dst
+OpImageWrite %b COORD %t
+%sz = OpImageQuerySize %v2int %a
+OpReturn
+OpFunctionEnd
+";
+
+#[test]
+fn storage_images_become_storage_textures() {
+    // Read-only and write-only storage images: textureLoad, textureStore and
+    // textureDimensions, each texture declared with the access it is used
+    // with.
+    let src = IMAGES.replace("DST", "2D").replace("FORMAT", "Rgba8").replace("COORD", "%c");
+    let w = lower("storage_images", &src, None).unwrap_or_else(|r| panic!("{r:?}"));
+    naga_accepts(&w.text);
+    for line in [
+        "@group(0) @binding(0) var src: texture_storage_2d<r32float, read>;",
+        "@group(0) @binding(1) var dst: texture_storage_2d<rgba8unorm, write>;",
+        "  let t: vec4<f32> = textureLoad(src, c);",
+        "  textureStore(dst, c, t);",
+        "  let sz: vec2<i32> = vec2<i32>(textureDimensions(src));",
+    ] {
+        assert!(w.text.lines().any(|l| l == line), "no line `{line}` in\n{}", w.text);
+    }
+    // A texel buffer: WGSL has none.
+    let tb = IMAGES.replace("DST", "Buffer").replace("FORMAT", "R32f").replace("COORD", "%xi");
+    let (code, at, msg) = refused("texel_buffer", &tb);
+    assert_eq!(code, "wgsl.image");
+    assert!(msg.contains("texel buffer"), "{msg}");
+    let line = tb.lines().position(|l| l.starts_with("%im_w = OpTypeImage")).unwrap() as u32 + 1;
+    assert_eq!(at, (line, 1));
+    // A format WGSL's storage textures lack (none: WGSL needs one), named.
+    let f = IMAGES.replace("OpCapability ImageBuffer", "OpCapability StorageImageExtendedFormats").replace("DST", "2D").replace("FORMAT", "Unknown").replace("COORD", "%c").replace("OpCapability ImageBuffer", "OpCapability StorageImageWriteWithoutFormat");
+    let (code, _, msg) = refused("odd_format", &f);
+    assert_eq!(code, "wgsl.image");
+    assert!(msg.contains("Unknown"), "{msg}");
 }

@@ -20,8 +20,8 @@ The module is read from the file, or from standard input when it is `-` or
 missing; a text is assembled first. It must be valid. Every compute, vertex
 and fragment entry point is lowered (or only the one --entry names), with
 the functions it calls, its resources, built-ins and stage inputs and
-outputs. What WGSL cannot express (64-bit types, physical pointers, images
-for now, ...) is refused with a reason, located at the instruction.
+outputs. What WGSL cannot express (64-bit types, physical pointers, texel
+buffers, ...) is refused with a reason, located at the instruction.
 
 Options:
   --entry <name>           Lower only the entry point <name>.

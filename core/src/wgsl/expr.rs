@@ -141,6 +141,11 @@ impl W<'_> {
         let e: String = match o {
             op::OpLoad => {
                 let p = self.reference(f, arg(2))?;
+                // An image or sampler is named by its variable (image.rs).
+                if self.is_handle(rt) {
+                    f.names.insert(id, p);
+                    return Ok(());
+                }
                 if self.is_atomic_ptr(arg(2)) { format!("atomicLoad(&{p})") } else { p }
             }
             op::OpStore => {
@@ -520,9 +525,12 @@ impl W<'_> {
             | op::OpSampledImage
             | op::OpImage
             | op::OpImageQuerySizeLod
-            | op::OpImageQuerySize => {
-                return Err(Refusal::new("wgsl.image", "an image operation", Some(i as u32)));
-            }
+            | op::OpImageQuerySize
+            | op::OpImageQueryLevels
+            | op::OpImageQuerySamples => match self.image_inst(f, i, &w)? {
+                Some(e) => e,
+                None => return Ok(()),
+            },
             _ => {
                 let name = ir.desc(i).map_or("this instruction", |d| d.name);
                 return Err(unsupported(i, name));

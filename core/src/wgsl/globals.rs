@@ -18,6 +18,44 @@ enum Pos {
     Elem(u32),
 }
 
+/// A binding the lowering introduced (see [`super::Wgsl::introduced`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Introduced {
+    pub group: u32,
+    pub binding: u32,
+    pub kind: IntroducedKind,
+    /// The SPIR-V variable it stands for.
+    pub variable: u32,
+}
+
+/// What an introduced binding holds, and how it is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntroducedKind {
+    /// The push-constant block as `var<uniform>`: the runner fills it with
+    /// the push-constant bytes.
+    PushConstantUniform,
+    /// The push-constant block as `var<storage, read>` (its offsets or
+    /// strides break the uniform address space's layout rules, not the
+    /// storage address space's).
+    PushConstantStorage,
+}
+
+/// The (group, binding) a push-constant block becomes: in the highest
+/// descriptor set the module declares (0 when none), one past its highest
+/// binding, so that no resource of the module has it and no bind group is
+/// added beyond WebGPU's four.
+pub fn push_constant_slot(ir: &crate::ir::Ir) -> (u32, u32) {
+    let group = ir.globals.iter().filter_map(|v| v.set).max().unwrap_or(0);
+    let binding = ir
+        .globals
+        .iter()
+        .filter(|v| v.set.unwrap_or(0) == group && (v.set.is_some() || v.binding.is_some()))
+        .filter_map(|v| v.binding)
+        .max()
+        .map_or(0, |b| b + 1);
+    (group, binding)
+}
+
 /// Whether `opcode` is one of the atomics WGSL has.
 pub fn is_atomic(opcode: u16) -> bool {
     (op::OpAtomicLoad..=op::OpAtomicXor).contains(&opcode)
@@ -216,6 +254,7 @@ impl W<'_> {
         }
         // Uniform layout rules first: they decide how arrays are declared.
         let used = self.used_globals();
+        self.push_block(&used)?;
         for v in self.ir.globals.clone() {
             let block = v.pointee.and_then(|p| self.ir.ty(p)).and_then(|t| t.block);
             if used.contains(&v.id) && v.storage == sc::Uniform && block == Some(crate::ir::BlockKind::Block)
@@ -297,9 +336,20 @@ impl W<'_> {
                         _ => format!("var<private> {name}: {t};"),
                     }
                 }
-                sc::PushConstant => return Err(Refusal::new("wgsl.push-constant", "a push constant block", Some(at))),
+                sc::PushConstant => {
+                    let (g, b) = push_constant_slot(self.ir);
+                    let t = self.ty(pointee, at)?;
+                    let kind = if self.push_space == "uniform" {
+                        IntroducedKind::PushConstantUniform
+                    } else {
+                        IntroducedKind::PushConstantStorage
+                    };
+                    self.introduced.push(Introduced { group: g, binding: b, kind, variable: v.id });
+                    format!("@group({g}) @binding({b}) var<{}> {name}: {t};", self.push_space)
+                }
                 sc::UniformConstant => {
-                    return Err(Refusal::new("wgsl.image", "an image, sampler or other opaque resource", Some(at)));
+                    let (g, b) = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
+                    self.handle_decl(v.id, &name, pointee, g, b, at)?
                 }
                 sc::PhysicalStorageBuffer => {
                     return Err(Refusal::new("wgsl.physical-pointer", "a PhysicalStorageBuffer variable", Some(at)));
@@ -310,6 +360,40 @@ impl W<'_> {
         }
         if !self.out.text.is_empty() {
             self.out.line(0, "", None);
+        }
+        Ok(())
+    }
+
+    /// The push-constant block (at most one is used by an entry point's
+    /// call tree): a uniform buffer where WGSL's uniform layout rules give
+    /// its Offsets and ArrayStrides, else a read-only storage buffer; the
+    /// layout refusal when neither does.
+    fn push_block(&mut self, used: &BTreeSet<u32>) -> Result<(), Refusal> {
+        let blocks: Vec<(u32, u32)> = self
+            .ir
+            .globals
+            .iter()
+            .filter(|v| used.contains(&v.id) && v.storage == sc::PushConstant)
+            .filter_map(|v| v.pointee.map(|p| (v.inst, p)))
+            .collect();
+        if blocks.len() > 1 {
+            return Err(Refusal::new("wgsl.push-constant", "two push constant blocks in one call tree", Some(blocks[1].0)));
+        }
+        let Some(&(at, p)) = blocks.first() else { return Ok(()) };
+        if !matches!(self.ir.ty(p).map(|t| &t.ty), Some(Type::Struct { .. })) {
+            return Err(Refusal::new("wgsl.push-constant", "a push constant that is not a block", Some(at)));
+        }
+        match self.check_layout(p, true) {
+            Ok(()) => {
+                self.push_space = "uniform";
+                self.mark_uniform(p);
+            }
+            Err(uniform) => {
+                if self.check_layout(p, false).is_err() {
+                    return Err(uniform);
+                }
+                self.push_space = "storage, read";
+            }
         }
         Ok(())
     }

@@ -14,6 +14,7 @@
 mod expr;
 mod func;
 mod globals;
+mod image;
 pub mod names;
 pub mod refuse;
 pub mod shape;
@@ -45,7 +46,12 @@ pub struct Wgsl {
     /// from, if any (declarations of our own, such as entry wrappers' glue,
     /// map to the entry point's `OpEntryPoint`).
     pub lines: Vec<Option<u32>>,
+    /// The bindings the lowering introduced, that the module does not
+    /// declare (a push-constant block as a buffer): a runner fills them.
+    pub introduced: Vec<Introduced>,
 }
+
+pub use globals::{Introduced, IntroducedKind};
 
 /// How a function's control flow is structured: [`shape::structure`], or
 /// a hand-built [`shape::Shape`] in tests.
@@ -91,6 +97,13 @@ pub(crate) struct W<'a> {
     pub functions: Vec<u32>,
     /// The WGSL names of the chosen entry points, by index into the IR's.
     pub entry_names: BTreeMap<usize, String>,
+    /// The address space the push-constant block lives in ("uniform", or
+    /// "storage, read" where uniform layout rules cannot give its offsets).
+    pub push_space: &'static str,
+    /// Per storage image type: 1 read, 2 written, 3 both (`image.rs`).
+    pub image_access: BTreeMap<u32, u8>,
+    /// Bindings the lowering introduced ([`Wgsl::introduced`]).
+    pub introduced: Vec<Introduced>,
     /// Output: lines with their source instruction.
     pub out: Out,
 }
@@ -151,6 +164,9 @@ pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structure
         global_names: BTreeMap::new(),
         functions: Vec::new(),
         entry_names: BTreeMap::new(),
+        push_space: "uniform",
+        image_access: BTreeMap::new(),
+        introduced: Vec::new(),
         out: Out::default(),
     };
     w.run(opts).map_err(|r| alloc::vec![r])
@@ -177,6 +193,7 @@ impl W<'_> {
         self.globals_scope.take("flat_group");
         self.call_tree(&entries);
         self.find_atomics()?;
+        self.find_image_access();
         // Body first (it collects the structs it uses), then the head.
         let mut body = Out::default();
         core::mem::swap(&mut self.out, &mut body);
@@ -218,7 +235,11 @@ impl W<'_> {
         let Out { text, lines } = body;
         self.out.text.push_str(&text);
         self.out.lines.extend(lines);
-        Ok(Wgsl { text: core::mem::take(&mut self.out.text), lines: core::mem::take(&mut self.out.lines) })
+        Ok(Wgsl {
+            text: core::mem::take(&mut self.out.text),
+            lines: core::mem::take(&mut self.out.lines),
+            introduced: core::mem::take(&mut self.introduced),
+        })
     }
 
     /// Refuse what the module declares that WGSL lacks.

@@ -30,7 +30,7 @@ pub const CODES: &[(&str, &str)] = &[
     ("wgsl.instruction", "the instruction has no counterpart in WGSL"),
     ("wgsl.stage", "WebGPU has only compute, vertex and fragment shaders"),
     ("wgsl.storage-class", "the storage class has no WGSL address space"),
-    ("wgsl.image", "images and samplers are not lowered yet"),
+    ("wgsl.image", "WGSL's textures are storage textures of a few formats and sampled textures, with separate samplers: no texel buffers, combined image samplers or multisampled storage; sampling in compute is not lowered yet"),
     ("wgsl.push-constant", "WebGPU has no push constants"),
     ("wgsl.layout", "WGSL's explicit layout rules cannot give these offsets or strides"),
     ("wgsl.type", "the type has no WGSL counterpart"),

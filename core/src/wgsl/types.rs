@@ -154,8 +154,10 @@ impl W<'_> {
             Type::Pointer { pointee: None, .. } => {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped pointer", inst));
             }
-            Type::Image { .. } | Type::Sampler | Type::SampledImage { .. } => {
-                return Err(Refusal::new("wgsl.image", "an image or sampler type", inst));
+            Type::Image { .. } => self.image_ty(ty, at)?,
+            Type::Sampler => String::from("sampler"),
+            Type::SampledImage { .. } => {
+                return Err(Refusal::new("wgsl.image", "a combined image sampler (WGSL has separate textures and samplers)", inst));
             }
             _ => return Err(Refusal::new("wgsl.type", "a type with no WGSL counterpart", inst)),
         };
@@ -215,7 +217,7 @@ impl W<'_> {
             sc::Workgroup => "workgroup",
             sc::StorageBuffer => "storage, read_write",
             sc::Uniform => "uniform",
-            sc::PushConstant => return Err(Refusal::new("wgsl.push-constant", "a push constant pointer", Some(at))),
+            sc::PushConstant => self.push_space,
             sc::PhysicalStorageBuffer => {
                 return Err(Refusal::new("wgsl.physical-pointer", "a PhysicalStorageBuffer pointer", Some(at)));
             }

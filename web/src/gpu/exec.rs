@@ -114,12 +114,6 @@ impl Executor for GpuExecutor {
                 d.shader
             )));
         }
-        if !d.opts.descriptor_arrays.is_empty() || !d.opts.images.is_empty() || !d.opts.samplers.is_empty() {
-            return Err(ExecError::Other(format!(
-                "{name} on `{}`: not supported: images, samplers and arrays of descriptors (the GPU runner binds buffers)",
-                d.shader
-            )));
-        }
         let job = Job {
             backend: self.backend,
             words: d.words,
@@ -130,6 +124,7 @@ impl Executor for GpuExecutor {
             buffers,
             aliases: &d.opts.aliases,
             push_constants: d.opts.push_constants.as_deref(),
+            resources: Some(d.opts),
             module_name: d.shader,
         };
         let timeout = self.timeout;

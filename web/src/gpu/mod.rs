@@ -16,8 +16,11 @@
 //! uniform buffer at its (set, binding), the push constants (wgpu's
 //! "immediates"), the dispatch size; the buffers come in and go back as the
 //! interpreter's [`Buffers`], so core's typed output prints them the same.
-//! Storage images, texel buffers, samplers and arrays of descriptors are
-//! refused ("not supported by the GPU runner"), never guessed.
+//! Storage and sampled images (2D, 2D arrays and 3D; not multisampled),
+//! separate samplers and arrays of buffers are bound from the Amber runner's
+//! resources ([`bind`]); texel buffers, combined image samplers and
+//! multisampled images, which wgpu lacks, are refused ("not supported"),
+//! never guessed.
 //!
 //! Failures are errors that name the backend and the module, never a stuck
 //! or crashed process: a validation error (wgpu's uncaptured-error handler
@@ -26,6 +29,7 @@
 //! panic inside wgpu (caught natively), and a GPU hang (natively, the poll has
 //! a deadline; the hung device is abandoned, not waited on).
 
+mod bind;
 mod exec;
 
 pub use exec::{Difference, GpuExecutor};
@@ -138,6 +142,9 @@ pub struct Job<'a> {
     /// whose bytes are in `buffers`.
     pub aliases: &'a BTreeMap<(u32, u32), (u32, u32)>,
     pub push_constants: Option<&'a [u8]>,
+    /// The dispatch's images, samplers and arrays of descriptors (the
+    /// interpreter's options: [`bind`]); `None`: buffers only.
+    pub resources: Option<&'a spvlab_core::interp::Options>,
     /// What to call the module in errors (a file name, an Amber shader).
     pub module_name: &'a str,
 }
@@ -309,7 +316,7 @@ impl Gpu {
     /// deadline; on the web: nothing, the browser's event loop maps).
     pub async fn run(&self, job: &Job<'_>, wait: &dyn Fn(&wgpu::Device) -> Result<(), String>) -> Result<Buffers, GpuError> {
         let pipeline = self.pipeline(job)?;
-        let Pipeline { pipeline, groups: bind_groups, buffers, push } = pipeline;
+        let Pipeline { pipeline, groups: bind_groups, buffers, push, textures } = pipeline;
         let [x, y, z] = job.workgroups;
         let most = self.limits.max_compute_workgroups_per_dimension;
         if x > most || y > most || z > most {
@@ -342,11 +349,12 @@ impl Gpu {
             enc.copy_buffer_to_buffer(buf, 0, &s, 0, size);
             staging.push((*key, s, *len));
         }
+        let tex_staging = bind::copy_textures(&self.device, &mut enc, &textures);
         self.queue.submit([enc.finish()]);
         self.take_errors(job)?;
         // Map every staging buffer; wait until all are mapped.
-        let pending = Arc::new(Mutex::new((staging.len(), None::<String>)));
-        for (_, s, _) in &staging {
+        let pending = Arc::new(Mutex::new((staging.len() + tex_staging.len(), None::<String>)));
+        for s in staging.iter().map(|(_, s, _)| s).chain(&tex_staging) {
             let p = pending.clone();
             s.map_async(wgpu::MapMode::Read, .., move |r| {
                 if let Ok(mut p) = p.lock() {
@@ -367,6 +375,12 @@ impl Gpu {
                 .get_mapped_range(..)
                 .map_err(|e| self.fail(job, GpuErrorKind::Validation, format!("reading back: {e}")))?;
             out.insert(key, bytes[..len].to_vec());
+        }
+        for (t, s) in textures.iter().zip(&tex_staging) {
+            let bytes = s
+                .get_mapped_range(..)
+                .map_err(|e| self.fail(job, GpuErrorKind::Validation, format!("reading back: {e}")))?;
+            out.insert(t.key, bind::unpad(t, &bytes));
         }
         self.take_errors(job)?;
         Ok(out)
@@ -392,6 +406,7 @@ impl Gpu {
         // The layout: one bind group per set, from the reflection.
         let mut sets: BTreeMap<u32, Vec<(u32, ResourceKind, u64)>> = BTreeMap::new();
         let mut push_size = 0u64;
+        let mut extra_res = Vec::new();
         for r in &entry.resources {
             match r.kind {
                 ResourceKind::Workgroup => {}
@@ -403,15 +418,31 @@ impl Gpu {
                     let least = r.size.or(r.runtime_array.map(|a| a.fixed_size)).unwrap_or(0);
                     sets.entry(s).or_default().push((b, r.kind, least));
                 }
+                _ if job.resources.is_some() && bind::handles(r) => extra_res.push(r),
                 k => {
                     let at = match (r.set, r.binding) {
                         (Some(s), Some(b)) => format!(" at {s}.{b}"),
                         _ => String::new(),
                     };
                     let what = if r.descriptor_array { format!("an array of {}s", k.name()) } else { format!("a {}", k.name()) };
-                    return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{what}{at} (the GPU runner binds storage and uniform buffers and push constants)")));
+                    return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{what}{at} (the GPU runner binds buffers, arrays of buffers, push constants, storage and sampled images and samplers)")));
                 }
             }
+        }
+        // Our WGSL has the push constants in a buffer it introduced.
+        let mut introduced: BTreeMap<(u32, u32), Vec<u8>> = BTreeMap::new();
+        let mut read_only = bind::read_only_buffers(job);
+        if push_size > 0
+            && let Some((g, b, uniform)) = bind::push_constant_buffer(job, &entry.name)
+        {
+            let mut bytes = job.push_constants.map(<[u8]>::to_vec).unwrap_or_default();
+            bytes.resize(bytes.len().max(push_size as usize), 0);
+            sets.entry(g).or_default().push((b, bind::push_kind(uniform), push_size));
+            introduced.insert((g, b), bytes);
+            if !uniform {
+                read_only.push((g, b));
+            }
+            push_size = 0;
         }
         // One entry a binding (two variables may share one), in order.
         for es in sets.values_mut() {
@@ -421,9 +452,15 @@ impl Gpu {
         // wgpu's Vulkan backend numbers each set's bindings 0, 1, 2, ... in
         // order of binding (and rewrites the SPIR-V it makes with naga to
         // match); raw SPIR-V must be renumbered the same way.
+        // Images, samplers and arrays of buffers.
+        let extra = bind::Extra::make(self, job, &extra_res)?;
         let compacted;
         let job = if job.backend == Backend::Passthrough {
-            compacted = compact_bindings(job.words, &sets);
+            let mut all = sets.clone();
+            for (s, es) in &extra.entries {
+                all.entry(*s).or_default().extend(es.iter().map(|(l, _)| (l.binding, ResourceKind::Other, 0)));
+            }
+            compacted = compact_bindings(job.words, &all);
             &Job { words: &compacted, ..*job }
         } else {
             job
@@ -436,18 +473,19 @@ impl Gpu {
         // Buffers: one per binding given (an alias binds its target's).
         let mut gpu_bufs: BTreeMap<(u32, u32), (wgpu::Buffer, usize)> = BTreeMap::new();
         let mut layouts = Vec::new();
-        let max_set = sets.keys().next_back().copied();
+        let max_set = sets.keys().chain(extra.entries.keys()).max().copied();
         if max_set.is_some_and(|m| m >= self.limits.max_bind_groups) {
             return Err(self.fail(job, GpuErrorKind::Unsupported, format!("descriptor set {} (the adapter has {} bind groups)", max_set.unwrap_or(0), self.limits.max_bind_groups)));
         }
         let mut groups = Vec::new();
         for set in 0..max_set.map_or(0, |m| m + 1) {
-            let Some(entries) = sets.get(&set) else {
+            let none = Vec::new();
+            let Some(entries) = sets.get(&set).or(extra.entries.contains_key(&set).then_some(&none)) else {
                 layouts.push(None);
                 groups.push(None);
                 continue;
             };
-            let le: Vec<wgpu::BindGroupLayoutEntry> = entries
+            let mut le: Vec<wgpu::BindGroupLayoutEntry> = entries
                 .iter()
                 .map(|(b, k, _)| wgpu::BindGroupLayoutEntry {
                     binding: *b,
@@ -455,7 +493,7 @@ impl Gpu {
                     ty: wgpu::BindingType::Buffer {
                         ty: match k {
                             ResourceKind::UniformBuffer => wgpu::BufferBindingType::Uniform,
-                            _ => wgpu::BufferBindingType::Storage { read_only: false },
+                            _ => wgpu::BufferBindingType::Storage { read_only: read_only.contains(&(set, *b)) },
                         },
                         has_dynamic_offset: false,
                         min_binding_size: None,
@@ -463,37 +501,37 @@ impl Gpu {
                     count: None,
                 })
                 .collect();
+            le.extend(extra.layout_entries(set));
             let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &le });
             for (b, k, least) in entries {
                 let key = *job.aliases.get(&(set, *b)).unwrap_or(&(set, *b));
                 if gpu_bufs.contains_key(&key) {
                     continue;
                 }
-                let Some(data) = job.buffers.get(&key) else {
+                let Some(data) = job.buffers.get(&key).or(introduced.get(&key)) else {
                     return Err(self.fail(job, GpuErrorKind::Unsupported, format!("the module binds a buffer at {set}.{b}, and none is given")));
                 };
-                let align = if *k == ResourceKind::UniformBuffer { 16 } else { 4 };
-                let size = round_up((data.len() as u64).max(*least).max(4), align);
-                let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: None,
-                    size,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                let mut padded = data.clone();
-                padded.resize(size as usize, 0);
-                self.queue.write_buffer(&buf, 0, &padded);
-                gpu_bufs.insert(key, (buf, data.len()));
+                gpu_bufs.insert(key, (bind::upload(self, data, *least, *k), data.len()));
             }
-            let be: Vec<wgpu::BindGroupEntry> = entries
+            let mut be: Vec<wgpu::BindGroupEntry> = entries
                 .iter()
                 .map(|(b, _, _)| {
                     let key = *job.aliases.get(&(set, *b)).unwrap_or(&(set, *b));
                     wgpu::BindGroupEntry { binding: *b, resource: gpu_bufs[&key].0.as_entire_binding() }
                 })
                 .collect();
+            let arrays = extra.arrays(set);
+            be.extend(extra.group_entries(set, &arrays));
             groups.push(Some(self.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &layout, entries: &be })));
             layouts.push(Some(layout));
+        }
+        // The introduced buffers are not read back (the bind groups hold them).
+        for k in introduced.keys() {
+            gpu_bufs.remove(k);
+        }
+        let bind::Extra { buffers: array_bufs, textures, .. } = extra;
+        for (k, b) in array_bufs {
+            gpu_bufs.entry(k).or_insert(b);
         }
         let push = match (push_size, job.push_constants) {
             (0, _) => None,
@@ -521,7 +559,7 @@ impl Gpu {
             cache: None,
         });
         self.take_errors(job)?;
-        Ok(Pipeline { pipeline, groups, buffers: gpu_bufs, push })
+        Ok(Pipeline { pipeline, groups, buffers: gpu_bufs, push, textures })
     }
 
     /// Raw SPIR-V goes to the driver unchecked, and a driver may crash on a
@@ -667,6 +705,8 @@ struct Pipeline {
     groups: Vec<Option<wgpu::BindGroup>>,
     buffers: BTreeMap<(u32, u32), (wgpu::Buffer, usize)>,
     push: Option<Vec<u8>>,
+    /// Storage images, read back after the dispatch.
+    textures: Vec<bind::TexBack>,
 }
 
 /// Ready once every staging buffer is mapped (or the wait fails).

@@ -146,6 +146,7 @@ pub fn run_gpu(
         buffers: bufs,
         aliases: &opts.aliases,
         push_constants: opts.push_constants.as_deref(),
+        resources: Some(opts),
         module_name: name,
     };
     let g = gpu::Gpu::new_blocking().map_err(|m| format!("{}: {m}", b.name()))?;

@@ -1,0 +1,410 @@
+//! Bindings beyond the module's own buffers: the buffer our WGSL lowering
+//! introduces for a push-constant block (WebGPU has no push constants), and
+//! images, samplers and texel buffers.
+
+use super::{Backend, Job, ResourceKind};
+use spvlab_core::wgsl::IntroducedKind;
+
+/// Where a push-constant block lives in the WGSL of `job` (our lowering,
+/// [`Backend::Wgsl`] only): its (group, binding) and whether it is a
+/// uniform buffer (else a read-only storage buffer). `None`: the WGSL has
+/// none, or this is another backend (they get wgpu's immediates).
+pub(super) fn push_constant_buffer(job: &Job, entry: &str) -> Option<(u32, u32, bool)> {
+    if job.backend != Backend::Wgsl {
+        return None;
+    }
+    let graph = spvlab_core::cfg::analyze(&job.ir.module);
+    let opts = spvlab_core::wgsl::Options { entry: Some(entry.to_string()) };
+    let w = spvlab_core::wgsl::lower(job.ir, &graph, &opts).ok()?;
+    w.introduced.iter().find_map(|i| match i.kind {
+        IntroducedKind::PushConstantUniform => Some((i.group, i.binding, true)),
+        IntroducedKind::PushConstantStorage => Some((i.group, i.binding, false)),
+    })
+}
+
+/// The binding kind of an introduced push-constant buffer, as the module's
+/// own buffers' kinds.
+pub(super) fn push_kind(uniform: bool) -> ResourceKind {
+    if uniform { ResourceKind::UniformBuffer } else { ResourceKind::StorageBuffer }
+}
+
+/// The (group, binding) of every buffer the WGSL of `job` declares
+/// `var<storage, read>` (a NonWritable storage buffer, or a push-constant
+/// block as one): the bind group layout must say read-only to match.
+pub(super) fn read_only_buffers(job: &Job) -> Vec<(u32, u32)> {
+    let Some(text) = job.wgsl.filter(|_| job.backend == Backend::Wgsl) else { return Vec::new() };
+    let num = |s: &str, key: &str| -> Option<u32> {
+        let at = s.find(key)? + key.len();
+        let rest = &s[at..];
+        rest[..rest.find(')')?].parse().ok()
+    };
+    text.lines()
+        .filter(|l| l.starts_with("@group(") && l.contains("var<storage, read>"))
+        .filter_map(|l| Some((num(l, "@group(")?, num(l, "@binding(")?)))
+        .collect()
+}
+
+use super::{Gpu, GpuError, GpuErrorKind};
+use spvlab_core::interp::image::{Format, NumKind};
+use spvlab_core::ir::Type;
+use spvlab_core::reflect::Resource;
+use std::collections::BTreeMap;
+use std::num::NonZeroU32;
+
+/// What an extra binding holds.
+pub(super) enum Res {
+    /// An array of buffers (one per element).
+    Buffers(Vec<wgpu::Buffer>),
+    View(wgpu::TextureView),
+    Sampler(wgpu::Sampler),
+}
+
+/// A storage image to read back into its bytes' key.
+pub(super) struct TexBack {
+    pub key: (u32, u32),
+    pub texture: wgpu::Texture,
+    pub size: wgpu::Extent3d,
+    /// Bytes of a row, unpadded, and padded to wgpu's copy alignment.
+    pub row: u32,
+    pub padded_row: u32,
+    pub len: usize,
+}
+
+/// The bindings beyond plain buffers: images, samplers and arrays of
+/// buffers, with what must be read back after the dispatch.
+#[derive(Default)]
+pub(super) struct Extra {
+    /// Per set: each binding's layout entry and resource.
+    pub entries: BTreeMap<u32, Vec<(wgpu::BindGroupLayoutEntry, Res)>>,
+    /// The elements of arrays of buffers, by their bytes' key.
+    pub buffers: BTreeMap<(u32, u32), (wgpu::Buffer, usize)>,
+    pub textures: Vec<TexBack>,
+}
+
+/// Whether this file binds `r` (the runner binds the other buffers itself).
+pub(super) fn handles(r: &Resource) -> bool {
+    use ResourceKind as K;
+    match r.kind {
+        K::StorageBuffer | K::UniformBuffer => r.descriptor_array,
+        K::StorageImage | K::SampledImage | K::Sampler => !r.descriptor_array,
+        _ => false,
+    }
+}
+
+/// wgpu's format of an Amber/Vulkan image format.
+fn texture_format(f: &Format) -> Option<wgpu::TextureFormat> {
+    use wgpu::TextureFormat as T;
+    let chans: String = f.comps.iter().map(|c| ['R', 'G', 'B', 'A'][c.0 as usize & 3]).collect();
+    let bits: Vec<u8> = f.comps.iter().map(|c| c.1).collect();
+    let same = bits.windows(2).all(|w| w[0] == w[1]);
+    let k = f.kind;
+    Some(match (chans.as_str(), same.then(|| bits[0]), k) {
+        ("R", Some(8), NumKind::Unorm) => T::R8Unorm,
+        ("R", Some(8), NumKind::Snorm) => T::R8Snorm,
+        ("R", Some(8), NumKind::Uint) => T::R8Uint,
+        ("R", Some(8), NumKind::Sint) => T::R8Sint,
+        ("RG", Some(8), NumKind::Unorm) => T::Rg8Unorm,
+        ("RG", Some(8), NumKind::Snorm) => T::Rg8Snorm,
+        ("RG", Some(8), NumKind::Uint) => T::Rg8Uint,
+        ("RG", Some(8), NumKind::Sint) => T::Rg8Sint,
+        ("RGBA", Some(8), NumKind::Unorm) => T::Rgba8Unorm,
+        ("RGBA", Some(8), NumKind::Snorm) => T::Rgba8Snorm,
+        ("RGBA", Some(8), NumKind::Uint) => T::Rgba8Uint,
+        ("RGBA", Some(8), NumKind::Sint) => T::Rgba8Sint,
+        ("BGRA", Some(8), NumKind::Unorm) => T::Bgra8Unorm,
+        ("R", Some(16), NumKind::Uint) => T::R16Uint,
+        ("R", Some(16), NumKind::Sint) => T::R16Sint,
+        ("R", Some(16), NumKind::Sfloat) => T::R16Float,
+        ("R", Some(16), NumKind::Unorm) => T::R16Unorm,
+        ("R", Some(16), NumKind::Snorm) => T::R16Snorm,
+        ("RG", Some(16), NumKind::Uint) => T::Rg16Uint,
+        ("RG", Some(16), NumKind::Sint) => T::Rg16Sint,
+        ("RG", Some(16), NumKind::Sfloat) => T::Rg16Float,
+        ("RGBA", Some(16), NumKind::Uint) => T::Rgba16Uint,
+        ("RGBA", Some(16), NumKind::Sint) => T::Rgba16Sint,
+        ("RGBA", Some(16), NumKind::Sfloat) => T::Rgba16Float,
+        ("RGBA", Some(16), NumKind::Unorm) => T::Rgba16Unorm,
+        ("RGBA", Some(16), NumKind::Snorm) => T::Rgba16Snorm,
+        ("R", Some(32), NumKind::Uint) => T::R32Uint,
+        ("R", Some(32), NumKind::Sint) => T::R32Sint,
+        ("R", Some(32), NumKind::Sfloat) => T::R32Float,
+        ("RG", Some(32), NumKind::Uint) => T::Rg32Uint,
+        ("RG", Some(32), NumKind::Sint) => T::Rg32Sint,
+        ("RG", Some(32), NumKind::Sfloat) => T::Rg32Float,
+        ("RGBA", Some(32), NumKind::Uint) => T::Rgba32Uint,
+        ("RGBA", Some(32), NumKind::Sint) => T::Rgba32Sint,
+        ("RGBA", Some(32), NumKind::Sfloat) => T::Rgba32Float,
+        ("R", Some(64), NumKind::Uint) => T::R64Uint,
+        // Packed formats list their components from the lowest bit.
+        ("RGB", None, NumKind::Ufloat) if bits == [11, 11, 10] => T::Rg11b10Ufloat,
+        ("RGBA", None, NumKind::Unorm) if bits == [10, 10, 10, 2] => T::Rgb10a2Unorm,
+        ("RGBA", None, NumKind::Uint) if bits == [10, 10, 10, 2] => T::Rgb10a2Uint,
+        _ => return None,
+    })
+}
+
+/// The OpTypeImage of variable `var` (through an array, a sampled image).
+fn image_type(ir: &spvlab_core::ir::Ir, var: u32) -> Option<(u32, u32, u32)> {
+    let mut t = ir.global(var)?.pointee?;
+    loop {
+        match &ir.ty(t)?.ty {
+            Type::Array { element, .. } | Type::RuntimeArray { element } => t = *element,
+            Type::SampledImage { image } => t = *image,
+            Type::Image { dim, arrayed, ms, .. } => return Some((*dim, *arrayed, *ms)),
+            _ => return None,
+        }
+    }
+}
+
+impl Extra {
+    /// Make the bindings of `res` (those [`handles`] takes) for `job`.
+    pub(super) fn make(gpu: &Gpu, job: &Job, res: &[&Resource]) -> Result<Extra, GpuError> {
+        use spvlab_core::grammar::dim;
+        let mut ex = Extra::default();
+        let unsupported = |m: String| gpu.fail(job, GpuErrorKind::Unsupported, m);
+        let Some(opts) = job.resources else {
+            return Err(unsupported("images, samplers and arrays of descriptors need the dispatch's resources".into()));
+        };
+        let stage = wgpu::ShaderStages::COMPUTE;
+        let mut textures: BTreeMap<(u32, u32), (wgpu::Texture, wgpu::TextureFormat, wgpu::TextureViewDimension)> = BTreeMap::new();
+        for r in res {
+            let (Some(set), Some(binding)) = (r.set, r.binding) else {
+                return Err(unsupported(format!("%{} has no DescriptorSet and Binding", r.variable)));
+            };
+            let key = *job.aliases.get(&(set, binding)).unwrap_or(&(set, binding));
+            let (ty, count, resource) = match r.kind {
+                ResourceKind::StorageBuffer | ResourceKind::UniformBuffer => {
+                    let keys = opts.descriptor_arrays.get(&(set, binding)).cloned().unwrap_or_else(|| vec![key]);
+                    let mut bufs = Vec::new();
+                    for k in &keys {
+                        if let Some((b, _)) = ex.buffers.get(k) {
+                            bufs.push(b.clone());
+                            continue;
+                        }
+                        let Some(data) = job.buffers.get(k) else {
+                            return Err(unsupported(format!("an element of the array of buffers at {set}.{binding} has no bytes")));
+                        };
+                        let buf = upload(gpu, data, r.size.unwrap_or(0), r.kind);
+                        ex.buffers.insert(*k, (buf.clone(), data.len()));
+                        bufs.push(buf);
+                    }
+                    let ty = wgpu::BindingType::Buffer {
+                        ty: match r.kind {
+                            ResourceKind::UniformBuffer => wgpu::BufferBindingType::Uniform,
+                            _ => wgpu::BufferBindingType::Storage { read_only: false },
+                        },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    };
+                    (ty, NonZeroU32::new(bufs.len() as u32), Res::Buffers(bufs))
+                }
+                ResourceKind::Sampler => {
+                    let Some(s) = opts.samplers.get(&(set, binding)) else {
+                        return Err(unsupported(format!("no sampler given for {set}.{binding}")));
+                    };
+                    if !s.normalized {
+                        return Err(unsupported("a sampler with unnormalized coordinates (wgpu has none)".into()));
+                    }
+                    use spvlab_core::interp::image::Address as A;
+                    let mode = |a: A| match a {
+                        A::ClampToEdge => Ok(wgpu::AddressMode::ClampToEdge),
+                        A::Repeat => Ok(wgpu::AddressMode::Repeat),
+                        A::MirroredRepeat => Ok(wgpu::AddressMode::MirrorRepeat),
+                        A::Other => Err(unsupported("a sampler address mode wgpu lacks".into())),
+                    };
+                    let filter = if s.linear { wgpu::FilterMode::Linear } else { wgpu::FilterMode::Nearest };
+                    let sampler = gpu.device.create_sampler(&wgpu::SamplerDescriptor {
+                        address_mode_u: mode(s.address[0])?,
+                        address_mode_v: mode(s.address[1])?,
+                        address_mode_w: mode(s.address[2])?,
+                        mag_filter: filter,
+                        min_filter: filter,
+                        ..Default::default()
+                    });
+                    let kind = if s.linear { wgpu::SamplerBindingType::Filtering } else { wgpu::SamplerBindingType::NonFiltering };
+                    (wgpu::BindingType::Sampler(kind), None, Res::Sampler(sampler))
+                }
+                _ => {
+                    let Some((d, arrayed, ms)) = image_type(job.ir, r.variable) else {
+                        return Err(unsupported(format!("%{} is not an image", r.variable)));
+                    };
+                    if ms != 0 {
+                        return Err(unsupported("a multisampled image (wgpu has no multisampled storage textures, and no texture uploads to multisampled ones)".into()));
+                    }
+                    let Some(img) = opts.images.get(&key) else {
+                        return Err(unsupported(format!("no image given for {set}.{binding}")));
+                    };
+                    let Some(format) = texture_format(&img.format) else {
+                        return Err(unsupported(format!("image format {:?} (wgpu has no such texture format)", img.format)));
+                    };
+                    let [w, h, depth] = img.size.map(|x| x.max(1));
+                    let (dimension, view) = match (d, arrayed != 0) {
+                        (dim::Dim1D, false) => (wgpu::TextureDimension::D1, wgpu::TextureViewDimension::D1),
+                        (dim::Dim2D, false) => (wgpu::TextureDimension::D2, wgpu::TextureViewDimension::D2),
+                        (dim::Dim2D, true) => (wgpu::TextureDimension::D2, wgpu::TextureViewDimension::D2Array),
+                        (dim::Dim3D, false) => (wgpu::TextureDimension::D3, wgpu::TextureViewDimension::D3),
+                        _ => return Err(unsupported("an image of a dimension the GPU runner does not bind (1D arrays, cubes, texel buffers)".into())),
+                    };
+                    let size = wgpu::Extent3d { width: w, height: h, depth_or_array_layers: depth };
+                    if !textures.contains_key(&key) {
+                        let Some(data) = job.buffers.get(&key) else {
+                            return Err(unsupported(format!("the image at {set}.{binding} has no bytes")));
+                        };
+                        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+                            label: None,
+                            size,
+                            mip_level_count: 1,
+                            sample_count: 1,
+                            dimension,
+                            format,
+                            usage: wgpu::TextureUsages::STORAGE_BINDING
+                                | wgpu::TextureUsages::TEXTURE_BINDING
+                                | wgpu::TextureUsages::COPY_DST
+                                | wgpu::TextureUsages::COPY_SRC,
+                            view_formats: &[],
+                        });
+                        let texel = img.format.texel_bytes() as u32;
+                        let row = w * texel;
+                        let mut bytes = data.clone();
+                        bytes.resize((row * h * depth) as usize, 0);
+                        gpu.queue.write_texture(
+                            texture.as_image_copy(),
+                            &bytes,
+                            wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: Some(h) },
+                            size,
+                        );
+                        ex.textures.push(TexBack {
+                            key,
+                            texture: texture.clone(),
+                            size,
+                            row,
+                            padded_row: super::round_up(row as u64, wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64) as u32,
+                            len: data.len(),
+                        });
+                        textures.insert(key, (texture, format, view));
+                    }
+                    let (texture, format, _) = &textures[&key];
+                    let v = texture.create_view(&wgpu::TextureViewDescriptor { dimension: Some(view), ..Default::default() });
+                    let ty = if r.kind == ResourceKind::StorageImage {
+                        wgpu::BindingType::StorageTexture { access: storage_access(job, set, binding), format: *format, view_dimension: view }
+                    } else {
+                        let sample_type = match img.format.kind {
+                            NumKind::Uint => wgpu::TextureSampleType::Uint,
+                            NumKind::Sint => wgpu::TextureSampleType::Sint,
+                            _ => wgpu::TextureSampleType::Float { filterable: false },
+                        };
+                        wgpu::BindingType::Texture { sample_type, view_dimension: view, multisampled: false }
+                    };
+                    (ty, None, Res::View(v))
+                }
+            };
+            let entry = wgpu::BindGroupLayoutEntry { binding, visibility: stage, ty, count };
+            ex.entries.entry(set).or_default().push((entry, resource));
+        }
+        Ok(ex)
+    }
+
+    /// The array elements of `set`, as bind group entries (`arrays` holds
+    /// the buffer bindings they borrow: fill it with [`Extra::arrays`]).
+    pub(super) fn arrays(&self, set: u32) -> Vec<Vec<wgpu::BufferBinding<'_>>> {
+        self.entries
+            .get(&set)
+            .map(|v| {
+                v.iter()
+                    .map(|(_, r)| match r {
+                        Res::Buffers(bs) => bs.iter().map(|b| b.as_entire_buffer_binding()).collect(),
+                        _ => Vec::new(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub(super) fn group_entries<'a>(&'a self, set: u32, arrays: &'a [Vec<wgpu::BufferBinding<'a>>]) -> Vec<wgpu::BindGroupEntry<'a>> {
+        let Some(v) = self.entries.get(&set) else { return Vec::new() };
+        v.iter()
+            .zip(arrays)
+            .map(|((l, r), a)| wgpu::BindGroupEntry {
+                binding: l.binding,
+                resource: match r {
+                    Res::Buffers(_) => wgpu::BindingResource::BufferArray(a),
+                    Res::View(v) => wgpu::BindingResource::TextureView(v),
+                    Res::Sampler(s) => wgpu::BindingResource::Sampler(s),
+                },
+            })
+            .collect()
+    }
+
+    pub(super) fn layout_entries(&self, set: u32) -> Vec<wgpu::BindGroupLayoutEntry> {
+        self.entries.get(&set).map(|v| v.iter().map(|(l, _)| *l).collect()).unwrap_or_default()
+    }
+}
+
+/// Copy each storage image into a staging buffer of padded rows.
+pub(super) fn copy_textures(device: &wgpu::Device, enc: &mut wgpu::CommandEncoder, textures: &[TexBack]) -> Vec<wgpu::Buffer> {
+    textures
+        .iter()
+        .map(|t| {
+            let rows = t.size.height * t.size.depth_or_array_layers;
+            let s = device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: (t.padded_row as u64 * rows as u64).max(4),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_texture_to_buffer(
+                t.texture.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &s,
+                    layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(t.padded_row), rows_per_image: Some(t.size.height) },
+                },
+                t.size,
+            );
+            s
+        })
+        .collect()
+}
+
+/// The image's bytes, its rows unpadded.
+pub(super) fn unpad(t: &TexBack, bytes: &[u8]) -> Vec<u8> {
+    let rows = (t.size.height * t.size.depth_or_array_layers) as usize;
+    let mut out = Vec::with_capacity(t.row as usize * rows);
+    for k in 0..rows {
+        let at = k * t.padded_row as usize;
+        out.extend_from_slice(bytes.get(at..at + t.row as usize).unwrap_or(&[]));
+    }
+    out.truncate(t.len);
+    out
+}
+
+/// The access of the storage texture at (set, binding): as our WGSL
+/// declares it (`texture_storage_*<format, access>`), else read-write.
+fn storage_access(job: &Job, set: u32, binding: u32) -> wgpu::StorageTextureAccess {
+    let head = format!("@group({set}) @binding({binding}) var ");
+    let decl = job
+        .wgsl
+        .filter(|_| job.backend == Backend::Wgsl)
+        .and_then(|t| t.lines().find(|l| l.starts_with(&head) && l.contains("texture_storage_")));
+    match decl {
+        Some(l) if l.contains(", read>") => wgpu::StorageTextureAccess::ReadOnly,
+        Some(l) if l.contains(", write>") => wgpu::StorageTextureAccess::WriteOnly,
+        _ => wgpu::StorageTextureAccess::ReadWrite,
+    }
+}
+
+/// A buffer holding `data` (at least `least` bytes, rounded up to what a
+/// uniform or storage binding of `kind` needs), uploaded.
+pub(super) fn upload(gpu: &Gpu, data: &[u8], least: u64, kind: ResourceKind) -> wgpu::Buffer {
+    let align = if kind == ResourceKind::UniformBuffer { 16 } else { 4 };
+    let size = super::round_up((data.len() as u64).max(least).max(4), align);
+    let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut padded = data.to_vec();
+    padded.resize(size as usize, 0);
+    gpu.queue.write_buffer(&buf, 0, &padded);
+    buf
+}
