@@ -121,6 +121,10 @@ struct Invocation {
     status: Status,
     /// What it records of its path (`None`: tracing is off).
     rec: Option<Box<Rec>>,
+    /// The entry point's frame after it returned, kept for the invocation
+    /// that takes this one's place in the next workgroup (its registers'
+    /// allocation).
+    spare: Option<Frame>,
 }
 
 fn located_at(mut e: RunError, gid: [u32; 3]) -> RunError {
@@ -196,6 +200,7 @@ fn run_grid(
                                     steps: 0,
                                     status: Status::Running,
                                     rec: None,
+                                    spare: None,
                                 });
                             }
                             let inv = &mut invs[slot];
@@ -225,6 +230,11 @@ fn run_grid(
                                 r.enter(prog.entry, 0);
                             }
                             inv.frames.truncate(1);
+                            if inv.frames.is_empty()
+                                && let Some(f) = inv.spare.take()
+                            {
+                                inv.frames.push(f);
+                            }
                             match inv.frames.first_mut() {
                                 Some(frame) => reset_frame(prog, frame, prog.entry, NONE, base),
                                 None => inv.frames.push(new_frame(prog, prog.entry, NONE, base)),
@@ -388,7 +398,7 @@ impl SplitMix {
 fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
     core::mem::swap(&mut st.mem, &mut inv.mem);
     st.races.inv = inv.lin;
-    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, inv.rec.as_deref_mut());
+    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.spare, &mut inv.steps, stop, inv.rec.as_deref_mut());
     core::mem::swap(&mut st.mem, &mut inv.mem);
     inv.status = r.map_err(|e| located_at(e, inv.gid))?;
     Ok(())
@@ -1148,6 +1158,7 @@ fn invoke(
     opts: &Options,
     st: &mut State,
     frames: &mut Vec<Frame>,
+    spare: &mut Option<Frame>,
     steps: &mut u64,
     stop: u64,
     mut rec: Option<&mut Rec>,
@@ -1219,6 +1230,9 @@ fn invoke(
                     && let Some(slot) = caller.regs.get_mut(done.ret as usize)
                 {
                     *slot = v;
+                }
+                if frames.is_empty() {
+                    *spare = Some(done);
                 }
             }
         }
