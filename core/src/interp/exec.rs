@@ -1153,6 +1153,7 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
 /// Run one invocation until it returns (`Done`), waits at an OpControlBarrier
 /// or a group instruction, or has run `stop` instructions in all (`Running`,
 /// the end of a turn in a seeded order; `stop` is at most the step budget).
+#[allow(clippy::too_many_arguments)]
 fn invoke(
     prog: &Program,
     opts: &Options,
