@@ -103,3 +103,69 @@ fn write_report() {
     std::fs::write(&path, md).expect("write the report");
     println!("wrote {}", path.display());
 }
+
+/// Times each test on the interpreter and prints the slowest 20 with their
+/// invocations and SPIR-V instructions executed (a profile, not a check):
+/// `cargo test --release -p spvlab-tests --test amber_corpus -- --ignored --nocapture profile`.
+#[test]
+#[ignore = "prints a timing table; run on request"]
+fn profile() {
+    use spvlab_core::amber::{Dispatch, ExecError, Executor};
+    use std::time::Instant;
+    struct Counting {
+        invocations: u64,
+        steps: u64,
+        dispatches: u64,
+        run_secs: f64,
+    }
+    impl Executor for Counting {
+        fn dispatch(
+            &mut self,
+            d: &Dispatch,
+            buffers: &mut spvlab_core::interp::Buffers,
+        ) -> Result<(), ExecError> {
+            let t = Instant::now();
+            let r = spvlab_core::interp::run(d.ir, d.opts, buffers);
+            self.run_secs += t.elapsed().as_secs_f64();
+            self.dispatches += 1;
+            let s = r.map_err(ExecError::Interp)?;
+            self.invocations += s.invocations;
+            self.steps += s.steps;
+            Ok(())
+        }
+    }
+    let Some(corpus) = corpus_or_skip("amber_corpus") else { return };
+    // SPVLAB_AMBER_ONLY=substring: only the tests whose path has it (to
+    // profile a few under callgrind).
+    let only = std::env::var("SPVLAB_AMBER_ONLY").ok();
+    let cases: Vec<_> = compute_cases(&corpus)
+        .into_iter()
+        .filter(|c| only.as_ref().is_none_or(|o| c.amber.contains(o.as_str())))
+        .collect();
+    let t0 = Instant::now();
+    let mut rows = Vec::new();
+    for c in &cases {
+        let mut e = Counting { invocations: 0, steps: 0, dispatches: 0, run_secs: 0.0 };
+        let t = Instant::now();
+        let v = spvlab_tests::amber::run_case_on(&corpus, c, &mut e);
+        let secs = t.elapsed().as_secs_f64();
+        rows.push((secs, e.run_secs, e.invocations, e.steps, e.dispatches, v == Verdict::Pass, c.amber.clone()));
+    }
+    let total = t0.elapsed().as_secs_f64();
+    let run: f64 = rows.iter().map(|r| r.1).sum();
+    let steps: u64 = rows.iter().map(|r| r.3).sum();
+    let passed = rows.iter().filter(|r| r.5).count();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("| ms | of which run | invocations | instructions | dispatches | pass | test |");
+    println!("|---:|---:|---:|---:|---:|---|---|");
+    for r in rows.iter().take(20) {
+        println!(
+            "| {:.1} | {:.1} | {} | {} | {} | {} | {} |",
+            r.0 * 1e3, r.1 * 1e3, r.2, r.3, r.4, if r.5 { "yes" } else { "no" }, r.6
+        );
+    }
+    println!(
+        "total {total:.2} s, of which interp::run {run:.2} s; {steps} instructions; {passed}/{} pass",
+        rows.len()
+    );
+}

@@ -150,3 +150,28 @@ fn a_progress_bar_over_many_files() {
     }
     assert!(err.ends_with("\r\x1b[K"), "the bar is wiped at the end: {err:?}");
 }
+
+/// `--data DIR`: a corpus script whose `BUFFER ... FILE TEXT input.txt` is not
+/// beside it (the corpus does not carry it) is an error naming the file;
+/// with `--data` naming tests/amber-data/vk-gl-cts (the upstream file, see
+/// its README) it passes by its own EXPECT lines. A folder without the file
+/// before it changes nothing (the folders are searched in order).
+#[test]
+fn data_files_from_another_folder() {
+    let Some(c) = corpus_or_skip("cli_amber") else { return };
+    let dir = scratch("cli_amber_data");
+    let script = c.join("amber/vk-gl-cts/spirv_assembly_instruction_float32_comparison_frexpstruct_1_comp.amber");
+    let script = script.to_str().unwrap();
+    let data = spvlab_tests::root().join("tests/amber-data/vk-gl-cts");
+    let data = data.to_str().unwrap();
+    let o = run_spvlab(&dir, &["amber", script], b"");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.starts_with("error  ") && out.contains("input.txt"), "{out}");
+    let o = run_spvlab(&dir, &["amber", "--data", dir.to_str().unwrap(), "--data", data, script], b"");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.starts_with("pass   "), "{out}");
+    let o = run_spvlab(&dir, &["amber", "--data", "no-such-folder", script], b"");
+    assert_eq!(o.status.code(), Some(1));
+}

@@ -34,6 +34,9 @@ takes the place of a SPIR-V shader of that name.
 Options:
   --shader <NAME=FILE>     The module of shader NAME (may be repeated).
   --target-env <env>       Assemble --shader texts for <env>. Default: spv1.0.
+  --data <DIR>             Where to look for a data file a script names
+                           (BUFFER ... FILE) that is not beside it (may be
+                           repeated: searched in order).
   --max-steps <N>          The most instructions one invocation may execute
                            (default 1000000).
   --backend <B>            What runs the dispatches: interp (the reference
@@ -92,7 +95,7 @@ enum Verdict {
     Unreadable(String),
 }
 
-fn run_file(path: &str, opts: &RunOptions, exec: &mut dyn amber::Executor) -> (Verdict, u32) {
+fn run_file(path: &str, opts: &RunOptions, data: &[std::path::PathBuf], exec: &mut dyn amber::Executor) -> (Verdict, u32) {
     let text = match std::fs::read(path) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => t,
@@ -101,8 +104,11 @@ fn run_file(path: &str, opts: &RunOptions, exec: &mut dyn amber::Executor) -> (V
         Err(e) => return (Verdict::Unreadable(format!("cannot read: {e}")), 0),
     };
     let dir = std::path::Path::new(path).parent().map(|d| d.to_path_buf()).unwrap_or_default();
-    // Files a script names (BUFFER ... FILE) are read beside it, as Amber does.
-    let mut load = |name: &str| std::fs::read(dir.join(name)).map_err(|e| e.to_string());
+    // Files a script names (BUFFER ... FILE) are read beside it, as Amber
+    // does, else in the --data folders in order.
+    let mut load = |name: &str| {
+        std::fs::read(dir.join(name)).or_else(|e| data.iter().find_map(|d| std::fs::read(d.join(name)).ok()).ok_or(e)).map_err(|e| e.to_string())
+    };
     match amber::parse_with(&text, &mut load).and_then(|s| amber::run_on(&s, opts, exec)) {
         Ok(o) if o.passed() => (Verdict::Pass, o.checked),
         Ok(o) => (Verdict::Fail(o.failures), o.checked),
@@ -123,6 +129,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut max_steps = 1_000_000u64;
     let mut backends: Vec<Backend> = vec![Backend::Interp];
     let mut force = false;
+    let mut data: Vec<std::path::PathBuf> = Vec::new();
     let mut p = Parser::new(args);
     while let Some(arg) = p.next_arg() {
         match arg {
@@ -133,6 +140,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                     json_out = true;
                 }
                 "--target-env" => env = p.target_env(inline)?,
+                "--data" => data.push(p.text_value("--data", inline)?.into()),
                 "--backend" => backends = Backend::parse_list(&p.text_value("--backend", inline)?)?,
                 "--force" => {
                     no_value("--force", &inline)?;
@@ -166,7 +174,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         opts.shaders.insert(n.clone(), shader_module(f, env)?);
     }
     if backends.len() > 1 {
-        return run_all(&files, &opts, &backends, force, json_out);
+        return run_all(&files, &opts, &data, &backends, force, json_out);
     }
     let backend = backends[0];
     let mut exec = backend.executor(force);
@@ -177,7 +185,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     for (k, f) in files.iter().enumerate() {
         bar.show(k, f);
         let seen = exec.differences().len();
-        let (v, checked) = run_file(f, &opts, exec.as_dyn());
+        let (v, checked) = run_file(f, &opts, &data, exec.as_dyn());
         let diffs: Vec<String> = exec.differences()[seen..].to_vec();
         let mut text = String::new();
         let mut item = match &v {
@@ -262,7 +270,7 @@ fn word(v: &Verdict) -> &'static str {
 /// `--backend all`: each file on each backend, a table of the verdicts (a
 /// row whose verdicts differ, or whose GPU buffers differ from the
 /// interpreter's, is marked `<>`); exit 1 unless every cell passed.
-fn run_all(files: &[String], opts: &RunOptions, backends: &[Backend], force: bool, json_out: bool) -> Result<(), CliError> {
+fn run_all(files: &[String], opts: &RunOptions, data: &[std::path::PathBuf], backends: &[Backend], force: bool, json_out: bool) -> Result<(), CliError> {
     let mut execs: Vec<(Backend, Exec)> = backends.iter().map(|b| (*b, b.executor(force))).collect();
     let mut rows = Vec::new();
     let (mut all_pass, mut mismatches) = (0usize, 0usize);
@@ -283,7 +291,7 @@ fn run_all(files: &[String], opts: &RunOptions, backends: &[Backend], force: boo
         let mut differs = false;
         for (b, exec) in execs.iter_mut() {
             let seen = exec.differences().len();
-            let (v, _) = run_file(f, opts, exec.as_dyn());
+            let (v, _) = run_file(f, opts, data, exec.as_dyn());
             let diffs: Vec<String> = exec.differences()[seen..].to_vec();
             differs |= !diffs.is_empty();
             for d in &diffs {

@@ -121,6 +121,10 @@ struct Invocation {
     status: Status,
     /// What it records of its path (`None`: tracing is off).
     rec: Option<Box<Rec>>,
+    /// The entry point's frame after it returned, kept for the invocation
+    /// that takes this one's place in the next workgroup (its registers'
+    /// allocation).
+    spare: Option<Frame>,
 }
 
 fn located_at(mut e: RunError, gid: [u32; 3]) -> RunError {
@@ -162,6 +166,7 @@ fn run_grid(
     let wg_invs = (lx as u64).saturating_mul(ly as u64).saturating_mul(lz as u64);
     let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
+    let mut invs: Vec<Invocation> = Vec::new();
     for wz in 0..nz {
         for wy in 0..ny {
             for wx in 0..nx {
@@ -175,14 +180,33 @@ fn run_grid(
                 }
                 st.races.workgroup(wg_buf);
                 let wg_lin = (wz as u64 * ny as u64 + wy as u64) * nx as u64 + wx as u64;
-                let mut invs = Vec::new();
+                // The invocations of the last workgroup are set up again in
+                // place: their memory, frames and registers keep their
+                // allocations (no allocation per invocation after the first
+                // workgroup).
+                let mut slot = 0usize;
                 for z in 0..lz {
                     for y in 0..ly {
                         for x in 0..lx {
                             let local = [x, y, z];
                             let gid = [wx * lx + x, wy * ly + y, wz * lz + z];
                             st.hold(private_values, None)?;
-                            let mut mem = prog.private_init.clone();
+                            if slot == invs.len() {
+                                invs.push(Invocation {
+                                    lin: 0,
+                                    gid,
+                                    frames: Vec::new(),
+                                    mem: Vec::new(),
+                                    steps: 0,
+                                    status: Status::Running,
+                                    rec: None,
+                                    spare: None,
+                                });
+                            }
+                            let inv = &mut invs[slot];
+                            slot += 1;
+                            let mem = &mut inv.mem;
+                            mem.clone_from(&prog.private_init);
                             for b in &prog.builtins {
                                 let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
                                     .ok_or_else(|| RunError {
@@ -196,14 +220,26 @@ fn run_grid(
                                         related: Vec::new(),
                                         trace: None,
                                     })?;
-                                mem[b.var as usize] = shape(prog, b.ty, v);
+                                if let Some(slot) = mem.get_mut(b.var as usize) {
+                                    shape_into(prog, b.ty, v, slot);
+                                }
                             }
                             let base = mem.len() as u32;
                             let mut rec = super::trace::Rec::new(&opts.trace, gid);
                             if let Some(r) = &mut rec {
                                 r.enter(prog.entry, 0);
                             }
-                            let mut frame = new_frame(prog, prog.entry, NONE, base);
+                            inv.frames.truncate(1);
+                            if inv.frames.is_empty()
+                                && let Some(f) = inv.spare.take()
+                            {
+                                inv.frames.push(f);
+                            }
+                            match inv.frames.first_mut() {
+                                Some(frame) => reset_frame(prog, frame, prog.entry, NONE, base),
+                                None => inv.frames.push(new_frame(prog, prog.entry, NONE, base)),
+                            }
+                            let frame = &mut inv.frames[0];
                             // A kernel's parameters (see `kernel`).
                             for (&p, v) in prog.funcs[prog.entry as usize].params.iter().zip(&prog.entry_args) {
                                 if let Some(slot) = frame.regs.get_mut(p as usize) {
@@ -211,18 +247,15 @@ fn run_grid(
                                 }
                             }
                             let k = (z as u64 * ly as u64 + y as u64) * lx as u64 + x as u64;
-                            invs.push(Invocation {
-                                lin: (wg_lin * wg_invs + k) as u32,
-                                gid,
-                                frames: vec![frame],
-                                mem,
-                                steps: 0,
-                                status: Status::Running,
-                                rec,
-                            });
+                            inv.lin = (wg_lin * wg_invs + k) as u32;
+                            inv.gid = gid;
+                            inv.steps = 0;
+                            inv.status = Status::Running;
+                            inv.rec = rec;
                         }
                     }
                 }
+                invs.truncate(slot);
                 let mut rng = opts.seed.map(|s| {
                     SplitMix(s ^ (((wz as u64) << 42) | ((wy as u64) << 21) | wx as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
                 });
@@ -307,10 +340,10 @@ fn run_grid(
                     }
                     return Err(e);
                 }
-                for i in invs {
+                for i in invs.iter_mut() {
                     stats.steps += i.steps;
                     stats.invocations += 1;
-                    if let (Some(g), Some(r)) = (&mut gather, i.rec) {
+                    if let (Some(g), Some(r)) = (&mut gather, i.rec.take()) {
                         g.add(i.gid, *r);
                     }
                 }
@@ -365,7 +398,7 @@ impl SplitMix {
 fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
     core::mem::swap(&mut st.mem, &mut inv.mem);
     st.races.inv = inv.lin;
-    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, inv.rec.as_deref_mut());
+    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.spare, &mut inv.steps, stop, inv.rec.as_deref_mut());
     core::mem::swap(&mut st.mem, &mut inv.mem);
     inv.status = r.map_err(|e| located_at(e, inv.gid))?;
     Ok(())
@@ -462,6 +495,20 @@ fn builtin_value(
         }
         _ => return ext::kernel_builtin(b, opts.workgroups, prog.local_size, gid),
     })
+}
+
+/// [`shape`] into `slot`, reusing its vector's allocation when it has one of
+/// the right length.
+fn shape_into(prog: &Program, ty: u32, v: [u32; 3], slot: &mut Val) {
+    if let (Some(Type::Vector { count, .. }), Val::C(items)) = (prog.ir.ty(ty).map(|t| &t.ty), &mut *slot)
+        && items.len() == *count as usize
+    {
+        for (k, item) in items.iter_mut().enumerate() {
+            *item = Val::S(v.get(k).copied().unwrap_or(0) as u64);
+        }
+        return;
+    }
+    *slot = shape(prog, ty, v);
 }
 
 /// A built-in's value in the shape of its type: a vector takes the first
@@ -1038,6 +1085,18 @@ fn new_frame(prog: &Program, f: u32, ret: u32, mem_base: u32) -> Frame {
     }
 }
 
+/// Set `fr` up as [`new_frame`] does, keeping its registers' allocation.
+fn reset_frame(prog: &Program, fr: &mut Frame, f: u32, ret: u32, mem_base: u32) {
+    let func = &prog.funcs[f as usize];
+    fr.f = f;
+    fr.pc = func.blocks.first().map_or(0, |b| b.body);
+    fr.block = 0;
+    fr.regs.clear();
+    fr.regs.resize(func.nlocals as usize, Val::S(0));
+    fr.ret = ret;
+    fr.mem_base = mem_base;
+}
+
 /// Branch to block `b`: run its phis (all read before any is written).
 fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Result<(), RunError> {
     let blk = func.blocks.get(b as usize).ok_or_else(|| {
@@ -1094,11 +1153,13 @@ fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Res
 /// Run one invocation until it returns (`Done`), waits at an OpControlBarrier
 /// or a group instruction, or has run `stop` instructions in all (`Running`,
 /// the end of a turn in a seeded order; `stop` is at most the step budget).
+#[allow(clippy::too_many_arguments)]
 fn invoke(
     prog: &Program,
     opts: &Options,
     st: &mut State,
     frames: &mut Vec<Frame>,
+    spare: &mut Option<Frame>,
     steps: &mut u64,
     stop: u64,
     mut rec: Option<&mut Rec>,
@@ -1170,6 +1231,9 @@ fn invoke(
                     && let Some(slot) = caller.regs.get_mut(done.ret as usize)
                 {
                     *slot = v;
+                }
+                if frames.is_empty() {
+                    *spare = Some(done);
                 }
             }
         }
@@ -1669,7 +1733,7 @@ fn exec(
             load(prog, st, inst, p, Kind::AtomicRead)?
         }
         op::OpAtomicStore => {
-            let p = pointer(val!(0), inst)?.clone();
+            let p = pointer(val!(0), inst)?;
             let v = val!(3).clone();
             store(prog, st, inst, &p, v, Kind::AtomicWrite)?;
             return Ok(Flow::Next);
@@ -1691,7 +1755,7 @@ fn exec(
         | op::OpAtomicFAddEXT
         | op::OpAtomicFMinEXT
         | op::OpAtomicFMaxEXT => {
-            let p = pointer(val!(0), inst)?.clone();
+            let p = pointer(val!(0), inst)?;
             let old = scalar(&load(prog, st, inst, &p, Kind::AtomicRead)?).map_err(&loc)?;
             let w = inst.sk.w;
             let operand = |k: usize| -> Result<u64, RunError> {
@@ -1794,12 +1858,12 @@ fn exec(
             }
         }
         op::OpStore => {
-            let p = pointer(val!(0), inst)?.clone();
+            let p = pointer(val!(0), inst)?;
             let v = val!(1).clone();
             if inst.ty != 0 && p.ty != inst.ty {
-                ext::store_as(prog, st, inst, &p, v)?;
+                ext::store_as(prog, st, inst, p, v)?;
             } else {
-                store(prog, st, inst, &p, v, Kind::Write)?;
+                store(prog, st, inst, p, v, Kind::Write)?;
             }
             return Ok(Flow::Next);
         }
@@ -1818,10 +1882,10 @@ fn exec(
             return Ok(Flow::Next);
         }
         op::OpCopyMemory => {
-            let t = pointer(val!(0), inst)?.clone();
+            let t = pointer(val!(0), inst)?;
             let s = pointer(val!(1), inst)?;
             let v = load(prog, st, inst, s, Kind::Read)?;
-            store(prog, st, inst, &t, v, Kind::Write)?;
+            store(prog, st, inst, t, v, Kind::Write)?;
             return Ok(Flow::Next);
         }
         op::OpArrayLength => {
