@@ -81,7 +81,8 @@ Options:
                            front end), wgpu-passthrough (the raw SPIR-V), or
                            all: each in turn, then every buffer value with
                            the backends' values side by side where they
-                           differ (`!=`); exit 1 on a difference. The GPU
+                           differ (`!=`); exit 1 on a difference or a GPU
+                           run that failed (a refusal aside). The GPU
                            backends (wgpu on Vulkan) run a GLCompute entry
                            point's storage and uniform buffers and push
                            constants; the interpreter runs first, and a
