@@ -71,19 +71,23 @@ fn behaviour(r: &Repro, exec: &mut dyn Executor) -> String {
     }
 }
 
-/// The SPIR-V assembly of each shader of a script.
-fn shaders(text: &str) -> Vec<String> {
+/// The SPIR-V assembly of each shader of a script, with its target env (the
+/// SHADER line's `TARGET_ENV`, else spv1.3).
+fn shaders(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let mut cur: Option<String> = None;
+    let mut cur: Option<(String, String)> = None;
     for l in text.lines() {
         match &mut cur {
-            None if l.starts_with("SHADER ") && l.contains("SPIRV-ASM") => cur = Some(String::new()),
+            None if l.starts_with("SHADER ") && l.contains("SPIRV-ASM") => {
+                let env = l.split_once("TARGET_ENV").map_or("spv1.3", |(_, e)| e.trim());
+                cur = Some((env.to_string(), String::new()));
+            }
             None => {}
             Some(s) if l.trim() == "END" => {
                 out.push(std::mem::take(s));
                 cur = None;
             }
-            Some(s) => {
+            Some((_, s)) => {
                 s.push_str(l);
                 s.push('\n');
             }
@@ -97,8 +101,8 @@ fn every_repro_is_valid_and_recorded() {
     let all = repros();
     assert!(all.len() >= 8, "{} repros", all.len());
     for r in &all {
-        for (k, s) in shaders(&r.text).iter().enumerate() {
-            assert_valid_module(&format!("gpu_repros_{}_{k}", r.name.trim_end_matches(".amber")), s, "spv1.3");
+        for (k, (env, s)) in shaders(&r.text).iter().enumerate() {
+            assert_valid_module(&format!("gpu_repros_{}_{k}", r.name.trim_end_matches(".amber")), s, env);
         }
         for key in ["interp", "wgpu-passthrough", "wgpu-naga", "wgpu"] {
             assert!(r.recorded.iter().any(|(b, _)| b == key), "{}: no `# on {key}:` line", r.name);
