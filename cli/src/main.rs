@@ -54,6 +54,8 @@ fn run(mut args: Vec<OsString>) -> Result<(), CliError> {
                 None => Err(CliError::UnknownCommand(c.into_owned())),
             },
         },
+        #[cfg(feature = "gpu")]
+        cmd::run::child::SUBCOMMAND => cmd::run::child::serve(),
         other => match cmd::find(other) {
             Some(command) => (command.run)(args).map_err(|e| e.in_command(command.name)),
             None => Err(CliError::UnknownCommand(other.to_owned())),

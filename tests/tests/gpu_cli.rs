@@ -6,10 +6,15 @@
 //! that does not terminate off the GPU; an Amber file of the corpus passes by
 //! passthrough and naga (its own EXPECT lines the oracle).
 //!
+//! Each GPU job runs in a child process (`spvlab __gpu-job`): a child that
+//! crashes (the hidden test hook `SPVLAB_GPU_CHILD_TEST=abort` aborts it as a
+//! driver crash would) or hangs (`=hang`) is an error naming the backend and
+//! the module, and `spvlab` goes on.
+//!
 //! Skipped, with a message, only when no Vulkan adapter exists
 //! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
 
-use spvlab_tests::{corpus_or_skip, run_spvlab, scratch};
+use spvlab_tests::{corpus_or_skip, run_spvlab, scratch, spvlab_bin};
 use spvlab_web::gpu::Gpu;
 
 /// out.data[i] = u.k[i] * pc.mul + i, i = GlobalInvocationId.x.
@@ -171,4 +176,63 @@ fn amber_by_passthrough_and_naga() {
         assert_eq!(o.status.code(), Some(0), "{b}: {t}");
         assert!(t.contains(&format!("1 passed, 0 failed, 0 errors, 0 graphics (not run) on {b}; 1 dispatches compared with the interpreter, 0 files differ")), "{t}");
     }
+}
+
+/// `spvlab args...` in `dir` with the child's test hook set to `hook`.
+fn with_hook(dir: &std::path::Path, hook: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(spvlab_bin())
+        .args(args)
+        .current_dir(dir)
+        .env("SPVLAB_GPU_CHILD_TEST", hook)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run spvlab")
+}
+
+#[test]
+fn a_crashing_gpu_process_is_an_error_naming_backend_and_module() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let dir = scratch("gpu_cli_crash");
+    std::fs::write(dir.join("k.spvasm"), KERNEL).unwrap();
+    // run: the GPU backend's error, and the interpreter's buffers beside it.
+    let o = with_hook(&dir, "abort", &["run", "--backend", "all", U, PC, "k.spvasm"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    for b in ["wgpu-naga", "wgpu-passthrough"] {
+        assert!(t.contains(&format!("{b}: error: {b} on `k.spvasm`: device lost: the GPU process crashed (killed by signal 6 (SIGABRT))")), "{t}");
+    }
+    assert!(t.contains("  out.data[3] = 36\n"), "the interpreter's run is lost: {t}");
+    // In-process, the hook is never reached and the run passes.
+    let o = with_hook(&dir, "abort", &["run", "--backend", "wgpu-passthrough", "--in-process", U, PC, "k.spvasm"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // amber: each file's error names the backend and the shader; the run
+    // goes on to the next file (a fresh child each time).
+    let Some(c) = corpus_or_skip("gpu_cli") else { return };
+    let f = c.join("amber/spirv-control-flow/examples_simple_fleshed.amber");
+    let f = f.to_str().unwrap();
+    let o = with_hook(&dir, "abort", &["amber", "--backend", "wgpu-passthrough", f, f]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert_eq!(t.matches("wgpu-passthrough on `compute_shader`: device lost: the GPU process crashed").count(), 2, "{t}");
+    assert!(t.contains("2 files: 0 passed, 0 failed, 2 errors"), "{t}");
+}
+
+#[test]
+fn a_hanging_gpu_job_is_killed_at_its_deadline() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let dir = scratch("gpu_cli_hang");
+    std::fs::write(dir.join("k.spvasm"), KERNEL).unwrap();
+    let o = with_hook(&dir, "hang", &["run", "--backend", "wgpu-passthrough", "--gpu-timeout", "0.1", U, PC, "k.spvasm"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("wgpu-passthrough on `k.spvasm`: timeout: the GPU process did not answer in 5.1s (a GPU hang?); it was killed"),
+        "{t}"
+    );
+    let o = run_spvlab(&dir, &["run", "--backend", "wgpu-passthrough", "--gpu-timeout", "0", "k.spvasm"], b"");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }

@@ -50,6 +50,13 @@ Options:
                            difference is printed).
   --force                  Send every dispatch to the GPU without the
                            interpreter's run first (no guard, no comparison).
+  --gpu-timeout <S>        How many seconds one dispatch may take on the GPU
+                           (default 10). Each GPU job runs in a child process
+                           (`spvlab __gpu-job`): a driver crash or a job past
+                           its deadline is an error naming the backend and
+                           the module, and the run goes on.
+  --in-process             Run the GPU jobs in this process instead (no
+                           protection from a driver crash or a hang).
   --json                   Print JSON instead of text.
   -h, --help               Print this help.
 
@@ -130,6 +137,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut backends: Vec<Backend> = vec![Backend::Interp];
     let mut force = false;
     let mut data: Vec<std::path::PathBuf> = Vec::new();
+    let mut gpu_flags = GpuFlags::default();
     let mut p = Parser::new(args);
     while let Some(arg) = p.next_arg() {
         match arg {
@@ -146,6 +154,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                     no_value("--force", &inline)?;
                     force = true;
                 }
+                "--in-process" | "--gpu-timeout" => gpu_flags.parse(&mut p, &name, inline)?,
                 "--max-steps" => {
                     let v = p.text_value("--max-steps", inline)?;
                     max_steps = v
@@ -174,10 +183,10 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         opts.shaders.insert(n.clone(), shader_module(f, env)?);
     }
     if backends.len() > 1 {
-        return run_all(&files, &opts, &data, &backends, force, json_out);
+        return run_all(&files, &opts, &data, &backends, (force, &gpu_flags), json_out);
     }
     let backend = backends[0];
-    let mut exec = backend.executor(force);
+    let mut exec = backend.executor(force, &gpu_flags);
     let (mut passed, mut failed, mut errors, mut graphics) = (0usize, 0usize, 0usize, 0usize);
     let mut differing = 0usize;
     let mut items = Vec::new();
@@ -270,8 +279,8 @@ fn word(v: &Verdict) -> &'static str {
 /// `--backend all`: each file on each backend, a table of the verdicts (a
 /// row whose verdicts differ, or whose GPU buffers differ from the
 /// interpreter's, is marked `<>`); exit 1 unless every cell passed.
-fn run_all(files: &[String], opts: &RunOptions, data: &[std::path::PathBuf], backends: &[Backend], force: bool, json_out: bool) -> Result<(), CliError> {
-    let mut execs: Vec<(Backend, Exec)> = backends.iter().map(|b| (*b, b.executor(force))).collect();
+fn run_all(files: &[String], opts: &RunOptions, data: &[std::path::PathBuf], backends: &[Backend], (force, gpu_flags): (bool, &GpuFlags), json_out: bool) -> Result<(), CliError> {
+    let mut execs: Vec<(Backend, Exec)> = backends.iter().map(|b| (*b, b.executor(force, gpu_flags))).collect();
     let mut rows = Vec::new();
     let (mut all_pass, mut mismatches) = (0usize, 0usize);
     let mut bar = Progress::new(files.len());
@@ -346,7 +355,7 @@ fn run_all(files: &[String], opts: &RunOptions, data: &[std::path::PathBuf], bac
     if all_pass == total { Ok(()) } else { Err(CliError::NotPassed { count: total - all_pass, total }) }
 }
 
-pub use crate::cmd::run::backend::{Backend, Exec};
+pub use crate::cmd::run::backend::{Backend, Exec, GpuFlags};
 
 /// A one-line progress bar on stderr, for more than one file when stderr is a
 /// terminal (or SPVLAB_PROGRESS=1; SPVLAB_PROGRESS=0 turns it off).

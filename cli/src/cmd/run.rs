@@ -19,6 +19,8 @@ use crate::io::Output;
 
 mod kernel;
 pub mod backend;
+#[cfg(feature = "gpu")]
+pub mod child;
 
 pub const HELP: &str = "\
 spvlab run: run a compute shader on the reference interpreter
@@ -79,7 +81,8 @@ Options:
                            front end), wgpu-passthrough (the raw SPIR-V), or
                            all: each in turn, then every buffer value with
                            the backends' values side by side where they
-                           differ (`!=`); exit 1 on a difference. The GPU
+                           differ (`!=`); exit 1 on a difference or a GPU
+                           run that failed (a refusal aside). The GPU
                            backends (wgpu on Vulkan) run a GLCompute entry
                            point's storage and uniform buffers and push
                            constants; the interpreter runs first, and a
@@ -87,6 +90,13 @@ Options:
                            to the GPU.
   --force                  Send the module to the GPU even if it does not
                            terminate in the interpreter.
+  --gpu-timeout <S>        How many seconds one dispatch may take on the GPU
+                           (default 10). Each GPU job runs in a child process
+                           (`spvlab __gpu-job`): a driver crash or a job past
+                           its deadline is an error naming the backend and
+                           the module, and the run goes on.
+  --in-process             Run the GPU jobs in this process instead (no
+                           protection from a driver crash or a hang).
   --json                   Print JSON instead of text.
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
@@ -232,6 +242,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut seed: Option<u64> = None;
     let mut backends = vec![backend::Backend::Interp];
     let mut force = false;
+    let mut gpu_flags = backend::GpuFlags::default();
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
         "--json" => set("--json", &inline, &mut json_out, true),
         "--entry" => {
@@ -283,6 +294,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Ok(())
         }
         "--force" => set("--force", &inline, &mut force, true),
+        "--in-process" | "--gpu-timeout" => gpu_flags.parse(p, &name, inline),
         "--seed" => {
             let v = p.text_value("--seed", inline)?;
             seed = Some(v.parse::<u64>().map_err(|_| usage(format!("--seed: `{v}` is not a number")))?);
@@ -391,7 +403,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         if e.execution_model != "GLCompute" {
             return Err(fail(&path, "the GPU backends run GLCompute entry points only"));
         }
-        return gpu_backends(&a, &ir, &words, &opts, bufs, e, &path, &backends, force, json_out, output);
+        return gpu_backends(&a, &ir, &words, &opts, bufs, e, &path, &backends, (force, &gpu_flags), json_out, output);
     }
     let stats = match interp::run(&ir, &opts, &mut bufs) {
         Ok(s) => s,
@@ -473,7 +485,7 @@ fn gpu_backends(
     e: &EntryReflection,
     path: &str,
     backends: &[backend::Backend],
-    force: bool,
+    (force, gpu_flags): (bool, &backend::GpuFlags),
     json_out: bool,
     output: Output,
 ) -> Result<(), CliError> {
@@ -494,12 +506,12 @@ fn gpu_backends(
                     g.name(),
                     err.message.replace("$INV", "")
                 )),
-                _ => backend::run_gpu(*g, ir, words, opts, &inputs, path),
+                _ => backend::run_gpu(gpu_flags, *g, ir, words, opts, &inputs, path),
             },
         };
         results.push((*b, r));
     }
-    let _ = (words, force);
+    let _ = (words, force, gpu_flags);
     let ok: Vec<(Backend, &Buffers)> = results.iter().filter_map(|(b, r)| r.as_ref().ok().map(|x| (*b, x))).collect();
     let mut s = String::new();
     let mut differ = false;
@@ -557,7 +569,10 @@ fn gpu_backends(
         }
         output.write(s.as_bytes())?;
     }
-    if ok.is_empty() || (backends.len() == 1 && !errors.is_empty()) {
+    // With several backends a refusal ("not supported") is no failure; a
+    // crash, a timeout or a rejected module is.
+    let failed = |m: &Value| !m.as_str().is_some_and(|m| m.contains(": not supported: "));
+    if ok.is_empty() || (backends.len() == 1 && !errors.is_empty()) || errors.values().any(failed) {
         return Err(CliError::Failed { path: path.into(), count: 1 });
     }
     if differ {

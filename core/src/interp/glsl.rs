@@ -501,7 +501,9 @@ pub(super) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
         let f = fget(x, w);
         if e == g::Modf || e == g::ModfStruct {
             let whole = libm::trunc(f);
-            let frac = if f.is_infinite() { 0.0 * f } else { f - whole };
+            // The fraction has x's sign (GLSL.std.450 Modf), -0.0 for a
+            // negative whole number or -inf.
+            let frac = libm::copysign(if f.is_infinite() { 0.0 } else { f - whole }, f);
             (fput(frac, w), fput(whole, w))
         } else {
             let (m, ex) = libm::frexp(f);

@@ -283,6 +283,15 @@ impl W<'_> {
             self.out.line(0, &format!("@id({sid}) override {name}: {} = {v};", num.text()), Some(c.inst));
             self.global_names.insert(c.id, name);
         }
+        // Block-decorated Workgroup variables share one memory
+        // (SPV_KHR_workgroup_memory_explicit_layout); WGSL's never alias.
+        let wg_blocks = self
+            .ir
+            .globals
+            .iter()
+            .filter(|g| used.contains(&g.id) && g.storage == sc::Workgroup)
+            .filter(|g| g.pointee.and_then(|p| self.ir.ty(p)).is_some_and(|t| t.block.is_some()))
+            .count();
         // Variables used by the emitted functions.
         for v in self.ir.globals.clone() {
             if !used.contains(&v.id) {
@@ -320,6 +329,13 @@ impl W<'_> {
                     format!("@group({s}) @binding({b}) var<{space}> {name}: {t};")
                 }
                 sc::Workgroup => {
+                    if block.is_some() && wg_blocks > 1 {
+                        return Err(Refusal::new(
+                            "wgsl.capability",
+                            "Workgroup blocks that share one memory (WorkgroupMemoryExplicitLayoutKHR): WGSL's workgroup variables never alias",
+                            Some(at),
+                        ));
+                    }
                     let t = self.ty_atomic(pointee, at, atomic)?;
                     format!("var<workgroup> {name}: {t};")
                 }

@@ -26,9 +26,20 @@ pub struct Difference {
     pub gpu: Vec<u8>,
 }
 
+/// Where a dispatch runs when not on this process's own device: the CLI
+/// runs each in a child process (a driver crash or a hang then kills the
+/// child, never the caller).
+pub trait Runner {
+    /// The device's subgroup size, where it has one size.
+    fn subgroup_size(&mut self) -> Option<u32>;
+    fn run(&mut self, job: &Job<'_>, timeout: Duration) -> Result<Buffers, super::GpuError>;
+}
+
 pub struct GpuExecutor {
     pub backend: Backend,
     gpu: Option<Gpu>,
+    /// Runs the dispatches instead of this process's device, when set.
+    pub runner: Option<Box<dyn Runner>>,
     /// Send modules that do not terminate in the interpreter anyway.
     pub force: bool,
     /// Skip the interpreter's run (no guard, no comparison).
@@ -45,6 +56,7 @@ impl GpuExecutor {
         GpuExecutor {
             backend,
             gpu: None,
+            runner: None,
             force: false,
             no_guard: false,
             timeout: Duration::from_secs(10),
@@ -75,7 +87,10 @@ impl Executor for GpuExecutor {
         // like with like.
         let mut reference = None;
         if !self.no_guard {
-            let size = self.gpu().ok().and_then(Gpu::subgroup_size);
+            let size = match &mut self.runner {
+                Some(r) => r.subgroup_size(),
+                None => self.gpu().ok().and_then(Gpu::subgroup_size),
+            };
             let opts;
             let opts = match size {
                 Some(n) if d.opts.subgroup_size.is_none() => {
@@ -128,8 +143,14 @@ impl Executor for GpuExecutor {
             module_name: d.shader,
         };
         let timeout = self.timeout;
-        let gpu = self.gpu().map_err(|m| ExecError::Other(format!("{name}: {m}")))?;
-        let out = gpu.run_blocking(&job, timeout).map_err(|e| ExecError::Other(e.to_string()))?;
+        let out = match &mut self.runner {
+            Some(r) => r.run(&job, timeout),
+            None => {
+                let gpu = self.gpu().map_err(|m| ExecError::Other(format!("{name}: {m}")))?;
+                gpu.run_blocking(&job, timeout)
+            }
+        }
+        .map_err(|e| ExecError::Other(e.to_string()))?;
         for (k, v) in out {
             buffers.insert(k, v);
         }

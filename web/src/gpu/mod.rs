@@ -32,7 +32,7 @@
 mod bind;
 mod exec;
 
-pub use exec::{Difference, GpuExecutor};
+pub use exec::{Difference, GpuExecutor, Runner};
 
 use spvlab_core::interp::Buffers;
 use spvlab_core::ir::Ir;

@@ -3,6 +3,7 @@
 
 use spvlab_core::amber::{Executor, Interpreter};
 
+use crate::args::{Parser, no_value};
 use crate::error::CliError;
 
 #[cfg(feature = "gpu")]
@@ -58,8 +59,8 @@ impl Backend {
     }
 
     /// An Amber executor for this backend.
-    pub fn executor(self, force: bool) -> Exec {
-        let _ = force;
+    pub fn executor(self, force: bool, flags: &GpuFlags) -> Exec {
+        let _ = (force, flags);
         match self {
             Backend::Interp => Exec::Interp(Interpreter),
             #[cfg(feature = "gpu")]
@@ -67,9 +68,48 @@ impl Backend {
                 let mut e = gpu::GpuExecutor::new(b);
                 e.no_guard = force;
                 e.force = force;
+                e.timeout = flags.timeout;
+                if !flags.in_process {
+                    e.runner = Some(Box::new(super::child::GpuProcess::new()));
+                }
                 Exec::Gpu(Box::new(e))
             }
         }
+    }
+}
+
+/// `--in-process` and `--gpu-timeout` of `run` and `amber`.
+#[derive(Clone, Debug)]
+pub struct GpuFlags {
+    /// Run the GPU jobs in this process, not in a child (a driver crash then
+    /// takes `spvlab` down with it).
+    pub in_process: bool,
+    /// How long one dispatch may take on the GPU.
+    pub timeout: std::time::Duration,
+}
+
+impl Default for GpuFlags {
+    fn default() -> GpuFlags {
+        GpuFlags { in_process: false, timeout: std::time::Duration::from_secs(10) }
+    }
+}
+
+impl GpuFlags {
+    /// Takes `--in-process` or `--gpu-timeout S`.
+    pub fn parse(&mut self, p: &mut Parser, name: &str, inline: Option<std::ffi::OsString>) -> Result<(), CliError> {
+        if name == "--in-process" {
+            no_value("--in-process", &inline)?;
+            self.in_process = true;
+            return Ok(());
+        }
+        let v = p.text_value("--gpu-timeout", inline)?;
+        let s: f64 = v
+            .parse()
+            .ok()
+            .filter(|s: &f64| *s > 0.0 && *s < 1e6)
+            .ok_or_else(|| CliError::Usage(format!("--gpu-timeout: `{v}` is not a positive number of seconds")))?;
+        self.timeout = std::time::Duration::from_secs_f64(s);
+        Ok(())
     }
 }
 
@@ -118,10 +158,12 @@ impl Exec {
     }
 }
 
-/// One dispatch on a GPU backend, blocking (10 s at most): the buffers as
-/// the GPU left them.
+/// One dispatch on a GPU backend, blocking (`flags.timeout` at most; in a
+/// child process unless `flags.in_process`): the buffers as the GPU left
+/// them.
 #[cfg(feature = "gpu")]
 pub fn run_gpu(
+    flags: &GpuFlags,
     b: gpu::Backend,
     ir: &spvlab_core::ir::Ir,
     words: &[u32],
@@ -149,8 +191,14 @@ pub fn run_gpu(
         resources: Some(opts),
         module_name: name,
     };
-    let g = gpu::Gpu::new_blocking().map_err(|m| format!("{}: {m}", b.name()))?;
-    let out = g.run_blocking(&job, std::time::Duration::from_secs(10)).map_err(|e| e.to_string())?;
+    let out = if flags.in_process {
+        let g = gpu::Gpu::new_blocking().map_err(|m| format!("{}: {m}", b.name()))?;
+        g.run_blocking(&job, flags.timeout)
+    } else {
+        use gpu::Runner as _;
+        super::child::GpuProcess::new().run(&job, flags.timeout)
+    }
+    .map_err(|e| e.to_string())?;
     let mut all = bufs.clone();
     all.extend(out);
     Ok(all)

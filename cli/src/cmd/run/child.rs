@@ -1,0 +1,525 @@
+//! GPU jobs in a child process (issue 11: a driver crash or a GPU hang is an
+//! error that names the backend and the module, never a dead or stuck
+//! `spvlab`).
+//!
+//! [`GpuProcess`] starts `spvlab __gpu-job` (this same binary, a hidden
+//! subcommand: [`serve`]) once and hands it one dispatch after another on its
+//! stdin; the child keeps one wgpu device for all of them and answers each
+//! on its stdout. The parent waits for each answer with a deadline (the
+//! dispatch's timeout plus [`MARGIN`]): a child that dies (a segfault inside
+//! the driver, an abort) or does not answer in time (a hang) is killed, the
+//! dispatch becomes an error naming the backend and the module, and the next
+//! dispatch starts a fresh child. The interpreter keeps running in-process.
+//!
+//! The wire: frames of a little-endian u32 length and that many bytes. The
+//! child's first frame says hello (the subgroup size, or why there is no
+//! device); then one answer frame per job frame.
+
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+use spvlab_core::interp::image::{Address, Format, Image, NumKind, Sampler};
+use spvlab_core::interp::{Buffers, Options};
+use spvlab_web::gpu::{Backend, Gpu, GpuError, GpuErrorKind, Job, Runner};
+
+/// How much longer than a dispatch's own timeout the parent waits for its
+/// answer (the child's own deadline comes first, for a hang that wgpu's poll
+/// notices).
+pub const MARGIN: Duration = Duration::from_secs(5);
+/// How long the child may take to make its device.
+const HELLO_DEADLINE: Duration = Duration::from_secs(60);
+/// The hidden subcommand.
+pub const SUBCOMMAND: &str = "__gpu-job";
+/// A test hook: `abort` makes the child abort on its next job (as a driver
+/// crash would), `hang` makes it stop answering.
+const TEST_HOOK: &str = "SPVLAB_GPU_CHILD_TEST";
+
+// ---- the wire ----
+
+struct Out(Vec<u8>);
+
+impl Out {
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u32(b.len() as u32);
+        self.0.extend_from_slice(b);
+    }
+    fn opt(&mut self, b: Option<&[u8]>) {
+        match b {
+            Some(b) => {
+                self.u32(1);
+                self.bytes(b);
+            }
+            None => self.u32(0),
+        }
+    }
+    fn buffers(&mut self, b: &Buffers) {
+        self.u32(b.len() as u32);
+        for ((s, k), v) in b {
+            self.u32(*s);
+            self.u32(*k);
+            self.bytes(v);
+        }
+    }
+}
+
+impl Out {
+    /// The images, arrays of descriptors and samplers of the dispatch (the
+    /// parts of the interpreter's options the runner binds), if any.
+    fn resources(&mut self, r: Option<&Options>) {
+        let Some(r) = r else {
+            self.u32(0);
+            return;
+        };
+        self.u32(1);
+        self.u32(r.images.len() as u32);
+        for ((s, b), im) in &r.images {
+            self.u32(*s);
+            self.u32(*b);
+            self.u32(num_kind_index(im.format.kind));
+            self.u32(im.format.comps.len() as u32);
+            for (c, w) in &im.format.comps {
+                self.u32(u32::from(*c));
+                self.u32(u32::from(*w));
+            }
+            for x in im.size {
+                self.u32(x);
+            }
+            self.u32(im.samples);
+        }
+        self.u32(r.descriptor_arrays.len() as u32);
+        for ((s, b), keys) in &r.descriptor_arrays {
+            self.u32(*s);
+            self.u32(*b);
+            self.u32(keys.len() as u32);
+            for (x, y) in keys {
+                self.u32(*x);
+                self.u32(*y);
+            }
+        }
+        self.u32(r.samplers.len() as u32);
+        for ((s, b), sm) in &r.samplers {
+            self.u32(*s);
+            self.u32(*b);
+            self.u32(u32::from(sm.linear));
+            for a in sm.address {
+                self.u32(address_index(a));
+            }
+            self.u32(u32::from(sm.normalized));
+        }
+    }
+}
+
+const NUM_KINDS: [NumKind; 6] = [NumKind::Unorm, NumKind::Snorm, NumKind::Uint, NumKind::Sint, NumKind::Sfloat, NumKind::Ufloat];
+const ADDRESSES: [Address; 4] = [Address::ClampToEdge, Address::Repeat, Address::MirroredRepeat, Address::Other];
+
+fn num_kind_index(k: NumKind) -> u32 {
+    NUM_KINDS.iter().position(|x| *x == k).unwrap_or(0) as u32
+}
+
+fn address_index(a: Address) -> u32 {
+    ADDRESSES.iter().position(|x| *x == a).unwrap_or(3) as u32
+}
+
+struct In<'a>(&'a [u8]);
+
+impl<'a> In<'a> {
+    fn u32(&mut self) -> Result<u32, String> {
+        let (h, t) = self.0.split_at_checked(4).ok_or("a frame ends early")?;
+        self.0 = t;
+        Ok(u32::from_le_bytes([h[0], h[1], h[2], h[3]]))
+    }
+    fn bytes(&mut self) -> Result<&'a [u8], String> {
+        let n = self.u32()? as usize;
+        let (h, t) = self.0.split_at_checked(n).ok_or("a frame ends early")?;
+        self.0 = t;
+        Ok(h)
+    }
+    fn text(&mut self) -> Result<String, String> {
+        Ok(String::from_utf8_lossy(self.bytes()?).into_owned())
+    }
+    fn opt(&mut self) -> Result<Option<&'a [u8]>, String> {
+        Ok(if self.u32()? == 1 { Some(self.bytes()?) } else { None })
+    }
+    fn key(&mut self) -> Result<(u32, u32), String> {
+        Ok((self.u32()?, self.u32()?))
+    }
+    /// What [`Out::resources`] wrote: `None`, or options holding only the
+    /// images, arrays of descriptors and samplers.
+    fn resources(&mut self) -> Result<Option<Options>, String> {
+        if self.u32()? == 0 {
+            return Ok(None);
+        }
+        let mut o = Options::default();
+        for _ in 0..self.u32()? {
+            let k = self.key()?;
+            let kind = *NUM_KINDS.get(self.u32()? as usize).ok_or("a bad number kind")?;
+            let mut comps = Vec::new();
+            for _ in 0..self.u32()?.min(4) {
+                comps.push((self.u32()? as u8, self.u32()? as u8));
+            }
+            let size = [self.u32()?, self.u32()?, self.u32()?];
+            let samples = self.u32()?;
+            o.images.insert(k, Image { format: Format { kind, comps }, size, samples });
+        }
+        for _ in 0..self.u32()? {
+            let k = self.key()?;
+            let mut keys = Vec::new();
+            for _ in 0..self.u32()? {
+                keys.push(self.key()?);
+            }
+            o.descriptor_arrays.insert(k, keys);
+        }
+        for _ in 0..self.u32()? {
+            let k = self.key()?;
+            let linear = self.u32()? != 0;
+            let mut address = [Address::Other; 3];
+            for a in &mut address {
+                *a = *ADDRESSES.get(self.u32()? as usize).ok_or("a bad address mode")?;
+            }
+            let normalized = self.u32()? != 0;
+            o.samplers.insert(k, Sampler { linear, address, normalized });
+        }
+        Ok(Some(o))
+    }
+    fn buffers(&mut self) -> Result<Buffers, String> {
+        let mut b = Buffers::new();
+        for _ in 0..self.u32()? {
+            let k = (self.u32()?, self.u32()?);
+            b.insert(k, self.bytes()?.to_vec());
+        }
+        Ok(b)
+    }
+}
+
+fn write_frame(w: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
+    w.write_all(&(payload.len() as u32).to_le_bytes())?;
+    w.write_all(payload)?;
+    w.flush()
+}
+
+/// The next frame, `None` at the end of the stream.
+fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    let mut n = [0u8; 4];
+    match r.read_exact(&mut n) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let mut v = vec![0u8; u32::from_le_bytes(n) as usize];
+    r.read_exact(&mut v)?;
+    Ok(Some(v))
+}
+
+const KINDS: [GpuErrorKind; 6] = [
+    GpuErrorKind::NoDevice,
+    GpuErrorKind::Unsupported,
+    GpuErrorKind::Validation,
+    GpuErrorKind::DeviceLost,
+    GpuErrorKind::Timeout,
+    GpuErrorKind::Panic,
+];
+
+fn backend_index(b: Backend) -> u32 {
+    Backend::ALL.iter().position(|x| *x == b).unwrap_or(0) as u32
+}
+
+// ---- the parent ----
+
+/// A running child and the thread that reads its answers.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    answers: Receiver<Vec<u8>>,
+    subgroup_size: Option<u32>,
+}
+
+impl Worker {
+    fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Why the child ended, once it has (it is reaped here).
+    fn death(mut self) -> String {
+        let _ = self.child.kill();
+        match self.child.wait() {
+            Ok(s) => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::process::ExitStatusExt;
+                    if let Some(sig) = s.signal() {
+                        return format!("killed by signal {sig}{}", signal_name(sig));
+                    }
+                }
+                format!("{s}")
+            }
+            Err(e) => format!("its status is unknown ({e})"),
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        4 => " (SIGILL)",
+        6 => " (SIGABRT)",
+        7 => " (SIGBUS)",
+        8 => " (SIGFPE)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV)",
+        _ => "",
+    }
+}
+
+/// The dispatches of one executor, in a child process ([`Runner`]).
+#[derive(Default)]
+pub struct GpuProcess {
+    worker: Option<Worker>,
+    /// Why the last start failed (no device): not retried.
+    no_device: Option<String>,
+}
+
+impl GpuProcess {
+    pub fn new() -> GpuProcess {
+        GpuProcess::default()
+    }
+
+    fn start(&mut self) -> Result<&mut Worker, String> {
+        if let Some(m) = &self.no_device {
+            return Err(m.clone());
+        }
+        if self.worker.is_none() {
+            let w = spawn().inspect_err(|m| self.no_device = Some(m.clone()))?;
+            self.worker = Some(w);
+        }
+        Ok(self.worker.as_mut().expect("started above"))
+    }
+}
+
+fn spawn() -> Result<Worker, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot start the GPU process: no path to spvlab ({e})"))?;
+    let mut child = Command::new(exe)
+        .arg(SUBCOMMAND)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start the GPU process ({e})"))?;
+    let stdin = child.stdin.take().ok_or("the GPU process has no stdin")?;
+    let mut stdout = child.stdout.take().ok_or("the GPU process has no stdout")?;
+    let (tx, answers) = channel();
+    std::thread::Builder::new()
+        .name("spvlab-gpu-answers".into())
+        .spawn(move || {
+            while let Ok(Some(f)) = read_frame(&mut stdout) {
+                if tx.send(f).is_err() {
+                    break;
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the GPU process's reader ({e})"))?;
+    let mut w = Worker { child, stdin, answers, subgroup_size: None };
+    let hello = match w.answers.recv_timeout(HELLO_DEADLINE) {
+        Ok(h) => h,
+        Err(RecvTimeoutError::Timeout) => {
+            w.kill();
+            return Err(format!("the GPU process made no device in {HELLO_DEADLINE:?}; it was killed"));
+        }
+        Err(RecvTimeoutError::Disconnected) => return Err(format!("the GPU process died making its device: {}", w.death())),
+    };
+    let mut r = In(&hello);
+    match r.u32() {
+        Ok(0) => {
+            w.subgroup_size = r.u32().ok().filter(|n| *n > 0);
+            Ok(w)
+        }
+        _ => {
+            let m = r.text().unwrap_or_default();
+            w.kill();
+            Err(m)
+        }
+    }
+}
+
+impl Runner for GpuProcess {
+    fn subgroup_size(&mut self) -> Option<u32> {
+        self.start().ok().and_then(|w| w.subgroup_size)
+    }
+
+    fn run(&mut self, job: &Job<'_>, timeout: Duration) -> Result<Buffers, GpuError> {
+        let fail = |kind, message: String| GpuError {
+            backend: job.backend,
+            module: job.module_name.to_string(),
+            kind,
+            message,
+        };
+        let w = self.start().map_err(|m| fail(GpuErrorKind::NoDevice, m))?;
+        let mut o = Out(Vec::new());
+        o.u32(backend_index(job.backend));
+        o.u32(timeout.as_millis().min(u32::MAX as u128) as u32);
+        o.bytes(job.module_name.as_bytes());
+        o.opt(job.entry.map(str::as_bytes));
+        o.opt(job.wgsl.map(str::as_bytes));
+        for g in job.workgroups {
+            o.u32(g);
+        }
+        o.u32(job.words.len() as u32);
+        for x in job.words {
+            o.u32(*x);
+        }
+        o.buffers(job.buffers);
+        o.u32(job.aliases.len() as u32);
+        for ((a, b), (c, d)) in job.aliases {
+            for x in [a, b, c, d] {
+                o.u32(*x);
+            }
+        }
+        o.opt(job.push_constants);
+        o.resources(job.resources);
+        let sent = write_frame(&mut w.stdin, &o.0);
+        let answer = match sent {
+            Ok(()) => w.answers.recv_timeout(timeout + MARGIN),
+            Err(_) => Err(RecvTimeoutError::Disconnected),
+        };
+        let answer = match answer {
+            Ok(a) => a,
+            Err(RecvTimeoutError::Timeout) => {
+                self.worker.take().map(Worker::kill);
+                return Err(fail(
+                    GpuErrorKind::Timeout,
+                    format!("the GPU process did not answer in {:?} (a GPU hang?); it was killed", timeout + MARGIN),
+                ));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let why = self.worker.take().map(Worker::death).unwrap_or_default();
+                return Err(fail(GpuErrorKind::DeviceLost, format!("the GPU process crashed ({why}): a driver crash?")));
+            }
+        };
+        let mut r = In(&answer);
+        let bad = |m: String| fail(GpuErrorKind::DeviceLost, format!("the GPU process answered nonsense ({m})"));
+        match r.u32().map_err(bad)? {
+            0 => r.buffers().map_err(bad),
+            _ => {
+                let kind = KINDS.get(r.u32().map_err(bad)? as usize).copied().unwrap_or(GpuErrorKind::DeviceLost);
+                let message = r.text().map_err(bad)?;
+                if matches!(kind, GpuErrorKind::Timeout | GpuErrorKind::DeviceLost | GpuErrorKind::Panic) {
+                    // The child's device is abandoned: a fresh child next.
+                    self.worker.take().map(Worker::kill);
+                }
+                Err(fail(kind, message))
+            }
+        }
+    }
+}
+
+impl Drop for GpuProcess {
+    fn drop(&mut self) {
+        // Closing its stdin ends the child; it is reaped here.
+        if let Some(w) = self.worker.take() {
+            let Worker { mut child, stdin, .. } = w;
+            drop(stdin);
+            let _ = child.wait();
+        }
+    }
+}
+
+// ---- the child ----
+
+/// `spvlab __gpu-job`: make a device, say hello, then run each job read from
+/// stdin and answer on stdout, until stdin ends.
+pub fn serve() -> Result<(), crate::error::CliError> {
+    let mut stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    let mut gpu = match Gpu::new_blocking() {
+        Ok(g) => g,
+        Err(m) => {
+            let mut o = Out(Vec::new());
+            o.u32(1);
+            o.bytes(m.as_bytes());
+            let _ = write_frame(&mut stdout, &o.0);
+            return Ok(());
+        }
+    };
+    let mut o = Out(Vec::new());
+    o.u32(0);
+    o.u32(gpu.subgroup_size().unwrap_or(0));
+    if write_frame(&mut stdout, &o.0).is_err() {
+        return Ok(());
+    }
+    let hook = std::env::var(TEST_HOOK).unwrap_or_default();
+    while let Ok(Some(frame)) = read_frame(&mut stdin) {
+        match hook.as_str() {
+            "abort" => std::process::abort(),
+            "hang" => loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            },
+            _ => {}
+        }
+        let answer = match one_job(&frame, &mut gpu) {
+            Ok(b) => {
+                let mut o = Out(Vec::new());
+                o.u32(0);
+                o.buffers(&b);
+                o
+            }
+            Err((kind, m)) => {
+                let mut o = Out(Vec::new());
+                o.u32(1);
+                o.u32(KINDS.iter().position(|k| *k == kind).unwrap_or(3) as u32);
+                o.bytes(m.as_bytes());
+                o
+            }
+        };
+        if write_frame(&mut stdout, &answer.0).is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Buffers, (GpuErrorKind, String)> {
+    let bad = |m: String| (GpuErrorKind::Unsupported, format!("a bad job from the parent ({m})"));
+    let mut r = In(frame);
+    let backend = *Backend::ALL.get(r.u32().map_err(bad)? as usize).ok_or_else(|| bad("no such backend".into()))?;
+    let timeout = Duration::from_millis(r.u32().map_err(bad)? as u64);
+    let module_name = r.text().map_err(bad)?;
+    let entry = r.opt().map_err(bad)?.map(|b| String::from_utf8_lossy(b).into_owned());
+    let wgsl = r.opt().map_err(bad)?.map(|b| String::from_utf8_lossy(b).into_owned());
+    let workgroups = [r.u32().map_err(bad)?, r.u32().map_err(bad)?, r.u32().map_err(bad)?];
+    let n = r.u32().map_err(bad)?;
+    let mut words = Vec::with_capacity(n.min(1 << 24) as usize);
+    for _ in 0..n {
+        words.push(r.u32().map_err(bad)?);
+    }
+    let buffers = r.buffers().map_err(bad)?;
+    let mut aliases = std::collections::BTreeMap::new();
+    for _ in 0..r.u32().map_err(bad)? {
+        let k = (r.u32().map_err(bad)?, r.u32().map_err(bad)?);
+        aliases.insert(k, (r.u32().map_err(bad)?, r.u32().map_err(bad)?));
+    }
+    let push_constants = r.opt().map_err(bad)?.map(<[u8]>::to_vec);
+    let resources = r.resources().map_err(bad)?;
+    let module = spvlab_core::binary::read_words(&words).map_err(|e| bad(e.message().to_string()))?;
+    let ir = spvlab_core::ir::Ir::build(module);
+    if gpu.is_lost() {
+        *gpu = Gpu::new_blocking().map_err(|m| (GpuErrorKind::NoDevice, m))?;
+    }
+    let job = Job {
+        backend,
+        words: &words,
+        ir: &ir,
+        wgsl: wgsl.as_deref(),
+        entry: entry.as_deref(),
+        workgroups,
+        buffers: &buffers,
+        aliases: &aliases,
+        push_constants: push_constants.as_deref(),
+        module_name: &module_name,
+        resources: resources.as_ref(),
+    };
+    gpu.run_blocking(&job, timeout).map_err(|e| (e.kind, e.message))
+}
