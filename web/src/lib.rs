@@ -345,35 +345,60 @@ mod web_gpu {
 
     #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
     thread_local! {
-        /// The device, kept from one run to the next (made again once lost).
-        static GPU: core::cell::RefCell<Option<std::rc::Rc<crate::gpu::Gpu>>> = const { core::cell::RefCell::new(None) };
-    }
-
-    /// Whether this page (or worker) has `navigator.gpu`.
-    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
-    fn has_webgpu() -> bool {
-        let nav = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("navigator")).unwrap_or(JsValue::UNDEFINED);
-        !nav.is_undefined() && js_sys::Reflect::get(&nav, &JsValue::from_str("gpu")).is_ok_and(|g| !g.is_undefined() && !g.is_null())
+        /// The device and the adapter in words, kept from one run to the
+        /// next (made again once lost).
+        static GPU: core::cell::RefCell<Option<(std::rc::Rc<crate::gpu::Gpu>, String)>> = const { core::cell::RefCell::new(None) };
     }
 
     #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
-    async fn device() -> Result<std::rc::Rc<crate::gpu::Gpu>, String> {
-        if let Some(g) = GPU.with(|g| g.borrow().clone()).filter(|g| !g.is_lost()) {
+    fn get(v: &JsValue, key: &str) -> JsValue {
+        js_sys::Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// `navigator.gpu` of this page (or worker), if it has one.
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    fn navigator_gpu() -> Option<JsValue> {
+        let nav = get(&js_sys::global(), "navigator");
+        Some(get(&nav, "gpu")).filter(|g| !g.is_undefined() && !g.is_null())
+    }
+
+    /// The adapter in words from the browser's `GPUAdapterInfo` (wgpu's
+    /// name is its `description`, which Chromium leaves empty): "google
+    /// swiftshader (WebGPU, fallback adapter)".
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    async fn adapter_words(gpu: &JsValue) -> Option<String> {
+        use wasm_bindgen::JsCast;
+        let request: js_sys::Function = get(gpu, "requestAdapter").dyn_into().ok()?;
+        let p: js_sys::Promise = request.call0(gpu).ok()?.dyn_into().ok()?;
+        let adapter = wasm_bindgen_futures::JsFuture::from(p).await.ok().filter(|a| !a.is_null() && !a.is_undefined())?;
+        let info = get(&adapter, "info");
+        let words: Vec<String> = ["vendor", "architecture", "device", "description"]
+            .iter()
+            .filter_map(|k| get(&info, k).as_string().filter(|s| !s.is_empty()))
+            .collect();
+        let fallback = get(&info, "isFallbackAdapter").as_bool().unwrap_or(false);
+        Some(format!("{} (WebGPU{})", if words.is_empty() { "unnamed adapter".into() } else { words.join(" ") }, if fallback { ", fallback adapter" } else { "" }))
+    }
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    async fn device() -> Result<(std::rc::Rc<crate::gpu::Gpu>, String), String> {
+        if let Some(g) = GPU.with(|g| g.borrow().clone()).filter(|g| !g.0.is_lost()) {
             return Ok(g);
         }
-        if !has_webgpu() {
+        let Some(nav_gpu) = navigator_gpu() else {
             return Err("this browser has no WebGPU (navigator.gpu is missing; Chromium needs a GPU or --enable-unsafe-webgpu)".into());
-        }
+        };
         let g = std::rc::Rc::new(crate::gpu::Gpu::new().await?);
-        GPU.with(|c| *c.borrow_mut() = Some(g.clone()));
-        Ok(g)
+        let name = adapter_words(&nav_gpu).await.unwrap_or_else(|| g.info().to_string());
+        GPU.with(|c| *c.borrow_mut() = Some((g.clone(), name.clone())));
+        Ok((g, name))
     }
 
     #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
     pub fn promise(job: Job) -> js_sys::Promise {
         wasm_bindgen_futures::future_to_promise(async move {
             let r = match device().await {
-                Ok(gpu) => job.run(&gpu, &|_| Ok(())).await,
+                Ok((gpu, name)) => run::RunResult { adapter: Some(name), ..job.run(&gpu, &|_| Ok(())).await },
                 Err(m) => job.prepared.failed("wgpu", run::RunFailure::new("noDevice", m)),
             };
             to_js_json(&r)

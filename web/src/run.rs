@@ -386,6 +386,28 @@ mod tests {
         assert_eq!(r.error.map(|e| e.kind), Some("module"));
     }
 
+    /// The browser's path (`GpuRun::run`), natively on Vulkan (lavapipe),
+    /// blocked on: the interpreter's bytes; a refusal has its code.
+    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+    #[test]
+    fn the_gpu_path_gives_the_interpreters_buffers() {
+        let a = analysis(DOUBLE);
+        let req = req(&[("0.0", "u32: 1 2 3 40")]);
+        let want = run_interp(&a, &req);
+        let job = gpu_guard(&a, &req).unwrap_or_else(|r| panic!("{r:?}"));
+        let gpu = crate::gpu::Gpu::new_blocking().expect("a Vulkan adapter (./x installs lavapipe)");
+        let wait = |d: &wgpu::Device| d.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| e.to_string());
+        let got = crate::gpu::block_on(job.run(&gpu, &wait));
+        assert!(got.ok, "{got:?}");
+        assert_eq!(got.buffers, want.buffers);
+        assert!(got.adapter.is_some());
+        let i64 = DOUBLE.replace("OpCapability Shader\n", "OpCapability Shader\nOpCapability Int64\n").replace("%c2 = OpConstant %u32 2\n", "%c2 = OpConstant %u32 2\n%u64 = OpTypeInt 64 0\n%big = OpConstant %u64 1\n");
+        let a = analysis(&i64);
+        assert!(a.is_valid(), "{:?}", a.diagnostics());
+        let e = gpu_guard(&a, &req).err().and_then(|r| r.error).expect("refused");
+        assert_eq!((e.kind, e.code.as_deref()), ("refused", Some("wgsl.int64")), "{e:?}");
+    }
+
     #[test]
     fn an_endless_loop_is_the_step_budget() {
         let text = DOUBLE.replace(
