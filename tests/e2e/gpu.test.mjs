@@ -9,7 +9,9 @@
 //   loops) are not dispatched;
 // * a module our lowering refuses answers the refusal code, and the
 //   interpreter still runs it;
-// * an endless loop is not dispatched: the step-budget error, no adapter.
+// * an endless loop is not dispatched: the step-budget error, no adapter;
+// * in a Chromium without WebGPU, runGpu answers `noDevice` and the
+//   interpreter still runs.
 // Without WebGPU in this Chromium the first test fails and says so.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -111,6 +113,31 @@ OpFunctionEnd
 
 let server, url, browser, page;
 
+function launchChromium(webgpu) {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync",
+      ...(webgpu ? ["--enable-unsafe-webgpu"] : ["--disable-gpu"]),
+    ],
+  });
+}
+
+/** A page of `b` with the engine loaded (`globalThis.engine`). */
+async function enginePage(b) {
+  const p = await b.newPage();
+  p.on("pageerror", (e) => console.log("page error:", String(e)));
+  await p.goto(url);
+  await p.evaluate(async () => {
+    const m = await import("/pkg/spvlab_web.js");
+    await m.default();
+    globalThis.engine = m;
+  });
+  return p;
+}
+
 before(async () => {
   assert.ok(existsSync(path.join(pkg, "spvlab_web.js")), "pkg/ is missing: run ./x build first");
   server = createServer(async (req, res) => {
@@ -134,22 +161,8 @@ before(async () => {
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--enable-unsafe-webgpu",
-    ],
-  });
-  page = await browser.newPage();
-  page.on("pageerror", (e) => console.log("page error:", String(e)));
-  await page.goto(url);
-  await page.evaluate(async () => {
-    const m = await import("/pkg/spvlab_web.js");
-    await m.default();
-    globalThis.engine = m;
-  });
+  browser = await launchChromium(true);
+  page = await enginePage(browser);
 });
 
 after(async () => {
@@ -159,8 +172,8 @@ after(async () => {
 
 /** Analyse `text` in the page and run it on the interpreter and on WebGPU;
  *  the WebGPU run's time from call to result, in ms. */
-function both(text, targetEnv, request) {
-  return page.evaluate(async ({ text, targetEnv, request }) => {
+function both(text, targetEnv, request, on = page) {
+  return on.evaluate(async ({ text, targetEnv, request }) => {
     const s = new globalThis.engine.Session();
     const report = s.analyze({ text, targetEnv });
     const interp = s.run(request);
@@ -260,4 +273,19 @@ test("an endless loop is not dispatched: the step budget", async () => {
   assert.match(r.gpu.error.message, /^not dispatched/);
   assert.equal(r.gpu.adapter, undefined, "no GPU was asked");
   assert.ok(r.gpu.error.line > 0, "located in the text");
+});
+
+test("without WebGPU, runGpu answers noDevice and the interpreter still runs", async () => {
+  const b = await launchChromium(false);
+  try {
+    const p = await enginePage(b);
+    const e = (await examples()).find((x) => x.id === "compute-parallel-sum");
+    const r = await both(e.text, e.targetEnv, INPUTS[e.id][0], p);
+    assert.ok(r.interp.ok, JSON.stringify(r.interp.error));
+    assert.equal(r.gpu.ok, false);
+    assert.equal(r.gpu.error.kind, "noDevice", JSON.stringify(r.gpu.error));
+    console.log(`# without WebGPU: ${r.gpu.error.message}`);
+  } finally {
+    await b.close();
+  }
 });
