@@ -114,8 +114,10 @@ pub struct Prepared {
     pub buffers: Buffers,
 }
 
-/// The buffers an entry point binds (not arrays of descriptors).
-fn bound(e: &EntryReflection) -> impl Iterator<Item = (u32, u32, &Resource)> {
+/// The buffers an entry point binds (not arrays of descriptors), as the
+/// CLI's `spvlab run` binds them (cli/src/cmd/run.rs has a copy of this and
+/// of [`root`], which could use these).
+pub fn bound(e: &EntryReflection) -> impl Iterator<Item = (u32, u32, &Resource)> {
     e.resources.iter().filter_map(|r| match (r.kind, r.set, r.binding) {
         (ResourceKind::StorageBuffer | ResourceKind::UniformBuffer, Some(s), Some(b)) if !r.descriptor_array => {
             Some((s, b, r))
@@ -124,7 +126,8 @@ fn bound(e: &EntryReflection) -> impl Iterator<Item = (u32, u32, &Resource)> {
     })
 }
 
-fn root(r: &Resource) -> String {
+/// A resource's name: its OpName, else `%ID`.
+pub fn root(r: &Resource) -> String {
     r.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("%{}", r.variable))
 }
 
