@@ -243,7 +243,39 @@ test("the parallel sum's total is the sum of its inputs", async () => {
   const words = (b) => Array.from({ length: b.length / 4 }, (_, i) => b[4 * i] | (b[4 * i + 1] << 8) | (b[4 * i + 2] << 16) | (b[4 * i + 3] << 24));
   const all = r.gpu.buffers.flatMap((b) => words(b.bytes));
   assert.ok(all.includes(64 * 191 / 2), `the total 6112 in ${all}`);
-  console.log(`# compute-parallel-sum again (device kept): ${r.ms.toFixed(1)} ms from runGpu to result`);
+  // The time from runGpu to its result, the device kept: median of 9
+  // (reported, not checked: the machine's load decides it).
+  const ms = [];
+  for (let i = 0; i < 9; i++) ms.push((await both(e.text, e.targetEnv, INPUTS[e.id][0])).ms);
+  ms.sort((a, b) => a - b);
+  console.log(`# compute-parallel-sum on WebGPU, runGpu to result: median ${ms[4].toFixed(1)} ms, min ${ms[0].toFixed(1)}, max ${ms[8].toFixed(1)} (of 9, device kept)`);
+});
+
+test("runGpu works in a Web Worker too (where the page's engine runs)", async () => {
+  const e = (await examples()).find((x) => x.id === "compute-break-continue");
+  const r = await page.evaluate(async ({ text, targetEnv, request }) => {
+    const src = `const ready = import("${location.origin}/pkg/spvlab_web.js").then(async (m) => { await m.default(); return m; });
+self.onmessage = async (ev) => {
+  const m = await ready;
+  const s = new m.Session();
+  s.analyze({ text: ev.data.text, targetEnv: ev.data.targetEnv });
+  const interp = s.run(ev.data.request);
+  const gpu = await s.runGpu(ev.data.request);
+  self.postMessage({ interp, gpu });
+};`;
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })), { type: "module" });
+    const answer = new Promise((resolve, reject) => {
+      w.onmessage = (ev) => resolve(ev.data);
+      w.onerror = (ev) => reject(new Error(ev.message));
+    });
+    w.postMessage({ text, targetEnv, request });
+    const a = await answer;
+    w.terminate();
+    return a;
+  }, { text: e.text, targetEnv: e.targetEnv, request: INPUTS[e.id][0] });
+  assert.ok(r.interp.ok, JSON.stringify(r.interp.error));
+  assert.ok(r.gpu.ok, JSON.stringify(r.gpu.error));
+  assert.deepEqual(r.gpu.buffers.map((b) => b.bytes), r.interp.buffers.map((b) => b.bytes));
 });
 
 test("a module the lowering refuses answers its code, and the interpreter still runs it", async () => {
