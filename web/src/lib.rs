@@ -16,6 +16,11 @@
 //!   `session.cfgDot(functionId?, options?)` → the DOT of that function of the
 //!   last analysis (no second analysis: a CFG toggle only redraws);
 //!   `session.reflect()` → its resources, workgroup size and built-ins;
+//!   `session.run(request)` → `RunResult`, the interpreter's run of the last
+//!   analysis, and `session.runGpu(request)` → `Promise<RunResult>`, the
+//!   same on WebGPU through our WGSL (see [`run`]; guarded by the
+//!   interpreter's step budget; without the `gpu` feature or without
+//!   WebGPU it resolves to the error `noDevice`);
 //! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics }`
 //! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics }`
 //!   with `options = { rawId?, header?, indent? }`
@@ -32,6 +37,7 @@
 
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod run;
 
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
@@ -268,6 +274,143 @@ impl Session {
     pub fn js_cfg_dot(&self, function_id: Option<u32>, options: JsValue) -> Result<String, JsValue> {
         Ok(self.dot(function_id, &from_js_or_default(options)?))
     }
+}
+
+impl Session {
+    /// The request of `run`/`runGpu`, and the last analysis.
+    fn run_request(&self, request: JsValue) -> Result<(&Analysis, run::RunRequest), run::RunResult> {
+        let req: run::RunRequest = from_js_or_default(request).map_err(|e| run::no_module("interp", run::RunFailure::new("input", e.to_string())))?;
+        let a = self.analysis.as_ref().ok_or_else(|| run::no_module("interp", run::RunFailure::new("module", "nothing analysed yet")))?;
+        Ok((a, req))
+    }
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// `session.run(request?)` → `RunResult`: the last analysis's module on
+    /// the interpreter (errors are in the result, never thrown).
+    #[wasm_bindgen(js_name = run)]
+    pub fn js_run(&self, request: JsValue) -> Result<JsValue, JsValue> {
+        let r = match self.run_request(request) {
+            Ok((a, req)) => run::run_interp(a, &req),
+            Err(r) => r,
+        };
+        to_js_json(&r)
+    }
+
+    /// `session.runGpu(request?)` → `Promise<RunResult>`: the same run on
+    /// WebGPU (the browser's adapter, our WGSL). The interpreter runs first
+    /// as the guard: a module that does not terminate there is not
+    /// dispatched (`stepBudget`) unless `request.force`; a module our
+    /// lowering refuses answers `refused` with the reason code. The promise
+    /// never rejects: every failure is the result's typed `error`.
+    #[wasm_bindgen(js_name = runGpu)]
+    pub fn js_run_gpu(&self, request: JsValue) -> js_sys::Promise {
+        let first = match self.run_request(request) {
+            Ok((a, req)) => web_gpu::start(a, &req),
+            Err(r) => Err(r),
+        };
+        match first {
+            Err(r) => js_sys::Promise::resolve(&to_js_json(&r).unwrap_or(JsValue::NULL)),
+            #[allow(unreachable_patterns)]
+            Ok(job) => web_gpu::promise(job),
+        }
+    }
+}
+
+/// The GPU side of `runGpu`, by target and feature.
+mod web_gpu {
+    use super::*;
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    pub type Job = run::GpuRun;
+    #[cfg(not(all(feature = "gpu", target_arch = "wasm32")))]
+    pub type Job = core::convert::Infallible;
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    pub fn start(a: &Analysis, req: &run::RunRequest) -> Result<Job, run::RunResult> {
+        run::gpu_guard(a, req)
+    }
+
+    /// Without WebGPU in this build (natively the CLI drives the GPU).
+    #[cfg(not(all(feature = "gpu", target_arch = "wasm32")))]
+    pub fn start(_: &Analysis, _: &run::RunRequest) -> Result<Job, run::RunResult> {
+        Err(run::no_module("wgpu", run::RunFailure::new("noDevice", "this build of the engine has no GPU runner (the `gpu` feature, in wasm)")))
+    }
+
+    #[cfg(not(all(feature = "gpu", target_arch = "wasm32")))]
+    pub fn promise(job: Job) -> js_sys::Promise {
+        match job {}
+    }
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    thread_local! {
+        /// The device and the adapter in words, kept from one run to the
+        /// next (made again once lost).
+        static GPU: core::cell::RefCell<Option<(std::rc::Rc<crate::gpu::Gpu>, String)>> = const { core::cell::RefCell::new(None) };
+    }
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    fn get(v: &JsValue, key: &str) -> JsValue {
+        js_sys::Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// `navigator.gpu` of this page (or worker), if it has one.
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    fn navigator_gpu() -> Option<JsValue> {
+        let nav = get(&js_sys::global(), "navigator");
+        Some(get(&nav, "gpu")).filter(|g| !g.is_undefined() && !g.is_null())
+    }
+
+    /// The adapter in words from the browser's `GPUAdapterInfo` (wgpu's
+    /// name is its `description`, which Chromium leaves empty): "google
+    /// swiftshader (WebGPU, fallback adapter)".
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    async fn adapter_words(gpu: &JsValue) -> Option<String> {
+        use wasm_bindgen::JsCast;
+        let request: js_sys::Function = get(gpu, "requestAdapter").dyn_into().ok()?;
+        let p: js_sys::Promise = request.call0(gpu).ok()?.dyn_into().ok()?;
+        let adapter = wasm_bindgen_futures::JsFuture::from(p).await.ok().filter(|a| !a.is_null() && !a.is_undefined())?;
+        let info = get(&adapter, "info");
+        let words: Vec<String> = ["vendor", "architecture", "device", "description"]
+            .iter()
+            .filter_map(|k| get(&info, k).as_string().filter(|s| !s.is_empty()))
+            .collect();
+        let fallback = get(&info, "isFallbackAdapter").as_bool().unwrap_or(false);
+        Some(format!("{} (WebGPU{})", if words.is_empty() { "unnamed adapter".into() } else { words.join(" ") }, if fallback { ", fallback adapter" } else { "" }))
+    }
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    async fn device() -> Result<(std::rc::Rc<crate::gpu::Gpu>, String), String> {
+        if let Some(g) = GPU.with(|g| g.borrow().clone()).filter(|g| !g.0.is_lost()) {
+            return Ok(g);
+        }
+        let Some(nav_gpu) = navigator_gpu() else {
+            return Err("this browser has no WebGPU (navigator.gpu is missing; Chromium needs a GPU or --enable-unsafe-webgpu)".into());
+        };
+        let g = std::rc::Rc::new(crate::gpu::Gpu::new().await?);
+        let name = adapter_words(&nav_gpu).await.unwrap_or_else(|| g.info().to_string());
+        GPU.with(|c| *c.borrow_mut() = Some((g.clone(), name.clone())));
+        Ok((g, name))
+    }
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    pub fn promise(job: Job) -> js_sys::Promise {
+        wasm_bindgen_futures::future_to_promise(async move {
+            let r = match device().await {
+                Ok((gpu, name)) => run::RunResult { adapter: Some(name), ..job.run(&gpu, &|_| Ok(())).await },
+                Err(m) => job.prepared.failed("wgpu", run::RunFailure::new("noDevice", m)),
+            };
+            to_js_json(&r)
+        })
+    }
+}
+
+/// A value as JavaScript gets it through JSON (64-bit integers and NaNs
+/// that serde-wasm-bindgen cannot carry as numbers come out as JSON does).
+fn to_js_json<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(value).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// Options from JavaScript: `undefined` or `null` give the defaults.

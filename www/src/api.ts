@@ -192,6 +192,85 @@ export interface ShareState {
   cfg?: CfgView;
 }
 
+/** What `session.run` (the interpreter) and `session.runGpu` (WebGPU) are
+ *  given (web/src/run.rs, `RunRequest`); every field is optional. */
+export interface RunRequest {
+  /** The entry point; absent: the first GLCompute one. */
+  entry?: string;
+  /** Workgroups in x, y, z (default [1, 1, 1]). */
+  workgroups?: [number, number, number];
+  /** Each buffer's input in the interpreter's input language (`seq:0,1,64`,
+   *  `u32: 1 2 3`, `random:7,16`, `zeros:8`), keyed "SET.BINDING", or "push"
+   *  for the push constants; a buffer not given is zeros. */
+  buffers?: Record<string, string>;
+  /** Spec constant values by SpecId (`{ "3": "64" }`). */
+  spec?: Record<string, string>;
+  /** The interpreter's step budget (default 1,000,000). */
+  maxSteps?: number;
+  /** runGpu: dispatch even when the interpreter runs out of steps. */
+  force?: boolean;
+}
+
+/** A buffer's contents read by its binding's type tree (core's typed output,
+ *  `interp::values::Shown`): numbers, arrays for vectors and arrays, objects
+ *  for structs (members by name, else by index); a float that is not finite
+ *  is the string "NaN", "inf" or "-inf"; bits of other types are "0x..." and
+ *  types without bytes "<...>". */
+export type ShownValue = number | string | ShownValue[] | { [member: string]: ShownValue };
+
+/** One bound buffer after a run. */
+export interface RunBuffer {
+  set: number;
+  binding: number;
+  /** The variable's name (OpName), else `%id`. */
+  name: string;
+  /** "storage buffer" | "uniform buffer" */
+  kind: string;
+  /** The bytes after the run. */
+  bytes: number[];
+  value: ShownValue;
+}
+
+/** Why a run gave no buffers. */
+export interface RunFailure {
+  kind:
+    | "input" // the request (a buffer spec, an entry point): message says where
+    | "module" // nothing valid to run
+    | "interp" // the interpreter stopped (out of bounds, a race, ...)
+    | "stepBudget" // out of steps; on runGpu: not dispatched (unless `force`)
+    | "refused" // our WGSL lowering refuses the module: see `code`
+    | "noDevice" // no WebGPU (or no adapter)
+    | "unsupported" // beyond the GPU runner (images, too many workgroups)
+    | "validation" // WebGPU rejected the shader or pipeline
+    | "deviceLost"
+    | "timeout"
+    | "panic";
+  /** The refusal's reason code (`wgsl.int64`), for "refused". */
+  code?: string;
+  message: string;
+  /** Where in the text (1-based), when the error names an instruction. */
+  line?: number;
+  column?: number;
+}
+
+/** What `session.run(request)` answers, and `session.runGpu(request)`'s
+ *  promise resolves to (it never rejects). */
+export interface RunResult {
+  /** "interp", or "wgpu" (WebGPU through our WGSL). */
+  backend: string;
+  ok: boolean;
+  entryPoint: string;
+  workgroups: [number, number, number];
+  /** Empty when `ok` is false. */
+  buffers: RunBuffer[];
+  /** The interpreter's invocations and instructions executed. */
+  invocations?: number;
+  steps?: number;
+  /** runGpu: the adapter, in words (absent when no GPU was asked). */
+  adapter?: string;
+  error?: RunFailure;
+}
+
 /** The worker's messages. */
 export type WorkerRequest =
   | { kind: "analyze"; id: number; request: AnalyzeRequest }

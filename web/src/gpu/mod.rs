@@ -30,8 +30,10 @@
 //! a deadline; the hung device is abandoned, not waited on).
 
 mod bind;
+#[cfg(not(target_arch = "wasm32"))]
 mod exec;
 
+#[cfg(not(target_arch = "wasm32"))]
 pub use exec::{Difference, GpuExecutor, Runner};
 
 use spvlab_core::interp::Buffers;
@@ -315,6 +317,21 @@ impl Gpu {
     /// while a readback is pending (natively: poll the device with a
     /// deadline; on the web: nothing, the browser's event loop maps).
     pub async fn run(&self, job: &Job<'_>, wait: &dyn Fn(&wgpu::Device) -> Result<(), String>) -> Result<Buffers, GpuError> {
+        // In the browser errors come back asynchronously (the uncaptured-error
+        // handler would see them after the run): a scope catches them.
+        #[cfg(target_arch = "wasm32")]
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let r = self.run_in_scope(job, wait).await;
+        #[cfg(target_arch = "wasm32")]
+        if let Some(e) = scope.pop().await {
+            // The first error is the cause; those after follow from it.
+            let one = e.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+            return Err(self.fail(job, GpuErrorKind::Validation, one));
+        }
+        r
+    }
+
+    async fn run_in_scope(&self, job: &Job<'_>, wait: &dyn Fn(&wgpu::Device) -> Result<(), String>) -> Result<Buffers, GpuError> {
         let pipeline = self.pipeline(job)?;
         let Pipeline { pipeline, groups: bind_groups, buffers, push, textures } = pipeline;
         let [x, y, z] = job.workgroups;
@@ -353,20 +370,26 @@ impl Gpu {
         self.queue.submit([enc.finish()]);
         self.take_errors(job)?;
         // Map every staging buffer; wait until all are mapped.
-        let pending = Arc::new(Mutex::new((staging.len() + tex_staging.len(), None::<String>)));
+        let pending = Arc::new(Mutex::new(Pending { left: staging.len() + tex_staging.len(), error: None, waker: None }));
         for s in staging.iter().map(|(_, s, _)| s).chain(&tex_staging) {
             let p = pending.clone();
             s.map_async(wgpu::MapMode::Read, .., move |r| {
                 if let Ok(mut p) = p.lock() {
-                    p.0 -= 1;
+                    p.left -= 1;
                     if let Err(e) = r {
-                        p.1 = Some(e.to_string());
+                        p.error = Some(e.to_string());
+                    }
+                    // The last one wakes the run (in the browser nothing else does).
+                    if p.left == 0
+                        && let Some(w) = p.waker.take()
+                    {
+                        w.wake();
                     }
                 }
             });
         }
         Mapped { pending: pending.clone(), gpu: self, wait, job }.await?;
-        if let Some(e) = pending.lock().ok().and_then(|p| p.1.clone()) {
+        if let Some(e) = pending.lock().ok().and_then(|p| p.error.clone()) {
             return Err(self.fail(job, GpuErrorKind::DeviceLost, format!("reading back: {e}")));
         }
         let mut out = Buffers::new();
@@ -709,31 +732,56 @@ struct Pipeline {
     textures: Vec<bind::TexBack>,
 }
 
+/// The staging buffers not yet mapped, the first mapping error, and the
+/// waker of the run waiting on them.
+struct Pending {
+    left: usize,
+    error: Option<String>,
+    waker: Option<std::task::Waker>,
+}
+
 /// Ready once every staging buffer is mapped (or the wait fails).
 struct Mapped<'a, 'j> {
-    pending: Arc<Mutex<(usize, Option<String>)>>,
+    pending: Arc<Mutex<Pending>>,
     gpu: &'a Gpu,
     wait: &'a dyn Fn(&wgpu::Device) -> Result<(), String>,
     job: &'a Job<'j>,
+}
+
+impl Mapped<'_, '_> {
+    /// Whether every buffer is mapped; if not, `cx`'s waker is kept for the
+    /// last mapping's callback.
+    fn done(&self, cx: &std::task::Context<'_>) -> bool {
+        match self.pending.lock() {
+            Ok(mut p) if p.left > 0 => {
+                p.waker = Some(cx.waker().clone());
+                false
+            }
+            _ => true,
+        }
+    }
 }
 
 impl Future for Mapped<'_, '_> {
     type Output = Result<(), GpuError>;
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         use std::task::Poll;
-        if self.pending.lock().map_or(true, |p| p.0 == 0) {
+        if self.done(cx) {
             return Poll::Ready(Ok(()));
         }
         if let Err(e) = self.gpu.take_errors(self.job) {
             return Poll::Ready(Err(e));
         }
+        // Natively: poll the device (which runs the callbacks), then ask
+        // again; in the browser `wait` does nothing and the last mapping's
+        // callback wakes this task.
         if let Err(m) = (self.wait)(&self.gpu.device) {
             return Poll::Ready(Err(self.gpu.fail(self.job, GpuErrorKind::Timeout, m)));
         }
-        if self.pending.lock().map_or(true, |p| p.0 == 0) {
+        if self.done(cx) {
             return Poll::Ready(Ok(()));
         }
-        // On the web the browser maps and wakes nothing of ours: ask again.
+        #[cfg(not(target_arch = "wasm32"))]
         cx.waker().wake_by_ref();
         Poll::Pending
     }
