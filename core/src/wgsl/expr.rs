@@ -83,7 +83,7 @@ impl W<'_> {
             self.out.line(f.indent, &format!("{n} = {e};"), at);
         } else {
             let t = self.ty(ty, i as u32)?;
-            let n = f.scope.fresh(self.ir.name(id), &format!("x{id}"));
+            let n = f.scope.fresh_under(Some(&self.globals_scope), self.ir.name(id), format_args!("x{id}"));
             self.out.line(f.indent, &format!("let {n}: {t} = {e};"), at);
             f.names.insert(id, n);
         }
@@ -133,7 +133,7 @@ impl W<'_> {
     fn inst_inner(&mut self, f: &mut F, i: usize) -> Result<(), Refusal> {
         let ir = self.ir;
         let o = ir.opcode(i);
-        let w: Vec<u32> = ir.words(i).to_vec();
+        let w: &[u32] = ir.words(i);
         let has_result = ir.desc(i).is_some_and(|d| d.has_result_type());
         let (rt, id) = if has_result { (w[0], w[1]) } else { (0, 0) };
         let rnum = if has_result { self.num(rt) } else { None };
@@ -248,7 +248,7 @@ impl W<'_> {
                     n
                 } else {
                     let t = self.ty(rt, i as u32)?;
-                    let n = f.scope.fresh(ir.name(id), &format!("x{id}"));
+                    let n = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
                     self.stmt_line(f, i, format!("var {n}: {t} = {c};"));
                     f.names.insert(id, n.clone());
                     n
@@ -378,7 +378,9 @@ impl W<'_> {
             op::OpLogicalAnd => format!("({} & {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalOr => format!("({} | {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalEqual => format!("({} == {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
-            op::OpLogicalNotEqual => format!("({} != {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
+            op::OpLogicalNotEqual => {
+                format!("({} != {})", self.val(f, arg(2))?, self.val(f, arg(3))?)
+            }
             op::OpLogicalNot => format!("!({})", self.val(f, arg(2))?),
             op::OpAny => format!("any({})", self.val(f, arg(2))?),
             op::OpAll => format!("all({})", self.val(f, arg(2))?),
@@ -560,7 +562,9 @@ impl W<'_> {
             }
             Type::Vector { component, .. } => (format!("[{idx}]"), component),
             Type::Matrix { column, .. } => (format!("[{idx}]"), column),
-            _ => return Err(Refusal::new("wgsl.invalid", "an access into a scalar", Some(td.inst))),
+            _ => {
+                return Err(Refusal::new("wgsl.invalid", "an access into a scalar", Some(td.inst)));
+            }
         })
     }
 
@@ -670,7 +674,7 @@ impl W<'_> {
             op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
                 let v = self.val_as(f, w[6], k)?;
                 let c = self.val_as(f, w[7], k)?;
-                let tmp = f.scope.fresh(None, &format!("cmpxchg{id}"));
+                let tmp = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("cmpxchg{id}"));
                 let n = f.indent;
                 self.out.line(n, &format!("var {tmp}: {};", k.text()), at);
                 self.out.line(n, "loop {", at);
@@ -741,7 +745,9 @@ impl W<'_> {
                 let eq = format!("{x} == subgroupBroadcastFirst({x})");
                 if n.n == 1 { format!("subgroupAll({eq})") } else { format!("subgroupAll(all({eq}))") }
             }
-            op::OpGroupNonUniformBroadcastFirst => format!("subgroupBroadcastFirst({})", self.val(f, arg(3))?),
+            op::OpGroupNonUniformBroadcastFirst => {
+                format!("subgroupBroadcastFirst({})", self.val(f, arg(3))?)
+            }
             op::OpGroupNonUniformBroadcast | op::OpGroupNonUniformQuadBroadcast => {
                 let name = if o == op::OpGroupNonUniformBroadcast { "subgroupBroadcast" } else { "quadBroadcast" };
                 let Some(id) = self.ir.const_u64(arg(4)) else {
