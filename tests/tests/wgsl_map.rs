@@ -136,3 +136,35 @@ fn control_flow_lines_map_to_their_branches() {
         "ifs {ifs_checked}, loops {loops}, switches {switches}"
     );
 }
+
+/// `spvlab wgsl --map`: one `wgsl-line: spirv-line:col` per mapped line; the
+/// `if` line of a module points at the text's OpBranchConditional.
+#[test]
+fn cli_map_points_at_the_text() {
+    let name = "loop_continue_from_if";
+    let src = std::fs::read_to_string(root().join(format!("tests/wgsl-cf/{name}.spvasm"))).unwrap();
+    let dir = spvlab_tests::scratch("wgsl_map_cli");
+    std::fs::write(dir.join("m.spvasm"), &src).unwrap();
+    let wgsl_out = spvlab_tests::run_spvlab(&dir, &["wgsl", "--target-env", "vulkan1.1", "m.spvasm"], b"");
+    spvlab_tests::assert_exit(&wgsl_out, 0);
+    let o = spvlab_tests::run_spvlab(&dir, &["wgsl", "--target-env", "vulkan1.1", "--map", "m.spvasm"], b"");
+    spvlab_tests::assert_exit(&o, 0);
+    let text = String::from_utf8(wgsl_out.stdout).unwrap();
+    let wl: Vec<&str> = text.lines().collect();
+    let sl: Vec<&str> = src.lines().collect();
+    let map = String::from_utf8(o.stdout).unwrap();
+    let mut ifs = 0;
+    for l in map.lines() {
+        let (w, s) = l.split_once(": ").unwrap_or_else(|| panic!("bad map line {l}"));
+        let (line, col) = s.split_once(':').unwrap_or_else(|| panic!("bad position {s}"));
+        let (w, line, col): (usize, usize, usize) = (w.parse().unwrap(), line.parse().unwrap(), col.parse().unwrap());
+        assert!(w >= 1 && w <= wl.len() && line >= 1 && line <= sl.len() && col >= 1, "{l}");
+        let spv = &sl[line - 1][col - 1..];
+        if wl[w - 1].trim_start().starts_with("if ") && !wl[w - 1].contains("guard") && !wl[w - 1].contains("dispatch") {
+            assert!(spv.starts_with("OpBranchConditional"), "{l}: `{}` maps to `{spv}`", wl[w - 1]);
+            ifs += 1;
+        }
+    }
+    assert!(ifs >= 1, "no `if` line in the map:\n{map}");
+    assert_eq!(map.lines().count(), wl.iter().filter(|l| !l.trim().is_empty()).count(), "every non-blank line is mapped");
+}

@@ -32,6 +32,8 @@
 
 #[cfg(feature = "gpu")]
 pub mod gpu;
+#[cfg(feature = "wgsl")]
+pub mod wgsl;
 
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
