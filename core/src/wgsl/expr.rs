@@ -157,7 +157,7 @@ impl W<'_> {
                 return Ok(());
             }
             op::OpAccessChain | op::OpInBoundsAccessChain => {
-                let chain = self.access_chain(f, i, &w)?;
+                let chain = self.access_chain(f, i, w)?;
                 f.refs.insert(id, chain);
                 return Ok(());
             }
@@ -322,13 +322,13 @@ impl W<'_> {
                 format!("({a} - {b} * floor({a} / {b}))")
             }
             op::OpFNegate => format!("-({})", self.val(f, arg(2))?),
-            op::OpIAdd => self.int_bin(f, &w, "+", None)?,
-            op::OpISub => self.int_bin(f, &w, "-", None)?,
-            op::OpIMul => self.int_bin(f, &w, "*", None)?,
-            op::OpSDiv => self.int_bin(f, &w, "/", Some(Kind::I32))?,
-            op::OpUDiv => self.int_bin(f, &w, "/", Some(Kind::U32))?,
-            op::OpSRem => self.int_bin(f, &w, "%", Some(Kind::I32))?,
-            op::OpUMod => self.int_bin(f, &w, "%", Some(Kind::U32))?,
+            op::OpIAdd => self.int_bin(f, w, "+", None)?,
+            op::OpISub => self.int_bin(f, w, "-", None)?,
+            op::OpIMul => self.int_bin(f, w, "*", None)?,
+            op::OpSDiv => self.int_bin(f, w, "/", Some(Kind::I32))?,
+            op::OpUDiv => self.int_bin(f, w, "/", Some(Kind::U32))?,
+            op::OpSRem => self.int_bin(f, w, "%", Some(Kind::I32))?,
+            op::OpUMod => self.int_bin(f, w, "%", Some(Kind::U32))?,
             op::OpSMod => {
                 let n = rnum.ok_or_else(|| unsupported(i, "OpSMod of this type"))?;
                 let s = n.with(Kind::I32);
@@ -338,12 +338,12 @@ impl W<'_> {
                 let r = format!("({a} % {b})");
                 cast(format!("select({r}, {r} + {b}, ({r} != {z}) & (({r} < {z}) != ({b} < {z})))"), s, n)
             }
-            op::OpBitwiseAnd => self.int_bin(f, &w, "&", None)?,
-            op::OpBitwiseOr => self.int_bin(f, &w, "|", None)?,
-            op::OpBitwiseXor => self.int_bin(f, &w, "^", None)?,
-            op::OpShiftLeftLogical => self.shift(f, &w, "<<", None)?,
-            op::OpShiftRightLogical => self.shift(f, &w, ">>", Some(Kind::U32))?,
-            op::OpShiftRightArithmetic => self.shift(f, &w, ">>", Some(Kind::I32))?,
+            op::OpBitwiseAnd => self.int_bin(f, w, "&", None)?,
+            op::OpBitwiseOr => self.int_bin(f, w, "|", None)?,
+            op::OpBitwiseXor => self.int_bin(f, w, "^", None)?,
+            op::OpShiftLeftLogical => self.shift(f, w, "<<", None)?,
+            op::OpShiftRightLogical => self.shift(f, w, ">>", Some(Kind::U32))?,
+            op::OpShiftRightArithmetic => self.shift(f, w, ">>", Some(Kind::I32))?,
             op::OpNot => {
                 let n = rnum.ok_or_else(|| unsupported(i, "OpNot of this type"))?;
                 format!("~{}", self.val_as(f, arg(2), n)?)
@@ -353,28 +353,28 @@ impl W<'_> {
                 let s = n.with(Kind::I32);
                 cast(format!("-{}", self.val_as(f, arg(2), s)?), s, n)
             }
-            op::OpIEqual => self.cmp(f, &w, "==", None)?,
-            op::OpINotEqual => self.cmp(f, &w, "!=", None)?,
-            op::OpSLessThan => self.cmp(f, &w, "<", Some(Kind::I32))?,
-            op::OpSLessThanEqual => self.cmp(f, &w, "<=", Some(Kind::I32))?,
-            op::OpSGreaterThan => self.cmp(f, &w, ">", Some(Kind::I32))?,
-            op::OpSGreaterThanEqual => self.cmp(f, &w, ">=", Some(Kind::I32))?,
-            op::OpULessThan => self.cmp(f, &w, "<", Some(Kind::U32))?,
-            op::OpULessThanEqual => self.cmp(f, &w, "<=", Some(Kind::U32))?,
-            op::OpUGreaterThan => self.cmp(f, &w, ">", Some(Kind::U32))?,
-            op::OpUGreaterThanEqual => self.cmp(f, &w, ">=", Some(Kind::U32))?,
-            op::OpFOrdEqual => self.fcmp(f, &w, "==", false)?,
-            op::OpFOrdNotEqual => self.fcmp(f, &w, "!=", false)?,
-            op::OpFOrdLessThan => self.fcmp(f, &w, "<", false)?,
-            op::OpFOrdLessThanEqual => self.fcmp(f, &w, "<=", false)?,
-            op::OpFOrdGreaterThan => self.fcmp(f, &w, ">", false)?,
-            op::OpFOrdGreaterThanEqual => self.fcmp(f, &w, ">=", false)?,
-            op::OpFUnordEqual => self.fcmp(f, &w, "!=", true)?,
-            op::OpFUnordNotEqual => self.fcmp(f, &w, "==", true)?,
-            op::OpFUnordLessThan => self.fcmp(f, &w, ">=", true)?,
-            op::OpFUnordLessThanEqual => self.fcmp(f, &w, ">", true)?,
-            op::OpFUnordGreaterThan => self.fcmp(f, &w, "<=", true)?,
-            op::OpFUnordGreaterThanEqual => self.fcmp(f, &w, "<", true)?,
+            op::OpIEqual => self.cmp(f, w, "==", None)?,
+            op::OpINotEqual => self.cmp(f, w, "!=", None)?,
+            op::OpSLessThan => self.cmp(f, w, "<", Some(Kind::I32))?,
+            op::OpSLessThanEqual => self.cmp(f, w, "<=", Some(Kind::I32))?,
+            op::OpSGreaterThan => self.cmp(f, w, ">", Some(Kind::I32))?,
+            op::OpSGreaterThanEqual => self.cmp(f, w, ">=", Some(Kind::I32))?,
+            op::OpULessThan => self.cmp(f, w, "<", Some(Kind::U32))?,
+            op::OpULessThanEqual => self.cmp(f, w, "<=", Some(Kind::U32))?,
+            op::OpUGreaterThan => self.cmp(f, w, ">", Some(Kind::U32))?,
+            op::OpUGreaterThanEqual => self.cmp(f, w, ">=", Some(Kind::U32))?,
+            op::OpFOrdEqual => self.fcmp(f, w, "==", false)?,
+            op::OpFOrdNotEqual => self.fcmp(f, w, "!=", false)?,
+            op::OpFOrdLessThan => self.fcmp(f, w, "<", false)?,
+            op::OpFOrdLessThanEqual => self.fcmp(f, w, "<=", false)?,
+            op::OpFOrdGreaterThan => self.fcmp(f, w, ">", false)?,
+            op::OpFOrdGreaterThanEqual => self.fcmp(f, w, ">=", false)?,
+            op::OpFUnordEqual => self.fcmp(f, w, "!=", true)?,
+            op::OpFUnordNotEqual => self.fcmp(f, w, "==", true)?,
+            op::OpFUnordLessThan => self.fcmp(f, w, ">=", true)?,
+            op::OpFUnordLessThanEqual => self.fcmp(f, w, ">", true)?,
+            op::OpFUnordGreaterThan => self.fcmp(f, w, "<=", true)?,
+            op::OpFUnordGreaterThanEqual => self.fcmp(f, w, "<", true)?,
             op::OpLogicalAnd => format!("({} & {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalOr => format!("({} | {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalEqual => format!("({} == {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
@@ -503,8 +503,8 @@ impl W<'_> {
                 }
                 return Err(Refusal::new("wgsl.barrier", "a memory barrier without a control barrier", Some(i as u32)));
             }
-            x if super::globals::is_atomic(x) => return self.atomic(f, i, &w),
-            op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => self.subgroup(f, i, &w)?,
+            x if super::globals::is_atomic(x) => return self.atomic(f, i, w),
+            op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => self.subgroup(f, i, w)?,
             op::OpExtInst => {
                 let set = ir.ext_import(arg(2)).unwrap_or("");
                 if set.starts_with("NonSemantic.") {
@@ -513,7 +513,7 @@ impl W<'_> {
                 if set != "GLSL.std.450" {
                     return Err(unsupported(i, "an extended instruction outside GLSL.std.450"));
                 }
-                match self.glsl(f, i, &w)? {
+                match self.glsl(f, i, w)? {
                     Some(e) => e,
                     None => return Ok(()),
                 }
