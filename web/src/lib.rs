@@ -38,6 +38,8 @@
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod run;
+#[cfg(feature = "wgsl")]
+pub mod wgsl;
 
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;

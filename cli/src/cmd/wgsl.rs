@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 
 use spvlab_core::analysis::locate_all;
+use spvlab_core::text::asm::InstSpan;
 use spvlab_core::valid::Options;
 use spvlab_core::wgsl;
 
@@ -25,6 +26,9 @@ buffers, ...) is refused with a reason, located at the instruction.
 
 Options:
   --entry <name>           Lower only the entry point <name>.
+  --map                    Print the source map instead of the WGSL: one line
+                           `wgsl-line: spirv-line:col` per mapped WGSL line (a
+                           binary input gives `wgsl-line: #instruction-index`).
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
   -h, --help               Print this help.
@@ -34,9 +38,14 @@ Exit status: 0 success, 1 bad input or a refusal, 2 bad usage.
 
 pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut entry: Option<String> = None;
+    let mut map = false;
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
         "--entry" => {
             entry = Some(p.text_value("--entry", inline)?);
+            Ok(())
+        }
+        "--map" => {
+            map = true;
             Ok(())
         }
         _ => Err(CliError::UnknownFlag(name)),
@@ -49,6 +58,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         return Err(crate::io::no_module(&a, name));
     };
     match wgsl::lower(ir, a.cfg(), &wgsl::Options { entry }) {
+        Ok(w) if map => output.write(source_map(&w, ir, a.text(), a.source_map()).as_bytes()),
         Ok(w) => output.write(w.text.as_bytes()),
         Err(refusals) => {
             let mut diags: Vec<_> = refusals.iter().map(|r| r.diagnostic(ir)).collect();
@@ -61,4 +71,31 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Err(CliError::Failed { path: name, count: diags.len() })
         }
     }
+}
+
+/// `wgsl-line: spirv-line:col` (1-based) for each WGSL line with a source
+/// instruction; `wgsl-line: #index` when there is no text.
+fn source_map(w: &wgsl::Wgsl, ir: &spvlab_core::ir::Ir, text: Option<&str>, spans: &[InstSpan]) -> String {
+    use std::fmt::Write;
+    // Each instruction's word offset (after the 5-word header).
+    let mut offsets = Vec::with_capacity(ir.module.instructions.len());
+    let mut at = 5u32;
+    for inst in &ir.module.instructions {
+        offsets.push(at);
+        at += inst.word_count() as u32;
+    }
+    let mut out = String::new();
+    for (k, m) in w.lines.iter().enumerate() {
+        let Some(i) = *m else { continue };
+        let pos = text.and_then(|src| {
+            let off = *offsets.get(i as usize)?;
+            let s = spans.get(spans.binary_search_by_key(&off, |s| s.word_offset).ok()?)?;
+            Some(spvlab_core::diag::line_col(src, s.span.start))
+        });
+        let _ = match pos {
+            Some((l, c)) => writeln!(out, "{}: {l}:{c}", k + 1),
+            None => writeln!(out, "{}: #{i}", k + 1),
+        };
+    }
+    out
 }

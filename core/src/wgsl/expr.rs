@@ -83,7 +83,7 @@ impl W<'_> {
             self.out.line(f.indent, &format!("{n} = {e};"), at);
         } else {
             let t = self.ty(ty, i as u32)?;
-            let n = f.scope.fresh(self.ir.name(id), &format!("x{id}"));
+            let n = f.scope.fresh_under(Some(&self.globals_scope), self.ir.name(id), format_args!("x{id}"));
             self.out.line(f.indent, &format!("let {n}: {t} = {e};"), at);
             f.names.insert(id, n);
         }
@@ -133,7 +133,7 @@ impl W<'_> {
     fn inst_inner(&mut self, f: &mut F, i: usize) -> Result<(), Refusal> {
         let ir = self.ir;
         let o = ir.opcode(i);
-        let w: Vec<u32> = ir.words(i).to_vec();
+        let w: &[u32] = ir.words(i);
         let has_result = ir.desc(i).is_some_and(|d| d.has_result_type());
         let (rt, id) = if has_result { (w[0], w[1]) } else { (0, 0) };
         let rnum = if has_result { self.num(rt) } else { None };
@@ -162,7 +162,7 @@ impl W<'_> {
                 return Ok(());
             }
             op::OpAccessChain | op::OpInBoundsAccessChain => {
-                let chain = self.access_chain(f, i, &w)?;
+                let chain = self.access_chain(f, i, w)?;
                 f.refs.insert(id, chain);
                 return Ok(());
             }
@@ -253,7 +253,7 @@ impl W<'_> {
                     n
                 } else {
                     let t = self.ty(rt, i as u32)?;
-                    let n = f.scope.fresh(ir.name(id), &format!("x{id}"));
+                    let n = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
                     self.stmt_line(f, i, format!("var {n}: {t} = {c};"));
                     f.names.insert(id, n.clone());
                     n
@@ -327,13 +327,13 @@ impl W<'_> {
                 format!("({a} - {b} * floor({a} / {b}))")
             }
             op::OpFNegate => format!("-({})", self.val(f, arg(2))?),
-            op::OpIAdd => self.int_bin(f, &w, "+", None)?,
-            op::OpISub => self.int_bin(f, &w, "-", None)?,
-            op::OpIMul => self.int_bin(f, &w, "*", None)?,
-            op::OpSDiv => self.int_bin(f, &w, "/", Some(Kind::I32))?,
-            op::OpUDiv => self.int_bin(f, &w, "/", Some(Kind::U32))?,
-            op::OpSRem => self.int_bin(f, &w, "%", Some(Kind::I32))?,
-            op::OpUMod => self.int_bin(f, &w, "%", Some(Kind::U32))?,
+            op::OpIAdd => self.int_bin(f, w, "+", None)?,
+            op::OpISub => self.int_bin(f, w, "-", None)?,
+            op::OpIMul => self.int_bin(f, w, "*", None)?,
+            op::OpSDiv => self.int_bin(f, w, "/", Some(Kind::I32))?,
+            op::OpUDiv => self.int_bin(f, w, "/", Some(Kind::U32))?,
+            op::OpSRem => self.int_bin(f, w, "%", Some(Kind::I32))?,
+            op::OpUMod => self.int_bin(f, w, "%", Some(Kind::U32))?,
             op::OpSMod => {
                 let n = rnum.ok_or_else(|| unsupported(i, "OpSMod of this type"))?;
                 let s = n.with(Kind::I32);
@@ -343,12 +343,12 @@ impl W<'_> {
                 let r = format!("({a} % {b})");
                 cast(format!("select({r}, {r} + {b}, ({r} != {z}) & (({r} < {z}) != ({b} < {z})))"), s, n)
             }
-            op::OpBitwiseAnd => self.int_bin(f, &w, "&", None)?,
-            op::OpBitwiseOr => self.int_bin(f, &w, "|", None)?,
-            op::OpBitwiseXor => self.int_bin(f, &w, "^", None)?,
-            op::OpShiftLeftLogical => self.shift(f, &w, "<<", None)?,
-            op::OpShiftRightLogical => self.shift(f, &w, ">>", Some(Kind::U32))?,
-            op::OpShiftRightArithmetic => self.shift(f, &w, ">>", Some(Kind::I32))?,
+            op::OpBitwiseAnd => self.int_bin(f, w, "&", None)?,
+            op::OpBitwiseOr => self.int_bin(f, w, "|", None)?,
+            op::OpBitwiseXor => self.int_bin(f, w, "^", None)?,
+            op::OpShiftLeftLogical => self.shift(f, w, "<<", None)?,
+            op::OpShiftRightLogical => self.shift(f, w, ">>", Some(Kind::U32))?,
+            op::OpShiftRightArithmetic => self.shift(f, w, ">>", Some(Kind::I32))?,
             op::OpNot => {
                 let n = rnum.ok_or_else(|| unsupported(i, "OpNot of this type"))?;
                 format!("~{}", self.val_as(f, arg(2), n)?)
@@ -358,32 +358,34 @@ impl W<'_> {
                 let s = n.with(Kind::I32);
                 cast(format!("-{}", self.val_as(f, arg(2), s)?), s, n)
             }
-            op::OpIEqual => self.cmp(f, &w, "==", None)?,
-            op::OpINotEqual => self.cmp(f, &w, "!=", None)?,
-            op::OpSLessThan => self.cmp(f, &w, "<", Some(Kind::I32))?,
-            op::OpSLessThanEqual => self.cmp(f, &w, "<=", Some(Kind::I32))?,
-            op::OpSGreaterThan => self.cmp(f, &w, ">", Some(Kind::I32))?,
-            op::OpSGreaterThanEqual => self.cmp(f, &w, ">=", Some(Kind::I32))?,
-            op::OpULessThan => self.cmp(f, &w, "<", Some(Kind::U32))?,
-            op::OpULessThanEqual => self.cmp(f, &w, "<=", Some(Kind::U32))?,
-            op::OpUGreaterThan => self.cmp(f, &w, ">", Some(Kind::U32))?,
-            op::OpUGreaterThanEqual => self.cmp(f, &w, ">=", Some(Kind::U32))?,
-            op::OpFOrdEqual => self.fcmp(f, &w, "==", false)?,
-            op::OpFOrdNotEqual => self.fcmp(f, &w, "!=", false)?,
-            op::OpFOrdLessThan => self.fcmp(f, &w, "<", false)?,
-            op::OpFOrdLessThanEqual => self.fcmp(f, &w, "<=", false)?,
-            op::OpFOrdGreaterThan => self.fcmp(f, &w, ">", false)?,
-            op::OpFOrdGreaterThanEqual => self.fcmp(f, &w, ">=", false)?,
-            op::OpFUnordEqual => self.fcmp(f, &w, "!=", true)?,
-            op::OpFUnordNotEqual => self.fcmp(f, &w, "==", true)?,
-            op::OpFUnordLessThan => self.fcmp(f, &w, ">=", true)?,
-            op::OpFUnordLessThanEqual => self.fcmp(f, &w, ">", true)?,
-            op::OpFUnordGreaterThan => self.fcmp(f, &w, "<=", true)?,
-            op::OpFUnordGreaterThanEqual => self.fcmp(f, &w, "<", true)?,
+            op::OpIEqual => self.cmp(f, w, "==", None)?,
+            op::OpINotEqual => self.cmp(f, w, "!=", None)?,
+            op::OpSLessThan => self.cmp(f, w, "<", Some(Kind::I32))?,
+            op::OpSLessThanEqual => self.cmp(f, w, "<=", Some(Kind::I32))?,
+            op::OpSGreaterThan => self.cmp(f, w, ">", Some(Kind::I32))?,
+            op::OpSGreaterThanEqual => self.cmp(f, w, ">=", Some(Kind::I32))?,
+            op::OpULessThan => self.cmp(f, w, "<", Some(Kind::U32))?,
+            op::OpULessThanEqual => self.cmp(f, w, "<=", Some(Kind::U32))?,
+            op::OpUGreaterThan => self.cmp(f, w, ">", Some(Kind::U32))?,
+            op::OpUGreaterThanEqual => self.cmp(f, w, ">=", Some(Kind::U32))?,
+            op::OpFOrdEqual => self.fcmp(f, w, "==", false)?,
+            op::OpFOrdNotEqual => self.fcmp(f, w, "!=", false)?,
+            op::OpFOrdLessThan => self.fcmp(f, w, "<", false)?,
+            op::OpFOrdLessThanEqual => self.fcmp(f, w, "<=", false)?,
+            op::OpFOrdGreaterThan => self.fcmp(f, w, ">", false)?,
+            op::OpFOrdGreaterThanEqual => self.fcmp(f, w, ">=", false)?,
+            op::OpFUnordEqual => self.fcmp(f, w, "!=", true)?,
+            op::OpFUnordNotEqual => self.fcmp(f, w, "==", true)?,
+            op::OpFUnordLessThan => self.fcmp(f, w, ">=", true)?,
+            op::OpFUnordLessThanEqual => self.fcmp(f, w, ">", true)?,
+            op::OpFUnordGreaterThan => self.fcmp(f, w, "<=", true)?,
+            op::OpFUnordGreaterThanEqual => self.fcmp(f, w, "<", true)?,
             op::OpLogicalAnd => format!("({} & {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalOr => format!("({} | {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalEqual => format!("({} == {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
-            op::OpLogicalNotEqual => format!("({} != {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
+            op::OpLogicalNotEqual => {
+                format!("({} != {})", self.val(f, arg(2))?, self.val(f, arg(3))?)
+            }
             op::OpLogicalNot => format!("!({})", self.val(f, arg(2))?),
             op::OpAny => format!("any({})", self.val(f, arg(2))?),
             op::OpAll => format!("all({})", self.val(f, arg(2))?),
@@ -512,8 +514,8 @@ impl W<'_> {
                 }
                 return Err(Refusal::new("wgsl.barrier", "a memory barrier without a control barrier", Some(i as u32)));
             }
-            x if super::globals::is_atomic(x) => return self.atomic(f, i, &w),
-            op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => self.subgroup(f, i, &w)?,
+            x if super::globals::is_atomic(x) => return self.atomic(f, i, w),
+            op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => self.subgroup(f, i, w)?,
             op::OpExtInst => {
                 let set = ir.ext_import(arg(2)).unwrap_or("");
                 if set.starts_with("NonSemantic.") {
@@ -522,7 +524,7 @@ impl W<'_> {
                 if set != "GLSL.std.450" {
                     return Err(unsupported(i, "an extended instruction outside GLSL.std.450"));
                 }
-                match self.glsl(f, i, &w)? {
+                match self.glsl(f, i, w)? {
                     Some(e) => e,
                     None => return Ok(()),
                 }
@@ -574,7 +576,9 @@ impl W<'_> {
             }
             Type::Vector { component, .. } => (format!("[{idx}]"), component),
             Type::Matrix { column, .. } => (format!("[{idx}]"), column),
-            _ => return Err(Refusal::new("wgsl.invalid", "an access into a scalar", Some(td.inst))),
+            _ => {
+                return Err(Refusal::new("wgsl.invalid", "an access into a scalar", Some(td.inst)));
+            }
         })
     }
 
@@ -684,7 +688,7 @@ impl W<'_> {
             op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
                 let v = self.val_as(f, w[6], k)?;
                 let c = self.val_as(f, w[7], k)?;
-                let tmp = f.scope.fresh(None, &format!("cmpxchg{id}"));
+                let tmp = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("cmpxchg{id}"));
                 let n = f.indent;
                 self.out.line(n, &format!("var {tmp}: {};", k.text()), at);
                 self.out.line(n, "loop {", at);
@@ -755,7 +759,9 @@ impl W<'_> {
                 let eq = format!("{x} == subgroupBroadcastFirst({x})");
                 if n.n == 1 { format!("subgroupAll({eq})") } else { format!("subgroupAll(all({eq}))") }
             }
-            op::OpGroupNonUniformBroadcastFirst => format!("subgroupBroadcastFirst({})", self.val(f, arg(3))?),
+            op::OpGroupNonUniformBroadcastFirst => {
+                format!("subgroupBroadcastFirst({})", self.val(f, arg(3))?)
+            }
             op::OpGroupNonUniformBroadcast | op::OpGroupNonUniformQuadBroadcast => {
                 let name = if o == op::OpGroupNonUniformBroadcast { "subgroupBroadcast" } else { "quadBroadcast" };
                 let Some(id) = self.ir.const_u64(arg(4)) else {

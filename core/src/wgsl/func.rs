@@ -22,6 +22,7 @@ const MAX_NESTING: usize = 127;
 /// One function being written.
 pub(crate) struct F<'c> {
     pub cfg: &'c FunctionCfg,
+    /// The function's own names (checked with the module's).
     pub scope: Scope,
     /// Names of local values and variables.
     pub names: BTreeMap<u32, String>,
@@ -36,6 +37,31 @@ pub(crate) struct F<'c> {
     pub ret: Option<String>,
     /// While set, constants read as run-time values (see `W::inst`).
     pub opaque: bool,
+    /// The block written last: control-flow lines map to its terminator.
+    pub last: Option<u32>,
+}
+
+/// The first block of a statement list (depth first, not inside nested
+/// loops) that heads a loop: the header of the loop whose body it is.
+fn loop_header(cfg: &FunctionCfg, body: &[Stmt]) -> Option<u32> {
+    body.iter().find_map(|s| match s {
+        Stmt::Block(b) => cfg
+            .blocks
+            .get(*b as usize)
+            .and_then(|blk| blk.merge.as_ref())
+            .filter(|m| m.kind == crate::cfg::MergeKind::Loop)
+            .map(|m| m.instruction),
+        Stmt::If { then, els, .. } => loop_header(cfg, then).or_else(|| loop_header(cfg, els)),
+        Stmt::Switch { cases, .. } => cases.iter().find_map(|c| loop_header(cfg, &c.body)),
+        _ => None,
+    })
+}
+
+/// Where a function's instructions are: the block of each, by index from
+/// the first block's start.
+struct Defs<'a> {
+    base: usize,
+    block_of: &'a [u32],
 }
 
 /// Instructions that carry no statement of their own.
@@ -81,7 +107,7 @@ impl W<'_> {
         self.global_names.insert(fid, fname.clone());
         let mut f = F {
             cfg: fcfg,
-            scope: self.globals_scope.clone(),
+            scope: Scope::default(),
             names: BTreeMap::new(),
             refs: BTreeMap::new(),
             hoisted: BTreeSet::new(),
@@ -90,13 +116,14 @@ impl W<'_> {
             vars: Vec::new(),
             ret: None,
             opaque: false,
+            last: None,
         };
         // Parameters.
         let mut params = Vec::new();
         for &p in &func.params {
             let pi = ir.def(p).map(|i| i as u32);
             let Some(pt) = ir.type_of(p) else { continue };
-            let name = f.scope.fresh(ir.name(p), &format!("x{p}"));
+            let name = f.scope.fresh_under(Some(&self.globals_scope), ir.name(p), format_args!("x{p}"));
             if let Some(Type::Pointer { storage, .. }) = ir.ty(pt).map(|t| &t.ty) {
                 if !matches!(*storage, sc::Function | sc::Private) {
                     return Err(Refusal::new(
@@ -133,7 +160,7 @@ impl W<'_> {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(i as u32)));
             };
             let t = self.ty(pointee, i as u32)?;
-            let name = f.scope.fresh(ir.name(id), &format!("v{id}"));
+            let name = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("v{id}"));
             let init = match w.get(3) {
                 Some(&c) if ir.constant(c).is_some() => format!(" = {}", self.const_expr(c)?),
                 _ => String::new(),
@@ -147,17 +174,17 @@ impl W<'_> {
             let Some(i) = ir.def(id) else { continue };
             let Some(t) = ir.type_of(id) else { continue };
             let t = self.ty(t, i as u32)?;
-            let name = f.scope.fresh(ir.name(id), &format!("x{id}"));
+            let name = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
             self.out.line(1, &format!("var {name}: {t};"), Some(i as u32));
             f.names.insert(id, name);
         }
         for k in 0..shape.flags {
-            let n = f.scope.fresh(None, &format!("guard{k}"));
+            let n = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("guard{k}"));
             self.out.line(1, &format!("var {n}: bool = false;"), at);
             f.flags.push(n);
         }
         for k in 0..shape.vars {
-            let n = f.scope.fresh(None, &format!("dispatch{k}"));
+            let n = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("dispatch{k}"));
             self.out.line(1, &format!("var {n}: u32 = 0u;"), at);
             f.vars.push(n);
         }
@@ -168,7 +195,7 @@ impl W<'_> {
         if let Some(t) = &f.ret
             && !matches!(body.last(), Some(Stmt::Return(_) | Stmt::Unreachable))
         {
-            self.out.line(1, &format!("return {t}();"), None);
+            self.out.line(1, &format!("return {t}();"), Some(func.end));
         }
         self.out.line(0, "}", Some(func.end));
         self.out.line(0, "", None);
@@ -180,14 +207,19 @@ impl W<'_> {
     /// become `var`s at the top of the function.
     fn find_hoisted(&self, f: &mut F) -> Result<(), Refusal> {
         let ir = self.ir;
-        let mut def_block: BTreeMap<u32, u32> = BTreeMap::new();
+        // The block of each instruction of the function (by index from the
+        // first block's label), `u32::MAX` outside blocks.
+        let base = f.cfg.blocks.first().map_or(0, |b| b.start as usize);
+        let end = f.cfg.blocks.iter().map(|b| b.end as usize).max().unwrap_or(base);
+        let mut block_of = alloc::vec![u32::MAX; end.saturating_sub(base)];
         for (b, blk) in f.cfg.blocks.iter().enumerate() {
             for i in blk.start as usize..blk.end as usize {
-                if let Some(id) = ir.result_id(i) {
-                    def_block.insert(id, b as u32);
+                if let Some(x) = block_of.get_mut(i.wrapping_sub(base)) {
+                    *x = b as u32;
                 }
             }
         }
+        let defs = Defs { base, block_of: &block_of };
         for (b, blk) in f.cfg.blocks.iter().enumerate() {
             for i in blk.start as usize..blk.end as usize {
                 let o = ir.opcode(i);
@@ -204,17 +236,18 @@ impl W<'_> {
                         continue;
                     }
                     let Some(id) = opd.id() else { continue };
-                    self.use_in(f, &def_block, id, b as u32, far, 0);
+                    self.use_in(f, &defs, id, b as u32, far, 0);
                 }
             }
         }
         Ok(())
     }
 
-    fn use_in(&self, f: &mut F, def_block: &BTreeMap<u32, u32>, id: u32, b: u32, far: bool, depth: u32) {
-        let Some(&db) = def_block.get(&id) else { return };
+    fn use_in(&self, f: &mut F, defs: &Defs, id: u32, b: u32, far: bool, depth: u32) {
         let ir = self.ir;
         let Some(i) = ir.def(id) else { return };
+        // Only values defined in this function's blocks.
+        let Some(&db) = defs.block_of.get(i.wrapping_sub(defs.base)).filter(|&&x| x != u32::MAX) else { return };
         let o = ir.opcode(i);
         if o == op::OpVariable || o == op::OpLabel {
             return;
@@ -226,7 +259,7 @@ impl W<'_> {
                     if opd.kind == OperandKind::IdRef
                         && let Some(x) = opd.id()
                     {
-                        self.use_in(f, def_block, x, b, far, depth + 1);
+                        self.use_in(f, defs, x, b, far, depth + 1);
                     }
                 }
             }
@@ -276,21 +309,23 @@ impl W<'_> {
                     }
                     self.inst(f, i)?;
                 }
+                f.last = Some(*b);
             }
             Stmt::Phis { from, to } => self.phis(f, *from, *to)?,
             Stmt::If { cond, then, els } => {
+                let at = self.cond_at(f, cond);
                 let c = self.cond(f, cond)?;
-                self.out.line(n, &format!("if {c} {{"), None);
+                self.out.line(n, &format!("if {c} {{"), at);
                 f.indent += 1;
                 self.stmts(f, then)?;
                 f.indent -= 1;
                 if !els.is_empty() {
-                    self.out.line(n, "} else {", None);
+                    self.out.line(n, "} else {", at);
                     f.indent += 1;
                     self.stmts(f, els)?;
                     f.indent -= 1;
                 }
-                self.out.line(n, "}", None);
+                self.out.line(n, "}", at);
             }
             Stmt::Switch { selector, cases } => {
                 let (sel, signed) = match selector {
@@ -301,7 +336,11 @@ impl W<'_> {
                     Selector::Var(v) => (f.vars.get(*v as usize).cloned().unwrap_or_default(), false),
                 };
                 let lit = |v: u32| if signed { format!("{}i", v as i32) } else { format!("{v}u") };
-                self.out.line(n, &format!("switch {sel} {{"), None);
+                let at = match selector {
+                    Selector::Id(id) => self.branch_on(f, op::OpSwitch, *id),
+                    Selector::Var(_) => self.term(f),
+                };
+                self.out.line(n, &format!("switch {sel} {{"), at);
                 let mut has_default = false;
                 for c in cases {
                     let head = match &c.values {
@@ -315,59 +354,95 @@ impl W<'_> {
                             format!("case {}", xs.join(", "))
                         }
                     };
-                    self.out.line(n + 1, &format!("{head}: {{"), None);
+                    self.out.line(n + 1, &format!("{head}: {{"), at);
                     f.indent += 2;
                     self.stmts(f, &c.body)?;
                     f.indent -= 2;
-                    self.out.line(n + 1, "}", None);
+                    self.out.line(n + 1, "}", at);
                 }
                 if !has_default {
-                    self.out.line(n + 1, "default: {}", None);
+                    self.out.line(n + 1, "default: {}", at);
                 }
-                self.out.line(n, "}", None);
+                self.out.line(n, "}", at);
             }
             Stmt::Loop { body, continuing, break_if } => {
-                self.out.line(n, "loop {", None);
+                // The header's OpLoopMerge.
+                let at = loop_header(f.cfg, body).or_else(|| self.term(f));
+                self.out.line(n, "loop {", at);
                 f.indent += 1;
                 self.stmts(f, body)?;
                 if !continuing.is_empty() || break_if.is_some() {
-                    self.out.line(n + 1, "continuing {", None);
+                    self.out.line(n + 1, "continuing {", at);
                     f.indent += 1;
                     self.stmts(f, continuing)?;
                     if let Some(c) = break_if {
+                        let b_at = self.cond_at(f, c);
                         let c = self.cond(f, c)?;
-                        self.out.line(n + 2, &format!("break if {c};"), None);
+                        self.out.line(n + 2, &format!("break if {c};"), b_at);
                     }
                     f.indent -= 1;
-                    self.out.line(n + 1, "}", None);
+                    self.out.line(n + 1, "}", at);
                 }
                 f.indent -= 1;
-                self.out.line(n, "}", None);
+                self.out.line(n, "}", at);
             }
-            Stmt::Break => self.out.line(n, "break;", None),
-            Stmt::Continue => self.out.line(n, "continue;", None),
-            Stmt::Return(None) => self.out.line(n, "return;", None),
+            Stmt::Break => self.out.line(n, "break;", self.term(f)),
+            Stmt::Continue => self.out.line(n, "continue;", self.term(f)),
+            Stmt::Return(None) => self.out.line(n, "return;", self.term(f)),
             Stmt::Return(Some(v)) => {
                 let e = self.val(f, *v)?;
-                self.out.line(n, &format!("return {e};"), None);
+                self.out.line(n, &format!("return {e};"), self.term(f));
             }
-            Stmt::Discard => self.out.line(n, "discard;", None),
+            Stmt::Discard => self.out.line(n, "discard;", self.term(f)),
             // Never reached; a function with a result still needs a return.
             Stmt::Unreachable => {
                 if let Some(t) = &f.ret {
-                    self.out.line(n, &format!("return {t}();"), None);
+                    let at = self.term(f);
+                    self.out.line(n, &format!("return {t}();"), at);
                 }
             }
             Stmt::SetFlag { flag, value } => {
                 let name = f.flags.get(*flag as usize).cloned().unwrap_or_default();
-                self.out.line(n, &format!("{name} = {value};"), None);
+                self.out.line(n, &format!("{name} = {value};"), self.term(f));
             }
             Stmt::SetVar { var, value } => {
                 let name = f.vars.get(*var as usize).cloned().unwrap_or_default();
-                self.out.line(n, &format!("{name} = {value}u;"), None);
+                self.out.line(n, &format!("{name} = {value}u;"), self.term(f));
             }
         }
         Ok(())
+    }
+
+    /// The source of a control-flow line: the terminator of the block
+    /// written last (the branch that leads here), else the function's first
+    /// block's label.
+    fn term(&self, f: &F) -> Option<u32> {
+        f.last
+            .and_then(|b| f.cfg.blocks.get(b as usize))
+            .and_then(|b| b.terminator)
+            .or_else(|| f.cfg.blocks.first().map(|b| b.start))
+    }
+
+    /// The branch (`opcode`: OpBranchConditional or OpSwitch) on `id`: the
+    /// terminator of the block written last if it is one, else the
+    /// function's first such branch, else [`W::term`].
+    fn branch_on(&self, f: &F, opcode: u16, id: u32) -> Option<u32> {
+        let ir = self.ir;
+        let on = |t: u32| ir.opcode(t as usize) == opcode && ir.words(t as usize).first() == Some(&id);
+        let last = f.last.and_then(|b| f.cfg.blocks.get(b as usize)).and_then(|b| b.terminator);
+        last.filter(|&t| on(t))
+            .or_else(|| f.cfg.blocks.iter().filter_map(|b| b.terminator).find(|&t| on(t)))
+            .or_else(|| self.term(f))
+    }
+
+    /// The source of a condition's test: the OpBranchConditional on its
+    /// value, or for a guard or dispatch variable, the last branch.
+    fn cond_at(&self, f: &F, c: &Cond) -> Option<u32> {
+        match c {
+            Cond::Id(id) => self.branch_on(f, op::OpBranchConditional, *id),
+            Cond::Not(c) => self.cond_at(f, c),
+            _ => self.term(f),
+        }
     }
 
     /// A condition's expression.
@@ -398,25 +473,24 @@ impl W<'_> {
             let w = self.ir.words(i);
             let id = w.get(1).copied().unwrap_or(0);
             let Some(v) = w.get(2..).unwrap_or(&[]).chunks(2).find(|p| p.len() == 2 && p[1] == label).map(|p| p[0])
-            else {
-                continue;
-            };
+            else { continue };
             let e = self.val(f, v)?;
             copies.push((i as u32, f.names.get(&id).cloned().unwrap_or_default(), e));
         }
         let n = f.indent;
+        let first = copies.first().map(|c| c.0);
         if copies.len() == 1 {
             let (i, name, e) = &copies[0];
             self.out.line(n, &format!("{name} = {e};"), Some(*i));
         } else if !copies.is_empty() {
-            self.out.line(n, "{", None);
+            self.out.line(n, "{", first);
             for (k, (i, _, e)) in copies.iter().enumerate() {
                 self.out.line(n + 1, &format!("let phi{k} = {e};"), Some(*i));
             }
             for (k, (i, name, _)) in copies.iter().enumerate() {
                 self.out.line(n + 1, &format!("{name} = phi{k};"), Some(*i));
             }
-            self.out.line(n, "}", None);
+            self.out.line(n, "}", first);
         }
         Ok(())
     }

@@ -186,9 +186,7 @@ impl W<'_> {
             return Err(Refusal::new("wgsl.entry-point", msg, None));
         }
         // The entry wrappers' parameter names: no global may shadow them.
-        for k in 0..64 {
-            self.globals_scope.take(&alloc::format!("p{k}"));
-        }
+        self.globals_scope.take_numbered("p", 64);
         self.globals_scope.take("flat_index");
         self.globals_scope.take("flat_group");
         self.call_tree(&entries);

@@ -3,7 +3,9 @@
 
 use alloc::collections::BTreeSet;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
 
 /// WGSL's keywords and reserved words (WGSL spec, "Keyword Summary" and
 /// "Reserved Words"), and the predeclared names we must not shadow.
@@ -71,22 +73,41 @@ pub fn sanitize(raw: &str) -> Option<String> {
     Some(s)
 }
 
-/// A scope of unique identifiers.
+/// A scope of unique identifiers. A function's scope holds only its own
+/// names and is checked together with the module's ([`Scope::fresh_under`]),
+/// so that no function copies the module's names.
 #[derive(Default, Debug, Clone)]
 pub struct Scope {
     used: BTreeSet<String>,
+    /// Families of names taken without storing them: `prefix` followed by a
+    /// decimal number below the bound, written without leading zeros
+    /// (`p0`..`p63`).
+    numbered: Vec<(&'static str, u32)>,
 }
 
 impl Scope {
     /// A unique identifier from `raw` (an OpName, maybe) or else `fallback`.
     pub fn fresh(&mut self, raw: Option<&str>, fallback: &str) -> String {
-        let base = raw.and_then(sanitize).unwrap_or_else(|| String::from(fallback));
-        let mut s = base.clone();
-        let mut k = 1;
-        while self.used.contains(&s) || is_reserved(&s) {
-            s = format!("{base}_{k}");
-            k += 1;
-        }
+        self.fresh_under(None, raw, format_args!("{fallback}"))
+    }
+
+    /// A unique identifier from `raw` or else `fallback` (formatted only when
+    /// needed), unique in this scope and in `parent`.
+    pub fn fresh_under(&mut self, parent: Option<&Scope>, raw: Option<&str>, fallback: fmt::Arguments) -> String {
+        let base = raw.and_then(sanitize).unwrap_or_else(|| fallback.to_string());
+        let taken = |s: &str| self.contains(s) || parent.is_some_and(|p| p.contains(s)) || is_reserved(s);
+        let s = if taken(&base) {
+            let mut k = 1;
+            loop {
+                let s = format!("{base}_{k}");
+                if !taken(&s) {
+                    break s;
+                }
+                k += 1;
+            }
+        } else {
+            base
+        };
         self.used.insert(s.clone());
         s
     }
@@ -94,11 +115,25 @@ impl Scope {
     /// Whether `s` is taken.
     pub fn contains(&self, s: &str) -> bool {
         self.used.contains(s)
+            || self.numbered.iter().any(|&(p, n)| {
+                s.strip_prefix(p).is_some_and(|d| {
+                    !d.is_empty()
+                        && d.len() <= 10
+                        && d.bytes().all(|b| b.is_ascii_digit())
+                        && (d == "0" || !d.starts_with('0'))
+                        && d.parse::<u64>().is_ok_and(|v| v < u64::from(n))
+                })
+            })
     }
 
     /// Take `s` as is (our own generated names).
     pub fn take(&mut self, s: &str) {
         self.used.insert(String::from(s));
+    }
+
+    /// Take `prefix0` .. `prefix{n-1}` (our own generated names).
+    pub fn take_numbered(&mut self, prefix: &'static str, n: u32) {
+        self.numbered.push((prefix, n));
     }
 }
 
@@ -107,4 +142,18 @@ impl Scope {
 fn reserved_words_are_sorted_for_the_bisection() {
     assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
     assert!(is_reserved("loop") && is_reserved("fwidthFine") && is_reserved("alias") && !is_reserved("loops"));
+}
+
+#[cfg(test)]
+#[test]
+fn numbered_names_are_taken_and_scopes_nest() {
+    let mut g = Scope::default();
+    g.take_numbered("p", 64);
+    assert!(g.contains("p0") && g.contains("p63") && !g.contains("p64") && !g.contains("p01") && !g.contains("p"));
+    assert_eq!(g.fresh(Some("p3"), "x"), "p3_1");
+    let mut f = Scope::default();
+    assert_eq!(f.fresh_under(Some(&g), Some("p3_1"), format_args!("y")), "p3_1_1");
+    assert_eq!(f.fresh_under(Some(&g), None, format_args!("x{}", 7)), "x7");
+    assert_eq!(f.fresh_under(Some(&g), None, format_args!("x{}", 7)), "x7_1");
+    assert!(!g.contains("x7"));
 }
