@@ -161,6 +161,9 @@ impl Extra {
     pub(super) fn make(gpu: &Gpu, job: &Job, res: &[&Resource]) -> Result<Extra, GpuError> {
         use spvlab_core::grammar::dim;
         let mut ex = Extra::default();
+        if res.is_empty() {
+            return Ok(ex);
+        }
         let unsupported = |m: String| gpu.fail(job, GpuErrorKind::Unsupported, m);
         let Some(opts) = job.resources else {
             return Err(unsupported("images, samplers and arrays of descriptors need the dispatch's resources".into()));
