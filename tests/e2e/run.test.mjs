@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { chromium } from "playwright-core";
-import { root, serveDist, openPage, setText, screenshot } from "./lib.mjs";
+import { root, serveDist, openPage, setText, screenshot, launch } from "./lib.mjs";
 
 const gallery = path.join(root, "www/src/gallery");
 
@@ -231,6 +231,55 @@ test("a module the lowering refuses shows the reason code and the interpreter's 
   assert.equal(await cell("0.0", "data[0]", "interp"), "4294967302");
   assert.equal(await cell("0.0", "data[1]", "interp"), "7");
   assert.equal(await cell("0.0", "data[0]", "wgpu"), "", "no WebGPU value");
+});
+
+test("an input error is shown and its field marked", async () => {
+  const list = await computeExamples();
+  const e = list.find((x) => x.id === "compute-parallel-sum");
+  await load(e.text, e.targetEnv);
+  // Typed inputs stay while their binding does; Defaults puts the defaults back.
+  await page.fill('input.run-input[data-key="0.0"]', "u32: 9");
+  await page.locator("#run-defaults").click();
+  assert.equal(await page.locator('input.run-input[data-key="0.0"]').inputValue(), "seq:0,1");
+  await page.fill('input.run-input[data-key="0.1"]', "u32: 1 x");
+  const r = await runOnce();
+  assert.equal(r.interp.error?.kind, "input");
+  assert.equal(await page.locator('input.run-input[data-key="0.1"]').getAttribute("aria-invalid"), "true");
+  assert.equal(await page.locator('input.run-input[data-key="0.0"]').getAttribute("aria-invalid"), null);
+  assert.match(await page.locator('.run-backend[data-backend="interp"] .run-error').textContent(), /0\.1/);
+  await page.fill('input.run-input[data-key="0.1"]', "zeros");
+  const ok = await runOnce();
+  assert.ok(ok.interp.ok && ok.gpu.ok, JSON.stringify([ok.interp.error, ok.gpu.error]));
+  assert.equal(await cell("0.1", "data[0]", "wgpu"), "2016");
+  assert.equal(await page.locator('input.run-input[data-key="0.1"]').getAttribute("aria-invalid"), null);
+});
+
+test("without WebGPU the page says so, with the reason, and shows the interpreter's result", async () => {
+  const plain = await launch(); // --disable-gpu, no --enable-unsafe-webgpu
+  try {
+    const errs = [];
+    const o = await openPage(plain, url, { errors: errs });
+    const p = o.page;
+    const list = await computeExamples();
+    const e = list.find((x) => x.id === "compute-switch-fallthrough");
+    await p.locator("#tab-run").click();
+    await p.selectOption("#target-env", e.targetEnv);
+    await setText(p, e.text);
+    await p.waitForFunction(() => {
+      const s = window.spvlab.store.get();
+      return s.docVersion === s.reportVersion && document.getElementById("panel-run").dataset.reflected === String(s.reportVersion);
+    });
+    await p.locator("#run-btn").click();
+    await p.waitForFunction(() => Number(document.getElementById("panel-run").dataset.runs ?? 0) > 0, null, { timeout: 60_000 });
+    const wgpu = p.locator('.run-backend[data-backend="wgpu"]');
+    assert.equal(await wgpu.locator(".run-error").getAttribute("data-kind"), "noDevice");
+    assert.match(await wgpu.textContent(), /no WebGPU/);
+    assert.equal(await p.locator('section.run-buffer[data-key="0.0"] tr[data-path="data[0]"] td.cell[data-backend="interp"]').textContent(), "11");
+    await o.context.close();
+    assert.deepEqual(errs, []);
+  } finally {
+    await plain.close();
+  }
 });
 
 test("the page had no errors", () => {

@@ -59,10 +59,13 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   });
   const runBtn = el("button", "run-go", "Run");
   runBtn.id = "run-btn";
+  const resetBtn = el("button", "run-reset", "Defaults");
+  resetBtn.id = "run-defaults";
+  resetBtn.title = "put back the default inputs (the first buffer counts up, the others are zeros) and one workgroup";
   const groupsLabel = el("span", "run-label", "workgroups");
   const localSize = el("span", "run-local");
   const entryLabel = el("span", "run-label", "entry");
-  head.append(entryLabel, entrySelect, groupsLabel, ...dims, localSize, runBtn);
+  head.append(entryLabel, entrySelect, groupsLabel, ...dims, localSize, runBtn, resetBtn);
   const note = el("p", "run-note");
   const inputs = el("table", "run-inputs");
   inputs.id = "run-inputs";
@@ -185,7 +188,15 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     last = outcome;
     root.dataset.state = "running";
     results.replaceChildren(el("p", "run-note", force ? "Dispatching on WebGPU…" : "Running…"));
-    const shown = () => id === runId && render(outcome, () => void run(true));
+    for (const r of rows) {
+      r.input.removeAttribute("aria-invalid");
+      r.input.title = "";
+    }
+    const shown = () => {
+      if (id !== runId) return;
+      render(outcome, () => void run(true));
+      markInput(outcome.interp?.error ?? outcome.gpu?.error);
+    };
     const interp = force
       ? Promise.resolve()
       : engine.send({ kind: "run", request: req }).then((r) => {
@@ -213,6 +224,17 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     root.dataset.runs = String(Number(root.dataset.runs ?? 0) + 1);
     document.dispatchEvent(new CustomEvent("spvlab:run"));
   }
+  /** An input error names its buffer (`buffer 0.1 ...`, `push ...`): that
+   *  field is marked, with the message as its title. */
+  function markInput(f: RunFailure | undefined) {
+    if (f?.kind !== "input") return;
+    const key = /^buffer (\d+\.\d+)\b/.exec(f.message)?.[1] ?? (/^push\b/.test(f.message) ? "push" : undefined);
+    const row = rows.find((r) => keyOf(r.resource) === key);
+    if (!row) return;
+    row.input.setAttribute("aria-invalid", "true");
+    row.input.title = f.message;
+  }
+
   /** A failure, located like a diagnostic: kind, code, message, and a jump. */
   function failure(f: RunFailure): HTMLElement {
     const box = el("div", "run-error");
@@ -309,6 +331,12 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   }
 
   runBtn.addEventListener("click", () => void run());
+  resetBtn.addEventListener("click", () => {
+    typed.clear();
+    lengths.clear();
+    for (const d of dims) d.value = "1";
+    renderInputs();
+  });
   entrySelect.addEventListener("change", renderInputs);
   root.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && (ev.target as HTMLElement).matches("input.run-input, input.run-length, input.run-dim")) {
