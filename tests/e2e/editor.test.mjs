@@ -186,14 +186,14 @@ test("panels by keyboard: disassembly, binary with the instruction under the cur
     assert.equal(await page.evaluate(() => document.activeElement.id), `tab-${id}`);
     assert.ok(await page.locator(`#panel-${id}`).isVisible());
   }
-  // No Run tab until running lands: four tabs, and Alt+5 opens nothing.
+  // Five tabs: Alt+5 opens the Run panel (tests/e2e/run.test.mjs runs it).
   assert.deepEqual(await page.locator("#tabs [role=tab]").evaluateAll((l) => l.map((t) => t.id)), [
-    "tab-problems", "tab-cfg", "tab-disassembly", "tab-binary",
+    "tab-problems", "tab-cfg", "tab-disassembly", "tab-binary", "tab-run",
   ]);
-  assert.equal(await page.locator("#panel-run").count(), 0);
   assert.ok(!(await page.locator("body").textContent()).includes("coming with the run issue"));
   await page.keyboard.press("Alt+5");
-  assert.equal(await page.evaluate(() => document.activeElement.id), "tab-cfg");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "tab-run");
+  assert.ok(await page.locator("#panel-run").isVisible());
   await page.keyboard.press("Alt+2");
   await screenshot(page, "panel-cfg.png");
   await page.keyboard.press("Alt+0");

@@ -21,6 +21,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { root } from "./lib.mjs";
+import { ENDLESS, INT64 } from "./modules.mjs";
 
 const pkg = path.join(root, "pkg");
 const gallery = path.join(root, "www/src/gallery");
@@ -52,57 +53,6 @@ const INPUTS = {
 // compute-switch-fallthrough by hand: case 0 falls into case 1 (1 + 10),
 // case 2 into case 3 (100 + 1000); buf[0] % 4 == 1 and 3 add 10 and 1000.
 const FALLTHROUGH = { 0: 11, 1: 10, 2: 1100, 3: 1000, 6: 1100, 7: 1000 };
-
-/** A module with one storage buffer `%buf` of two `elem`s (`%c0`, `%c2`
- *  and `%pu`, a pointer to an element, defined) whose entry block is `body`. */
-function module(elem, stride, types, body, caps = "") {
-  return `OpCapability Shader
-${caps}OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %main "main" %buf
-OpExecutionMode %main LocalSize 1 1 1
-OpDecorate %arr ArrayStride ${stride}
-OpMemberDecorate %S 0 Offset 0
-OpDecorate %S Block
-OpDecorate %buf DescriptorSet 0
-OpDecorate %buf Binding 0
-%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%u32 = OpTypeInt 32 0
-%c0 = OpConstant %u32 0
-%c2 = OpConstant %u32 2
-${types}%arr = OpTypeArray ${elem} %c2
-%S = OpTypeStruct %arr
-%pS = OpTypePointer StorageBuffer %S
-%buf = OpVariable %pS StorageBuffer
-%pu = OpTypePointer StorageBuffer ${elem}
-%main = OpFunction %void None %fn
-%e = OpLabel
-${body}OpFunctionEnd
-`;
-}
-
-// 64-bit integers: WGSL has none (refused), the interpreter runs it.
-const INT64 = module("%u64", 8, "%u64 = OpTypeInt 64 0\n%k = OpConstant %u64 0x100000001\n", `%p = OpAccessChain %pu %buf %c0 %c0
-%v = OpLoad %u64 %p
-%w = OpIAdd %u64 %v %k
-OpStore %p %w
-OpReturn
-`, "OpCapability Int64\n");
-
-// A loop that never ends: the interpreter runs out of steps.
-const ENDLESS = module("%u32", 4, "", `OpBranch %h
-%h = OpLabel
-OpLoopMerge %m %c None
-OpBranch %c
-%c = OpLabel
-%p = OpAccessChain %pu %buf %c0 %c0
-%v = OpLoad %u32 %p
-%w = OpIAdd %u32 %v %c2
-OpStore %p %w
-OpBranch %h
-%m = OpLabel
-OpReturn
-`);
 
 let server, url, browser, page;
 

@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { root } from "./lib.mjs";
 
@@ -73,10 +74,12 @@ test("the CFG panel is in parts: layout, drawing, interaction, toolbar", async (
   assert.doesNotMatch(index, /createElementNS/);
 });
 
-test("no Run tab until running lands", async () => {
+test("the Run tab is the fifth panel, with its own module; no placeholder", async () => {
   const html = await readFile(path.join(root, "www/index.html"), "utf8");
-  assert.doesNotMatch(html, /tab-run|panel-run/);
+  assert.match(html, /id="tab-run"/);
+  assert.match(html, /id="panel-run"/);
   const state = await readFile(path.join(src, "state.ts"), "utf8");
-  assert.match(state, /PANELS = \["problems", "cfg", "disassembly", "binary"\] as const/);
+  assert.match(state, /PANELS = \["problems", "cfg", "disassembly", "binary", "run"\] as const/);
+  assert.ok(existsSync(path.join(src, "panels/run.ts")));
   for (const f of await sources()) assert.doesNotMatch(await readFile(f, "utf8"), /coming with the run issue/i, f);
 });

@@ -271,6 +271,53 @@ export interface RunResult {
   error?: RunFailure;
 }
 
+/** A node of a reflected type tree (core's reflect::TypeNode). */
+export interface TypeNode {
+  id: number;
+  /** "void" | "bool" | "int" | "float" | "vector" | "matrix" | "array" |
+   *  "runtimeArray" | "struct" | "pointer" | ... */
+  kind: string;
+  width?: number;
+  signed?: boolean;
+  count?: number;
+  columns?: number;
+  length?: number | null;
+  name?: string;
+  size?: number;
+  arrayStride?: number;
+  element?: TypeNode;
+  members?: { name?: string; offset?: number; type: TypeNode }[];
+}
+
+/** One resource an entry point binds (core's reflect::Resource). */
+export interface ReflectedResource {
+  variable: number;
+  name?: string;
+  /** "storageBuffer" | "uniformBuffer" | "pushConstant" | "workgroup" | ... */
+  kind: string;
+  storageClass: string;
+  set?: number;
+  binding?: number;
+  descriptorArray: boolean;
+  /** The block's byte size (of its fixed part, when it ends in a runtime array). */
+  size?: number;
+  runtimeArray?: { fixedSize: number; stride?: number | null };
+  type: TypeNode;
+}
+
+export interface ReflectedEntry {
+  name: string;
+  executionModel: string;
+  function: number;
+  workgroupSize?: { x?: number; y?: number; z?: number } | null;
+  resources: ReflectedResource[];
+}
+
+/** `session.reflect()`: the last analysis's entry points. */
+export interface Reflection {
+  entryPoints: ReflectedEntry[];
+}
+
 /** The worker's messages. */
 export type WorkerRequest =
   | { kind: "analyze"; id: number; request: AnalyzeRequest }
@@ -280,6 +327,11 @@ export type WorkerRequest =
   | { kind: "disassembleBinary"; id: number; bytes: Uint8Array }
   | { kind: "encodeShare"; id: number; state: ShareState }
   | { kind: "decodeShare"; id: number; fragment: string }
+  /** The Run panel: the last analysis's reflection, and its runs (on the
+   *  interpreter, and on WebGPU; the worker's one session). */
+  | { kind: "reflect"; id: number }
+  | { kind: "run"; id: number; request: RunRequest }
+  | { kind: "runGpu"; id: number; request: RunRequest }
   /** Added by the page shell: what the engine offers (asked once, at start). */
   | { kind: "init"; id: number };
 
@@ -294,6 +346,10 @@ export type WorkerResponse =
   | { kind: "encodeShare"; id: number; fragment: string }
   | { kind: "decodeShare"; id: number; state?: ShareState; error?: string }
   | { kind: "error"; id: number; message: string }
+  | { kind: "reflect"; id: number; reflection: Reflection | null }
+  /** A run's result and its time in the worker (ms, call to answer). */
+  | { kind: "run"; id: number; result: RunResult; elapsedMs: number }
+  | { kind: "runGpu"; id: number; result: RunResult; elapsedMs: number }
   | {
       kind: "init";
       id: number;

@@ -14,6 +14,7 @@ import { mountHelp } from "./help";
 import { mountBinary, mountDisassembly } from "./panels/code";
 import { keepSelection, mountProblems } from "./panels/problems";
 import { mountBanner, mountSplitter, mountStatus, mountTheme } from "./panels/shell";
+import { mountRun } from "./panels/run";
 import { mountTabs } from "./panels/tabs";
 import { SAMPLE } from "./sample";
 import { mountShare, readLink, type SharedStart } from "./share";
@@ -241,6 +242,12 @@ async function main(store: AppStore) {
   mountProblems(store, (r) => editor.reveal(r));
   mountDisassembly(store);
   mountBinary(store);
+  const run = mountRun(store, engine, (line, column) => {
+    const doc = editor.view.state.doc;
+    const l = doc.line(Math.min(Math.max(1, line), doc.lines));
+    const from = Math.min(l.from + Math.max(0, column - 1), l.to);
+    editor.reveal({ from, to: l.to, line, column, endLine: line, endColumn: l.to - l.from + 1 });
+  });
   mountTabs(store, () => editor.view.focus());
   mountSplitter();
   mountFiles(store, engine, (t) => editor.setText(t));
@@ -258,6 +265,7 @@ async function main(store: AppStore) {
       editor,
       engine,
       store,
+      run,
       version: info.version,
       get lastElapsed() {
         return store.get().report?.elapsedMs;

@@ -36,8 +36,9 @@ function checkCfg(v: unknown): CfgView {
   return view;
 }
 
-/** Check what the engine decoded. A panel the page does not have (an old
- *  link's "run") is left out: the page opens its default panel. */
+/** Check what the engine decoded. A panel the page does not have is left
+ *  out, and so is "run" (an old link's Run tab, or this page's: links do not
+ *  carry the run inputs yet): the page opens its default panel. */
 export function checkShared(s: unknown, envs: string[]): SharedStart {
   const o = s as Record<string, unknown> | null;
   if (!o || typeof o !== "object") throw new Error("the link holds no state");
@@ -47,7 +48,7 @@ export function checkShared(s: unknown, envs: string[]): SharedStart {
   if (o.panel !== undefined && o.panel !== null && typeof o.panel !== "string") throw new Error("the link's panel is not a name");
   const out: SharedStart = { text: o.text, targetEnv: o.targetEnv };
   if (typeof o.function === "number") out.function = o.function;
-  if (typeof o.panel === "string" && (PANELS as readonly string[]).includes(o.panel)) out.panel = o.panel as Panel;
+  if (typeof o.panel === "string" && o.panel !== "run" && (PANELS as readonly string[]).includes(o.panel)) out.panel = o.panel as Panel;
   if (o.cfg !== undefined && o.cfg !== null) out.cfg = checkCfg(o.cfg);
   return out;
 }

@@ -3,7 +3,7 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { Diagnostic, DotOptions, ShareState, WorkerRequest, WorkerResponse } from "./api";
+import type { Diagnostic, DotOptions, Reflection, RunRequest, RunResult, ShareState, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
 
@@ -29,6 +29,28 @@ class EngineWorker {
   dot(fn: number, options: DotOptions): string {
     return this.session ? (this.session.cfgDot(fn, options) as string) : "";
   }
+
+  reflect(): Reflection | null {
+    return this.session ? ((this.session.reflect() as Reflection | undefined) ?? null) : null;
+  }
+
+  /** The interpreter's run of the last analysis (synchronous: the worker is
+   *  busy meanwhile, the page is not). */
+  run(request: RunRequest): { result: RunResult; elapsedMs: number } {
+    const t0 = performance.now();
+    this.session ??= new wasm.Session();
+    const result = this.session.run(request) as RunResult;
+    return { result, elapsedMs: performance.now() - t0 };
+  }
+
+  /** The WebGPU run of the last analysis: the module is taken when the call
+   *  starts; while the GPU works, the worker answers other messages. */
+  async runGpu(request: RunRequest): Promise<{ result: RunResult; elapsedMs: number }> {
+    const t0 = performance.now();
+    this.session ??= new wasm.Session();
+    const result = (await this.session.runGpu(request)) as RunResult;
+    return { result, elapsedMs: performance.now() - t0 };
+  }
 }
 
 async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerResponse> {
@@ -50,6 +72,12 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
       const dot = w.dot(req.function, req.options);
       return { kind: "dot", id: req.id, dot, elapsedMs: performance.now() - t0 };
     }
+    case "reflect":
+      return { kind: "reflect", id: req.id, reflection: w.reflect() };
+    case "run":
+      return { kind: "run", id: req.id, ...w.run(req.request) };
+    case "runGpu":
+      return { kind: "runGpu", id: req.id, ...(await w.runGpu(req.request)) };
     case "disassembleBinary": {
       const r = wasm.disassemble(req.bytes, undefined) as { ok: boolean; text: string; diagnostics: Diagnostic[] };
       return { kind: "disassembleBinary", id: req.id, text: r.ok ? r.text : undefined, diagnostics: r.diagnostics };

@@ -204,7 +204,8 @@ export const EXAMPLES: Example[] = [
     caption:
       "64 invocations load one element each into shared memory; a loop halves the stride each trip, the active half adds pairs inside a selection, and a barrier ends each trip. " +
       "The selection (header body, merge sync) nests in the loop construct; the continue construct is the block that halves the stride; after the loop, a second selection lets invocation 0 write the total. " +
-      "Every header strictly structurally dominates its merge and the only back edge leaves the continue construct: valid for Vulkan.",
+      "Every header strictly structurally dominates its merge and the only back edge leaves the continue construct: valid for Vulkan. " +
+      "Expected with the Run panel's defaults (one workgroup; input 0, 1, …, 63; output zeros): output.data[0] = 2016 (0 + 1 + … + 63 = 63 × 64 / 2), output.data[1] = 0.",
     targetEnv: "vulkan1.3",
     valid: true,
     text: parallelSum,
@@ -215,7 +216,8 @@ export const EXAMPLES: Example[] = [
     category: "compute",
     caption:
       "A loop that sums a buffer, breaking at a sentinel and skipping zeros. The break is a branch from a selection header straight to the loop's merge, the continue one from a nested selection to the continue target: " +
-      "both leave their selection constructs for the innermost loop's merge or continue target, which the rules allow, and neither target is structurally dominated by the selection headers. Valid for Vulkan.",
+      "both leave their selection constructs for the innermost loop's merge or continue target, which the rules allow, and neither target is structurally dominated by the selection headers. Valid for Vulkan. " +
+      "Expected with the Run panel's defaults (buf = 0, 1, …, 63: no sentinel, one zero skipped): buf.data[0] = 120 (1 + 2 + … + 15), buf.data[1] = 1 (untouched).",
     targetEnv: "vulkan1.3",
     valid: true,
     text: breakContinue,
@@ -226,7 +228,8 @@ export const EXAMPLES: Example[] = [
     category: "compute",
     caption:
       "Case 0 falls through into case 1 and case 2 into case 3. Each case target heads a case construct (the blocks it structurally dominates inside the switch); " +
-      "a case may branch to one other case target only, and that target must come right after it in the OpSwitch, as here. Valid for Vulkan.",
+      "a case may branch to one other case target only, and that target must come right after it in the OpSwitch, as here. Valid for Vulkan. " +
+      "Expected with the Run panel's defaults (buf = 0, 1, …, 63: 0 % 4 = 0 picks case 0): buf.data[0] = 11 (1, then 10 falling through), buf.data[1] = 1 (untouched).",
     targetEnv: "vulkan1.3",
     valid: true,
     text: switchFallthrough,

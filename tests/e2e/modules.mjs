@@ -1,0 +1,55 @@
+// Small modules that the GPU tests (gpu.test.mjs, run.test.mjs) share.
+
+/** A module with one storage buffer `%buf` (`buf`, its member `data`) of two
+ *  `elem`s (`%c0`, `%c2` and `%pu`, a pointer to an element, defined) whose
+ *  entry block is `body`. */
+export function bufferModule(elem, stride, types, body, caps = "") {
+  return `OpCapability Shader
+${caps}OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %buf
+OpExecutionMode %main LocalSize 1 1 1
+OpName %buf "buf"
+OpMemberName %S 0 "data"
+OpDecorate %arr ArrayStride ${stride}
+OpMemberDecorate %S 0 Offset 0
+OpDecorate %S Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%c0 = OpConstant %u32 0
+%c2 = OpConstant %u32 2
+${types}%arr = OpTypeArray ${elem} %c2
+%S = OpTypeStruct %arr
+%pS = OpTypePointer StorageBuffer %S
+%buf = OpVariable %pS StorageBuffer
+%pu = OpTypePointer StorageBuffer ${elem}
+%main = OpFunction %void None %fn
+%e = OpLabel
+${body}OpFunctionEnd
+`;
+}
+
+// 64-bit integers: WGSL has none (refused, `wgsl.int64`); the interpreter runs it.
+export const INT64 = bufferModule("%u64", 8, "%u64 = OpTypeInt 64 0\n%k = OpConstant %u64 0x100000001\n", `%p = OpAccessChain %pu %buf %c0 %c0
+%v = OpLoad %u64 %p
+%w = OpIAdd %u64 %v %k
+OpStore %p %w
+OpReturn
+`, "OpCapability Int64\n");
+
+// A loop that never ends.
+export const ENDLESS = bufferModule("%u32", 4, "", `OpBranch %h
+%h = OpLabel
+OpLoopMerge %m %c None
+OpBranch %c
+%c = OpLabel
+%p = OpAccessChain %pu %buf %c0 %c0
+%v = OpLoad %u32 %p
+%w = OpIAdd %u32 %v %c2
+OpStore %p %w
+OpBranch %h
+%m = OpLabel
+OpReturn
+`);

@@ -1,0 +1,369 @@
+// The Run panel (issue 12, first slice): the inputs come from core's
+// reflection of the last analysis (one row per bound buffer, the push
+// constants, the dispatch size); Run sends the module to the interpreter
+// (`session.run`) and to WebGPU (`session.runGpu`), both in the engine's
+// worker, so the editor never waits. The results are shown side by side, per
+// binding, one row per typed value, with the cells where the backends differ
+// marked. Errors are located (a button jumps to the line); a module the
+// interpreter does not finish is not dispatched unless the user says so.
+// Engine strings are untrusted: textContent only.
+import type { ReflectedEntry, ReflectedResource, RunFailure, RunRequest, RunResult } from "../api";
+import { byId, el } from "../dom";
+import type { Engine } from "../engine";
+import type { AppStore } from "../state";
+import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leaves, sizeText, typeName, withLength } from "./run-values";
+
+/** Rows shown per binding (a big buffer says how many were left out). */
+const MAX_ROWS = 1024;
+
+/** What the page's tests read: the last results and their times. */
+export interface RunOutcome {
+  request: RunRequest;
+  interp?: RunResult;
+  gpu?: RunResult;
+  interpMs?: number;
+  gpuMs?: number;
+}
+
+export interface RunPanel {
+  /** The last run (null before the first). */
+  last(): RunOutcome | null;
+  /** Show these results (what a run shows; the tests feed it results that
+   *  differ). */
+  show(o: RunOutcome): void;
+}
+
+/** One input row's fields. */
+interface Row {
+  resource: ReflectedResource;
+  input: HTMLInputElement;
+  length?: HTMLInputElement;
+}
+
+export function mountRun(store: AppStore, engine: Engine, jump: (line: number, column: number) => void): RunPanel {
+  const root = byId("panel-run");
+  root.dataset.state = "empty";
+  const head = el("div", "run-head");
+  const entrySelect = el("select");
+  entrySelect.id = "run-entry";
+  entrySelect.setAttribute("aria-label", "entry point");
+  const dims = [0, 1, 2].map((i) => {
+    const d = el("input");
+    d.type = "number";
+    d.min = "1";
+    d.value = "1";
+    d.className = "run-dim";
+    d.id = `run-groups-${"xyz"[i]}`;
+    d.setAttribute("aria-label", `workgroups in ${"xyz"[i]}`);
+    return d;
+  });
+  const runBtn = el("button", "run-go", "Run");
+  runBtn.id = "run-btn";
+  const resetBtn = el("button", "run-reset", "Defaults");
+  resetBtn.id = "run-defaults";
+  resetBtn.title = "put back the default inputs (the first buffer counts up, the others are zeros) and one workgroup";
+  const groupsLabel = el("span", "run-label", "workgroups");
+  const localSize = el("span", "run-local");
+  const entryLabel = el("span", "run-label", "entry");
+  head.append(entryLabel, entrySelect, groupsLabel, ...dims, localSize, runBtn, resetBtn);
+  const note = el("p", "run-note");
+  const inputs = el("table", "run-inputs");
+  inputs.id = "run-inputs";
+  const results = el("div", "run-results");
+  results.id = "run-results";
+  results.setAttribute("aria-live", "polite");
+  root.append(head, note, inputs, results);
+
+  let entries: ReflectedEntry[] = [];
+  let rows: Row[] = [];
+  /** The user's inputs by binding key (kept while the binding stays). */
+  const typed = new Map<string, string>();
+  const lengths = new Map<string, string>();
+  let last: RunOutcome | null = null;
+  /** The last finished run (a forced dispatch keeps its interpreter result). */
+  let previous: RunOutcome | null = null;
+  let reflected = -1;
+  let runId = 0;
+
+  const entry = () => entries.find((e) => e.name === entrySelect.value) ?? entries[0];
+
+  function renderInputs() {
+    const e = entry();
+    inputs.replaceChildren();
+    rows = [];
+    runBtn.disabled = !e;
+    if (!e) {
+      root.dataset.state = "empty";
+      note.textContent = store.get().report?.valid
+        ? "This module has no GLCompute entry point: only compute shaders run here."
+        : "Nothing to run: the module is not valid (see Problems).";
+      localSize.textContent = "";
+      return;
+    }
+    root.dataset.state = root.dataset.state === "empty" ? "ready" : root.dataset.state;
+    note.textContent = "Inputs in the interpreter's input language: zeros, seq:START,STEP, random:SEED, hex: BYTES, or a typed list such as u32: 1 2 3.";
+    const ws = e.workgroupSize;
+    localSize.textContent = ws ? `× local size ${ws.x ?? "?"}×${ws.y ?? "?"}×${ws.z ?? "?"}` : "";
+    const hr = el("tr");
+    for (const h of ["binding", "name", "type", "bytes", "input", "N"]) hr.append(el("th", undefined, h));
+    inputs.append(hr);
+    inputsOf(e.resources).forEach((r, i) => {
+      const key = keyOf(r);
+      const tr = el("tr");
+      tr.dataset.key = key;
+      const input = el("input");
+      input.className = "run-input";
+      input.dataset.key = key;
+      input.spellcheck = false;
+      input.value = typed.get(key) ?? defaultInput(r, i);
+      input.setAttribute("aria-label", `input of ${key}`);
+      input.addEventListener("input", () => typed.set(key, input.value));
+      const row: Row = { resource: r, input };
+      const lenCell = el("td");
+      if (r.runtimeArray) {
+        const len = el("input");
+        len.type = "number";
+        len.min = "0";
+        len.className = "run-length";
+        len.dataset.key = key;
+        len.value = lengths.get(key) ?? String(DEFAULT_LENGTH);
+        len.setAttribute("aria-label", `runtime array length of ${key}`);
+        len.title = "the runtime array's element count (used by zeros, seq and random without a count)";
+        len.addEventListener("input", () => lengths.set(key, len.value));
+        lenCell.append(len);
+        row.length = len;
+      }
+      const inCell = el("td");
+      inCell.append(input);
+      tr.append(
+        el("td", "run-key", r.kind === "pushConstant" ? "push" : key),
+        el("td", "run-name", r.name || `%${r.variable}`),
+        el("td", "run-type", `${r.kind === "uniformBuffer" ? "uniform " : r.kind === "pushConstant" ? "push " : ""}${typeName(r.type)}`),
+        el("td", "run-size", sizeText(r)),
+        inCell,
+        lenCell,
+      );
+      inputs.append(tr);
+      rows.push(row);
+    });
+  }
+
+  function setEntries(list: ReflectedEntry[]) {
+    entries = list.filter((e) => e.executionModel === "GLCompute");
+    const keep = entrySelect.value;
+    entrySelect.replaceChildren(...entries.map((e) => new Option(e.name, e.name)));
+    if (entries.some((e) => e.name === keep)) entrySelect.value = keep;
+    entrySelect.hidden = entryLabel.hidden = entries.length < 2;
+    renderInputs();
+  }
+
+  async function refresh() {
+    const version = store.get().reportVersion;
+    if (version === reflected) return;
+    reflected = version;
+    try {
+      const r = await engine.send({ kind: "reflect" });
+      setEntries(r.reflection?.entryPoints ?? []);
+      root.dataset.reflected = String(version);
+    } catch (e) {
+      note.textContent = `reflection failed: ${String(e)}`;
+    }
+  }
+
+  function request(force: boolean): RunRequest {
+    const buffers: Record<string, string> = {};
+    for (const r of rows) {
+      const n = Number(r.length?.value);
+      const spec = r.length && Number.isInteger(n) && n >= 0 ? withLength(r.input.value, n) : r.input.value;
+      buffers[keyOf(r.resource)] = spec;
+    }
+    const workgroups = dims.map((d) => Math.max(1, Math.floor(Number(d.value)) || 1)) as [number, number, number];
+    return { entry: entry()?.name, workgroups, buffers, ...(force ? { force: true } : {}) };
+  }
+
+  async function run(force = false) {
+    const id = ++runId;
+    const req = request(force);
+    const outcome: RunOutcome = { request: req };
+    last = outcome;
+    root.dataset.state = "running";
+    results.replaceChildren(el("p", "run-note", force ? "Dispatching on WebGPU…" : "Running…"));
+    for (const r of rows) {
+      r.input.removeAttribute("aria-invalid");
+      r.input.title = "";
+    }
+    const shown = () => {
+      if (id !== runId) return;
+      render(outcome, () => void run(true));
+      markInput(outcome.interp?.error ?? outcome.gpu?.error);
+    };
+    const interp = force
+      ? Promise.resolve()
+      : engine.send({ kind: "run", request: req }).then((r) => {
+          outcome.interp = r.result;
+          outcome.interpMs = r.elapsedMs;
+          shown();
+        });
+    const gpu = engine.send({ kind: "runGpu", request: req }).then((r) => {
+      outcome.gpu = r.result;
+      outcome.gpuMs = r.elapsedMs;
+    });
+    if (force && previous) {
+      outcome.interp = previous.interp;
+      outcome.interpMs = previous.interpMs;
+    }
+    try {
+      await Promise.all([interp, gpu]);
+    } catch (e) {
+      if (id === runId) results.append(el("p", "run-error", `the engine failed: ${String(e)}`));
+    }
+    if (id !== runId) return;
+    shown();
+    previous = outcome;
+    root.dataset.state = "done";
+    root.dataset.runs = String(Number(root.dataset.runs ?? 0) + 1);
+    document.dispatchEvent(new CustomEvent("spvlab:run"));
+  }
+  /** An input error names its buffer (`buffer 0.1 ...`, `push ...`): that
+   *  field is marked, with the message as its title. */
+  function markInput(f: RunFailure | undefined) {
+    if (f?.kind !== "input") return;
+    const key = /^buffer (\d+\.\d+)\b/.exec(f.message)?.[1] ?? (/^push\b/.test(f.message) ? "push" : undefined);
+    const row = rows.find((r) => keyOf(r.resource) === key);
+    if (!row) return;
+    row.input.setAttribute("aria-invalid", "true");
+    row.input.title = f.message;
+  }
+
+  /** A failure, located like a diagnostic: kind, code, message, and a jump. */
+  function failure(f: RunFailure): HTMLElement {
+    const box = el("div", "run-error");
+    box.dataset.kind = f.kind;
+    if (f.code) box.dataset.code = f.code;
+    box.append(el("span", "run-error-kind", KIND_WORDS[f.kind] ?? f.kind));
+    if (f.code) box.append(el("code", "run-error-code", f.code));
+    if (f.line !== undefined) {
+      const at = el("button", "run-jump", `line ${f.line}:${f.column ?? 1}`);
+      at.title = "show the instruction in the editor";
+      at.addEventListener("click", () => jump(f.line ?? 1, f.column ?? 1));
+      box.append(at);
+    }
+    box.append(el("div", "run-error-message", f.message));
+    return box;
+  }
+
+  function column(title: string, r: RunResult | undefined, ms: number | undefined, onForce: () => void): HTMLElement {
+    const c = el("div", "run-backend");
+    c.dataset.backend = title === "Interpreter" ? "interp" : "wgpu";
+    const h = el("div", "run-backend-head");
+    h.append(el("strong", undefined, title));
+    if (!r) {
+      c.dataset.state = "pending";
+      h.append(el("span", "run-meta", "running…"));
+      c.append(h);
+      return c;
+    }
+    c.dataset.state = r.ok ? "ok" : "failed";
+    if (ms !== undefined) h.append(el("span", "run-time", `${ms.toFixed(1)} ms`));
+    if (r.steps !== undefined) h.append(el("span", "run-meta", `${r.invocations} invocations, ${r.steps} steps`));
+    if (r.adapter) h.append(el("span", "run-adapter", r.adapter));
+    c.append(h);
+    if (r.error) {
+      c.append(failure(r.error));
+      if (r.error.kind === "stepBudget" && c.dataset.backend === "wgpu") {
+        const go = el("button", "run-force", "Dispatch anyway");
+        go.title = "send the module to the GPU although the interpreter did not finish it (it may hang the GPU until the browser gives up)";
+        go.addEventListener("click", onForce);
+        c.append(go);
+      }
+      if (c.dataset.backend === "wgpu" && (r.error.kind === "refused" || r.error.kind === "noDevice"))
+        c.append(el("p", "run-note", "Not run on WebGPU; the interpreter's result stands alone."));
+    }
+    return c;
+  }
+
+  function render(o: RunOutcome, onForce: () => void) {
+    const cols = el("div", "run-columns");
+    cols.append(column("Interpreter", o.interp, o.interpMs, onForce), column("WebGPU", o.gpu, o.gpuMs, onForce));
+    const tables = el("div", "run-tables");
+    const a = o.interp?.ok ? o.interp : undefined;
+    const b = o.gpu?.ok ? o.gpu : undefined;
+    const list = a ?? b;
+    let differing = 0;
+    for (const buf of list?.buffers ?? []) {
+      const other = (a && b ? b : undefined)?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
+      const la = a ? leaves(a.buffers.find((x) => x.set === buf.set && x.binding === buf.binding)?.value ?? []) : [];
+      const lb = b ? leaves(b.buffers.find((x) => x.set === buf.set && x.binding === buf.binding)?.value ?? []) : [];
+      const n = Math.max(la.length, lb.length);
+      const sec = el("section", "run-buffer");
+      sec.dataset.key = `${buf.set}.${buf.binding}`;
+      const sameBytes = !other || a?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding)?.bytes.join() === other.bytes.join();
+      sec.append(el("h3", undefined, `${buf.set}.${buf.binding} ${buf.name} (${buf.kind}, ${buf.bytes.length} bytes)${a && b ? (sameBytes ? " · same bytes" : " · the backends differ") : ""}`));
+      const t = el("table", "run-values");
+      const hr = el("tr");
+      hr.append(el("th", undefined, "value"), el("th", undefined, "interpreter"), el("th", undefined, "WebGPU"));
+      t.append(hr);
+      for (let i = 0; i < Math.min(n, MAX_ROWS); i++) {
+        const path = (la[i] ?? lb[i]).path;
+        const tr = el("tr");
+        tr.dataset.path = path;
+        const ca = el("td", "cell", la[i]?.text ?? "");
+        ca.dataset.backend = "interp";
+        const cb = el("td", "cell", lb[i]?.text ?? "");
+        cb.dataset.backend = "wgpu";
+        if (a && b && la[i]?.text !== lb[i]?.text) {
+          tr.classList.add("differ");
+          differing++;
+        }
+        tr.append(el("td", "run-path", path), ca, cb);
+        t.append(tr);
+      }
+      sec.append(t);
+      if (n > MAX_ROWS) sec.append(el("p", "run-note", `${n - MAX_ROWS} more values not shown.`));
+      tables.append(sec);
+    }
+    results.dataset.differ = String(differing);
+    const summary =
+      a && b
+        ? el("p", differing ? "run-summary bad" : "run-summary good", differing ? `Values that differ between the interpreter and WebGPU: ${differing} (marked).` : "The interpreter and WebGPU agree.")
+        : el("p", "run-summary", "");
+    results.replaceChildren(cols, summary, tables);
+  }
+
+  runBtn.addEventListener("click", () => void run());
+  resetBtn.addEventListener("click", () => {
+    typed.clear();
+    lengths.clear();
+    for (const d of dims) d.value = "1";
+    renderInputs();
+  });
+  entrySelect.addEventListener("change", renderInputs);
+  root.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.target as HTMLElement).matches("input.run-input, input.run-length, input.run-dim")) {
+      ev.preventDefault();
+      void run();
+    }
+  });
+  // The reflection follows the analysis while the panel is open.
+  store.watch(
+    (s) => [s.report, s.panel],
+    (s) => {
+      if (s.panel === "run" && s.report) void refresh();
+    },
+  );
+  return { last: () => last, show: (o) => render(o, () => void run(true)) };
+}
+
+const KIND_WORDS: Record<string, string> = {
+  input: "input error",
+  module: "nothing to run",
+  interp: "the interpreter stopped",
+  stepBudget: "step budget",
+  refused: "refused by our WGSL lowering",
+  noDevice: "no WebGPU",
+  unsupported: "beyond the GPU runner",
+  validation: "WebGPU rejected the shader",
+  deviceLost: "device lost",
+  timeout: "timeout",
+  panic: "engine panic",
+};
