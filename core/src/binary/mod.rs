@@ -451,7 +451,11 @@ pub fn read_words_framing(words: &[u32]) -> Result<Module, BinaryError> {
                 available,
             });
         }
-        let operands: Vec<u32> = (at + 1..at + count).map(w).collect();
+        // One exact-size copy per instruction (a memcpy in host order).
+        let mut operands = words[at + 1..at + count].to_vec();
+        if swap {
+            operands.iter_mut().for_each(|x| *x = x.swap_bytes());
+        }
         instructions.push(Instruction { opcode, operands });
         at += count;
     }

@@ -42,14 +42,30 @@ impl Csr {
 
     /// The reversed graph (neighbour order: by source, then insertion order).
     pub fn reversed(&self) -> Csr {
+        // A counting sort by target, sources in increasing order: the same
+        // lists as `from_pairs` over the (target, source) pairs in source order.
         let n = self.len();
-        let mut pairs = Vec::with_capacity(self.adj.len());
-        for v in 0..n {
-            for &w in self.of(v as u32) {
-                pairs.push((w, v as u32));
+        let mut start = vec![0u32; n + 1];
+        for &w in &self.adj {
+            if (w as usize) < n {
+                start[w as usize + 1] += 1;
             }
         }
-        Csr::from_pairs(n, &pairs)
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start[..n].to_vec();
+        let mut adj = vec![0u32; start[n] as usize];
+        for v in 0..n {
+            for &w in self.of(v as u32) {
+                if (w as usize) < n {
+                    let slot = &mut fill[w as usize];
+                    adj[*slot as usize] = v as u32;
+                    *slot += 1;
+                }
+            }
+        }
+        Csr { start, adj }
     }
 
     /// The number of nodes.
@@ -222,7 +238,7 @@ impl DomTree {
         let children = Csr::from_pairs(n, &pairs);
         let mut pre = vec![NONE; n];
         let mut last = vec![NONE; n];
-        let mut order = Vec::new();
+        let mut order = Vec::with_capacity(n);
         if (root as usize) < n {
             let mut stack = vec![root];
             while let Some(v) = stack.pop() {
