@@ -6,7 +6,6 @@ use super::mem::{Loc, Ptr, Val, check_size, undef, zero};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -353,10 +352,10 @@ impl<'a> Program<'a> {
                 .then_some(0)
             }) else {
                 set(&mut res, v.id, R::Global(globals.len() as u32));
-                globals.push(Val::P(Box::new(Ptr {
+                globals.push(Val::P(Ptr {
                     ty: 0,
                     loc: Loc::Unsupported(String::from("not supported: untyped variables")),
-                })));
+                }));
                 bad_globals.push(false);
                 continue;
             };
@@ -471,7 +470,7 @@ impl<'a> Program<'a> {
                 s => Loc::Unsupported(format!("not supported: {} storage class", sc_name(s))),
             };
             set(&mut res, v.id, R::Global(globals.len() as u32));
-            globals.push(Val::P(Box::new(Ptr { ty: pointee, loc })));
+            globals.push(Val::P(Ptr { ty: pointee, loc }));
             bad_globals.push(false);
         }
 
@@ -603,6 +602,26 @@ impl<'a> Program<'a> {
                         ));
                     }
                     super::exec::ext::decode_hook(ir, i, &mut inst);
+                    // The image instructions read the scalar kinds of their
+                    // coordinate (and texel) operands: resolved here, once (see
+                    // `image::exec`): `ak` the coordinate's, `sk` OpImageWrite's texel's.
+                    let kind_at = |k: usize| {
+                        ir.words(i)
+                            .get(k)
+                            .and_then(|id| ir.type_of(*id))
+                            .map_or(OTHER, |t| scalar_kind(ir, t))
+                    };
+                    match o {
+                        op::OpImageRead
+                        | op::OpImageFetch
+                        | op::OpImageTexelPointer
+                        | op::OpImageSampleExplicitLod => inst.ak = kind_at(3),
+                        op::OpImageWrite => {
+                            inst.ak = kind_at(1);
+                            inst.sk = kind_at(2);
+                        }
+                        _ => {}
+                    }
                     if o == op::OpVariable {
                         inst.ty = match ir.ty(inst.ty).map(|t| &t.ty) {
                             Some(Type::Pointer {

@@ -890,7 +890,7 @@ fn load(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Res
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
         // A descriptor loads as a handle: the pointer itself.
-        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Val::P(Box::new(p.clone()))),
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Val::P(p.clone())),
     }
 }
 
@@ -1038,7 +1038,10 @@ fn race_error(st: &State, inst: &Inst, kind: Kind, f: Found, at: String) -> RunE
         format!("{}{}", if wrote { "wrote" } else { "read" }, if atomic { " atomically" } else { "" })
     };
     let first = verb(f.first_wrote, f.first.atomic());
-    let second = verb(matches!(kind, Kind::Write | Kind::AtomicWrite), matches!(kind, Kind::AtomicRead | Kind::AtomicWrite));
+    let second = verb(
+        matches!(kind, Kind::Write | Kind::AtomicWrite),
+        matches!(kind, Kind::AtomicRead | Kind::AtomicWrite | Kind::AtomicUpdate),
+    );
     let (a, b) = (gid_of(st, f.first.inv), gid_of(st, st.races.inv));
     let mut e = RunError::new(
         Some(inst.idx),
@@ -1756,7 +1759,8 @@ fn exec(
         | op::OpAtomicFMinEXT
         | op::OpAtomicFMaxEXT => {
             let p = pointer(val!(0), inst)?;
-            let old = scalar(&load(prog, st, inst, &p, Kind::AtomicRead)?).map_err(&loc)?;
+            // The read is only checked for races: the write records the access.
+            let old = scalar(&load(prog, st, inst, &p, Kind::AtomicUpdate)?).map_err(&loc)?;
             let w = inst.sk.w;
             let operand = |k: usize| -> Result<u64, RunError> {
                 scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
@@ -1828,13 +1832,13 @@ fn exec(
             };
             let var = st.mem.len() as u32;
             st.mem.push(init);
-            Val::P(Box::new(Ptr {
+            Val::P(Ptr {
                 ty: inst.ty,
                 loc: Loc::Var {
                     var,
                     path: Vec::new(),
                 },
-            }))
+            })
         }
         op::OpAccessChain | op::OpInBoundsAccessChain => {
             let base = pointer(val!(0), inst)?;
@@ -1846,7 +1850,7 @@ fn exec(
                 }
                 p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(&loc)?;
             }
-            Val::P(Box::new(p))
+            Val::P(p)
         }
         op::OpLoad => {
             let p = pointer(val!(0), inst)?;

@@ -35,7 +35,6 @@ use super::mem::{Loc, Ptr, Val, mask, sext};
 use super::{Options, RunError, op_name, unsupported};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{Ir, Type};
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -535,15 +534,6 @@ fn image_operand(mask_bits: u32, ops: &[u32], want: u32) -> Option<u32> {
     None
 }
 
-/// The scalar kind of the id at operand word `k` of the instruction (after the opcode word).
-fn operand_kind(prog: &Program, inst: &Inst, k: usize) -> super::decode::Sk {
-    prog.ir
-        .words(inst.idx as usize)
-        .get(k)
-        .and_then(|id| prog.ir.type_of(*id))
-        .map_or(super::decode::OTHER, |t| scalar_kind(prog.ir, t))
-}
-
 /// The image instructions: the result, or `None` for none (OpImageWrite).
 pub(super) fn exec(
     prog: &Program,
@@ -575,7 +565,7 @@ pub(super) fn exec(
         op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
             let (buf, img) = image_of(prog, inst, &arg(0)?)?;
             let coord = ints(&arg(1)?);
-            let cw = operand_kind(prog, inst, if o == op::OpImageWrite { 1 } else { 3 }).w;
+            let cw = inst.ak.w;
             let first_op = if o == op::OpImageWrite { 3 } else { 2 };
             let sample = match args.get(first_op) {
                 Some(&m) => {
@@ -607,7 +597,7 @@ pub(super) fn exec(
                 // Validation).
                 let Some(at) = at else { return Ok(None) };
                 let texel = arg(2)?;
-                let tk = operand_kind(prog, inst, 2);
+                let tk = inst.sk;
                 let vals = ints(&texel);
                 kinds_match(inst, "the texel written", tk.k == K::F, img)?;
                 let mut c = [Comp::I(0); 4];
@@ -684,7 +674,7 @@ pub(super) fn exec(
             let handle = Val::P(p.clone());
             let (buf, img) = image_of(prog, inst, &handle)?;
             let coord = ints(&arg(1)?);
-            let cw = operand_kind(prog, inst, 3).w;
+            let cw = inst.ak.w;
             let sample = ints(&arg(2)?).first().copied().unwrap_or(0);
             let pointee = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Pointer {
@@ -715,7 +705,7 @@ pub(super) fn exec(
                     sext(sample, 32)
                 ))
             })?;
-            Ok(Some(Val::P(Box::new(Ptr {
+            Ok(Some(Val::P(Ptr {
                 ty: pointee,
                 loc: Loc::Buf {
                     buf,
@@ -723,7 +713,7 @@ pub(super) fn exec(
                     vstride: 0,
                     mat: None,
                 },
-            }))))
+            })))
         }
         _ => Err(err(inst, unsupported(o))),
     }
@@ -782,7 +772,7 @@ fn sample(
             String::from("not supported: sampling other than at an explicit level of detail 0"),
         ));
     }
-    let ck = operand_kind(prog, inst, 3);
+    let ck = inst.ak;
     if ck.k != K::F {
         return Err(err(
             inst,

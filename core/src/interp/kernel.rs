@@ -34,7 +34,6 @@ use super::decode::BufKey;
 use super::mem::{Loc, Ptr, Val, mask};
 use crate::grammar::{self, op};
 use crate::ir::{Ir, Type};
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -192,7 +191,7 @@ pub(super) fn params(
                         bufs.len() - 1
                     }
                 } as u32;
-                out.push(Param::Val(Val::P(Box::new(Ptr {
+                out.push(Param::Val(Val::P(Ptr {
                     ty: pointee.unwrap_or(0),
                     loc: Loc::Buf {
                         buf,
@@ -200,7 +199,7 @@ pub(super) fn params(
                         vstride: 0,
                         mat: None,
                     },
-                }))));
+                })));
             }
             Some(Type::Pointer { .. }) => {
                 return Err(bad(String::from(

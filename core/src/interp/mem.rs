@@ -2,7 +2,6 @@
 //! buffers as bytes read and written by the module's explicit layout.
 
 use crate::ir::{Ir, Type};
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -10,15 +9,35 @@ use alloc::vec::Vec;
 
 /// A value: a scalar's bits (zero-extended from its width; booleans 0 or 1),
 /// a composite (vector, matrix, array, struct), or a pointer.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub(super) enum Val {
     S(u64),
     C(Vec<Val>),
-    P(Box<Ptr>),
+    P(Ptr),
     /// An undefined scalar (OpUndef, memory never written): arithmetic on
     /// it gives it again; a branch on it, or a store of it into a buffer
     /// (the run's output), is an error.
     U,
+}
+
+impl Clone for Val {
+    fn clone(&self) -> Val {
+        match self {
+            Val::S(x) => Val::S(*x),
+            Val::C(items) => Val::C(items.clone()),
+            Val::P(p) => Val::P(p.clone()),
+            Val::U => Val::U,
+        }
+    }
+
+    /// Reuses a composite's allocation (an invocation's memory is set up
+    /// again in place from the module's initial values).
+    fn clone_from(&mut self, src: &Val) {
+        match (self, src) {
+            (Val::C(a), Val::C(b)) => a.clone_from(b),
+            (a, b) => *a = b.clone(),
+        }
+    }
 }
 
 /// `v` with every scalar undefined.

@@ -49,6 +49,9 @@ pub(super) enum Kind {
     Write,
     AtomicRead,
     AtomicWrite,
+    /// The read of an atomic read-modify-write: checked as an atomic read,
+    /// not recorded (the write that follows at once replaces the record).
+    AtomicUpdate,
 }
 
 impl Kind {
@@ -56,7 +59,7 @@ impl Kind {
         matches!(self, Kind::Write | Kind::AtomicWrite)
     }
     fn atomic(self) -> bool {
-        matches!(self, Kind::AtomicRead | Kind::AtomicWrite)
+        matches!(self, Kind::AtomicRead | Kind::AtomicWrite | Kind::AtomicUpdate)
     }
 }
 
@@ -69,6 +72,69 @@ pub(super) struct Found {
     pub byte: u64,
     /// The component path (Workgroup values) at which they meet.
     pub path: Vec<u32>,
+}
+
+/// Where the running invocation stands in time (see [`Races`]).
+#[derive(Clone, Copy)]
+struct Clock {
+    epoch: u32,
+    wg_start: u32,
+    inv: u32,
+}
+
+impl Clock {
+    /// Whether `a` may race with an access of the running invocation now.
+    #[inline]
+    fn unordered(&self, a: &Acc) -> bool {
+        a.epoch() != 0
+            && a.inv != self.inv
+            && (a.epoch() == self.epoch || a.epoch() < self.wg_start)
+    }
+
+    #[inline]
+    fn now(&self, inst: u32, kind: Kind) -> Acc {
+        Acc {
+            inv: self.inv,
+            inst,
+            epoch: self.epoch | if kind.atomic() { ATOMIC } else { 0 },
+        }
+    }
+
+    /// Check `cell` against an access, then record it.
+    #[inline]
+    fn access(&self, cell: &mut Cell, inst: u32, kind: Kind) -> Option<(Acc, bool)> {
+        let conflicts = |a: &Acc| self.unordered(a) && !(a.atomic() && kind.atomic());
+        if conflicts(&cell.w) {
+            return Some((cell.w, true));
+        }
+        if kind == Kind::AtomicUpdate {
+            return None;
+        }
+        let now = self.now(inst, kind);
+        if kind.writes() {
+            for r in [cell.r1, cell.r2] {
+                if conflicts(&r) {
+                    return Some((r, false));
+                }
+            }
+            *cell = Cell {
+                w: now,
+                ..Cell::default()
+            };
+        } else {
+            // Keep reads by two invocations: a later write by either of
+            // them still meets the other's.
+            let stale = |a: &Acc| a.epoch() == 0 || a.inv == self.inv || !self.unordered(a);
+            if stale(&cell.r1) {
+                cell.r1 = now;
+            } else if stale(&cell.r2) {
+                cell.r2 = now;
+            } else {
+                cell.r1 = now;
+            }
+        }
+        None
+    }
 }
 
 /// The shadow memory of a run.
@@ -116,51 +182,14 @@ impl Races {
         self.shared.clear();
     }
 
-    /// Whether `a` may race with an access of the running invocation now.
-    fn unordered(&self, a: &Acc) -> bool {
-        a.epoch() != 0
-            && a.inv != self.inv
-            && (a.epoch() == self.epoch || a.epoch() < self.wg_start)
-    }
-
-    fn now(&self, inst: u32, kind: Kind) -> Acc {
-        Acc {
+    /// The clock of the running invocation (copied out, so that the shadow
+    /// can be borrowed at the same time).
+    fn clock(&self) -> Clock {
+        Clock {
+            epoch: self.epoch,
+            wg_start: self.wg_start,
             inv: self.inv,
-            inst,
-            epoch: self.epoch | if kind.atomic() { ATOMIC } else { 0 },
         }
-    }
-
-    /// Check `cell` against an access, then record it.
-    fn access(&self, cell: &mut Cell, inst: u32, kind: Kind) -> Option<(Acc, bool)> {
-        let conflicts = |a: &Acc| self.unordered(a) && !(a.atomic() && kind.atomic());
-        if conflicts(&cell.w) {
-            return Some((cell.w, true));
-        }
-        let now = self.now(inst, kind);
-        if kind.writes() {
-            for r in [cell.r1, cell.r2] {
-                if conflicts(&r) {
-                    return Some((r, false));
-                }
-            }
-            *cell = Cell {
-                w: now,
-                ..Cell::default()
-            };
-        } else {
-            // Keep reads by two invocations: a later write by either of
-            // them still meets the other's.
-            let stale = |a: &Acc| a.epoch() == 0 || a.inv == self.inv || !self.unordered(a);
-            if stale(&cell.r1) {
-                cell.r1 = now;
-            } else if stale(&cell.r2) {
-                cell.r2 = now;
-            } else {
-                cell.r1 = now;
-            }
-        }
-        None
     }
 
     /// An access to bytes `off..off + n` of buffer `buf` (of `len` bytes).
@@ -176,51 +205,40 @@ impl Races {
         if len > MAX_WATCHED {
             return Ok(());
         }
-        let mut shadow = match self.bufs.get_mut(buf as usize) {
-            Some(s) => core::mem::take(s),
-            None => return Ok(()),
+        let clock = self.clock();
+        let Some(shadow) = self.bufs.get_mut(buf as usize) else {
+            return Ok(());
         };
         if shadow.len() < len {
             shadow.resize(len, Cell::default());
         }
-        let mut found = None;
-        for b in off..off.saturating_add(n).min(len as u64) {
-            if let Some((first, first_wrote)) = self.access(&mut shadow[b as usize], inst, kind) {
-                found = Some(Found {
+        let end = off.saturating_add(n).min(len as u64);
+        if off >= end {
+            return Ok(());
+        }
+        for (b, cell) in (off..end).zip(&mut shadow[off as usize..end as usize]) {
+            if let Some((first, first_wrote)) = clock.access(cell, inst, kind) {
+                return Err(Found {
                     first,
                     first_wrote,
                     byte: b,
                     path: Vec::new(),
                 });
-                break;
             }
         }
-        self.bufs[buf as usize] = shadow;
-        found.map_or(Ok(()), Err)
+        Ok(())
     }
 
     /// An access to Workgroup variable `var` at component `path` (the whole
     /// of what is there).
     pub fn shared(&mut self, var: u32, path: &[u32], inst: u32, kind: Kind) -> Result<(), Found> {
-        let mut shared = core::mem::take(&mut self.shared);
-        let r = self.shared_in(&mut shared, var, path, inst, kind);
-        self.shared = shared;
-        r
-    }
-
-    fn shared_in(
-        &self,
-        shared: &mut BTreeMap<(u32, Vec<u32>), Cell>,
-        var: u32,
-        path: &[u32],
-        inst: u32,
-        kind: Kind,
-    ) -> Result<(), Found> {
+        let clock = self.clock();
+        let shared = &mut self.shared;
         // What overlaps: an access to a part that holds this one (a prefix
         // of the path) or to a part of it (a path it is a prefix of).
         let check = |cell: &Cell, at: &[u32]| -> Result<(), Found> {
             let mut c = *cell;
-            match self.access(&mut c, inst, kind) {
+            match clock.access(&mut c, inst, kind) {
                 Some((first, first_wrote)) => Err(Found {
                     first,
                     first_wrote,
@@ -243,7 +261,7 @@ impl Races {
             check(c, p)?;
         }
         let c = shared.entry(key).or_default();
-        self.access(c, inst, kind).map_or(Ok(()), |(first, first_wrote)| {
+        clock.access(c, inst, kind).map_or(Ok(()), |(first, first_wrote)| {
             Err(Found {
                 first,
                 first_wrote,

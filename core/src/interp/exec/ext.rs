@@ -28,7 +28,6 @@ use crate::interp::mem::{
     Loc, MAX_VALUES, Ptr, Val, at, mask, sext, step, val_count, value_count, zero,
 };
 use crate::ir::{Ir, Type};
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -95,10 +94,10 @@ pub(super) fn exec(
             let var = st.mem.len() as u32;
             st.mem
                 .push(Val::C(vec![zero(prog.ir, inst.ty); n as usize]));
-            Ok(Val::P(Box::new(Ptr {
+            Ok(Val::P(Ptr {
                 ty: inst.ty,
                 loc: Loc::Var { var, path: vec![0] },
-            })))
+            }))
         }
         // The state: the number of Function variables (with Private and Input).
         op::OpSaveMemoryINTEL => Ok(Val::S(st.mem.len() as u64)),
@@ -126,13 +125,13 @@ pub(super) fn exec(
             };
             let var = st.mem.len() as u32;
             st.mem.push(init);
-            Ok(Val::P(Box::new(Ptr {
+            Ok(Val::P(Ptr {
                 ty: inst.ty,
                 loc: Loc::Var {
                     var,
                     path: Vec::new(),
                 },
-            })))
+            }))
         }
         op::OpPtrAccessChain | op::OpInBoundsPtrAccessChain => {
             chain(prog, st, fr, inst, args, 0, None, true)
@@ -271,7 +270,7 @@ fn chain(
         ty = step(ir, ty, &mut p.loc, i).map_err(|m| err(inst, m))?;
     }
     p.ty = ty;
-    Ok(Val::P(Box::new(p)))
+    Ok(Val::P(p))
 }
 
 /// OpRestoreMemoryINTEL: free the Function memory allocated since the save.
