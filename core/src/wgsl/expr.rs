@@ -67,7 +67,7 @@ impl W<'_> {
     }
 
     /// `val(id)` cast to `want` (integers of another signedness).
-    fn val_as(&mut self, f: &mut F, id: u32, want: Num) -> Result<String, Refusal> {
+    pub(super) fn val_as(&mut self, f: &mut F, id: u32, want: Num) -> Result<String, Refusal> {
         let e = self.val(f, id)?;
         Ok(match self.num_of(id) {
             Some(have) if have.kind.is_int() && want.kind.is_int() && have.n == want.n => cast(e, have, want),
@@ -514,6 +514,7 @@ impl W<'_> {
                 }
                 return Err(Refusal::new("wgsl.barrier", "a memory barrier without a control barrier", Some(i as u32)));
             }
+            op::OpUMulExtended | op::OpSMulExtended => self.mul_extended(f, i, w)?,
             x if super::globals::is_atomic(x) => return self.atomic(f, i, w),
             op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => self.subgroup(f, i, w)?,
             op::OpExtInst => {
@@ -974,6 +975,7 @@ impl W<'_> {
                 self.stmt_line(f, i, format!("{p} = {s};"));
                 Ok(Some(format!("{fun}({x}).fract")))
             }
+            g::MatrixInverse => Ok(Some(self.matrix_inverse(f, i, w)?)),
             _ => Err(unsupported(i, "this GLSL.std.450 instruction")),
         }
     }
