@@ -1120,3 +1120,40 @@ OpReturn
         assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
     }
 }
+
+/// OpAtomicSMin on a u32 atomic: WGSL's atomicMin follows the atomic's type,
+/// so the signed minimum is computed in a compare-exchange loop (retried
+/// until no other invocation wrote in between); the result is the value
+/// before, as SPIR-V's.
+#[test]
+fn signed_min_on_an_unsigned_atomic_loops_on_compare_exchange() {
+    let src = module(
+        "OpName %old \"old\"\n",
+        "",
+        "%um3 = OpConstant %uint 4294967293\n",
+        "%e = OpLabel
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+%old = OpAtomicSMin %uint %p %u1 %u0 %um3
+%p1 = OpAccessChain %ptr_sb_uint %out %u0 %u1
+OpStore %p1 %old
+OpReturn
+",
+    );
+    let w = lower("smin", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "data: array<atomic<u32>>,",
+        "var atomic",
+        ": u32 = atomicLoad(&out.data[0u]);",
+        "loop {",
+        // min(x, -3) as signed, stored back as the u32 bits.
+        "= atomicCompareExchangeWeak(&out.data[0u], atomic",
+        "bitcast<u32>(min(bitcast<i32>(atomic",
+        ", bitcast<i32>(4294967293u))));",
+        "if r.exchanged { break; }",
+        "= r.old_value;",
+        "atomicStore(&out.data[1u], old);",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}

@@ -711,12 +711,23 @@ impl W<'_> {
                     op::OpAtomicOr => ("atomicOr", None),
                     _ => ("atomicXor", None),
                 };
-                if sign.is_some_and(|s| s != k.kind) {
-                    return Err(Refusal::new(
-                        "wgsl.atomic",
-                        "a signed min/max on an unsigned atomic, or the reverse (WGSL's follows the atomic's type)",
-                        at,
-                    ));
+                if let Some(s) = sign.filter(|&s| s != k.kind) {
+                    // A signed min/max on an unsigned atomic, or the reverse
+                    // (WGSL's follows the atomic's type): a compare-exchange
+                    // loop computing it in the instruction's signedness.
+                    let sn = k.with(s);
+                    let v = self.val_as(f, w[5], sn)?;
+                    let tmp = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("atomic{id}"));
+                    let n = f.indent;
+                    self.out.line(n, &format!("var {tmp}: {} = atomicLoad(&{p});", k.text()), at);
+                    self.out.line(n, "loop {", at);
+                    let mm = if name == "atomicMin" { "min" } else { "max" };
+                    let m = cast(format!("{mm}({}, {v})", cast(tmp.clone(), k, sn)), sn, k);
+                    self.out.line(n + 1, &format!("let r = atomicCompareExchangeWeak(&{p}, {tmp}, {m});"), at);
+                    self.out.line(n + 1, "if r.exchanged { break; }", at);
+                    self.out.line(n + 1, &format!("{tmp} = r.old_value;"), at);
+                    self.out.line(n, "}", at);
+                    return self.bind(f, i, id, rt, cast(tmp, k, r));
                 }
                 let v = self.val_as(f, w[5], k)?;
                 format!("{name}(&{p}, {v})")
