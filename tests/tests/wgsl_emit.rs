@@ -1157,3 +1157,29 @@ OpReturn
         assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
     }
 }
+
+/// An OpUndef part of a constant composite (valid SPIR-V; vk-gl-cts
+/// undef_undefined_constant_composite) is written as WGSL's zero value of
+/// its type: any value is a correct choice for an undefined one.
+#[test]
+fn undef_parts_of_constant_composites_are_zero() {
+    let src = module(
+        "OpName %pair \"Pair\"\nOpName %v \"v\"\n",
+        "",
+        "%pair = OpTypeStruct %int %int
+%undef_int = OpUndef %int
+%int_200 = OpConstant %int 200
+%cp = OpConstantComposite %pair %undef_int %int_200
+",
+        "%e = OpLabel
+%x = OpCompositeExtract %int %cp 1
+%v = OpBitcast %uint %x
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %v
+OpReturn
+",
+    );
+    let w = lower("undef-part", &src, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("Pair(i32(), 200i).m1"), "{}", w.text);
+}
