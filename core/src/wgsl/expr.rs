@@ -536,7 +536,7 @@ impl W<'_> {
             | op::OpImageQuerySizeLod
             | op::OpImageQuerySize
             | op::OpImageQueryLevels
-            | op::OpImageQuerySamples => match self.image_inst(f, i, &w)? {
+            | op::OpImageQuerySamples => match self.image_inst(f, i, w)? {
                 Some(e) => e,
                 None => return Ok(()),
             },
