@@ -1016,3 +1016,170 @@ fn storage_images_become_storage_textures() {
     assert_eq!(code, "wgsl.image");
     assert!(msg.contains("Unknown"), "{msg}");
 }
+
+/// OpUMulExtended / OpSMulExtended, which WGSL lacks, call helpers that build
+/// the high word from 16-bit halves (core/src/wgsl/emulate.rs); the results
+/// keep the members' signedness. The helpers' arithmetic is checked on the
+/// GPU against the interpreter by the Amber tests that use them
+/// (vk-gl-cts mul_extended_*_32bit, signed_op_uint_*mulextended).
+#[test]
+fn extended_multiplication_is_emulated() {
+    let src = module(
+        "OpName %x \"x\"\nOpName %r \"r\"\nOpName %s \"s\"\nOpName %t \"t\"\nOpName %hi \"hi\"\n",
+        "",
+        "%su = OpTypeStruct %uint %uint
+%v2int = OpTypeVector %int 2
+%sv = OpTypeStruct %v2int %v2int
+%int_m3 = OpConstant %int -3
+%c2 = OpConstantComposite %v2int %int_m3 %int_m3
+",
+        "%e = OpLabel
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+%x = OpLoad %uint %p
+%r = OpUMulExtended %su %x %u7
+%s = OpSMulExtended %su %x %x
+%v = OpBitcast %v2int %gid
+%t = OpSMulExtended %sv %c2 %c2
+%hi = OpCompositeExtract %uint %r 1
+OpStore %p %hi
+OpReturn
+",
+    );
+    let src = src.replace("%v = OpBitcast %v2int %gid\n", "");
+    let w = lower("mulx", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        // The high word of a * b: a = ah * 2^16 + al, b = bh * 2^16 + bl.
+        "fn umul_hi(a: u32, b: u32) -> u32 {",
+        "return ah * bh + (lh >> sh) + (hl >> sh) + (mid >> sh);",
+        // Signed: less b where a < 0 and less a where b < 0 (mod 2^32).
+        "fn smul_hi(a: u32, b: u32) -> u32 {",
+        "return umul_hi(a, b) - select(z, b, bitcast<i32>(a) < i32(0)) - select(z, a, bitcast<i32>(b) < i32(0));",
+        "fn umul_hi_1(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {",
+        "fn smul_hi_1(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {",
+        "((x * 7u), umul_hi(x, 7u));",
+        "(x * x), smul_hi(x, x));",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+/// GLSL.std.450 MatrixInverse: a helper per matrix type, the adjugate
+/// (cofactors, transposed) over the determinant. 2x2: inverse of
+/// [[a c] [b d]] (columns (a, b), (c, d)) is [[d -c] [-b a]] / det.
+#[test]
+fn matrix_inverse_is_emulated() {
+    let src = module(
+        "OpName %a2 \"a2\"\nOpName %a4 \"a4\"\nOpName %i2 \"i2\"\nOpName %i3 \"i3\"\nOpName %i4 \"i4\"\n",
+        "",
+        "%v2f = OpTypeVector %float 2
+%v3f = OpTypeVector %float 3
+%v4f = OpTypeVector %float 4
+%m2 = OpTypeMatrix %v2f 2
+%m3 = OpTypeMatrix %v3f 3
+%m4 = OpTypeMatrix %v4f 4
+%f2 = OpConstant %float 2
+%c2 = OpConstantComposite %v2f %f2 %f2
+%c3 = OpConstantComposite %v3f %f2 %f2 %f2
+%c4 = OpConstantComposite %v4f %f2 %f2 %f2 %f2
+",
+        "%e = OpLabel
+%x = OpConvertUToF %float %u7
+%v2 = OpCompositeConstruct %v2f %x %f2
+%v3 = OpCompositeConstruct %v3f %x %f2 %x
+%v4 = OpCompositeConstruct %v4f %x %f2 %x %f2
+%a2 = OpCompositeConstruct %m2 %v2 %c2
+%a3 = OpCompositeConstruct %m3 %v3 %c3 %v3
+%a4 = OpCompositeConstruct %m4 %v4 %c4 %v4 %c4
+%i2 = OpExtInst %m2 %glsl MatrixInverse %a2
+%i3 = OpExtInst %m3 %glsl MatrixInverse %a3
+%i4 = OpExtInst %m4 %glsl MatrixInverse %a4
+%d = OpCompositeExtract %float %i4 0 0
+%u = OpConvertFToU %uint %d
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %u
+OpReturn
+",
+    );
+    let src = src.replace("OpMemoryModel", "%glsl = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel");
+    let w = lower("inverse", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "fn inverse(m: mat2x2<f32>) -> mat2x2<f32> {",
+        "vec2<f32>(m[1][1], -(m[0][1])) / d,",
+        "vec2<f32>(-(m[1][0]), m[0][0]) / d,",
+        "fn inverse_1(m: mat3x3<f32>) -> mat3x3<f32> {",
+        // Column 0 of the inverse: the cofactors of row 0 of m (row i,
+        // column j is m[j][i]), each a 2x2 minor with its sign.
+        "vec3<f32>(m[1][1] * m[2][2] - m[1][2] * m[2][1], -(m[0][1] * m[2][2] - m[0][2] * m[2][1]), m[0][1] * m[1][2] - m[0][2] * m[1][1]) / d,",
+        "fn inverse_2(m: mat4x4<f32>) -> mat4x4<f32> {",
+        "let d = determinant(m);",
+        "let i2: mat2x2<f32> = inverse(a2);",
+        "let i4: mat4x4<f32> = inverse_2(a4);",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+/// OpAtomicSMin on a u32 atomic: WGSL's atomicMin follows the atomic's type,
+/// so the signed minimum is computed in a compare-exchange loop (retried
+/// until no other invocation wrote in between); the result is the value
+/// before, as SPIR-V's.
+#[test]
+fn signed_min_on_an_unsigned_atomic_loops_on_compare_exchange() {
+    let src = module(
+        "OpName %old \"old\"\n",
+        "",
+        "%um3 = OpConstant %uint 4294967293\n",
+        "%e = OpLabel
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+%old = OpAtomicSMin %uint %p %u1 %u0 %um3
+%p1 = OpAccessChain %ptr_sb_uint %out %u0 %u1
+OpStore %p1 %old
+OpReturn
+",
+    );
+    let w = lower("smin", &src, None).unwrap();
+    naga_accepts(&w.text);
+    for s in [
+        "data: array<atomic<u32>>,",
+        "var atomic",
+        ": u32 = atomicLoad(&out.data[0u]);",
+        "loop {",
+        // min(x, -3) as signed, stored back as the u32 bits.
+        "= atomicCompareExchangeWeak(&out.data[0u], atomic",
+        "bitcast<u32>(min(bitcast<i32>(atomic",
+        ", bitcast<i32>(4294967293u))));",
+        "if r.exchanged { break; }",
+        "= r.old_value;",
+        "atomicStore(&out.data[1u], old);",
+    ] {
+        assert!(w.text.contains(s), "{s:?} missing:\n{}", w.text);
+    }
+}
+
+/// An OpUndef part of a constant composite (valid SPIR-V; vk-gl-cts
+/// undef_undefined_constant_composite) is written as WGSL's zero value of
+/// its type: any value is a correct choice for an undefined one.
+#[test]
+fn undef_parts_of_constant_composites_are_zero() {
+    let src = module(
+        "OpName %pair \"Pair\"\nOpName %v \"v\"\n",
+        "",
+        "%pair = OpTypeStruct %int %int
+%undef_int = OpUndef %int
+%int_200 = OpConstant %int 200
+%cp = OpConstantComposite %pair %undef_int %int_200
+",
+        "%e = OpLabel
+%x = OpCompositeExtract %int %cp 1
+%v = OpBitcast %uint %x
+%p = OpAccessChain %ptr_sb_uint %out %u0 %u0
+OpStore %p %v
+OpReturn
+",
+    );
+    let w = lower("undef-part", &src, None).unwrap();
+    naga_accepts(&w.text);
+    assert!(w.text.contains("Pair(i32(), 200i).m1"), "{}", w.text);
+}

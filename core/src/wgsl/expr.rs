@@ -67,7 +67,7 @@ impl W<'_> {
     }
 
     /// `val(id)` cast to `want` (integers of another signedness).
-    fn val_as(&mut self, f: &mut F, id: u32, want: Num) -> Result<String, Refusal> {
+    pub(super) fn val_as(&mut self, f: &mut F, id: u32, want: Num) -> Result<String, Refusal> {
         let e = self.val(f, id)?;
         Ok(match self.num_of(id) {
             Some(have) if have.kind.is_int() && want.kind.is_int() && have.n == want.n => cast(e, have, want),
@@ -514,6 +514,7 @@ impl W<'_> {
                 }
                 return Err(Refusal::new("wgsl.barrier", "a memory barrier without a control barrier", Some(i as u32)));
             }
+            op::OpUMulExtended | op::OpSMulExtended => self.mul_extended(f, i, w)?,
             x if super::globals::is_atomic(x) => return self.atomic(f, i, w),
             op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => self.subgroup(f, i, w)?,
             op::OpExtInst => {
@@ -535,7 +536,7 @@ impl W<'_> {
             | op::OpImageQuerySizeLod
             | op::OpImageQuerySize
             | op::OpImageQueryLevels
-            | op::OpImageQuerySamples => match self.image_inst(f, i, &w)? {
+            | op::OpImageQuerySamples => match self.image_inst(f, i, w)? {
                 Some(e) => e,
                 None => return Ok(()),
             },
@@ -710,12 +711,23 @@ impl W<'_> {
                     op::OpAtomicOr => ("atomicOr", None),
                     _ => ("atomicXor", None),
                 };
-                if sign.is_some_and(|s| s != k.kind) {
-                    return Err(Refusal::new(
-                        "wgsl.atomic",
-                        "a signed min/max on an unsigned atomic, or the reverse (WGSL's follows the atomic's type)",
-                        at,
-                    ));
+                if let Some(s) = sign.filter(|&s| s != k.kind) {
+                    // A signed min/max on an unsigned atomic, or the reverse
+                    // (WGSL's follows the atomic's type): a compare-exchange
+                    // loop computing it in the instruction's signedness.
+                    let sn = k.with(s);
+                    let v = self.val_as(f, w[5], sn)?;
+                    let tmp = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("atomic{id}"));
+                    let n = f.indent;
+                    self.out.line(n, &format!("var {tmp}: {} = atomicLoad(&{p});", k.text()), at);
+                    self.out.line(n, "loop {", at);
+                    let mm = if name == "atomicMin" { "min" } else { "max" };
+                    let m = cast(format!("{mm}({}, {v})", cast(tmp.clone(), k, sn)), sn, k);
+                    self.out.line(n + 1, &format!("let r = atomicCompareExchangeWeak(&{p}, {tmp}, {m});"), at);
+                    self.out.line(n + 1, "if r.exchanged { break; }", at);
+                    self.out.line(n + 1, &format!("{tmp} = r.old_value;"), at);
+                    self.out.line(n, "}", at);
+                    return self.bind(f, i, id, rt, cast(tmp, k, r));
                 }
                 let v = self.val_as(f, w[5], k)?;
                 format!("{name}(&{p}, {v})")
@@ -974,6 +986,7 @@ impl W<'_> {
                 self.stmt_line(f, i, format!("{p} = {s};"));
                 Ok(Some(format!("{fun}({x}).fract")))
             }
+            g::MatrixInverse => Ok(Some(self.matrix_inverse(f, i, w)?)),
             _ => Err(unsupported(i, "this GLSL.std.450 instruction")),
         }
     }

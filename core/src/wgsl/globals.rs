@@ -212,7 +212,14 @@ impl W<'_> {
                 let wrap = self.wrappers.get(&c.ty).cloned();
                 let mut args = Vec::new();
                 for p in parts {
-                    let e = self.const_expr(p)?;
+                    // An OpUndef part (valid in a constant composite): any
+                    // value will do, WGSL's zero.
+                    let e = if self.ir.def_opcode(p) == Some(op::OpUndef) {
+                        let pt = self.ir.type_of(p).unwrap_or(0);
+                        format!("{}()", self.ty(pt, at)?)
+                    } else {
+                        self.const_expr(p)?
+                    };
                     args.push(match &wrap {
                         Some(w) => format!("{w}({e})"),
                         None => e,

@@ -11,6 +11,7 @@
 //! WGSL. [`Wgsl::lines`] maps each WGSL line to the SPIR-V instruction it came
 //! from.
 
+mod emulate;
 mod expr;
 mod func;
 mod globals;
@@ -85,6 +86,8 @@ pub(crate) struct W<'a> {
     pub wrappers: BTreeMap<u32, String>,
     /// The wrapper structs' declarations.
     pub wrapper_decls: Vec<(u32, String)>,
+    /// Helper functions emulating what WGSL lacks, by key (`emulate.rs`).
+    pub helpers: BTreeMap<String, String>,
     /// (struct, member) whose memory atomics touch.
     pub atomic_members: BTreeSet<(u32, u32)>,
     /// Array types whose elements atomics touch.
@@ -158,6 +161,7 @@ pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structure
         uniform_structs: BTreeSet::new(),
         wrappers: BTreeMap::new(),
         wrapper_decls: Vec::new(),
+        helpers: BTreeMap::new(),
         atomic_members: BTreeSet::new(),
         atomic_elems: BTreeSet::new(),
         atomic_vars: BTreeSet::new(),
