@@ -109,10 +109,10 @@ impl Classes {
         let mut t = alloc::vec![0u8; n];
         for d in grammar::INSTRUCTIONS {
             let o = d.opcode;
-            t[o as usize] = u8::from(generates_type(o)) * TYPE
-                | u8::from(is_decoration(o)) * DECORATION
-                | u8::from(is_debug(o)) * DEBUG
-                | u8::from(d.has_result_type()) * HAS_RESULT_TYPE;
+            t[o as usize] = (u8::from(generates_type(o)) * TYPE)
+                | (u8::from(is_decoration(o)) * DECORATION)
+                | (u8::from(is_debug(o)) * DEBUG)
+                | (u8::from(d.has_result_type()) * HAS_RESULT_TYPE);
         }
         Classes(t)
     }

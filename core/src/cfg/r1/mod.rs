@@ -377,6 +377,46 @@ impl FunctionCfg {
         out
     }
 
+    /// The rules of section 2.11 both revisions share, judged by one
+    /// revision's relations (`rules`) over the headers `headers`.
+    fn violations(&self, headers: impl Iterator<Item = u32>, back_edges: &[(u32, u32)], last: &[Option<u32>], rules: &Rules) -> Vec<Violation> {
+        let mut violations = Vec::new();
+        let is_loop = |b: u32| self.blocks[b as usize].merge.is_some_and(|m| m.kind == MergeKind::Loop);
+        for &(from, to) in back_edges {
+            if !is_loop(to) {
+                violations.push(Violation::BackEdgeNotToLoopHeader { from, to });
+            }
+        }
+        for h in headers {
+            let Some(m) = self.blocks[h as usize].merge else { continue };
+            if let Some(mb) = m.merge_block
+                && !(rules.merge)(h, mb)
+            {
+                violations.push(Violation::MergeNotDominated { header: h, merge: mb });
+            }
+            if m.kind != MergeKind::Loop {
+                continue;
+            }
+            let count = back_edges.iter().filter(|p| p.1 == h).count() as u32;
+            if count != 1 {
+                violations.push(Violation::BackEdgeCount { header: h, count });
+            }
+            let Some(c) = m.continue_block else { continue };
+            if !(rules.continue_target)(h, c) {
+                violations.push(Violation::ContinueTargetNotDominated { header: h, continue_target: c });
+            }
+            if let Some(bb) = last[h as usize] {
+                if !(rules.back_edge_block)(c, bb) {
+                    violations.push(Violation::BackEdgeBlockNotDominated { continue_target: c, back_edge_block: bb });
+                }
+                if !(rules.post)(bb, c) {
+                    violations.push(Violation::ContinueNotPostDominated { continue_target: c, back_edge_block: bb });
+                }
+            }
+        }
+        violations
+    }
+
     fn r1_view(&self) -> RevisionView {
         let n = self.blocks.len() as u32;
         let back_edges = self.r1_back_edges();
@@ -441,41 +481,13 @@ impl FunctionCfg {
             }
         }
         // The rules, with 1.6r1's "unless ... unreachable" escapes.
-        let mut violations = Vec::new();
-        let is_loop = |b: u32| self.blocks[b as usize].merge.is_some_and(|m| m.kind == MergeKind::Loop);
-        for &(from, to) in &back_edges {
-            if !is_loop(to) {
-                violations.push(Violation::BackEdgeNotToLoopHeader { from, to });
-            }
-        }
-        for h in 0..n {
-            let Some(m) = self.blocks[h as usize].merge else { continue };
-            if let Some(mb) = m.merge_block
-                && self.is_reachable(mb)
-                && !(h != mb && dom(h, mb))
-            {
-                violations.push(Violation::MergeNotDominated { header: h, merge: mb });
-            }
-            if m.kind != MergeKind::Loop {
-                continue;
-            }
-            let count = back_edges.iter().filter(|p| p.1 == h).count() as u32;
-            if count != 1 {
-                violations.push(Violation::BackEdgeCount { header: h, count });
-            }
-            let Some(c) = m.continue_block else { continue };
-            if self.is_reachable(c) && !dom(h, c) {
-                violations.push(Violation::ContinueTargetNotDominated { header: h, continue_target: c });
-            }
-            if let Some(bb) = last[h as usize] {
-                if !dom(c, bb) {
-                    violations.push(Violation::BackEdgeBlockNotDominated { continue_target: c, back_edge_block: bb });
-                }
-                if !self.r1_post_dominates(bb, c) {
-                    violations.push(Violation::ContinueNotPostDominated { continue_target: c, back_edge_block: bb });
-                }
-            }
-        }
+        let rules = Rules {
+            merge: &|h, mb| !self.is_reachable(mb) || (h != mb && dom(h, mb)),
+            continue_target: &|h, c| !self.is_reachable(c) || dom(h, c),
+            back_edge_block: &|c, bb| dom(c, bb),
+            post: &|bb, c| self.r1_post_dominates(bb, c),
+        };
+        let violations = self.violations(0..n, &back_edges, &last, &rules);
         RevisionView { revision: Revision::V1_6R1, back_edges, constructs, violations }
     }
 
@@ -499,40 +511,25 @@ impl FunctionCfg {
             })
             .collect();
         let last = self.last_back(&back_edges);
-        let mut violations = Vec::new();
-        let is_loop = |b: u32| self.blocks[b as usize].merge.is_some_and(|m| m.kind == MergeKind::Loop);
-        for &(from, to) in &back_edges {
-            if !is_loop(to) {
-                violations.push(Violation::BackEdgeNotToLoopHeader { from, to });
-            }
-        }
-        for h in (0..n).filter(|&h| reach(h)) {
-            let Some(m) = self.blocks[h as usize].merge else { continue };
-            if let Some(mb) = m.merge_block
-                && !self.sdom.strictly_dominates(h, mb)
-            {
-                violations.push(Violation::MergeNotDominated { header: h, merge: mb });
-            }
-            if m.kind != MergeKind::Loop {
-                continue;
-            }
-            let count = back_edges.iter().filter(|p| p.1 == h).count() as u32;
-            if count != 1 {
-                violations.push(Violation::BackEdgeCount { header: h, count });
-            }
-            let Some(c) = m.continue_block else { continue };
-            if !self.structurally_dominates(h, c) {
-                violations.push(Violation::ContinueTargetNotDominated { header: h, continue_target: c });
-            }
-            if let Some(bb) = last[h as usize] {
-                if !self.structurally_dominates(c, bb) {
-                    violations.push(Violation::BackEdgeBlockNotDominated { continue_target: c, back_edge_block: bb });
-                }
-                if !self.structurally_post_dominates(bb, c) {
-                    violations.push(Violation::ContinueNotPostDominated { continue_target: c, back_edge_block: bb });
-                }
-            }
-        }
+        let rules = Rules {
+            merge: &|h, mb| self.sdom.strictly_dominates(h, mb),
+            continue_target: &|h, c| self.structurally_dominates(h, c),
+            back_edge_block: &|c, bb| self.structurally_dominates(c, bb),
+            post: &|bb, c| self.structurally_post_dominates(bb, c),
+        };
+        let violations = self.violations((0..n).filter(|&h| reach(h)), &back_edges, &last, &rules);
         RevisionView { revision: Revision::V1_6R2, back_edges, constructs, violations }
     }
+}
+
+/// How one revision reads the rules of section 2.11: whether header `h`
+/// dominates its merge block as the rule asks (`merge(h, mb)`), its continue
+/// target (`continue_target(h, c)`), whether the continue target dominates
+/// the back-edge block (`back_edge_block(c, bb)`), and whether the back-edge
+/// block post-dominates the continue target (`post(bb, c)`).
+struct Rules<'a> {
+    merge: &'a dyn Fn(u32, u32) -> bool,
+    continue_target: &'a dyn Fn(u32, u32) -> bool,
+    back_edge_block: &'a dyn Fn(u32, u32) -> bool,
+    post: &'a dyn Fn(u32, u32) -> bool,
 }
