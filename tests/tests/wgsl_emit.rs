@@ -585,32 +585,30 @@ fn push_constants_become_a_buffer_at_a_free_binding() {
     // the module's highest set, one past its highest binding (here 0.1),
     // reported to the runner.
     let src = push_module("%uint", "", 4, "");
-    let want = format!(
-        "struct Buf {{
+    let want = "struct Buf {
   data: array<u32>,
-}}
+}
 
-struct P {{
+struct P {
   m0: u32,
   m1: u32,
-}}
+}
 
 @group(0) @binding(0) var<storage, read_write> out: Buf;
 @group(0) @binding(1) var<uniform> pc: P;
 
-fn main_1() {{
+fn main_1() {
   let x: u32 = pc.m1;
   out.data[0u] = x;
   return;
-}}
+}
 
 @compute @workgroup_size(4, 1, 1)
-fn main() {{
+fn main() {
   main_1();
-}}
+}
 
-"
-    );
+".to_string();
     let w = lowers_to("push_uniform", &src, None, &want);
     assert_eq!(w.introduced.len(), 1);
     let i = w.introduced[0];

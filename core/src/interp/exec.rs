@@ -1738,7 +1738,7 @@ fn exec(
         op::OpAtomicStore => {
             let p = pointer(val!(0), inst)?;
             let v = val!(3).clone();
-            store(prog, st, inst, &p, v, Kind::AtomicWrite)?;
+            store(prog, st, inst, p, v, Kind::AtomicWrite)?;
             return Ok(Flow::Next);
         }
         op::OpAtomicExchange
@@ -1760,7 +1760,7 @@ fn exec(
         | op::OpAtomicFMaxEXT => {
             let p = pointer(val!(0), inst)?;
             // The read is only checked for races: the write records the access.
-            let old = scalar(&load(prog, st, inst, &p, Kind::AtomicUpdate)?).map_err(&loc)?;
+            let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?).map_err(&loc)?;
             let w = inst.sk.w;
             let operand = |k: usize| -> Result<u64, RunError> {
                 scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
@@ -1801,7 +1801,7 @@ fn exec(
                     )
                 }
             };
-            store(prog, st, inst, &p, Val::S(mask(new, w)), Kind::AtomicWrite)?;
+            store(prog, st, inst, p, Val::S(mask(new, w)), Kind::AtomicWrite)?;
             Val::S(old)
         }
         op::OpSampledImage

@@ -109,7 +109,7 @@ impl Format {
             NumKind::Ufloat => matches!(b, 10 | 11),
             _ => true,
         });
-        (ok && f.bits() % 8 == 0).then_some(f)
+        (ok && f.bits().is_multiple_of(8)).then_some(f)
     }
 
     /// The format an OpTypeImage's Image Format operand names, or `None`

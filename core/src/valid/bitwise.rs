@@ -86,7 +86,7 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
         }
     };
     let int_scalar = |cx: &mut Context<'_>, k: usize| {
-        if !int(cx, k).is_some_and(|s| !s.vector) {
+        if int(cx, k).is_none_or(|s| s.vector) {
             bad_operand(cx, OT, i, k, "an int scalar");
         }
     };
@@ -95,7 +95,7 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
             if !int(cx, 2).is_some_and(|s| comps(&s) == comps(&r) && s.width() == r.width()) {
                 bad_operand(cx, OT, i, 2, &like(&r, true));
             }
-            if !int(cx, 3).is_some_and(|s| comps(&s) == comps(&r)) {
+            if int(cx, 3).is_none_or(|s| comps(&s) != comps(&r)) {
                 bad_operand(cx, OT, i, 3, &like(&r, false));
             }
         }
@@ -118,11 +118,10 @@ fn inst(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32) {
             int_scalar(cx, 4);
         }
         op::OpBitReverse => same_type(cx, 2),
-        op::OpBitCount => {
-            if !int(cx, 2).is_some_and(|s| comps(&s) == comps(&r)) {
+        op::OpBitCount
+            if int(cx, 2).is_none_or(|s| comps(&s) != comps(&r)) => {
                 bad_operand(cx, OT, i, 2, &like(&r, false));
             }
-        }
         _ => {}
     }
 }

@@ -250,8 +250,8 @@ fn walk(cx: &mut Context<'_>, i: usize, start: u32, indexes: &[u32], first_k: us
                 return None;
             }
         };
-        if let Some(size) = size {
-            if idx as u64 >= size {
+        if let Some(size) = size
+            && idx as u64 >= size {
                 let t = describe(cx, cur);
                 let d = cx.error_at(
                     "inst.composite.index",
@@ -262,7 +262,6 @@ fn walk(cx: &mut Context<'_>, i: usize, start: u32, indexes: &[u32], first_k: us
                 d.label = format!("expected an index below {size}");
                 return None;
             }
-        }
         cur = next;
     }
     Some(cur)

@@ -48,7 +48,7 @@ enum From {
 /// Check instruction `i` (a conversion, see [`applies`]).
 pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
     // An operand of an unknown kind (a cooperative matrix) is left alone too.
-    if !operand_type(cx, i, 2).is_some_and(|t| !known(cx, t)) {
+    if operand_type(cx, i, 2).is_none_or(|t| known(cx, t)) {
         inst(cx, i, opcode, rt, &mut l.psb);
     }
 }

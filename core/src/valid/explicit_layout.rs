@@ -278,14 +278,12 @@ fn matrix_of(cx: &Context<'_>, st: u32, m: u32) -> Matrix {
 fn member_offset(cx: &Context<'_>, st: u32, m: u32) -> Option<u32> {
     let ir = cx.ir();
     ir.decorations_of(st)
-        .iter()
-        .filter(|d| d.member == Some(m) && d.decoration == dec::Offset)
-        .last()
+        .iter().rfind(|d| d.member == Some(m) && d.decoration == dec::Offset)
         .and_then(|d| d.arg(ir))
 }
 
 fn aligned(x: u32, a: u32) -> bool {
-    if a == 0 { x == 0 } else { x % a == 0 }
+    if a == 0 { x == 0 } else { x.is_multiple_of(a) }
 }
 
 fn round_up(x: u32, a: u32) -> u32 {
@@ -529,11 +527,10 @@ fn struct_layout(
                 );
             }
         }
-        if matches!(ty, Type::Struct { .. }) {
-            if let Err(e) = struct_layout(cx, mode, t, off, depth + 1)? {
+        if matches!(ty, Type::Struct { .. })
+            && let Err(e) = struct_layout(cx, mode, t, off, depth + 1)? {
                 return Some(Err(e));
             }
-        }
         if matches!(ty, Type::Matrix { .. }) && !aligned(mx.stride, align) {
             return fail(
                 m,

@@ -403,8 +403,8 @@ fn variable(cx: &mut Context<'_>, i: usize, w: &[u32], addressing: u32) {
         d.label = String::from("expected a constant or a global variable");
         return;
     }
-    if let Some(p) = pointee {
-        if cx.type_of(init) != Some(p) {
+    if let Some(p) = pointee
+        && cx.type_of(init) != Some(p) {
             let v = describe_value(cx, init);
             let p = describe(cx, p);
             let d = cx.error_at(
@@ -416,7 +416,6 @@ fn variable(cx: &mut Context<'_>, i: usize, w: &[u32], addressing: u32) {
             d.label = String::from("initializer of the wrong type");
             return;
         }
-    }
     if *sc == storage_class::Input || *sc == storage_class::TaskPayloadWorkgroupEXT {
         let d = cx.error_at(
             "inst.memory.variable-initializer",

@@ -88,6 +88,7 @@ use alloc::vec::Vec;
 /// Validator options, named after spirv-val's flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Default)]
 pub struct Options {
     /// `--target-env`.
     pub env: TargetEnv,
@@ -113,23 +114,6 @@ pub struct Options {
     pub limits: Limits,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            env: TargetEnv::default(),
-            before_hlsl_legalization: false,
-            relax_logical_pointer: false,
-            relax_block_layout: false,
-            uniform_buffer_standard_layout: false,
-            scalar_block_layout: false,
-            workgroup_scalar_block_layout: false,
-            skip_block_layout: false,
-            relax_struct_store: false,
-            allow_localsizeid: false,
-            limits: Limits::default(),
-        }
-    }
-}
 
 /// The universal limits, with spirv-val's defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -93,12 +93,11 @@ pub(super) fn check(cx: &mut Context<'_>) {
                     }
                 }
             }
-            op::OpDecorate => {
-                if o.get(1) == Some(&decoration::BuiltIn) && o.get(2) == Some(&built_in::WorkgroupSize) {
+            op::OpDecorate
+                if o.get(1) == Some(&decoration::BuiltIn) && o.get(2) == Some(&built_in::WorkgroupSize) => {
                     workgroup_size = true;
                     workgroup_size_decos.push(i);
                 }
-            }
             _ => {}
         }
     }

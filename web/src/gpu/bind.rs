@@ -249,7 +249,7 @@ impl Extra {
                         _ => return Err(unsupported("an image of a dimension the GPU runner does not bind (1D arrays, cubes, texel buffers)".into())),
                     };
                     let size = wgpu::Extent3d { width: w, height: h, depth_or_array_layers: depth };
-                    if !textures.contains_key(&key) {
+                    if let std::collections::btree_map::Entry::Vacant(e) = textures.entry(key) {
                         let Some(data) = job.buffers.get(&key) else {
                             return Err(unsupported(format!("the image at {set}.{binding} has no bytes")));
                         };
@@ -284,7 +284,7 @@ impl Extra {
                             padded_row: super::round_up(row as u64, wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64) as u32,
                             len: data.len(),
                         });
-                        textures.insert(key, (texture, format, view));
+                        e.insert((texture, format, view));
                     }
                     let (texture, format, _) = &textures[&key];
                     let v = texture.create_view(&wgpu::TextureViewDescriptor { dimension: Some(view), ..Default::default() });

@@ -388,7 +388,7 @@ impl Runner for GpuProcess {
         let answer = match answer {
             Ok(a) => a,
             Err(RecvTimeoutError::Timeout) => {
-                self.worker.take().map(Worker::kill);
+                if let Some(a) = self.worker.take() { Worker::kill(a) }
                 return Err(fail(
                     GpuErrorKind::Timeout,
                     format!("the GPU process did not answer in {:?} (a GPU hang?); it was killed", timeout + MARGIN),
@@ -408,7 +408,7 @@ impl Runner for GpuProcess {
                 let message = r.text().map_err(bad)?;
                 if matches!(kind, GpuErrorKind::Timeout | GpuErrorKind::DeviceLost | GpuErrorKind::Panic) {
                     // The child's device is abandoned: a fresh child next.
-                    self.worker.take().map(Worker::kill);
+                    if let Some(a) = self.worker.take() { Worker::kill(a) }
                 }
                 Err(fail(kind, message))
             }

@@ -324,9 +324,9 @@ fn exec(v: &[Stmt], bits: &mut u64, flags: &mut Vec<bool>, out: &mut Vec<alloc::
                 *bits = bits.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
                 let h = (u64::from(*k) ^ *bits).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
                 match *k {
-                    20_000.. => h % 2 == 0,
-                    10_000.. => h % 3 == 0,
-                    _ => h % 60 != 0,
+                    20_000.. => h.is_multiple_of(2),
+                    10_000.. => h.is_multiple_of(3),
+                    _ => !h.is_multiple_of(60),
                 }
             }
             Cond::Not(c) => !cond(c, bits, flags),
