@@ -17,7 +17,7 @@ use spvlab_core::analysis::Analysis;
 use spvlab_core::diag::line_col;
 use spvlab_core::interp::{self, Buffers, RunError, values};
 use spvlab_core::ir::Ir;
-use spvlab_core::reflect::{self, EntryReflection, Resource, ResourceKind};
+use spvlab_core::reflect::{self, EntryReflection, ResourceKind};
 use std::collections::BTreeMap;
 
 /// What `session.run` and `session.runGpu` are given (every field optional).
@@ -114,23 +114,6 @@ pub struct Prepared {
     pub buffers: Buffers,
 }
 
-/// The buffers an entry point binds (not arrays of descriptors), as the
-/// CLI's `spvlab run` binds them (cli/src/cmd/run.rs has a copy of this and
-/// of [`root`], which could use these).
-pub fn bound(e: &EntryReflection) -> impl Iterator<Item = (u32, u32, &Resource)> {
-    e.resources.iter().filter_map(|r| match (r.kind, r.set, r.binding) {
-        (ResourceKind::StorageBuffer | ResourceKind::UniformBuffer, Some(s), Some(b)) if !r.descriptor_array => {
-            Some((s, b, r))
-        }
-        _ => None,
-    })
-}
-
-/// A resource's name: its OpName, else `%ID`.
-pub fn root(r: &Resource) -> String {
-    r.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("%{}", r.variable))
-}
-
 /// Specialize the analysed module, pick its entry point and fill its buffers.
 pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Prepared, RunFailure> {
     let Some(ir0) = a.ir().filter(|_| a.is_valid()) else {
@@ -160,7 +143,7 @@ pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Prepared, RunFailure> {
     }
     .clone();
     let mut buffers = Buffers::new();
-    for (s, b, r) in bound(&entry) {
+    for (s, b, r) in entry.bound_buffers() {
         let spec = req.buffers.get(&format!("{s}.{b}")).map_or("zeros", String::as_str);
         let bytes = values::buffer_bytes(spec, r.size, r.runtime_array).map_err(|m| RunFailure::new("input", format!("buffer {s}.{b} `{spec}`: {m}")))?;
         buffers.insert((s, b), bytes);
@@ -174,9 +157,9 @@ pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Prepared, RunFailure> {
         None => None,
     };
     for k in req.buffers.keys() {
-        let known = if k == "push" { push_res.is_some() } else { bound(&entry).any(|(s, b, _)| *k == format!("{s}.{b}")) };
+        let known = if k == "push" { push_res.is_some() } else { entry.bound_buffers().any(|(s, b, _)| *k == format!("{s}.{b}")) };
         if !known {
-            let list: Vec<String> = bound(&entry).map(|(s, b, _)| format!("{s}.{b}")).collect();
+            let list: Vec<String> = entry.bound_buffers().map(|(s, b, _)| format!("{s}.{b}")).collect();
             return Err(RunFailure::new("input", format!("buffer `{k}`: entry point `{}` binds no such buffer (its buffers: {})", entry.name, if list.is_empty() { "none".into() } else { list.join(", ") })));
         }
     }
@@ -193,10 +176,10 @@ pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Prepared, RunFailure> {
 impl Prepared {
     /// The result of a run that wrote `buffers`.
     pub fn result(&self, backend: &str, buffers: &Buffers) -> RunResult {
-        let list = bound(&self.entry)
+        let list = self.entry.bound_buffers()
             .map(|(set, binding, r)| {
                 let bytes = buffers.get(&(set, binding)).cloned().unwrap_or_default();
-                BufferValue { set, binding, name: root(r), kind: r.kind.name(), value: values::show(&r.ty, &bytes), bytes }
+                BufferValue { set, binding, name: r.display_name(), kind: r.kind.name(), value: values::show(&r.ty, &bytes), bytes }
             })
             .collect();
         RunResult {

@@ -215,20 +215,6 @@ fn located(a: &spvlab_core::analysis::Analysis, path: &str, e: &RunError) -> Str
     }
 }
 
-/// The buffers an entry point binds (not arrays of descriptors).
-fn bound(e: &EntryReflection) -> impl Iterator<Item = (u32, u32, &Resource)> {
-    e.resources.iter().filter_map(|r| match (r.kind, r.set, r.binding) {
-        (ResourceKind::StorageBuffer | ResourceKind::UniformBuffer, Some(s), Some(b)) if !r.descriptor_array => {
-            Some((s, b, r))
-        }
-        _ => None,
-    })
-}
-
-fn root(r: &Resource) -> String {
-    r.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| format!("%{}", r.variable))
-}
-
 pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut json_out = false;
     let mut entry: Option<String> = None;
@@ -359,7 +345,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     }
     // The buffers: given, else zeros of the binding's size.
     let mut bufs = Buffers::new();
-    for (s, b, r) in bound(e) {
+    for (s, b, r) in e.bound_buffers() {
         let spec = given.iter().find(|g| g.0 == Slot::Binding(s, b)).map_or("zeros", |g| g.1.as_str());
         let bytes = values::buffer_bytes(spec, r.size, r.runtime_array)
             .map_err(|m| usage(format!("--buffer {s}.{b}=`{spec}`: {m}")))?;
@@ -379,7 +365,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             Slot::Binding(x, y) => bufs.contains_key(&(*x, *y)),
         };
         if !known {
-            let list: Vec<String> = bound(e).map(|(x, y, _)| format!("{x}.{y}")).collect();
+            let list: Vec<String> = e.bound_buffers().map(|(x, y, _)| format!("{x}.{y}")).collect();
             let list = if list.is_empty() { "none".into() } else { list.join(", ") };
             let what = match s {
                 Slot::Push => "no push constants".to_string(),
@@ -429,7 +415,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         let text = amber_text(&a, ir0, env, e, &values, groups, &inputs, &bufs, opts.push_constants.as_deref());
         std::fs::write(file, text).map_err(|err| fail(file, &format!("cannot write `{file}`: {err}")))?;
     }
-    let shown: Vec<(u32, u32, &Resource, values::Shown)> = bound(e)
+    let shown: Vec<(u32, u32, &Resource, values::Shown)> = e.bound_buffers()
         .map(|(s, b, r)| (s, b, r, values::show(&r.ty, bufs.get(&(s, b)).map_or(&[][..], |v| v))))
         .collect();
     if json_out {
@@ -437,7 +423,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             .iter()
             .map(|(s, b, r, v)| {
                 json!({
-                    "set": s, "binding": b, "name": root(r), "kind": r.kind.name(),
+                    "set": s, "binding": b, "name": r.display_name(), "kind": r.kind.name(),
                     "bytes": bufs.get(&(*s, *b)).map_or(0, |v| v.len()),
                     "value": serde_json::to_value(v).unwrap_or(Value::Null),
                 })
@@ -457,8 +443,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut s = String::new();
     for (set, b, r, v) in &shown {
         let n = bufs.get(&(*set, *b)).map_or(0, |v| v.len());
-        let _ = writeln!(s, "set {set} binding {b}: {} ({}, {n} bytes)", root(r), r.kind.name());
-        for l in v.lines(&root(r)).lines() {
+        let _ = writeln!(s, "set {set} binding {b}: {} ({}, {n} bytes)", r.display_name(), r.kind.name());
+        for l in v.lines(&r.display_name()).lines() {
             let _ = writeln!(s, "  {l}");
         }
     }
@@ -521,12 +507,12 @@ fn gpu_backends(
             let _ = writeln!(s, "{}: error: {m}", b.name());
         }
     }
-    for (set, bi, r) in bound(e) {
+    for (set, bi, r) in e.bound_buffers() {
         let n = inputs.get(&(set, bi)).map_or(0, |v| v.len());
-        let _ = writeln!(s, "set {set} binding {bi}: {} ({}, {n} bytes)", root(r), r.kind.name());
+        let _ = writeln!(s, "set {set} binding {bi}: {} ({}, {n} bytes)", r.display_name(), r.kind.name());
         let shown: Vec<Vec<String>> = ok
             .iter()
-            .map(|(_, bufs)| values::show(&r.ty, bufs.get(&(set, bi)).map_or(&[][..], |v| v)).lines(&root(r)).lines().map(String::from).collect())
+            .map(|(_, bufs)| values::show(&r.ty, bufs.get(&(set, bi)).map_or(&[][..], |v| v)).lines(&r.display_name()).lines().map(String::from).collect())
             .collect();
         let mut values_json = serde_json::Map::new();
         for ((b, bufs), lines) in ok.iter().zip(&shown) {
@@ -553,7 +539,7 @@ fn gpu_backends(
             }
         }
         differ |= !same_buf;
-        list.push(json!({ "set": set, "binding": bi, "name": root(r), "kind": r.kind.name(), "same": same_buf, "backends": values_json }));
+        list.push(json!({ "set": set, "binding": bi, "name": r.display_name(), "kind": r.kind.name(), "same": same_buf, "backends": values_json }));
     }
     let errors: serde_json::Map<String, Value> =
         results.iter().filter_map(|(b, r)| r.as_ref().err().map(|m| (b.name().to_string(), json!(m)))).collect();
@@ -719,7 +705,7 @@ fn amber_text(
                 _ => 32,
             })
     };
-    let mut buffers: Vec<ExportBuffer> = bound(e)
+    let mut buffers: Vec<ExportBuffer> = e.bound_buffers()
         .map(|(s, b, r)| ExportBuffer {
             binding: if r.kind == ResourceKind::UniformBuffer {
                 Binding::Uniform { set: s, binding: b }

@@ -612,6 +612,26 @@ pub fn type_tree(ir: &Ir, id: u32, depth: u32) -> TypeNode {
     node
 }
 
+impl Resource {
+    /// The name a person sees: its OpName, else `%ID`.
+    pub fn display_name(&self) -> String {
+        self.name.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| alloc::format!("%{}", self.variable))
+    }
+}
+
+impl EntryReflection {
+    /// The storage and uniform buffers a run binds one by one (those with a
+    /// set and a binding, not arrays of descriptors): (set, binding, resource).
+    pub fn bound_buffers(&self) -> impl Iterator<Item = (u32, u32, &Resource)> {
+        self.resources.iter().filter_map(|r| match (r.kind, r.set, r.binding) {
+            (ResourceKind::StorageBuffer | ResourceKind::UniformBuffer, Some(s), Some(b)) if !r.descriptor_array => {
+                Some((s, b, r))
+            }
+            _ => None,
+        })
+    }
+}
+
 impl TypeNode {
     /// A short description: `uint`, `vec4<float>`, `array<uint, 4>`, `struct Name`.
     pub fn describe(&self) -> String {
