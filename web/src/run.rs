@@ -14,7 +14,6 @@
 
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
-use spvlab_core::diag::line_col;
 use spvlab_core::interp::{self, Buffers, RunError, values};
 use spvlab_core::ir::Ir;
 use spvlab_core::reflect::{self, EntryReflection, ResourceKind};
@@ -215,21 +214,9 @@ const NO_END: &str = "did not terminate";
 
 /// An interpreter error, located in the text.
 fn interp_failure(a: &Analysis, e: &RunError) -> RunFailure {
-    let at = |i: u32| {
-        let span = a.source_map().get(i as usize)?.span;
-        Some(line_col(a.text()?, span.start))
-    };
-    let mut message = e.message_with(|i| at(i).map(|(l, c)| format!("{l}:{c}"))).replace("$INV", "");
-    const IN_BLOCK: &str = "was in block ";
-    if let (Some(label), Some(k)) = (e.block, message.rfind(IN_BLOCK)) {
-        message.truncate(k + IN_BLOCK.len());
-        message.push_str(&format!("%{}", a.display_name(label)));
-    }
-    if let Some([x, y, z]) = e.invocation.filter(|_| !e.message.contains("invocation")) {
-        message.push_str(&format!(" [invocation ({x},{y},{z})]"));
-    }
+    let message = a.run_error_message(e).replace("$INV", "");
     let kind = if e.message.starts_with(NO_END) { "stepBudget" } else { "interp" };
-    let (line, column) = e.inst.and_then(at).map_or((None, None), |(l, c)| (Some(l), Some(c)));
+    let (line, column) = e.inst.and_then(|i| a.inst_line_col(i)).map_or((None, None), |(l, c)| (Some(l), Some(c)));
     RunFailure { kind, code: None, message, line, column }
 }
 

@@ -188,25 +188,9 @@ fn fail(path: &str, message: &str) -> CliError {
 /// Where run error `e` happened: `file:line:col` in a text (with the line),
 /// else the instruction's index.
 fn located(a: &spvlab_core::analysis::Analysis, path: &str, e: &RunError) -> String {
-    // The instructions a message names (a data race's two accesses) by their line:col.
-    let mut msg = e.message_with(|i| {
-        let span = a.source_map().get(i as usize)?.span;
-        let (line, col) = line_col(a.text()?, span.start);
-        Some(format!("{line}:{col}"))
-    });
-    // The step budget names the block by OpName: name it as the input does.
-    const IN_BLOCK: &str = "was in block ";
-    if let (Some(label), Some(k)) = (e.block, msg.rfind(IN_BLOCK)) {
-        msg.truncate(k + IN_BLOCK.len());
-        let _ = write!(msg, "%{}", a.display_name(label));
-    }
-    if let Some([x, y, z]) = e.invocation.filter(|_| !e.message.contains("invocation")) {
-        let _ = write!(msg, " [invocation ({x},{y},{z})]");
-    }
-    let span = e.inst.and_then(|i| a.source_map().get(i as usize)).map(|m| m.span);
-    match (a.text(), span, e.inst) {
-        (Some(text), Some(span), _) => {
-            let (line, col) = line_col(text, span.start);
+    let msg = a.run_error_message(e);
+    match (a.text(), e.inst.and_then(|i| a.inst_line_col(i)), e.inst) {
+        (Some(text), Some((line, col)), _) => {
             let src = text.lines().nth(line as usize - 1).unwrap_or("").trim_end();
             format!("{path}:{line}:{col}: error: {msg}\n{line:>5} | {src}\n")
         }

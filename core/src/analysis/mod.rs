@@ -391,6 +391,31 @@ impl Analysis {
         }
     }
 
+    /// The line and column (1-based) where instruction `i` (its index in the
+    /// module) starts in the text; `None` for a binary input.
+    pub fn inst_line_col(&self, i: u32) -> Option<(u32, u32)> {
+        let span = self.map.get(i as usize)?.span;
+        Some(diag::line_col(self.text()?, span.start))
+    }
+
+    /// A run error's message in the module's own terms: the instructions it
+    /// names (a data race's two accesses) by their line:col, the step
+    /// budget's block by its name as every view shows it, and the invocation
+    /// appended when the message does not name one.
+    pub fn run_error_message(&self, e: &crate::interp::RunError) -> String {
+        use core::fmt::Write;
+        let mut msg = e.message_with(|i| self.inst_line_col(i).map(|(l, c)| alloc::format!("{l}:{c}")));
+        const IN_BLOCK: &str = "was in block ";
+        if let (Some(label), Some(k)) = (e.block, msg.rfind(IN_BLOCK)) {
+            msg.truncate(k + IN_BLOCK.len());
+            let _ = write!(msg, "%{}", self.display_name(label));
+        }
+        if let Some([x, y, z]) = e.invocation.filter(|_| !e.message.contains("invocation")) {
+            let _ = write!(msg, " [invocation ({x},{y},{z})]");
+        }
+        msg
+    }
+
     /// The index (into [`ModuleCfg::functions`]) of the function with result id
     /// `id`, or with `None` of the first function with blocks.
     pub fn function_index(&self, id: Option<u32>) -> Option<usize> {
