@@ -178,6 +178,31 @@ fn amber_by_passthrough_and_naga() {
     }
 }
 
+/// A storage image (3D, RGBA32I) written by one dispatch and read by the
+/// next, through the GPU process: the images of the Amber script travel to the
+/// child with the job (its EXPECT lines are the oracle), and in-process gives
+/// the same.
+#[test]
+fn amber_images_reach_the_gpu_process() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let Some(c) = corpus_or_skip("gpu_cli") else { return };
+    let dir = scratch("gpu_cli_amber_images");
+    let f = c.join("amber/google-amber-glsl/glsl_read_and_write_image3d_rgba32i.amber");
+    let shader = |n: &str| format!("{n}={}", c.join(format!("cases/google-amber-glsl/glsl_read_and_write_image3d_rgba32i__{n}.spvasm")).display());
+    let (write, read) = (shader("write"), shader("read"));
+    for extra in [&[][..], &["--in-process"][..]] {
+        let mut args = vec!["amber", "--backend", "wgpu-passthrough", "--shader", &write, "--shader", &read];
+        args.extend_from_slice(extra);
+        args.push(f.to_str().unwrap());
+        let o = run_spvlab(&dir, &args, b"");
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {t}");
+        assert!(t.contains("1 passed, 0 failed, 0 errors, 0 graphics (not run) on wgpu-passthrough; 2 dispatches compared with the interpreter, 0 files differ"), "{extra:?}: {t}");
+    }
+}
+
 /// `spvlab args...` in `dir` with the child's test hook set to `hook`.
 fn with_hook(dir: &std::path::Path, hook: &str, args: &[&str]) -> std::process::Output {
     std::process::Command::new(spvlab_bin())

@@ -189,7 +189,7 @@ impl<'a> In<'a> {
     fn buffers(&mut self) -> Result<Buffers, String> {
         let mut b = Buffers::new();
         for _ in 0..self.u32()? {
-            let k = (self.u32()?, self.u32()?);
+            let k = self.key()?;
             b.insert(k, self.bytes()?.to_vec());
         }
         Ok(b)
@@ -498,8 +498,7 @@ fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Buffers, (GpuErrorKind, String
     let buffers = r.buffers().map_err(bad)?;
     let mut aliases = std::collections::BTreeMap::new();
     for _ in 0..r.u32().map_err(bad)? {
-        let k = (r.u32().map_err(bad)?, r.u32().map_err(bad)?);
-        aliases.insert(k, (r.u32().map_err(bad)?, r.u32().map_err(bad)?));
+        aliases.insert(r.key().map_err(bad)?, r.key().map_err(bad)?);
     }
     let push_constants = r.opt().map_err(bad)?.map(<[u8]>::to_vec);
     let resources = r.resources().map_err(bad)?;
