@@ -79,6 +79,34 @@ OpReturn
 OpFunctionEnd
 `;
 
+/** main calls %f between its blocks %entry and %done; %f has two blocks. */
+const CALL = `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main"
+OpName %f "f"
+OpName %entry "entry"
+OpName %done "done"
+OpName %fentry "fentry"
+OpName %fend "fend"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%r = OpFunctionCall %void %f
+OpBranch %done
+%done = OpLabel
+OpReturn
+OpFunctionEnd
+%f = OpFunction %void None %fn
+%fentry = OpLabel
+OpBranch %fend
+%fend = OpLabel
+OpReturn
+OpFunctionEnd
+`;
+
 let server, url, browser, page, context;
 const errors = [];
 
@@ -291,6 +319,36 @@ for (const { fig, dirs, expected } of FIGS) {
     }
   });
 }
+
+test("a path through a call: the step control shows the callee's blocks in its own graph", async () => {
+  await load(CALL, "vulkan1.3");
+  await runOnce();
+  await page.locator("#tab-cfg").click();
+  const ids = await page.evaluate(() => Object.fromEntries(window.spvlab.store.get().report.functions.map((f) => [f.name, f.id])));
+  const before = Number(await page.evaluate(() => document.getElementById("panel-cfg").dataset.pathTraces ?? 0));
+  await page.locator("#path-trace").click();
+  await page.waitForFunction((n) => Number(document.getElementById("panel-cfg").dataset.pathTraces ?? 0) > n, before);
+  const trace = await interpreterTrace([0, 0, 0]);
+  assert.deepEqual(trace.blocks, ["entry", "fentry", "fend", "done"]);
+  const panel = page.locator("#panel-cfg");
+  const shown = [];
+  await page.locator("#path-first").click();
+  for (let i = 0; i < 4; i++) {
+    if (i > 0) await page.locator("#path-next").click();
+    await page.waitForFunction(() => {
+      const p = document.getElementById("panel-cfg");
+      return p.dataset.state === "ready" && p.querySelector(".cfg-svg.path-on g.node.path-current");
+    });
+    shown.push([await panel.getAttribute("data-function"), (await current()).block]);
+  }
+  const m = String(ids.main);
+  const f = String(ids.f);
+  assert.deepEqual(shown, [[m, "entry"], [f, "fentry"], [f, "fend"], [m, "done"]]);
+  // main's edge entry -> done is drawn taken once (the call is not an edge).
+  await page.locator("#path-last").click();
+  const taken = await page.$$eval("#panel-cfg .cfg-svg g.edge.path-taken", (l) => l.map((g) => g.dataset.count));
+  assert.deepEqual(taken, ["1"]);
+});
 
 test("a cell of a buffer indexed by GlobalInvocationId.x picks the invocation that wrote it", async () => {
   await load(BY_GID, "vulkan1.3");

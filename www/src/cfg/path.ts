@@ -47,6 +47,8 @@ interface Traced {
   /** Edge counts over all invocations: "fn:from:to" -> count. */
   all: Map<string, number>;
   invocations: number;
+  /** Where the run's inputs came from, in words. */
+  inputs: string;
   error?: string;
 }
 
@@ -264,6 +266,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     else if (m === "path" && t.blocks.length > 0) {
       const cut = t.length > t.blocks.length ? ` (first ${t.blocks.length} of ${t.length})` : "";
       pos.textContent = `(${t.invocation.join(",")}) block ${step + 1} of ${t.length}${cut}: %${blockName(t.blocks[step])}`;
+      pos.title = `traced with ${t.inputs}`;
       const a = t.blocks[step - 1];
       const b = t.blocks[step];
       const f = a && a.function === b.function ? fnCfg(b.function) : undefined;
@@ -291,7 +294,8 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
   async function pick(inv: Invocation) {
     ids.forEach((e, i) => (e.value = String(inv[i])));
     const mine = ++token;
-    const { force: _force, ...base } = host.runRequest() ?? {};
+    const asked = host.runRequest();
+    const { force: _force, ...base } = asked ?? {};
     const req: RunRequest = { ...base, paths: [inv], edges: true };
     root.dataset.pathState = "tracing";
     pos.textContent = "tracing…";
@@ -324,7 +328,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     let error: string | undefined;
     if (!r.ok && r.error) error = `the run stopped (${r.error.kind}): ${r.error.message}`;
     if (r.ok && !path) error = `invocation (${inv.join(",")}) did not run: the dispatch has ${r.invocations ?? 0} invocations`;
-    traced = { invocation: inv, blocks, length, mine: mine2, all, invocations: r.invocations ?? 0, error: blocks.length > 0 ? undefined : error };
+    traced = { invocation: inv, blocks, length, mine: mine2, all, invocations: r.invocations ?? 0, inputs: asked ? "the Run tab's last inputs" : "every buffer zeros (nothing run in the Run tab yet)", error: blocks.length > 0 ? undefined : error };
     if (error && blocks.length > 0) traced.error = undefined;
     root.dataset.pathState = error && blocks.length === 0 ? "error" : "ready";
     root.dataset.pathInvocation = inv.join(",");
