@@ -10,7 +10,7 @@
 // * the step control (buttons and keys) moves the editor's block highlight;
 // * leaving a construct shows the merge edge structured control flow implies;
 // * the heat view and the pick by a buffer cell indexed by GlobalInvocationId.x.
-// Writes tests/artifacts/run-path-fig2.png.
+// Writes tests/artifacts/run-path-fig2.png (and run-heat-fig2.png).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -315,6 +315,7 @@ for (const { fig, dirs, expected } of FIGS) {
       const times = {};
       for (const b of want) times[b] = (times[b] ?? 0) + 1;
       assert.deepEqual(visits, times, "the heat view's visit counts");
+      await screenshot(page, "run-heat-fig2.png");
       await page.selectOption("#path-mode", "path");
     }
   });

@@ -81,7 +81,13 @@ fn gallery_lists_every_example_file() {
         assert!(["paper", "extension", "compute"].contains(&e.category.as_str()), "{}: category {:?}", e.id, e.category);
     }
     let count = |c: &str| list.iter().filter(|e| e.category == c).count();
-    assert_eq!(count("paper"), 9, "figures 2 to 8 and both halves of figure 9");
+    // The figures, and runnable fleshings of some (`paper-figN-run`: the
+    // path view's examples), each beside its figure.
+    let fleshed = |e: &&Entry| e.id.ends_with("-run");
+    assert_eq!(list.iter().filter(|e| e.category == "paper" && !fleshed(e)).count(), 9, "figures 2 to 8 and both halves of figure 9");
+    for e in list.iter().filter(|e| e.category == "paper" && fleshed(e)) {
+        assert!(ids.contains(e.id.trim_end_matches("-run")), "{}: fleshes a figure of the gallery", e.id);
+    }
     assert_eq!(count("extension"), 4, "one per mission extension");
     assert!(count("compute") >= 3);
     // The verdicts the paper states: Fig. 7 and Fig. 9 (left) invalid.

@@ -262,7 +262,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     note.hidden = true;
     if (t?.error) pos.textContent = t.error;
     else if (!t) pos.textContent = m === "off" ? "" : "pick an invocation (or click a cell in the Run tab), then Trace";
-    else if (m === "heat") pos.textContent = `heat: branch edges over all ${t.invocations} invocations`;
+    else if (m === "heat") pos.textContent = `heat: branch edges over ${t.invocations === 1 ? "the one invocation" : `all ${t.invocations} invocations`}`;
     else if (m === "path" && t.blocks.length > 0) {
       const cut = t.length > t.blocks.length ? ` (first ${t.blocks.length} of ${t.length})` : "";
       pos.textContent = `(${t.invocation.join(",")}) block ${step + 1} of ${t.length}${cut}: %${blockName(t.blocks[step])}`;
