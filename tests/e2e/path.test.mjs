@@ -157,6 +157,7 @@ async function clickCell(key, cellPath, { redrawn = true } = {}) {
     const p = document.getElementById("panel-cfg");
     return [Number(p.dataset.pathTraces ?? 0), Number(p.dataset.renders ?? 0)];
   });
+  const t0 = performance.now();
   await page.locator(`section.run-buffer[data-key="${key}"] tr[data-path="${cellPath}"] td.cell[data-backend="interp"]`).click();
   // A new module is drawn anew (the panel was hidden while it changed).
   await page.waitForFunction(
@@ -165,7 +166,9 @@ async function clickCell(key, cellPath, { redrawn = true } = {}) {
       return Number(p.dataset.pathTraces ?? 0) > n && (!redrawn || Number(p.dataset.renders ?? 0) > renders) && p.dataset.state === "ready" && p.querySelector(".cfg-svg.path-on g.node.path-current");
     },
     [n, renders, redrawn],
+    { polling: 5 },
   );
+  return performance.now() - t0;
 }
 
 /** The interpreter's trace of invocation `inv` with the last run's inputs,
@@ -238,7 +241,8 @@ for (const { fig, dirs, expected } of FIGS) {
     else console.log(`# fig. ${fig}: WebGPU not compared (${r.gpu?.error?.kind}: ${r.gpu?.error?.message})`);
 
     // A cell of `out` (not indexed by the invocation's id: the path bar's 0,0,0).
-    await clickCell(out.set + "." + out.binding, "block[0]");
+    const ms = await clickCell(out.set + "." + out.binding, "block[0]");
+    console.log(`# fig. ${fig}: from the click on a cell to the path drawn (trace, tab switch, layout): ${ms.toFixed(0)} ms`);
     assert.equal(await page.locator("#tab-cfg").getAttribute("aria-selected"), "true", "the CFG panel comes forward");
     const panel = page.locator("#panel-cfg");
     assert.equal(await panel.getAttribute("data-path-invocation"), "0,0,0");
