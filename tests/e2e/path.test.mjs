@@ -321,6 +321,18 @@ for (const { fig, dirs, expected } of FIGS) {
       assert.deepEqual(visits, times, "the heat view's visit counts");
       await screenshot(page, "run-heat-fig2.png");
       await page.selectOption("#path-mode", "path");
+      // A new run with other directions: the path shown follows it.
+      await page.locator("#tab-run").click();
+      await page.locator('input.run-input[data-key="0.0"]').fill("u32: 1 0 0");
+      const n = Number(await panel.getAttribute("data-path-traces"));
+      await runOnce();
+      await page.waitForFunction((n) => Number(document.getElementById("panel-cfg").dataset.pathTraces) > n, n);
+      const names = await page.evaluate(() => {
+        const m = new Map();
+        for (const f of window.spvlab.store.get().report.functions) for (const b of f.blocks) m.set(String(b.id), b.name);
+        return document.getElementById("panel-cfg").dataset.path.split(",").map((id) => m.get(id));
+      });
+      assert.deepEqual(names, ["b1", "b2", "b3", "b5", "b6", "b7", "b2", "b8"], "the path of the new run");
     }
   });
 }

@@ -141,7 +141,9 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
         report: () => state.get().report,
         showBlock: (b) => {
           showFunction(b.function, true);
-          select(b.label);
+          // The same block as before may be of a new text: tell the page again.
+          if (state.get().selected === b.label) host.onSelectBlock(b.label);
+          else select(b.label);
         },
         redraw: () => marks(),
       })

@@ -328,8 +328,8 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     let error: string | undefined;
     if (!r.ok && r.error) error = `the run stopped (${r.error.kind}): ${r.error.message}`;
     if (r.ok && !path) error = `invocation (${inv.join(",")}) did not run: the dispatch has ${r.invocations ?? 0} invocations`;
-    traced = { invocation: inv, blocks, length, mine: mine2, all, invocations: r.invocations ?? 0, inputs: asked ? "the Run tab's last inputs" : "every buffer zeros (nothing run in the Run tab yet)", error: blocks.length > 0 ? undefined : error };
-    if (error && blocks.length > 0) traced.error = undefined;
+    const inputs = asked ? "the Run tab's last inputs" : "every buffer zeros (nothing run in the Run tab yet)";
+    traced = { invocation: inv, blocks, length, mine: mine2, all, invocations: r.invocations ?? 0, inputs, error: blocks.length > 0 ? undefined : error };
     root.dataset.pathState = error && blocks.length === 0 ? "error" : "ready";
     root.dataset.pathInvocation = inv.join(",");
     root.dataset.pathTraces = String(Number(root.dataset.pathTraces ?? 0) + 1);
@@ -490,6 +490,11 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     const inv = invocationOfCell(host.report(), sec?.dataset.key ?? "", row?.dataset.path ?? "") ?? readIds();
     host.reveal();
     void pick(inv);
+  });
+
+  // A new run in the Run tab (new inputs): the path shown follows it.
+  document.addEventListener("spvlab:run", () => {
+    if (traced && mode.value !== "off" && host.report()?.disassembly === disasm) void pick(traced.invocation);
   });
 
   refresh();
