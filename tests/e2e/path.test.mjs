@@ -387,5 +387,11 @@ test("a cell of a buffer indexed by GlobalInvocationId.x picks the invocation th
   );
   assert.deepEqual(Object.values(counts).sort((a, b) => a - b), [3, 3, 5, 5]);
   await page.selectOption("#path-mode", "path");
+  // An id outside the dispatch: said so, nothing drawn as its path.
+  await page.locator("#path-x").fill("20");
+  await page.locator("#path-trace").click();
+  await page.waitForFunction(() => document.getElementById("panel-cfg").dataset.pathState === "error");
+  assert.match(await page.locator("#path-pos").textContent(), /invocation \(20,0,0\) did not run: the dispatch has 8 invocations/);
+  assert.equal(await page.locator("#panel-cfg .cfg-svg g.node.path-visited").count(), 0);
   assert.deepEqual(errors, [], "no page errors");
 });

@@ -299,7 +299,15 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     const req: RunRequest = { ...base, paths: [inv], edges: true };
     root.dataset.pathState = "tracing";
     pos.textContent = "tracing…";
-    const r = await host.run(req);
+    let r: RunResult;
+    try {
+      r = await host.run(req);
+    } catch (e) {
+      if (mine !== token) return;
+      root.dataset.pathState = "error";
+      pos.textContent = `the trace failed: ${String(e)}`;
+      return;
+    }
     if (mine !== token) return;
     disasm = host.report()?.disassembly;
     const tr = r.trace;
