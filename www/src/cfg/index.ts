@@ -135,24 +135,9 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   viewEl.tabIndex = 0;
   viewEl.setAttribute("role", "img");
   viewEl.setAttribute("aria-label", "control-flow graph (+ and - zoom, 0 fits, arrows pan)");
-  const path = host.path
-    ? mountPathView(root, {
-        ...host.path,
-        report: () => state.get().report,
-        showBlock: (b) => {
-          showFunction(b.function, true);
-          // The same block as before may be of a new text: tell the page again.
-          if (state.get().selected === b.label) host.onSelectBlock(b.label);
-          else select(b.label);
-        },
-        redraw: () => marks(),
-      })
-    : undefined;
+  // The path view (path.ts); a step selects its block even when selected (a new text).
+  const path = host.path && mountPathView(root, { ...host.path, report: () => state.get().report, redraw: () => marks(), showBlock: (b) => { showFunction(b.function, true); select(b.label, true); } });
   root.replaceChildren(toolbar.element, toolbar.legend, ...(path ? [path.element, path.legend] : []), message, viewEl);
-  root.addEventListener("keydown", (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey || (e.target as Element).closest("input, select, textarea")) return;
-    if (path?.key(e.key)) e.preventDefault();
-  });
   root.dataset.state = "empty";
   graphviz.preload();
 
@@ -173,9 +158,9 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     return s.report?.functions.find((f) => f.id === s.current);
   }
 
-  function select(id: number | null) {
+  function select(id: number | null, again = false) {
     const next = id ?? undefined;
-    if (next === state.get().selected) return;
+    if (next === state.get().selected && !again) return;
     root.dataset.selected = next === undefined ? "" : String(next);
     state.update({ selected: next });
     host.onSelectBlock(id);
@@ -225,7 +210,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
       problemBlocks: mine ? d.blocks : [],
       problemEdges: mine ? d.edges : [],
     });
-    path?.apply(drawn.svg, s.current);
+    if (path) path.apply(drawn.svg, s.current);
   }
 
   /** Ask the engine for the DOT, and draw it if it changed. */
@@ -362,7 +347,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
 
   return {
     update(r) {
-      path?.update(r);
+      if (path) path.update(r);
       const s = state.get();
       if (r.assembled && r.functions.length > 0 && (s.current === undefined || !r.functions.some((f) => f.id === s.current))) {
         const first = r.functions[0].id;

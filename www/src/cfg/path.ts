@@ -194,8 +194,6 @@ export interface PathView {
   pick(inv: Invocation): Promise<void>;
   /** A new analysis: a trace of another module is dropped. */
   update(report: AnalyzeReport): void;
-  /** Step keys (when the graph has the focus): true when used. */
-  key(k: string): boolean;
 }
 
 export function mountPathView(root: HTMLElement, host: PathHost): PathView {
@@ -447,6 +445,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     }
   }
 
+  /** The step keys (Home , . End, [ ]): true when used. */
   function onKey(k: string): boolean {
     if (mode.value !== "path" || !traced) return false;
     switch (k) {
@@ -500,6 +499,10 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     void pick(inv);
   });
 
+  root.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || (e.target as Element).closest("input, select, textarea")) return;
+    if (onKey(e.key)) e.preventDefault();
+  });
   // A new run in the Run tab (new inputs): the path shown follows it.
   document.addEventListener("spvlab:run", () => {
     if (traced && mode.value !== "off" && host.report()?.disassembly === disasm) void pick(traced.invocation);
@@ -511,7 +514,6 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     legend,
     apply,
     pick,
-    key: onKey,
     update(r) {
       if (traced && disasm !== undefined && r.disassembly !== disasm) {
         traced = undefined;
