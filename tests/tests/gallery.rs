@@ -81,7 +81,13 @@ fn gallery_lists_every_example_file() {
         assert!(["paper", "extension", "compute"].contains(&e.category.as_str()), "{}: category {:?}", e.id, e.category);
     }
     let count = |c: &str| list.iter().filter(|e| e.category == c).count();
-    assert_eq!(count("paper"), 9, "figures 2 to 8 and both halves of figure 9");
+    // The figures, and runnable fleshings of some (`paper-figN-run`: the
+    // path view's examples), each beside its figure.
+    let fleshed = |e: &&Entry| e.id.ends_with("-run");
+    assert_eq!(list.iter().filter(|e| e.category == "paper" && !fleshed(e)).count(), 9, "figures 2 to 8 and both halves of figure 9");
+    for e in list.iter().filter(|e| e.category == "paper" && fleshed(e)) {
+        assert!(ids.contains(e.id.trim_end_matches("-run")), "{}: fleshes a figure of the gallery", e.id);
+    }
     assert_eq!(count("extension"), 4, "one per mission extension");
     assert!(count("compute") >= 3);
     // The verdicts the paper states: Fig. 7 and Fig. 9 (left) invalid.
@@ -135,4 +141,59 @@ fn gallery_examples_match_spirv_val() {
         checked += 1;
     }
     assert!(checked >= 15, "only {checked} examples checked");
+}
+
+/// The fleshed figures (`paper-figN-run`): with the directions their text
+/// states, the interpreter's trace of the one invocation and the path the
+/// module records in `out` (binding 0.1) are both the block sequence worked
+/// out by hand, stated beside the directions (the browser's path view is
+/// checked against the same in tests/e2e/path.test.mjs).
+#[test]
+fn fleshed_figures_follow_their_stated_path() {
+    use spvlab_core::interp::{self, Buffers, Trace};
+    let fleshed: Vec<Entry> = entries().into_iter().filter(|e| e.id.ends_with("-run")).collect();
+    assert_eq!(fleshed.len(), 3, "figures 2, 3 and 4 fleshed");
+    for e in fleshed {
+        let text = text_of(&e.id);
+        let dirs: Vec<u32> = text
+            .lines()
+            .find_map(|l| l.strip_prefix("; Directions ")?.strip_suffix(" give the path, worked out by hand from the figure:"))
+            .unwrap_or_else(|| panic!("{}: states its directions", e.id))
+            .split(' ')
+            .map(|d| d.parse().expect("a direction"))
+            .collect();
+        let want: Vec<String> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("; Directions "))
+            .nth(1)
+            .and_then(|l| l.strip_prefix(";   "))
+            .unwrap_or_else(|| panic!("{}: states its path", e.id))
+            .split("   (")
+            .next()
+            .unwrap()
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let env = TargetEnv::parse(&e.target_env).expect("target env");
+        let words = assemble(&text, &AsmOptions { env, preserve_numeric_ids: false }).expect("it assembles");
+        let ir = spvlab_core::ir::Ir::build(spvlab_core::binary::read_words(&words).expect("it reads back"));
+        let mut bytes: Vec<u8> = dirs.iter().flat_map(|d| d.to_le_bytes()).collect();
+        bytes.resize(64, 0);
+        let mut buffers = Buffers::new();
+        buffers.insert((0, 0), bytes);
+        buffers.insert((0, 1), vec![0; 64]);
+        let opts = interp::Options { trace: Trace::Invocations(vec![[0, 0, 0]]), ..interp::Options::default() };
+        let stats = interp::run(&ir, &opts, &mut buffers).unwrap_or_else(|err| panic!("{}: {}", e.id, err.message));
+        let trace = stats.trace.expect("a trace");
+        let path = trace.path([0, 0, 0]).expect("the invocation's path");
+        let traced: Vec<String> = path.blocks().map(|b| ir.name(b.label).unwrap_or("?").to_string()).collect();
+        assert_eq!(traced, want, "{}: the interpreter's trace", e.id);
+        let recorded: Vec<String> = buffers[&(0, 1)]
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .take_while(|&n| n != 0)
+            .map(|n| format!("b{n}"))
+            .collect();
+        assert_eq!(recorded, want, "{}: the path recorded in out", e.id);
+    }
 }

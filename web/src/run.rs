@@ -37,6 +37,12 @@ pub struct RunRequest {
     pub max_steps: Option<u64>,
     /// Dispatch on the GPU even when the interpreter ran out of steps.
     pub force: bool,
+    /// The interpreter's path trace (the CFG panel's path view): the global
+    /// ids whose paths to record (each block visited, in order, compressed),
+    /// and with `edges` the branch edges taken over all invocations. Neither
+    /// given: nothing recorded (the default). The GPU ignores both.
+    pub paths: Vec<[u32; 3]>,
+    pub edges: bool,
 }
 
 /// What a run answers.
@@ -60,6 +66,22 @@ pub struct RunResult {
     pub adapter: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<RunFailure>,
+    /// What the request's `paths` and `edges` asked the interpreter to record
+    /// (core's `TraceReport`: `paths[].segments[].{blocks[].{function,label},
+    /// count}`, `edges[].{function,from,to,count}`); also after an error, up
+    /// to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<interp::TraceReport>,
+}
+
+/// What `paths` and `edges` of a request ask the interpreter to record.
+fn trace_of(req: &RunRequest) -> interp::Trace {
+    match (req.paths.is_empty(), req.edges) {
+        (true, false) => interp::Trace::Off,
+        (true, true) => interp::Trace::Edges,
+        // A path comes with the edge counts (core records both).
+        (false, _) => interp::Trace::Invocations(req.paths.clone()),
+    }
 }
 
 /// One bound buffer after the run.
@@ -167,6 +189,7 @@ pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Prepared, RunFailure> {
         workgroups: req.workgroups.unwrap_or([1, 1, 1]),
         max_steps: req.max_steps.unwrap_or(1_000_000),
         push_constants: push,
+        trace: trace_of(req),
         ..interp::Options::default()
     };
     Ok(Prepared { words, ir, entry, opts, buffers })
@@ -191,6 +214,7 @@ impl Prepared {
             steps: None,
             adapter: None,
             error: None,
+            trace: None,
         }
     }
 
@@ -203,8 +227,8 @@ impl Prepared {
     pub fn interp(&self, a: &Analysis) -> RunResult {
         let mut bufs = self.buffers.clone();
         match interp::run(&self.ir, &self.opts, &mut bufs) {
-            Ok(stats) => RunResult { invocations: Some(stats.invocations), steps: Some(stats.steps), ..self.result("interp", &bufs) },
-            Err(e) => self.failed("interp", interp_failure(a, &e)),
+            Ok(stats) => RunResult { invocations: Some(stats.invocations), steps: Some(stats.steps), trace: stats.trace, ..self.result("interp", &bufs) },
+            Err(e) => RunResult { trace: e.trace.clone().map(|t| *t), ..self.failed("interp", interp_failure(a, &e)) },
         }
     }
 }
@@ -240,6 +264,7 @@ pub fn no_module(backend: &str, error: RunFailure) -> RunResult {
         steps: None,
         adapter: None,
         error: Some(error),
+        trace: None,
     }
 }
 
@@ -258,7 +283,9 @@ pub struct GpuRun {
 pub fn gpu_guard(a: &Analysis, req: &RunRequest) -> Result<GpuRun, RunResult> {
     use crate::gpu::{self, Backend};
     let backend = Backend::Wgsl.name();
-    let p = prepare(a, req).map_err(|f| no_module(backend, f))?;
+    let mut p = prepare(a, req).map_err(|f| no_module(backend, f))?;
+    // The guard's run records nothing (a trace is the interpreter's answer).
+    p.opts.trace = spvlab_core::interp::Trace::Off;
     if !req.force {
         let r = p.interp(a);
         if let Some(e) = r.error.filter(|e| e.kind == "stepBudget") {
@@ -389,6 +416,43 @@ mod tests {
         assert!(got.ok, "{got:?}");
         assert_eq!(got.buffers, want.buffers);
         assert!(got.adapter.is_some());
+    }
+
+    /// DOUBLE with an if on x == 0 (`%t` / `%f`, merge `%m`): the paths asked
+    /// for, the edges over the four invocations, and their JSON's shape.
+    #[test]
+    fn the_trace_fields_record_paths_and_edges() {
+        let text = DOUBLE
+            .replace("OpDecorate %gid", "OpName %e \"e\"\nOpName %t \"t\"\nOpName %f \"f\"\nOpName %m \"m\"\nOpDecorate %gid")
+            .replace("%main = OpFunction", "%bool = OpTypeBool\n%main = OpFunction")
+            .replace(
+                "OpStore %p %d\n",
+                "OpStore %p %d\n%z = OpIEqual %bool %x %c0\nOpSelectionMerge %m None\nOpBranchConditional %z %t %f\n%t = OpLabel\nOpBranch %m\n%f = OpLabel\nOpBranch %m\n%m = OpLabel\n",
+            );
+        let a = analysis(&text);
+        assert!(a.is_valid(), "{:?}", a.diagnostics());
+        let ir = a.ir().expect("an ir");
+        let id = |n: &str| (1..200).find(|&i| ir.name(i) == Some(n)).expect(n);
+        let (e, t, f, m) = (id("e"), id("t"), id("f"), id("m"));
+        let r = run_interp(&a, &RunRequest { paths: vec![[0, 0, 0], [2, 0, 0]], ..req(&[("0.0", "u32: 1 2 3 40")]) });
+        assert!(r.ok, "{r:?}");
+        let tr = r.trace.as_ref().expect("a trace");
+        let labels = |g: [u32; 3]| tr.path(g).map(|p| p.blocks().map(|b| b.label).collect::<Vec<_>>());
+        assert_eq!(labels([0, 0, 0]), Some(vec![e, t, m]));
+        assert_eq!(labels([2, 0, 0]), Some(vec![e, f, m]));
+        assert_eq!(labels([1, 0, 0]), None);
+        let mut edges: Vec<(u32, u32, u64)> = tr.edges.iter().map(|x| (x.from, x.to, x.count)).collect();
+        edges.sort();
+        let mut want = vec![(e, t, 1), (e, f, 3), (t, m, 1), (f, m, 3)];
+        want.sort();
+        assert_eq!(edges, want);
+        let json = serde_json::to_string(&r).expect("json");
+        assert!(json.contains(&format!("\"segments\":[{{\"blocks\":[{{\"function\":")), "{json}");
+        assert!(json.contains(&format!("{{\"function\":{},\"from\":{e},\"to\":{f},\"count\":3}}", tr.edges[0].function)), "{json}");
+        // Edges only: no paths; nothing asked: no trace.
+        let r = run_interp(&a, &RunRequest { edges: true, ..RunRequest::default() });
+        assert_eq!(r.trace.as_ref().map(|t| (t.paths.len(), t.edges.len())), Some((0, 4)));
+        assert_eq!(run_interp(&a, &RunRequest::default()).trace, None);
     }
 
     #[test]

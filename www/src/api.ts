@@ -209,6 +209,25 @@ export interface RunRequest {
   maxSteps?: number;
   /** runGpu: dispatch even when the interpreter runs out of steps. */
   force?: boolean;
+  /** The interpreter's path trace (the CFG panel's path view): the global ids
+   *  whose paths to record (with the edge counts), ... */
+  paths?: [number, number, number][];
+  /** ... and the branch edges taken over all invocations, counted. */
+  edges?: boolean;
+}
+
+/** A block in a trace: its function's result id and its label's id. */
+export interface TraceBlock {
+  function: number;
+  label: number;
+}
+
+/** What the interpreter recorded (core's interp::TraceReport): each asked
+ *  invocation's path, compressed (`blocks` in order, `count` times over), and
+ *  every branch edge taken, with its count over all invocations. */
+export interface TraceReport {
+  paths: { invocation: [number, number, number]; segments: { blocks: TraceBlock[]; count: number }[] }[];
+  edges: { function: number; from: number; to: number; count: number }[];
 }
 
 /** A buffer's contents read by its binding's type tree (core's typed output,
@@ -269,6 +288,9 @@ export interface RunResult {
   /** runGpu: the adapter, in words (absent when no GPU was asked). */
   adapter?: string;
   error?: RunFailure;
+  /** What the request's `paths` / `edges` asked for (interpreter only; also
+   *  after an error, up to it). */
+  trace?: TraceReport;
 }
 
 /** A node of a reflected type tree (core's reflect::TypeNode). */

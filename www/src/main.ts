@@ -2,7 +2,7 @@
 // links and persistence around one store (state.ts). Handlers update the
 // store; each panel renders from it (panels/*.ts, cfg/). Engine strings
 // (messages, names, disassembly) are untrusted: they only go into textContent.
-import type { AnalyzeReport } from "./api";
+import type { AnalyzeReport, RunRequest } from "./api";
 import { Autosave, loadAutosave } from "./autosave";
 import { mountCfgPanel, type CfgPanel } from "./cfg";
 import { Debounce } from "./debounce";
@@ -102,7 +102,7 @@ class Analyzer {
 }
 
 /** The CFG panel, fed from the store. */
-function mountCfg(store: AppStore, engine: Engine, editor: SpirvEditor, start: SharedStart | null): CfgPanel {
+function mountCfg(store: AppStore, engine: Engine, editor: SpirvEditor, start: SharedStart | null, runRequest: () => RunRequest | undefined): CfgPanel {
   const blockRange = (id: number | null) => {
     const r = store.get().report;
     if (id === null || !r) return null;
@@ -119,6 +119,12 @@ function mountCfg(store: AppStore, engine: Engine, editor: SpirvEditor, start: S
     },
     onViewChange: (view) => store.update({ cfgView: view, linkEdits: store.get().linkEdits + 1 }),
     stale: () => store.get().docVersion !== store.get().reportVersion,
+    // The path view (cfg/path.ts) traces with the Run tab's last inputs.
+    path: {
+      runRequest,
+      run: async (request) => (await engine.send({ kind: "run", request })).result,
+      reveal: () => store.update({ panel: "cfg" }),
+    },
   });
   if (start?.cfg) {
     cfg.setView(start.cfg);
@@ -238,7 +244,7 @@ async function main(store: AppStore) {
     (s) => (envSelect.value = s.targetEnv),
   );
 
-  mountCfg(store, engine, editor, start);
+  mountCfg(store, engine, editor, start, () => run.last()?.request);
   mountProblems(store, (r) => editor.reveal(r));
   mountDisassembly(store);
   mountBinary(store);

@@ -17,6 +17,7 @@ import { GraphvizLayout, type Layout } from "./layout";
 import { applyMarks, fitLabels, fontMatchesLayout, markSelfLoops, parseSvg, svgSize } from "./drawing";
 import { ViewControl } from "./interaction";
 import { mountToolbar } from "./toolbar";
+import { mountPathView, type PathHost } from "./path";
 import "./cfg.css";
 
 /** What the panel needs from the page. */
@@ -38,6 +39,9 @@ export interface CfgHost {
    *  replaced at once, which keeps the main thread and the cores free while
    *  the user types. */
   stale?(): boolean;
+  /** The path view's runs (path.ts): the Run tab's last request, the
+   *  interpreter, and bringing the panel forward. */
+  path?: Pick<PathHost, "runRequest" | "run" | "reveal">;
 }
 
 /** What the page can ask of the panel. */
@@ -131,7 +135,9 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   viewEl.tabIndex = 0;
   viewEl.setAttribute("role", "img");
   viewEl.setAttribute("aria-label", "control-flow graph (+ and - zoom, 0 fits, arrows pan)");
-  root.replaceChildren(toolbar.element, toolbar.legend, message, viewEl);
+  // The path view (path.ts); a step selects its block even when selected (a new text).
+  const path = host.path && mountPathView(root, { ...host.path, report: () => state.get().report, redraw: () => marks(), showBlock: (b) => { showFunction(b.function, true); select(b.label, true); } });
+  root.replaceChildren(toolbar.element, toolbar.legend, ...(path ? [path.element, path.legend] : []), message, viewEl);
   root.dataset.state = "empty";
   graphviz.preload();
 
@@ -152,9 +158,9 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     return s.report?.functions.find((f) => f.id === s.current);
   }
 
-  function select(id: number | null) {
+  function select(id: number | null, again = false) {
     const next = id ?? undefined;
-    if (next === state.get().selected) return;
+    if (next === state.get().selected && !again) return;
     root.dataset.selected = next === undefined ? "" : String(next);
     state.update({ selected: next });
     host.onSelectBlock(id);
@@ -204,6 +210,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
       problemBlocks: mine ? d.blocks : [],
       problemEdges: mine ? d.edges : [],
     });
+    if (path) path.apply(drawn.svg, s.current);
   }
 
   /** Ask the engine for the DOT, and draw it if it changed. */
@@ -340,6 +347,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
 
   return {
     update(r) {
+      if (path) path.update(r);
       const s = state.get();
       if (r.assembled && r.functions.length > 0 && (s.current === undefined || !r.functions.some((f) => f.id === s.current))) {
         const first = r.functions[0].id;

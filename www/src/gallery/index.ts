@@ -9,6 +9,9 @@
 import fig2 from "./examples/paper-fig2.spvasm?raw";
 import fig3 from "./examples/paper-fig3.spvasm?raw";
 import fig4 from "./examples/paper-fig4.spvasm?raw";
+import fig2Run from "./examples/paper-fig2-run.spvasm?raw";
+import fig3Run from "./examples/paper-fig3-run.spvasm?raw";
+import fig4Run from "./examples/paper-fig4-run.spvasm?raw";
 import fig5 from "./examples/paper-fig5.spvasm?raw";
 import fig6 from "./examples/paper-fig6.spvasm?raw";
 import fig7 from "./examples/paper-fig7.spvasm?raw";
@@ -77,6 +80,44 @@ export const EXAMPLES: Example[] = [
     targetEnv: "spv1.6",
     valid: true,
     text: fig4,
+  },
+  {
+    id: "paper-fig2-run",
+    title: "Fig. 2 fleshed: the while loop, runnable, with its path",
+    category: "paper",
+    caption:
+      "Fig. 2's blocks b1..b8, fleshed as in the paper's section 6: each block appends its number to out.block (binding 0.1), and each conditional branch reads its next direction from dirs.dir (binding 0.0; non-zero takes the true target). " +
+      "Chosen directions: u32: 1 1 1 0 0 (b2 enters the loop, b3 takes b4; b2 enters again, b3 takes b5; b2 leaves to b8). " +
+      "Expected path, worked out by hand: b1 b2 b3 b4 b6 b7 b2 b3 b5 b6 b7 b2 b8, so out.block = 1 2 3 4 6 7 2 3 5 6 7 2 8. " +
+      "Run it, then pick invocation 0,0,0 in the CFG panel's path bar (or click a cell of out) and step through the path.",
+    targetEnv: "spv1.6",
+    valid: true,
+    text: fig2Run,
+  },
+  {
+    id: "paper-fig3-run",
+    title: "Fig. 3 fleshed: the do-while loop with a break, runnable",
+    category: "paper",
+    caption:
+      "Fig. 3's blocks b1..b7, fleshed as in the paper's section 6 (out.block records each block, dirs.dir gives each conditional branch its direction). " +
+      "Chosen directions: u32: 1 1 0 (b3 takes b4, b6 loops back to b2, then b3 breaks to the loop's merge b7). " +
+      "Expected path, worked out by hand: b1 b2 b3 b4 b5 b6 b2 b3 b7, so out.block = 1 2 3 4 5 6 2 3 7. " +
+      "Stepping from b3 to b7 leaves the selection headed by b3 (whose merge is b5) and the loop headed by b2 (whose merge edge is b2 -> b7): the path view says so.",
+    targetEnv: "spv1.6",
+    valid: true,
+    text: fig3Run,
+  },
+  {
+    id: "paper-fig4-run",
+    title: "Fig. 4 fleshed: the loop with an early continue, runnable",
+    category: "paper",
+    caption:
+      "Fig. 4's blocks b1..b6, fleshed as in the paper's section 6 (out.block records each block, dirs.dir gives each conditional branch its direction). " +
+      "Chosen directions: u32: 1 1 1 0 0 (b2 enters the loop, b3 continues to b5; b2 enters again, b3 goes on to b4; b2 leaves to b6). " +
+      "Expected path, worked out by hand: b1 b2 b3 b5 b2 b3 b4 b5 b2 b6, so out.block = 1 2 3 5 2 3 4 5 2 6.",
+    targetEnv: "spv1.6",
+    valid: true,
+    text: fig4Run,
   },
   {
     id: "paper-fig5",
