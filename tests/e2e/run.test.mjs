@@ -283,6 +283,11 @@ test("spec constants: one field each (SpecId, name, type, default), reaching bot
   r = await runOnce();
   assert.ok(r.interp.ok && r.gpu.ok);
   assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("aria-invalid"), null);
+  // Defaults puts the module's defaults back.
+  await page.fill('input.run-spec[data-spec-id="3"]', "5");
+  await page.locator("#run-defaults").click();
+  assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').inputValue(), "");
+  assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("placeholder"), "7");
 });
 
 test("a lost WebGPU device is reported, located like an error, and the next Run works without a reload", async () => {

@@ -62,7 +62,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   runBtn.id = "run-btn";
   const resetBtn = el("button", "run-reset", "Defaults");
   resetBtn.id = "run-defaults";
-  resetBtn.title = "put back the default inputs (the first buffer counts up, the others are zeros) and one workgroup";
+  resetBtn.title = "put back the default inputs (the first buffer counts up, the others are zeros, spec constants their defaults) and one workgroup";
   const groupsLabel = el("span", "run-label", "workgroups");
   const localSize = el("span", "run-local");
   const entryLabel = el("span", "run-label", "entry");
@@ -428,6 +428,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   resetBtn.addEventListener("click", () => {
     typed.clear();
     lengths.clear();
+    specTyped.clear();
     for (const d of dims) d.value = "1";
     renderInputs();
   });
