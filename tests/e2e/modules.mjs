@@ -103,3 +103,43 @@ OpStore %p %s
 OpReturn
 OpFunctionEnd
 `;
+
+// A struct of a u32 (Offset 0), a vec2<f32> (Offset 8) and a column-major
+// mat2x2<f32> (Offset 16, MatrixStride 8, WGSL's: 32 bytes); the shader
+// stores `a` back, so the buffer comes out as it went in.
+export const LAYOUT = `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %buf
+OpExecutionMode %main LocalSize 1 1 1
+OpName %S "S"
+OpMemberName %S 0 "a"
+OpMemberName %S 1 "v"
+OpMemberName %S 2 "m"
+OpName %buf "buf"
+OpMemberDecorate %S 0 Offset 0
+OpMemberDecorate %S 1 Offset 8
+OpMemberDecorate %S 2 Offset 16
+OpMemberDecorate %S 2 ColMajor
+OpMemberDecorate %S 2 MatrixStride 8
+OpDecorate %S Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%f32 = OpTypeFloat 32
+%v2 = OpTypeVector %f32 2
+%m2 = OpTypeMatrix %v2 2
+%S = OpTypeStruct %u32 %v2 %m2
+%pS = OpTypePointer StorageBuffer %S
+%buf = OpVariable %pS StorageBuffer
+%pu = OpTypePointer StorageBuffer %u32
+%c0 = OpConstant %u32 0
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %pu %buf %c0
+%x = OpLoad %u32 %p
+OpStore %p %x
+OpReturn
+OpFunctionEnd
+`;

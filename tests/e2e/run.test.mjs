@@ -13,7 +13,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { root, serveDist, openPage, setText, screenshot, launch } from "./lib.mjs";
-import { ENDLESS, INT64, SIN, SPEC } from "./modules.mjs";
+import { ENDLESS, INT64, LAYOUT, SIN, SPEC } from "./modules.mjs";
 
 const gallery = path.join(root, "www/src/gallery");
 
@@ -288,6 +288,32 @@ test("spec constants: one field each (SpecId, name, type, default), reaching bot
   await page.locator("#run-defaults").click();
   assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').inputValue(), "");
   assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("placeholder"), "7");
+});
+
+test("the hex view reads each value at its place: struct members by name, a vector, a column-major matrix", async () => {
+  await load(LAYOUT, "vulkan1.3");
+  // Byte i holds i: a value's hex is its 4 bytes from its offset, backwards.
+  const bytes = Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, "0"));
+  await page.fill('input.run-input[data-key="0.0"]', `hex: ${bytes.join(" ")}`);
+  const r = await runOnce();
+  assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="hex"]').click();
+  const at = (o) => `0x${[3, 2, 1, 0].map((k) => (o + k).toString(16).padStart(2, "0")).join("")}`;
+  // Offsets from the decorations: a 0, v 8, m 16 with columns 8 apart.
+  const want = { a: 0, "v[0]": 8, "v[1]": 12, "m[0][0]": 16, "m[0][1]": 20, "m[1][0]": 24, "m[1][1]": 28 };
+  const paths = await page.locator('section.run-buffer[data-key="0.0"] tr[data-path]').evaluateAll((rs) => rs.map((x) => x.dataset.path));
+  assert.deepEqual(paths, Object.keys(want));
+  for (const [p, o] of Object.entries(want))
+    for (const b of ["interp", "wgpu"]) assert.equal(await cell("0.0", p, b), at(o), `${p} on ${b}`);
+  assert.equal(await page.locator("tr.differ").count(), 0);
+  // The float view of v[0]: the bits 0x0b0a0908 as an f32.
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="float"]').click();
+  const f = new DataView(Uint8Array.from([8, 9, 10, 11]).buffer).getFloat32(0, true);
+  const shortest = [...Array(9).keys()].map((p) => Number(f.toPrecision(p + 1))).find((x) => Math.fround(x) === f);
+  assert.equal(await cell("0.0", "v[0]", "interp"), String(shortest));
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="typed"]').click();
+  assert.equal(await cell("0.0", "a", "interp"), String(0x03020100));
+  await page.locator("#run-defaults").click();
 });
 
 test("a lost WebGPU device is reported, located like an error, and the next Run works without a reload", async () => {
