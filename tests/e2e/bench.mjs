@@ -5,14 +5,86 @@
 //    the page's rendering);
 //  * first load to interactive from localhost (navigation start to the first
 //    analysis shown), in fresh contexts (no cache, no service worker);
-//  * transfer size: the gzip sizes of the files of www/dist, and of the wasm.
+//  * transfer size: the gzip sizes of the files of www/dist, and of the wasm;
+//  * Run to results (the Run panel, issue 12) on a gallery compute example,
+//    in a Chromium with WebGPU (--enable-unsafe-webgpu: SwiftShader): from
+//    the click on Run to the interpreter's results painted, and to WebGPU's.
 import { readdir, readFile } from "node:fs/promises";
+import { chromium } from "playwright-core";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
-import { serveDist, launch, dist } from "./lib.mjs";
+import { serveDist, launch, dist, root } from "./lib.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 20);
 const TOGGLES = Number(process.env.TOGGLES ?? 10);
+const RUN_RUNS = Number(process.env.RUN_RUNS ?? 15);
+const RUN_EXAMPLE = process.env.RUN_EXAMPLE ?? "compute-parallel-sum";
+
+/** Run to results on the gallery example `id`: a warm-up run (its WebGPU
+ *  time includes making the device), then `RUN_RUNS` runs, each timed in the
+ *  page from the click to the interpreter's column painted, and to the
+ *  run's end (WebGPU's results painted). */
+async function runBench(url, id) {
+  const index = await readFile(path.join(root, "www/src/gallery/index.ts"), "utf8");
+  const m = new RegExp(`id: "${id}",[\\s\\S]*?targetEnv: "([^"]+)"`).exec(index);
+  if (!m) throw new Error(`no gallery example ${id}`);
+  const text = await readFile(path.join(root, "www/src/gallery/examples", `${id}.spvasm`), "utf8");
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-unsafe-webgpu"],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready='true']");
+    await page.locator("#tab-run").click();
+    await page.selectOption("#target-env", m[1]);
+    await page.evaluate((t) => window.spvlab.editor.setText(t), text);
+    await page.waitForFunction(() => {
+      const s = window.spvlab.store.get();
+      return s.docVersion === s.reportVersion && document.getElementById("panel-run").dataset.reflected === String(s.reportVersion);
+    });
+    const one = () =>
+      page.evaluate(async () => {
+        const root = document.getElementById("panel-run");
+        const runs = Number(root.dataset.runs ?? 0);
+        const t0 = performance.now();
+        let interp;
+        const painted = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+        const done = new Promise((res) => {
+          const check = () => {
+            if (interp === undefined && root.querySelector('.run-backend[data-backend="interp"]:not([data-state="pending"])')) interp = performance.now() - t0;
+            if (Number(root.dataset.runs ?? 0) > runs) {
+              obs.disconnect();
+              res(undefined);
+            }
+          };
+          const obs = new MutationObserver(check);
+          obs.observe(root, { subtree: true, childList: true, attributes: true });
+        });
+        document.getElementById("run-btn").click();
+        await done;
+        await painted();
+        const all = performance.now() - t0;
+        const o = window.spvlab.run.last();
+        return { interp, gpu: all, ok: Boolean(o.interp?.ok && o.gpu?.ok), error: JSON.stringify([o.interp?.error, o.gpu?.error]), adapter: o.gpu?.adapter, interpMs: o.interpMs, gpuMs: o.gpuMs };
+      });
+    const first = await one();
+    if (!first.ok) throw new Error(`${id}: the run failed: ${first.error}`);
+    const rs = [];
+    for (let i = 0; i < RUN_RUNS; i++) {
+      const r = await one();
+      if (!r.ok) throw new Error(`${id}: run ${i} failed: ${r.error}`);
+      rs.push(r);
+    }
+    await context.close();
+    return { first, rs };
+  } finally {
+    await browser.close();
+  }
+}
 
 /** A structured function of about `lines` lines: a chain of if-then blocks with phis. */
 export function bigModule(lines = 1000) {
@@ -139,8 +211,13 @@ async function main() {
     dotMs.push(r.dot);
   }
   await browser.close();
+  const run = await runBench(url, RUN_EXAMPLE);
   server.close();
+  const runInterp = run.rs.map((r) => r.interp);
+  const runGpu = run.rs.map((r) => r.gpu);
   if (process.env.VERBOSE) {
+    console.log("run to interpreter (ms, in order):", runInterp.map((x) => x.toFixed(1)).join(" "));
+    console.log("run to WebGPU (ms, in order):", runGpu.map((x) => x.toFixed(1)).join(" "));
     console.log("edits (ms, in order):", edits.map((x) => x.toFixed(1)).join(" "));
     console.log("engine (ms, in order):", engine.map((x) => x.toFixed(1)).join(" "));
   }
@@ -153,10 +230,14 @@ async function main() {
     ["CFG toggle to redrawn graph (same module), median", `${median(toggles).toFixed(1)} ms`, "", true],
     ["  of which DOT from the session (no analysis), median", `${median(dotMs).toFixed(1)} ms`, "", true],
     ["first load to interactive (localhost), median", `${median(loads).toFixed(0)} ms`, "1.5 s", median(loads) < 1500],
+    [`Run to interpreter results (${RUN_EXAMPLE}), median`, `${median(runInterp).toFixed(1)} ms`, "100 ms", median(runInterp) < 100],
+    ["  of which the interpreter in the worker, median", `${median(run.rs.map((r) => r.interpMs)).toFixed(1)} ms`, "", true],
+    [`Run to WebGPU results (${run.first.adapter}), median`, `${median(runGpu).toFixed(1)} ms`, "", true],
+    ["  first run (making the device), to WebGPU results", `${run.first.gpu.toFixed(1)} ms`, "", true],
     ["page transfer size (gzip, all of www/dist)", kb(total), "1.5 MB", total < 1.5e6],
     ["core wasm (gzip)", kb(wasm), "400 KB", wasm < 400e3],
   ];
-  console.log(`module: ${lineCount} lines; ${RUNS} edits (alternately breaking and fixing the OpIAdd at line ~500); first edit included; ${TOGGLES} toggles of "constructs", 0 analyses during them`);
+  console.log(`module: ${lineCount} lines; ${RUNS} edits (alternately breaking and fixing the OpIAdd at line ~500); first edit included; ${TOGGLES} toggles of "constructs", 0 analyses during them; ${RUN_RUNS} runs of ${RUN_EXAMPLE} after a warm-up run`);
   console.log("| measure | value | target | ok |\n| --- | --- | --- | --- |");
   for (const [m, v, t, ok] of rows) console.log(`| ${m} | ${v} | ${t} | ${t ? (ok ? "yes" : "NO") : ""} |`);
 }

@@ -53,3 +53,93 @@ OpBranch %h
 %m = OpLabel
 OpReturn
 `);
+
+// A spec constant `k` (SpecId 3, default 7): data[0] = k, data[1] = k + k
+// (an OpSpecConstantOp).
+export const SPEC = bufferModule("%u32", 4, "%c1 = OpConstant %u32 1\n%k = OpSpecConstant %u32 7\n%kk = OpSpecConstantOp %u32 IAdd %k %k\n", `%p0 = OpAccessChain %pu %buf %c0 %c0
+OpStore %p0 %k
+%p1 = OpAccessChain %pu %buf %c0 %c1
+OpStore %p1 %kk
+OpReturn
+`).replace('OpName %buf "buf"\n', 'OpName %buf "buf"\nOpName %k "k"\n').replace("OpDecorate %S Block\n", "OpDecorate %S Block\nOpDecorate %k SpecId 3\n");
+
+// data[i] = sin(data[i]) over 4 invocations (f32): with large arguments the
+// interpreter's sin (correctly rounded libm) and a GPU's differ.
+export const SIN = `OpCapability Shader
+%std = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid %buf
+OpExecutionMode %main LocalSize 4 1 1
+OpName %buf "buf"
+OpMemberName %S 0 "data"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %arr ArrayStride 4
+OpMemberDecorate %S 0 Offset 0
+OpDecorate %S Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%f32 = OpTypeFloat 32
+%c0 = OpConstant %u32 0
+%c4 = OpConstant %u32 4
+%arr = OpTypeArray %f32 %c4
+%S = OpTypeStruct %arr
+%pS = OpTypePointer StorageBuffer %S
+%buf = OpVariable %pS StorageBuffer
+%v3 = OpTypeVector %u32 3
+%pv3 = OpTypePointer Input %v3
+%gid = OpVariable %pv3 Input
+%pf = OpTypePointer StorageBuffer %f32
+%main = OpFunction %void None %fn
+%e = OpLabel
+%g = OpLoad %v3 %gid
+%x = OpCompositeExtract %u32 %g 0
+%p = OpAccessChain %pf %buf %c0 %x
+%v = OpLoad %f32 %p
+%s = OpExtInst %f32 %std Sin %v
+OpStore %p %s
+OpReturn
+OpFunctionEnd
+`;
+
+// A struct of a u32 (Offset 0), a vec2<f32> (Offset 8) and a column-major
+// mat2x2<f32> (Offset 16, MatrixStride 8, WGSL's: 32 bytes); the shader
+// stores `a` back, so the buffer comes out as it went in.
+export const LAYOUT = `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %buf
+OpExecutionMode %main LocalSize 1 1 1
+OpName %S "S"
+OpMemberName %S 0 "a"
+OpMemberName %S 1 "v"
+OpMemberName %S 2 "m"
+OpName %buf "buf"
+OpMemberDecorate %S 0 Offset 0
+OpMemberDecorate %S 1 Offset 8
+OpMemberDecorate %S 2 Offset 16
+OpMemberDecorate %S 2 ColMajor
+OpMemberDecorate %S 2 MatrixStride 8
+OpDecorate %S Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%f32 = OpTypeFloat 32
+%v2 = OpTypeVector %f32 2
+%m2 = OpTypeMatrix %v2 2
+%S = OpTypeStruct %u32 %v2 %m2
+%pS = OpTypePointer StorageBuffer %S
+%buf = OpVariable %pS StorageBuffer
+%pu = OpTypePointer StorageBuffer %u32
+%c0 = OpConstant %u32 0
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %pu %buf %c0
+%x = OpLoad %u32 %p
+OpStore %p %x
+OpReturn
+OpFunctionEnd
+`;

@@ -13,7 +13,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { root, serveDist, openPage, setText, screenshot, launch } from "./lib.mjs";
-import { ENDLESS, INT64 } from "./modules.mjs";
+import { ENDLESS, INT64, LAYOUT, SIN, SPEC } from "./modules.mjs";
 
 const gallery = path.join(root, "www/src/gallery");
 
@@ -135,6 +135,7 @@ test("an input typed in the panel reaches both backends; a differing cell is mar
   await page.evaluate(() => {
     const o = structuredClone(window.spvlab.run.last());
     o.gpu.buffers[0].value.data[1] = 6;
+    o.gpu.buffers[0].bytes.splice(4, 4, 6, 0, 0, 0);
     window.spvlab.run.show(o);
   });
   assert.equal(await page.locator("tr.differ").count(), 1);
@@ -230,6 +231,139 @@ test("without WebGPU the page says so, with the reason, and shows the interprete
   } finally {
     await plain.close();
   }
+});
+
+/** The f32 value of 4 little-endian bytes, and its shortest text. */
+const f32Of = (bytes, at) => new DataView(Uint8Array.from(bytes.slice(at, at + 4)).buffer).getFloat32(0, true);
+
+test("spec constants: one field each (SpecId, name, type, default), reaching both backends; a bad value is marked in its field", async () => {
+  await load(SPEC, "vulkan1.3");
+  const rows = page.locator("#run-specs tr[data-spec-id]");
+  assert.equal(await rows.count(), 1, "one settable spec constant (the OpSpecConstantOp is not one)");
+  const cells = await rows.first().locator("td").allTextContents();
+  assert.deepEqual(cells.slice(0, 4), ["3", "k", "u32", "7"]);
+  // The default: k = 7, k + k = 14, on both.
+  let r = await runOnce();
+  assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
+  for (const b of ["interp", "wgpu"]) {
+    assert.equal(await cell("0.0", "data[0]", b), "7", b);
+    assert.equal(await cell("0.0", "data[1]", b), "14", b);
+  }
+  // An override reaches the interpreter and the WGSL's `override`.
+  await page.fill('input.run-spec[data-spec-id="3"]', "40");
+  r = await runOnce();
+  assert.deepEqual(r.request.spec, { 3: "40" });
+  assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
+  for (const b of ["interp", "wgpu"]) {
+    assert.equal(await cell("0.0", "data[0]", b), "40", b);
+    assert.equal(await cell("0.0", "data[1]", b), "80", b);
+  }
+  // The views: 0x3f800000 is 1.0 as an f32.
+  await page.fill('input.run-spec[data-spec-id="3"]', "1065353216");
+  r = await runOnce();
+  assert.ok(r.interp.ok && r.gpu.ok);
+  const sec = page.locator('section.run-buffer[data-key="0.0"]');
+  await sec.locator('button.run-view[data-view="hex"]').click();
+  assert.equal(await cell("0.0", "data[0]", "interp"), "0x3f800000");
+  assert.equal(await cell("0.0", "data[0]", "wgpu"), "0x3f800000");
+  assert.equal(await cell("0.0", "data[1]", "wgpu"), "0x7f000000");
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="float"]').click();
+  assert.equal(await cell("0.0", "data[0]", "interp"), "1");
+  // 0x7f000000 = 2^127 = 1.70141183e38: its shortest f32 text.
+  assert.equal(await cell("0.0", "data[1]", "wgpu"), "1.7014118e+38");
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="typed"]').click();
+  assert.equal(await cell("0.0", "data[0]", "interp"), "1065353216");
+  // A value the type cannot hold: an input error, in the spec field.
+  await page.fill('input.run-spec[data-spec-id="3"]', "-1");
+  r = await runOnce();
+  assert.equal(r.interp.error?.kind, "input", JSON.stringify(r.interp));
+  assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("aria-invalid"), "true");
+  assert.match(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("title"), /SpecId 3/);
+  await page.fill('input.run-spec[data-spec-id="3"]', "");
+  r = await runOnce();
+  assert.ok(r.interp.ok && r.gpu.ok);
+  assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("aria-invalid"), null);
+  // Defaults puts the module's defaults back.
+  await page.fill('input.run-spec[data-spec-id="3"]', "5");
+  await page.locator("#run-defaults").click();
+  assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').inputValue(), "");
+  assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("placeholder"), "7");
+});
+
+test("the hex view reads each value at its place: struct members by name, a vector, a column-major matrix", async () => {
+  await load(LAYOUT, "vulkan1.3");
+  // Byte i holds i: a value's hex is its 4 bytes from its offset, backwards.
+  const bytes = Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, "0"));
+  await page.fill('input.run-input[data-key="0.0"]', `hex: ${bytes.join(" ")}`);
+  const r = await runOnce();
+  assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="hex"]').click();
+  const at = (o) => `0x${[3, 2, 1, 0].map((k) => (o + k).toString(16).padStart(2, "0")).join("")}`;
+  // Offsets from the decorations: a 0, v 8, m 16 with columns 8 apart.
+  const want = { a: 0, "v[0]": 8, "v[1]": 12, "m[0][0]": 16, "m[0][1]": 20, "m[1][0]": 24, "m[1][1]": 28 };
+  const paths = await page.locator('section.run-buffer[data-key="0.0"] tr[data-path]').evaluateAll((rs) => rs.map((x) => x.dataset.path));
+  assert.deepEqual(paths, Object.keys(want));
+  for (const [p, o] of Object.entries(want))
+    for (const b of ["interp", "wgpu"]) assert.equal(await cell("0.0", p, b), at(o), `${p} on ${b}`);
+  assert.equal(await page.locator("tr.differ").count(), 0);
+  // The float view of v[0]: the bits 0x0b0a0908 as an f32.
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="float"]').click();
+  const f = new DataView(Uint8Array.from([8, 9, 10, 11]).buffer).getFloat32(0, true);
+  const shortest = [...Array(9).keys()].map((p) => Number(f.toPrecision(p + 1))).find((x) => Math.fround(x) === f);
+  assert.equal(await cell("0.0", "v[0]", "interp"), String(shortest));
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="typed"]').click();
+  assert.equal(await cell("0.0", "a", "interp"), String(0x03020100));
+  await page.locator("#run-defaults").click();
+});
+
+test("a lost WebGPU device is reported, located like an error, and the next Run works without a reload", async () => {
+  const list = await computeExamples();
+  const e = list.find((x) => x.id === "compute-parallel-sum");
+  await load(e.text, e.targetEnv);
+  let r = await runOnce();
+  assert.ok(r.gpu.ok, JSON.stringify(r.gpu.error));
+  const loads = await page.evaluate(() => performance.getEntriesByType("navigation").length);
+  // The page's hook: the next dispatch destroys its device while it reads back.
+  await page.evaluate(() => window.spvlab.engine.send({ kind: "loseDevice" }));
+  r = await runOnce();
+  assert.equal(r.gpu.error?.kind, "deviceLost", JSON.stringify(r.gpu));
+  assert.ok(r.interp.ok, "the interpreter's result stands");
+  const wgpu = page.locator('.run-backend[data-backend="wgpu"]');
+  assert.equal(await wgpu.getAttribute("data-state"), "failed");
+  assert.equal(await wgpu.locator('.run-error[data-kind="deviceLost"] .run-error-kind').textContent(), "device lost");
+  assert.match(await wgpu.locator(".run-error-message").textContent(), /next run makes a new device/);
+  // No reload: the same document; the runner makes a new device.
+  r = await runOnce();
+  assert.ok(r.gpu.ok, JSON.stringify(r.gpu.error));
+  for (let i = 0; i < r.interp.buffers.length; i++) assert.deepEqual(r.gpu.buffers[i].bytes, r.interp.buffers[i].bytes);
+  assert.equal(await page.evaluate(() => performance.getEntriesByType("navigation").length), loads);
+  assert.equal(await wgpu.locator(".run-error").count(), 0);
+});
+
+test("a real difference (sin of large f32 arguments, interpreter against SwiftShader) is highlighted, exactly where the bytes differ", async () => {
+  await load(SIN, "vulkan1.3");
+  // sin(0) = 0 exactly on both; the others differ in their last bits or more.
+  await page.fill('input.run-input[data-key="0.0"]', "f32: 0 100000 12345678 1e30");
+  const r = await runOnce();
+  assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
+  const a = r.interp.buffers[0].bytes;
+  const b = r.gpu.buffers[0].bytes;
+  const differ = [0, 1, 2, 3].filter((i) => a.slice(4 * i, 4 * i + 4).join() !== b.slice(4 * i, 4 * i + 4).join()).map((i) => `data[${i}]`);
+  console.log(`# sin: interpreter ${[0, 1, 2, 3].map((i) => f32Of(a, 4 * i)).join(" ")}; WebGPU ${[0, 1, 2, 3].map((i) => f32Of(b, 4 * i)).join(" ")}`);
+  assert.ok(differ.length >= 1, "the backends differ somewhere");
+  assert.ok(!differ.includes("data[0]"), "sin(0) = 0 on both: that row is not marked");
+  const marked = await page.locator('section.run-buffer[data-key="0.0"] tr.differ').evaluateAll((rs) => rs.map((x) => x.dataset.path));
+  assert.deepEqual(marked, differ);
+  assert.equal(await page.locator("#run-results").getAttribute("data-differ"), String(differ.length));
+  // The hex view shows the bits that differ.
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="hex"]').click();
+  const hex = (bytes, i) => `0x${[3, 2, 1, 0].map((k) => bytes[4 * i + k].toString(16).padStart(2, "0")).join("")}`;
+  const i = Number(differ[0].slice(5, -1));
+  assert.equal(await cell("0.0", differ[0], "interp"), hex(a, i));
+  assert.equal(await cell("0.0", differ[0], "wgpu"), hex(b, i));
+  await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="typed"]').click();
+  await page.locator('section.run-buffer[data-key="0.0"]').scrollIntoViewIfNeeded();
+  await screenshot(page, "run-diff.png");
 });
 
 test("the page had no errors", () => {

@@ -320,6 +320,15 @@ impl Session {
     }
 }
 
+/// `loseGpuDevice()`: a test hook (the Run panel's device-loss test): the
+/// next WebGPU dispatch destroys its device while its results are read back,
+/// as a real loss would; the run after it makes a new device. `false` in a
+/// build without the GPU runner.
+#[wasm_bindgen(js_name = loseGpuDevice)]
+pub fn lose_gpu_device() -> bool {
+    web_gpu::lose_next()
+}
+
 /// The GPU side of `runGpu`, by target and feature.
 mod web_gpu {
     use super::*;
@@ -343,6 +352,23 @@ mod web_gpu {
     #[cfg(not(all(feature = "gpu", target_arch = "wasm32")))]
     pub fn promise(job: Job) -> js_sys::Promise {
         match job {}
+    }
+
+    #[cfg(not(all(feature = "gpu", target_arch = "wasm32")))]
+    pub fn lose_next() -> bool {
+        false
+    }
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    thread_local! {
+        /// Set by [`lose_next`]: the next dispatch destroys its device.
+        static LOSE: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    }
+
+    #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
+    pub fn lose_next() -> bool {
+        LOSE.with(|l| l.set(true));
+        true
     }
 
     #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
@@ -399,10 +425,23 @@ mod web_gpu {
     #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
     pub fn promise(job: Job) -> js_sys::Promise {
         wasm_bindgen_futures::future_to_promise(async move {
-            let r = match device().await {
-                Ok((gpu, name)) => run::RunResult { adapter: Some(name), ..job.run(&gpu, &|_| Ok(())).await },
+            // In the browser `wait` does nothing, except for the test hook.
+            let wait = |d: &wgpu::Device| {
+                if LOSE.with(|l| l.replace(false)) {
+                    d.destroy();
+                }
+                Ok(())
+            };
+            let mut r = match device().await {
+                Ok((gpu, name)) => run::RunResult { adapter: Some(name), ..job.run(&gpu, &wait).await },
                 Err(m) => job.prepared.failed("wgpu", run::RunFailure::new("noDevice", m)),
             };
+            // A lost device is dropped here: the next run makes a new one
+            // (no reload).
+            if let Some(e) = r.error.as_mut().filter(|e| e.kind == "deviceLost") {
+                GPU.with(|c| *c.borrow_mut() = None);
+                e.message.push_str(" (the next run makes a new device)");
+            }
             to_js_json(&r)
         })
     }

@@ -455,6 +455,33 @@ mod tests {
         assert_eq!(run_interp(&a, &RunRequest::default()).trace, None);
     }
 
+    /// A spec value (SpecId 3, default 7) reaches the interpreter and, as
+    /// the default of its WGSL `override`, the GPU; a value its type cannot
+    /// hold is an input error that names the SpecId.
+    #[test]
+    fn spec_values_reach_both_backends() {
+        let text = DOUBLE
+            .replace("OpDecorate %buf Binding 0\n", "OpDecorate %buf Binding 0\nOpDecorate %k SpecId 3\n")
+            .replace("%c2 = OpConstant %u32 2\n", "%c2 = OpConstant %u32 2\n%k = OpSpecConstant %u32 7\n")
+            .replace("%d = OpIMul %u32 %v %c2\n", "%d = OpIMul %u32 %v %k\n");
+        let a = analysis(&text);
+        assert!(a.is_valid(), "{:?}", a.diagnostics());
+        let words = |r: &RunResult| r.buffers[0].bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+        let plain = req(&[("0.0", "u32: 1 2 3 4")]);
+        assert_eq!(words(&run_interp(&a, &plain)), [7, 14, 21, 28]);
+        let forty = RunRequest { spec: [("3".to_string(), "40".to_string())].into(), ..plain.clone() };
+        assert_eq!(words(&run_interp(&a, &forty)), [40, 80, 120, 160]);
+        let bad = RunRequest { spec: [("3".to_string(), "-1".to_string())].into(), ..plain.clone() };
+        let e = run_interp(&a, &bad).error.expect("an input error");
+        assert_eq!(e.kind, "input");
+        assert!(e.message.starts_with("spec 3=-1: "), "{}", e.message);
+        #[cfg(feature = "gpu")]
+        {
+            let job = gpu_guard(&a, &forty).unwrap_or_else(|r| panic!("{r:?}"));
+            assert!(job.wgsl.contains("@id(3) override") && job.wgsl.contains("= 40u;"), "{}", job.wgsl);
+        }
+    }
+
     #[test]
     fn an_endless_loop_is_the_step_budget() {
         let text = DOUBLE.replace(

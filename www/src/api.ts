@@ -338,6 +338,17 @@ export interface ReflectedEntry {
 /** `session.reflect()`: the last analysis's entry points. */
 export interface Reflection {
   entryPoints: ReflectedEntry[];
+  /** The spec constants a run can set (core's reflect/spec.rs). */
+  specConstants?: ReflectedSpecConstant[];
+}
+
+/** A settable spec constant: its SpecId, name, type and default. */
+export interface ReflectedSpecConstant {
+  specId: number;
+  id: number;
+  name?: string;
+  type: TypeNode;
+  default?: string;
 }
 
 /** The worker's messages. */
@@ -354,6 +365,9 @@ export type WorkerRequest =
   | { kind: "reflect"; id: number }
   | { kind: "run"; id: number; request: RunRequest }
   | { kind: "runGpu"; id: number; request: RunRequest }
+  /** A test hook: the next WebGPU dispatch loses its device (destroyed
+   *  while the results are read back). */
+  | { kind: "loseDevice"; id: number }
   /** Added by the page shell: what the engine offers (asked once, at start). */
   | { kind: "init"; id: number };
 
@@ -372,6 +386,7 @@ export type WorkerResponse =
   /** A run's result and its time in the worker (ms, call to answer). */
   | { kind: "run"; id: number; result: RunResult; elapsedMs: number }
   | { kind: "runGpu"; id: number; result: RunResult; elapsedMs: number }
+  | { kind: "loseDevice"; id: number }
   | {
       kind: "init";
       id: number;

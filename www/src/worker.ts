@@ -78,6 +78,9 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
       return { kind: "run", id: req.id, ...w.run(req.request) };
     case "runGpu":
       return { kind: "runGpu", id: req.id, ...(await w.runGpu(req.request)) };
+    case "loseDevice":
+      wasm.loseGpuDevice();
+      return { kind: "loseDevice", id: req.id };
     case "disassembleBinary": {
       const r = wasm.disassemble(req.bytes, undefined) as { ok: boolean; text: string; diagnostics: Diagnostic[] };
       return { kind: "disassembleBinary", id: req.id, text: r.ok ? r.text : undefined, diagnostics: r.diagnostics };

@@ -9,6 +9,8 @@
 
 #[cfg(test)]
 mod tests;
+mod spec;
+pub use spec::{SpecConstant, spec_constants};
 
 use crate::grammar::{OperandKind, op};
 use crate::ir::{BlockKind, Ir, Type};
@@ -283,6 +285,8 @@ pub struct EntryReflection {
 )]
 pub struct Reflection {
     pub entry_points: Vec<EntryReflection>,
+    /// The specialization constants a run can set (by SpecId).
+    pub spec_constants: Vec<SpecConstant>,
 }
 
 fn enum_name(kind: OperandKind, value: u32) -> String {
@@ -300,6 +304,7 @@ pub fn reflect(ir: &Ir) -> Reflection {
             .iter()
             .map(|e| reflect_entry(ir, e))
             .collect(),
+        spec_constants: spec_constants(ir),
     }
 }
 

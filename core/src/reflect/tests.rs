@@ -203,3 +203,19 @@ fn uniform_buffer_block_is_a_storage_buffer_and_local_size_id_evaluates() {
     assert_eq!(b.size, Some(64)); // 4 x stride 16
     assert_eq!(b.ty.members[0].ty.describe(), "array<uint32, 4>");
 }
+
+/// The settable spec constants: those with a SpecId, by SpecId, with their
+/// defaults as the module writes them; composites and OpSpecConstantOp are
+/// not settable.
+#[test]
+fn spec_constants_with_their_defaults() {
+    let src = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpName %k \"k\"\n\
+               OpDecorate %k SpecId 7\nOpDecorate %f SpecId 2\nOpDecorate %b SpecId 3\nOpDecorate %n SpecId 4\n\
+               %u = OpTypeInt 32 0\n%i = OpTypeInt 32 1\n%fl = OpTypeFloat 32\n%bool = OpTypeBool\n%v2 = OpTypeVector %u 2\n\
+               %k = OpSpecConstant %u 64\n%f = OpSpecConstant %fl 0.5\n%b = OpSpecConstantFalse %bool\n%n = OpSpecConstant %i -3\n\
+               %c = OpSpecConstantComposite %v2 %k %k\n%x = OpSpecConstantOp %u IAdd %k %k\n%free = OpSpecConstant %u 1\n";
+    let r = reflect_src(src, TargetEnv::Spv1_3);
+    let got: Vec<(u32, Option<&str>, Option<&str>)> = r.spec_constants.iter().map(|s| (s.spec_id, s.name.as_deref(), s.default.as_deref())).collect();
+    assert_eq!(got, [(2, None, Some("0.5")), (3, None, Some("false")), (4, None, Some("-3")), (7, Some("k"), Some("64"))]);
+    assert!(matches!(r.spec_constants[2].ty.shape, TypeShape::Int { width: 32, signed: true }));
+}

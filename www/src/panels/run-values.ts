@@ -83,3 +83,116 @@ export function leaves(v: ShownValue, path = "", out: Leaf[] = []): Leaf[] {
   else out.push({ path: path || "(value)", text: String(v) });
   return out;
 }
+
+/** Where a leaf's bits lie in its buffer, and what they are. */
+export interface LeafBits {
+  offset: number;
+  size: number;
+  kind: "int" | "uint" | "float";
+}
+
+/** A struct member as the reflection sends it (with its matrix layout). */
+interface MemberLayout {
+  name?: string;
+  offset?: number;
+  matrixStride?: number;
+  rowMajor?: boolean;
+  type: TypeNode;
+}
+
+/** Each leaf's bits by its path (the paths of `leaves`), walking the type
+ *  tree as core's typed output reads the bytes (interp/values.rs `read`):
+ *  members at their Offset, array elements at their ArrayStride, matrix
+ *  columns (or rows) at the member's MatrixStride; a runtime array as long
+ *  as the `total` bytes allow. */
+export function leafBits(t: TypeNode, total: number): Map<string, LeafBits> {
+  const out = new Map<string, LeafBits>();
+  const scalar = (n: TypeNode | undefined): LeafBits["kind"] | undefined =>
+    n?.kind === "float" ? "float" : n?.kind === "int" ? (n.signed ? "int" : "uint") : undefined;
+  const walk = (n: TypeNode, at: number, path: string, mat: [number, boolean] | undefined, depth: number) => {
+    if (depth > 32 || at >= total) return;
+    const k = scalar(n);
+    if (k) {
+      out.set(path || "(value)", { offset: at, size: (n.width ?? 32) / 8, kind: k });
+      return;
+    }
+    if (n.kind === "vector") {
+      const e = n.element;
+      const kind = scalar(e);
+      if (!e || !kind) return;
+      const size = (e.width ?? 32) / 8;
+      for (let i = 0; i < (n.count ?? 0); i++) out.set(`${path}[${i}]`, { offset: at + i * size, size, kind });
+    } else if (n.kind === "matrix") {
+      const col = n.element;
+      const e = col?.element;
+      const kind = scalar(e);
+      if (!col || !e || !kind) return;
+      const rows = col.count ?? 0;
+      const size = (e.width ?? 32) / 8;
+      const [stride, rowMajor] = mat ?? [rows * size, false];
+      for (let c = 0; c < (n.columns ?? 0); c++)
+        for (let r = 0; r < rows; r++)
+          out.set(`${path}[${c}][${r}]`, { offset: at + (rowMajor ? r * stride + c * size : c * stride + r * size), size, kind });
+    } else if (n.kind === "array" || n.kind === "runtimeArray") {
+      const e = n.element;
+      const stride = n.arrayStride ?? e?.size;
+      if (!e || stride === undefined) return;
+      const len = n.kind === "array" ? (n.length ?? 0) : stride === 0 ? 0 : Math.floor((total - at) / stride);
+      for (let i = 0; i < Math.min(len, stride === 0 ? 1 : len); i++) walk(e, at + i * stride, `${path}[${i}]`, mat, depth + 1);
+    } else if (n.kind === "struct") {
+      ((n.members ?? []) as MemberLayout[]).forEach((m, i) => {
+        if (m.offset === undefined) return;
+        const name = m.name ?? String(i);
+        walk(m.type, at + m.offset, path ? `${path}.${name}` : name, m.matrixStride !== undefined ? [m.matrixStride, m.rowMajor === true] : undefined, depth + 1);
+      });
+    }
+  };
+  walk(t, 0, "", undefined, 0);
+  return out;
+}
+
+/** How a result table shows its values. */
+export type View = "typed" | "hex" | "float";
+
+/** A leaf's bytes as the view shows them: `hex` the little-endian value in
+ *  hex (`0x3f800000`), `float` the bits read as a float of their width. */
+export function viewText(bytes: ArrayLike<number>, b: LeafBits | undefined, view: View): string | undefined {
+  if (view === "typed" || !b || b.offset + b.size > bytes.length) return undefined;
+  let v = 0n;
+  for (let i = b.size - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[b.offset + i]);
+  if (view === "hex") return `0x${v.toString(16).padStart(b.size * 2, "0")}`;
+  const dv = new DataView(new Uint8Array(Array.from({ length: b.size }, (_, i) => bytes[b.offset + i])).buffer);
+  if (b.size === 4) return floatText(dv.getFloat32(0, true), true);
+  if (b.size === 8) return floatText(dv.getFloat64(0, true), false);
+  if (b.size === 2) return floatText(half(dv.getUint16(0, true)), false);
+  return `0x${v.toString(16)}`;
+}
+
+/** Whether the leaf's bytes are the same in both buffers. */
+export function sameBits(x: ArrayLike<number>, y: ArrayLike<number>, b: LeafBits): boolean {
+  for (let i = b.offset; i < b.offset + b.size; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** A float in its shortest text (an f32's: the fewest digits that read
+ *  back to the same f32). */
+function floatText(f: number, f32: boolean): string {
+  if (Number.isNaN(f)) return "NaN";
+  if (!Number.isFinite(f)) return f > 0 ? "inf" : "-inf";
+  if (Object.is(f, -0)) return "-0";
+  if (f32)
+    for (let p = 1; p <= 9; p++) {
+      const x = Number(f.toPrecision(p));
+      if (Math.fround(x) === f) return String(x);
+    }
+  return String(f);
+}
+
+function half(h: number): number {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}

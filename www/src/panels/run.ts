@@ -7,11 +7,12 @@
 // marked. Errors are located (a button jumps to the line); a module the
 // interpreter does not finish is not dispatched unless the user says so.
 // Engine strings are untrusted: textContent only.
-import type { ReflectedEntry, ReflectedResource, RunFailure, RunRequest, RunResult } from "../api";
+import type { ReflectedEntry, ReflectedResource, ReflectedSpecConstant, RunFailure, RunRequest, RunResult } from "../api";
 import { byId, el } from "../dom";
 import type { Engine } from "../engine";
 import type { AppStore } from "../state";
-import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leaves, sizeText, typeName, withLength } from "./run-values";
+import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leafBits, leaves, sameBits, sizeText, typeName, viewText, withLength } from "./run-values";
+import type { View } from "./run-values";
 
 /** Rows shown per binding (a big buffer says how many were left out). */
 const MAX_ROWS = 1024;
@@ -61,7 +62,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   runBtn.id = "run-btn";
   const resetBtn = el("button", "run-reset", "Defaults");
   resetBtn.id = "run-defaults";
-  resetBtn.title = "put back the default inputs (the first buffer counts up, the others are zeros) and one workgroup";
+  resetBtn.title = "put back the default inputs (the first buffer counts up, the others are zeros, spec constants their defaults) and one workgroup";
   const groupsLabel = el("span", "run-label", "workgroups");
   const localSize = el("span", "run-local");
   const entryLabel = el("span", "run-label", "entry");
@@ -69,13 +70,24 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   const note = el("p", "run-note");
   const inputs = el("table", "run-inputs");
   inputs.id = "run-inputs";
+  const specs = el("table", "run-specs");
+  specs.id = "run-specs";
   const results = el("div", "run-results");
   results.id = "run-results";
   results.setAttribute("aria-live", "polite");
-  root.append(head, note, inputs, results);
+  root.append(head, note, inputs, specs, results);
 
   let entries: ReflectedEntry[] = [];
   let rows: Row[] = [];
+  /** The module's settable spec constants and their fields. */
+  let specConsts: ReflectedSpecConstant[] = [];
+  let specRows: { sc: ReflectedSpecConstant; input: HTMLInputElement }[] = [];
+  /** The user's spec values by SpecId (kept while the SpecId stays). */
+  const specTyped = new Map<number, string>();
+  /** Each result table's view (typed, hex, float bits), by binding key. */
+  const views = new Map<string, View>();
+  /** The outcome on show (a view toggle draws it again). */
+  let shown: RunOutcome | null = null;
   /** The user's inputs by binding key (kept while the binding stays). */
   const typed = new Map<string, string>();
   const lengths = new Map<string, string>();
@@ -146,6 +158,43 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       inputs.append(tr);
       rows.push(row);
     });
+    renderSpecs();
+  }
+
+  /** One field per settable spec constant: SpecId, name, type, default (an
+   *  empty field keeps the default). */
+  function renderSpecs() {
+    specs.replaceChildren();
+    specRows = [];
+    specs.hidden = specConsts.length === 0;
+    if (!specConsts.length) return;
+    const hr = el("tr");
+    for (const h of ["SpecId", "name", "type", "default", "value"]) hr.append(el("th", undefined, h));
+    specs.append(hr);
+    for (const sc of specConsts) {
+      const tr = el("tr");
+      tr.dataset.specId = String(sc.specId);
+      const input = el("input");
+      input.className = "run-spec";
+      input.dataset.specId = String(sc.specId);
+      input.spellcheck = false;
+      input.placeholder = sc.default ?? "";
+      input.value = specTyped.get(sc.specId) ?? "";
+      input.setAttribute("aria-label", `value of spec constant ${sc.specId}`);
+      input.title = "empty: the module's default";
+      input.addEventListener("input", () => specTyped.set(sc.specId, input.value));
+      const cell = el("td");
+      cell.append(input);
+      tr.append(
+        el("td", "run-key", String(sc.specId)),
+        el("td", "run-name", sc.name || `%${sc.id}`),
+        el("td", "run-type", typeName(sc.type)),
+        el("td", "run-default", sc.default ?? "?"),
+        cell,
+      );
+      specs.append(tr);
+      specRows.push({ sc, input });
+    }
   }
 
   function setEntries(list: ReflectedEntry[]) {
@@ -163,6 +212,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     reflected = version;
     try {
       const r = await engine.send({ kind: "reflect" });
+      specConsts = r.reflection?.specConstants ?? [];
       setEntries(r.reflection?.entryPoints ?? []);
       root.dataset.reflected = String(version);
     } catch (e) {
@@ -178,7 +228,9 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       buffers[keyOf(r.resource)] = spec;
     }
     const workgroups = dims.map((d) => Math.max(1, Math.floor(Number(d.value)) || 1)) as [number, number, number];
-    return { entry: entry()?.name, workgroups, buffers, ...(force ? { force: true } : {}) };
+    const spec: Record<string, string> = {};
+    for (const r of specRows) if (r.input.value.trim() !== "") spec[String(r.sc.specId)] = r.input.value.trim();
+    return { entry: entry()?.name, workgroups, buffers, ...(Object.keys(spec).length ? { spec } : {}), ...(force ? { force: true } : {}) };
   }
 
   async function run(force = false) {
@@ -191,6 +243,10 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     for (const r of rows) {
       r.input.removeAttribute("aria-invalid");
       r.input.title = "";
+    }
+    for (const r of specRows) {
+      r.input.removeAttribute("aria-invalid");
+      r.input.title = "empty: the module's default";
     }
     const shown = () => {
       if (id !== runId) return;
@@ -228,6 +284,14 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
    *  field is marked, with the message as its title. */
   function markInput(f: RunFailure | undefined) {
     if (f?.kind !== "input") return;
+    // A spec value's error: `spec 3=x: ...` or `spec `x`: ...`.
+    const sid = /^spec (\d+)=/.exec(f.message)?.[1] ?? /^spec `([^`]*)`/.exec(f.message)?.[1];
+    const spec = specRows.find((r) => String(r.sc.specId) === sid?.trim());
+    if (spec) {
+      spec.input.setAttribute("aria-invalid", "true");
+      spec.input.title = f.message;
+      return;
+    }
     const key = /^buffer (\d+\.\d+)\b/.exec(f.message)?.[1] ?? (/^push\b/.test(f.message) ? "push" : undefined);
     const row = rows.find((r) => keyOf(r.resource) === key);
     if (!row) return;
@@ -283,6 +347,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   }
 
   function render(o: RunOutcome, onForce: () => void) {
+    shown = o;
     const cols = el("div", "run-columns");
     cols.append(column("Interpreter", o.interp, o.interpMs, onForce), column("WebGPU", o.gpu, o.gpuMs, onForce));
     const tables = el("div", "run-tables");
@@ -291,27 +356,56 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     const list = a ?? b;
     let differing = 0;
     for (const buf of list?.buffers ?? []) {
-      const other = (a && b ? b : undefined)?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
-      const la = a ? leaves(a.buffers.find((x) => x.set === buf.set && x.binding === buf.binding)?.value ?? []) : [];
-      const lb = b ? leaves(b.buffers.find((x) => x.set === buf.set && x.binding === buf.binding)?.value ?? []) : [];
+      const key = `${buf.set}.${buf.binding}`;
+      const ba = a?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
+      const bb = b?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
+      const la = ba ? leaves(ba.value) : [];
+      const lb = bb ? leaves(bb.value) : [];
       const n = Math.max(la.length, lb.length);
+      // Each leaf's bits, from the binding's reflected type.
+      const ty = entry()?.resources.find((r) => r.kind !== "pushConstant" && r.set === buf.set && r.binding === buf.binding)?.type;
+      const bits = ty ? leafBits(ty, buf.bytes.length) : new Map();
+      const view = views.get(key) ?? "typed";
       const sec = el("section", "run-buffer");
-      sec.dataset.key = `${buf.set}.${buf.binding}`;
-      const sameBytes = !other || a?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding)?.bytes.join() === other.bytes.join();
-      sec.append(el("h3", undefined, `${buf.set}.${buf.binding} ${buf.name} (${buf.kind}, ${buf.bytes.length} bytes)${a && b ? (sameBytes ? " · same bytes" : " · the backends differ") : ""}`));
+      sec.dataset.key = key;
+      sec.dataset.view = view;
+      const sameBytes = !(ba && bb) || ba.bytes.join() === bb.bytes.join();
+      const h = el("h3", undefined, `${key} ${buf.name} (${buf.kind}, ${buf.bytes.length} bytes)${a && b ? (sameBytes ? " · same bytes" : " · the backends differ") : ""}`);
+      // The table's view: typed values, each leaf's bytes in hex, or its
+      // bits read as a float.
+      const toggle = el("span", "run-views");
+      toggle.setAttribute("role", "group");
+      toggle.setAttribute("aria-label", `view of ${key}`);
+      for (const [v, words] of [["typed", "typed"], ["hex", "hex"], ["float", "float bits"]] as [View, string][]) {
+        const btn = el("button", "run-view", words);
+        btn.dataset.view = v;
+        btn.setAttribute("aria-pressed", String(v === view));
+        btn.addEventListener("click", () => {
+          views.set(key, v);
+          if (shown) render(shown, onForce);
+        });
+        toggle.append(btn);
+      }
+      h.append(toggle);
+      sec.append(h);
       const t = el("table", "run-values");
       const hr = el("tr");
       hr.append(el("th", undefined, "value"), el("th", undefined, "interpreter"), el("th", undefined, "WebGPU"));
       t.append(hr);
       for (let i = 0; i < Math.min(n, MAX_ROWS); i++) {
         const path = (la[i] ?? lb[i]).path;
+        const at = bits.get(path);
         const tr = el("tr");
         tr.dataset.path = path;
-        const ca = el("td", "cell", la[i]?.text ?? "");
+        const text = (leaf: { text: string } | undefined, bytes: number[] | undefined) =>
+          leaf ? ((bytes && viewText(bytes, at, view)) ?? leaf.text) : "";
+        const ca = el("td", "cell", text(la[i], ba?.bytes));
         ca.dataset.backend = "interp";
-        const cb = el("td", "cell", lb[i]?.text ?? "");
+        const cb = el("td", "cell", text(lb[i], bb?.bytes));
         cb.dataset.backend = "wgpu";
-        if (a && b && la[i]?.text !== lb[i]?.text) {
+        // Differ: the leaf's bytes where its place is known, else its text.
+        const differ = ba && bb && (at ? !sameBits(ba.bytes, bb.bytes, at) : la[i]?.text !== lb[i]?.text);
+        if (differ) {
           tr.classList.add("differ");
           differing++;
         }
@@ -334,6 +428,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   resetBtn.addEventListener("click", () => {
     typed.clear();
     lengths.clear();
+    specTyped.clear();
     for (const d of dims) d.value = "1";
     renderInputs();
   });
