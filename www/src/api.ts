@@ -319,6 +319,31 @@ export interface Reflection {
 }
 
 /** The worker's messages. */
+/** `session.wgsl()` (web/src/wgsl.rs): our WGSL of the last analysis with
+ *  its source map, or why there is none. */
+export interface WgslView {
+  ok: boolean;
+  text: string;
+  /** Per WGSL line (0-based): the SPIR-V instruction it came from, as an
+   *  index into the report's `sourceMap`, or null. */
+  lines: (number | null)[];
+  failure?: {
+    /** `refused` (our lowering: `code`), `module` (nothing valid to lower),
+     *  `unavailable` (an engine built without the lowering). */
+    kind: "refused" | "module" | "unavailable";
+    code?: string;
+    message: string;
+    /** Why WGSL has no equivalent. */
+    why?: string;
+    /** The refused instruction (`sourceMap` index) and where it starts (1-based). */
+    instruction?: number;
+    line?: number;
+    column?: number;
+    /** How many more refusals there are. */
+    more: number;
+  };
+}
+
 export type WorkerRequest =
   | { kind: "analyze"; id: number; request: AnalyzeRequest }
   /** The DOT of a function of the last analysis (the worker's session keeps it:
@@ -332,6 +357,8 @@ export type WorkerRequest =
   | { kind: "reflect"; id: number }
   | { kind: "run"; id: number; request: RunRequest }
   | { kind: "runGpu"; id: number; request: RunRequest }
+  /** The WGSL tab: the last analysis lowered to WGSL (web/src/wgsl.rs). */
+  | { kind: "wgsl"; id: number }
   /** Added by the page shell: what the engine offers (asked once, at start). */
   | { kind: "init"; id: number };
 
@@ -350,6 +377,7 @@ export type WorkerResponse =
   /** A run's result and its time in the worker (ms, call to answer). */
   | { kind: "run"; id: number; result: RunResult; elapsedMs: number }
   | { kind: "runGpu"; id: number; result: RunResult; elapsedMs: number }
+  | { kind: "wgsl"; id: number; view: WgslView; elapsedMs: number }
   | {
       kind: "init";
       id: number;

@@ -3,7 +3,7 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { Diagnostic, DotOptions, Reflection, RunRequest, RunResult, ShareState, WorkerRequest, WorkerResponse } from "./api";
+import type { Diagnostic, DotOptions, Reflection, RunRequest, RunResult, ShareState, WgslView, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
 
@@ -43,6 +43,12 @@ class EngineWorker {
     return { result, elapsedMs: performance.now() - t0 };
   }
 
+  /** Our WGSL of the last analysis, with its source map (the WGSL tab). */
+  wgsl(): WgslView {
+    this.session ??= new wasm.Session();
+    return this.session.wgsl() as WgslView;
+  }
+
   /** The WebGPU run of the last analysis: the module is taken when the call
    *  starts; while the GPU works, the worker answers other messages. */
   async runGpu(request: RunRequest): Promise<{ result: RunResult; elapsedMs: number }> {
@@ -78,6 +84,11 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
       return { kind: "run", id: req.id, ...w.run(req.request) };
     case "runGpu":
       return { kind: "runGpu", id: req.id, ...(await w.runGpu(req.request)) };
+    case "wgsl": {
+      const t0 = performance.now();
+      const view = w.wgsl();
+      return { kind: "wgsl", id: req.id, view, elapsedMs: performance.now() - t0 };
+    }
     case "disassembleBinary": {
       const r = wasm.disassemble(req.bytes, undefined) as { ok: boolean; text: string; diagnostics: Diagnostic[] };
       return { kind: "disassembleBinary", id: req.id, text: r.ok ? r.text : undefined, diagnostics: r.diagnostics };
