@@ -193,7 +193,7 @@ export function mountWgsl(store: AppStore, engine: Engine, editor: SpirvEditor):
   }
 
   /** SPIR-V → WGSL: the WGSL lines of the instructions on the editor's
-   *  cursor line, else of the block around the cursor. */
+   *  cursor line, else of the block on that line. */
   function markWgsl() {
     const s = store.get();
     const r = s.report;
@@ -210,7 +210,7 @@ export function mountWgsl(store: AppStore, engine: Engine, editor: SpirvEditor):
         for (const f of r.functions)
           for (const b of f.blocks) {
             const br = b.range;
-            if (!br || !(br.from <= s.cursor && s.cursor <= br.to)) continue;
+            if (!br || !(br.line <= line && line <= br.endLine)) continue;
             r.sourceMap.forEach((m, i) => {
               if (br.from <= m.range.from && m.range.to <= br.to) out.push(...(byInst.get(i) ?? []));
             });
