@@ -186,9 +186,10 @@ test("panels by keyboard: disassembly, binary with the instruction under the cur
     assert.equal(await page.evaluate(() => document.activeElement.id), `tab-${id}`);
     assert.ok(await page.locator(`#panel-${id}`).isVisible());
   }
-  // Five tabs: Alt+5 opens the Run panel (tests/e2e/run.test.mjs runs it).
+  // Six tabs: Alt+5 opens the Run panel (tests/e2e/run.test.mjs runs it),
+  // Alt+6 the WGSL tab (tests/e2e/wgsl.test.mjs).
   assert.deepEqual(await page.locator("#tabs [role=tab]").evaluateAll((l) => l.map((t) => t.id)), [
-    "tab-problems", "tab-cfg", "tab-disassembly", "tab-binary", "tab-run",
+    "tab-problems", "tab-cfg", "tab-disassembly", "tab-binary", "tab-run", "tab-wgsl",
   ]);
   assert.ok(!(await page.locator("body").textContent()).includes("coming with the run issue"));
   await page.keyboard.press("Alt+5");

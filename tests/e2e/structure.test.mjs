@@ -74,12 +74,14 @@ test("the CFG panel is in parts: layout, drawing, interaction, toolbar", async (
   assert.doesNotMatch(index, /createElementNS/);
 });
 
-test("the Run tab is the fifth panel, with its own module; no placeholder", async () => {
+test("the Run tab is the fifth panel (the WGSL tab the sixth), with its own module; no placeholder", async () => {
   const html = await readFile(path.join(root, "www/index.html"), "utf8");
   assert.match(html, /id="tab-run"/);
   assert.match(html, /id="panel-run"/);
   const state = await readFile(path.join(src, "state.ts"), "utf8");
-  assert.match(state, /PANELS = \["problems", "cfg", "disassembly", "binary", "run"\] as const/);
+  assert.match(state, /PANELS = \["problems", "cfg", "disassembly", "binary", "run", "wgsl"\] as const/);
   assert.ok(existsSync(path.join(src, "panels/run.ts")));
+  assert.match(html, /id="tab-wgsl"/);
+  assert.ok(existsSync(path.join(src, "panels/wgsl.ts")));
   for (const f of await sources()) assert.doesNotMatch(await readFile(f, "utf8"), /coming with the run issue/i, f);
 });

@@ -20,7 +20,9 @@
 //!   analysis, and `session.runGpu(request)` → `Promise<RunResult>`, the
 //!   same on WebGPU through our WGSL (see [`run`]; guarded by the
 //!   interpreter's step budget; without the `gpu` feature or without
-//!   WebGPU it resolves to the error `noDevice`);
+//!   WebGPU it resolves to the error `noDevice`); `session.wgsl()` →
+//!   `WgslView`, the last analysis lowered to WGSL with its source map, or
+//!   the refusal (see [`wgsl`]);
 //! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics }`
 //! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics }`
 //!   with `options = { rawId?, header?, indent? }`
@@ -38,7 +40,6 @@
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod run;
-#[cfg(feature = "wgsl")]
 pub mod wgsl;
 
 use serde::{Deserialize, Serialize};

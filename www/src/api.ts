@@ -352,6 +352,31 @@ export interface ReflectedSpecConstant {
 }
 
 /** The worker's messages. */
+/** `session.wgsl()` (web/src/wgsl.rs): our WGSL of the last analysis with
+ *  its source map, or why there is none. */
+export interface WgslView {
+  ok: boolean;
+  text: string;
+  /** Per WGSL line (0-based): the SPIR-V instruction it came from, as an
+   *  index into the report's `sourceMap`, or null. */
+  lines: (number | null)[];
+  failure?: {
+    /** `refused` (our lowering: `code`), `module` (nothing valid to lower),
+     *  `unavailable` (an engine built without the lowering). */
+    kind: "refused" | "module" | "unavailable";
+    code?: string;
+    message: string;
+    /** Why WGSL has no equivalent. */
+    why?: string;
+    /** The refused instruction (`sourceMap` index) and where it starts (1-based). */
+    instruction?: number;
+    line?: number;
+    column?: number;
+    /** How many more refusals there are. */
+    more: number;
+  };
+}
+
 export type WorkerRequest =
   | { kind: "analyze"; id: number; request: AnalyzeRequest }
   /** The DOT of a function of the last analysis (the worker's session keeps it:
@@ -368,6 +393,8 @@ export type WorkerRequest =
   /** A test hook: the next WebGPU dispatch loses its device (destroyed
    *  while the results are read back). */
   | { kind: "loseDevice"; id: number }
+  /** The WGSL tab: the last analysis lowered to WGSL (web/src/wgsl.rs). */
+  | { kind: "wgsl"; id: number }
   /** Added by the page shell: what the engine offers (asked once, at start). */
   | { kind: "init"; id: number };
 
@@ -387,6 +414,7 @@ export type WorkerResponse =
   | { kind: "run"; id: number; result: RunResult; elapsedMs: number }
   | { kind: "runGpu"; id: number; result: RunResult; elapsedMs: number }
   | { kind: "loseDevice"; id: number }
+  | { kind: "wgsl"; id: number; view: WgslView; elapsedMs: number }
   | {
       kind: "init";
       id: number;

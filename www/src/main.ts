@@ -16,6 +16,7 @@ import { keepSelection, mountProblems } from "./panels/problems";
 import { mountBanner, mountSplitter, mountStatus, mountTheme } from "./panels/shell";
 import { mountRun } from "./panels/run";
 import { mountTabs } from "./panels/tabs";
+import { mountWgsl } from "./panels/wgsl";
 import { SAMPLE } from "./sample";
 import { mountShare, readLink, type SharedStart } from "./share";
 import { createAppStore, errorText, type AppState, type AppStore, type Panel } from "./state";
@@ -254,6 +255,7 @@ async function main(store: AppStore) {
     const from = Math.min(l.from + Math.max(0, column - 1), l.to);
     editor.reveal({ from, to: l.to, line, column, endLine: line, endColumn: l.to - l.from + 1 });
   });
+  const wgsl = mountWgsl(store, engine, editor);
   mountTabs(store, () => editor.view.focus());
   mountSplitter();
   mountFiles(store, engine, (t) => editor.setText(t));
@@ -272,6 +274,7 @@ async function main(store: AppStore) {
       engine,
       store,
       run,
+      wgsl,
       version: info.version,
       get lastElapsed() {
         return store.get().report?.elapsedMs;

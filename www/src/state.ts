@@ -4,8 +4,8 @@
 import type { AnalyzeReport, CfgView } from "./api";
 import { Store } from "./store";
 
-/** The tabs, in order (Alt+1 to Alt+5). */
-export const PANELS = ["problems", "cfg", "disassembly", "binary", "run"] as const;
+/** The tabs, in order (Alt+1 to Alt+6). */
+export const PANELS = ["problems", "cfg", "disassembly", "binary", "run", "wgsl"] as const;
 export type Panel = (typeof PANELS)[number];
 
 export const DEFAULT_CFG_VIEW: CfgView = {

@@ -3,7 +3,7 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { Diagnostic, DotOptions, Reflection, RunRequest, RunResult, ShareState, WorkerRequest, WorkerResponse } from "./api";
+import type { Diagnostic, DotOptions, Reflection, RunRequest, RunResult, ShareState, WgslView, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
 
@@ -41,6 +41,12 @@ class EngineWorker {
     this.session ??= new wasm.Session();
     const result = this.session.run(request) as RunResult;
     return { result, elapsedMs: performance.now() - t0 };
+  }
+
+  /** Our WGSL of the last analysis, with its source map (the WGSL tab). */
+  wgsl(): WgslView {
+    this.session ??= new wasm.Session();
+    return this.session.wgsl() as WgslView;
   }
 
   /** The WebGPU run of the last analysis: the module is taken when the call
@@ -81,6 +87,11 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
     case "loseDevice":
       wasm.loseGpuDevice();
       return { kind: "loseDevice", id: req.id };
+    case "wgsl": {
+      const t0 = performance.now();
+      const view = w.wgsl();
+      return { kind: "wgsl", id: req.id, view, elapsedMs: performance.now() - t0 };
+    }
     case "disassembleBinary": {
       const r = wasm.disassemble(req.bytes, undefined) as { ok: boolean; text: string; diagnostics: Diagnostic[] };
       return { kind: "disassembleBinary", id: req.id, text: r.ok ? r.text : undefined, diagnostics: r.diagnostics };

@@ -81,9 +81,7 @@ pub const REFUSED: &str = "our WGSL lowering refuses";
 /// "our WGSL lowering refuses (CODE): MESSAGE", with the first refusal's code
 /// and message (and how many more there are).
 pub fn wgsl_of(ir: &Ir, entry: &str) -> Result<String, String> {
-    let graph = spvlab_core::cfg::analyze(&ir.module);
-    let opts = spvlab_core::wgsl::Options { entry: (!entry.is_empty()).then(|| entry.to_string()) };
-    match spvlab_core::wgsl::lower(ir, &graph, &opts) {
+    match crate::wgsl::lower(ir, None, Some(entry)) {
         Ok(w) => Ok(w.text),
         Err(rs) => {
             let Some(first) = rs.first() else {

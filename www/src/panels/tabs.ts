@@ -1,5 +1,5 @@
 // The tabs: one panel open at a time. Click, arrow keys in the tab list, and
-// Alt+1 to Alt+4 anywhere (Alt+0: the editor).
+// Alt+1 to Alt+N anywhere, in PANELS order (Alt+0: the editor).
 import { byId } from "../dom";
 import { PANELS, type AppStore, type Panel } from "../state";
 
