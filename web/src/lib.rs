@@ -38,6 +38,7 @@
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod run;
+pub mod teach;
 #[cfg(feature = "wgsl")]
 pub mod wgsl;
 
