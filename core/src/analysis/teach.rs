@@ -30,8 +30,12 @@ pub struct TeachView {
     pub r2: TeachRevision,
     /// Blocks whose membership in some construct differs between revisions.
     pub differing: Vec<BlockNote>,
-    /// Blocks whose membership agrees although a dominance fact of the
-    /// definition differs (Fig. 8).
+    /// Blocks whose membership agrees only because of 1.6r1's merge-block
+    /// clause: reachable over branch edges, put in the construct by 1.6r1's
+    /// main clause and not by 1.6r2's (Fig. 8: b4 post-dominates b5 and b6
+    /// vacuously). The rest of core's masked memberships (a fact differs but
+    /// both main clauses agree, or the block is unreachable, where 1.6r1 says
+    /// nothing useful) are not shown.
     pub masked: Vec<BlockNote>,
     /// The 1.6r2 constructs, in the order of the report's `constructs` (the
     /// drawing's `construct-<index>`).
@@ -178,7 +182,7 @@ impl Teacher<'_> {
             r1: self.revision(&cmp.r1),
             r2: self.revision(&cmp.r2),
             differing: cmp.differing.iter().map(note).collect(),
-            masked: cmp.masked.iter().map(note).collect(),
+            masked: cmp.masked.iter().filter(|m| self.merge_clause_masks(&cmp, m)).map(note).collect(),
             constructs: (0..self.f.constructs().len() as u32).map(|c| self.explore(c)).collect(),
             containing: (0..self.f.blocks.len() as u32).map(|b| self.containing(b)).collect(),
         }
@@ -273,6 +277,41 @@ impl Teacher<'_> {
             note.push_str(&format!("; the back-edge block is {} under 1.6r1 and {} under 1.6r2", name(a), name(b)));
         }
         BlockNote { block: self.label(m.block), construct, r1: m.r1, r2: m.r2, note }
+    }
+
+    /// Whether only 1.6r1's merge-block clause makes a masked membership agree:
+    /// the block is reachable and 1.6r1's main clause puts it in the
+    /// construct while 1.6r2's does not.
+    fn merge_clause_masks(&self, cmp: &Comparison, m: &Membership) -> bool {
+        let f = self.f;
+        let x = m.block;
+        if m.r1 || !f.is_reachable(x) {
+            return false;
+        }
+        let p = &cmp.constructs[m.construct as usize];
+        let k1 = p.r1.and_then(|i| cmp.r1.constructs.get(i as usize));
+        let k2 = p.r2.and_then(|i| cmp.r2.constructs.get(i as usize));
+        let (Some(k1), Some(k2)) = (k1, k2) else { return false };
+        let in_cont = |v: &RevisionView| {
+            v.constructs
+                .iter()
+                .any(|c| c.kind == ConstructKind::Continue && c.header == p.header && c.blocks.binary_search(&x).is_ok())
+        };
+        let (r1, r2) = match p.kind {
+            ConstructKind::Loop => (
+                f.r1_dominates(p.entry, x) && !in_cont(&cmp.r1),
+                f.structurally_dominates(p.entry, x) && !in_cont(&cmp.r2),
+            ),
+            ConstructKind::Continue => (
+                f.r1_dominates(p.entry, x) && k1.back_edge_block.is_some_and(|bb| f.r1_post_dominates(bb, x)),
+                f.structurally_dominates(p.entry, x)
+                    && k2
+                        .back_edge_block
+                        .is_some_and(|bb| f.structurally_post_dominates(bb, x) || !f.structurally_dominates(bb, x)),
+            ),
+            _ => (f.r1_dominates(p.entry, x), f.structurally_dominates(p.entry, x)),
+        };
+        r1 && !r2
     }
 
     /// The continue construct of a loop header, if any.

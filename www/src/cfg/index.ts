@@ -17,6 +17,7 @@ import { GraphvizLayout, type Layout } from "./layout";
 import { applyMarks, fitLabels, fontMatchesLayout, markSelfLoops, parseSvg, svgSize } from "./drawing";
 import { ViewControl } from "./interaction";
 import { mountToolbar } from "./toolbar";
+import { mountTeach, type TeachHost } from "../teach";
 import "./cfg.css";
 
 /** What the panel needs from the page. */
@@ -38,6 +39,8 @@ export interface CfgHost {
    *  replaced at once, which keeps the main thread and the cores free while
    *  the user types. */
   stale?(): boolean;
+  /** The teaching view (www/src/teach): compare mode, explorer, lessons. */
+  teach?: TeachHost;
 }
 
 /** What the page can ask of the panel. */
@@ -120,6 +123,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     onDownloadSvg: downloadSvg,
     onDownloadDot: downloadDot,
   });
+  const teach = mountTeach(root, host.teach, { redraw: () => redraw(), remark: () => marks() });
   const message = document.createElement("div");
   message.className = "cfg-message";
   message.setAttribute("role", "status");
@@ -131,13 +135,16 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   viewEl.tabIndex = 0;
   viewEl.setAttribute("role", "img");
   viewEl.setAttribute("aria-label", "control-flow graph (+ and - zoom, 0 fits, arrows pan)");
-  root.replaceChildren(toolbar.element, toolbar.legend, message, viewEl);
+  root.replaceChildren(toolbar.element, teach.bar, toolbar.legend, message, viewEl, teach.pane);
   root.dataset.state = "empty";
   graphviz.preload();
 
   const control = new ViewControl(viewEl, stage, {
     onHover: (id) => host.onHoverBlock(id),
-    onClick: (id) => select(id),
+    onClick: (id, construct) => {
+      select(id);
+      teach.click(id, construct);
+    },
     onTransform: (scale) => (root.dataset.scale = scale.toFixed(3)),
   });
 
@@ -170,6 +177,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   // ---- renders from the state
   state.watch((s) => [s.view], (s) => toolbar.showView(s.view));
   state.watch((s) => [s.report, s.current], (s) => toolbar.showFunctions(s.report?.functions ?? [], s.current));
+  state.watch((s) => [s.report, s.current], (s) => teach.update(s.report, s.current));
   state.watch(
     (s) => [s.report, s.current, s.view.listing, s.view.constructs, s.view.dominators, s.view.hideUnreachable, s.view.containing && s.selected],
     () => redraw(),
@@ -204,6 +212,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
       problemBlocks: mine ? d.blocks : [],
       problemEdges: mine ? d.edges : [],
     });
+    teach.mark(drawn.svg);
   }
 
   /** Ask the engine for the DOT, and draw it if it changed. */
@@ -239,6 +248,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
       dominators: s.view.dominators,
       hideUnreachable: s.view.hideUnreachable,
     };
+    teach.adjust(opts);
     if (s.view.containing && s.selected !== undefined) opts.selected = s.selected;
     root.dataset.state = "rendering";
     const asked = performance.now();
