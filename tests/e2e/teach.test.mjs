@@ -186,3 +186,44 @@ test("a lesson notices the fixing edit (Fig. 9: a separate continue block), and 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+// Each lesson's edit, as the learner would make it (the edits its text
+// describes); the expected verdicts were checked with the reference
+// spirv-val by hand.
+const EDITS = {
+  fig2: (t) => t.replace(/(%b5 = OpLabel\s+OpBranch) %b6/, "$1 %b2"),
+  fig3: (t) => t.replace("OpSelectionMerge %b5 None", "OpSelectionMerge %b7 None"),
+  fig4: (t) => t.replace("OpSelectionMerge %b4 None", "OpSelectionMerge %b5 None"),
+  fig5: (t) => t.replace("OpBranchConditional %false %b2 %b4", "OpBranch %b4"),
+  fig6: (t) => t.replace(/(%b5 = OpLabel\s+OpBranch) %b7/, "$1 %b4"),
+  fig7: (t) =>
+    t
+      .replace("OpSelectionMerge %b5 None", "OpSelectionMerge %b11 None")
+      .replace(/(%b8 = OpLabel\s+OpBranch) %b5/, "$1 %b11")
+      .replace(/(%b9 = OpLabel\s+OpBranch) %b5/, "$1 %b11")
+      .replace("OpFunctionEnd", "%b11 = OpLabel\nOpReturn\nOpFunctionEnd"),
+  fig8: (t) => t.replace(/(%b6 = OpLabel\s+OpBranch) %b2/, "$1 %b3"),
+  "fig9-left": (t) =>
+    t
+      .replace("OpLoopMerge %b4 %b2 None", "OpLoopMerge %b4 %b5 None")
+      .replace(/(%b11 = OpLabel\s+OpBranch) %b3/, "$1 %b5")
+      .replace(/(\s+%b3 = OpLabel)/, "\n%b5 = OpLabel\nOpBranch %b3$1"),
+  "fig9-right": (t) => t.replace("OpLoopMerge %b4 %b5 None", "OpLoopMerge %b4 %b2 None").replace(/(%b11 = OpLabel\s+OpBranch) %b5/, "$1 %b3"),
+};
+
+test("every lesson: its example does not meet the goal, its edit does", async () => {
+  const { context, page, errors } = await cfgPage();
+  const ids = await page.locator("#panel-cfg select.teach-lesson-select option").evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
+  assert.deepEqual(ids.sort(), Object.keys(EDITS).sort());
+  for (const id of ids) {
+    await page.locator("#panel-cfg select.teach-lesson-select").selectOption(id);
+    await page.waitForSelector(`#panel-cfg[data-lesson='${id}'][data-lesson-state='start']`);
+    assert.equal(await page.locator("#panel-cfg").getAttribute("data-lesson-goal"), "false", `${id}: the example itself meets the goal`);
+    const edited = EDITS[id](await editorText(page));
+    assert.notEqual(edited, await editorText(page), `${id}: the edit changes the text`);
+    await setText(page, edited);
+    await page.waitForSelector("#panel-cfg[data-lesson-state='done']", { timeout: 10000 });
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});

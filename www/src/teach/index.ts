@@ -7,7 +7,7 @@
 import type { AnalyzeReport, DotOptions } from "../api";
 import { comparePane, markCompare, markR1, modeBar, r1Pane, r2Pane } from "./compare";
 import { containingPane, explorerPane, focusOf, markExplorer } from "./explorer";
-import { LESSONS, lessonCard, lessonState, type Lesson } from "./lessons";
+import { LESSONS, lessonCard, lessonState, meets, type Lesson } from "./lessons";
 import type { TeachMode, TeachView } from "./types";
 import "./teach.css";
 
@@ -141,8 +141,12 @@ export function mountTeach(root: HTMLElement, host: TeachHost | undefined, panel
     if (st.lesson && r) {
       const state = lessonState(st.lesson, r, host?.text?.());
       root.dataset.lessonState = state;
+      root.dataset.lessonGoal = String(meets(st.lesson.expect, r));
       parts.push(lessonCard(st.lesson, state, () => startLesson(st.lesson)));
-    } else delete root.dataset.lessonState;
+    } else {
+      delete root.dataset.lessonState;
+      delete root.dataset.lessonGoal;
+    }
     const v = st.view;
     if (v && st.viewOf && st.viewOf[1] === st.fn) {
       if (st.mode === "1.6r1") parts.push(r1Pane(v, name, (i) => ((st.hovered = i), panel.remark())));
