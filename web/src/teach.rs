@@ -53,8 +53,11 @@ mod tests {
         assert!(json["differing"][0]["note"].as_str().unwrap().contains("vacuously"));
     }
 
-    /// The differing and masked notes of a gallery example, as (block name, note).
-    fn notes(file: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    /// (block name, note) pairs.
+    type Notes = Vec<(String, String)>;
+
+    /// The differing and masked notes of a gallery example.
+    fn notes(file: &str) -> (Notes, Notes) {
         let mut s = Session::default();
         let r = s.analyze_text(file, "spv1.6").unwrap();
         let t = s.teach(None).unwrap();

@@ -559,6 +559,34 @@ OpFunctionEnd
         assert!(t.differing.is_empty() && t.r1.valid && t.r2.valid);
     }
 
+    /// Every one-target edit of Fig. 2 (each branch or merge operand pointed
+    /// at each block): the view never panics, and every construct's blocks
+    /// lie inside the region its entry dominates.
+    #[test]
+    fn fig2_edits_never_panic() {
+        let labels = ["%b1", "%b2", "%b3", "%b4", "%b5", "%b6", "%b7", "%b8"];
+        let lines: Vec<&str> = FIG2.lines().collect();
+        let mut n = 0;
+        for (i, line) in lines.iter().enumerate() {
+            if !(line.starts_with("OpBranch") || line.contains("Merge")) {
+                continue;
+            }
+            for from in labels.iter().filter(|l| line.contains(*l)) {
+                for to in labels {
+                    let mut edited: Vec<String> = lines.iter().map(|l| String::from(*l)).collect();
+                    edited[i] = line.replacen(from, to, 1);
+                    let a = Analysis::of_text(&edited.join("\n"), &Options::default());
+                    let Some(t) = a.teach(None) else { continue };
+                    for c in &t.constructs {
+                        assert!(c.blocks.iter().all(|b| c.dominated.contains(b)), "{}", edited[i]);
+                    }
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 50, "{n}");
+    }
+
     /// A selection arm that branches to a block outside it that is no
     /// structured exit is flagged.
     #[test]

@@ -123,7 +123,11 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     onDownloadSvg: downloadSvg,
     onDownloadDot: downloadDot,
   });
-  const teach = mountTeach(root, host.teach, { redraw: () => redraw(), remark: () => marks() });
+  const teach = mountTeach(root, host.teach, {
+    redraw: () => redraw(),
+    remark: () => marks(),
+    refit: () => control.userMoved || control.fit(),
+  });
   const message = document.createElement("div");
   message.className = "cfg-message";
   message.setAttribute("role", "status");

@@ -47,7 +47,15 @@ const TEACH_CLASSES = [
   "teach-in", "teach-exit-ok", "teach-exit-bad", "teach-allowed-target",
 ];
 
-export function mountTeach(root: HTMLElement, host: TeachHost | undefined, panel: { redraw(): void; remark(): void }): Teach {
+/** What the teaching hooks ask of the panel: draw again (another DOT), put
+ *  the marks again, and fit the graph to a view whose height changed. */
+export interface TeachPanel {
+  redraw(): void;
+  remark(): void;
+  refit(): void;
+}
+
+export function mountTeach(root: HTMLElement, host: TeachHost | undefined, panel: TeachPanel): Teach {
   const st = {
     mode: "1.6r2" as TeachMode,
     report: undefined as AnalyzeReport | undefined,
@@ -156,8 +164,10 @@ export function mountTeach(root: HTMLElement, host: TeachHost | undefined, panel
       if (st.block !== undefined) parts.push(containingPane(v.containing.find((c) => c.block === st.block), v, name));
       if (st.mode === "1.6r2" && focus === undefined && st.block === undefined && !v.r2.valid) parts.push(r2Pane(v));
     }
+    const before = pane.offsetHeight;
     pane.replaceChildren(...parts);
     pane.hidden = parts.length === 0;
+    if (pane.offsetHeight !== before) panel.refit();
   }
 
   return {
