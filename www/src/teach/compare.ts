@@ -5,13 +5,7 @@
 // the masked ones, where it agrees for different reasons), each with a note
 // naming the dominance fact that differs (core's compare_revisions()).
 import type { TeachMode, TeachRevision, TeachView } from "./types";
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+import { el } from "../dom";
 
 export const MODES: readonly TeachMode[] = ["1.6r1", "1.6r2", "compare"];
 

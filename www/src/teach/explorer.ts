@@ -3,14 +3,8 @@
 // from its header), its actual exits marked (allowed, or flagged), and, for a
 // clicked block, the constructs holding it with the rule for each.
 import { SVG_NS } from "../cfg/drawing";
+import { el } from "../dom";
 import type { Containing, Explored, TeachView } from "./types";
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /** The construct a click shows: the one rooted at the clicked block (its
  *  header's own construct first), or the cluster clicked. */

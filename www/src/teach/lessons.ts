@@ -2,6 +2,7 @@
 // look at and the edit to try, and the check, on each analysis, of whether
 // the learner's edit reached the lesson's expected outcome.
 import type { AnalyzeReport } from "../api";
+import { el } from "../dom";
 import { EXAMPLES } from "../gallery";
 import { LESSONS, type Expectation, type Lesson } from "./lessons-data";
 
@@ -43,13 +44,6 @@ export function lessonState(l: Lesson, r: AnalyzeReport, text: string | undefine
   const start = lessonText(l)?.text;
   if (text !== undefined && start !== undefined && text.trim() === start.trim()) return "start";
   return meets(l.expect, r) ? "done" : "editing";
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  e.className = className;
-  if (text !== undefined) e.textContent = text;
-  return e;
 }
 
 /** The lesson card. */
