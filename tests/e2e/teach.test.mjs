@@ -138,6 +138,15 @@ test("the explorer shows a loop header's two regions and its allowed exits (Fig.
   assert.match(await page.locator("#panel-cfg .teach-containing").textContent(), /loop construct of %b2: %b2 structurally dominates %b2/);
   await screenshot(page, "teach-explorer-fig2.png");
 
+  // Clicking a construct's cluster (its label) explores that construct: the
+  // selection of b3 is what b3 structurally dominates, {b3, b4, b5, b6} (b7
+  // is also reached by the continue edge b2 -> b7), minus what its merge b6
+  // dominates, {b6}.
+  await page.locator("#panel-cfg svg g.cluster.selection > text").click();
+  await page.waitForSelector("#panel-cfg .teach-explorer h4:has-text('selection construct of %b3')");
+  assert.deepEqual(await namesOf(page, "g.node.teach-in"), ["b3", "b4", "b5"]);
+  assert.deepEqual(await namesOf(page, "g.node.teach-excluded"), ["b6"]);
+
   // A bad exit is flagged: b4 -> b2 leaves the selection of b3 for no structured exit.
   const b3 = await page.evaluate(() => window.spvlab.store.get().report.functions[0].blocks.find((b) => b.name === "b3").id);
   const bad = (await example("paper-fig2")).replace(/(%b4 = OpLabel\s+OpBranch) %b6/, "$1 %b2");
