@@ -40,6 +40,7 @@
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod run;
+pub mod teach;
 pub mod wgsl;
 
 use serde::{Deserialize, Serialize};

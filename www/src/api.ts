@@ -382,6 +382,8 @@ export type WorkerRequest =
   /** The DOT of a function of the last analysis (the worker's session keeps it:
    *  a CFG toggle redraws without analysing again). */
   | { kind: "dot"; id: number; function: number; options: DotOptions }
+  /** The teaching view of a function of the last analysis (www/src/teach). */
+  | { kind: "teach"; id: number; function: number }
   | { kind: "disassembleBinary"; id: number; bytes: Uint8Array }
   | { kind: "encodeShare"; id: number; state: ShareState }
   | { kind: "decodeShare"; id: number; fragment: string }
@@ -405,6 +407,8 @@ export type WorkerResponse =
    *  `analyze` response. */
   | { kind: "analyzeJson"; id: number; json: string; elapsedMs: number }
   | { kind: "dot"; id: number; dot: string; elapsedMs: number }
+  /** `TeachView` (www/src/teach/types.ts) as JSON text, "null" when none. */
+  | { kind: "teach"; id: number; json: string }
   | { kind: "disassembleBinary"; id: number; text?: string; diagnostics: Diagnostic[] }
   | { kind: "encodeShare"; id: number; fragment: string }
   | { kind: "decodeShare"; id: number; state?: ShareState; error?: string }

@@ -9,6 +9,8 @@ import { Debounce } from "./debounce";
 import { byId } from "./dom";
 import { Engine } from "./engine";
 import { mountExamples } from "./examples";
+import { EXAMPLES } from "./gallery";
+import { OPEN_EXAMPLE, type TeachView } from "./teach";
 import { mountFiles } from "./files";
 import { mountHelp } from "./help";
 import { mountBinary, mountDisassembly } from "./panels/code";
@@ -125,6 +127,10 @@ function mountCfg(store: AppStore, engine: Engine, editor: SpirvEditor, start: S
       runRequest,
       run: async (request) => (await engine.send({ kind: "run", request })).result,
       reveal: () => store.update({ panel: "cfg" }),
+    },
+    teach: {
+      request: async (fn) => JSON.parse((await engine.send({ kind: "teach", function: fn })).json) as TeachView | null,
+      text: () => editor.text(),
     },
   });
   if (start?.cfg) {
@@ -263,6 +269,13 @@ async function main(store: AppStore) {
     if (info.targetEnvs.includes(env)) store.update({ targetEnv: env });
     editor.setText(t);
     editor.view.focus();
+  });
+  // A lesson or a problem's rule link opens a gallery example (www/src/teach).
+  document.addEventListener(OPEN_EXAMPLE, (e) => {
+    const ex = EXAMPLES.find((x) => x.id === (e as CustomEvent<{ id: string }>).detail?.id);
+    if (!ex) return;
+    if (info.targetEnvs.includes(ex.targetEnv)) store.update({ targetEnv: ex.targetEnv });
+    editor.setText(ex.text);
   });
   mountShare(store, engine, current, () => autosave.now());
   mountHelp(store);

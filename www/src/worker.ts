@@ -30,6 +30,10 @@ class EngineWorker {
     return this.session ? (this.session.cfgDot(fn, options) as string) : "";
   }
 
+  teach(fn: number): string {
+    return this.session ? (this.session.teachJson(fn) as string) : "null";
+  }
+
   reflect(): Reflection | null {
     return this.session ? ((this.session.reflect() as Reflection | undefined) ?? null) : null;
   }
@@ -78,6 +82,8 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
       const dot = w.dot(req.function, req.options);
       return { kind: "dot", id: req.id, dot, elapsedMs: performance.now() - t0 };
     }
+    case "teach":
+      return { kind: "teach", id: req.id, json: w.teach(req.function) };
     case "reflect":
       return { kind: "reflect", id: req.id, reflection: w.reflect() };
     case "run":

@@ -18,6 +18,7 @@
 
 pub mod dot;
 pub mod report;
+pub mod teach;
 
 use crate::binary;
 use crate::cfg::{self, ModuleCfg};

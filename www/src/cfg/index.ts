@@ -18,6 +18,7 @@ import { applyMarks, fitLabels, fontMatchesLayout, markSelfLoops, parseSvg, svgS
 import { ViewControl } from "./interaction";
 import { mountToolbar } from "./toolbar";
 import { mountPathView, type PathHost } from "./path";
+import { mountTeach, type TeachHost } from "../teach";
 import "./cfg.css";
 
 /** What the panel needs from the page. */
@@ -42,6 +43,8 @@ export interface CfgHost {
   /** The path view's runs (path.ts): the Run tab's last request, the
    *  interpreter, and bringing the panel forward. */
   path?: Pick<PathHost, "runRequest" | "run" | "reveal">;
+  /** The teaching view (www/src/teach): compare mode, explorer, lessons. */
+  teach?: TeachHost;
 }
 
 /** What the page can ask of the panel. */
@@ -124,6 +127,11 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     onDownloadSvg: downloadSvg,
     onDownloadDot: downloadDot,
   });
+  const teach = mountTeach(root, host.teach, {
+    redraw: () => redraw(),
+    remark: () => marks(),
+    refit: () => control.userMoved || control.fit(),
+  });
   const message = document.createElement("div");
   message.className = "cfg-message";
   message.setAttribute("role", "status");
@@ -137,13 +145,16 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   viewEl.setAttribute("aria-label", "control-flow graph (+ and - zoom, 0 fits, arrows pan)");
   // The path view (path.ts); a step selects its block even when selected (a new text).
   const path = host.path && mountPathView(root, { ...host.path, report: () => state.get().report, redraw: () => marks(), showBlock: (b) => { showFunction(b.function, true); select(b.label, true); } });
-  root.replaceChildren(toolbar.element, toolbar.legend, ...(path ? [path.element, path.legend] : []), message, viewEl);
+  root.replaceChildren(toolbar.element, teach.bar, toolbar.legend, ...(path ? [path.element, path.legend] : []), message, viewEl, teach.pane);
   root.dataset.state = "empty";
   graphviz.preload();
 
   const control = new ViewControl(viewEl, stage, {
     onHover: (id) => host.onHoverBlock(id),
-    onClick: (id) => select(id),
+    onClick: (id, construct) => {
+      select(id);
+      teach.click(id, construct);
+    },
     onTransform: (scale) => (root.dataset.scale = scale.toFixed(3)),
   });
 
@@ -176,6 +187,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   // ---- renders from the state
   state.watch((s) => [s.view], (s) => toolbar.showView(s.view));
   state.watch((s) => [s.report, s.current], (s) => toolbar.showFunctions(s.report?.functions ?? [], s.current));
+  state.watch((s) => [s.report, s.current], (s) => teach.update(s.report, s.current));
   state.watch(
     (s) => [s.report, s.current, s.view.listing, s.view.constructs, s.view.dominators, s.view.hideUnreachable, s.view.containing && s.selected],
     () => redraw(),
@@ -211,6 +223,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
       problemEdges: mine ? d.edges : [],
     });
     if (path) path.apply(drawn.svg, s.current);
+    teach.mark(drawn.svg);
   }
 
   /** Ask the engine for the DOT, and draw it if it changed. */
@@ -246,6 +259,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
       dominators: s.view.dominators,
       hideUnreachable: s.view.hideUnreachable,
     };
+    teach.adjust(opts);
     if (s.view.containing && s.selected !== undefined) opts.selected = s.selected;
     root.dataset.state = "rendering";
     const asked = performance.now();

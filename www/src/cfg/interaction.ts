@@ -10,9 +10,18 @@ export function blockIdOf(target: EventTarget | null): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** The construct index of the cluster (`g.cluster#construct-<n>`) an event
+ *  happened on, outside any block, or undefined. */
+export function constructIndexOf(target: EventTarget | null): number | undefined {
+  if (!(target instanceof Element) || target.closest("g.node")) return undefined;
+  const m = target.closest("g.cluster")?.id.match(/^construct-(\d+)$/);
+  return m ? Number(m[1]) : undefined;
+}
+
 export interface ViewEvents {
   onHover(blockId: number | null): void;
-  onClick(blockId: number | null): void;
+  /** `construct`: the cluster clicked, when not a block. */
+  onClick(blockId: number | null, construct?: number): void;
   /** The transform changed (the panel shows the scale for the tests). */
   onTransform(scale: number): void;
 }
@@ -167,7 +176,7 @@ export class ViewControl {
     if (this.view.hasPointerCapture(e.pointerId)) this.view.releasePointerCapture(e.pointerId);
     this.view.classList.remove("dragging");
     this.drag = undefined;
-    if (!d.moved && e.type === "pointerup") this.events.onClick(blockIdOf(e.target));
+    if (!d.moved && e.type === "pointerup") this.events.onClick(blockIdOf(e.target), constructIndexOf(e.target));
   }
 
   private zoomAt(factor: number, cx: number, cy: number) {

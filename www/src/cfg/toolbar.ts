@@ -201,6 +201,18 @@ const LEGEND: [group: string, entries: Entry[]][] = [
     ],
   ],
   ["", [["containing the selection", "construct.selected cfg-containing", "fill: #e3efff; stroke: #0b62c4; stroke-width: 2", BOX]]],
+  // The teaching marks (www/src/teach/teach.css).
+  [
+    "teaching",
+    [
+      ["differs (compare)", "teach-diff", "fill: #fde0ec; stroke: #c2185b; stroke-width: 2.5", BOX],
+      ["masked (compare)", "teach-masked", "fill: #fff3c4; stroke: #8d6e00; stroke-width: 2.5; stroke-dasharray: 4 2", BOX],
+      ["dominated by the entry", "teach-dominated", "fill: #d8f0d8", BOX],
+      ["taken away", "teach-excluded", "fill: #f6dcdc; stroke-dasharray: 4 2", BOX],
+      ["allowed exit", "teach-allowed teach-exit-ok", "stroke: #2e7d32; stroke-width: 2; stroke-dasharray: 6 3"],
+      ["exit breaking the rules", "teach-exit-bad", "stroke: #d0312d; stroke-width: 3"],
+    ],
+  ],
 ];
 
 function legend(): HTMLElement {

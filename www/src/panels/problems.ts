@@ -5,6 +5,7 @@ import type { AnalyzeReport, Diagnostic, TextRange } from "../api";
 import { byId, el } from "../dom";
 import { citedSections, specLink } from "../spec";
 import type { AppStore } from "../state";
+import { ruleLinks, ruleTeachingPane } from "../teach/rules";
 
 function loc(d: Diagnostic): string {
   if (d.range) return `${d.range.line}:${d.range.column}`;
@@ -27,6 +28,11 @@ export function mountProblems(store: AppStore, reveal: (r: TextRange) => void) {
   const tab = byId("tab-problems");
 
   list.addEventListener("click", (ev) => {
+    const rule = (ev.target as HTMLElement).closest<HTMLButtonElement>("button.rule-link");
+    if (rule) {
+      store.update({ selectedProblem: Number(rule.dataset.index) });
+      return;
+    }
     const b = (ev.target as HTMLElement).closest<HTMLButtonElement>("button.problem");
     if (!b) return;
     const i = Number(b.dataset.index);
@@ -52,7 +58,7 @@ export function mountProblems(store: AppStore, reveal: (r: TextRange) => void) {
           b.dataset.col = String(d.range.column);
         }
         b.append(el("span", "loc", loc(d)), el("span", "sev", d.severity), el("span", "code", d.code), el("span", "msg", d.message));
-        li.append(b);
+        li.append(b, ...ruleLinks(d.code, i));
         return li;
       });
       if (items.length === 0) items.push(el("li", "none", r.assembled ? "No problems: the module is valid." : "No problems."));
@@ -87,6 +93,8 @@ export function mountProblems(store: AppStore, reveal: (r: TextRange) => void) {
           parts.push(p);
         }
       }
+      const teaching = ruleTeachingPane(d.code);
+      if (teaching) parts.push(teaching);
       if (d.help) parts.push(el("p", "help", `help: ${d.help}`));
       if (d.rendered) parts.push(el("pre", "rendered", d.rendered));
       detail.replaceChildren(...parts);
