@@ -3,7 +3,8 @@
 //! "compute" rows of `tests/tests/wgsl_corpus.rs`), in one run (bench/wgsl.sh runs it).
 //!
 //! Both sides start from the same SPIR-V binary, assembled beforehand:
-//! * ours: `binary::read_words` + `Ir::build` + `cfg::analyze` + `wgsl::lower`;
+//! * ours: `binary::read_words_framing` + `Ir::build` (which parses the
+//!   operands, once; the lowering refuses what it found wrong) + `cfg::analyze` + `wgsl::lower`;
 //! * naga: `front::spv::parse_u8_slice` + `Validator::validate` +
 //!   `back::wgsl::write_string` (what `wgpu-naga` does with a module).
 //!
@@ -38,7 +39,9 @@ fn caps() -> Capabilities {
 /// Ours, from the binary; whether the lowering gave WGSL.
 #[inline(never)]
 fn ours(words: &[u32]) -> bool {
-    let Ok(module) = binary::read_words(words) else { return false };
+    // The operands are parsed once, by Ir::build: the lowering refuses a
+    // module whose operands `binary::read_words` would reject (Ir::problems).
+    let Ok(module) = binary::read_words_framing(words) else { return false };
     let ir = Ir::build(module);
     let graph = cfg::analyze(&ir.module);
     let out = wgsl::lower(&ir, &graph, &wgsl::Options::default());
@@ -101,6 +104,8 @@ fn main() {
         manifest.iter().filter_map(|e| Some((e["file"].as_str()?, e["valid"].as_bool()?))).collect();
     // (name, words, bytes) of every valid compute module.
     let mut mods: Vec<(String, Vec<u32>, Vec<u8>)> = Vec::new();
+    // WGSL_BENCH_FILTER=SUBSTRING: only the modules whose name holds it (profiling one module).
+    let filter = std::env::var("WGSL_BENCH_FILTER").ok();
     for case in cases(&corpus) {
         if valid.get(case.name.as_str()) != Some(&true) {
             continue;
@@ -108,6 +113,9 @@ fn main() {
         let asm = AsmOptions { env: TargetEnv::parse(case.asm_env()).unwrap_or_default(), preserve_numeric_ids: false };
         // The 844: the modules the corpus marks runnable compute.
         if case.meta_str("runnable") != "compute" {
+            continue;
+        }
+        if filter.as_ref().is_some_and(|f| !case.name.contains(f.as_str())) {
             continue;
         }
         let Ok(words) = assemble(&case.text, &asm) else { continue };
@@ -122,7 +130,7 @@ fn main() {
         for _ in 0..*n {
             for (_, words, _) in &mods {
                 let t0 = Instant::now();
-                let Ok(module) = binary::read_words(words) else { continue };
+                let Ok(module) = binary::read_words_framing(words) else { continue };
                 let t1 = Instant::now();
                 let ir = Ir::build(module);
                 let t2 = Instant::now();
@@ -201,6 +209,10 @@ fn main() {
         let mut ix: Vec<usize> = (0..mods.len()).collect();
         ix.sort_by_key(|&i| std::cmp::Reverse(to[i]));
         for &i in ix.iter().take(15) {
+            println!("  {:8.1} us ours  {:8.1} us naga  {}", us(to[i]), us(tn[i]), mods[i].0);
+        }
+        println!("around ours' median:");
+        for &i in ix.iter().skip(ix.len() / 2 - 3).take(7) {
             println!("  {:8.1} us ours  {:8.1} us naga  {}", us(to[i]), us(tn[i]), mods[i].0);
         }
     }

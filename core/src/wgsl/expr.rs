@@ -80,11 +80,11 @@ impl W<'_> {
         let at = Some(i as u32);
         if f.hoisted.contains(&id) {
             let n = f.names.get(&id).cloned().unwrap_or_default();
-            self.out.line(f.indent, &format!("{n} = {e};"), at);
+            self.out.line_fmt(f.indent, format_args!("{n} = {e};"), at);
         } else {
             let t = self.ty(ty, i as u32)?;
             let n = f.scope.fresh_under(Some(&self.globals_scope), self.ir.name(id), format_args!("x{id}"));
-            self.out.line(f.indent, &format!("let {n}: {t} = {e};"), at);
+            self.out.line_fmt(f.indent, format_args!("let {n}: {t} = {e};"), at);
             f.names.insert(id, n);
         }
         Ok(())
@@ -151,14 +151,17 @@ impl W<'_> {
             op::OpStore => {
                 let p = self.reference(f, arg(0))?;
                 let v = self.val(f, arg(1))?;
-                let s = if self.is_atomic_ptr(arg(0)) { format!("atomicStore(&{p}, {v});") } else { format!("{p} = {v};") };
-                self.stmt_line(f, i, s);
+                if self.is_atomic_ptr(arg(0)) {
+                    self.out.line_fmt(f.indent, format_args!("atomicStore(&{p}, {v});"), Some(i as u32));
+                } else {
+                    self.out.line_fmt(f.indent, format_args!("{p} = {v};"), Some(i as u32));
+                }
                 return Ok(());
             }
             op::OpCopyMemory => {
                 let t = self.reference(f, arg(0))?;
                 let s = self.reference(f, arg(1))?;
-                self.stmt_line(f, i, format!("{t} = {s};"));
+                self.out.line_fmt(f.indent, format_args!("{t} = {s};"), Some(i as u32));
                 return Ok(());
             }
             op::OpAccessChain | op::OpInBoundsAccessChain => {
@@ -204,7 +207,7 @@ impl W<'_> {
                 }
                 let call = format!("{callee}({})", args.join(", "));
                 if matches!(ir.ty(rt).map(|t| &t.ty), Some(Type::Void)) {
-                    self.stmt_line(f, i, format!("{call};"));
+                    self.out.line_fmt(f.indent, format_args!("{call};"), Some(i as u32));
                     return Ok(());
                 }
                 call
@@ -227,7 +230,7 @@ impl W<'_> {
                 let mut t = ir.type_of(arg(2)).unwrap_or(0);
                 for &k in &w[3..] {
                     let (acc, nt) = self.step(t, k, None)?;
-                    e = format!("{e}{acc}");
+                    e.push_str(&acc);
                     t = nt;
                 }
                 e
@@ -249,16 +252,16 @@ impl W<'_> {
                 }
                 let n = if f.hoisted.contains(&id) {
                     let n = f.names.get(&id).cloned().unwrap_or_default();
-                    self.stmt_line(f, i, format!("{n} = {c};"));
+                    self.out.line_fmt(f.indent, format_args!("{n} = {c};"), Some(i as u32));
                     n
                 } else {
                     let t = self.ty(rt, i as u32)?;
                     let n = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
-                    self.stmt_line(f, i, format!("var {n}: {t} = {c};"));
+                    self.out.line_fmt(f.indent, format_args!("var {n}: {t} = {c};"), Some(i as u32));
                     f.names.insert(id, n.clone());
                     n
                 };
-                self.stmt_line(f, i, format!("{n}{path} = {v};"));
+                self.out.line_fmt(f.indent, format_args!("{n}{path} = {v};"), Some(i as u32));
                 return Ok(());
             }
             op::OpCompositeConstruct => {
@@ -562,25 +565,25 @@ impl W<'_> {
     /// One access step into type `t` by literal `k` (or index value `dynamic`):
     /// the accessor text and the element type.
     fn step(&mut self, t: u32, k: u32, dynamic: Option<String>) -> Result<(String, u32), Refusal> {
-        let Some(td) = self.ir.ty(t).cloned() else {
-            return Err(Refusal::new("wgsl.invalid", "an access into a non-type", None));
+        // What the step needs of the type, without copying it: 0 a struct
+        // member, 1 an array element, 2 a vector or matrix component.
+        let (what, next) = match self.ir.ty(t) {
+            None => return Err(Refusal::new("wgsl.invalid", "an access into a non-type", None)),
+            Some(td) => match &td.ty {
+                Type::Struct { members } => (0, members.get(k as usize).map_or(0, |m| m.ty)),
+                Type::Array { element, .. } | Type::RuntimeArray { element } => (1, *element),
+                Type::Vector { component, .. } => (2, *component),
+                Type::Matrix { column, .. } => (2, *column),
+                _ => return Err(Refusal::new("wgsl.invalid", "an access into a scalar", Some(td.inst))),
+            },
         };
+        if what == 0 {
+            let m = self.member(t, k);
+            return Ok((format!(".{m}"), next));
+        }
         let idx = dynamic.unwrap_or_else(|| format!("{k}"));
-        Ok(match td.ty {
-            Type::Struct { members } => {
-                let m = self.member(t, k);
-                (format!(".{m}"), members.get(k as usize).map_or(0, |m| m.ty))
-            }
-            Type::Array { element, .. } | Type::RuntimeArray { element } => {
-                let v = if self.wrap_stride(t).is_some() { ".v" } else { "" };
-                (format!("[{idx}]{v}"), element)
-            }
-            Type::Vector { component, .. } => (format!("[{idx}]"), component),
-            Type::Matrix { column, .. } => (format!("[{idx}]"), column),
-            _ => {
-                return Err(Refusal::new("wgsl.invalid", "an access into a scalar", Some(td.inst)));
-            }
-        })
+        let v = if what == 1 && self.wrap_stride(t).is_some() { ".v" } else { "" };
+        Ok((format!("[{idx}]{v}"), next))
     }
 
     fn access_chain(&mut self, f: &mut F, _i: usize, w: &[u32]) -> Result<String, Refusal> {
@@ -606,7 +609,7 @@ impl W<'_> {
                 };
                 self.step(t, 0, Some(v))?
             };
-            e = format!("{e}{acc}");
+            e.push_str(&acc);
             t = nt;
         }
         Ok(e)
@@ -676,7 +679,7 @@ impl W<'_> {
         let p = self.reference(f, ptr)?;
         if o == op::OpAtomicStore {
             let v = self.val_as(f, w[3], k)?;
-            self.stmt_line(f, i, format!("atomicStore(&{p}, {v});"));
+            self.out.line_fmt(f.indent, format_args!("atomicStore(&{p}, {v});"), Some(i as u32));
             return Ok(());
         }
         let (rt, id) = (w[0], w[1]);
@@ -693,8 +696,8 @@ impl W<'_> {
                 let n = f.indent;
                 self.out.line(n, &format!("var {tmp}: {};", k.text()), at);
                 self.out.line(n, "loop {", at);
-                self.out.line(n + 1, &format!("let r = atomicCompareExchangeWeak(&{p}, {c}, {v});"), at);
-                self.out.line(n + 1, &format!("if r.exchanged || r.old_value != {c} {{ {tmp} = r.old_value; break; }}"), at);
+                self.out.line_fmt(n + 1, format_args!("let r = atomicCompareExchangeWeak(&{p}, {c}, {v});"), at);
+                self.out.line_fmt(n + 1, format_args!("if r.exchanged || r.old_value != {c} {{ {tmp} = r.old_value; break; }}"), at);
                 self.out.line(n, "}", at);
                 tmp
             }
@@ -723,9 +726,9 @@ impl W<'_> {
                     self.out.line(n, "loop {", at);
                     let mm = if name == "atomicMin" { "min" } else { "max" };
                     let m = cast(format!("{mm}({}, {v})", cast(tmp.clone(), k, sn)), sn, k);
-                    self.out.line(n + 1, &format!("let r = atomicCompareExchangeWeak(&{p}, {tmp}, {m});"), at);
+                    self.out.line_fmt(n + 1, format_args!("let r = atomicCompareExchangeWeak(&{p}, {tmp}, {m});"), at);
                     self.out.line(n + 1, "if r.exchanged { break; }", at);
-                    self.out.line(n + 1, &format!("{tmp} = r.old_value;"), at);
+                    self.out.line_fmt(n + 1, format_args!("{tmp} = r.old_value;"), at);
                     self.out.line(n, "}", at);
                     return self.bind(f, i, id, rt, cast(tmp, k, r));
                 }
@@ -983,7 +986,7 @@ impl W<'_> {
                 {
                     s = cast(s, en.with(Kind::I32), en);
                 }
-                self.stmt_line(f, i, format!("{p} = {s};"));
+                self.out.line_fmt(f.indent, format_args!("{p} = {s};"), Some(i as u32));
                 Ok(Some(format!("{fun}({x}).fract")))
             }
             g::MatrixInverse => Ok(Some(self.matrix_inverse(f, i, w)?)),

@@ -165,7 +165,7 @@ impl W<'_> {
                 Some(&c) if ir.constant(c).is_some() => format!(" = {}", self.const_expr(c)?),
                 _ => String::new(),
             };
-            self.out.line(1, &format!("var {name}: {t}{init};"), Some(i as u32));
+            self.out.line_fmt(1, format_args!("var {name}: {t}{init};"), Some(i as u32));
             f.refs.insert(id, name.clone());
             f.names.insert(id, name);
         }
@@ -175,17 +175,17 @@ impl W<'_> {
             let Some(t) = ir.type_of(id) else { continue };
             let t = self.ty(t, i as u32)?;
             let name = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
-            self.out.line(1, &format!("var {name}: {t};"), Some(i as u32));
+            self.out.line_fmt(1, format_args!("var {name}: {t};"), Some(i as u32));
             f.names.insert(id, name);
         }
         for k in 0..shape.flags {
             let n = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("guard{k}"));
-            self.out.line(1, &format!("var {n}: bool = false;"), at);
+            self.out.line_fmt(1, format_args!("var {n}: bool = false;"), at);
             f.flags.push(n);
         }
         for k in 0..shape.vars {
             let n = f.scope.fresh_under(Some(&self.globals_scope), None, format_args!("dispatch{k}"));
-            self.out.line(1, &format!("var {n}: u32 = 0u;"), at);
+            self.out.line_fmt(1, format_args!("var {n}: u32 = 0u;"), at);
             f.vars.push(n);
         }
         let Shape { body, .. } = shape;
@@ -195,7 +195,7 @@ impl W<'_> {
         if let Some(t) = &f.ret
             && !matches!(body.last(), Some(Stmt::Return(_) | Stmt::Unreachable))
         {
-            self.out.line(1, &format!("return {t}();"), Some(func.end));
+            self.out.line_fmt(1, format_args!("return {t}();"), Some(func.end));
         }
         self.out.line(0, "}", Some(func.end));
         self.out.line(0, "", None);
@@ -315,7 +315,7 @@ impl W<'_> {
             Stmt::If { cond, then, els } => {
                 let at = self.cond_at(f, cond);
                 let c = self.cond(f, cond)?;
-                self.out.line(n, &format!("if {c} {{"), at);
+                self.out.line_fmt(n, format_args!("if {c} {{"), at);
                 f.indent += 1;
                 self.stmts(f, then)?;
                 f.indent -= 1;
@@ -340,7 +340,7 @@ impl W<'_> {
                     Selector::Id(id) => self.branch_on(f, op::OpSwitch, *id),
                     Selector::Var(_) => self.term(f),
                 };
-                self.out.line(n, &format!("switch {sel} {{"), at);
+                self.out.line_fmt(n, format_args!("switch {sel} {{"), at);
                 let mut has_default = false;
                 for c in cases {
                     let head = match &c.values {
@@ -354,7 +354,7 @@ impl W<'_> {
                             format!("case {}", xs.join(", "))
                         }
                     };
-                    self.out.line(n + 1, &format!("{head}: {{"), at);
+                    self.out.line_fmt(n + 1, format_args!("{head}: {{"), at);
                     f.indent += 2;
                     self.stmts(f, &c.body)?;
                     f.indent -= 2;
@@ -378,7 +378,7 @@ impl W<'_> {
                     if let Some(c) = break_if {
                         let b_at = self.cond_at(f, c);
                         let c = self.cond(f, c)?;
-                        self.out.line(n + 2, &format!("break if {c};"), b_at);
+                        self.out.line_fmt(n + 2, format_args!("break if {c};"), b_at);
                     }
                     f.indent -= 1;
                     self.out.line(n + 1, "}", at);
@@ -391,23 +391,23 @@ impl W<'_> {
             Stmt::Return(None) => self.out.line(n, "return;", self.term(f)),
             Stmt::Return(Some(v)) => {
                 let e = self.val(f, *v)?;
-                self.out.line(n, &format!("return {e};"), self.term(f));
+                self.out.line_fmt(n, format_args!("return {e};"), self.term(f));
             }
             Stmt::Discard => self.out.line(n, "discard;", self.term(f)),
             // Never reached; a function with a result still needs a return.
             Stmt::Unreachable => {
                 if let Some(t) = &f.ret {
                     let at = self.term(f);
-                    self.out.line(n, &format!("return {t}();"), at);
+                    self.out.line_fmt(n, format_args!("return {t}();"), at);
                 }
             }
             Stmt::SetFlag { flag, value } => {
                 let name = f.flags.get(*flag as usize).cloned().unwrap_or_default();
-                self.out.line(n, &format!("{name} = {value};"), self.term(f));
+                self.out.line_fmt(n, format_args!("{name} = {value};"), self.term(f));
             }
             Stmt::SetVar { var, value } => {
                 let name = f.vars.get(*var as usize).cloned().unwrap_or_default();
-                self.out.line(n, &format!("{name} = {value}u;"), self.term(f));
+                self.out.line_fmt(n, format_args!("{name} = {value}u;"), self.term(f));
             }
         }
         Ok(())
@@ -481,14 +481,14 @@ impl W<'_> {
         let first = copies.first().map(|c| c.0);
         if copies.len() == 1 {
             let (i, name, e) = &copies[0];
-            self.out.line(n, &format!("{name} = {e};"), Some(*i));
+            self.out.line_fmt(n, format_args!("{name} = {e};"), Some(*i));
         } else if !copies.is_empty() {
             self.out.line(n, "{", first);
             for (k, (i, _, e)) in copies.iter().enumerate() {
-                self.out.line(n + 1, &format!("let phi{k} = {e};"), Some(*i));
+                self.out.line_fmt(n + 1, format_args!("let phi{k} = {e};"), Some(*i));
             }
             for (k, (i, name, _)) in copies.iter().enumerate() {
-                self.out.line(n + 1, &format!("{name} = phi{k};"), Some(*i));
+                self.out.line_fmt(n + 1, format_args!("{name} = phi{k};"), Some(*i));
             }
             self.out.line(n, "}", first);
         }

@@ -645,9 +645,9 @@ impl W<'_> {
         let mut ret = String::new();
         if !outs.is_empty() {
             let sname = self.globals_scope.fresh(Some(&format!("{name}_out")), "out");
-            self.out.line(0, &format!("struct {sname} {{"), at);
+            self.out.line_fmt(0, format_args!("struct {sname} {{"), at);
             for (k, (attr, t, _)) in outs.iter().enumerate() {
-                self.out.line(1, &format!("{attr} m{k}: {t},"), at);
+                self.out.line_fmt(1, format_args!("{attr} m{k}: {t},"), at);
             }
             self.out.line(0, "}", at);
             self.out.line(0, "", None);

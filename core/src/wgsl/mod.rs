@@ -128,6 +128,17 @@ impl Out {
         }
     }
 
+    /// [`Out::line`] with the text formatted in place (no temporary String).
+    pub fn line_fmt(&mut self, indent: usize, args: core::fmt::Arguments, at: Option<u32>) {
+        for _ in 0..indent {
+            self.text.push_str("  ");
+        }
+        // Writing into a String cannot fail.
+        let _ = core::fmt::Write::write_fmt(&mut self.text, args);
+        self.text.push('\n');
+        self.lines.push(at);
+    }
+
     pub fn line(&mut self, indent: usize, s: &str, at: Option<u32>) {
         for _ in 0..indent {
             self.text.push_str("  ");
@@ -247,6 +258,19 @@ impl W<'_> {
     /// Refuse what the module declares that WGSL lacks.
     fn check_module(&self) -> Result<(), Refusal> {
         use crate::grammar::{capability as cap, op};
+        // What reading the operands found (`Ir::build` parses them once; a
+        // caller that read the module with `binary::read_words_framing`
+        // gets here the checks `binary::read_words` would have made).
+        match self.ir.problems.first() {
+            Some(crate::ir::Problem::Operands(e)) => {
+                return Err(Refusal::new("wgsl.invalid", alloc::format!("{e}"), None));
+            }
+            Some(&crate::ir::Problem::IdOutOfBound { inst, id, bound }) => {
+                let msg = alloc::format!("%{id} is not below the id bound {bound}");
+                return Err(Refusal::new("wgsl.invalid", msg, Some(inst)));
+            }
+            None => {}
+        }
         // Variable-length arrays first: they come with the physical model.
         for i in 0..self.ir.len() {
             if matches!(

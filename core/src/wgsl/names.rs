@@ -1,7 +1,6 @@
 //! WGSL identifiers: OpName text made a valid identifier that is no reserved
 //! word, unique in its scope.
 
-use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -48,6 +47,15 @@ const RESERVED: &[&str] = &[
 
 /// Whether `s` is a WGSL reserved word or a name we keep for ourselves.
 pub fn is_reserved(s: &str) -> bool {
+    // Most of our names end in a number (`x37`, `g8`): the only reserved
+    // words that do start with one of these letters (`vec2`, `f32`, `log2`,
+    // `quantizeToF16`).
+    if let (Some(&a), Some(&z)) = (s.as_bytes().first(), s.as_bytes().last())
+        && z.is_ascii_digit()
+        && !b"aefilmquv".contains(&a)
+    {
+        return false;
+    }
     RESERVED.binary_search(&s).is_ok()
 }
 
@@ -73,12 +81,21 @@ pub fn sanitize(raw: &str) -> Option<String> {
     Some(s)
 }
 
+/// FNV-1a, for [`Scope`]'s table.
+fn hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// A scope of unique identifiers. A function's scope holds only its own
 /// names and is checked together with the module's ([`Scope::fresh_under`]),
 /// so that no function copies the module's names.
 #[derive(Default, Debug, Clone)]
 pub struct Scope {
-    used: BTreeSet<String>,
+    /// The names taken, in order.
+    used: Vec<String>,
+    /// Open addressing over `used` by [`hash`]: index + 1, 0 for a free
+    /// slot; a power of two long, at most half full.
+    table: Vec<u32>,
     /// Families of names taken without storing them: `prefix` followed by a
     /// decimal number below the bound, written without leading zeros
     /// (`p0`..`p63`).
@@ -108,13 +125,53 @@ impl Scope {
         } else {
             base
         };
-        self.used.insert(s.clone());
+        self.insert(s.clone());
         s
+    }
+
+    /// Whether `s` is one of the names taken one by one.
+    fn has(&self, s: &str) -> bool {
+        let mask = self.table.len().wrapping_sub(1);
+        let mut k = hash(s) as usize;
+        for _ in 0..self.table.len() {
+            k &= mask;
+            match self.table[k] {
+                0 => return false,
+                e if self.used[e as usize - 1] == s => return true,
+                _ => k += 1,
+            }
+        }
+        false
+    }
+
+    fn insert(&mut self, s: String) {
+        if self.has(&s) {
+            return;
+        }
+        if (self.used.len() + 1) * 2 > self.table.len() {
+            let len = (self.table.len() * 2).max(32);
+            self.table = alloc::vec![0; len];
+            for e in 0..self.used.len() {
+                self.place(e);
+            }
+        }
+        self.used.push(s);
+        self.place(self.used.len() - 1);
+    }
+
+    /// Put `used[e]` in the table (which has room).
+    fn place(&mut self, e: usize) {
+        let mask = self.table.len() - 1;
+        let mut k = hash(&self.used[e]) as usize & mask;
+        while self.table[k] != 0 {
+            k = (k + 1) & mask;
+        }
+        self.table[k] = e as u32 + 1;
     }
 
     /// Whether `s` is taken.
     pub fn contains(&self, s: &str) -> bool {
-        self.used.contains(s)
+        self.has(s)
             || self.numbered.iter().any(|&(p, n)| {
                 s.strip_prefix(p).is_some_and(|d| {
                     !d.is_empty()
@@ -128,7 +185,7 @@ impl Scope {
 
     /// Take `s` as is (our own generated names).
     pub fn take(&mut self, s: &str) {
-        self.used.insert(String::from(s));
+        self.insert(String::from(s));
     }
 
     /// Take `prefix0` .. `prefix{n-1}` (our own generated names).
@@ -141,6 +198,11 @@ impl Scope {
 #[test]
 fn reserved_words_are_sorted_for_the_bisection() {
     assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
+    // `is_reserved`'s shortcut for names ending in a digit.
+    for r in RESERVED.iter().filter(|r| r.as_bytes().last().is_some_and(u8::is_ascii_digit)) {
+        assert!(b"aefilmquv".contains(&r.as_bytes()[0]) && is_reserved(r), "{r}");
+    }
+    assert!(is_reserved("vec4") && is_reserved("atan2") && !is_reserved("x37") && !is_reserved("vec5"));
     assert!(is_reserved("loop") && is_reserved("fwidthFine") && is_reserved("alias") && !is_reserved("loops"));
 }
 
@@ -156,4 +218,10 @@ fn numbered_names_are_taken_and_scopes_nest() {
     assert_eq!(f.fresh_under(Some(&g), None, format_args!("x{}", 7)), "x7");
     assert_eq!(f.fresh_under(Some(&g), None, format_args!("x{}", 7)), "x7_1");
     assert!(!g.contains("x7"));
+    // Many names: the table grows and still finds each, once.
+    let mut h = Scope::default();
+    for k in 0..200 {
+        assert_eq!(h.fresh(None, &format!("n{}", k % 100)), if k < 100 { format!("n{k}") } else { format!("n{}_1", k % 100) });
+    }
+    assert!((0..100).all(|k| h.contains(&format!("n{k}")) && h.contains(&format!("n{k}_1"))) && !h.contains("n100"));
 }
