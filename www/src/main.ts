@@ -15,6 +15,7 @@ import { mountBinary, mountDisassembly } from "./panels/code";
 import { keepSelection, mountProblems } from "./panels/problems";
 import { mountBanner, mountSplitter, mountStatus, mountTheme } from "./panels/shell";
 import { mountRun } from "./panels/run";
+import { mountAmber } from "./panels/run-amber";
 import { mountTabs } from "./panels/tabs";
 import { SAMPLE } from "./sample";
 import { mountShare, readLink, type SharedStart } from "./share";
@@ -250,13 +251,18 @@ async function main(store: AppStore) {
   });
   mountTabs(store, () => editor.view.focus());
   mountSplitter();
-  mountFiles(store, engine, (t) => editor.setText(t));
+  const amber = mountAmber(store, engine, run, (t, env) => {
+    if (info.targetEnvs.includes(env)) store.update({ targetEnv: env });
+    editor.setText(t);
+  });
+  if (start?.run) amber.applyShared(start.run);
+  mountFiles(store, engine, (t) => editor.setText(t), (t, name) => amber.open(t, name));
   mountExamples(store, (t, env) => {
     if (info.targetEnvs.includes(env)) store.update({ targetEnv: env });
     editor.setText(t);
     editor.view.focus();
   });
-  mountShare(store, engine, current, () => autosave.now());
+  mountShare(store, engine, current, () => autosave.now(), () => amber.shareRun());
   mountHelp(store);
 
   // For the tests and the benchmark.
@@ -266,6 +272,7 @@ async function main(store: AppStore) {
       engine,
       store,
       run,
+      amber,
       version: info.version,
       get lastElapsed() {
         return store.get().report?.elapsedMs;
