@@ -13,7 +13,7 @@ import { errorText, type AppStore } from "../state";
 import type { RunPanel } from "./run";
 
 /** The file loaded, and its checks per backend after the last run. */
-interface Loaded {
+export interface Loaded {
   name: string;
   source: string;
   script: AmberScript;
