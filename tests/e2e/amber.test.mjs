@@ -3,7 +3,7 @@
 // * 10 compute Amber files of the corpus (../shared/corpus, SPIRV-ASM, of
 //   varied shapes: spec constants, push constants, a uniform buffer, a
 //   non-default entry point, floats with a tolerance, 16-bit integers,
-//   EQ_BUFFER, a switch) opened through the page's Open button load their shader,
+//   EQ_BUFFER, a switch, a buffer bigger than its block) opened through the page's Open button load their shader,
 //   inputs and dispatch, run, and every EXPECT line shows as passing on the
 //   interpreter (and on WebGPU wherever WebGPU ran the module);
 // * Export Amber writes a file that `spvlab amber` passes, and opening it
@@ -34,7 +34,7 @@ const FILES = [
   "vk-gl-cts/graphicsfuzz_loops_breaks_returns.amber",
   "vk-gl-cts/spirv_assembly_instruction_compute_mul_extended_signed_16bit.amber",
   "vk-gl-cts/compute_vec2_nclamp_nan_component.amber",
-  "vk-gl-cts/graphicsfuzz_two_nested_for_loops_with_returns.amber",
+  "google-amber/compute_workgroup_init.amber",
   "vk-gl-cts/spirv_assembly_instruction_compute_undef_undefined_spec_constant_composite.amber",
 ];
 

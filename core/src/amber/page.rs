@@ -4,7 +4,8 @@
 //! (one pipeline, descriptor buffers at distinct (set, binding) pairs, push
 //! constants, spec constants) into what the tab holds: the shader as SPIR-V
 //! assembly (a SPIRV-HEX shader disassembled), each binding's bytes in the
-//! interpreter's input language, the dispatch, and the EXPECT lines.
+//! interpreter's input language (up to its block's size: a shader sees no
+//! more of a bigger buffer), the dispatch, and the EXPECT lines.
 //!
 //! [`check`] checks a script's EXPECT lines against the buffers of a run
 //! made elsewhere (the page's interpreter, its WebGPU): the script runs on
@@ -116,6 +117,25 @@ pub fn load(src: &str) -> Result<Loaded, AmberError> {
         .map_err(|e| error(shader.line, format!("the shader does not read back: {}", e.message())))?;
     let ir = Ir::build(module);
     let spec = p.specialize.iter().map(|&(id, bits)| (id, spec_text(&ir, id, bits))).collect();
+    // The bytes a binding's block holds (none for one that ends in a
+    // runtime array): the shader sees no more of a bigger buffer, and the
+    // Run tab's input is sized by the block.
+    let refl = crate::reflect::reflect(&ir);
+    let entry = refl
+        .entry_points
+        .iter()
+        .filter(|e| e.execution_model == "GLCompute")
+        .find(|e| p.entry.as_deref().is_none_or(|n| e.name == n));
+    let block_size = |key: Option<(u32, u32)>| -> Option<usize> {
+        let r = entry?.resources.iter().find(|r| match key {
+            Some((s, b)) => r.set == Some(s) && r.binding == Some(b) && r.kind != ResourceKind::PushConstant,
+            None => r.kind == ResourceKind::PushConstant,
+        })?;
+        if r.runtime_array.is_some() {
+            return None;
+        }
+        usize::try_from(r.size?).ok()
+    };
     let mut inputs: Vec<LoadedInput> = Vec::new();
     for b in &p.binds {
         if b.image || b.array {
@@ -126,15 +146,28 @@ pub fn load(src: &str) -> Result<Loaded, AmberError> {
             .iter()
             .find(|x| x.name == b.buffer)
             .ok_or_else(|| error(b.line, format!("no buffer named `{}`", b.buffer)))?;
+        // A buffer the entry point does not use: the shader cannot see it,
+        // and the Run tab has no field for it (its EXPECT lines see the
+        // file's bytes).
+        let used = match b.kind {
+            BindKind::Descriptor { set, binding, .. } => uses(entry, Some((set, binding))),
+            BindKind::PushConstant => uses(entry, None),
+        };
+        if !used {
+            continue;
+        }
         let (key, bytes) = match b.kind {
             BindKind::Descriptor { set, binding, offset, range } => {
                 let end = range.map_or(buf.data.len(), |r| offset.saturating_add(r));
                 let d = buf.data.get(offset..end).ok_or_else(|| {
                     error(b.line, format!("OFFSET {offset} (and RANGE) is past the end of `{}`", b.buffer))
                 })?;
-                (format!("{set}.{binding}"), d)
+                (format!("{set}.{binding}"), &d[..d.len().min(block_size(Some((set, binding))).unwrap_or(usize::MAX))])
             }
-            BindKind::PushConstant => (String::from("push"), &buf.data[..]),
+            BindKind::PushConstant => {
+                let d = &buf.data[..];
+                (String::from("push"), &d[..d.len().min(block_size(None).unwrap_or(usize::MAX))])
+            }
         };
         if inputs.iter().any(|i| i.key == key) {
             return Err(refuse(b.line, &format!("two buffers at {key}")));
@@ -154,6 +187,16 @@ pub fn load(src: &str) -> Result<Loaded, AmberError> {
     });
     expects.sort_by_key(|e| e.line);
     Ok(Loaded { text, disassembled, env: shader.env, entry: p.entry.clone(), workgroups: groups, spec, inputs, expects })
+}
+
+/// Whether entry point `e` (when reflected) uses the buffer at (set,
+/// binding), or the push constants (`None`).
+fn uses(e: Option<&EntryReflection>, key: Option<(u32, u32)>) -> bool {
+    let Some(e) = e else { return true };
+    match key {
+        Some(k) => e.bound_buffers().any(|(s, b, _)| (s, b) == k),
+        None => e.resources.iter().any(|r| r.kind == ResourceKind::PushConstant),
+    }
 }
 
 fn words_bytes(words: &[u32]) -> Vec<u8> {
@@ -307,23 +350,26 @@ struct Replay<'a> {
 }
 
 impl Executor for Replay<'_> {
-    fn dispatch(&mut self, _: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
+    fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
+        let refl = crate::reflect::reflect(d.ir);
+        let entry = refl
+            .entry_points
+            .iter()
+            .filter(|e| e.execution_model == "GLCompute")
+            .find(|e| d.opts.entry.as_deref().is_none_or(|n| e.name == n));
         for (key, bytes) in buffers.iter_mut() {
+            if !uses(entry, Some(*key)) {
+                // Not the shader's: it stays as it was.
+                continue;
+            }
             let Some(got) = self.outputs.get(key) else {
                 return Err(ExecError::Other(format!("the run has no buffer at {}.{}", key.0, key.1)));
             };
-            // A run may pad a short buffer to its binding's size.
-            if got.len() < bytes.len() {
-                return Err(ExecError::Other(format!(
-                    "the run's buffer {}.{} has {} bytes, the script's {}",
-                    key.0,
-                    key.1,
-                    got.len(),
-                    bytes.len()
-                )));
-            }
-            let n = bytes.len();
-            bytes.copy_from_slice(&got[..n]);
+            // The run's bytes may be fewer (a buffer bigger than its
+            // binding's block: the shader saw only the block) or more (a
+            // short buffer padded to the block).
+            let n = got.len().min(bytes.len());
+            bytes[..n].copy_from_slice(&got[..n]);
         }
         Ok(())
     }

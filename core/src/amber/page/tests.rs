@@ -108,6 +108,30 @@ fn checks_expectations_against_given_buffers() {
     assert!(c.error.is_some() && c.expects.iter().all(|e| !e.pass));
 }
 
+/// A buffer bigger than its binding's block: the input is the block's bytes
+/// (what the shader sees), and the EXPECT lines check the run's bytes with
+/// the rest of the buffer as the file left it. A buffer bound where the
+/// shader uses nothing has no input and keeps the file's bytes.
+#[test]
+fn a_buffer_bigger_than_its_block() {
+    let src = script(SHADER, "SPIRV-ASM")
+        .replace("BUFFER a DATA_TYPE int32 DATA 10 -20 END", "BUFFER a DATA_TYPE int32 DATA 10 -20 30 40 END")
+        .replace("EXPECT b IDX 0 EQ 1\n", "EXPECT a IDX 0 EQ 10 -20 30 40\nEXPECT u IDX 0 EQ 9\n")
+        .replace("BUFFER k DATA_TYPE", "BUFFER u DATA_TYPE uint32 DATA 9 END\nBUFFER k DATA_TYPE")
+        .replace("  BIND BUFFER k AS", "  BIND BUFFER u AS storage DESCRIPTOR_SET 3 BINDING 0\n  BIND BUFFER k AS");
+    let out = super::super::run(&super::super::parse(&src).unwrap(), 10_000).unwrap();
+    assert!(out.passed(), "{out:?}");
+    let l = load(&src).unwrap();
+    assert_eq!(l.inputs[0].spec, "i32: 10 -20");
+    // The buffer the shader does not use has no input.
+    assert_eq!(l.inputs.iter().map(|i| i.key.as_str()).collect::<Vec<_>>(), ["0.0", "1.2", "push"]);
+    let mut outputs = Buffers::new();
+    outputs.insert((0, 0), [10i32, -20].iter().flat_map(|v| v.to_le_bytes()).collect());
+    outputs.insert((1, 2), [0i32, -30].iter().flat_map(|v| v.to_le_bytes()).collect());
+    let c = check(&src, &outputs).unwrap();
+    assert!(c.error.is_none() && c.expects.iter().all(|e| e.pass), "{c:?}");
+}
+
 #[test]
 fn spirv_hex_is_disassembled() {
     let words = assemble(SHADER, &AsmOptions::default()).unwrap();
