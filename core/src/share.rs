@@ -5,6 +5,7 @@
 //! hostile data: the decompressed size is capped at [`MAX_DECOMPRESSED`].
 
 use crate::analysis::dot::Dominators;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -17,9 +18,11 @@ pub const PREFIX: &str = "v1/";
 /// What a share link holds (`ShareState` of `www/src/api.ts`).
 ///
 /// Links made before the CFG options were shared have no `cfg`; links made
-/// while the page had a Run tab may hold `"panel": "run"` and a `run` object:
-/// they still decode (an unknown field is skipped, and the page opens its
-/// default panel for a panel it does not have).
+/// while the page first had a Run tab may hold `"panel": "run"` and a `run`
+/// object of another shape (`{"inputs": [...]}`): they still decode, without
+/// the run part (an unknown field is skipped; a `run` with none of
+/// [`RunView`]'s fields is none). Links made before the run inputs were
+/// shared have no `run`.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShareState {
@@ -34,6 +37,40 @@ pub struct ShareState {
     /// The CFG panel's drawing options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cfg: Option<CfgView>,
+    /// The Run tab's inputs and the chosen invocation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunView>,
+}
+
+/// The Run tab's inputs in a link (`ShareRun` of `www/src/api.ts`, the
+/// fields of the page's `RunRequest`); a missing field takes the tab's
+/// default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RunView {
+    /// The entry point.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// Workgroups in x, y, z.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workgroups: Option<[u32; 3]>,
+    /// Each buffer's input in the interpreter's input language, keyed
+    /// `"SET.BINDING"` or `"push"`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub buffers: BTreeMap<String, String>,
+    /// Spec constant values by SpecId.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub spec: BTreeMap<String, String>,
+    /// The invocation picked (its global id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<[u32; 3]>,
+}
+
+impl RunView {
+    /// Nothing set (an old link's `run` object reads so).
+    pub fn is_empty(&self) -> bool {
+        *self == RunView::default()
+    }
 }
 
 /// The CFG panel's options in a link (`CfgView` of `www/src/api.ts`); a
@@ -180,6 +217,8 @@ struct RawState {
     panel: Option<String>,
     #[serde(default)]
     cfg: Option<CfgView>,
+    #[serde(default)]
+    run: Option<RunView>,
 }
 
 /// Read a fragment (a leading `#` is allowed).
@@ -202,7 +241,8 @@ pub fn decode(fragment: &str) -> Result<ShareState, ShareError> {
         ShareError::BadJson(e.to_string())
     })?;
     let text = raw.text.ok_or(ShareError::MissingText)?;
-    Ok(ShareState { text, target_env: raw.target_env, function: raw.function, panel: raw.panel, cfg: raw.cfg })
+    let run = raw.run.filter(|r| !r.is_empty());
+    Ok(ShareState { text, target_env: raw.target_env, function: raw.function, panel: raw.panel, cfg: raw.cfg, run })
 }
 
 #[cfg(test)]
@@ -222,6 +262,13 @@ mod tests {
                 dominators: Dominators::Structural,
                 hide_unreachable: true,
                 containing: true,
+            }),
+            run: Some(RunView {
+                entry: Some("main".into()),
+                workgroups: Some([4, 2, 1]),
+                buffers: [("0.0".into(), "u32: 1 2 3".into()), ("push".into(), "f32: 0.5".into())].into_iter().collect(),
+                spec: [("3".into(), "-2".into())].into_iter().collect(),
+                invocation: Some([5, 1, 0]),
             }),
         }
     }
@@ -254,6 +301,42 @@ mod tests {
         // Encoding it again drops what the page no longer has.
         let again = serde_json::to_string(&s).unwrap();
         assert!(!again.contains("\"run\":"), "{again}");
+    }
+
+    /// A link of the format before the run inputs were shared: the JSON the
+    /// page wrote then (`text: "; before run\n"`, `targetEnv: "vulkan1.1"`,
+    /// `function: 4`, `panel: "cfg"`, the default CFG options), deflated by
+    /// zlib (not by this encoder). It opens as it did, with no run inputs.
+    #[test]
+    fn links_from_before_run_inputs_stay_readable() {
+        let old = "v1/TYyxCsMwDER_JWgOhUAnZ-4ndOuiOHJi6p6LLYdCyL9XmdrldLzT3U4qHyVHYzdJyEW60vAA9aRcFtEbNgu3lp6M4TIYDw1eYwa5a09vhiR78GGx6FS3U4pVI8wGTlUMZ1QtzWslZ9fInF8RrLkYIWSIldc4yx1F2K88JflvK0f8Bo_jCw";
+        let s = decode(old).unwrap();
+        assert_eq!(s.text, "; before run\n");
+        assert_eq!(s.target_env, "vulkan1.1");
+        assert_eq!(s.function, Some(4));
+        assert_eq!(s.panel.as_deref(), Some("cfg"));
+        assert_eq!(s.cfg, Some(CfgView::default()));
+        assert_eq!(s.run, None);
+    }
+
+    /// Run inputs of the wrong shape are a clear error, not a panic; an
+    /// unknown field inside them is skipped.
+    #[test]
+    fn run_view_checked() {
+        let ok = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","run":{"workgroups":[2,1,1],"future":1}}"#)).unwrap();
+        assert_eq!(ok.run, Some(RunView { workgroups: Some([2, 1, 1]), ..RunView::default() }));
+        for bad in [
+            &br#"{"text":"","targetEnv":"spv1.0","run":{"workgroups":[2,1]}}"#[..],
+            br#"{"text":"","targetEnv":"spv1.0","run":{"workgroups":[-1,1,1]}}"#,
+            br#"{"text":"","targetEnv":"spv1.0","run":{"buffers":{"0.0":3}}}"#,
+            br#"{"text":"","targetEnv":"spv1.0","run":{"invocation":"x"}}"#,
+            br#"{"text":"","targetEnv":"spv1.0","run":[1]}"#,
+        ] {
+            let r = decode(&pack(bad));
+            assert!(matches!(r, Err(ShareError::BadJson(_))), "{r:?}");
+        }
+        let r = decode(&pack(br#"{"text":"","targetEnv":"spv1.0","run":{"workgroups":[2,1]}}"#)).unwrap_err();
+        assert!(format!("{r}").contains("not a valid state"), "{r}");
     }
 
     #[test]

@@ -37,6 +37,7 @@
 //! Bad arguments (an unknown target environment, options of the wrong shape)
 //! throw a JavaScript `Error` built from [`WebError`].
 
+pub mod amber;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod run;

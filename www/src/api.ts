@@ -190,6 +190,49 @@ export interface ShareState {
   panel?: string;
   /** The CFG panel's options (absent in older links: the defaults). */
   cfg?: CfgView;
+  /** The Run tab's inputs and the chosen invocation (absent in older links). */
+  run?: ShareRun;
+}
+
+/** The Run tab's inputs in a share link (core's share::RunView). */
+export interface ShareRun {
+  entry?: string;
+  workgroups?: [number, number, number];
+  /** By "SET.BINDING" or "push", in the interpreter's input language. */
+  buffers?: Record<string, string>;
+  /** Spec constant values by SpecId. */
+  spec?: Record<string, string>;
+  /** The invocation picked (its global id). */
+  invocation?: [number, number, number];
+}
+
+/** An Amber file's error, located in the file (web/src/amber.rs). */
+export interface AmberFailure {
+  line: number;
+  column: number;
+  message: string;
+  /** A graphics script: recognised, not run. */
+  graphics: boolean;
+}
+
+/** An Amber file as the Run tab holds it (`amberLoad`). */
+export interface AmberScript {
+  /** The shader as SPIR-V assembly. */
+  text: string;
+  /** The shader was SPIRV-HEX, disassembled. */
+  disassembled: boolean;
+  targetEnv: string;
+  entry?: string;
+  workgroups: [number, number, number];
+  spec: Record<string, string>;
+  inputs: { key: string; buffer: string; spec: string }[];
+  expects: { line: number; text: string }[];
+}
+
+/** The EXPECT lines checked against one backend's buffers (`amberCheck`). */
+export interface AmberCheck {
+  expects: { line: number; text: string; pass: boolean; failures: string[] }[];
+  error?: AmberFailure;
 }
 
 /** What `session.run` (the interpreter) and `session.runGpu` (WebGPU) are
@@ -397,6 +440,11 @@ export type WorkerRequest =
   | { kind: "loseDevice"; id: number }
   /** The WGSL tab: the last analysis lowered to WGSL (web/src/wgsl.rs). */
   | { kind: "wgsl"; id: number }
+  /** Amber files (web/src/amber.rs): read one for the Run tab, check its
+   *  EXPECT lines against a run's buffers, write the last analysis's run. */
+  | { kind: "amberLoad"; id: number; source: string }
+  | { kind: "amberCheck"; id: number; source: string; buffers: RunBuffer[] }
+  | { kind: "amberExport"; id: number; request: RunRequest }
   /** Added by the page shell: what the engine offers (asked once, at start). */
   | { kind: "init"; id: number };
 
@@ -419,6 +467,9 @@ export type WorkerResponse =
   | { kind: "runGpu"; id: number; result: RunResult; elapsedMs: number }
   | { kind: "loseDevice"; id: number }
   | { kind: "wgsl"; id: number; view: WgslView; elapsedMs: number }
+  | { kind: "amberLoad"; id: number; script?: AmberScript; error?: AmberFailure }
+  | { kind: "amberCheck"; id: number; check: AmberCheck }
+  | { kind: "amberExport"; id: number; text?: string; error?: RunFailure }
   | {
       kind: "init";
       id: number;

@@ -1,6 +1,8 @@
 // Files: a SPIR-V binary (.spv) opened or dropped is disassembled into the
-// editor; a text file (.spvasm) opens as it is; Download saves the module's
-// words as .spv.
+// editor; an Amber file (.amber, or text starting `#!amber`) goes to the Run
+// tab (panels/run-amber.ts: its shader to the editor, its inputs to the
+// tab); another text file (.spvasm) opens as it is; Download saves the
+// module's words as .spv.
 import { byId, el } from "./dom";
 import type { Engine } from "./engine";
 import { errorText, type AppStore } from "./state";
@@ -16,7 +18,12 @@ function isBinary(bytes: Uint8Array): boolean {
   return le === MAGIC || be === MAGIC;
 }
 
-export function mountFiles(store: AppStore, engine: Engine, setText: (text: string) => void) {
+/** An Amber file, by its name or its first line. */
+export function isAmber(name: string, text: string): boolean {
+  return /\.amber$/i.test(name) || /^\s*#!amber\b/.test(text);
+}
+
+export function mountFiles(store: AppStore, engine: Engine, setText: (text: string) => void, openAmber?: (text: string, name: string) => Promise<boolean>) {
   const say = (text: string) => store.update({ status: { text, tone: "" } });
 
   async function open(file: File) {
@@ -37,6 +44,11 @@ export function mountFiles(store: AppStore, engine: Engine, setText: (text: stri
         text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
       } catch (e) {
         store.update({ banner: `${file.name} is neither a SPIR-V binary nor UTF-8 text (${errorText(e)})` });
+        return;
+      }
+      if (openAmber && isAmber(file.name, text)) {
+        // It says what it loaded, or where the file is wrong.
+        await openAmber(text, file.name);
         return;
       }
       store.update({ banner: null });

@@ -17,6 +17,7 @@ import { mountBinary, mountDisassembly } from "./panels/code";
 import { keepSelection, mountProblems } from "./panels/problems";
 import { mountBanner, mountSplitter, mountStatus, mountTheme } from "./panels/shell";
 import { mountRun } from "./panels/run";
+import { mountAmber } from "./panels/run-amber";
 import { mountTabs } from "./panels/tabs";
 import { mountWgsl } from "./panels/wgsl";
 import { SAMPLE } from "./sample";
@@ -264,7 +265,12 @@ async function main(store: AppStore) {
   const wgsl = mountWgsl(store, engine, editor);
   mountTabs(store, () => editor.view.focus());
   mountSplitter();
-  mountFiles(store, engine, (t) => editor.setText(t));
+  const amber = mountAmber(store, engine, run, (t, env) => {
+    if (info.targetEnvs.includes(env)) store.update({ targetEnv: env });
+    editor.setText(t);
+  });
+  if (start?.run) amber.applyShared(start.run);
+  mountFiles(store, engine, (t) => editor.setText(t), (t, name) => amber.open(t, name));
   mountExamples(store, (t, env) => {
     if (info.targetEnvs.includes(env)) store.update({ targetEnv: env });
     editor.setText(t);
@@ -277,7 +283,7 @@ async function main(store: AppStore) {
     if (info.targetEnvs.includes(ex.targetEnv)) store.update({ targetEnv: ex.targetEnv });
     editor.setText(ex.text);
   });
-  mountShare(store, engine, current, () => autosave.now());
+  mountShare(store, engine, current, () => autosave.now(), () => amber.shareRun());
   mountHelp(store);
 
   // For the tests and the benchmark.
@@ -288,6 +294,7 @@ async function main(store: AppStore) {
       store,
       run,
       wgsl,
+      amber,
       version: info.version,
       get lastElapsed() {
         return store.get().report?.elapsedMs;

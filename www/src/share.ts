@@ -1,10 +1,11 @@
 // Share links (`#v1/...`, core/src/share.rs): Share puts the state in the
-// address bar and shows the link; the user's next change to anything the link
+// address bar (the text, the target, the CFG's view, the Run tab's inputs and
+// the chosen invocation) and shows the link; the user's next change to anything the link
 // holds (the text, the target, the CFG's function or options; `linkEdits`)
 // takes the fragment out again, so that a reload never brings back a shared
 // state as if it were the current one (the autosave has the current one). The
 // same goes for a link the page was opened with.
-import type { CfgView, ShareState } from "./api";
+import type { CfgView, ShareRun, ShareState } from "./api";
 import { byId } from "./dom";
 import type { Engine } from "./engine";
 import { DEFAULT_CFG_VIEW, PANELS, errorText, type AppStore, type Panel } from "./state";
@@ -16,6 +17,8 @@ export interface SharedStart {
   function?: number;
   panel?: Panel;
   cfg?: CfgView;
+  /** The Run tab's inputs and the chosen invocation. */
+  run?: ShareRun;
 }
 
 const DOMINATORS = ["none", "regular", "structural"];
@@ -36,9 +39,36 @@ function checkCfg(v: unknown): CfgView {
   return view;
 }
 
+const triple = (v: unknown) => Array.isArray(v) && v.length === 3 && v.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff);
+
+function strings(v: unknown, what: string): Record<string, string> {
+  if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error(`the link's ${what} are not a map`);
+  for (const [k, x] of Object.entries(v)) if (typeof x !== "string") throw new Error(`the link's ${what} ${k} is not text`);
+  return { ...(v as Record<string, string>) };
+}
+
+/** The run part of a link, checked (the engine checked its shape too). */
+function checkRun(v: unknown): ShareRun {
+  const o = v as Record<string, unknown> | null;
+  if (!o || typeof o !== "object" || Array.isArray(o)) throw new Error("the link's run inputs are not an object");
+  const out: ShareRun = {};
+  if (o.entry !== undefined && o.entry !== null) {
+    if (typeof o.entry !== "string") throw new Error("the link's entry point is not a name");
+    out.entry = o.entry;
+  }
+  for (const k of ["workgroups", "invocation"] as const) {
+    if (o[k] === undefined || o[k] === null) continue;
+    if (!triple(o[k])) throw new Error(`the link's ${k} are not three counts`);
+    out[k] = o[k] as [number, number, number];
+  }
+  if (o.buffers !== undefined && o.buffers !== null) out.buffers = strings(o.buffers, "buffer inputs");
+  if (o.spec !== undefined && o.spec !== null) out.spec = strings(o.spec, "spec constants");
+  return out;
+}
+
 /** Check what the engine decoded. A panel the page does not have is left
- *  out, and so is "run" (an old link's Run tab, or this page's: links do not
- *  carry the run inputs yet): the page opens its default panel. */
+ *  out, and so is "run" without run inputs (an old link's Run tab, whose
+ *  inputs the page cannot read): the page opens its default panel. */
 export function checkShared(s: unknown, envs: string[]): SharedStart {
   const o = s as Record<string, unknown> | null;
   if (!o || typeof o !== "object") throw new Error("the link holds no state");
@@ -48,7 +78,8 @@ export function checkShared(s: unknown, envs: string[]): SharedStart {
   if (o.panel !== undefined && o.panel !== null && typeof o.panel !== "string") throw new Error("the link's panel is not a name");
   const out: SharedStart = { text: o.text, targetEnv: o.targetEnv };
   if (typeof o.function === "number") out.function = o.function;
-  if (typeof o.panel === "string" && o.panel !== "run" && (PANELS as readonly string[]).includes(o.panel)) out.panel = o.panel as Panel;
+  if (o.run !== undefined && o.run !== null) out.run = checkRun(o.run);
+  if (typeof o.panel === "string" && (o.panel !== "run" || out.run) && (PANELS as readonly string[]).includes(o.panel)) out.panel = o.panel as Panel;
   if (o.cfg !== undefined && o.cfg !== null) out.cfg = checkCfg(o.cfg);
   return out;
 }
@@ -69,7 +100,7 @@ function plainUrl(): string {
   return location.href.split("#")[0];
 }
 
-export function mountShare(store: AppStore, engine: Engine, text: () => string, save: () => void) {
+export function mountShare(store: AppStore, engine: Engine, text: () => string, save: () => void, runInputs?: () => ShareRun | undefined) {
   const box = byId("share-box");
   const input = byId<HTMLInputElement>("share-link");
   const msg = byId("share-msg");
@@ -79,6 +110,8 @@ export function mountShare(store: AppStore, engine: Engine, text: () => string, 
     const s = store.get();
     const state: ShareState = { text: text(), targetEnv: s.targetEnv, panel: s.panel, cfg: s.cfgView };
     if (s.cfgFunction !== undefined) state.function = s.cfgFunction;
+    const run = runInputs?.();
+    if (run) state.run = run;
     try {
       const r = await engine.send({ kind: "encodeShare", state });
       const url = `${plainUrl()}#${r.fragment}`;

@@ -3,7 +3,7 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { Diagnostic, DotOptions, Reflection, RunRequest, RunResult, ShareState, WgslView, WorkerRequest, WorkerResponse } from "./api";
+import type { AmberCheck, AmberFailure, AmberScript, Diagnostic, DotOptions, Reflection, RunFailure, RunRequest, RunResult, ShareState, WgslView, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
 
@@ -53,6 +53,12 @@ class EngineWorker {
     return this.session.wgsl() as WgslView;
   }
 
+  /** The last analysis run on the interpreter, as an Amber file. */
+  amberExport(request: RunRequest): { text?: string; error?: RunFailure } {
+    this.session ??= new wasm.Session();
+    return this.session.amberExport(request) as { text?: string; error?: RunFailure };
+  }
+
   /** The WebGPU run of the last analysis: the module is taken when the call
    *  starts; while the GPU works, the worker answers other messages. */
   async runGpu(request: RunRequest): Promise<{ result: RunResult; elapsedMs: number }> {
@@ -98,6 +104,12 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
       const view = w.wgsl();
       return { kind: "wgsl", id: req.id, view, elapsedMs: performance.now() - t0 };
     }
+    case "amberLoad":
+      return { kind: "amberLoad", id: req.id, ...(wasm.amberLoad(req.source) as { script?: AmberScript; error?: AmberFailure }) };
+    case "amberCheck":
+      return { kind: "amberCheck", id: req.id, check: wasm.amberCheck(req.source, req.buffers) as AmberCheck };
+    case "amberExport":
+      return { kind: "amberExport", id: req.id, ...w.amberExport(req.request) };
     case "disassembleBinary": {
       const r = wasm.disassemble(req.bytes, undefined) as { ok: boolean; text: string; diagnostics: Diagnostic[] };
       return { kind: "disassembleBinary", id: req.id, text: r.ok ? r.text : undefined, diagnostics: r.diagnostics };

@@ -396,7 +396,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         }
     }
     if let Some(file) = &amber_out {
-        let text = amber_text(&a, ir0, env, e, &values, groups, &inputs, &bufs, opts.push_constants.as_deref());
+        let text = spvlab_core::amber::page::export_run(&a, ir0, env, e, &values, groups, &inputs, &bufs, opts.push_constants.as_deref());
         std::fs::write(file, text).map_err(|err| fail(file, &format!("cannot write `{file}`: {err}")))?;
     }
     let shown: Vec<(u32, u32, &Resource, values::Shown)> = e.bound_buffers()
@@ -657,60 +657,3 @@ fn trace_json(a: &spvlab_core::analysis::Analysis, ir: &Ir, e: &EntryReflection,
     json!({"paths": paths, "edges": edges})
 }
 
-/// The run as an AmberScript file ([`amber::export`]).
-#[allow(clippy::too_many_arguments)]
-fn amber_text(
-    a: &spvlab_core::analysis::Analysis,
-    ir0: &Ir,
-    env: spvlab_core::TargetEnv,
-    e: &EntryReflection,
-    specs: &[(u32, u64)],
-    groups: [u32; 3],
-    inputs: &Buffers,
-    outputs: &Buffers,
-    push: Option<&[u8]>,
-) -> String {
-    use spvlab_core::amber::export::{Binding, Export, ExportBuffer, export};
-    let dis;
-    let text = match a.text() {
-        Some(t) => t,
-        None => {
-            dis = a.disassembly().map(|d| d.text.clone()).unwrap_or_default();
-            &dis
-        }
-    };
-    let width = |id: u32| {
-        ir0.constants
-            .iter()
-            .find(|c| c.spec && ir0.spec_id(c.id) == Some(id))
-            .and_then(|c| ir0.ty(c.ty))
-            .map_or(32, |t| match t.ty {
-                spvlab_core::ir::Type::Int { width, .. } | spvlab_core::ir::Type::Float { width, .. } => width,
-                _ => 32,
-            })
-    };
-    let mut buffers: Vec<ExportBuffer> = e.bound_buffers()
-        .map(|(s, b, r)| ExportBuffer {
-            binding: if r.kind == ResourceKind::UniformBuffer {
-                Binding::Uniform { set: s, binding: b }
-            } else {
-                Binding::Storage { set: s, binding: b }
-            },
-            name: r.name.as_deref(),
-            ty: Some(&r.ty),
-            input: inputs.get(&(s, b)).map_or(&[][..], |v| v),
-            output: outputs.get(&(s, b)).map_or(&[][..], |v| v),
-        })
-        .collect();
-    if let (Some(p), Some(r)) = (push, e.resources.iter().find(|r| r.kind == ResourceKind::PushConstant)) {
-        buffers.push(ExportBuffer { binding: Binding::PushConstant, name: r.name.as_deref(), ty: Some(&r.ty), input: p, output: p });
-    }
-    export(&Export {
-        text,
-        env: Some(env),
-        entry: &e.name,
-        workgroups: groups,
-        specialize: specs.iter().map(|(id, v)| (*id, width(*id), *v)).collect(),
-        buffers,
-    })
-}

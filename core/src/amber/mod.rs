@@ -31,6 +31,7 @@
 
 pub mod export;
 mod image;
+pub mod page;
 
 use crate::TargetEnv;
 use crate::diag::line_col;

@@ -32,6 +32,10 @@ export interface RunPanel {
   /** Show these results (what a run shows; the tests feed it results that
    *  differ). */
   show(o: RunOutcome): void;
+  /** Amber files and share links (run-amber.ts): the inputs as a run would
+   *  send them, and setting them (the fields follow the next reflection). */
+  inputs(): RunRequest;
+  setInputs(req: RunRequest): void;
 }
 
 /** One input row's fields. */
@@ -96,6 +100,8 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   let previous: RunOutcome | null = null;
   let reflected = -1;
   let runId = 0;
+  /** Set by setInputs: the entry point to pick (spec values go to specTyped). */
+  let wantEntry: string | undefined;
 
   const entry = () => entries.find((e) => e.name === entrySelect.value) ?? entries[0];
 
@@ -199,7 +205,9 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
 
   function setEntries(list: ReflectedEntry[]) {
     entries = list.filter((e) => e.executionModel === "GLCompute");
-    const keep = entrySelect.value;
+    const keep = wantEntry ?? entrySelect.value;
+    // A wanted entry point waits for the module that has it.
+    if (entries.some((e) => e.name === wantEntry)) wantEntry = undefined;
     entrySelect.replaceChildren(...entries.map((e) => new Option(e.name, e.name)));
     if (entries.some((e) => e.name === keep)) entrySelect.value = keep;
     entrySelect.hidden = entryLabel.hidden = entries.length < 2;
@@ -446,7 +454,25 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       if (s.panel === "run" && s.report) void refresh();
     },
   );
-  return { last: () => last, show: (o) => render(o, () => void run(true)) };
+  return {
+    last: () => last,
+    show: (o) => render(o, () => void run(true)),
+    inputs: () => request(false),
+    setInputs: (req) => setInputs(req),
+  };
+
+  function setInputs(req: RunRequest) {
+    typed.clear();
+    lengths.clear();
+    for (const [k, v] of Object.entries(req.buffers ?? {})) typed.set(k, v);
+    (req.workgroups ?? [1, 1, 1]).forEach((n, i) => (dims[i].value = String(n)));
+    specTyped.clear();
+    for (const [k, v] of Object.entries(req.spec ?? {})) specTyped.set(Number(k), v);
+    wantEntry = req.entry;
+    if (req.entry && entries.some((e) => e.name === req.entry)) entrySelect.value = req.entry;
+    reflected = -1;
+    renderInputs();
+  }
 }
 
 const KIND_WORDS: Record<string, string> = {

@@ -1,0 +1,459 @@
+//! An Amber script as the page's Run tab holds it, and back (issue 12).
+//!
+//! [`load`] reads a compute script whose one `RUN` the Run tab can express
+//! (one pipeline, descriptor buffers at distinct (set, binding) pairs, push
+//! constants, spec constants) into what the tab holds: the shader as SPIR-V
+//! assembly (a SPIRV-HEX shader disassembled), each binding's bytes in the
+//! interpreter's input language (up to its block's size: a shader sees no
+//! more of a bigger buffer), the dispatch, and the EXPECT lines.
+//!
+//! [`check`] checks a script's EXPECT lines against the buffers of a run
+//! made elsewhere (the page's interpreter, its WebGPU): the script runs on
+//! [`super::run_on`] with an executor that hands back those buffers, so an
+//! EXPECT means here what it means to `spvlab amber`.
+//!
+//! [`export_run`] writes a run of an analysed module as an Amber file
+//! ([`super::export`]) that `spvlab amber` runs and passes.
+
+use super::export::{Binding, Export, ExportBuffer, export};
+use super::{
+    AmberError, BindKind, Command, DataType, Dispatch, ExecError, Executor, RunOptions, Scalar,
+    Script, ShaderFormat, error,
+};
+use crate::TargetEnv;
+use crate::analysis::Analysis;
+use crate::interp::{Buffers, half_to_f64};
+use crate::ir::{Ir, Type};
+use crate::reflect::{EntryReflection, ResourceKind};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// One binding's input, keyed as the Run tab keys it (`"SET.BINDING"`, or
+/// `"push"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedInput {
+    pub key: String,
+    /// The Amber buffer's name.
+    pub buffer: String,
+    /// The bytes in the interpreter's input language (a typed list of the
+    /// buffer's DATA_TYPE scalar, or `hex:` bytes).
+    pub spec: String,
+}
+
+/// An EXPECT line of the script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedExpect {
+    pub line: u32,
+    /// The line as written.
+    pub text: String,
+}
+
+/// A script as the Run tab holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loaded {
+    /// The shader as SPIR-V assembly.
+    pub text: String,
+    /// The shader was SPIRV-HEX, disassembled here.
+    pub disassembled: bool,
+    /// The shader's TARGET_ENV (`None`: Amber's default, SPIR-V 1.0).
+    pub env: Option<TargetEnv>,
+    pub entry: Option<String>,
+    pub workgroups: [u32; 3],
+    /// Spec constants set by the pipeline: SpecId and the value as the Run
+    /// tab's field reads it (`7`, `-2`, `0.5`, `true`).
+    pub spec: Vec<(u32, String)>,
+    pub inputs: Vec<LoadedInput>,
+    pub expects: Vec<LoadedExpect>,
+}
+
+/// Why a script cannot be loaded: `error`, at the line of what the Run tab
+/// cannot express.
+fn refuse(line: u32, what: &str) -> AmberError {
+    error(line, format!("the Run tab cannot hold this script: {what}"))
+}
+
+/// The script `src` as the Run tab holds it. A graphics script is the error
+/// [`AmberError::is_graphics`]; a GLSL shader says that the page needs the
+/// compiled module.
+pub fn load(src: &str) -> Result<Loaded, AmberError> {
+    let script = super::parse(src)?;
+    let (pipeline, groups, _) = one_run(&script)?;
+    let p = script
+        .pipelines
+        .iter()
+        .find(|p| p.name == pipeline)
+        .ok_or_else(|| error(1, format!("no pipeline named `{pipeline}`")))?;
+    let sname = p.shader.as_deref().ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
+    let shader = script
+        .shaders
+        .iter()
+        .find(|s| s.name == sname)
+        .ok_or_else(|| error(p.line, format!("no shader named `{sname}`")))?;
+    if shader.format == ShaderFormat::Glsl {
+        return Err(error(
+            shader.line,
+            format!(
+                "shader `{sname}` is GLSL: the page runs SPIR-V only; compile it (glslangValidator -V) and open the module, or give the script a SPIRV-ASM shader"
+            ),
+        ));
+    }
+    if !p.sampler_binds.is_empty() {
+        return Err(refuse(p.sampler_binds[0].3, "samplers"));
+    }
+    let (words, _) = super::shader_words(shader, &RunOptions::default())?;
+    let (text, disassembled) = match shader.format {
+        ShaderFormat::SpirvAsm => (shader.text.clone(), false),
+        _ => {
+            let a = Analysis::read_bytes(&words_bytes(&words));
+            let d = a
+                .disassembly()
+                .map(|d| d.text.clone())
+                .ok_or_else(|| error(shader.line, "SPIRV-HEX: the module does not read"))?;
+            (d, true)
+        }
+    };
+    let module = crate::binary::read_words(&words)
+        .map_err(|e| error(shader.line, format!("the shader does not read back: {}", e.message())))?;
+    let ir = Ir::build(module);
+    let spec = p.specialize.iter().map(|&(id, bits)| (id, spec_text(&ir, id, bits))).collect();
+    // The bytes a binding's block holds (none for one that ends in a
+    // runtime array): the shader sees no more of a bigger buffer, and the
+    // Run tab's input is sized by the block.
+    let refl = crate::reflect::reflect(&ir);
+    let entry = refl
+        .entry_points
+        .iter()
+        .filter(|e| e.execution_model == "GLCompute")
+        .find(|e| p.entry.as_deref().is_none_or(|n| e.name == n));
+    let block_size = |key: Option<(u32, u32)>| -> Option<usize> {
+        let r = entry?.resources.iter().find(|r| match key {
+            Some((s, b)) => r.set == Some(s) && r.binding == Some(b) && r.kind != ResourceKind::PushConstant,
+            None => r.kind == ResourceKind::PushConstant,
+        })?;
+        if r.runtime_array.is_some() {
+            return None;
+        }
+        usize::try_from(r.size?).ok()
+    };
+    let mut inputs: Vec<LoadedInput> = Vec::new();
+    for b in &p.binds {
+        if b.image || b.array {
+            return Err(refuse(b.line, "images and arrays of descriptors"));
+        }
+        let buf = script
+            .buffers
+            .iter()
+            .find(|x| x.name == b.buffer)
+            .ok_or_else(|| error(b.line, format!("no buffer named `{}`", b.buffer)))?;
+        // A buffer the entry point does not use: the shader cannot see it,
+        // and the Run tab has no field for it (its EXPECT lines see the
+        // file's bytes).
+        let used = match b.kind {
+            BindKind::Descriptor { set, binding, .. } => uses(entry, Some((set, binding))),
+            BindKind::PushConstant => uses(entry, None),
+        };
+        if !used {
+            continue;
+        }
+        let (key, bytes) = match b.kind {
+            BindKind::Descriptor { set, binding, offset, range } => {
+                let end = range.map_or(buf.data.len(), |r| offset.saturating_add(r));
+                let d = buf.data.get(offset..end).ok_or_else(|| {
+                    error(b.line, format!("OFFSET {offset} (and RANGE) is past the end of `{}`", b.buffer))
+                })?;
+                (format!("{set}.{binding}"), &d[..d.len().min(block_size(Some((set, binding))).unwrap_or(usize::MAX))])
+            }
+            BindKind::PushConstant => {
+                let d = &buf.data[..];
+                (String::from("push"), &d[..d.len().min(block_size(None).unwrap_or(usize::MAX))])
+            }
+        };
+        if inputs.iter().any(|i| i.key == key) {
+            return Err(refuse(b.line, &format!("two buffers at {key}")));
+        }
+        if b.kind != BindKind::PushConstant && p.binds.iter().filter(|x| x.buffer == b.buffer).count() > 1 {
+            return Err(refuse(b.line, &format!("buffer `{}` bound twice", b.buffer)));
+        }
+        inputs.push(LoadedInput { key, buffer: b.buffer.clone(), spec: input_spec(bytes, buf.ty) });
+    }
+    let lines: Vec<&str> = src.lines().collect();
+    let mut expects = Vec::new();
+    expect_lines(&script.commands, &mut |line| {
+        if !expects.iter().any(|e: &LoadedExpect| e.line == line) {
+            let text = lines.get(line as usize - 1).map_or("", |l| l.trim()).to_string();
+            expects.push(LoadedExpect { line, text });
+        }
+    });
+    expects.sort_by_key(|e| e.line);
+    Ok(Loaded { text, disassembled, env: shader.env, entry: p.entry.clone(), workgroups: groups, spec, inputs, expects })
+}
+
+/// Whether entry point `e` (when reflected) uses the buffer at (set,
+/// binding), or the push constants (`None`).
+fn uses(e: Option<&EntryReflection>, key: Option<(u32, u32)>) -> bool {
+    let Some(e) = e else { return true };
+    match key {
+        Some(k) => e.bound_buffers().any(|(s, b, _)| (s, b) == k),
+        None => e.resources.iter().any(|r| r.kind == ResourceKind::PushConstant),
+    }
+}
+
+fn words_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The script's one RUN (pipeline, workgroups, line): a RUN in a REPEAT,
+/// a second RUN or a COPY before the RUN is more than the Run tab holds.
+fn one_run(script: &Script) -> Result<(&str, [u32; 3], u32), AmberError> {
+    let mut found: Option<(&str, [u32; 3], u32)> = None;
+    for c in &script.commands {
+        match c {
+            Command::Run { pipeline, groups, line } => {
+                if found.is_some() {
+                    return Err(refuse(*line, "a second RUN (the Run tab makes one dispatch)"));
+                }
+                found = Some((pipeline, *groups, *line));
+            }
+            Command::Repeat { body, .. } => {
+                if let Some(line) = body.iter().find_map(|c| match c {
+                    Command::Run { line, .. } => Some(*line),
+                    _ => None,
+                }) {
+                    return Err(refuse(line, "a RUN in a REPEAT"));
+                }
+            }
+            Command::Copy { line, .. } if found.is_none() => {
+                return Err(refuse(*line, "a COPY before the RUN"));
+            }
+            _ => {}
+        }
+    }
+    found.ok_or_else(|| error(1, "the script has no RUN"))
+}
+
+/// Calls `f` with the line of every EXPECT (in REPEATs too).
+fn expect_lines(cs: &[Command], f: &mut dyn FnMut(u32)) {
+    for c in cs {
+        match c {
+            Command::Expect { line, .. } | Command::ExpectBuffer { line, .. } | Command::ExpectRgba { line, .. } => f(*line),
+            Command::Repeat { body, .. } => expect_lines(body, f),
+            _ => {}
+        }
+    }
+}
+
+/// A spec constant's value as text of its type.
+fn spec_text(ir: &Ir, id: u32, bits: u64) -> String {
+    let ty = ir
+        .constants
+        .iter()
+        .find(|c| c.spec && ir.spec_id(c.id) == Some(id))
+        .and_then(|c| ir.ty(c.ty))
+        .map(|t| t.ty.clone());
+    match ty {
+        Some(Type::Bool) => String::from(if bits != 0 { "true" } else { "false" }),
+        Some(Type::Int { width, signed: true }) if (1..64).contains(&width) => {
+            let s = 64 - width;
+            format!("{}", ((bits << s) as i64) >> s)
+        }
+        Some(Type::Float { width: 32, .. }) => f32_text(bits).unwrap_or_else(|| format!("{bits}")),
+        Some(Type::Float { width: 64, .. }) => f64_text(bits).unwrap_or_else(|| format!("{bits}")),
+        _ => format!("{bits}"),
+    }
+}
+
+/// A finite float's shortest text `t`, if it reads back (`ok`).
+fn float_text(finite: bool, t: String, ok: impl Fn(&str) -> bool) -> Option<String> {
+    (finite && ok(&t)).then_some(t)
+}
+
+fn f32_text(bits: u64) -> Option<String> {
+    let f = f32::from_bits(bits as u32);
+    float_text(f.is_finite(), format!("{f}"), |t| t.parse::<f32>().ok().map(|f| f.to_bits() as u64) == Some(bits & 0xffff_ffff))
+}
+
+fn f64_text(bits: u64) -> Option<String> {
+    let f = f64::from_bits(bits);
+    float_text(f.is_finite(), format!("{f}"), |t| t.parse::<f64>().ok().map(f64::to_bits) == Some(bits))
+}
+
+/// Bytes in the interpreter's input language: a typed list of `ty`'s scalar
+/// when every value reads back to the same bits, else `hex:` bytes.
+pub fn input_spec(bytes: &[u8], ty: DataType) -> String {
+    let size = ty.scalar.size();
+    if bytes.is_empty() {
+        return String::from("zeros");
+    }
+    let typed = || -> Option<String> {
+        if !bytes.len().is_multiple_of(size) {
+            return None;
+        }
+        let (name, signed) = match ty.scalar {
+            Scalar::Int { width, signed } => (format!("{}{width}", if signed { "i" } else { "u" }), signed),
+            Scalar::Float { width } => (format!("f{width}"), true),
+        };
+        let mut out = format!("{name}:");
+        for c in bytes.chunks(size) {
+            let bits = c.iter().rev().fold(0u64, |a, b| a << 8 | *b as u64);
+            let v = match ty.scalar {
+                Scalar::Int { width, .. } if signed && width < 64 => {
+                    let s = 64 - width;
+                    format!("{}", ((bits << s) as i64) >> s)
+                }
+                Scalar::Int { signed: true, .. } => format!("{}", bits as i64),
+                Scalar::Int { .. } => format!("{bits}"),
+                Scalar::Float { width: 16 } => {
+                    let f = half_to_f64(bits as u16);
+                    float_text(f.is_finite(), format!("{f}"), |t| {
+                        t.parse::<f64>().ok().map(|x| crate::interp::f64_to_half(x) as u64) == Some(bits)
+                    })?
+                }
+                Scalar::Float { width: 32 } => f32_text(bits)?,
+                Scalar::Float { .. } => f64_text(bits)?,
+            };
+            out.push(' ');
+            out.push_str(&v);
+        }
+        Some(out)
+    };
+    typed().unwrap_or_else(|| {
+        let mut s = String::from("hex:");
+        for b in bytes {
+            s.push_str(&format!(" {b:02x}"));
+        }
+        s
+    })
+}
+
+/// The outcome of one EXPECT line against a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectResult {
+    pub line: u32,
+    pub text: String,
+    pub pass: bool,
+    /// Why it failed (values expected and got), one per failing value.
+    pub failures: Vec<String>,
+}
+
+/// What [`check`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub expects: Vec<ExpectResult>,
+    /// The script stopped (a bad size, a missing buffer): no verdict per line.
+    pub error: Option<AmberError>,
+}
+
+/// Hands back the buffers of a run made elsewhere.
+struct Replay<'a> {
+    outputs: &'a Buffers,
+}
+
+impl Executor for Replay<'_> {
+    fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
+        let refl = crate::reflect::reflect(d.ir);
+        let entry = refl
+            .entry_points
+            .iter()
+            .filter(|e| e.execution_model == "GLCompute")
+            .find(|e| d.opts.entry.as_deref().is_none_or(|n| e.name == n));
+        for (key, bytes) in buffers.iter_mut() {
+            if !uses(entry, Some(*key)) {
+                // Not the shader's: it stays as it was.
+                continue;
+            }
+            let Some(got) = self.outputs.get(key) else {
+                return Err(ExecError::Other(format!("the run has no buffer at {}.{}", key.0, key.1)));
+            };
+            // The run's bytes may be fewer (a buffer bigger than its
+            // binding's block: the shader saw only the block) or more (a
+            // short buffer padded to the block).
+            let n = got.len().min(bytes.len());
+            bytes[..n].copy_from_slice(&got[..n]);
+        }
+        Ok(())
+    }
+}
+
+/// The EXPECT lines of script `src` checked against `outputs`, the bytes a
+/// run of its [`load`]ed form left at each (set, binding).
+pub fn check(src: &str, outputs: &Buffers) -> Result<Checked, AmberError> {
+    let loaded = load(src)?;
+    let script = super::parse(src)?;
+    let (out, error) = match super::run_on(&script, &RunOptions::default(), &mut Replay { outputs }) {
+        Ok(o) => (o.failures, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    let expects = loaded
+        .expects
+        .into_iter()
+        .map(|e| {
+            let failures: Vec<String> = out.iter().filter(|f| f.line == e.line).map(|f| f.message.clone()).collect();
+            ExpectResult { line: e.line, text: e.text, pass: failures.is_empty() && error.is_none(), failures }
+        })
+        .collect();
+    Ok(Checked { expects, error })
+}
+
+/// A run of the analysed module `a` (assembled for `env`) as an Amber file:
+/// entry point `e`, spec constants `specs` (SpecId, bits) set, the buffers
+/// as they went in (`inputs`, `push`) and as the run left them (`outputs`).
+#[allow(clippy::too_many_arguments)]
+pub fn export_run(
+    a: &Analysis,
+    ir0: &Ir,
+    env: TargetEnv,
+    e: &EntryReflection,
+    specs: &[(u32, u64)],
+    groups: [u32; 3],
+    inputs: &Buffers,
+    outputs: &Buffers,
+    push: Option<&[u8]>,
+) -> String {
+    let dis;
+    let text = match a.text() {
+        Some(t) => t,
+        None => {
+            dis = a.disassembly().map(|d| d.text.clone()).unwrap_or_default();
+            &dis
+        }
+    };
+    let width = |id: u32| {
+        ir0.constants
+            .iter()
+            .find(|c| c.spec && ir0.spec_id(c.id) == Some(id))
+            .and_then(|c| ir0.ty(c.ty))
+            .map_or(32, |t| match t.ty {
+                Type::Int { width, .. } | Type::Float { width, .. } => width,
+                _ => 32,
+            })
+    };
+    let mut buffers: Vec<ExportBuffer> = e
+        .bound_buffers()
+        .map(|(s, b, r)| ExportBuffer {
+            binding: if r.kind == ResourceKind::UniformBuffer {
+                Binding::Uniform { set: s, binding: b }
+            } else {
+                Binding::Storage { set: s, binding: b }
+            },
+            name: r.name.as_deref(),
+            ty: Some(&r.ty),
+            input: inputs.get(&(s, b)).map_or(&[][..], |v| v),
+            output: outputs.get(&(s, b)).map_or(&[][..], |v| v),
+        })
+        .collect();
+    if let (Some(p), Some(r)) = (push, e.resources.iter().find(|r| r.kind == ResourceKind::PushConstant)) {
+        buffers.push(ExportBuffer { binding: Binding::PushConstant, name: r.name.as_deref(), ty: Some(&r.ty), input: p, output: p });
+    }
+    export(&Export {
+        text,
+        env: Some(env),
+        entry: &e.name,
+        workgroups: groups,
+        specialize: specs.iter().map(|(id, v)| (*id, width(*id), *v)).collect(),
+        buffers,
+    })
+}
+
+#[cfg(test)]
+mod tests;
