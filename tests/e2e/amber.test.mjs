@@ -169,6 +169,8 @@ test("a share link carries the run inputs and the chosen invocation", async () =
   await page.evaluate(() => document.dispatchEvent(new CustomEvent("spvlab:invocation", { detail: [1, 0, 0] })));
   const want = await page.evaluate(() => window.spvlab.run.inputs());
   await page.locator("#share-btn").click();
+  // The link is made in the engine's worker: wait for it.
+  await page.waitForFunction(() => /#v1\//.test(document.querySelector("#share-link")?.value ?? ""));
   const link = await page.locator("#share-link").inputValue();
   assert.match(link, /#v1\/[A-Za-z0-9_-]+$/);
 

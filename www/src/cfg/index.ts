@@ -95,6 +95,22 @@ function fileStem(name: string, id: number): string {
   return s ? `cfg-${s}` : `cfg-${id}`;
 }
 
+/** The panel's status line and the pannable stage that holds the drawing. */
+function makeStage(): { message: HTMLDivElement; stage: HTMLDivElement; viewEl: HTMLDivElement } {
+  const message = document.createElement("div");
+  message.className = "cfg-message";
+  message.setAttribute("role", "status");
+  const stage = document.createElement("div");
+  stage.className = "cfg-stage";
+  const viewEl = document.createElement("div");
+  viewEl.className = "cfg-view";
+  viewEl.append(stage);
+  viewEl.tabIndex = 0;
+  viewEl.setAttribute("role", "img");
+  viewEl.setAttribute("aria-label", "control-flow graph (+ and - zoom, 0 fits, arrows pan)");
+  return { message, stage, viewEl };
+}
+
 export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
   const state = new Store<PanelState>({
     report: undefined,
@@ -132,17 +148,7 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     remark: () => marks(),
     refit: () => control.userMoved || control.fit(),
   });
-  const message = document.createElement("div");
-  message.className = "cfg-message";
-  message.setAttribute("role", "status");
-  const stage = document.createElement("div");
-  stage.className = "cfg-stage";
-  const viewEl = document.createElement("div");
-  viewEl.className = "cfg-view";
-  viewEl.append(stage);
-  viewEl.tabIndex = 0;
-  viewEl.setAttribute("role", "img");
-  viewEl.setAttribute("aria-label", "control-flow graph (+ and - zoom, 0 fits, arrows pan)");
+  const { message, stage, viewEl } = makeStage();
   // The path view (path.ts); a step selects its block even when selected (a new text).
   const path = host.path && mountPathView(root, { ...host.path, report: () => state.get().report, redraw: () => marks(), showBlock: (b) => { showFunction(b.function, true); select(b.label, true); } });
   root.replaceChildren(toolbar.element, teach.bar, toolbar.legend, ...(path ? [path.element, path.legend] : []), message, viewEl, teach.pane);

@@ -13,6 +13,9 @@
 // untrusted: textContent only.
 import type { AnalyzeReport, CfgConstruct, FunctionCfg, RunRequest, RunResult, TraceBlock } from "../api";
 
+/** The document event that carries a chosen invocation `[x, y, z]`. */
+export const INVOCATION_EVENT = "spvlab:invocation";
+
 export type PathMode = "off" | "path" | "heat";
 export type Invocation = [number, number, number];
 
@@ -289,8 +292,16 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     refresh();
   }
 
+  // The chosen invocation is shared with links (panels/run-amber.ts): a pick
+  // announces it, and a link that carries one fills the bar.
+  document.addEventListener(INVOCATION_EVENT, (ev) => {
+    const d = (ev as CustomEvent<unknown>).detail;
+    if (Array.isArray(d) && d.length === 3 && d.every((n) => Number.isInteger(n) && n >= 0)) ids.forEach((e, i) => (e.value = String(d[i])));
+  });
+
   async function pick(inv: Invocation) {
     ids.forEach((e, i) => (e.value = String(inv[i])));
+    document.dispatchEvent(new CustomEvent(INVOCATION_EVENT, { detail: inv }));
     const mine = ++token;
     const asked = host.runRequest();
     const { force: _force, ...base } = asked ?? {};

@@ -11,6 +11,7 @@ import { byId, el } from "../dom";
 import type { Engine } from "../engine";
 import { errorText, type AppStore } from "../state";
 import type { RunPanel } from "./run";
+import { INVOCATION_EVENT } from "../cfg/path";
 
 /** The file loaded, and its checks per backend after the last run. */
 export interface Loaded {
@@ -176,7 +177,7 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
   });
 
   // The invocation picked (by the path view, or a link): kept for links.
-  document.addEventListener("spvlab:invocation", (ev) => {
+  document.addEventListener(INVOCATION_EVENT, (ev) => {
     const d = (ev as CustomEvent<unknown>).detail;
     if (Array.isArray(d) && d.length === 3 && d.every((n) => Number.isInteger(n) && n >= 0)) invocation = d as [number, number, number];
   });
@@ -200,7 +201,7 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
     },
     applyShared(r: ShareRun) {
       run.setInputs({ entry: r.entry, workgroups: r.workgroups, buffers: r.buffers, spec: r.spec });
-      if (r.invocation) document.dispatchEvent(new CustomEvent("spvlab:invocation", { detail: r.invocation }));
+      if (r.invocation) document.dispatchEvent(new CustomEvent(INVOCATION_EVENT, { detail: r.invocation }));
     },
   };
 }
