@@ -1069,9 +1069,9 @@ fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kin
     let races = &mut st.races;
     // A scalar, the common case: its bytes, without the walk.
     let r = match prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
-        Some(n) => races.buffer(buf, len, *off, n, inst.idx, kind).or_else(|f| {
+        Some(n) => races.buffer(buf, len, *off, n, inst.idx, kind).map_err(|f| {
             found = Some(f);
-            Err(MemErr::Msg(String::new()))
+            MemErr::Msg(String::new())
         }),
         None => spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
             if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {

@@ -372,7 +372,7 @@ pub(super) fn write_buf(
     undef_ok: bool,
 ) -> Result<(), MemErr> {
     // A scalar type needs no size check (the common case).
-    if !ir.ty(ty).is_some_and(|t| scalar_bytes(&t.ty).is_some()) {
+    if ir.ty(ty).is_none_or(|t| scalar_bytes(&t.ty).is_none()) {
         check_size(ir, ty)?;
     }
     write_at(ir, 0, bytes, ty, off, vstride, mat, v, undef_ok)
