@@ -19,6 +19,10 @@ pub(super) const NONE: u32 = u32::MAX;
 pub(super) const NO_VALUE: u32 = u32::MAX;
 /// An instruction that reads a constant the IR could not evaluate.
 pub(super) const OP_BAD_CONST: u16 = u16::MAX;
+/// An access chain whose base is a global variable and whose indices are
+/// constants, resolved when decoding (see [`fold_access_chains`]): it copies
+/// its one operand, the pointer.
+pub(super) const OP_CONST_PTR: u16 = u16::MAX - 1;
 
 /// The kind of a scalar (or of a vector's components).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -668,6 +672,9 @@ impl<'a> Program<'a> {
                 String::from("the entry point's function has no blocks"),
             ));
         }
+        if !opts.robust_access {
+            fold_access_chains(ir, &mut funcs, &mut globals);
+        }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
             super::kernel::params(ir, ep.function, ep.inst, &mut bufs)?
@@ -693,5 +700,50 @@ impl<'a> Program<'a> {
             samplers,
             wg_bytes,
         })
+    }
+}
+
+/// Resolve each OpAccessChain and OpInBoundsAccessChain whose base is a
+/// global pointer and whose indices are constant scalars: the pointer it
+/// makes is the same in every invocation, so it becomes a new global and the
+/// instruction an [`OP_CONST_PTR`] that copies it (still one step). One that
+/// fails (an index out of bounds, a missing layout) is left to fail when run,
+/// with its message. Not with robust access: the clamp of a runtime array's
+/// index depends on the buffer's size.
+fn fold_access_chains(ir: &Ir, funcs: &mut [Func], globals: &mut Vec<Val>) {
+    for func in funcs {
+        for inst in &mut func.insts {
+            if !matches!(inst.op, op::OpAccessChain | op::OpInBoundsAccessChain) || inst.n == 0 {
+                continue;
+            }
+            let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
+            if args.iter().any(|&s| s & G == 0) {
+                continue;
+            }
+            let global = |s: u32| globals.get((s & !G) as usize);
+            let Some(Val::P(base)) = global(args[0]) else { continue };
+            let mut p = base.clone();
+            let mut ok = true;
+            for &s in &args[1..] {
+                let (Some(Val::S(i)), true) = (global(s), matches!(p.loc, Loc::Buf { .. } | Loc::Var { .. } | Loc::Shared { .. })) else {
+                    ok = false;
+                    break;
+                };
+                match super::mem::step(ir, p.ty, &mut p.loc, *i) {
+                    Ok(t) => p.ty = t,
+                    Err(_) => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            func.args[inst.a as usize] = G | globals.len() as u32;
+            globals.push(Val::P(p));
+            inst.op = OP_CONST_PTR;
+            inst.n = 1;
+        }
     }
 }

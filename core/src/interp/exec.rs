@@ -1,9 +1,9 @@
 //! Execution: invocations one after another, each a stack of frames over the
 //! decoded functions.
 
-use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, Program, Sk};
+use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, OP_CONST_PTR, Program, Sk};
 use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, has_undef, mask, read_buf, sext, spans, step, undef, undefined,
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, has_undef, mask, read_buf, scalar_bytes, sext, spans, step, undef, undefined,
     val_count, value_count, write_buf,
 };
 use super::trace::{Gather, Rec};
@@ -167,6 +167,7 @@ fn run_grid(
     let private_values = prog.private_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     let shared_values = prog.shared_init.iter().map(val_count).fold(0u64, u64::saturating_add);
     let mut invs: Vec<Invocation> = Vec::new();
+    let one_by_one = opts.seed.is_none() && opts.trace == super::Trace::Off && straight(prog);
     for wz in 0..nz {
         for wy in 0..ny {
             for wx in 0..nx {
@@ -180,6 +181,47 @@ fn run_grid(
                 }
                 st.races.workgroup(wg_buf);
                 let wg_lin = (wz as u64 * ny as u64 + wy as u64) * nx as u64 + wx as u64;
+                if one_by_one {
+                    // Without a seed, the scheduler below lets the first
+                    // running invocation run until it returns or waits; with
+                    // no barrier and no group instruction none ever waits,
+                    // so it runs invocation after invocation, each to its
+                    // end, in local index order. This does the same with one
+                    // invocation's state: the same instructions in the same
+                    // order, on the same memory, so the same results, errors
+                    // and races. The memory budget counts every invocation's
+                    // Private values before any runs, as there (a sum, so
+                    // one check gives the same verdict), and an unsupported
+                    // built-in fails the first invocation's set-up, as there.
+                    st.hold(private_values.saturating_mul(wg_invs), None)?;
+                    if invs.is_empty() {
+                        invs.push(Invocation {
+                            lin: 0,
+                            gid: [0; 3],
+                            frames: Vec::new(),
+                            mem: Vec::new(),
+                            steps: 0,
+                            status: Status::Running,
+                            rec: None,
+                            spare: None,
+                        });
+                    }
+                    let inv = &mut invs[0];
+                    let mut k = 0u64;
+                    for z in 0..lz {
+                        for y in 0..ly {
+                            for x in 0..lx {
+                                let gid = [wx * lx + x, wy * ly + y, wz * lz + z];
+                                setup(prog, opts, inv, wg, [x, y, z], gid, (wg_lin * wg_invs + k) as u32)?;
+                                k += 1;
+                                turn(prog, opts, &mut st, inv, opts.max_steps)?;
+                                stats.steps += inv.steps;
+                                stats.invocations += 1;
+                            }
+                        }
+                    }
+                    continue;
+                }
                 // The invocations of the last workgroup are set up again in
                 // place: their memory, frames and registers keep their
                 // allocations (no allocation per invocation after the first
@@ -203,55 +245,9 @@ fn run_grid(
                                     spare: None,
                                 });
                             }
-                            let inv = &mut invs[slot];
-                            slot += 1;
-                            let mem = &mut inv.mem;
-                            mem.clone_from(&prog.private_init);
-                            for b in &prog.builtins {
-                                let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
-                                    .ok_or_else(|| RunError {
-                                        inst: None,
-                                        invocation: Some(gid),
-                                        block: None,
-                                        message: format!(
-                                            "not supported: built-in {}",
-                                            builtin_name(b.builtin)
-                                        ),
-                                        related: Vec::new(),
-                                        trace: None,
-                                    })?;
-                                if let Some(slot) = mem.get_mut(b.var as usize) {
-                                    shape_into(prog, b.ty, v, slot);
-                                }
-                            }
-                            let base = mem.len() as u32;
-                            let mut rec = super::trace::Rec::new(&opts.trace, gid);
-                            if let Some(r) = &mut rec {
-                                r.enter(prog.entry, 0);
-                            }
-                            inv.frames.truncate(1);
-                            if inv.frames.is_empty()
-                                && let Some(f) = inv.spare.take()
-                            {
-                                inv.frames.push(f);
-                            }
-                            match inv.frames.first_mut() {
-                                Some(frame) => reset_frame(prog, frame, prog.entry, NONE, base),
-                                None => inv.frames.push(new_frame(prog, prog.entry, NONE, base)),
-                            }
-                            let frame = &mut inv.frames[0];
-                            // A kernel's parameters (see `kernel`).
-                            for (&p, v) in prog.funcs[prog.entry as usize].params.iter().zip(&prog.entry_args) {
-                                if let Some(slot) = frame.regs.get_mut(p as usize) {
-                                    *slot = v.clone();
-                                }
-                            }
                             let k = (z as u64 * ly as u64 + y as u64) * lx as u64 + x as u64;
-                            inv.lin = (wg_lin * wg_invs + k) as u32;
-                            inv.gid = gid;
-                            inv.steps = 0;
-                            inv.status = Status::Running;
-                            inv.rec = rec;
+                            setup(prog, opts, &mut invs[slot], wg, local, gid, (wg_lin * wg_invs + k) as u32)?;
+                            slot += 1;
                         }
                     }
                 }
@@ -352,6 +348,76 @@ fn run_grid(
     }
     stats.trace = gather.map(|g| g.report(prog));
     Ok(stats)
+}
+
+/// Set invocation `inv` up (in place, keeping its allocations) as the one at
+/// `local` of workgroup `wg`, with index `lin` in the run.
+fn setup(
+    prog: &Program,
+    opts: &Options,
+    inv: &mut Invocation,
+    wg: [u32; 3],
+    local: [u32; 3],
+    gid: [u32; 3],
+    lin: u32,
+) -> Result<(), RunError> {
+    let mem = &mut inv.mem;
+    mem.clone_from(&prog.private_init);
+    for b in &prog.builtins {
+        let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
+            .ok_or_else(|| RunError {
+                inst: None,
+                invocation: Some(gid),
+                block: None,
+                message: format!(
+                    "not supported: built-in {}",
+                    builtin_name(b.builtin)
+                ),
+                related: Vec::new(),
+                trace: None,
+            })?;
+        if let Some(slot) = mem.get_mut(b.var as usize) {
+            shape_into(prog, b.ty, v, slot);
+        }
+    }
+    let base = mem.len() as u32;
+    let mut rec = super::trace::Rec::new(&opts.trace, gid);
+    if let Some(r) = &mut rec {
+        r.enter(prog.entry, 0);
+    }
+    inv.frames.truncate(1);
+    if inv.frames.is_empty()
+        && let Some(f) = inv.spare.take()
+    {
+        inv.frames.push(f);
+    }
+    match inv.frames.first_mut() {
+        Some(frame) => reset_frame(prog, frame, prog.entry, NONE, base),
+        None => inv.frames.push(new_frame(prog, prog.entry, NONE, base)),
+    }
+    let frame = &mut inv.frames[0];
+    // A kernel's parameters (see `kernel`).
+    for (&p, v) in prog.funcs[prog.entry as usize].params.iter().zip(&prog.entry_args) {
+        if let Some(slot) = frame.regs.get_mut(p as usize) {
+            *slot = v.clone();
+        }
+    }
+    inv.lin = lin;
+    inv.gid = gid;
+    inv.steps = 0;
+    inv.status = Status::Running;
+    inv.rec = rec;
+    Ok(())
+}
+
+/// Whether no invocation can ever wait for another: no function has an
+/// OpControlBarrier or a group instruction (derivatives are not run in
+/// compute). Then an unseeded run's scheduler runs each invocation to its
+/// end in its turn (see `run_grid`).
+fn straight(prog: &Program) -> bool {
+    prog.funcs.iter().all(|f| {
+        f.insts.iter().all(|i| i.op != op::OpControlBarrier && !super::group::is_group_op(i.op))
+    })
 }
 
 /// Whether an atomic instruction of the module has acquire or release
@@ -1001,13 +1067,20 @@ fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kin
     let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
     let mut found = None;
     let races = &mut st.races;
-    let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
-        if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
+    // A scalar, the common case: its bytes, without the walk.
+    let r = match prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
+        Some(n) => races.buffer(buf, len, *off, n, inst.idx, kind).map_err(|f| {
             found = Some(f);
-            return Err(MemErr::Msg(String::new()));
-        }
-        Ok(())
-    });
+            MemErr::Msg(String::new())
+        }),
+        None => spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
+            if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
+                found = Some(f);
+                return Err(MemErr::Msg(String::new()));
+            }
+            Ok(())
+        }),
+    };
     match found {
         Some(f) => {
             let what = match prog.bufs.get(buf as usize) {
@@ -1094,8 +1167,17 @@ fn reset_frame(prog: &Program, fr: &mut Frame, f: u32, ret: u32, mem_base: u32) 
     fr.f = f;
     fr.pc = func.blocks.first().map_or(0, |b| b.body);
     fr.block = 0;
-    fr.regs.clear();
-    fr.regs.resize(func.nlocals as usize, Val::S(0));
+    // One pass over the registers when their number is the same (a scalar
+    // written over needs no drop), else a refill.
+    let n = func.nlocals as usize;
+    if fr.regs.len() == n {
+        for r in &mut fr.regs {
+            put(r, Val::S(0));
+        }
+    } else {
+        fr.regs.clear();
+        fr.regs.resize(n, Val::S(0));
+    }
     fr.ret = ret;
     fr.mem_base = mem_base;
 }
@@ -1821,7 +1903,7 @@ fn exec(
                 None => return Ok(Flow::Next),
             }
         }
-        op::OpCopyObject | op::OpCopyLogical => val!(0).clone(),
+        op::OpCopyObject | op::OpCopyLogical | OP_CONST_PTR => val!(0).clone(),
         op::OpUndef => undef(prog.ir, inst.ty),
         // Memory.
         op::OpVariable => {

@@ -202,7 +202,7 @@ fn zero_at(ir: &Ir, ty: u32, depth: u32) -> Val {
 }
 
 /// The byte size of a scalar type (booleans: 4), or `None`.
-fn scalar_bytes(t: &Type) -> Option<u64> {
+pub(super) fn scalar_bytes(t: &Type) -> Option<u64> {
     match t {
         Type::Bool => Some(4),
         Type::Int { width, .. } | Type::Float { width, .. } => Some(*width as u64 / 8),
@@ -221,11 +221,11 @@ fn bytes_at(bytes: &[u8], off: u64, n: u64) -> Result<u64, MemErr> {
     if end > bytes.len() as u64 {
         return Err(MemErr::Oob(off, n));
     }
-    let mut v = 0u64;
-    for k in 0..n {
-        v |= (bytes[(off + k) as usize] as u64) << (8 * k);
-    }
-    Ok(v)
+    let s = &bytes[off as usize..end as usize];
+    Ok(match *s {
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]) as u64,
+        _ => s.iter().rev().fold(0u64, |v, &x| (v << 8) | x as u64),
+    })
 }
 
 fn put_bytes(bytes: &mut [u8], off: u64, n: u64, v: u64) -> Result<(), MemErr> {
@@ -233,8 +233,13 @@ fn put_bytes(bytes: &mut [u8], off: u64, n: u64, v: u64) -> Result<(), MemErr> {
     if end > bytes.len() as u64 {
         return Err(MemErr::Oob(off, n));
     }
-    for k in 0..n {
-        bytes[(off + k) as usize] = (v >> (8 * k)) as u8;
+    let s = &mut bytes[off as usize..end as usize];
+    if let Ok(w) = <&mut [u8; 4]>::try_from(&mut *s) {
+        *w = (v as u32).to_le_bytes();
+    } else {
+        for (k, x) in s.iter_mut().enumerate() {
+            *x = (v >> (8 * k)) as u8;
+        }
     }
     Ok(())
 }
@@ -317,6 +322,13 @@ pub(super) fn read_buf(
     vstride: u32,
     mat: Option<(u32, bool)>,
 ) -> Result<Val, MemErr> {
+    // A scalar, the common case: no size check, no walk.
+    if let Some(t) = ir.ty(ty)
+        && let Some(n) = scalar_bytes(&t.ty)
+    {
+        let v = bytes_at(bytes, off, n)?;
+        return Ok(Val::S(if matches!(t.ty, Type::Bool) { (v != 0) as u64 } else { v }));
+    }
     // A load makes a value: one too big to hold is an error, not an allocation.
     check_size(ir, ty)?;
     read_at(ir, 0, bytes, ty, off, vstride, mat)
@@ -359,7 +371,10 @@ pub(super) fn write_buf(
     v: &Val,
     undef_ok: bool,
 ) -> Result<(), MemErr> {
-    check_size(ir, ty)?;
+    // A scalar type needs no size check (the common case).
+    if ir.ty(ty).is_none_or(|t| scalar_bytes(&t.ty).is_none()) {
+        check_size(ir, ty)?;
+    }
     write_at(ir, 0, bytes, ty, off, vstride, mat, v, undef_ok)
 }
 
