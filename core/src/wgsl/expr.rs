@@ -229,9 +229,7 @@ impl W<'_> {
                 let mut e = self.val(f, arg(2))?;
                 let mut t = ir.type_of(arg(2)).unwrap_or(0);
                 for &k in &w[3..] {
-                    let (acc, nt) = self.step(t, k, None)?;
-                    e.push_str(&acc);
-                    t = nt;
+                    t = self.step(&mut e, t, k, None)?;
                 }
                 e
             }
@@ -243,9 +241,7 @@ impl W<'_> {
                 if o == op::OpCompositeInsert {
                     let mut t = rt;
                     for &k in &w[4..] {
-                        let (acc, nt) = self.step(t, k, None)?;
-                        path.push_str(&acc);
-                        t = nt;
+                        t = self.step(&mut path, t, k, None)?;
                     }
                 } else {
                     path = format!("[{}]", self.val(f, arg(4))?);
@@ -564,7 +560,8 @@ impl W<'_> {
 
     /// One access step into type `t` by literal `k` (or index value `dynamic`):
     /// the accessor text and the element type.
-    fn step(&mut self, t: u32, k: u32, dynamic: Option<String>) -> Result<(String, u32), Refusal> {
+    /// Append to `e` the access of step `k` (or `dynamic`) into type `t`; the type reached.
+    fn step(&mut self, e: &mut String, t: u32, k: u32, dynamic: Option<String>) -> Result<u32, Refusal> {
         // What the step needs of the type, without copying it: 0 a struct
         // member, 1 an array element, 2 a vector or matrix component.
         let (what, next) = match self.ir.ty(t) {
@@ -578,12 +575,21 @@ impl W<'_> {
             },
         };
         if what == 0 {
-            let m = self.member(t, k);
-            return Ok((format!(".{m}"), next));
+            e.push('.');
+            self.push_member(e, t, k);
+            return Ok(next);
         }
-        let idx = dynamic.unwrap_or_else(|| format!("{k}"));
-        let v = if what == 1 && self.wrap_stride(t).is_some() { ".v" } else { "" };
-        Ok((format!("[{idx}]{v}"), next))
+        e.push('[');
+        match dynamic {
+            Some(d) => e.push_str(&d),
+            // Writing into a String cannot fail.
+            None => drop(core::fmt::Write::write_fmt(e, format_args!("{k}"))),
+        }
+        e.push(']');
+        if what == 1 && self.wrap_stride(t).is_some() {
+            e.push_str(".v");
+        }
+        Ok(next)
     }
 
     fn access_chain(&mut self, f: &mut F, _i: usize, w: &[u32]) -> Result<String, Refusal> {
@@ -592,9 +598,9 @@ impl W<'_> {
         let mut t = self.pointee(base);
         for &x in w.get(3..).unwrap_or(&[]) {
             let is_struct = matches!(self.ir.ty(t).map(|t| &t.ty), Some(Type::Struct { .. }));
-            let (acc, nt) = if is_struct {
+            t = if is_struct {
                 let k = self.ir.const_u64(x).unwrap_or(0) as u32;
-                self.step(t, k, None)?
+                self.step(&mut e, t, k, None)?
             } else {
                 // A constant index past a fixed size: WGSL rejects it when
                 // the shader is created, SPIR-V leaves it undefined.
@@ -607,10 +613,8 @@ impl W<'_> {
                     (Some(n), Some(k)) if k >= n && n > 0 => format!("{}u", n - 1),
                     _ => self.val(f, x)?,
                 };
-                self.step(t, 0, Some(v))?
+                self.step(&mut e, t, 0, Some(v))?
             };
-            e.push_str(&acc);
-            t = nt;
         }
         Ok(e)
     }

@@ -25,9 +25,9 @@ pub(crate) struct F<'c> {
     /// The function's own names (checked with the module's).
     pub scope: Scope,
     /// Names of local values and variables.
-    pub names: BTreeMap<u32, String>,
+    pub names: IdMap<String>,
     /// Reference expressions of pointer values (variables, access chains, parameters).
-    pub refs: BTreeMap<u32, String>,
+    pub refs: IdMap<String>,
     /// Values declared as `var` at the top (used outside their block).
     pub hoisted: BTreeSet<u32>,
     pub indent: usize,
@@ -39,6 +39,37 @@ pub(crate) struct F<'c> {
     pub opaque: bool,
     /// The block written last: control-flow lines map to its terminator.
     pub last: Option<u32>,
+}
+
+/// Values by id: a Vec indexed by id for the ids of usual modules, a map
+/// above (a module may declare any id bound).
+pub(crate) struct IdMap<V> {
+    dense: Vec<Option<V>>,
+    sparse: BTreeMap<u32, V>,
+}
+
+/// Ids below this are kept in [`IdMap`]'s Vec.
+const DENSE_IDS: u32 = 1 << 16;
+
+impl<V> IdMap<V> {
+    pub fn new() -> Self {
+        IdMap { dense: Vec::new(), sparse: BTreeMap::new() }
+    }
+
+    pub fn get(&self, id: &u32) -> Option<&V> {
+        if *id < DENSE_IDS { self.dense.get(*id as usize).and_then(Option::as_ref) } else { self.sparse.get(id) }
+    }
+
+    pub fn insert(&mut self, id: u32, v: V) -> Option<V> {
+        if id >= DENSE_IDS {
+            return self.sparse.insert(id, v);
+        }
+        let k = id as usize;
+        if k >= self.dense.len() {
+            self.dense.resize_with(k + 1, || None);
+        }
+        self.dense[k].replace(v)
+    }
 }
 
 /// The first block of a statement list (depth first, not inside nested
@@ -108,8 +139,8 @@ impl W<'_> {
         let mut f = F {
             cfg: fcfg,
             scope: Scope::default(),
-            names: BTreeMap::new(),
-            refs: BTreeMap::new(),
+            names: IdMap::new(),
+            refs: IdMap::new(),
             hoisted: BTreeSet::new(),
             indent: 1,
             flags: Vec::new(),

@@ -65,7 +65,12 @@ pub fn is_reserved(s: &str) -> bool {
 pub fn sanitize(raw: &str) -> Option<String> {
     // glslang names members and types with a `(` suffix at times (`foo(vf4;`): cut there.
     let raw = raw.split('(').next().unwrap_or("");
-    let mut s: String = raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    // Most names are identifiers already: copied whole, not char by char.
+    let mut s: String = if raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        String::from(raw)
+    } else {
+        raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+    };
     while s.starts_with("__") {
         s.remove(0);
     }
@@ -91,9 +96,11 @@ fn hash(s: &str) -> u64 {
 /// so that no function copies the module's names.
 #[derive(Default, Debug, Clone)]
 pub struct Scope {
-    /// The names taken, in order.
-    used: Vec<String>,
-    /// Open addressing over `used` by [`hash`]: index + 1, 0 for a free
+    /// The names taken, one after another (one buffer, not a String each).
+    text: String,
+    /// Where each name taken ends in `text`, in order.
+    ends: Vec<u32>,
+    /// Open addressing over `ends` by [`hash`]: index + 1, 0 for a free
     /// slot; a power of two long, at most half full.
     table: Vec<u32>,
     /// Families of names taken without storing them: `prefix` followed by a
@@ -125,8 +132,15 @@ impl Scope {
         } else {
             base
         };
-        self.insert(s.clone());
+        // Not taken, so not in this scope.
+        self.insert_new(&s);
         s
+    }
+
+    /// Name `e` (0-based) of those taken one by one.
+    fn name(&self, e: usize) -> &str {
+        let start = if e == 0 { 0 } else { self.ends[e - 1] as usize };
+        &self.text[start..self.ends[e] as usize]
     }
 
     /// Whether `s` is one of the names taken one by one.
@@ -137,32 +151,37 @@ impl Scope {
             k &= mask;
             match self.table[k] {
                 0 => return false,
-                e if self.used[e as usize - 1] == s => return true,
+                e if self.name(e as usize - 1) == s => return true,
                 _ => k += 1,
             }
         }
         false
     }
 
-    fn insert(&mut self, s: String) {
-        if self.has(&s) {
-            return;
+    fn insert(&mut self, s: &str) {
+        if !self.has(s) {
+            self.insert_new(s);
         }
-        if (self.used.len() + 1) * 2 > self.table.len() {
+    }
+
+    /// Take `s`, which is not taken yet.
+    fn insert_new(&mut self, s: &str) {
+        if (self.ends.len() + 1) * 2 > self.table.len() {
             let len = (self.table.len() * 2).max(32);
             self.table = alloc::vec![0; len];
-            for e in 0..self.used.len() {
+            for e in 0..self.ends.len() {
                 self.place(e);
             }
         }
-        self.used.push(s);
-        self.place(self.used.len() - 1);
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+        self.place(self.ends.len() - 1);
     }
 
-    /// Put `used[e]` in the table (which has room).
+    /// Put name `e` in the table (which has room).
     fn place(&mut self, e: usize) {
         let mask = self.table.len() - 1;
-        let mut k = hash(&self.used[e]) as usize & mask;
+        let mut k = hash(self.name(e)) as usize & mask;
         while self.table[k] != 0 {
             k = (k + 1) & mask;
         }
@@ -185,7 +204,7 @@ impl Scope {
 
     /// Take `s` as is (our own generated names).
     pub fn take(&mut self, s: &str) {
-        self.insert(String::from(s));
+        self.insert(s);
     }
 
     /// Take `prefix0` .. `prefix{n-1}` (our own generated names).

@@ -399,6 +399,13 @@ impl W<'_> {
 
     /// The member name used in expressions (assigned in order on first use).
     pub fn member(&mut self, ty: u32, k: u32) -> String {
+        let mut s = String::new();
+        self.push_member(&mut s, ty, k);
+        s
+    }
+
+    /// Append [`W::member`] to `out`.
+    pub fn push_member(&mut self, out: &mut String, ty: u32, k: u32) {
         if !self.member_names.contains_key(&(ty, k)) {
             let mut scope = super::names::Scope::default();
             let n = self.ir.ty(ty).map_or(0, |t| t.members().len() as u32);
@@ -406,6 +413,10 @@ impl W<'_> {
                 self.member_name(ty, j, &mut scope);
             }
         }
-        self.member_names.get(&(ty, k)).cloned().unwrap_or_else(|| format!("m{k}"))
+        match self.member_names.get(&(ty, k)) {
+            Some(m) => out.push_str(m),
+            // Writing into a String cannot fail.
+            None => drop(core::fmt::Write::write_fmt(out, format_args!("m{k}"))),
+        }
     }
 }
