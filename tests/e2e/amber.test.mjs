@@ -21,8 +21,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { deflateRawSync } from "node:zlib";
-import { chromium } from "playwright-core";
-import { root, serveDist, openPage, screenshot } from "./lib.mjs";
+import { root, serveDist, openPage, screenshot, launch } from "./lib.mjs";
 
 const corpus = path.resolve(root, "../shared/corpus/amber");
 const FILES = [
@@ -45,14 +44,7 @@ before(async () => {
   const s = await serveDist();
   server = s.server;
   url = s.url;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--enable-unsafe-webgpu",
-    ],
-  });
+  browser = await launch({ webgpu: true });
   ({ page, context } = await openPage(browser, url, { errors, viewport: { width: 1500, height: 900 } }));
 });
 

@@ -67,15 +67,40 @@ export function servePage() {
   return env;
 }
 
-export function launch() {
+/** Headless Chromium; `webgpu`: with WebGPU (--enable-unsafe-webgpu: SwiftShader's adapter)
+ *  instead of no GPU at all. */
+export function launch({ webgpu = false } = {}) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
     args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--no-sandbox", webgpu ? "--enable-unsafe-webgpu" : "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
     ],
   });
+}
+
+/** Put `text` in the editor for target env `env` and wait for the Run tab's
+ *  reflection of it. */
+export async function loadForRun(page, text, env) {
+  if ((await page.locator("#target-env").inputValue()) !== env) {
+    const before = Number(await page.evaluate(() => document.body.dataset.analyzed ?? 0));
+    await page.selectOption("#target-env", env);
+    await page.waitForFunction((n) => Number(document.body.dataset.analyzed) > n, before);
+  }
+  await setText(page, text);
+  await page.waitForFunction(() => {
+    const s = window.spvlab.store.get();
+    return s.docVersion === s.reportVersion && document.getElementById("panel-run").dataset.reflected === String(s.reportVersion);
+  });
+}
+
+/** Press Run and wait for both backends' answers; the Run tab's last outcome. */
+export async function runOnce(page) {
+  const before = Number((await page.locator("#panel-run").getAttribute("data-runs")) ?? 0);
+  await page.locator("#run-btn").click();
+  await page.waitForFunction((n) => Number(document.getElementById("panel-run").dataset.runs ?? 0) > n, before, { timeout: 120_000 });
+  return page.evaluate(() => window.spvlab.run.last());
 }
 
 /** A fresh context and page at `url`, waiting until the first analysis is shown. */

@@ -15,8 +15,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { chromium } from "playwright-core";
-import { root, serveDist, openPage, setText, screenshot } from "./lib.mjs";
+import { root, serveDist, openPage, screenshot, launch, loadForRun, runOnce } from "./lib.mjs";
 
 const examples = path.join(root, "www/src/gallery/examples");
 
@@ -114,11 +113,7 @@ before(async () => {
   const s = await serveDist();
   server = s.server;
   url = s.url;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--enable-unsafe-webgpu"],
-  });
+  browser = await launch({ webgpu: true });
   ({ page, context } = await openPage(browser, url, { errors, viewport: { width: 1500, height: 900 } }));
 });
 
@@ -131,25 +126,9 @@ after(async () => {
 /** Put `text` in the editor, open the Run tab and wait for its reflection. */
 async function load(text, env) {
   await page.locator("#tab-run").click();
-  if ((await page.locator("#target-env").inputValue()) !== env) {
-    const before = Number(await page.evaluate(() => document.body.dataset.analyzed ?? 0));
-    await page.selectOption("#target-env", env);
-    await page.waitForFunction((n) => Number(document.body.dataset.analyzed) > n, before);
-  }
-  await setText(page, text);
-  await page.waitForFunction(() => {
-    const s = window.spvlab.store.get();
-    return s.docVersion === s.reportVersion && document.getElementById("panel-run").dataset.reflected === String(s.reportVersion);
-  });
+  await loadForRun(page, text, env);
 }
 
-/** Press Run and wait for both backends' answers. */
-async function runOnce() {
-  const before = Number((await page.locator("#panel-run").getAttribute("data-runs")) ?? 0);
-  await page.locator("#run-btn").click();
-  await page.waitForFunction((n) => Number(document.getElementById("panel-run").dataset.runs ?? 0) > n, before, { timeout: 120_000 });
-  return page.evaluate(() => window.spvlab.run.last());
-}
 
 /** Click a cell of the Run tab's results and wait for the path drawn. */
 async function clickCell(key, cellPath, { redrawn = true } = {}) {
@@ -229,7 +208,7 @@ for (const { fig, dirs, expected } of FIGS) {
 
     await load(text, "spv1.6");
     await page.locator('input.run-input[data-key="0.0"]').fill(dirs);
-    const r = await runOnce();
+    const r = await runOnce(page);
     assert.ok(r.interp?.ok, `fig. ${fig}: ${JSON.stringify(r.interp?.error)}`);
     const want = expected.split(" ");
     // The path the module recorded: out.block[i] = N for block bN, then zeros.
@@ -325,7 +304,7 @@ for (const { fig, dirs, expected } of FIGS) {
       await page.locator("#tab-run").click();
       await page.locator('input.run-input[data-key="0.0"]').fill("u32: 1 0 0");
       const n = Number(await panel.getAttribute("data-path-traces"));
-      await runOnce();
+      await runOnce(page);
       await page.waitForFunction((n) => Number(document.getElementById("panel-cfg").dataset.pathTraces) > n, n);
       const names = await page.evaluate(() => {
         const m = new Map();
@@ -339,7 +318,7 @@ for (const { fig, dirs, expected } of FIGS) {
 
 test("a path through a call: the step control shows the callee's blocks in its own graph", async () => {
   await load(CALL, "vulkan1.3");
-  await runOnce();
+  await runOnce(page);
   await page.locator("#tab-cfg").click();
   const ids = await page.evaluate(() => Object.fromEntries(window.spvlab.store.get().report.functions.map((f) => [f.name, f.id])));
   const before = Number(await page.evaluate(() => document.getElementById("panel-cfg").dataset.pathTraces ?? 0));
@@ -369,7 +348,7 @@ test("a path through a call: the step control shows the callee's blocks in its o
 
 test("a cell of a buffer indexed by GlobalInvocationId.x picks the invocation that wrote it", async () => {
   await load(BY_GID, "vulkan1.3");
-  const r = await runOnce();
+  const r = await runOnce(page);
   assert.ok(r.interp?.ok, JSON.stringify(r.interp?.error));
   await clickCell("0.0", "data[5]");
   const panel = page.locator("#panel-cfg");

@@ -11,8 +11,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { chromium } from "playwright-core";
-import { root, serveDist, openPage, setText, screenshot, launch } from "./lib.mjs";
+import { root, serveDist, openPage, setText, screenshot, launch, loadForRun, runOnce } from "./lib.mjs";
 import { ENDLESS, INT64, LAYOUT, SIN, SPEC } from "./modules.mjs";
 
 const gallery = path.join(root, "www/src/gallery");
@@ -47,14 +46,7 @@ before(async () => {
   const s = await serveDist();
   server = s.server;
   url = s.url;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--enable-unsafe-webgpu",
-    ],
-  });
+  browser = await launch({ webgpu: true });
   ({ page, context } = await openPage(browser, url, { errors, viewport: { width: 1500, height: 900 } }));
   await page.locator("#tab-run").click();
 });
@@ -66,26 +58,8 @@ after(async () => {
 });
 
 /** Put `text` in the editor for `env`, wait for the panel's reflection of it. */
-async function load(text, env) {
-  if ((await page.locator("#target-env").inputValue()) !== env) {
-    const before = Number(await page.evaluate(() => document.body.dataset.analyzed ?? 0));
-    await page.selectOption("#target-env", env);
-    await page.waitForFunction((n) => Number(document.body.dataset.analyzed) > n, before);
-  }
-  await setText(page, text);
-  await page.waitForFunction(() => {
-    const s = window.spvlab.store.get();
-    return s.docVersion === s.reportVersion && document.getElementById("panel-run").dataset.reflected === String(s.reportVersion);
-  });
-}
+const load = (text, env) => loadForRun(page, text, env);
 
-/** Press Run and wait for both backends' answers. */
-async function runOnce() {
-  const before = Number((await page.locator("#panel-run").getAttribute("data-runs")) ?? 0);
-  await page.locator("#run-btn").click();
-  await page.waitForFunction((n) => Number(document.getElementById("panel-run").dataset.runs ?? 0) > n, before, { timeout: 120_000 });
-  return page.evaluate(() => window.spvlab.run.last());
-}
 
 const cell = (key, p, backend) =>
   page.locator(`section.run-buffer[data-key="${key}"] tr[data-path="${p}"] td.cell[data-backend="${backend}"]`).textContent();
@@ -96,7 +70,7 @@ test("every gallery compute example runs with one click on both backends, giving
   for (const e of list) {
     await load(e.text, e.targetEnv);
     assert.ok((await page.locator("#run-inputs tr[data-key]").count()) >= 1, `${e.id}: one input row per binding`);
-    const r = await runOnce();
+    const r = await runOnce(page);
     assert.ok(r.interp?.ok, `${e.id}: interpreter: ${JSON.stringify(r.interp?.error)}`);
     assert.ok(r.gpu?.ok, `${e.id}: WebGPU: ${JSON.stringify(r.gpu?.error)}`);
     assert.ok(r.gpu.adapter, `${e.id}: the adapter is named`);
@@ -124,7 +98,7 @@ test("an input typed in the panel reaches both backends; a differing cell is mar
   const e = list.find((x) => x.id === "compute-switch-fallthrough");
   await load(e.text, e.targetEnv);
   await page.fill('input.run-input[data-key="0.0"]', "u32: 2 5");
-  const r = await runOnce();
+  const r = await runOnce(page);
   assert.ok(r.gpu.ok && r.interp.ok);
   // buf[0] = 2: case 2 adds 100 and falls into case 3, which adds 1000.
   assert.equal(await cell("0.0", "data[0]", "interp"), "1100");
@@ -146,7 +120,7 @@ test("an input typed in the panel reaches both backends; a differing cell is mar
 
 test("an endless loop shows the step-budget error, located, and is not dispatched", async () => {
   await load(ENDLESS, "vulkan1.3");
-  const r = await runOnce();
+  const r = await runOnce(page);
   assert.equal(r.interp.error?.kind, "stepBudget", JSON.stringify(r.interp));
   assert.equal(r.gpu.error?.kind, "stepBudget", JSON.stringify(r.gpu));
   assert.match(r.gpu.error.message, /^not dispatched/);
@@ -171,7 +145,7 @@ test("an endless loop shows the step-budget error, located, and is not dispatche
 test("a module the lowering refuses shows the reason code and the interpreter's result", async () => {
   await load(INT64, "vulkan1.3");
   await page.fill('input.run-input[data-key="0.0"]', "u64: 5 7");
-  const r = await runOnce();
+  const r = await runOnce(page);
   assert.equal(r.gpu.error?.kind, "refused");
   assert.equal(r.gpu.error?.code, "wgsl.int64");
   const wgpu = page.locator('.run-backend[data-backend="wgpu"]');
@@ -193,13 +167,13 @@ test("an input error is shown and its field marked", async () => {
   await page.locator("#run-defaults").click();
   assert.equal(await page.locator('input.run-input[data-key="0.0"]').inputValue(), "seq:0,1");
   await page.fill('input.run-input[data-key="0.1"]', "u32: 1 x");
-  const r = await runOnce();
+  const r = await runOnce(page);
   assert.equal(r.interp.error?.kind, "input");
   assert.equal(await page.locator('input.run-input[data-key="0.1"]').getAttribute("aria-invalid"), "true");
   assert.equal(await page.locator('input.run-input[data-key="0.0"]').getAttribute("aria-invalid"), null);
   assert.match(await page.locator('.run-backend[data-backend="interp"] .run-error').textContent(), /0\.1/);
   await page.fill('input.run-input[data-key="0.1"]', "zeros");
-  const ok = await runOnce();
+  const ok = await runOnce(page);
   assert.ok(ok.interp.ok && ok.gpu.ok, JSON.stringify([ok.interp.error, ok.gpu.error]));
   assert.equal(await cell("0.1", "data[0]", "wgpu"), "2016");
   assert.equal(await page.locator('input.run-input[data-key="0.1"]').getAttribute("aria-invalid"), null);
@@ -243,7 +217,7 @@ test("spec constants: one field each (SpecId, name, type, default), reaching bot
   const cells = await rows.first().locator("td").allTextContents();
   assert.deepEqual(cells.slice(0, 4), ["3", "k", "u32", "7"]);
   // The default: k = 7, k + k = 14, on both.
-  let r = await runOnce();
+  let r = await runOnce(page);
   assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
   for (const b of ["interp", "wgpu"]) {
     assert.equal(await cell("0.0", "data[0]", b), "7", b);
@@ -251,7 +225,7 @@ test("spec constants: one field each (SpecId, name, type, default), reaching bot
   }
   // An override reaches the interpreter and the WGSL's `override`.
   await page.fill('input.run-spec[data-spec-id="3"]', "40");
-  r = await runOnce();
+  r = await runOnce(page);
   assert.deepEqual(r.request.spec, { 3: "40" });
   assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
   for (const b of ["interp", "wgpu"]) {
@@ -260,7 +234,7 @@ test("spec constants: one field each (SpecId, name, type, default), reaching bot
   }
   // The views: 0x3f800000 is 1.0 as an f32.
   await page.fill('input.run-spec[data-spec-id="3"]', "1065353216");
-  r = await runOnce();
+  r = await runOnce(page);
   assert.ok(r.interp.ok && r.gpu.ok);
   const sec = page.locator('section.run-buffer[data-key="0.0"]');
   await sec.locator('button.run-view[data-view="hex"]').click();
@@ -275,12 +249,12 @@ test("spec constants: one field each (SpecId, name, type, default), reaching bot
   assert.equal(await cell("0.0", "data[0]", "interp"), "1065353216");
   // A value the type cannot hold: an input error, in the spec field.
   await page.fill('input.run-spec[data-spec-id="3"]', "-1");
-  r = await runOnce();
+  r = await runOnce(page);
   assert.equal(r.interp.error?.kind, "input", JSON.stringify(r.interp));
   assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("aria-invalid"), "true");
   assert.match(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("title"), /SpecId 3/);
   await page.fill('input.run-spec[data-spec-id="3"]', "");
-  r = await runOnce();
+  r = await runOnce(page);
   assert.ok(r.interp.ok && r.gpu.ok);
   assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("aria-invalid"), null);
   // Defaults puts the module's defaults back.
@@ -295,7 +269,7 @@ test("the hex view reads each value at its place: struct members by name, a vect
   // Byte i holds i: a value's hex is its 4 bytes from its offset, backwards.
   const bytes = Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, "0"));
   await page.fill('input.run-input[data-key="0.0"]', `hex: ${bytes.join(" ")}`);
-  const r = await runOnce();
+  const r = await runOnce(page);
   assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
   await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="hex"]').click();
   const at = (o) => `0x${[3, 2, 1, 0].map((k) => (o + k).toString(16).padStart(2, "0")).join("")}`;
@@ -320,12 +294,12 @@ test("a lost WebGPU device is reported, located like an error, and the next Run 
   const list = await computeExamples();
   const e = list.find((x) => x.id === "compute-parallel-sum");
   await load(e.text, e.targetEnv);
-  let r = await runOnce();
+  let r = await runOnce(page);
   assert.ok(r.gpu.ok, JSON.stringify(r.gpu.error));
   const loads = await page.evaluate(() => performance.getEntriesByType("navigation").length);
   // The page's hook: the next dispatch destroys its device while it reads back.
   await page.evaluate(() => window.spvlab.engine.send({ kind: "loseDevice" }));
-  r = await runOnce();
+  r = await runOnce(page);
   assert.equal(r.gpu.error?.kind, "deviceLost", JSON.stringify(r.gpu));
   assert.ok(r.interp.ok, "the interpreter's result stands");
   const wgpu = page.locator('.run-backend[data-backend="wgpu"]');
@@ -333,7 +307,7 @@ test("a lost WebGPU device is reported, located like an error, and the next Run 
   assert.equal(await wgpu.locator('.run-error[data-kind="deviceLost"] .run-error-kind').textContent(), "device lost");
   assert.match(await wgpu.locator(".run-error-message").textContent(), /next run makes a new device/);
   // No reload: the same document; the runner makes a new device.
-  r = await runOnce();
+  r = await runOnce(page);
   assert.ok(r.gpu.ok, JSON.stringify(r.gpu.error));
   for (let i = 0; i < r.interp.buffers.length; i++) assert.deepEqual(r.gpu.buffers[i].bytes, r.interp.buffers[i].bytes);
   assert.equal(await page.evaluate(() => performance.getEntriesByType("navigation").length), loads);
@@ -344,7 +318,7 @@ test("a real difference (sin of large f32 arguments, interpreter against SwiftSh
   await load(SIN, "vulkan1.3");
   // sin(0) = 0 exactly on both; the others differ in their last bits or more.
   await page.fill('input.run-input[data-key="0.0"]', "f32: 0 100000 12345678 1e30");
-  const r = await runOnce();
+  const r = await runOnce(page);
   assert.ok(r.interp.ok && r.gpu.ok, JSON.stringify([r.interp.error, r.gpu.error]));
   const a = r.interp.buffers[0].bytes;
   const b = r.gpu.buffers[0].bytes;
