@@ -175,3 +175,82 @@ fn data_files_from_another_folder() {
     let o = run_spvlab(&dir, &["amber", "--data", "no-such-folder", script], b"");
     assert_eq!(o.status.code(), Some(1));
 }
+
+/// `--jobs 2` and `--jobs 3` (files run on threads) print what `--jobs 1`
+/// (one after another) prints, in the files' order, with the same exit
+/// status: over passing corpus files, a failing one, one with an error in the
+/// script, one that cannot be read, and a graphics one; in text and JSON.
+#[test]
+fn jobs_give_the_same_output_in_the_same_order() {
+    let Some(c) = corpus_or_skip("cli_amber") else { return };
+    let dir = scratch("cli_amber_jobs");
+    let folder = c.join("amber/spirv-control-flow-fleshed");
+    let mut corpus: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "amber"))
+        .map(|p| p.to_str().unwrap().to_string())
+        .collect();
+    corpus.sort();
+    corpus.truncate(8);
+    assert!(corpus.len() >= 4, "{corpus:?}");
+    // A failing copy of the first: its first EXPECT's value changed.
+    let src = std::fs::read_to_string(&corpus[0]).unwrap();
+    let lines: Vec<String> = src
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            match w.iter().position(|x| *x == "EQ") {
+                Some(k) if l.trim_start().starts_with("EXPECT") && w.get(k + 1).is_some_and(|v| v.parse::<i64>().is_ok()) => {
+                    let mut w: Vec<String> = w.iter().map(|x| x.to_string()).collect();
+                    w[k + 1] = (w[k + 1].parse::<i64>().unwrap() + 1000).to_string();
+                    w.join(" ")
+                }
+                _ => l.to_string(),
+            }
+        })
+        .collect();
+    std::fs::write(dir.join("bad.amber"), lines.join("\n")).unwrap();
+    std::fs::write(dir.join("broken.amber"), "SHADER compute\nRUN nothing\n").unwrap();
+    let mut files: Vec<String> = Vec::new();
+    for (k, f) in corpus.iter().enumerate() {
+        files.push(f.clone());
+        match k {
+            1 => files.push("bad.amber".into()),
+            3 => files.push("broken.amber".into()),
+            4 => files.push("missing.amber".into()),
+            5 => files.push(c.join(GRAPHICS).to_str().unwrap().to_string()),
+            _ => {}
+        }
+    }
+    for json in [false, true] {
+        let run = |jobs: &str| {
+            let mut args: Vec<&str> = vec!["amber", "--jobs", jobs];
+            if json {
+                args.push("--json");
+            }
+            args.extend(files.iter().map(|f| f.as_str()));
+            let o = run_spvlab(&dir, &args, b"");
+            (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned())
+        };
+        let one = run("1");
+        assert_eq!(one.0, Some(1), "{}", one.1);
+        if !json {
+            // Each file's verdict, in the order given.
+            let heads: Vec<&str> = one.1.lines().filter(|l| !l.starts_with(' ')).collect();
+            assert_eq!(heads.len(), files.len() + 1, "{}", one.1);
+            for (h, f) in heads.iter().zip(&files) {
+                assert!(h.contains(f.as_str()), "{h} / {f}");
+            }
+            assert!(heads[2].starts_with("fail   bad.amber"), "{}", one.1);
+            assert!(heads.iter().any(|h| h.starts_with("error  broken.amber:")), "{}", one.1);
+            assert!(heads.iter().any(|h| h.starts_with("error  missing.amber:")), "{}", one.1);
+            assert!(heads.iter().any(|h| h.starts_with("skip   ")), "{}", one.1);
+        }
+        for jobs in ["2", "3"] {
+            assert_eq!(run(jobs), one, "--jobs {jobs}, json {json}");
+        }
+    }
+    let o = run_spvlab(&dir, &["amber", "--jobs", "0", "bad.amber"], b"");
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -57,6 +57,11 @@ Options:
                            the module, and the run goes on.
   --in-process             Run the GPU jobs in this process instead (no
                            protection from a driver crash or a hang).
+  --jobs <N>               How many files the interpreter runs at once, on
+                           as many threads (default: the number of CPUs;
+                           1: one after another). The results are printed
+                           in the files' order all the same. GPU backends
+                           run one file at a time.
   --json                   Print JSON instead of text.
   -h, --help               Print this help.
 
@@ -138,6 +143,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut force = false;
     let mut data: Vec<std::path::PathBuf> = Vec::new();
     let mut gpu_flags = GpuFlags::default();
+    let mut jobs: Option<usize> = None;
     let mut p = Parser::new(args);
     while let Some(arg) = p.next_arg() {
         match arg {
@@ -153,6 +159,10 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
                 "--force" => {
                     no_value("--force", &inline)?;
                     force = true;
+                }
+                "--jobs" => {
+                    let v = p.text_value("--jobs", inline)?;
+                    jobs = Some(v.parse().ok().filter(|n| *n > 0).ok_or_else(|| CliError::Usage(format!("--jobs: `{v}` is not a positive number")))?);
                 }
                 "--in-process" | "--gpu-timeout" => gpu_flags.parse(&mut p, &name, inline)?,
                 "--max-steps" => {
@@ -191,11 +201,11 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut differing = 0usize;
     let mut items = Vec::new();
     let mut bar = Progress::new(files.len());
-    for (k, f) in files.iter().enumerate() {
+    // File `k`'s result, once `get` gives it: counted, then printed.
+    let mut report = |k: usize, get: &mut dyn FnMut() -> (Verdict, u32, Vec<String>)| -> Result<(), CliError> {
+        let f = &files[k];
         bar.show(k, f);
-        let seen = exec.differences().len();
-        let (v, checked) = run_file(f, &opts, &data, exec.as_dyn());
-        let diffs: Vec<String> = exec.differences()[seen..].to_vec();
+        let (v, checked, diffs) = get();
         let mut text = String::new();
         let mut item = match &v {
             Verdict::Pass => {
@@ -240,6 +250,25 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             bar.clear();
             print_stdout(&text)?;
         }
+        Ok(())
+    };
+    // The interpreter runs files on `jobs` threads (each file on one), the
+    // results taken in the files' order; a GPU backend one file at a time.
+    let jobs = match backend {
+        Backend::Interp => jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).min(files.len()),
+        #[allow(unreachable_patterns)]
+        _ => 1,
+    };
+    if jobs > 1 {
+        parallel(&files, &opts, &data, jobs, &mut report)?;
+    } else {
+        for (k, f) in files.iter().enumerate() {
+            report(k, &mut || {
+                let seen = exec.differences().len();
+                let (v, checked) = run_file(f, &opts, &data, exec.as_dyn());
+                (v, checked, exec.differences()[seen..].to_vec())
+            })?;
+        }
     }
     bar.clear();
     let total = files.len();
@@ -264,6 +293,57 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         print_stdout(&line)?;
     }
     if passed == total { Ok(()) } else { Err(CliError::NotPassed { count: total - passed, total }) }
+}
+
+/// Run `files` on the interpreter on `jobs` threads, each taking the next
+/// file not yet taken; `report` gets each result in the files' order, as
+/// soon as it and those before it are done.
+fn parallel(
+    files: &[String],
+    opts: &RunOptions,
+    data: &[std::path::PathBuf],
+    jobs: usize,
+    report: &mut dyn FnMut(usize, &mut dyn FnMut() -> (Verdict, u32, Vec<String>)) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..jobs {
+            let (tx, next) = (tx.clone(), &next);
+            s.spawn(move || {
+                let mut exec = Backend::Interp.executor(false, &GpuFlags::default());
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(f) = files.get(k) else { break };
+                    let (v, checked) = run_file(f, opts, data, exec.as_dyn());
+                    // The receiver is gone when printing failed: stop.
+                    if tx.send((k, v, checked)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut done: BTreeMap<usize, (Verdict, u32)> = BTreeMap::new();
+        for k in 0..files.len() {
+            report(k, &mut || {
+                while !done.contains_key(&k) {
+                    match rx.recv() {
+                        Ok((j, v, c)) => {
+                            done.insert(j, (v, c));
+                        }
+                        // Every worker ended without it (one panicked: the
+                        // scope passes the panic on).
+                        Err(_) => break,
+                    }
+                }
+                let (v, c) = done.remove(&k).unwrap_or_else(|| (Verdict::Unreadable(String::from("not run: a worker thread stopped")), 0));
+                (v, c, Vec::new())
+            })?;
+        }
+        Ok(())
+    })
 }
 
 /// The verdict's word.

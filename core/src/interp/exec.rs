@@ -48,6 +48,10 @@ struct State<'b> {
     /// through atomics with acquire or release semantics (which this
     /// interpreter does not follow).
     watch: bool,
+    /// Per buffer, whether a store or atomic of the module may write it
+    /// (see [`written_bufs`]): a read of one that none can write never
+    /// races, so it is not recorded.
+    written: Vec<bool>,
     /// The dispatch grid and the workgroup size (to name an invocation).
     groups: [u32; 3],
     local_size: [u32; 3],
@@ -157,6 +161,7 @@ fn run_grid(
         shared: Vec::new(),
         races: Races::new(bufs.len()),
         watch: !synchronizes(prog),
+        written: written_bufs(prog),
         bufs,
         used: 0,
         groups: opts.workgroups,
@@ -444,6 +449,93 @@ fn synchronizes(prog: &Program) -> bool {
             })
         })
     })
+}
+
+/// Per buffer of `prog.bufs`, whether an instruction of the module may write
+/// it: the pointer of each store, atomic, OpCopyMemory target and GLSL
+/// out-pointer is followed through access chains and copies to the global
+/// variable it starts at. A pointer that starts anywhere else (a function
+/// parameter, an OpPhi, OpSelect, a loaded pointer) may be any buffer, so
+/// then every buffer counts as written.
+fn written_bufs(prog: &Program) -> Vec<bool> {
+    let n = prog.bufs.len();
+    let mut w = vec![false; n];
+    for f in &prog.funcs {
+        let mut def = vec![u32::MAX; f.nlocals as usize];
+        for (k, i) in f.insts.iter().enumerate() {
+            if let Some(d) = def.get_mut(i.res as usize) {
+                *d = k as u32;
+            }
+        }
+        let args = |i: &Inst| &f.args[i.a as usize..(i.a + i.n) as usize];
+        for i in &f.insts {
+            let target = match i.op {
+                op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized => args(i).first(),
+                o if (op::OpAtomicStore..=op::OpAtomicXor).contains(&o)
+                    || matches!(
+                        o,
+                        op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT | op::OpAtomicFlagTestAndSet | op::OpAtomicFlagClear
+                    ) =>
+                {
+                    args(i).first()
+                }
+                op::OpExtInst if args(i).get(1).is_some_and(|&e| super::glsl::has_out_pointer(e)) => args(i).get(3),
+                _ => None,
+            };
+            let Some(&slot) = target else { continue };
+            if !mark_root(prog, f, &def, slot, &mut w) {
+                return vec![true; n];
+            }
+        }
+    }
+    w
+}
+
+/// Mark in `w` the buffers that the pointer in `slot` may point into; false
+/// when where it starts is not known.
+fn mark_root(prog: &Program, f: &Func, def: &[u32], mut slot: u32, w: &mut [bool]) -> bool {
+    fn locs(l: &Loc, w: &mut [bool]) -> bool {
+        match l {
+            Loc::Buf { buf, .. } | Loc::Image { buf, .. } => match w.get_mut(*buf as usize) {
+                Some(x) => {
+                    *x = true;
+                    true
+                }
+                None => false,
+            },
+            Loc::Var { .. } | Loc::Shared { .. } | Loc::Sampler { .. } | Loc::Unsupported(_) => true,
+            Loc::Descs(ls) => ls.iter().all(|l| locs(l, w)),
+        }
+    }
+    // Each step goes to an earlier instruction's result (or a global): at
+    // most as many steps as instructions.
+    for _ in 0..=f.insts.len() {
+        if slot & G != 0 {
+            return match prog.globals.get((slot & !G) as usize) {
+                Some(Val::P(p)) => locs(&p.loc, w),
+                // Not a pointer (an OpUndef, a constant): no memory written.
+                Some(_) => true,
+                None => false,
+            };
+        }
+        let Some(i) = def.get(slot as usize).and_then(|&k| f.insts.get(k as usize)) else { return false };
+        let a = &f.args[i.a as usize..(i.a + i.n) as usize];
+        let base = match i.op {
+            op::OpVariable => return true,
+            op::OpAccessChain
+            | op::OpInBoundsAccessChain
+            | op::OpPtrAccessChain
+            | op::OpInBoundsPtrAccessChain
+            | op::OpCopyObject
+            | OP_CONST_PTR => a.first(),
+            _ => None,
+        };
+        match base {
+            Some(&b) => slot = b,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// SplitMix64 (Steele, Lea and Flood): the pseudo-random order of a seeded run.
@@ -1062,6 +1154,11 @@ fn watch_shared(prog: &Program, st: &mut State, inst: &Inst, var: u32, path: &[u
 fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kind: Kind) -> Result<(), RunError> {
     let Loc::Buf { off, vstride, mat, .. } = &p.loc else { return Ok(()) };
     if !st.watch {
+        return Ok(());
+    }
+    // A race needs a write: reads of a buffer that nothing writes are free.
+    let reads = matches!(kind, Kind::Read | Kind::AtomicRead | Kind::AtomicUpdate);
+    if reads && !st.written.get(buf as usize).copied().unwrap_or(true) {
         return Ok(());
     }
     let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
@@ -1898,7 +1995,7 @@ fn exec(
         | op::OpImageTexelPointer
         | op::OpImageSampleExplicitLod => {
             let regs = &fr.regs;
-            match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s).clone())? {
+            match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s))? {
                 Some(v) => v,
                 None => return Ok(Flow::Next),
             }

@@ -435,19 +435,41 @@ fn err(inst: &Inst, m: String) -> RunError {
     RunError::new(Some(inst.idx), m)
 }
 
-fn ints(v: &Val) -> Vec<u64> {
+/// Up to four integers (a coordinate, a texel) held without a heap
+/// allocation; more (never in a valid module) in a Vec.
+enum Ints {
+    Small([u64; 4], usize),
+    Big(Vec<u64>),
+}
+
+impl core::ops::Deref for Ints {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        match self {
+            Ints::Small(a, n) => &a[..*n],
+            Ints::Big(v) => v,
+        }
+    }
+}
+
+fn ints(v: &Val) -> Ints {
+    let int = |x: &Val| match x {
+        Val::S(s) => *s,
+        _ => 0,
+    };
     match v {
-        Val::S(x) => vec![*x],
-        Val::C(xs) => xs
-            .iter()
-            .map(|x| match x {
-                Val::S(s) => *s,
-                _ => 0,
-            })
-            .collect(),
-        Val::P(_) => Vec::new(),
+        Val::S(x) => Ints::Small([*x, 0, 0, 0], 1),
+        Val::C(xs) if xs.len() <= 4 => {
+            let mut a = [0u64; 4];
+            for (d, x) in a.iter_mut().zip(xs) {
+                *d = int(x);
+            }
+            Ints::Small(a, xs.len())
+        }
+        Val::C(xs) => Ints::Big(xs.iter().map(int).collect()),
+        Val::P(_) => Ints::Small([0; 4], 0),
         // An undefined value, as an index or texel, reads as 0 (see `Val::U`).
-        Val::U => vec![0],
+        Val::U => Ints::Small([0; 4], 1),
     }
 }
 
@@ -535,14 +557,14 @@ fn image_operand(mask_bits: u32, ops: &[u32], want: u32) -> Option<u32> {
 }
 
 /// The image instructions: the result, or `None` for none (OpImageWrite).
-pub(super) fn exec(
+pub(super) fn exec<'v>(
     prog: &Program,
     bufs: &mut [Option<Vec<u8>>],
     inst: &Inst,
     args: &[u32],
-    get: &dyn Fn(u32) -> Val,
+    get: &dyn Fn(u32) -> &'v Val,
 ) -> Result<Option<Val>, RunError> {
-    let arg = |k: usize| -> Result<Val, RunError> {
+    let arg = |k: usize| -> Result<&'v Val, RunError> {
         args.get(k)
             .map(|a| get(*a))
             .ok_or_else(|| err(inst, String::from("an operand is missing")))
@@ -556,21 +578,21 @@ pub(super) fn exec(
     };
     match o {
         // A sampled image: (image, sampler).
-        op::OpSampledImage => Ok(Some(Val::C(vec![arg(0)?, arg(1)?]))),
-        op::OpImage => match arg(0)? {
+        op::OpSampledImage => Ok(Some(Val::C(vec![arg(0)?.clone(), arg(1)?.clone()]))),
+        op::OpImage => match arg(0)?.clone() {
             Val::C(mut v) if v.len() == 2 => Ok(Some(v.swap_remove(0))),
             v => Ok(Some(v)),
         },
         op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Some),
         op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
-            let (buf, img) = image_of(prog, inst, &arg(0)?)?;
-            let coord = ints(&arg(1)?);
+            let (buf, img) = image_of(prog, inst, arg(0)?)?;
+            let coord = ints(arg(1)?);
             let cw = inst.ak.w;
             let first_op = if o == op::OpImageWrite { 3 } else { 2 };
             let sample = match args.get(first_op) {
                 Some(&m) => {
                     match image_operand(m, &args[first_op + 1..], grammar::image_operands::Sample) {
-                        Some(s) => ints(&get(s)).first().copied().unwrap_or(0),
+                        Some(s) => ints(get(s)).first().copied().unwrap_or(0),
                         None => 0,
                     }
                 }
@@ -580,7 +602,7 @@ pub(super) fn exec(
                 && m & grammar::image_operands::Lod != 0
                 && let Some(l) =
                     image_operand(m, &args[first_op + 1..], grammar::image_operands::Lod)
-                && ints(&get(l)).first().copied().unwrap_or(0) != 0
+                && ints(get(l)).first().copied().unwrap_or(0) != 0
             {
                 return Err(err(
                     inst,
@@ -635,8 +657,8 @@ pub(super) fn exec(
             Ok(Some(to_val(prog, inst, &c, img)?))
         }
         op::OpImageQuerySize | op::OpImageQuerySizeLod => {
-            let (buf, img) = image_of(prog, inst, &arg(0)?)?;
-            if o == op::OpImageQuerySizeLod && ints(&arg(1)?).first().copied().unwrap_or(0) != 0 {
+            let (buf, img) = image_of(prog, inst, arg(0)?)?;
+            if o == op::OpImageQuerySizeLod && ints(arg(1)?).first().copied().unwrap_or(0) != 0 {
                 return Err(err(
                     inst,
                     String::from(
@@ -657,11 +679,11 @@ pub(super) fn exec(
             Ok(Some(if n == 1 { v[0].clone() } else { Val::C(v) }))
         }
         op::OpImageQueryLevels => {
-            image_of(prog, inst, &arg(0)?)?;
+            image_of(prog, inst, arg(0)?)?;
             Ok(Some(Val::S(1)))
         }
         op::OpImageQuerySamples => {
-            let (_, img) = image_of(prog, inst, &arg(0)?)?;
+            let (_, img) = image_of(prog, inst, arg(0)?)?;
             Ok(Some(Val::S(img.samples.max(1) as u64)))
         }
         op::OpImageTexelPointer => {
@@ -673,9 +695,9 @@ pub(super) fn exec(
             };
             let handle = Val::P(p.clone());
             let (buf, img) = image_of(prog, inst, &handle)?;
-            let coord = ints(&arg(1)?);
+            let coord = ints(arg(1)?);
             let cw = inst.ak.w;
-            let sample = ints(&arg(2)?).first().copied().unwrap_or(0);
+            let sample = ints(arg(2)?).first().copied().unwrap_or(0);
             let pointee = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Pointer {
                     pointee: Some(p), ..
@@ -722,14 +744,14 @@ pub(super) fn exec(
 /// OpImageSampleExplicitLod with nearest filtering, at level 0: the texel
 /// whose cell holds the coordinate (normalized coordinates times the size,
 /// rounded down), wrapped by the sampler's address mode.
-fn sample(
+fn sample<'v>(
     prog: &Program,
     bufs: &[Option<Vec<u8>>],
     inst: &Inst,
     args: &[u32],
-    get: &dyn Fn(u32) -> Val,
+    get: &dyn Fn(u32) -> &'v Val,
 ) -> Result<Val, RunError> {
-    let si = args.first().map(|a| get(*a)).unwrap_or(Val::S(0));
+    let si = args.first().map(|a| get(*a)).unwrap_or(&Val::S(0));
     let Val::C(parts) = si else {
         return Err(err(
             inst,
@@ -763,7 +785,7 @@ fn sample(
         args.get(3..).unwrap_or(&[]),
         grammar::image_operands::Lod,
     ) {
-        Some(l) => ints(&get(l)).first().is_some_and(|b| fget(*b, 32) == 0.0),
+        Some(l) => ints(get(l)).first().is_some_and(|b| fget(*b, 32) == 0.0),
         None => false,
     };
     if !lod_ok || m & !grammar::image_operands::Lod != 0 {
@@ -779,7 +801,7 @@ fn sample(
             String::from("sampling coordinates are not floats"),
         ));
     }
-    let coord = ints(&args.get(1).map(|a| get(*a)).unwrap_or(Val::S(0)));
+    let coord = ints(&args.get(1).map(|a| get(*a)).unwrap_or(&Val::S(0)));
     let len = bufs
         .get(buf as usize)
         .and_then(|b| b.as_ref())
