@@ -9,11 +9,10 @@
 //  * Run to results (the Run panel, issue 12) on a gallery compute example,
 //    in a Chromium with WebGPU (--enable-unsafe-webgpu: SwiftShader): from
 //    the click on Run to the interpreter's results painted, and to WebGPU's.
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { chromium } from "playwright-core";
-import { gzipSync } from "node:zlib";
 import path from "node:path";
-import { serveDist, launch, dist, root } from "./lib.mjs";
+import { serveDist, launch, root, distGzipSizes } from "./lib.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 20);
 const TOGGLES = Number(process.env.TOGGLES ?? 10);
@@ -122,28 +121,12 @@ export function bigModule(lines = 1000) {
   return [...head, ...body, "OpReturn", "OpFunctionEnd", ""].join("\n");
 }
 
-async function files(dir) {
-  const out = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await files(p)));
-    else out.push(p);
-  }
-  return out;
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
 
 async function main() {
   // Transfer size.
-  let total = 0;
-  let wasm = 0;
-  for (const f of await files(dist)) {
-    const gz = gzipSync(await readFile(f), { level: 9 }).length;
-    total += gz;
-    if (f.endsWith(".wasm")) wasm += gz;
-  }
+  const { total, wasm } = await distGzipSizes();
 
   const { server, url } = await serveDist();
   const browser = await launch();

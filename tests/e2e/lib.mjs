@@ -217,3 +217,26 @@ OpExecutionMode %main LocalSize 1 1 1
 OpReturn
 OpFunctionEnd
 `;
+
+/** The gzip size (level 9) of every file the page ships (`www/dist`, built
+ *  by ./x build), in all and of its wasm: what a first visit transfers at
+ *  most (the Graphviz worker is counted although it loads after first paint). */
+export async function distGzipSizes() {
+  const { readdir, readFile } = await import("node:fs/promises");
+  const { gzipSync } = await import("node:zlib");
+  let total = 0;
+  let wasm = 0;
+  const walk = async (dir) => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) await walk(p);
+      else {
+        const gz = gzipSync(await readFile(p), { level: 9 }).length;
+        total += gz;
+        if (p.endsWith(".wasm")) wasm += gz;
+      }
+    }
+  };
+  await walk(dist);
+  return { total, wasm };
+}

@@ -4,7 +4,7 @@
 // and the gallery names the paper its figures come from.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { servePage, openPage, setText, luminance, MODULE } from "./lib.mjs";
+import { servePage, openPage, setText, luminance, MODULE, distGzipSizes } from "./lib.mjs";
 
 const env = servePage();
 
@@ -144,4 +144,12 @@ test("the gallery names the paper (Klimis et al., POPL 2023) with a link", async
   assert.match(await a.getAttribute("href"), /^https:\/\/doi\.org\/10\.1145\//);
   await page.keyboard.press("Escape");
   await context.close();
+});
+
+
+// Issue 12: the page's transfer size stays under 1.5 MB gzip (counted as
+// ./x page-bench counts it). A size, not a time: it does not depend on load.
+test("the page ships under 1.5 MB gzip", async () => {
+  const { total, wasm } = await distGzipSizes();
+  assert.ok(total < 1.5e6, `www/dist is ${total} bytes gzip (the wasm ${wasm}): over 1.5 MB`);
 });
