@@ -127,6 +127,7 @@ function mountCfg(store: AppStore, engine: Engine, editor: SpirvEditor, start: S
     path: {
       runRequest,
       run: async (request) => (await engine.send({ kind: "run", request })).result,
+      module: () => store.get().report?.disassembly,
       reveal: () => store.update({ panel: "cfg" }),
     },
     teach: {

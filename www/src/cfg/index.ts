@@ -42,7 +42,7 @@ export interface CfgHost {
   stale?(): boolean;
   /** The path view's runs (path.ts): the Run tab's last request, the
    *  interpreter, and bringing the panel forward. */
-  path?: Pick<PathHost, "runRequest" | "run" | "reveal">;
+  path?: Pick<PathHost, "runRequest" | "run" | "reveal" | "module">;
   /** The teaching view (www/src/teach): compare mode, explorer, lessons. */
   teach?: TeachHost;
 }

@@ -26,6 +26,10 @@ export interface PathHost {
   /** The interpreter's run of the last analysis. */
   run(request: RunRequest): Promise<RunResult>;
   report(): AnalyzeReport | undefined;
+  /** The disassembly of the engine's latest analysis, the module a run runs:
+   *  the drawing's report() can lag behind it (the graph waits while the
+   *  user types, and a new text's layout takes a moment). */
+  module(): string | undefined;
   /** Show this step's block: its function drawn, the block selected (on the
    *  graph and in the editor). */
   showBlock(b: TraceBlock): void;
@@ -318,7 +322,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
       return;
     }
     if (mine !== token) return;
-    disasm = host.report()?.disassembly;
+    disasm = host.module();
     const tr = r.trace;
     const path = tr?.paths.find((p) => p.invocation.every((v, i) => v === inv[i]));
     const all = new Map<string, number>();
@@ -516,7 +520,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
   });
   // A new run in the Run tab (new inputs): the path shown follows it.
   document.addEventListener("spvlab:run", () => {
-    if (traced && mode.value !== "off" && host.report()?.disassembly === disasm) void pick(traced.invocation);
+    if (traced && mode.value !== "off" && host.module() === disasm) void pick(traced.invocation);
   });
 
   refresh();
