@@ -1280,56 +1280,98 @@ fn reset_frame(prog: &Program, fr: &mut Frame, f: u32, ret: u32, mem_base: u32) 
 }
 
 /// Branch to block `b`: run its phis (all read before any is written).
+#[inline(always)]
 fn goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32, inst: &Inst) -> Result<(), RunError> {
-    let blk = func.blocks.get(b as usize).ok_or_else(|| {
-        RunError::new(
-            Some(inst.idx),
-            String::from("a branch to a block outside the function"),
-        )
-    })?;
-    if blk.phis < blk.body {
-        let phis = &func.insts[blk.phis as usize..blk.body as usize];
-        // The value each OpPhi takes from the block control came from.
-        let value = |phi: &Inst, regs: &[Val]| -> Result<Val, RunError> {
-            let args = &func.args[phi.a as usize..(phi.a + phi.n) as usize];
-            args.chunks(2)
-                .find(|p| p.len() == 2 && p[1] == fr.block)
-                .map(|p| get(prog, regs, p[0]).clone())
-                .ok_or_else(|| {
-                    RunError::new(
-                        Some(phi.idx),
-                        String::from("OpPhi has no value for the block control came from"),
-                    )
-                })
-        };
-        // All read before any is written (an OpPhi may read another of the
-        // block's): up to 4 on the stack, more in a Vec.
-        const FEW: usize = 4;
-        if phis.len() <= FEW {
-            let mut vals: [Val; FEW] = [Val::S(0), Val::S(0), Val::S(0), Val::S(0)];
-            for (k, phi) in phis.iter().enumerate() {
-                vals[k] = value(phi, &fr.regs)?;
-            }
-            for (phi, v) in phis.iter().zip(vals) {
-                if let Some(slot) = fr.regs.get_mut(phi.res as usize) {
-                    put(slot, v);
-                }
-            }
-        } else {
-            let mut vals = Vec::with_capacity(phis.len());
-            for phi in phis {
-                vals.push((phi.res, value(phi, &fr.regs)?));
-            }
-            for (r, v) in vals {
-                if let Some(slot) = fr.regs.get_mut(r as usize) {
-                    *slot = v;
-                }
-            }
-        }
+    if try_goto(prog, func, fr, b) {
+        Ok(())
+    } else {
+        Err(goto_error(prog, func, fr, b, inst))
+    }
+}
+
+/// [`goto`], or `false` when it cannot be taken (a block outside the
+/// function, an OpPhi without a value for the block control came from);
+/// then nothing changed.
+#[inline(always)]
+fn try_goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32) -> bool {
+    let Some(blk) = func.blocks.get(b as usize) else { return false };
+    if blk.phis < blk.body && !run_phis(prog, func, fr, blk) {
+        return false;
     }
     fr.block = b;
     fr.pc = blk.body;
-    Ok(())
+    true
+}
+
+/// The value each OpPhi takes from the block control came from.
+fn phi_value<'v>(prog: &'v Program, func: &Func, regs: &'v [Val], from: u32, phi: &Inst) -> Option<&'v Val> {
+    let args = func.args.get(phi.a as usize..(phi.a + phi.n) as usize)?;
+    args.chunks_exact(2).find(|p| p[1] == from).map(|p| get(prog, regs, p[0]))
+}
+
+/// The phis of block `blk`, all read before any is written (an OpPhi may
+/// read another of the block's); `false` (nothing written) when one has no
+/// value for the block control came from.
+fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &super::decode::Block) -> bool {
+    let Some(phis) = func.insts.get(blk.phis as usize..blk.body as usize) else { return false };
+    // Up to 4 defined scalars on the stack (the common case), else a Vec.
+    const FEW: usize = 4;
+    if phis.len() <= FEW {
+        let mut bits = [0u64; FEW];
+        let mut all = true;
+        for (k, phi) in phis.iter().enumerate() {
+            match phi_value(prog, func, &fr.regs, fr.block, phi) {
+                Some(Val::S(x)) => bits[k] = *x,
+                Some(_) => {
+                    all = false;
+                    break;
+                }
+                None => return false,
+            }
+        }
+        if all {
+            for (phi, x) in phis.iter().zip(bits) {
+                if let Some(slot) = fr.regs.get_mut(phi.res as usize) {
+                    put_s(slot, x);
+                }
+            }
+            return true;
+        }
+    }
+    let mut vals = Vec::with_capacity(phis.len());
+    for phi in phis {
+        match phi_value(prog, func, &fr.regs, fr.block, phi) {
+            Some(v) => vals.push((phi.res, v.clone())),
+            None => return false,
+        }
+    }
+    for (r, v) in vals {
+        if let Some(slot) = fr.regs.get_mut(r as usize) {
+            put(slot, v);
+        }
+    }
+    true
+}
+
+/// The error of a [`goto`] that [`try_goto`] could not take.
+#[cold]
+#[inline(never)]
+fn goto_error(prog: &Program, func: &Func, fr: &Frame, b: u32, inst: &Inst) -> RunError {
+    let Some(blk) = func.blocks.get(b as usize) else {
+        return RunError::new(
+            Some(inst.idx),
+            String::from("a branch to a block outside the function"),
+        );
+    };
+    let phis = func.insts.get(blk.phis as usize..blk.body as usize).unwrap_or(&[]);
+    let idx = phis
+        .iter()
+        .find(|phi| phi_value(prog, func, &fr.regs, fr.block, phi).is_none())
+        .map_or(inst.idx, |phi| phi.idx);
+    RunError::new(
+        Some(idx),
+        String::from("OpPhi has no value for the block control came from"),
+    )
 }
 
 /// Run one invocation until it returns (`Done`), waits at an OpControlBarrier
@@ -1352,58 +1394,70 @@ fn invoke(
             return Ok(Status::Done);
         };
         let func = &prog.funcs[fr.f as usize];
-        let Some(inst) = func.insts.get(fr.pc as usize) else {
-            return Err(RunError::new(
-                None,
-                String::from("control ran past the end of a function"),
-            ));
-        };
-        if super::group::is_group_op(inst.op) {
-            // The scheduler runs it for the subgroup's active invocations.
-            return Ok(Status::Group(inst.idx));
-        }
-        if *steps >= stop {
-            if *steps < opts.max_steps {
-                // The end of a turn (a seeded order): go on later.
-                return Ok(Status::Running);
-            }
-            let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
-            let name = match prog.ir.name(label) {
-                Some(n) => format!("%{n}"),
-                None => format!("%{label}"),
+        // The frame's instructions, until one leaves it (a call, a return,
+        // a wait, the end of the turn, an error).
+        let flow = loop {
+            let Some(inst) = func.insts.get(fr.pc as usize) else {
+                return Err(RunError::new(
+                    None,
+                    String::from("control ran past the end of a function"),
+                ));
             };
-            let mut e = RunError::new(
-                Some(inst.idx),
-                format!(
-                    "did not terminate after {} steps; invocation $INV was in block {name}",
-                    opts.max_steps
-                ),
-            );
-            e.block = Some(label);
-            return Err(e);
-        }
-        *steps += 1;
-        fr.pc += 1;
-        let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
-            if e.inst.is_none() {
-                e.inst = Some(inst.idx);
+            if super::group::is_group_op(inst.op) {
+                // The scheduler runs it for the subgroup's active invocations.
+                return Ok(Status::Group(inst.idx));
             }
-            e
-        })?;
-        match flow {
-            Flow::Next => {}
-            Flow::Jump(from) => {
-                if let Some(r) = rec.as_deref_mut() {
-                    r.jump(fr.f, from, fr.block);
+            if *steps >= stop {
+                if *steps < opts.max_steps {
+                    // The end of a turn (a seeded order): go on later.
+                    return Ok(Status::Running);
                 }
+                let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
+                let name = match prog.ir.name(label) {
+                    Some(n) => format!("%{n}"),
+                    None => format!("%{label}"),
+                };
+                let mut e = RunError::new(
+                    Some(inst.idx),
+                    format!(
+                        "did not terminate after {} steps; invocation $INV was in block {name}",
+                        opts.max_steps
+                    ),
+                );
+                e.block = Some(label);
+                return Err(e);
             }
+            *steps += 1;
+            fr.pc += 1;
+            let from = match fast(prog, func, fr, inst) {
+                Fast::Next => continue,
+                Fast::Jump(from) => from,
+                Fast::Slow => {
+                    let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
+                        if e.inst.is_none() {
+                            e.inst = Some(inst.idx);
+                        }
+                        e
+                    })?;
+                    match flow {
+                        Flow::Next => continue,
+                        Flow::Jump(from) => from,
+                        Flow::Barrier => return Ok(Status::Barrier(inst.idx)),
+                        flow => break flow,
+                    }
+                }
+            };
+            if let Some(r) = rec.as_deref_mut() {
+                r.jump(fr.f, from, fr.block);
+            }
+        };
+        match flow {
             Flow::Call(f) => {
                 if let Some(r) = rec.as_deref_mut() {
                     r.enter(f.f, 0);
                 }
                 frames.push(f)
             }
-            Flow::Barrier => return Ok(Status::Barrier(inst.idx)),
             Flow::Return(v) => {
                 let Some(done) = frames.pop() else {
                     return Ok(Status::Done);
@@ -1418,8 +1472,117 @@ fn invoke(
                     *spare = Some(done);
                 }
             }
+            Flow::Next | Flow::Jump(_) | Flow::Barrier => {}
         }
     }
+}
+
+/// What [`fast`] did with an instruction.
+enum Fast {
+    /// Nothing: [`exec`] runs it.
+    Slow,
+    Next,
+    /// A branch taken from the block with this index (as [`Flow::Jump`]).
+    Jump(u32),
+}
+
+/// The hottest instructions, on defined scalars, without [`exec`]'s
+/// dispatch: integer arithmetic and comparisons that cannot fail, the
+/// logical operators, OpSelect and the branches. Anything else (another
+/// instruction, an operand missing or not a defined scalar) is `Slow`, and
+/// `exec` gives it the same result, or the same error.
+#[inline(always)]
+fn fast(prog: &Program, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
+    let o = inst.op;
+    let Some(args) = func.args.get(inst.a as usize..(inst.a + inst.n) as usize) else {
+        return Fast::Slow;
+    };
+    let r = match o {
+        op::OpIAdd
+        | op::OpISub
+        | op::OpIMul
+        | op::OpBitwiseAnd
+        | op::OpBitwiseOr
+        | op::OpBitwiseXor
+        | op::OpLogicalAnd
+        | op::OpLogicalOr
+        | op::OpLogicalEqual
+        | op::OpLogicalNotEqual
+        | op::OpIEqual
+        | op::OpINotEqual
+        | op::OpUGreaterThan
+        | op::OpSGreaterThan
+        | op::OpUGreaterThanEqual
+        | op::OpSGreaterThanEqual
+        | op::OpULessThan
+        | op::OpSLessThan
+        | op::OpULessThanEqual
+        | op::OpSLessThanEqual => {
+            let [x, y, ..] = *args else { return Fast::Slow };
+            let (&Val::S(x), &Val::S(y)) = (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) else {
+                return Fast::Slow;
+            };
+            let w = inst.sk.w;
+            let aw = inst.ak.w;
+            match o {
+                op::OpIAdd => mask(x.wrapping_add(y), w),
+                op::OpISub => mask(x.wrapping_sub(y), w),
+                op::OpIMul => mask(x.wrapping_mul(y), w),
+                op::OpBitwiseAnd => mask(x & y, w),
+                op::OpBitwiseOr => mask(x | y, w),
+                op::OpBitwiseXor => mask(x ^ y, w),
+                op::OpLogicalAnd => x & y,
+                op::OpLogicalOr => x | y,
+                op::OpIEqual | op::OpLogicalEqual => (x == y) as u64,
+                op::OpINotEqual | op::OpLogicalNotEqual => (x != y) as u64,
+                op::OpUGreaterThan => (x > y) as u64,
+                op::OpUGreaterThanEqual => (x >= y) as u64,
+                op::OpULessThan => (x < y) as u64,
+                op::OpULessThanEqual => (x <= y) as u64,
+                op::OpSGreaterThan => (sext(x, aw) > sext(y, aw)) as u64,
+                op::OpSGreaterThanEqual => (sext(x, aw) >= sext(y, aw)) as u64,
+                op::OpSLessThan => (sext(x, aw) < sext(y, aw)) as u64,
+                _ => (sext(x, aw) <= sext(y, aw)) as u64,
+            }
+        }
+        op::OpLogicalNot => {
+            let [x, ..] = *args else { return Fast::Slow };
+            let &Val::S(x) = get(prog, &fr.regs, x) else { return Fast::Slow };
+            x ^ 1
+        }
+        op::OpSelect => {
+            let [c, x, y, ..] = *args else { return Fast::Slow };
+            let (&Val::S(c), &Val::S(x), &Val::S(y)) =
+                (get(prog, &fr.regs, c), get(prog, &fr.regs, x), get(prog, &fr.regs, y))
+            else {
+                return Fast::Slow;
+            };
+            if c != 0 { x } else { y }
+        }
+        op::OpBranch => {
+            let [b, ..] = *args else { return Fast::Slow };
+            let from = fr.block;
+            // One that cannot be taken: `exec` gives the error.
+            return if try_goto(prog, func, fr, b) { Fast::Jump(from) } else { Fast::Slow };
+        }
+        op::OpBranchConditional => {
+            let [c, t, f, ..] = *args else { return Fast::Slow };
+            // An undefined condition reads as 0, as in `exec`.
+            let c = match get(prog, &fr.regs, c) {
+                Val::S(c) => *c,
+                Val::U => 0,
+                _ => return Fast::Slow,
+            };
+            let from = fr.block;
+            let b = if c != 0 { t } else { f };
+            return if try_goto(prog, func, fr, b) { Fast::Jump(from) } else { Fast::Slow };
+        }
+        _ => return Fast::Slow,
+    };
+    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+        put_s(slot, r);
+    }
+    Fast::Next
 }
 
 fn exec(
@@ -2181,6 +2344,16 @@ fn exec(
         put(slot, result);
     }
     Ok(Flow::Next)
+}
+
+/// `*slot = Val::S(x)`: a scalar written over a scalar in place.
+#[inline(always)]
+fn put_s(slot: &mut Val, x: u64) {
+    if let Val::S(y) = slot {
+        *y = x;
+    } else {
+        put(slot, Val::S(x));
+    }
 }
 
 /// `*slot = v`, without a call to drop the old value when it is a scalar
