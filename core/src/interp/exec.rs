@@ -1429,7 +1429,7 @@ fn invoke(
             }
             *steps += 1;
             fr.pc += 1;
-            let from = match fast(prog, func, fr, inst) {
+            let from = match fast(prog, st, func, fr, inst) {
                 Fast::Next => continue,
                 Fast::Jump(from) => from,
                 Fast::Slow => {
@@ -1492,7 +1492,7 @@ enum Fast {
 /// instruction, an operand missing or not a defined scalar) is `Slow`, and
 /// `exec` gives it the same result, or the same error.
 #[inline(always)]
-fn fast(prog: &Program, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
+fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
     let o = inst.op;
     let Some(args) = func.args.get(inst.a as usize..(inst.a + inst.n) as usize) else {
         return Fast::Slow;
@@ -1576,6 +1576,124 @@ fn fast(prog: &Program, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
             let from = fr.block;
             let b = if c != 0 { t } else { f };
             return if try_goto(prog, func, fr, b) { Fast::Jump(from) } else { Fast::Slow };
+        }
+        op::OpLoad
+        | op::OpStore
+        | op::OpAccessChain
+        | op::OpInBoundsAccessChain
+        | op::OpCompositeExtract
+        | op::OpCompositeConstruct => return fast_mem(prog, st, fr, inst, args),
+        _ => return Fast::Slow,
+    };
+    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+        put_s(slot, r);
+    }
+    Fast::Next
+}
+
+/// [`fast`]'s memory and composite instructions (out of line: the
+/// arithmetic stays small).
+#[inline(never)]
+fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Fast {
+    let r = match inst.op {
+        // Function and Private variables (held as values, per invocation):
+        // loads and stores that copy into the allocation already there.
+        op::OpLoad => {
+            let [p, ..] = *args else { return Fast::Slow };
+            let v = match get(prog, &fr.regs, p) {
+                Val::P(Ptr { ty, loc: Loc::Var { var, path } }) if *ty == inst.ty => {
+                    match st.mem.get(*var as usize).and_then(|m| at(m, path)) {
+                        Some(v) => v,
+                        None => return Fast::Slow,
+                    }
+                }
+                _ => return Fast::Slow,
+            };
+            if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+                match v {
+                    Val::S(x) => put_s(slot, *x),
+                    v => slot.clone_from(v),
+                }
+            }
+            return Fast::Next;
+        }
+        op::OpStore => {
+            let [p, v, ..] = *args else { return Fast::Slow };
+            let Val::P(Ptr { ty, loc: Loc::Var { var, path } }) = get(prog, &fr.regs, p) else {
+                return Fast::Slow;
+            };
+            if inst.ty != 0 && *ty != inst.ty {
+                return Fast::Slow;
+            }
+            let Some(slot) = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)) else {
+                return Fast::Slow;
+            };
+            match (slot, get(prog, &fr.regs, v)) {
+                (Val::S(d), Val::S(x)) => *d = *x,
+                (d, v) => d.clone_from(v),
+            }
+            return Fast::Next;
+        }
+        // An access chain into a Function or Private variable, its path
+        // built in the allocation of the pointer the register held before.
+        op::OpAccessChain | op::OpInBoundsAccessChain if !prog.robust => {
+            let res = inst.res as usize;
+            if res >= fr.regs.len() || args.contains(&inst.res) {
+                return Fast::Slow;
+            }
+            let Some((&base, indices)) = args.split_first() else { return Fast::Slow };
+            let Val::P(Ptr { ty, loc: Loc::Var { var, .. } }) = get(prog, &fr.regs, base) else {
+                return Fast::Slow;
+            };
+            let (mut ty, var) = (*ty, *var);
+            let mut path = match core::mem::replace(&mut fr.regs[res], Val::S(0)) {
+                Val::P(Ptr { loc: Loc::Var { mut path, .. }, .. }) => {
+                    path.clear();
+                    path
+                }
+                _ => Vec::new(),
+            };
+            if let Val::P(Ptr { loc: Loc::Var { path: from, .. }, .. }) = get(prog, &fr.regs, base) {
+                path.extend_from_slice(from);
+            }
+            let mut loc = Loc::Var { var, path };
+            for &s in indices {
+                let &Val::S(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
+                match step(prog.ir, ty, &mut loc, i) {
+                    Ok(t) => ty = t,
+                    // `exec` gives the error.
+                    Err(_) => return Fast::Slow,
+                }
+            }
+            fr.regs[res] = Val::P(Ptr { ty, loc });
+            return Fast::Next;
+        }
+        op::OpCompositeExtract => {
+            let Some((&c, path)) = args.split_first() else { return Fast::Slow };
+            match at(get(prog, &fr.regs, c), path) {
+                Some(Val::S(x)) => *x,
+                _ => return Fast::Slow,
+            }
+        }
+        // A composite of scalars, in the allocation the register held before.
+        op::OpCompositeConstruct => {
+            let res = inst.res as usize;
+            if res >= fr.regs.len()
+                || args.contains(&inst.res)
+                || !args.iter().all(|&s| matches!(get(prog, &fr.regs, s), Val::S(_)))
+            {
+                return Fast::Slow;
+            }
+            let mut items = match core::mem::replace(&mut fr.regs[res], Val::S(0)) {
+                Val::C(mut items) => {
+                    items.clear();
+                    items
+                }
+                _ => Vec::with_capacity(args.len()),
+            };
+            items.extend(args.iter().map(|&s| get(prog, &fr.regs, s).clone()));
+            fr.regs[res] = Val::C(items);
+            return Fast::Next;
         }
         _ => return Fast::Slow,
     };

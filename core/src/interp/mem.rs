@@ -34,6 +34,7 @@ impl Clone for Val {
     /// again in place from the module's initial values).
     fn clone_from(&mut self, src: &Val) {
         match (self, src) {
+            (Val::S(a), Val::S(b)) => *a = *b,
             (Val::C(a), Val::C(b)) => a.clone_from(b),
             (a, b) => *a = b.clone(),
         }
