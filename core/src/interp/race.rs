@@ -205,7 +205,7 @@ impl Races {
     }
 
     /// An access to bytes `off..off + n` of buffer `buf` (of `len` bytes).
-    #[inline]
+    #[inline(always)]
     pub fn buffer(
         &mut self,
         buf: u32,
@@ -234,7 +234,9 @@ impl Races {
         self.buffer_walk(buf, len, off, n, inst, kind)
     }
 
-    /// [`Races::buffer`] for any bytes.
+    /// [`Races::buffer`] for any bytes (out of line: the shortcut above is
+    /// inlined into its callers).
+    #[inline(never)]
     fn buffer_walk(
         &mut self,
         buf: u32,
