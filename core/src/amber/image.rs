@@ -197,13 +197,10 @@ pub(super) fn expect_rgba(
                 ));
             };
             let c = read_texel(&f, bytes);
-            let got: Vec<u32> = c
-                .iter()
-                .map(|v| match v {
-                    crate::interp::image::Comp::F(x) => libm::round(x * 255.0) as u32,
-                    crate::interp::image::Comp::I(i) => *i as u32,
-                })
-                .collect();
+            let got: [u32; 4] = c.map(|v| match v {
+                crate::interp::image::Comp::F(x) => libm::round(x * 255.0) as u32,
+                crate::interp::image::Comp::I(i) => i as u32,
+            });
             if got[..] != want[..] {
                 return Some(error(
                     line,

@@ -966,10 +966,19 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32, load: FileLoader) -> R
         Some(bytes) => bytes,
         None => {
             let mut data = vec![0u8; elements * ty.stride(layout)];
-            for (k, bits) in values.iter().enumerate() {
-                let at = ty.at(layout, k);
-                if let Some(d) = data.get_mut(at..at + size) {
-                    d.copy_from_slice(&bits.to_le_bytes()[..size]);
+            // As `DataType::at` places value k, element by element (the
+            // bytes start zeroed: a zero needs no write).
+            let (n, rows) = (ty.comps().max(1), ty.rows.max(1) as usize);
+            let (stride, col) = (ty.stride(layout), ty.col_stride(layout));
+            for (e, chunk) in values.chunks(n).enumerate() {
+                for (c, bits) in chunk.iter().enumerate() {
+                    if *bits == 0 {
+                        continue;
+                    }
+                    let at = e * stride + (c / rows) * col + (c % rows) * size;
+                    if let Some(d) = data.get_mut(at..at + size) {
+                        d.copy_from_slice(&bits.to_le_bytes()[..size]);
+                    }
                 }
             }
             data
@@ -1342,13 +1351,23 @@ fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<ShaderWords, Amber
                     message: format!("the shader does not assemble: {m}"),
                 }
             })?;
-            // The shader's text starts on the line after SHADER.
+            // The shader's text starts on the line after SHADER. Each
+            // instruction's line and column as `line_col` gives them, from
+            // the lines' starts found once (not a scan from the text's start
+            // per instruction).
+            let text = &shader.text;
+            let starts: Vec<usize> = core::iter::once(0)
+                .chain(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(p, _)| p + 1))
+                .collect();
             let at = out
                 .map
                 .iter()
                 .map(|m| {
-                    let (l, c) = line_col(&shader.text, m.span.start);
-                    (shader.line + l, c)
+                    let at = (m.span.start as usize).min(text.len());
+                    let l = starts.partition_point(|&s| s <= at);
+                    let start = starts[l - 1];
+                    let c = text.get(start..at).map_or(at - start, |s| s.chars().count()) + 1;
+                    (shader.line + l as u32, c as u32)
                 })
                 .collect();
             Ok((out.words, at))

@@ -367,7 +367,11 @@ fn setup(
     lin: u32,
 ) -> Result<(), RunError> {
     let mem = &mut inv.mem;
-    mem.clone_from(&prog.private_init);
+    if prog.private_init.is_empty() {
+        mem.clear();
+    } else {
+        mem.clone_from(&prog.private_init);
+    }
     for b in &prog.builtins {
         let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
             .ok_or_else(|| RunError {
@@ -386,11 +390,18 @@ fn setup(
         }
     }
     let base = mem.len() as u32;
-    let mut rec = super::trace::Rec::new(&opts.trace, gid);
-    if let Some(r) = &mut rec {
-        r.enter(prog.entry, 0);
+    if opts.trace == super::Trace::Off {
+        inv.rec = None;
+    } else {
+        let mut rec = super::trace::Rec::new(&opts.trace, gid);
+        if let Some(r) = &mut rec {
+            r.enter(prog.entry, 0);
+        }
+        inv.rec = rec;
     }
-    inv.frames.truncate(1);
+    if inv.frames.len() > 1 {
+        inv.frames.truncate(1);
+    }
     if inv.frames.is_empty()
         && let Some(f) = inv.spare.take()
     {
@@ -400,18 +411,19 @@ fn setup(
         Some(frame) => reset_frame(prog, frame, prog.entry, NONE, base),
         None => inv.frames.push(new_frame(prog, prog.entry, NONE, base)),
     }
-    let frame = &mut inv.frames[0];
     // A kernel's parameters (see `kernel`).
-    for (&p, v) in prog.funcs[prog.entry as usize].params.iter().zip(&prog.entry_args) {
-        if let Some(slot) = frame.regs.get_mut(p as usize) {
-            *slot = v.clone();
+    if !prog.entry_args.is_empty() {
+        let frame = &mut inv.frames[0];
+        for (&p, v) in prog.funcs[prog.entry as usize].params.iter().zip(&prog.entry_args) {
+            if let Some(slot) = frame.regs.get_mut(p as usize) {
+                *slot = v.clone();
+            }
         }
     }
     inv.lin = lin;
     inv.gid = gid;
     inv.steps = 0;
     inv.status = Status::Running;
-    inv.rec = rec;
     Ok(())
 }
 
@@ -1162,34 +1174,43 @@ fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kin
         return Ok(());
     }
     let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
-    let mut found = None;
     let races = &mut st.races;
     // A scalar, the common case: its bytes, without the walk.
-    let r = match prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
-        Some(n) => races.buffer(buf, len, *off, n, inst.idx, kind).map_err(|f| {
-            found = Some(f);
-            MemErr::Msg(String::new())
-        }),
-        None => spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
-            if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
-                found = Some(f);
-                return Err(MemErr::Msg(String::new()));
+    let f = match prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
+        Some(n) => match races.buffer(buf, len, *off, n, inst.idx, kind) {
+            Ok(()) => return Ok(()),
+            Err(f) => f,
+        },
+        None => {
+            let mut found = None;
+            let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
+                if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
+                    found = Some(f);
+                    return Err(MemErr::Msg(String::new()));
+                }
+                Ok(())
+            });
+            match found {
+                Some(f) => f,
+                None => return r.map_err(|e| mem_err(prog, inst, buf, e)),
             }
-            Ok(())
-        }),
-    };
-    match found {
-        Some(f) => {
-            let what = match prog.bufs.get(buf as usize) {
-                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
-                Some(BufKey::Workgroup) => String::from("the workgroup memory"),
-                _ => String::from("the push constants"),
-            };
-            let at = format!("{what} at byte {}", f.byte);
-            Err(race_error(st, inst, kind, f, at))
         }
-        None => r.map_err(|e| mem_err(prog, inst, buf, e)),
-    }
+    };
+    Err(buf_race(prog, st, inst, buf, kind, f))
+}
+
+/// The error for race `f` on buffer `buf` (out of line: the hot path above
+/// stays small).
+#[cold]
+#[inline(never)]
+fn buf_race(prog: &Program, st: &State, inst: &Inst, buf: u32, kind: Kind, f: Found) -> RunError {
+    let what = match prog.bufs.get(buf as usize) {
+        Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
+        Some(BufKey::Workgroup) => String::from("the workgroup memory"),
+        _ => String::from("the push constants"),
+    };
+    let at = format!("{what} at byte {}", f.byte);
+    race_error(st, inst, kind, f, at)
 }
 
 /// The global invocation id of the invocation with index `lin` in the run.

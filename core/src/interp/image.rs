@@ -200,6 +200,15 @@ pub(crate) enum Comp {
 }
 
 fn get_bits(bytes: &[u8], off: u32, n: u32) -> u64 {
+    // Whole bytes (every format but the packed ones): byte by byte.
+    if off % 8 == 0 && n % 8 == 0 && n <= 64 {
+        let first = (off / 8) as usize;
+        let mut v = 0u64;
+        for (k, b) in bytes[first..first + (n / 8) as usize].iter().enumerate() {
+            v |= (*b as u64) << (8 * k);
+        }
+        return v;
+    }
     let mut v: u128 = 0;
     let first = (off / 8) as usize;
     let last = ((off + n).div_ceil(8)) as usize;
@@ -210,6 +219,14 @@ fn get_bits(bytes: &[u8], off: u32, n: u32) -> u64 {
 }
 
 fn put_bits(bytes: &mut [u8], off: u32, n: u32, x: u64) {
+    // Whole bytes: byte by byte (the same bits as the loop below).
+    if off % 8 == 0 && n % 8 == 0 && n <= 64 {
+        let first = (off / 8) as usize;
+        for (k, b) in bytes[first..first + (n / 8) as usize].iter_mut().enumerate() {
+            *b = (x >> (8 * k)) as u8;
+        }
+        return;
+    }
     for k in 0..n {
         let bit = off + k;
         let b = &mut bytes[(bit / 8) as usize];
@@ -510,7 +527,11 @@ fn dims(img: &Image, len: usize) -> [u32; 3] {
 /// The byte offset of texel `coord` of sample `sample`, or `None` when the
 /// texel is outside the image.
 fn texel_at(img: &Image, len: usize, coord: &[u64], w: u32, sample: u64) -> Option<usize> {
-    let s = dims(img, len);
+    let tb = img.format.texel_bytes() as u64;
+    let mut s = img.size;
+    if s[0] == 0 {
+        s[0] = (len as u64 / tb.max(1)) as u32;
+    }
     let mut c = [0u64; 3];
     for (k, x) in coord.iter().take(3).enumerate() {
         let v = sext(*x, w);
@@ -524,8 +545,8 @@ fn texel_at(img: &Image, len: usize, coord: &[u64], w: u32, sample: u64) -> Opti
         return None;
     }
     let t = ((smp as u64 * s[2] as u64 + c[2]) * s[1] as u64 + c[1]) * s[0] as u64 + c[0];
-    let off = t.checked_mul(img.format.texel_bytes() as u64)?;
-    (off + img.format.texel_bytes() as u64 <= len as u64).then_some(off as usize)
+    let off = t.checked_mul(tb)?;
+    (off + tb <= len as u64).then_some(off as usize)
 }
 
 /// The Sample image operand, if any: `ops` is the operands after the mask.
@@ -687,14 +708,14 @@ pub(super) fn exec<'v>(
             Ok(Some(Val::S(img.samples.max(1) as u64)))
         }
         op::OpImageTexelPointer => {
-            let Val::P(p) = arg(0)? else {
+            let handle = arg(0)?;
+            if !matches!(handle, Val::P(_)) {
                 return Err(err(
                     inst,
                     String::from("OpImageTexelPointer needs a pointer to an image"),
                 ));
-            };
-            let handle = Val::P(p.clone());
-            let (buf, img) = image_of(prog, inst, &handle)?;
+            }
+            let (buf, img) = image_of(prog, inst, handle)?;
             let coord = ints(arg(1)?);
             let cw = inst.ak.w;
             let sample = ints(arg(2)?).first().copied().unwrap_or(0);

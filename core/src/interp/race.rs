@@ -102,7 +102,7 @@ impl Clock {
     }
 
     /// Check `cell` against an access, then record it.
-    #[inline]
+    #[inline(always)]
     fn access(&self, cell: &mut Cell, inst: u32, kind: Kind) -> Option<(Acc, bool)> {
         let conflicts = |a: &Acc| self.unordered(a) && !(a.atomic() && kind.atomic());
         if conflicts(&cell.w) {
@@ -154,7 +154,9 @@ pub(super) struct Races {
     /// The running invocation (its index in the run: workgroup, then local).
     pub inv: u32,
     bufs: Vec<Vec<Word>>,
-    shared: BTreeMap<(u32, Vec<u32>), Cell>,
+    /// Per Workgroup variable, its components' records by path (looked up
+    /// by slice: no allocation but for a path met the first time).
+    shared: BTreeMap<u32, BTreeMap<Vec<u32>, Cell>>,
 }
 
 /// Buffers bigger than this are not watched for races (their shadow would
@@ -203,7 +205,39 @@ impl Races {
     }
 
     /// An access to bytes `off..off + n` of buffer `buf` (of `len` bytes).
+    #[inline(always)]
     pub fn buffer(
+        &mut self,
+        buf: u32,
+        len: usize,
+        off: u64,
+        n: u64,
+        inst: u32,
+        kind: Kind,
+    ) -> Result<(), Found> {
+        // The common case first: one aligned word, inside the buffer, whose
+        // bytes hold one record (what the loop below does for it).
+        if n == 4 && off & 3 == 0 && len <= MAX_WATCHED && off.saturating_add(4) <= len as u64 {
+            let clock = self.clock();
+            if let Some(Word::Whole(c)) = self.bufs.get_mut(buf as usize).and_then(|s| s.get_mut((off / 4) as usize)) {
+                return match clock.access(c, inst, kind) {
+                    None => Ok(()),
+                    Some((first, first_wrote)) => Err(Found {
+                        first,
+                        first_wrote,
+                        byte: off,
+                        path: Vec::new(),
+                    }),
+                };
+            }
+        }
+        self.buffer_walk(buf, len, off, n, inst, kind)
+    }
+
+    /// [`Races::buffer`] for any bytes (out of line: the shortcut above is
+    /// inlined into its callers).
+    #[inline(never)]
+    fn buffer_walk(
         &mut self,
         buf: u32,
         len: usize,
@@ -298,19 +332,23 @@ impl Races {
                 None => Ok(()),
             }
         };
+        let cells = shared.entry(var).or_default();
         for k in 0..path.len() {
-            if let Some(c) = shared.get(&(var, path[..k].to_vec())) {
+            if let Some(c) = cells.get(&path[..k]) {
                 check(c, path)?;
             }
         }
-        let key = (var, path.to_vec());
-        for ((v, p), c) in shared.range(key.clone()..) {
-            if *v != var || !p.starts_with(path) {
+        use core::ops::Bound;
+        for (p, c) in cells.range::<[u32], _>((Bound::Included(path), Bound::Unbounded)) {
+            if !p.starts_with(path) {
                 break;
             }
             check(c, p)?;
         }
-        let c = shared.entry(key).or_default();
+        let c = match cells.get_mut(path) {
+            Some(c) => c,
+            None => cells.entry(path.to_vec()).or_default(),
+        };
         clock.access(c, inst, kind).map_or(Ok(()), |(first, first_wrote)| {
             Err(Found {
                 first,
@@ -353,5 +391,37 @@ mod word_tests {
         // After a barrier, no race.
         r.barrier();
         assert!(r.buffer(0, 16, 0, 16, 16, Kind::Write).is_ok());
+    }
+
+    /// Whole aligned words (the shortcut in `Races::buffer`): atomics by two
+    /// invocations never race, a plain read after another's atomic write
+    /// does, at the word's first byte; the last word of a buffer whose
+    /// length is not a multiple of four is walked byte by byte.
+    #[test]
+    fn whole_words_race_as_bytes_do() {
+        let mut r = Races::new(1);
+        r.workgroup(None);
+        r.inv = 0;
+        assert!(r.buffer(0, 14, 8, 4, 20, Kind::AtomicUpdate).is_ok());
+        assert!(r.buffer(0, 14, 8, 4, 20, Kind::AtomicWrite).is_ok());
+        r.inv = 1;
+        assert!(r.buffer(0, 14, 8, 4, 21, Kind::AtomicUpdate).is_ok());
+        assert!(r.buffer(0, 14, 8, 4, 21, Kind::AtomicWrite).is_ok());
+        r.inv = 2;
+        let f = r.buffer(0, 14, 8, 4, 22, Kind::Read).expect_err("a race");
+        assert_eq!((f.byte, f.first.inv, f.first.inst, f.first_wrote), (8, 1, 21, true));
+        // Bytes 12..14: past the end for a word of four.
+        r.inv = 3;
+        assert!(r.buffer(0, 14, 12, 4, 23, Kind::Write).is_ok());
+        r.inv = 4;
+        let f = r.buffer(0, 14, 13, 1, 24, Kind::Read).expect_err("a race");
+        assert_eq!((f.byte, f.first.inv), (13, 3));
+        // The writer itself: no race with itself.
+        r.inv = 1;
+        assert!(r.buffer(0, 14, 8, 4, 25, Kind::Read).is_ok());
+        // After a barrier, a plain write of the word races with nothing.
+        r.barrier();
+        r.inv = 0;
+        assert!(r.buffer(0, 14, 8, 4, 26, Kind::Write).is_ok());
     }
 }
