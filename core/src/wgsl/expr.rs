@@ -79,12 +79,12 @@ impl W<'_> {
     fn bind(&mut self, f: &mut F, i: usize, id: u32, ty: u32, e: String) -> Result<(), Refusal> {
         let at = Some(i as u32);
         if f.hoisted.contains(&id) {
-            let n = f.names.get(&id).cloned().unwrap_or_default();
-            self.out.line_fmt(f.indent, format_args!("{n} = {e};"), at);
+            let n = f.names.get(&id).map_or("", String::as_str);
+            self.out.line_parts(f.indent, &[n, " = ", &e, ";"], at);
         } else {
             let t = self.ty(ty, i as u32)?;
-            let n = f.scope.fresh_under(Some(&self.globals_scope), self.ir.name(id), format_args!("x{id}"));
-            self.out.line_fmt(f.indent, format_args!("let {n}: {t} = {e};"), at);
+            let n = f.scope.fresh_numbered(Some(&self.globals_scope), self.ir.name(id), "x", id);
+            self.out.line_parts(f.indent, &["let ", &n, ": ", &t, " = ", &e, ";"], at);
             f.names.insert(id, n);
         }
         Ok(())
@@ -252,7 +252,7 @@ impl W<'_> {
                     n
                 } else {
                     let t = self.ty(rt, i as u32)?;
-                    let n = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
+                    let n = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "x", id);
                     self.out.line_fmt(f.indent, format_args!("var {n}: {t} = {c};"), Some(i as u32));
                     f.names.insert(id, n.clone());
                     n

@@ -191,16 +191,17 @@ impl W<'_> {
         if let Some(n) = self.global_names.get(&id) {
             return Ok(n.clone());
         }
-        let Some(c) = self.ir.constant(id).cloned() else {
+        let ir = self.ir;
+        let Some(c) = ir.constant(id) else {
             return Err(Refusal::new("wgsl.invalid", format!("%{id} is not a constant"), None));
         };
         let at = c.inst;
         if matches!(self.ir.opcode(at as usize), op::OpConstantDataKHR | op::OpSpecConstantDataKHR) {
             return self.constant_data(id, c.ty, at);
         }
-        match c.value {
-            ConstValue::Bool(b) => Ok(String::from(if b { "true" } else { "false" })),
-            ConstValue::Scalar(bits) => {
+        match &c.value {
+            &ConstValue::Bool(b) => Ok(String::from(if b { "true" } else { "false" })),
+            &ConstValue::Scalar(bits) => {
                 let Some(num) = self.num(c.ty) else {
                     return self.ty(c.ty, at).and(Err(Refusal::new("wgsl.type", "a constant of an odd type", Some(at))));
                 };
@@ -211,7 +212,7 @@ impl W<'_> {
                 let t = self.ty(c.ty, at)?;
                 let wrap = self.wrappers.get(&c.ty).cloned();
                 let mut args = Vec::new();
-                for p in parts {
+                for &p in parts {
                     // An OpUndef part (valid in a constant composite): any
                     // value will do, WGSL's zero.
                     let e = if self.ir.def_opcode(p) == Some(op::OpUndef) {
@@ -286,7 +287,7 @@ impl W<'_> {
             if sid >= 65536 {
                 continue;
             }
-            let name = self.globals_scope.fresh(self.ir.name(c.id), &format!("c{}", c.id));
+            let name = self.globals_scope.fresh_numbered(None, self.ir.name(c.id), "c", c.id);
             self.out.line(0, &format!("@id({sid}) override {name}: {} = {v};", num.text()), Some(c.inst));
             self.global_names.insert(c.id, name);
         }
@@ -308,7 +309,7 @@ impl W<'_> {
             let Some(pointee) = v.pointee else {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(at)));
             };
-            let name = self.globals_scope.fresh(self.ir.name(v.id), &format!("g{}", v.id));
+            let name = self.globals_scope.fresh_numbered(None, self.ir.name(v.id), "g", v.id);
             self.global_names.insert(v.id, name.clone());
             let block = self.ir.ty(pointee).and_then(|t| t.block);
             let atomic = self.atomic_vars.contains(&v.id);

@@ -139,6 +139,18 @@ impl Out {
         self.lines.push(at);
     }
 
+    /// A line of `parts`, one after another (no formatter).
+    pub fn line_parts(&mut self, indent: usize, parts: &[&str], at: Option<u32>) {
+        for _ in 0..indent {
+            self.text.push_str("  ");
+        }
+        for p in parts {
+            self.text.push_str(p);
+        }
+        self.text.push('\n');
+        self.lines.push(at);
+    }
+
     pub fn line(&mut self, indent: usize, s: &str, at: Option<u32>) {
         for _ in 0..indent {
             self.text.push_str("  ");
@@ -210,6 +222,9 @@ impl W<'_> {
         // Body first (it collects the structs it uses), then the head.
         let mut body = Out::default();
         core::mem::swap(&mut self.out, &mut body);
+        // Grown once, not line by line (about 16 bytes of WGSL per instruction).
+        self.out.text.reserve(self.ir.len() * 16);
+        self.out.lines.reserve(self.ir.len());
         self.globals(&entries)?;
         for k in 0..self.functions.len() {
             let f = self.functions[k];
@@ -219,6 +234,9 @@ impl W<'_> {
             self.entry_wrapper(e)?;
         }
         core::mem::swap(&mut self.out, &mut body);
+        // The head, then the body: one buffer, grown once.
+        self.out.text.reserve(body.text.len() + 1024);
+        self.out.lines.reserve(body.lines.len() + 64);
         // Structs, in declaration order (members before the structs that hold them).
         let mut decls = Vec::new();
         let mut k = 0;
