@@ -1,6 +1,6 @@
 //! Instructions as WGSL expressions and statements, GLSL.std.450 included.
 
-use super::W;
+use super::{W, cat};
 use super::func::F;
 use super::refuse::Refusal;
 use super::types::{Kind, Num, cast};
@@ -73,6 +73,42 @@ impl W<'_> {
             Some(have) if have.kind.is_int() && want.kind.is_int() && have.n == want.n => cast(e, have, want),
             _ => e,
         })
+    }
+
+    /// `val_as(id, want)` appended to `out` (a named value without a String of its own).
+    fn push_val_as(&mut self, f: &mut F, id: u32, want: Num, out: &mut String) -> Result<(), Refusal> {
+        let to = match self.num_of(id) {
+            Some(have) if have.kind.is_int() && want.kind.is_int() && have.n == want.n && have != want => Some(want),
+            _ => None,
+        };
+        if let Some(t) = to {
+            out.push_str("bitcast<");
+            out.push_str(&t.text());
+            out.push_str(">(");
+        }
+        match f.names.get(&id) {
+            Some(n) => out.push_str(n),
+            None => {
+                let v = self.val(f, id)?;
+                out.push_str(&v);
+            }
+        }
+        if to.is_some() {
+            out.push(')');
+        }
+        Ok(())
+    }
+
+    /// `(a op b)` of operands `w[2]` and `w[3]` as `c`, into `s`.
+    fn push_bin(&mut self, f: &mut F, w: &[u32], op: &str, c: Num, s: &mut String) -> Result<(), Refusal> {
+        s.push('(');
+        self.push_val_as(f, w[2], c, s)?;
+        s.push(' ');
+        s.push_str(op);
+        s.push(' ');
+        self.push_val_as(f, w[3], c, s)?;
+        s.push(')');
+        Ok(())
     }
 
     /// Bind the value of instruction `i` (result `id` of type `ty`) to `e`.
@@ -627,9 +663,18 @@ impl W<'_> {
         };
         let k = sign.unwrap_or(r.kind);
         let c = r.with(k);
-        let a = self.val_as(f, w[2], c)?;
-        let b = self.val_as(f, w[3], c)?;
-        Ok(cast(format!("({a} {op} {b})"), c, r))
+        let mut s = String::with_capacity(48);
+        if c != r {
+            // cast(.., c, r)
+            s.push_str("bitcast<");
+            s.push_str(&r.text());
+            s.push_str(">(");
+        }
+        self.push_bin(f, w, op, c, &mut s)?;
+        if c != r {
+            s.push(')');
+        }
+        Ok(s)
     }
 
     fn shift(&mut self, f: &mut F, w: &[u32], op: &str, sign: Option<Kind>) -> Result<String, Refusal> {
@@ -645,7 +690,7 @@ impl W<'_> {
         }
         let b = self.val_as(f, w[3], r.with(Kind::U32))?;
         f.opaque = false;
-        Ok(cast(format!("({a} {op} {b})"), c, r))
+        Ok(cast(cat(&["(", &a, " ", op, " ", &b, ")"]), c, r))
     }
 
     fn cmp(&mut self, f: &mut F, w: &[u32], op: &str, sign: Option<Kind>) -> Result<String, Refusal> {
@@ -653,9 +698,9 @@ impl W<'_> {
             return Err(Refusal::new("wgsl.type", "a comparison on a type WGSL lacks", None));
         };
         let c = a0.with(sign.unwrap_or(a0.kind));
-        let a = self.val_as(f, w[2], c)?;
-        let b = self.val_as(f, w[3], c)?;
-        Ok(format!("({a} {op} {b})"))
+        let mut s = String::with_capacity(48);
+        self.push_bin(f, w, op, c, &mut s)?;
+        Ok(s)
     }
 
     /// A float comparison; `negate`: the unordered form, as the negation of
@@ -663,7 +708,7 @@ impl W<'_> {
     fn fcmp(&mut self, f: &mut F, w: &[u32], op: &str, negate: bool) -> Result<String, Refusal> {
         let a = self.val(f, w[2])?;
         let b = self.val(f, w[3])?;
-        Ok(if negate { format!("!({a} {op} {b})") } else { format!("({a} {op} {b})") })
+        Ok(cat(&[if negate { "!(" } else { "(" }, &a, " ", op, " ", &b, ")"]))
     }
 
     fn atomic(&mut self, f: &mut F, i: usize, w: &[u32]) -> Result<(), Refusal> {

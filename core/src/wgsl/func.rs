@@ -190,16 +190,19 @@ impl W<'_> {
             }
             let w = ir.words(i);
             let (Some(&pt), Some(&id)) = (w.first(), w.get(1)) else { continue };
-            let Some(Type::Pointer { pointee: Some(pointee), .. }) = ir.ty(pt).map(|t| t.ty.clone()) else {
+            let Some(&Type::Pointer { pointee: Some(pointee), .. }) = ir.ty(pt).map(|t| &t.ty) else {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(i as u32)));
             };
             let t = self.ty(pointee, i as u32)?;
             let name = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "v", id);
             let init = match w.get(3) {
-                Some(&c) if ir.constant(c).is_some() => format!(" = {}", self.const_expr(c)?),
-                _ => String::new(),
+                Some(&c) if ir.constant(c).is_some() => Some(self.const_expr(c)?),
+                _ => None,
             };
-            self.out.line_fmt(1, format_args!("var {name}: {t}{init};"), Some(i as u32));
+            match &init {
+                Some(c) => self.out.line_parts(1, &["var ", &name, ": ", &t, " = ", c, ";"], Some(i as u32)),
+                None => self.out.line_parts(1, &["var ", &name, ": ", &t, ";"], Some(i as u32)),
+            }
             f.refs.insert(id, name.clone());
             f.names.insert(id, name);
         }

@@ -158,15 +158,25 @@ impl W<'_> {
     pub fn literal(&self, num: Num, bits: u64, at: u32) -> Result<String, Refusal> {
         Ok(match num.kind {
             Kind::Bool => String::from(if bits != 0 { "true" } else { "false" }),
-            Kind::U32 => format!("{}u", bits as u32),
+            // Decimal digits without the formatter: `{n}u`, `{v}i`, `-{-v}i`.
+            Kind::U32 => {
+                let mut s = String::with_capacity(11);
+                super::names::push_u32(&mut s, bits as u32);
+                s.push('u');
+                s
+            }
             Kind::I32 => {
                 let v = bits as u32 as i32;
                 if v == i32::MIN {
                     String::from("i32(-2147483647 - 1)")
-                } else if v < 0 {
-                    format!("-{}i", -(v as i64))
                 } else {
-                    format!("{v}i")
+                    let mut s = String::with_capacity(12);
+                    if v < 0 {
+                        s.push('-');
+                    }
+                    super::names::push_u32(&mut s, v.unsigned_abs());
+                    s.push('i');
+                    s
                 }
             }
             Kind::F32 => {

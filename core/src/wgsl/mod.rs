@@ -118,6 +118,16 @@ pub(crate) struct Out {
     pub lines: Vec<Option<u32>>,
 }
 
+/// `parts` one after another, in a String of exactly their length (no
+/// formatter, one allocation).
+pub(crate) fn cat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
 impl Out {
     /// Append `s` (one or more whole lines, or text ending in a newline), all
     /// mapped to `at`.

@@ -57,7 +57,7 @@ pub fn cast(e: String, from: Num, to: Num) -> String {
     if from == to {
         e
     } else {
-        format!("bitcast<{}>({})", to.text(), e)
+        super::cat(&["bitcast<", &to.text(), ">(", &e, ")"])
     }
 }
 
