@@ -118,9 +118,16 @@ impl W<'_> {
             let n = f.names.get(&id).map_or("", String::as_str);
             self.out.line_parts(f.indent, &[n, " = ", &e, ";"], at);
         } else {
-            let t = self.ty(ty, i as u32)?;
+            let owned;
+            let t = match self.scalar_name(ty) {
+                Some(s) => s,
+                None => {
+                    owned = self.ty(ty, i as u32)?;
+                    owned.as_str()
+                }
+            };
             let n = f.scope.fresh_numbered(Some(&self.globals_scope), self.ir.name(id), "x", id);
-            self.out.line_parts(f.indent, &["let ", &n, ": ", &t, " = ", &e, ";"], at);
+            self.out.line_parts(f.indent, &["let ", &n, ": ", t, " = ", &e, ";"], at);
             f.names.insert(id, n);
         }
         Ok(())

@@ -84,6 +84,23 @@ impl W<'_> {
         self.num(self.ir.type_of(id)?)
     }
 
+    /// The text of a bool, 32-bit integer or f32 type (what [`W::ty`]
+    /// gives for it, with nothing to record): no String for the usual value.
+    pub fn scalar_name(&self, ty: u32) -> Option<&'static str> {
+        Some(match self.ir.ty(ty)?.ty {
+            Type::Bool => "bool",
+            Type::Int { width: 32, signed } => {
+                if signed {
+                    "i32"
+                } else {
+                    "u32"
+                }
+            }
+            Type::Float { width: 32, encoding: None } => "f32",
+            _ => return None,
+        })
+    }
+
     /// Type `ty` as WGSL text (structs by name, declared later).
     pub fn ty(&mut self, ty: u32, at: u32) -> Result<String, Refusal> {
         self.ty_atomic(ty, at, false)
