@@ -3,7 +3,7 @@
 #
 #   1. speed: tests/examples/wgsl_bench.rs (release) over the corpus's 844 valid runnable
 #      compute modules, both sides from the same SPIR-V binary in the same run (ours:
-#      binary::read_words_framing + Ir::build, operands parsed once, + cfg::analyze +
+#      binary::read_words_framing + Ir::build, operands parsed once, + cfg::analyze_for_lowering +
 #      wgsl::lower; naga 30: spv-in + validate + wgsl-out), best of BENCH_RUNS runs per module after a warm-up pass;
 #      prints the median and total over all modules and over those both translate, and
 #      the ratios (issue 11: median ours <= 2x naga's).

@@ -4,7 +4,8 @@
 //!
 //! Both sides start from the same SPIR-V binary, assembled beforehand:
 //! * ours: `binary::read_words_framing` + `Ir::build` (which parses the
-//!   operands, once; the lowering refuses what it found wrong) + `cfg::analyze` + `wgsl::lower`;
+//!   operands, once; the lowering refuses what it found wrong) + `cfg::analyze_for_lowering`
+//!   (the analysis less what the lowering does not read) + `wgsl::lower`;
 //! * naga: `front::spv::parse_u8_slice` + `Validator::validate` +
 //!   `back::wgsl::write_string` (what `wgpu-naga` does with a module).
 //!
@@ -43,7 +44,7 @@ fn ours(words: &[u32]) -> bool {
     // module whose operands `binary::read_words` would reject (Ir::problems).
     let Ok(module) = binary::read_words_framing(words) else { return false };
     let ir = Ir::build(module);
-    let graph = cfg::analyze(&ir.module);
+    let graph = cfg::analyze_for_lowering(&ir.module);
     let out = wgsl::lower(&ir, &graph, &wgsl::Options::default());
     black_box(&out).is_ok()
 }
@@ -134,7 +135,7 @@ fn main() {
                 let t1 = Instant::now();
                 let ir = Ir::build(module);
                 let t2 = Instant::now();
-                let graph = cfg::analyze(&ir.module);
+                let graph = cfg::analyze_for_lowering(&ir.module);
                 let t3 = Instant::now();
                 black_box(wgsl::lower(&ir, &graph, &wgsl::Options::default()).is_ok());
                 let t4 = Instant::now();

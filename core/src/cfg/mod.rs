@@ -322,6 +322,18 @@ pub struct FunctionCfg {
 
 /// Analyse every function of a module.
 pub fn analyze(module: &Module) -> ModuleCfg {
+    analyze_parts(module, true)
+}
+
+/// [`analyze`] without the post-dominator tree over branch edges, which the
+/// WGSL lowering does not read: each function's `pdom` is empty
+/// ([`FunctionCfg::reaches_exit`] and [`FunctionCfg::post_dominates`] answer
+/// false). Everything else is what [`analyze`] gives.
+pub fn analyze_for_lowering(module: &Module) -> ModuleCfg {
+    analyze_parts(module, false)
+}
+
+fn analyze_parts(module: &Module, pdom: bool) -> ModuleCfg {
     let mut out = ModuleCfg::default();
     let mut switches = SwitchTargets::new(module);
     let insts = &module.instructions;
@@ -329,7 +341,7 @@ pub fn analyze(module: &Module) -> ModuleCfg {
     while i < insts.len() {
         match insts[i].opcode {
             op::OpFunction => {
-                let (f, next) = function_at(module, i, &mut switches);
+                let (f, next) = function_at(module, i, &mut switches, pdom);
                 out.functions.push(f);
                 i = next;
             }
@@ -405,7 +417,7 @@ impl<'m> SwitchTargets<'m> {
 }
 
 /// Scan the function starting at instruction `f`; returns it and the index after it.
-fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (FunctionCfg, usize) {
+fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets, pdom: bool) -> (FunctionCfg, usize) {
     let insts = &module.instructions;
     let mut cfg = FunctionCfg {
         id: insts[f].operands.get(1).copied().unwrap_or(0),
@@ -531,7 +543,7 @@ fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets) -> (Func
         end
     };
     build_edges(&mut cfg, module, switches);
-    cfg.analyse();
+    cfg.analyse(pdom);
     (cfg, next)
 }
 
@@ -765,7 +777,8 @@ impl FunctionCfg {
     }
 
     /// Compute everything after the edges.
-    fn analyse(&mut self) {
+    /// `pdom`: whether to build the post-dominator tree over branch edges.
+    fn analyse(&mut self, pdom: bool) {
         let n = self.blocks.len();
         self.roles = vec![Roles::default(); n];
         if n == 0 {
@@ -802,7 +815,9 @@ impl FunctionCfg {
             let pred = succ.reversed();
             DomTree::build(n + 1, n as u32, &succ, &pred, true)
         };
-        self.pdom = post(&branch_pairs);
+        if pdom {
+            self.pdom = post(&branch_pairs);
+        }
         self.spdom = post(&all_pairs);
 
         self.find_back_edges();

@@ -527,3 +527,19 @@ fn back_edge_search_starts_at_blocks_without_predecessors() {
     assert!(f.is_structured_exit(cont, 1) && f.is_structured_exit(cont, 4));
     assert!(!f.is_structured_exit(cont, 2));
 }
+
+#[test]
+fn the_lowering_analysis_is_the_full_one_less_the_branch_post_dominators() {
+    let mut rng = Rng(0x5eed_10e5_0000_0003);
+    for _ in 0..200 {
+        let n = 1 + rng.below(30) as usize;
+        let m = random_function(&mut rng, n);
+        let mut full = analyze(&m);
+        let lite = analyze_for_lowering(&m);
+        assert!(lite.functions.iter().all(|f| f.pdom == DomTree::default()));
+        for f in &mut full.functions {
+            f.pdom = DomTree::default();
+        }
+        assert_eq!(full, lite);
+    }
+}

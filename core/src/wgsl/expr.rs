@@ -1,6 +1,6 @@
 //! Instructions as WGSL expressions and statements, GLSL.std.450 included.
 
-use super::W;
+use super::{W, cat};
 use super::func::F;
 use super::refuse::Refusal;
 use super::types::{Kind, Num, cast};
@@ -75,16 +75,59 @@ impl W<'_> {
         })
     }
 
+    /// `val_as(id, want)` appended to `out` (a named value without a String of its own).
+    fn push_val_as(&mut self, f: &mut F, id: u32, want: Num, out: &mut String) -> Result<(), Refusal> {
+        let to = match self.num_of(id) {
+            Some(have) if have.kind.is_int() && want.kind.is_int() && have.n == want.n && have != want => Some(want),
+            _ => None,
+        };
+        if let Some(t) = to {
+            out.push_str("bitcast<");
+            out.push_str(&t.text());
+            out.push_str(">(");
+        }
+        match f.names.get(&id) {
+            Some(n) => out.push_str(n),
+            None => {
+                let v = self.val(f, id)?;
+                out.push_str(&v);
+            }
+        }
+        if to.is_some() {
+            out.push(')');
+        }
+        Ok(())
+    }
+
+    /// `(a op b)` of operands `w[2]` and `w[3]` as `c`, into `s`.
+    fn push_bin(&mut self, f: &mut F, w: &[u32], op: &str, c: Num, s: &mut String) -> Result<(), Refusal> {
+        s.push('(');
+        self.push_val_as(f, w[2], c, s)?;
+        s.push(' ');
+        s.push_str(op);
+        s.push(' ');
+        self.push_val_as(f, w[3], c, s)?;
+        s.push(')');
+        Ok(())
+    }
+
     /// Bind the value of instruction `i` (result `id` of type `ty`) to `e`.
     fn bind(&mut self, f: &mut F, i: usize, id: u32, ty: u32, e: String) -> Result<(), Refusal> {
         let at = Some(i as u32);
         if f.hoisted.contains(&id) {
-            let n = f.names.get(&id).cloned().unwrap_or_default();
-            self.out.line_fmt(f.indent, format_args!("{n} = {e};"), at);
+            let n = f.names.get(&id).map_or("", String::as_str);
+            self.out.line_parts(f.indent, &[n, " = ", &e, ";"], at);
         } else {
-            let t = self.ty(ty, i as u32)?;
-            let n = f.scope.fresh_under(Some(&self.globals_scope), self.ir.name(id), format_args!("x{id}"));
-            self.out.line_fmt(f.indent, format_args!("let {n}: {t} = {e};"), at);
+            let owned;
+            let t = match self.scalar_name(ty) {
+                Some(s) => s,
+                None => {
+                    owned = self.ty(ty, i as u32)?;
+                    owned.as_str()
+                }
+            };
+            let n = f.scope.fresh_numbered(Some(&self.globals_scope), self.ir.name(id), "x", id);
+            self.out.line_parts(f.indent, &["let ", &n, ": ", t, " = ", &e, ";"], at);
             f.names.insert(id, n);
         }
         Ok(())
@@ -252,7 +295,7 @@ impl W<'_> {
                     n
                 } else {
                     let t = self.ty(rt, i as u32)?;
-                    let n = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
+                    let n = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "x", id);
                     self.out.line_fmt(f.indent, format_args!("var {n}: {t} = {c};"), Some(i as u32));
                     f.names.insert(id, n.clone());
                     n
@@ -627,9 +670,18 @@ impl W<'_> {
         };
         let k = sign.unwrap_or(r.kind);
         let c = r.with(k);
-        let a = self.val_as(f, w[2], c)?;
-        let b = self.val_as(f, w[3], c)?;
-        Ok(cast(format!("({a} {op} {b})"), c, r))
+        let mut s = String::with_capacity(48);
+        if c != r {
+            // cast(.., c, r)
+            s.push_str("bitcast<");
+            s.push_str(&r.text());
+            s.push_str(">(");
+        }
+        self.push_bin(f, w, op, c, &mut s)?;
+        if c != r {
+            s.push(')');
+        }
+        Ok(s)
     }
 
     fn shift(&mut self, f: &mut F, w: &[u32], op: &str, sign: Option<Kind>) -> Result<String, Refusal> {
@@ -645,7 +697,7 @@ impl W<'_> {
         }
         let b = self.val_as(f, w[3], r.with(Kind::U32))?;
         f.opaque = false;
-        Ok(cast(format!("({a} {op} {b})"), c, r))
+        Ok(cast(cat(&["(", &a, " ", op, " ", &b, ")"]), c, r))
     }
 
     fn cmp(&mut self, f: &mut F, w: &[u32], op: &str, sign: Option<Kind>) -> Result<String, Refusal> {
@@ -653,9 +705,9 @@ impl W<'_> {
             return Err(Refusal::new("wgsl.type", "a comparison on a type WGSL lacks", None));
         };
         let c = a0.with(sign.unwrap_or(a0.kind));
-        let a = self.val_as(f, w[2], c)?;
-        let b = self.val_as(f, w[3], c)?;
-        Ok(format!("({a} {op} {b})"))
+        let mut s = String::with_capacity(48);
+        self.push_bin(f, w, op, c, &mut s)?;
+        Ok(s)
     }
 
     /// A float comparison; `negate`: the unordered form, as the negation of
@@ -663,7 +715,7 @@ impl W<'_> {
     fn fcmp(&mut self, f: &mut F, w: &[u32], op: &str, negate: bool) -> Result<String, Refusal> {
         let a = self.val(f, w[2])?;
         let b = self.val(f, w[3])?;
-        Ok(if negate { format!("!({a} {op} {b})") } else { format!("({a} {op} {b})") })
+        Ok(cat(&[if negate { "!(" } else { "(" }, &a, " ", op, " ", &b, ")"]))
     }
 
     fn atomic(&mut self, f: &mut F, i: usize, w: &[u32]) -> Result<(), Refusal> {

@@ -52,8 +52,10 @@ pub(crate) struct IdMap<V> {
 const DENSE_IDS: u32 = 1 << 16;
 
 impl<V> IdMap<V> {
-    pub fn new() -> Self {
-        IdMap { dense: Vec::new(), sparse: BTreeMap::new() }
+    /// For the ids below `bound` (the module's id bound): room for them all
+    /// (up to 4096) at the first insert, not grown id by id.
+    pub fn with_bound(bound: u32) -> Self {
+        IdMap { dense: Vec::with_capacity(bound.min(4096) as usize), sparse: BTreeMap::new() }
     }
 
     pub fn get(&self, id: &u32) -> Option<&V> {
@@ -66,7 +68,8 @@ impl<V> IdMap<V> {
         }
         let k = id as usize;
         if k >= self.dense.len() {
-            self.dense.resize_with(k + 1, || None);
+            // Up to the room reserved (no reallocation), or to `k`.
+            self.dense.resize_with((k + 1).max(self.dense.capacity()), || None);
         }
         self.dense[k].replace(v)
     }
@@ -134,13 +137,13 @@ impl W<'_> {
             let inst = fcfg.blocks.get(e.block as usize).map_or(func.inst, |b| b.start);
             Refusal::new("wgsl.control-flow", e.message, Some(inst))
         })?;
-        let fname = self.globals_scope.fresh(ir.name(fid), &format!("f{fid}"));
+        let fname = self.globals_scope.fresh_numbered(None, ir.name(fid), "f", fid);
         self.global_names.insert(fid, fname.clone());
         let mut f = F {
             cfg: fcfg,
             scope: Scope::default(),
-            names: IdMap::new(),
-            refs: IdMap::new(),
+            names: IdMap::with_bound(ir.module.header.bound),
+            refs: IdMap::with_bound(ir.module.header.bound),
             hoisted: BTreeSet::new(),
             indent: 1,
             flags: Vec::new(),
@@ -154,7 +157,7 @@ impl W<'_> {
         for &p in &func.params {
             let pi = ir.def(p).map(|i| i as u32);
             let Some(pt) = ir.type_of(p) else { continue };
-            let name = f.scope.fresh_under(Some(&self.globals_scope), ir.name(p), format_args!("x{p}"));
+            let name = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(p), "x", p);
             if let Some(Type::Pointer { storage, .. }) = ir.ty(pt).map(|t| &t.ty) {
                 if !matches!(*storage, sc::Function | sc::Private) {
                     return Err(Refusal::new(
@@ -187,16 +190,19 @@ impl W<'_> {
             }
             let w = ir.words(i);
             let (Some(&pt), Some(&id)) = (w.first(), w.get(1)) else { continue };
-            let Some(Type::Pointer { pointee: Some(pointee), .. }) = ir.ty(pt).map(|t| t.ty.clone()) else {
+            let Some(&Type::Pointer { pointee: Some(pointee), .. }) = ir.ty(pt).map(|t| &t.ty) else {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(i as u32)));
             };
             let t = self.ty(pointee, i as u32)?;
-            let name = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("v{id}"));
+            let name = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "v", id);
             let init = match w.get(3) {
-                Some(&c) if ir.constant(c).is_some() => format!(" = {}", self.const_expr(c)?),
-                _ => String::new(),
+                Some(&c) if ir.constant(c).is_some() => Some(self.const_expr(c)?),
+                _ => None,
             };
-            self.out.line_fmt(1, format_args!("var {name}: {t}{init};"), Some(i as u32));
+            match &init {
+                Some(c) => self.out.line_parts(1, &["var ", &name, ": ", &t, " = ", c, ";"], Some(i as u32)),
+                None => self.out.line_parts(1, &["var ", &name, ": ", &t, ";"], Some(i as u32)),
+            }
             f.refs.insert(id, name.clone());
             f.names.insert(id, name);
         }
@@ -205,7 +211,7 @@ impl W<'_> {
             let Some(i) = ir.def(id) else { continue };
             let Some(t) = ir.type_of(id) else { continue };
             let t = self.ty(t, i as u32)?;
-            let name = f.scope.fresh_under(Some(&self.globals_scope), ir.name(id), format_args!("x{id}"));
+            let name = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "x", id);
             self.out.line_fmt(1, format_args!("var {name}: {t};"), Some(i as u32));
             f.names.insert(id, name);
         }

@@ -158,15 +158,25 @@ impl W<'_> {
     pub fn literal(&self, num: Num, bits: u64, at: u32) -> Result<String, Refusal> {
         Ok(match num.kind {
             Kind::Bool => String::from(if bits != 0 { "true" } else { "false" }),
-            Kind::U32 => format!("{}u", bits as u32),
+            // Decimal digits without the formatter: `{n}u`, `{v}i`, `-{-v}i`.
+            Kind::U32 => {
+                let mut s = String::with_capacity(11);
+                super::names::push_u32(&mut s, bits as u32);
+                s.push('u');
+                s
+            }
             Kind::I32 => {
                 let v = bits as u32 as i32;
                 if v == i32::MIN {
                     String::from("i32(-2147483647 - 1)")
-                } else if v < 0 {
-                    format!("-{}i", -(v as i64))
                 } else {
-                    format!("{v}i")
+                    let mut s = String::with_capacity(12);
+                    if v < 0 {
+                        s.push('-');
+                    }
+                    super::names::push_u32(&mut s, v.unsigned_abs());
+                    s.push('i');
+                    s
                 }
             }
             Kind::F32 => {
@@ -191,16 +201,17 @@ impl W<'_> {
         if let Some(n) = self.global_names.get(&id) {
             return Ok(n.clone());
         }
-        let Some(c) = self.ir.constant(id).cloned() else {
+        let ir = self.ir;
+        let Some(c) = ir.constant(id) else {
             return Err(Refusal::new("wgsl.invalid", format!("%{id} is not a constant"), None));
         };
         let at = c.inst;
         if matches!(self.ir.opcode(at as usize), op::OpConstantDataKHR | op::OpSpecConstantDataKHR) {
             return self.constant_data(id, c.ty, at);
         }
-        match c.value {
-            ConstValue::Bool(b) => Ok(String::from(if b { "true" } else { "false" })),
-            ConstValue::Scalar(bits) => {
+        match &c.value {
+            &ConstValue::Bool(b) => Ok(String::from(if b { "true" } else { "false" })),
+            &ConstValue::Scalar(bits) => {
                 let Some(num) = self.num(c.ty) else {
                     return self.ty(c.ty, at).and(Err(Refusal::new("wgsl.type", "a constant of an odd type", Some(at))));
                 };
@@ -211,7 +222,7 @@ impl W<'_> {
                 let t = self.ty(c.ty, at)?;
                 let wrap = self.wrappers.get(&c.ty).cloned();
                 let mut args = Vec::new();
-                for p in parts {
+                for &p in parts {
                     // An OpUndef part (valid in a constant composite): any
                     // value will do, WGSL's zero.
                     let e = if self.ir.def_opcode(p) == Some(op::OpUndef) {
@@ -286,7 +297,7 @@ impl W<'_> {
             if sid >= 65536 {
                 continue;
             }
-            let name = self.globals_scope.fresh(self.ir.name(c.id), &format!("c{}", c.id));
+            let name = self.globals_scope.fresh_numbered(None, self.ir.name(c.id), "c", c.id);
             self.out.line(0, &format!("@id({sid}) override {name}: {} = {v};", num.text()), Some(c.inst));
             self.global_names.insert(c.id, name);
         }
@@ -308,7 +319,7 @@ impl W<'_> {
             let Some(pointee) = v.pointee else {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(at)));
             };
-            let name = self.globals_scope.fresh(self.ir.name(v.id), &format!("g{}", v.id));
+            let name = self.globals_scope.fresh_numbered(None, self.ir.name(v.id), "g", v.id);
             self.global_names.insert(v.id, name.clone());
             let block = self.ir.ty(pointee).and_then(|t| t.block);
             let atomic = self.atomic_vars.contains(&v.id);

@@ -118,6 +118,16 @@ pub(crate) struct Out {
     pub lines: Vec<Option<u32>>,
 }
 
+/// `parts` one after another, in a String of exactly their length (no
+/// formatter, one allocation).
+pub(crate) fn cat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
 impl Out {
     /// Append `s` (one or more whole lines, or text ending in a newline), all
     /// mapped to `at`.
@@ -135,6 +145,18 @@ impl Out {
         }
         // Writing into a String cannot fail.
         let _ = core::fmt::Write::write_fmt(&mut self.text, args);
+        self.text.push('\n');
+        self.lines.push(at);
+    }
+
+    /// A line of `parts`, one after another (no formatter).
+    pub fn line_parts(&mut self, indent: usize, parts: &[&str], at: Option<u32>) {
+        for _ in 0..indent {
+            self.text.push_str("  ");
+        }
+        for p in parts {
+            self.text.push_str(p);
+        }
         self.text.push('\n');
         self.lines.push(at);
     }
@@ -210,6 +232,9 @@ impl W<'_> {
         // Body first (it collects the structs it uses), then the head.
         let mut body = Out::default();
         core::mem::swap(&mut self.out, &mut body);
+        // Grown once, not line by line (about 16 bytes of WGSL per instruction).
+        self.out.text.reserve(self.ir.len() * 16);
+        self.out.lines.reserve(self.ir.len());
         self.globals(&entries)?;
         for k in 0..self.functions.len() {
             let f = self.functions[k];
@@ -219,6 +244,9 @@ impl W<'_> {
             self.entry_wrapper(e)?;
         }
         core::mem::swap(&mut self.out, &mut body);
+        // The head, then the body: one buffer, grown once.
+        self.out.text.reserve(body.text.len() + 1024);
+        self.out.lines.reserve(body.lines.len() + 64);
         // Structs, in declaration order (members before the structs that hold them).
         let mut decls = Vec::new();
         let mut k = 0;

@@ -1,8 +1,9 @@
 //! WGSL identifiers: OpName text made a valid identifier that is no reserved
 //! word, unique in its scope.
 
+#[cfg(test)]
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -86,6 +87,22 @@ pub fn sanitize(raw: &str) -> Option<String> {
     Some(s)
 }
 
+/// Append `n` in decimal (what `{n}` writes, without the formatter).
+pub fn push_u32(s: &mut String, mut n: u32) {
+    let mut buf = [0u8; 10];
+    let mut k = buf.len();
+    loop {
+        k -= 1;
+        buf[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits.
+    s.push_str(core::str::from_utf8(&buf[k..]).unwrap_or(""));
+}
+
 /// FNV-1a, for [`Scope`]'s table.
 fn hash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
@@ -118,23 +135,52 @@ impl Scope {
     /// A unique identifier from `raw` or else `fallback` (formatted only when
     /// needed), unique in this scope and in `parent`.
     pub fn fresh_under(&mut self, parent: Option<&Scope>, raw: Option<&str>, fallback: fmt::Arguments) -> String {
-        let base = raw.and_then(sanitize).unwrap_or_else(|| fallback.to_string());
-        let taken = |s: &str| self.contains(s) || parent.is_some_and(|p| p.contains(s)) || is_reserved(s);
-        let s = if taken(&base) {
-            let mut k = 1;
+        self.fresh_with(parent, raw, |t| {
+            // Writing into a String cannot fail.
+            let _ = fmt::Write::write_fmt(t, fallback);
+        })
+    }
+
+    /// [`Scope::fresh_under`] with the fallback `prefix` followed by `n` in decimal.
+    pub fn fresh_numbered(&mut self, parent: Option<&Scope>, raw: Option<&str>, prefix: &str, n: u32) -> String {
+        self.fresh_with(parent, raw, |t| {
+            t.push_str(prefix);
+            push_u32(t, n);
+        })
+    }
+
+    fn fresh_with(&mut self, parent: Option<&Scope>, raw: Option<&str>, fallback: impl FnOnce(&mut String)) -> String {
+        // The candidate is written at the end of `text`, past the names
+        // taken (which `ends` delimits), and taken there when free: no
+        // String per candidate.
+        if self.text.capacity() == 0 {
+            self.text.reserve(256);
+            self.ends.reserve(32);
+        }
+        let start = self.text.len();
+        match raw.and_then(sanitize) {
+            Some(s) => self.text.push_str(&s),
+            None => fallback(&mut self.text),
+        }
+        let taken = |me: &Scope, s: &str| me.contains(s) || parent.is_some_and(|p| p.contains(s)) || is_reserved(s);
+        if taken(self, &self.text[start..]) {
+            let base = self.text.len();
+            let mut k = 1u32;
             loop {
-                let s = format!("{base}_{k}");
-                if !taken(&s) {
-                    break s;
+                self.text.truncate(base);
+                self.text.push('_');
+                push_u32(&mut self.text, k);
+                if !taken(self, &self.text[start..]) {
+                    break;
                 }
                 k += 1;
             }
-        } else {
-            base
-        };
+        }
         // Not taken, so not in this scope.
-        self.insert_new(&s);
-        s
+        self.grow_for_one();
+        self.ends.push(self.text.len() as u32);
+        self.place(self.ends.len() - 1);
+        String::from(&self.text[start..])
     }
 
     /// Name `e` (0-based) of those taken one by one.
@@ -166,16 +212,22 @@ impl Scope {
 
     /// Take `s`, which is not taken yet.
     fn insert_new(&mut self, s: &str) {
+        self.grow_for_one();
+        self.text.push_str(s);
+        self.ends.push(self.text.len() as u32);
+        self.place(self.ends.len() - 1);
+    }
+
+    /// Room in the table for one more name (`text` past the names taken
+    /// is not read).
+    fn grow_for_one(&mut self) {
         if (self.ends.len() + 1) * 2 > self.table.len() {
-            let len = (self.table.len() * 2).max(32);
+            let len = (self.table.len() * 2).max(64);
             self.table = alloc::vec![0; len];
             for e in 0..self.ends.len() {
                 self.place(e);
             }
         }
-        self.text.push_str(s);
-        self.ends.push(self.text.len() as u32);
-        self.place(self.ends.len() - 1);
     }
 
     /// Put name `e` in the table (which has room).
@@ -243,4 +295,10 @@ fn numbered_names_are_taken_and_scopes_nest() {
         assert_eq!(h.fresh(None, &format!("n{}", k % 100)), if k < 100 { format!("n{k}") } else { format!("n{}_1", k % 100) });
     }
     assert!((0..100).all(|k| h.contains(&format!("n{k}")) && h.contains(&format!("n{k}_1"))) && !h.contains("n100"));
+    for n in [0, 7, 10, 99, 4_294_967_295, 1_000_000] {
+        let mut s = String::from("x");
+        push_u32(&mut s, n);
+        assert_eq!(s, format!("x{n}"));
+    }
+    assert_eq!(h.fresh_numbered(None, None, "n", 5), "n5_2");
 }

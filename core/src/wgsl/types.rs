@@ -57,7 +57,7 @@ pub fn cast(e: String, from: Num, to: Num) -> String {
     if from == to {
         e
     } else {
-        format!("bitcast<{}>({})", to.text(), e)
+        super::cat(&["bitcast<", &to.text(), ">(", &e, ")"])
     }
 }
 
@@ -84,6 +84,23 @@ impl W<'_> {
         self.num(self.ir.type_of(id)?)
     }
 
+    /// The text of a bool, 32-bit integer or f32 type (what [`W::ty`]
+    /// gives for it, with nothing to record): no String for the usual value.
+    pub fn scalar_name(&self, ty: u32) -> Option<&'static str> {
+        Some(match self.ir.ty(ty)?.ty {
+            Type::Bool => "bool",
+            Type::Int { width: 32, signed } => {
+                if signed {
+                    "i32"
+                } else {
+                    "u32"
+                }
+            }
+            Type::Float { width: 32, encoding: None } => "f32",
+            _ => return None,
+        })
+    }
+
     /// Type `ty` as WGSL text (structs by name, declared later).
     pub fn ty(&mut self, ty: u32, at: u32) -> Result<String, Refusal> {
         self.ty_atomic(ty, at, false)
@@ -91,11 +108,12 @@ impl W<'_> {
 
     /// Type `ty`, as `atomic<T>` when `atomic` (an integer scalar).
     pub fn ty_atomic(&mut self, ty: u32, at: u32, atomic: bool) -> Result<String, Refusal> {
-        let Some(t) = self.ir.ty(ty) else {
+        let ir = self.ir;
+        let Some(t) = ir.ty(ty) else {
             return Err(Refusal::new("wgsl.invalid", format!("%{ty} is not a type"), Some(at)));
         };
         let inst = Some(t.inst);
-        let s = match t.ty.clone() {
+        let s = match t.ty {
             Type::Bool => String::from("bool"),
             Type::Int { width: 32, signed } => String::from(if signed { "i32" } else { "u32" }),
             Type::Int { width: 64, .. } => return Err(Refusal::new("wgsl.int64", "a 64-bit integer type", inst)),
@@ -202,7 +220,7 @@ impl W<'_> {
         if let Some(n) = self.type_names.get(&ty) {
             return n.clone();
         }
-        let n = self.globals_scope.fresh(self.ir.name(ty), &format!("S{ty}"));
+        let n = self.globals_scope.fresh_numbered(None, self.ir.name(ty), "S", ty);
         self.type_names.insert(ty, n.clone());
         n
     }
