@@ -241,6 +241,28 @@ fn timing() {
         .filter(|c| run_case_on(&corpus, c, &mut spvlab_core::amber::Interpreter) == Verdict::Pass)
         .count();
     eprintln!("interp: {passed}/667 pass, {:.1} s", t0.elapsed().as_secs_f64());
+    // As `spvlab amber` runs them by default (`--jobs` = the machine's
+    // cores, one file per thread at a time); lavapipe too spreads a
+    // dispatch's workgroups over every core.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let t0 = Instant::now();
+    let passed: usize = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut passed = 0;
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(c) = cases.get(i) else { return passed };
+                        passed += usize::from(run_case_on(&corpus, c, &mut spvlab_core::amber::Interpreter) == Verdict::Pass);
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("a worker")).sum()
+    });
+    eprintln!("interp, {threads} threads: {passed}/667 pass, {:.1} s", t0.elapsed().as_secs_f64());
     for b in [Backend::Passthrough, Backend::Naga, Backend::Wgsl] {
         let Some(r) = run_with(b, false) else { return };
         let passed = r.verdicts.iter().filter(|v| **v == Verdict::Pass).count();
