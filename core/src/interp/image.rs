@@ -388,6 +388,10 @@ pub(super) struct Desc {
     /// Every component a whole number of bytes.
     whole: bool,
     int: bool,
+    /// A UNORM (SNORM) component's largest value, 2^b - 1 (2^(b-1) - 1).
+    scale: [f64; 4],
+    /// Every component an 8-bit UNORM (R8G8B8A8_UNORM and the like).
+    unorm8: bool,
 }
 
 impl Desc {
@@ -396,18 +400,25 @@ impl Desc {
         let mut ch = [0u8; 4];
         let mut bits = [0u8; 4];
         let n = if f.comps.len() <= 4 { f.comps.len() } else { 0 };
+        let mut scale = [0.0; 4];
         for (k, &(c, b)) in f.comps.iter().take(n).enumerate() {
             ch[k] = c;
             bits[k] = b;
+            scale[k] = match f.kind {
+                NumKind::Snorm => mask(u64::MAX, b as u32 - 1) as f64,
+                _ => mask(u64::MAX, b as u32) as f64,
+            };
         }
         Desc {
             tb: f.texel_bytes(),
             samples: img.samples.max(1) as u64,
             whole: f.comps.iter().all(|c| c.1 % 8 == 0),
             int: f.is_int(),
+            unorm8: n > 0 && f.kind == NumKind::Unorm && f.comps.iter().all(|c| c.1 == 8),
             ch,
             bits,
             n,
+            scale,
             img,
         }
     }
@@ -419,6 +430,14 @@ impl Desc {
             return read_texel(&self.img.format, bytes);
         }
         let kind = self.img.format.kind;
+        if self.unorm8 {
+            // `decode`'s c / 255 for each byte.
+            let mut out = [Comp::F(0.0), Comp::F(0.0), Comp::F(0.0), Comp::F(1.0)];
+            for (k, b) in bytes.iter().take(self.n).enumerate() {
+                out[self.ch[k] as usize & 3] = Comp::F(*b as f64 / 255.0);
+            }
+            return out;
+        }
         let mut out = if self.int {
             [Comp::I(0), Comp::I(0), Comp::I(0), Comp::I(1)]
         } else {
@@ -438,7 +457,12 @@ impl Desc {
             } else {
                 get_bits(bytes, off, b)
             };
-            out[self.ch[k] as usize & 3] = decode(kind, v, b);
+            out[self.ch[k] as usize & 3] = match kind {
+                // `decode`'s division, by the scale worked out once.
+                NumKind::Unorm => Comp::F(v as f64 / self.scale[k]),
+                NumKind::Snorm => Comp::F((sext(v, b) as f64 / self.scale[k]).max(-1.0)),
+                _ => decode(kind, v, b),
+            };
             off += b;
         }
         out
@@ -451,10 +475,35 @@ impl Desc {
             return write_texel(&self.img.format, bytes, c);
         }
         let kind = self.img.format.kind;
+        if self.unorm8 {
+            // `encode`'s rounding of the clamped float times 255 (an
+            // integer's low byte as it is).
+            for (k, d) in bytes.iter_mut().take(self.n).enumerate() {
+                *d = match c[self.ch[k] as usize & 3] {
+                    Comp::F(f) => {
+                        let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+                        rint(f * 255.0) as u8
+                    }
+                    Comp::I(i) => i as u8,
+                };
+            }
+            return;
+        }
         let mut off = 0u32;
         for k in 0..self.n {
             let b = self.bits[k] as u32;
-            let v = encode(kind, c[self.ch[k] as usize & 3], b);
+            let v = match (kind, c[self.ch[k] as usize & 3]) {
+                // `encode`'s rounding, by the scale worked out once.
+                (NumKind::Unorm, Comp::F(f)) => {
+                    let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+                    rint(f * self.scale[k]) as u64
+                }
+                (NumKind::Snorm, Comp::F(f)) => {
+                    let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
+                    mask(rint(f * self.scale[k]) as i64 as u64, b)
+                }
+                (kind, x) => encode(kind, x, b),
+            };
             let at = (off / 8) as usize;
             match b {
                 8 if self.whole => bytes[at] = v as u8,
@@ -638,6 +687,28 @@ fn dims(img: &Image, len: usize) -> [u32; 3] {
     s
 }
 
+/// The first three integers of `v` as [`ints`] reads them (the others do
+/// not address a texel) and how many of them there are.
+#[inline]
+fn coord3(v: &Val) -> ([u64; 3], usize) {
+    let int = |x: &Val| match x {
+        Val::S(s) => *s,
+        _ => 0,
+    };
+    match v {
+        Val::S(x) => ([*x, 0, 0], 1),
+        Val::C(xs) => {
+            let mut a = [0u64; 3];
+            for (d, x) in a.iter_mut().zip(xs) {
+                *d = int(x);
+            }
+            (a, xs.len().min(3))
+        }
+        Val::P(_) => ([0; 3], 0),
+        Val::U => ([0; 3], 1),
+    }
+}
+
 /// The byte offset of texel `coord` of sample `sample`, or `None` when the
 /// texel is outside the image.
 #[inline]
@@ -770,7 +841,8 @@ pub(super) fn exec<'v>(
         op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Out::Val),
         op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
             let (buf, d) = image_of(prog, inst, arg(0)?)?;
-            let coord = ints(arg(1)?);
+            let coord_v = arg(1)?;
+            let (c3, nc) = coord3(coord_v);
             let cw = inst.ak.w;
             let first_op = if o == op::OpImageWrite { 3 } else { 2 };
             let mut sample = 0;
@@ -792,7 +864,7 @@ pub(super) fn exec<'v>(
                 }
             }
             let len = bytes_of(bufs, buf)?;
-            let at = texel_at(d, len, &coord, cw, sample);
+            let at = texel_at(d, len, &c3[..nc], cw, sample);
             let tb = d.tb;
             if o == op::OpImageWrite {
                 // A write to an invalid texel has no effect (Texel Output
@@ -825,7 +897,7 @@ pub(super) fn exec<'v>(
                     format!(
                         "{} of a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
                         op_name(o),
-                        coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                        ints(coord_v).iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
                         sext(sample, 32)
                     ),
                 ));
@@ -1049,6 +1121,7 @@ fn to_comps(prog: &Program, inst: &Inst, c: &[Comp; 4], img: &Desc) -> Result<([
     let mut out = [0u64; 4];
     for (d, x) in out.iter_mut().zip(c).take(n) {
         *d = match *x {
+            Comp::F(f) if sk.w == 32 => (f as f32).to_bits() as u64,
             Comp::F(f) => fput(f, sk.w),
             Comp::I(i) => mask(i, sk.w),
         };
@@ -1155,6 +1228,61 @@ mod tests {
             read_texel(&r, &(-5i32).to_le_bytes()),
             [Comp::I(-5i64 as u64), Comp::I(0), Comp::I(0), Comp::I(1)]
         );
+    }
+
+    #[test]
+    fn rint_rounds_half_to_even_as_libm() {
+        let mut xs = vec![0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 127.5, 128.5, 254.5, 0.49999999999999994, 4503599627370495.5, -4503599627370495.5, 1e17, -1e17, 1.8e19];
+        xs.extend((0..2000).map(|k| (k as f64 - 1000.0) * 0.37));
+        for x in xs {
+            assert_eq!(rint(x) as i64, libm::rint(x) as i64, "{x}");
+            assert_eq!(rint(x) as u64, libm::rint(x) as u64, "{x}");
+        }
+        assert!(rint(f64::NAN).is_nan());
+        assert_eq!(rint(f64::INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn the_descriptors_layout_converts_as_the_format() {
+        // Desc::read and Desc::write (the layout worked out once) give the
+        // bits and values read_texel and write_texel give, whose conversions
+        // the tests above check by hand.
+        let vals = [0.0, -0.0, 0.2, 0.5, 1.0 / 255.0, 0.999, 1.0, 1.5, -0.5, -1.0, -3.0, 1e30, f64::NAN];
+        for name in [
+            "R8G8B8A8_UNORM",
+            "R8G8B8A8_SNORM",
+            "B8G8R8A8_UNORM",
+            "R16G16_UNORM",
+            "R16_SNORM",
+            "R32G32B32A32_SFLOAT",
+            "R16G16B16A16_SFLOAT",
+            "B10G11R11_UFLOAT_PACK32",
+            "A2B10G10R10_UNORM_PACK32",
+            "R32_SINT",
+            "R8G8_UINT",
+            "R64_UINT",
+        ] {
+            let f = Format::parse(name).unwrap();
+            let d = Desc::new(Image {
+                format: f.clone(),
+                size: [1, 1, 1],
+                samples: 1,
+            });
+            let tb = f.texel_bytes();
+            for (k, v) in vals.iter().enumerate() {
+                let c = if f.is_int() {
+                    [Comp::I(k as u64 * 77), Comp::I(u64::MAX - k as u64), Comp::I(3), Comp::I(1 << 40)]
+                } else {
+                    [Comp::F(*v), Comp::F(vals[(k + 3) % vals.len()]), Comp::F(-*v), Comp::F(0.25)]
+                };
+                let (mut a, mut b) = (vec![0x5au8; tb], vec![0x5au8; tb]);
+                write_texel(&f, &mut a, &c);
+                d.write(&mut b, &c);
+                assert_eq!(a, b, "{name} {c:?}");
+                let (x, y) = (read_texel(&f, &a), d.read(&a));
+                assert_eq!(alloc::format!("{x:?}"), alloc::format!("{y:?}"), "{name}");
+            }
+        }
     }
 
     /// A 2D multisample R32_SINT storage image (4 x 2, 2 samples) at binding
