@@ -227,14 +227,18 @@ fn put_bits(bytes: &mut [u8], off: u32, n: u32, x: u64) {
         }
         return;
     }
-    for k in 0..n {
-        let bit = off + k;
-        let b = &mut bytes[(bit / 8) as usize];
-        if (x >> k) & 1 != 0 {
-            *b |= 1 << (bit % 8);
-        } else {
-            *b &= !(1 << (bit % 8));
-        }
+    // The bytes the bits lie in (at most nine) as one number: the bits
+    // replaced, the others kept.
+    let first = (off / 8) as usize;
+    let last = ((off + n).div_ceil(8)) as usize;
+    let mut v: u128 = 0;
+    for (k, b) in bytes[first..last].iter().enumerate() {
+        v |= (*b as u128) << (8 * k);
+    }
+    let m = (mask(u64::MAX, n) as u128) << (off % 8);
+    v = (v & !m) | (((x as u128) << (off % 8)) & m);
+    for (k, b) in bytes[first..last].iter_mut().enumerate() {
+        *b = (v >> (8 * k)) as u8;
     }
 }
 
@@ -948,7 +952,8 @@ pub(super) fn exec<'v>(
                 ));
             }
             let (buf, img) = image_of(prog, inst, handle)?;
-            let coord = ints(arg(1)?);
+            let coord_v = arg(1)?;
+            let (c3, nc) = coord3(coord_v);
             let cw = inst.ak.w;
             let sample = ints(arg(2)?).first().copied().unwrap_or(0);
             let pointee = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
@@ -972,10 +977,10 @@ pub(super) fn exec<'v>(
                 ));
             }
             let len = bytes_of(bufs, buf)?;
-            let at = texel_at(img, len, &coord, cw, sample).ok_or_else(|| {
+            let at = texel_at(img, len, &c3[..nc], cw, sample).ok_or_else(|| {
                 err(inst, format!(
                     "OpImageTexelPointer to a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
-                    coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                    ints(coord_v).iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
                     sext(sample, 32)
                 ))
             })?;
@@ -1228,6 +1233,24 @@ mod tests {
             read_texel(&r, &(-5i32).to_le_bytes()),
             [Comp::I(-5i64 as u64), Comp::I(0), Comp::I(0), Comp::I(1)]
         );
+    }
+
+    #[test]
+    fn bits_are_put_where_get_bits_reads_them() {
+        // Each bit written to its place (bit k of x at bit off + k), the
+        // others kept.
+        for off in 0..24u32 {
+            for n in [1u32, 2, 5, 10, 11, 32, 50] {
+                let mut b = [0xa5u8; 12];
+                let x = 0x1234_5678_9abc_def1u64 & mask(u64::MAX, n);
+                put_bits(&mut b, off, n, x);
+                assert_eq!(get_bits(&b, off, n), x, "{off} {n}");
+                for bit in (0..off).chain(off + n..96) {
+                    let want = (0xa5u8 >> (bit % 8)) & 1;
+                    assert_eq!((b[(bit / 8) as usize] >> (bit % 8)) & 1, want, "{off} {n} {bit}");
+                }
+            }
+        }
     }
 
     #[test]
