@@ -815,7 +815,8 @@ fn sample_or_lod(m: u32, ops: &[u32], want: u32) -> Option<u32> {
     }
 }
 
-/// The image instructions: the result, or `None` for none (OpImageWrite).
+/// The image instructions: the result ([`Out::None`] for none, OpImageWrite;
+/// a texel read as [`Out::Comps`]).
 pub(super) fn exec<'v>(
     prog: &Program,
     bufs: &mut [Option<Vec<u8>>],
