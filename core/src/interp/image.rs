@@ -289,7 +289,11 @@ pub(crate) fn ufloat_put(x: f64, bits: u32) -> u64 {
 fn rint(x: f64) -> f64 {
     const TWO52: f64 = 4503599627370496.0;
     if x.abs() < TWO52 {
-        if x >= 0.0 { (x + TWO52) - TWO52 } else { (x - TWO52) + TWO52 }
+        if x >= 0.0 {
+            (x + TWO52) - TWO52
+        } else {
+            (x - TWO52) + TWO52
+        }
     } else {
         x
     }
@@ -328,10 +332,7 @@ pub(crate) fn encode(kind: NumKind, c: Comp, bits: u32) -> u64 {
         }
         NumKind::Snorm => {
             let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
-            mask(
-                rint(f * mask(u64::MAX, b - 1) as f64) as i64 as u64,
-                b,
-            )
+            mask(rint(f * mask(u64::MAX, b - 1) as f64) as i64 as u64, b)
         }
         NumKind::Sfloat => match b {
             16 => f64_to_half(f) as u64,
@@ -902,7 +903,10 @@ pub(super) fn exec<'v>(
                     format!(
                         "{} of a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
                         op_name(o),
-                        ints(coord_v).iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                        ints(coord_v)
+                            .iter()
+                            .map(|x| sext(*x, cw))
+                            .collect::<Vec<_>>(),
                         sext(sample, 32)
                     ),
                 ));
@@ -1117,7 +1121,12 @@ fn kinds_match(inst: &Inst, what: &str, float: bool, img: &Desc) -> Result<(), R
 /// The channels as the instruction's result type: its first `n`, each as
 /// a scalar of the result's component type.
 #[inline]
-fn to_comps(prog: &Program, inst: &Inst, c: &[Comp; 4], img: &Desc) -> Result<([u64; 4], usize), RunError> {
+fn to_comps(
+    prog: &Program,
+    inst: &Inst,
+    c: &[Comp; 4],
+    img: &Desc,
+) -> Result<([u64; 4], usize), RunError> {
     let sk = inst.sk;
     kinds_match(inst, "the result", sk.k == K::F, img)?;
     let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
@@ -1248,7 +1257,11 @@ mod tests {
                 assert_eq!(get_bits(&b, off, n), x, "{off} {n}");
                 for bit in (0..off).chain(off + n..96) {
                     let want = (0xa5u8 >> (bit % 8)) & 1;
-                    assert_eq!((b[(bit / 8) as usize] >> (bit % 8)) & 1, want, "{off} {n} {bit}");
+                    assert_eq!(
+                        (b[(bit / 8) as usize] >> (bit % 8)) & 1,
+                        want,
+                        "{off} {n} {bit}"
+                    );
                 }
             }
         }
@@ -1256,7 +1269,23 @@ mod tests {
 
     #[test]
     fn rint_rounds_half_to_even_as_libm() {
-        let mut xs = vec![0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 127.5, 128.5, 254.5, 0.49999999999999994, 4503599627370495.5, -4503599627370495.5, 1e17, -1e17, 1.8e19];
+        let mut xs = vec![
+            0.5,
+            1.5,
+            2.5,
+            -0.5,
+            -1.5,
+            -2.5,
+            127.5,
+            128.5,
+            254.5,
+            0.49999999999999994,
+            4503599627370495.5,
+            -4503599627370495.5,
+            1e17,
+            -1e17,
+            1.8e19,
+        ];
         xs.extend((0..2000).map(|k| (k as f64 - 1000.0) * 0.37));
         for x in xs {
             assert_eq!(rint(x) as i64, libm::rint(x) as i64, "{x}");
@@ -1271,7 +1300,21 @@ mod tests {
         // Desc::read and Desc::write (the layout worked out once) give the
         // bits and values read_texel and write_texel give, whose conversions
         // the tests above check by hand.
-        let vals = [0.0, -0.0, 0.2, 0.5, 1.0 / 255.0, 0.999, 1.0, 1.5, -0.5, -1.0, -3.0, 1e30, f64::NAN];
+        let vals = [
+            0.0,
+            -0.0,
+            0.2,
+            0.5,
+            1.0 / 255.0,
+            0.999,
+            1.0,
+            1.5,
+            -0.5,
+            -1.0,
+            -3.0,
+            1e30,
+            f64::NAN,
+        ];
         for name in [
             "R8G8B8A8_UNORM",
             "R8G8B8A8_SNORM",
@@ -1295,9 +1338,19 @@ mod tests {
             let tb = f.texel_bytes();
             for (k, v) in vals.iter().enumerate() {
                 let c = if f.is_int() {
-                    [Comp::I(k as u64 * 77), Comp::I(u64::MAX - k as u64), Comp::I(3), Comp::I(1 << 40)]
+                    [
+                        Comp::I(k as u64 * 77),
+                        Comp::I(u64::MAX - k as u64),
+                        Comp::I(3),
+                        Comp::I(1 << 40),
+                    ]
                 } else {
-                    [Comp::F(*v), Comp::F(vals[(k + 3) % vals.len()]), Comp::F(-*v), Comp::F(0.25)]
+                    [
+                        Comp::F(*v),
+                        Comp::F(vals[(k + 3) % vals.len()]),
+                        Comp::F(-*v),
+                        Comp::F(0.25),
+                    ]
                 };
                 let (mut a, mut b) = (vec![0x5au8; tb], vec![0x5au8; tb]);
                 write_texel(&f, &mut a, &c);
