@@ -187,6 +187,10 @@ pub(super) fn expect_rgba(
         None => (data.len() / f.texel_bytes().max(1)) as u32,
     };
     let tb = f.texel_bytes();
+    // The last texel's bytes that matched: a texel with the same bytes
+    // matches too, without converting it again (most rectangles are one
+    // colour).
+    let mut same: Option<&[u8]> = None;
     for y in rect[1]..rect[1].saturating_add(rect[3]) {
         for x in rect[0]..rect[0].saturating_add(rect[2]) {
             let at = (y as usize * width as usize + x as usize) * tb;
@@ -196,6 +200,9 @@ pub(super) fn expect_rgba(
                     format!("texel ({x},{y}) is outside `{}`", b.name),
                 ));
             };
+            if same == Some(bytes) {
+                continue;
+            }
             let c = read_texel(&f, bytes);
             let got: [u32; 4] = c.map(|v| match v {
                 crate::interp::image::Comp::F(x) => libm::round(x * 255.0) as u32,
@@ -210,6 +217,7 @@ pub(super) fn expect_rgba(
                     ),
                 ));
             }
+            same = Some(bytes);
         }
     }
     None

@@ -132,7 +132,7 @@ pub(super) struct Program<'a> {
     pub params: Vec<super::kernel::Param>,
     pub entry_args: Vec<Val>,
     /// The images' descriptions, by `Loc::Image::img` (`None`: not given).
-    pub images: Vec<Option<super::image::Image>>,
+    pub images: Vec<Option<super::image::Desc>>,
     /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
     pub samplers: Vec<Option<super::image::Sampler>>,
     /// The byte size of the explicitly laid out workgroup memory (the

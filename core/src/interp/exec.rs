@@ -2298,8 +2298,15 @@ fn exec(
         | op::OpImageSampleExplicitLod => {
             let regs = &fr.regs;
             match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s))? {
-                Some(v) => v,
-                None => return Ok(Flow::Next),
+                super::image::Out::Val(v) => v,
+                super::image::Out::None => return Ok(Flow::Next),
+                // A texel read: written into the register's vector in place.
+                super::image::Out::Comps(c, n) => {
+                    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+                        super::image::put_comps(slot, &c[..n]);
+                    }
+                    return Ok(Flow::Next);
+                }
             }
         }
         op::OpCopyObject | op::OpCopyLogical | OP_CONST_PTR => val!(0).clone(),

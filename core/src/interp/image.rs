@@ -227,14 +227,18 @@ fn put_bits(bytes: &mut [u8], off: u32, n: u32, x: u64) {
         }
         return;
     }
-    for k in 0..n {
-        let bit = off + k;
-        let b = &mut bytes[(bit / 8) as usize];
-        if (x >> k) & 1 != 0 {
-            *b |= 1 << (bit % 8);
-        } else {
-            *b &= !(1 << (bit % 8));
-        }
+    // The bytes the bits lie in (at most nine) as one number: the bits
+    // replaced, the others kept.
+    let first = (off / 8) as usize;
+    let last = ((off + n).div_ceil(8)) as usize;
+    let mut v: u128 = 0;
+    for (k, b) in bytes[first..last].iter().enumerate() {
+        v |= (*b as u128) << (8 * k);
+    }
+    let m = (mask(u64::MAX, n) as u128) << (off % 8);
+    v = (v & !m) | (((x as u128) << (off % 8)) & m);
+    for (k, b) in bytes[first..last].iter_mut().enumerate() {
+        *b = (v >> (8 * k)) as u8;
     }
 }
 
@@ -269,15 +273,34 @@ pub(crate) fn ufloat_put(x: f64, bits: u32) -> u64 {
     let (_, k) = libm::frexp(x);
     let e = k - 1; // x = 1.f * 2^e
     let v = if e < -14 {
-        libm::rint(x * libm::exp2((14 + m_bits as i32) as f64)) as u64
+        rint(x * libm::exp2((14 + m_bits as i32) as f64)) as u64
     } else {
-        let m = libm::rint((x / libm::exp2(e as f64) - 1.0) * (1u64 << m_bits) as f64) as u64;
+        let m = rint((x / libm::exp2(e as f64) - 1.0) * (1u64 << m_bits) as f64) as u64;
         (((e + 15) as u64) << m_bits) + m
     };
     v.min(inf)
 }
 
+/// `x` rounded to an integer, ties to even, as `libm::rint` but only where
+/// the result is then converted to an integer (a zero's sign may differ):
+/// below 2^52 in magnitude, adding and subtracting 2^52 rounds by the
+/// current (nearest even) mode; from 2^52 up every float is an integer.
+#[inline]
+fn rint(x: f64) -> f64 {
+    const TWO52: f64 = 4503599627370496.0;
+    if x.abs() < TWO52 {
+        if x >= 0.0 {
+            (x + TWO52) - TWO52
+        } else {
+            (x - TWO52) + TWO52
+        }
+    } else {
+        x
+    }
+}
+
 /// Component `bits` of kind `kind` to the shader's value.
+#[inline]
 pub(crate) fn decode(kind: NumKind, v: u64, bits: u32) -> Comp {
     let b = bits;
     match kind {
@@ -295,6 +318,7 @@ pub(crate) fn decode(kind: NumKind, v: u64, bits: u32) -> Comp {
 }
 
 /// The shader's value to component bits of kind `kind`.
+#[inline]
 pub(crate) fn encode(kind: NumKind, c: Comp, bits: u32) -> u64 {
     let b = bits;
     let f = match c {
@@ -304,14 +328,11 @@ pub(crate) fn encode(kind: NumKind, c: Comp, bits: u32) -> u64 {
     match kind {
         NumKind::Unorm => {
             let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
-            libm::rint(f * mask(u64::MAX, b) as f64) as u64
+            rint(f * mask(u64::MAX, b) as f64) as u64
         }
         NumKind::Snorm => {
             let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
-            mask(
-                libm::rint(f * mask(u64::MAX, b - 1) as f64) as i64 as u64,
-                b,
-            )
+            mask(rint(f * mask(u64::MAX, b - 1) as f64) as i64 as u64, b)
         }
         NumKind::Sfloat => match b {
             16 => f64_to_half(f) as u64,
@@ -353,6 +374,152 @@ pub(crate) fn write_texel(f: &Format, bytes: &mut [u8], c: &[Comp; 4]) {
     }
 }
 
+/// An image's description with what each access needs worked out once:
+/// the texel's size, the sample count, and the components' layout (at most
+/// four of them; a format with more is walked by [`read_texel`] and
+/// [`write_texel`]).
+#[derive(Clone, Debug)]
+pub(super) struct Desc {
+    pub img: Image,
+    /// The texel's size in bytes.
+    tb: usize,
+    /// The sample count (at least 1).
+    samples: u64,
+    /// The components from the lowest bit up: channel and width in bits
+    /// (the first `n`), or `n` 0 when there are more than four.
+    ch: [u8; 4],
+    bits: [u8; 4],
+    n: usize,
+    /// Every component a whole number of bytes.
+    whole: bool,
+    int: bool,
+    /// A UNORM (SNORM) component's largest value, 2^b - 1 (2^(b-1) - 1).
+    scale: [f64; 4],
+    /// Every component an 8-bit UNORM (R8G8B8A8_UNORM and the like).
+    unorm8: bool,
+}
+
+impl Desc {
+    pub(super) fn new(img: Image) -> Desc {
+        let f = &img.format;
+        let mut ch = [0u8; 4];
+        let mut bits = [0u8; 4];
+        let n = if f.comps.len() <= 4 { f.comps.len() } else { 0 };
+        let mut scale = [0.0; 4];
+        for (k, &(c, b)) in f.comps.iter().take(n).enumerate() {
+            ch[k] = c;
+            bits[k] = b;
+            scale[k] = match f.kind {
+                NumKind::Snorm => mask(u64::MAX, b as u32 - 1) as f64,
+                _ => mask(u64::MAX, b as u32) as f64,
+            };
+        }
+        Desc {
+            tb: f.texel_bytes(),
+            samples: img.samples.max(1) as u64,
+            whole: f.comps.iter().all(|c| c.1 % 8 == 0),
+            int: f.is_int(),
+            unorm8: n > 0 && f.kind == NumKind::Unorm && f.comps.iter().all(|c| c.1 == 8),
+            ch,
+            bits,
+            n,
+            scale,
+            img,
+        }
+    }
+
+    /// [`read_texel`] of the image's format.
+    #[inline]
+    fn read(&self, bytes: &[u8]) -> [Comp; 4] {
+        if self.n == 0 {
+            return read_texel(&self.img.format, bytes);
+        }
+        let kind = self.img.format.kind;
+        if self.unorm8 {
+            // `decode`'s c / 255 for each byte.
+            let mut out = [Comp::F(0.0), Comp::F(0.0), Comp::F(0.0), Comp::F(1.0)];
+            for (k, b) in bytes.iter().take(self.n).enumerate() {
+                out[self.ch[k] as usize & 3] = Comp::F(*b as f64 / 255.0);
+            }
+            return out;
+        }
+        let mut out = if self.int {
+            [Comp::I(0), Comp::I(0), Comp::I(0), Comp::I(1)]
+        } else {
+            [Comp::F(0.0), Comp::F(0.0), Comp::F(0.0), Comp::F(1.0)]
+        };
+        let mut off = 0u32;
+        for k in 0..self.n {
+            let b = self.bits[k] as u32;
+            let v = if self.whole {
+                let at = (off / 8) as usize;
+                match b {
+                    8 => bytes[at] as u64,
+                    16 => u16::from_le_bytes([bytes[at], bytes[at + 1]]) as u64,
+                    32 => u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4])) as u64,
+                    _ => get_bits(bytes, off, b),
+                }
+            } else {
+                get_bits(bytes, off, b)
+            };
+            out[self.ch[k] as usize & 3] = match kind {
+                // `decode`'s division, by the scale worked out once.
+                NumKind::Unorm => Comp::F(v as f64 / self.scale[k]),
+                NumKind::Snorm => Comp::F((sext(v, b) as f64 / self.scale[k]).max(-1.0)),
+                _ => decode(kind, v, b),
+            };
+            off += b;
+        }
+        out
+    }
+
+    /// [`write_texel`] of the image's format.
+    #[inline]
+    fn write(&self, bytes: &mut [u8], c: &[Comp; 4]) {
+        if self.n == 0 {
+            return write_texel(&self.img.format, bytes, c);
+        }
+        let kind = self.img.format.kind;
+        if self.unorm8 {
+            // `encode`'s rounding of the clamped float times 255 (an
+            // integer's low byte as it is).
+            for (k, d) in bytes.iter_mut().take(self.n).enumerate() {
+                *d = match c[self.ch[k] as usize & 3] {
+                    Comp::F(f) => {
+                        let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+                        rint(f * 255.0) as u8
+                    }
+                    Comp::I(i) => i as u8,
+                };
+            }
+            return;
+        }
+        let mut off = 0u32;
+        for k in 0..self.n {
+            let b = self.bits[k] as u32;
+            let v = match (kind, c[self.ch[k] as usize & 3]) {
+                // `encode`'s rounding, by the scale worked out once.
+                (NumKind::Unorm, Comp::F(f)) => {
+                    let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
+                    rint(f * self.scale[k]) as u64
+                }
+                (NumKind::Snorm, Comp::F(f)) => {
+                    let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
+                    mask(rint(f * self.scale[k]) as i64 as u64, b)
+                }
+                (kind, x) => encode(kind, x, b),
+            };
+            let at = (off / 8) as usize;
+            match b {
+                8 if self.whole => bytes[at] = v as u8,
+                32 if self.whole => bytes[at..at + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+                _ => put_bits(bytes, off, b, v),
+            }
+            off += b;
+        }
+    }
+}
+
 /// An array of descriptors, an image or a sampler: the location of variable
 /// (`pointee`, `set`, `binding`), or `None` when it is none of these.
 pub(super) fn descriptor_loc(
@@ -361,7 +528,7 @@ pub(super) fn descriptor_loc(
     pointee: u32,
     key: (u32, u32),
     bufs: &mut Vec<BufKey>,
-    images: &mut Vec<Option<Image>>,
+    images: &mut Vec<Option<Desc>>,
     samplers: &mut Vec<Option<Sampler>>,
 ) -> Option<Loc> {
     let t = &ir.ty(pointee)?.ty;
@@ -420,7 +587,7 @@ pub(super) fn descriptor_loc(
                         _ => None,
                     }
                 });
-                images.push(desc);
+                images.push(desc.map(Desc::new));
                 Loc::Image {
                     buf,
                     img: images.len() as u32 - 1,
@@ -491,7 +658,8 @@ fn ints(v: &Val) -> Ints {
 }
 
 /// The image a handle names: (buffer index, description).
-fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Image), RunError> {
+#[inline]
+fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Desc), RunError> {
     let Val::P(p) = v else {
         return Err(err(inst, String::from("an image was expected")));
     };
@@ -524,11 +692,34 @@ fn dims(img: &Image, len: usize) -> [u32; 3] {
     s
 }
 
+/// The first three integers of `v` as [`ints`] reads them (the others do
+/// not address a texel) and how many of them there are.
+#[inline]
+fn coord3(v: &Val) -> ([u64; 3], usize) {
+    let int = |x: &Val| match x {
+        Val::S(s) => *s,
+        _ => 0,
+    };
+    match v {
+        Val::S(x) => ([*x, 0, 0], 1),
+        Val::C(xs) => {
+            let mut a = [0u64; 3];
+            for (d, x) in a.iter_mut().zip(xs) {
+                *d = int(x);
+            }
+            (a, xs.len().min(3))
+        }
+        Val::P(_) => ([0; 3], 0),
+        Val::U => ([0; 3], 1),
+    }
+}
+
 /// The byte offset of texel `coord` of sample `sample`, or `None` when the
 /// texel is outside the image.
-fn texel_at(img: &Image, len: usize, coord: &[u64], w: u32, sample: u64) -> Option<usize> {
-    let tb = img.format.texel_bytes() as u64;
-    let mut s = img.size;
+#[inline]
+fn texel_at(d: &Desc, len: usize, coord: &[u64], w: u32, sample: u64) -> Option<usize> {
+    let tb = d.tb as u64;
+    let mut s = d.img.size;
     if s[0] == 0 {
         s[0] = (len as u64 / tb.max(1)) as u32;
     }
@@ -541,7 +732,7 @@ fn texel_at(img: &Image, len: usize, coord: &[u64], w: u32, sample: u64) -> Opti
         c[k] = v as u64;
     }
     let smp = sext(sample, 32);
-    if smp < 0 || smp as u64 >= img.samples.max(1) as u64 {
+    if smp < 0 || smp as u64 >= d.samples {
         return None;
     }
     let t = ((smp as u64 * s[2] as u64 + c[2]) * s[1] as u64 + c[1]) * s[0] as u64 + c[0];
@@ -577,14 +768,63 @@ fn image_operand(mask_bits: u32, ops: &[u32], want: u32) -> Option<u32> {
     None
 }
 
-/// The image instructions: the result, or `None` for none (OpImageWrite).
+/// What an image instruction gives.
+pub(super) enum Out {
+    /// No result (OpImageWrite).
+    None,
+    Val(Val),
+    /// The first `n` channels of a texel read, as scalars of the result's
+    /// component type: for [`put_comps`] into the result's register.
+    Comps([u64; 4], usize),
+}
+
+/// `*slot` = the scalars `c` (one: a scalar, more: a vector), written into
+/// the vector already there when it has as many components.
+#[inline]
+pub(super) fn put_comps(slot: &mut Val, c: &[u64]) {
+    match slot {
+        Val::S(x) if c.len() == 1 => *x = c[0],
+        Val::C(v) if c.len() > 1 && v.len() == c.len() => {
+            for (d, x) in v.iter_mut().zip(c) {
+                match d {
+                    Val::S(y) => *y = *x,
+                    d => *d = Val::S(*x),
+                }
+            }
+        }
+        _ => *slot = comps_val(c),
+    }
+}
+
+fn comps_val(c: &[u64]) -> Val {
+    if c.len() == 1 {
+        Val::S(c[0])
+    } else {
+        Val::C(c.iter().map(|x| Val::S(*x)).collect())
+    }
+}
+
+/// The Sample (or Lod) operand of OpImageRead, OpImageFetch or
+/// OpImageWrite: `ops` is the operands after the mask; Sample alone, the
+/// usual case, is the first.
+#[inline]
+fn sample_or_lod(m: u32, ops: &[u32], want: u32) -> Option<u32> {
+    if m == want {
+        ops.first().copied()
+    } else {
+        image_operand(m, ops, want)
+    }
+}
+
+/// The image instructions: the result ([`Out::None`] for none, OpImageWrite;
+/// a texel read as [`Out::Comps`]).
 pub(super) fn exec<'v>(
     prog: &Program,
     bufs: &mut [Option<Vec<u8>>],
     inst: &Inst,
     args: &[u32],
     get: &dyn Fn(u32) -> &'v Val,
-) -> Result<Option<Val>, RunError> {
+) -> Result<Out, RunError> {
     let arg = |k: usize| -> Result<&'v Val, RunError> {
         args.get(k)
             .map(|a| get(*a))
@@ -599,50 +839,47 @@ pub(super) fn exec<'v>(
     };
     match o {
         // A sampled image: (image, sampler).
-        op::OpSampledImage => Ok(Some(Val::C(vec![arg(0)?.clone(), arg(1)?.clone()]))),
+        op::OpSampledImage => Ok(Out::Val(Val::C(vec![arg(0)?.clone(), arg(1)?.clone()]))),
         op::OpImage => match arg(0)?.clone() {
-            Val::C(mut v) if v.len() == 2 => Ok(Some(v.swap_remove(0))),
-            v => Ok(Some(v)),
+            Val::C(mut v) if v.len() == 2 => Ok(Out::Val(v.swap_remove(0))),
+            v => Ok(Out::Val(v)),
         },
-        op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Some),
+        op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Out::Val),
         op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
-            let (buf, img) = image_of(prog, inst, arg(0)?)?;
-            let coord = ints(arg(1)?);
+            let (buf, d) = image_of(prog, inst, arg(0)?)?;
+            let coord_v = arg(1)?;
+            let (c3, nc) = coord3(coord_v);
             let cw = inst.ak.w;
             let first_op = if o == op::OpImageWrite { 3 } else { 2 };
-            let sample = match args.get(first_op) {
-                Some(&m) => {
-                    match image_operand(m, &args[first_op + 1..], grammar::image_operands::Sample) {
-                        Some(s) => ints(get(s)).first().copied().unwrap_or(0),
-                        None => 0,
-                    }
+            let mut sample = 0;
+            if let Some(&m) = args.get(first_op) {
+                let ops = &args[first_op + 1..];
+                if let Some(s) = sample_or_lod(m, ops, grammar::image_operands::Sample) {
+                    sample = ints(get(s)).first().copied().unwrap_or(0);
                 }
-                None => 0,
-            };
-            if let Some(&m) = args.get(first_op)
-                && m & grammar::image_operands::Lod != 0
-                && let Some(l) =
-                    image_operand(m, &args[first_op + 1..], grammar::image_operands::Lod)
-                && ints(get(l)).first().copied().unwrap_or(0) != 0
-            {
-                return Err(err(
-                    inst,
-                    String::from(
-                        "not supported: a level of detail other than 0 (images have one level)",
-                    ),
-                ));
+                if m & grammar::image_operands::Lod != 0
+                    && let Some(l) = sample_or_lod(m, ops, grammar::image_operands::Lod)
+                    && ints(get(l)).first().copied().unwrap_or(0) != 0
+                {
+                    return Err(err(
+                        inst,
+                        String::from(
+                            "not supported: a level of detail other than 0 (images have one level)",
+                        ),
+                    ));
+                }
             }
             let len = bytes_of(bufs, buf)?;
-            let at = texel_at(img, len, &coord, cw, sample);
-            let tb = img.format.texel_bytes();
+            let at = texel_at(d, len, &c3[..nc], cw, sample);
+            let tb = d.tb;
             if o == op::OpImageWrite {
                 // A write to an invalid texel has no effect (Texel Output
                 // Validation).
-                let Some(at) = at else { return Ok(None) };
+                let Some(at) = at else { return Ok(Out::None) };
                 let texel = arg(2)?;
                 let tk = inst.sk;
-                let vals = ints(&texel);
-                kinds_match(inst, "the texel written", tk.k == K::F, img)?;
+                let vals = ints(texel);
+                kinds_match(inst, "the texel written", tk.k == K::F, d)?;
                 let mut c = [Comp::I(0); 4];
                 for (k, slot) in c.iter_mut().enumerate() {
                     let v = vals.get(k).copied().unwrap_or(0);
@@ -657,8 +894,8 @@ pub(super) fn exec<'v>(
                 let b = bufs[buf as usize]
                     .as_mut()
                     .ok_or_else(|| err(inst, String::from("no image is bound")))?;
-                write_texel(&img.format, &mut b[at..at + tb], &c);
-                return Ok(None);
+                d.write(&mut b[at..at + tb], &c);
+                return Ok(Out::None);
             }
             let Some(at) = at else {
                 return Err(err(
@@ -666,7 +903,10 @@ pub(super) fn exec<'v>(
                     format!(
                         "{} of a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
                         op_name(o),
-                        coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                        ints(coord_v)
+                            .iter()
+                            .map(|x| sext(*x, cw))
+                            .collect::<Vec<_>>(),
                         sext(sample, 32)
                     ),
                 ));
@@ -674,8 +914,9 @@ pub(super) fn exec<'v>(
             let b = bufs[buf as usize]
                 .as_ref()
                 .ok_or_else(|| err(inst, String::from("no image is bound")))?;
-            let c = read_texel(&img.format, &b[at..at + tb]);
-            Ok(Some(to_val(prog, inst, &c, img)?))
+            let c = d.read(&b[at..at + tb]);
+            let (c, n) = to_comps(prog, inst, &c, d)?;
+            Ok(Out::Comps(c, n))
         }
         op::OpImageQuerySize | op::OpImageQuerySizeLod => {
             let (buf, img) = image_of(prog, inst, arg(0)?)?;
@@ -687,7 +928,7 @@ pub(super) fn exec<'v>(
                     ),
                 ));
             }
-            let s = dims(img, bytes_of(bufs, buf)?);
+            let s = dims(&img.img, bytes_of(bufs, buf)?);
             let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Vector { count, .. }) => *count as usize,
                 _ => 1,
@@ -697,15 +938,15 @@ pub(super) fn exec<'v>(
                 .take(n)
                 .map(|x| Val::S(mask(*x as u64, inst.sk.w)))
                 .collect();
-            Ok(Some(if n == 1 { v[0].clone() } else { Val::C(v) }))
+            Ok(Out::Val(if n == 1 { v[0].clone() } else { Val::C(v) }))
         }
         op::OpImageQueryLevels => {
             image_of(prog, inst, arg(0)?)?;
-            Ok(Some(Val::S(1)))
+            Ok(Out::Val(Val::S(1)))
         }
         op::OpImageQuerySamples => {
             let (_, img) = image_of(prog, inst, arg(0)?)?;
-            Ok(Some(Val::S(img.samples.max(1) as u64)))
+            Ok(Out::Val(Val::S(img.samples)))
         }
         op::OpImageTexelPointer => {
             let handle = arg(0)?;
@@ -716,7 +957,8 @@ pub(super) fn exec<'v>(
                 ));
             }
             let (buf, img) = image_of(prog, inst, handle)?;
-            let coord = ints(arg(1)?);
+            let coord_v = arg(1)?;
+            let (c3, nc) = coord3(coord_v);
             let cw = inst.ak.w;
             let sample = ints(arg(2)?).first().copied().unwrap_or(0);
             let pointee = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
@@ -731,8 +973,7 @@ pub(super) fn exec<'v>(
                 }
             };
             let sb = scalar_kind(prog.ir, pointee).w as usize / 8;
-            if !img.format.is_int() || img.format.comps.len() != 1 || img.format.texel_bytes() != sb
-            {
+            if !img.int || img.img.format.comps.len() != 1 || img.tb != sb {
                 return Err(err(
                     inst,
                     String::from(
@@ -741,14 +982,14 @@ pub(super) fn exec<'v>(
                 ));
             }
             let len = bytes_of(bufs, buf)?;
-            let at = texel_at(img, len, &coord, cw, sample).ok_or_else(|| {
+            let at = texel_at(img, len, &c3[..nc], cw, sample).ok_or_else(|| {
                 err(inst, format!(
                     "OpImageTexelPointer to a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
-                    coord.iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
+                    ints(coord_v).iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
                     sext(sample, 32)
                 ))
             })?;
-            Ok(Some(Val::P(Ptr {
+            Ok(Out::Val(Val::P(Ptr {
                 ty: pointee,
                 loc: Loc::Buf {
                     buf,
@@ -827,7 +1068,7 @@ fn sample<'v>(
         .get(buf as usize)
         .and_then(|b| b.as_ref())
         .map_or(0, |b| b.len());
-    let size = dims(img, len);
+    let size = dims(&img.img, len);
     let mut texel = Vec::new();
     for (k, c) in coord.iter().take(3).enumerate() {
         let n = size[k] as i64;
@@ -861,39 +1102,46 @@ fn sample<'v>(
     let b = bufs[buf as usize]
         .as_ref()
         .ok_or_else(|| err(inst, String::from("no image is bound")))?;
-    let c = read_texel(&img.format, &b[at..at + img.format.texel_bytes()]);
-    to_val(prog, inst, &c, img)
+    let c = img.read(&b[at..at + img.tb]);
+    let (c, n) = to_comps(prog, inst, &c, img)?;
+    Ok(comps_val(&c[..n]))
 }
 
 /// An error when `what` (floats or integers) does not suit the image's format.
-fn kinds_match(inst: &Inst, what: &str, float: bool, img: &Image) -> Result<(), RunError> {
-    if float != img.format.is_int() {
+#[inline]
+fn kinds_match(inst: &Inst, what: &str, float: bool, img: &Desc) -> Result<(), RunError> {
+    if float != img.int {
         return Ok(());
     }
     let is = if float { "a float vector" } else { "an integer vector" };
-    let holds = if img.format.is_int() { "integers" } else { "floats" };
+    let holds = if img.int { "integers" } else { "floats" };
     Err(err(inst, format!("{what} is {is} but the image's format holds {holds}")))
 }
 
-/// The channels as the instruction's result type.
-fn to_val(prog: &Program, inst: &Inst, c: &[Comp; 4], img: &Image) -> Result<Val, RunError> {
+/// The channels as the instruction's result type: its first `n`, each as
+/// a scalar of the result's component type.
+#[inline]
+fn to_comps(
+    prog: &Program,
+    inst: &Inst,
+    c: &[Comp; 4],
+    img: &Desc,
+) -> Result<([u64; 4], usize), RunError> {
     let sk = inst.sk;
     kinds_match(inst, "the result", sk.k == K::F, img)?;
     let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
-        Some(Type::Vector { count, .. }) => *count as usize,
+        Some(Type::Vector { count, .. }) => (*count as usize).min(4),
         _ => 1,
     };
-    let v: Vec<Val> = c
-        .iter()
-        .take(n)
-        .map(|x| {
-            Val::S(match *x {
-                Comp::F(f) => fput(f, sk.w),
-                Comp::I(i) => mask(i, sk.w),
-            })
-        })
-        .collect();
-    Ok(if n == 1 { v[0].clone() } else { Val::C(v) })
+    let mut out = [0u64; 4];
+    for (d, x) in out.iter_mut().zip(c).take(n) {
+        *d = match *x {
+            Comp::F(f) if sk.w == 32 => (f as f32).to_bits() as u64,
+            Comp::F(f) => fput(f, sk.w),
+            Comp::I(i) => mask(i, sk.w),
+        };
+    }
+    Ok((out, n))
 }
 
 #[cfg(test)]
@@ -995,6 +1243,123 @@ mod tests {
             read_texel(&r, &(-5i32).to_le_bytes()),
             [Comp::I(-5i64 as u64), Comp::I(0), Comp::I(0), Comp::I(1)]
         );
+    }
+
+    #[test]
+    fn bits_are_put_where_get_bits_reads_them() {
+        // Each bit written to its place (bit k of x at bit off + k), the
+        // others kept.
+        for off in 0..24u32 {
+            for n in [1u32, 2, 5, 10, 11, 32, 50] {
+                let mut b = [0xa5u8; 12];
+                let x = 0x1234_5678_9abc_def1u64 & mask(u64::MAX, n);
+                put_bits(&mut b, off, n, x);
+                assert_eq!(get_bits(&b, off, n), x, "{off} {n}");
+                for bit in (0..off).chain(off + n..96) {
+                    let want = (0xa5u8 >> (bit % 8)) & 1;
+                    assert_eq!(
+                        (b[(bit / 8) as usize] >> (bit % 8)) & 1,
+                        want,
+                        "{off} {n} {bit}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rint_rounds_half_to_even_as_libm() {
+        let mut xs = vec![
+            0.5,
+            1.5,
+            2.5,
+            -0.5,
+            -1.5,
+            -2.5,
+            127.5,
+            128.5,
+            254.5,
+            0.49999999999999994,
+            4503599627370495.5,
+            -4503599627370495.5,
+            1e17,
+            -1e17,
+            1.8e19,
+        ];
+        xs.extend((0..2000).map(|k| (k as f64 - 1000.0) * 0.37));
+        for x in xs {
+            assert_eq!(rint(x) as i64, libm::rint(x) as i64, "{x}");
+            assert_eq!(rint(x) as u64, libm::rint(x) as u64, "{x}");
+        }
+        assert!(rint(f64::NAN).is_nan());
+        assert_eq!(rint(f64::INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn the_descriptors_layout_converts_as_the_format() {
+        // Desc::read and Desc::write (the layout worked out once) give the
+        // bits and values read_texel and write_texel give, whose conversions
+        // the tests above check by hand.
+        let vals = [
+            0.0,
+            -0.0,
+            0.2,
+            0.5,
+            1.0 / 255.0,
+            0.999,
+            1.0,
+            1.5,
+            -0.5,
+            -1.0,
+            -3.0,
+            1e30,
+            f64::NAN,
+        ];
+        for name in [
+            "R8G8B8A8_UNORM",
+            "R8G8B8A8_SNORM",
+            "B8G8R8A8_UNORM",
+            "R16G16_UNORM",
+            "R16_SNORM",
+            "R32G32B32A32_SFLOAT",
+            "R16G16B16A16_SFLOAT",
+            "B10G11R11_UFLOAT_PACK32",
+            "A2B10G10R10_UNORM_PACK32",
+            "R32_SINT",
+            "R8G8_UINT",
+            "R64_UINT",
+        ] {
+            let f = Format::parse(name).unwrap();
+            let d = Desc::new(Image {
+                format: f.clone(),
+                size: [1, 1, 1],
+                samples: 1,
+            });
+            let tb = f.texel_bytes();
+            for (k, v) in vals.iter().enumerate() {
+                let c = if f.is_int() {
+                    [
+                        Comp::I(k as u64 * 77),
+                        Comp::I(u64::MAX - k as u64),
+                        Comp::I(3),
+                        Comp::I(1 << 40),
+                    ]
+                } else {
+                    [
+                        Comp::F(*v),
+                        Comp::F(vals[(k + 3) % vals.len()]),
+                        Comp::F(-*v),
+                        Comp::F(0.25),
+                    ]
+                };
+                let (mut a, mut b) = (vec![0x5au8; tb], vec![0x5au8; tb]);
+                write_texel(&f, &mut a, &c);
+                d.write(&mut b, &c);
+                assert_eq!(a, b, "{name} {c:?}");
+                let (x, y) = (read_texel(&f, &a), d.read(&a));
+                assert_eq!(alloc::format!("{x:?}"), alloc::format!("{y:?}"), "{name}");
+            }
+        }
     }
 
     /// A 2D multisample R32_SINT storage image (4 x 2, 2 samples) at binding
