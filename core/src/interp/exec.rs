@@ -55,6 +55,9 @@ struct State<'b> {
     /// The dispatch grid and the workgroup size (to name an invocation).
     groups: [u32; 3],
     local_size: [u32; 3],
+    /// The frames of calls that returned, kept for later calls (their
+    /// registers' allocations).
+    pool: Vec<Frame>,
 }
 
 impl State<'_> {
@@ -162,6 +165,7 @@ fn run_grid(
         used: 0,
         groups: opts.workgroups,
         local_size: prog.local_size,
+        pool: Vec::new(),
     };
     let wg_buf = prog.bufs.iter().position(|k| *k == BufKey::Workgroup);
     let wg_invs = (lx as u64).saturating_mul(ly as u64).saturating_mul(lz as u64);
@@ -1499,6 +1503,7 @@ fn invoke(
                 {
                     *slot = v;
                 }
+                st.pool.push(done);
             }
             Flow::Next | Flow::Jump(_) | Flow::Barrier => {}
         }
@@ -1613,20 +1618,10 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         | op::OpInBoundsAccessChain
         | op::OpCompositeExtract
         | op::OpCompositeConstruct => return fast_mem(prog, st, fr, inst, args),
-        op::OpAtomicExchange
-        | op::OpAtomicCompareExchange
-        | op::OpAtomicCompareExchangeWeak
-        | op::OpAtomicIIncrement
-        | op::OpAtomicIDecrement
-        | op::OpAtomicIAdd
-        | op::OpAtomicISub
-        | op::OpAtomicSMin
-        | op::OpAtomicUMin
-        | op::OpAtomicSMax
-        | op::OpAtomicUMax
-        | op::OpAtomicAnd
-        | op::OpAtomicOr
-        | op::OpAtomicXor => return fast_atomic(prog, st, fr, inst, args),
+        // The integer read-modify-writes (OpAtomicExchange to OpAtomicXor).
+        o if (op::OpAtomicExchange..=op::OpAtomicXor).contains(&o) => {
+            return fast_atomic(prog, st, fr, inst, args)
+        }
         op::OpAtomicLoad => {
             let Some(&p) = args.first() else { return Fast::Slow };
             return fast_buf_load(prog, st, fr, inst, Kind::AtomicRead, p);
@@ -2500,9 +2495,13 @@ fn exec(
         op::OpUndef => undef(prog.ir, inst.ty),
         // Memory.
         op::OpVariable => {
-            st.hold(value_count(prog.ir, inst.ty), Some(inst.idx))?;
+            // A scalar: one component, undefined until written (what
+            // `value_count` and `undef` give it, without the walk).
+            let scalar = prog.ir.ty(inst.ty).is_some_and(|t| scalar_bytes(&t.ty).is_some());
+            st.hold(if scalar { 1 } else { value_count(prog.ir, inst.ty) }, Some(inst.idx))?;
             let init = match args.get(1) {
                 Some(&s) => get(prog, &fr.regs, s).clone(),
+                None if scalar => Val::U,
                 None => undef(prog.ir, inst.ty),
             };
             let var = st.mem.len() as u32;
@@ -2655,7 +2654,14 @@ fn exec(
             if callee.blocks.is_empty() {
                 return Err(loc(String::from("a call to a function without a body")));
             }
-            let mut nf = new_frame(prog, f, inst.res, st.mem.len() as u32);
+            let base = st.mem.len() as u32;
+            let mut nf = match st.pool.pop() {
+                Some(mut nf) => {
+                    reset_frame(prog, &mut nf, f, inst.res, base);
+                    nf
+                }
+                None => new_frame(prog, f, inst.res, base),
+            };
             for (k, &p) in callee.params.iter().enumerate() {
                 let v = val!(k + 1).clone();
                 if let Some(slot) = nf.regs.get_mut(p as usize) {
