@@ -486,7 +486,11 @@ impl<'a> Program<'a> {
             }
         }
         let mut funcs = Vec::with_capacity(ir.functions.len());
+        // Per function, each operand that reads a local: its position in
+        // `args` and its instruction's index (see `fold_access_chains`).
+        let mut uses: Vec<Vec<(u32, u32)>> = Vec::with_capacity(ir.functions.len());
         for f in &ir.functions {
+            let mut local_uses = Vec::new();
             let mut nlocals = 0u32;
             let mut params = Vec::new();
             for i in f.inst as usize + 1..(f.end as usize).min(ir.len()) {
@@ -562,6 +566,9 @@ impl<'a> Program<'a> {
                                         first_value = false;
                                         inst.ak =
                                             ir.type_of(w).map_or(OTHER, |t| scalar_kind(ir, t));
+                                    }
+                                    if let R::Local(_) = r {
+                                        local_uses.push((func.args.len() as u32, func.insts.len() as u32));
                                     }
                                     func.args.push(match r {
                                         R::Global(g) => {
@@ -656,6 +663,7 @@ impl<'a> Program<'a> {
                 });
             }
             funcs.push(func);
+            uses.push(local_uses);
         }
         let entry = match res.get(ep.function as usize) {
             Some(R::Func(f)) => *f,
@@ -673,7 +681,7 @@ impl<'a> Program<'a> {
             ));
         }
         if !opts.robust_access {
-            fold_access_chains(ir, &mut funcs, &mut globals);
+            fold_access_chains(ir, &mut funcs, &uses, &mut globals);
         }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
@@ -710,9 +718,30 @@ impl<'a> Program<'a> {
 /// fails (an index out of bounds, a missing layout) is left to fail when run,
 /// with its message. Not with robust access: the clamp of a runtime array's
 /// index depends on the buffer's size.
-fn fold_access_chains(ir: &Ir, funcs: &mut [Func], globals: &mut Vec<Val>) {
-    for func in funcs {
-        for inst in &mut func.insts {
+///
+/// When such an instruction is in the function's first block, is its
+/// result's only definition, and every operand that reads the result comes
+/// after it (`uses`: each operand reading a local, by position in `args` and
+/// instruction), those operands read the global instead, and the
+/// instruction writes no register: every read it reaches would see the
+/// same pointer (the first block runs first, once, before any other).
+fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], globals: &mut Vec<Val>) {
+    for (func, uses) in funcs.iter_mut().zip(uses) {
+        // Per local: the folded instruction that defines it and its global.
+        let mut folded: Vec<Option<(u32, u32)>> = vec![None; func.nlocals as usize];
+        let first_block_end = func.blocks.get(1).map_or(func.insts.len() as u32, |b| b.phis);
+        let mut defs = vec![0u8; func.nlocals as usize];
+        for inst in &func.insts {
+            if let Some(d) = defs.get_mut(inst.res as usize) {
+                *d = d.saturating_add(1);
+            }
+        }
+        for &p in &func.params {
+            if let Some(d) = defs.get_mut(p as usize) {
+                *d = d.saturating_add(1);
+            }
+        }
+        for (k, inst) in func.insts.iter_mut().enumerate() {
             if !matches!(inst.op, op::OpAccessChain | op::OpInBoundsAccessChain) || inst.n == 0 {
                 continue;
             }
@@ -741,9 +770,36 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], globals: &mut Vec<Val>) {
                 continue;
             }
             func.args[inst.a as usize] = G | globals.len() as u32;
+            if (k as u32) < first_block_end && defs.get(inst.res as usize) == Some(&1) {
+                folded[inst.res as usize] = Some((k as u32, G | globals.len() as u32));
+            }
             globals.push(Val::P(p));
             inst.op = OP_CONST_PTR;
             inst.n = 1;
+        }
+        // A read before the definition (an invalid module) keeps the register.
+        for &(pos, at) in uses {
+            let Some(&slot) = func.args.get(pos as usize) else { continue };
+            if let Some(f) = folded.get_mut(slot as usize)
+                && f.is_some_and(|(k, _)| at <= k)
+            {
+                *f = None;
+            }
+        }
+        if folded.iter().all(Option::is_none) {
+            continue;
+        }
+        for &(pos, _) in uses {
+            if let Some(a) = func.args.get_mut(pos as usize)
+                && let Some(Some((_, g))) = folded.get(*a as usize)
+            {
+                *a = *g;
+            }
+        }
+        for inst in &mut func.insts {
+            if inst.op == OP_CONST_PTR && folded.get(inst.res as usize).is_some_and(Option::is_some) {
+                inst.res = NONE;
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, OP_CONST_PTR, Program, Sk};
 use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, has_undef, mask, read_buf, scalar_bytes, sext, spans, step, undef, undefined,
+    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, has_undef, put_bytes, mask, read_buf, scalar_bytes, sext, spans, step, undef, undefined,
     val_count, value_count, write_buf,
 };
 use super::trace::{Gather, Rec};
@@ -55,6 +55,9 @@ struct State<'b> {
     /// The dispatch grid and the workgroup size (to name an invocation).
     groups: [u32; 3],
     local_size: [u32; 3],
+    /// The frames of calls that returned, kept for later calls (their
+    /// registers' allocations).
+    pool: Vec<Frame>,
 }
 
 impl State<'_> {
@@ -125,10 +128,6 @@ struct Invocation {
     status: Status,
     /// What it records of its path (`None`: tracing is off).
     rec: Option<Box<Rec>>,
-    /// The entry point's frame after it returned, kept for the invocation
-    /// that takes this one's place in the next workgroup (its registers'
-    /// allocation).
-    spare: Option<Frame>,
 }
 
 fn located_at(mut e: RunError, gid: [u32; 3]) -> RunError {
@@ -166,6 +165,7 @@ fn run_grid(
         used: 0,
         groups: opts.workgroups,
         local_size: prog.local_size,
+        pool: Vec::new(),
     };
     let wg_buf = prog.bufs.iter().position(|k| *k == BufKey::Workgroup);
     let wg_invs = (lx as u64).saturating_mul(ly as u64).saturating_mul(lz as u64);
@@ -208,7 +208,6 @@ fn run_grid(
                             steps: 0,
                             status: Status::Running,
                             rec: None,
-                            spare: None,
                         });
                     }
                     let inv = &mut invs[0];
@@ -247,7 +246,6 @@ fn run_grid(
                                     steps: 0,
                                     status: Status::Running,
                                     rec: None,
-                                    spare: None,
                                 });
                             }
                             let k = (z as u64 * ly as u64 + y as u64) * lx as u64 + x as u64;
@@ -368,7 +366,10 @@ fn setup(
 ) -> Result<(), RunError> {
     let mem = &mut inv.mem;
     if prog.private_init.is_empty() {
-        mem.clear();
+        // (Not a call to drop nothing: the memory is usually empty here.)
+        if !mem.is_empty() {
+            mem.clear();
+        }
     } else {
         mem.clone_from(&prog.private_init);
     }
@@ -399,13 +400,11 @@ fn setup(
         }
         inv.rec = rec;
     }
+    // The entry point's frame stays after it returns (see `invoke`): the
+    // next invocation set up in this one's place keeps its registers'
+    // allocation.
     if inv.frames.len() > 1 {
         inv.frames.truncate(1);
-    }
-    if inv.frames.is_empty()
-        && let Some(f) = inv.spare.take()
-    {
-        inv.frames.push(f);
     }
     match inv.frames.first_mut() {
         Some(frame) => reset_frame(prog, frame, prog.entry, NONE, base),
@@ -568,7 +567,7 @@ impl SplitMix {
 fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
     core::mem::swap(&mut st.mem, &mut inv.mem);
     st.races.inv = inv.lin;
-    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.spare, &mut inv.steps, stop, inv.rec.as_deref_mut());
+    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, inv.rec.as_deref_mut());
     core::mem::swap(&mut st.mem, &mut inv.mem);
     inv.status = r.map_err(|e| located_at(e, inv.gid))?;
     Ok(())
@@ -1404,7 +1403,6 @@ fn invoke(
     opts: &Options,
     st: &mut State,
     frames: &mut Vec<Frame>,
-    spare: &mut Option<Frame>,
     steps: &mut u64,
     stop: u64,
     mut rec: Option<&mut Rec>,
@@ -1453,6 +1451,14 @@ fn invoke(
             let from = match fast(prog, st, func, fr, inst) {
                 Fast::Next => continue,
                 Fast::Jump(from) => from,
+                Fast::Return if depth <= 1 => {
+                    // The entry point returned (as below, without a value to drop).
+                    if st.mem.len() > fr.mem_base as usize {
+                        st.mem.truncate(fr.mem_base as usize);
+                    }
+                    return Ok(Status::Done);
+                }
+                Fast::Return => break Flow::Return(None),
                 Fast::Slow => {
                     let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
                         if e.inst.is_none() {
@@ -1480,6 +1486,14 @@ fn invoke(
                 frames.push(f)
             }
             Flow::Return(v) => {
+                if depth <= 1 {
+                    // The entry point returned. Its frame stays, for the
+                    // next invocation set up in this one's place.
+                    if let Some(done) = frames.first() {
+                        st.mem.truncate(done.mem_base as usize);
+                    }
+                    return Ok(Status::Done);
+                }
                 let Some(done) = frames.pop() else {
                     return Ok(Status::Done);
                 };
@@ -1489,9 +1503,7 @@ fn invoke(
                 {
                     *slot = v;
                 }
-                if frames.is_empty() {
-                    *spare = Some(done);
-                }
+                st.pool.push(done);
             }
             Flow::Next | Flow::Jump(_) | Flow::Barrier => {}
         }
@@ -1505,6 +1517,8 @@ enum Fast {
     Next,
     /// A branch taken from the block with this index (as [`Flow::Jump`]).
     Jump(u32),
+    /// OpReturn (as [`Flow::Return`] without a value).
+    Return,
 }
 
 /// The hottest instructions, on defined scalars, without [`exec`]'s
@@ -1604,6 +1618,34 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         | op::OpInBoundsAccessChain
         | op::OpCompositeExtract
         | op::OpCompositeConstruct => return fast_mem(prog, st, fr, inst, args),
+        // The integer read-modify-writes (OpAtomicExchange to OpAtomicXor).
+        o if (op::OpAtomicExchange..=op::OpAtomicXor).contains(&o) => {
+            return fast_atomic(prog, st, fr, inst, args)
+        }
+        op::OpAtomicLoad => {
+            let Some(&p) = args.first() else { return Fast::Slow };
+            return fast_buf_load(prog, st, fr, inst, Kind::AtomicRead, p);
+        }
+        op::OpAtomicStore => {
+            let [p, _, _, v, ..] = *args else { return Fast::Slow };
+            return fast_buf_store(prog, st, fr, inst, Kind::AtomicWrite, p, v);
+        }
+        op::OpReturn => return Fast::Return,
+        // A constant pointer copied into its register (see `decode`).
+        OP_CONST_PTR => {
+            let [x, ..] = *args else { return Fast::Slow };
+            if x & G == 0 {
+                return Fast::Slow;
+            }
+            let Some(src) = prog.globals.get((x & !G) as usize) else { return Fast::Slow };
+            if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+                match (&mut *slot, src) {
+                    (Val::P(d), Val::P(s)) if d == s => {}
+                    (slot, src) => put(slot, src.clone()),
+                }
+            }
+            return Fast::Next;
+        }
         _ => return Fast::Slow,
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
@@ -1628,6 +1670,9 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
                         None => return Fast::Slow,
                     }
                 }
+                Val::P(q @ Ptr { loc: Loc::Buf { .. }, .. }) if q.ty == inst.ty => {
+                    return fast_buf_load(prog, st, fr, inst, Kind::Read, p);
+                }
                 _ => return Fast::Slow,
             };
             if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
@@ -1641,7 +1686,7 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
         op::OpStore => {
             let [p, v, ..] = *args else { return Fast::Slow };
             let Val::P(Ptr { ty, loc: Loc::Var { var, path } }) = get(prog, &fr.regs, p) else {
-                return Fast::Slow;
+                return fast_buf_store(prog, st, fr, inst, Kind::Write, p, v);
             };
             if inst.ty != 0 && *ty != inst.ty {
                 return Fast::Slow;
@@ -1663,8 +1708,22 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
                 return Fast::Slow;
             }
             let Some((&base, indices)) = args.split_first() else { return Fast::Slow };
-            let Val::P(Ptr { ty, loc: Loc::Var { var, .. } }) = get(prog, &fr.regs, base) else {
-                return Fast::Slow;
+            let (ty, var) = match get(prog, &fr.regs, base) {
+                Val::P(Ptr { ty, loc: Loc::Var { var, .. } }) => (ty, var),
+                // Into a buffer: an offset, no allocation.
+                Val::P(Ptr { ty, loc: loc @ Loc::Buf { .. } }) => {
+                    let (mut ty, mut loc) = (*ty, loc.clone());
+                    for &s in indices {
+                        let &Val::S(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
+                        match step(prog.ir, ty, &mut loc, i) {
+                            Ok(t) => ty = t,
+                            Err(_) => return Fast::Slow,
+                        }
+                    }
+                    put(&mut fr.regs[res], Val::P(Ptr { ty, loc }));
+                    return Fast::Next;
+                }
+                _ => return Fast::Slow,
             };
             let (mut ty, var) = (*ty, *var);
             let mut path = match core::mem::replace(&mut fr.regs[res], Val::S(0)) {
@@ -1720,6 +1779,136 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put_s(slot, r);
+    }
+    Fast::Next
+}
+
+/// A scalar of a buffer that `p` points to: the buffer, the offset, the
+/// number of bytes and whether it is a Bool.
+#[inline(always)]
+fn buf_scalar(prog: &Program, p: &Ptr) -> Option<(u32, u64, u64, bool)> {
+    let Loc::Buf { buf, off, .. } = &p.loc else { return None };
+    let t = &prog.ir.ty(p.ty)?.ty;
+    Some((*buf, *off, scalar_bytes(t)?, matches!(t, Type::Bool)))
+}
+
+/// A load (`kind`: plain or atomic) of a scalar in a buffer through the
+/// pointer in `p`, as `load` does it; `Slow` (nothing changed) for anything
+/// else, or an access that fails or races.
+#[inline(never)]
+fn fast_buf_load(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, kind: Kind, p: u32) -> Fast {
+    let Val::P(p) = get(prog, &fr.regs, p) else { return Fast::Slow };
+    let Some((buf, off, n, boolean)) = buf_scalar(prog, p) else { return Fast::Slow };
+    let Some(Some(bytes)) = st.bufs.get(buf as usize) else { return Fast::Slow };
+    let Ok(v) = bytes_at(bytes, off, n) else { return Fast::Slow };
+    // As `watch_buf`: a read of a buffer nothing writes is not recorded.
+    if st.watch
+        && st.written.get(buf as usize).copied().unwrap_or(true)
+        && st.races.buffer(buf, bytes.len(), off, n, inst.idx, kind).is_err()
+    {
+        return Fast::Slow;
+    }
+    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+        put_s(slot, if boolean { (v != 0) as u64 } else { v });
+    }
+    Fast::Next
+}
+
+/// A store (`kind`: plain or atomic) of the defined scalar in `v` to a
+/// scalar in a buffer through the pointer in `p`, as `store` does it; `Slow`
+/// (nothing changed) for anything else, or an access that fails or races.
+#[inline(never)]
+fn fast_buf_store(prog: &Program, st: &mut State, fr: &Frame, inst: &Inst, kind: Kind, p: u32, v: u32) -> Fast {
+    let (Val::P(p), &Val::S(x)) = (get(prog, &fr.regs, p), get(prog, &fr.regs, v)) else { return Fast::Slow };
+    if kind == Kind::Write && inst.ty != 0 && p.ty != inst.ty {
+        return Fast::Slow;
+    }
+    let Some((buf, off, n, boolean)) = buf_scalar(prog, p) else { return Fast::Slow };
+    let Some(Some(bytes)) = st.bufs.get_mut(buf as usize) else { return Fast::Slow };
+    let Ok(old) = bytes_at(bytes, off, n) else { return Fast::Slow };
+    // As `store`: a plain store of the value already there races with nothing.
+    let same = kind == Kind::Write && (if boolean { (old != 0) as u64 } else { old }) == x;
+    if st.watch && !same && st.races.buffer(buf, bytes.len(), off, n, inst.idx, kind).is_err() {
+        return Fast::Slow;
+    }
+    match put_bytes(bytes, off, n, x) {
+        Ok(()) => Fast::Next,
+        Err(_) => Fast::Slow,
+    }
+}
+
+/// An integer atomic read-modify-write of a scalar in a buffer, as `exec`
+/// runs it (the read checked for races as an atomic read, the write
+/// recorded), with one look at the bytes. Anything else, or an access that
+/// would fail or race, is `Slow` before anything changed: `exec` then gives
+/// the same result, or the same error.
+#[inline(never)]
+fn fast_atomic(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Fast {
+    let Some(&p) = args.first() else { return Fast::Slow };
+    let Val::P(Ptr { ty, loc: Loc::Buf { buf, off, .. } }) = get(prog, &fr.regs, p) else {
+        return Fast::Slow;
+    };
+    let (buf, off) = (*buf, *off);
+    let n = match prog.ir.ty(*ty).map(|t| &t.ty) {
+        Some(&Type::Int { width, .. }) if width % 8 == 0 && (8..=64).contains(&width) => width as u64 / 8,
+        _ => return Fast::Slow,
+    };
+    let Some(Some(bytes)) = st.bufs.get_mut(buf as usize) else { return Fast::Slow };
+    let len = bytes.len();
+    let Some(end) = off.checked_add(n).filter(|&e| e <= len as u64) else { return Fast::Slow };
+    let at = &mut bytes[off as usize..end as usize];
+    let old = match <&[u8; 4]>::try_from(&*at) {
+        Ok(w) => u32::from_le_bytes(*w) as u64,
+        Err(_) => at.iter().rev().fold(0u64, |v, &x| (v << 8) | x as u64),
+    };
+    // An operand as `scalar` reads it (undefined: 0).
+    let operand = |k: usize| -> Option<u64> {
+        match get(prog, &fr.regs, *args.get(k)?) {
+            Val::S(x) => Some(*x),
+            Val::U => Some(0),
+            _ => None,
+        }
+    };
+    let w = inst.sk.w;
+    let new = match inst.op {
+        op::OpAtomicIIncrement => Some(old.wrapping_add(1)),
+        op::OpAtomicIDecrement => Some(old.wrapping_sub(1)),
+        op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
+            operand(4).zip(operand(5)).map(|(v, cmp)| if mask(old, w) == mask(cmp, w) { v } else { old })
+        }
+        o => operand(3).map(|v| match o {
+            op::OpAtomicExchange => v,
+            op::OpAtomicIAdd => old.wrapping_add(v),
+            op::OpAtomicISub => old.wrapping_sub(v),
+            op::OpAtomicSMin => if sext(v, w) < sext(old, w) { v } else { old },
+            op::OpAtomicSMax => if sext(v, w) > sext(old, w) { v } else { old },
+            op::OpAtomicUMin => mask(old, w).min(mask(v, w)),
+            op::OpAtomicUMax => mask(old, w).max(mask(v, w)),
+            op::OpAtomicAnd => old & v,
+            op::OpAtomicOr => old | v,
+            _ => old ^ v,
+        }),
+    };
+    let Some(new) = new else { return Fast::Slow };
+    // `exec` checks the read as an atomic read where something may write
+    // the buffer, then the write: the write's check holds the read's (both
+    // atomic, against the same last write), so it alone tells whether
+    // either finds a race. One found recorded nothing that could change
+    // what `exec` then finds.
+    if st.watch && st.races.buffer(buf, len, off, n, inst.idx, Kind::AtomicWrite).is_err() {
+        return Fast::Slow;
+    }
+    let new = mask(new, w);
+    match <&mut [u8; 4]>::try_from(&mut *at) {
+        Ok(w) => *w = (new as u32).to_le_bytes(),
+        Err(_) => {
+            for (k, x) in at.iter_mut().enumerate() {
+                *x = (new >> (8 * k)) as u8;
+            }
+        }
+    }
+    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+        put_s(slot, old);
     }
     Fast::Next
 }
@@ -2313,9 +2502,13 @@ fn exec(
         op::OpUndef => undef(prog.ir, inst.ty),
         // Memory.
         op::OpVariable => {
-            st.hold(value_count(prog.ir, inst.ty), Some(inst.idx))?;
+            // A scalar: one component, undefined until written (what
+            // `value_count` and `undef` give it, without the walk).
+            let scalar = prog.ir.ty(inst.ty).is_some_and(|t| scalar_bytes(&t.ty).is_some());
+            st.hold(if scalar { 1 } else { value_count(prog.ir, inst.ty) }, Some(inst.idx))?;
             let init = match args.get(1) {
                 Some(&s) => get(prog, &fr.regs, s).clone(),
+                None if scalar => Val::U,
                 None => undef(prog.ir, inst.ty),
             };
             let var = st.mem.len() as u32;
@@ -2468,7 +2661,14 @@ fn exec(
             if callee.blocks.is_empty() {
                 return Err(loc(String::from("a call to a function without a body")));
             }
-            let mut nf = new_frame(prog, f, inst.res, st.mem.len() as u32);
+            let base = st.mem.len() as u32;
+            let mut nf = match st.pool.pop() {
+                Some(mut nf) => {
+                    reset_frame(prog, &mut nf, f, inst.res, base);
+                    nf
+                }
+                None => new_frame(prog, f, inst.res, base),
+            };
             for (k, &p) in callee.params.iter().enumerate() {
                 let v = val!(k + 1).clone();
                 if let Some(slot) = nf.regs.get_mut(p as usize) {

@@ -217,7 +217,7 @@ fn ty_of(ir: &Ir, ty: u32) -> Result<&Type, MemErr> {
         .ok_or_else(|| MemErr::Msg(format!("%{ty} is not a type")))
 }
 
-fn bytes_at(bytes: &[u8], off: u64, n: u64) -> Result<u64, MemErr> {
+pub(super) fn bytes_at(bytes: &[u8], off: u64, n: u64) -> Result<u64, MemErr> {
     let end = off.checked_add(n).ok_or(MemErr::Oob(off, n))?;
     if end > bytes.len() as u64 {
         return Err(MemErr::Oob(off, n));
@@ -229,7 +229,7 @@ fn bytes_at(bytes: &[u8], off: u64, n: u64) -> Result<u64, MemErr> {
     })
 }
 
-fn put_bytes(bytes: &mut [u8], off: u64, n: u64, v: u64) -> Result<(), MemErr> {
+pub(super) fn put_bytes(bytes: &mut [u8], off: u64, n: u64, v: u64) -> Result<(), MemErr> {
     let end = off.checked_add(n).ok_or(MemErr::Oob(off, n))?;
     if end > bytes.len() as u64 {
         return Err(MemErr::Oob(off, n));

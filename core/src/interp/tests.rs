@@ -1349,6 +1349,43 @@ fn a_data_race_on_a_storage_buffer_across_workgroups_is_an_error() {
 }
 
 #[test]
+fn an_atomic_after_a_plain_store_races_at_its_read() {
+    // Invocation 0 stores out[0] plainly (its value changes), then every
+    // other adds to it atomically: invocation 1's atomic add meets the plain
+    // write at its read, before anything is written (out[0] stays 5).
+    let body = r#"
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+          %p = OpAccessChain %p_uint %out %u0 %u0
+          %z = OpIEqual %bool %i %u0
+               OpSelectionMerge %m None
+               OpBranchConditional %z %t %f
+          %t = OpLabel
+         %u5 = OpIAdd %uint %u2 %u3
+               OpStore %p %u5
+               OpBranch %m
+          %f = OpLabel
+          %a = OpAtomicIAdd %uint %p %u1 %u0 %u1
+               OpBranch %m
+          %m = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+    let ir = shared_module_zeroed(body);
+    let (r, out) = run_out(&ir, 1, 8, 10_000);
+    let e = r.expect_err("a data race");
+    let (store, add) = (nth_index_of(&ir, op::OpStore, 0), nth_index_of(&ir, op::OpAtomicIAdd, 0));
+    assert_eq!(
+        e.message,
+        alloc::format!(
+            "data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction {store}, invocation (1,0,0) read atomically at instruction {add} (with no OpControlBarrier between them in one workgroup)"
+        )
+    );
+    assert_eq!(out[0], 5);
+}
+
+#[test]
 fn near_misses_are_not_races() {
     // The barrier test: writes, a barrier, then reads of others' words.
     let barrier = BARRIER;

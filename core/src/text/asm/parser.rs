@@ -744,8 +744,12 @@ impl<'a> Asm<'a> {
     fn typed_number(&mut self, i: usize, ty: TypeInfo) -> Res<()> {
         match ty {
             TypeInfo::Int { width, signed } => {
-                let what = format!("{} {width}-bit {} integer", if width == 8 { "an" } else { "a" }, if signed { "signed" } else { "unsigned" });
-                let v = parse_int(self.text(i), width, signed).map_err(|e| self.literal_error(i, e, &what))?;
+                // What was expected, written only for an error (a switch
+                // with thousands of literals assembles without a format each).
+                let v = parse_int(self.text(i), width, signed).map_err(|e| {
+                    let what = format!("{} {width}-bit {} integer", if width == 8 { "an" } else { "a" }, if signed { "signed" } else { "unsigned" });
+                    self.literal_error(i, e, &what)
+                })?;
                 self.words.push(v as u32);
                 if width > 32 {
                     self.words.push((v >> 32) as u32);
@@ -755,8 +759,7 @@ impl<'a> Asm<'a> {
                 let Some(fmt) = Self::float_format(width, encoding) else {
                     return Err(self.literal_error(i, NumError::Unsupported, &format!("{width}-bit float")));
                 };
-                let what = format!("a {}", fmt.name());
-                let v = parse_float(self.text(i), fmt).map_err(|e| self.literal_error(i, e, &what))?;
+                let v = parse_float(self.text(i), fmt).map_err(|e| self.literal_error(i, e, &format!("a {}", fmt.name())))?;
                 self.words.push(v as u32);
                 if fmt == FloatFormat::F64 {
                     self.words.push((v >> 32) as u32);
