@@ -383,7 +383,7 @@ impl<'m> SwitchTargets<'m> {
         let Some(inst) = self.module.instructions.get(self.next) else {
             return false;
         };
-        let ok = crate::grammar::instruction(inst.opcode).is_some()
+        let ok = crate::binary::parse::instruction_desc(inst.opcode).is_some()
             && self
                 .parser
                 .parse(inst.opcode, &inst.operands, self.at, &mut self.out)

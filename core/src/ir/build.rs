@@ -336,7 +336,7 @@ fn type_decl(opcode: u16, w: &[u32]) -> Option<Type> {
             name: decode_string(w.get(1..).unwrap_or(&[])),
         },
         _ => {
-            let d = crate::grammar::instruction(opcode)?;
+            let d = crate::binary::parse::instruction_desc(opcode)?;
             if d.class == "Type-Declaration" && d.has_result() && !d.has_result_type() {
                 Type::Other { opcode }
             } else {
