@@ -112,7 +112,7 @@ pub fn push_u32(s: &mut String, mut n: u32) {
         }
     }
     // ASCII digits.
-    s.push_str(core::str::from_utf8(&buf[k..]).unwrap_or(""));
+    s.extend(buf[k..].iter().map(|&d| d as char));
 }
 
 /// FNV-1a, for [`Scope`]'s table.
