@@ -46,4 +46,4 @@ pub mod wgsl;
 
 pub use diag::{Diagnostic, Severity, Span};
 pub use env::TargetEnv;
-pub use module::{Header, Instruction, Module};
+pub use module::{Header, Instruction, Module, Operands};

@@ -24,7 +24,153 @@ impl Header {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instruction {
     pub opcode: u16,
-    pub operands: Vec<u32>,
+    pub operands: Operands,
+}
+
+/// How many operand words an instruction holds in place, without a heap
+/// allocation (most instructions have fewer).
+const INLINE: usize = 7;
+
+/// An instruction's operand words: a `[u32]` (through `Deref`), held in place
+/// up to [`INLINE`] words and on the heap beyond, so that reading a module does
+/// not allocate once per instruction.
+#[derive(Clone)]
+pub struct Operands(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline(u8, [u32; INLINE]),
+    Heap(Vec<u32>),
+}
+
+impl Operands {
+    /// No words.
+    pub const fn new() -> Operands {
+        Operands(Repr::Inline(0, [0; INLINE]))
+    }
+
+    /// A copy of `words`.
+    #[inline]
+    pub fn from_slice(words: &[u32]) -> Operands {
+        if words.len() <= INLINE {
+            let mut a = [0u32; INLINE];
+            a[..words.len()].copy_from_slice(words);
+            Operands(Repr::Inline(words.len() as u8, a))
+        } else {
+            Operands(Repr::Heap(words.to_vec()))
+        }
+    }
+
+    /// The words.
+    #[inline]
+    pub fn as_slice(&self) -> &[u32] {
+        self
+    }
+
+    /// Append one word.
+    pub fn push(&mut self, w: u32) {
+        match &mut self.0 {
+            Repr::Inline(n, a) if (*n as usize) < INLINE => {
+                a[*n as usize] = w;
+                *n += 1;
+            }
+            Repr::Inline(n, a) => {
+                let mut v = Vec::with_capacity(INLINE * 2);
+                v.extend_from_slice(&a[..*n as usize]);
+                v.push(w);
+                self.0 = Repr::Heap(v);
+            }
+            Repr::Heap(v) => v.push(w),
+        }
+    }
+
+    /// Remove every word.
+    pub fn clear(&mut self) {
+        self.0 = Repr::Inline(0, [0; INLINE]);
+    }
+}
+
+impl Default for Operands {
+    fn default() -> Operands {
+        Operands::new()
+    }
+}
+
+impl core::ops::Deref for Operands {
+    type Target = [u32];
+    #[inline]
+    fn deref(&self) -> &[u32] {
+        match &self.0 {
+            Repr::Inline(n, a) => &a[..*n as usize],
+            Repr::Heap(v) => v,
+        }
+    }
+}
+
+impl core::ops::DerefMut for Operands {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [u32] {
+        match &mut self.0 {
+            Repr::Inline(n, a) => &mut a[..*n as usize],
+            Repr::Heap(v) => v,
+        }
+    }
+}
+
+impl core::fmt::Debug for Operands {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq for Operands {
+    fn eq(&self, other: &Operands) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Operands {}
+
+impl PartialEq<Vec<u32>> for Operands {
+    fn eq(&self, other: &Vec<u32>) -> bool {
+        **self == other[..]
+    }
+}
+
+impl PartialEq<[u32]> for Operands {
+    fn eq(&self, other: &[u32]) -> bool {
+        **self == *other
+    }
+}
+
+impl From<Vec<u32>> for Operands {
+    fn from(v: Vec<u32>) -> Operands {
+        if v.len() <= INLINE { Operands::from_slice(&v) } else { Operands(Repr::Heap(v)) }
+    }
+}
+
+impl From<&[u32]> for Operands {
+    fn from(v: &[u32]) -> Operands {
+        Operands::from_slice(v)
+    }
+}
+
+impl<'a> IntoIterator for &'a Operands {
+    type Item = &'a u32;
+    type IntoIter = core::slice::Iter<'a, u32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl FromIterator<u32> for Operands {
+    fn from_iter<I: IntoIterator<Item = u32>>(it: I) -> Operands {
+        let mut o = Operands::new();
+        for w in it {
+            o.push(w);
+        }
+        o
+    }
 }
 
 impl Instruction {

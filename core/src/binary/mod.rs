@@ -11,7 +11,7 @@ pub mod parse;
 
 use crate::diag::{Diagnostic, Span};
 use crate::grammar::{MAGIC_NUMBER, OperandKind, VERSION_MAJOR, VERSION_MINOR};
-use crate::module::{Header, Instruction, Module};
+use crate::module::{Header, Instruction, Module, Operands};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -451,8 +451,8 @@ pub fn read_words_framing(words: &[u32]) -> Result<Module, BinaryError> {
                 available,
             });
         }
-        // One exact-size copy per instruction (a memcpy in host order).
-        let mut operands = words[at + 1..at + count].to_vec();
+        // A copy per instruction, in place (no allocation) when short.
+        let mut operands = Operands::from_slice(&words[at + 1..at + count]);
         if swap {
             operands.iter_mut().for_each(|x| *x = x.swap_bytes());
         }

@@ -170,6 +170,35 @@ fn float_enc(encoding: u32) -> FloatEnc {
     }
 }
 
+/// Opcodes below this have their grammar entry found by [`DESC_INDEX`].
+const DESC_DIRECT: usize = 1024;
+
+/// Index + 1 in `grammar::INSTRUCTIONS` of each opcode below
+/// [`DESC_DIRECT`] (0: none), computed at compile time.
+static DESC_INDEX: [u16; DESC_DIRECT] = {
+    let mut t = [0u16; DESC_DIRECT];
+    let all = grammar::INSTRUCTIONS;
+    let mut i = 0;
+    while i < all.len() {
+        let op = all[i].opcode as usize;
+        if op < DESC_DIRECT && t[op] == 0 {
+            t[op] = i as u16 + 1;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// [`grammar::instruction`], by a table for the core opcodes (no bisection).
+#[inline]
+pub fn instruction_desc(opcode: u16) -> Option<&'static grammar::InstructionDesc> {
+    match DESC_INDEX.get(opcode as usize) {
+        Some(0) => None,
+        Some(&k) => grammar::INSTRUCTIONS.get(k as usize - 1),
+        None => grammar::instruction(opcode),
+    }
+}
+
 /// The bytes of a literal string (up to the first NUL).
 pub fn string_bytes(words: &[u32]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(words.len() * 4);
@@ -233,7 +262,7 @@ impl OperandParser {
     ) -> Result<(), BinaryError> {
         out.clear();
         let desc =
-            grammar::instruction(opcode).ok_or(BinaryError::UnknownOpcode { offset, opcode })?;
+            instruction_desc(opcode).ok_or(BinaryError::UnknownOpcode { offset, opcode })?;
         let mut stack = core::mem::take(&mut self.stack);
         stack.clear();
         for o in desc.operands.iter().rev() {

@@ -331,3 +331,13 @@ fn ids_past_the_bound_print_raw_so_the_text_keeps_the_bound() {
     assert!(last.contains("; error: OpTypeVoid at word 12: id 64 is not below the id bound 2"), "{text}");
     assert!(text.contains("%1 = OpTypeBool"), "{text}");
 }
+
+#[test]
+fn the_opcode_table_finds_what_the_bisection_finds() {
+    for opcode in 0..=u16::MAX {
+        let a = crate::binary::parse::instruction_desc(opcode).map(|d| d as *const _);
+        let b = crate::grammar::instruction(opcode).map(|d| d as *const _);
+        assert_eq!(a, b, "opcode {opcode}");
+    }
+    assert!(crate::binary::parse::instruction_desc(crate::grammar::op::OpIAdd).is_some());
+}

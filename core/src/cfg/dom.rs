@@ -100,7 +100,7 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
     vertex.push(NONE);
     let mut parent: Vec<u32> = Vec::with_capacity(n + 1);
     parent.push(0);
-    let mut stack: Vec<(u32, u32)> = Vec::new();
+    let mut stack: Vec<(u32, u32)> = Vec::with_capacity(n);
     dfn[root as usize] = 1;
     vertex.push(root);
     parent.push(0);
@@ -122,19 +122,25 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
     }
     let count = vertex.len() - 1;
     // Everything below is in depth-first-number space.
-    let mut semi: Vec<u32> = (0..=count as u32).collect();
-    let mut label: Vec<u32> = (0..=count as u32).collect();
-    let mut ancestor = vec![0u32; count + 1];
-    let mut idom = vec![0u32; count + 1];
-    let mut bucket_head = vec![0u32; count + 1];
-    let mut bucket_next = vec![0u32; count + 1];
+    // The six arrays in one allocation.
+    let m = count + 1;
+    let mut work = vec![0u32; 6 * m];
+    let (semi, rest) = work.split_at_mut(m);
+    let (label, rest) = rest.split_at_mut(m);
+    let (ancestor, rest) = rest.split_at_mut(m);
+    let (idom, rest) = rest.split_at_mut(m);
+    let (bucket_head, bucket_next) = rest.split_at_mut(m);
+    for k in 0..m {
+        semi[k] = k as u32;
+        label[k] = k as u32;
+    }
     let mut path: Vec<u32> = Vec::new();
 
     // eval with iterative path compression.
     let eval = |v: u32,
-                ancestor: &mut Vec<u32>,
-                label: &mut Vec<u32>,
-                semi: &Vec<u32>,
+                ancestor: &mut [u32],
+                label: &mut [u32],
+                semi: &[u32],
                 path: &mut Vec<u32>|
      -> u32 {
         if ancestor[v as usize] == 0 {
@@ -163,7 +169,7 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
                 Some(&d) if d != 0 => d,
                 _ => continue,
             };
-            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
+            let u = eval(v, ancestor, label, semi, &mut path);
             if semi[u as usize] < semi[w as usize] {
                 semi[w as usize] = semi[u as usize];
             }
@@ -177,7 +183,7 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
         bucket_head[p as usize] = 0;
         while v != 0 {
             let next = bucket_next[v as usize];
-            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
+            let u = eval(v, ancestor, label, semi, &mut path);
             idom[v as usize] = if semi[u as usize] < semi[v as usize] {
                 u
             } else {

@@ -361,7 +361,8 @@ fn analyze_parts(module: &Module, pdom: bool) -> ModuleCfg {
 /// depends on the selector's type), running it lazily up to each switch.
 struct SwitchTargets<'m> {
     module: &'m Module,
-    parser: OperandParser,
+    /// Made at the first switch (most modules have none).
+    parser: Option<OperandParser>,
     next: usize,
     at: usize,
     out: Vec<crate::binary::ParsedOperand>,
@@ -369,10 +370,9 @@ struct SwitchTargets<'m> {
 
 impl<'m> SwitchTargets<'m> {
     fn new(module: &'m Module) -> Self {
-        let total = module.word_count();
         SwitchTargets {
             module,
-            parser: OperandParser::new(module.header.bound.min(total as u32 + 1)),
+            parser: None,
             next: 0,
             at: 5,
             out: Vec::new(),
@@ -383,9 +383,13 @@ impl<'m> SwitchTargets<'m> {
         let Some(inst) = self.module.instructions.get(self.next) else {
             return false;
         };
-        let ok = crate::grammar::instruction(inst.opcode).is_some()
+        let ok = crate::binary::parse::instruction_desc(inst.opcode).is_some()
             && self
                 .parser
+                .get_or_insert_with(|| {
+                    let total = self.module.word_count();
+                    OperandParser::new(self.module.header.bound.min(total as u32 + 1))
+                })
                 .parse(inst.opcode, &inst.operands, self.at, &mut self.out)
                 .is_ok();
         self.at += inst.word_count();

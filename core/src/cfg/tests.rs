@@ -175,7 +175,7 @@ const L0: u32 = 100;
 fn inst(opcode: u16, operands: &[u32]) -> Instruction {
     Instruction {
         opcode,
-        operands: operands.to_vec(),
+        operands: crate::Operands::from_slice(operands),
     }
 }
 

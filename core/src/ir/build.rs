@@ -27,6 +27,19 @@ pub(super) fn build(module: Module) -> Ir {
     let n = module.instructions.len();
     let bound = module.header.bound;
     let cap = bound.min(module.word_count() as u32 + 1);
+    // How many of each kind to expect: the vectors sized once, not grown.
+    let (mut n_types, mut n_consts, mut n_decos, mut n_blocks, mut n_globals) = (0, 0, 0, 0, 0);
+    for inst in &module.instructions {
+        match inst.opcode {
+            op::OpTypeVoid..=op::OpTypeForwardPointer => n_types += 1,
+            op::OpConstantTrue..=op::OpSpecConstantOp => n_consts += 1,
+            op::OpDecorate | op::OpMemberDecorate | op::OpDecorateId | op::OpDecorateString
+            | op::OpMemberDecorateString => n_decos += 1,
+            op::OpLabel => n_blocks += 1,
+            op::OpVariable => n_globals += 1,
+            _ => {}
+        }
+    }
     let mut ir = Ir {
         // The module moves in after the first pass, which reads it.
         module: Module { header: module.header, instructions: Vec::new() },
@@ -36,14 +49,14 @@ pub(super) fn build(module: Module) -> Ir {
         defs: IdMap::new(cap),
         type_index: IdMap::default(),
         const_index: IdMap::default(),
-        types: Vec::new(),
-        constants: Vec::new(),
-        decorations: Vec::new(),
+        types: Vec::with_capacity(n_types),
+        constants: Vec::with_capacity(n_consts),
+        decorations: Vec::with_capacity(n_decos),
         names: Vec::new(),
         entry_points: Vec::new(),
-        globals: Vec::new(),
+        globals: Vec::with_capacity(n_globals),
         functions: Vec::new(),
-        blocks: Vec::new(),
+        blocks: Vec::with_capacity(n_blocks),
         ext_imports: Vec::new(),
         problems: Vec::new(),
     };
@@ -336,7 +349,7 @@ fn type_decl(opcode: u16, w: &[u32]) -> Option<Type> {
             name: decode_string(w.get(1..).unwrap_or(&[])),
         },
         _ => {
-            let d = crate::grammar::instruction(opcode)?;
+            let d = crate::binary::parse::instruction_desc(opcode)?;
             if d.class == "Type-Declaration" && d.has_result() && !d.has_result_type() {
                 Type::Other { opcode }
             } else {

@@ -21,7 +21,7 @@ mod tests;
 
 use crate::binary::BinaryError;
 use crate::binary::parse::{IdMap, NumType, ParsedOperand, decode_string};
-use crate::grammar::{self, Category, InstructionDesc, OperandKind};
+use crate::grammar::{Category, InstructionDesc, OperandKind};
 use crate::{Instruction, Module};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -319,7 +319,7 @@ impl Ir {
 
     /// The grammar entry of instruction `i`.
     pub fn desc(&self, i: usize) -> Option<&'static InstructionDesc> {
-        grammar::instruction(self.opcode(i))
+        crate::binary::parse::instruction_desc(self.opcode(i))
     }
 
     /// The word offset of instruction `i` in the binary.
@@ -365,7 +365,13 @@ impl Ir {
 
     /// The operands of instruction `i`.
     pub fn operands(&self, i: usize) -> impl Iterator<Item = Operand<'_>> + '_ {
-        (0..self.parsed(i).len()).filter_map(move |k| self.operand(i, k))
+        // The words and the parsed operands looked up once, not per operand.
+        let w = self.words(i);
+        self.parsed(i).iter().map(move |o| {
+            let s = (o.start as usize).min(w.len());
+            let e = (s + o.len as usize).min(w.len());
+            Operand { kind: o.kind, words: &w[s..e], num: o.num }
+        })
     }
 
     /// The result id of instruction `i`, if it defines one.

@@ -21,7 +21,7 @@ fn s(text: &str) -> Vec<u32> {
 fn i(opcode: u16, ops: &[u32]) -> Instruction {
     Instruction {
         opcode,
-        operands: ops.to_vec(),
+        operands: crate::Operands::from_slice(ops),
     }
 }
 

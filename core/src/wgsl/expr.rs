@@ -83,7 +83,7 @@ impl W<'_> {
         };
         if let Some(t) = to {
             out.push_str("bitcast<");
-            out.push_str(&t.text());
+            t.push_text(out);
             out.push_str(">(");
         }
         match f.names.get(&id) {
@@ -674,7 +674,7 @@ impl W<'_> {
         if c != r {
             // cast(.., c, r)
             s.push_str("bitcast<");
-            s.push_str(&r.text());
+            r.push_text(&mut s);
             s.push_str(">(");
         }
         self.push_bin(f, w, op, c, &mut s)?;

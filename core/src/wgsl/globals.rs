@@ -273,7 +273,8 @@ impl W<'_> {
         // Uniform layout rules first: they decide how arrays are declared.
         let used = self.used_globals();
         self.push_block(&used)?;
-        for v in self.ir.globals.clone() {
+        let ir = self.ir;
+        for &v in &ir.globals {
             let block = v.pointee.and_then(|p| self.ir.ty(p)).and_then(|t| t.block);
             if used.contains(&v.id) && v.storage == sc::Uniform && block == Some(crate::ir::BlockKind::Block)
                 && let Some(p) = v.pointee
@@ -282,7 +283,7 @@ impl W<'_> {
             }
         }
         // Overrides: scalar spec constants with a SpecId.
-        for c in self.ir.constants.clone() {
+        for c in &ir.constants {
             let o = self.ir.opcode(c.inst as usize);
             if !matches!(o, op::OpSpecConstant | op::OpSpecConstantTrue | op::OpSpecConstantFalse) {
                 continue;
@@ -311,7 +312,7 @@ impl W<'_> {
             .filter(|g| g.pointee.and_then(|p| self.ir.ty(p)).is_some_and(|t| t.block.is_some()))
             .count();
         // Variables used by the emitted functions.
-        for v in self.ir.globals.clone() {
+        for &v in &ir.globals {
             if !used.contains(&v.id) {
                 continue;
             }
@@ -323,7 +324,8 @@ impl W<'_> {
             self.global_names.insert(v.id, name.clone());
             let block = self.ir.ty(pointee).and_then(|t| t.block);
             let atomic = self.atomic_vars.contains(&v.id);
-            let decl = match v.storage {
+            let line = Some(at);
+            match v.storage {
                 sc::StorageBuffer | sc::Uniform => {
                     if !matches!(self.ir.ty(pointee).map(|t| &t.ty), Some(Type::Struct { .. })) {
                         return Err(Refusal::new(
@@ -344,7 +346,7 @@ impl W<'_> {
                     } else {
                         "uniform"
                     };
-                    format!("@group({s}) @binding({b}) var<{space}> {name}: {t};")
+                    self.out.line_fmt(0, format_args!("@group({s}) @binding({b}) var<{space}> {name}: {t};"), line);
                 }
                 sc::Workgroup => {
                     if block.is_some() && wg_blocks > 1 {
@@ -355,7 +357,7 @@ impl W<'_> {
                         ));
                     }
                     let t = self.ty_atomic(pointee, at, atomic)?;
-                    format!("var<workgroup> {name}: {t};")
+                    self.out.line_parts(0, &["var<workgroup> ", &name, ": ", &t, ";"], line);
                 }
                 sc::Private | sc::Input | sc::Output => {
                     let t = self.ty_atomic(pointee, at, atomic)?;
@@ -365,9 +367,9 @@ impl W<'_> {
                     match v.initializer {
                         Some(c) if self.ir.constant(c).is_some() => {
                             let e = self.const_expr(c)?;
-                            format!("var<private> {name}: {t} = {e};")
+                            self.out.line_parts(0, &["var<private> ", &name, ": ", &t, " = ", &e, ";"], line);
                         }
-                        _ => format!("var<private> {name}: {t};"),
+                        _ => self.out.line_parts(0, &["var<private> ", &name, ": ", &t, ";"], line),
                     }
                 }
                 sc::PushConstant => {
@@ -379,18 +381,18 @@ impl W<'_> {
                         IntroducedKind::PushConstantStorage
                     };
                     self.introduced.push(Introduced { group: g, binding: b, kind, variable: v.id });
-                    format!("@group({g}) @binding({b}) var<{}> {name}: {t};", self.push_space)
+                    self.out.line_fmt(0, format_args!("@group({g}) @binding({b}) var<{}> {name}: {t};", self.push_space), line);
                 }
                 sc::UniformConstant => {
                     let (g, b) = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
-                    self.handle_decl(v.id, &name, pointee, g, b, at)?
+                    let d = self.handle_decl(v.id, &name, pointee, g, b, at)?;
+                    self.out.line(0, &d, line);
                 }
                 sc::PhysicalStorageBuffer => {
                     return Err(Refusal::new("wgsl.physical-pointer", "a PhysicalStorageBuffer variable", Some(at)));
                 }
                 _ => return Err(Refusal::new("wgsl.storage-class", "a variable in a storage class WGSL lacks", Some(at))),
-            };
-            self.out.line(0, &decl, Some(at));
+            }
         }
         if !self.out.text.is_empty() {
             self.out.line(0, "", None);
@@ -486,7 +488,7 @@ impl W<'_> {
     /// private variables SPIR-V reads, the function called, the private
     /// variables it wrote returned as stage outputs.
     pub fn entry_wrapper(&mut self, e: usize) -> Result<(), Refusal> {
-        let ep = self.ir.entry_points[e].clone();
+        let ep = &self.ir.entry_points[e];
         let at = Some(ep.inst);
         let stage = match ep.model {
             execution_model::GLCompute => "compute",
@@ -560,7 +562,7 @@ impl W<'_> {
                 } else if input {
                     let p = format!("p{}", params.len());
                     copies_in.push(format!("{gname} = {};", conv(p.clone())));
-                    params.push(format!("@builtin({attr}) {p}: {}", want.text()));
+                    params.push(format!("@builtin({attr}) {p}: {want}"));
                 } else {
                     let h = have.unwrap_or(want);
                     outs.push((format!("@builtin({attr})"), want.text(), super::types::cast(gname.clone(), h, want)));
@@ -579,7 +581,7 @@ impl W<'_> {
                             if input {
                                 let p = format!("p{}", params.len());
                                 copies_in.push(format!("{gname}.{mname} = {p};"));
-                                params.push(format!("@builtin({attr}) {p}: {}", want.text()));
+                                params.push(format!("@builtin({attr}) {p}: {want}"));
                             } else {
                                 outs.push((format!("@builtin({attr})"), want.text(), format!("{gname}.{mname}")));
                             }
@@ -610,7 +612,7 @@ impl W<'_> {
             if input {
                 let p = format!("p{}", params.len());
                 copies_in.push(format!("{gname} = {p};"));
-                params.push(format!("{attr} {p}: {}", num.text()));
+                params.push(format!("{attr} {p}: {num}"));
             } else {
                 outs.push((attr, num.text(), gname));
             }
@@ -695,7 +697,8 @@ impl W<'_> {
     /// `x, y, z` of a compute entry point.
     fn workgroup_size(&mut self, ep: &crate::ir::EntryPoint) -> Result<String, Refusal> {
         // A constant decorated BuiltIn WorkgroupSize wins over the modes.
-        for d in self.ir.decorations.clone() {
+        let ir = self.ir;
+        for &d in &ir.decorations {
             if d.decoration == decoration::BuiltIn && d.member.is_none() && d.arg(self.ir) == Some(bi::WorkgroupSize)
                 && let Some(c) = self.ir.constant(d.target).cloned()
                 && let ConstValue::Composite(parts) = c.value

@@ -64,27 +64,39 @@ pub fn is_reserved(s: &str) -> bool {
 /// a leading digit gets a prefix, a `__` prefix is cut, a reserved word gets
 /// a `_1` suffix. `None` when nothing usable is left.
 pub fn sanitize(raw: &str) -> Option<String> {
+    let mut s = String::new();
+    sanitize_into(raw, &mut s).then_some(s)
+}
+
+/// [`sanitize`] appending the name to `out` (no String of its own); false,
+/// with `out` unchanged, where there is none.
+pub fn sanitize_into(raw: &str, out: &mut String) -> bool {
     // glslang names members and types with a `(` suffix at times (`foo(vf4;`): cut there.
     let raw = raw.split('(').next().unwrap_or("");
+    let start = out.len();
     // Most names are identifiers already: copied whole, not char by char.
-    let mut s: String = if raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        String::from(raw)
+    if raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        out.push_str(raw);
     } else {
-        raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
-    };
-    while s.starts_with("__") {
-        s.remove(0);
+        out.extend(raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }));
     }
+    // Leading underscores: one at most.
+    let under = out.as_bytes()[start..].iter().take_while(|&&b| b == b'_').count();
+    if under >= 2 {
+        out.drain(start..start + under - 1);
+    }
+    let s = &out[start..];
     if s.is_empty() || s == "_" {
-        return None;
+        out.truncate(start);
+        return false;
     }
     if s.as_bytes()[0].is_ascii_digit() {
-        s.insert(0, 'n');
+        out.insert(start, 'n');
     }
-    if is_reserved(&s) {
-        s.push_str("_1");
+    if is_reserved(&out[start..]) {
+        out.push_str("_1");
     }
-    Some(s)
+    true
 }
 
 /// Append `n` in decimal (what `{n}` writes, without the formatter).
@@ -100,7 +112,7 @@ pub fn push_u32(s: &mut String, mut n: u32) {
         }
     }
     // ASCII digits.
-    s.push_str(core::str::from_utf8(&buf[k..]).unwrap_or(""));
+    s.extend(buf[k..].iter().map(|&d| d as char));
 }
 
 /// FNV-1a, for [`Scope`]'s table.
@@ -158,9 +170,8 @@ impl Scope {
             self.ends.reserve(32);
         }
         let start = self.text.len();
-        match raw.and_then(sanitize) {
-            Some(s) => self.text.push_str(&s),
-            None => fallback(&mut self.text),
+        if !raw.is_some_and(|r| sanitize_into(r, &mut self.text)) {
+            fallback(&mut self.text);
         }
         let taken = |me: &Scope, s: &str| me.contains(s) || parent.is_some_and(|p| p.contains(s)) || is_reserved(s);
         if taken(self, &self.text[start..]) {

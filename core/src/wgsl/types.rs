@@ -47,12 +47,31 @@ impl Num {
     pub fn text(self) -> String {
         if self.n == 1 { String::from(self.kind.name()) } else { format!("vec{}<{}>", self.n, self.kind.name()) }
     }
+    /// [`Num::text`] appended to `s`.
+    pub fn push_text(self, s: &mut String) {
+        if self.n == 1 {
+            s.push_str(self.kind.name());
+        } else {
+            s.push_str("vec");
+            super::names::push_u32(s, u32::from(self.n));
+            s.push('<');
+            s.push_str(self.kind.name());
+            s.push('>');
+        }
+    }
     pub fn with(self, kind: Kind) -> Num {
         Num { kind, n: self.n }
     }
 }
 
 /// Cast `e` of type `from` to `to` (bit pattern kept for integers).
+/// What [`Num::text`] gives, without a String.
+impl core::fmt::Display for Num {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.n == 1 { f.write_str(self.kind.name()) } else { write!(f, "vec{}<{}>", self.n, self.kind.name()) }
+    }
+}
+
 pub fn cast(e: String, from: Num, to: Num) -> String {
     if from == to {
         e
