@@ -223,6 +223,35 @@ pub fn decode_string(words: &[u32]) -> String {
     }
 }
 
+/// The operands of an instruction whose words are all one-word ids or
+/// literal integers, each in its place in the grammar's list (the last one
+/// maybe repeated), with no operand the grammar requires missing: what
+/// [`OperandParser::walk`] gives them, without its stack. False (and `out`
+/// to be cleared) for any other instruction, which the walk then parses.
+fn walk_simple(desc: &grammar::InstructionDesc, words: &[u32], out: &mut Vec<ParsedOperand>) -> bool {
+    use OperandKind as K;
+    let ops = desc.operands;
+    let (n, k) = (words.len(), ops.len());
+    match ops.last() {
+        None => return n == 0,
+        Some(last) if n > k && last.quantifier != Quantifier::Variadic => return false,
+        _ => {}
+    }
+    if n < k && ops[n..].iter().any(|o| o.quantifier == Quantifier::One) {
+        return false;
+    }
+    for i in 0..n {
+        let kind = ops[i.min(k - 1)].kind;
+        let num = match kind {
+            K::IdRef | K::IdResult | K::IdResultType | K::IdScope | K::IdMemorySemantics => NumType::None,
+            K::LiteralInteger => NumType::U32,
+            _ => return false,
+        };
+        out.push(ParsedOperand { kind, start: i as u32, len: 1, num });
+    }
+    true
+}
+
 impl OperandParser {
     /// A parser for a module with this id bound.
     pub fn new(bound: u32) -> OperandParser {
@@ -263,22 +292,25 @@ impl OperandParser {
         out.clear();
         let desc =
             instruction_desc(opcode).ok_or(BinaryError::UnknownOpcode { offset, opcode })?;
-        let mut stack = core::mem::take(&mut self.stack);
-        stack.clear();
-        for o in desc.operands.iter().rev() {
-            stack.push((o.kind, o.quantifier));
-        }
-        let r = self.walk(opcode, words, offset, out, &mut stack);
-        let top = stack.last().copied();
-        self.stack = stack;
-        r?;
-        if let Some((kind, Quantifier::One)) = top {
-            return Err(BinaryError::MissingOperand {
-                offset,
-                opcode,
-                operand: offset + 1 + words.len(),
-                kind,
-            });
+        if !walk_simple(desc, words, out) {
+            out.clear();
+            let mut stack = core::mem::take(&mut self.stack);
+            stack.clear();
+            for o in desc.operands.iter().rev() {
+                stack.push((o.kind, o.quantifier));
+            }
+            let r = self.walk(opcode, words, offset, out, &mut stack);
+            let top = stack.last().copied();
+            self.stack = stack;
+            r?;
+            if let Some((kind, Quantifier::One)) = top {
+                return Err(BinaryError::MissingOperand {
+                    offset,
+                    opcode,
+                    operand: offset + 1 + words.len(),
+                    kind,
+                });
+            }
         }
         let result = if desc.has_result_type() {
             out.get(1)
@@ -533,16 +565,16 @@ impl OperandParser {
                                     return Err(bad_enumerant());
                                 }
                             }
-                            let mut bit = 1u32 << 31;
-                            while bit != 0 {
-                                if w & bit != 0
-                                    && let Some(e) = kind.enumerant(bit)
-                                {
+                            // The set bits only, highest first.
+                            let mut rest = w;
+                            while rest != 0 {
+                                let bit = 1u32 << (31 - rest.leading_zeros());
+                                rest &= !bit;
+                                if let Some(e) = kind.enumerant(bit) {
                                     for o in e.parameters.iter().rev() {
                                         stack.push((o.kind, o.quantifier));
                                     }
                                 }
-                                bit >>= 1;
                             }
                         }
                         _ => {}

@@ -30,13 +30,16 @@ impl Csr {
         for i in 0..n {
             start[i + 1] += start[i];
         }
-        let mut fill = start.clone();
+        // `start[a]` is the fill slot of `a` (no copy of `start`): it ends
+        // at `a`'s end, which is `a + 1`'s start, then moves up one place.
         let mut adj = vec![0u32; start[n] as usize];
         for p in pairs.iter().filter(|p| ok(p)) {
-            let slot = &mut fill[p.0 as usize];
+            let slot = &mut start[p.0 as usize];
             adj[*slot as usize] = p.1;
             *slot += 1;
         }
+        start.copy_within(0..n, 1);
+        start[0] = 0;
         Csr { start, adj }
     }
 
@@ -94,33 +97,38 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
     if root as usize >= n {
         return out;
     }
-    // Depth-first numbering from 1 (0 means "not reached").
-    let mut dfn = vec![0u32; n];
-    let mut vertex: Vec<u32> = Vec::with_capacity(n + 1);
-    vertex.push(NONE);
-    let mut parent: Vec<u32> = Vec::with_capacity(n + 1);
-    parent.push(0);
-    let mut stack: Vec<(u32, u32)> = Vec::with_capacity(n);
+    // Depth-first numbering from 1 (0 means "not reached"). The numbers,
+    // the vertex and parent of each number and the search stack (node, next
+    // successor) in one allocation.
+    let mut scratch = vec![0u32; n + 2 * (n + 1) + 2 * n];
+    let (dfn, rest) = scratch.split_at_mut(n);
+    let (vertex, rest) = rest.split_at_mut(n + 1);
+    let (parent, stack) = rest.split_at_mut(n + 1);
+    vertex[0] = NONE;
     dfn[root as usize] = 1;
-    vertex.push(root);
-    parent.push(0);
-    stack.push((root, 0));
-    while let Some(top) = stack.last_mut() {
-        let (v, i) = *top;
-        let s = succ.of(v);
-        if let Some(&w) = s.get(i as usize) {
-            top.1 += 1;
+    vertex[1] = root;
+    let mut numbered = 2usize;
+    stack[0] = root;
+    let mut top = 1usize;
+    while top > 0 {
+        let k = 2 * (top - 1);
+        let (v, i) = (stack[k], stack[k + 1]);
+        if let Some(&w) = succ.of(v).get(i as usize) {
+            stack[k + 1] += 1;
             if (w as usize) < n && dfn[w as usize] == 0 {
-                dfn[w as usize] = vertex.len() as u32;
-                vertex.push(w);
-                parent.push(dfn[v as usize]);
-                stack.push((w, 0));
+                dfn[w as usize] = numbered as u32;
+                vertex[numbered] = w;
+                parent[numbered] = dfn[v as usize];
+                numbered += 1;
+                stack[2 * top] = w;
+                stack[2 * top + 1] = 0;
+                top += 1;
             }
         } else {
-            stack.pop();
+            top -= 1;
         }
     }
-    let count = vertex.len() - 1;
+    let count = numbered - 1;
     // Everything below is in depth-first-number space.
     // The six arrays in one allocation.
     let m = count + 1;
@@ -235,26 +243,40 @@ impl DomTree {
     /// Number a tree given by immediate dominators.
     pub fn from_idom(idom: Vec<u32>, root: u32, virtual_root: bool) -> DomTree {
         let n = idom.len();
-        let mut pairs = Vec::with_capacity(n);
-        for (v, &d) in idom.iter().enumerate() {
-            if d != NONE {
-                pairs.push((d, v as u32));
-            }
-        }
-        let children = Csr::from_pairs(n, &pairs);
         let mut pre = vec![NONE; n];
         let mut last = vec![NONE; n];
         let mut order = Vec::with_capacity(n);
         if (root as usize) < n {
-            let mut stack = vec![root];
-            while let Some(v) = stack.pop() {
-                pre[v as usize] = order.len() as u32;
-                order.push(v);
-                for &c in children.of(v).iter().rev() {
-                    stack.push(c);
+            // One scratch allocation: each node's children as a linked list
+            // (`head`, `next`; prepended in increasing order, so a list runs
+            // from the largest child down), then the DFS stack.
+            let mut scratch = vec![NONE; 3 * n];
+            let (head, rest) = scratch.split_at_mut(n);
+            let (next, stack) = rest.split_at_mut(n);
+            for (v, &d) in idom.iter().enumerate() {
+                if d != NONE && (d as usize) < n {
+                    next[v] = head[d as usize];
+                    head[d as usize] = v as u32;
                 }
             }
-            let mut size = vec![1u32; n];
+            // Preorder, children in increasing order (the largest pushed first).
+            stack[0] = root;
+            let mut top = 1usize;
+            while top > 0 {
+                top -= 1;
+                let v = stack[top];
+                pre[v as usize] = order.len() as u32;
+                order.push(v);
+                let mut c = head[v as usize];
+                while c != NONE {
+                    stack[top] = c;
+                    top += 1;
+                    c = next[c as usize];
+                }
+            }
+            // Subtree sizes, in `head`'s room.
+            let size = head;
+            size.fill(1);
             for &v in order.iter().rev() {
                 let d = idom[v as usize];
                 if d != NONE {

@@ -75,6 +75,37 @@ impl W<'_> {
         })
     }
 
+    /// What [`W::val`] gives a 32-bit integer scalar constant (not opaque,
+    /// not named), appended to `out` without a String of its own; false,
+    /// with `out` unchanged, for any other value.
+    fn push_int_literal(&self, f: &F, id: u32, out: &mut String) -> bool {
+        let ir = self.ir;
+        let Some(c) = ir.constant(id) else { return false };
+        let crate::ir::ConstValue::Scalar(bits) = c.value else { return false };
+        if f.refs.get(&id).is_some()
+            || self.global_names.contains_key(&id)
+            || matches!(ir.opcode(c.inst as usize), op::OpConstantDataKHR | op::OpSpecConstantDataKHR)
+        {
+            return false;
+        }
+        match self.num(c.ty).map(|n| n.kind) {
+            Some(Kind::U32) => {
+                super::names::push_u32(out, bits as u32);
+                out.push('u');
+            }
+            Some(Kind::I32) if bits as u32 as i32 != i32::MIN => {
+                let v = bits as u32 as i32;
+                if v < 0 {
+                    out.push('-');
+                }
+                super::names::push_u32(out, v.unsigned_abs());
+                out.push('i');
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// `val_as(id, want)` appended to `out` (a named value without a String of its own).
     fn push_val_as(&mut self, f: &mut F, id: u32, want: Num, out: &mut String) -> Result<(), Refusal> {
         let to = match self.num_of(id) {
@@ -88,6 +119,7 @@ impl W<'_> {
         }
         match f.names.get(&id) {
             Some(n) => out.push_str(n),
+            None if !f.opaque && self.push_int_literal(f, id, out) => {}
             None => {
                 let v = self.val(f, id)?;
                 out.push_str(&v);
@@ -182,6 +214,23 @@ impl W<'_> {
         let rnum = if has_result { self.num(rt) } else { None };
         let arg = |k: usize| w.get(k).copied().unwrap_or(0);
         let e: String = match o {
+            // A load through a pointer named in this function, of a scalar,
+            // bound where it is defined: `bind` with the reference read in
+            // place (no copy of it).
+            op::OpLoad
+                if f.refs.get(&arg(2)).is_some()
+                    && !f.hoisted.contains(&id)
+                    && !self.is_handle(rt)
+                    && !self.is_atomic_ptr(arg(2))
+                    && self.scalar_name(rt).is_some() =>
+            {
+                let t = self.scalar_name(rt).unwrap_or("");
+                let n = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "x", id);
+                let p = f.refs.get(&arg(2)).map_or("", String::as_str);
+                self.out.line_parts(f.indent, &["let ", &n, ": ", t, " = ", p, ";"], Some(i as u32));
+                f.names.insert(id, n);
+                return Ok(());
+            }
             op::OpLoad => {
                 let p = self.reference(f, arg(2))?;
                 // An image or sampler is named by its variable (image.rs).
@@ -190,6 +239,16 @@ impl W<'_> {
                     return Ok(());
                 }
                 if self.is_atomic_ptr(arg(2)) { format!("atomicLoad(&{p})") } else { p }
+            }
+            // A plain store through a named pointer of a named value: written
+            // from the names, in place (what the general case below writes).
+            op::OpStore
+                if f.refs.get(&arg(0)).is_some() && f.names.get(&arg(1)).is_some() && !self.is_atomic_ptr(arg(0)) =>
+            {
+                let p = f.refs.get(&arg(0)).map_or("", String::as_str);
+                let v = f.names.get(&arg(1)).map_or("", String::as_str);
+                self.out.line_parts(f.indent, &[p, " = ", v, ";"], Some(i as u32));
+                return Ok(());
             }
             op::OpStore => {
                 let p = self.reference(f, arg(0))?;
@@ -604,7 +663,7 @@ impl W<'_> {
     /// One access step into type `t` by literal `k` (or index value `dynamic`):
     /// the accessor text and the element type.
     /// Append to `e` the access of step `k` (or `dynamic`) into type `t`; the type reached.
-    fn step(&mut self, e: &mut String, t: u32, k: u32, dynamic: Option<String>) -> Result<u32, Refusal> {
+    fn step(&mut self, e: &mut String, t: u32, k: u32, dynamic: Option<&str>) -> Result<u32, Refusal> {
         // What the step needs of the type, without copying it: 0 a struct
         // member, 1 an array element, 2 a vector or matrix component.
         let (what, next) = match self.ir.ty(t) {
@@ -624,9 +683,8 @@ impl W<'_> {
         }
         e.push('[');
         match dynamic {
-            Some(d) => e.push_str(&d),
-            // Writing into a String cannot fail.
-            None => drop(core::fmt::Write::write_fmt(e, format_args!("{k}"))),
+            Some(d) => e.push_str(d),
+            None => super::names::push_u32(e, k),
         }
         e.push(']');
         if what == 1 && self.wrap_stride(t).is_some() {
@@ -637,7 +695,15 @@ impl W<'_> {
 
     fn access_chain(&mut self, f: &mut F, _i: usize, w: &[u32]) -> Result<String, Refusal> {
         let base = w.get(2).copied().unwrap_or(0);
-        let mut e = self.reference(f, base)?;
+        // The base's reference, with room for the steps (one allocation).
+        let mut e = match f.refs.get(&base).or_else(|| self.global_names.get(&base)) {
+            Some(r) => {
+                let mut e = String::with_capacity(r.len() + 16 * w.len().saturating_sub(3));
+                e.push_str(r);
+                e
+            }
+            None => self.reference(f, base)?,
+        };
         let mut t = self.pointee(base);
         for &x in w.get(3..).unwrap_or(&[]) {
             let is_struct = matches!(self.ir.ty(t).map(|t| &t.ty), Some(Type::Struct { .. }));
@@ -652,9 +718,18 @@ impl W<'_> {
                     Some(Type::Vector { count: n, .. } | Type::Matrix { columns: n, .. }) => Some(*n as u64),
                     _ => None,
                 };
-                let v = match (len, self.ir.const_u64(x)) {
-                    (Some(n), Some(k)) if k >= n && n > 0 => format!("{}u", n - 1),
-                    _ => self.val(f, x)?,
+                // A named value is written from its name (no String of its own).
+                let owned: String;
+                let v: &str = match (len, self.ir.const_u64(x)) {
+                    (Some(n), Some(k)) if k >= n && n > 0 => {
+                        owned = format!("{}u", n - 1);
+                        &owned
+                    }
+                    _ if f.names.get(&x).is_some() => f.names.get(&x).map_or("", String::as_str),
+                    _ => {
+                        owned = self.val(f, x)?;
+                        &owned
+                    }
                 };
                 self.step(&mut e, t, 0, Some(v))?
             };

@@ -146,6 +146,10 @@ impl W<'_> {
 
     /// Whether a load or store through `ptr` touches atomic memory.
     pub fn is_atomic_ptr(&self, ptr: u32) -> bool {
+        // Most modules have no atomics: nothing to look up.
+        if self.atomic_vars.is_empty() && self.atomic_members.is_empty() && self.atomic_elems.is_empty() {
+            return false;
+        }
         match self.position(ptr) {
             Some(Pos::Var(v)) => self.atomic_vars.contains(&v),
             Some(Pos::Member(s, k)) => self.atomic_members.contains(&(s, k)),
@@ -560,9 +564,15 @@ impl W<'_> {
                 if let (true, Some(e)) = (input, flat_expr) {
                     copies_in.push(format!("{gname} = {};", conv(e)));
                 } else if input {
-                    let p = format!("p{}", params.len());
-                    copies_in.push(format!("{gname} = {};", conv(p.clone())));
-                    params.push(format!("@builtin({attr}) {p}: {want}"));
+                    // `p<k>`, its copy and its parameter, without the formatter.
+                    let mut p = String::with_capacity(4);
+                    p.push('p');
+                    super::names::push_u32(&mut p, params.len() as u32);
+                    let mut param = super::cat(&["@builtin(", attr, ") ", &p, ": "]);
+                    want.push_text(&mut param);
+                    params.push(param);
+                    let e = conv(p);
+                    copies_in.push(super::cat(&[&gname, " = ", &e, ";"]));
                 } else {
                     let h = have.unwrap_or(want);
                     outs.push((format!("@builtin({attr})"), want.text(), super::types::cast(gname.clone(), h, want)));
@@ -639,13 +649,13 @@ impl W<'_> {
                 params.push(format!("@builtin({b}) {p}: u32"));
             }
         }
-        let mut head = format!("@{stage}");
+        let mut head = super::cat(&["@", stage]);
         if let Some(size) = size {
             let size = match flat {
                 Some((x, y, z)) => format!("{}, 1, 1", x * y * z),
                 None => size,
             };
-            let one_dim = size.replace('u', "").ends_with(", 1, 1");
+            let one_dim = size.ends_with(", 1, 1") || size.replace('u', "").ends_with(", 1, 1");
             if !one_dim && params.iter().any(|p| p.contains("subgroup_invocation_id") || p.contains("subgroup_id")) {
                 return Err(Refusal::new(
                     "wgsl.builtin",
@@ -653,7 +663,9 @@ impl W<'_> {
                     at,
                 ));
             }
-            head.push_str(&format!(" @workgroup_size({size})"));
+            head.push_str(" @workgroup_size(");
+            head.push_str(&size);
+            head.push(')');
         }
         let mut ret = String::new();
         if !outs.is_empty() {
@@ -669,10 +681,20 @@ impl W<'_> {
             copies_in.push(format!("{inner}();"));
             copies_in.push(format!("return {sname}({});", vals.join(", ")));
         } else {
-            copies_in.push(format!("{inner}();"));
+            copies_in.push(super::cat(&[&inner, "();"]));
         }
         self.out.line(0, &head, at);
-        self.out.line(0, &format!("fn {name}({}){ret} {{", params.join(", ")), at);
+        // `fn name(params) ret {`, written in place.
+        let mut parts: Vec<&str> = Vec::with_capacity(2 * params.len() + 4);
+        parts.extend(["fn ", &name, "("]);
+        for (k, p) in params.iter().enumerate() {
+            if k > 0 {
+                parts.push(", ");
+            }
+            parts.push(p);
+        }
+        parts.extend([")", &ret, " {"]);
+        self.out.line_parts(0, &parts, at);
         for c in copies_in {
             self.out.line(1, &c, at);
         }

@@ -53,9 +53,14 @@ pub fn is_reserved(s: &str) -> bool {
     // `quantizeToF16`).
     if let (Some(&a), Some(&z)) = (s.as_bytes().first(), s.as_bytes().last())
         && z.is_ascii_digit()
-        && !b"aefilmquv".contains(&a)
     {
-        return false;
+        if !b"aefilmquv".contains(&a) {
+            return false;
+        }
+        // The only ones of `v`: vec2, vec3, vec4 (our `v12` names).
+        if a == b'v' {
+            return matches!(s, "vec2" | "vec3" | "vec4");
+        }
     }
     RESERVED.binary_search(&s).is_ok()
 }
@@ -100,19 +105,19 @@ pub fn sanitize_into(raw: &str, out: &mut String) -> bool {
 }
 
 /// Append `n` in decimal (what `{n}` writes, without the formatter).
-pub fn push_u32(s: &mut String, mut n: u32) {
-    let mut buf = [0u8; 10];
-    let mut k = buf.len();
+pub fn push_u32(s: &mut String, n: u32) {
+    // The digits from the highest place down, each pushed as an ASCII char.
+    let mut place = 1u32;
+    while n / place >= 10 {
+        place *= 10;
+    }
     loop {
-        k -= 1;
-        buf[k] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
+        s.push(char::from(b'0' + (n / place % 10) as u8));
+        if place == 1 {
             break;
         }
+        place /= 10;
     }
-    // ASCII digits.
-    s.extend(buf[k..].iter().map(|&d| d as char));
 }
 
 /// FNV-1a, for [`Scope`]'s table.
@@ -285,6 +290,17 @@ fn reserved_words_are_sorted_for_the_bisection() {
         assert!(b"aefilmquv".contains(&r.as_bytes()[0]) && is_reserved(r), "{r}");
     }
     assert!(is_reserved("vec4") && is_reserved("atan2") && !is_reserved("x37") && !is_reserved("vec5"));
+    // Of `v`, only the vectors end in a digit (the `v12` shortcut).
+    for r in RESERVED.iter().filter(|r| r.starts_with('v') && r.as_bytes().last().is_some_and(u8::is_ascii_digit)) {
+        assert!(matches!(*r, "vec2" | "vec3" | "vec4"), "{r}");
+    }
+    assert!(!is_reserved("v12") && !is_reserved("vec12") && is_reserved("vec3"));
+    // Decimal digits, as `{n}` writes them.
+    for n in [0, 7, 10, 99, 100, 4096, 999_999_999, 1_000_000_000, u32::MAX] {
+        let mut s = alloc::string::String::from("x");
+        push_u32(&mut s, n);
+        assert_eq!(s, alloc::format!("x{n}"));
+    }
     assert!(is_reserved("loop") && is_reserved("fwidthFine") && is_reserved("alias") && !is_reserved("loops"));
 }
 

@@ -151,7 +151,13 @@ impl W<'_> {
                 if !(2..=4).contains(&count) {
                     return Err(Refusal::new("wgsl.type", format!("a vector of {count} components"), inst));
                 }
-                format!("vec{count}<{c}>")
+                let mut s = String::with_capacity(6 + c.len());
+                s.push_str("vec");
+                super::names::push_u32(&mut s, count);
+                s.push('<');
+                s.push_str(&c);
+                s.push('>');
+                s
             }
             Type::Matrix { column, columns } => {
                 let Some(Num { kind, n: rows }) = self.num(column) else {
@@ -169,13 +175,21 @@ impl W<'_> {
                 let e = self.element(ty, element, at)?;
                 let n = len.or_else(|| self.ir.const_u64(length));
                 match n {
-                    Some(n) if n > 0 && n < (1 << 31) => format!("array<{e}, {n}>"),
+                    Some(n) if n > 0 && n < (1 << 31) => {
+                        let mut s = String::with_capacity(e.len() + 16);
+                        s.push_str("array<");
+                        s.push_str(&e);
+                        s.push_str(", ");
+                        super::names::push_u32(&mut s, n as u32);
+                        s.push('>');
+                        s
+                    }
                     _ => return Err(Refusal::new("wgsl.type", "an array whose length has no value", inst)),
                 }
             }
             Type::RuntimeArray { element } => {
                 let e = self.element(ty, element, at)?;
-                format!("array<{e}>")
+                super::cat(&["array<", &e, ">"])
             }
             Type::Struct { .. } => {
                 if !self.structs.contains(&ty) {
@@ -429,7 +443,7 @@ impl W<'_> {
         if let Some(n) = self.member_names.get(&(ty, k)) {
             return n.clone();
         }
-        let n = scope.fresh(self.ir.member_name(ty, k), &format!("m{k}"));
+        let n = scope.fresh_numbered(None, self.ir.member_name(ty, k), "m", k);
         self.member_names.insert((ty, k), n.clone());
         n
     }
