@@ -1285,11 +1285,17 @@ fn reset_frame(prog: &Program, fr: &mut Frame, f: u32, ret: u32, mem_base: u32) 
     fr.pc = func.blocks.first().map_or(0, |b| b.body);
     fr.block = 0;
     // One pass over the registers when their number is the same (a scalar
-    // written over needs no drop), else a refill.
+    // written over needs no drop), else a refill; none when every register
+    // is written before it is read (`Func::defined`: what they hold now is
+    // never read, and their vectors' allocations are reused), the entry
+    // point's parameters all given.
     let n = func.nlocals as usize;
+    let keep = func.defined && (f != prog.entry || prog.entry_args.len() >= func.params.len());
     if fr.regs.len() == n {
-        for r in &mut fr.regs {
-            put(r, Val::S(0));
+        if !keep {
+            for r in &mut fr.regs {
+                put(r, Val::S(0));
+            }
         }
     } else {
         fr.regs.clear();
