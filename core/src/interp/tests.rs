@@ -1611,3 +1611,74 @@ fn registers_written_before_read_are_kept_between_invocations() {
         assert_eq!(out, want, "{groups} workgroups");
     }
 }
+
+#[test]
+fn vector_integer_operators_and_bitcasts() {
+    // Two invocations, x = gid.x: a = (0xffffffff, x), b = (2, 7), both
+    // uint2, their sum, difference and product (mod 2^32), a and b as int2
+    // compared signed (-1 < 2, x < 7) and as uint2 unsigned (0xffffffff < 2
+    // false, x < 7 true), and int -7 as uint (0xfffffff9); out[10x + k].
+    // Registers reused by the second invocation hold the first's vectors.
+    let mut body = String::from(
+        r#"
+      %entry = OpLabel
+          %g = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g 0
+       %base = OpIMul %uint %x %u10
+          %a = OpCompositeConstruct %v2uint %umax %x
+          %b = OpCompositeConstruct %v2uint %u2 %u7
+          %s = OpIAdd %v2uint %a %b
+          %d = OpISub %v2uint %a %b
+          %m = OpIMul %v2uint %a %b
+         %ai = OpBitcast %v2int %a
+         %bi = OpBitcast %v2int %b
+         %lt = OpSLessThan %v2bool %ai %bi
+        %ult = OpULessThan %v2bool %a %b
+         %c7 = OpBitcast %uint %im7
+        %s0 = OpCompositeExtract %uint %s 0
+        %s1 = OpCompositeExtract %uint %s 1
+        %d0 = OpCompositeExtract %uint %d 0
+        %d1 = OpCompositeExtract %uint %d 1
+        %m0 = OpCompositeExtract %uint %m 0
+        %m1 = OpCompositeExtract %uint %m 1
+        %l0b = OpCompositeExtract %bool %lt 0
+        %l1b = OpCompositeExtract %bool %lt 1
+        %u0b = OpCompositeExtract %bool %ult 0
+        %u1b = OpCompositeExtract %bool %ult 1
+        %l0 = OpSelect %uint %l0b %u1 %u0
+        %l1 = OpSelect %uint %l1b %u1 %u0
+        %v0 = OpSelect %uint %u0b %u1 %u0
+        %v1 = OpSelect %uint %u1b %u1 %u0
+"#,
+    );
+    for (k, v) in ["s0", "s1", "d0", "d1", "m0", "m1", "l0", "l1", "v0", "c7"].iter().enumerate() {
+        body.push_str(&alloc::format!(
+            "%ix{k} = OpIAdd %uint %base %k{k}\n%px{k} = OpAccessChain %p_uint %out %u0 %ix{k}\nOpStore %px{k} %{v}\n"
+        ));
+    }
+    body.push_str("OpReturn\nOpFunctionEnd\n");
+    let decls = alloc::format!(
+        "%v2int = OpTypeVector %int 2\n%v2bool = OpTypeVector %bool 2\n{}",
+        index_constants(10)
+    );
+    let ir = module_with(2, &decls, &body);
+    let (r, out) = run_out(&ir, 1, 20, 10_000);
+    r.expect("runs");
+    let want = |x: u32| {
+        vec![
+            1,
+            x + 7,
+            0xffff_fffd,
+            x.wrapping_sub(7),
+            0xffff_fffe,
+            7 * x,
+            1,
+            1,
+            0,
+            0xffff_fff9,
+        ]
+    };
+    let mut all = want(0);
+    all.extend(want(1));
+    assert_eq!(out, all);
+}
