@@ -78,6 +78,11 @@ pub(super) struct Func {
     pub nlocals: u32,
     /// The local slots of the parameters.
     pub params: Vec<u32>,
+    /// Every register is written before any read of it on every path (a
+    /// valid module's dominance, parameters written at the call): a frame
+    /// set up again for this function needs no reset of its registers (see
+    /// [`defined_before_use`]).
+    pub defined: bool,
 }
 
 /// How an id resolves.
@@ -512,6 +517,7 @@ impl<'a> Program<'a> {
                 blocks: Vec::new(),
                 nlocals,
                 params,
+                defined: false,
             };
             for b in ir.blocks_of(f) {
                 let phis = func.insts.len() as u32;
@@ -683,6 +689,9 @@ impl<'a> Program<'a> {
         if !opts.robust_access {
             fold_access_chains(ir, &mut funcs, &uses, &mut globals);
         }
+        for (func, uses) in funcs.iter_mut().zip(&uses) {
+            func.defined = defined_before_use(func, uses);
+        }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
             super::kernel::params(ir, ep.function, ep.inst, &mut bufs)?
@@ -802,4 +811,105 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
             }
         }
     }
+}
+
+/// Whether every operand that reads a register of `func` (`uses`, as in
+/// [`fold_access_chains`]) reads one written before on every path from the
+/// function's start: each register has one definition (an instruction's
+/// result or a parameter, written at the start), in a block that dominates
+/// the reading one (in the same block, earlier), an OpPhi's operand read at
+/// the end of its parent block. Reads in blocks never reached do not count.
+/// When it holds, what a register held before the frame was set up is never
+/// read (the reset value included). Conservative: a block that does not end
+/// in a known terminator, or any operand it cannot place, gives `false`.
+fn defined_before_use(func: &Func, uses: &[(u32, u32)]) -> bool {
+    use crate::cfg::{Csr, DomTree};
+    let nb = func.blocks.len();
+    let ni = func.insts.len();
+    if nb == 0 {
+        return false;
+    }
+    let end_of = |b: usize| func.blocks.get(b + 1).map_or(ni, |n| n.phis as usize);
+    // Block of each instruction, and the edges.
+    let mut block_of = vec![0u32; ni];
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    for b in 0..nb {
+        let (start, end) = (func.blocks[b].phis as usize, end_of(b));
+        if start >= end || end > ni {
+            return false;
+        }
+        for x in &mut block_of[start..end] {
+            *x = b as u32;
+        }
+        let t = &func.insts[end - 1];
+        let Some(args) = func.args.get(t.a as usize..(t.a + t.n) as usize) else { return false };
+        match t.op {
+            op::OpBranch => edges.extend(args.first().map(|&x| (b as u32, x))),
+            op::OpBranchConditional => edges.extend(args.iter().skip(1).take(2).map(|&x| (b as u32, x))),
+            // Every operand that could name a block (the literals too:
+            // more edges only make fewer blocks dominate).
+            op::OpSwitch => edges.extend(args.iter().skip(1).map(|&x| (b as u32, x))),
+            op::OpReturn
+            | op::OpReturnValue
+            | op::OpKill
+            | op::OpTerminateInvocation
+            | op::OpUnreachable => {}
+            _ => return false,
+        }
+    }
+    // (A target that is no block fails the branch when run; `Csr::from_pairs`
+    // drops it.)
+    let rev: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+    let dom = DomTree::build(nb, 0, &Csr::from_pairs(nb, &edges), &Csr::from_pairs(nb, &rev), false);
+    // Where each register is written: (block, instruction); parameters at
+    // the start.
+    let n = func.nlocals as usize;
+    let mut def: Vec<Option<(u32, u32)>> = vec![None; n];
+    let mut once = |r: u32, at: (u32, u32)| -> bool {
+        match def.get_mut(r as usize) {
+            Some(d @ None) => {
+                *d = Some(at);
+                true
+            }
+            _ => false,
+        }
+    };
+    for &p in &func.params {
+        if !once(p, (0, 0)) {
+            return false;
+        }
+    }
+    for (k, inst) in func.insts.iter().enumerate() {
+        if inst.res != NONE && !once(inst.res, (block_of[k], k as u32)) {
+            return false;
+        }
+    }
+    let params = func.params.len();
+    for &(pos, at) in uses {
+        let Some(&r) = func.args.get(pos as usize) else { return false };
+        if r & G != 0 {
+            // Folded into a global (see `fold_access_chains`).
+            continue;
+        }
+        let Some(inst) = func.insts.get(at as usize) else { return false };
+        let ub = block_of[at as usize];
+        if !dom.contains(ub) {
+            continue;
+        }
+        let Some(Some((db, di))) = def.get(r as usize).copied() else { return false };
+        let is_param = func.params.contains(&r) && params > 0;
+        if inst.op == op::OpPhi {
+            // (value, parent) pairs: the parent follows the value.
+            let Some(&parent) = func.args.get(pos as usize + 1) else { return false };
+            if (pos - inst.a) % 2 != 0 || parent as usize >= nb {
+                return false;
+            }
+            if !(is_param || dom.dominates(db, parent)) {
+                return false;
+            }
+        } else if !(is_param || (db == ub && di < at) || (db != ub && dom.dominates(db, ub))) {
+            return false;
+        }
+    }
+    true
 }

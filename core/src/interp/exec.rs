@@ -1285,11 +1285,17 @@ fn reset_frame(prog: &Program, fr: &mut Frame, f: u32, ret: u32, mem_base: u32) 
     fr.pc = func.blocks.first().map_or(0, |b| b.body);
     fr.block = 0;
     // One pass over the registers when their number is the same (a scalar
-    // written over needs no drop), else a refill.
+    // written over needs no drop), else a refill; none when every register
+    // is written before it is read (`Func::defined`: what they hold now is
+    // never read, and their vectors' allocations are reused), the entry
+    // point's parameters all given.
     let n = func.nlocals as usize;
+    let keep = func.defined && (f != prog.entry || prog.entry_args.len() >= func.params.len());
     if fr.regs.len() == n {
-        for r in &mut fr.regs {
-            put(r, Val::S(0));
+        if !keep {
+            for r in &mut fr.regs {
+                put(r, Val::S(0));
+            }
         }
     } else {
         fr.regs.clear();
@@ -1510,6 +1516,32 @@ fn invoke(
     }
 }
 
+/// The integer and logical operators of [`fast`] on two scalars (`w` the
+/// result's width, `aw` the operands').
+#[inline(always)]
+fn int_op(o: u16, x: u64, y: u64, w: u32, aw: u32) -> u64 {
+    match o {
+        op::OpIAdd => mask(x.wrapping_add(y), w),
+        op::OpISub => mask(x.wrapping_sub(y), w),
+        op::OpIMul => mask(x.wrapping_mul(y), w),
+        op::OpBitwiseAnd => mask(x & y, w),
+        op::OpBitwiseOr => mask(x | y, w),
+        op::OpBitwiseXor => mask(x ^ y, w),
+        op::OpLogicalAnd => x & y,
+        op::OpLogicalOr => x | y,
+        op::OpIEqual | op::OpLogicalEqual => (x == y) as u64,
+        op::OpINotEqual | op::OpLogicalNotEqual => (x != y) as u64,
+        op::OpUGreaterThan => (x > y) as u64,
+        op::OpUGreaterThanEqual => (x >= y) as u64,
+        op::OpULessThan => (x < y) as u64,
+        op::OpULessThanEqual => (x <= y) as u64,
+        op::OpSGreaterThan => (sext(x, aw) > sext(y, aw)) as u64,
+        op::OpSGreaterThanEqual => (sext(x, aw) >= sext(y, aw)) as u64,
+        op::OpSLessThan => (sext(x, aw) < sext(y, aw)) as u64,
+        _ => (sext(x, aw) <= sext(y, aw)) as u64,
+    }
+}
+
 /// What [`fast`] did with an instruction.
 enum Fast {
     /// Nothing: [`exec`] runs it.
@@ -1554,31 +1586,70 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         | op::OpULessThanEqual
         | op::OpSLessThanEqual => {
             let [x, y, ..] = *args else { return Fast::Slow };
-            let (&Val::S(x), &Val::S(y)) = (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) else {
-                return Fast::Slow;
-            };
-            let w = inst.sk.w;
-            let aw = inst.ak.w;
-            match o {
-                op::OpIAdd => mask(x.wrapping_add(y), w),
-                op::OpISub => mask(x.wrapping_sub(y), w),
-                op::OpIMul => mask(x.wrapping_mul(y), w),
-                op::OpBitwiseAnd => mask(x & y, w),
-                op::OpBitwiseOr => mask(x | y, w),
-                op::OpBitwiseXor => mask(x ^ y, w),
-                op::OpLogicalAnd => x & y,
-                op::OpLogicalOr => x | y,
-                op::OpIEqual | op::OpLogicalEqual => (x == y) as u64,
-                op::OpINotEqual | op::OpLogicalNotEqual => (x != y) as u64,
-                op::OpUGreaterThan => (x > y) as u64,
-                op::OpUGreaterThanEqual => (x >= y) as u64,
-                op::OpULessThan => (x < y) as u64,
-                op::OpULessThanEqual => (x <= y) as u64,
-                op::OpSGreaterThan => (sext(x, aw) > sext(y, aw)) as u64,
-                op::OpSGreaterThanEqual => (sext(x, aw) >= sext(y, aw)) as u64,
-                op::OpSLessThan => (sext(x, aw) < sext(y, aw)) as u64,
-                _ => (sext(x, aw) <= sext(y, aw)) as u64,
+            match (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) {
+                (&Val::S(x), &Val::S(y)) => int_op(o, x, y, inst.sk.w, inst.ak.w),
+                // Vectors of defined scalars, component by component (as
+                // `map2`), into the vector the register holds.
+                (Val::C(a), Val::C(b)) if a.len() == b.len() && (2..=4).contains(&a.len()) => {
+                    let mut out = [0u64; 4];
+                    for (k, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+                        let (&Val::S(x), &Val::S(y)) = (x, y) else { return Fast::Slow };
+                        out[k] = int_op(o, x, y, inst.sk.w, inst.ak.w);
+                    }
+                    let n = a.len();
+                    let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
+                    super::image::put_comps(slot, &out[..n]);
+                    return Fast::Next;
+                }
+                _ => return Fast::Slow,
             }
+        }
+        // Between integers of one width (as `bitcast`: each scalar's bits,
+        // masked to the width), scalars or vectors of defined scalars.
+        op::OpBitcast
+            if inst.sk.w == inst.ak.w
+                && matches!(inst.sk.k, K::S | K::U)
+                && matches!(inst.ak.k, K::S | K::U) =>
+        {
+            let [x, ..] = *args else { return Fast::Slow };
+            let w = inst.sk.w;
+            if w % 8 != 0 || w == 0 {
+                return Fast::Slow;
+            }
+            let count = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { count, .. }) => Some(*count as usize),
+                _ => None,
+            };
+            match (get(prog, &fr.regs, x), count) {
+                (&Val::S(x), None) => mask(x, w),
+                (Val::C(a), Some(n)) if n == a.len() && (2..=4).contains(&n) => {
+                    let mut out = [0u64; 4];
+                    for (d, x) in out.iter_mut().zip(a.iter()) {
+                        let &Val::S(x) = x else { return Fast::Slow };
+                        *d = mask(x, w);
+                    }
+                    let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
+                    super::image::put_comps(slot, &out[..n]);
+                    return Fast::Next;
+                }
+                _ => return Fast::Slow,
+            }
+        }
+        // Texel reads and writes, texel pointers: `image::exec` as `exec`
+        // calls it (an error is `exec`'s to give: nothing was written).
+        op::OpImageRead | op::OpImageWrite | op::OpImageFetch | op::OpImageTexelPointer => {
+            let regs = &fr.regs;
+            let out = match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s)) {
+                Ok(out) => out,
+                Err(_) => return Fast::Slow,
+            };
+            let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Next };
+            match out {
+                super::image::Out::Val(v) => put(slot, v),
+                super::image::Out::None => {}
+                super::image::Out::Comps(c, n) => super::image::put_comps(slot, &c[..n]),
+            }
+            return Fast::Next;
         }
         op::OpLogicalNot => {
             let [x, ..] = *args else { return Fast::Slow };
@@ -1672,6 +1743,16 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
                 }
                 Val::P(q @ Ptr { loc: Loc::Buf { .. }, .. }) if q.ty == inst.ty => {
                     return fast_buf_load(prog, st, fr, inst, Kind::Read, p);
+                }
+                // An image or a sampler loads as its handle, the pointer
+                // itself (as `load`).
+                Val::P(q @ Ptr { loc: Loc::Image { .. } | Loc::Sampler { .. }, .. }) if q.ty == inst.ty => {
+                    let res = inst.res as usize;
+                    if fr.regs.get(res).is_some_and(|r| !matches!(r, Val::P(d) if d == q)) {
+                        let q = q.clone();
+                        put(&mut fr.regs[res], Val::P(q));
+                    }
+                    return Fast::Next;
                 }
                 _ => return Fast::Slow,
             };

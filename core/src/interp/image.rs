@@ -1507,10 +1507,16 @@ mod tests {
             ));
             let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
             assert!(e.message.contains("outside the image"), "{}", e.message);
+            // Located at the read (the fast path leaves the error to `exec`).
+            let read = (0..ir.len()).find(|&i| ir.opcode(i) == op::OpImageRead);
+            assert_eq!(e.inst, read.map(|i| i as u32));
+            assert_eq!(e.invocation, Some([0, 0, 0]));
         }
         let ir = image_module("        %tp = OpImageTexelPointer %p_tex %ms %c02 %i0\n");
         let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
         assert!(e.message.contains("outside the image"), "{}", e.message);
+        let tp = (0..ir.len()).find(|&i| ir.opcode(i) == op::OpImageTexelPointer);
+        assert_eq!(e.inst, tp.map(|i| i as u32));
     }
 
     /// Nearest sampling of a 4 x 2 R32_SINT image whose texel k holds k, at

@@ -35,6 +35,16 @@ impl Clone for Val {
     fn clone_from(&mut self, src: &Val) {
         match (self, src) {
             (Val::S(a), Val::S(b)) => *a = *b,
+            // One as long (a vector, usually of scalars): in place, a
+            // scalar over a scalar without the recursive call.
+            (Val::C(a), Val::C(b)) if a.len() == b.len() => {
+                for (x, y) in a.iter_mut().zip(b) {
+                    match (x, y) {
+                        (Val::S(x), Val::S(y)) => *x = *y,
+                        (x, y) => x.clone_from(y),
+                    }
+                }
+            }
             (Val::C(a), Val::C(b)) => a.clone_from(b),
             (a, b) => *a = b.clone(),
         }

@@ -1518,3 +1518,167 @@ fn a_branch_on_an_undefined_value_takes_the_zero_way() {
         assert_eq!(out, [want], "{cond}");
     }
 }
+
+/// Whether each function of the module needs no reset of its registers
+/// (`Func::defined`), in order.
+fn defined_flags(ir: &Ir) -> Vec<bool> {
+    let opts = Options::default();
+    let prog = decode::Program::new(ir, &opts).expect("decodes");
+    prog.funcs.iter().map(|f| f.defined).collect()
+}
+
+#[test]
+fn a_register_read_before_it_is_written_reads_nothing_of_another_invocation() {
+    // An invalid module: %v is written only where gid.x == 0, and read after
+    // the merge. Invocation 1 must not read what invocation 0 wrote: its
+    // frame is set up again with registers reset (a register not written
+    // reads 0), as a fresh frame is, whether the two are in one workgroup or
+    // two.
+    let body = r#"
+      %entry = OpLabel
+          %g = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g 0
+          %c = OpIEqual %bool %x %u0
+               OpSelectionMerge %m None
+               OpBranchConditional %c %def %m
+        %def = OpLabel
+          %v = OpIAdd %uint %x %u7
+               OpBranch %m
+          %m = OpLabel
+          %p = OpAccessChain %p_uint %out %u0 %x
+               OpStore %p %v
+               OpReturn
+               OpFunctionEnd
+"#;
+    for (local, groups) in [(2, 1), (1, 2)] {
+        let ir = module(local, body);
+        assert_eq!(defined_flags(&ir), vec![false]);
+        let (r, out) = run_out(&ir, groups, 2, 10_000);
+        r.expect("runs");
+        assert_eq!(out, vec![7, 0], "local size {local}, {groups} workgroups");
+    }
+}
+
+#[test]
+fn registers_written_before_read_are_kept_between_invocations() {
+    // A valid module (every read dominated by its write; a phi's operand
+    // written in its parent block; a parameter written by the call): the
+    // frames are set up again without a reset and give what fresh ones do.
+    // Invocation x: v = (x, x + 1); then a loop i = 0..2 adds twice(v.y)
+    // (2x + 2) to s, so s = 4x + 4; out[x] = s + v.x = 5x + 4.
+    let ir = module_with(
+        4,
+        "%fn_uint = OpTypeFunction %uint %uint",
+        r#"
+      %entry = OpLabel
+          %g = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g 0
+         %x1 = OpIAdd %uint %x %u1
+          %v = OpCompositeConstruct %v2uint %x %x1
+               OpBranch %loop
+       %loop = OpLabel
+          %i = OpPhi %uint %u0 %entry %inext %body
+          %s = OpPhi %uint %u0 %entry %snext %body
+         %lt = OpULessThan %bool %i %u2
+               OpLoopMerge %merge %body None
+               OpBranchConditional %lt %body %merge
+       %body = OpLabel
+         %vy = OpCompositeExtract %uint %v 1
+         %tw = OpFunctionCall %uint %twice %vy
+      %snext = OpIAdd %uint %s %tw
+      %inext = OpIAdd %uint %i %u1
+               OpBranch %loop
+      %merge = OpLabel
+         %vx = OpCompositeExtract %uint %v 0
+          %r = OpIAdd %uint %s %vx
+          %p = OpAccessChain %p_uint %out %u0 %x
+               OpStore %p %r
+               OpReturn
+               OpFunctionEnd
+      %twice = OpFunction %uint None %fn_uint
+          %a = OpFunctionParameter %uint
+         %tb = OpLabel
+         %a2 = OpIAdd %uint %a %a
+               OpReturnValue %a2
+               OpFunctionEnd
+"#,
+    );
+    assert_eq!(defined_flags(&ir), vec![true, true]);
+    for groups in [1, 3] {
+        let (r, out) = run_out(&ir, groups, 4 * groups as usize, 100_000);
+        r.expect("runs");
+        let want: Vec<u32> = (0..4 * groups).map(|x| 5 * x + 4).collect();
+        assert_eq!(out, want, "{groups} workgroups");
+    }
+}
+
+#[test]
+fn vector_integer_operators_and_bitcasts() {
+    // Two invocations, x = gid.x: a = (0xffffffff, x), b = (2, 7), both
+    // uint2, their sum, difference and product (mod 2^32), a and b as int2
+    // compared signed (-1 < 2, x < 7) and as uint2 unsigned (0xffffffff < 2
+    // false, x < 7 true), and int -7 as uint (0xfffffff9); out[10x + k].
+    // Registers reused by the second invocation hold the first's vectors.
+    let mut body = String::from(
+        r#"
+      %entry = OpLabel
+          %g = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %g 0
+       %base = OpIMul %uint %x %u10
+          %a = OpCompositeConstruct %v2uint %umax %x
+          %b = OpCompositeConstruct %v2uint %u2 %u7
+          %s = OpIAdd %v2uint %a %b
+          %d = OpISub %v2uint %a %b
+          %m = OpIMul %v2uint %a %b
+         %ai = OpBitcast %v2int %a
+         %bi = OpBitcast %v2int %b
+         %lt = OpSLessThan %v2bool %ai %bi
+        %ult = OpULessThan %v2bool %a %b
+         %c7 = OpBitcast %uint %im7
+        %s0 = OpCompositeExtract %uint %s 0
+        %s1 = OpCompositeExtract %uint %s 1
+        %d0 = OpCompositeExtract %uint %d 0
+        %d1 = OpCompositeExtract %uint %d 1
+        %m0 = OpCompositeExtract %uint %m 0
+        %m1 = OpCompositeExtract %uint %m 1
+        %l0b = OpCompositeExtract %bool %lt 0
+        %l1b = OpCompositeExtract %bool %lt 1
+        %u0b = OpCompositeExtract %bool %ult 0
+        %u1b = OpCompositeExtract %bool %ult 1
+        %l0 = OpSelect %uint %l0b %u1 %u0
+        %l1 = OpSelect %uint %l1b %u1 %u0
+        %v0 = OpSelect %uint %u0b %u1 %u0
+        %v1 = OpSelect %uint %u1b %u1 %u0
+"#,
+    );
+    for (k, v) in ["s0", "s1", "d0", "d1", "m0", "m1", "l0", "l1", "v0", "c7"].iter().enumerate() {
+        body.push_str(&alloc::format!(
+            "%ix{k} = OpIAdd %uint %base %k{k}\n%px{k} = OpAccessChain %p_uint %out %u0 %ix{k}\nOpStore %px{k} %{v}\n"
+        ));
+    }
+    body.push_str("OpReturn\nOpFunctionEnd\n");
+    let decls = alloc::format!(
+        "%v2int = OpTypeVector %int 2\n%v2bool = OpTypeVector %bool 2\n{}",
+        index_constants(10)
+    );
+    let ir = module_with(2, &decls, &body);
+    let (r, out) = run_out(&ir, 1, 20, 10_000);
+    r.expect("runs");
+    let want = |x: u32| {
+        vec![
+            1,
+            x + 7,
+            0xffff_fffd,
+            x.wrapping_sub(7),
+            0xffff_fffe,
+            7 * x,
+            1,
+            1,
+            0,
+            0xffff_fff9,
+        ]
+    };
+    let mut all = want(0);
+    all.extend(want(1));
+    assert_eq!(out, all);
+}
