@@ -20,8 +20,8 @@ fn unsupported(i: usize, what: &str) -> Refusal {
 impl W<'_> {
     /// The expression of value `id`.
     pub fn val(&mut self, f: &mut F, id: u32) -> Result<String, Refusal> {
-        if let Some(n) = f.names.get(&id) {
-            return Ok(n.clone());
+        if let Some(n) = f.name(id) {
+            return Ok(String::from(n));
         }
         if let Some(r) = f.refs.get(&id) {
             return Ok(r.clone());
@@ -117,7 +117,7 @@ impl W<'_> {
             t.push_text(out);
             out.push_str(">(");
         }
-        match f.names.get(&id) {
+        match f.name(id) {
             Some(n) => out.push_str(n),
             None if !f.opaque && self.push_int_literal(f, id, out) => {}
             None => {
@@ -147,7 +147,7 @@ impl W<'_> {
     fn bind(&mut self, f: &mut F, i: usize, id: u32, ty: u32, e: String) -> Result<(), Refusal> {
         let at = Some(i as u32);
         if f.hoisted.contains(&id) {
-            let n = f.names.get(&id).map_or("", String::as_str);
+            let n = f.name(id).unwrap_or("");
             self.out.line_parts(f.indent, &[n, " = ", &e, ";"], at);
         } else {
             let owned;
@@ -158,8 +158,8 @@ impl W<'_> {
                     owned.as_str()
                 }
             };
-            let n = f.scope.fresh_numbered(Some(&self.globals_scope), self.ir.name(id), "x", id);
-            self.out.line_parts(f.indent, &["let ", &n, ": ", t, " = ", &e, ";"], at);
+            let n = f.scope.fresh_name(Some(&self.globals_scope), self.ir.name(id), "x", id);
+            self.out.line_parts(f.indent, &["let ", f.scope.text_of(n), ": ", t, " = ", &e, ";"], at);
             f.names.insert(id, n);
         }
         Ok(())
@@ -225,9 +225,9 @@ impl W<'_> {
                     && self.scalar_name(rt).is_some() =>
             {
                 let t = self.scalar_name(rt).unwrap_or("");
-                let n = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "x", id);
+                let n = f.scope.fresh_name(Some(&self.globals_scope), ir.name(id), "x", id);
                 let p = f.refs.get(&arg(2)).map_or("", String::as_str);
-                self.out.line_parts(f.indent, &["let ", &n, ": ", t, " = ", p, ";"], Some(i as u32));
+                self.out.line_parts(f.indent, &["let ", f.scope.text_of(n), ": ", t, " = ", p, ";"], Some(i as u32));
                 f.names.insert(id, n);
                 return Ok(());
             }
@@ -235,7 +235,7 @@ impl W<'_> {
                 let p = self.reference(f, arg(2))?;
                 // An image or sampler is named by its variable (image.rs).
                 if self.is_handle(rt) {
-                    f.names.insert(id, p);
+                    f.name_by(id, &p);
                     return Ok(());
                 }
                 if self.is_atomic_ptr(arg(2)) { format!("atomicLoad(&{p})") } else { p }
@@ -246,7 +246,7 @@ impl W<'_> {
                 if f.refs.get(&arg(0)).is_some() && f.names.get(&arg(1)).is_some() && !self.is_atomic_ptr(arg(0)) =>
             {
                 let p = f.refs.get(&arg(0)).map_or("", String::as_str);
-                let v = f.names.get(&arg(1)).map_or("", String::as_str);
+                let v = f.name(arg(1)).unwrap_or("");
                 self.out.line_parts(f.indent, &[p, " = ", v, ";"], Some(i as u32));
                 return Ok(());
             }
@@ -349,17 +349,17 @@ impl W<'_> {
                     path = format!("[{}]", self.val(f, arg(4))?);
                 }
                 let n = if f.hoisted.contains(&id) {
-                    let n = f.names.get(&id).cloned().unwrap_or_default();
-                    self.out.line_fmt(f.indent, format_args!("{n} = {c};"), Some(i as u32));
+                    let n = f.names.get(&id).copied().unwrap_or_default();
+                    self.out.line_fmt(f.indent, format_args!("{} = {c};", f.text_of(n)), Some(i as u32));
                     n
                 } else {
                     let t = self.ty(rt, i as u32)?;
-                    let n = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "x", id);
-                    self.out.line_fmt(f.indent, format_args!("var {n}: {t} = {c};"), Some(i as u32));
-                    f.names.insert(id, n.clone());
+                    let n = f.scope.fresh_name(Some(&self.globals_scope), ir.name(id), "x", id);
+                    self.out.line_fmt(f.indent, format_args!("var {}: {t} = {c};", f.scope.text_of(n)), Some(i as u32));
+                    f.names.insert(id, n);
                     n
                 };
-                self.out.line_fmt(f.indent, format_args!("{n}{path} = {v};"), Some(i as u32));
+                self.out.line_fmt(f.indent, format_args!("{}{path} = {v};", f.text_of(n)), Some(i as u32));
                 return Ok(());
             }
             op::OpCompositeConstruct => {
@@ -725,7 +725,7 @@ impl W<'_> {
                         owned = format!("{}u", n - 1);
                         &owned
                     }
-                    _ if f.names.get(&x).is_some() => f.names.get(&x).map_or("", String::as_str),
+                    _ if f.names.get(&x).is_some() => f.name(x).unwrap_or(""),
                     _ => {
                         owned = self.val(f, x)?;
                         &owned

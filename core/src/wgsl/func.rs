@@ -2,7 +2,7 @@
 //! function's [`Shape`] into WGSL statements.
 
 use super::W;
-use super::names::Scope;
+use super::names::{Name, Scope};
 use super::refuse::Refusal;
 use super::shape::{CaseValues, Cond, Selector, Shape, Stmt};
 use crate::cfg::FunctionCfg;
@@ -24,8 +24,11 @@ pub(crate) struct F<'c> {
     pub cfg: &'c FunctionCfg,
     /// The function's own names (checked with the module's).
     pub scope: Scope,
-    /// Names of local values and variables.
-    pub names: IdMap<String>,
+    /// Names of local values and variables: in `scope`'s text, or in `other`.
+    pub names: IdMap<Name>,
+    /// The text of the names that are no names of `scope` (a value named by
+    /// an expression: an image's variable).
+    pub other: String,
     /// Reference expressions of pointer values (variables, access chains, parameters).
     pub refs: IdMap<String>,
     /// Values declared as `var` at the top (used outside their block).
@@ -39,6 +42,25 @@ pub(crate) struct F<'c> {
     pub opaque: bool,
     /// The block written last: control-flow lines map to its terminator.
     pub last: Option<u32>,
+}
+
+impl F<'_> {
+    /// The text of a name in `names`.
+    pub fn text_of(&self, n: Name) -> &str {
+        if n.other { self.other.get(n.start as usize..n.end as usize).unwrap_or("") } else { self.scope.text_of(n) }
+    }
+
+    /// The name of value `id`, if it has one.
+    pub fn name(&self, id: u32) -> Option<&str> {
+        self.names.get(&id).map(|&n| self.text_of(n))
+    }
+
+    /// Name value `id` by the expression `s` (no name of the scope).
+    pub fn name_by(&mut self, id: u32, s: &str) {
+        let start = self.other.len() as u32;
+        self.other.push_str(s);
+        self.names.insert(id, Name { start, end: self.other.len() as u32, other: true });
+    }
 }
 
 /// Values by id: a Vec indexed by id for the ids of usual modules, a map
@@ -144,6 +166,7 @@ impl W<'_> {
             scope: Scope::default(),
             names: IdMap::with_bound(ir.module.header.bound),
             refs: IdMap::with_bound(ir.module.header.bound),
+            other: String::new(),
             hoisted: BTreeSet::new(),
             indent: 1,
             flags: Vec::new(),
@@ -157,7 +180,7 @@ impl W<'_> {
         for &p in &func.params {
             let pi = ir.def(p).map(|i| i as u32);
             let Some(pt) = ir.type_of(p) else { continue };
-            let name = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(p), "x", p);
+            let name = f.scope.fresh_name(Some(&self.globals_scope), ir.name(p), "x", p);
             if let Some(Type::Pointer { storage, .. }) = ir.ty(pt).map(|t| &t.ty) {
                 if !matches!(*storage, sc::Function | sc::Private) {
                     return Err(Refusal::new(
@@ -166,10 +189,10 @@ impl W<'_> {
                         pi,
                     ));
                 }
-                f.refs.insert(p, format!("(*{name})"));
+                f.refs.insert(p, format!("(*{})", f.scope.text_of(name)));
             }
             let t = self.ty(pt, pi.unwrap_or(func.inst))?;
-            params.push(format!("{name}: {t}"));
+            params.push(format!("{}: {t}", f.scope.text_of(name)));
             f.names.insert(p, name);
         }
         let ret = match ir.ty(func.result_type).map(|t| &t.ty) {
@@ -194,16 +217,17 @@ impl W<'_> {
                 return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(i as u32)));
             };
             let t = self.ty(pointee, i as u32)?;
-            let name = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "v", id);
+            let name = f.scope.fresh_name(Some(&self.globals_scope), ir.name(id), "v", id);
             let init = match w.get(3) {
                 Some(&c) if ir.constant(c).is_some() => Some(self.const_expr(c)?),
                 _ => None,
             };
+            let n = f.scope.text_of(name);
             match &init {
-                Some(c) => self.out.line_parts(1, &["var ", &name, ": ", &t, " = ", c, ";"], Some(i as u32)),
-                None => self.out.line_parts(1, &["var ", &name, ": ", &t, ";"], Some(i as u32)),
+                Some(c) => self.out.line_parts(1, &["var ", n, ": ", &t, " = ", c, ";"], Some(i as u32)),
+                None => self.out.line_parts(1, &["var ", n, ": ", &t, ";"], Some(i as u32)),
             }
-            f.refs.insert(id, name.clone());
+            f.refs.insert(id, String::from(n));
             f.names.insert(id, name);
         }
         // Hoisted values, guard flags and dispatch variables.
@@ -211,8 +235,8 @@ impl W<'_> {
             let Some(i) = ir.def(id) else { continue };
             let Some(t) = ir.type_of(id) else { continue };
             let t = self.ty(t, i as u32)?;
-            let name = f.scope.fresh_numbered(Some(&self.globals_scope), ir.name(id), "x", id);
-            self.out.line_fmt(1, format_args!("var {name}: {t};"), Some(i as u32));
+            let name = f.scope.fresh_name(Some(&self.globals_scope), ir.name(id), "x", id);
+            self.out.line_fmt(1, format_args!("var {}: {t};", f.scope.text_of(name)), Some(i as u32));
             f.names.insert(id, name);
         }
         for k in 0..shape.flags {
@@ -518,14 +542,14 @@ impl W<'_> {
         let first = copies.first().map(|c| c.0);
         if copies.len() == 1 {
             let (i, name, e) = &copies[0];
-            self.out.line_fmt(n, format_args!("{name} = {e};"), Some(*i));
+            self.out.line_fmt(n, format_args!("{} = {e};", f.text_of(*name)), Some(*i));
         } else if !copies.is_empty() {
             self.out.line(n, "{", first);
             for (k, (i, _, e)) in copies.iter().enumerate() {
                 self.out.line_fmt(n + 1, format_args!("let phi{k} = {e};"), Some(*i));
             }
             for (k, (i, name, _)) in copies.iter().enumerate() {
-                self.out.line_fmt(n + 1, format_args!("{name} = phi{k};"), Some(*i));
+                self.out.line_fmt(n + 1, format_args!("{} = phi{k};", f.text_of(*name)), Some(*i));
             }
             self.out.line(n, "}", first);
         }

@@ -295,7 +295,7 @@ impl W<'_> {
             // OpImageFetch and the queries then use it; sampling is refused).
             op::OpSampledImage | op::OpImage => {
                 let t = self.val(f, arg(2))?;
-                f.names.insert(arg(1), t);
+                f.name_by(arg(1), &t);
                 Ok(None)
             }
             _ => {

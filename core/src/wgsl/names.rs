@@ -120,6 +120,17 @@ pub fn push_u32(s: &mut String, n: u32) {
     }
 }
 
+/// Where a name lies in a text buffer: a function's value names, in its
+/// [`Scope`]'s text (or in `F`'s own, for expressions named by a value),
+/// with no String each.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Name {
+    pub start: u32,
+    pub end: u32,
+    /// In `F`'s own text, not in the scope's.
+    pub other: bool,
+}
+
 /// FNV-1a, for [`Scope`]'s table.
 fn hash(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
@@ -166,14 +177,32 @@ impl Scope {
         })
     }
 
+    /// [`Scope::fresh_numbered`] as a [`Name`] in this scope's text (no
+    /// String): [`Scope::text_of`] reads it.
+    pub fn fresh_name(&mut self, parent: Option<&Scope>, raw: Option<&str>, prefix: &str, n: u32) -> Name {
+        let start = self.fresh_at(parent, raw, |t| {
+            t.push_str(prefix);
+            push_u32(t, n);
+        });
+        Name { start: start as u32, end: self.text.len() as u32, other: false }
+    }
+
+    /// The text of a [`Name`] this scope gave (names taken stay in place).
+    pub fn text_of(&self, n: Name) -> &str {
+        self.text.get(n.start as usize..n.end as usize).unwrap_or("")
+    }
+
     fn fresh_with(&mut self, parent: Option<&Scope>, raw: Option<&str>, fallback: impl FnOnce(&mut String)) -> String {
+        let start = self.fresh_at(parent, raw, fallback);
+        String::from(&self.text[start..])
+    }
+
+    /// Take a fresh name, at the end of `text`; where it starts there.
+    fn fresh_at(&mut self, parent: Option<&Scope>, raw: Option<&str>, fallback: impl FnOnce(&mut String)) -> usize {
         // The candidate is written at the end of `text`, past the names
         // taken (which `ends` delimits), and taken there when free: no
         // String per candidate.
-        if self.text.capacity() == 0 {
-            self.text.reserve(256);
-            self.ends.reserve(32);
-        }
+        self.room();
         let start = self.text.len();
         if !raw.is_some_and(|r| sanitize_into(r, &mut self.text)) {
             fallback(&mut self.text);
@@ -196,7 +225,7 @@ impl Scope {
         self.grow_for_one();
         self.ends.push(self.text.len() as u32);
         self.place(self.ends.len() - 1);
-        String::from(&self.text[start..])
+        start
     }
 
     /// Name `e` (0-based) of those taken one by one.
@@ -226,8 +255,17 @@ impl Scope {
         }
     }
 
+    /// The buffers' first room, once (not grown name by name).
+    fn room(&mut self) {
+        if self.text.capacity() == 0 {
+            self.text.reserve(256);
+            self.ends.reserve(32);
+        }
+    }
+
     /// Take `s`, which is not taken yet.
     fn insert_new(&mut self, s: &str) {
+        self.room();
         self.grow_for_one();
         self.text.push_str(s);
         self.ends.push(self.text.len() as u32);
