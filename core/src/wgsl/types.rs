@@ -461,7 +461,11 @@ impl W<'_> {
             let mut scope = super::names::Scope::default();
             let n = self.ir.ty(ty).map_or(0, |t| t.members().len() as u32);
             for j in 0..n {
-                self.member_name(ty, j, &mut scope);
+                // Named in place (no String returned to drop).
+                if !self.member_names.contains_key(&(ty, j)) {
+                    let m = scope.fresh_numbered(None, self.ir.member_name(ty, j), "m", j);
+                    self.member_names.insert((ty, j), m);
+                }
             }
         }
         match self.member_names.get(&(ty, k)) {
