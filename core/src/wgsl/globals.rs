@@ -568,7 +568,11 @@ impl W<'_> {
                     let mut p = String::with_capacity(4);
                     p.push('p');
                     super::names::push_u32(&mut p, params.len() as u32);
-                    let mut param = super::cat(&["@builtin(", attr, ") ", &p, ": "]);
+                    // Room for the type too (`vec3<u32>`): grown once.
+                    let mut param = String::with_capacity(attr.len() + p.len() + 24);
+                    for part in ["@builtin(", attr, ") ", &p, ": "] {
+                        param.push_str(part);
+                    }
                     want.push_text(&mut param);
                     params.push(param);
                     let e = conv(p);
