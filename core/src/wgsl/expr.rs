@@ -88,22 +88,7 @@ impl W<'_> {
         {
             return false;
         }
-        match self.num(c.ty).map(|n| n.kind) {
-            Some(Kind::U32) => {
-                super::names::push_u32(out, bits as u32);
-                out.push('u');
-            }
-            Some(Kind::I32) if bits as u32 as i32 != i32::MIN => {
-                let v = bits as u32 as i32;
-                if v < 0 {
-                    out.push('-');
-                }
-                super::names::push_u32(out, v.unsigned_abs());
-                out.push('i');
-            }
-            _ => return false,
-        }
-        true
+        self.num(c.ty).is_some_and(|n| super::globals::push_int32_literal(n.kind, bits, out))
     }
 
     /// `val_as(id, want)` appended to `out` (a named value without a String of its own).

@@ -162,25 +162,12 @@ impl W<'_> {
     pub fn literal(&self, num: Num, bits: u64, at: u32) -> Result<String, Refusal> {
         Ok(match num.kind {
             Kind::Bool => String::from(if bits != 0 { "true" } else { "false" }),
-            // Decimal digits without the formatter: `{n}u`, `{v}i`, `-{-v}i`.
-            Kind::U32 => {
-                let mut s = String::with_capacity(11);
-                super::names::push_u32(&mut s, bits as u32);
-                s.push('u');
-                s
-            }
-            Kind::I32 => {
-                let v = bits as u32 as i32;
-                if v == i32::MIN {
-                    String::from("i32(-2147483647 - 1)")
-                } else {
-                    let mut s = String::with_capacity(12);
-                    if v < 0 {
-                        s.push('-');
-                    }
-                    super::names::push_u32(&mut s, v.unsigned_abs());
-                    s.push('i');
+            Kind::U32 | Kind::I32 => {
+                let mut s = String::with_capacity(12);
+                if push_int32_literal(num.kind, bits, &mut s) {
                     s
+                } else {
+                    String::from("i32(-2147483647 - 1)")
                 }
             }
             Kind::F32 => {
@@ -800,4 +787,27 @@ pub fn f16_to_f32(h: u16) -> f32 {
         _ => (s << 31) | ((e + 112) << 23) | (m << 13),
     };
     f32::from_bits(bits)
+}
+
+/// A 32-bit integer literal of kind `kind` with `bits`, as [`W::literal`]
+/// writes it (`{n}u`, `{v}i`, `-{-v}i`), appended to `out` without the
+/// formatter; false, with `out` unchanged, for any other kind and for
+/// i32::MIN (which `literal` writes as an expression).
+pub fn push_int32_literal(kind: Kind, bits: u64, out: &mut String) -> bool {
+    match kind {
+        Kind::U32 => {
+            super::names::push_u32(out, bits as u32);
+            out.push('u');
+        }
+        Kind::I32 if bits as u32 as i32 != i32::MIN => {
+            let v = bits as u32 as i32;
+            if v < 0 {
+                out.push('-');
+            }
+            super::names::push_u32(out, v.unsigned_abs());
+            out.push('i');
+        }
+        _ => return false,
+    }
+    true
 }

@@ -104,20 +104,10 @@ pub fn sanitize_into(raw: &str, out: &mut String) -> bool {
     true
 }
 
-/// Append `n` in decimal (what `{n}` writes, without the formatter).
+/// Append `n` in decimal (what `{n}` writes, without the formatter): the
+/// disassembler's digit writer.
 pub fn push_u32(s: &mut String, n: u32) {
-    // The digits from the highest place down, each pushed as an ASCII char.
-    let mut place = 1u32;
-    while n / place >= 10 {
-        place *= 10;
-    }
-    loop {
-        s.push(char::from(b'0' + (n / place % 10) as u8));
-        if place == 1 {
-            break;
-        }
-        place /= 10;
-    }
+    crate::text::dis::num::push_u64(s, u64::from(n));
 }
 
 /// Where a name lies in a text buffer: a function's value names, in its
