@@ -128,6 +128,14 @@ impl W<'_> {
         Ok(())
     }
 
+    /// An empty String to build an expression in: [`W::spare`], or a new one.
+    fn expr_buffer(&mut self) -> String {
+        let mut s = core::mem::take(&mut self.spare);
+        s.clear();
+        s.reserve(48);
+        s
+    }
+
     /// Bind the value of instruction `i` (result `id` of type `ty`) to `e`.
     fn bind(&mut self, f: &mut F, i: usize, id: u32, ty: u32, e: String) -> Result<(), Refusal> {
         let at = Some(i as u32);
@@ -146,6 +154,10 @@ impl W<'_> {
             let n = f.scope.fresh_name(Some(&self.globals_scope), self.ir.name(id), "x", id);
             self.out.line_parts(f.indent, &["let ", f.scope.text_of(n), ": ", t, " = ", &e, ";"], at);
             f.names.insert(id, n);
+        }
+        // Its buffer serves the next expression.
+        if e.capacity() > self.spare.capacity() {
+            self.spare = e;
         }
         Ok(())
     }
@@ -730,7 +742,7 @@ impl W<'_> {
         };
         let k = sign.unwrap_or(r.kind);
         let c = r.with(k);
-        let mut s = String::with_capacity(48);
+        let mut s = self.expr_buffer();
         if c != r {
             // cast(.., c, r)
             s.push_str("bitcast<");
@@ -765,7 +777,7 @@ impl W<'_> {
             return Err(Refusal::new("wgsl.type", "a comparison on a type WGSL lacks", None));
         };
         let c = a0.with(sign.unwrap_or(a0.kind));
-        let mut s = String::with_capacity(48);
+        let mut s = self.expr_buffer();
         self.push_bin(f, w, op, c, &mut s)?;
         Ok(s)
     }

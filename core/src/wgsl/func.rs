@@ -309,6 +309,12 @@ impl W<'_> {
         let Some(i) = ir.def(id) else { return };
         // Only values defined in this function's blocks.
         let Some(&db) = defs.block_of.get(i.wrapping_sub(defs.base)).filter(|&&x| x != u32::MAX) else { return };
+        // Used where it is defined (not by an OpPhi or a terminator): stays
+        // a `let`. A pointer's operands were met, the same way, in this
+        // block where it was defined.
+        if !far && db == b {
+            return;
+        }
         let o = ir.opcode(i);
         if o == op::OpVariable || o == op::OpLabel {
             return;
@@ -326,9 +332,7 @@ impl W<'_> {
             }
             return;
         }
-        if far || db != b {
-            f.hoisted.insert(id);
-        }
+        f.hoisted.insert(id);
     }
 
     /// Write statements.

@@ -109,6 +109,10 @@ pub(crate) struct W<'a> {
     pub introduced: Vec<Introduced>,
     /// Output: lines with their source instruction.
     pub out: Out,
+    /// A spare expression buffer: [`W::bind`] keeps the String it was given
+    /// here, and the next expression is built in it (no allocation per
+    /// expression).
+    pub spare: String,
 }
 
 /// Text written line by line, each line with its source instruction.
@@ -205,6 +209,7 @@ pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structure
         image_access: BTreeMap::new(),
         introduced: Vec::new(),
         out: Out::default(),
+        spare: String::new(),
     };
     w.run(opts).map_err(|r| alloc::vec![r])
 }

@@ -197,15 +197,20 @@ impl Scope {
         if !raw.is_some_and(|r| sanitize_into(r, &mut self.text)) {
             fallback(&mut self.text);
         }
-        let taken = |me: &Scope, s: &str| me.contains(s) || parent.is_some_and(|p| p.contains(s)) || is_reserved(s);
-        if taken(self, &self.text[start..]) {
+        // Each candidate hashed once, for both scopes' tables and its place.
+        let taken = |me: &Scope, s: &str, h: u64| {
+            me.contains_hashed(s, h) || parent.is_some_and(|p| p.contains_hashed(s, h)) || is_reserved(s)
+        };
+        let mut h = hash(&self.text[start..]);
+        if taken(self, &self.text[start..], h) {
             let base = self.text.len();
             let mut k = 1u32;
             loop {
                 self.text.truncate(base);
                 self.text.push('_');
                 push_u32(&mut self.text, k);
-                if !taken(self, &self.text[start..]) {
+                h = hash(&self.text[start..]);
+                if !taken(self, &self.text[start..], h) {
                     break;
                 }
                 k += 1;
@@ -214,7 +219,7 @@ impl Scope {
         // Not taken, so not in this scope.
         self.grow_for_one();
         self.ends.push(self.text.len() as u32);
-        self.place(self.ends.len() - 1);
+        self.place_hashed(self.ends.len() - 1, h);
         start
     }
 
@@ -226,8 +231,13 @@ impl Scope {
 
     /// Whether `s` is one of the names taken one by one.
     fn has(&self, s: &str) -> bool {
+        self.has_hashed(s, hash(s))
+    }
+
+    /// [`Scope::has`] of `s` whose [`hash`] is `h`.
+    fn has_hashed(&self, s: &str, h: u64) -> bool {
         let mask = self.table.len().wrapping_sub(1);
-        let mut k = hash(s) as usize;
+        let mut k = h as usize;
         for _ in 0..self.table.len() {
             k &= mask;
             match self.table[k] {
@@ -276,8 +286,13 @@ impl Scope {
 
     /// Put name `e` in the table (which has room).
     fn place(&mut self, e: usize) {
+        self.place_hashed(e, hash(self.name(e)));
+    }
+
+    /// [`Scope::place`] of name `e`, whose [`hash`] is `h`.
+    fn place_hashed(&mut self, e: usize, h: u64) {
         let mask = self.table.len() - 1;
-        let mut k = hash(self.name(e)) as usize & mask;
+        let mut k = h as usize & mask;
         while self.table[k] != 0 {
             k = (k + 1) & mask;
         }
@@ -286,7 +301,12 @@ impl Scope {
 
     /// Whether `s` is taken.
     pub fn contains(&self, s: &str) -> bool {
-        self.has(s)
+        self.contains_hashed(s, hash(s))
+    }
+
+    /// [`Scope::contains`] of `s` whose [`hash`] is `h`.
+    fn contains_hashed(&self, s: &str, h: u64) -> bool {
+        self.has_hashed(s, h)
             || self.numbered.iter().any(|&(p, n)| {
                 s.strip_prefix(p).is_some_and(|d| {
                     !d.is_empty()
