@@ -13,6 +13,17 @@ use alloc::vec::Vec;
 
 const XYZW: [&str; 4] = ["x", "y", "z", "w"];
 
+/// The index of one access step ([`W::step`]).
+enum Index<'x, 'c> {
+    /// A literal: a struct member's number, or a composite's index.
+    Lit(u32),
+    /// The last element `n` of an array or vector, for a constant index past
+    /// its end (`{n}u`).
+    Last(u64),
+    /// An index value, read in function `F`.
+    Val(&'x mut F<'c>, u32),
+}
+
 fn unsupported(i: usize, what: &str) -> Refusal {
     Refusal::new("wgsl.instruction", format!("{what} has no WGSL counterpart"), Some(i as u32))
 }
@@ -23,8 +34,8 @@ impl W<'_> {
         if let Some(n) = f.name(id) {
             return Ok(String::from(n));
         }
-        if let Some(r) = f.refs.get(&id) {
-            return Ok(r.clone());
+        if let Some(r) = f.ref_of(id) {
+            return Ok(String::from(r));
         }
         if self.ir.constant(id).is_some() {
             let c = self.const_expr(id)?;
@@ -57,8 +68,8 @@ impl W<'_> {
 
     /// The reference expression of pointer `id`.
     fn reference(&mut self, f: &mut F, id: u32) -> Result<String, Refusal> {
-        if let Some(r) = f.refs.get(&id) {
-            return Ok(r.clone());
+        if let Some(r) = f.ref_of(id) {
+            return Ok(String::from(r));
         }
         if let Some(n) = self.global_names.get(&id) {
             return Ok(n.clone());
@@ -102,6 +113,16 @@ impl W<'_> {
             t.push_text(out);
             out.push_str(">(");
         }
+        self.push_val(f, id, out)?;
+        if to.is_some() {
+            out.push(')');
+        }
+        Ok(())
+    }
+
+    /// `val(id)` appended to `out` (a named value or an integer literal
+    /// without a String of its own).
+    fn push_val(&mut self, f: &mut F, id: u32, out: &mut String) -> Result<(), Refusal> {
         match f.name(id) {
             Some(n) => out.push_str(n),
             None if !f.opaque && self.push_int_literal(f, id, out) => {}
@@ -109,9 +130,6 @@ impl W<'_> {
                 let v = self.val(f, id)?;
                 out.push_str(&v);
             }
-        }
-        if to.is_some() {
-            out.push(')');
         }
         Ok(())
     }
@@ -215,7 +233,7 @@ impl W<'_> {
             // bound where it is defined: `bind` with the reference read in
             // place (no copy of it).
             op::OpLoad
-                if f.refs.get(&arg(2)).is_some()
+                if f.ref_of(arg(2)).is_some()
                     && !f.hoisted.contains(&id)
                     && !self.is_handle(rt)
                     && !self.is_atomic_ptr(arg(2))
@@ -223,7 +241,7 @@ impl W<'_> {
             {
                 let t = self.scalar_name(rt).unwrap_or("");
                 let n = f.scope.fresh_name(Some(&self.globals_scope), ir.name(id), "x", id);
-                let p = f.refs.get(&arg(2)).map_or("", String::as_str);
+                let p = f.ref_of(arg(2)).unwrap_or("");
                 self.out.line_parts(f.indent, &["let ", f.scope.text_of(n), ": ", t, " = ", p, ";"], Some(i as u32));
                 f.names.insert(id, n);
                 return Ok(());
@@ -237,15 +255,18 @@ impl W<'_> {
                 }
                 if self.is_atomic_ptr(arg(2)) { format!("atomicLoad(&{p})") } else { p }
             }
-            // A plain store through a named pointer of a named value: written
-            // from the names, in place (what the general case below writes).
-            op::OpStore
-                if f.refs.get(&arg(0)).is_some() && f.names.get(&arg(1)).is_some() && !self.is_atomic_ptr(arg(0)) =>
-            {
-                let p = f.refs.get(&arg(0)).map_or("", String::as_str);
-                let v = f.name(arg(1)).unwrap_or("");
-                self.out.line_parts(f.indent, &[p, " = ", v, ";"], Some(i as u32));
-                return Ok(());
+            // A plain store through a named pointer: written in place, the
+            // value in the spare buffer (what the general case below writes).
+            op::OpStore if f.ref_of(arg(0)).is_some() && !self.is_atomic_ptr(arg(0)) => {
+                let mut v = core::mem::take(&mut self.spare);
+                v.clear();
+                let r = self.push_val(f, arg(1), &mut v);
+                if r.is_ok() {
+                    let p = f.ref_of(arg(0)).unwrap_or("");
+                    self.out.line_parts(f.indent, &[p, " = ", &v, ";"], Some(i as u32));
+                }
+                self.spare = v;
+                return r;
             }
             op::OpStore => {
                 let p = self.reference(f, arg(0))?;
@@ -264,13 +285,19 @@ impl W<'_> {
                 return Ok(());
             }
             op::OpAccessChain | op::OpInBoundsAccessChain => {
-                let chain = self.access_chain(f, i, w)?;
-                f.refs.insert(id, chain);
-                return Ok(());
+                // Built in the spare buffer, kept in `f`'s reference text.
+                let mut chain = core::mem::take(&mut self.spare);
+                chain.clear();
+                let r = self.access_chain(f, w, &mut chain);
+                if r.is_ok() {
+                    f.set_ref(id, &chain);
+                }
+                self.spare = chain;
+                return r;
             }
             op::OpCopyObject if self.is_pointer(rt) => {
                 let r = self.reference(f, arg(2))?;
-                f.refs.insert(id, r);
+                f.set_ref(id, &r);
                 return Ok(());
             }
             op::OpCopyObject => self.val(f, arg(2))?,
@@ -328,7 +355,7 @@ impl W<'_> {
                 let mut e = self.val(f, arg(2))?;
                 let mut t = ir.type_of(arg(2)).unwrap_or(0);
                 for &k in &w[3..] {
-                    t = self.step(&mut e, t, k, None)?;
+                    t = self.step(&mut e, t, Index::Lit(k))?;
                 }
                 e
             }
@@ -340,7 +367,7 @@ impl W<'_> {
                 if o == op::OpCompositeInsert {
                     let mut t = rt;
                     for &k in &w[4..] {
-                        t = self.step(&mut path, t, k, None)?;
+                        t = self.step(&mut path, t, Index::Lit(k))?;
                     }
                 } else {
                     path = format!("[{}]", self.val(f, arg(4))?);
@@ -657,10 +684,13 @@ impl W<'_> {
         }
     }
 
-    /// One access step into type `t` by literal `k` (or index value `dynamic`):
-    /// the accessor text and the element type.
-    /// Append to `e` the access of step `k` (or `dynamic`) into type `t`; the type reached.
-    fn step(&mut self, e: &mut String, t: u32, k: u32, dynamic: Option<&str>) -> Result<u32, Refusal> {
+    /// Append to `e` the access of one step by `index` into type `t` (a
+    /// struct member by its literal number); the type reached.
+    fn step(&mut self, e: &mut String, t: u32, index: Index) -> Result<u32, Refusal> {
+        let k = match index {
+            Index::Lit(k) => k,
+            _ => 0,
+        };
         // What the step needs of the type, without copying it: 0 a struct
         // member, 1 an array element, 2 a vector or matrix component.
         let (what, next) = match self.ir.ty(t) {
@@ -679,9 +709,13 @@ impl W<'_> {
             return Ok(next);
         }
         e.push('[');
-        match dynamic {
-            Some(d) => e.push_str(d),
-            None => super::names::push_u32(e, k),
+        match index {
+            Index::Lit(k) => super::names::push_u32(e, k),
+            Index::Last(n) => {
+                crate::text::dis::num::push_u64(e, n);
+                e.push('u');
+            }
+            Index::Val(f, x) => self.push_val(f, x, e)?,
         }
         e.push(']');
         if what == 1 && self.wrap_stride(t).is_some() {
@@ -690,23 +724,20 @@ impl W<'_> {
         Ok(next)
     }
 
-    fn access_chain(&mut self, f: &mut F, _i: usize, w: &[u32]) -> Result<String, Refusal> {
+    /// The reference expression of access chain `w` (its operand words),
+    /// appended to `e`.
+    fn access_chain(&mut self, f: &mut F, w: &[u32], e: &mut String) -> Result<(), Refusal> {
         let base = w.get(2).copied().unwrap_or(0);
-        // The base's reference, with room for the steps (one allocation).
-        let mut e = match f.refs.get(&base).or_else(|| self.global_names.get(&base)) {
-            Some(r) => {
-                let mut e = String::with_capacity(r.len() + 16 * w.len().saturating_sub(3));
-                e.push_str(r);
-                e
-            }
-            None => self.reference(f, base)?,
-        };
+        match f.ref_of(base).or_else(|| self.global_names.get(&base).map(String::as_str)) {
+            Some(r) => e.push_str(r),
+            None => e.push_str(&self.reference(f, base)?),
+        }
         let mut t = self.pointee(base);
         for &x in w.get(3..).unwrap_or(&[]) {
             let is_struct = matches!(self.ir.ty(t).map(|t| &t.ty), Some(Type::Struct { .. }));
             t = if is_struct {
                 let k = self.ir.const_u64(x).unwrap_or(0) as u32;
-                self.step(&mut e, t, k, None)?
+                self.step(e, t, Index::Lit(k))?
             } else {
                 // A constant index past a fixed size: WGSL rejects it when
                 // the shader is created, SPIR-V leaves it undefined.
@@ -715,23 +746,14 @@ impl W<'_> {
                     Some(Type::Vector { count: n, .. } | Type::Matrix { columns: n, .. }) => Some(*n as u64),
                     _ => None,
                 };
-                // A named value is written from its name (no String of its own).
-                let owned: String;
-                let v: &str = match (len, self.ir.const_u64(x)) {
-                    (Some(n), Some(k)) if k >= n && n > 0 => {
-                        owned = format!("{}u", n - 1);
-                        &owned
-                    }
-                    _ if f.names.get(&x).is_some() => f.name(x).unwrap_or(""),
-                    _ => {
-                        owned = self.val(f, x)?;
-                        &owned
-                    }
-                };
-                self.step(&mut e, t, 0, Some(v))?
+                match (len, self.ir.const_u64(x)) {
+                    (Some(n), Some(k)) if k >= n && n > 0 => self.step(e, t, Index::Last(n - 1))?,
+                    // The index value, written in place.
+                    _ => self.step(e, t, Index::Val(&mut *f, x))?,
+                }
             };
         }
-        Ok(e)
+        Ok(())
     }
 
     /// An integer binary operation computed in `sign` (or the result's

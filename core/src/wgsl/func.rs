@@ -29,8 +29,11 @@ pub(crate) struct F<'c> {
     /// The text of the names that are no names of `scope` (a value named by
     /// an expression: an image's variable).
     pub other: String,
-    /// Reference expressions of pointer values (variables, access chains, parameters).
-    pub refs: IdMap<String>,
+    /// Reference expressions of pointer values (variables, access chains,
+    /// parameters): ranges of `ref_text` ([`F::ref_of`]).
+    pub refs: IdMap<(u32, u32)>,
+    /// The text of `refs`, one after another (no String each).
+    pub ref_text: String,
     /// Values declared as `var` at the top (used outside their block).
     pub hoisted: BTreeSet<u32>,
     pub indent: usize,
@@ -53,6 +56,18 @@ impl F<'_> {
     /// The name of value `id`, if it has one.
     pub fn name(&self, id: u32) -> Option<&str> {
         self.names.get(&id).map(|&n| self.text_of(n))
+    }
+
+    /// The reference expression of pointer `id`, if it has one here.
+    pub fn ref_of(&self, id: u32) -> Option<&str> {
+        self.refs.get(&id).map(|&(a, b)| self.ref_text.get(a as usize..b as usize).unwrap_or(""))
+    }
+
+    /// Set the reference expression of pointer `id` to `s`.
+    pub fn set_ref(&mut self, id: u32, s: &str) {
+        let start = self.ref_text.len() as u32;
+        self.ref_text.push_str(s);
+        self.refs.insert(id, (start, self.ref_text.len() as u32));
     }
 
     /// Name value `id` by the expression `s` (no name of the scope).
@@ -166,6 +181,7 @@ impl W<'_> {
             scope: Scope::default(),
             names: IdMap::with_bound(ir.module.header.bound),
             refs: IdMap::with_bound(ir.module.header.bound),
+            ref_text: String::with_capacity(256),
             other: String::new(),
             hoisted: BTreeSet::new(),
             indent: 1,
@@ -189,7 +205,8 @@ impl W<'_> {
                         pi,
                     ));
                 }
-                f.refs.insert(p, format!("(*{})", f.scope.text_of(name)));
+                let r = format!("(*{})", f.scope.text_of(name));
+                f.set_ref(p, &r);
             }
             let t = self.ty(pt, pi.unwrap_or(func.inst))?;
             params.push(format!("{}: {t}", f.scope.text_of(name)));
@@ -227,7 +244,10 @@ impl W<'_> {
                 Some(c) => self.out.line_parts(1, &["var ", n, ": ", &t, " = ", c, ";"], Some(i as u32)),
                 None => self.out.line_parts(1, &["var ", n, ": ", &t, ";"], Some(i as u32)),
             }
-            f.refs.insert(id, String::from(n));
+            // The variable's reference is its name (copied: disjoint fields).
+            let start = f.ref_text.len() as u32;
+            f.ref_text.push_str(f.scope.text_of(name));
+            f.refs.insert(id, (start, f.ref_text.len() as u32));
             f.names.insert(id, name);
         }
         // Hoisted values, guard flags and dispatch variables.
