@@ -85,7 +85,16 @@ pub(super) fn build(module: Module) -> Ir {
                             bound,
                         });
                     } else {
-                        ir.ids.slot(id).def = i as u32 + 1;
+                        let slot = ir.ids.slot(id);
+                        slot.def = i as u32 + 1;
+                        if ir
+                            .ops
+                            .get(first_op)
+                            .is_some_and(|o| o.kind == OperandKind::IdResultType)
+                        {
+                            slot.typed = true;
+                            slot.value_type = w[0];
+                        }
                     }
                 }
                 true
@@ -395,9 +404,20 @@ impl Ir {
             self.names.sort_by_key(|n| (n.target, n.member));
         }
         for (f, m) in modes {
-            // Several entry points may share a function.
-            for e in self.entry_points.iter_mut().filter(|e| e.function == f) {
-                e.modes.push(m.clone());
+            // Several entry points may share a function: a copy for each but
+            // the last, which takes the mode.
+            let mut sharing = self
+                .entry_points
+                .iter_mut()
+                .filter(|e| e.function == f)
+                .peekable();
+            while let Some(e) = sharing.next() {
+                if sharing.peek().is_some() {
+                    e.modes.push(m.clone());
+                } else {
+                    e.modes.push(m);
+                    break;
+                }
             }
         }
         // Index types and constants by id.

@@ -262,6 +262,10 @@ struct InstAt {
 struct IdIndex {
     /// The instruction that defines it.
     def: u32,
+    /// Whether that instruction has a result type, and the type (what
+    /// [`Ir::type_of`] gives, without looking at the instruction).
+    typed: bool,
+    value_type: u32,
     /// Its entry in [`Ir::types`].
     ty: u32,
     /// Its entry in [`Ir::constants`].
@@ -422,12 +426,8 @@ impl Ir {
 
     /// The result type of value `id`.
     pub fn type_of(&self, id: u32) -> Option<u32> {
-        let i = self.def(id)?;
-        if self.desc(i)?.has_result_type() {
-            self.words(i).first().copied()
-        } else {
-            None
-        }
+        let x = self.ids.get(id);
+        x.typed.then_some(x.value_type)
     }
 
     /// The type `id`, if it is one.
