@@ -61,6 +61,17 @@ impl Operands {
         }
     }
 
+    /// A copy of the first `len` words of `words`: when both `len` and
+    /// [`INLINE`] words fit, a fixed-size copy (the words past `len` are
+    /// held but never read), cheaper than one of variable length.
+    #[inline]
+    pub(crate) fn from_front(words: &[u32], len: usize) -> Operands {
+        match words.first_chunk::<INLINE>() {
+            Some(a) if len <= INLINE => Operands(Repr::Inline(len as u8, *a)),
+            _ => Operands::from_slice(&words[..len]),
+        }
+    }
+
     /// The words.
     #[inline]
     pub fn as_slice(&self) -> &[u32] {

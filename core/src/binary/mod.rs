@@ -452,7 +452,7 @@ pub fn read_words_framing(words: &[u32]) -> Result<Module, BinaryError> {
             });
         }
         // A copy per instruction, in place (no allocation) when short.
-        let mut operands = Operands::from_slice(&words[at + 1..at + count]);
+        let mut operands = Operands::from_front(&words[at + 1..], count - 1);
         if swap {
             operands.iter_mut().for_each(|x| *x = x.swap_bytes());
         }

@@ -125,6 +125,7 @@ impl<T: Copy + Default> IdMap<T> {
         }
     }
 
+    #[inline]
     pub fn get(&self, id: u32) -> T {
         match self.dense.get(id as usize) {
             Some(v) => *v,
@@ -132,28 +133,43 @@ impl<T: Copy + Default> IdMap<T> {
         }
     }
 
+    #[inline]
     pub fn set(&mut self, id: u32, v: T) {
+        *self.slot(id) = v;
+    }
+
+    /// The entry of `id`, to read and write in one look-up (the default if unset).
+    #[inline]
+    pub fn slot(&mut self, id: u32) -> &mut T {
         match self.dense.get_mut(id as usize) {
-            Some(slot) => *slot = v,
-            None => {
-                self.sparse.insert(id, v);
-            }
+            Some(slot) => slot,
+            None => self.sparse.entry(id).or_default(),
         }
     }
 }
 
+/// What the parser knows of one id, from the instructions before.
+#[derive(Clone, Copy, Debug, Default)]
+struct IdInfo {
+    defined: bool,
+    /// For a scalar type id: its number type.
+    num: NumType,
+    /// For a value id: its result type (0: none).
+    value_type: u32,
+    /// For an OpExtInstImport id: index + 1 in `OperandParser::sets` (0: not one).
+    set: u32,
+}
 
 /// The operand parser, carrying the context built from earlier instructions.
 #[derive(Clone, Debug)]
 pub struct OperandParser {
-    /// Number types of scalar type ids.
-    types: IdMap<NumType>,
-    /// The result type of each value id.
-    value_types: IdMap<u32>,
-    /// Imported extended instruction sets.
-    ext_sets: IdMap<ExtSet>,
-    /// Ids defined so far.
-    defined: IdMap<bool>,
+    /// By id: defined yet, number type, result type, imported set (one map,
+    /// one look-up per result id).
+    ids: IdMap<IdInfo>,
+    /// Imported extended instruction sets (indexed from [`IdInfo::set`]).
+    sets: Vec<ExtSet>,
+    /// Operands still to read that an operand brought (enumerant parameters,
+    /// pairs, an extended instruction's operands), the next one last.
     stack: Vec<(OperandKind, Quantifier)>,
 }
 
@@ -170,33 +186,167 @@ fn float_enc(encoding: u32) -> FloatEnc {
     }
 }
 
-/// Opcodes below this have their grammar entry found by [`DESC_INDEX`].
+/// Opcodes below this have their grammar entry and [`Shape`] found by [`SHAPES`].
 const DESC_DIRECT: usize = 1024;
 
-/// Index + 1 in `grammar::INSTRUCTIONS` of each opcode below
-/// [`DESC_DIRECT`] (0: none), computed at compile time.
-static DESC_INDEX: [u16; DESC_DIRECT] = {
-    let mut t = [0u16; DESC_DIRECT];
+/// What the parser needs of an opcode's grammar entry beyond its operand
+/// list, computed from the grammar at compile time.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// Index + 1 in `grammar::INSTRUCTIONS` (0: none; only in [`SHAPES`]).
+    desc: u16,
+    /// How many leading operands are one-word ids or literal integers.
+    simple: u8,
+    /// How many leading operands hold every `One` operand.
+    required: u8,
+    /// Whether the last operand is variadic.
+    variadic: bool,
+    /// The word of the result id (1 after a result type, else 0), for an
+    /// instruction that defines one.
+    result: Option<u8>,
+    /// Whether the result type comes first.
+    result_type: bool,
+    /// A type declaration: class Type-Declaration, a result id, no result type.
+    type_decl: bool,
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl Shape {
+    const NONE: Shape = Shape {
+        desc: 0,
+        simple: 0,
+        required: 0,
+        variadic: false,
+        result: None,
+        result_type: false,
+        type_decl: false,
+    };
+
+    const fn of(d: &grammar::InstructionDesc) -> Shape {
+        use OperandKind as K;
+        let ops = d.operands;
+        let mut simple = 0;
+        while simple < ops.len()
+            && matches!(
+                ops[simple].kind,
+                K::IdRef
+                    | K::IdResult
+                    | K::IdResultType
+                    | K::IdScope
+                    | K::IdMemorySemantics
+                    | K::LiteralInteger
+            )
+        {
+            simple += 1;
+        }
+        let mut required = 0;
+        let mut i = 0;
+        while i < ops.len() {
+            if matches!(ops[i].quantifier, Quantifier::One) {
+                required = i + 1;
+            }
+            i += 1;
+        }
+        let result_type = !ops.is_empty() && matches!(ops[0].kind, K::IdResultType);
+        let at = if result_type { 1 } else { 0 };
+        let result = if at < ops.len() && matches!(ops[at].kind, K::IdResult) {
+            Some(at as u8)
+        } else {
+            None
+        };
+        // The IR takes the first IdResult of the first two operands as the
+        // result: the same one, for every instruction of the grammar.
+        let mut k = 0;
+        while k < 2 && k < ops.len() {
+            if matches!(ops[k].kind, K::IdResult) && k != at {
+                panic!("an IdResult not where the parser looks for it");
+            }
+            k += 1;
+        }
+        assert!(ops.len() < 256);
+        Shape {
+            desc: 0,
+            simple: simple as u8,
+            required: required as u8,
+            variadic: !ops.is_empty()
+                && matches!(ops[ops.len() - 1].quantifier, Quantifier::Variadic),
+            result,
+            result_type,
+            type_decl: str_eq(d.class, "Type-Declaration") && result.is_some() && !result_type,
+        }
+    }
+
+    /// Whether `n` operand words are all one-word ids or literal integers,
+    /// each in its place in the grammar's `count` operands (the last one maybe
+    /// repeated), with none the grammar requires missing: what the walk
+    /// gives them, without its stack.
+    #[inline]
+    fn simple_fits(self, n: usize, count: usize) -> bool {
+        n >= self.required as usize
+            && (n <= count || self.variadic)
+            && n.min(count) <= self.simple as usize
+    }
+}
+
+/// The [`Shape`] of each opcode below [`DESC_DIRECT`], computed at compile time.
+static SHAPES: [Shape; DESC_DIRECT] = {
+    let mut t = [Shape::NONE; DESC_DIRECT];
     let all = grammar::INSTRUCTIONS;
     let mut i = 0;
     while i < all.len() {
+        // Every entry's shape, so that the checks in `Shape::of` cover them all.
+        let s = Shape::of(&all[i]);
         let op = all[i].opcode as usize;
-        if op < DESC_DIRECT && t[op] == 0 {
-            t[op] = i as u16 + 1;
+        if op < DESC_DIRECT && t[op].desc == 0 {
+            t[op] = Shape {
+                desc: i as u16 + 1,
+                ..s
+            };
         }
         i += 1;
     }
     t
 };
 
+/// An opcode's grammar entry and shape.
+#[inline(always)]
+fn shape(opcode: u16) -> Option<(&'static grammar::InstructionDesc, Shape)> {
+    match SHAPES.get(opcode as usize) {
+        Some(s) => Some((
+            grammar::INSTRUCTIONS.get((s.desc as usize).wrapping_sub(1))?,
+            *s,
+        )),
+        None => grammar::instruction(opcode).map(|d| (d, Shape::of(d))),
+    }
+}
+
 /// [`grammar::instruction`], by a table for the core opcodes (no bisection).
 #[inline]
 pub fn instruction_desc(opcode: u16) -> Option<&'static grammar::InstructionDesc> {
-    match DESC_INDEX.get(opcode as usize) {
-        Some(0) => None,
-        Some(&k) => grammar::INSTRUCTIONS.get(k as usize - 1),
+    match SHAPES.get(opcode as usize) {
+        Some(s) => grammar::INSTRUCTIONS.get((s.desc as usize).wrapping_sub(1)),
         None => grammar::instruction(opcode),
     }
+}
+
+/// Whether `opcode` declares a type: grammar class Type-Declaration, with a
+/// result id and no result type.
+pub(crate) fn declares_type(opcode: u16) -> bool {
+    shape(opcode).is_some_and(|(_, s)| s.type_decl)
 }
 
 /// The bytes of a literal string (up to the first NUL).
@@ -223,60 +373,70 @@ pub fn decode_string(words: &[u32]) -> String {
     }
 }
 
-/// The operands of an instruction whose words are all one-word ids or
-/// literal integers, each in its place in the grammar's list (the last one
-/// maybe repeated), with no operand the grammar requires missing: what
-/// [`OperandParser::walk`] gives them, without its stack. False (and `out`
-/// to be cleared) for any other instruction, which the walk then parses.
-fn walk_simple(desc: &grammar::InstructionDesc, words: &[u32], out: &mut Vec<ParsedOperand>) -> bool {
-    use OperandKind as K;
-    let ops = desc.operands;
-    let (n, k) = (words.len(), ops.len());
-    match ops.last() {
-        None => return n == 0,
-        Some(last) if n > k && last.quantifier != Quantifier::Variadic => return false,
-        _ => {}
-    }
-    if n < k && ops[n..].iter().any(|o| o.quantifier == Quantifier::One) {
-        return false;
-    }
-    for i in 0..n {
-        let kind = ops[i.min(k - 1)].kind;
-        let num = match kind {
-            K::IdRef | K::IdResult | K::IdResultType | K::IdScope | K::IdMemorySemantics => NumType::None,
-            K::LiteralInteger => NumType::U32,
-            _ => return false,
+/// The operands of `n` words that [`Shape::simple_fits`] the grammar's `ops`.
+#[inline]
+fn push_simple(ops: &[grammar::OperandDesc], n: usize, out: &mut Vec<ParsedOperand>) {
+    let last = ops.len().wrapping_sub(1);
+    out.extend((0..n).map(|i| {
+        let kind = ops[i.min(last)].kind;
+        let num = if kind == OperandKind::LiteralInteger {
+            NumType::U32
+        } else {
+            NumType::None
         };
-        out.push(ParsedOperand { kind, start: i as u32, len: 1, num });
+        ParsedOperand {
+            kind,
+            start: i as u32,
+            len: 1,
+            num,
+        }
+    }));
+}
+
+/// [`OperandKind::enumerant`], first trying the few enumerants at and just
+/// below index `value` (most kinds number theirs from 0, with few gaps).
+#[inline]
+fn enumerant(kind: OperandKind, value: u32) -> Option<&'static grammar::EnumerantDesc> {
+    let e = kind.desc().enumerants;
+    let mut i = (value as usize).min(e.len().wrapping_sub(1));
+    let mut steps = 0;
+    while steps < 4 && i > 0 && e.get(i).is_some_and(|d| d.value > value) {
+        i -= 1;
+        steps += 1;
     }
-    true
+    match e.get(i) {
+        // Sorted by value: the first with this value when the one before is less.
+        Some(d) if d.value == value && (i == 0 || e[i - 1].value < value) => Some(d),
+        _ => kind.enumerant(value),
+    }
 }
 
 impl OperandParser {
     /// A parser for a module with this id bound.
     pub fn new(bound: u32) -> OperandParser {
         OperandParser {
-            types: IdMap::new(bound),
-            value_types: IdMap::new(bound),
-            ext_sets: IdMap::new(bound.min(4096)),
-            defined: IdMap::new(bound),
+            ids: IdMap::new(bound),
+            sets: Vec::new(),
             stack: Vec::new(),
         }
     }
 
     /// The number type of a type id seen so far.
     pub fn num_type(&self, type_id: u32) -> NumType {
-        self.types.get(type_id)
+        self.ids.get(type_id).num
     }
 
     /// The result type of a value id seen so far (0 if none).
     pub fn type_of(&self, id: u32) -> u32 {
-        self.value_types.get(id)
+        self.ids.get(id).value_type
     }
 
     /// The set an OpExtInstImport id imported.
     pub fn ext_set(&self, id: u32) -> ExtSet {
-        self.ext_sets.get(id)
+        match self.ids.get(id).set {
+            0 => ExtSet::None,
+            k => self.sets[k as usize - 1],
+        }
     }
 
     /// Parse one instruction's operand words (`words` excludes the first word;
@@ -290,116 +450,164 @@ impl OperandParser {
         out: &mut Vec<ParsedOperand>,
     ) -> Result<(), BinaryError> {
         out.clear();
-        let desc =
-            instruction_desc(opcode).ok_or(BinaryError::UnknownOpcode { offset, opcode })?;
-        if !walk_simple(desc, words, out) {
-            out.clear();
-            let mut stack = core::mem::take(&mut self.stack);
-            stack.clear();
-            for o in desc.operands.iter().rev() {
-                stack.push((o.kind, o.quantifier));
-            }
-            let r = self.walk(opcode, words, offset, out, &mut stack);
-            let top = stack.last().copied();
-            self.stack = stack;
-            r?;
-            if let Some((kind, Quantifier::One)) = top {
-                return Err(BinaryError::MissingOperand {
-                    offset,
-                    opcode,
-                    operand: offset + 1 + words.len(),
-                    kind,
-                });
-            }
-        }
-        let result = if desc.has_result_type() {
-            out.get(1)
-        } else {
-            out.first()
-        };
-        if let Some(r) = result.filter(|o| o.kind == OperandKind::IdResult) {
-            let id = words[r.start as usize];
-            let at = offset + 1 + r.start as usize;
-            if id == 0 {
-                return Err(BinaryError::ZeroResultId {
-                    offset,
-                    opcode,
-                    operand: at,
-                });
-            }
-            if self.defined.get(id) {
-                return Err(BinaryError::IdRedefined {
-                    offset,
-                    opcode,
-                    operand: at,
-                    id,
-                });
-            }
-            self.defined.set(id, true);
-        }
-        self.record(opcode, desc, words);
-        Ok(())
+        self.parse_append(opcode, words, offset, out).map(|_| ())
     }
 
-    fn record(&mut self, opcode: u16, desc: &grammar::InstructionDesc, words: &[u32]) {
-        match opcode {
-            op::OpTypeInt => {
-                if let [id, width, signed, ..] = *words {
-                    self.types.set(
-                        id,
-                        NumType::Int {
-                            width,
-                            signed: signed != 0,
-                        },
-                    );
-                }
-            }
-            op::OpTypeFloat => {
-                if let [id, width, ..] = *words {
-                    let enc = words.get(2).map_or(FloatEnc::Ieee, |&e| float_enc(e));
-                    self.types.set(id, NumType::Float { width, enc });
-                }
-            }
-            op::OpExtInstImport => {
-                if let [id, ref name @ ..] = *words {
-                    let n = decode_string(name);
-                    self.ext_sets.set(id, ext_set_for_import(&n));
-                }
-            }
-            _ => {}
-        }
-        if desc.has_result_type()
-            && desc.has_result()
-            && let [ty, id, ..] = *words
-        {
-            self.value_types.set(id, ty);
-        }
-    }
-
-    fn walk(
+    /// [`parse`](Self::parse), appending the operands to `out` (on an error,
+    /// part of them may be there); gives the result id, for an instruction
+    /// that defines one.
+    pub fn parse_append(
         &mut self,
         opcode: u16,
         words: &[u32],
         offset: usize,
         out: &mut Vec<ParsedOperand>,
-        stack: &mut Vec<(OperandKind, Quantifier)>,
+    ) -> Result<Option<u32>, BinaryError> {
+        let (desc, shape) = shape(opcode).ok_or(BinaryError::UnknownOpcode { offset, opcode })?;
+        if shape.simple_fits(words.len(), desc.operands.len()) {
+            push_simple(desc.operands, words.len(), out);
+        } else {
+            self.walk_all(opcode, desc.operands, words, offset, out)?;
+        }
+        // What a type declaration or an import tells later instructions.
+        let record = matches!(
+            opcode,
+            op::OpTypeInt | op::OpTypeFloat | op::OpExtInstImport
+        );
+        // Parsed: the result id is a word of its own at its place.
+        let Some(at) = shape.result else {
+            if record {
+                self.record(opcode, words);
+            }
+            return Ok(None);
+        };
+        let id = words[at as usize];
+        let operand = offset + 1 + at as usize;
+        if id == 0 {
+            return Err(BinaryError::ZeroResultId {
+                offset,
+                opcode,
+                operand,
+            });
+        }
+        let info = self.ids.slot(id);
+        if info.defined {
+            return Err(BinaryError::IdRedefined {
+                offset,
+                opcode,
+                operand,
+                id,
+            });
+        }
+        info.defined = true;
+        if shape.result_type {
+            info.value_type = words[0];
+        }
+        if record {
+            self.record(opcode, words);
+        }
+        Ok(Some(id))
+    }
+
+    /// The operands by the walk (the grammar's `ops`, with the operands they
+    /// bring), all the words read and no required operand missing.
+    #[inline(never)]
+    fn walk_all(
+        &mut self,
+        opcode: u16,
+        ops: &[grammar::OperandDesc],
+        words: &[u32],
+        offset: usize,
+        out: &mut Vec<ParsedOperand>,
     ) -> Result<(), BinaryError> {
+        let mut stack = core::mem::take(&mut self.stack);
+        stack.clear();
+        let r = self.walk(opcode, ops, words, offset, out, &mut stack);
+        self.stack = stack;
+        match r? {
+            Some((kind, Quantifier::One)) => Err(BinaryError::MissingOperand {
+                offset,
+                opcode,
+                operand: offset + 1 + words.len(),
+                kind,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// What a type declaration or an import tells later instructions.
+    #[inline(never)]
+    fn record(&mut self, opcode: u16, words: &[u32]) {
+        match opcode {
+            op::OpTypeInt => {
+                if let [id, width, signed, ..] = *words {
+                    self.ids.slot(id).num = NumType::Int {
+                        width,
+                        signed: signed != 0,
+                    };
+                }
+            }
+            op::OpTypeFloat => {
+                if let [id, width, ..] = *words {
+                    let enc = words.get(2).map_or(FloatEnc::Ieee, |&e| float_enc(e));
+                    self.ids.slot(id).num = NumType::Float { width, enc };
+                }
+            }
+            op::OpExtInstImport => {
+                if let [id, ref name @ ..] = *words {
+                    let n = decode_string(name);
+                    self.sets.push(ext_set_for_import(&n));
+                    self.ids.slot(id).set = self.sets.len() as u32;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Walk the operands after `ops` (the grammar's list) and the operands
+    /// they bring (on `stack`, which starts empty); gives the next operand
+    /// left unread, if any.
+    fn walk(
+        &mut self,
+        opcode: u16,
+        ops: &[grammar::OperandDesc],
+        words: &[u32],
+        offset: usize,
+        out: &mut Vec<ParsedOperand>,
+        stack: &mut Vec<(OperandKind, Quantifier)>,
+    ) -> Result<Option<(OperandKind, Quantifier)>, BinaryError> {
         use OperandKind as K;
         let n = words.len();
         let mut i = 0usize;
+        // The grammar's operands not taken yet are `ops[next..]`, read after
+        // `stack`; a variadic one stays (on the stack, or as `next`).
+        let mut next = 0usize;
         while i < n {
             let at = offset + 1 + i;
-            let Some((kind, q)) = stack.pop() else {
-                return Err(BinaryError::ExtraWords {
-                    offset,
-                    opcode,
-                    operand: at,
-                    word_count: n + 1,
-                });
+            let kind = match stack.pop() {
+                Some(top) => {
+                    if top.1 == Quantifier::Variadic {
+                        stack.push(top);
+                    }
+                    top.0
+                }
+                None => match ops.get(next) {
+                    Some(o) => {
+                        if o.quantifier != Quantifier::Variadic {
+                            next += 1;
+                        }
+                        o.kind
+                    }
+                    None => {
+                        return Err(BinaryError::ExtraWords {
+                            offset,
+                            opcode,
+                            operand: at,
+                            word_count: n + 1,
+                        });
+                    }
+                },
             };
-            if q == Quantifier::Variadic {
-                stack.push((kind, Quantifier::Variadic));
-            }
             match kind {
                 K::PairLiteralIntegerIdRef => {
                     stack.push((K::IdRef, Quantifier::One));
@@ -457,7 +665,7 @@ impl OperandParser {
                 K::LiteralContextDependentNumber => {
                     let type_id = match opcode {
                         op::OpConstant | op::OpSpecConstant => words[0],
-                        op::OpSwitch => self.value_types.get(words[0]),
+                        op::OpSwitch => self.type_of(words[0]),
                         _ => 0,
                     };
                     num = if type_id == 0
@@ -467,7 +675,7 @@ impl OperandParser {
                     {
                         NumType::U32
                     } else {
-                        self.types.get(type_id)
+                        self.num_type(type_id)
                     };
                     if opcode == op::OpSwitch && !matches!(num, NumType::Int { .. }) {
                         num = NumType::None;
@@ -494,7 +702,7 @@ impl OperandParser {
                 K::LiteralFloat => num = NumType::F32,
                 K::LiteralExtInstInteger => {
                     let set_id = if i > 0 { words[i - 1] } else { 0 };
-                    match self.ext_sets.get(set_id) {
+                    match self.ext_set(set_id) {
                         ExtSet::Known(set) => match set.by_opcode(w) {
                             Some(d) => {
                                 for o in d.operands.iter().rev() {
@@ -546,7 +754,7 @@ impl OperandParser {
                     let bad_enumerant =
                         || BinaryError::BadEnumerant { offset, opcode, operand: at, kind, value: w };
                     match kind.category() {
-                        Category::ValueEnum => match kind.enumerant(w) {
+                        Category::ValueEnum => match enumerant(kind, w) {
                             Some(e) => {
                                 for o in e.parameters.iter().rev() {
                                     stack.push((o.kind, o.quantifier));
@@ -589,6 +797,9 @@ impl OperandParser {
             });
             i += len;
         }
-        Ok(())
+        Ok(stack
+            .last()
+            .copied()
+            .or_else(|| ops.get(next).map(|o| (o.kind, o.quantifier))))
     }
 }

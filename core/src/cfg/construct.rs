@@ -301,8 +301,12 @@ impl FunctionCfg {
 pub(super) fn build(cfg: &mut FunctionCfg) {
     let n = cfg.blocks.len();
     let mut constructs: Vec<Construct> = Vec::new();
-    // The back-edge block of each loop header: the last found.
-    let mut last_back = vec![NONE; n];
+    // The back-edge block of each loop header: the last found (no room
+    // taken without back edges).
+    let mut last_back = Vec::new();
+    if !cfg.back_edge_pairs().is_empty() {
+        last_back.resize(n, NONE);
+    }
     for &(from, to) in cfg.back_edge_pairs() {
         last_back[to as usize] = from;
     }
@@ -323,7 +327,7 @@ pub(super) fn build(cfg: &mut FunctionCfg) {
         match m.kind {
             MergeKind::Loop => {
                 let ct = m.continue_block;
-                let back = Some(last_back[h as usize]).filter(|&s| s != NONE);
+                let back = last_back.get(h as usize).copied().filter(|&s| s != NONE);
                 let lp = Construct {
                     kind: ConstructKind::Loop,
                     continue_target: ct,
@@ -370,22 +374,24 @@ pub(super) fn build(cfg: &mut FunctionCfg) {
         .map(|(i, k)| (k.entry, rank(k.kind), i as u32))
         .collect();
     keyed.sort_unstable();
-    let pairs: Vec<(u32, u32)> = keyed.iter().map(|&(e, _, i)| (e, i)).collect();
-    cfg.rooted = Csr::from_pairs(n, &pairs);
+    cfg.rooted = Csr::from_sorted(n, keyed.iter().map(|&(e, _, i)| (e, i)));
     cfg.constructs = constructs;
     cfg.innermost = vec![NONE; n];
 
     // Walk the structural dominator tree top-down: a construct's parent and a
     // block's innermost construct only depend on constructs rooted at its
     // structural dominators.
-    let order: Vec<u32> = cfg.sdom.preorder().to_vec();
-    for x in order {
+    // (By index: the loop writes the constructs it reads.)
+    for p in 0..cfg.sdom.preorder().len() {
+        let x = cfg.sdom.preorder()[p];
         let outer = cfg.enclosing(x);
-        let rooted: Vec<u32> = cfg.rooted_at(x).to_vec();
-        for (j, &c) in rooted.iter().enumerate() {
+        let rooted = cfg.rooted_at(x).len();
+        for j in 0..rooted {
+            let c = cfg.rooted_at(x)[j];
             let k = cfg.constructs[c as usize];
             let mut parent = outer;
-            for &o in rooted[..j].iter().rev() {
+            for jo in (0..j).rev() {
+                let o = cfg.rooted_at(x)[jo];
                 let ko = &cfg.constructs[o as usize];
                 // A loop is not inside its own continue construct (they share an
                 // entry when the header is its own continue target).
@@ -403,7 +409,7 @@ pub(super) fn build(cfg: &mut FunctionCfg) {
             kc.depth = depth;
         }
         let mut inner = outer;
-        for &c in rooted.iter().rev() {
+        for &c in cfg.rooted_at(x).iter().rev() {
             if cfg.construct_contains(c, x) {
                 inner = Some(c);
                 break;

@@ -43,32 +43,43 @@ impl Csr {
         Csr { start, adj }
     }
 
+    /// [`Csr::from_pairs`] for pairs in order of their source (no counting pass).
+    pub(crate) fn from_sorted(n: usize, pairs: impl Iterator<Item = (u32, u32)>) -> Csr {
+        let mut start = Vec::with_capacity(n + 1);
+        let mut adj = Vec::with_capacity(pairs.size_hint().0);
+        start.push(0);
+        for (a, b) in pairs {
+            if (a as usize) >= n || (b as usize) >= n {
+                continue;
+            }
+            debug_assert!(start.len() <= a as usize + 1, "pairs out of order");
+            while start.len() <= a as usize {
+                start.push(adj.len() as u32);
+            }
+            adj.push(b);
+        }
+        start.resize(n + 1, adj.len() as u32);
+        Csr { start, adj }
+    }
+
     /// The reversed graph (neighbour order: by source, then insertion order).
     pub fn reversed(&self) -> Csr {
         // A counting sort by target, sources in increasing order: the same
         // lists as `from_pairs` over the (target, source) pairs in source order.
         let n = self.len();
         let mut start = vec![0u32; n + 1];
-        for &w in &self.adj {
-            if (w as usize) < n {
-                start[w as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start[..n].to_vec();
-        let mut adj = vec![0u32; start[n] as usize];
-        for v in 0..n {
-            for &w in self.of(v as u32) {
-                if (w as usize) < n {
-                    let slot = &mut fill[w as usize];
-                    adj[*slot as usize] = v as u32;
-                    *slot += 1;
-                }
-            }
-        }
+        count_targets(&self.adj, &mut start);
+        let mut adj = vec![0u32; prefix_sum(&mut start) as usize];
+        fill_reversed(self.rows(), &mut start, &mut adj);
         Csr { start, adj }
+    }
+
+    /// A borrowed view of the lists.
+    pub(crate) fn rows(&self) -> Rows<'_> {
+        Rows {
+            start: &self.start,
+            adj: &self.adj,
+        }
     }
 
     /// The number of nodes.
@@ -90,20 +101,263 @@ impl Csr {
     }
 }
 
+/// Counts, in `start[w + 1]`, the lists' entries naming each node `w` below
+/// `start.len() - 1` (the first step of a counting sort by target).
+fn count_targets(adj: &[u32], start: &mut [u32]) {
+    let n = start.len() - 1;
+    for &w in adj {
+        if (w as usize) < n {
+            start[w as usize + 1] += 1;
+        }
+    }
+}
+
+/// Turns counts (`start[v + 1]`: the length of `v`'s list) into starts;
+/// returns the total.
+fn prefix_sum(start: &mut [u32]) -> u32 {
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    start[start.len() - 1]
+}
+
+/// Fills `adj` with the reversed lists of `src` (by source, then insertion
+/// order), `start` holding the starts [`count_targets`] and [`prefix_sum`]
+/// gave. `start[w]` serves as `w`'s fill slot (no copy of `start`): it ends
+/// at `w`'s end, which is `w + 1`'s start, then everything moves up one place.
+fn fill_reversed(src: Rows<'_>, start: &mut [u32], adj: &mut [u32]) {
+    let n = start.len() - 1;
+    for v in 0..src.len() {
+        for &w in src.of(v as u32) {
+            if (w as usize) < n {
+                let slot = &mut start[w as usize];
+                adj[*slot as usize] = v as u32;
+                *slot += 1;
+            }
+        }
+    }
+    start.copy_within(0..n, 1);
+    start[0] = 0;
+}
+
+/// Adjacency lists laid out as in a [`Csr`], borrowed (from a [`Csr`] or
+/// from a buffer holding several graphs, see [`Graphs`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Rows<'a> {
+    start: &'a [u32],
+    adj: &'a [u32],
+}
+
+impl<'a> Rows<'a> {
+    /// The number of nodes.
+    pub(crate) fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// The neighbours of `v` (empty for an unknown node).
+    pub(crate) fn of(&self, v: u32) -> &'a [u32] {
+        let v = v as usize;
+        match (self.start.get(v), self.start.get(v + 1)) {
+            (Some(&a), Some(&b)) => self.adj.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// Several graphs' adjacency lists in one buffer, each `n + 1` starts then
+/// the lists, added one graph after the other: the analysis of a function
+/// builds its forward, reversed and post-dominance graphs here (one
+/// allocation, reused from function to function).
+#[derive(Default)]
+pub(crate) struct Graphs {
+    buf: Vec<u32>,
+}
+
+/// Where a graph lies in a [`Graphs`] buffer: its starts and its lists.
+#[derive(Clone, Copy)]
+pub(crate) struct GraphAt {
+    start: usize,
+    adj: usize,
+    end: usize,
+}
+
+impl Graphs {
+    /// Empties the buffer, with room for `words` words.
+    pub(crate) fn clear(&mut self, words: usize) {
+        self.buf.clear();
+        self.buf.reserve(words);
+    }
+
+    /// Adds a graph of `n` nodes whose lists `row(v, buf)` appends to `buf`
+    /// for each node in turn.
+    pub(crate) fn add(&mut self, n: usize, mut row: impl FnMut(u32, &mut Vec<u32>)) -> GraphAt {
+        let start = self.buf.len();
+        self.buf.resize(start + n + 1, 0);
+        let adj = self.buf.len();
+        for v in 0..n {
+            self.buf[start + v] = (self.buf.len() - adj) as u32;
+            row(v as u32, &mut self.buf);
+        }
+        self.buf[start + n] = (self.buf.len() - adj) as u32;
+        GraphAt {
+            start,
+            adj,
+            end: self.buf.len(),
+        }
+    }
+
+    /// Adds the reversed graph of `g` (as [`Csr::reversed`] gives it).
+    pub(crate) fn add_reversed(&mut self, g: GraphAt) -> GraphAt {
+        let n = g.adj - g.start - 1;
+        let start = self.buf.len();
+        self.buf.resize(start + n + 1, 0);
+        let (old, new) = self.buf.split_at_mut(start);
+        let src = Rows {
+            start: &old[g.start..g.adj],
+            adj: &old[g.adj..g.end],
+        };
+        count_targets(src.adj, new);
+        let total = prefix_sum(new) as usize;
+        self.buf.resize(start + n + 1 + total, 0);
+        let (old, new) = self.buf.split_at_mut(start);
+        let src = Rows {
+            start: &old[g.start..g.adj],
+            adj: &old[g.adj..g.end],
+        };
+        let (s, a) = new.split_at_mut(n + 1);
+        fill_reversed(src, s, a);
+        GraphAt {
+            start,
+            adj: start + n + 1,
+            end: self.buf.len(),
+        }
+    }
+
+    /// Appends `g`'s list of `v` to `buf` (for [`Graphs::add`]'s rows).
+    pub(crate) fn copy_row(buf: &mut Vec<u32>, g: GraphAt, v: u32) {
+        let a = buf[g.start + v as usize] as usize;
+        let b = buf[g.start + v as usize + 1] as usize;
+        buf.extend_from_within(g.adj + a..g.adj + b);
+    }
+
+    /// The graph at `g`.
+    pub(crate) fn rows(&self, g: GraphAt) -> Rows<'_> {
+        Rows {
+            start: &self.buf[g.start..g.adj],
+            adj: &self.buf[g.adj..g.end],
+        }
+    }
+}
+
+/// Graphs up to this many nodes are solved by [`idom_small`] (whose setup
+/// is cheaper than Lengauer-Tarjan's), larger ones by Lengauer-Tarjan.
+const SMALL_GRAPH: usize = 64;
+
+/// [`idom_into`] by the iterative algorithm of Cooper, Harvey and Kennedy ("A
+/// Simple, Fast Dominance Algorithm", 2001): immediate dominators refined
+/// over reverse postorder until they settle. Quadratic at worst, so only for
+/// small graphs. `out` is all [`NONE`], of the graph's size; `root` is a node.
+fn idom_small(root: u32, succ: Rows<'_>, pred: Rows<'_>, scratch: &mut Vec<u32>, out: &mut [u32]) {
+    let n = out.len();
+    // The postorder number of each node (NONE: not reached), the nodes in
+    // postorder, and the search stack (node, next successor).
+    scratch.clear();
+    scratch.resize(4 * n, NONE);
+    let (po, rest) = scratch.split_at_mut(n);
+    let (post, stack) = rest.split_at_mut(n);
+    let mut count = 0usize;
+    // `po` marks a node on the stack with n until it is numbered.
+    po[root as usize] = n as u32;
+    stack[0] = root;
+    stack[1] = 0;
+    let mut top = 1usize;
+    while top > 0 {
+        let k = 2 * (top - 1);
+        let (v, i) = (stack[k], stack[k + 1]);
+        if let Some(&w) = succ.of(v).get(i as usize) {
+            stack[k + 1] += 1;
+            if (w as usize) < n && po[w as usize] == NONE {
+                po[w as usize] = n as u32;
+                stack[2 * top] = w;
+                stack[2 * top + 1] = 0;
+                top += 1;
+            }
+        } else {
+            po[v as usize] = count as u32;
+            post[count] = v;
+            count += 1;
+            top -= 1;
+        }
+    }
+    // `out` holds the dominators found so far (the root's is itself).
+    out[root as usize] = root;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &v in post[..count - 1].iter().rev() {
+            let mut new = NONE;
+            for &p in pred.of(v) {
+                if (p as usize) >= n || po[p as usize] == NONE || out[p as usize] == NONE {
+                    continue;
+                }
+                new = if new == NONE {
+                    p
+                } else {
+                    // The nearest common dominator, walking up by postorder number.
+                    let (mut a, mut b) = (p, new);
+                    while a != b {
+                        while po[a as usize] < po[b as usize] {
+                            a = out[a as usize];
+                        }
+                        while po[b as usize] < po[a as usize] {
+                            b = out[b as usize];
+                        }
+                    }
+                    a
+                };
+            }
+            if out[v as usize] != new {
+                out[v as usize] = new;
+                changed = true;
+            }
+        }
+    }
+    out[root as usize] = NONE;
+}
+
 /// Immediate dominators of every node of a graph, by Lengauer-Tarjan.
 /// Returns `idom[v]`: [`NONE`] for the root and for nodes not reached from it.
 pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<u32> {
     let mut out = vec![NONE; n];
+    idom_into(root, succ.rows(), pred.rows(), &mut Vec::new(), &mut out);
+    out
+}
+
+/// [`immediate_dominators`] into `out` (all [`NONE`], one per node), its
+/// work arrays in `scratch` (whose contents do not matter; reused from graph
+/// to graph). The result does not depend on the order of the lists:
+/// immediate dominators are unique.
+fn idom_into(root: u32, succ: Rows<'_>, pred: Rows<'_>, scratch: &mut Vec<u32>, out: &mut [u32]) {
+    let n = out.len();
     if root as usize >= n {
-        return out;
+        return;
+    }
+    if n <= SMALL_GRAPH {
+        idom_small(root, succ, pred, scratch, out);
+        return;
     }
     // Depth-first numbering from 1 (0 means "not reached"). The numbers,
     // the vertex and parent of each number and the search stack (node, next
-    // successor) in one allocation.
-    let mut scratch = vec![0u32; n + 2 * (n + 1) + 2 * n];
+    // successor), then the six arrays of the second part and the path of
+    // `eval`, in one buffer.
+    let m = n + 1;
+    scratch.clear();
+    scratch.resize(n + 2 * m + 2 * n + 6 * m + n, 0);
     let (dfn, rest) = scratch.split_at_mut(n);
-    let (vertex, rest) = rest.split_at_mut(n + 1);
-    let (parent, stack) = rest.split_at_mut(n + 1);
+    let (vertex, rest) = rest.split_at_mut(m);
+    let (parent, rest) = rest.split_at_mut(m);
+    let (stack, rest) = rest.split_at_mut(2 * n);
+    let (work, path) = rest.split_at_mut(6 * m);
     vertex[0] = NONE;
     dfn[root as usize] = 1;
     vertex[1] = root;
@@ -130,45 +384,40 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
     }
     let count = numbered - 1;
     // Everything below is in depth-first-number space.
-    // The six arrays in one allocation.
     let m = count + 1;
-    let mut work = vec![0u32; 6 * m];
     let (semi, rest) = work.split_at_mut(m);
     let (label, rest) = rest.split_at_mut(m);
     let (ancestor, rest) = rest.split_at_mut(m);
     let (idom, rest) = rest.split_at_mut(m);
-    let (bucket_head, bucket_next) = rest.split_at_mut(m);
+    let (bucket_head, rest) = rest.split_at_mut(m);
+    let bucket_next = &mut rest[..m];
     for k in 0..m {
         semi[k] = k as u32;
         label[k] = k as u32;
     }
-    let mut path: Vec<u32> = Vec::new();
 
-    // eval with iterative path compression.
-    let eval = |v: u32,
-                ancestor: &mut [u32],
-                label: &mut [u32],
-                semi: &[u32],
-                path: &mut Vec<u32>|
-     -> u32 {
-        if ancestor[v as usize] == 0 {
-            return v;
-        }
-        path.clear();
-        let mut x = v;
-        while ancestor[ancestor[x as usize] as usize] != 0 {
-            path.push(x);
-            x = ancestor[x as usize];
-        }
-        for &x in path.iter().rev() {
-            let a = ancestor[x as usize];
-            if semi[label[a as usize] as usize] < semi[label[x as usize] as usize] {
-                label[x as usize] = label[a as usize];
+    // eval with iterative path compression (the path is at most `count - 1` long).
+    let eval =
+        |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut [u32]| -> u32 {
+            if ancestor[v as usize] == 0 {
+                return v;
             }
-            ancestor[x as usize] = ancestor[a as usize];
-        }
-        label[v as usize]
-    };
+            let mut len = 0;
+            let mut x = v;
+            while ancestor[ancestor[x as usize] as usize] != 0 {
+                path[len] = x;
+                len += 1;
+                x = ancestor[x as usize];
+            }
+            for &x in path[..len].iter().rev() {
+                let a = ancestor[x as usize];
+                if semi[label[a as usize] as usize] < semi[label[x as usize] as usize] {
+                    label[x as usize] = label[a as usize];
+                }
+                ancestor[x as usize] = ancestor[a as usize];
+            }
+            label[v as usize]
+        };
 
     for w in (2..=count as u32).rev() {
         let node = vertex[w as usize];
@@ -177,7 +426,7 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
                 Some(&d) if d != 0 => d,
                 _ => continue,
             };
-            let u = eval(v, ancestor, label, semi, &mut path);
+            let u = eval(v, ancestor, label, semi, path);
             if semi[u as usize] < semi[w as usize] {
                 semi[w as usize] = semi[u as usize];
             }
@@ -191,7 +440,7 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
         bucket_head[p as usize] = 0;
         while v != 0 {
             let next = bucket_next[v as usize];
-            let u = eval(v, ancestor, label, semi, &mut path);
+            let u = eval(v, ancestor, label, semi, path);
             idom[v as usize] = if semi[u as usize] < semi[v as usize] {
                 u
             } else {
@@ -208,7 +457,6 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
     for w in 2..=count {
         out[vertex[w] as usize] = vertex[idom[w] as usize];
     }
-    out
 }
 
 /// A dominator tree (or a post-dominator tree: the dominator tree of the
@@ -219,41 +467,120 @@ pub fn immediate_dominators(n: usize, root: u32, succ: &Csr, pred: &Csr) -> Vec<
 /// returns it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(from = "DomTreeParts", into = "DomTreeParts"))]
 pub struct DomTree {
-    /// Immediate dominator of each node ([`NONE`] for the root and nodes not in the tree).
+    /// The number of nodes, `n`.
+    n: usize,
+    /// In one buffer (one allocation per tree): the immediate dominator of
+    /// each node ([`NONE`] for the root and nodes not in the tree), the
+    /// preorder number of each node ([`NONE`] when not in the tree), the
+    /// largest preorder number in each node's subtree (`n` words each), then
+    /// the nodes in preorder.
+    data: Vec<u32>,
+    root: u32,
+    /// Whether the root is a virtual node (index `n - 1`).
+    virtual_root: bool,
+}
+
+/// A [`DomTree`] as it is serialised: its arrays one by one.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DomTreeParts {
     idom: Vec<u32>,
-    /// Preorder number of each node ([`NONE`] when not in the tree).
     pre: Vec<u32>,
-    /// The largest preorder number in each node's subtree.
     last: Vec<u32>,
-    /// The nodes in preorder.
     order: Vec<u32>,
     root: u32,
-    /// Whether the root is a virtual node (index `idom.len() - 1`).
     virtual_root: bool,
+}
+
+#[cfg(feature = "serde")]
+impl From<DomTree> for DomTreeParts {
+    fn from(t: DomTree) -> DomTreeParts {
+        DomTreeParts {
+            idom: t.idoms().to_vec(),
+            pre: t.pre().to_vec(),
+            last: t.last().to_vec(),
+            order: t.preorder().to_vec(),
+            root: t.root,
+            virtual_root: t.virtual_root,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<DomTreeParts> for DomTree {
+    fn from(p: DomTreeParts) -> DomTree {
+        let n = p.idom.len();
+        let mut data = p.idom;
+        for mut part in [p.pre, p.last] {
+            part.resize(n, NONE);
+            data.extend(part);
+        }
+        data.extend(p.order);
+        DomTree {
+            n,
+            data,
+            root: p.root,
+            virtual_root: p.virtual_root,
+        }
+    }
 }
 
 impl DomTree {
     /// The dominator tree of a graph of `n` nodes from `root`.
     pub fn build(n: usize, root: u32, succ: &Csr, pred: &Csr, virtual_root: bool) -> DomTree {
-        let idom = immediate_dominators(n, root, succ, pred);
-        DomTree::from_idom(idom, root, virtual_root)
+        DomTree::build_in(
+            n,
+            root,
+            succ.rows(),
+            pred.rows(),
+            virtual_root,
+            &mut Vec::new(),
+        )
+    }
+
+    /// [`DomTree::build`] over borrowed lists, with the work arrays in `scratch`.
+    pub(crate) fn build_in(
+        n: usize,
+        root: u32,
+        succ: Rows<'_>,
+        pred: Rows<'_>,
+        virtual_root: bool,
+        scratch: &mut Vec<u32>,
+    ) -> DomTree {
+        let mut data = Vec::with_capacity(4 * n);
+        data.resize(n, NONE);
+        idom_into(root, succ, pred, scratch, &mut data);
+        DomTree::from_idom_in(data, root, virtual_root, scratch)
     }
 
     /// Number a tree given by immediate dominators.
     pub fn from_idom(idom: Vec<u32>, root: u32, virtual_root: bool) -> DomTree {
-        let n = idom.len();
-        let mut pre = vec![NONE; n];
-        let mut last = vec![NONE; n];
-        let mut order = Vec::with_capacity(n);
+        DomTree::from_idom_in(idom, root, virtual_root, &mut Vec::new())
+    }
+
+    /// [`DomTree::from_idom`], with the work arrays in `scratch`; `data`
+    /// holds the immediate dominators.
+    fn from_idom_in(
+        mut data: Vec<u32>,
+        root: u32,
+        virtual_root: bool,
+        scratch: &mut Vec<u32>,
+    ) -> DomTree {
+        let n = data.len();
+        // The preorder numbers and subtree ends, then the preorder.
+        data.resize(3 * n, NONE);
+        let (pre, last) = (n, 2 * n);
         if (root as usize) < n {
-            // One scratch allocation: each node's children as a linked list
-            // (`head`, `next`; prepended in increasing order, so a list runs
-            // from the largest child down), then the DFS stack.
-            let mut scratch = vec![NONE; 3 * n];
+            // Each node's children as a linked list (`head`, `next`;
+            // prepended in increasing order, so a list runs from the largest
+            // child down), then the DFS stack.
+            scratch.clear();
+            scratch.resize(3 * n, NONE);
             let (head, rest) = scratch.split_at_mut(n);
             let (next, stack) = rest.split_at_mut(n);
-            for (v, &d) in idom.iter().enumerate() {
+            for (v, &d) in data[..n].iter().enumerate() {
                 if d != NONE && (d as usize) < n {
                     next[v] = head[d as usize];
                     head[d as usize] = v as u32;
@@ -265,8 +592,8 @@ impl DomTree {
             while top > 0 {
                 top -= 1;
                 let v = stack[top];
-                pre[v as usize] = order.len() as u32;
-                order.push(v);
+                data[pre + v as usize] = (data.len() - 3 * n) as u32;
+                data.push(v);
                 let mut c = head[v as usize];
                 while c != NONE {
                     stack[top] = c;
@@ -277,27 +604,41 @@ impl DomTree {
             // Subtree sizes, in `head`'s room.
             let size = head;
             size.fill(1);
-            for &v in order.iter().rev() {
-                let d = idom[v as usize];
+            for k in (3 * n..data.len()).rev() {
+                let v = data[k] as usize;
+                let d = data[v];
                 if d != NONE {
-                    size[d as usize] += size[v as usize];
+                    size[d as usize] += size[v];
                 }
-                last[v as usize] = pre[v as usize] + size[v as usize] - 1;
+                data[last + v] = data[pre + v] + size[v] - 1;
             }
         }
         DomTree {
-            idom,
-            pre,
-            last,
-            order,
+            n,
+            data,
             root,
             virtual_root,
         }
     }
 
+    /// The immediate dominator of each node.
+    fn idoms(&self) -> &[u32] {
+        &self.data[..self.n]
+    }
+
+    /// The preorder number of each node.
+    fn pre(&self) -> &[u32] {
+        &self.data[self.n..2 * self.n]
+    }
+
+    /// The largest preorder number in each node's subtree.
+    fn last(&self) -> &[u32] {
+        &self.data[2 * self.n..3 * self.n]
+    }
+
     /// The number of block nodes (the virtual root excluded).
     pub fn len(&self) -> usize {
-        self.idom.len() - usize::from(self.virtual_root)
+        self.n - usize::from(self.virtual_root)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -310,7 +651,7 @@ impl DomTree {
 
     /// Whether the block is in the tree (reached from the root).
     pub fn contains(&self, v: u32) -> bool {
-        self.is_block(v) && self.pre[v as usize] != NONE
+        self.is_block(v) && self.pre()[v as usize] != NONE
     }
 
     /// The immediate dominator of a block: `None` for the root, for a block
@@ -319,7 +660,7 @@ impl DomTree {
         if !self.is_block(v) {
             return None;
         }
-        let d = self.idom[v as usize];
+        let d = self.idoms()[v as usize];
         (d != NONE && self.is_block(d)).then_some(d)
     }
 
@@ -336,9 +677,10 @@ impl DomTree {
 
     /// Both in the tree and `b` in `a`'s subtree (no reflexive shortcut).
     pub(crate) fn in_subtree(&self, a: u32, b: u32) -> bool {
-        match (self.pre.get(a as usize), self.pre.get(b as usize)) {
+        let pre = self.pre();
+        match (pre.get(a as usize), pre.get(b as usize)) {
             (Some(&pa), Some(&pb)) if pa != NONE && pb != NONE => {
-                pa <= pb && pb <= self.last[a as usize]
+                pa <= pb && pb <= self.last()[a as usize]
             }
             _ => false,
         }
@@ -351,19 +693,19 @@ impl DomTree {
 
     /// The tree's nodes in preorder (the virtual root, if any, included first).
     pub fn preorder(&self) -> &[u32] {
-        &self.order
+        self.data.get(3 * self.n..).unwrap_or(&[])
     }
 
     /// The preorder range `[first, last]` of a node's subtree.
     pub(crate) fn range(&self, v: u32) -> Option<(u32, u32)> {
-        let p = *self.pre.get(v as usize)?;
-        (p != NONE).then(|| (p, self.last[v as usize]))
+        let p = *self.pre().get(v as usize)?;
+        (p != NONE).then(|| (p, self.last()[v as usize]))
     }
 
     /// The nodes dominated by `v` (its subtree), in preorder.
     pub fn subtree(&self, v: u32) -> &[u32] {
         match self.range(v) {
-            Some((a, b)) => &self.order[a as usize..=b as usize],
+            Some((a, b)) => &self.preorder()[a as usize..=b as usize],
             None => &[],
         }
     }
@@ -376,8 +718,9 @@ impl DomTree {
         }
         let mut d = 0;
         let mut x = v;
-        while self.idom[x as usize] != NONE {
-            x = self.idom[x as usize];
+        let idom = self.idoms();
+        while idom[x as usize] != NONE {
+            x = idom[x as usize];
             d += 1;
         }
         // The virtual root is not counted.

@@ -333,15 +333,25 @@ pub fn analyze_for_lowering(module: &Module) -> ModuleCfg {
     analyze_parts(module, false)
 }
 
+/// Work buffers of the analysis, reused from function to function.
+#[derive(Default)]
+struct Scratch {
+    /// The graphs the dominator trees are computed over.
+    graphs: dom::Graphs,
+    /// The work arrays of the dominator trees and of the back-edge search.
+    work: Vec<u32>,
+}
+
 fn analyze_parts(module: &Module, pdom: bool) -> ModuleCfg {
     let mut out = ModuleCfg::default();
     let mut switches = SwitchTargets::new(module);
+    let mut scratch = Scratch::default();
     let insts = &module.instructions;
     let mut i = 0usize;
     while i < insts.len() {
         match insts[i].opcode {
             op::OpFunction => {
-                let (f, next) = function_at(module, i, &mut switches, pdom);
+                let (f, next) = function_at(module, i, &mut switches, &mut scratch, pdom);
                 out.functions.push(f);
                 i = next;
             }
@@ -421,7 +431,13 @@ impl<'m> SwitchTargets<'m> {
 }
 
 /// Scan the function starting at instruction `f`; returns it and the index after it.
-fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets, pdom: bool) -> (FunctionCfg, usize) {
+fn function_at(
+    module: &Module,
+    f: usize,
+    switches: &mut SwitchTargets,
+    scratch: &mut Scratch,
+    pdom: bool,
+) -> (FunctionCfg, usize) {
     let insts = &module.instructions;
     let mut cfg = FunctionCfg {
         id: insts[f].operands.get(1).copied().unwrap_or(0),
@@ -547,7 +563,7 @@ fn function_at(module: &Module, f: usize, switches: &mut SwitchTargets, pdom: bo
         end
     };
     build_edges(&mut cfg, module, switches);
-    cfg.analyse(pdom);
+    cfg.analyse(pdom, scratch);
     (cfg, next)
 }
 
@@ -782,54 +798,74 @@ impl FunctionCfg {
 
     /// Compute everything after the edges.
     /// `pdom`: whether to build the post-dominator tree over branch edges.
-    fn analyse(&mut self, pdom: bool) {
+    fn analyse(&mut self, pdom: bool, scratch: &mut Scratch) {
         let n = self.blocks.len();
         self.roles = vec![Roles::default(); n];
         if n == 0 {
             return;
         }
-        let mut branch_pairs = Vec::with_capacity(self.edges.len());
-        let mut all_pairs = Vec::with_capacity(self.edges.len());
-        for e in &self.edges {
-            all_pairs.push((e.from, e.to));
-            if e.kind == EdgeKind::Branch {
-                branch_pairs.push((e.from, e.to));
-            }
-        }
-        let fb = Csr::from_pairs(n, &branch_pairs);
-        let rb = fb.reversed();
-        let fs = Csr::from_pairs(n, &all_pairs);
-        let rs = fs.reversed();
-        self.dom = DomTree::build(n, 0, &fb, &rb, false);
-        self.sdom = DomTree::build(n, 0, &fs, &rs, false);
-
-        // Post-dominance: the reversed graph, with node n the virtual exit.
-        let exits: Vec<u32> = (0..n as u32)
-            .filter(|&b| self.blocks[b as usize].is_exit())
-            .collect();
-        let post = |pairs: &[(u32, u32)]| {
-            let mut rev: Vec<(u32, u32)> = Vec::with_capacity(pairs.len() + exits.len());
-            for &e in &exits {
-                rev.push((n as u32, e));
-            }
-            for &(a, b) in pairs {
-                rev.push((b, a));
-            }
-            let succ = Csr::from_pairs(n + 1, &rev);
-            let pred = succ.reversed();
-            DomTree::build(n + 1, n as u32, &succ, &pred, true)
+        // The graphs, all in one buffer: over branch edges (b) and over
+        // structured edges (s), forward (f) and reversed (r); for
+        // post-dominance, the reversed graph with node n the virtual exit
+        // joined to every exit block, and its reverse.
+        let is_branch = |e: &&Edge| e.kind == EdgeKind::Branch;
+        let all = self.edges.len();
+        let branch = self.edges.iter().filter(is_branch).count();
+        let exits = self.blocks.iter().filter(|b| b.is_exit()).count();
+        let post_words = |m: usize| 2 * (n + 2 + m + exits);
+        let g = &mut scratch.graphs;
+        g.clear(
+            2 * (n + 1 + branch)
+                + 2 * (n + 1 + all)
+                + post_words(all)
+                + if pdom { post_words(branch) } else { 0 },
+        );
+        let fb = g.add(n, |v, buf| {
+            buf.extend(self.out_edges(v).iter().filter(is_branch).map(|e| e.to))
+        });
+        let fs = g.add(n, |v, buf| {
+            buf.extend(self.out_edges(v).iter().map(|e| e.to))
+        });
+        let rb = g.add_reversed(fb);
+        let rs = g.add_reversed(fs);
+        let blocks = &self.blocks;
+        let mut post = |f: dom::GraphAt, r: dom::GraphAt| {
+            let succ = g.add(n + 1, |v, buf| match blocks.get(v as usize) {
+                Some(_) => dom::Graphs::copy_row(buf, r, v),
+                None => buf.extend((0..n as u32).filter(|&b| blocks[b as usize].is_exit())),
+            });
+            let pred = g.add(n + 1, |v, buf| {
+                if let Some(b) = blocks.get(v as usize) {
+                    dom::Graphs::copy_row(buf, f, v);
+                    if b.is_exit() {
+                        buf.push(n as u32);
+                    }
+                }
+            });
+            (succ, pred)
         };
-        if pdom {
-            self.pdom = post(&branch_pairs);
+        let ps = post(fs, rs);
+        let pb = pdom.then(|| post(fb, rb));
+        let g = &scratch.graphs;
+        let work = &mut scratch.work;
+        // Room for the largest user (Lengauer-Tarjan's arrays).
+        work.reserve(12 * (n + 2));
+        self.dom = DomTree::build_in(n, 0, g.rows(fb), g.rows(rb), false, work);
+        self.sdom = DomTree::build_in(n, 0, g.rows(fs), g.rows(rs), false, work);
+        let virtual_exit = n as u32;
+        if let Some((succ, pred)) = pb {
+            self.pdom =
+                DomTree::build_in(n + 1, virtual_exit, g.rows(succ), g.rows(pred), true, work);
         }
-        self.spdom = post(&all_pairs);
+        self.spdom = DomTree::build_in(n + 1, virtual_exit, g.rows(ps.0), g.rows(ps.1), true, work);
 
-        self.find_back_edges();
-        let merges: Vec<(u32, u32)> = (0..n as u32)
+        self.find_back_edges(work);
+        let mut merges: Vec<(u32, u32)> = (0..n as u32)
             .filter_map(|h| Some((self.blocks[h as usize].merge?.merge_block?, h)))
             .collect();
-        self.merge_headers = Csr::from_pairs(n, &merges);
-        self.assign_roles(&exits);
+        merges.sort_unstable();
+        self.merge_headers = Csr::from_sorted(n, merges.into_iter());
+        self.assign_roles();
         construct::build(self);
     }
 
@@ -877,46 +913,70 @@ impl FunctionCfg {
     /// edge traversal of `PerformCfgChecks`): from the entry block it finds
     /// what a search from the entry alone finds, and it also finds the back
     /// edges of cycles that the entry block does not reach.
-    fn find_back_edges(&mut self) {
+    ///
+    /// The search starts from the roots of [`FunctionCfg::search_roots`]
+    /// without listing them: a root of the second kind is the first block
+    /// the search has not reached when the roots before it are done, and
+    /// what the search has reached is what `search_roots` floods.
+    /// `work`: scratch space (its contents do not matter).
+    fn find_back_edges(&mut self, work: &mut Vec<u32>) {
+        const NEW: u32 = 0;
+        const ON_STACK: u32 = 1;
+        const DONE: u32 = 2;
+        /// Set (with NEW) on blocks with a structural predecessor, before the search.
+        const HAS_PRED: u32 = 4;
         let n = self.blocks.len();
         self.back_edge = vec![false; self.edges.len()];
         self.back_pairs = Vec::new();
-        let roots = self.search_roots();
-        let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
-        let mut stack: Vec<(u32, usize)> = Vec::new();
+        // The state of each block, then the search stack (block, next edge).
+        work.clear();
+        work.resize(3 * n, NEW);
+        let (state, stack) = work.split_at_mut(n);
+        for e in &self.edges {
+            state[e.to as usize] = HAS_PRED;
+        }
         // Every edge that meets a block on the stack: (from, to, edge index);
         // edge indices grow in the order the search meets the edges.
         let mut hits: Vec<(u32, u32, u32)> = Vec::new();
-        for r in roots {
-            if state[r as usize] != 0 {
-                continue;
-            }
-            state[r as usize] = 1;
-            stack.push((r, self.edge_range(r).start));
-            while let Some(top) = stack.last_mut() {
-                let (v, i) = *top;
-                if i < self.edge_range(v).end {
-                    top.1 += 1;
-                    let e = self.edges[i];
-                    match state[e.to as usize] {
-                        0 => {
-                            state[e.to as usize] = 1;
-                            stack.push((e.to, self.edge_range(e.to).start));
-                        }
-                        1 => {
-                            // `e.to` stays on the stack while `v`'s edges are
-                            // searched, so every branch edge v -> e.to meets
-                            // it there too.
-                            if e.kind == EdgeKind::Branch {
-                                self.back_edge[i] = true;
+        // The blocks without predecessors, then every block not reached yet.
+        for pass in 0..2 {
+            for r in 0..n as u32 {
+                // After the first pass, a block not reached has a predecessor.
+                if state[r as usize] != if pass == 0 { NEW } else { HAS_PRED } {
+                    continue;
+                }
+                state[r as usize] = ON_STACK;
+                stack[0] = r;
+                stack[1] = self.edge_range(r).start as u32;
+                let mut top = 1usize;
+                while top > 0 {
+                    let k = 2 * (top - 1);
+                    let (v, i) = (stack[k], stack[k + 1] as usize);
+                    if i < self.edge_range(v).end {
+                        stack[k + 1] += 1;
+                        let e = self.edges[i];
+                        match state[e.to as usize] {
+                            NEW | HAS_PRED => {
+                                state[e.to as usize] = ON_STACK;
+                                stack[2 * top] = e.to;
+                                stack[2 * top + 1] = self.edge_range(e.to).start as u32;
+                                top += 1;
                             }
-                            hits.push((v, e.to, i as u32));
+                            ON_STACK => {
+                                // `e.to` stays on the stack while `v`'s edges are
+                                // searched, so every branch edge v -> e.to meets
+                                // it there too.
+                                if e.kind == EdgeKind::Branch {
+                                    self.back_edge[i] = true;
+                                }
+                                hits.push((v, e.to, i as u32));
+                            }
+                            _ => {}
                         }
-                        _ => {}
+                    } else {
+                        state[v as usize] = DONE;
+                        top -= 1;
                     }
-                } else {
-                    state[v as usize] = 2;
-                    stack.pop();
                 }
             }
         }
@@ -945,16 +1005,16 @@ impl FunctionCfg {
         let mut pairs: Vec<(u32, u32)> = self.back_pairs.iter().map(|&(a, b)| (b, a)).collect();
         pairs.sort_unstable();
         pairs.dedup();
-        self.back_sources = Csr::from_pairs(n, &pairs);
+        self.back_sources = Csr::from_sorted(n, pairs.into_iter());
     }
 
-    fn assign_roles(&mut self, exits: &[u32]) {
+    fn assign_roles(&mut self) {
         let roles = &mut self.roles;
         roles[0].insert(Roles::ENTRY);
-        for &e in exits {
-            roles[e as usize].insert(Roles::EXIT);
-        }
         for (bi, b) in self.blocks.iter().enumerate() {
+            if b.is_exit() {
+                roles[bi].insert(Roles::EXIT);
+            }
             if let Some(m) = b.merge {
                 roles[bi].insert(match m.kind {
                     MergeKind::Loop => Roles::LOOP_HEADER,

@@ -26,10 +26,12 @@ fn is_terminator(opcode: u16) -> bool {
 pub(super) fn build(module: Module) -> Ir {
     let n = module.instructions.len();
     let bound = module.header.bound;
-    let cap = bound.min(module.word_count() as u32 + 1);
     // How many of each kind to expect: the vectors sized once, not grown.
     let (mut n_types, mut n_consts, mut n_decos, mut n_blocks, mut n_globals) = (0, 0, 0, 0, 0);
+    // And the module's word count (`Module::word_count`), in the same pass.
+    let mut words = 5usize;
     for inst in &module.instructions {
+        words += inst.operands.len() + 1;
         match inst.opcode {
             op::OpTypeVoid..=op::OpTypeForwardPointer => n_types += 1,
             op::OpConstantTrue..=op::OpSpecConstantOp => n_consts += 1,
@@ -40,15 +42,13 @@ pub(super) fn build(module: Module) -> Ir {
             _ => {}
         }
     }
+    let cap = bound.min(words as u32 + 1);
     let mut ir = Ir {
         // The module moves in after the first pass, which reads it.
         module: Module { header: module.header, instructions: Vec::new() },
-        offsets: Vec::with_capacity(n),
+        at: Vec::with_capacity(n + 1),
         ops: Vec::with_capacity(n * 3),
-        op_start: Vec::with_capacity(n + 1),
-        defs: IdMap::new(cap),
-        type_index: IdMap::default(),
-        const_index: IdMap::default(),
+        ids: IdMap::new(cap),
         types: Vec::with_capacity(n_types),
         constants: Vec::with_capacity(n_consts),
         decorations: Vec::with_capacity(n_decos),
@@ -61,7 +61,6 @@ pub(super) fn build(module: Module) -> Ir {
         problems: Vec::new(),
     };
     let mut parser = OperandParser::new(cap);
-    let mut scratch = Vec::new();
     let mut offset = 5usize;
     // Group decorations: (OpGroupDecorate / OpGroupMemberDecorate index).
     let mut group_uses: Vec<u32> = Vec::new();
@@ -69,18 +68,16 @@ pub(super) fn build(module: Module) -> Ir {
     let mut func: Option<Function> = None;
     let mut block: Option<Block> = None;
     for (i, inst) in module.instructions.iter().enumerate() {
-        ir.offsets.push(offset as u32);
-        ir.op_start.push(ir.ops.len() as u32);
+        let first_op = ir.ops.len();
+        ir.at.push(InstAt {
+            offset: offset as u32,
+            first_op: first_op as u32,
+        });
         let w = &inst.operands[..];
-        let ok = match parser.parse(inst.opcode, w, offset, &mut scratch) {
-            Ok(()) => {
-                ir.ops.extend_from_slice(&scratch);
-                if let Some(r) = scratch
-                    .iter()
-                    .take(2)
-                    .find(|o| o.kind == OperandKind::IdResult)
-                    && let Some(&id) = w.get(r.start as usize)
-                {
+        // The operands go straight into `ir.ops` (taken back on an error).
+        let ok = match parser.parse_append(inst.opcode, w, offset, &mut ir.ops) {
+            Ok(result) => {
+                if let Some(id) = result {
                     if id >= bound {
                         ir.problems.push(Problem::IdOutOfBound {
                             inst: i as u32,
@@ -88,17 +85,27 @@ pub(super) fn build(module: Module) -> Ir {
                             bound,
                         });
                     } else {
-                        ir.defs.set(id, i as u32 + 1);
+                        let slot = ir.ids.slot(id);
+                        slot.def = i as u32 + 1;
+                        if ir
+                            .ops
+                            .get(first_op)
+                            .is_some_and(|o| o.kind == OperandKind::IdResultType)
+                        {
+                            slot.typed = true;
+                            slot.value_type = w[0];
+                        }
                     }
                 }
                 true
             }
             Err(e) => {
+                ir.ops.truncate(first_op);
                 ir.problems.push(Problem::Operands(e));
                 false
             }
         };
-        offset += inst.word_count();
+        offset += w.len() + 1;
         if !ok {
             continue;
         }
@@ -149,8 +156,9 @@ pub(super) fn build(module: Module) -> Ir {
                 .ext_imports
                 .push((at(0), decode_string(&w[1.min(w.len())..]))),
             op::OpEntryPoint => {
-                let name_end = scratch
-                    .get(2)
+                let name_end = ir
+                    .ops
+                    .get(first_op + 2)
                     .map_or(w.len(), |o| (o.start + o.len) as usize);
                 ir.entry_points.push(EntryPoint {
                     inst: i32_,
@@ -265,7 +273,10 @@ pub(super) fn build(module: Module) -> Ir {
             });
         }
     }
-    ir.op_start.push(ir.ops.len() as u32);
+    ir.at.push(InstAt {
+        offset: offset as u32,
+        first_op: ir.ops.len() as u32,
+    });
     if let Some(mut b) = block.take() {
         b.end = n as u32;
         ir.blocks.push(b);
@@ -348,14 +359,8 @@ fn type_decl(opcode: u16, w: &[u32]) -> Option<Type> {
         op::OpTypeOpaque => Type::Opaque {
             name: decode_string(w.get(1..).unwrap_or(&[])),
         },
-        _ => {
-            let d = crate::binary::parse::instruction_desc(opcode)?;
-            if d.class == "Type-Declaration" && d.has_result() && !d.has_result_type() {
-                Type::Other { opcode }
-            } else {
-                return None;
-            }
-        }
+        _ if crate::binary::parse::declares_type(opcode) => Type::Other { opcode },
+        _ => return None,
     })
 }
 
@@ -391,27 +396,36 @@ impl Ir {
             }
             self.decorations.extend(extra);
         }
-        self.decorations.sort_by_key(|d| d.target);
-        self.names.sort_by_key(|n| (n.target, n.member));
+        // Often already in order (ids numbered as they first appear).
+        if !self.decorations.is_sorted_by_key(|d| d.target) {
+            self.decorations.sort_by_key(|d| d.target);
+        }
+        if !self.names.is_sorted_by_key(|n| (n.target, n.member)) {
+            self.names.sort_by_key(|n| (n.target, n.member));
+        }
         for (f, m) in modes {
-            // Several entry points may share a function.
-            for e in self.entry_points.iter_mut().filter(|e| e.function == f) {
-                e.modes.push(m.clone());
+            // Several entry points may share a function: a copy for each but
+            // the last, which takes the mode.
+            let mut sharing = self
+                .entry_points
+                .iter_mut()
+                .filter(|e| e.function == f)
+                .peekable();
+            while let Some(e) = sharing.next() {
+                if sharing.peek().is_some() {
+                    e.modes.push(m.clone());
+                } else {
+                    e.modes.push(m);
+                    break;
+                }
             }
         }
         // Index types and constants by id.
-        let cap = self
-            .module
-            .header
-            .bound
-            .min(self.module.word_count() as u32 + 1);
-        self.type_index = IdMap::new(cap);
         for (k, t) in self.types.iter().enumerate() {
-            self.type_index.set(t.id, k as u32 + 1);
+            self.ids.slot(t.id).ty = k as u32 + 1;
         }
-        self.const_index = IdMap::new(cap);
         for (k, c) in self.constants.iter().enumerate() {
-            self.const_index.set(c.id, k as u32 + 1);
+            self.ids.slot(c.id).constant = k as u32 + 1;
         }
         for k in 0..self.constants.len() {
             let v = self.eval_constant(k);
@@ -424,12 +438,21 @@ impl Ir {
                 Type::Pointer { pointee, .. } => pointee,
                 _ => None,
             });
-            let set = self.decoration_arg(v.id, dec::DESCRIPTOR_SET);
-            let binding = self.decoration_arg(v.id, dec::BINDING);
+            // The first DescriptorSet and the first Binding on the variable
+            // (as `decoration_arg`), in one look-up.
+            let (mut set, mut binding) = (None, None);
+            for d in self.decorations_of(v.id) {
+                match d.decoration {
+                    _ if d.member.is_some() => {}
+                    dec::DESCRIPTOR_SET if set.is_none() => set = Some(d.arg(self)),
+                    dec::BINDING if binding.is_none() => binding = Some(d.arg(self)),
+                    _ => {}
+                }
+            }
             let g = &mut self.globals[k];
             g.pointee = pointee;
-            g.set = set;
-            g.binding = binding;
+            g.set = set.flatten();
+            g.binding = binding.flatten();
         }
     }
 }

@@ -250,22 +250,41 @@ pub struct Function {
     pub blocks: Range<u32>,
 }
 
+/// Where instruction `i` is: in the binary, and in [`Ir::ops`].
+#[derive(Clone, Copy, Debug)]
+struct InstAt {
+    offset: u32,
+    first_op: u32,
+}
+
+/// What the IR indexes by id (each index + 1; 0: none).
+#[derive(Clone, Copy, Debug, Default)]
+struct IdIndex {
+    /// The instruction that defines it.
+    def: u32,
+    /// Whether that instruction has a result type, and the type (what
+    /// [`Ir::type_of`] gives, without looking at the instruction).
+    typed: bool,
+    value_type: u32,
+    /// Its entry in [`Ir::types`].
+    ty: u32,
+    /// Its entry in [`Ir::constants`].
+    constant: u32,
+}
+
 /// The typed IR of one module.
 #[derive(Clone, Debug)]
 pub struct Ir {
     /// The module, owned: the IR's indices are into its instructions.
     pub module: Module,
-    /// The word offset of each instruction in the binary.
-    offsets: Vec<u32>,
+    /// Per instruction, then once past the last: its word offset in the
+    /// binary and the index of its first operand in `ops`.
+    at: Vec<InstAt>,
     /// Parsed operands of every instruction, flat; instruction `i` has
-    /// `ops[op_start[i]..op_start[i + 1]]` (empty if it did not parse).
+    /// `ops[at[i].first_op..at[i + 1].first_op]` (empty if it did not parse).
     ops: Vec<ParsedOperand>,
-    op_start: Vec<u32>,
-    /// Instruction index + 1 of each id's definition (0: none).
-    defs: IdMap<u32>,
-    /// Index + 1 into `types` / `constants` by id.
-    type_index: IdMap<u32>,
-    const_index: IdMap<u32>,
+    /// By id: its definition and its entries in `types` / `constants`.
+    ids: IdMap<IdIndex>,
     pub types: Vec<TypeDef>,
     pub constants: Vec<Constant>,
     /// Sorted by target (stable: in binary order per target).
@@ -324,13 +343,16 @@ impl Ir {
 
     /// The word offset of instruction `i` in the binary.
     pub fn offset(&self, i: usize) -> u32 {
-        self.offsets.get(i).copied().unwrap_or(5)
+        match self.at.get(i) {
+            Some(a) if i < self.len() => a.offset,
+            _ => 5,
+        }
     }
 
     /// The parsed operands of instruction `i` (empty if it did not parse).
     pub fn parsed(&self, i: usize) -> &[ParsedOperand] {
-        match (self.op_start.get(i), self.op_start.get(i + 1)) {
-            (Some(&a), Some(&b)) => &self.ops[a as usize..b as usize],
+        match (self.at.get(i), self.at.get(i + 1)) {
+            (Some(a), Some(b)) => &self.ops[a.first_op as usize..b.first_op as usize],
             _ => &[],
         }
     }
@@ -391,7 +413,7 @@ impl Ir {
 
     /// The index of the instruction that defines `id`.
     pub fn def(&self, id: u32) -> Option<usize> {
-        match self.defs.get(id) {
+        match self.ids.get(id).def {
             0 => None,
             i => Some(i as usize - 1),
         }
@@ -404,17 +426,13 @@ impl Ir {
 
     /// The result type of value `id`.
     pub fn type_of(&self, id: u32) -> Option<u32> {
-        let i = self.def(id)?;
-        if self.desc(i)?.has_result_type() {
-            self.words(i).first().copied()
-        } else {
-            None
-        }
+        let x = self.ids.get(id);
+        x.typed.then_some(x.value_type)
     }
 
     /// The type `id`, if it is one.
     pub fn ty(&self, id: u32) -> Option<&TypeDef> {
-        match self.type_index.get(id) {
+        match self.ids.get(id).ty {
             0 => None,
             k => self.types.get(k as usize - 1),
         }
@@ -422,7 +440,7 @@ impl Ir {
 
     /// The constant `id` (spec constants included), if it is one.
     pub fn constant(&self, id: u32) -> Option<&Constant> {
-        match self.const_index.get(id) {
+        match self.ids.get(id).constant {
             0 => None,
             k => self.constants.get(k as usize - 1),
         }

@@ -59,37 +59,57 @@ struct Frame {
     break_if: Option<Cond>,
 }
 
+/// What the builder knows of a block.
+#[derive(Clone, Copy)]
+struct Node {
+    /// The selection, switch or loop construct it heads, or NONE.
+    hdr: u32,
+    /// The region it is a node of (collapsed for a header).
+    home: u32,
+    /// Its predecessors in its region's acyclic graph.
+    preds: u32,
+    /// Whether it has OpPhi instructions.
+    phi: bool,
+    /// A join whose code follows its dominator's unconditionally.
+    direct: bool,
+    /// Written as a plain node (1), as a construct (2).
+    written: u8,
+}
+
+/// What the builder knows of a construct.
+#[derive(Clone, Copy)]
+struct Con {
+    /// A loop construct's continue construct, or NONE.
+    cont: u32,
+    /// A loop construct whose continue construct is not structurally
+    /// dominated by the header; the body is SDom(header) - SDom(merge).
+    wide: bool,
+    /// A continue construct that is no region (see [`Builder::new`]).
+    bogus: bool,
+}
+
 struct Builder<'a> {
     m: &'a Module,
     f: &'a FunctionCfg,
     /// The region id of the function body (one past the constructs).
     root: u32,
-    /// Per block: the selection, switch or loop construct it heads, or NONE.
-    hdr: Vec<u32>,
-    /// Per block: the region it is a node of (collapsed for a header).
-    home: Vec<u32>,
-    /// Per block: its predecessors in its region's acyclic graph.
-    preds: Vec<u32>,
-    /// Per block: whether it has OpPhi instructions.
-    phi: Vec<bool>,
-    /// Per loop construct: its continue construct, or NONE.
-    cont: Vec<u32>,
-    /// Per loop construct: its continue construct is not structurally
-    /// dominated by the header; the body is SDom(header) - SDom(merge).
-    wide: Vec<bool>,
-    /// Per block: the guarded joins whose check follows its code (block order
-    /// of the region graph's reverse postorder).
-    joins: Vec<Vec<u32>>,
-    /// Per block: a join whose code follows its dominator's unconditionally.
-    direct: Vec<bool>,
-    /// Branch predecessors of each block (distinct).
-    bpreds: Vec<Vec<u32>>,
+    /// Per block.
+    nodes: Vec<Node>,
+    /// Per construct.
+    cons: Vec<Con>,
+    /// `(z, t)`: the guarded join `t` whose check follows block `z`'s code,
+    /// by `z`, then in the region graph's reverse postorder.
+    joins: Vec<(u32, u32)>,
+    /// Branch predecessors of each block (distinct), in one buffer: the
+    /// `n + 1` starts, then the lists (see [`Builder::bpreds`]).
+    bpred: Vec<u32>,
     frames: Vec<Frame>,
     uses_var: bool,
-    /// Per block: written as a plain node (1), as a construct (2).
-    written: Vec<u8>,
     /// Nesting of [`Builder::code`] calls.
     depth: u32,
+    /// The chains of [`Builder::code_at`] calls, innermost last (one stack
+    /// for all of them).
+    chain: Vec<u32>,
 }
 
 /// How deep statements may nest (WGSL implementations allow far less: the
@@ -128,12 +148,12 @@ impl<'a> Builder<'a> {
         let n = f.blocks.len();
         let ks = f.constructs();
         let root = ks.len() as u32;
-        let mut hdr = vec![NONE; n];
-        let mut cont = vec![NONE; ks.len()];
+        let mut nodes = vec![Node { hdr: NONE, home: NONE, preds: 0, phi: false, direct: false, written: 0 }; n];
+        let mut cons = vec![Con { cont: NONE, wide: false, bogus: false }; ks.len()];
         for (i, k) in ks.iter().enumerate() {
             match k.kind {
                 ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Loop => {
-                    hdr[k.header as usize] = i as u32
+                    nodes[k.header as usize].hdr = i as u32
                 }
                 _ => {}
             }
@@ -143,172 +163,216 @@ impl<'a> Builder<'a> {
         // reached only from elsewhere: the loop never continues) is no
         // region: its blocks belong to the enclosing one, and the loop's body
         // is SDom(header) - SDom(merge) ("wide").
-        let mut bogus = vec![false; ks.len()];
-        let mut wide = vec![false; ks.len()];
         for (i, k) in ks.iter().enumerate() {
             if k.kind == ConstructKind::Continue {
-                let h = hdr[k.header as usize];
+                let h = nodes[k.header as usize].hdr;
                 if !f.structurally_dominates(k.header, k.entry) {
-                    bogus[i] = true;
+                    cons[i].bogus = true;
                     if h != NONE {
-                        wide[h as usize] = true;
+                        cons[h as usize].wide = true;
                     }
                 } else if h != NONE {
-                    cont[h as usize] = i as u32;
+                    cons[h as usize].cont = i as u32;
                 }
             }
         }
         let fix = |mut c: Option<u32>| -> u32 {
             while let Some(x) = c {
-                if !bogus[x as usize] {
+                if !cons[x as usize].bogus {
                     return x;
                 }
                 c = f.construct_parent(x);
             }
             root
         };
-        let mut home = vec![NONE; n];
         for x in 0..n as u32 {
-            home[x as usize] = match hdr[x as usize] {
+            nodes[x as usize].home = match nodes[x as usize].hdr {
                 NONE => fix(f.innermost_construct(x)),
                 h => fix(f.construct_parent(h)),
             };
         }
-        let mut wides: Vec<u32> = (0..ks.len() as u32).filter(|&h| wide[h as usize]).collect();
+        let mut wides: Vec<u32> = (0..ks.len() as u32).filter(|&h| cons[h as usize].wide).collect();
         wides.sort_by_key(|&h| f.sdom.depth(ks[h as usize].header).unwrap_or(0));
         for h in wides {
             let k = ks[h as usize];
-            let outer = home[k.header as usize];
+            let outer = nodes[k.header as usize].home;
             for &x in f.sdom.subtree(k.header) {
                 if x != k.header
-                    && home[x as usize] == outer
+                    && nodes[x as usize].home == outer
                     && !k.merge.is_some_and(|m| f.structurally_dominates(m, x))
                 {
-                    home[x as usize] = h;
+                    nodes[x as usize].home = h;
                 }
             }
         }
-        let mut phi = vec![false; n];
-        let mut bpreds: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (x, blk) in f.blocks.iter().enumerate() {
             let mut i = blk.start as usize + 1;
             while i < blk.end as usize {
                 match m.instructions.get(i).map(|x| x.opcode) {
-                    Some(op::OpPhi) => phi[x] = true,
+                    Some(op::OpPhi) => nodes[x].phi = true,
                     Some(op::OpLine | op::OpNoLine) => {}
                     _ => break,
                 }
                 i += 1;
             }
-            if !f.is_reachable(x as u32) {
-                continue;
-            }
-            for t in f.successors(x as u32) {
-                let p = &mut bpreds[t as usize];
-                if p.last() != Some(&(x as u32)) {
-                    p.push(x as u32);
+        }
+        // Per block: the last predecessor counted (for the branch
+        // predecessors), then whether it was seen (the reverse postorder),
+        // then the stamp of the last search that met it (the free joins);
+        // after it, the stack of the reverse postorder's search.
+        let mut work = vec![NONE; 3 * n];
+        let (mark, dfs) = work.split_at_mut(n);
+        // The branch predecessors: counted, then placed (a counting sort by
+        // target; each block's come in block order, a block branching twice
+        // to the same target counted once).
+        let reachable = (0..n as u32).filter(|&x| f.is_reachable(x));
+        let mut bpred = Vec::with_capacity(n + 1 + f.edges.len());
+        bpred.resize(n + 1, 0u32);
+        for x in reachable.clone() {
+            for t in f.successors(x) {
+                if core::mem::replace(&mut mark[t as usize], x) != x {
+                    bpred[t as usize + 1] += 1;
                 }
             }
         }
+        for i in 0..n {
+            bpred[i + 1] += bpred[i];
+        }
+        bpred.resize(n + 1 + bpred[n] as usize, 0);
+        // `start[t]` is `t`'s fill slot until all are placed, then the
+        // starts move up one place.
+        let (start, list) = bpred.split_at_mut(n + 1);
+        mark.fill(NONE);
+        for x in reachable {
+            for t in f.successors(x) {
+                if core::mem::replace(&mut mark[t as usize], x) != x {
+                    let slot = &mut start[t as usize];
+                    list[*slot as usize] = x;
+                    *slot += 1;
+                }
+            }
+        }
+        start.copy_within(0..n, 1);
+        start[0] = 0;
         let mut b = Builder {
             m,
             f,
             root,
-            hdr,
-            home,
-            preds: vec![0; n],
-            phi,
-            cont,
-            wide,
-            joins: vec![Vec::new(); n],
-            direct: vec![false; n],
-            bpreds,
+            nodes,
+            cons,
+            joins: Vec::new(),
+            bpred,
             frames: Vec::new(),
             uses_var: false,
-            written: vec![0; n],
             depth: 0,
+            chain: Vec::new(),
         };
-        // The region graphs: a node's successors.
-        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        // The region graphs: a node's successors, node `y`'s being
+        // `succ[n + 1 + succ[y]..n + 1 + succ[y + 1]]` (at most one per
+        // edge, and the merge block of a header).
+        let mut succ: Vec<u32> = Vec::with_capacity(2 * n + 1 + f.edges.len());
+        succ.resize(n + 1, 0);
         for y in 0..n as u32 {
+            let row = succ.len();
+            succ[y as usize] = (row - n - 1) as u32;
             if !f.is_reachable(y) {
                 continue;
             }
-            let h = b.hdr[y as usize];
+            let h = b.nodes[y as usize].hdr;
             if h != NONE
                 && let Some(mg) = b.succ_of(h)
-                && b.home[mg as usize] == b.home[y as usize]
-                && mg != b.entry(b.home[y as usize])
+                && b.nodes[mg as usize].home == b.nodes[y as usize].home
+                && mg != b.entry(b.nodes[y as usize].home)
             {
-                succ[y as usize].push(mg);
+                succ.push(mg);
             }
             let Some(r) = b.plain_region(y) else { continue };
             for t in f.successors(y) {
-                if b.home[t as usize] == r && t != b.entry(r) && !succ[y as usize].contains(&t) {
-                    succ[y as usize].push(t);
+                if b.nodes[t as usize].home == r && t != b.entry(r) && !succ[row..].contains(&t) {
+                    succ.push(t);
                 }
             }
         }
-        for s in &succ {
-            for &t in s {
-                b.preds[t as usize] += 1;
-            }
+        succ[n] = (succ.len() - n - 1) as u32;
+        let (succ_start, succ) = succ.split_at(n + 1);
+        for &t in succ {
+            b.nodes[t as usize].preds += 1;
         }
+        let succ_of = |v: u32| &succ[succ_start[v as usize] as usize..succ_start[v as usize + 1] as usize];
         // Reverse postorder of the region graphs (acyclic: back edges go to
         // region entries, which have no edges in).
+        const SEEN: u32 = 0;
+        mark.fill(NONE);
         let mut order: Vec<u32> = Vec::with_capacity(n);
-        let mut seen = vec![false; n];
         for s in 0..n {
-            if seen[s] || b.preds[s] != 0 || !f.is_reachable(s as u32) {
+            if mark[s] == SEEN || b.nodes[s].preds != 0 || !f.is_reachable(s as u32) {
                 continue;
             }
-            let mut stack: Vec<(u32, usize)> = vec![(s as u32, 0)];
-            seen[s] = true;
-            while let Some(&mut (v, ref mut i)) = stack.last_mut() {
-                if let Some(&w) = succ[v as usize].get(*i) {
-                    *i += 1;
-                    if !seen[w as usize] {
-                        seen[w as usize] = true;
-                        stack.push((w, 0));
+            // (node, next successor) pairs.
+            dfs[0] = s as u32;
+            dfs[1] = 0;
+            let mut top = 1;
+            mark[s] = SEEN;
+            while top > 0 {
+                let k = 2 * (top - 1);
+                let (v, i) = (dfs[k], dfs[k + 1]);
+                if let Some(&w) = succ_of(v).get(i as usize) {
+                    dfs[k + 1] += 1;
+                    if mark[w as usize] != SEEN {
+                        mark[w as usize] = SEEN;
+                        dfs[2 * top] = w;
+                        dfs[2 * top + 1] = 0;
+                        top += 1;
                     }
                 } else {
                     order.push(v);
-                    stack.pop();
+                    top -= 1;
                 }
             }
         }
         order.reverse();
         for &t in &order {
-            if b.preds[t as usize] < 2 {
+            if b.nodes[t as usize].preds < 2 {
                 continue;
             }
-            let r = b.home[t as usize];
+            let r = b.nodes[t as usize].home;
             let e = b.entry(r);
             let mut z = f.sdom.idom(t).unwrap_or(e);
             let mut guard = 0;
-            while z != e && b.home[z as usize] != r {
+            while z != e && b.nodes[z as usize].home != r {
                 z = f.sdom.idom(z).unwrap_or(e);
                 guard += 1;
                 if guard > n {
                     return Err(err(t, "the structural dominator tree has a cycle".into()));
                 }
             }
-            b.joins[z as usize].push(t);
+            b.joins.push((z, t));
         }
+        b.joins.sort_by_key(|&(z, _)| z);
         // A join that every path from its dominator's code reaches unless it
         // leaves by a break, continue or return needs no check: clear its mark.
-        let mut mark = vec![0u32; n];
-        let mut stamp = 0u32;
-        for z in 0..n {
-            for ji in 0..b.joins[z].len() {
-                let t = b.joins[z][ji];
-                stamp += 1;
-                if !b.falls_off_avoiding(z as u32, t, &mut mark, stamp) {
-                    b.direct[t as usize] = true;
-                }
+        // (The stamps start above SEEN and NONE is never reached.)
+        let mut stamp = SEEN;
+        let mut stack = order; // its room, for the searches
+        for j in 0..b.joins.len() {
+            let (z, t) = b.joins[j];
+            stamp += 1;
+            if !b.falls_off_avoiding(z, t, mark, stamp, &mut stack) {
+                b.nodes[t as usize].direct = true;
             }
         }
         Ok(b)
+    }
+
+    /// The branch predecessors of block `b` (distinct, in block order).
+    fn bpreds(&self, b: u32) -> &[u32] {
+        let (start, list) = self.bpred.split_at(self.nodes.len() + 1);
+        &list[start[b as usize] as usize..start[b as usize + 1] as usize]
+    }
+
+    /// The joins whose checks follow block `z`'s code: a range of [`Builder::joins`].
+    fn joins_of(&self, z: u32) -> core::ops::Range<usize> {
+        self.joins.partition_point(|j| j.0 < z)..self.joins.partition_point(|j| j.0 <= z)
     }
 
     fn kinds(&self, c: u32) -> ConstructKind {
@@ -322,13 +386,13 @@ impl<'a> Builder<'a> {
 
     /// The region in which block `y`'s own terminator is lowered, if any.
     fn plain_region(&self, y: u32) -> Option<u32> {
-        match self.hdr[y as usize] {
-            NONE => Some(self.home[y as usize]),
+        match self.nodes[y as usize].hdr {
+            NONE => Some(self.nodes[y as usize].home),
             h => match self.kinds(h) {
                 ConstructKind::Selection => Some(h),
                 ConstructKind::Loop => {
                     let k = &self.f.constructs()[h as usize];
-                    if k.continue_target == Some(y) { Some(self.cont[h as usize]).filter(|&c| c != NONE) } else { Some(h) }
+                    if k.continue_target == Some(y) { Some(self.cons[h as usize].cont).filter(|&c| c != NONE) } else { Some(h) }
                 }
                 _ => None,
             },
@@ -337,13 +401,13 @@ impl<'a> Builder<'a> {
 
     /// Whether block `p` is inside the statement of construct `h`.
     fn inside(&self, h: u32, p: u32) -> bool {
-        if self.wide[h as usize] {
+        if self.cons[h as usize].wide {
             let k = self.f.constructs()[h as usize];
             return self.f.structurally_dominates(k.header, p)
                 && !k.merge.is_some_and(|m| self.f.structurally_dominates(m, p));
         }
         self.f.construct_contains(h, p) || {
-            let c = self.cont.get(h as usize).copied().unwrap_or(NONE);
+            let c = self.cons.get(h as usize).map_or(NONE, |c| c.cont);
             c != NONE && self.f.construct_contains(c, p)
         }
     }
@@ -354,11 +418,11 @@ impl<'a> Builder<'a> {
         if !self.f.is_reachable(mg) {
             return None;
         }
-        self.bpreds[mg as usize].iter().any(|&p| self.inside(h, p)).then_some(mg)
+        self.bpreds(mg).iter().any(|&p| self.inside(h, p)).then_some(mg)
     }
 
     fn guarded(&self, t: u32) -> bool {
-        self.preds[t as usize] >= 2 && !self.direct[t as usize]
+        self.nodes[t as usize].preds >= 2 && !self.nodes[t as usize].direct
     }
 
     /// Where falling off the end of region `r`'s code goes (conservatively:
@@ -378,34 +442,32 @@ impl<'a> Builder<'a> {
 
     /// Whether a path from node `z` falls off the end of its region's code
     /// (or of the region graph's walk limit) without going through `t`.
-    fn falls_off_avoiding(&self, z: u32, t: u32, mark: &mut [u32], stamp: u32) -> bool {
-        let r = self.home[t as usize];
+    /// `stack`: scratch space.
+    fn falls_off_avoiding(&self, z: u32, t: u32, mark: &mut [u32], stamp: u32, stack: &mut Vec<u32>) -> bool {
+        let r = self.nodes[t as usize].home;
         let e = self.entry(r);
         let out = self.region_falls_to(r);
-        let mut stack = vec![z];
+        stack.clear();
+        stack.push(z);
         mark[z as usize] = stamp;
         let mut visited = 0;
-        let mut succ: Vec<u32> = Vec::new();
         while let Some(y) = stack.pop() {
             visited += 1;
             if visited > 4096 {
                 return true;
             }
-            succ.clear();
-            let collapsed = self.hdr[y as usize] != NONE && self.home[y as usize] == r;
-            if collapsed {
-                let h = self.hdr[y as usize];
-                if let Some(m) = self.succ_of(h) {
-                    succ.push(m);
-                }
+            // A collapsed header goes on to its merge block, a plain node by its branches.
+            let collapsed = self.nodes[y as usize].hdr != NONE && self.nodes[y as usize].home == r;
+            let (merge, branches) = if collapsed {
+                (self.succ_of(self.nodes[y as usize].hdr), None)
             } else {
-                succ.extend(self.f.successors(y));
-            }
-            for &w in &succ {
+                (None, Some(self.f.successors(y)))
+            };
+            for w in merge.into_iter().chain(branches.into_iter().flatten()) {
                 if w == t {
                     continue;
                 }
-                if self.home[w as usize] == r && w != e {
+                if self.nodes[w as usize].home == r && w != e {
                     if mark[w as usize] != stamp {
                         mark[w as usize] = stamp;
                         stack.push(w);
@@ -441,20 +503,22 @@ impl<'a> Builder<'a> {
     }
 
     fn code_at(&mut self, z: u32, r: u32, out: &mut Vec<Stmt>) -> Result<(), ShapeError> {
-        let mut chain: Vec<u32> = Vec::new();
+        // This call's chain is `self.chain[base..]` (the calls it makes
+        // leave the stack as they found it, unless they fail).
+        let base = self.chain.len();
         let mut z = z;
         loop {
-            chain.push(z);
+            self.chain.push(z);
             // Each block is written once as a plain node and each construct
             // once; a second time means a cycle that is not a loop.
-            let collapsed = self.hdr[z as usize] != NONE && self.home[z as usize] == r;
+            let collapsed = self.nodes[z as usize].hdr != NONE && self.nodes[z as usize].home == r;
             let bit = if collapsed { 2 } else { 1 };
-            if self.written[z as usize] & bit != 0 {
+            if self.nodes[z as usize].written & bit != 0 {
                 return Err(err(z, format!("block {z} is reached again without a loop header (a cycle that is not a loop)")));
             }
-            self.written[z as usize] |= bit;
+            self.nodes[z as usize].written |= bit;
             let next = if collapsed {
-                self.construct(self.hdr[z as usize], out)?
+                self.construct(self.nodes[z as usize].hdr, out)?
             } else {
                 self.plain(z, r, out)?
             };
@@ -463,10 +527,14 @@ impl<'a> Builder<'a> {
                 None => break,
             }
         }
-        while let Some(z) = chain.pop() {
-            let js: Vec<u32> = self.joins[z as usize].iter().copied().filter(|&t| self.home[t as usize] == r).collect();
-            for t in js {
-                if self.direct[t as usize] {
+        while self.chain.len() > base {
+            let z = self.chain.pop().expect("the chain");
+            for j in self.joins_of(z) {
+                let t = self.joins[j].1;
+                if self.nodes[t as usize].home != r {
+                    continue;
+                }
+                if self.nodes[t as usize].direct {
                     self.code(t, r, out)?;
                     continue;
                 }
@@ -481,11 +549,11 @@ impl<'a> Builder<'a> {
 
     /// Whether `t` is emitted right where the branch from its one predecessor is.
     fn is_inline(&self, t: u32, r: u32) -> bool {
-        self.home[t as usize] == r && t != self.entry(r) && self.preds[t as usize] == 1
+        self.nodes[t as usize].home == r && t != self.entry(r) && self.nodes[t as usize].preds == 1
     }
 
     fn phis(&self, from: u32, to: u32, out: &mut Vec<Stmt>) {
-        if self.phi[to as usize] {
+        if self.nodes[to as usize].phi {
             out.push(Stmt::Phis { from, to });
         }
     }
@@ -511,16 +579,19 @@ impl<'a> Builder<'a> {
             op::OpKill | op::OpTerminateInvocation => out.push(Stmt::Discard),
             op::OpUnreachable => out.push(Stmt::Unreachable),
             op::OpBranch | op::OpBranchConditional => {
-                let targets: Vec<u32> = if opc == op::OpBranch {
-                    vec![self.block_of(z, *ops.first().unwrap_or(&0))?]
+                let pair;
+                let targets: &[u32] = if opc == op::OpBranch {
+                    pair = [self.block_of(z, *ops.first().unwrap_or(&0))?, 0];
+                    &pair[..1]
                 } else {
-                    vec![self.block_of(z, *ops.get(1).unwrap_or(&0))?, self.block_of(z, *ops.get(2).unwrap_or(&0))?]
+                    pair = [self.block_of(z, *ops.get(1).unwrap_or(&0))?, self.block_of(z, *ops.get(2).unwrap_or(&0))?];
+                    &pair
                 };
                 let top = self.frames.last().map(|f| f.kind);
                 if let Some(Kind::Cont { lp, general: false }) = top {
                     let k = self.f.constructs()[lp as usize];
                     if targets.contains(&k.header) {
-                        return self.back_edge(z, &targets, ops.first().copied().unwrap_or(0), k.header, out).map(|_| None);
+                        return self.back_edge(z, targets, ops.first().copied().unwrap_or(0), k.header, out).map(|_| None);
                     }
                 }
                 if targets.len() == 1 || targets[0] == targets[1] {
@@ -606,12 +677,12 @@ impl<'a> Builder<'a> {
             out.push(Stmt::SetVar { var: D, value: tag(t) });
         }
         let r = self.frames[k].region;
-        if self.home[t as usize] == r && t != self.entry(r) && self.preds[t as usize] < 2 {
+        if self.nodes[t as usize].home == r && t != self.entry(r) && self.nodes[t as usize].preds < 2 {
             // Only a join is reached by falling off: anything else would be
             // code left out.
             return Err(err(x, format!("block {t} is reached from block {x} by no edge of its region's graph")));
         }
-        if (self.home[t as usize] == r && t != self.entry(r)) || t == self.falls_to(k) {
+        if (self.nodes[t as usize].home == r && t != self.entry(r)) || t == self.falls_to(k) {
             if !guarded && !set {
                 out.push(Stmt::SetVar { var: D, value: 0 });
             }
@@ -754,7 +825,7 @@ impl<'a> Builder<'a> {
         if self.is_inline(mg, r) {
             return Ok(Some(mg));
         }
-        if self.home[mg as usize] == r && mg != self.entry(r) {
+        if self.nodes[mg as usize].home == r && mg != self.entry(r) {
             return Ok(None); // a guarded join: the branches set the variable
         }
         self.jump(k.header, mg, out, true)?;
@@ -901,7 +972,7 @@ impl<'a> Builder<'a> {
         let Some(ca) = self.case_construct(s, a) else {
             return false;
         };
-        self.bpreds[b as usize].iter().any(|&p| p != s && self.f.construct_contains(ca, p))
+        self.bpreds(b).iter().any(|&p| p != s && self.f.construct_contains(ca, p))
     }
 
     /// Whether the continue construct `c` of loop `h` fits WGSL's `continuing`:
@@ -939,7 +1010,7 @@ impl<'a> Builder<'a> {
     fn lp(&mut self, h: u32, out: &mut Vec<Stmt>) -> Result<(), ShapeError> {
         let k = self.f.constructs()[h as usize];
         let l = k.header;
-        let c = self.cont[h as usize];
+        let c = self.cons[h as usize].cont;
         let ct = k.continue_target.unwrap_or(NONE);
         let cont_live = c != NONE && ct != NONE && self.f.is_reachable(ct);
         if ct != l && (c == NONE || self.simple_continue(h, c)) {

@@ -66,6 +66,24 @@ fn list_height(v: &[Stmt]) -> usize {
     v.iter().map(height).max().unwrap_or(0)
 }
 
+/// Whether `height(s) <= budget`, looking no deeper than `budget` braces
+/// (a statement that does not fit is split, and its parts are looked at
+/// again: a whole height each time would be quadratic in the nesting).
+fn height_within(s: &Stmt, budget: usize) -> bool {
+    let list = |v: &[Stmt], b: usize| v.iter().all(|s| height_within(s, b));
+    match s {
+        Stmt::If { then, els, .. } => budget >= 1 && list(then, budget - 1) && list(els, budget - 1),
+        Stmt::Loop { body, continuing, break_if } => {
+            budget >= 1
+                && list(body, budget - 1)
+                && ((continuing.is_empty() && break_if.is_none()) || (budget >= 2 && list(continuing, budget - 2)))
+        }
+        Stmt::Switch { cases, .. } => budget >= 2 && cases.iter().all(|c| list(&c.body, budget - 2)),
+        Stmt::Phis { .. } => budget >= 1,
+        _ => true,
+    }
+}
+
 /// The depth of `body` (a function's statements) in braces, counting the
 /// function body's own.
 pub fn depth(body: &[Stmt]) -> usize {
@@ -77,7 +95,8 @@ pub fn depth(body: &[Stmt]) -> usize {
 /// possible (see the module's documentation); new guard flags are numbered
 /// from `*flags` on, which is updated. A body that fits is left as it is.
 pub fn limit_depth(body: &mut Vec<Stmt>, flags: &mut u32, target: usize) {
-    if depth(body) <= target {
+    // `depth(body) <= target`, looking no deeper than `target`.
+    if target >= 1 && body.iter().all(|s| height_within(s, target - 1)) {
         return;
     }
     let old = core::mem::take(body);
@@ -102,7 +121,7 @@ fn guarded(g: Option<u32>, stmts: Vec<Stmt>, out: &mut Vec<Stmt>) {
 
 impl Flat<'_> {
     fn fits(&self, s: &Stmt, depth: usize) -> bool {
-        depth + height(s) <= self.target
+        depth <= self.target && height_within(s, self.target - depth)
     }
 
     /// `list` (standing for `if g { list }` when `g` is set) as statements at
