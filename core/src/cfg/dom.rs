@@ -253,6 +253,38 @@ impl Graphs {
 /// is cheaper than Lengauer-Tarjan's), larger ones by Lengauer-Tarjan.
 const SMALL_GRAPH: usize = 64;
 
+/// A step of [`depth_first`].
+enum Dfs {
+    /// The edge `from` -> `to`: whether `to` is new (then marked, and entered).
+    Edge { from: u32, to: u32 },
+    /// The search is done with this node (postorder).
+    Leave(u32),
+}
+
+/// A depth-first search from `root` over `succ`, without recursion, telling
+/// `visit` each step ([`Dfs`]; the answer counts for edges only). `stack`
+/// holds (node, next successor) pairs: room for two per node.
+fn depth_first(root: u32, succ: Rows<'_>, stack: &mut [u32], mut visit: impl FnMut(Dfs) -> bool) {
+    stack[0] = root;
+    stack[1] = 0;
+    let mut top = 1usize;
+    while top > 0 {
+        let k = 2 * (top - 1);
+        let (v, i) = (stack[k], stack[k + 1]);
+        if let Some(&w) = succ.of(v).get(i as usize) {
+            stack[k + 1] += 1;
+            if visit(Dfs::Edge { from: v, to: w }) {
+                stack[2 * top] = w;
+                stack[2 * top + 1] = 0;
+                top += 1;
+            }
+        } else {
+            visit(Dfs::Leave(v));
+            top -= 1;
+        }
+    }
+}
+
 /// [`idom_into`] by the iterative algorithm of Cooper, Harvey and Kennedy ("A
 /// Simple, Fast Dominance Algorithm", 2001): immediate dominators refined
 /// over reverse postorder until they settle. Quadratic at worst, so only for
@@ -268,27 +300,21 @@ fn idom_small(root: u32, succ: Rows<'_>, pred: Rows<'_>, scratch: &mut Vec<u32>,
     let mut count = 0usize;
     // `po` marks a node on the stack with n until it is numbered.
     po[root as usize] = n as u32;
-    stack[0] = root;
-    stack[1] = 0;
-    let mut top = 1usize;
-    while top > 0 {
-        let k = 2 * (top - 1);
-        let (v, i) = (stack[k], stack[k + 1]);
-        if let Some(&w) = succ.of(v).get(i as usize) {
-            stack[k + 1] += 1;
-            if (w as usize) < n && po[w as usize] == NONE {
+    depth_first(root, succ, stack, |step| match step {
+        Dfs::Edge { to: w, .. } => {
+            let new = (w as usize) < n && po[w as usize] == NONE;
+            if new {
                 po[w as usize] = n as u32;
-                stack[2 * top] = w;
-                stack[2 * top + 1] = 0;
-                top += 1;
             }
-        } else {
+            new
+        }
+        Dfs::Leave(v) => {
             po[v as usize] = count as u32;
             post[count] = v;
             count += 1;
-            top -= 1;
+            false
         }
-    }
+    });
     // `out` holds the dominators found so far (the root's is itself).
     out[root as usize] = root;
     let mut changed = true;
@@ -362,26 +388,19 @@ fn idom_into(root: u32, succ: Rows<'_>, pred: Rows<'_>, scratch: &mut Vec<u32>, 
     dfn[root as usize] = 1;
     vertex[1] = root;
     let mut numbered = 2usize;
-    stack[0] = root;
-    let mut top = 1usize;
-    while top > 0 {
-        let k = 2 * (top - 1);
-        let (v, i) = (stack[k], stack[k + 1]);
-        if let Some(&w) = succ.of(v).get(i as usize) {
-            stack[k + 1] += 1;
-            if (w as usize) < n && dfn[w as usize] == 0 {
+    depth_first(root, succ, stack, |step| match step {
+        Dfs::Edge { from: v, to: w } => {
+            let new = (w as usize) < n && dfn[w as usize] == 0;
+            if new {
                 dfn[w as usize] = numbered as u32;
                 vertex[numbered] = w;
                 parent[numbered] = dfn[v as usize];
                 numbered += 1;
-                stack[2 * top] = w;
-                stack[2 * top + 1] = 0;
-                top += 1;
             }
-        } else {
-            top -= 1;
+            new
         }
-    }
+        Dfs::Leave(_) => false,
+    });
     let count = numbered - 1;
     // Everything below is in depth-first-number space.
     let m = count + 1;
