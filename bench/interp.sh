@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The interpreter's speed (issue 9): M SPIR-V instructions per second on the loop
+# The interpreter's speed: M SPIR-V instructions per second on the loop
 # kernel of bench/interp-kernel.spvasm, natively and in wasm32 under Node (the
 # release profile and the shipped size-optimised `wasm` profile), in one run.
 #   bench/interp.sh [N_PER_INVOCATION] [GROUPS]   (defaults 31250 and 1: 64 invocations)

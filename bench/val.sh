@@ -8,7 +8,7 @@
 #      up to 200 constructs deep, valid for spirv-val);
 #   3. times, best of N (hyperfine -N when installed, else a shell loop), on the same
 #      binaries in the same run: `spirv-val` vs `spvlab val` on big.spv (ratio, target
-#      <= 0.3x, issue 10); `spvlab val` on the CFGs: the 100k time (target < 0.5 s) and the
+#      <= 0.3x); `spvlab val` on the CFGs: the 100k time (target < 0.5 s) and the
 #      200k/100k ratio (target < 2.5x, near-linear).
 #   spirv-val needs about a minute on the 25k-block function and minutes on the larger ones
 #   (about 150 s at 50k and 290 s at 100k blocks on the 2-core VM: it grows quadratically

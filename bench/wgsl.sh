@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# bench/wgsl.sh: the WGSL lowering's speed against naga's, and its wasm size (issue 11).
+# bench/wgsl.sh: the WGSL lowering's speed against naga's, and its wasm size.
 #
 #   1. speed: tests/examples/wgsl_bench.rs (release) over the corpus's 844 valid runnable
 #      compute modules, both sides from the same SPIR-V binary in the same run (ours:
 #      binary::read_words_framing + Ir::build, operands parsed once, + cfg::analyze_for_lowering +
 #      wgsl::lower; naga 30: spv-in + validate + wgsl-out), best of BENCH_RUNS runs per module after a warm-up pass;
 #      prints the median and total over all modules and over those both translate, and
-#      the ratios (issue 11: median ours <= 2x naga's).
+#      the ratios (target: median ours <= 2x naga's).
 #   2. size (BENCH_WASM=1; three fat-LTO wasm builds, minutes each): spvlab-web for
 #      the page built like `./x build` (wasm-bindgen, wasm-opt -Oz) with no features,
 #      with the cargo feature `wgsl` (the lowering: `session.wgsl()`, the WGSL tab) and

@@ -1,4 +1,4 @@
-// Amber files in the Run tab (issue 12, must-show 3), in headless Chromium
+// Amber files in the Run tab, in headless Chromium
 // with WebGPU (--enable-unsafe-webgpu: SwiftShader), on the built page:
 // * 10 compute Amber files of the corpus (../shared/corpus, SPIRV-ASM, of
 //   varied shapes: spec constants, push constants, a uniform buffer, a

@@ -6,7 +6,7 @@
 //  * first load to interactive from localhost (navigation start to the first
 //    analysis shown), in fresh contexts (no cache, no service worker);
 //  * transfer size: the gzip sizes of the files of www/dist, and of the wasm;
-//  * Run to results (the Run panel, issue 12) on a gallery compute example,
+//  * Run to results (the Run panel) on a gallery compute example,
 //    in a Chromium with WebGPU (--enable-unsafe-webgpu: SwiftShader): from
 //    the click on Run to the interpreter's results painted, and to WebGPU's.
 import { readFile } from "node:fs/promises";

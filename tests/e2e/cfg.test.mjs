@@ -24,7 +24,7 @@ import path from "node:path";
 
 import { dist, artifacts, serveDist, launch, referenceTools } from "./lib.mjs";
 
-// The hostile names of issue 4.
+// OpNames that would be markup or script if inserted as HTML.
 const HOSTILE = {
   script: "<script>alert(1)</script>",
   text: "</text><text>evil</text>",
@@ -418,7 +418,7 @@ test("the function selector switches the drawing", async () => {
 
 test("every gallery example renders its CFG like the reference spirv-cfg", async (t) => {
   if (!hasEngine) {
-    const why = "the wasm has no analyze/cfgDot export yet (the engine side of issue 4 is not merged)";
+    const why = "the fixture page has no engine (the wasm in pkg/ did not load or has no Session: run ./x build)";
     console.log(`SKIPPED gallery CFG test: ${why}`);
     t.skip(why);
     return;
@@ -480,7 +480,7 @@ test("every gallery example renders its CFG like the reference spirv-cfg", async
 
 test("hostile OpNames through the engine appear as text only", async (t) => {
   if (!hasEngine) {
-    const why = "the wasm has no analyze/cfgDot export yet (the engine side of issue 4 is not merged)";
+    const why = "the fixture page has no engine (the wasm in pkg/ did not load or has no Session: run ./x build)";
     console.log(`SKIPPED hostile names through the engine: ${why}`);
     t.skip(why);
     return;
@@ -798,7 +798,7 @@ OpFunctionEnd
 
 test("timing: edit to redrawn graph on a 1,000-line module (printed, not asserted)", async (t) => {
   if (!hasEngine) {
-    console.log("SKIPPED CFG timing: the wasm has no analyze/cfgDot export yet");
+    console.log("SKIPPED CFG timing: the fixture page has no engine");
     t.skip("no engine");
     return;
   }
@@ -832,7 +832,7 @@ test("timing: edit to redrawn graph on a 1,000-line module (printed, not asserte
 // worker), so their times are printed too. Printed, not asserted.
 test("timing: main thread blocked while a 3,000-block graph lays out (printed, not asserted)", async (t) => {
   if (!hasEngine) {
-    console.log("SKIPPED CFG blocking timing: the wasm has no analyze/cfgDot export yet");
+    console.log("SKIPPED CFG blocking timing: the fixture page has no engine");
     t.skip("no engine");
     return;
   }

@@ -1,4 +1,4 @@
-// The GPU runner in the browser (issue 11): the page's engine (pkg/, the wasm
+// The GPU runner in the browser: the page's engine (pkg/, the wasm
 // that www/dist bundles, built by ./x build with wgpu's WebGPU backend) runs
 // modules on WebGPU in headless Chromium (--enable-unsafe-webgpu: SwiftShader's
 // adapter), through our WGSL. In one page:

@@ -1,7 +1,7 @@
 // The page's layout on a phone (390x844) and on a laptop (1366x800): on a
 // phone the editor stacks above the panels, nothing scrolls sideways, every
 // tab and the dialogs are on screen, the Problems list stays readable. And
-// the screenshots of issue 8 (tests/artifacts/): the gallery's Fig. 2 in the
+// screenshots (tests/artifacts/layout-*.png): the gallery's Fig. 2 in the
 // CFG, the Problems list with an error selected, the help panel, at both sizes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -131,7 +131,7 @@ for (const [name, vp] of [["1366x800", LAPTOP], ["390x844", PHONE]]) {
     await page.waitForSelector("#panel-cfg[data-state='ready']");
     await page.waitForFunction(() => document.querySelectorAll("#panel-cfg g.node").length === 8);
     await noSideways(page, "Fig. 2");
-    await screenshot(page, `issue8-fig2-cfg-${name}.png`);
+    await screenshot(page, `layout-fig2-cfg-${name}.png`);
 
     await setText(page, INVALID);
     await page.locator("#tab-problems").click();
@@ -139,11 +139,11 @@ for (const [name, vp] of [["1366x800", LAPTOP], ["390x844", PHONE]]) {
     await page.locator("#problem-detail h3").waitFor();
     assert.ok(await page.locator("button.problem.selected").isVisible());
     await noSideways(page, "a problem selected");
-    await screenshot(page, `issue8-problem-selected-${name}.png`);
+    await screenshot(page, `layout-problem-selected-${name}.png`);
 
     await page.locator("#help-btn").click();
     await page.locator("#help").waitFor();
-    await screenshot(page, `issue8-help-${name}.png`);
+    await screenshot(page, `layout-help-${name}.png`);
     await page.keyboard.press("Escape");
     await context.close();
     assert.deepEqual(errors, []);

@@ -1,5 +1,5 @@
-// Issue 8, points 1 and 6 in the browser: the graph, the function menu and the
-// listing go by the text's names; three mistakes that used to mislead give one
+// Names in the browser: the graph, the function menu and the listing go by
+// the text's names; three mistakes that are easy to misread give one
 // Problems entry each, at the right place, with a suggestion that fits.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The page as a new user finds it (issue 8): it opens on the CFG when the
+// The page as a new user finds it: it opens on the CFG when the
 // module is valid (Problems one click away, always counted), the dark theme
 // covers the graph too, the help panel (shortcuts, spec sections, versions),
 // and the gallery names the paper its figures come from.
@@ -147,7 +147,7 @@ test("the gallery names the paper (Klimis et al., POPL 2023) with a link", async
 });
 
 
-// Issue 12: the page's transfer size stays under 1.5 MB gzip (counted as
+// The page's transfer size stays under 1.5 MB gzip (counted as
 // ./x page-bench counts it). A size, not a time: it does not depend on load.
 test("the page ships under 1.5 MB gzip", async () => {
   const { total, wasm } = await distGzipSizes();

@@ -1,4 +1,4 @@
-// The path on the CFG (issue 12, must-show 2), in headless Chromium on the
+// The path on the CFG, in headless Chromium on the
 // built page. On the paper's figures 2, 3 and 4 fleshed as runnable modules
 // (www/src/gallery/examples/paper-fig{2,3,4}-run.spvasm, section 6 of the
 // paper: each block appends its number to `out`, each conditional branch

@@ -1,4 +1,4 @@
-// The Run panel (issue 12, first slice), in headless Chromium with WebGPU
+// The Run panel, in headless Chromium with WebGPU
 // (--enable-unsafe-webgpu: SwiftShader's adapter), on the built page:
 // * every gallery compute example runs with one click (the panel's default
 //   inputs) on the interpreter and on WebGPU, with identical buffers that

@@ -250,7 +250,7 @@ test("a share link restores the CFG panel's options and function", async () => {
 });
 
 test("links of the older format (with the Run tab's state) still open", async () => {
-  // Made by the page before this change (its Run tab open, a `run` object,
+  // Made by a page of the older format (its Run tab open, a `run` object,
   // and no CFG options): text, target vulkan1.1, function 3, panel "run".
   const old =
     "v1/VZDLasMwEEV_RQxkZ0rdx8bQVXC7cepSl27qLhR7nIrKI6FKJm7Iv3fGpIEg0OPeM1cjHSDiPkIBtV9rr7fGmjir5kv3GFqq_QZHF-aN69Gqyu1Mp616qprq7v5a7JJimF-cocjq2o0-RVSrURtSLcjSwoLtsUvROJKgk185zmrML6pcRkuryZlePajav80e3_nA2kBn5TFRJxlqAdlbYsS9dNSzI75kIEZQ-luYSm_RSi-vGFMg2f2XlcRpkEHUYYexpIm_Y0r2W1N-lbM-nDgobjPwmtAyEJKUyFwcwBA__AeKjzy7-Twe_wA";

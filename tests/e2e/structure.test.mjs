@@ -1,4 +1,4 @@
-// The front end's structure (issue 8, point 9), read from www/src (no
+// The front end's structure, read from www/src (no
 // browser): no module-level mutable state outside the store, no empty
 // `catch`, the CFG panel in parts, and no Run tab left behind.
 import { test } from "node:test";

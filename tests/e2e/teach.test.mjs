@@ -1,4 +1,4 @@
-// Browser tests of teaching structured control flow (issue 13, www/src/teach)
+// Browser tests of teaching structured control flow (www/src/teach)
 // on the whole page: the CFG panel's "1.6r1 | 1.6r2 | compare" control, the
 // construct explorer, a guided lesson, and the Problems panel's rule links.
 //

@@ -1,4 +1,4 @@
-// The WGSL tab (issue 12), in headless Chromium on the built page:
+// The WGSL tab, in headless Chromium on the built page:
 // * Alt+6 opens it; for the gallery's compute example "a loop with break and
 //   continue" it shows the same WGSL as the CLI (`spvlab wgsl`) on the same text;
 // * the source map, WGSL to SPIR-V: hovering the WGSL `loop {` line marks the

@@ -1,5 +1,5 @@
 //! The lowering's speed against naga's, on the corpus's valid compute modules
-//! (the valid modules marked runnable compute: issue 11's 844, the
+//! (the 844 valid modules marked runnable compute, the
 //! "compute" rows of `tests/tests/wgsl_corpus.rs`), in one run (bench/wgsl.sh runs it).
 //!
 //! Both sides start from the same SPIR-V binary, assembled beforehand:
@@ -112,7 +112,7 @@ fn main() {
             continue;
         }
         let asm = AsmOptions { env: TargetEnv::parse(case.asm_env()).unwrap_or_default(), preserve_numeric_ids: false };
-        // The issue's 844: the modules the corpus marks runnable compute.
+        // The 844: the modules the corpus marks runnable compute.
         if case.meta_str("runnable") != "compute" {
             continue;
         }

@@ -406,7 +406,7 @@ fn run_amber_writes_a_file_that_passes() {
     assert_exit(&o, 1);
 }
 
-// ---- The four extensions and OpenCL kernels (issue 9, "Must show" 2) ----
+// ---- The four extensions and OpenCL kernels ----
 // The gallery's four extension modules and one case per extension written
 // from its specification (tests/ext/*.spvasm; the expected values are
 // worked out by hand in each file's comments).

@@ -19,7 +19,7 @@ use spvlab_tests::{cases, corpus_or_skip, root};
 use std::collections::{BTreeMap, HashMap};
 
 /// Required agreement, in hundredths of a percent, per source folder and overall.
-/// The targets: 100% on spirv-tools and cfg-mutants, 99.5% over all.
+/// The targets: 100% on spirv-tools and cfg-mutants, 99.5% over all.
 /// These floors only go up, as the validator grows.
 const FLOOR_ALL: u32 = 10000;
 const FLOOR_SPIRV_TOOLS: u32 = 10000;

@@ -1,4 +1,4 @@
-//! The minimal repros of tests/gpu-differences.md (issue 11): each
+//! The minimal repros of tests/gpu-differences.md: each
 //! `tests/gpu-repros/*.amber` is the smallest module (valid for spirv-val
 //! and for spvlab) showing one class of disagreement between the
 //! interpreter and a GPU backend on lavapipe. Its EXPECT lines hold what the

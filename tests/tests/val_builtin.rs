@@ -1,4 +1,4 @@
-//! The built-in rules of the validator in Vulkan (issue 10): the type, storage
+//! The built-in rules of the validator in Vulkan: the type, storage
 //! class and execution model of each BuiltIn, and DepthReplacing for
 //! FragDepth. For every rule, a valid module and an invalid one; where the
 //! reference SPIRV-Tools are installed, every verdict is also spirv-val's.

@@ -1,4 +1,4 @@
-//! The interface location rules of the validator in Vulkan (issue 10): no two
+//! The interface location rules of the validator in Vulkan: no two
 //! inputs (or outputs) of an entry point share a location and component, each
 //! member of a Block interface without a variable location has one, a variable
 //! with a location has a type that takes locations; and where runtime arrays

@@ -1,5 +1,5 @@
-//! The memory, composite and constant instruction rules of the validator
-//! (issue 10): for every rule, a valid module and an invalid one.
+//! The memory, composite and constant instruction rules of the validator:
+//! for every rule, a valid module and an invalid one.
 //!
 //! Each module is assembled with the source map and validated with the text's
 //! names. An invalid one must give the rule's code, on the expected line, at

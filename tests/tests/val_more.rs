@@ -1,4 +1,4 @@
-//! The last instruction rules of issue 10 that the mutation oracle asked for
+//! Instruction rules that the mutation oracle (val_mutants) asked for
 //! (variables holding pointers in Logical addressing; the fragment-only
 //! instructions along the call graph): for every rule a valid module and an
 //! invalid one, each verdict checked against spirv-val v2025.5 when it is

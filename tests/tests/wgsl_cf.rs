@@ -1,5 +1,5 @@
-//! Control flow that the other SPIR-V-to-WGSL translators cannot lower
-//! (issue 11, must-show 4): the modules of tests/wgsl-cf/ (switch
+//! Control flow that the other SPIR-V-to-WGSL translators cannot lower:
+//! the modules of tests/wgsl-cf/ (switch
 //! fallthrough, multi-level breaks, continues from switches, OpPhi across
 //! back edges, early returns in loops, ...), each a compute shader of one
 //! workgroup of 8 invocations writing one `u32` per invocation.

@@ -913,7 +913,7 @@ OpFunctionEnd
 ";
     let w = lower("subgroups", src, None).unwrap();
     assert!(w.text.starts_with("enable subgroups;\n"), "{}", w.text);
-    // naga 30 has the built-ins but not yet the directive.
+    // naga 30 has the built-ins but not the directive.
     let text = w.text.replace("enable subgroups;", "");
     let m = naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| panic!("{}", e.emit_to_string(&text)));
     Validator::new(ValidationFlags::all(), Capabilities::SUBGROUP)

@@ -1,4 +1,4 @@
-//! `wgsl::shape::structure` checked against the interpreter (issue 11):
+//! `wgsl::shape::structure` checked against the interpreter:
 //!
 //! * trace walk: each of the 334 fleshed control-flow Amber files runs on
 //!   the interpreter with traces; the Shape of the entry function, walked

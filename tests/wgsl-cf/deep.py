@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the deep_*.spvasm modules of this folder: control flow nested
-deeper than WGSL's limit of 127 brace-enclosed statements (issue 11).
+deeper than WGSL's limit of 127 brace-enclosed statements, which our
+lowering flattens with guard flags.
 Run from this folder: python3 deep.py. The modules are checked in; this
 script says how they were made (and makes them again when it changes)."""
 

@@ -1,4 +1,4 @@
-//! The interpreter's speed (issue 9): SPIR-V instructions executed per second
+//! The interpreter's speed: SPIR-V instructions executed per second
 //! on a simple arithmetic loop kernel (natively; `bench/interp.sh` runs it).
 //!
 //! Usage: interp-bench [ITERATIONS] [INVOCATIONS]  (defaults 2,000,000 and 64)
