@@ -65,27 +65,27 @@ pub struct Export<'a> {
 /// A DATA_TYPE scalar: Amber's name, its size in bytes, float or not,
 /// signed or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Ty {
+struct DataType {
     name: &'static str,
     size: usize,
     float: bool,
     signed: bool,
 }
 
-const U8: Ty = Ty {
+const U8: DataType = DataType {
     name: "uint8",
     size: 1,
     float: false,
     signed: false,
 };
-const U32: Ty = Ty {
+const U32: DataType = DataType {
     name: "uint32",
     size: 4,
     float: false,
     signed: false,
 };
 
-fn scalar_of(shape: &TypeShape) -> Option<Ty> {
+fn scalar_of(shape: &TypeShape) -> Option<DataType> {
     Some(match *shape {
         TypeShape::Int { width, signed } => {
             let name = match (width, signed) {
@@ -99,20 +99,20 @@ fn scalar_of(shape: &TypeShape) -> Option<Ty> {
                 (64, false) => "uint64",
                 _ => return None,
             };
-            Ty {
+            DataType {
                 name,
                 size: width as usize / 8,
                 float: false,
                 signed,
             }
         }
-        TypeShape::Float { width: 32 } => Ty {
+        TypeShape::Float { width: 32 } => DataType {
             name: "float",
             size: 4,
             float: true,
             signed: true,
         },
-        TypeShape::Float { width: 64 } => Ty {
+        TypeShape::Float { width: 64 } => DataType {
             name: "double",
             size: 8,
             float: true,
@@ -123,8 +123,8 @@ fn scalar_of(shape: &TypeShape) -> Option<Ty> {
 }
 
 /// The one scalar type of every leaf of `t`, if there is one.
-fn leaf_scalar(t: &TypeNode) -> Option<Ty> {
-    let mut found: Option<Ty> = None;
+fn leaf_scalar(t: &TypeNode) -> Option<DataType> {
+    let mut found: Option<DataType> = None;
     let mut stack = alloc::vec![t];
     while let Some(n) = stack.pop() {
         match n.shape {
@@ -150,7 +150,7 @@ fn value(bytes: &[u8]) -> u64 {
 }
 
 /// Value `bits` of `ty` as Amber reads it back exactly.
-fn show(bits: u64, ty: Ty) -> String {
+fn show(bits: u64, ty: DataType) -> String {
     match (ty.float, ty.size) {
         (true, 4) => format!("{}", f32::from_bits(bits as u32)),
         (true, _) => format!("{}", f64::from_bits(bits)),
@@ -162,7 +162,7 @@ fn show(bits: u64, ty: Ty) -> String {
     }
 }
 
-fn finite(bytes: &[u8], ty: Ty) -> bool {
+fn finite(bytes: &[u8], ty: DataType) -> bool {
     bytes.chunks(ty.size).all(|c| match ty.size {
         4 => f32::from_bits(value(c) as u32).is_finite(),
         _ => f64::from_bits(value(c)).is_finite(),
@@ -170,9 +170,9 @@ fn finite(bytes: &[u8], ty: Ty) -> bool {
 }
 
 /// The DATA_TYPE buffer `b` is written in.
-fn data_type(b: &ExportBuffer) -> Ty {
+fn data_type(b: &ExportBuffer) -> DataType {
     let fits =
-        |t: Ty| b.input.len().is_multiple_of(t.size) && b.output.len().is_multiple_of(t.size);
+        |t: DataType| b.input.len().is_multiple_of(t.size) && b.output.len().is_multiple_of(t.size);
     if let Some(t) = b.ty.and_then(leaf_scalar)
         && fits(t)
         && (!t.float || (finite(b.input, t) && finite(b.output, t)))
@@ -182,7 +182,7 @@ fn data_type(b: &ExportBuffer) -> Ty {
     if fits(U32) { U32 } else { U8 }
 }
 
-fn values(bytes: &[u8], ty: Ty) -> Vec<String> {
+fn values(bytes: &[u8], ty: DataType) -> Vec<String> {
     bytes.chunks(ty.size).map(|c| show(value(c), ty)).collect()
 }
 
@@ -235,7 +235,7 @@ pub fn export(e: &Export) -> String {
             }
         })
         .collect();
-    let types: Vec<Ty> = e.buffers.iter().map(data_type).collect();
+    let types: Vec<DataType> = e.buffers.iter().map(data_type).collect();
     for ((b, n), t) in e.buffers.iter().zip(&names).zip(&types) {
         let vs = values(b.input, *t);
         if vs.is_empty() {
