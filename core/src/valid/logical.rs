@@ -6,7 +6,8 @@
 use super::Context;
 use super::operand::{Lookups, Shape, bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
-use crate::grammar::{capability, op};
+use crate::grammar::capability;
+use crate::grammar::class::{self, Num, OpClass};
 use crate::ir::Type;
 use alloc::format;
 use alloc::string::String;
@@ -78,38 +79,16 @@ enum Kind {
     Select,
 }
 
+/// The kind of instruction `o`, by its class in the grammar's table.
 const fn kind(o: u16) -> Option<Kind> {
-    Some(match o {
-        op::OpAny | op::OpAll => Kind::AnyAll,
-        op::OpIsNan | op::OpIsInf | op::OpIsFinite | op::OpIsNormal | op::OpSignBitSet => Kind::FloatTest,
-        op::OpFOrdEqual
-        | op::OpFUnordEqual
-        | op::OpFOrdNotEqual
-        | op::OpFUnordNotEqual
-        | op::OpFOrdLessThan
-        | op::OpFUnordLessThan
-        | op::OpFOrdGreaterThan
-        | op::OpFUnordGreaterThan
-        | op::OpFOrdLessThanEqual
-        | op::OpFUnordLessThanEqual
-        | op::OpFOrdGreaterThanEqual
-        | op::OpFUnordGreaterThanEqual
-        | op::OpLessOrGreater
-        | op::OpOrdered
-        | op::OpUnordered => Kind::FloatCompare,
-        op::OpIEqual
-        | op::OpINotEqual
-        | op::OpUGreaterThan
-        | op::OpUGreaterThanEqual
-        | op::OpULessThan
-        | op::OpULessThanEqual
-        | op::OpSGreaterThan
-        | op::OpSGreaterThanEqual
-        | op::OpSLessThan
-        | op::OpSLessThanEqual => Kind::IntCompare,
-        op::OpLogicalEqual | op::OpLogicalNotEqual | op::OpLogicalOr | op::OpLogicalAnd => Kind::Logical,
-        op::OpLogicalNot => Kind::Not,
-        op::OpSelect => Kind::Select,
+    Some(match class::of(o) {
+        OpClass::BoolReduce => Kind::AnyAll,
+        OpClass::FloatTest => Kind::FloatTest,
+        OpClass::Compare { num: Num::Float, .. } => Kind::FloatCompare,
+        OpClass::Compare { .. } => Kind::IntCompare,
+        OpClass::Logical { unary: false } => Kind::Logical,
+        OpClass::Logical { unary: true } => Kind::Not,
+        OpClass::Select => Kind::Select,
         _ => return None,
     })
 }

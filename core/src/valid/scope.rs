@@ -14,7 +14,7 @@
 use super::Context;
 use super::operand::{describe_operand, opname};
 use super::rules::Rule;
-use crate::grammar::{OperandKind, capability, execution_model as em, memory_model, memory_semantics as ms, op, scope};
+use crate::grammar::{OperandKind, capability, class, execution_model as em, memory_model, memory_semantics as ms, op, scope};
 use crate::ir::Type;
 use alloc::format;
 use alloc::string::String;
@@ -324,44 +324,7 @@ fn scope_error(cx: &mut Context<'_>, code: &'static str, i: usize, k: usize, wha
 
 /// Whether `opcode` is a non-uniform group operation with an Execution scope.
 pub(super) const fn is_non_uniform(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::OpGroupNonUniformElect
-            | op::OpGroupNonUniformAll
-            | op::OpGroupNonUniformAny
-            | op::OpGroupNonUniformAllEqual
-            | op::OpGroupNonUniformBroadcast
-            | op::OpGroupNonUniformBroadcastFirst
-            | op::OpGroupNonUniformBallot
-            | op::OpGroupNonUniformInverseBallot
-            | op::OpGroupNonUniformBallotBitExtract
-            | op::OpGroupNonUniformBallotBitCount
-            | op::OpGroupNonUniformBallotFindLSB
-            | op::OpGroupNonUniformBallotFindMSB
-            | op::OpGroupNonUniformShuffle
-            | op::OpGroupNonUniformShuffleXor
-            | op::OpGroupNonUniformShuffleUp
-            | op::OpGroupNonUniformShuffleDown
-            | op::OpGroupNonUniformIAdd
-            | op::OpGroupNonUniformFAdd
-            | op::OpGroupNonUniformIMul
-            | op::OpGroupNonUniformFMul
-            | op::OpGroupNonUniformSMin
-            | op::OpGroupNonUniformUMin
-            | op::OpGroupNonUniformFMin
-            | op::OpGroupNonUniformSMax
-            | op::OpGroupNonUniformUMax
-            | op::OpGroupNonUniformFMax
-            | op::OpGroupNonUniformBitwiseAnd
-            | op::OpGroupNonUniformBitwiseOr
-            | op::OpGroupNonUniformBitwiseXor
-            | op::OpGroupNonUniformLogicalAnd
-            | op::OpGroupNonUniformLogicalOr
-            | op::OpGroupNonUniformLogicalXor
-            | op::OpGroupNonUniformQuadBroadcast
-            | op::OpGroupNonUniformQuadSwap
-            | op::OpGroupNonUniformRotateKHR
-    )
+    matches!(class::of(opcode), class::OpClass::NonUniformGroup)
 }
 
 /// Check operand `k` of instruction `i` as an Execution scope.
@@ -535,7 +498,7 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
     if v & ms::Volatile != 0 {
         if !s.vmm {
             fail(CAP, "Volatile needs the VulkanMemoryModel capability".into());
-        } else if !super::atomics::applies(opcode) {
+        } else if !class::of(opcode).is_atomic() {
             fail("inst.semantics.volatile", "[VUID-StandaloneSpirv-MemorySemantics-10874] Volatile must not be used with barrier instructions".into());
         }
     }
