@@ -7,7 +7,9 @@
 use super::Context;
 use super::operand::{self, bad_operand, bad_result, opname, operand_type, shape};
 use super::rules::Rule;
-use super::scope::{self, Sync};
+use super::family::{Family, Instructions};
+use super::scope;
+use super::walk::Sync;
 use crate::grammar::class::{self, Atomic, Num, OpClass};
 use crate::grammar::{OperandKind, capability, op, storage_class as sc};
 use crate::ir::Type;
@@ -63,6 +65,12 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Sync { takes: applies, check: run, finish: None },
+};
+
 const RT: &str = "inst.atomics.result-type";
 const SC: &str = "inst.atomics.storage-class";
 const CAP: &str = "inst.atomics.capability";
@@ -92,7 +100,7 @@ fn what(opcode: u16) -> Option<Atomic> {
 
 /// Check atomic instruction `i` (see [`applies`]): its scope and semantics
 /// (`scope.rs`), then its types.
-pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
+fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
     let Some(atomic) = what(opcode) else { return };
     let want = match atomic {
         Atomic::Modify { num: Num::Float, .. } => Some(Want::Float),
