@@ -1,7 +1,7 @@
 //! Atomic instructions: the types of their results, pointers, values and
 //! comparators (SPIR-V spec 3.52.18 "Atomic Instructions"; spirv-val's
 //! validate_atomics). Their Memory scope and Memory Semantics are checked
-//! with the barriers' (`scope.rs`, whose walk hands atomics to [`run`]);
+//! with the barriers' (`scope.rs`; the synchronization walk hands atomics to [`run`]);
 //! untyped pointers are left to their extension's rules.
 
 use super::Context;

@@ -1,7 +1,7 @@
 //! Barrier instructions: OpControlBarrier, OpMemoryBarrier and the named
 //! barriers (SPIR-V spec 3.52.20 "Barrier Instructions"; spirv-val's
 //! validate_barriers). Their scopes and memory semantics are checked in
-//! `scope.rs`, whose walk hands barriers to [`run`].
+//! `scope.rs`; the synchronization walk hands barriers to [`run`].
 
 use super::Context;
 use super::operand::{bad_operand, bad_result, operand_type};

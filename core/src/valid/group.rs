@@ -1,8 +1,8 @@
 //! Non-uniform group operations, OpGroupNonUniform* (SPIR-V spec 3.52.24
 //! "Non-Uniform Instructions"; spirv-val's validate_non_uniform): their
 //! result and operand types, the operands that must be constants, and the
-//! group operation. The Execution scope is checked in `scope.rs`, whose walk
-//! hands these instructions to [`run`].
+//! group operation. The Execution scope is checked in `scope.rs`; the synchronization
+//! walk hands these instructions to [`run`].
 
 use super::Context;
 use super::operand::{Shape, bad_operand, bad_result, opname, operand_id, operand_type, shape};
