@@ -372,6 +372,8 @@ fn generate(dir: &Path) -> Result<String, String> {
     }
     out.push_str("}\n\n");
 
+    write_classes(&mut out, &insts);
+
     // Named constants for the enumerants of every value and bit enum of the core grammar.
     for k in kinds {
         let cat = str_of(k, "category");
@@ -446,4 +448,363 @@ fn generate(dir: &Path) -> Result<String, String> {
     }
     out.push_str("}\n");
     Ok(out)
+}
+
+/// The types of `grammar::class`, written as they are into the generated file
+/// (the rules that [`op_class`] follows are documented on each variant).
+const CLASS_TYPES: &str = r#"    /// The kind of numbers an instruction works on, read from its name: the
+    /// letter after the family's prefix (`Op`, `OpAtomic`, `OpGroupNonUniform`,
+    /// `OpBitField`), when a capital letter follows it: `I` integers of either
+    /// signedness, `S` signed integers, `U` unsigned integers, `F` floats;
+    /// `Logical` in the name means Booleans.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Num {
+        /// `I`: integers, signedness not read (OpIAdd, OpIEqual, OpAtomicIAdd).
+        Int,
+        /// `S`: signed integers (OpSDiv, OpSLessThan, OpAtomicSMin).
+        Signed,
+        /// `U`: unsigned integers (OpUDiv, OpULessThan, OpAtomicUMax).
+        Unsigned,
+        /// `F`: floats (OpFAdd, OpFOrdEqual, OpAtomicFAddEXT).
+        Float,
+        /// Booleans (OpLogicalAnd).
+        Bool,
+    }
+
+    impl Num {
+        /// Whether this is one of the integer kinds.
+        pub const fn is_int(self) -> bool {
+            matches!(self, Num::Int | Num::Signed | Num::Unsigned)
+        }
+    }
+
+    /// The relation a comparison tests, read from the end of its name.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Relation {
+        /// `...Equal`.
+        Equal,
+        /// `...NotEqual`.
+        NotEqual,
+        /// `...LessThan`.
+        Less,
+        /// `...LessThanEqual`.
+        LessEqual,
+        /// `...GreaterThan`.
+        Greater,
+        /// `...GreaterThanEqual`.
+        GreaterEqual,
+    }
+
+    /// A float comparison's treatment of NaN, read from its name.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Order {
+        /// `OpFOrd...`: false when an operand is NaN.
+        Ordered,
+        /// `OpFUnord...`: true when an operand is NaN.
+        Unordered,
+        /// Neither in the name (OpLessOrGreater, OpOrdered, OpUnordered), and
+        /// the integer comparisons.
+        Unnamed,
+    }
+
+    /// What an atomic instruction does (grammar class `Atomic`), read from the
+    /// name after `OpAtomic`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Atomic {
+        /// `Load`.
+        Load,
+        /// `Store` (no result).
+        Store,
+        /// `Exchange`.
+        Exchange,
+        /// `CompareExchange...` (OpAtomicCompareExchange, OpAtomicCompareExchangeWeak).
+        CompareExchange,
+        /// `Flag...` with a result (OpAtomicFlagTestAndSet).
+        FlagTestAndSet,
+        /// `Flag...` without a result (OpAtomicFlagClear).
+        FlagClear,
+        /// Any other name: a read-modify-write on the kind of number its type
+        /// letter names, integers when it has none (OpAtomicAnd); `value`:
+        /// whether a Value operand follows the Memory Semantics
+        /// (OpAtomicIAdd, not OpAtomicIIncrement).
+        Modify { num: Num, value: bool },
+    }
+
+    /// The finer class of an instruction, derived from the grammar by the rule
+    /// written on each variant (its class, its name, its operand kinds; value
+    /// operands are the `IdRef` operands after the result). Instructions no
+    /// rule takes are [`OpClass::Other`].
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum OpClass {
+        /// No finer class.
+        Other,
+        /// Class `Arithmetic`, a type letter, one or two value operands, a name
+        /// not ending in `Carry`, `Borrow` or `Extended`: OpIAdd, OpSDiv, OpFMul,
+        /// OpSNegate.
+        Arith(Num),
+        /// Class `Arithmetic`, a name ending in `Carry`, `Borrow` or `Extended`
+        /// (a result struct of two members): OpIAddCarry, OpUMulExtended.
+        ArithExtended(Num),
+        /// Class `Arithmetic`, no type letter, two value operands and nothing
+        /// else: the vector and matrix products (OpVectorTimesScalar,
+        /// OpMatrixTimesMatrix, OpOuterProduct, OpDot).
+        LinearAlgebra,
+        /// Class `Bit`, a name starting with `OpShift`: `Left` shifts integers,
+        /// `RightLogical` shifts in zeros (Unsigned), `RightArithmetic` copies
+        /// the sign (Signed).
+        Shift(Num),
+        /// Class `Bit`, `OpBitwise` then `And`, `Or` or `Xor` with two value
+        /// operands (`unary` false), or `OpNot` (`unary` true).
+        Bitwise { unary: bool },
+        /// Class `Bit`, a name starting with `OpBitField`; the type letter
+        /// after it, `Int` for `Insert`.
+        BitField(Num),
+        /// Class `Bit`, `OpBitReverse` and `OpBitCount`: one value operand,
+        /// integers of any signedness.
+        BitScan,
+        /// Class `Relational_and_Logical` with two value operands and a type
+        /// letter: `I`, `S`, `U` then a relation (OpIEqual, OpSLessThan,
+        /// OpUGreaterThanEqual), `F` then `Ord` or `Unord` then a relation
+        /// (OpFOrdEqual, OpFUnordLessThan); with no type letter and not
+        /// `OpLogical...`, a float comparison without a relation in its name
+        /// (OpLessOrGreater, OpOrdered, OpUnordered).
+        Compare { num: Num, order: Order, relation: Option<Relation> },
+        /// Class `Relational_and_Logical`, one value operand, not `OpLogical`,
+        /// `OpAny` or `OpAll`: a test of a float (OpIsNan, OpIsInf,
+        /// OpIsFinite, OpIsNormal, OpSignBitSet).
+        FloatTest,
+        /// Class `Relational_and_Logical`, `OpAny` and `OpAll`: a Boolean
+        /// vector reduced to a scalar.
+        BoolReduce,
+        /// Class `Relational_and_Logical`, a name starting with `OpLogical`:
+        /// two Boolean operands (`unary` false) or one (OpLogicalNot).
+        Logical { unary: bool },
+        /// Class `Relational_and_Logical`, three value operands (OpSelect).
+        Select,
+        /// Class `Conversion`, `Op` then a type letter then `Convert`
+        /// (OpUConvert, OpSConvert, OpFConvert: `from` = `to`), or
+        /// `OpConvert` then a type letter, `To`, a type letter
+        /// (OpConvertFToU, OpConvertSToF).
+        Convert { from: Num, to: Num },
+        /// Class `Conversion`, `OpBitcast`.
+        Bitcast,
+        /// Class `Atomic`.
+        Atomic(Atomic),
+        /// A name starting with `OpGroupNonUniform` with an `IdScope` operand:
+        /// the non-uniform group operations that take an Execution scope.
+        NonUniformGroup,
+        /// Class `Constant-Creation`; `spec`: a name starting with `OpSpec`.
+        Constant { spec: bool },
+    }
+
+    impl OpClass {
+        /// Whether this is an atomic instruction (spirv-val's spvOpcodeIsAtomicOp).
+        pub const fn is_atomic(self) -> bool {
+            matches!(self, OpClass::Atomic(_))
+        }
+    }
+"#;
+
+/// The type letter of `rest` (a name after its family's prefix): `I`, `S`,
+/// `U` or `F` followed by a capital letter (see `Num` in [`CLASS_TYPES`]).
+fn type_letter(rest: &str) -> Option<(&'static str, &str)> {
+    let mut c = rest.chars();
+    let num = match c.next()? {
+        'I' => "Num::Int",
+        'S' => "Num::Signed",
+        'U' => "Num::Unsigned",
+        'F' => "Num::Float",
+        _ => return None,
+    };
+    c.next().filter(char::is_ascii_uppercase)?;
+    Some((num, &rest[1..]))
+}
+
+fn relation(rest: &str) -> Option<&'static str> {
+    Some(match rest {
+        "Equal" => "Relation::Equal",
+        "NotEqual" => "Relation::NotEqual",
+        "LessThan" => "Relation::Less",
+        "LessThanEqual" => "Relation::LessEqual",
+        "GreaterThan" => "Relation::Greater",
+        "GreaterThanEqual" => "Relation::GreaterEqual",
+        _ => return None,
+    })
+}
+
+/// The finer class of instruction `i` of the core grammar, as the expression
+/// to write, by the rules documented on `OpClass` in [`CLASS_TYPES`]; `None`
+/// for `OpClass::Other`.
+fn op_class(i: &Value) -> Option<String> {
+    let name = str_of(i, "opname");
+    let class = str_of(i, "class");
+    let kinds: Vec<&str> = i
+        .get("operands")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|o| str_of(o, "kind"))
+        .collect();
+    let has_result = kinds.contains(&"IdResult");
+    let values = kinds.iter().filter(|&&k| k == "IdRef").count();
+    let only_values = kinds.iter().all(|&k| matches!(k, "IdResultType" | "IdResult" | "IdRef"));
+    let rest = name.strip_prefix("Op")?;
+    if name.starts_with("OpGroupNonUniform") && kinds.contains(&"IdScope") {
+        return Some("OpClass::NonUniformGroup".into());
+    }
+    match class {
+        "Arithmetic" => {
+            let extended = ["Carry", "Borrow", "Extended"].iter().any(|s| name.ends_with(s));
+            match type_letter(rest) {
+                Some((num, _)) if extended => Some(format!("OpClass::ArithExtended({num})")),
+                Some((num, _)) if only_values && (1..=2).contains(&values) => Some(format!("OpClass::Arith({num})")),
+                None if only_values && values == 2 => Some("OpClass::LinearAlgebra".into()),
+                _ => None,
+            }
+        }
+        "Bit" => {
+            if let Some(dir) = rest.strip_prefix("Shift") {
+                let num = match dir {
+                    "LeftLogical" => "Num::Int",
+                    "RightLogical" => "Num::Unsigned",
+                    "RightArithmetic" => "Num::Signed",
+                    _ => return None,
+                };
+                Some(format!("OpClass::Shift({num})"))
+            } else if let Some(f) = rest.strip_prefix("Bitwise") {
+                (matches!(f, "And" | "Or" | "Xor") && values == 2).then(|| "OpClass::Bitwise { unary: false }".into())
+            } else if rest == "Not" {
+                Some("OpClass::Bitwise { unary: true }".into())
+            } else if let Some(f) = rest.strip_prefix("BitField") {
+                let num = if f == "Insert" { "Num::Int" } else { type_letter(f)?.0 };
+                Some(format!("OpClass::BitField({num})"))
+            } else if rest.starts_with("Bit") && only_values && values == 1 {
+                Some("OpClass::BitScan".into())
+            } else {
+                None
+            }
+        }
+        "Relational_and_Logical" => {
+            if !only_values {
+                return None;
+            }
+            if rest.starts_with("Logical") {
+                return Some(format!("OpClass::Logical {{ unary: {} }}", values == 1));
+            }
+            match (values, type_letter(rest)) {
+                (3, None) => Some("OpClass::Select".into()),
+                (2, Some(("Num::Float", after))) => {
+                    let (order, rel) = if let Some(r) = after.strip_prefix("Ord") {
+                        ("Order::Ordered", r)
+                    } else {
+                        ("Order::Unordered", after.strip_prefix("Unord")?)
+                    };
+                    Some(format!(
+                        "OpClass::Compare {{ num: Num::Float, order: {order}, relation: Some({}) }}",
+                        relation(rel)?
+                    ))
+                }
+                (2, Some((num, after))) => Some(format!(
+                    "OpClass::Compare {{ num: {num}, order: Order::Unnamed, relation: Some({}) }}",
+                    relation(after)?
+                )),
+                (2, None) => Some("OpClass::Compare { num: Num::Float, order: Order::Unnamed, relation: None }".into()),
+                (1, None) if matches!(rest, "Any" | "All") => Some("OpClass::BoolReduce".into()),
+                (1, None) => Some("OpClass::FloatTest".into()),
+                _ => None,
+            }
+        }
+        "Conversion" => {
+            if rest == "Bitcast" {
+                return Some("OpClass::Bitcast".into());
+            }
+            if !only_values || values != 1 {
+                return None;
+            }
+            if let Some(ft) = rest.strip_prefix("Convert") {
+                let (from, t) = type_letter(ft)?;
+                // The last letter ends the name, with no capital after it.
+                let to = match t.strip_prefix("To")? {
+                    "I" => "Num::Int",
+                    "S" => "Num::Signed",
+                    "U" => "Num::Unsigned",
+                    "F" => "Num::Float",
+                    _ => return None,
+                };
+                return Some(format!("OpClass::Convert {{ from: {from}, to: {to} }}"));
+            }
+            let (num, after) = type_letter(rest)?;
+            (after == "Convert").then(|| format!("OpClass::Convert {{ from: {num}, to: {num} }}"))
+        }
+        "Atomic" => {
+            let what = rest.strip_prefix("Atomic")?;
+            let sems = kinds.iter().rposition(|&k| k == "IdMemorySemantics")?;
+            let value = kinds[sems + 1..].contains(&"IdRef");
+            let a = match what {
+                "Load" => "Atomic::Load".into(),
+                "Store" => "Atomic::Store".into(),
+                "Exchange" => "Atomic::Exchange".into(),
+                _ if what.starts_with("CompareExchange") => "Atomic::CompareExchange".into(),
+                _ if what.starts_with("Flag") && has_result => "Atomic::FlagTestAndSet".into(),
+                _ if what.starts_with("Flag") => "Atomic::FlagClear".into(),
+                _ => {
+                    let num = type_letter(what).map_or("Num::Int", |(n, _)| n);
+                    format!("Atomic::Modify {{ num: {num}, value: {value} }}")
+                }
+            };
+            Some(format!("OpClass::Atomic({a})"))
+        }
+        "Constant-Creation" => Some(format!("OpClass::Constant {{ spec: {} }}", rest.starts_with("Spec"))),
+        _ => None,
+    }
+}
+
+/// The `Family` variant of a grammar class (`Relational_and_Logical` ->
+/// `RelationalAndLogical`, `@exclude` -> `Exclude`).
+fn family_variant(class: &str) -> String {
+    class
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// `grammar::class`: the grammar's class of every core instruction
+/// (`family`) and the finer classes derived from it (`of`).
+fn write_classes(out: &mut String, insts: &[&Value]) {
+    out.push_str(
+        "/// Instruction classes: the grammar's `class` of every core instruction\n\
+         /// ([`class::family`]) and the finer classes the interpreter, the validator and\n\
+         /// the lowering share ([`class::of`]), derived from the grammar by the rules\n\
+         /// written on [`class::OpClass`].\n\
+         pub mod class {\n    use super::op;\n\n",
+    );
+    let mut families: Vec<(String, String)> = insts
+        .iter()
+        .map(|i| (family_variant(str_of(i, "class")), str_of(i, "class").to_string()))
+        .collect();
+    families.sort();
+    families.dedup();
+    out.push_str("    /// The grammar's instruction classes (its `class` field).\n");
+    out.push_str("    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\n    pub enum Family {\n");
+    for (v, c) in &families {
+        writeln!(out, "        /// `{c}`.\n        {v},").unwrap();
+    }
+    out.push_str("        /// An opcode the grammar does not have.\n        Unknown,\n    }\n\n");
+    out.push_str(CLASS_TYPES);
+    out.push_str("\n    /// The grammar's class of `opcode`.\n    pub const fn family(opcode: u16) -> Family {\n        match opcode {\n");
+    for i in insts {
+        writeln!(out, "            op::{} => Family::{},", str_of(i, "opname"), family_variant(str_of(i, "class"))).unwrap();
+    }
+    out.push_str("            _ => Family::Unknown,\n        }\n    }\n\n");
+    out.push_str("    /// The finer class of `opcode` ([`OpClass::Other`] when no rule takes it).\n    pub const fn of(opcode: u16) -> OpClass {\n        match opcode {\n");
+    for i in insts {
+        if let Some(c) = op_class(i) {
+            writeln!(out, "            op::{} => {c},", str_of(i, "opname")).unwrap();
+        }
+    }
+    out.push_str("            _ => OpClass::Other,\n        }\n    }\n}\n\n");
 }

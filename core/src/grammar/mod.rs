@@ -8,7 +8,7 @@ mod uses;
 
 pub use uses::{IdKind, id_fits, id_kind, id_need};
 pub use generated::{
-    ext_inst, op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
+    class, ext_inst, op, EXT_INST_SETS, INSTRUCTIONS, INSTRUCTIONS_BY_NAME, MAGIC_NUMBER, OPERAND_KINDS,
     OperandKind, VERSION_MAJOR, VERSION_MINOR, VERSION_REVISION,
 };
 
@@ -398,5 +398,48 @@ mod tests {
         assert!(ext_inst_set("OpenCL.std").is_some());
         assert!(ext_inst_set("NonSemantic.ClspvReflection.5").is_some());
         assert!(ext_inst_set("NoSuchSet").is_none());
+    }
+
+    #[test]
+    fn classes_follow_the_grammar() {
+        use class::{Atomic, Family, Num, OpClass, Order, Relation};
+        // Each instruction's family is its grammar class; the finer classes
+        // stay inside it.
+        for d in INSTRUCTIONS {
+            let f = class::family(d.opcode);
+            let spelled: alloc::string::String = d.class.chars().filter(char::is_ascii_alphanumeric).collect();
+            assert!(alloc::format!("{f:?}").eq_ignore_ascii_case(&spelled), "{}: {f:?} vs {}", d.name, d.class);
+            let c = class::of(d.opcode);
+            match c {
+                OpClass::Atomic(_) => assert_eq!(f, Family::Atomic, "{}", d.name),
+                OpClass::Compare { .. } | OpClass::FloatTest | OpClass::BoolReduce | OpClass::Logical { .. } | OpClass::Select => {
+                    assert_eq!(f, Family::RelationalAndLogical, "{}", d.name)
+                }
+                OpClass::Constant { .. } => assert_eq!(f, Family::ConstantCreation, "{}", d.name),
+                _ => {}
+            }
+            // Every relational, logical and atomic instruction has a finer class.
+            if matches!(f, Family::RelationalAndLogical | Family::Atomic) {
+                assert_ne!(c, OpClass::Other, "{}", d.name);
+            }
+        }
+        assert_eq!(class::family(0xffff), Family::Unknown);
+        assert_eq!(
+            class::of(op::OpFUnordLessThanEqual),
+            OpClass::Compare { num: Num::Float, order: Order::Unordered, relation: Some(Relation::LessEqual) }
+        );
+        assert_eq!(
+            class::of(op::OpUGreaterThan),
+            OpClass::Compare { num: Num::Unsigned, order: Order::Unnamed, relation: Some(Relation::Greater) }
+        );
+        assert_eq!(class::of(op::OpAtomicIIncrement), OpClass::Atomic(Atomic::Modify { num: Num::Int, value: false }));
+        assert_eq!(class::of(op::OpAtomicFMaxEXT), OpClass::Atomic(Atomic::Modify { num: Num::Float, value: true }));
+        assert_eq!(class::of(op::OpAtomicFlagClear), OpClass::Atomic(Atomic::FlagClear));
+        assert_eq!(class::of(op::OpConvertUToF), OpClass::Convert { from: Num::Unsigned, to: Num::Float });
+        assert_eq!(class::of(op::OpShiftRightArithmetic), OpClass::Shift(Num::Signed));
+        assert_eq!(class::of(op::OpLogicalNot), OpClass::Logical { unary: true });
+        assert_eq!(class::of(op::OpGroupNonUniformRotateKHR), OpClass::NonUniformGroup);
+        assert_eq!(class::of(op::OpGroupNonUniformQuadAllKHR), OpClass::Other);
+        assert_eq!(class::of(op::OpFmaKHR), OpClass::Other);
     }
 }

@@ -5,6 +5,7 @@
 use crate::grammar::{op, storage_class};
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use alloc::format;
 use alloc::string::String;
 
@@ -26,6 +27,12 @@ pub(super) static RULES: &[Rule] = &[
                       declarations) is not allowed either.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Structure, check_adjacency)],
+    instructions: Instructions::None,
+};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {

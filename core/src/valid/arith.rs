@@ -3,8 +3,10 @@
 //! Cooperative matrix and vector results are left to their own rules.
 
 use super::Context;
-use super::operand::{Lookups, bad_operand, bad_result, count, operand_type, shape};
+use super::operand::{bad_operand, bad_result, count, operand_type, shape};
 use super::rules::Rule;
+use super::walk::Lookups;
+use super::family::{Check, Family, Instructions};
 use crate::grammar::op;
 use crate::ir::Type;
 use alloc::format;
@@ -39,11 +41,17 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Typed(run), finish: None },
+};
+
 const RT: &str = "inst.arith.result-type";
 const OT: &str = "inst.arith.operand-type";
 
 /// Check instruction `i` (an arithmetic one, see [`applies`]).
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
+fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
     inst(cx, i, opcode, rt)
 }
 

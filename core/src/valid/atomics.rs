@@ -1,13 +1,16 @@
 //! Atomic instructions: the types of their results, pointers, values and
 //! comparators (SPIR-V spec 3.52.18 "Atomic Instructions"; spirv-val's
 //! validate_atomics). Their Memory scope and Memory Semantics are checked
-//! with the barriers' (`scope.rs`, whose walk hands atomics to [`run`]);
+//! with the barriers' (`scope.rs`; the synchronization walk hands atomics to [`run`]);
 //! untyped pointers are left to their extension's rules.
 
 use super::Context;
-use super::operand::{Num, bad_operand, bad_result, opname, operand_type, shape};
+use super::operand::{self, bad_operand, bad_result, opname, operand_type, shape};
 use super::rules::Rule;
-use super::scope::{self, Sync};
+use super::family::{Family, Instructions};
+use super::scope;
+use super::walk::Sync;
+use crate::grammar::class::{self, Atomic, Num, OpClass};
 use crate::grammar::{OperandKind, capability, op, storage_class as sc};
 use crate::ir::Type;
 use alloc::format;
@@ -62,6 +65,12 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Sync { takes: applies, check: run, finish: None },
+};
+
 const RT: &str = "inst.atomics.result-type";
 const SC: &str = "inst.atomics.storage-class";
 const CAP: &str = "inst.atomics.capability";
@@ -78,47 +87,33 @@ enum Want {
 /// Whether `opcode` is an atomic instruction (spirv-val's spvOpcodeIsAtomicOp).
 #[inline]
 pub(super) const fn applies(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::OpAtomicFAddEXT
-            | op::OpAtomicFMinEXT
-            | op::OpAtomicFMaxEXT
-            | op::OpAtomicCompareExchange
-            | op::OpAtomicCompareExchangeWeak
-            | op::OpAtomicIIncrement
-            | op::OpAtomicIDecrement
-            | op::OpAtomicIAdd
-            | op::OpAtomicISub
-            | op::OpAtomicSMin
-            | op::OpAtomicUMin
-            | op::OpAtomicSMax
-            | op::OpAtomicUMax
-            | op::OpAtomicAnd
-            | op::OpAtomicOr
-            | op::OpAtomicXor
-            | op::OpAtomicLoad
-            | op::OpAtomicExchange
-            | op::OpAtomicFlagTestAndSet
-            | op::OpAtomicStore
-            | op::OpAtomicFlagClear
-    )
+    class::of(opcode).is_atomic()
+}
+
+/// What atomic instruction `opcode` does (see [`applies`]).
+fn what(opcode: u16) -> Option<Atomic> {
+    match class::of(opcode) {
+        OpClass::Atomic(a) => Some(a),
+        _ => None,
+    }
 }
 
 /// Check atomic instruction `i` (see [`applies`]): its scope and semantics
 /// (`scope.rs`), then its types.
-pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
-    let want = match opcode {
-        op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT => Some(Want::Float),
-        op::OpAtomicLoad | op::OpAtomicExchange => Some(Want::IntOrFloat),
-        op::OpAtomicFlagTestAndSet => Some(Want::Bool),
-        op::OpAtomicStore | op::OpAtomicFlagClear => None,
-        _ => Some(Want::Int),
+fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
+    let Some(atomic) = what(opcode) else { return };
+    let want = match atomic {
+        Atomic::Modify { num: Num::Float, .. } => Some(Want::Float),
+        Atomic::Load | Atomic::Exchange => Some(Want::IntOrFloat),
+        Atomic::FlagTestAndSet => Some(Want::Bool),
+        Atomic::Store | Atomic::FlagClear => None,
+        Atomic::CompareExchange | Atomic::Modify { .. } => Some(Want::Int),
     };
     // Pointer, Memory scope, Semantics (Equal, Unequal), after the result.
     let at = if want.is_some() { 2 } else { 0 };
     scope::memory(cx, s, i, at + 1);
     scope::semantics(cx, s, i, at + 2, at + 1);
-    if matches!(opcode, op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak) {
+    if atomic == Atomic::CompareExchange {
         scope::semantics(cx, s, i, at + 3, at + 1);
     }
     {
@@ -129,7 +124,7 @@ pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
                 Want::Float => sh.is_some_and(|s| s.is_float()),
                 Want::Int => sh.is_some_and(|s| s.is_int()),
                 Want::IntOrFloat => sh.is_some_and(|s| s.is_int() || s.is_float()),
-                Want::Bool => sh.is_some_and(|s| matches!(s.num, Num::Bool)),
+                Want::Bool => sh.is_some_and(|s| matches!(s.num, operand::Num::Bool)),
             };
             if !ok {
                 // Vectors of 16-bit floats are allowed with AtomicFloat16VectorNV.
@@ -158,14 +153,14 @@ pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
         };
         let ps = shape(cx, pointee).filter(|s| !s.vector);
         memory(cx, s, i, p, opcode, pointee, storage);
-        match opcode {
-            op::OpAtomicFlagTestAndSet | op::OpAtomicFlagClear => {
+        match atomic {
+            Atomic::FlagTestAndSet | Atomic::FlagClear => {
                 if !ps.is_some_and(|s| s.is_int() && s.width() == 32) {
                     bad_operand(cx, PT, i, p, "a pointer to a 32-bit int");
                 }
                 return;
             }
-            op::OpAtomicStore => {
+            Atomic::Store => {
                 if !ps.is_some_and(|s| s.is_int() || s.is_float()) {
                     bad_operand(cx, PT, i, p, "a pointer to an int or float scalar");
                 } else if operand_type(cx, i, 3) != Some(pointee) {
@@ -182,9 +177,9 @@ pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
             bad_operand(cx, PT, i, p, &format!("a pointer to {what}, the Result Type"));
             return;
         }
-        let operands = match opcode {
-            op::OpAtomicLoad | op::OpAtomicIIncrement | op::OpAtomicIDecrement => &[][..],
-            op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => &[6, 7][..],
+        let operands = match atomic {
+            Atomic::Load | Atomic::Modify { value: false, .. } => &[][..],
+            Atomic::CompareExchange => &[6, 7][..],
             _ => &[5][..],
         };
         for &k in operands {
@@ -244,7 +239,7 @@ fn memory(cx: &mut Context<'_>, s: &Sync, i: usize, p: usize, opcode: u16, point
     if let Some(why) = bad {
         wrong_memory(cx, why);
     }
-    if s.shader_cap() && matches!(opcode, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) {
+    if s.shader_cap() && matches!(what(opcode), Some(Atomic::Modify { num: Num::Float, .. })) {
         let r = cx.ir().result_type(i).and_then(|t| shape(cx, t));
         let add = opcode == op::OpAtomicFAddEXT;
         let need = match r.map(|r| (r.width(), r.vector && r.is_float() && matches!(r.count, 2 | 4))) {

@@ -1,12 +1,14 @@
 //! Barrier instructions: OpControlBarrier, OpMemoryBarrier and the named
 //! barriers (SPIR-V spec 3.52.20 "Barrier Instructions"; spirv-val's
 //! validate_barriers). Their scopes and memory semantics are checked in
-//! `scope.rs`, whose walk hands barriers to [`run`].
+//! `scope.rs`; the synchronization walk hands barriers to [`run`].
 
 use super::Context;
 use super::operand::{bad_operand, bad_result, operand_type};
 use super::rules::Rule;
-use super::scope::{self, Limit, Sync};
+use super::family::{Family, Instructions};
+use super::scope;
+use super::walk::{ScopeLimit, Sync};
 use crate::grammar::op;
 use crate::ir::Type;
 
@@ -30,6 +32,12 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Sync { takes: applies, check: run, finish: None },
+};
+
 const NB: &str = "inst.barrier.named-barrier";
 
 /// Whether `opcode` is a barrier instruction this family checks.
@@ -46,11 +54,11 @@ fn is_named_barrier(cx: &Context<'_>, ty: Option<u32>) -> bool {
 }
 
 /// Check barrier instruction `i` (see [`applies`]).
-pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
+fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
     match opcode {
         op::OpControlBarrier => {
             if cx.version < (1, 3) {
-                s.limit(i, 0, Limit::OldControlBarrier);
+                s.limit(i, 0, ScopeLimit::OldControlBarrier);
             }
             scope::execution(cx, s, i, 0);
             scope::memory(cx, s, i, 1);

@@ -2,8 +2,10 @@
 //! spec 3.52.14 "Bit Instructions"; spirv-val's validate_bitwise).
 
 use super::Context;
-use super::operand::{Lookups, Shape, bad_operand, bad_result, operand_type, shape};
+use super::operand::{Shape, bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
+use super::walk::Lookups;
+use super::family::{Check, Family, Instructions};
 use crate::grammar::op;
 use alloc::format;
 use alloc::string::String;
@@ -30,11 +32,17 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Typed(run), finish: None },
+};
+
 const RT: &str = "inst.bitwise.result-type";
 const OT: &str = "inst.bitwise.operand-type";
 
 /// Check instruction `i` (a bit instruction, see [`applies`]).
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
+fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
     inst(cx, i, opcode, rt)
 }
 

@@ -18,6 +18,7 @@
 use super::Context;
 use super::operand::describe;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{
     OperandKind, built_in as bi, decoration as dec, execution_mode as mode,
     execution_model as em, op, storage_class as sc,
@@ -73,6 +74,12 @@ pub(super) static RULES: &[Rule] = &[
                       `OpExecutionMode %main DepthReplacing`. Fix: add that execution mode.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 const TYPE: &str = "inst.builtin.type";
 const CLASS: &str = "inst.builtin.storage-class";

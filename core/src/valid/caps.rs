@@ -9,12 +9,12 @@
 
 use crate::grammar::{built_in, capability, decoration, op};
 use super::Context;
+use super::declared::Declared;
 use crate::diag::Diagnostic;
 use super::rules::Rule;
-use crate::binary::parse::decode_string;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{self, Category, EnumerantDesc, OperandKind, Version};
 use crate::{Span, TargetEnv};
-use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -83,74 +83,13 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-/// The capabilities and extensions a module declares.
-pub(super) struct Declared {
-    /// Declared capabilities, with the ones they implicitly declare.
-    pub caps: BTreeSet<u32>,
-    /// Declared extension names.
-    pub exts: Vec<String>,
-    /// Index of the first and last OpCapability, OpExtension instructions.
-    pub cap_section: Option<(usize, usize)>,
-    pub ext_section: Option<(usize, usize)>,
-}
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 impl Declared {
-    pub fn collect(cx: &Context<'_>) -> Declared {
-        let mut d = Declared { caps: BTreeSet::new(), exts: Vec::new(), cap_section: None, ext_section: None };
-        let widen = |s: &mut Option<(usize, usize)>, i: usize| {
-            *s = Some(match *s {
-                None => (i, i),
-                Some((a, _)) => (a, i),
-            })
-        };
-        for (i, inst) in cx.insts().iter().enumerate() {
-            match inst.opcode {
-                op::OpCapability => {
-                    if let Some(&c) = inst.operands.first() {
-                        d.add_cap(c);
-                    }
-                    widen(&mut d.cap_section, i);
-                }
-                op::OpExtension => {
-                    d.exts.push(decode_string(&inst.operands));
-                    widen(&mut d.ext_section, i);
-                }
-                _ => {}
-            }
-        }
-        d
-    }
-
-    fn add_cap(&mut self, c: u32) {
-        let mut stack = alloc::vec![c];
-        while let Some(c) = stack.pop() {
-            if self.caps.insert(c)
-                && let Some(e) = OperandKind::Capability.enumerant(c) {
-                    stack.extend_from_slice(e.capabilities);
-                }
-        }
-    }
-
-    pub fn has_cap(&self, c: u32) -> bool {
-        self.caps.contains(&c)
-    }
-
-    pub fn has_cap_named(&self, name: &str) -> bool {
-        OperandKind::Capability.enumerant_by_name(name).is_some_and(|e| self.has_cap(e.value))
-    }
-
-    pub fn has_any_cap(&self, caps: &[u32]) -> bool {
-        caps.is_empty() || caps.iter().any(|c| self.caps.contains(c))
-    }
-
-    pub fn has_ext(&self, name: &str) -> bool {
-        self.exts.iter().any(|e| e == name)
-    }
-
-    pub fn has_any_ext(&self, exts: &[&str]) -> bool {
-        exts.iter().any(|e| self.has_ext(e))
-    }
-
     /// Attach the capability section (or say where one goes) to a diagnostic.
     fn cap_related(&self, cx: &Context<'_>) -> Option<(Span, String)> {
         self.cap_section.map(|(a, b)| {

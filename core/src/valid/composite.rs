@@ -9,6 +9,7 @@
 use super::Context;
 use super::memory::{describe, describe_value, op_name};
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::op;
 use crate::ir::Type;
 use alloc::format;
@@ -56,6 +57,12 @@ pub(super) static RULES: &[Rule] = &[
                       and the same component type (SPIR-V 3.49.12).",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 /// The type `id` as the IR models it.
 fn ty<'a>(cx: &Context<'a>, id: u32) -> Option<&'a Type> {

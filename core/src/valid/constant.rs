@@ -7,6 +7,7 @@
 use super::Context;
 use super::memory::{describe, describe_value, op_name};
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{capability, op, storage_class};
 use crate::ir::Type;
 use alloc::format;
@@ -57,6 +58,12 @@ pub(super) static RULES: &[Rule] = &[
                       with Kernel.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 fn ty<'a>(cx: &Context<'a>, id: u32) -> Option<&'a Type> {
     cx.ir().ty(id).map(|t| &t.ty)

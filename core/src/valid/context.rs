@@ -31,7 +31,7 @@ pub struct Context<'m> {
     pub(super) function_uses: Vec<(usize, usize, u32)>,
     /// The declared capabilities and extensions, collected on first use (a
     /// scan of the whole module that several passes need).
-    declared: core::cell::OnceCell<alloc::rc::Rc<super::caps::Declared>>,
+    declared: core::cell::OnceCell<alloc::rc::Rc<super::declared::Declared>>,
 }
 
 impl<'m> Context<'m> {
@@ -71,8 +71,8 @@ impl<'m> Context<'m> {
 
     /// The declared capabilities (with the ones they imply) and extensions,
     /// collected once per validation.
-    pub(super) fn declared(&self) -> alloc::rc::Rc<super::caps::Declared> {
-        self.declared.get_or_init(|| alloc::rc::Rc::new(super::caps::Declared::collect(self))).clone()
+    pub(super) fn declared(&self) -> alloc::rc::Rc<super::declared::Declared> {
+        self.declared.get_or_init(|| alloc::rc::Rc::new(super::declared::Declared::collect(self.insts()))).clone()
     }
 
     /// The module's IR.

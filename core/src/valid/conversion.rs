@@ -3,8 +3,10 @@
 //! Cooperative matrix and vector conversions are left to their own rules.
 
 use super::Context;
-use super::operand::{Lookups, Shape, bad_operand, bad_result, known, operand_type, shape};
+use super::operand::{Shape, bad_operand, bad_result, known, operand_type, shape};
 use super::rules::Rule;
+use super::walk::Lookups;
+use super::family::{Check, Family, Instructions};
 use crate::grammar::op;
 use crate::ir::Type;
 use alloc::format;
@@ -36,6 +38,12 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Typed(run), finish: None },
+};
+
 const RT: &str = "inst.conversion.result-type";
 const OT: &str = "inst.conversion.operand-type";
 
@@ -46,7 +54,7 @@ enum From {
 }
 
 /// Check instruction `i` (a conversion, see [`applies`]).
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
+fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
     // An operand of an unknown kind (a cooperative matrix) is left alone too.
     if operand_type(cx, i, 2).is_none_or(|t| known(cx, t)) {
         inst(cx, i, opcode, rt, &mut l.psb);

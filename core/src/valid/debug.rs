@@ -4,6 +4,8 @@
 
 use super::Context;
 use super::rules::Rule;
+use super::walk::Lookups;
+use super::family::{Check, Family, Instructions};
 use crate::grammar::op;
 use alloc::format;
 use alloc::string::String;
@@ -16,6 +18,12 @@ pub(super) static RULES: &[Rule] = &[Rule {
                   %file = OpString \"name\" and use %file.",
 }];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Any(run), finish: None },
+};
+
 /// Whether the pass has anything to check in instruction `opcode`.
 pub(super) const fn applies(opcode: u16) -> bool {
     opcode == op::OpLine
@@ -23,7 +31,7 @@ pub(super) const fn applies(opcode: u16) -> bool {
 
 /// Check instruction `i` (an OpLine).
 #[inline(never)]
-pub(super) fn run(cx: &mut Context<'_>, i: usize) {
+fn run(cx: &mut Context<'_>, i: usize, _opcode: u16, _: &mut Lookups) {
     let Some(&file) = cx.insts()[i].operands.first() else { return };
     if cx.def_opcode(file) == Some(op::OpString) {
         return;

@@ -6,6 +6,7 @@
 
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{OperandKind, decoration as dec, op, storage_class as sc};
 use crate::ir::Type;
 use alloc::format;
@@ -72,6 +73,12 @@ pub(super) static RULES: &[Rule] = &[
                       Block`.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 const TARGET: &str = "inst.decoration.target";
 const STORAGE: &str = "inst.decoration.storage-class";

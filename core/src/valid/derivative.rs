@@ -7,6 +7,8 @@
 use super::Context;
 use super::operand::{bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
+use super::walk::{Lookups, ModelLimit};
+use super::family::{Check, Family, Instructions};
 use crate::grammar::op;
 use alloc::format;
 
@@ -36,6 +38,12 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Any(run), finish: None },
+};
+
 pub(super) const fn applies(o: u16) -> bool {
     matches!(
         o,
@@ -52,8 +60,8 @@ pub(super) const fn applies(o: u16) -> bool {
 }
 
 /// Check derivative instruction `i`.
-pub(super) fn run(cx: &mut Context<'_>, i: usize, _opcode: u16, lookups: &mut super::operand::Lookups) {
-    lookups.limited.push((i, super::image::Limit::Derivative));
+fn run(cx: &mut Context<'_>, i: usize, _opcode: u16, lookups: &mut Lookups) {
+    lookups.limited.push((i, ModelLimit::Derivative));
     let Some(rt) = cx.ir().result_type(i) else { return };
     let Some(s) = shape(cx, rt).filter(|s| s.is_float()) else {
         return bad_result(cx, "inst.derivative.result-type", i, "a float scalar or vector");

@@ -7,6 +7,7 @@
 
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{decoration as dec, op, storage_class as sc};
 use crate::ir::Type;
 use alloc::format;
@@ -42,6 +43,12 @@ pub(super) static RULES: &[Rule] = &[
                   rules say (a GLSL compiler's std140/std430 output does).",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 const MISSING: &str = "inst.explicit-layout.missing";
 const LAYOUT: &str = "inst.explicit-layout.rules";

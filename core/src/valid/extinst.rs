@@ -8,6 +8,8 @@
 use super::Context;
 use super::operand::{describe, describe_operand, operand_id, operand_type};
 use super::rules::Rule;
+use super::walk::{Lookups, ModelLimit};
+use super::family::{Check, Family, Instructions};
 use crate::binary::parse::decode_string;
 use crate::grammar::ext_inst::{glsl_std_450 as g, opencl_std as cl};
 use crate::grammar::{capability, fp_encoding, op, storage_class};
@@ -84,6 +86,12 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Any(run), finish: None },
+};
+
 const RT: &str = "inst.extinst.result-type";
 const OT: &str = "inst.extinst.operand-type";
 
@@ -94,7 +102,7 @@ pub(super) const fn applies(opcode: u16) -> bool {
 
 /// Check instruction `i` (see [`applies`]).
 #[inline(never)]
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut super::operand::Lookups) {
+fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut Lookups) {
     if opcode == op::OpExtInstImport {
         return import(cx, i);
     }
@@ -111,7 +119,7 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut sup
     let Some(rt) = cx.ir().result_type(i) else { return };
     let Some(&number) = cx.insts()[i].operands.get(3) else { return };
     if glsl && matches!(number, g::InterpolateAtCentroid | g::InterpolateAtSample | g::InterpolateAtOffset) {
-        lookups.limited.push((i, super::image::Limit::FragmentOnly("inst.extinst.execution-model")));
+        lookups.limited.push((i, ModelLimit::FragmentOnly("inst.extinst.execution-model")));
     }
     let n = cx.operands(i).len();
     // Leave types of other extensions (cooperative vectors...) to their rules.

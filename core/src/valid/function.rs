@@ -8,6 +8,7 @@
 use crate::grammar::{addressing_model, capability, decoration, op, storage_class};
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use alloc::format;
 use alloc::string::String;
 
@@ -69,6 +70,12 @@ pub(super) static RULES: &[Rule] = &[
                       functions returning a value, and its value must have the return type.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check_functions)],
+    instructions: Instructions::None,
+};
 
 fn has_variable_pointers(cx: &Context<'_>) -> (bool, bool) {
     let vp = cx.declares_capability(capability::VariablePointers);

@@ -1,13 +1,15 @@
 //! Non-uniform group operations, OpGroupNonUniform* (SPIR-V spec 3.52.24
 //! "Non-Uniform Instructions"; spirv-val's validate_non_uniform): their
 //! result and operand types, the operands that must be constants, and the
-//! group operation. The Execution scope is checked in `scope.rs`, whose walk
-//! hands these instructions to [`run`].
+//! group operation. The Execution scope is checked in `scope.rs`; the synchronization
+//! walk hands these instructions to [`run`].
 
 use super::Context;
 use super::operand::{Shape, bad_operand, bad_result, opname, operand_id, operand_type, shape};
 use super::rules::Rule;
-use super::scope::{self, Sync, is_constant_op};
+use super::family::{Family, Instructions};
+use super::scope::{self, is_constant_op};
+use super::walk::Sync;
 use crate::grammar::{group_operation as go, op};
 use alloc::format;
 
@@ -50,6 +52,12 @@ pub(super) static RULES: &[Rule] = &[
                       add the operand or use an allowed operation.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Sync { takes: applies, check: run, finish: None },
+};
 
 const RT: &str = "inst.group.result-type";
 const OT: &str = "inst.group.operand-type";
@@ -97,7 +105,7 @@ fn same_as_result(cx: &mut Context<'_>, i: usize, k: usize) {
 }
 
 /// Check non-uniform group instruction `i` (see [`applies`]).
-pub(super) fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
+fn run(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
     scope::execution(cx, s, i, 2);
     let r = result_shape(cx, i);
     let any_value = r.is_some();

@@ -7,6 +7,7 @@ use crate::grammar::ext_inst::{debug_info, opencl_debug_info_100};
 use crate::grammar::{addressing_model, op};
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::binary::parse::IdMap;
 use crate::grammar::{self, OperandKind};
 use crate::text::asm::suggest;
@@ -74,6 +75,12 @@ pub(super) static RULES: &[Rule] = &[
                       depend on their results.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Binary, check_ids)],
+    instructions: Instructions::None,
+};
 
 /// Whether the opcode declares a type with a result id (spirv-val's
 /// `spvOpcodeGeneratesType`: every OpType* but OpTypeForwardPointer).

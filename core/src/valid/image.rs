@@ -8,8 +8,10 @@
 //! the walk, for the entry points that reach them ([`execution_models`]).
 
 use super::Context;
-use super::operand::{Lookups, bad_operand, bad_result, describe, opname, operand_id, operand_type, shape};
+use super::operand::{bad_operand, bad_result, describe, opname, operand_id, operand_type, shape};
 use super::rules::Rule;
+use super::walk::{Lookups, ModelLimit};
+use super::family::{Check, Family, Instructions};
 use crate::grammar::{capability, dim, image_format as fmt, image_operands as io, op, storage_class};
 use crate::ir::Type;
 use alloc::format;
@@ -152,6 +154,12 @@ pub(super) static RULES: &[Rule] = &[
                       last component and use the non-Proj sparse instruction.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Any(run), finish: Some(finish) },
+};
 
 const TYPE: &str = "inst.image.type";
 const SI_TYPE: &str = "inst.image.sampled-image-type";
@@ -392,19 +400,34 @@ fn fail_params(cx: &mut Context<'_>, i: usize, k: usize, info: &Info, what: &str
     fail(cx, PARAMS, i, k, m, what)
 }
 
+/// After the walk: the uses of the OpSampledImage results found, and the
+/// execution models of the instructions whose families recorded a
+/// [`ModelLimit`] (images, derivatives, extended and miscellaneous
+/// instructions).
+fn finish(cx: &mut Context<'_>, lookups: &mut Lookups) {
+    if !lookups.sampled_images.is_empty() {
+        let defs = core::mem::take(&mut lookups.sampled_images);
+        sampled_image_uses(cx, &defs);
+    }
+    if !lookups.limited.is_empty() {
+        let limited = core::mem::take(&mut lookups.limited);
+        execution_models(cx, &limited);
+    }
+}
+
 /// Check instruction `i` (see [`applies`]); OpSampledImage results are
 /// collected in `lookups` for the check of their uses.
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut Lookups) {
+fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut Lookups) {
     if !cx.ir().parsed_ok(i) {
         return;
     }
     if is_implicit_lod(opcode) || opcode == op::OpImageQueryLod {
-        lookups.limited.push((i, Limit::ImplicitLod));
+        lookups.limited.push((i, ModelLimit::ImplicitLod));
     }
     if opcode == op::OpImageRead
         && operand_type(cx, i, 2).and_then(|t| info_of_image(cx, t)).is_some_and(|info| info.dim == dim::SubpassData)
     {
-        lookups.limited.push((i, Limit::Fragment));
+        lookups.limited.push((i, ModelLimit::Fragment));
     }
     match opcode {
         op::OpTypeImage => {
@@ -658,7 +681,7 @@ fn info_of_image(cx: &Context<'_>, ty: u32) -> Option<Info> {
 
 /// The uses of OpSampledImage results (instructions `defs`): in the same
 /// block, and only by the instructions that take a sampled image.
-pub(super) fn sampled_image_uses(cx: &mut Context<'_>, defs: &[usize]) {
+fn sampled_image_uses(cx: &mut Context<'_>, defs: &[usize]) {
     use crate::grammar::OperandKind;
     let mut def_block: alloc::collections::BTreeMap<u32, (usize, usize)> = alloc::collections::BTreeMap::new();
     for &d in defs {
@@ -1475,24 +1498,10 @@ fn operands(cx: &mut Context<'_>, i: usize, opcode: u16, info: &Info, mk: usize)
     false
 }
 
-/// An instruction's limit on the execution models of the entry points that
-/// reach it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Limit {
-    /// Fragment, or GLCompute, MeshEXT, TaskEXT with a derivative group mode.
-    ImplicitLod,
-    /// As `ImplicitLod` (its own code).
-    Derivative,
-    /// Fragment only.
-    Fragment,
-    /// Fragment only, for another family's instruction: its rule code.
-    FragmentOnly(&'static str),
-}
-
 /// Check the instructions `limited` against the execution models and modes
 /// of the entry points whose call graphs reach them (as spirv-val's
 /// execution limitations).
-pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)]) {
+fn execution_models(cx: &mut Context<'_>, limited: &[(usize, ModelLimit)]) {
     use crate::grammar::{execution_mode as em, execution_model as model};
     use alloc::collections::BTreeSet;
     use alloc::vec::Vec;
@@ -1537,16 +1546,16 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
             }
             let derivative_models = |m: u32| matches!(m, model::Fragment | model::GLCompute | model::MeshEXT | model::TaskEXT);
             let why = match limit {
-                Limit::Fragment if models.iter().any(|&m| m != model::Fragment) => {
+                ModelLimit::Fragment if models.iter().any(|&m| m != model::Fragment) => {
                     Some("reading a SubpassData image needs the Fragment execution model")
                 }
-                Limit::FragmentOnly(_) if models.iter().any(|&m| m != model::Fragment) => {
+                ModelLimit::FragmentOnly(_) if models.iter().any(|&m| m != model::Fragment) => {
                     Some("it needs the Fragment execution model")
                 }
-                Limit::ImplicitLod | Limit::Derivative if !models.iter().all(|&m| derivative_models(m)) => {
+                ModelLimit::ImplicitLod | ModelLimit::Derivative if !models.iter().all(|&m| derivative_models(m)) => {
                     Some("it needs the Fragment, GLCompute, MeshEXT or TaskEXT execution model")
                 }
-                Limit::ImplicitLod | Limit::Derivative if compute_like && !group_mode => {
+                ModelLimit::ImplicitLod | ModelLimit::Derivative if compute_like && !group_mode => {
                     Some("with GLCompute, MeshEXT or TaskEXT it needs the DerivativeGroupQuadsKHR or DerivativeGroupLinearKHR execution mode")
                 }
                 _ => None,
@@ -1554,8 +1563,8 @@ pub(super) fn execution_models(cx: &mut Context<'_>, limited: &[(usize, Limit)])
             let Some(why) = why else { continue };
             reported.insert(i);
             let code = match limit {
-                Limit::Derivative => "inst.derivative.execution-model",
-                Limit::FragmentOnly(code) => code,
+                ModelLimit::Derivative => "inst.derivative.execution-model",
+                ModelLimit::FragmentOnly(code) => code,
                 _ => "inst.image.execution-model",
             };
             let opn = opname(cx, i);

@@ -6,6 +6,7 @@
 
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{
     OperandKind, op, storage_class as sc,
 };
@@ -64,6 +65,12 @@ pub(super) static RULES: &[Rule] = &[
                       of a Block struct in a StorageBuffer variable.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 const NOT_VARIABLE: &str = "inst.interface.not-variable";
 const RTA: &str = "inst.interface.runtime-array";

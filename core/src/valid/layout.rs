@@ -9,6 +9,7 @@ use crate::grammar::op;
 use super::Context;
 use super::ids::{ExtKind};
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar;
 use alloc::format;
 use alloc::string::String;
@@ -82,6 +83,12 @@ pub(super) static RULES: &[Rule] = &[
                       blocks.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Structure, check_layout)],
+    instructions: Instructions::None,
+};
 
 /// The module-level sections, in order.
 const CAPABILITIES: u8 = 0;

@@ -5,6 +5,7 @@
 use crate::grammar::{op, storage_class};
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::binary::parse::IdMap;
 use alloc::format;
 use alloc::string::String;
@@ -58,6 +59,12 @@ pub(super) static RULES: &[Rule] = &[
                       (`--max-access-chain-indexes` changes it).",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check_limits)],
+    instructions: Instructions::None,
+};
 
 pub(super) fn check_limits(cx: &mut Context<'_>) {
     let l = cx.opts.limits;

@@ -8,6 +8,7 @@
 
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions};
 use crate::grammar::{
     addressing_model, decoration as dec, execution_model as em, storage_class as sc,
 };
@@ -57,6 +58,12 @@ pub(super) static RULES: &[Rule] = &[
                       array (one element per vertex of the primitive).",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::None,
+};
 
 const LOCATION: &str = "inst.interface.location";
 const CONFLICT: &str = "inst.location.conflict";

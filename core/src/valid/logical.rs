@@ -4,9 +4,12 @@
 //! and Logical Instructions"; spirv-val's validate_logicals).
 
 use super::Context;
-use super::operand::{Lookups, Shape, bad_operand, bad_result, operand_type, shape};
+use super::operand::{Shape, bad_operand, bad_result, known_result, operand_type, shape};
 use super::rules::Rule;
+use super::walk::Lookups;
+use super::family::{Check, Family, Instructions};
 use crate::grammar::{capability, op};
+use crate::grammar::class::{self, Num, OpClass};
 use crate::ir::Type;
 use alloc::format;
 use alloc::string::String;
@@ -37,11 +40,34 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes, check: Check::Any(check), finish: None },
+};
+
 const RT: &str = "inst.logical.result-type";
 const OT: &str = "inst.logical.operand-type";
 
+/// Whether `opcode` is one this family checks: the relational and logical
+/// instructions (see [`applies`]) and OpBranchConditional's Condition.
+fn takes(opcode: u16) -> bool {
+    opcode == op::OpBranchConditional || applies(opcode)
+}
+
+/// Check instruction `i` (see [`takes`]): a relational or logical one whose
+/// Result Type the rules know, or an OpBranchConditional.
+fn check(cx: &mut Context<'_>, i: usize, opcode: u16, l: &mut Lookups) {
+    if opcode == op::OpBranchConditional {
+        return branch_condition(cx, i);
+    }
+    if let Some(rt) = known_result(cx, i) {
+        run(cx, i, opcode, rt, l);
+    }
+}
+
 /// Check instruction `i` (a relational or logical one, see [`applies`]).
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
+fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
     match kind(opcode) {
         Some(Kind::Select) => select(cx, i, rt, &mut l.variable_pointers),
         Some(k) => inst(cx, i, k, rt),
@@ -51,7 +77,7 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut 
 
 /// OpBranchConditional's Condition must be a bool scalar (SPIR-V spec
 /// 3.52.17, OpBranchConditional: "Condition must be a Boolean type scalar").
-pub(super) fn branch_condition(cx: &mut Context<'_>, i: usize) {
+fn branch_condition(cx: &mut Context<'_>, i: usize) {
     // An id without a type (a label) is no condition either; a type is
     // reported as such by the id rules.
     if cx.has_error_in(i) {
@@ -78,38 +104,16 @@ enum Kind {
     Select,
 }
 
+/// The kind of instruction `o`, by its class in the grammar's table.
 const fn kind(o: u16) -> Option<Kind> {
-    Some(match o {
-        op::OpAny | op::OpAll => Kind::AnyAll,
-        op::OpIsNan | op::OpIsInf | op::OpIsFinite | op::OpIsNormal | op::OpSignBitSet => Kind::FloatTest,
-        op::OpFOrdEqual
-        | op::OpFUnordEqual
-        | op::OpFOrdNotEqual
-        | op::OpFUnordNotEqual
-        | op::OpFOrdLessThan
-        | op::OpFUnordLessThan
-        | op::OpFOrdGreaterThan
-        | op::OpFUnordGreaterThan
-        | op::OpFOrdLessThanEqual
-        | op::OpFUnordLessThanEqual
-        | op::OpFOrdGreaterThanEqual
-        | op::OpFUnordGreaterThanEqual
-        | op::OpLessOrGreater
-        | op::OpOrdered
-        | op::OpUnordered => Kind::FloatCompare,
-        op::OpIEqual
-        | op::OpINotEqual
-        | op::OpUGreaterThan
-        | op::OpUGreaterThanEqual
-        | op::OpULessThan
-        | op::OpULessThanEqual
-        | op::OpSGreaterThan
-        | op::OpSGreaterThanEqual
-        | op::OpSLessThan
-        | op::OpSLessThanEqual => Kind::IntCompare,
-        op::OpLogicalEqual | op::OpLogicalNotEqual | op::OpLogicalOr | op::OpLogicalAnd => Kind::Logical,
-        op::OpLogicalNot => Kind::Not,
-        op::OpSelect => Kind::Select,
+    Some(match class::of(o) {
+        OpClass::BoolReduce => Kind::AnyAll,
+        OpClass::FloatTest => Kind::FloatTest,
+        OpClass::Compare { num: Num::Float, .. } => Kind::FloatCompare,
+        OpClass::Compare { .. } => Kind::IntCompare,
+        OpClass::Logical { unary: false } => Kind::Logical,
+        OpClass::Logical { unary: true } => Kind::Not,
+        OpClass::Select => Kind::Select,
         _ => return None,
     })
 }

@@ -6,6 +6,7 @@
 
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{addressing_model, op, storage_class, OperandKind};
 use crate::ir::Type;
 use alloc::format;
@@ -153,6 +154,12 @@ pub(super) static RULES: &[Rule] = &[
                       --relax-logical-pointer lifts this rule.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 /// The name of an opcode, for messages (kept out of line: the error paths only).
 #[cold]

@@ -6,6 +6,8 @@
 use super::Context;
 use super::operand::{bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
+use super::walk::{Lookups, ModelLimit};
+use super::family::{Check, Family, Instructions};
 use crate::grammar::op;
 
 pub(super) static RULES: &[Rule] = &[
@@ -34,6 +36,12 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Walk { takes: applies, check: Check::Any(run), finish: None },
+};
+
 const RT: &str = "inst.misc.result-type";
 const OT: &str = "inst.misc.operand-type";
 
@@ -52,7 +60,7 @@ pub(super) const fn applies(opcode: u16) -> bool {
 
 /// Check instruction `i` (see [`applies`]).
 #[inline(never)]
-pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut super::operand::Lookups) {
+fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut Lookups) {
     if matches!(
         opcode,
         op::OpIsHelperInvocationEXT
@@ -60,7 +68,7 @@ pub(super) fn run(cx: &mut Context<'_>, i: usize, opcode: u16, lookups: &mut sup
             | op::OpBeginInvocationInterlockEXT
             | op::OpEndInvocationInterlockEXT
     ) {
-        lookups.limited.push((i, super::image::Limit::FragmentOnly("inst.misc.execution-model")));
+        lookups.limited.push((i, ModelLimit::FragmentOnly("inst.misc.execution-model")));
         if opcode != op::OpIsHelperInvocationEXT {
             return;
         }

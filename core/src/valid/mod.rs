@@ -3,39 +3,18 @@
 //!
 //! Layout: [`Context`] (in `context.rs`) holds what every check needs (parsed
 //! operands, definitions, the CFG, friendly names); each family of rules lives in
-//! its own file and is one or more passes in [`PASSES`]. Every diagnostic code has
-//! an entry in a family's `RULES` table (see [`rules`]) with its explanation.
+//! its own file and declares itself there once (`FAMILY`, a `family::Family`:
+//! its `RULES`, its passes and their stages, the instructions it checks).
+//! [`FAMILIES`] lists them; this file derives from it the rule table (see
+//! [`rules`]), the passes of each stage and the two walks over the
+//! instructions, which hand each instruction to the family that takes it.
+//! Shared helpers (`context.rs`, `declared.rs`, `operand.rs`, `scope.rs`,
+//! `walk.rs`, `family.rs`, `rules.rs`) import no family.
 //!
 //! Verdicts follow spirv-val (SPIRV-Tools v2025.5); unlike spirv-val, every error
 //! of a module is reported, not only the first. Passes are grouped in stages: when
 //! a stage finds errors, later stages (which assume its guarantees, e.g. that every
 //! id is defined once) are skipped, so no cascade of follow-on noise is reported.
-
-/// The compile-time dispatch table of a one-walk pass: `ROUTES[op]` is
-/// `$of(op)` for every opcode below `ROUTED`, so that the walk pays one load
-/// per instruction rather than a chain of `applies` tests; `route(op)` reads
-/// it, and asks `$of` for the few opcodes above it.
-macro_rules! opcode_routes {
-    ($route:ident, $of:ident) => {
-        const ROUTED: usize = 1 << 13;
-        static ROUTES: [$route; ROUTED] = {
-            let mut t = [$route::None; ROUTED];
-            let mut o = 0;
-            while o < ROUTED {
-                t[o] = $of(o as u16);
-                o += 1;
-            }
-            t
-        };
-
-        fn route(opcode: u16) -> $route {
-            match ROUTES.get(opcode as usize) {
-                Some(&r) => r,
-                None => $of(opcode),
-            }
-        }
-    };
-}
 
 mod adjacency;
 mod arith;
@@ -48,11 +27,13 @@ mod cfg;
 mod context;
 mod conversion;
 mod debug;
+mod declared;
 mod decoration;
 mod derivative;
 mod ext;
 mod explicit_layout;
 mod extinst;
+mod family;
 mod function;
 mod group;
 mod ids;
@@ -75,6 +56,7 @@ mod typedecl;
 mod types;
 mod uses;
 mod version;
+mod walk;
 
 pub use context::Context;
 /// The names of a text, by which messages name ids (they live with the assembler).
@@ -82,6 +64,7 @@ pub use crate::text::asm::TextNames;
 
 use crate::ir::Ir;
 use crate::{Diagnostic, TargetEnv, binary};
+use family::{Check, Family, Instructions, Stage};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -245,44 +228,162 @@ impl Options {
     }
 }
 
-/// One validation pass.
-pub type Pass = fn(&mut Context<'_>);
-
-/// The passes, by stage. A stage runs whole; when it reports errors, the later
-/// stages are skipped. Add a family's passes to the stage whose guarantees they
-/// need (stage 0 establishes that operands parse and ids are defined once; stage 1
-/// that the module's layout and function/block structure are sound).
-pub static PASSES: &[&[Pass]] = &[
-    // Stage 0: the binary itself.
-    &[version::check_env, ids::check_ids],
-    // Stage 1: layout, ids, function and block structure.
-    &[layout::check_layout, adjacency::check_adjacency],
-    // Stage 2: everything that needs a sound structure.
-    &[
-        caps::check,
-        version::check,
-        types::check,
-        typedecl::check,
-        modes::check,
-        scope::check,
-        uses::check,
-        ext::vla::check,
-        ext::constant_data::check,
-        ext::untyped::check,
-        ssa::check_ssa,
-        function::check_functions,
-        limits::check_limits,
-        cfg::check,
-        operand::check,
-        memory::check,
-        composite::check,
-        constant::check,
-        decoration::check,
-        explicit_layout::check,
-        interface::check,
-        builtin::check,
-    ],
+/// Every family of rules, in the order their passes run within a stage; the
+/// walk of the synchronization rules runs at the place of its first family
+/// (`scope`), the walk of the instruction rules at the place of its first
+/// (`logical`). Add a new family here.
+static FAMILIES: &[Family] = &[
+    GENERAL,
+    caps::FAMILY,
+    version::FAMILY,
+    ids::FAMILY,
+    layout::FAMILY,
+    adjacency::FAMILY,
+    types::FAMILY,
+    typedecl::FAMILY,
+    modes::FAMILY,
+    scope::FAMILY,
+    atomics::FAMILY,
+    barrier::FAMILY,
+    group::FAMILY,
+    uses::FAMILY,
+    ext::vla::FAMILY,
+    ext::constant_data::FAMILY,
+    ext::untyped::FAMILY,
+    ssa::FAMILY,
+    function::FAMILY,
+    limits::FAMILY,
+    cfg::FAMILY,
+    logical::FAMILY,
+    image::FAMILY,
+    derivative::FAMILY,
+    extinst::FAMILY,
+    debug::FAMILY,
+    misc::FAMILY,
+    arith::FAMILY,
+    conversion::FAMILY,
+    bitwise::FAMILY,
+    memory::FAMILY,
+    composite::FAMILY,
+    constant::FAMILY,
+    decoration::FAMILY,
+    explicit_layout::FAMILY,
+    interface::FAMILY,
+    builtin::FAMILY,
+    location::FAMILY,
 ];
+
+/// The rules that belong to no family (`val.binary`, reported by the reader).
+const GENERAL: Family = Family { rules: rules::GENERAL, passes: &[], instructions: Instructions::None };
+
+/// The opcodes whose family a walk looks up once and remembers (every core
+/// opcode is below it; the few above are looked up at each instruction).
+const ROUTED: usize = 1 << 13;
+
+/// Which family of a walk takes each opcode, looked up in [`FAMILIES`] on the
+/// first instruction with that opcode.
+struct Routes<F: Fn(&Family, u16) -> bool> {
+    /// 0: not looked up yet; `NONE`: no family; else the family's index + 1.
+    seen: [u8; ROUTED],
+    takes: F,
+}
+
+impl<F: Fn(&Family, u16) -> bool> Routes<F> {
+    const NONE: u8 = u8::MAX;
+
+    fn new(takes: F) -> Self {
+        Routes { seen: [0; ROUTED], takes }
+    }
+
+    /// The family that takes `opcode`.
+    #[inline]
+    fn of(&mut self, opcode: u16) -> Option<&'static Family> {
+        let look = |takes: &F| FAMILIES.iter().position(|f| takes(f, opcode));
+        let k = match self.seen.get_mut(opcode as usize) {
+            Some(0) => {
+                let k = look(&self.takes);
+                self.seen[opcode as usize] = k.map_or(Self::NONE, |k| k as u8 + 1);
+                k
+            }
+            Some(&mut Self::NONE) => None,
+            Some(k) => Some(*k as usize - 1),
+            None => look(&self.takes),
+        };
+        k.map(|k| &FAMILIES[k])
+    }
+}
+
+/// The walk of the instruction rules: each instruction goes to the family
+/// whose [`Instructions::Walk`] takes it; then each such family's `finish`.
+fn instruction_walk(cx: &mut Context<'_>) {
+    let mut routes = Routes::new(|f, o| matches!(f.instructions, Instructions::Walk { takes, .. } if takes(o)));
+    let mut lookups = walk::Lookups::default();
+    for i in 0..cx.insts().len() {
+        let opcode = cx.insts()[i].opcode;
+        let Some(Instructions::Walk { check, .. }) = routes.of(opcode).map(|f| f.instructions) else { continue };
+        match check {
+            Check::Any(check) => check(cx, i, opcode, &mut lookups),
+            Check::Typed(check) => {
+                if let Some(rt) = operand::known_result(cx, i) {
+                    check(cx, i, opcode, rt, &mut lookups);
+                }
+            }
+        }
+    }
+    for f in FAMILIES {
+        if let Instructions::Walk { finish: Some(finish), .. } = f.instructions {
+            finish(cx, &mut lookups);
+        }
+    }
+}
+
+/// The walk of the synchronization rules (atomics, barriers, group
+/// operations, scopes): each instruction goes to the family whose
+/// [`Instructions::Sync`] takes it, with the module's [`walk::Sync`] (read on
+/// the first); then, if any was checked, each such family's `finish`.
+fn sync_walk(cx: &mut Context<'_>) {
+    let mut routes = Routes::new(|f, o| matches!(f.instructions, Instructions::Sync { takes, .. } if takes(o)));
+    let mut sync: Option<walk::Sync> = None;
+    for i in 0..cx.insts().len() {
+        let opcode = cx.insts()[i].opcode;
+        let Some(Instructions::Sync { check, .. }) = routes.of(opcode).map(|f| f.instructions) else { continue };
+        let s = sync.get_or_insert_with(|| walk::Sync::new(cx));
+        check(cx, s, i, opcode);
+    }
+    let Some(s) = sync else { return };
+    for f in FAMILIES {
+        if let Instructions::Sync { finish: Some(finish), .. } = f.instructions {
+            finish(cx, &s);
+        }
+    }
+}
+
+/// Run every family's passes at `stage`, in the order of [`FAMILIES`], and
+/// in [`Stage::Sound`] each walk at the place of its first family.
+fn run_stage(cx: &mut Context<'_>, stage: Stage) {
+    let (mut walked, mut synced) = (false, false);
+    for f in FAMILIES {
+        for &(s, pass) in f.passes {
+            if s == stage {
+                pass(cx);
+            }
+        }
+        if stage != Stage::Sound {
+            continue;
+        }
+        match f.instructions {
+            Instructions::Walk { .. } if !walked => {
+                walked = true;
+                instruction_walk(cx);
+            }
+            Instructions::Sync { .. } if !synced => {
+                synced = true;
+                sync_walk(cx);
+            }
+            _ => {}
+        }
+    }
+}
 
 /// Validate a binary given as words (either byte order is accepted by the reader).
 pub fn validate_words(words: &[u32], opts: &Options) -> Vec<Diagnostic> {
@@ -314,10 +415,8 @@ pub fn validate(ir: &Ir, opts: &Options) -> Vec<Diagnostic> {
 
 fn run(mut cx: Context<'_>) -> (Vec<Diagnostic>, Option<crate::cfg::ModuleCfg>) {
     if cx.diags.is_empty() {
-        for stage in PASSES {
-            for pass in *stage {
-                pass(&mut cx);
-            }
+        for stage in Stage::ALL {
+            run_stage(&mut cx, stage);
             if cx.has_errors() {
                 break;
             }
@@ -365,6 +464,39 @@ mod tests {
         assert_eq!(cx.operand_span(i, 2), crate::diag::Span::new(at + 3, at + 4));
         assert_eq!(cx.operand_span(i, 3), crate::diag::Span::new(at + 4, at + 5));
         assert_eq!(cx.operand_span(i, 9), cx.span(i));
+    }
+
+    /// The family a walk hands `opcode` to, by its rule table.
+    fn walked_by(opcode: u16, sync: bool) -> Option<&'static [rules::Rule]> {
+        let mut routes = Routes::new(move |f, o| match f.instructions {
+            Instructions::Walk { takes, .. } => !sync && takes(o),
+            Instructions::Sync { takes, .. } => sync && takes(o),
+            Instructions::None => false,
+        });
+        routes.of(opcode).map(|f| f.rules)
+    }
+
+    #[test]
+    fn each_instruction_goes_to_its_family() {
+        use crate::grammar::op;
+        // Rule codes are unique: a family is known by its first rule.
+        let same = |a: Option<&[rules::Rule]>, b: &[rules::Rule]| a.and_then(|a| a.first()) == b.first();
+        assert!(same(walked_by(op::OpIAdd, false), arith::RULES));
+        assert!(same(walked_by(op::OpBranchConditional, false), logical::RULES));
+        assert!(same(walked_by(op::OpFUnordLessThan, false), logical::RULES));
+        assert!(same(walked_by(op::OpImageFetch, false), image::RULES));
+        assert!(same(walked_by(op::OpAtomicIAdd, true), atomics::RULES));
+        assert!(same(walked_by(op::OpControlBarrier, true), barrier::RULES));
+        assert!(same(walked_by(op::OpGroupNonUniformIAdd, true), group::RULES));
+        assert!(same(walked_by(op::OpLoad, true), scope::RULES));
+        assert!(walked_by(op::OpLoad, false).is_none() && walked_by(op::OpIAdd, true).is_none());
+        // No opcode is taken by two families of one walk, so the order of the
+        // list does not decide where an instruction goes.
+        for o in 0..=u16::MAX {
+            let walk = FAMILIES.iter().filter(|f| matches!(f.instructions, Instructions::Walk { takes, .. } if takes(o)));
+            let sync = FAMILIES.iter().filter(|f| matches!(f.instructions, Instructions::Sync { takes, .. } if takes(o)));
+            assert!(walk.count() <= 1 && sync.count() <= 1, "opcode {o}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{built_in, capability, decoration, execution_mode as em, execution_model as model, op};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -56,6 +57,12 @@ pub(super) static RULES: &[Rule] = &[
                       wrap-around, as its reference does). Fix: use 1 for an unused dimension.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 const REQUIRED: &str = "inst.modes.required-mode";
 

@@ -1,7 +1,6 @@
 //! What the instruction rules share: the shape of a numeric type (scalar or
 //! vector of bool, int or float), an operand's type, and types described by the
-//! module's names for messages ("%v4float, a vector of 4 32-bit floats"); and
-//! the one pass that runs those families ([`check`]).
+//! module's names for messages ("%v4float, a vector of 4 32-bit floats").
 
 use super::Context;
 use crate::ir::Type;
@@ -88,122 +87,11 @@ pub(super) fn known(cx: &Context<'_>, ty: u32) -> bool {
         .is_some_and(|t| !matches!(t.ty, Type::Other { .. } | Type::Opaque { .. }))
 }
 
-/// What the instruction rules look up in the module once, on first use.
-#[derive(Default)]
-pub(super) struct Lookups {
-    /// Whether SPV_KHR_physical_storage_buffer is declared.
-    pub psb: Option<bool>,
-    /// Whether VariablePointers or VariablePointersStorageBuffer is declared.
-    pub variable_pointers: Option<bool>,
-    /// The OpSampledImage instructions, whose uses are checked after the walk.
-    pub sampled_images: alloc::vec::Vec<usize>,
-    /// The instructions whose entry points' execution models are checked
-    /// after the walk (image.rs, derivative.rs).
-    pub limited: alloc::vec::Vec<(usize, super::image::Limit)>,
-}
-
-type Family = fn(&mut Context<'_>, usize, u16, u32, &mut Lookups);
-
-/// Which rule family of the instruction walk ([`check`]) an opcode goes to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-enum Route {
-    None,
-    Branch,
-    Image,
-    Derivative,
-    ExtInst,
-    Debug,
-    Misc,
-    Arith,
-    Logical,
-    Conversion,
-    Bitwise,
-}
-
-/// The family of `opcode`, by the families' own `applies` (the first that
-/// takes it, in this order).
-const fn route_of(opcode: u16) -> Route {
-    use super::{arith, bitwise, conversion, debug, derivative, extinst, image, logical, misc};
-    if opcode == crate::grammar::op::OpBranchConditional {
-        Route::Branch
-    } else if image::applies(opcode) {
-        Route::Image
-    } else if derivative::applies(opcode) {
-        Route::Derivative
-    } else if extinst::applies(opcode) {
-        Route::ExtInst
-    } else if debug::applies(opcode) {
-        Route::Debug
-    } else if misc::applies(opcode) {
-        Route::Misc
-    } else if arith::applies(opcode) {
-        Route::Arith
-    } else if logical::applies(opcode) {
-        Route::Logical
-    } else if conversion::applies(opcode) {
-        Route::Conversion
-    } else if bitwise::applies(opcode) {
-        Route::Bitwise
-    } else {
-        Route::None
-    }
-}
-
-opcode_routes!(Route, route_of);
-
-/// The pass of the instruction families (arithmetic, bitwise, conversions,
-/// logical and relational), in one walk over the instructions: each
-/// instruction whose Result Type is a type the rules know (see [`known`]) goes
-/// to its family.
-pub(super) fn check(cx: &mut Context<'_>) {
-    let mut lookups = Lookups::default();
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        let family: Family = match route(opcode) {
-            Route::None => continue,
-            Route::Branch => {
-                super::logical::branch_condition(cx, i);
-                continue;
-            }
-            Route::Image => {
-                super::image::run(cx, i, opcode, &mut lookups);
-                continue;
-            }
-            Route::Derivative => {
-                super::derivative::run(cx, i, opcode, &mut lookups);
-                continue;
-            }
-            Route::ExtInst => {
-                super::extinst::run(cx, i, opcode, &mut lookups);
-                continue;
-            }
-            Route::Debug => {
-                super::debug::run(cx, i);
-                continue;
-            }
-            Route::Misc => {
-                super::misc::run(cx, i, opcode, &mut lookups);
-                continue;
-            }
-            Route::Arith => super::arith::run,
-            Route::Logical => super::logical::run,
-            Route::Conversion => super::conversion::run,
-            Route::Bitwise => super::bitwise::run,
-        };
-        let Some(rt) = cx.ir().result_type(i) else { continue };
-        if known(cx, rt) {
-            family(cx, i, opcode, rt, &mut lookups);
-        }
-    }
-    if !lookups.sampled_images.is_empty() {
-        let defs = core::mem::take(&mut lookups.sampled_images);
-        super::image::sampled_image_uses(cx, &defs);
-    }
-    if !lookups.limited.is_empty() {
-        let limited = core::mem::take(&mut lookups.limited);
-        super::image::execution_models(cx, &limited);
-    }
+/// The Result Type of instruction `i` when it has one that the rules know
+/// (see [`known`]).
+pub(super) fn known_result(cx: &Context<'_>, i: usize) -> Option<u32> {
+    let rt = cx.ir().result_type(i)?;
+    known(cx, rt).then_some(rt)
 }
 
 /// The type of operand `k` of instruction `i` (a value's result type; `None`

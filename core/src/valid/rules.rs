@@ -13,50 +13,8 @@ pub struct Rule {
     pub explanation: &'static str,
 }
 
-/// Every family's rule table. Add a family's `RULES` here.
-static FAMILIES: &[&[Rule]] = &[
-    GENERAL,
-    super::caps::RULES,
-    super::version::RULES,
-    super::types::RULES,
-    super::ext::vla::RULES,
-    super::ext::constant_data::RULES,
-    super::ext::untyped::RULES,
-    super::ids::RULES,
-    super::layout::RULES,
-    super::adjacency::RULES,
-    super::ssa::RULES,
-    super::function::RULES,
-    super::limits::RULES,
-    super::cfg::RULES,
-    super::arith::RULES,
-    super::bitwise::RULES,
-    super::conversion::RULES,
-    super::logical::RULES,
-    super::memory::RULES,
-    super::composite::RULES,
-    super::constant::RULES,
-    super::typedecl::RULES,
-    super::modes::RULES,
-    super::atomics::RULES,
-    super::scope::RULES,
-    super::barrier::RULES,
-    super::group::RULES,
-    super::uses::RULES,
-    super::decoration::RULES,
-    super::explicit_layout::RULES,
-    super::interface::RULES,
-    super::builtin::RULES,
-    super::location::RULES,
-    super::image::RULES,
-    super::derivative::RULES,
-    super::extinst::RULES,
-    super::debug::RULES,
-    super::misc::RULES,
-];
-
 /// Rules that belong to no family.
-static GENERAL: &[Rule] = &[Rule {
+pub(super) static GENERAL: &[Rule] = &[Rule {
     code: "val.binary",
     summary: "The binary must be well formed.",
     explanation: "Every instruction's operands must fit the grammar of its opcode: the right \
@@ -66,12 +24,12 @@ static GENERAL: &[Rule] = &[Rule {
 
 /// The rule with this code.
 pub fn rule(code: &str) -> Option<&'static Rule> {
-    FAMILIES.iter().flat_map(|f| f.iter()).find(|r| r.code == code)
+    all().find(|r| r.code == code)
 }
 
 /// Every rule, for listings and for checking the tables.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    FAMILIES.iter().flat_map(|f| f.iter())
+    super::FAMILIES.iter().flat_map(|f| f.rules.iter())
 }
 
 #[cfg(test)]

@@ -1,20 +1,23 @@
 //! Scopes and memory semantics, the operands that atomics, barriers and group
 //! operations share (SPIR-V spec 3.27 "Scope <id>", 3.25 "Memory Semantics
 //! <id>", 2.16.1 and the Vulkan environment's rules; spirv-val's
-//! validate_scopes and validate_memory_semantics). The one walk over the
-//! instructions of this family ([`check`]) hands each atomic, barrier and
-//! non-uniform group instruction to its file (`atomics.rs`, `barrier.rs`,
-//! `group.rs`), which checks its operands here; the scopes that only some
-//! execution models allow are checked at the end against the entry points
+//! validate_scopes and validate_memory_semantics). The walk of the
+//! synchronization rules (`valid/mod.rs`) hands each atomic, barrier and
+//! non-uniform group instruction to its family (`atomics.rs`, `barrier.rs`,
+//! `group.rs`), which checks those operands with the functions here; the
+//! scopes that only some execution models allow are recorded in [`Sync`] and
+//! checked after the walk ([`FAMILY`]'s `finish`) against the entry points
 //! whose call tree holds the instruction.
 //!
 //! A scope value that is not a Scope at all is reported with the other
 //! operands (`types.invalid-scope`).
 
 use super::Context;
+use super::family::{Family, Instructions};
 use super::operand::{describe_operand, opname};
 use super::rules::Rule;
-use crate::grammar::{OperandKind, capability, execution_model as em, memory_model, memory_semantics as ms, op, scope};
+use super::walk::{ScopeLimit, Sync};
+use crate::grammar::{OperandKind, class, execution_model as em, memory_semantics as ms, op, scope};
 use crate::ir::Type;
 use alloc::format;
 use alloc::string::String;
@@ -128,31 +131,14 @@ pub(super) static RULES: &[Rule] = &[
     },
 ];
 
-/// The limitations a scope puts on the execution models that may reach it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Limit {
-    /// An OpControlBarrier execution scope other than Subgroup (Vulkan).
-    ControlBarrierNotSubgroup,
-    /// The Workgroup execution scope (Vulkan).
-    WorkgroupExecution,
-    /// The ShaderCallKHR memory scope (Vulkan).
-    ShaderCall,
-    /// The Workgroup memory scope (Vulkan).
-    WorkgroupMemory,
-    /// The Workgroup memory scope with the GLSL450 memory model (Vulkan).
-    WorkgroupMemoryGlsl450,
-    /// OpControlBarrier before SPIR-V 1.3.
-    OldControlBarrier,
-}
-
-impl Limit {
+impl ScopeLimit {
     fn allows(self, model: u32) -> bool {
         let compute_like = matches!(
             model,
             em::GLCompute | em::TessellationControl | em::TaskNV | em::MeshNV | em::TaskEXT | em::MeshEXT
         );
         match self {
-            Limit::ControlBarrierNotSubgroup => !matches!(
+            ScopeLimit::ControlBarrierNotSubgroup => !matches!(
                 model,
                 em::Fragment
                     | em::Vertex
@@ -164,13 +150,13 @@ impl Limit {
                     | em::ClosestHitKHR
                     | em::MissKHR
             ),
-            Limit::WorkgroupExecution | Limit::WorkgroupMemory => compute_like,
-            Limit::ShaderCall => matches!(
+            ScopeLimit::WorkgroupExecution | ScopeLimit::WorkgroupMemory => compute_like,
+            ScopeLimit::ShaderCall => matches!(
                 model,
                 em::RayGenerationKHR | em::IntersectionKHR | em::AnyHitKHR | em::ClosestHitKHR | em::MissKHR | em::CallableKHR
             ),
-            Limit::WorkgroupMemoryGlsl450 => model != em::TessellationControl,
-            Limit::OldControlBarrier => matches!(
+            ScopeLimit::WorkgroupMemoryGlsl450 => model != em::TessellationControl,
+            ScopeLimit::OldControlBarrier => matches!(
                 model,
                 em::TessellationControl | em::GLCompute | em::Kernel | em::TaskNV | em::MeshNV
             ),
@@ -179,65 +165,13 @@ impl Limit {
 
     fn says(self) -> &'static str {
         match self {
-            Limit::ControlBarrierNotSubgroup => "[VUID-StandaloneSpirv-None-04682] in Vulkan, an OpControlBarrier execution scope must be Subgroup in Fragment, Vertex, Geometry, TessellationEvaluation, RayGeneration, Intersection, AnyHit, ClosestHit and Miss shaders",
-            Limit::WorkgroupExecution => "[VUID-StandaloneSpirv-None-04637] in Vulkan, the Workgroup execution scope is only for TaskNV, MeshNV, TaskEXT, MeshEXT, TessellationControl and GLCompute shaders",
-            Limit::ShaderCall => "[VUID-StandaloneSpirv-None-04640] the ShaderCallKHR memory scope needs a ray tracing execution model",
-            Limit::WorkgroupMemory => "[VUID-StandaloneSpirv-None-07321] in Vulkan, the Workgroup memory scope is only for MeshNV, TaskNV, MeshEXT, TaskEXT, TessellationControl and GLCompute shaders",
-            Limit::WorkgroupMemoryGlsl450 => "[VUID-StandaloneSpirv-None-07320] in Vulkan, the Workgroup memory scope cannot be used in a TessellationControl shader with the GLSL450 memory model",
-            Limit::OldControlBarrier => "in SPIR-V 1.2 or earlier, OpControlBarrier needs one of the execution models TessellationControl, GLCompute, Kernel, MeshNV or TaskNV",
+            ScopeLimit::ControlBarrierNotSubgroup => "[VUID-StandaloneSpirv-None-04682] in Vulkan, an OpControlBarrier execution scope must be Subgroup in Fragment, Vertex, Geometry, TessellationEvaluation, RayGeneration, Intersection, AnyHit, ClosestHit and Miss shaders",
+            ScopeLimit::WorkgroupExecution => "[VUID-StandaloneSpirv-None-04637] in Vulkan, the Workgroup execution scope is only for TaskNV, MeshNV, TaskEXT, MeshEXT, TessellationControl and GLCompute shaders",
+            ScopeLimit::ShaderCall => "[VUID-StandaloneSpirv-None-04640] the ShaderCallKHR memory scope needs a ray tracing execution model",
+            ScopeLimit::WorkgroupMemory => "[VUID-StandaloneSpirv-None-07321] in Vulkan, the Workgroup memory scope is only for MeshNV, TaskNV, MeshEXT, TaskEXT, TessellationControl and GLCompute shaders",
+            ScopeLimit::WorkgroupMemoryGlsl450 => "[VUID-StandaloneSpirv-None-07320] in Vulkan, the Workgroup memory scope cannot be used in a TessellationControl shader with the GLSL450 memory model",
+            ScopeLimit::OldControlBarrier => "in SPIR-V 1.2 or earlier, OpControlBarrier needs one of the execution models TessellationControl, GLCompute, Kernel, MeshNV or TaskNV",
         }
-    }
-}
-
-/// What the family reads from the module once, and the limitations found.
-pub(super) struct Sync {
-    /// Shader declared (with the capabilities that imply it).
-    shader: bool,
-    /// CooperativeMatrixNV declared (spirv-val then also takes spec constants).
-    coop_nv: bool,
-    vmm: bool,
-    vmm_device: bool,
-    ballot_or_vote: bool,
-    /// The Vulkan rules of memory semantics: a Vulkan environment or the VulkanKHR memory model.
-    vulkan_semantics: bool,
-    glsl450: bool,
-    /// AtomicFloat16VectorNV declared.
-    pub f16_vectors: bool,
-    /// (instruction, operand, limitation).
-    limits: Vec<(usize, usize, Limit)>,
-}
-
-impl Sync {
-    fn new(cx: &Context<'_>) -> Sync {
-        let declared = cx.declared();
-        let has = |c: u32| declared.caps.contains(&c);
-        let model = cx
-            .insts()
-            .iter()
-            .find(|x| x.opcode == op::OpMemoryModel)
-            .and_then(|x| x.operands.get(1).copied());
-        Sync {
-            shader: has(capability::Shader),
-            coop_nv: has(capability::CooperativeMatrixNV),
-            vmm: has(capability::VulkanMemoryModel),
-            vmm_device: has(capability::VulkanMemoryModelDeviceScope),
-            ballot_or_vote: has(capability::SubgroupBallotKHR) || has(capability::SubgroupVoteKHR),
-            vulkan_semantics: cx.opts.env.is_vulkan() || model == Some(memory_model::Vulkan),
-            glsl450: model == Some(memory_model::GLSL450),
-            f16_vectors: has(capability::AtomicFloat16VectorNV),
-            limits: Vec::new(),
-        }
-    }
-
-    /// Whether Shader is declared.
-    pub fn shader_cap(&self) -> bool {
-        self.shader
-    }
-
-    /// Record that instruction `i` (at operand `k`) may be reached only from
-    /// the execution models `limit` allows.
-    pub fn limit(&mut self, i: usize, k: usize, limit: Limit) {
-        self.limits.push((i, k, limit));
     }
 }
 
@@ -324,44 +258,7 @@ fn scope_error(cx: &mut Context<'_>, code: &'static str, i: usize, k: usize, wha
 
 /// Whether `opcode` is a non-uniform group operation with an Execution scope.
 pub(super) const fn is_non_uniform(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::OpGroupNonUniformElect
-            | op::OpGroupNonUniformAll
-            | op::OpGroupNonUniformAny
-            | op::OpGroupNonUniformAllEqual
-            | op::OpGroupNonUniformBroadcast
-            | op::OpGroupNonUniformBroadcastFirst
-            | op::OpGroupNonUniformBallot
-            | op::OpGroupNonUniformInverseBallot
-            | op::OpGroupNonUniformBallotBitExtract
-            | op::OpGroupNonUniformBallotBitCount
-            | op::OpGroupNonUniformBallotFindLSB
-            | op::OpGroupNonUniformBallotFindMSB
-            | op::OpGroupNonUniformShuffle
-            | op::OpGroupNonUniformShuffleXor
-            | op::OpGroupNonUniformShuffleUp
-            | op::OpGroupNonUniformShuffleDown
-            | op::OpGroupNonUniformIAdd
-            | op::OpGroupNonUniformFAdd
-            | op::OpGroupNonUniformIMul
-            | op::OpGroupNonUniformFMul
-            | op::OpGroupNonUniformSMin
-            | op::OpGroupNonUniformUMin
-            | op::OpGroupNonUniformFMin
-            | op::OpGroupNonUniformSMax
-            | op::OpGroupNonUniformUMax
-            | op::OpGroupNonUniformFMax
-            | op::OpGroupNonUniformBitwiseAnd
-            | op::OpGroupNonUniformBitwiseOr
-            | op::OpGroupNonUniformBitwiseXor
-            | op::OpGroupNonUniformLogicalAnd
-            | op::OpGroupNonUniformLogicalOr
-            | op::OpGroupNonUniformLogicalXor
-            | op::OpGroupNonUniformQuadBroadcast
-            | op::OpGroupNonUniformQuadSwap
-            | op::OpGroupNonUniformRotateKHR
-    )
+    matches!(class::of(opcode), class::OpClass::NonUniformGroup)
 }
 
 /// Check operand `k` of instruction `i` as an Execution scope.
@@ -377,10 +274,10 @@ pub(super) fn execution(cx: &mut Context<'_>, s: &mut Sync, i: usize, k: usize) 
             return scope_error(cx, E, i, k, "Execution", v, why);
         }
         if opcode == op::OpControlBarrier && v != scope::Subgroup {
-            s.limit(i, k, Limit::ControlBarrierNotSubgroup);
+            s.limit(i, k, ScopeLimit::ControlBarrierNotSubgroup);
         }
         if v == scope::Workgroup {
-            s.limit(i, k, Limit::WorkgroupExecution);
+            s.limit(i, k, ScopeLimit::WorkgroupExecution);
         }
         if v != scope::Workgroup && v != scope::Subgroup {
             let why = "[VUID-StandaloneSpirv-None-04636] in Vulkan, execution scopes are limited to Workgroup and Subgroup";
@@ -420,12 +317,12 @@ pub(super) fn memory(cx: &mut Context<'_>, s: &mut Sync, i: usize, k: usize) {
         return scope_error(cx, M, i, k, "Memory", v, why);
     }
     if v == scope::ShaderCallKHR {
-        s.limit(i, k, Limit::ShaderCall);
+        s.limit(i, k, ScopeLimit::ShaderCall);
     }
     if v == scope::Workgroup {
-        s.limit(i, k, Limit::WorkgroupMemory);
+        s.limit(i, k, ScopeLimit::WorkgroupMemory);
         if s.glsl450 {
-            s.limit(i, k, Limit::WorkgroupMemoryGlsl450);
+            s.limit(i, k, ScopeLimit::WorkgroupMemoryGlsl450);
         }
     }
 }
@@ -535,7 +432,7 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
     if v & ms::Volatile != 0 {
         if !s.vmm {
             fail(CAP, "Volatile needs the VulkanMemoryModel capability".into());
-        } else if !super::atomics::applies(opcode) {
+        } else if !class::of(opcode).is_atomic() {
             fail("inst.semantics.volatile", "[VUID-StandaloneSpirv-MemorySemantics-10874] Volatile must not be used with barrier instructions".into());
         }
     }
@@ -571,86 +468,58 @@ pub(super) fn semantics(cx: &mut Context<'_>, s: &Sync, i: usize, k: usize, scop
     }
 }
 
-/// Which part of [`check`] an opcode goes to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-enum Route {
-    None,
-    Atomic,
-    Barrier,
-    Group,
-    Clock,
-    Access,
-}
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[],
+    instructions: Instructions::Sync { takes, check, finish: Some(finish) },
+};
 
-/// The part of [`check`] that takes `opcode` (the first, in this order).
-const fn route_of(opcode: u16) -> Route {
-    if super::atomics::applies(opcode) {
-        Route::Atomic
-    } else if super::barrier::applies(opcode) {
-        Route::Barrier
-    } else if super::group::applies(opcode) {
-        Route::Group
-    } else if opcode == op::OpReadClockKHR {
-        Route::Clock
-    } else if matches!(
+/// Whether `opcode` has a scope this family checks itself: OpReadClockKHR's
+/// Scope, and the memory scopes of memory access and image operands.
+fn takes(opcode: u16) -> bool {
+    matches!(
         opcode,
-        op::OpLoad | op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized | op::OpImageRead | op::OpImageSparseRead | op::OpImageWrite
-    ) {
-        Route::Access
-    } else {
-        Route::None
-    }
+        op::OpReadClockKHR
+            | op::OpLoad
+            | op::OpStore
+            | op::OpCopyMemory
+            | op::OpCopyMemorySized
+            | op::OpImageRead
+            | op::OpImageSparseRead
+            | op::OpImageWrite
+    )
 }
 
-opcode_routes!(Route, route_of);
-
-/// The pass of atomics, barriers and non-uniform group operations, in one
-/// walk; then the execution models their scopes allow.
-pub(super) fn check(cx: &mut Context<'_>) {
-    let mut sync: Option<Sync> = None;
-    for i in 0..cx.insts().len() {
-        let opcode = cx.insts()[i].opcode;
-        let family: fn(&mut Context<'_>, &mut Sync, usize, u16) = match route(opcode) {
-            Route::None => continue,
-            Route::Atomic => super::atomics::run,
-            Route::Barrier => super::barrier::run,
-            Route::Group => super::group::run,
-            Route::Clock => {
-                let s = sync.get_or_insert_with(|| Sync::new(cx));
-                any_scope(cx, s, i, 2, "");
-                continue;
-            }
-            Route::Access => {
-                access_scopes(cx, &mut sync, i);
-                continue;
-            }
-        };
-        let s = sync.get_or_insert_with(|| Sync::new(cx));
-        family(cx, s, i, opcode);
-    }
-    if let Some(s) = sync
-        && !s.limits.is_empty()
-    {
-        models(cx, &s.limits);
+/// Check the scopes of instruction `i` (see [`takes`]).
+fn check(cx: &mut Context<'_>, s: &mut Sync, i: usize, opcode: u16) {
+    if opcode == op::OpReadClockKHR {
+        any_scope(cx, s, i, 2, "");
+    } else {
+        access_scopes(cx, s, i);
     }
 }
 
 /// The scopes of memory access and image operands (MakePointerAvailable,
 /// MakePointerVisible, MakeTexelAvailable, MakeTexelVisible): memory scopes.
-fn access_scopes(cx: &mut Context<'_>, sync: &mut Option<Sync>, i: usize) {
+fn access_scopes(cx: &mut Context<'_>, s: &mut Sync, i: usize) {
     let n = cx.operands(i).len();
     for k in 0..n {
         if cx.operands(i)[k].kind == OperandKind::IdScope {
-            let s = sync.get_or_insert_with(|| Sync::new(cx));
             memory(cx, s, i, k);
         }
     }
 }
 
+/// After the walk: the execution models the scopes allow.
+fn finish(cx: &mut Context<'_>, s: &Sync) {
+    if !s.limits.is_empty() {
+        models(cx, &s.limits);
+    }
+}
+
 /// Report each limited instruction reached from an entry point whose execution
 /// model its limitation does not allow (once per instruction and limitation).
-fn models(cx: &mut Context<'_>, limits: &[(usize, usize, Limit)]) {
+fn models(cx: &mut Context<'_>, limits: &[(usize, usize, ScopeLimit)]) {
     let ir = cx.ir();
     let nf = ir.functions.len();
     // The index of function `id` (functions are in binary order).
@@ -692,7 +561,7 @@ fn models(cx: &mut Context<'_>, limits: &[(usize, usize, Limit)]) {
         let opn = opname(cx, i);
         let mname = OperandKind::ExecutionModel.enumerant(model).map_or("?", |e| e.name);
         let m = format!("{opn} is reached from a {mname} entry point: {}", limit.says());
-        let code = if limit == Limit::OldControlBarrier { "inst.barrier.execution-model" } else { "inst.scope.execution-model" };
+        let code = if limit == ScopeLimit::OldControlBarrier { "inst.barrier.execution-model" } else { "inst.scope.execution-model" };
         let related = cx.span(ep);
         let d = cx.error_at(code, i, k, m);
         d.label = format!("not allowed in a {mname} shader");

@@ -11,6 +11,7 @@
 use crate::grammar::{addressing_model, capability, op};
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::cfg::{Csr, EdgeKind, NONE};
 use crate::grammar::OperandKind;
 use alloc::format;
@@ -88,6 +89,12 @@ pub(super) static RULES: &[Rule] = &[
         explanation: "All incoming values of an OpPhi must have exactly its Result Type.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check_ssa)],
+    instructions: Instructions::None,
+};
 
 /// A finding, described with ids and instruction indices; worded afterwards.
 enum Finding {

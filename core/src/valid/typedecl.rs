@@ -8,9 +8,10 @@
 //! each file stays one family.
 
 use super::Context;
-use super::caps::Declared;
+use super::declared::Declared;
 use super::ids::generates_type;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{capability, op};
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -88,6 +89,12 @@ pub(super) static RULES: &[Rule] = &[
                       first one's id.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 const WIDTH: &str = "inst.typedecl.int-width";
 const ELEMENT: &str = "inst.typedecl.element-type";

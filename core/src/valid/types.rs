@@ -5,8 +5,9 @@
 
 use crate::grammar::{decoration, execution_mode, op, scope, storage_class};
 use super::Context;
-use super::caps::Declared;
+use super::declared::Declared;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::OperandKind;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -87,6 +88,12 @@ pub(super) static RULES: &[Rule] = &[
                       must be defined before the OpTypeCooperativeMatrixKHR.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 /// Decorations by target id: (member or u32::MAX, decoration, instruction index).
 struct Decorations {

@@ -6,6 +6,7 @@
 use super::Context;
 use super::ids::{is_debug, is_decoration};
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::grammar::{capability, op};
 use alloc::format;
 use alloc::vec::Vec;
@@ -31,6 +32,12 @@ pub(super) static RULES: &[Rule] = &[
                       function and use its result.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 /// Whether instruction `i` may use a function type's id.
 fn may_use_function_type(cx: &Context<'_>, i: usize, opcode: u16, function_pointers: bool) -> bool {

@@ -9,6 +9,7 @@
 use crate::grammar::{op, storage_class};
 use super::Context;
 use super::rules::Rule;
+use super::family::{Family, Instructions, Stage};
 use crate::binary::parse::decode_string;
 use crate::{Diagnostic, Span, TargetEnv};
 use alloc::format;
@@ -43,6 +44,12 @@ pub(super) static RULES: &[Rule] = &[
                       references. Fix: add the variable's id to the OpEntryPoint's interface.",
     },
 ];
+
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Binary, check_env), (Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 /// spirv-val's name of an environment in the version message.
 fn env_phrase(env: TargetEnv) -> String {

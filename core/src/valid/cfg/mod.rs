@@ -17,7 +17,14 @@ mod switch;
 
 pub(super) use rules::RULES;
 
+pub(super) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
+
 use super::Context;
+use super::family::{Family, Instructions, Stage};
 use crate::cfg::{FunctionCfg, ModuleCfg};
 use crate::diag::Related;
 use crate::grammar::capability;

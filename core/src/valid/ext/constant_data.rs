@@ -5,6 +5,7 @@ use crate::grammar::{decoration, op};
 use super::{has_decoration, scalar_int};
 use crate::valid::Context;
 use crate::valid::rules::Rule;
+use crate::valid::family::{Family, Instructions, Stage};
 use alloc::format;
 use alloc::string::String;
 
@@ -37,6 +38,12 @@ pub(in crate::valid) static RULES: &[Rule] = &[
                       integer elements, and the Width of each element must be 8.",
     },
 ];
+
+pub(in crate::valid) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     for i in 0..cx.insts().len() {

@@ -7,6 +7,7 @@ use super::{has_decoration, pointer_storage, scalar_int};
 use crate::grammar::OperandKind;
 use crate::valid::Context;
 use crate::valid::rules::Rule;
+use crate::valid::family::{Family, Instructions, Stage};
 use alloc::format;
 use alloc::string::String;
 
@@ -59,6 +60,12 @@ pub(in crate::valid) static RULES: &[Rule] = &[
                       cannot be bitcast at all.",
     },
 ];
+
+pub(in crate::valid) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 pub(in crate::valid) fn check(cx: &mut Context<'_>) {
     let insts = cx.insts();

@@ -5,6 +5,7 @@ use crate::grammar::{op, storage_class};
 use super::{is_pointer_to, pointer_type_of, scalar_int};
 use crate::valid::Context;
 use crate::valid::rules::Rule;
+use crate::valid::family::{Family, Instructions, Stage};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -43,6 +44,12 @@ pub(in crate::valid) static RULES: &[Rule] = &[
                       must be a pointer type with Function storage class.",
     },
 ];
+
+pub(in crate::valid) const FAMILY: Family = Family {
+    rules: RULES,
+    passes: &[(Stage::Sound, check)],
+    instructions: Instructions::None,
+};
 
 /// Whether `ty` is a concrete type: a numerical, boolean, vector, matrix, array,
 /// struct or pointer type (not void, not an opaque or function type).
