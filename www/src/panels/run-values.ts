@@ -2,6 +2,7 @@
 // default input of a binding, a buffer spec completed with the runtime
 // array's length, and a typed value flattened into table rows.
 import type { ReflectedResource, ShownValue, TypeNode } from "../api";
+import type { ValueView } from "../state";
 
 /** Elements of a runtime array when the user gave no length. */
 export const DEFAULT_LENGTH = 64;
@@ -151,12 +152,9 @@ export function leafBits(t: TypeNode, total: number): Map<string, LeafBits> {
   return out;
 }
 
-/** How a result table shows its values. */
-export type View = "typed" | "hex" | "float";
-
 /** A leaf's bytes as the view shows them: `hex` the little-endian value in
  *  hex (`0x3f800000`), `float` the bits read as a float of their width. */
-export function viewText(bytes: ArrayLike<number>, b: LeafBits | undefined, view: View): string | undefined {
+export function viewText(bytes: ArrayLike<number>, b: LeafBits | undefined, view: ValueView): string | undefined {
   if (view === "typed" || !b || b.offset + b.size > bytes.length) return undefined;
   let v = 0n;
   for (let i = b.size - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[b.offset + i]);
