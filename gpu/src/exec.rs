@@ -5,8 +5,7 @@
 //! the GPU it runs on the interpreter (on a copy of the buffers); one that
 //! does not terminate there is not sent (unless `force`). The interpreter's
 //! buffers, where its run finished, are compared with the GPU's: every
-//! difference is recorded ([`GpuExecutor::differences`]), the differential
-//! run of issue 11.
+//! difference is recorded ([`GpuExecutor::differences`]).
 
 use crate::{Backend, Gpu, GpuError, Job};
 use spvlab_core::amber::{Dispatch, ExecError, Executor};

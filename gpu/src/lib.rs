@@ -1,4 +1,4 @@
-//! The GPU runner (issue 11): one compute dispatch of a SPIR-V module on
+//! The GPU runner: one compute dispatch of a SPIR-V module on
 //! wgpu 30, natively on Vulkan (lavapipe here, any driver elsewhere) and in
 //! the browser on WebGPU, by one async code path ([`Gpu::run`]); natively
 //! [`Gpu::run_blocking`] drives it with wgpu's poll and a deadline.

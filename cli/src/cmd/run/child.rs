@@ -1,4 +1,4 @@
-//! GPU jobs in a child process (issue 11: a driver crash or a GPU hang is an
+//! GPU jobs in a child process (a driver crash or a GPU hang is an
 //! error that names the backend and the module, never a dead or stuck
 //! `spvlab`).
 //!
