@@ -47,6 +47,8 @@ export interface RunState {
   entries: ReflectedEntry[];
   specConstants: ReflectedSpecConstant[];
   reflectedValid: boolean;
+  /** Each bound variable's name as the text spells it (`%buf`), by id. */
+  bindingNames: Readonly<Record<number, string>>;
   /** The report version last asked for a reflection (one request each). */
   reflectAsked: number;
   /** Why the last reflection failed, or null. */
@@ -89,6 +91,7 @@ export function initialRunState(): RunState {
     entries: [],
     specConstants: [],
     reflectedValid: false,
+    bindingNames: {},
     reflectAsked: -1,
     reflectError: null,
     entry: "",

@@ -1,4 +1,4 @@
-// Amber files in the Run tab (issue 12): an opened or dropped `.amber` file
+// Amber files in the Run tab: an opened or dropped `.amber` file
 // puts its compute shader in the editor and its buffers, bindings, spec
 // constants and dispatch in the Run tab's inputs (web/src/amber.rs, on
 // core's amber::page); after each run its EXPECT lines are checked against

@@ -9,11 +9,11 @@
 // `AppState.run` (state.ts): its handlers only call `store.update`, and each
 // part renders from that state. Engine strings are untrusted: textContent
 // only.
-import type { ReflectedEntry, ReflectedResource, RunFailure, RunRequest, RunResult } from "../api";
+import type { IdInfo, ReflectedEntry, ReflectedResource, RunBuffer, RunFailure, RunRequest, RunResult } from "../api";
 import { byId, el } from "../dom";
 import type { Engine } from "../engine";
 import { errorText, type AppState, type AppStore, type RunOutcome, type RunState, type ValueView } from "../state";
-import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leafBits, leaves, sameBits, sizeText, typeName, viewText, withLength } from "./run-values";
+import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leaves, sameBits, sizeText, typeName, viewText, withLength } from "./run-values";
 
 export type { RunOutcome } from "../state";
 
@@ -107,6 +107,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     try {
       const r = await engine.send({ kind: "reflect" });
       const entries = (r.reflection?.entryPoints ?? []).filter((e) => e.executionModel === "GLCompute");
+      const report = store.get().report;
       const now = store.get().run;
       const keep = now.wantEntry ?? now.entry;
       setRun({
@@ -114,7 +115,8 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
         reflectError: null,
         entries,
         specConstants: r.reflection?.specConstants ?? [],
-        reflectedValid: store.get().report?.valid === true,
+        reflectedValid: report?.valid === true,
+        bindingNames: namesOf(entries, report?.ids ?? []),
         entry: entries.some((e) => e.name === keep) ? keep : (entries[0]?.name ?? ""),
         // A wanted entry point waits for the module that has it.
         wantEntry: entries.some((e) => e.name === now.wantEntry) ? undefined : now.wantEntry,
@@ -223,11 +225,11 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     const hr = el("tr");
     for (const h of ["binding", "name", "type", "bytes", "input", "N"]) hr.append(el("th", undefined, h));
     inputs.append(hr);
-    for (const res of inputsOf(e.resources)) inputs.append(inputRow(res));
+    for (const res of inputsOf(e.resources)) inputs.append(inputRow(res, r.bindingNames));
     renderSpecs(r);
   }
 
-  function inputRow(res: ReflectedResource): HTMLElement {
+  function inputRow(res: ReflectedResource, names: RunState["bindingNames"]): HTMLElement {
     const key = keyOf(res);
     const tr = el("tr");
     tr.dataset.key = key;
@@ -251,7 +253,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     inCell.append(input);
     tr.append(
       el("td", "run-key", res.kind === "pushConstant" ? "push" : key),
-      el("td", "run-name", res.name || `%${res.variable}`),
+      el("td", "run-name", names[res.variable] ?? `%${res.name || res.variable}`),
       el("td", "run-type", `${res.kind === "uniformBuffer" ? "uniform " : res.kind === "pushConstant" ? "push " : ""}${typeName(res.type)}`),
       el("td", "run-size", sizeText(res)),
       inCell,
@@ -396,12 +398,12 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       const key = `${buf.set}.${buf.binding}`;
       const ba = a?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
       const bb = b?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
-      const la = ba ? leaves(ba.value) : [];
-      const lb = bb ? leaves(bb.value) : [];
-      const n = Math.max(la.length, lb.length);
-      // Each leaf's bits, from the binding's reflected type.
-      const ty = entryOf(r)?.resources.find((x) => x.kind !== "pushConstant" && x.set === buf.set && x.binding === buf.binding)?.type;
-      const bits = ty ? leafBits(ty, buf.bytes.length) : new Map();
+      // One row per leaf of the run plan (where each value's bytes lie); the
+      // typed text is core's typed output of the same path.
+      const rows = buf.leaves;
+      const ta = typedTexts(ba);
+      const tb = typedTexts(bb);
+      const n = rows.length;
       const view = r.views[key] ?? "typed";
       const sec = el("section", "run-buffer");
       sec.dataset.key = key;
@@ -425,24 +427,21 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       const hr = el("tr");
       hr.append(el("th", undefined, "value"), el("th", undefined, "interpreter"), el("th", undefined, "WebGPU"));
       t.append(hr);
-      for (let i = 0; i < Math.min(n, MAX_ROWS); i++) {
-        const path = (la[i] ?? lb[i]).path;
-        const at = bits.get(path);
+      for (const at of rows.slice(0, MAX_ROWS)) {
         const tr = el("tr");
-        tr.dataset.path = path;
-        const text = (leaf: { text: string } | undefined, bytes: number[] | undefined) =>
-          leaf ? ((bytes && viewText(bytes, at, view)) ?? leaf.text) : "";
-        const ca = el("td", "cell", text(la[i], ba?.bytes));
+        tr.dataset.path = at.path;
+        const text = (typed: Map<string, string> | undefined, bytes: number[] | undefined) =>
+          typed && bytes ? (viewText(bytes, at, view) ?? typed.get(at.path) ?? "") : "";
+        const ca = el("td", "cell", text(ta, ba?.bytes));
         ca.dataset.backend = "interp";
-        const cb = el("td", "cell", text(lb[i], bb?.bytes));
+        const cb = el("td", "cell", text(tb, bb?.bytes));
         cb.dataset.backend = "wgpu";
-        // Differ: the leaf's bytes where its place is known, else its text.
-        const differ = ba && bb && (at ? !sameBits(ba.bytes, bb.bytes, at) : la[i]?.text !== lb[i]?.text);
-        if (differ) {
+        // Differ: the leaf's bytes.
+        if (ba && bb && !sameBits(ba.bytes, bb.bytes, at)) {
           tr.classList.add("differ");
           differing++;
         }
-        tr.append(el("td", "run-path", path), ca, cb);
+        tr.append(el("td", "run-path", at.path), ca, cb);
         t.append(tr);
       }
       sec.append(t);
@@ -466,7 +465,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     if (r.runs > 0) root.dataset.runs = String(r.runs);
   }
 
-  const layout = (s: AppState) => [s.run.entries, s.run.entry, s.run.specConstants, s.run.reflectedValid, s.run.reflectError];
+  const layout = (s: AppState) => [s.run.entries, s.run.entry, s.run.specConstants, s.run.reflectedValid, s.run.bindingNames, s.run.reflectError];
   store.watch(layout, renderInputs);
   store.watch((s) => [...layout(s), s.run.buffers, s.run.lengths, s.run.spec, s.run.workgroups], renderValues);
   store.watch((s) => [...layout(s), s.run.shown], renderMarks);
@@ -487,6 +486,24 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   };
 }
 
+/** Each bound variable's name as the analysis names it (the text's
+ *  spelling, for a text input), by id. */
+function namesOf(entries: ReflectedEntry[], ids: IdInfo[]): Record<number, string> {
+  const out: Record<number, string> = {};
+  const named = new Map(ids.map((i) => [i.id, i.name]));
+  for (const e of entries)
+    for (const res of e.resources) {
+      const name = named.get(res.variable);
+      if (name !== undefined) out[res.variable] = `%${name}`;
+    }
+  return out;
+}
+
+/** Core's typed text of each value of a buffer, by its path. */
+function typedTexts(b: RunBuffer | undefined): Map<string, string> | undefined {
+  return b && new Map(leaves(b.value).map((l) => [l.path, l.text]));
+}
+
 /** Mark a field invalid with `message` as its title, or clear the mark. */
 function mark(input: HTMLInputElement, message: string | undefined, title: string) {
   if (message === undefined) {
@@ -498,16 +515,15 @@ function mark(input: HTMLInputElement, message: string | undefined, title: strin
   }
 }
 
-/** The SpecId an input error names: `spec 3=x: ...` or `spec `x`: ...`. */
+/** The spec field a failure is about (its SpecId), from the plan's error. */
 function specField(f: RunFailure | undefined): string | undefined {
-  if (f?.kind !== "input") return undefined;
-  return (/^spec (\d+)=/.exec(f.message)?.[1] ?? /^spec `([^`]*)`/.exec(f.message)?.[1])?.trim();
+  return f?.plan?.error === "badSpec" ? String(f.plan.id) : undefined;
 }
 
-/** The binding key an input error names: `buffer 0.1 ...` or `push ...`. */
+/** The buffer field a failure is about (its binding key, or "push"), from
+ *  the plan's error. */
 function bufferField(f: RunFailure | undefined): string | undefined {
-  if (f?.kind !== "input") return undefined;
-  return /^buffer (\d+\.\d+)\b/.exec(f.message)?.[1] ?? (/^push\b/.test(f.message) ? "push" : undefined);
+  return f?.plan?.error === "badInput" ? f.plan.slot : undefined;
 }
 
 const KIND_WORDS: Record<string, string> = {
