@@ -469,7 +469,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   store.watch(layout, renderInputs);
   store.watch((s) => [...layout(s), s.run.buffers, s.run.lengths, s.run.spec, s.run.workgroups], renderValues);
   store.watch((s) => [...layout(s), s.run.shown], renderMarks);
-  store.watch((s) => [s.run.shown, s.run.running, s.run.forced, s.run.views, s.run.engineError, s.run.entries, s.run.entry], renderResults);
+  store.watch((s) => [s.run.shown, s.run.running, s.run.forced, s.run.views, s.run.engineError], renderResults);
   store.watch((s) => [s.run.entries, s.run.entry, s.run.running, s.run.runs, s.run.reflectedVersion], renderMarkers);
   // The reflection follows the analysis while the panel is open.
   store.watch(
