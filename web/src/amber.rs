@@ -177,7 +177,7 @@ pub fn export(a: &Analysis, req: &RunRequest) -> AmberExport {
     }
     let mut out = p.buffers.clone();
     if let Err(e) = interp::run(&p.ir, &p.opts, &mut out) {
-        return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e).replace("$INV", ""))));
+        return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e))));
     }
     let push = p.entry.resources.iter().any(|r| r.kind == ResourceKind::PushConstant).then_some(()).and(p.opts.push_constants.as_deref());
     let env = a.options().env;

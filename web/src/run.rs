@@ -233,13 +233,10 @@ impl Prepared {
     }
 }
 
-/// The step budget's message starts so (see `interp::run`).
-const NO_END: &str = "did not terminate";
-
 /// An interpreter error, located in the text.
 fn interp_failure(a: &Analysis, e: &RunError) -> RunFailure {
-    let message = a.run_error_message(e).replace("$INV", "");
-    let kind = if e.message.starts_with(NO_END) { "stepBudget" } else { "interp" };
+    let message = a.run_error_message(e);
+    let kind = if matches!(e.kind, interp::RunErrorKind::NoTermination { .. }) { "stepBudget" } else { "interp" };
     let (line, column) = e.inst.and_then(|i| a.inst_line_col(i)).map_or((None, None), |(l, c)| (Some(l), Some(c)));
     RunFailure { kind, code: None, message, line, column }
 }

@@ -471,10 +471,10 @@ fn gpu_backends(
             },
             #[cfg(feature = "gpu")]
             Backend::Gpu(g) => match &interp_result {
-                Err(err) if err.message.starts_with("did not terminate") && !force => Err(format!(
+                Err(err) if matches!(err.kind, interp::RunErrorKind::NoTermination { .. }) && !force => Err(format!(
                     "{}: not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
                     g.name(),
-                    err.message.replace("$INV", "")
+                    err.message()
                 )),
                 _ => backend::run_gpu(gpu_flags, *g, ir, words, opts, &inputs, path),
             },
