@@ -104,10 +104,10 @@ impl Executor for GpuExecutor {
             let mut copy = buffers.clone();
             match interp::run(d.ir, opts, &mut copy) {
                 Ok(_) => reference = Some(copy),
-                Err(e) if e.message.starts_with("did not terminate") && !self.force => {
+                Err(e) if matches!(e.kind, interp::RunErrorKind::NoTermination { .. }) && !self.force => {
                     return Err(ExecError::Other(format!(
                         "{name}: `{}` not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
-                        d.shader, e.message.replace("$INV", "")
+                        d.shader, e.message()
                     )));
                 }
                 Err(_) => {}

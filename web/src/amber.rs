@@ -167,7 +167,7 @@ pub fn export(a: &Analysis, req: &RunRequest) -> AmberExport {
     };
     let mut out = p.buffers.clone();
     if let Err(e) = interp::run(&p.ir, &p.options, &mut out) {
-        return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e).replace("$INV", ""))));
+        return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e))));
     }
     // The plan has push constants' bytes only where the entry point has them.
     let push = p.options.push_constants.as_deref();

@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
-use spvlab_core::interp::{self, Buffers, RunError, values};
+use spvlab_core::interp::{self, Buffers, RunError, RunErrorKind, values};
 use spvlab_core::plan::{Inputs, Leaf, Plan, PlanError, Slot, list_or_none};
 use std::collections::BTreeMap;
 
@@ -126,11 +126,15 @@ pub struct RunFailure {
     /// (core's `plan::PlanError`, tagged by `error`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanError>,
+    /// For `interp` and `stepBudget`: the interpreter's error as data (core's
+    /// `interp::RunErrorKind`, tagged by `kind`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunErrorKind>,
 }
 
 impl RunFailure {
     pub fn new(kind: &'static str, message: impl Into<String>) -> RunFailure {
-        RunFailure { kind, code: None, message: message.into(), line: None, column: None, plan: None }
+        RunFailure { kind, code: None, message: message.into(), line: None, column: None, plan: None, run: None }
     }
 }
 
@@ -231,15 +235,12 @@ pub fn interp(plan: &Plan, a: &Analysis) -> RunResult {
     }
 }
 
-/// The step budget's message starts so (see `interp::run`).
-const NO_END: &str = "did not terminate";
-
 /// An interpreter error, located in the text.
 fn interp_failure(a: &Analysis, e: &RunError) -> RunFailure {
-    let message = a.run_error_message(e).replace("$INV", "");
-    let kind = if e.message.starts_with(NO_END) { "stepBudget" } else { "interp" };
+    let message = a.run_error_message(e);
+    let kind = if matches!(e.kind, RunErrorKind::NoTermination { .. }) { "stepBudget" } else { "interp" };
     let (line, column) = e.inst.and_then(|i| a.inst_line_col(i)).map_or((None, None), |(l, c)| (Some(l), Some(c)));
-    RunFailure { line, column, ..RunFailure::new(kind, message) }
+    RunFailure { line, column, run: Some(e.kind.clone()), ..RunFailure::new(kind, message) }
 }
 
 /// `session.run(request)`: the interpreter.

@@ -432,12 +432,15 @@ fn gpu_backends(
         let r = match b {
             Backend::Interp => match &interp_result {
                 Ok(_) => Ok(reference.clone()),
-                Err(err) => Err(backend::Failure::Interp { unsupported: err.message.starts_with("not supported"), text: located(a, path, err).trim_end().to_string() }),
+                Err(err) => Err(backend::Failure::Interp {
+                    unsupported: matches!(err.kind, interp::RunErrorKind::NotSupported { .. } | interp::RunErrorKind::NotSupportedFeature { .. }),
+                    text: located(a, path, err).trim_end().to_string(),
+                }),
             },
             #[cfg(feature = "gpu")]
             Backend::Gpu(g) => match &interp_result {
-                Err(err) if err.message.starts_with("did not terminate") && !force => {
-                    Err(backend::Failure::NotSent { backend: g.name(), message: err.message.replace("$INV", "") })
+                Err(err) if matches!(err.kind, interp::RunErrorKind::NoTermination { .. }) && !force => {
+                    Err(backend::Failure::NotSent { backend: g.name(), message: err.message() })
                 }
                 _ => backend::run_gpu(gpu_flags, *g, plan, path),
             },
