@@ -125,6 +125,7 @@ test("an endless loop shows the step-budget error, located, and is not dispatche
   await load(ENDLESS, "vulkan1.3");
   const r = await runOnce(page);
   assert.equal(r.interp.error?.kind, "stepBudget", JSON.stringify(r.interp));
+  assert.equal(r.interp.error.run?.kind, "noTermination", "the interpreter's error, as data");
   assert.equal(r.gpu.error?.kind, "stepBudget", JSON.stringify(r.gpu));
   assert.match(r.gpu.error.message, /^not dispatched/);
   assert.equal(r.gpu.adapter, undefined, "no GPU was asked");

@@ -345,7 +345,13 @@ export interface RunFailure {
   column?: number;
   /** For "input" and "module": what the run plan found wrong, as data. */
   plan?: PlanError;
+  /** For "interp" and "stepBudget": the interpreter's error, as data. */
+  run?: RunErrorKind;
 }
+
+/** The interpreter's error (core's interp::RunErrorKind, tagged by `kind`:
+ *  "noTermination" with `steps` and `block`, "outOfBounds", "dataRace", ...). */
+export type RunErrorKind = { kind: string } & Record<string, unknown>;
 
 /** What `session.run(request)` answers, and `session.runGpu(request)`'s
  *  promise resolves to (it never rejects). */
