@@ -21,7 +21,8 @@
 //! 7. [`analysis`]: one analysis of a module and its views (the page's report,
 //!    the DOT drawing, rendered diagnostics);
 //! 8. [`share`]: share links; [`amber`]: AmberScript (compute subset) and its
-//!    runner on the interpreter.
+//!    runner on the interpreter; [`plan`]: the run plan (an analysis and a
+//!    user's inputs to what a backend runs).
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -37,6 +38,7 @@ pub mod grammar;
 pub mod interp;
 pub mod ir;
 pub mod module;
+pub mod plan;
 pub mod reflect;
 #[cfg(feature = "serde")]
 pub mod share;

@@ -68,7 +68,7 @@ fn run_compute(words: &[u32]) {
     let Ok(module) = spvlab_core::binary::read_words(words) else { return };
     let ir = spvlab_core::ir::Ir::build(module);
     let refl = spvlab_core::reflect::reflect(&ir);
-    for e in refl.entry_points.iter().filter(|e| e.execution_model == "GLCompute") {
+    for e in refl.entry_points.iter().filter(|e| e.execution_model == spvlab_core::reflect::ExecutionModel::GLCompute) {
         let invocations = e
             .workgroup_size
             .map_or(1, |w| [w.x, w.y, w.z].iter().fold(1u64, |n, d| n.saturating_mul(d.unwrap_or(1) as u64)));

@@ -143,3 +143,54 @@ OpStore %p %x
 OpReturn
 OpFunctionEnd
 `;
+
+// A block with padding and arrays, and no OpName: the text calls the buffer
+// `%buf`. Offsets by the decorations: a 0; v (vec3<u32>) 16; e (array<E, 2>,
+// stride 16; E = { x 0, y 8 }) 32; arr (array<u32, 3>, stride 8) 64; b (f32)
+// 88; 92 bytes. The shader stores `a` back: the buffer comes out as it went in.
+export const PADDED = `OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %buf
+OpExecutionMode %main LocalSize 1 1 1
+OpMemberName %S 0 "a"
+OpMemberName %S 1 "v"
+OpMemberName %S 2 "e"
+OpMemberName %S 3 "arr"
+OpMemberName %S 4 "b"
+OpMemberName %E 0 "x"
+OpMemberName %E 1 "y"
+OpMemberDecorate %E 0 Offset 0
+OpMemberDecorate %E 1 Offset 8
+OpDecorate %arrE ArrayStride 16
+OpDecorate %arr3 ArrayStride 8
+OpMemberDecorate %S 0 Offset 0
+OpMemberDecorate %S 1 Offset 16
+OpMemberDecorate %S 2 Offset 32
+OpMemberDecorate %S 3 Offset 64
+OpMemberDecorate %S 4 Offset 88
+OpDecorate %S Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%u32 = OpTypeInt 32 0
+%f32 = OpTypeFloat 32
+%v3 = OpTypeVector %u32 3
+%c0 = OpConstant %u32 0
+%c2 = OpConstant %u32 2
+%c3 = OpConstant %u32 3
+%E = OpTypeStruct %u32 %u32
+%arrE = OpTypeArray %E %c2
+%arr3 = OpTypeArray %u32 %c3
+%S = OpTypeStruct %u32 %v3 %arrE %arr3 %f32
+%pS = OpTypePointer StorageBuffer %S
+%buf = OpVariable %pS StorageBuffer
+%pu = OpTypePointer StorageBuffer %u32
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %pu %buf %c0
+%x = OpLoad %u32 %p
+OpStore %p %x
+OpReturn
+OpFunctionEnd
+`;

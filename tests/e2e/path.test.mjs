@@ -212,11 +212,11 @@ for (const { fig, dirs, expected } of FIGS) {
     assert.ok(r.interp?.ok, `fig. ${fig}: ${JSON.stringify(r.interp?.error)}`);
     const want = expected.split(" ");
     // The path the module recorded: out.block[i] = N for block bN, then zeros.
-    const out = r.interp.buffers.find((b) => b.name === "out");
+    const out = r.interp.buffers.find((b) => b.name === "%out");
     const recorded = out.value.block.filter((n) => n !== 0).map((n) => `b${n}`);
     assert.deepEqual(recorded, want, `fig. ${fig}: the output buffer's recorded path`);
     // WebGPU (SwiftShader) records the same path: the fleshing's own oracle.
-    if (r.gpu?.ok) assert.deepEqual(r.gpu.buffers.find((b) => b.name === "out").bytes, out.bytes, `fig. ${fig}: WebGPU's recorded path`);
+    if (r.gpu?.ok) assert.deepEqual(r.gpu.buffers.find((b) => b.name === "%out").bytes, out.bytes, `fig. ${fig}: WebGPU's recorded path`);
     else console.log(`# fig. ${fig}: WebGPU not compared (${r.gpu?.error?.kind}: ${r.gpu?.error?.message})`);
 
     // A cell of `out` (not indexed by the invocation's id: the path bar's 0,0,0).

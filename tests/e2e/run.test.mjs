@@ -6,13 +6,15 @@
 // * an endless loop shows the step-budget error, located (the jump moves the
 //   editor's cursor to the line), and is not dispatched until the user says so;
 // * a module our lowering refuses shows the reason code, and the
-//   interpreter's result.
+//   interpreter's result;
+// * a binding is named as the text spells it, and each value is read where
+//   the layout rules put it (offsets worked out by hand).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { root, serveDist, openPage, setText, screenshot, launch, loadForRun, runOnce } from "./lib.mjs";
-import { ENDLESS, INT64, LAYOUT, SIN, SPEC } from "./modules.mjs";
+import { ENDLESS, INT64, LAYOUT, PADDED, SIN, SPEC } from "./modules.mjs";
 
 const gallery = path.join(root, "www/src/gallery");
 
@@ -80,8 +82,9 @@ test("every gallery compute example runs with one click on both backends, giving
       assert.deepEqual(r.gpu.buffers[i].bytes, r.interp.buffers[i].bytes, `${e.id}: buffer ${r.interp.buffers[i].name}, byte for byte`);
     assert.equal(await page.locator("tr.differ").count(), 0, `${e.id}: nothing marked as differing`);
     for (const x of e.expected) {
-      const b = r.interp.buffers.find((b) => b.name === x.buffer);
-      assert.ok(b, `${e.id}: a buffer named ${x.buffer}`);
+      // The caption's `buf` is the binding the text calls `%buf`.
+      const b = r.interp.buffers.find((b) => b.name === `%${x.buffer}`);
+      assert.ok(b, `${e.id}: a buffer named %${x.buffer}`);
       const key = `${b.set}.${b.binding}`;
       assert.equal(await cell(key, x.path, "interp"), x.value, `${e.id}: ${x.buffer}.${x.path} on the interpreter`);
       assert.equal(await cell(key, x.path, "wgpu"), x.value, `${e.id}: ${x.buffer}.${x.path} on WebGPU`);
@@ -122,6 +125,7 @@ test("an endless loop shows the step-budget error, located, and is not dispatche
   await load(ENDLESS, "vulkan1.3");
   const r = await runOnce(page);
   assert.equal(r.interp.error?.kind, "stepBudget", JSON.stringify(r.interp));
+  assert.equal(r.interp.error.run?.kind, "noTermination", "the interpreter's error, as data");
   assert.equal(r.gpu.error?.kind, "stepBudget", JSON.stringify(r.gpu));
   assert.match(r.gpu.error.message, /^not dispatched/);
   assert.equal(r.gpu.adapter, undefined, "no GPU was asked");
@@ -172,6 +176,14 @@ test("an input error is shown and its field marked", async () => {
   assert.equal(await page.locator('input.run-input[data-key="0.1"]').getAttribute("aria-invalid"), "true");
   assert.equal(await page.locator('input.run-input[data-key="0.0"]').getAttribute("aria-invalid"), null);
   assert.match(await page.locator('.run-backend[data-backend="interp"] .run-error').textContent(), /0\.1/);
+  // The field marked is the one the plan's error names, whatever its message says.
+  await page.evaluate(() => {
+    const o = structuredClone(window.spvlab.run.last());
+    o.interp.error = { kind: "input", message: "buffer 0.1: spec 3=1", plan: { error: "badInput", slot: "0.0", input: "seq:0,1", column: 1, reason: "r" } };
+    window.spvlab.run.show(o);
+  });
+  assert.equal(await page.locator('input.run-input[data-key="0.0"]').getAttribute("aria-invalid"), "true");
+  assert.equal(await page.locator('input.run-input[data-key="0.1"]').getAttribute("aria-invalid"), null);
   await page.fill('input.run-input[data-key="0.1"]', "zeros");
   const ok = await runOnce(page);
   assert.ok(ok.interp.ok && ok.gpu.ok, JSON.stringify([ok.interp.error, ok.gpu.error]));
@@ -253,6 +265,15 @@ test("spec constants: one field each (SpecId, name, type, default), reaching bot
   assert.equal(r.interp.error?.kind, "input", JSON.stringify(r.interp));
   assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("aria-invalid"), "true");
   assert.match(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("title"), /SpecId 3/);
+  assert.deepEqual(r.interp.error.plan, { error: "badSpec", id: 3, value: "-1", reason: r.interp.error.plan?.reason });
+  // A message that names a buffer does not mark it: the plan's error says what.
+  await page.evaluate(() => {
+    const o = structuredClone(window.spvlab.run.last());
+    o.interp.error.message = "buffer 0.0 `x`: push";
+    window.spvlab.run.show(o);
+  });
+  assert.equal(await page.locator('input.run-spec[data-spec-id="3"]').getAttribute("aria-invalid"), "true");
+  assert.equal(await page.locator('input.run-input[data-key="0.0"]').getAttribute("aria-invalid"), null);
   await page.fill('input.run-spec[data-spec-id="3"]', "");
   r = await runOnce(page);
   assert.ok(r.interp.ok && r.gpu.ok);
@@ -287,6 +308,47 @@ test("the hex view reads each value at its place: struct members by name, a vect
   assert.equal(await cell("0.0", "v[0]", "interp"), String(shortest));
   await page.locator('section.run-buffer[data-key="0.0"] button.run-view[data-view="typed"]').click();
   assert.equal(await cell("0.0", "a", "interp"), String(0x03020100));
+  await page.locator("#run-defaults").click();
+});
+
+test("a binding the text names with no OpName is named as the text spells it, never by number", async () => {
+  await load(PADDED, "vulkan1.3");
+  assert.equal(await page.locator('#run-inputs tr[data-key="0.0"] td.run-name').textContent(), "%buf");
+  const r = await runOnce(page);
+  assert.ok(r.interp.ok, JSON.stringify(r.interp.error));
+  assert.match(await page.locator('section.run-buffer[data-key="0.0"] h3').textContent(), /^0\.0 %buf \(/);
+  for (const n of await page.locator("#panel-run td.run-name, #panel-run section.run-buffer h3").allTextContents())
+    assert.doesNotMatch(n, /%\d+\b/, `a binding named by number: ${n}`);
+});
+
+/** The shortest text of the f32 whose little-endian bytes are `b`. */
+function f32Text(b) {
+  const f = new DataView(Uint8Array.from(b).buffer).getFloat32(0, true);
+  return String([...Array(9).keys()].map((p) => Number(f.toPrecision(p + 1))).find((x) => Math.fround(x) === f));
+}
+
+test("a block with padding and arrays shows each value read at the offset the layout rules give", async () => {
+  await load(PADDED, "vulkan1.3");
+  // Byte i holds i, padding included.
+  const bytes = Array.from({ length: 92 }, (_, i) => i);
+  await page.fill('input.run-input[data-key="0.0"]', `hex: ${bytes.map((b) => b.toString(16).padStart(2, "0")).join(" ")}`);
+  const r = await runOnce(page);
+  assert.ok(r.interp.ok, JSON.stringify(r.interp.error));
+  // Offsets worked out by hand from the Offset and ArrayStride decorations
+  // (modules.mjs): padding after a (4..15), after v (28..31), after each
+  // E's x (4 bytes) and y (4 bytes), after each element of arr (4 bytes).
+  const want = { a: 0, "v[0]": 16, "v[1]": 20, "v[2]": 24, "e[0].x": 32, "e[0].y": 40, "e[1].x": 48, "e[1].y": 56, "arr[0]": 64, "arr[1]": 72, "arr[2]": 80, b: 88 };
+  const sec = page.locator('section.run-buffer[data-key="0.0"]');
+  assert.deepEqual(await sec.locator("tr[data-path]").evaluateAll((rs) => rs.map((x) => x.dataset.path)), Object.keys(want));
+  const backends = r.gpu.ok ? ["interp", "wgpu"] : ["interp"];
+  console.log(`# padded block: WebGPU ${r.gpu.ok ? "ran it too" : `did not run it (${r.gpu.error?.kind}: ${r.gpu.error?.message})`}`);
+  const u32 = (o) => bytes[o] + bytes[o + 1] * 2 ** 8 + bytes[o + 2] * 2 ** 16 + bytes[o + 3] * 2 ** 24;
+  for (const [p, o] of Object.entries(want))
+    for (const b of backends) assert.equal(await cell("0.0", p, b), p === "b" ? f32Text(bytes.slice(o, o + 4)) : String(u32(o)), `${p} on ${b}`);
+  await sec.locator('button.run-view[data-view="hex"]').click();
+  const hex = (o) => `0x${[3, 2, 1, 0].map((k) => bytes[o + k].toString(16).padStart(2, "0")).join("")}`;
+  for (const [p, o] of Object.entries(want)) for (const b of backends) assert.equal(await cell("0.0", p, b), hex(o), `${p} on ${b}, hex`);
+  await sec.locator('button.run-view[data-view="typed"]').click();
   await page.locator("#run-defaults").click();
 });
 

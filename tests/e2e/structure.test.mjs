@@ -1,6 +1,7 @@
-// The front end's structure, read from www/src (no
-// browser): no module-level mutable state outside the store, no empty
-// `catch`, the CFG panel in parts, and no Run tab left behind.
+// The front end's structure, read from www/src (no browser): no
+// module-level mutable state outside the store, no empty `catch`, no
+// pattern run over a message, the CFG panel in parts, and no Run tab left
+// behind.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
@@ -54,6 +55,23 @@ test("no empty catch in www/src: every error reaches the user or the console", a
     const rel = path.relative(src, f);
     for (const m of text.matchAll(/catch\s*(\([^)]*\))?\s*\{\s*\}/g)) bad.push(`${rel}: ${m[0]}`);
     for (const m of text.matchAll(/\.catch\(\s*(\(\s*\w*\s*\)|\w+)\s*=>\s*(\{\s*\}|undefined|null|void 0)\s*\)/g)) bad.push(`${rel}: ${m[0]}`);
+  }
+  assert.deepEqual(bad, []);
+});
+
+test("no matching on message text in www/src: the page reads fields", async () => {
+  // A message is for the user: the page never runs a pattern, a prefix or a
+  // substring test over one to learn what it says.
+  const bad = [];
+  const tests = /\.(exec|test|match|matchAll|search|startsWith|endsWith|includes|indexOf|split|replace)\([^()]*\bmessage\b/;
+  const on = /\bmessage\s*\??\.\s*(match|matchAll|search|startsWith|endsWith|includes|indexOf|split|replace|slice|substring)\(/;
+  for (const f of await sources()) {
+    const rel = path.relative(src, f);
+    code(await readFile(f, "utf8"))
+      .split("\n")
+      .forEach((l, i) => {
+        if (tests.test(l) || on.test(l)) bad.push(`${rel}:${i + 1}: ${l.trim()}`);
+      });
   }
   assert.deepEqual(bad, []);
 });

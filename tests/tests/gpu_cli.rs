@@ -15,7 +15,7 @@
 //! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
 
 use spvlab_tests::{corpus_or_skip, run_spvlab, scratch, spvlab_bin};
-use spvlab_web::gpu::Gpu;
+use spvlab_gpu::Gpu;
 
 /// out.data[i] = u.k[i] * pc.mul + i, i = GlobalInvocationId.x.
 const KERNEL: &str = r#"

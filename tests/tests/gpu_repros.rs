@@ -20,7 +20,7 @@
 
 use spvlab_core::amber::{self, Executor, Interpreter, RunOptions};
 use spvlab_tests::{assert_valid_module, root};
-use spvlab_web::gpu::{Backend, Gpu, GpuExecutor};
+use spvlab_gpu::{Backend, Gpu, GpuExecutor};
 
 struct Repro {
     name: String,

@@ -56,7 +56,7 @@ fn corpus_cases_run_without_panics() {
             Ok(Ok(_)) => finished += 1,
             Ok(Err(e)) => {
                 let m: String = e
-                    .message
+                    .message()
                     .chars()
                     .map(|c| if c.is_ascii_digit() { '#' } else { c })
                     .collect();

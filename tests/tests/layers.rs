@@ -3,7 +3,7 @@
 //!
 //! Bottom up (core/src/lib.rs says the same): 1 grammar; 2 binary, module,
 //! diag, env; 3 ir, text; 4 cfg; 5 valid, reflect; 6 interp, wgsl; 7 analysis;
-//! 8 share, amber, flesh.
+//! 8 share, amber, flesh, plan.
 //!
 //! Every `crate::NAME` path outside comments and strings counts, in `use`
 //! lines and inline alike. Tests (`tests.rs` files, `#[cfg(test)]` modules) are
@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["valid", "reflect"],
     &["interp", "wgsl"],
     &["analysis"],
-    &["share", "amber", "flesh"],
+    &["share", "amber", "flesh", "plan"],
 ];
 
 fn layer(module: &str) -> Option<usize> {

@@ -252,7 +252,7 @@ fn reflection_agrees_with_amber_files() {
         let ir = Ir::build(module);
         let r = reflect(&ir);
         modules += 1;
-        let Some(entry) = r.entry_points.iter().find(|e| e.execution_model == "GLCompute") else {
+        let Some(entry) = r.entry_points.iter().find(|e| e.execution_model == spvlab_core::reflect::ExecutionModel::GLCompute) else {
             mismatches.push(format!("{file}: no GLCompute entry point"));
             continue;
         };

@@ -27,7 +27,7 @@ use spvlab_core::ir::Ir;
 use spvlab_core::text::{AsmOptions, assemble};
 use spvlab_core::{TargetEnv, binary, cfg, wgsl};
 use spvlab_tests::{reference_or_skip, root, run_tool, scratch};
-use spvlab_web::gpu::{Backend, Gpu, Job};
+use spvlab_gpu::{Backend, Gpu, Job};
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -14,8 +14,7 @@ use crate::{Session, from_js_or_default, to_js_json};
 use serde::{Deserialize, Serialize};
 use spvlab_core::amber::{self, AmberError};
 use spvlab_core::analysis::Analysis;
-use spvlab_core::interp::{self, Buffers, values};
-use spvlab_core::reflect::ResourceKind;
+use spvlab_core::interp::{self, Buffers};
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
@@ -166,22 +165,14 @@ pub fn export(a: &Analysis, req: &RunRequest) -> AmberExport {
     let Some(ir0) = a.ir() else {
         return fail(run::RunFailure::new("module", "there is no module"));
     };
-    let mut specs = Vec::new();
-    for (id, v) in &req.spec {
-        // `prepare` read these already: they parse.
-        if let Ok(n) = id.trim().parse::<u32>()
-            && let Ok(x) = values::spec_value(ir0, n, v)
-        {
-            specs.push((n, x));
-        }
-    }
     let mut out = p.buffers.clone();
-    if let Err(e) = interp::run(&p.ir, &p.opts, &mut out) {
-        return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e).replace("$INV", ""))));
+    if let Err(e) = interp::run(&p.ir, &p.options, &mut out) {
+        return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e))));
     }
-    let push = p.entry.resources.iter().any(|r| r.kind == ResourceKind::PushConstant).then_some(()).and(p.opts.push_constants.as_deref());
+    // The plan has push constants' bytes only where the entry point has them.
+    let push = p.options.push_constants.as_deref();
     let env = a.options().env;
-    let text = amber::page::export_run(a, ir0, env, &p.entry, &specs, p.opts.workgroups, &p.buffers, &out, push);
+    let text = amber::page::export_run(a, ir0, env, &p.entry, &p.spec, p.options.workgroups, &p.buffers, &out, push);
     AmberExport { text: Some(text), error: None }
 }
 

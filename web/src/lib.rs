@@ -38,8 +38,6 @@
 //! throw a JavaScript `Error` built from [`WebError`].
 
 pub mod amber;
-#[cfg(feature = "gpu")]
-pub mod gpu;
 pub mod run;
 pub mod teach;
 pub mod wgsl;
@@ -378,7 +376,7 @@ mod web_gpu {
     thread_local! {
         /// The device and the adapter in words, kept from one run to the
         /// next (made again once lost).
-        static GPU: core::cell::RefCell<Option<(std::rc::Rc<crate::gpu::Gpu>, String)>> = const { core::cell::RefCell::new(None) };
+        static GPU: core::cell::RefCell<Option<(std::rc::Rc<spvlab_gpu::Gpu>, String)>> = const { core::cell::RefCell::new(None) };
     }
 
     #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
@@ -412,14 +410,14 @@ mod web_gpu {
     }
 
     #[cfg(all(feature = "gpu", target_arch = "wasm32"))]
-    async fn device() -> Result<(std::rc::Rc<crate::gpu::Gpu>, String), String> {
+    async fn device() -> Result<(std::rc::Rc<spvlab_gpu::Gpu>, String), String> {
         if let Some(g) = GPU.with(|g| g.borrow().clone()).filter(|g| !g.0.is_lost()) {
             return Ok(g);
         }
         let Some(nav_gpu) = navigator_gpu() else {
             return Err("this browser has no WebGPU (navigator.gpu is missing; Chromium needs a GPU or --enable-unsafe-webgpu)".into());
         };
-        let g = std::rc::Rc::new(crate::gpu::Gpu::new().await?);
+        let g = std::rc::Rc::new(spvlab_gpu::Gpu::new().await?);
         let name = adapter_words(&nav_gpu).await.unwrap_or_else(|| g.info().to_string());
         GPU.with(|c| *c.borrow_mut() = Some((g.clone(), name.clone())));
         Ok((g, name))
@@ -429,7 +427,7 @@ mod web_gpu {
     pub fn promise(job: Job) -> js_sys::Promise {
         wasm_bindgen_futures::future_to_promise(async move {
             // In the browser `wait` does nothing, except for the test hook.
-            let wait = |d: &wgpu::Device| {
+            let wait = |d: &spvlab_gpu::wgpu::Device| {
                 if LOSE.with(|l| l.replace(false)) {
                     d.destroy();
                 }
@@ -437,7 +435,7 @@ mod web_gpu {
             };
             let mut r = match device().await {
                 Ok((gpu, name)) => run::RunResult { adapter: Some(name), ..job.run(&gpu, &wait).await },
-                Err(m) => job.prepared.failed("wgpu", run::RunFailure::new("noDevice", m)),
+                Err(m) => run::failed(&job.plan, "wgpu", run::RunFailure::new("noDevice", m)),
             };
             // A lost device is dropped here: the next run makes a new one
             // (no reload).

@@ -1,12 +1,14 @@
-//! Running the session's module (issue 11, for the Run panel of issue 12):
-//! on the interpreter ([`run_interp`], `session.run`) and on the GPU
-//! ([`run_gpu`], `session.runGpu`: WebGPU in the browser, Vulkan natively,
-//! by the one async path of [`crate::gpu`]).
+//! Running the session's module for the Run panel: on the interpreter
+//! ([`run_interp`], `session.run`) and on the GPU (`gpu_guard` and
+//! `GpuRun::run`, `session.runGpu`: WebGPU in the browser, Vulkan natively,
+//! by the one async path of the `spvlab-gpu` crate).
 //!
 //! Both take the same [`RunRequest`] (inputs in the interpreter's input
-//! language, by binding) and answer the same [`RunResult`]: each bound
-//! buffer's bytes and its contents read by core's typed output
-//! ([`values::show`]), or a typed [`RunFailure`]. The GPU is guarded by the
+//! language, by binding), make core's run plan of it ([`prepare`]) and
+//! answer the same [`RunResult`]: each bound buffer's bytes, its contents
+//! read by core's typed output ([`values::show`]) and the plan's leaves, or
+//! a typed [`RunFailure`] (with the plan's `PlanError` where the plan
+//! failed). The GPU is guarded by the
 //! interpreter's step budget: a module that does not terminate there is not
 //! dispatched (kind `stepBudget`) unless the request says `force`; a module
 //! our WGSL lowering refuses comes back as kind `refused` with the
@@ -14,9 +16,8 @@
 
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
-use spvlab_core::interp::{self, Buffers, RunError, values};
-use spvlab_core::ir::Ir;
-use spvlab_core::reflect::{self, EntryReflection, ResourceKind};
+use spvlab_core::interp::{self, Buffers, RunError, RunErrorKind, values};
+use spvlab_core::plan::{Inputs, Leaf, Plan, PlanError, Slot, list_or_none};
 use std::collections::BTreeMap;
 
 /// What `session.run` and `session.runGpu` are given (every field optional).
@@ -90,12 +91,16 @@ fn trace_of(req: &RunRequest) -> interp::Trace {
 pub struct BufferValue {
     pub set: u32,
     pub binding: u32,
+    /// Its name as the text spells it (`%buf`).
     pub name: String,
     /// `storage buffer` or `uniform buffer`.
     pub kind: &'static str,
     pub bytes: Vec<u8>,
     /// The bytes read by the binding's type tree (core's typed output).
     pub value: values::Shown,
+    /// Where each scalar of `bytes` lies (the plan's leaves: path, offset,
+    /// size, kind), in the order of `value`'s leaves.
+    pub leaves: Vec<Leaf>,
 }
 
 /// Why a run gave no output.
@@ -117,137 +122,131 @@ pub struct RunFailure {
     pub line: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
+    /// For `input` and `module` from the plan: what is wrong, as data
+    /// (core's `plan::PlanError`, tagged by `error`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanError>,
+    /// For `interp` and `stepBudget`: the interpreter's error as data (core's
+    /// `interp::RunErrorKind`, tagged by `kind`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunErrorKind>,
 }
 
 impl RunFailure {
     pub fn new(kind: &'static str, message: impl Into<String>) -> RunFailure {
-        RunFailure { kind, code: None, message: message.into(), line: None, column: None }
+        RunFailure { kind, code: None, message: message.into(), line: None, column: None, plan: None, run: None }
     }
 }
 
-/// A module made ready to run: specialized, its entry point reflected, its
-/// buffers filled from the request.
-pub struct Prepared {
-    pub words: Vec<u32>,
-    pub ir: Ir,
-    pub entry: EntryReflection,
-    pub opts: interp::Options,
-    pub buffers: Buffers,
+/// A plan's error in the page's words.
+pub fn plan_message(e: &PlanError) -> String {
+    match e {
+        PlanError::NoModule => "there is no valid module to run (see the diagnostics)".into(),
+        PlanError::BadSpec { id, value, reason } => format!("spec {id}={value}: {reason}"),
+        PlanError::Unreadable { reason } => format!("the specialized module does not read back: {reason}"),
+        PlanError::NoSuchEntry { name, available, .. } => {
+            format!("no GLCompute entry point `{name}` (the module has: {})", list_or_none(available.iter().map(|n| format!("`{n}`"))))
+        }
+        PlanError::NoEntry { .. } => "the module has no GLCompute entry point".into(),
+        PlanError::UnknownBuffer { slot, entry, available } => format!(
+            "buffer `{slot}`: entry point `{entry}` binds no such buffer (its buffers: {})",
+            list_or_none(available.iter().map(|s| s.to_string()))
+        ),
+        PlanError::UnknownParameter { slot, entry, .. } => format!("buffer `{slot}`: kernel `{entry}` has no parameter there"),
+        PlanError::BadInput { slot: Slot::Push, input, column, reason } => format!("push `{input}`: column {column}: {reason}"),
+        PlanError::BadInput { slot, input, column, reason } => format!("buffer {slot} `{input}`: column {column}: {reason}"),
+        PlanError::MissingPointer { index, name } => format!("kernel parameter {index} (`{name}`) is a pointer: give its buffer"),
+    }
 }
 
-/// Specialize the analysed module, pick its entry point and fill its buffers.
-pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Prepared, RunFailure> {
-    let Some(ir0) = a.ir().filter(|_| a.is_valid()) else {
-        return Err(RunFailure::new("module", "there is no valid module to run (see the diagnostics)"));
-    };
-    let mut values = Vec::new();
+fn plan_failure(e: PlanError) -> RunFailure {
+    let kind = if e.is_input() { "input" } else { "module" };
+    RunFailure { plan: Some(e.clone()), ..RunFailure::new(kind, plan_message(&e)) }
+}
+
+/// The plan of a request on the analysed module (GLCompute entry points).
+pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Plan, RunFailure> {
+    let mut spec = Vec::new();
     for (id, v) in &req.spec {
         let Ok(n) = id.trim().parse::<u32>() else {
             return Err(RunFailure::new("input", format!("spec `{id}`: a SpecId is a number")));
         };
-        let x = values::spec_value(ir0, n, v).map_err(|m| RunFailure::new("input", format!("spec {n}={v}: {m}")))?;
-        values.push((n, x));
+        spec.push((n, v.clone()));
     }
-    let mut words = a.words().to_vec();
-    interp::specialize(&mut words, &values);
-    let module = spvlab_core::binary::read_words(&words)
-        .map_err(|e| RunFailure::new("module", format!("the specialized module does not read back: {}", e.message())))?;
-    let ir = Ir::build(module);
-    let refl = reflect::reflect(&ir);
-    let computes: Vec<&EntryReflection> = refl.entry_points.iter().filter(|e| e.execution_model == "GLCompute").collect();
-    let entry = match &req.entry {
-        Some(n) => computes.iter().find(|e| &e.name == n).copied().ok_or_else(|| {
-            let names: Vec<String> = computes.iter().map(|e| format!("`{}`", e.name)).collect();
-            RunFailure::new("input", format!("no GLCompute entry point `{n}` (the module has: {})", if names.is_empty() { "none".into() } else { names.join(", ") }))
-        })?,
-        None => computes.first().copied().ok_or_else(|| RunFailure::new("module", "the module has no GLCompute entry point"))?,
+    let mut buffers = Vec::new();
+    for (k, v) in &req.buffers {
+        let slot = match k.split_once('.') {
+            None if k == "push" => Some(Slot::Push),
+            Some((s, b)) => s.parse().ok().zip(b.parse().ok()).map(|(s, b)| Slot::Binding(s, b)),
+            None => None,
+        };
+        let Some(slot) = slot else {
+            return Err(RunFailure::new("input", format!("buffer `{k}`: a buffer is SET.BINDING or push")));
+        };
+        buffers.push((slot, v.clone()));
     }
-    .clone();
-    let mut buffers = Buffers::new();
-    for (s, b, r) in entry.bound_buffers() {
-        let spec = req.buffers.get(&format!("{s}.{b}")).map_or("zeros", String::as_str);
-        let bytes = values::buffer_bytes(spec, r.size, r.runtime_array).map_err(|m| RunFailure::new("input", format!("buffer {s}.{b} `{spec}`: {m}")))?;
-        buffers.insert((s, b), bytes);
-    }
-    let push_res = entry.resources.iter().find(|r| r.kind == ResourceKind::PushConstant);
-    let push = match push_res {
-        Some(r) => {
-            let spec = req.buffers.get("push").map_or("zeros", String::as_str);
-            Some(values::buffer_bytes(spec, r.size, r.runtime_array).map_err(|m| RunFailure::new("input", format!("push `{spec}`: {m}")))?)
-        }
-        None => None,
-    };
-    for k in req.buffers.keys() {
-        let known = if k == "push" { push_res.is_some() } else { entry.bound_buffers().any(|(s, b, _)| *k == format!("{s}.{b}")) };
-        if !known {
-            let list: Vec<String> = entry.bound_buffers().map(|(s, b, _)| format!("{s}.{b}")).collect();
-            return Err(RunFailure::new("input", format!("buffer `{k}`: entry point `{}` binds no such buffer (its buffers: {})", entry.name, if list.is_empty() { "none".into() } else { list.join(", ") })));
-        }
-    }
-    let opts = interp::Options {
-        entry: Some(entry.name.clone()),
+    let inputs = Inputs {
+        entry: req.entry.clone(),
+        spec,
+        buffers,
         workgroups: req.workgroups.unwrap_or([1, 1, 1]),
         max_steps: req.max_steps.unwrap_or(1_000_000),
-        push_constants: push,
         trace: trace_of(req),
-        ..interp::Options::default()
+        ..Inputs::default()
     };
-    Ok(Prepared { words, ir, entry, opts, buffers })
+    Plan::new(a, &inputs).map_err(plan_failure)
 }
 
-impl Prepared {
-    /// The result of a run that wrote `buffers`.
-    pub fn result(&self, backend: &str, buffers: &Buffers) -> RunResult {
-        let list = self.entry.bound_buffers()
-            .map(|(set, binding, r)| {
-                let bytes = buffers.get(&(set, binding)).cloned().unwrap_or_default();
-                BufferValue { set, binding, name: r.display_name(), kind: r.kind.name(), value: values::show(&r.ty, &bytes), bytes }
-            })
-            .collect();
-        RunResult {
-            backend: backend.into(),
-            ok: true,
-            entry_point: self.entry.name.clone(),
-            workgroups: self.opts.workgroups,
-            buffers: list,
-            invocations: None,
-            steps: None,
-            adapter: None,
-            error: None,
-            trace: None,
-        }
-    }
-
-    /// A result with no output.
-    pub fn failed(&self, backend: &str, error: RunFailure) -> RunResult {
-        RunResult { ok: false, buffers: Vec::new(), error: Some(error), ..self.result(backend, &Buffers::new()) }
-    }
-
-    /// The interpreter's run (on a copy of the inputs).
-    pub fn interp(&self, a: &Analysis) -> RunResult {
-        let mut bufs = self.buffers.clone();
-        match interp::run(&self.ir, &self.opts, &mut bufs) {
-            Ok(stats) => RunResult { invocations: Some(stats.invocations), steps: Some(stats.steps), trace: stats.trace, ..self.result("interp", &bufs) },
-            Err(e) => RunResult { trace: e.trace.clone().map(|t| *t), ..self.failed("interp", interp_failure(a, &e)) },
-        }
+/// The result of a run of `plan` that wrote `buffers`.
+pub fn result(plan: &Plan, backend: &str, buffers: &Buffers) -> RunResult {
+    let list = plan
+        .outputs()
+        .filter_map(|b| {
+            let Slot::Binding(set, binding) = b.slot else { return None };
+            let bytes = buffers.get(&(set, binding)).cloned().unwrap_or_default();
+            Some(BufferValue { set, binding, name: b.name.clone(), kind: b.kind.name(), value: values::show(&b.ty, &bytes), leaves: b.leaves(bytes.len()), bytes })
+        })
+        .collect();
+    RunResult {
+        backend: backend.into(),
+        ok: true,
+        entry_point: plan.entry.name.clone(),
+        workgroups: plan.options.workgroups,
+        buffers: list,
+        invocations: None,
+        steps: None,
+        adapter: None,
+        error: None,
+        trace: None,
     }
 }
 
-/// The step budget's message starts so (see `interp::run`).
-const NO_END: &str = "did not terminate";
+/// A result with no output.
+pub fn failed(plan: &Plan, backend: &str, error: RunFailure) -> RunResult {
+    RunResult { ok: false, buffers: Vec::new(), error: Some(error), ..result(plan, backend, &Buffers::new()) }
+}
+
+/// The interpreter's run of `plan` (on a copy of the inputs).
+pub fn interp(plan: &Plan, a: &Analysis) -> RunResult {
+    let mut bufs = plan.buffers.clone();
+    match interp::run(&plan.ir, &plan.options, &mut bufs) {
+        Ok(stats) => RunResult { invocations: Some(stats.invocations), steps: Some(stats.steps), trace: stats.trace, ..result(plan, "interp", &bufs) },
+        Err(e) => RunResult { trace: e.trace.clone().map(|t| *t), ..failed(plan, "interp", interp_failure(a, &e)) },
+    }
+}
 
 /// An interpreter error, located in the text.
 fn interp_failure(a: &Analysis, e: &RunError) -> RunFailure {
-    let message = a.run_error_message(e).replace("$INV", "");
-    let kind = if e.message.starts_with(NO_END) { "stepBudget" } else { "interp" };
+    let message = a.run_error_message(e);
+    let kind = if matches!(e.kind, RunErrorKind::NoTermination { .. }) { "stepBudget" } else { "interp" };
     let (line, column) = e.inst.and_then(|i| a.inst_line_col(i)).map_or((None, None), |(l, c)| (Some(l), Some(c)));
-    RunFailure { kind, code: None, message, line, column }
+    RunFailure { line, column, run: Some(e.kind.clone()), ..RunFailure::new(kind, message) }
 }
 
 /// `session.run(request)`: the interpreter.
 pub fn run_interp(a: &Analysis, req: &RunRequest) -> RunResult {
     match prepare(a, req) {
-        Ok(p) => p.interp(a),
+        Ok(p) => interp(&p, a),
         Err(f) => no_module("interp", f),
     }
 }
@@ -268,44 +267,44 @@ pub fn no_module(backend: &str, error: RunFailure) -> RunResult {
     }
 }
 
-/// A dispatch ready for the GPU: the module, its WGSL and its inputs,
-/// owned (the browser's run outlives the call that starts it).
+/// A dispatch ready for the GPU: the plan and its WGSL, owned (the
+/// browser's run outlives the call that starts it).
 #[cfg(feature = "gpu")]
 pub struct GpuRun {
-    pub prepared: Prepared,
+    pub plan: Plan,
     pub wgsl: String,
 }
 
-/// Everything [`run_gpu`] checks before the GPU: the request, the
-/// interpreter's step budget (the guard), our lowering. `Err` is the answer
-/// (nothing to dispatch).
+/// Everything [`GpuRun::run`] needs checked before the GPU: the request,
+/// the interpreter's step budget (the guard), our lowering. `Err` is the
+/// answer (nothing to dispatch).
 #[cfg(feature = "gpu")]
 pub fn gpu_guard(a: &Analysis, req: &RunRequest) -> Result<GpuRun, RunResult> {
-    use crate::gpu::{self, Backend};
+    use spvlab_gpu::{self as gpu, Backend};
     let backend = Backend::Wgsl.name();
     let mut p = prepare(a, req).map_err(|f| no_module(backend, f))?;
     // The guard's run records nothing (a trace is the interpreter's answer).
-    p.opts.trace = spvlab_core::interp::Trace::Off;
+    p.options.trace = spvlab_core::interp::Trace::Off;
     if !req.force {
-        let r = p.interp(a);
+        let r = interp(&p, a);
         if let Some(e) = r.error.filter(|e| e.kind == "stepBudget") {
             let message = format!("not dispatched: the module does not terminate in the interpreter ({}); `force` sends it anyway", e.message);
-            return Err(p.failed(backend, RunFailure { kind: "stepBudget", message, ..e }));
+            return Err(failed(&p, backend, RunFailure { message, ..e }));
         }
     }
     match gpu::wgsl_of(&p.ir, &p.entry.name) {
-        Ok(wgsl) => Ok(GpuRun { prepared: p, wgsl }),
-        Err(m) => {
-            let code = gpu::refusal_code(&m).map(str::to_string);
-            Err(p.failed(backend, RunFailure { kind: "refused", code, message: m, line: None, column: None }))
+        Ok(wgsl) => Ok(GpuRun { plan: p, wgsl }),
+        Err(r) => {
+            let code = r.code().map(str::to_string);
+            Err(failed(&p, backend, RunFailure { code, ..RunFailure::new("refused", r.to_string()) }))
         }
     }
 }
 
 /// The kind of a GPU error, as [`RunFailure::kind`] names it.
 #[cfg(feature = "gpu")]
-pub fn gpu_failure(e: &crate::gpu::GpuError) -> RunFailure {
-    use crate::gpu::GpuErrorKind as K;
+pub fn gpu_failure(e: &spvlab_gpu::GpuError) -> RunFailure {
+    use spvlab_gpu::GpuErrorKind as K;
     let kind = match e.kind {
         K::NoDevice => "noDevice",
         K::Unsupported => "unsupported",
@@ -313,35 +312,24 @@ pub fn gpu_failure(e: &crate::gpu::GpuError) -> RunFailure {
         K::DeviceLost => "deviceLost",
         K::Timeout => "timeout",
         K::Panic => "panic",
+        K::Refused => "refused",
     };
-    RunFailure::new(kind, e.to_string())
+    let code = e.refused.as_ref().and_then(|r| r.code()).map(str::to_string);
+    RunFailure { code, ..RunFailure::new(kind, e.to_string()) }
 }
 
 #[cfg(feature = "gpu")]
 impl GpuRun {
     /// Dispatch on `gpu` (the one async path; natively the caller blocks on
     /// it, in the browser it is a Promise).
-    pub async fn run(&self, gpu: &crate::gpu::Gpu, wait: &dyn Fn(&wgpu::Device) -> Result<(), String>) -> RunResult {
-        use crate::gpu::{Backend, Job};
-        let p = &self.prepared;
-        let aliases = BTreeMap::new();
-        let job = Job {
-            backend: Backend::Wgsl,
-            words: &p.words,
-            ir: &p.ir,
-            wgsl: Some(&self.wgsl),
-            entry: Some(&p.entry.name),
-            workgroups: p.opts.workgroups,
-            buffers: &p.buffers,
-            aliases: &aliases,
-            push_constants: p.opts.push_constants.as_deref(),
-            module_name: &p.entry.name,
-            resources: Some(&p.opts),
-        };
+    pub async fn run(&self, gpu: &spvlab_gpu::Gpu, wait: &dyn Fn(&spvlab_gpu::wgpu::Device) -> Result<(), String>) -> RunResult {
+        use spvlab_gpu::{Backend, Job};
+        let p = &self.plan;
+        let job = Job::of_plan(p, Backend::Wgsl, Some(&self.wgsl), &p.entry.name);
         let name = Backend::Wgsl.name();
         let r = match gpu.run(&job, wait).await {
-            Ok(out) => p.result(name, &out),
-            Err(e) => p.failed(name, gpu_failure(&e)),
+            Ok(out) => result(p, name, &out),
+            Err(e) => failed(p, name, gpu_failure(&e)),
         };
         RunResult { adapter: Some(gpu.info().to_string()), ..r }
     }
@@ -371,8 +359,13 @@ mod tests {
         assert!(r.ok, "{r:?}");
         assert_eq!(r.invocations, Some(4));
         let b = &r.buffers[0];
-        assert_eq!((b.set, b.binding, b.kind), (0, 0, "storage buffer"));
+        assert_eq!((b.set, b.binding, b.kind, b.name.as_str()), (0, 0, "storage buffer", "%buf"));
         assert_eq!(b.bytes, [2u32, 4, 6, 80].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>());
+        // The plan's leaves: the member without a name by its index.
+        let leaves: Vec<(&str, u64)> = b.leaves.iter().map(|l| (l.path.as_str(), l.offset)).collect();
+        assert_eq!(leaves, [("0[0]", 0), ("0[1]", 4), ("0[2]", 8), ("0[3]", 12)]);
+        let json = serde_json::to_string(&r).expect("json");
+        assert!(json.contains(r#""leaves":[{"path":"0[0]","offset":0,"size":4,"kind":"uint"}"#), "{json}");
     }
 
     #[test]
@@ -380,7 +373,10 @@ mod tests {
         let a = analysis(DOUBLE);
         let r = run_interp(&a, &req(&[("0.1", "zeros")]));
         assert_eq!(r.error.as_ref().map(|e| e.kind), Some("input"), "{r:?}");
-        assert!(r.error.unwrap().message.contains("0.0"));
+        let e = r.error.unwrap();
+        assert!(e.message.contains("0.0"));
+        let json = serde_json::to_string(&e).expect("json");
+        assert!(json.contains(r#""plan":{"error":"unknownBuffer","slot":"0.1","entry":"main","available":["0.0"]}"#), "{json}");
         let r = run_interp(&a, &req(&[("0.0", "u32: x")]));
         assert_eq!(r.error.map(|e| e.kind), Some("input"));
         let r = run_interp(&analysis("OpFoo\n"), &RunRequest::default());
@@ -403,7 +399,7 @@ mod tests {
         assert_eq!((e.kind, e.code.as_deref()), ("refused", Some("wgsl.int64")), "{e:?}");
         // Without a Vulkan adapter this part is skipped, unless
         // SPVLAB_REQUIRE_GPU=1 (`./x test`, CI), as in tests/tests/gpu_*.rs.
-        let gpu = match crate::gpu::Gpu::new_blocking() {
+        let gpu = match spvlab_gpu::Gpu::new_blocking() {
             Ok(g) => g,
             Err(e) if std::env::var("SPVLAB_REQUIRE_GPU").as_deref() == Ok("1") => panic!("SPVLAB_REQUIRE_GPU=1 and no Vulkan adapter: {e}"),
             Err(e) => {
@@ -411,8 +407,8 @@ mod tests {
                 return;
             }
         };
-        let wait = |d: &wgpu::Device| d.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| e.to_string());
-        let got = crate::gpu::block_on(job.run(&gpu, &wait));
+        let wait = |d: &spvlab_gpu::wgpu::Device| d.poll(spvlab_gpu::wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| e.to_string());
+        let got = spvlab_gpu::block_on(job.run(&gpu, &wait));
         assert!(got.ok, "{got:?}");
         assert_eq!(got.buffers, want.buffers);
         assert!(got.adapter.is_some());

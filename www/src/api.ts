@@ -280,23 +280,53 @@ export interface TraceReport {
  *  types without bytes "<...>". */
 export type ShownValue = number | string | ShownValue[] | { [member: string]: ShownValue };
 
+/** One scalar of a buffer, as the run plan lays it out (core's
+ *  plan::Leaf): its path (`data[3]`, `m.x[1]`, `(value)` for a scalar
+ *  binding; a struct member without a name by its index), where its bytes
+ *  lie and what they are. */
+export interface Leaf {
+  path: string;
+  /** The first byte, in the buffer's `bytes`. */
+  offset: number;
+  /** Bytes: 1, 2, 4 or 8. */
+  size: number;
+  kind: "int" | "uint" | "float";
+}
+
 /** One bound buffer after a run. */
 export interface RunBuffer {
   set: number;
   binding: number;
-  /** The variable's name (OpName), else `%id`. */
+  /** The binding's name as the text spells it (`%buf`). */
   name: string;
   /** "storage buffer" | "uniform buffer" */
   kind: string;
   /** The bytes after the run. */
   bytes: number[];
   value: ShownValue;
+  /** Each scalar of `bytes`, in the order of `value`'s leaves. */
+  leaves: Leaf[];
 }
+
+/** What is wrong with a run's inputs or module, as data (core's
+ *  plan::PlanError). A slot is a RunRequest `buffers` key: "SET.BINDING"
+ *  or "push". */
+export type PlanError =
+  | { error: "noModule" }
+  | { error: "badSpec"; id: number; value: string; reason: string }
+  | { error: "unreadable"; reason: string }
+  | { error: "noSuchEntry"; name: string; available: string[]; kernels: boolean }
+  | { error: "noEntry"; kernels: boolean }
+  | { error: "unknownBuffer"; slot: string; entry: string; available: string[] }
+  | { error: "unknownParameter"; slot: string; entry: string; parameters: [number, string][] }
+  /** `column`: 1-based, in `input`. */
+  | { error: "badInput"; slot: string; input: string; column: number; reason: string }
+  | { error: "missingPointer"; index: number; name: string };
 
 /** Why a run gave no buffers. */
 export interface RunFailure {
   kind:
-    | "input" // the request (a buffer spec, an entry point): message says where
+    | "input" // the request (a buffer spec, an entry point): `plan` says what
     | "module" // nothing valid to run
     | "interp" // the interpreter stopped (out of bounds, a race, ...)
     | "stepBudget" // out of steps; on runGpu: not dispatched (unless `force`)
@@ -313,7 +343,15 @@ export interface RunFailure {
   /** Where in the text (1-based), when the error names an instruction. */
   line?: number;
   column?: number;
+  /** For "input" and "module": what the run plan found wrong, as data. */
+  plan?: PlanError;
+  /** For "interp" and "stepBudget": the interpreter's error, as data. */
+  run?: RunErrorKind;
 }
+
+/** The interpreter's error (core's interp::RunErrorKind, tagged by `kind`:
+ *  "noTermination" with `steps` and `block`, "outOfBounds", "dataRace", ...). */
+export type RunErrorKind = { kind: string } & Record<string, unknown>;
 
 /** What `session.run(request)` answers, and `session.runGpu(request)`'s
  *  promise resolves to (it never rejects). */

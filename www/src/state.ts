@@ -1,7 +1,7 @@
 // The page's state: one typed object in one store (www/src/store.ts). Each
 // panel renders from it (www/src/panels/*.ts); event handlers only call
 // `store.update`. Nothing else in www/src keeps module-level mutable state.
-import type { AnalyzeReport, CfgView } from "./api";
+import type { AmberCheck, AmberFailure, AmberScript, AnalyzeReport, CfgView, ReflectedEntry, ReflectedSpecConstant, RunRequest, RunResult } from "./api";
 import { Store } from "./store";
 
 /** The tabs, in order (Alt+1 to Alt+6). */
@@ -23,6 +23,111 @@ export interface EngineInfo {
   targetEnvs: string[];
   defaultTargetEnv: string;
   grammarWords: string[] | null;
+}
+
+/** How a Run result table shows its values: typed, each value's bytes in
+ *  hex, or its bits read as a float. */
+export type ValueView = "typed" | "hex" | "float";
+
+/** One run: what was asked, and each backend's answer once it came. */
+export interface RunOutcome {
+  request: RunRequest;
+  interp?: RunResult;
+  gpu?: RunResult;
+  interpMs?: number;
+  gpuMs?: number;
+}
+
+/** The Run tab (panels/run.ts). */
+export interface RunState {
+  /** The reflection shown: of the report at `reflectedVersion` (-1: none
+   *  yet), its GLCompute entry points, its settable spec constants, and
+   *  whether that module was valid. */
+  reflectedVersion: number;
+  entries: ReflectedEntry[];
+  specConstants: ReflectedSpecConstant[];
+  reflectedValid: boolean;
+  /** Each bound variable's name as the text spells it (`%buf`), by id. */
+  bindingNames: Readonly<Record<number, string>>;
+  /** The report version last asked for a reflection (one request each). */
+  reflectAsked: number;
+  /** Why the last reflection failed, or null. */
+  reflectError: string | null;
+  /** The entry point chosen, by name ("" or a name the module lacks: the
+   *  first); and one asked for (an Amber file, a link) that waits for the
+   *  module that has it. */
+  entry: string;
+  wantEntry: string | undefined;
+  /** The fields as the user typed them: each buffer's input and runtime
+   *  array length by binding key (absent: the default), spec values by
+   *  SpecId (absent or empty: the module's default), the workgroups. */
+  buffers: Readonly<Record<string, string>>;
+  lengths: Readonly<Record<string, string>>;
+  spec: Readonly<Record<string, string>>;
+  workgroups: readonly [string, string, string];
+  /** Each result table's view, by binding key (absent: typed). */
+  views: Readonly<Record<string, ValueView>>;
+  /** The run started last, with the answers come so far (null before the
+   *  first), and its number: an answer to an older run is dropped. */
+  last: RunOutcome | null;
+  runId: number;
+  /** The last finished run (a forced dispatch keeps its interpreter result). */
+  finished: RunOutcome | null;
+  /** Runs finished so far (the tests wait on it). */
+  runs: number;
+  /** Whether a run is under way, and whether it is a forced dispatch. */
+  running: boolean;
+  forced: boolean;
+  /** The outcome the results show (null: none, or the run under way has no
+   *  answer to show yet). */
+  shown: RunOutcome | null;
+  /** The engine's own failure during the last run, or null. */
+  engineError: string | null;
+}
+
+export function initialRunState(): RunState {
+  return {
+    reflectedVersion: -1,
+    entries: [],
+    specConstants: [],
+    reflectedValid: false,
+    bindingNames: {},
+    reflectAsked: -1,
+    reflectError: null,
+    entry: "",
+    wantEntry: undefined,
+    buffers: {},
+    lengths: {},
+    spec: {},
+    workgroups: ["1", "1", "1"],
+    views: {},
+    last: null,
+    runId: 0,
+    finished: null,
+    runs: 0,
+    running: false,
+    forced: false,
+    shown: null,
+    engineError: null,
+  };
+}
+
+/** An Amber file in the Run tab (panels/run-amber.ts), and its checks per
+ *  backend after the last run. */
+export interface LoadedAmber {
+  name: string;
+  source: string;
+  script: AmberScript;
+  checks: { interp?: AmberCheck; wgpu?: AmberCheck };
+}
+
+/** The Run tab's Amber part: the file loaded, or why the last one opened
+ *  did not load, and the invocation a link keeps. */
+export interface AmberState {
+  loaded: LoadedAmber | null;
+  failed: { name: string; error: AmberFailure } | null;
+  /** The invocation picked (by the CFG's path view, or a link). */
+  invocation: [number, number, number] | undefined;
 }
 
 export interface AppState {
@@ -67,6 +172,9 @@ export interface AppState {
   theme: "light" | "dark" | null;
   /** Whether the help panel is open. */
   helpOpen: boolean;
+  /** The Run tab: its inputs, runs and results; its Amber file. */
+  run: RunState;
+  amber: AmberState;
 }
 
 export function initialState(): AppState {
@@ -93,6 +201,8 @@ export function initialState(): AppState {
     sharedHash: "",
     theme: null,
     helpOpen: false,
+    run: initialRunState(),
+    amber: { loaded: null, failed: null, invocation: undefined },
   };
 }
 

@@ -9,7 +9,8 @@ use spvlab_core::diag::line_col;
 use spvlab_core::interp::trace::{Block, TraceReport};
 use spvlab_core::interp::{self, Buffers, RunError, Trace, values};
 use spvlab_core::ir::Ir;
-use spvlab_core::reflect::{self, EntryReflection, Resource, ResourceKind};
+use spvlab_core::plan::{Binding, Inputs, Plan, PlanError, Slot, list_or_none};
+use spvlab_core::reflect::{EntryReflection, ExecutionModel};
 use spvlab_core::valid::Options;
 
 use crate::args::{self, Common, Parser, no_value, set};
@@ -112,22 +113,6 @@ An untyped storage buffer variable without a data type
 Exit status: 0 the run finished, 1 bad input or a run error (located), 2 bad
 usage (a bad SPEC among them).
 ";
-
-/// Where a `--buffer` goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
-    Binding(u32, u32),
-    Push,
-}
-
-impl std::fmt::Display for Slot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Slot::Binding(s, b) => write!(f, "{s}.{b}"),
-            Slot::Push => f.write_str("push"),
-        }
-    }
-}
 
 fn usage(m: String) -> CliError {
     CliError::Usage(m)
@@ -279,109 +264,36 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let Some(ir0) = a.ir().filter(|_| a.is_valid()) else {
         return Err(crate::io::no_module(&a, path));
     };
-    // Specialize, then build the IR of the specialized words (the same
-    // instructions, so the source map still holds).
-    let mut values = Vec::new();
-    for (id, v) in &specs {
-        values.push((*id, values::spec_value(ir0, *id, v).map_err(|m| usage(format!("--spec {id}={v}: {m}")))?));
-    }
-    let mut words = a.words().to_vec();
-    interp::specialize(&mut words, &values);
-    let module = spvlab_core::binary::read_words(&words)
-        .map_err(|e| fail(&path, &format!("the specialized module does not read back: {}", e.message())))?;
-    let ir = Ir::build(module);
-    let refl = reflect::reflect(&ir);
-    let computes: Vec<&EntryReflection> = refl
-        .entry_points
-        .iter()
-        .filter(|e| e.execution_model == "GLCompute" || e.execution_model == "Kernel")
-        .collect();
-    let e = match &entry {
-        Some(n) => match computes.iter().find(|e| &e.name == n) {
-            Some(e) => *e,
-            None => {
-                let names: Vec<String> = computes.iter().map(|e| format!("`{}`", e.name)).collect();
-                let list = if names.is_empty() { "none".into() } else { names.join(", ") };
-                return Err(usage(format!("--entry: no GLCompute or Kernel entry point `{n}` (the module has: {list})")));
-            }
-        },
-        None => match computes.first() {
-            Some(e) => *e,
-            None => return Err(fail(&path, &format!("`{path}` has no GLCompute or Kernel entry point"))),
-        },
-    };
-    // Untyped buffer variables without a data type, which reflection skips.
-    let mut e = e.clone();
-    e.resources.extend(kernel::untyped_buffers(&ir, &e));
-    let e = &e;
-    if e.execution_model == "Kernel" {
-        return kernel::run(kernel::Run {
-            a: &a,
-            ir: &ir,
-            path,
-            entry: e.name.clone(),
-            given,
-            groups,
-            max_steps,
-            json: json_out,
-            output,
-        });
-    }
-    // The buffers: given, else zeros of the binding's size.
-    let mut bufs = Buffers::new();
-    for (s, b, r) in e.bound_buffers() {
-        let spec = given.iter().find(|g| g.0 == Slot::Binding(s, b)).map_or("zeros", |g| g.1.as_str());
-        let bytes = values::buffer_bytes(spec, r.size, r.runtime_array)
-            .map_err(|m| usage(format!("--buffer {s}.{b}=`{spec}`: {m}")))?;
-        bufs.insert((s, b), bytes);
-    }
-    let push_res = e.resources.iter().find(|r| r.kind == ResourceKind::PushConstant);
-    let mut push = None;
-    if let Some(r) = push_res {
-        let spec = given.iter().find(|g| g.0 == Slot::Push).map_or("zeros", |g| g.1.as_str());
-        push = Some(
-            values::buffer_bytes(spec, r.size, r.runtime_array).map_err(|m| usage(format!("--buffer push=`{spec}`: {m}")))?,
-        );
-    }
-    for (s, _) in &given {
-        let known = match s {
-            Slot::Push => push_res.is_some(),
-            Slot::Binding(x, y) => bufs.contains_key(&(*x, *y)),
-        };
-        if !known {
-            let list: Vec<String> = e.bound_buffers().map(|(x, y, _)| format!("{x}.{y}")).collect();
-            let list = if list.is_empty() { "none".into() } else { list.join(", ") };
-            let what = match s {
-                Slot::Push => "no push constants".to_string(),
-                Slot::Binding(..) => format!("no buffer at {s}"),
-            };
-            return Err(usage(format!("--buffer {s}: entry point `{}` binds {what} (its buffers: {list})", e.name)));
-        }
-    }
-    let opts = interp::Options {
-        entry: Some(e.name.clone()),
+    let inputs = Inputs {
+        entry,
+        spec: specs,
+        buffers: given,
         workgroups: groups,
+        kernels: true,
         max_steps,
-        push_constants: push,
-        trace: if traces.is_empty() { Trace::Off } else { Trace::Invocations(traces.clone()) },
         robust_access: robust,
         seed,
-        ..interp::Options::default()
+        trace: if traces.is_empty() { Trace::Off } else { Trace::Invocations(traces.clone()) },
     };
-    let inputs = bufs.clone();
-    if backends != [backend::Backend::Interp] {
-        if e.execution_model != "GLCompute" {
-            return Err(fail(&path, "the GPU backends run GLCompute entry points only"));
-        }
-        return gpu_backends(&a, &ir, &words, &opts, bufs, e, &path, &backends, (force, &gpu_flags), json_out, output);
+    let mut plan = Plan::new(&a, &inputs).map_err(|e| plan_error(&path, e))?;
+    if plan.model() == ExecutionModel::Kernel {
+        // A Kernel's run prints its pointer parameters' buffers only.
+        plan.options.trace = Trace::Off;
+        return kernel::run(&a, &plan, path, json_out, output);
     }
-    let stats = match interp::run(&ir, &opts, &mut bufs) {
+    let (ir, e) = (&plan.ir, &plan.entry);
+    let mut bufs = plan.buffers.clone();
+    if backends != [backend::Backend::Interp] {
+        return gpu_backends(&a, &plan, &path, &backends, (force, &gpu_flags), json_out, output);
+    }
+    let opts = &plan.options;
+    let stats = match interp::run(ir, opts, &mut bufs) {
         Ok(s) => s,
         Err(err) => {
             // The paths up to the error (an endless loop's turns, say).
             if let Some(t) = &err.trace {
                 let mut s = String::new();
-                trace_text(&mut s, &a, &ir, e, t);
+                trace_text(&mut s, &a, ir, e, t);
                 print_stdout(&s)?;
             }
             eprint!("{}", located(&a, &path, &err));
@@ -396,63 +308,115 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         }
     }
     if let Some(file) = &amber_out {
-        let text = spvlab_core::amber::page::export_run(&a, ir0, env, e, &values, groups, &inputs, &bufs, opts.push_constants.as_deref());
+        let text = spvlab_core::amber::page::export_run(&a, ir0, env, e, &plan.spec, groups, &plan.buffers, &bufs, opts.push_constants.as_deref());
         std::fs::write(file, text).map_err(|err| fail(file, &format!("cannot write `{file}`: {err}")))?;
     }
-    let shown: Vec<(u32, u32, &Resource, values::Shown)> = e.bound_buffers()
-        .map(|(s, b, r)| (s, b, r, values::show(&r.ty, bufs.get(&(s, b)).map_or(&[][..], |v| v))))
-        .collect();
+    let shown = shown(&plan, &bufs);
     if json_out {
-        let list: Vec<Value> = shown
-            .iter()
-            .map(|(s, b, r, v)| {
-                json!({
-                    "set": s, "binding": b, "name": r.display_name(), "kind": r.kind.name(),
-                    "bytes": bufs.get(&(*s, *b)).map_or(0, |v| v.len()),
-                    "value": serde_json::to_value(v).unwrap_or(Value::Null),
-                })
-            })
-            .collect();
+        let list = shown_json(&shown, &bufs);
         let mut v = json!({
             "entryPoint": e.name, "workgroups": groups,
             "invocations": stats.invocations, "steps": stats.steps, "buffers": list,
         });
         if !traces.is_empty() {
-            v["trace"] = trace_json(&a, &ir, e, &report);
+            v["trace"] = trace_json(&a, ir, e, &report);
         }
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
         return output.write(s.as_bytes());
     }
+    let mut s = shown_text(&shown, &bufs);
+    if !traces.is_empty() {
+        trace_text(&mut s, &a, ir, e, &report);
+    }
+    output.write(s.as_bytes())
+}
+
+/// Each buffer a run prints, read by its type from `bufs`.
+fn shown<'p>(plan: &'p Plan, bufs: &Buffers) -> Vec<(&'p Binding, values::Shown)> {
+    plan.outputs()
+        .filter_map(|b| match b.slot {
+            Slot::Binding(s, k) => Some((b, values::show(&b.ty, bufs.get(&(s, k)).map_or(&[][..], |v| v)))),
+            Slot::Push => None,
+        })
+        .collect()
+}
+
+fn len_of(b: &Binding, bufs: &Buffers) -> usize {
+    match b.slot {
+        Slot::Binding(s, k) => bufs.get(&(s, k)).map_or(0, |v| v.len()),
+        Slot::Push => 0,
+    }
+}
+
+/// `set S binding B: NAME (KIND, N bytes)` and a line per value.
+fn shown_text(shown: &[(&Binding, values::Shown)], bufs: &Buffers) -> String {
     let mut s = String::new();
-    for (set, b, r, v) in &shown {
-        let n = bufs.get(&(*set, *b)).map_or(0, |v| v.len());
-        let _ = writeln!(s, "set {set} binding {b}: {} ({}, {n} bytes)", r.display_name(), r.kind.name());
-        for l in v.lines(&r.display_name()).lines() {
+    for (b, v) in shown {
+        let Slot::Binding(set, k) = b.slot else { continue };
+        let _ = writeln!(s, "set {set} binding {k}: {} ({}, {} bytes)", b.label, b.kind.name(), len_of(b, bufs));
+        for l in v.lines(&b.label).lines() {
             let _ = writeln!(s, "  {l}");
         }
     }
     if shown.is_empty() {
         s.push_str("no buffers bound\n");
     }
-    if !traces.is_empty() {
-        trace_text(&mut s, &a, &ir, e, &report);
+    s
+}
+
+fn shown_json(shown: &[(&Binding, values::Shown)], bufs: &Buffers) -> Vec<Value> {
+    shown
+        .iter()
+        .filter_map(|(b, v)| {
+            let Slot::Binding(set, k) = b.slot else { return None };
+            Some(json!({
+                "set": set, "binding": k, "name": b.label, "kind": b.kind.name(),
+                "bytes": len_of(b, bufs),
+                "value": serde_json::to_value(v).unwrap_or(Value::Null),
+            }))
+        })
+        .collect()
+}
+
+/// A plan's error in the command line's words: a usage error (exit 2) for
+/// a bad flag value, else an input error (exit 1).
+fn plan_error(path: &str, e: PlanError) -> CliError {
+    match e {
+        PlanError::NoModule => fail(path, "there is no valid module to run"),
+        PlanError::BadSpec { id, value, reason } => usage(format!("--spec {id}={value}: {reason}")),
+        PlanError::Unreadable { reason } => fail(path, &format!("the specialized module does not read back: {reason}")),
+        PlanError::NoSuchEntry { name, available, .. } => usage(format!(
+            "--entry: no GLCompute or Kernel entry point `{name}` (the module has: {})",
+            list_or_none(available.iter().map(|n| format!("`{n}`")))
+        )),
+        PlanError::NoEntry { .. } => fail(path, &format!("`{path}` has no GLCompute or Kernel entry point")),
+        PlanError::UnknownBuffer { slot, entry, available } => {
+            let what = match slot {
+                Slot::Push => "no push constants".to_string(),
+                Slot::Binding(..) => format!("no buffer at {slot}"),
+            };
+            let list = list_or_none(available.iter().map(|s| s.to_string()));
+            usage(format!("--buffer {slot}: entry point `{entry}` binds {what} (its buffers: {list})"))
+        }
+        PlanError::UnknownParameter { slot, entry, parameters } => usage(format!(
+            "--buffer {slot}: kernel `{entry}` has no parameter there (its parameters: {})",
+            list_or_none(parameters.iter().map(|(k, n)| format!("0.{k} {n}")))
+        )),
+        PlanError::BadInput { slot, input, column, reason } => usage(format!("--buffer {slot}=`{input}`: column {column}: {reason}")),
+        PlanError::MissingPointer { index, name } => {
+            usage(format!("kernel parameter {index} (`{name}`) is a pointer: give its buffer with --buffer 0.{index}=SPEC"))
+        }
     }
-    output.write(s.as_bytes())
 }
 
 /// `--backend` other than `interp`: the interpreter first (the guard, and
 /// a backend of `all`), then each GPU backend; one backend prints as the
 /// interpreter does, several print each value once where all agree and side
 /// by side (`!=`) where not.
-#[allow(clippy::too_many_arguments)]
 fn gpu_backends(
     a: &spvlab_core::analysis::Analysis,
-    ir: &Ir,
-    words: &[u32],
-    opts: &interp::Options,
-    inputs: Buffers,
-    e: &EntryReflection,
+    plan: &Plan,
     path: &str,
     backends: &[backend::Backend],
     (force, gpu_flags): (bool, &backend::GpuFlags),
@@ -460,28 +424,30 @@ fn gpu_backends(
     output: Output,
 ) -> Result<(), CliError> {
     use backend::Backend;
+    let (e, opts, inputs) = (&plan.entry, &plan.options, &plan.buffers);
     let mut reference = inputs.clone();
-    let interp_result = interp::run(ir, opts, &mut reference);
-    let mut results: Vec<(Backend, Result<Buffers, String>)> = Vec::new();
+    let interp_result = interp::run(&plan.ir, opts, &mut reference);
+    let mut results: Vec<(Backend, Result<Buffers, backend::Failure>)> = Vec::new();
     for b in backends {
         let r = match b {
             Backend::Interp => match &interp_result {
                 Ok(_) => Ok(reference.clone()),
-                Err(err) => Err(located(a, path, err).trim_end().to_string()),
+                Err(err) => Err(backend::Failure::Interp {
+                    unsupported: matches!(err.kind, interp::RunErrorKind::NotSupported { .. } | interp::RunErrorKind::NotSupportedFeature { .. }),
+                    text: located(a, path, err).trim_end().to_string(),
+                }),
             },
             #[cfg(feature = "gpu")]
             Backend::Gpu(g) => match &interp_result {
-                Err(err) if err.message.starts_with("did not terminate") && !force => Err(format!(
-                    "{}: not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
-                    g.name(),
-                    err.message.replace("$INV", "")
-                )),
-                _ => backend::run_gpu(gpu_flags, *g, ir, words, opts, &inputs, path),
+                Err(err) if matches!(err.kind, interp::RunErrorKind::NoTermination { .. }) && !force => {
+                    Err(backend::Failure::NotSent { backend: g.name(), message: err.message() })
+                }
+                _ => backend::run_gpu(gpu_flags, *g, plan, path),
             },
         };
         results.push((*b, r));
     }
-    let _ = (words, force, gpu_flags);
+    let _ = (force, gpu_flags);
     let ok: Vec<(Backend, &Buffers)> = results.iter().filter_map(|(b, r)| r.as_ref().ok().map(|x| (*b, x))).collect();
     let mut s = String::new();
     let mut differ = false;
@@ -491,12 +457,13 @@ fn gpu_backends(
             let _ = writeln!(s, "{}: error: {m}", b.name());
         }
     }
-    for (set, bi, r) in e.bound_buffers() {
+    for r in plan.outputs() {
+        let Slot::Binding(set, bi) = r.slot else { continue };
         let n = inputs.get(&(set, bi)).map_or(0, |v| v.len());
-        let _ = writeln!(s, "set {set} binding {bi}: {} ({}, {n} bytes)", r.display_name(), r.kind.name());
+        let _ = writeln!(s, "set {set} binding {bi}: {} ({}, {n} bytes)", r.label, r.kind.name());
         let shown: Vec<Vec<String>> = ok
             .iter()
-            .map(|(_, bufs)| values::show(&r.ty, bufs.get(&(set, bi)).map_or(&[][..], |v| v)).lines(&r.display_name()).lines().map(String::from).collect())
+            .map(|(_, bufs)| values::show(&r.ty, bufs.get(&(set, bi)).map_or(&[][..], |v| v)).lines(&r.label).lines().map(String::from).collect())
             .collect();
         let mut values_json = serde_json::Map::new();
         for ((b, bufs), lines) in ok.iter().zip(&shown) {
@@ -523,10 +490,10 @@ fn gpu_backends(
             }
         }
         differ |= !same_buf;
-        list.push(json!({ "set": set, "binding": bi, "name": r.display_name(), "kind": r.kind.name(), "same": same_buf, "backends": values_json }));
+        list.push(json!({ "set": set, "binding": bi, "name": r.label, "kind": r.kind.name(), "same": same_buf, "backends": values_json }));
     }
     let errors: serde_json::Map<String, Value> =
-        results.iter().filter_map(|(b, r)| r.as_ref().err().map(|m| (b.name().to_string(), json!(m)))).collect();
+        results.iter().filter_map(|(b, r)| r.as_ref().err().map(|m| (b.name().to_string(), json!(m.to_string())))).collect();
     if json_out {
         let v = json!({ "entryPoint": e.name, "workgroups": opts.workgroups, "backends": results.iter().map(|(b, _)| b.name()).collect::<Vec<_>>(), "errors": errors, "buffers": list, "same": !differ });
         let mut t = serde_json::to_string_pretty(&v).unwrap_or_default();
@@ -541,8 +508,8 @@ fn gpu_backends(
     }
     // With several backends a refusal ("not supported") is no failure; a
     // crash, a timeout or a rejected module is.
-    let failed = |m: &Value| !m.as_str().is_some_and(|m| m.contains(": not supported: "));
-    if ok.is_empty() || (backends.len() == 1 && !errors.is_empty()) || errors.values().any(failed) {
+    let failed = results.iter().any(|(_, r)| r.as_ref().is_err_and(|f| !f.is_refusal()));
+    if ok.is_empty() || (backends.len() == 1 && !errors.is_empty()) || failed {
         return Err(CliError::Failed { path: path.into(), count: 1 });
     }
     if differ {

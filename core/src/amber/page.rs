@@ -124,7 +124,7 @@ pub fn load(src: &str) -> Result<Loaded, AmberError> {
     let entry = refl
         .entry_points
         .iter()
-        .filter(|e| e.execution_model == "GLCompute")
+        .filter(|e| e.execution_model == crate::reflect::ExecutionModel::GLCompute)
         .find(|e| p.entry.as_deref().is_none_or(|n| e.name == n));
     let block_size = |key: Option<(u32, u32)>| -> Option<usize> {
         let r = entry?.resources.iter().find(|r| match key {
@@ -355,7 +355,7 @@ impl Executor for Replay<'_> {
         let entry = refl
             .entry_points
             .iter()
-            .filter(|e| e.execution_model == "GLCompute")
+            .filter(|e| e.execution_model == crate::reflect::ExecutionModel::GLCompute)
             .find(|e| d.opts.entry.as_deref().is_none_or(|n| e.name == n));
         for (key, bytes) in buffers.iter_mut() {
             if !uses(entry, Some(*key)) {

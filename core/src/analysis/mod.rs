@@ -405,13 +405,11 @@ impl Analysis {
     /// appended when the message does not name one.
     pub fn run_error_message(&self, e: &crate::interp::RunError) -> String {
         use core::fmt::Write;
-        let mut msg = e.message_with(|i| self.inst_line_col(i).map(|(l, c)| alloc::format!("{l}:{c}")));
-        const IN_BLOCK: &str = "was in block ";
-        if let (Some(label), Some(k)) = (e.block, msg.rfind(IN_BLOCK)) {
-            msg.truncate(k + IN_BLOCK.len());
-            let _ = write!(msg, "%{}", self.display_name(label));
-        }
-        if let Some([x, y, z]) = e.invocation.filter(|_| !e.message.contains("invocation")) {
+        let mut msg = e.message_named(
+            |i| self.inst_line_col(i).map(|(l, c)| alloc::format!("{l}:{c}")),
+            |label| Some(alloc::format!("%{}", self.display_name(label))),
+        );
+        if let Some([x, y, z]) = e.invocation.filter(|_| !e.kind.names_invocation()) {
             let _ = write!(msg, " [invocation ({x},{y},{z})]");
         }
         msg

@@ -3,6 +3,7 @@
 //! pointers, the entry point and its workgroup size.
 
 use super::mem::{Loc, Ptr, Val, check_size, undef, zero};
+use super::error::RunErrorKind;
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
@@ -223,19 +224,12 @@ impl<'a> Program<'a> {
                 .entry_points
                 .iter()
                 .find(|e| &e.name == name && runs(e.model))
-                .ok_or_else(|| {
-                    RunError::new(None, format!("no GLCompute or Kernel entry point named \"{name}\""))
-                })?,
+                .ok_or_else(|| RunError::of(None, RunErrorKind::NoEntryPoint { name: Some(name.clone()) }))?,
             None => ir
                 .entry_points
                 .iter()
                 .find(|e| runs(e.model))
-                .ok_or_else(|| {
-                    RunError::new(
-                        None,
-                        String::from("the module has no GLCompute or Kernel entry point"),
-                    )
-                })?,
+                .ok_or_else(|| RunError::of(None, RunErrorKind::NoEntryPoint { name: None }))?,
         };
         let ws = crate::reflect::workgroup_size(ir, ep);
         let local_size = match ws {

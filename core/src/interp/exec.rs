@@ -8,6 +8,7 @@ use super::mem::{
 };
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
+use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
 use super::{Buffers, Options, RunError, RunStats, unsupported};
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
@@ -65,10 +66,7 @@ impl State<'_> {
     fn hold(&mut self, n: u64, inst: Option<u32>) -> Result<(), RunError> {
         self.used = self.used.saturating_add(n);
         if self.used > MAX_RUN_VALUES {
-            return Err(RunError::new(
-                inst,
-                format!("not supported: the run needs more than {MAX_RUN_VALUES} values of memory at once (Private, Function and Workgroup variables of all the workgroup's invocations)"),
-            ));
+            return Err(RunError::of(inst, RunErrorKind::TooMuchMemory { limit: MAX_RUN_VALUES as u64 }));
         }
         Ok(())
     }
@@ -132,14 +130,7 @@ struct Invocation {
 
 fn located_at(mut e: RunError, gid: [u32; 3]) -> RunError {
     e.invocation = Some(gid);
-    if e.message.starts_with("did not terminate") {
-        e.message = e.message.replacen("$INV", &show(gid), 1);
-    }
     e
-}
-
-fn show(g: [u32; 3]) -> String {
-    format!("({},{},{})", g[0], g[1], g[2])
 }
 
 /// Run the grid, one workgroup after another. The invocations of a workgroup
@@ -297,28 +288,16 @@ fn run_grid(
                             break;
                         };
                         for i in &invs {
-                            let problem = match i.status {
-                                Status::Done => Some(format!(
-                                    "invocation {} waits at an OpControlBarrier that invocation {} returned without reaching (a barrier in non-uniform control flow)",
-                                    show(waiting.0),
-                                    show(i.gid)
-                                )),
-                                Status::Barrier(b) if b != waiting.1 => Some(format!(
-                                    "invocations {} and {} wait at different OpControlBarriers (a barrier in non-uniform control flow)",
-                                    show(waiting.0),
-                                    show(i.gid)
-                                )),
+                            let other_returned = match i.status {
+                                Status::Done => Some(true),
+                                Status::Barrier(b) if b != waiting.1 => Some(false),
                                 _ => None,
                             };
-                            if let Some(message) = problem {
-                                return Err(RunError {
-                                    inst: Some(waiting.1),
-                                    invocation: Some(waiting.0),
-                                    block: None,
-                                    message,
-                                    related: Vec::new(),
-                                    trace: None,
-                                });
+                            if let Some(other_returned) = other_returned {
+                                let kind = RunErrorKind::DivergentBarrier { waiting: waiting.0, other: i.gid, other_returned };
+                                let mut e = RunError::of(Some(waiting.1), kind);
+                                e.invocation = Some(waiting.0);
+                                return Err(e);
                             }
                         }
                         for i in invs.iter_mut() {
@@ -375,16 +354,11 @@ fn setup(
     }
     for b in &prog.builtins {
         let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
-            .ok_or_else(|| RunError {
-                inst: None,
-                invocation: Some(gid),
-                block: None,
-                message: format!(
-                    "not supported: built-in {}",
-                    builtin_name(b.builtin)
-                ),
-                related: Vec::new(),
-                trace: None,
+            .ok_or_else(|| {
+                let what = format!("built-in {}", builtin_name(b.builtin));
+                let mut e = RunError::of(None, RunErrorKind::NotSupportedFeature { what });
+                e.invocation = Some(gid);
+                e
             })?;
         if let Some(slot) = mem.get_mut(b.var as usize) {
             shape_into(prog, b.ty, v, slot);
@@ -600,13 +574,10 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
                 regs: invs[k].frames.last().map_or(&[][..], |f| &f.regs[..]),
             })
             .collect();
-        let results = super::group::run(prog, func, inst, &members).map_err(|m| RunError {
-            inst: Some(inst.idx),
-            invocation: Some(invs[ks[0]].gid),
-            block: None,
-            message: m,
-            related: Vec::new(),
-            trace: None,
+        let results = super::group::run(prog, func, inst, &members).map_err(|kind| {
+            let mut e = RunError::of(Some(inst.idx), kind);
+            e.invocation = Some(invs[ks[0]].gid);
+            e
         })?;
         let res = inst.res;
         for (&k, v) in ks.iter().zip(results) {
@@ -1012,26 +983,22 @@ fn located(inst: &Inst) -> impl Fn(String) -> RunError + '_ {
     move |m| RunError::new(Some(inst.idx), m)
 }
 
+/// The buffer with index `buf` in the program, as errors name it.
+fn buffer_ref(prog: &Program, buf: u32) -> BufferRef {
+    match prog.bufs.get(buf as usize) {
+        Some(BufKey::Binding(set, binding)) => BufferRef::Binding { set: *set, binding: *binding },
+        Some(BufKey::Workgroup) => BufferRef::Workgroup,
+        _ => BufferRef::PushConstants,
+    }
+}
+
 fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
-    let m = match e {
-        MemErr::Msg(m) => m,
-        MemErr::Oob(off, n) => {
-            let which = match prog.bufs.get(buf as usize) {
-                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
-                Some(BufKey::Workgroup) => String::from("the workgroup memory"),
-                _ => String::from("the push constants"),
-            };
-            format!("out-of-bounds access: {n} bytes at offset {off} of {which}")
-        }
-        MemErr::Undef(off) => {
-            let which = match prog.bufs.get(buf as usize) {
-                Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
-                _ => String::from("the push constants"),
-            };
-            format!("an undefined value is stored to {which} at byte {off} (from OpUndef, or memory never written: a variable without initializer or Workgroup memory)")
-        }
+    let kind = match e {
+        MemErr::Msg(message) => RunErrorKind::Other { message },
+        MemErr::Oob(offset, bytes) => RunErrorKind::OutOfBounds { buffer: buffer_ref(prog, buf), offset, bytes },
+        MemErr::Undef(byte) => RunErrorKind::UndefinedStore { buffer: buffer_ref(prog, buf), byte },
     };
-    RunError::new(Some(inst.idx), m)
+    RunError::of(Some(inst.idx), kind)
 }
 
 fn load(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Result<Val, RunError> {
@@ -1150,14 +1117,8 @@ fn watch_shared(prog: &Program, st: &mut State, inst: &Inst, var: u32, path: &[u
     }
     st.races.shared(var, path, inst.idx, kind).map_err(|f| {
         let id = prog.shared_ids.get(var as usize).copied().unwrap_or(0);
-        let mut name = match prog.ir.name(id) {
-            Some(n) => format!("%{n}"),
-            None => format!("%{id}"),
-        };
-        for k in &f.path {
-            name.push_str(&format!("[{k}]"));
-        }
-        race_error(st, inst, kind, f, name)
+        let site = RaceSite::Variable { id, name: prog.ir.name(id).map(String::from), path: f.path.clone() };
+        race_error(st, inst, kind, f, site)
     })
 }
 
@@ -1203,13 +1164,8 @@ fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kin
 #[cold]
 #[inline(never)]
 fn buf_race(prog: &Program, st: &State, inst: &Inst, buf: u32, kind: Kind, f: Found) -> RunError {
-    let what = match prog.bufs.get(buf as usize) {
-        Some(BufKey::Binding(s, b)) => format!("the buffer at set {s}, binding {b}"),
-        Some(BufKey::Workgroup) => String::from("the workgroup memory"),
-        _ => String::from("the push constants"),
-    };
-    let at = format!("{what} at byte {}", f.byte);
-    race_error(st, inst, kind, f, at)
+    let site = RaceSite::Buffer { buffer: buffer_ref(prog, buf), byte: f.byte as u64 };
+    race_error(st, inst, kind, f, site)
 }
 
 /// The global invocation id of the invocation with index `lin` in the run.
@@ -1223,37 +1179,27 @@ fn gid_of(st: &State, lin: u32) -> [u32; 3] {
     [wx * lx + x, wy * ly + y, wz * lz + z]
 }
 
-fn race_error(st: &State, inst: &Inst, kind: Kind, f: Found, at: String) -> RunError {
-    let verb = |wrote: bool, atomic: bool| {
-        format!("{}{}", if wrote { "wrote" } else { "read" }, if atomic { " atomically" } else { "" })
+fn race_error(st: &State, inst: &Inst, kind: Kind, f: Found, site: RaceSite) -> RunError {
+    let first = RaceAccess {
+        invocation: gid_of(st, f.first.inv),
+        inst: f.first.inst,
+        wrote: f.first_wrote,
+        atomic: f.first.atomic(),
     };
-    let first = verb(f.first_wrote, f.first.atomic());
-    let second = verb(
-        matches!(kind, Kind::Write | Kind::AtomicWrite),
-        matches!(kind, Kind::AtomicRead | Kind::AtomicWrite | Kind::AtomicUpdate),
-    );
-    let (a, b) = (gid_of(st, f.first.inv), gid_of(st, st.races.inv));
-    let mut e = RunError::new(
-        Some(inst.idx),
-        format!(
-            "data race on {at}: invocation {} {first} at instruction {}, invocation {} {second} at instruction {} (with no OpControlBarrier between them in one workgroup)",
-            show(a),
-            f.first.inst,
-            show(b),
-            inst.idx
-        ),
-    );
-    e.invocation = Some(b);
+    let second = RaceAccess {
+        invocation: gid_of(st, st.races.inv),
+        inst: inst.idx,
+        wrote: matches!(kind, Kind::Write | Kind::AtomicWrite),
+        atomic: matches!(kind, Kind::AtomicRead | Kind::AtomicWrite | Kind::AtomicUpdate),
+    };
+    let mut e = RunError::of(Some(inst.idx), RunErrorKind::DataRace { site, first, second });
+    e.invocation = Some(second.invocation);
     e.related = vec![f.first.inst, inst.idx];
     e
 }
 
 fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
-    let m = match prog.bufs.get(buf as usize) {
-        Some(BufKey::Binding(s, b)) => format!("no buffer is bound at set {s}, binding {b}"),
-        _ => String::from("no push constants were given"),
-    };
-    RunError::new(Some(inst.idx), m)
+    RunError::of(Some(inst.idx), RunErrorKind::NoBuffer { buffer: buffer_ref(prog, buf) })
 }
 
 fn pointer<'v>(v: &'v Val, inst: &Inst) -> Result<&'v Ptr, RunError> {
@@ -1438,17 +1384,12 @@ fn invoke(
                     return Ok(Status::Running);
                 }
                 let label = func.blocks.get(fr.block as usize).map_or(0, |b| b.label);
-                let name = match prog.ir.name(label) {
-                    Some(n) => format!("%{n}"),
-                    None => format!("%{label}"),
+                let kind = RunErrorKind::NoTermination {
+                    steps: opts.max_steps,
+                    block: label,
+                    block_name: prog.ir.name(label).map(String::from),
                 };
-                let mut e = RunError::new(
-                    Some(inst.idx),
-                    format!(
-                        "did not terminate after {} steps; invocation $INV was in block {name}",
-                        opts.max_steps
-                    ),
-                );
+                let mut e = RunError::of(Some(inst.idx), kind);
                 e.block = Some(label);
                 return Err(e);
             }
@@ -2760,12 +2701,12 @@ fn exec(
         }
         op::OpUnreachable => return Err(loc(String::from("OpUnreachable was reached"))),
         op::OpKill | op::OpTerminateInvocation => {
-            return Err(loc(String::from("the invocation was killed (OpKill)")));
+            return Err(RunError::of(Some(inst.idx), RunErrorKind::Killed));
         }
         op::OpControlBarrier => return Ok(Flow::Barrier),
         // Invocations run one at a time: every write is already visible.
         op::OpMemoryBarrier => return Ok(Flow::Next),
-        _ => return Err(loc(unsupported(o))),
+        _ => return Err(RunError::of(Some(inst.idx), RunErrorKind::NotSupported { opcode: o })),
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put(slot, result);

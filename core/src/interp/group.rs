@@ -4,6 +4,7 @@
 //! every invocation of the subgroup waiting there).
 
 use super::decode::{Func, G, Inst, K, Program};
+use super::error::RunErrorKind;
 use super::exec::{fget, fput, map2};
 use super::mem::{Val, mask, sext};
 use crate::grammar::{group_operation as gop, op};
@@ -105,7 +106,7 @@ pub(super) fn run(
     func: &Func,
     inst: &Inst,
     members: &[Member],
-) -> Result<Vec<Val>, String> {
+) -> Result<Vec<Val>, RunErrorKind> {
     let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
     let val = |m: &Member, k: usize| -> Result<Val, String> {
         let s = *args.get(k).ok_or("an operand is missing")?;
@@ -121,7 +122,7 @@ pub(super) fn run(
             .copied()
             .ok_or_else(|| String::from("an operand is missing"))
     };
-    let first = members.first().ok_or("no active invocation")?;
+    let first = members.first().ok_or_else(|| String::from("no active invocation"))?;
     // The value operand of `id`, if that invocation is active.
     let of = |id: u32, k: usize| -> Result<Option<Val>, String> {
         match members.iter().find(|m| m.id == id) {
@@ -155,9 +156,7 @@ pub(super) fn run(
             } else {
                 first.id
             };
-            let v = of(id, 1)?.ok_or_else(|| {
-                format!("OpGroupNonUniformBroadcast from invocation {id}, which is not active")
-            })?;
+            let v = of(id, 1)?.ok_or(RunErrorKind::InactiveBroadcast { id })?;
             out.resize(members.len(), v);
         }
         op::OpGroupNonUniformBallot => {
@@ -197,7 +196,7 @@ pub(super) fn run(
                     gop::Reduce => u128::MAX,
                     gop::InclusiveScan => below(m.id + 1),
                     gop::ExclusiveScan => below(m.id),
-                    _ => return Err(format!("not supported: group operation {g}")),
+                    _ => return Err(RunErrorKind::NotSupportedFeature { what: format!("group operation {g}") }),
                 };
                 out.push(Val::S((b & sel).count_ones() as u64));
             }
@@ -246,7 +245,7 @@ pub(super) fn run(
         _ => {
             let sk = inst.sk;
             let Some((identity, f)) = reduction(o, sk.k, sk.w) else {
-                return Err(super::unsupported(o));
+                return Err(RunErrorKind::NotSupported { opcode: o });
             };
             let g = lit(1)?;
             let w = sk.w;
@@ -257,7 +256,7 @@ pub(super) fn run(
             let cluster = if g == gop::ClusteredReduce {
                 let c = scalar(&val(first, 3)?)? as u32;
                 if c == 0 || !c.is_power_of_two() {
-                    return Err(format!("cluster size {c} is not a power of two"));
+                    return Err(format!("cluster size {c} is not a power of two").into());
                 }
                 c
             } else {
@@ -272,7 +271,7 @@ pub(super) fn run(
                         gop::InclusiveScan => n.id <= m.id,
                         gop::ExclusiveScan => n.id < m.id,
                         gop::ClusteredReduce => n.id / cluster == m.id / cluster,
-                        _ => return Err(format!("not supported: group operation {g}")),
+                        _ => return Err(RunErrorKind::NotSupportedFeature { what: format!("group operation {g}") }),
                     };
                     if take {
                         acc = map2(&acc, v, &mut |a, b| Ok(f(a, b, w)))?;

@@ -32,7 +32,8 @@
 use super::decode::{BufKey, Inst, K, Program, scalar_kind};
 use super::exec::{f64_to_half, fget, fput, half_to_f64};
 use super::mem::{Loc, Ptr, Val, mask, sext};
-use super::{Options, RunError, op_name, unsupported};
+use super::error::op_name;
+use super::{Options, RunError, RunErrorKind};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{Ir, Type};
 use alloc::format;
@@ -671,10 +672,7 @@ fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Des
                     Some(BufKey::Binding(s, b)) => format!(" at set {s}, binding {b}"),
                     _ => String::new(),
                 };
-                Err(err(
-                    inst,
-                    format!(
-                        "not supported: an image{which} without a format and size (give them in the run's options)"
+                Err(RunError::unsupported(Some(inst.idx), format!("an image{which} without a format and size (give them in the run's options)"
                     ),
                 ))
             }
@@ -861,10 +859,7 @@ pub(super) fn exec<'v>(
                     && let Some(l) = sample_or_lod(m, ops, grammar::image_operands::Lod)
                     && ints(get(l)).first().copied().unwrap_or(0) != 0
                 {
-                    return Err(err(
-                        inst,
-                        String::from(
-                            "not supported: a level of detail other than 0 (images have one level)",
+                    return Err(RunError::unsupported(Some(inst.idx), String::from("a level of detail other than 0 (images have one level)",
                         ),
                     ));
                 }
@@ -974,10 +969,7 @@ pub(super) fn exec<'v>(
             };
             let sb = scalar_kind(prog.ir, pointee).w as usize / 8;
             if !img.int || img.img.format.comps.len() != 1 || img.tb != sb {
-                return Err(err(
-                    inst,
-                    String::from(
-                        "not supported: OpImageTexelPointer on an image whose format is not one 32- or 64-bit integer of the pointer's width",
+                return Err(RunError::unsupported(Some(inst.idx), String::from("OpImageTexelPointer on an image whose format is not one 32- or 64-bit integer of the pointer's width",
                     ),
                 ));
             }
@@ -999,7 +991,7 @@ pub(super) fn exec<'v>(
                 },
             })))
         }
-        _ => Err(err(inst, unsupported(o))),
+        _ => Err(RunError::of(Some(inst.idx), RunErrorKind::NotSupported { opcode: o })),
     }
 }
 
@@ -1015,10 +1007,7 @@ fn sample<'v>(
 ) -> Result<Val, RunError> {
     let si = args.first().map(|a| get(*a)).unwrap_or(&Val::S(0));
     let Val::C(parts) = si else {
-        return Err(err(
-            inst,
-            String::from(
-                "not supported: sampling a combined image sampler descriptor (bind the image and the sampler separately)",
+        return Err(RunError::unsupported(Some(inst.idx), String::from("sampling a combined image sampler descriptor (bind the image and the sampler separately)",
             ),
         ));
     };
@@ -1031,15 +1020,12 @@ fn sample<'v>(
         _ => None,
     }
     .ok_or_else(|| {
-        err(
-            inst,
-            String::from(
-                "not supported: a sampler without its state (give it in the run's options)",
+        RunError::unsupported(Some(inst.idx), String::from("a sampler without its state (give it in the run's options)",
             ),
         )
     })?;
     if smp.linear {
-        return Err(err(inst, String::from("not supported: linear filtering")));
+        return Err(RunError::unsupported(Some(inst.idx), String::from("linear filtering")));
     }
     let m = args.get(2).copied().unwrap_or(0);
     let lod_ok = match image_operand(
@@ -1051,9 +1037,7 @@ fn sample<'v>(
         None => false,
     };
     if !lod_ok || m & !grammar::image_operands::Lod != 0 {
-        return Err(err(
-            inst,
-            String::from("not supported: sampling other than at an explicit level of detail 0"),
+        return Err(RunError::unsupported(Some(inst.idx), String::from("sampling other than at an explicit level of detail 0"),
         ));
     }
     let ck = inst.ak;
@@ -1089,9 +1073,7 @@ fn sample<'v>(
                 if t < n { t } else { 2 * n - 1 - t }
             }
             Address::Other => {
-                return Err(err(
-                    inst,
-                    String::from("not supported: this sampler address mode"),
+                return Err(RunError::unsupported(Some(inst.idx), String::from("this sampler address mode"),
                 ));
             }
         };
@@ -1506,7 +1488,7 @@ mod tests {
                 "         %im = OpLoad %ms_ty %ms\n         %rd = OpImageRead %v4int %im {bad}\n"
             ));
             let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
-            assert!(e.message.contains("outside the image"), "{}", e.message);
+            assert!(e.message().contains("outside the image"), "{}", e.message());
             // Located at the read (the fast path leaves the error to `exec`).
             let read = (0..ir.len()).find(|&i| ir.opcode(i) == op::OpImageRead);
             assert_eq!(e.inst, read.map(|i| i as u32));
@@ -1514,7 +1496,7 @@ mod tests {
         }
         let ir = image_module("        %tp = OpImageTexelPointer %p_tex %ms %c02 %i0\n");
         let e = run(&ir, &opts(), &mut bufs()).expect_err("an invalid texel");
-        assert!(e.message.contains("outside the image"), "{}", e.message);
+        assert!(e.message().contains("outside the image"), "{}", e.message());
         let tp = (0..ir.len()).find(|&i| ir.opcode(i) == op::OpImageTexelPointer);
         assert_eq!(e.inst, tp.map(|i| i as u32));
     }

@@ -30,6 +30,7 @@
 //!   64-bit integers, make it a constant the interpreter cannot evaluate.
 
 use super::RunError;
+use super::error::RunErrorKind;
 use super::decode::BufKey;
 use super::mem::{Loc, Ptr, Val, mask};
 use crate::grammar::{self, op};
@@ -173,10 +174,7 @@ pub(super) fn params(
         let k = k as u32;
         let ty = ir.type_of(p).unwrap_or(0);
         let bad = |what: String| {
-            RunError::new(
-                Some(ep_inst),
-                format!("not supported: kernel parameter {k} ({what})"),
-            )
+            RunError::unsupported(Some(ep_inst), format!("kernel parameter {k} ({what})"))
         };
         match ir.ty(ty).map(|t| &t.ty) {
             Some(Type::Pointer { storage, pointee })
@@ -227,20 +225,13 @@ pub(super) fn bind(
             Param::Val(v) => v.clone(),
             Param::Scalar { k, ty } => {
                 let n = natural(ir, *ty).map_or(4, |(s, _)| s) as usize;
-                let bytes = buffers.get(&(0, *k)).ok_or_else(|| {
-                    RunError::new(
-                        None,
-                        format!("kernel parameter {k} is a scalar: give its value as the bytes of binding (0, {k})"),
-                    )
-                })?;
+                let bytes = buffers.get(&(0, *k)).ok_or(RunError::of(
+                    None,
+                    RunErrorKind::KernelScalar { param: *k, needs: n as u64, has: None },
+                ))?;
                 if bytes.len() < n {
-                    return Err(RunError::new(
-                        None,
-                        format!(
-                            "kernel parameter {k} needs {n} bytes at binding (0, {k}); it has {}",
-                            bytes.len()
-                        ),
-                    ));
+                    let has = Some(bytes.len() as u64);
+                    return Err(RunError::of(None, RunErrorKind::KernelScalar { param: *k, needs: n as u64, has }));
                 }
                 let mut v = 0u64;
                 for (j, b) in bytes[..n].iter().enumerate() {

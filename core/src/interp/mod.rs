@@ -23,6 +23,7 @@
 //! located by the instruction's index; never a wrong answer.
 
 mod decode;
+mod error;
 mod exec;
 mod glsl;
 mod group;
@@ -37,6 +38,7 @@ pub mod trace;
 mod tests_ext;
 pub mod values;
 
+pub use error::{BufferRef, RaceAccess, RaceSite, RunError, RunErrorKind};
 pub use exec::{f64_to_half, half_to_f64};
 pub use kernel::{KernelParam, kernel_params, natural_tree};
 pub use trace::{Trace, TraceReport};
@@ -47,7 +49,6 @@ use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt;
 
 /// The buffers of a run: (descriptor set, binding) -> bytes.
 pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
@@ -121,67 +122,6 @@ impl Default for Options {
     }
 }
 
-/// A run that did not finish.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunError {
-    /// The index of the instruction at fault (in the module's instructions).
-    pub inst: Option<u32>,
-    /// The global invocation id of the invocation at fault.
-    pub invocation: Option<[u32; 3]>,
-    /// The label of the block the invocation was in, for the step budget
-    /// (the message names it by OpName; a front end may name it otherwise).
-    pub block: Option<u32>,
-    pub message: String,
-    /// The instructions the message names ("instruction N", for a data
-    /// race the two accesses), which a front end may name by their place in
-    /// its text instead ([`RunError::message_with`]).
-    pub related: Vec<u32>,
-    /// The paths recorded up to the error, when [`Options::trace`] asked for
-    /// them (so a front end can show where an endless loop went round).
-    pub trace: Option<alloc::boxed::Box<TraceReport>>,
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(i) = self.inst {
-            write!(f, " (instruction {i})")?;
-        }
-        Ok(())
-    }
-}
-
-impl RunError {
-    pub(crate) fn new(inst: Option<u32>, message: String) -> RunError {
-        RunError {
-            inst,
-            invocation: None,
-            block: None,
-            message,
-            related: Vec::new(),
-            trace: None,
-        }
-    }
-
-    /// The message with each instruction in `related` ("instruction N")
-    /// named as `name` gives it (e.g. "12:5", its line and column), where
-    /// it gives a name.
-    pub fn message_with(&self, name: impl Fn(u32) -> Option<String>) -> String {
-        let mut m = self.message.clone();
-        for &i in &self.related {
-            if let Some(n) = name(i) {
-                m = m.replace(&format!("instruction {i},"), &format!("{n},"));
-                m = m.replace(&format!("instruction {i} "), &format!("{n} "));
-                if m.ends_with(&format!("instruction {i}")) {
-                    m.truncate(m.len() - format!("instruction {i}").len());
-                    m.push_str(&n);
-                }
-            }
-        }
-        m
-    }
-}
-
 /// What a finished run did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {
@@ -193,17 +133,9 @@ pub struct RunStats {
     pub trace: Option<TraceReport>,
 }
 
-/// The name of opcode `op`, for messages.
-pub(crate) fn op_name(op: u16) -> String {
-    match grammar::instruction(op) {
-        Some(d) => String::from(d.name),
-        None => format!("opcode {op}"),
-    }
-}
-
-/// `not supported: OpX`.
+/// `not supported: OpX`, for the operations whose errors are text.
 pub(crate) fn unsupported(op: u16) -> String {
-    format!("not supported: {}", op_name(op))
+    format!("not supported: {}", error::op_name(op))
 }
 
 /// Specialize a module (its words): each OpSpecConstant, OpSpecConstantTrue

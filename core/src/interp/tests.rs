@@ -286,10 +286,16 @@ fn step_budget() {
     let (r, _) = run_out(&ir, 1, 1, 1000);
     let e = r.expect_err("the loop does not end");
     assert_eq!(
-        e.message,
+        e.message(),
         "did not terminate after 1000 steps; invocation (0,0,0) was in block %loop"
     );
     assert_eq!(e.invocation, Some([0, 0, 0]));
+    let label = e.block.expect("the block");
+    assert_eq!(
+        e.kind,
+        super::RunErrorKind::NoTermination { steps: 1000, block: label, block_name: Some(alloc::string::String::from("loop")) }
+    );
+    assert_eq!(e.message_named(|_| None, |b| Some(alloc::format!("@{b}"))).rsplit(' ').next(), Some(&*alloc::format!("@{label}")));
     // The loop's only executed instruction is its conditional branch.
     assert_eq!(e.inst, Some(index_of(&ir, op::OpBranchConditional)));
 }
@@ -310,7 +316,7 @@ fn out_of_bounds_store() {
     let (r, out) = run_out(&ir, 1, 4, 1000);
     let e = r.expect_err("out of bounds");
     assert_eq!(
-        e.message,
+        e.message(),
         "out-of-bounds access: 4 bytes at offset 16 of the buffer at set 0, binding 0"
     );
     assert_eq!(e.inst, Some(index_of(&ir, op::OpStore)));
@@ -335,7 +341,7 @@ fn division_by_zero() {
     );
     let (r, _) = run_out(&ir, 1, 1, 1000);
     let e = r.expect_err("division by zero");
-    assert_eq!(e.message, "integer division by zero");
+    assert_eq!(e.message(), "integer division by zero");
     assert_eq!(e.inst, Some(index_of(&ir, op::OpUDiv)));
 }
 
@@ -414,7 +420,7 @@ fn barrier_in_divergent_control_flow() {
     let (r, _) = run_out(&ir, 1, 4, 1000);
     let e = r.expect_err("a barrier in divergent control flow");
     assert_eq!(
-        e.message,
+        e.message(),
         "invocation (0,0,0) waits at an OpControlBarrier that invocation (1,0,0) returned without reaching (a barrier in non-uniform control flow)"
     );
     assert_eq!(e.inst, Some(index_of(&ir, op::OpControlBarrier)));
@@ -436,7 +442,7 @@ fn unsupported_instruction() {
     );
     let (r, _) = run_out(&ir, 1, 1, 1000);
     let e = r.expect_err("not supported");
-    assert_eq!(e.message, "not supported: OpIAddCarry");
+    assert_eq!(e.message(), "not supported: OpIAddCarry");
     assert_eq!(e.inst, Some(index_of(&ir, op::OpIAddCarry)));
 }
 
@@ -969,7 +975,7 @@ fn a_variable_too_big_to_hold_is_an_error() {
 "#,
     );
     let e = run_out(&ir, 1, 4, 1_000_000).0.unwrap_err();
-    assert!(e.message.contains("1073741824 components"), "{}", e.message);
+    assert!(e.message().contains("1073741824 components"), "{}", e.message());
 }
 
 /// A function with a big Function variable, called again and again: each call
@@ -1011,7 +1017,7 @@ fn memory_held_by_calls_is_bounded() {
     );
     let e = run_out(&ir, 1, 4, 1_000_000).0.unwrap_err();
     // 2^20 components a call: the ninth call would pass 2^23.
-    assert!(e.message.contains("values of memory at once"), "{}", e.message);
+    assert!(e.message().contains("values of memory at once"), "{}", e.message());
 }
 
 #[test]
@@ -1078,7 +1084,7 @@ fn robust_access_clamps_indices() {
     assert_eq!(words(&b[&(0, 0)]), [2, 30, 0, 1]);
     // Without it, out[7] is out of bounds.
     let (r, _) = run_out(&ir, 1, 4, 100);
-    assert!(r.unwrap_err().message.contains("out-of-bounds"));
+    assert!(r.unwrap_err().message().contains("out-of-bounds"));
 }
 
 #[test]
@@ -1285,7 +1291,7 @@ fn a_data_race_on_workgroup_memory_is_an_error() {
     // %sh has no OpName: the message names it by its id.
     let sh = ir.globals.iter().find(|g| g.storage == crate::grammar::storage_class::Workgroup).expect("%sh").id;
     assert_eq!(
-        e.message,
+        e.message(),
         alloc::format!(
             "data race on %{sh}[1]: invocation (0,0,0) read at instruction {read}, invocation (1,0,0) wrote at instruction {write} (with no OpControlBarrier between them in one workgroup)"
         )
@@ -1293,6 +1299,10 @@ fn a_data_race_on_workgroup_memory_is_an_error() {
     assert_eq!(e.inst, Some(write));
     assert_eq!(e.invocation, Some([1, 0, 0]));
     assert_eq!(e.related, vec![read, write]);
+    let super::RunErrorKind::DataRace { site, first, second } = &e.kind else { panic!("{:?}", e.kind) };
+    assert_eq!(*site, super::RaceSite::Variable { id: sh, name: None, path: vec![1] });
+    assert_eq!((first.inst, first.wrote, first.invocation), (read, false, [0, 0, 0]));
+    assert_eq!((second.inst, second.wrote, second.invocation), (write, true, [1, 0, 0]));
     // A front end names the two instructions its own way.
     assert!(e.message_with(|i| Some(alloc::format!("L{i}"))).contains(&alloc::format!("read at L{read}, invocation (1,0,0) wrote at L{write} (")));
 }
@@ -1315,7 +1325,7 @@ fn a_data_race_on_a_storage_buffer_across_workgroups_is_an_error() {
     let e = r.expect_err("a data race");
     let (load, store) = (nth_index_of(&ir, op::OpLoad, 0), nth_index_of(&ir, op::OpStore, 0));
     assert_eq!(
-        e.message,
+        e.message(),
         alloc::format!(
             "data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction {store}, invocation (1,0,0) read at instruction {load} (with no OpControlBarrier between them in one workgroup)"
         )
@@ -1344,7 +1354,7 @@ fn a_data_race_on_a_storage_buffer_across_workgroups_is_an_error() {
 "#;
     let (_, r) = race_run(body, 2);
     let e = r.expect_err("a data race across workgroups");
-    assert!(e.message.starts_with("data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction"), "{}", e.message);
+    assert!(e.message().starts_with("data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction"), "{}", e.message());
     assert_eq!(e.invocation, Some([4, 0, 0]));
 }
 
@@ -1377,7 +1387,7 @@ fn an_atomic_after_a_plain_store_races_at_its_read() {
     let e = r.expect_err("a data race");
     let (store, add) = (nth_index_of(&ir, op::OpStore, 0), nth_index_of(&ir, op::OpAtomicIAdd, 0));
     assert_eq!(
-        e.message,
+        e.message(),
         alloc::format!(
             "data race on the buffer at set 0, binding 0 at byte 0: invocation (0,0,0) wrote at instruction {store}, invocation (1,0,0) read atomically at instruction {add} (with no OpControlBarrier between them in one workgroup)"
         )
@@ -1455,7 +1465,7 @@ fn undefined_values_reaching_a_buffer_are_errors() {
     let stored = |ir: &Ir, r: Result<RunStats, RunError>, what: &str| {
         let e = r.expect_err(what);
         assert_eq!(
-            e.message,
+            e.message(),
             "an undefined value is stored to the buffer at set 0, binding 0 at byte 0 (from OpUndef, or memory never written: a variable without initializer or Workgroup memory)",
             "{what}"
         );

@@ -139,7 +139,7 @@ fn constant_data_too_short_is_an_error() {
     let text = CONSTANT_DATA_PACKING.replace("0x44434241 0xffff4645", "0x44434241");
     let (r, _) = run_with(&text, &[((0, 0), vec![0; 60])], Options::default());
     let e = r.expect_err("too few words");
-    assert!(e.message.starts_with("not supported"), "{}", e.message);
+    assert!(e.message().starts_with("not supported"), "{}", e.message());
 }
 
 // ---- SPV_KHR_untyped_pointers ----
@@ -184,9 +184,9 @@ fn untyped_access_past_the_buffer() {
     );
     let e = r.expect_err("out of bounds");
     assert!(
-        e.message.starts_with("out-of-bounds access"),
+        e.message().starts_with("out-of-bounds access"),
         "{}",
-        e.message
+        e.message()
     );
 }
 
@@ -209,9 +209,9 @@ fn gallery_vla_restore_frees() {
     let (r, _) = run_with(&text, &bufs, Options::default());
     let e = r.expect_err("the memory budget");
     assert!(
-        e.message.contains("values of memory at once"),
+        e.message().contains("values of memory at once"),
         "{}",
-        e.message
+        e.message()
     );
 }
 
@@ -235,7 +235,7 @@ fn vla_too_big_is_an_error() {
     let bufs = [((0, 0), vec![0; 8]), ((0, 1), le(&[1 << 31]))];
     let (r, _) = run_with(VLA_SQUARES, &bufs, Options::default());
     let e = r.expect_err("too big");
-    assert!(e.message.contains("variable-length array"), "{}", e.message);
+    assert!(e.message().contains("variable-length array"), "{}", e.message());
 }
 
 #[test]
@@ -250,9 +250,9 @@ fn vla_out_of_bounds() {
     let (r, _) = run_with(&text, &bufs, Options::default());
     let e = r.expect_err("out of bounds");
     assert!(
-        e.message.starts_with("out-of-bounds access"),
+        e.message().starts_with("out-of-bounds access"),
         "{}",
-        e.message
+        e.message()
     );
 }
 
@@ -260,7 +260,7 @@ fn vla_out_of_bounds() {
 fn kernel_scalar_parameter_needs_a_buffer() {
     let (r, _) = run_with(VLA_SQUARES, &[((0, 0), vec![0; 8])], Options::default());
     let e = r.expect_err("no n");
-    assert!(e.message.contains("kernel parameter 1"), "{}", e.message);
+    assert!(e.message().contains("kernel parameter 1"), "{}", e.message());
 }
 
 // ---- SPV_INTEL_unstructured_loop_controls, and kernels ----

@@ -32,6 +32,74 @@ use crate::grammar::execution_mode::{LocalSize as EM_LOCAL_SIZE, LocalSizeId as 
 /// Depth for stacking type trees of invalid modules.
 const MAX_DEPTH: u32 = 32;
 
+/// An entry point's execution model (the grammar's `ExecutionModel`); in
+/// JSON its grammar name (`"GLCompute"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ExecutionModel {
+    Vertex,
+    TessellationControl,
+    TessellationEvaluation,
+    Geometry,
+    Fragment,
+    GLCompute,
+    Kernel,
+    /// Any other (mesh, task, ray tracing), by its grammar value.
+    Other(u32),
+}
+
+impl ExecutionModel {
+    pub fn of(value: u32) -> ExecutionModel {
+        use crate::grammar::execution_model as em;
+        match value {
+            em::Vertex => ExecutionModel::Vertex,
+            em::TessellationControl => ExecutionModel::TessellationControl,
+            em::TessellationEvaluation => ExecutionModel::TessellationEvaluation,
+            em::Geometry => ExecutionModel::Geometry,
+            em::Fragment => ExecutionModel::Fragment,
+            em::GLCompute => ExecutionModel::GLCompute,
+            em::Kernel => ExecutionModel::Kernel,
+            v => ExecutionModel::Other(v),
+        }
+    }
+
+    /// The grammar value.
+    pub fn value(self) -> u32 {
+        use crate::grammar::execution_model as em;
+        match self {
+            ExecutionModel::Vertex => em::Vertex,
+            ExecutionModel::TessellationControl => em::TessellationControl,
+            ExecutionModel::TessellationEvaluation => em::TessellationEvaluation,
+            ExecutionModel::Geometry => em::Geometry,
+            ExecutionModel::Fragment => em::Fragment,
+            ExecutionModel::GLCompute => em::GLCompute,
+            ExecutionModel::Kernel => em::Kernel,
+            ExecutionModel::Other(v) => v,
+        }
+    }
+
+    /// A compute model: GLCompute, or an OpenCL Kernel.
+    pub fn is_compute(self) -> bool {
+        matches!(self, ExecutionModel::GLCompute | ExecutionModel::Kernel)
+    }
+}
+
+impl core::fmt::Display for ExecutionModel {
+    /// The grammar's name (`GLCompute`), or the number of an unknown one.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match OperandKind::ExecutionModel.enumerant(self.value()) {
+            Some(e) => f.write_str(e.name),
+            None => write!(f, "{}", self.value()),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for ExecutionModel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// What a resource is, as a descriptor (or push constant) type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(
@@ -267,7 +335,7 @@ pub struct BuiltInUse {
 )]
 pub struct EntryReflection {
     pub name: String,
-    pub execution_model: String,
+    pub execution_model: ExecutionModel,
     pub function: u32,
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub workgroup_size: Option<WorkgroupSize>,
@@ -368,7 +436,7 @@ fn reflect_entry(ir: &Ir, e: &crate::ir::EntryPoint) -> EntryReflection {
     });
     EntryReflection {
         name: e.name.clone(),
-        execution_model: enum_name(OperandKind::ExecutionModel, e.model),
+        execution_model: ExecutionModel::of(e.model),
         function: e.function,
         workgroup_size: workgroup_size(ir, e),
         resources,

@@ -102,8 +102,8 @@ fn buffers_push_constants_workgroup_size_and_builtins() {
     assert_eq!(r.entry_points.len(), 2);
     let e = &r.entry_points[0];
     assert_eq!(
-        (e.name.as_str(), e.execution_model.as_str()),
-        ("main", "GLCompute")
+        (e.name.as_str(), e.execution_model),
+        ("main", super::ExecutionModel::GLCompute)
     );
     // The WorkgroupSize built-in wins over LocalSize 1 1 1.
     assert_eq!(

@@ -1,4 +1,4 @@
-// Amber files in the Run tab (issue 12): an opened or dropped `.amber` file
+// Amber files in the Run tab: an opened or dropped `.amber` file
 // puts its compute shader in the editor and its buffers, bindings, spec
 // constants and dispatch in the Run tab's inputs (web/src/amber.rs, on
 // core's amber::page); after each run its EXPECT lines are checked against
@@ -6,20 +6,12 @@
 // Amber" writes the current module, inputs and the interpreter's results as
 // an Amber file that `spvlab amber` runs. The share link's run part is read
 // and written here too. Engine strings are untrusted: textContent only.
-import type { AmberCheck, AmberFailure, AmberScript, RunResult, ShareRun } from "../api";
+import type { AmberCheck, AmberFailure, RunResult, ShareRun } from "../api";
 import { byId, el } from "../dom";
 import type { Engine } from "../engine";
-import { errorText, type AppStore } from "../state";
+import { errorText, type AmberState, type AppState, type AppStore, type LoadedAmber } from "../state";
 import type { RunPanel } from "./run";
 import { INVOCATION_EVENT } from "../cfg/path";
-
-/** The file loaded, and its checks per backend after the last run. */
-export interface Loaded {
-  name: string;
-  source: string;
-  script: AmberScript;
-  checks: { interp?: AmberCheck; wgpu?: AmberCheck };
-}
 
 export interface AmberApi {
   /** Open an Amber file's text: true when it loaded. */
@@ -27,7 +19,7 @@ export interface AmberApi {
   /** The Amber file of the current module, inputs and interpreter results. */
   exportText(): Promise<string>;
   /** The loaded file and its checks (null: none). */
-  loaded(): Loaded | null;
+  loaded(): LoadedAmber | null;
   /** The run part of a share link (the inputs and the invocation). */
   shareRun(): ShareRun | undefined;
   /** Put a share link's run part in the Run tab. */
@@ -58,8 +50,7 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
   const results = document.getElementById("run-results");
   root.insertBefore(box, results);
 
-  let loaded: Loaded | null = null;
-  let invocation: [number, number, number] | undefined;
+  const setAmber = (patch: Partial<AmberState>) => store.update({ amber: { ...store.get().amber, ...patch } });
 
   function located(e: AmberFailure, name: string): HTMLElement {
     const d = el("div", "run-error amber-error");
@@ -69,12 +60,17 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
     return d;
   }
 
-  function render() {
+  function render(s: AppState) {
+    const { loaded, failed } = s.amber;
     body.replaceChildren();
     closeBtn.hidden = !loaded;
     if (!loaded) {
       title.textContent = "";
       box.dataset.state = "none";
+      if (failed) {
+        body.append(located(failed.error, failed.name));
+        box.dataset.state = failed.error.graphics ? "graphics" : "error";
+      }
       return;
     }
     const { script, checks } = loaded;
@@ -116,38 +112,33 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
     const r = await engine.send({ kind: "amberLoad", source });
     if (!r.script) {
       const e = r.error ?? { line: 1, column: 1, message: "the file could not be read", graphics: false };
-      loaded = null;
-      render();
-      body.append(located(e, name));
-      box.dataset.state = e.graphics ? "graphics" : "error";
+      setAmber({ loaded: null, failed: { name, error: e } });
       const what = e.graphics ? "has a graphics pipeline, which the page does not run" : "could not be loaded";
       store.update({ banner: `${name} ${what}: ${name}:${e.line}:${e.column}: ${e.message}`, panel: "run", panelChosen: true });
       return false;
     }
     const s = r.script;
-    loaded = { name, source, script: s, checks: {} };
+    setAmber({ loaded: { name, source, script: s, checks: {} }, failed: null });
     store.update({ banner: null });
     setText(s.text, s.targetEnv);
     run.setInputs({ entry: s.entry, workgroups: s.workgroups, buffers: Object.fromEntries(s.inputs.map((i) => [i.key, i.spec])), spec: s.spec });
     store.update({ panel: "run", panelChosen: true, status: { text: `opened ${name}: ${s.expects.length} EXPECT lines, checked after each run`, tone: "" } });
-    render();
     return true;
   }
 
   /** Check the loaded file's EXPECT lines against each backend's buffers. */
   async function check() {
     const o = run.last();
-    if (!loaded || !o) return;
-    const mine = loaded;
+    const mine = store.get().amber.loaded;
+    if (!mine || !o) return;
     const one = async (r: RunResult | undefined): Promise<AmberCheck | undefined> => {
       if (!r) return undefined;
       if (!r.ok) return { expects: [], error: { line: 1, column: 1, message: `not run: ${r.error?.message ?? "no result"}`, graphics: false } };
       return (await engine.send({ kind: "amberCheck", source: mine.source, buffers: r.buffers })).check;
     };
     const [interp, wgpu] = await Promise.all([one(o.interp), one(o.gpu)]);
-    if (loaded !== mine) return;
-    mine.checks = { interp, wgpu };
-    render();
+    if (store.get().amber.loaded !== mine) return;
+    setAmber({ loaded: { ...mine, checks: { interp, wgpu } } });
     document.dispatchEvent(new CustomEvent("spvlab:amber-checked"));
   }
   document.addEventListener("spvlab:run", () => void check().catch((e: unknown) => store.update({ banner: `the EXPECT lines could not be checked: ${errorText(e)}` })));
@@ -163,6 +154,7 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
       const text = await exportText();
       const a = el("a");
       a.href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+      const loaded = store.get().amber.loaded;
       a.download = loaded ? loaded.name.replace(/(\.amber)?$/i, "-spvlab.amber") : "module.amber";
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 1000);
@@ -171,28 +163,26 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
       store.update({ banner: `could not export Amber: ${errorText(e)}` });
     }
   });
-  closeBtn.addEventListener("click", () => {
-    loaded = null;
-    render();
-  });
+  closeBtn.addEventListener("click", () => setAmber({ loaded: null, failed: null }));
 
   // The invocation picked (by the path view, or a link): kept for links.
   document.addEventListener(INVOCATION_EVENT, (ev) => {
     const d = (ev as CustomEvent<unknown>).detail;
-    if (Array.isArray(d) && d.length === 3 && d.every((n) => Number.isInteger(n) && n >= 0)) invocation = d as [number, number, number];
+    if (Array.isArray(d) && d.length === 3 && d.every((n) => Number.isInteger(n) && n >= 0)) setAmber({ invocation: d as [number, number, number] });
   });
   // A changed input: the address no longer shows a shared state.
   root.addEventListener("input", (ev) => {
     if ((ev.target as HTMLElement).matches("input")) store.update({ linkEdits: store.get().linkEdits + 1 });
   });
 
-  render();
+  store.watch((s) => [s.amber.loaded, s.amber.failed], render);
   return {
     open,
     exportText,
-    loaded: () => loaded,
+    loaded: () => store.get().amber.loaded,
     shareRun() {
       const r = run.inputs();
+      const invocation = store.get().amber.invocation;
       if (!r.entry) return invocation ? { invocation } : undefined;
       const out: ShareRun = { entry: r.entry, workgroups: r.workgroups, buffers: r.buffers };
       if (r.spec && Object.keys(r.spec).length) out.spec = r.spec;

@@ -1,7 +1,8 @@
 // The Run panel's pure parts (no DOM): a reflected type in words, the
 // default input of a binding, a buffer spec completed with the runtime
 // array's length, and a typed value flattened into table rows.
-import type { ReflectedResource, ShownValue, TypeNode } from "../api";
+import type { Leaf, ReflectedResource, ShownValue, TypeNode } from "../api";
+import type { ValueView } from "../state";
 
 /** Elements of a runtime array when the user gave no length. */
 export const DEFAULT_LENGTH = 64;
@@ -70,93 +71,23 @@ export function sizeText(r: ReflectedResource): string {
 }
 
 /** One leaf of a typed value: its path (`data[3]`, `m.x[1]`) and its text. */
-export interface Leaf {
+export interface TypedLeaf {
   path: string;
   text: string;
 }
 
 /** A typed value's leaves in order (struct members by name, array and
  *  vector elements by index). */
-export function leaves(v: ShownValue, path = "", out: Leaf[] = []): Leaf[] {
+export function leaves(v: ShownValue, path = "", out: TypedLeaf[] = []): TypedLeaf[] {
   if (Array.isArray(v)) v.forEach((x, i) => leaves(x, `${path}[${i}]`, out));
   else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) leaves(x, path ? `${path}.${k}` : k, out);
   else out.push({ path: path || "(value)", text: String(v) });
   return out;
 }
 
-/** Where a leaf's bits lie in its buffer, and what they are. */
-export interface LeafBits {
-  offset: number;
-  size: number;
-  kind: "int" | "uint" | "float";
-}
-
-/** A struct member as the reflection sends it (with its matrix layout). */
-interface MemberLayout {
-  name?: string;
-  offset?: number;
-  matrixStride?: number;
-  rowMajor?: boolean;
-  type: TypeNode;
-}
-
-/** Each leaf's bits by its path (the paths of `leaves`), walking the type
- *  tree as core's typed output reads the bytes (interp/values.rs `read`):
- *  members at their Offset, array elements at their ArrayStride, matrix
- *  columns (or rows) at the member's MatrixStride; a runtime array as long
- *  as the `total` bytes allow. */
-export function leafBits(t: TypeNode, total: number): Map<string, LeafBits> {
-  const out = new Map<string, LeafBits>();
-  const scalar = (n: TypeNode | undefined): LeafBits["kind"] | undefined =>
-    n?.kind === "float" ? "float" : n?.kind === "int" ? (n.signed ? "int" : "uint") : undefined;
-  const walk = (n: TypeNode, at: number, path: string, mat: [number, boolean] | undefined, depth: number) => {
-    if (depth > 32 || at >= total) return;
-    const k = scalar(n);
-    if (k) {
-      out.set(path || "(value)", { offset: at, size: (n.width ?? 32) / 8, kind: k });
-      return;
-    }
-    if (n.kind === "vector") {
-      const e = n.element;
-      const kind = scalar(e);
-      if (!e || !kind) return;
-      const size = (e.width ?? 32) / 8;
-      for (let i = 0; i < (n.count ?? 0); i++) out.set(`${path}[${i}]`, { offset: at + i * size, size, kind });
-    } else if (n.kind === "matrix") {
-      const col = n.element;
-      const e = col?.element;
-      const kind = scalar(e);
-      if (!col || !e || !kind) return;
-      const rows = col.count ?? 0;
-      const size = (e.width ?? 32) / 8;
-      const [stride, rowMajor] = mat ?? [rows * size, false];
-      for (let c = 0; c < (n.columns ?? 0); c++)
-        for (let r = 0; r < rows; r++)
-          out.set(`${path}[${c}][${r}]`, { offset: at + (rowMajor ? r * stride + c * size : c * stride + r * size), size, kind });
-    } else if (n.kind === "array" || n.kind === "runtimeArray") {
-      const e = n.element;
-      const stride = n.arrayStride ?? e?.size;
-      if (!e || stride === undefined) return;
-      const len = n.kind === "array" ? (n.length ?? 0) : stride === 0 ? 0 : Math.floor((total - at) / stride);
-      for (let i = 0; i < Math.min(len, stride === 0 ? 1 : len); i++) walk(e, at + i * stride, `${path}[${i}]`, mat, depth + 1);
-    } else if (n.kind === "struct") {
-      ((n.members ?? []) as MemberLayout[]).forEach((m, i) => {
-        if (m.offset === undefined) return;
-        const name = m.name ?? String(i);
-        walk(m.type, at + m.offset, path ? `${path}.${name}` : name, m.matrixStride !== undefined ? [m.matrixStride, m.rowMajor === true] : undefined, depth + 1);
-      });
-    }
-  };
-  walk(t, 0, "", undefined, 0);
-  return out;
-}
-
-/** How a result table shows its values. */
-export type View = "typed" | "hex" | "float";
-
 /** A leaf's bytes as the view shows them: `hex` the little-endian value in
  *  hex (`0x3f800000`), `float` the bits read as a float of their width. */
-export function viewText(bytes: ArrayLike<number>, b: LeafBits | undefined, view: View): string | undefined {
+export function viewText(bytes: ArrayLike<number>, b: Leaf | undefined, view: ValueView): string | undefined {
   if (view === "typed" || !b || b.offset + b.size > bytes.length) return undefined;
   let v = 0n;
   for (let i = b.size - 1; i >= 0; i--) v = (v << 8n) | BigInt(bytes[b.offset + i]);
@@ -169,7 +100,7 @@ export function viewText(bytes: ArrayLike<number>, b: LeafBits | undefined, view
 }
 
 /** Whether the leaf's bytes are the same in both buffers. */
-export function sameBits(x: ArrayLike<number>, y: ArrayLike<number>, b: LeafBits): boolean {
+export function sameBits(x: ArrayLike<number>, y: ArrayLike<number>, b: Leaf): boolean {
   for (let i = b.offset; i < b.offset + b.size; i++) if (x[i] !== y[i]) return false;
   return true;
 }

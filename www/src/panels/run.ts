@@ -1,30 +1,27 @@
-// The Run panel (issue 12, first slice): the inputs come from core's
-// reflection of the last analysis (one row per bound buffer, the push
-// constants, the dispatch size); Run sends the module to the interpreter
-// (`session.run`) and to WebGPU (`session.runGpu`), both in the engine's
-// worker, so the editor never waits. The results are shown side by side, per
-// binding, one row per typed value, with the cells where the backends differ
-// marked. Errors are located (a button jumps to the line); a module the
-// interpreter does not finish is not dispatched unless the user says so.
-// Engine strings are untrusted: textContent only.
-import type { ReflectedEntry, ReflectedResource, ReflectedSpecConstant, RunFailure, RunRequest, RunResult } from "../api";
+// The Run panel: the inputs come from core's reflection of the last analysis
+// (one row per bound buffer, the push constants, the dispatch size); Run
+// sends the module to the interpreter (`session.run`) and to WebGPU
+// (`session.runGpu`), both in the engine's worker, so the editor never
+// waits. The results are shown side by side, per binding, one row per typed
+// value, with the cells where the backends differ marked. Errors are located
+// (a button jumps to the line); a module the interpreter does not finish is
+// not dispatched unless the user says so. Everything the panel holds is
+// `AppState.run` (state.ts): its handlers only call `store.update`, and each
+// part renders from that state. Engine strings are untrusted: textContent
+// only.
+import type { IdInfo, ReflectedEntry, ReflectedResource, RunBuffer, RunFailure, RunRequest, RunResult } from "../api";
 import { byId, el } from "../dom";
 import type { Engine } from "../engine";
-import type { AppStore } from "../state";
-import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leafBits, leaves, sameBits, sizeText, typeName, viewText, withLength } from "./run-values";
-import type { View } from "./run-values";
+import { errorText, type AppState, type AppStore, type RunOutcome, type RunState, type ValueView } from "../state";
+import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leaves, sameBits, sizeText, typeName, viewText, withLength } from "./run-values";
+
+export type { RunOutcome } from "../state";
 
 /** Rows shown per binding (a big buffer says how many were left out). */
 const MAX_ROWS = 1024;
 
-/** What the page's tests read: the last results and their times. */
-export interface RunOutcome {
-  request: RunRequest;
-  interp?: RunResult;
-  gpu?: RunResult;
-  interpMs?: number;
-  gpuMs?: number;
-}
+/** A spec field's title when it holds no error. */
+const SPEC_TITLE = "empty: the module's default";
 
 export interface RunPanel {
   /** The last run (null before the first). */
@@ -38,16 +35,34 @@ export interface RunPanel {
   setInputs(req: RunRequest): void;
 }
 
-/** One input row's fields. */
-interface Row {
-  resource: ReflectedResource;
-  input: HTMLInputElement;
-  length?: HTMLInputElement;
+/** The entry point chosen: by name, else the first. */
+function entryOf(r: RunState): ReflectedEntry | undefined {
+  return r.entries.find((e) => e.name === r.entry) ?? r.entries[0];
+}
+
+/** The request a run sends, from the fields in the state. */
+function requestOf(r: RunState, force: boolean): RunRequest {
+  const e = entryOf(r);
+  const buffers: Record<string, string> = {};
+  if (e)
+    inputsOf(e.resources).forEach((res, i) => {
+      const key = keyOf(res);
+      const value = r.buffers[key] ?? defaultInput(res, i);
+      const n = Number(r.lengths[key] ?? DEFAULT_LENGTH);
+      buffers[key] = res.runtimeArray && Number.isInteger(n) && n >= 0 ? withLength(value, n) : value;
+    });
+  const workgroups = r.workgroups.map((d) => Math.max(1, Math.floor(Number(d)) || 1)) as [number, number, number];
+  const spec: Record<string, string> = {};
+  if (e)
+    for (const sc of r.specConstants) {
+      const v = (r.spec[String(sc.specId)] ?? "").trim();
+      if (v !== "") spec[String(sc.specId)] = v;
+    }
+  return { entry: e?.name, workgroups, buffers, ...(Object.keys(spec).length ? { spec } : {}), ...(force ? { force: true } : {}) };
 }
 
 export function mountRun(store: AppStore, engine: Engine, jump: (line: number, column: number) => void): RunPanel {
   const root = byId("panel-run");
-  root.dataset.state = "empty";
   const head = el("div", "run-head");
   const entrySelect = el("select");
   entrySelect.id = "run-entry";
@@ -81,103 +96,181 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   results.setAttribute("aria-live", "polite");
   root.append(head, note, inputs, specs, results);
 
-  let entries: ReflectedEntry[] = [];
-  let rows: Row[] = [];
-  /** The module's settable spec constants and their fields. */
-  let specConsts: ReflectedSpecConstant[] = [];
-  let specRows: { sc: ReflectedSpecConstant; input: HTMLInputElement }[] = [];
-  /** The user's spec values by SpecId (kept while the SpecId stays). */
-  const specTyped = new Map<number, string>();
-  /** Each result table's view (typed, hex, float bits), by binding key. */
-  const views = new Map<string, View>();
-  /** The outcome on show (a view toggle draws it again). */
-  let shown: RunOutcome | null = null;
-  /** The user's inputs by binding key (kept while the binding stays). */
-  const typed = new Map<string, string>();
-  const lengths = new Map<string, string>();
-  let last: RunOutcome | null = null;
-  /** The last finished run (a forced dispatch keeps its interpreter result). */
-  let previous: RunOutcome | null = null;
-  let reflected = -1;
-  let runId = 0;
-  /** Set by setInputs: the entry point to pick (spec values go to specTyped). */
-  let wantEntry: string | undefined;
+  const setRun = (patch: Partial<RunState>) => store.update({ run: { ...store.get().run, ...patch } });
 
-  const entry = () => entries.find((e) => e.name === entrySelect.value) ?? entries[0];
+  // ---------------------------------------------------------------- handlers
 
-  function renderInputs() {
-    const e = entry();
+  async function refresh() {
+    const version = store.get().reportVersion;
+    if (version === store.get().run.reflectAsked) return;
+    setRun({ reflectAsked: version });
+    try {
+      const r = await engine.send({ kind: "reflect" });
+      const entries = (r.reflection?.entryPoints ?? []).filter((e) => e.executionModel === "GLCompute");
+      const report = store.get().report;
+      const now = store.get().run;
+      const keep = now.wantEntry ?? now.entry;
+      setRun({
+        reflectedVersion: version,
+        reflectError: null,
+        entries,
+        specConstants: r.reflection?.specConstants ?? [],
+        reflectedValid: report?.valid === true,
+        bindingNames: namesOf(entries, report?.ids ?? []),
+        entry: entries.some((e) => e.name === keep) ? keep : (entries[0]?.name ?? ""),
+        // A wanted entry point waits for the module that has it.
+        wantEntry: entries.some((e) => e.name === now.wantEntry) ? undefined : now.wantEntry,
+      });
+    } catch (e) {
+      setRun({ reflectError: `reflection failed: ${errorText(e)}` });
+    }
+  }
+
+  async function run(force = false) {
+    const before = store.get().run;
+    const id = before.runId + 1;
+    const request = requestOf(before, force);
+    const kept = force && before.finished ? { interp: before.finished.interp, interpMs: before.finished.interpMs } : {};
+    setRun({ runId: id, last: { request, ...kept }, shown: null, running: true, forced: force, engineError: null });
+    /** An answer of this run (dropped when a newer run began), shown at
+     *  once when `show`. */
+    const answer = (patch: Partial<RunOutcome>, show: boolean) => {
+      const r = store.get().run;
+      if (r.runId !== id || !r.last) return;
+      const o = { ...r.last, ...patch };
+      setRun(show ? { last: o, shown: o } : { last: o });
+    };
+    const interp = force
+      ? Promise.resolve()
+      : engine.send({ kind: "run", request }).then((r) => answer({ interp: r.result, interpMs: r.elapsedMs }, true));
+    const gpu = engine.send({ kind: "runGpu", request }).then((r) => answer({ gpu: r.result, gpuMs: r.elapsedMs }, false));
+    let engineError: string | null = null;
+    try {
+      await Promise.all([interp, gpu]);
+    } catch (e) {
+      engineError = `the engine failed: ${errorText(e)}`;
+    }
+    const r = store.get().run;
+    if (r.runId !== id) return;
+    setRun({ shown: r.last, finished: r.last, running: false, runs: r.runs + 1, engineError });
+    document.dispatchEvent(new CustomEvent("spvlab:run"));
+  }
+
+  function setInputs(req: RunRequest) {
+    const r = store.get().run;
+    const entries = r.entries;
+    setRun({
+      buffers: { ...req.buffers },
+      lengths: {},
+      spec: { ...req.spec },
+      workgroups: (req.workgroups ?? [1, 1, 1]).map(String) as [string, string, string],
+      wantEntry: req.entry,
+      entry: req.entry && entries.some((e) => e.name === req.entry) ? req.entry : r.entry,
+    });
+  }
+
+  runBtn.addEventListener("click", () => void run());
+  resetBtn.addEventListener("click", () => setRun({ buffers: {}, lengths: {}, spec: {}, workgroups: ["1", "1", "1"] }));
+  entrySelect.addEventListener("change", () => setRun({ entry: entrySelect.value }));
+  dims.forEach((d, i) =>
+    d.addEventListener("input", () => {
+      const w = [...store.get().run.workgroups] as [string, string, string];
+      w[i] = d.value;
+      setRun({ workgroups: w });
+    }),
+  );
+  // The fields of the tables (drawn again for each reflection): one listener.
+  root.addEventListener("input", (ev) => {
+    const t = ev.target as HTMLInputElement;
+    const r = store.get().run;
+    const key = t.dataset.key ?? "";
+    if (t.matches("input.run-input")) setRun({ buffers: { ...r.buffers, [key]: t.value } });
+    else if (t.matches("input.run-length")) setRun({ lengths: { ...r.lengths, [key]: t.value } });
+    else if (t.matches("input.run-spec")) setRun({ spec: { ...r.spec, [t.dataset.specId ?? ""]: t.value } });
+  });
+  root.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.target as HTMLElement).matches("input.run-input, input.run-length, input.run-dim")) {
+      ev.preventDefault();
+      void run();
+    }
+  });
+  results.addEventListener("click", (ev) => {
+    const btn = (ev.target as HTMLElement).closest("button.run-view") as HTMLButtonElement | null;
+    const key = btn?.closest("section.run-buffer")?.getAttribute("data-key");
+    if (btn && key) setRun({ views: { ...store.get().run.views, [key]: btn.dataset.view as ValueView } });
+  });
+
+  // --------------------------------------------------------------- rendering
+
+  /** The head, the note, one row per binding and one per spec constant. */
+  function renderInputs(s: AppState) {
+    const r = s.run;
+    const e = entryOf(r);
+    entrySelect.replaceChildren(...r.entries.map((x) => new Option(x.name, x.name)));
+    if (e) entrySelect.value = e.name;
+    entrySelect.hidden = entryLabel.hidden = r.entries.length < 2;
     inputs.replaceChildren();
-    rows = [];
     runBtn.disabled = !e;
+    specs.replaceChildren();
     if (!e) {
-      root.dataset.state = "empty";
-      note.textContent = store.get().report?.valid
-        ? "This module has no GLCompute entry point: only compute shaders run here."
-        : "Nothing to run: the module is not valid (see Problems).";
+      note.textContent =
+        r.reflectError ??
+        (r.reflectedValid ? "This module has no GLCompute entry point: only compute shaders run here." : "Nothing to run: the module is not valid (see Problems).");
       localSize.textContent = "";
       return;
     }
-    root.dataset.state = root.dataset.state === "empty" ? "ready" : root.dataset.state;
-    note.textContent = "Inputs in the interpreter's input language: zeros, seq:START,STEP, random:SEED, hex: BYTES, or a typed list such as u32: 1 2 3.";
+    note.textContent = r.reflectError ?? "Inputs in the interpreter's input language: zeros, seq:START,STEP, random:SEED, hex: BYTES, or a typed list such as u32: 1 2 3.";
     const ws = e.workgroupSize;
     localSize.textContent = ws ? `× local size ${ws.x ?? "?"}×${ws.y ?? "?"}×${ws.z ?? "?"}` : "";
     const hr = el("tr");
     for (const h of ["binding", "name", "type", "bytes", "input", "N"]) hr.append(el("th", undefined, h));
     inputs.append(hr);
-    inputsOf(e.resources).forEach((r, i) => {
-      const key = keyOf(r);
-      const tr = el("tr");
-      tr.dataset.key = key;
-      const input = el("input");
-      input.className = "run-input";
-      input.dataset.key = key;
-      input.spellcheck = false;
-      input.value = typed.get(key) ?? defaultInput(r, i);
-      input.setAttribute("aria-label", `input of ${key}`);
-      input.addEventListener("input", () => typed.set(key, input.value));
-      const row: Row = { resource: r, input };
-      const lenCell = el("td");
-      if (r.runtimeArray) {
-        const len = el("input");
-        len.type = "number";
-        len.min = "0";
-        len.className = "run-length";
-        len.dataset.key = key;
-        len.value = lengths.get(key) ?? String(DEFAULT_LENGTH);
-        len.setAttribute("aria-label", `runtime array length of ${key}`);
-        len.title = "the runtime array's element count (used by zeros, seq and random without a count)";
-        len.addEventListener("input", () => lengths.set(key, len.value));
-        lenCell.append(len);
-        row.length = len;
-      }
-      const inCell = el("td");
-      inCell.append(input);
-      tr.append(
-        el("td", "run-key", r.kind === "pushConstant" ? "push" : key),
-        el("td", "run-name", r.name || `%${r.variable}`),
-        el("td", "run-type", `${r.kind === "uniformBuffer" ? "uniform " : r.kind === "pushConstant" ? "push " : ""}${typeName(r.type)}`),
-        el("td", "run-size", sizeText(r)),
-        inCell,
-        lenCell,
-      );
-      inputs.append(tr);
-      rows.push(row);
-    });
-    renderSpecs();
+    for (const res of inputsOf(e.resources)) inputs.append(inputRow(res, r.bindingNames));
+    renderSpecs(r);
+  }
+
+  function inputRow(res: ReflectedResource, names: RunState["bindingNames"]): HTMLElement {
+    const key = keyOf(res);
+    const tr = el("tr");
+    tr.dataset.key = key;
+    const input = el("input");
+    input.className = "run-input";
+    input.dataset.key = key;
+    input.spellcheck = false;
+    input.setAttribute("aria-label", `input of ${key}`);
+    const lenCell = el("td");
+    if (res.runtimeArray) {
+      const len = el("input");
+      len.type = "number";
+      len.min = "0";
+      len.className = "run-length";
+      len.dataset.key = key;
+      len.setAttribute("aria-label", `runtime array length of ${key}`);
+      len.title = "the runtime array's element count (used by zeros, seq and random without a count)";
+      lenCell.append(len);
+    }
+    const inCell = el("td");
+    inCell.append(input);
+    tr.append(
+      el("td", "run-key", res.kind === "pushConstant" ? "push" : key),
+      el("td", "run-name", names[res.variable] ?? `%${res.name || res.variable}`),
+      el("td", "run-type", `${res.kind === "uniformBuffer" ? "uniform " : res.kind === "pushConstant" ? "push " : ""}${typeName(res.type)}`),
+      el("td", "run-size", sizeText(res)),
+      inCell,
+      lenCell,
+    );
+    return tr;
   }
 
   /** One field per settable spec constant: SpecId, name, type, default (an
    *  empty field keeps the default). */
-  function renderSpecs() {
-    specs.replaceChildren();
-    specRows = [];
-    specs.hidden = specConsts.length === 0;
-    if (!specConsts.length) return;
+  function renderSpecs(r: RunState) {
+    specs.hidden = r.specConstants.length === 0;
+    if (!r.specConstants.length) return;
     const hr = el("tr");
     for (const h of ["SpecId", "name", "type", "default", "value"]) hr.append(el("th", undefined, h));
     specs.append(hr);
-    for (const sc of specConsts) {
+    for (const sc of r.specConstants) {
       const tr = el("tr");
       tr.dataset.specId = String(sc.specId);
       const input = el("input");
@@ -185,10 +278,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       input.dataset.specId = String(sc.specId);
       input.spellcheck = false;
       input.placeholder = sc.default ?? "";
-      input.value = specTyped.get(sc.specId) ?? "";
       input.setAttribute("aria-label", `value of spec constant ${sc.specId}`);
-      input.title = "empty: the module's default";
-      input.addEventListener("input", () => specTyped.set(sc.specId, input.value));
       const cell = el("td");
       cell.append(input);
       tr.append(
@@ -199,112 +289,44 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
         cell,
       );
       specs.append(tr);
-      specRows.push({ sc, input });
     }
   }
 
-  function setEntries(list: ReflectedEntry[]) {
-    entries = list.filter((e) => e.executionModel === "GLCompute");
-    const keep = wantEntry ?? entrySelect.value;
-    // A wanted entry point waits for the module that has it.
-    if (entries.some((e) => e.name === wantEntry)) wantEntry = undefined;
-    entrySelect.replaceChildren(...entries.map((e) => new Option(e.name, e.name)));
-    if (entries.some((e) => e.name === keep)) entrySelect.value = keep;
-    entrySelect.hidden = entryLabel.hidden = entries.length < 2;
-    renderInputs();
-  }
-
-  async function refresh() {
-    const version = store.get().reportVersion;
-    if (version === reflected) return;
-    reflected = version;
-    try {
-      const r = await engine.send({ kind: "reflect" });
-      specConsts = r.reflection?.specConstants ?? [];
-      setEntries(r.reflection?.entryPoints ?? []);
-      root.dataset.reflected = String(version);
-    } catch (e) {
-      note.textContent = `reflection failed: ${String(e)}`;
-    }
-  }
-
-  function request(force: boolean): RunRequest {
-    const buffers: Record<string, string> = {};
-    for (const r of rows) {
-      const n = Number(r.length?.value);
-      const spec = r.length && Number.isInteger(n) && n >= 0 ? withLength(r.input.value, n) : r.input.value;
-      buffers[keyOf(r.resource)] = spec;
-    }
-    const workgroups = dims.map((d) => Math.max(1, Math.floor(Number(d.value)) || 1)) as [number, number, number];
-    const spec: Record<string, string> = {};
-    for (const r of specRows) if (r.input.value.trim() !== "") spec[String(r.sc.specId)] = r.input.value.trim();
-    return { entry: entry()?.name, workgroups, buffers, ...(Object.keys(spec).length ? { spec } : {}), ...(force ? { force: true } : {}) };
-  }
-
-  async function run(force = false) {
-    const id = ++runId;
-    const req = request(force);
-    const outcome: RunOutcome = { request: req };
-    last = outcome;
-    root.dataset.state = "running";
-    results.replaceChildren(el("p", "run-note", force ? "Dispatching on WebGPU…" : "Running…"));
-    for (const r of rows) {
-      r.input.removeAttribute("aria-invalid");
-      r.input.title = "";
-    }
-    for (const r of specRows) {
-      r.input.removeAttribute("aria-invalid");
-      r.input.title = "empty: the module's default";
-    }
-    const shown = () => {
-      if (id !== runId) return;
-      render(outcome, () => void run(true));
-      markInput(outcome.interp?.error ?? outcome.gpu?.error);
+  /** Each field's value from the state (a field already showing it is left
+   *  alone, so typing keeps its caret). */
+  function renderValues(s: AppState) {
+    const r = s.run;
+    const set = (input: HTMLInputElement, value: string) => {
+      if (input.value !== value) input.value = value;
     };
-    const interp = force
-      ? Promise.resolve()
-      : engine.send({ kind: "run", request: req }).then((r) => {
-          outcome.interp = r.result;
-          outcome.interpMs = r.elapsedMs;
-          shown();
-        });
-    const gpu = engine.send({ kind: "runGpu", request: req }).then((r) => {
-      outcome.gpu = r.result;
-      outcome.gpuMs = r.elapsedMs;
+    dims.forEach((d, i) => set(d, r.workgroups[i]));
+    const e = entryOf(r);
+    if (!e) return;
+    inputsOf(e.resources).forEach((res, i) => {
+      const key = keyOf(res);
+      const tr = inputs.querySelector<HTMLElement>(`tr[data-key="${CSS.escape(key)}"]`);
+      const input = tr?.querySelector<HTMLInputElement>("input.run-input");
+      if (input) set(input, r.buffers[key] ?? defaultInput(res, i));
+      const len = tr?.querySelector<HTMLInputElement>("input.run-length");
+      if (len) set(len, r.lengths[key] ?? String(DEFAULT_LENGTH));
     });
-    if (force && previous) {
-      outcome.interp = previous.interp;
-      outcome.interpMs = previous.interpMs;
-    }
-    try {
-      await Promise.all([interp, gpu]);
-    } catch (e) {
-      if (id === runId) results.append(el("p", "run-error", `the engine failed: ${String(e)}`));
-    }
-    if (id !== runId) return;
-    shown();
-    previous = outcome;
-    root.dataset.state = "done";
-    root.dataset.runs = String(Number(root.dataset.runs ?? 0) + 1);
-    document.dispatchEvent(new CustomEvent("spvlab:run"));
+    for (const input of specs.querySelectorAll<HTMLInputElement>("input.run-spec")) set(input, r.spec[input.dataset.specId ?? ""] ?? "");
   }
-  /** An input error names its buffer (`buffer 0.1 ...`, `push ...`): that
-   *  field is marked, with the message as its title. */
-  function markInput(f: RunFailure | undefined) {
-    if (f?.kind !== "input") return;
-    // A spec value's error: `spec 3=x: ...` or `spec `x`: ...`.
-    const sid = /^spec (\d+)=/.exec(f.message)?.[1] ?? /^spec `([^`]*)`/.exec(f.message)?.[1];
-    const spec = specRows.find((r) => String(r.sc.specId) === sid?.trim());
-    if (spec) {
-      spec.input.setAttribute("aria-invalid", "true");
-      spec.input.title = f.message;
-      return;
+
+  /** The field an input error names is marked, with the message as its
+   *  title; the others are not. */
+  function renderMarks(s: AppState) {
+    const f = s.run.shown?.interp?.error ?? s.run.shown?.gpu?.error;
+    const spec = specField(f);
+    const key = spec === undefined ? bufferField(f) : undefined;
+    for (const input of inputs.querySelectorAll<HTMLInputElement>("input.run-input")) {
+      const bad = f !== undefined && key !== undefined && input.dataset.key === key;
+      mark(input, bad ? f.message : undefined, "");
     }
-    const key = /^buffer (\d+\.\d+)\b/.exec(f.message)?.[1] ?? (/^push\b/.test(f.message) ? "push" : undefined);
-    const row = rows.find((r) => keyOf(r.resource) === key);
-    if (!row) return;
-    row.input.setAttribute("aria-invalid", "true");
-    row.input.title = f.message;
+    for (const input of specs.querySelectorAll<HTMLInputElement>("input.run-spec")) {
+      const bad = f !== undefined && spec !== undefined && input.dataset.specId === spec;
+      mark(input, bad ? f.message : undefined, SPEC_TITLE);
+    }
   }
 
   /** A failure, located like a diagnostic: kind, code, message, and a jump. */
@@ -324,7 +346,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     return box;
   }
 
-  function column(title: string, r: RunResult | undefined, ms: number | undefined, onForce: () => void): HTMLElement {
+  function column(title: string, r: RunResult | undefined, ms: number | undefined): HTMLElement {
     const c = el("div", "run-backend");
     c.dataset.backend = title === "Interpreter" ? "interp" : "wgpu";
     const h = el("div", "run-backend-head");
@@ -345,7 +367,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       if (r.error.kind === "stepBudget" && c.dataset.backend === "wgpu") {
         const go = el("button", "run-force", "Dispatch anyway");
         go.title = "send the module to the GPU although the interpreter did not finish it (it may hang the GPU until the browser gives up)";
-        go.addEventListener("click", onForce);
+        go.addEventListener("click", () => void run(true));
         c.append(go);
       }
       if (c.dataset.backend === "wgpu" && (r.error.kind === "refused" || r.error.kind === "noDevice"))
@@ -354,10 +376,19 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     return c;
   }
 
-  function render(o: RunOutcome, onForce: () => void) {
-    shown = o;
+  /** The results: both backends' columns and one table per binding. */
+  function renderResults(s: AppState) {
+    const r = s.run;
+    const o = r.shown;
+    const engineError = r.engineError ? [el("p", "run-error", r.engineError)] : [];
+    if (!o) {
+      results.dataset.differ = "0";
+      const waiting = r.running ? [el("p", "run-note", r.forced ? "Dispatching on WebGPU…" : "Running…")] : [];
+      results.replaceChildren(...waiting, ...engineError);
+      return;
+    }
     const cols = el("div", "run-columns");
-    cols.append(column("Interpreter", o.interp, o.interpMs, onForce), column("WebGPU", o.gpu, o.gpuMs, onForce));
+    cols.append(column("Interpreter", o.interp, o.interpMs), column("WebGPU", o.gpu, o.gpuMs));
     const tables = el("div", "run-tables");
     const a = o.interp?.ok ? o.interp : undefined;
     const b = o.gpu?.ok ? o.gpu : undefined;
@@ -367,13 +398,13 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       const key = `${buf.set}.${buf.binding}`;
       const ba = a?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
       const bb = b?.buffers.find((x) => x.set === buf.set && x.binding === buf.binding);
-      const la = ba ? leaves(ba.value) : [];
-      const lb = bb ? leaves(bb.value) : [];
-      const n = Math.max(la.length, lb.length);
-      // Each leaf's bits, from the binding's reflected type.
-      const ty = entry()?.resources.find((r) => r.kind !== "pushConstant" && r.set === buf.set && r.binding === buf.binding)?.type;
-      const bits = ty ? leafBits(ty, buf.bytes.length) : new Map();
-      const view = views.get(key) ?? "typed";
+      // One row per leaf of the run plan (where each value's bytes lie); the
+      // typed text is core's typed output of the same path.
+      const rows = buf.leaves;
+      const ta = typedTexts(ba);
+      const tb = typedTexts(bb);
+      const n = rows.length;
+      const view = r.views[key] ?? "typed";
       const sec = el("section", "run-buffer");
       sec.dataset.key = key;
       sec.dataset.view = view;
@@ -384,14 +415,10 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       const toggle = el("span", "run-views");
       toggle.setAttribute("role", "group");
       toggle.setAttribute("aria-label", `view of ${key}`);
-      for (const [v, words] of [["typed", "typed"], ["hex", "hex"], ["float", "float bits"]] as [View, string][]) {
+      for (const [v, words] of [["typed", "typed"], ["hex", "hex"], ["float", "float bits"]] as [ValueView, string][]) {
         const btn = el("button", "run-view", words);
         btn.dataset.view = v;
         btn.setAttribute("aria-pressed", String(v === view));
-        btn.addEventListener("click", () => {
-          views.set(key, v);
-          if (shown) render(shown, onForce);
-        });
         toggle.append(btn);
       }
       h.append(toggle);
@@ -400,24 +427,21 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       const hr = el("tr");
       hr.append(el("th", undefined, "value"), el("th", undefined, "interpreter"), el("th", undefined, "WebGPU"));
       t.append(hr);
-      for (let i = 0; i < Math.min(n, MAX_ROWS); i++) {
-        const path = (la[i] ?? lb[i]).path;
-        const at = bits.get(path);
+      for (const at of rows.slice(0, MAX_ROWS)) {
         const tr = el("tr");
-        tr.dataset.path = path;
-        const text = (leaf: { text: string } | undefined, bytes: number[] | undefined) =>
-          leaf ? ((bytes && viewText(bytes, at, view)) ?? leaf.text) : "";
-        const ca = el("td", "cell", text(la[i], ba?.bytes));
+        tr.dataset.path = at.path;
+        const text = (typed: Map<string, string> | undefined, bytes: number[] | undefined) =>
+          typed && bytes ? (viewText(bytes, at, view) ?? typed.get(at.path) ?? "") : "";
+        const ca = el("td", "cell", text(ta, ba?.bytes));
         ca.dataset.backend = "interp";
-        const cb = el("td", "cell", text(lb[i], bb?.bytes));
+        const cb = el("td", "cell", text(tb, bb?.bytes));
         cb.dataset.backend = "wgpu";
-        // Differ: the leaf's bytes where its place is known, else its text.
-        const differ = ba && bb && (at ? !sameBits(ba.bytes, bb.bytes, at) : la[i]?.text !== lb[i]?.text);
-        if (differ) {
+        // Differ: the leaf's bytes.
+        if (ba && bb && !sameBits(ba.bytes, bb.bytes, at)) {
           tr.classList.add("differ");
           differing++;
         }
-        tr.append(el("td", "run-path", path), ca, cb);
+        tr.append(el("td", "run-path", at.path), ca, cb);
         t.append(tr);
       }
       sec.append(t);
@@ -429,24 +453,24 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       a && b
         ? el("p", differing ? "run-summary bad" : "run-summary good", differing ? `Values that differ between the interpreter and WebGPU: ${differing} (marked).` : "The interpreter and WebGPU agree.")
         : el("p", "run-summary", "");
-    results.replaceChildren(cols, summary, tables);
+    results.replaceChildren(cols, summary, tables, ...engineError);
   }
 
-  runBtn.addEventListener("click", () => void run());
-  resetBtn.addEventListener("click", () => {
-    typed.clear();
-    lengths.clear();
-    specTyped.clear();
-    for (const d of dims) d.value = "1";
-    renderInputs();
-  });
-  entrySelect.addEventListener("change", renderInputs);
-  root.addEventListener("keydown", (ev) => {
-    if (ev.key === "Enter" && (ev.target as HTMLElement).matches("input.run-input, input.run-length, input.run-dim")) {
-      ev.preventDefault();
-      void run();
-    }
-  });
+  /** What the tests wait on: the panel's state, the reflection shown, the
+   *  runs finished. */
+  function renderMarkers(s: AppState) {
+    const r = s.run;
+    root.dataset.state = !entryOf(r) ? "empty" : r.running ? "running" : r.runs > 0 ? "done" : "ready";
+    if (r.reflectedVersion >= 0) root.dataset.reflected = String(r.reflectedVersion);
+    if (r.runs > 0) root.dataset.runs = String(r.runs);
+  }
+
+  const layout = (s: AppState) => [s.run.entries, s.run.entry, s.run.specConstants, s.run.reflectedValid, s.run.bindingNames, s.run.reflectError];
+  store.watch(layout, renderInputs);
+  store.watch((s) => [...layout(s), s.run.buffers, s.run.lengths, s.run.spec, s.run.workgroups], renderValues);
+  store.watch((s) => [...layout(s), s.run.shown], renderMarks);
+  store.watch((s) => [s.run.shown, s.run.running, s.run.forced, s.run.views, s.run.engineError], renderResults);
+  store.watch((s) => [s.run.entries, s.run.entry, s.run.running, s.run.runs, s.run.reflectedVersion], renderMarkers);
   // The reflection follows the analysis while the panel is open.
   store.watch(
     (s) => [s.report, s.panel],
@@ -455,24 +479,51 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     },
   );
   return {
-    last: () => last,
-    show: (o) => render(o, () => void run(true)),
-    inputs: () => request(false),
-    setInputs: (req) => setInputs(req),
+    last: () => store.get().run.last,
+    show: (o) => setRun({ shown: o }),
+    inputs: () => requestOf(store.get().run, false),
+    setInputs,
   };
+}
 
-  function setInputs(req: RunRequest) {
-    typed.clear();
-    lengths.clear();
-    for (const [k, v] of Object.entries(req.buffers ?? {})) typed.set(k, v);
-    (req.workgroups ?? [1, 1, 1]).forEach((n, i) => (dims[i].value = String(n)));
-    specTyped.clear();
-    for (const [k, v] of Object.entries(req.spec ?? {})) specTyped.set(Number(k), v);
-    wantEntry = req.entry;
-    if (req.entry && entries.some((e) => e.name === req.entry)) entrySelect.value = req.entry;
-    reflected = -1;
-    renderInputs();
+/** Each bound variable's name as the analysis names it (the text's
+ *  spelling, for a text input), by id. */
+function namesOf(entries: ReflectedEntry[], ids: IdInfo[]): Record<number, string> {
+  const out: Record<number, string> = {};
+  const named = new Map(ids.map((i) => [i.id, i.name]));
+  for (const e of entries)
+    for (const res of e.resources) {
+      const name = named.get(res.variable);
+      if (name !== undefined) out[res.variable] = `%${name}`;
+    }
+  return out;
+}
+
+/** Core's typed text of each value of a buffer, by its path. */
+function typedTexts(b: RunBuffer | undefined): Map<string, string> | undefined {
+  return b && new Map(leaves(b.value).map((l) => [l.path, l.text]));
+}
+
+/** Mark a field invalid with `message` as its title, or clear the mark. */
+function mark(input: HTMLInputElement, message: string | undefined, title: string) {
+  if (message === undefined) {
+    input.removeAttribute("aria-invalid");
+    input.title = title;
+  } else {
+    input.setAttribute("aria-invalid", "true");
+    input.title = message;
   }
+}
+
+/** The spec field a failure is about (its SpecId), from the plan's error. */
+function specField(f: RunFailure | undefined): string | undefined {
+  return f?.plan?.error === "badSpec" ? String(f.plan.id) : undefined;
+}
+
+/** The buffer field a failure is about (its binding key, or "push"), from
+ *  the plan's error. */
+function bufferField(f: RunFailure | undefined): string | undefined {
+  return f?.plan?.error === "badInput" ? f.plan.slot : undefined;
 }
 
 const KIND_WORDS: Record<string, string> = {

@@ -7,7 +7,7 @@ use crate::args::{Parser, no_value};
 use crate::error::CliError;
 
 #[cfg(feature = "gpu")]
-pub use spvlab_web::gpu;
+pub use spvlab_gpu as gpu;
 
 /// What runs a dispatch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,48 +158,74 @@ impl Exec {
     }
 }
 
-/// One dispatch on a GPU backend, blocking (`flags.timeout` at most; in a
-/// child process unless `flags.in_process`): the buffers as the GPU left
-/// them.
+/// Why a backend of `run --backend` gave no buffers.
+#[derive(Debug)]
+pub enum Failure {
+    /// The interpreter's error, located in the module (rendered);
+    /// `unsupported`: an instruction it does not run.
+    Interp { text: String, unsupported: bool },
+    /// The module does not terminate in the interpreter: not sent to the
+    /// GPU backend. `message`: the interpreter's.
+    NotSent { backend: &'static str, message: String },
+    /// No device for the backend, in this process.
+    NoDevice { backend: &'static str, message: String },
+    #[cfg(feature = "gpu")]
+    Gpu(gpu::GpuError),
+}
+
+impl Failure {
+    /// A refusal ("not supported": our lowering, or beyond the runner),
+    /// which is no failure of a run of several backends.
+    pub fn is_refusal(&self) -> bool {
+        if let Failure::Interp { unsupported, .. } = self {
+            return *unsupported;
+        }
+        #[cfg(feature = "gpu")]
+        if let Failure::Gpu(e) = self {
+            return matches!(e.kind, gpu::GpuErrorKind::Unsupported | gpu::GpuErrorKind::Refused);
+        }
+        false
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Interp { text, .. } => f.write_str(text),
+            Failure::NotSent { backend, message } => {
+                write!(f, "{backend}: not sent to the GPU: it does not terminate in the interpreter ({message}); --force sends it anyway")
+            }
+            Failure::NoDevice { backend, message } => write!(f, "{backend}: {message}"),
+            #[cfg(feature = "gpu")]
+            Failure::Gpu(e) => e.fmt(f),
+        }
+    }
+}
+
+/// One dispatch of `plan` on a GPU backend, blocking (`flags.timeout` at
+/// most; in a child process unless `flags.in_process`): the buffers as the
+/// GPU left them.
 #[cfg(feature = "gpu")]
 pub fn run_gpu(
     flags: &GpuFlags,
     b: gpu::Backend,
-    ir: &spvlab_core::ir::Ir,
-    words: &[u32],
-    opts: &spvlab_core::interp::Options,
-    bufs: &spvlab_core::interp::Buffers,
+    plan: &spvlab_core::plan::Plan,
     name: &str,
-) -> Result<spvlab_core::interp::Buffers, String> {
+) -> Result<spvlab_core::interp::Buffers, Failure> {
     let wgsl = match b {
-        gpu::Backend::Wgsl => Some(
-            gpu::wgsl_of(ir, opts.entry.as_deref().unwrap_or(""))
-                .map_err(|m| format!("{} on `{name}`: not supported: {m}", b.name()))?,
-        ),
+        gpu::Backend::Wgsl => Some(gpu::wgsl_of(&plan.ir, &plan.entry.name).map_err(|r| Failure::Gpu(gpu::GpuError::refused(b, name, r)))?),
         _ => None,
     };
-    let job = gpu::Job {
-        backend: b,
-        words,
-        ir,
-        wgsl: wgsl.as_deref(),
-        entry: opts.entry.as_deref(),
-        workgroups: opts.workgroups,
-        buffers: bufs,
-        aliases: &opts.aliases,
-        push_constants: opts.push_constants.as_deref(),
-        resources: Some(opts),
-        module_name: name,
-    };
+    let job = gpu::Job::of_plan(plan, b, wgsl.as_deref(), name);
     let out = if flags.in_process {
-        let g = gpu::Gpu::new_blocking().map_err(|m| format!("{}: {m}", b.name()))?;
+        let g = gpu::Gpu::new_blocking().map_err(|message| Failure::NoDevice { backend: b.name(), message })?;
         g.run_blocking(&job, flags.timeout)
     } else {
         use gpu::Runner as _;
         super::child::GpuProcess::new().run(&job, flags.timeout)
     }
-    .map_err(|e| e.to_string())?;
-    let mut all = bufs.clone();
+    .map_err(Failure::Gpu)?;
+    let mut all = plan.buffers.clone();
     all.extend(out);
     Ok(all)
 }

@@ -1,4 +1,4 @@
-//! GPU jobs in a child process (issue 11: a driver crash or a GPU hang is an
+//! GPU jobs in a child process (a driver crash or a GPU hang is an
 //! error that names the backend and the module, never a dead or stuck
 //! `spvlab`).
 //!
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use spvlab_core::interp::image::{Address, Format, Image, NumKind, Sampler};
 use spvlab_core::interp::{Buffers, Options};
-use spvlab_web::gpu::{Backend, Gpu, GpuError, GpuErrorKind, Job, Runner};
+use spvlab_gpu::{Backend, Gpu, GpuError, GpuErrorKind, Job, Runner};
 
 /// How much longer than a dispatch's own timeout the parent waits for its
 /// answer (the child's own deadline comes first, for a hang that wgpu's poll
@@ -215,6 +215,8 @@ fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
     Ok(Some(v))
 }
 
+/// The kinds an answer may carry, by index (a refusal by our lowering
+/// happens in the parent, before any job).
 const KINDS: [GpuErrorKind; 6] = [
     GpuErrorKind::NoDevice,
     GpuErrorKind::Unsupported,
@@ -356,6 +358,7 @@ impl Runner for GpuProcess {
             module: job.module_name.to_string(),
             kind,
             message,
+            refused: None,
         };
         let w = self.start().map_err(|m| fail(GpuErrorKind::NoDevice, m))?;
         let mut o = Out(Vec::new());

@@ -20,7 +20,7 @@
 
 use super::{Frame, State, get, load, pointer, scalar, store};
 use crate::grammar::{self, op};
-use crate::interp::RunError;
+use crate::interp::{RunError, RunErrorKind};
 use crate::interp::decode::{Inst, NO_VALUE, Program};
 use crate::interp::race::Kind;
 use crate::interp::kernel;
@@ -83,10 +83,7 @@ pub(super) fn exec(
             let each = value_count(prog.ir, inst.ty).max(1);
             let total = n.saturating_mul(each);
             if inst.ty == 0 || total > MAX_VALUES {
-                return Err(err(
-                    inst,
-                    format!(
-                        "not supported: a variable-length array of {n} elements (the interpreter holds at most {MAX_VALUES} values in one variable)"
+                return Err(RunError::unsupported(Some(inst.idx), format!("a variable-length array of {n} elements (the interpreter holds at most {MAX_VALUES} values in one variable)"
                     ),
                 ));
             }
@@ -104,10 +101,7 @@ pub(super) fn exec(
         op::OpUntypedVariableKHR => {
             let sc = args.first().copied().unwrap_or(0);
             if sc != grammar::storage_class::Function {
-                return Err(err(
-                    inst,
-                    String::from(
-                        "not supported: an untyped variable in a function outside Function memory",
+                return Err(RunError::unsupported(Some(inst.idx), String::from("an untyped variable in a function outside Function memory",
                     ),
                 ));
             }
@@ -142,7 +136,7 @@ pub(super) fn exec(
         op::OpUntypedPtrAccessChainKHR | op::OpUntypedInBoundsPtrAccessChainKHR => {
             chain(prog, st, fr, inst, args, 1, Some(inst.ty), true)
         }
-        o => Err(err(inst, crate::interp::unsupported(o))),
+        o => Err(RunError::of(Some(inst.idx), RunErrorKind::NotSupported { opcode: o })),
     }
 }
 
@@ -185,10 +179,7 @@ fn chain(
     if let (Loc::Var { .. } | Loc::Shared { .. }, Some(t)) = (&p.loc, base_ty)
         && t != p.ty
     {
-        return Err(err(
-            inst,
-            String::from(
-                "not supported: an untyped access chain whose Base Type is not the type of the Function, Private or Workgroup memory it points into",
+        return Err(RunError::unsupported(Some(inst.idx), String::from("an untyped access chain whose Base Type is not the type of the Function, Private or Workgroup memory it points into",
             ),
         ));
     }
@@ -245,9 +236,7 @@ fn chain(
                                 .flatten()
                         })
                         .ok_or_else(|| {
-                            err(
-                                inst,
-                                String::from("not supported: a pointer access chain on a pointer type without ArrayStride"),
+                            RunError::unsupported(Some(inst.idx), String::from("a pointer access chain on a pointer type without ArrayStride"),
                             )
                         })?;
                     *off = off.wrapping_add((e as u64).wrapping_mul(stride));
@@ -255,9 +244,7 @@ fn chain(
             }
             Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => {
                 if e != 0 {
-                    return Err(err(
-                        inst,
-                        String::from("not supported: a pointer access chain on an image, a sampler or an array of descriptors"),
+                    return Err(RunError::unsupported(Some(inst.idx), String::from("a pointer access chain on an image, a sampler or an array of descriptors"),
                     ));
                 }
             }
@@ -307,9 +294,7 @@ pub(super) fn restore(
 fn bytes_of(prog: &Program, inst: &Inst, ty: u32, v: &Val) -> Result<Vec<u8>, RunError> {
     let mut b = Vec::new();
     kernel::to_bytes(prog.ir, ty, v, &mut b).ok_or_else(|| {
-        err(
-            inst,
-            format!("not supported: reinterpreting a value of type %{ty} as bytes"),
+        RunError::unsupported(Some(inst.idx), format!("reinterpreting a value of type %{ty} as bytes"),
         )
     })?;
     Ok(b)
@@ -323,10 +308,7 @@ pub(super) fn load_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr) -> R
             let v = load(prog, st, inst, p, Kind::Read)?;
             let b = bytes_of(prog, inst, p.ty, &v)?;
             kernel::from_bytes(prog.ir, inst.ty, &b).ok_or_else(|| {
-                err(
-                    inst,
-                    format!(
-                        "not supported: a load of type %{} from {} bytes of type %{} (past the memory the pointer points to)",
+                RunError::unsupported(Some(inst.idx), format!("a load of type %{} from {} bytes of type %{} (past the memory the pointer points to)",
                         inst.ty,
                         b.len(),
                         p.ty
@@ -362,10 +344,7 @@ pub(super) fn store_as(
             let mut b = bytes_of(prog, inst, p.ty, &cur)?;
             let nb = bytes_of(prog, inst, inst.ty, &v)?;
             if nb.len() > b.len() {
-                return Err(err(
-                    inst,
-                    format!(
-                        "not supported: a store of {} bytes to {} bytes of type %{} (past the memory the pointer points to)",
+                return Err(RunError::unsupported(Some(inst.idx), format!("a store of {} bytes to {} bytes of type %{} (past the memory the pointer points to)",
                         nb.len(),
                         b.len(),
                         p.ty
@@ -374,9 +353,7 @@ pub(super) fn store_as(
             }
             b[..nb.len()].copy_from_slice(&nb);
             let new = kernel::from_bytes(prog.ir, p.ty, &b).ok_or_else(|| {
-                err(
-                    inst,
-                    format!("not supported: reading bytes as type %{}", p.ty),
+                RunError::unsupported(Some(inst.idx), format!("reading bytes as type %{}", p.ty),
                 )
             })?;
             store(prog, st, inst, p, new, Kind::Write)

@@ -5,10 +5,9 @@
 //! the GPU it runs on the interpreter (on a copy of the buffers); one that
 //! does not terminate there is not sent (unless `force`). The interpreter's
 //! buffers, where its run finished, are compared with the GPU's: every
-//! difference is recorded ([`GpuExecutor::differences`]), the differential
-//! run of issue 11.
+//! difference is recorded ([`GpuExecutor::differences`]).
 
-use super::{Backend, Gpu, Job};
+use crate::{Backend, Gpu, GpuError, Job};
 use spvlab_core::amber::{Dispatch, ExecError, Executor};
 use spvlab_core::interp::{self, Buffers};
 use std::time::Duration;
@@ -32,7 +31,7 @@ pub struct Difference {
 pub trait Runner {
     /// The device's subgroup size, where it has one size.
     fn subgroup_size(&mut self) -> Option<u32>;
-    fn run(&mut self, job: &Job<'_>, timeout: Duration) -> Result<Buffers, super::GpuError>;
+    fn run(&mut self, job: &Job<'_>, timeout: Duration) -> Result<Buffers, crate::GpuError>;
 }
 
 pub struct GpuExecutor {
@@ -49,6 +48,8 @@ pub struct GpuExecutor {
     pub differences: Vec<Difference>,
     /// Dispatches where both ran and were compared.
     pub compared: usize,
+    /// The reason code of each refusal by our lowering so far (`wgpu`).
+    pub refusals: Vec<&'static str>,
 }
 
 impl GpuExecutor {
@@ -62,6 +63,7 @@ impl GpuExecutor {
             timeout: Duration::from_secs(10),
             differences: Vec::new(),
             compared: 0,
+            refusals: Vec::new(),
         }
     }
 
@@ -102,10 +104,10 @@ impl Executor for GpuExecutor {
             let mut copy = buffers.clone();
             match interp::run(d.ir, opts, &mut copy) {
                 Ok(_) => reference = Some(copy),
-                Err(e) if e.message.starts_with("did not terminate") && !self.force => {
+                Err(e) if matches!(e.kind, interp::RunErrorKind::NoTermination { .. }) && !self.force => {
                     return Err(ExecError::Other(format!(
                         "{name}: `{}` not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
-                        d.shader, e.message.replace("$INV", "")
+                        d.shader, e.message()
                     )));
                 }
                 Err(_) => {}
@@ -116,10 +118,13 @@ impl Executor for GpuExecutor {
                 let entry = d.opts.entry.clone().or_else(|| {
                     d.ir.entry_points.first().map(|e| e.name.clone())
                 });
-                Some(
-                    super::wgsl_of(d.ir, entry.as_deref().unwrap_or(""))
-                        .map_err(|m| ExecError::Other(format!("{name} on `{}`: not supported: {m}", d.shader)))?,
-                )
+                match crate::wgsl_of(d.ir, entry.as_deref().unwrap_or("")) {
+                    Ok(w) => Some(w),
+                    Err(r) => {
+                        self.refusals.push(r.code().unwrap_or(""));
+                        return Err(ExecError::Other(GpuError::refused(self.backend, d.shader, r).to_string()));
+                    }
+                }
             }
             _ => None,
         };

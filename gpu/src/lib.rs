@@ -1,4 +1,4 @@
-//! The GPU runner (issue 11): one compute dispatch of a SPIR-V module on
+//! The GPU runner: one compute dispatch of a SPIR-V module on
 //! wgpu 30, natively on Vulkan (lavapipe here, any driver elsewhere) and in
 //! the browser on WebGPU, by one async code path ([`Gpu::run`]); natively
 //! [`Gpu::run_blocking`] drives it with wgpu's poll and a deadline.
@@ -33,12 +33,16 @@ mod bind;
 #[cfg(not(target_arch = "wasm32"))]
 mod exec;
 
+/// The wgpu this runner is built on (a caller's `wait` takes its device).
+pub use wgpu;
+
 #[cfg(not(target_arch = "wasm32"))]
 pub use exec::{Difference, GpuExecutor, Runner};
 
 use spvlab_core::interp::Buffers;
 use spvlab_core::ir::Ir;
-use spvlab_core::reflect::{self, ResourceKind};
+use spvlab_core::reflect::{self, ExecutionModel, ResourceKind};
+use spvlab_core::wgsl::Refusal;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -72,36 +76,45 @@ impl Backend {
     }
 }
 
-/// The start of the message of a refusal by our lowering (see [`wgsl_of`]):
-/// the reason code follows in parentheses.
-pub const REFUSED: &str = "our WGSL lowering refuses";
+/// Our WGSL lowering refused the module: its first refusal (core's
+/// [`Refusal`], with its code and instruction) and how many more there are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub first: Option<Refusal>,
+    pub more: usize,
+}
 
-/// The WGSL of a module's entry point (`entry`; empty: every entry point),
-/// for [`Backend::Wgsl`], from `core::wgsl`. A refusal comes back as
-/// "our WGSL lowering refuses (CODE): MESSAGE", with the first refusal's code
-/// and message (and how many more there are).
-pub fn wgsl_of(ir: &Ir, entry: &str) -> Result<String, String> {
-    match crate::wgsl::lower(ir, None, Some(entry)) {
-        Ok(w) => Ok(w.text),
-        Err(rs) => {
-            let Some(first) = rs.first() else {
-                return Err(format!("{REFUSED} (no reason given)"));
-            };
-            let more = match rs.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            Err(format!("{REFUSED} ({}): {}{more}", first.code, first.message))
+impl Refused {
+    /// The first refusal's reason code (`wgsl.int64`).
+    pub fn code(&self) -> Option<&'static str> {
+        self.first.as_ref().map(|r| r.code)
+    }
+}
+
+impl std::fmt::Display for Refused {
+    /// `our WGSL lowering refuses (CODE): MESSAGE (and N more)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Some(first) = &self.first else {
+            return f.write_str("our WGSL lowering refuses (no reason given)");
+        };
+        write!(f, "our WGSL lowering refuses ({}): {}", first.code, first.message)?;
+        match self.more {
+            0 => Ok(()),
+            n => write!(f, " (and {n} more)"),
         }
     }
 }
 
-/// The reason code of a refusal by our lowering in `message` (an error of
-/// [`wgsl_of`], possibly inside another's text).
-pub fn refusal_code(message: &str) -> Option<&str> {
-    let at = message.find(REFUSED)? + REFUSED.len();
-    let rest = message[at..].strip_prefix(" (")?;
-    Some(&rest[..rest.find(')')?])
+impl std::error::Error for Refused {}
+
+/// The WGSL of a module's entry point (`entry`; empty: every entry point),
+/// for [`Backend::Wgsl`], from `core::wgsl`.
+pub fn wgsl_of(ir: &Ir, entry: &str) -> Result<String, Refused> {
+    let opts = spvlab_core::wgsl::Options { entry: Some(entry).filter(|e| !e.is_empty()).map(str::to_string) };
+    match spvlab_core::wgsl::lower(ir, &spvlab_core::cfg::analyze_for_lowering(&ir.module), &opts) {
+        Ok(w) => Ok(w.text),
+        Err(rs) => Err(Refused { more: rs.len().saturating_sub(1), first: rs.into_iter().next() }),
+    }
 }
 
 /// Natively the WGSL goes through naga's WGSL front end, which (naga 30)
@@ -149,6 +162,26 @@ pub struct Job<'a> {
     pub module_name: &'a str,
 }
 
+impl<'a> Job<'a> {
+    /// The dispatch of a run plan (its words, entry point, buffers, push
+    /// constants and options) on `backend`.
+    pub fn of_plan(plan: &'a spvlab_core::plan::Plan, backend: Backend, wgsl: Option<&'a str>, module_name: &'a str) -> Job<'a> {
+        Job {
+            backend,
+            words: &plan.words,
+            ir: &plan.ir,
+            wgsl,
+            entry: Some(&plan.entry.name),
+            workgroups: plan.options.workgroups,
+            buffers: &plan.buffers,
+            aliases: &plan.options.aliases,
+            push_constants: plan.options.push_constants.as_deref(),
+            resources: Some(&plan.options),
+            module_name,
+        }
+    }
+}
+
 /// A dispatch that did not finish.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuError {
@@ -156,6 +189,15 @@ pub struct GpuError {
     pub module: String,
     pub kind: GpuErrorKind,
     pub message: String,
+    /// For [`GpuErrorKind::Refused`]: the lowering's refusal.
+    pub refused: Option<Refused>,
+}
+
+impl GpuError {
+    /// Our lowering refused the module (nothing reached the GPU).
+    pub fn refused(backend: Backend, module: &str, r: Refused) -> GpuError {
+        GpuError { backend, module: module.to_string(), kind: GpuErrorKind::Refused, message: r.to_string(), refused: Some(r) }
+    }
 }
 
 /// What kind of failure.
@@ -173,13 +215,15 @@ pub enum GpuErrorKind {
     Timeout,
     /// A panic inside wgpu.
     Panic,
+    /// Our WGSL lowering refused the module ([`GpuError::refused`]).
+    Refused,
 }
 
 impl std::fmt::Display for GpuError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let k = match self.kind {
             GpuErrorKind::NoDevice => "no device",
-            GpuErrorKind::Unsupported => "not supported",
+            GpuErrorKind::Unsupported | GpuErrorKind::Refused => "not supported",
             GpuErrorKind::Validation => "rejected",
             GpuErrorKind::DeviceLost => "device lost",
             GpuErrorKind::Timeout => "timeout",
@@ -292,6 +336,7 @@ impl Gpu {
             module: job.module_name.to_string(),
             kind,
             message: message.into(),
+            refused: None,
         }
     }
 
@@ -415,13 +460,13 @@ impl Gpu {
             .iter()
             .find(|e| match job.entry {
                 Some(n) => e.name == n,
-                None => e.execution_model == "GLCompute",
+                None => e.execution_model == ExecutionModel::GLCompute,
             })
             .ok_or_else(|| self.fail(job, GpuErrorKind::Unsupported, match job.entry {
                 Some(n) => format!("no entry point `{n}`"),
                 None => "no GLCompute entry point".into(),
             }))?;
-        if entry.execution_model != "GLCompute" {
+        if entry.execution_model != ExecutionModel::GLCompute {
             return Err(self.fail(job, GpuErrorKind::Unsupported, format!("`{}` is a {} entry point, not GLCompute", entry.name, entry.execution_model)));
         }
         // The layout: one bind group per set, from the reflection.

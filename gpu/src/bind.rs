@@ -2,14 +2,14 @@
 //! introduces for a push-constant block (WebGPU has no push constants), and
 //! images, samplers and texel buffers.
 
-use super::{Backend, Job, ResourceKind};
+use crate::{Backend, Job, ResourceKind};
 use spvlab_core::wgsl::IntroducedKind;
 
 /// Where a push-constant block lives in the WGSL of `job` (our lowering,
 /// [`Backend::Wgsl`] only): its (group, binding) and whether it is a
 /// uniform buffer (else a read-only storage buffer). `None`: the WGSL has
 /// none, or this is another backend (they get wgpu's immediates).
-pub(super) fn push_constant_buffer(job: &Job, entry: &str) -> Option<(u32, u32, bool)> {
+pub(crate) fn push_constant_buffer(job: &Job, entry: &str) -> Option<(u32, u32, bool)> {
     if job.backend != Backend::Wgsl {
         return None;
     }
@@ -24,14 +24,14 @@ pub(super) fn push_constant_buffer(job: &Job, entry: &str) -> Option<(u32, u32, 
 
 /// The binding kind of an introduced push-constant buffer, as the module's
 /// own buffers' kinds.
-pub(super) fn push_kind(uniform: bool) -> ResourceKind {
+pub(crate) fn push_kind(uniform: bool) -> ResourceKind {
     if uniform { ResourceKind::UniformBuffer } else { ResourceKind::StorageBuffer }
 }
 
 /// The (group, binding) of every buffer the WGSL of `job` declares
 /// `var<storage, read>` (a NonWritable storage buffer, or a push-constant
 /// block as one): the bind group layout must say read-only to match.
-pub(super) fn read_only_buffers(job: &Job) -> Vec<(u32, u32)> {
+pub(crate) fn read_only_buffers(job: &Job) -> Vec<(u32, u32)> {
     let Some(text) = job.wgsl.filter(|_| job.backend == Backend::Wgsl) else { return Vec::new() };
     let num = |s: &str, key: &str| -> Option<u32> {
         let at = s.find(key)? + key.len();
@@ -44,7 +44,7 @@ pub(super) fn read_only_buffers(job: &Job) -> Vec<(u32, u32)> {
         .collect()
 }
 
-use super::{Gpu, GpuError, GpuErrorKind};
+use crate::{Gpu, GpuError, GpuErrorKind};
 use spvlab_core::interp::image::{Format, NumKind};
 use spvlab_core::ir::Type;
 use spvlab_core::reflect::Resource;
@@ -52,7 +52,7 @@ use std::collections::BTreeMap;
 use std::num::NonZeroU32;
 
 /// What an extra binding holds.
-pub(super) enum Res {
+pub(crate) enum Res {
     /// An array of buffers (one per element).
     Buffers(Vec<wgpu::Buffer>),
     View(wgpu::TextureView),
@@ -60,7 +60,7 @@ pub(super) enum Res {
 }
 
 /// A storage image to read back into its bytes' key.
-pub(super) struct TexBack {
+pub(crate) struct TexBack {
     pub key: (u32, u32),
     pub texture: wgpu::Texture,
     pub size: wgpu::Extent3d,
@@ -73,7 +73,7 @@ pub(super) struct TexBack {
 /// The bindings beyond plain buffers: images, samplers and arrays of
 /// buffers, with what must be read back after the dispatch.
 #[derive(Default)]
-pub(super) struct Extra {
+pub(crate) struct Extra {
     /// Per set: each binding's layout entry and resource.
     pub entries: BTreeMap<u32, Vec<(wgpu::BindGroupLayoutEntry, Res)>>,
     /// The elements of arrays of buffers, by their bytes' key.
@@ -82,7 +82,7 @@ pub(super) struct Extra {
 }
 
 /// Whether this file binds `r` (the runner binds the other buffers itself).
-pub(super) fn handles(r: &Resource) -> bool {
+pub(crate) fn handles(r: &Resource) -> bool {
     use ResourceKind as K;
     match r.kind {
         K::StorageBuffer | K::UniformBuffer => r.descriptor_array,
@@ -158,7 +158,7 @@ fn image_type(ir: &spvlab_core::ir::Ir, var: u32) -> Option<(u32, u32, u32)> {
 
 impl Extra {
     /// Make the bindings of `res` (those [`handles`] takes) for `job`.
-    pub(super) fn make(gpu: &Gpu, job: &Job, res: &[&Resource]) -> Result<Extra, GpuError> {
+    pub(crate) fn make(gpu: &Gpu, job: &Job, res: &[&Resource]) -> Result<Extra, GpuError> {
         use spvlab_core::grammar::dim;
         let mut ex = Extra::default();
         if res.is_empty() {
@@ -281,7 +281,7 @@ impl Extra {
                             texture: texture.clone(),
                             size,
                             row,
-                            padded_row: super::round_up(row as u64, wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64) as u32,
+                            padded_row: crate::round_up(row as u64, wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64) as u32,
                             len: data.len(),
                         });
                         e.insert((texture, format, view));
@@ -309,7 +309,7 @@ impl Extra {
 
     /// The array elements of `set`, as bind group entries (`arrays` holds
     /// the buffer bindings they borrow: fill it with [`Extra::arrays`]).
-    pub(super) fn arrays(&self, set: u32) -> Vec<Vec<wgpu::BufferBinding<'_>>> {
+    pub(crate) fn arrays(&self, set: u32) -> Vec<Vec<wgpu::BufferBinding<'_>>> {
         self.entries
             .get(&set)
             .map(|v| {
@@ -323,7 +323,7 @@ impl Extra {
             .unwrap_or_default()
     }
 
-    pub(super) fn group_entries<'a>(&'a self, set: u32, arrays: &'a [Vec<wgpu::BufferBinding<'a>>]) -> Vec<wgpu::BindGroupEntry<'a>> {
+    pub(crate) fn group_entries<'a>(&'a self, set: u32, arrays: &'a [Vec<wgpu::BufferBinding<'a>>]) -> Vec<wgpu::BindGroupEntry<'a>> {
         let Some(v) = self.entries.get(&set) else { return Vec::new() };
         v.iter()
             .zip(arrays)
@@ -338,13 +338,13 @@ impl Extra {
             .collect()
     }
 
-    pub(super) fn layout_entries(&self, set: u32) -> Vec<wgpu::BindGroupLayoutEntry> {
+    pub(crate) fn layout_entries(&self, set: u32) -> Vec<wgpu::BindGroupLayoutEntry> {
         self.entries.get(&set).map(|v| v.iter().map(|(l, _)| *l).collect()).unwrap_or_default()
     }
 }
 
 /// Copy each storage image into a staging buffer of padded rows.
-pub(super) fn copy_textures(device: &wgpu::Device, enc: &mut wgpu::CommandEncoder, textures: &[TexBack]) -> Vec<wgpu::Buffer> {
+pub(crate) fn copy_textures(device: &wgpu::Device, enc: &mut wgpu::CommandEncoder, textures: &[TexBack]) -> Vec<wgpu::Buffer> {
     textures
         .iter()
         .map(|t| {
@@ -369,7 +369,7 @@ pub(super) fn copy_textures(device: &wgpu::Device, enc: &mut wgpu::CommandEncode
 }
 
 /// The image's bytes, its rows unpadded.
-pub(super) fn unpad(t: &TexBack, bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn unpad(t: &TexBack, bytes: &[u8]) -> Vec<u8> {
     let rows = (t.size.height * t.size.depth_or_array_layers) as usize;
     let mut out = Vec::with_capacity(t.row as usize * rows);
     for k in 0..rows {
@@ -397,9 +397,9 @@ fn storage_access(job: &Job, set: u32, binding: u32) -> wgpu::StorageTextureAcce
 
 /// A buffer holding `data` (at least `least` bytes, rounded up to what a
 /// uniform or storage binding of `kind` needs), uploaded.
-pub(super) fn upload(gpu: &Gpu, data: &[u8], least: u64, kind: ResourceKind) -> wgpu::Buffer {
+pub(crate) fn upload(gpu: &Gpu, data: &[u8], least: u64, kind: ResourceKind) -> wgpu::Buffer {
     let align = if kind == ResourceKind::UniformBuffer { 16 } else { 4 };
-    let size = super::round_up((data.len() as u64).max(least).max(4), align);
+    let size = crate::round_up((data.len() as u64).max(least).max(4), align);
     let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size,
