@@ -183,7 +183,7 @@ fn fleshed_figures_follow_their_stated_path() {
         buffers.insert((0, 0), bytes);
         buffers.insert((0, 1), vec![0; 64]);
         let opts = interp::Options { trace: Trace::Invocations(vec![[0, 0, 0]]), ..interp::Options::default() };
-        let stats = interp::run(&ir, &opts, &mut buffers).unwrap_or_else(|err| panic!("{}: {}", e.id, err.message));
+        let stats = interp::run(&ir, &opts, &mut buffers).unwrap_or_else(|err| panic!("{}: {}", e.id, err.message()));
         let trace = stats.trace.expect("a trace");
         let path = trace.path([0, 0, 0]).expect("the invocation's path");
         let traced: Vec<String> = path.blocks().map(|b| ir.name(b.label).unwrap_or("?").to_string()).collect();

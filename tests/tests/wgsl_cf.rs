@@ -146,7 +146,7 @@ fn run() {
         };
         let mut expect: Buffers = BTreeMap::from([((0, 0), vec![0u8; 4 * N])]);
         if let Err(e) = interp::run(&ir, &interp::Options::default(), &mut expect) {
-            failures.push(format!("{name}: the interpreter fails: {}", e.message));
+            failures.push(format!("{name}: the interpreter fails: {}", e.message()));
             continue;
         }
         let naga = naga_spv(&words);
