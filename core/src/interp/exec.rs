@@ -1,11 +1,10 @@
 //! Execution: invocations one after another, each a stack of frames over the
 //! decoded functions.
 
-use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, OP_CONST_PTR, Program, Sk};
-use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, has_undef, put_bytes, mask, read_buf, scalar_bytes, sext, spans, step, undef, undefined,
-    val_count, value_count, write_buf,
-};
+use super::mem::BufKey;
+use super::program::{Block, Func, G, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, has_undef, map1, map2, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, undefined, val_count, value_count, write_buf};
+use super::num::{K, Sk, fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
 use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
@@ -406,7 +405,7 @@ fn setup(
 /// end in its turn (see `run_grid`).
 fn straight(prog: &Program) -> bool {
     prog.funcs.iter().all(|f| {
-        f.insts.iter().all(|i| i.op != op::OpControlBarrier && !super::group::is_group_op(i.op))
+        f.insts.iter().all(|i| i.op != op::OpControlBarrier && !super::ops::group::is_group_op(i.op))
     })
 }
 
@@ -464,7 +463,7 @@ fn written_bufs(prog: &Program) -> Vec<bool> {
                 {
                     args(i).first()
                 }
-                op::OpExtInst if args(i).get(1).is_some_and(|&e| super::glsl::has_out_pointer(e)) => args(i).get(3),
+                op::OpExtInst if args(i).get(1).is_some_and(|&e| super::ops::glsl::has_out_pointer(e)) => args(i).get(3),
                 _ => None,
             };
             let Some(&slot) = target else { continue };
@@ -567,14 +566,14 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
         };
         let func = &prog.funcs[fr.f as usize];
         let inst = &func.insts[fr.pc as usize];
-        let members: Vec<super::group::Member> = ks
+        let members: Vec<super::ops::group::Member> = ks
             .iter()
-            .map(|&k| super::group::Member {
+            .map(|&k| super::ops::group::Member {
                 id: k as u32 % sg,
                 regs: invs[k].frames.last().map_or(&[][..], |f| &f.regs[..]),
             })
             .collect();
-        let results = super::group::run(prog, func, inst, &members).map_err(|kind| {
+        let results = super::ops::group::run(prog, func, inst, &members).map_err(|kind| {
             let mut e = RunError::of(Some(inst.idx), kind);
             e.invocation = Some(invs[ks[0]].gid);
             e
@@ -674,134 +673,6 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
         regs.get(s as usize)
     };
     v.unwrap_or(&NO_VAL)
-}
-
-fn scalar(v: &Val) -> Result<u64, String> {
-    match v {
-        Val::S(x) => Ok(*x),
-        // Where undefinedness is not followed (an index, a matrix operand),
-        // an undefined scalar reads as 0.
-        Val::U => Ok(0),
-        _ => Err(String::from("a scalar was expected")),
-    }
-}
-
-fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
-    match a {
-        Val::S(x) => Ok(Val::S(f(*x)?)),
-        Val::C(xs) => Ok(Val::C(
-            xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
-        )),
-        Val::P(_) => Err(String::from("a pointer used as a number")),
-        Val::U => Ok(Val::U),
-    }
-}
-
-/// `f` on each pair of scalars of two values of the same shape.
-pub(super) fn map2(
-    a: &Val,
-    b: &Val,
-    f: &mut impl FnMut(u64, u64) -> Result<u64, String>,
-) -> Result<Val, String> {
-    match (a, b) {
-        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
-        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
-            xs.iter()
-                .zip(ys)
-                .map(|(x, y)| map2(x, y, f))
-                .collect::<Result<_, _>>()?,
-        )),
-        // Undefined scalars (checked last: the common case stays first).
-        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
-        _ => Err(String::from("operands of different shapes")),
-    }
-}
-
-/// A float's value (f16, f32 and f64 are exact in f64).
-pub(super) fn fget(x: u64, w: u32) -> f64 {
-    match w {
-        64 => f64::from_bits(x),
-        16 => half_to_f64(x as u16),
-        _ => f32::from_bits(x as u32) as f64,
-    }
-}
-
-/// `x` rounded to the nearest float of width `w` (ties to even). An
-/// operation on f16 or f32 operands done in f64 and then rounded gives the
-/// correctly rounded result: f64 has more than twice their precision plus two
-/// bits, so the double rounding is harmless for +, -, *, /.
-pub(super) fn fput(x: f64, w: u32) -> u64 {
-    match w {
-        64 => x.to_bits(),
-        16 => f64_to_half(x) as u64,
-        _ => (x as f32).to_bits() as u64,
-    }
-}
-
-/// An f16's bits as an f64 (exact).
-pub fn half_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = ((h >> 10) & 0x1f) as u64;
-    let mant = (h & 0x3ff) as u64;
-    let v = match exp {
-        // Subnormal: mant * 2^-24.
-        0 => mant as f64 * f64::from_bits((1023 - 24) << 52),
-        31 if mant == 0 => f64::INFINITY,
-        31 => f64::NAN,
-        _ => f64::from_bits((exp + 1023 - 15) << 52 | mant << 42),
-    };
-    sign * v
-}
-
-/// An f64 rounded to f16 bits (to nearest even, with subnormals).
-pub fn f64_to_half(x: f64) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 63) as u16) << 15;
-    if x.is_nan() {
-        return sign | 0x7e00;
-    }
-    if x.is_infinite() {
-        return sign | 0x7c00;
-    }
-    if x == 0.0 {
-        return sign;
-    }
-    let raw_exp = ((bits >> 52) & 0x7ff) as i32;
-    // f64 subnormals are far below the smallest f16 subnormal.
-    if raw_exp == 0 {
-        return sign;
-    }
-    let e = raw_exp - 1023;
-    let full = (1u64 << 52) | (bits & ((1u64 << 52) - 1));
-    // Round `full >> shift` to nearest, ties to even.
-    let round = |shift: u32| -> u64 {
-        if shift >= 64 {
-            return 0;
-        }
-        let q = full >> shift;
-        let rem = full & ((1u64 << shift) - 1);
-        let half = 1u64 << (shift - 1);
-        if rem > half || (rem == half && q & 1 == 1) {
-            q + 1
-        } else {
-            q
-        }
-    };
-    if e < -14 {
-        // Subnormal (or rounds up to the smallest normal): units of 2^-24.
-        let q = round((28 - e) as u32);
-        return sign | q as u16;
-    }
-    let mut q = round(42);
-    let mut e = e;
-    if q == 2048 {
-        q = 1024;
-        e += 1;
-    }
-    if e > 15 {
-        return sign | 0x7c00;
-    }
-    sign | (((e + 15) as u16) << 10) | (q as u16 & 0x3ff)
 }
 
 fn check_float(k: Sk) -> Result<(), String> {
@@ -1284,7 +1155,7 @@ fn phi_value<'v>(prog: &'v Program, func: &Func, regs: &'v [Val], from: u32, phi
 /// The phis of block `blk`, all read before any is written (an OpPhi may
 /// read another of the block's); `false` (nothing written) when one has no
 /// value for the block control came from.
-fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &super::decode::Block) -> bool {
+fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &Block) -> bool {
     let Some(phis) = func.insts.get(blk.phis as usize..blk.body as usize) else { return false };
     // Up to 4 defined scalars on the stack (the common case), else a Vec.
     const FEW: usize = 4;
@@ -1374,7 +1245,7 @@ fn invoke(
                     String::from("control ran past the end of a function"),
                 ));
             };
-            if super::group::is_group_op(inst.op) {
+            if super::ops::group::is_group_op(inst.op) {
                 // The scheduler runs it for the subgroup's active invocations.
                 return Ok(Status::Group(inst.idx));
             }
@@ -1539,7 +1410,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                     }
                     let n = a.len();
                     let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
-                    super::image::put_comps(slot, &out[..n]);
+                    super::ops::image::put_comps(slot, &out[..n]);
                     return Fast::Next;
                 }
                 _ => return Fast::Slow,
@@ -1570,7 +1441,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                         *d = mask(x, w);
                     }
                     let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
-                    super::image::put_comps(slot, &out[..n]);
+                    super::ops::image::put_comps(slot, &out[..n]);
                     return Fast::Next;
                 }
                 _ => return Fast::Slow,
@@ -1580,15 +1451,15 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         // calls it (an error is `exec`'s to give: nothing was written).
         op::OpImageRead | op::OpImageWrite | op::OpImageFetch | op::OpImageTexelPointer => {
             let regs = &fr.regs;
-            let out = match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s)) {
+            let out = match super::ops::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s)) {
                 Ok(out) => out,
                 Err(_) => return Fast::Slow,
             };
             let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Next };
             match out {
-                super::image::Out::Val(v) => put(slot, v),
-                super::image::Out::None => {}
-                super::image::Out::Comps(c, n) => super::image::put_comps(slot, &c[..n]),
+                super::ops::image::Out::Val(v) => put(slot, v),
+                super::ops::image::Out::None => {}
+                super::ops::image::Out::Comps(c, n) => super::ops::image::put_comps(slot, &c[..n]),
             }
             return Fast::Next;
         }
@@ -2313,17 +2184,17 @@ fn exec(
             }
             let e = arg(1)?;
             let vals: Vec<&Val> = args[2..].iter().map(|&s| get(prog, &fr.regs, s)).collect();
-            if super::glsl::has_out_pointer(e) {
+            if super::ops::glsl::has_out_pointer(e) {
                 // Modf and Frexp: the whole part or exponent goes through the pointer.
                 let (Some(x), Some(p)) = (vals.first(), vals.get(1)) else {
                     return Err(loc(String::from("an operand is missing")));
                 };
                 let p = pointer(p, inst)?.clone();
-                let (r, out) = super::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
+                let (r, out) = super::ops::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
                 store(prog, st, inst, &p, out, Kind::Write)?;
                 r
             } else {
-                super::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
+                super::ops::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
             }
         }
         op::OpUMulExtended | op::OpSMulExtended => {
@@ -2508,13 +2379,13 @@ fn exec(
         | op::OpImageTexelPointer
         | op::OpImageSampleExplicitLod => {
             let regs = &fr.regs;
-            match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s))? {
-                super::image::Out::Val(v) => v,
-                super::image::Out::None => return Ok(Flow::Next),
+            match super::ops::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s))? {
+                super::ops::image::Out::Val(v) => v,
+                super::ops::image::Out::None => return Ok(Flow::Next),
                 // A texel read: written into the register's vector in place.
-                super::image::Out::Comps(c, n) => {
+                super::ops::image::Out::Comps(c, n) => {
                     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
-                        super::image::put_comps(slot, &c[..n]);
+                        super::ops::image::put_comps(slot, &c[..n]);
                     }
                     return Ok(Flow::Next);
                 }
