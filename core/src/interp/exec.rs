@@ -8,7 +8,9 @@ use super::num::{K, Sk, fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
 use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
-use super::{Buffers, Options, RunError, RunStats, unsupported};
+use super::ops::arith::{self, check_float, compare, float_bin, int_bin, logical};
+use super::ops::atomic;
+use super::{Buffers, Options, RunError, RunStats};
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
 use alloc::boxed::Box;
@@ -540,7 +542,12 @@ impl SplitMix {
 fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
     core::mem::swap(&mut st.mem, &mut inv.mem);
     st.races.inv = inv.lin;
-    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, inv.rec.as_deref_mut());
+    let rec = inv.rec.as_deref_mut();
+    let r = if opts.specialize {
+        invoke::<true>(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, rec)
+    } else {
+        invoke::<false>(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, rec)
+    };
     core::mem::swap(&mut st.mem, &mut inv.mem);
     inv.status = r.map_err(|e| located_at(e, inv.gid))?;
     Ok(())
@@ -673,128 +680,6 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
         regs.get(s as usize)
     };
     v.unwrap_or(&NO_VAL)
-}
-
-fn check_float(k: Sk) -> Result<(), String> {
-    if k.k != K::F {
-        return Err(String::from(
-            "a float operation on a type that is not a float",
-        ));
-    }
-    if k.w != 16 && k.w != 32 && k.w != 64 {
-        return Err(format!("not supported: {}-bit floats", k.w));
-    }
-    Ok(())
-}
-
-fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
-    let (sa, sb) = (sext(a, w), sext(b, w));
-    let shift = |b: u64| -> Result<u32, String> {
-        if b >= w as u64 {
-            Err(format!("shift by {b}, not less than the width {w}"))
-        } else {
-            Ok(b as u32)
-        }
-    };
-    let zero = || Err(String::from("integer division by zero"));
-    let r = match o {
-        op::OpIAdd => a.wrapping_add(b),
-        op::OpISub => a.wrapping_sub(b),
-        op::OpIMul => a.wrapping_mul(b),
-        op::OpUDiv => {
-            if b == 0 {
-                return zero();
-            }
-            a / b
-        }
-        op::OpUMod => {
-            if b == 0 {
-                return zero();
-            }
-            a % b
-        }
-        op::OpSDiv => {
-            if sb == 0 {
-                return zero();
-            }
-            sa.wrapping_div(sb) as u64
-        }
-        op::OpSRem => {
-            if sb == 0 {
-                return zero();
-            }
-            sa.wrapping_rem(sb) as u64
-        }
-        op::OpSMod => {
-            if sb == 0 {
-                return zero();
-            }
-            let r = sa.wrapping_rem(sb);
-            (if r != 0 && (r < 0) != (sb < 0) {
-                r.wrapping_add(sb)
-            } else {
-                r
-            }) as u64
-        }
-        op::OpShiftLeftLogical => a << shift(b)?,
-        op::OpShiftRightLogical => a >> shift(b)?,
-        op::OpShiftRightArithmetic => (sa >> shift(b)?) as u64,
-        op::OpBitwiseAnd => a & b,
-        op::OpBitwiseOr => a | b,
-        op::OpBitwiseXor => a ^ b,
-        _ => return Err(unsupported(o)),
-    };
-    Ok(mask(r, w))
-}
-
-fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
-    Ok(match o {
-        op::OpFAdd => a + b,
-        op::OpFSub => a - b,
-        op::OpFMul => a * b,
-        op::OpFDiv => a / b,
-        op::OpFRem => a % b,
-        op::OpFMod => {
-            let r = a % b;
-            if r != 0.0 && (r < 0.0) != (b < 0.0) {
-                r + b
-            } else {
-                r
-            }
-        }
-        _ => return Err(unsupported(o)),
-    })
-}
-
-fn compare(o: u16, a: u64, b: u64, k: Sk) -> Result<bool, String> {
-    let (sa, sb) = (sext(a, k.w), sext(b, k.w));
-    let (fa, fb) = (fget(a, k.w), fget(b, k.w));
-    let nan = fa.is_nan() || fb.is_nan();
-    Ok(match o {
-        op::OpIEqual | op::OpLogicalEqual => a == b,
-        op::OpINotEqual | op::OpLogicalNotEqual => a != b,
-        op::OpUGreaterThan => a > b,
-        op::OpUGreaterThanEqual => a >= b,
-        op::OpULessThan => a < b,
-        op::OpULessThanEqual => a <= b,
-        op::OpSGreaterThan => sa > sb,
-        op::OpSGreaterThanEqual => sa >= sb,
-        op::OpSLessThan => sa < sb,
-        op::OpSLessThanEqual => sa <= sb,
-        op::OpFOrdEqual => fa == fb,
-        op::OpFUnordEqual => nan || fa == fb,
-        op::OpFOrdNotEqual => !nan && fa != fb,
-        op::OpFUnordNotEqual => fa != fb,
-        op::OpFOrdLessThan => fa < fb,
-        op::OpFUnordLessThan => nan || fa < fb,
-        op::OpFOrdGreaterThan => fa > fb,
-        op::OpFUnordGreaterThan => nan || fa > fb,
-        op::OpFOrdLessThanEqual => fa <= fb,
-        op::OpFUnordLessThanEqual => nan || fa <= fb,
-        op::OpFOrdGreaterThanEqual => fa >= fb,
-        op::OpFUnordGreaterThanEqual => nan || fa >= fb,
-        _ => return Err(unsupported(o)),
-    })
 }
 
 /// The scalar components of `v`, or `v` itself.
@@ -1221,7 +1106,7 @@ fn goto_error(prog: &Program, func: &Func, fr: &Frame, b: u32, inst: &Inst) -> R
 /// or a group instruction, or has run `stop` instructions in all (`Running`,
 /// the end of a turn in a seeded order; `stop` is at most the step budget).
 #[allow(clippy::too_many_arguments)]
-fn invoke(
+fn invoke<const SPECIALIZE: bool>(
     prog: &Program,
     opts: &Options,
     st: &mut State,
@@ -1266,7 +1151,8 @@ fn invoke(
             }
             *steps += 1;
             fr.pc += 1;
-            let from = match fast(prog, st, func, fr, inst) {
+            let fast = if SPECIALIZE { fast(prog, st, func, fr, inst) } else { Fast::Slow };
+            let from = match fast {
                 Fast::Next => continue,
                 Fast::Jump(from) => from,
                 Fast::Return if depth <= 1 => {
@@ -1330,30 +1216,6 @@ fn invoke(
 
 /// The integer and logical operators of [`fast`] on two scalars (`w` the
 /// result's width, `aw` the operands').
-#[inline(always)]
-fn int_op(o: u16, x: u64, y: u64, w: u32, aw: u32) -> u64 {
-    match o {
-        op::OpIAdd => mask(x.wrapping_add(y), w),
-        op::OpISub => mask(x.wrapping_sub(y), w),
-        op::OpIMul => mask(x.wrapping_mul(y), w),
-        op::OpBitwiseAnd => mask(x & y, w),
-        op::OpBitwiseOr => mask(x | y, w),
-        op::OpBitwiseXor => mask(x ^ y, w),
-        op::OpLogicalAnd => x & y,
-        op::OpLogicalOr => x | y,
-        op::OpIEqual | op::OpLogicalEqual => (x == y) as u64,
-        op::OpINotEqual | op::OpLogicalNotEqual => (x != y) as u64,
-        op::OpUGreaterThan => (x > y) as u64,
-        op::OpUGreaterThanEqual => (x >= y) as u64,
-        op::OpULessThan => (x < y) as u64,
-        op::OpULessThanEqual => (x <= y) as u64,
-        op::OpSGreaterThan => (sext(x, aw) > sext(y, aw)) as u64,
-        op::OpSGreaterThanEqual => (sext(x, aw) >= sext(y, aw)) as u64,
-        op::OpSLessThan => (sext(x, aw) < sext(y, aw)) as u64,
-        _ => (sext(x, aw) <= sext(y, aw)) as u64,
-    }
-}
-
 /// What [`fast`] did with an instruction.
 enum Fast {
     /// Nothing: [`exec`] runs it.
@@ -1377,36 +1239,22 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         return Fast::Slow;
     };
     let r = match o {
-        op::OpIAdd
-        | op::OpISub
-        | op::OpIMul
-        | op::OpBitwiseAnd
-        | op::OpBitwiseOr
-        | op::OpBitwiseXor
-        | op::OpLogicalAnd
-        | op::OpLogicalOr
-        | op::OpLogicalEqual
-        | op::OpLogicalNotEqual
-        | op::OpIEqual
-        | op::OpINotEqual
-        | op::OpUGreaterThan
-        | op::OpSGreaterThan
-        | op::OpUGreaterThanEqual
-        | op::OpSGreaterThanEqual
-        | op::OpULessThan
-        | op::OpSLessThan
-        | op::OpULessThanEqual
-        | op::OpSLessThanEqual => {
+        // The integer, logical and comparison operators on defined
+        // scalars or small vectors of them (each component as `map2`
+        // gives it, into the vector the register holds).
+        o if arith::is_scalar_binary(o) => {
             let [x, y, ..] = *args else { return Fast::Slow };
             match (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) {
-                (&Val::S(x), &Val::S(y)) => int_op(o, x, y, inst.sk.w, inst.ak.w),
-                // Vectors of defined scalars, component by component (as
-                // `map2`), into the vector the register holds.
+                (&Val::S(x), &Val::S(y)) => match arith::scalar_binary(o, x, y, inst.sk, inst.ak) {
+                    Ok(r) => r,
+                    Err(_) => return Fast::Slow,
+                },
                 (Val::C(a), Val::C(b)) if a.len() == b.len() && (2..=4).contains(&a.len()) => {
                     let mut out = [0u64; 4];
                     for (k, (x, y)) in a.iter().zip(b.iter()).enumerate() {
                         let (&Val::S(x), &Val::S(y)) = (x, y) else { return Fast::Slow };
-                        out[k] = int_op(o, x, y, inst.sk.w, inst.ak.w);
+                        let Ok(r) = arith::scalar_binary(o, x, y, inst.sk, inst.ak) else { return Fast::Slow };
+                        out[k] = r;
                     }
                     let n = a.len();
                     let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
@@ -1502,9 +1350,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         | op::OpCompositeExtract
         | op::OpCompositeConstruct => return fast_mem(prog, st, fr, inst, args),
         // The integer read-modify-writes (OpAtomicExchange to OpAtomicXor).
-        o if (op::OpAtomicExchange..=op::OpAtomicXor).contains(&o) => {
-            return fast_atomic(prog, st, fr, inst, args)
-        }
+        o if atomic::is_int_rmw(o) => return fast_atomic(prog, st, fr, inst, args),
         op::OpAtomicLoad => {
             let Some(&p) = args.first() else { return Fast::Slow };
             return fast_buf_load(prog, st, fr, inst, Kind::AtomicRead, p);
@@ -1763,26 +1609,9 @@ fn fast_atomic(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args
         }
     };
     let w = inst.sk.w;
-    let new = match inst.op {
-        op::OpAtomicIIncrement => Some(old.wrapping_add(1)),
-        op::OpAtomicIDecrement => Some(old.wrapping_sub(1)),
-        op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
-            operand(4).zip(operand(5)).map(|(v, cmp)| if mask(old, w) == mask(cmp, w) { v } else { old })
-        }
-        o => operand(3).map(|v| match o {
-            op::OpAtomicExchange => v,
-            op::OpAtomicIAdd => old.wrapping_add(v),
-            op::OpAtomicISub => old.wrapping_sub(v),
-            op::OpAtomicSMin => if sext(v, w) < sext(old, w) { v } else { old },
-            op::OpAtomicSMax => if sext(v, w) > sext(old, w) { v } else { old },
-            op::OpAtomicUMin => mask(old, w).min(mask(v, w)),
-            op::OpAtomicUMax => mask(old, w).max(mask(v, w)),
-            op::OpAtomicAnd => old & v,
-            op::OpAtomicOr => old | v,
-            _ => old ^ v,
-        }),
+    let Ok(new) = atomic::rmw(inst.op, old, inst.sk, &mut |k| operand(k).ok_or_else(String::new)) else {
+        return Fast::Slow;
     };
-    let Some(new) = new else { return Fast::Slow };
     // `exec` checks the read as an atomic read where something may write
     // the buffer, then the write: the write's check holds the read's (both
     // atomic, against the same last write), so it alone tells whether
@@ -1851,12 +1680,7 @@ fn exec(
             let w = inst.sk.w;
             match (val!(0), val!(1)) {
                 // Scalars, the common case, without map2's walk.
-                (Val::S(a), Val::S(b)) => Val::S(match o {
-                    op::OpIAdd => mask(a.wrapping_add(*b), w),
-                    op::OpISub => mask(a.wrapping_sub(*b), w),
-                    op::OpIMul => mask(a.wrapping_mul(*b), w),
-                    _ => int_bin(o, *a, *b, w).map_err(&loc)?,
-                }),
+                (Val::S(a), Val::S(b)) => Val::S(int_bin(o, *a, *b, w).map_err(&loc)?),
                 (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w)).map_err(&loc)?,
             }
         }
@@ -1983,8 +1807,7 @@ fn exec(
                 (a, b) => map2(a, b, &mut |a, b| Ok(compare(o, a, b, k)? as u64)).map_err(&loc)?,
             }
         }
-        op::OpLogicalAnd => map2(val!(0), val!(1), &mut |a, b| Ok(a & b)).map_err(&loc)?,
-        op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(a | b)).map_err(&loc)?,
+        op::OpLogicalAnd | op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(logical(o, a, b))).map_err(&loc)?,
         op::OpLogicalNot => map1(val!(0), &mut |a| Ok(a ^ 1)).map_err(&loc)?,
         op::OpAny | op::OpAll => {
             let cs = comps(val!(0));
@@ -2325,45 +2148,11 @@ fn exec(
             // The read is only checked for races: the write records the access.
             let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?).map_err(&loc)?;
             let w = inst.sk.w;
-            let operand = |k: usize| -> Result<u64, RunError> {
-                scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
+            let mut operand = |k: usize| -> Result<u64, String> {
+                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
+                scalar(get(prog, &fr.regs, *s))
             };
-            let new = match o {
-                op::OpAtomicExchange => operand(3)?,
-                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
-                    let (v, cmp) = (operand(4)?, operand(5)?);
-                    if mask(old, w) == mask(cmp, w) { v } else { old }
-                }
-                op::OpAtomicIIncrement => old.wrapping_add(1),
-                op::OpAtomicIDecrement => old.wrapping_sub(1),
-                op::OpAtomicIAdd => old.wrapping_add(operand(3)?),
-                op::OpAtomicISub => old.wrapping_sub(operand(3)?),
-                op::OpAtomicSMin => {
-                    let v = operand(3)?;
-                    if sext(v, w) < sext(old, w) { v } else { old }
-                }
-                op::OpAtomicSMax => {
-                    let v = operand(3)?;
-                    if sext(v, w) > sext(old, w) { v } else { old }
-                }
-                op::OpAtomicUMin => mask(old, w).min(mask(operand(3)?, w)),
-                op::OpAtomicUMax => mask(old, w).max(mask(operand(3)?, w)),
-                op::OpAtomicAnd => old & operand(3)?,
-                op::OpAtomicOr => old | operand(3)?,
-                op::OpAtomicXor => old ^ operand(3)?,
-                _ => {
-                    check_float(inst.sk).map_err(&loc)?;
-                    let (a, b) = (fget(old, w), fget(operand(3)?, w));
-                    fput(
-                        match o {
-                            op::OpAtomicFAddEXT => a + b,
-                            op::OpAtomicFMinEXT => libm::fmin(a, b),
-                            _ => libm::fmax(a, b),
-                        },
-                        w,
-                    )
-                }
-            };
+            let new = atomic::rmw(o, old, inst.sk, &mut operand).map_err(&loc)?;
             store(prog, st, inst, p, Val::S(mask(new, w)), Kind::AtomicWrite)?;
             Val::S(old)
         }

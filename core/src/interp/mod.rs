@@ -103,6 +103,11 @@ pub struct Options {
     /// interleaving of memory accesses. A module without data races gives
     /// the same buffers under every seed.
     pub seed: Option<u64>,
+    /// Run the specialised handlers (for the hottest instructions on scalar
+    /// operands, see `exec::fast`) where they apply; off, every instruction
+    /// goes through the general handler. Both give the same buffers and
+    /// errors (on by default; off for testing that).
+    pub specialize: bool,
 }
 
 impl Default for Options {
@@ -120,6 +125,7 @@ impl Default for Options {
             descriptor_arrays: BTreeMap::new(),
             samplers: BTreeMap::new(),
             seed: None,
+            specialize: true,
         }
     }
 }
