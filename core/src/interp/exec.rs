@@ -3,12 +3,12 @@
 
 use super::mem::BufKey;
 use super::program::{Block, Func, G, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
-use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, has_undef, map1, map2, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, undefined, val_count, value_count, write_buf};
-use super::num::{K, Sk, fget, fput, mask, sext};
+use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
+use super::num::{K, fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
 use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
-use super::ops::arith::{self, check_float, compare, float_bin, int_bin, logical};
+use super::ops::arith::{self, check_float, comps};
 use super::ops::atomic;
 use super::{Buffers, Options, RunError, RunStats};
 use crate::grammar::{built_in as bi, op};
@@ -680,43 +680,6 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
         regs.get(s as usize)
     };
     v.unwrap_or(&NO_VAL)
-}
-
-/// The scalar components of `v`, or `v` itself.
-fn comps(v: &Val) -> Vec<Val> {
-    match v {
-        Val::C(xs) => xs.clone(),
-        x => vec![x.clone()],
-    }
-}
-
-fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, String> {
-    let mut bytes = Vec::new();
-    for c in comps(v) {
-        let x = scalar(&c)?;
-        for k in 0..from.w / 8 {
-            bytes.push((x >> (8 * k)) as u8);
-        }
-    }
-    let cb = (to.w / 8) as usize;
-    if cb == 0 || bytes.len() % cb != 0 {
-        return Err(String::from("OpBitcast between types of different sizes"));
-    }
-    let out: Vec<Val> = bytes
-        .chunks(cb)
-        .map(|ch| {
-            Val::S(
-                ch.iter()
-                    .enumerate()
-                    .fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k)),
-            )
-        })
-        .collect();
-    match to_count {
-        Some(n) if n == out.len() => Ok(Val::C(out)),
-        None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::S(0))),
-        _ => Err(String::from("OpBitcast between types of different sizes")),
-    }
 }
 
 fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
@@ -1662,265 +1625,6 @@ fn exec(
                 "not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)",
             )));
         }
-        // Integer arithmetic and bit operations.
-        op::OpIAdd
-        | op::OpISub
-        | op::OpIMul
-        | op::OpUDiv
-        | op::OpSDiv
-        | op::OpUMod
-        | op::OpSRem
-        | op::OpSMod
-        | op::OpShiftLeftLogical
-        | op::OpShiftRightLogical
-        | op::OpShiftRightArithmetic
-        | op::OpBitwiseAnd
-        | op::OpBitwiseOr
-        | op::OpBitwiseXor => {
-            let w = inst.sk.w;
-            match (val!(0), val!(1)) {
-                // Scalars, the common case, without map2's walk.
-                (Val::S(a), Val::S(b)) => Val::S(int_bin(o, *a, *b, w).map_err(&loc)?),
-                (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w)).map_err(&loc)?,
-            }
-        }
-        op::OpSNegate => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(mask(a.wrapping_neg(), w))).map_err(&loc)?
-        }
-        op::OpNot => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(mask(!a, w))).map_err(&loc)?
-        }
-        op::OpBitCount => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| {
-                Ok(mask(mask(a, inst.ak.w).count_ones() as u64, w))
-            })
-            .map_err(&loc)?
-        }
-        op::OpBitReverse => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| {
-                Ok(a.reverse_bits() >> (64 - w.clamp(1, 64)))
-            })
-            .map_err(&loc)?
-        }
-        op::OpBitFieldInsert | op::OpBitFieldSExtract | op::OpBitFieldUExtract => {
-            let w = inst.sk.w;
-            let (ok, ck) = if o == op::OpBitFieldInsert {
-                (2, 3)
-            } else {
-                (1, 2)
-            };
-            let off = scalar(val!(ok)).map_err(&loc)?;
-            let cnt = scalar(val!(ck)).map_err(&loc)?;
-            if off.saturating_add(cnt) > w as u64 {
-                return Err(loc(format!(
-                    "bit field offset {off} + count {cnt} exceeds the width {w}"
-                )));
-            }
-            let fm = if cnt == 0 {
-                0
-            } else {
-                mask(u64::MAX, cnt as u32) << off
-            };
-            if o == op::OpBitFieldInsert {
-                map2(val!(0), val!(1), &mut |b, i| {
-                    Ok(mask((b & !fm) | ((i << off) & fm), w))
-                })
-                .map_err(&loc)?
-            } else {
-                let signed = o == op::OpBitFieldSExtract;
-                map1(val!(0), &mut |b| {
-                    if cnt == 0 {
-                        return Ok(0);
-                    }
-                    let f = (b & fm) >> off;
-                    Ok(if signed {
-                        mask(sext(f, cnt as u32) as u64, w)
-                    } else {
-                        f
-                    })
-                })
-                .map_err(&loc)?
-            }
-        }
-        // Float arithmetic.
-        op::OpFAdd | op::OpFSub | op::OpFMul | op::OpFDiv | op::OpFRem | op::OpFMod => {
-            check_float(inst.sk).map_err(&loc)?;
-            let w = inst.sk.w;
-            map2(val!(0), val!(1), &mut |a, b| {
-                Ok(fput(float_bin(o, fget(a, w), fget(b, w))?, w))
-            })
-            .map_err(&loc)?
-        }
-        op::OpFNegate => {
-            check_float(inst.sk).map_err(&loc)?;
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(a ^ (1u64 << (w - 1)))).map_err(&loc)?
-        }
-        op::OpIsNan | op::OpIsInf => {
-            check_float(inst.ak).map_err(&loc)?;
-            let w = inst.ak.w;
-            map1(val!(0), &mut |a| {
-                let f = fget(a, w);
-                Ok((if o == op::OpIsNan {
-                    f.is_nan()
-                } else {
-                    f.is_infinite()
-                }) as u64)
-            })
-            .map_err(&loc)?
-        }
-        // Comparisons.
-        op::OpIEqual
-        | op::OpINotEqual
-        | op::OpUGreaterThan
-        | op::OpUGreaterThanEqual
-        | op::OpULessThan
-        | op::OpULessThanEqual
-        | op::OpSGreaterThan
-        | op::OpSGreaterThanEqual
-        | op::OpSLessThan
-        | op::OpSLessThanEqual
-        | op::OpLogicalEqual
-        | op::OpLogicalNotEqual
-        | op::OpFOrdEqual
-        | op::OpFUnordEqual
-        | op::OpFOrdNotEqual
-        | op::OpFUnordNotEqual
-        | op::OpFOrdLessThan
-        | op::OpFUnordLessThan
-        | op::OpFOrdGreaterThan
-        | op::OpFUnordGreaterThan
-        | op::OpFOrdLessThanEqual
-        | op::OpFUnordLessThanEqual
-        | op::OpFOrdGreaterThanEqual
-        | op::OpFUnordGreaterThanEqual => {
-            if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
-                check_float(inst.ak).map_err(&loc)?;
-            }
-            let k = inst.ak;
-            match (val!(0), val!(1)) {
-                (Val::S(a), Val::S(b)) => Val::S(compare(o, *a, *b, k).map_err(&loc)? as u64),
-                (a, b) => map2(a, b, &mut |a, b| Ok(compare(o, a, b, k)? as u64)).map_err(&loc)?,
-            }
-        }
-        op::OpLogicalAnd | op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(logical(o, a, b))).map_err(&loc)?,
-        op::OpLogicalNot => map1(val!(0), &mut |a| Ok(a ^ 1)).map_err(&loc)?,
-        op::OpAny | op::OpAll => {
-            let cs = comps(val!(0));
-            let mut bits = cs.iter().map(scalar);
-            let r = if o == op::OpAny {
-                bits.try_fold(false, |acc, b| b.map(|b| acc | (b != 0)))
-            } else {
-                bits.try_fold(true, |acc, b| b.map(|b| acc & (b != 0)))
-            };
-            Val::S(r.map_err(&loc)? as u64)
-        }
-        op::OpSelect => {
-            let c = val!(0);
-            let (a, b) = (val!(1), val!(2));
-            match c {
-                Val::U => undefined(a),
-                Val::S(x) => {
-                    if *x != 0 {
-                        a.clone()
-                    } else {
-                        b.clone()
-                    }
-                }
-                Val::C(cs) => match (a, b) {
-                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
-                        Val::C(
-                            cs.iter()
-                                .zip(xs.iter().zip(ys))
-                                .map(|(c, (x, y))| {
-                                    if matches!(c, Val::U) {
-                                        undefined(x)
-                                    } else if matches!(c, Val::S(0)) {
-                                        y.clone()
-                                    } else {
-                                        x.clone()
-                                    }
-                                })
-                                .collect(),
-                        )
-                    }
-                    _ => {
-                        return Err(loc(String::from(
-                            "OpSelect with operands of different shapes",
-                        )));
-                    }
-                },
-                Val::P(_) => return Err(loc(String::from("OpSelect on a pointer condition"))),
-            }
-        }
-        // Conversions.
-        op::OpConvertFToU | op::OpConvertFToS => {
-            check_float(inst.ak).map_err(&loc)?;
-            let (fw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| {
-                let f = fget(a, fw);
-                Ok(mask(
-                    if o == op::OpConvertFToU {
-                        f as u64
-                    } else {
-                        f as i64 as u64
-                    },
-                    w,
-                ))
-            })
-            .map_err(&loc)?
-        }
-        op::OpConvertSToF | op::OpConvertUToF => {
-            check_float(inst.sk).map_err(&loc)?;
-            let (iw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| {
-                let f = if o == op::OpConvertSToF {
-                    sext(a, iw) as f64
-                } else {
-                    a as f64
-                };
-                // An i64/u64 above 2^53 rounds twice through f64; exact for f64 results.
-                if w == 32 && iw == 64 {
-                    let f32v = if o == op::OpConvertSToF {
-                        sext(a, iw) as f32
-                    } else {
-                        a as f32
-                    };
-                    return Ok(f32v.to_bits() as u64);
-                }
-                Ok(fput(f, w))
-            })
-            .map_err(&loc)?
-        }
-        op::OpUConvert => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(mask(a, w))).map_err(&loc)?
-        }
-        op::OpSConvert => {
-            let (iw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| Ok(mask(sext(a, iw) as u64, w))).map_err(&loc)?
-        }
-        op::OpFConvert => {
-            check_float(inst.ak).map_err(&loc)?;
-            check_float(inst.sk).map_err(&loc)?;
-            let (fw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| Ok(fput(fget(a, fw), w))).map_err(&loc)?
-        }
-        op::OpBitcast => {
-            if inst.sk.k == K::Other || inst.ak.k == K::Other {
-                return Err(loc(String::from("not supported: OpBitcast of pointers")));
-            }
-            let count = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
-                Some(Type::Vector { count, .. }) => Some(*count as usize),
-                _ => None,
-            };
-            let v = bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?;
-            if has_undef(val!(0)) { undefined(&v) } else { v }
-        }
         // Vectors and composites.
         op::OpDot => {
             check_float(inst.sk).map_err(&loc)?;
@@ -2366,7 +2070,17 @@ fn exec(
         op::OpControlBarrier => return Ok(Flow::Barrier),
         // Invocations run one at a time: every write is already visible.
         op::OpMemoryBarrier => return Ok(Flow::Next),
-        _ => return Err(RunError::of(Some(inst.idx), RunErrorKind::NotSupported { opcode: o })),
+        // The operators on values (see `ops::arith`).
+        _ => {
+            let operand = |k: usize| -> Result<&Val, String> {
+                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
+                Ok(get(prog, &fr.regs, *s))
+            };
+            match arith::value(o, inst, prog.ir, &operand) {
+                Some(r) => r.map_err(&loc)?,
+                None => return Err(RunError::of(Some(inst.idx), RunErrorKind::NotSupported { opcode: o })),
+            }
+        }
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put(slot, result);
