@@ -1205,7 +1205,26 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         // The integer, logical and comparison operators on defined
         // scalars or small vectors of them (each component as `map2`
         // gives it, into the vector the register holds).
-        o if arith::is_scalar_binary(o) => {
+        op::OpIAdd
+        | op::OpISub
+        | op::OpIMul
+        | op::OpBitwiseAnd
+        | op::OpBitwiseOr
+        | op::OpBitwiseXor
+        | op::OpLogicalAnd
+        | op::OpLogicalOr
+        | op::OpLogicalEqual
+        | op::OpLogicalNotEqual
+        | op::OpIEqual
+        | op::OpINotEqual
+        | op::OpUGreaterThan
+        | op::OpSGreaterThan
+        | op::OpUGreaterThanEqual
+        | op::OpSGreaterThanEqual
+        | op::OpULessThan
+        | op::OpSLessThan
+        | op::OpULessThanEqual
+        | op::OpSLessThanEqual => {
             let [x, y, ..] = *args else { return Fast::Slow };
             match (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) {
                 (&Val::S(x), &Val::S(y)) => match arith::scalar_binary(o, x, y, inst.sk, inst.ak) {

@@ -154,44 +154,28 @@ pub(crate) fn logical(o: u16, a: u64, b: u64) -> u64 {
     if o == op::OpLogicalAnd { a & b } else { a | b }
 }
 
-/// The binary operators that [`scalar_binary`] runs.
-pub(crate) fn is_scalar_binary(o: u16) -> bool {
-    matches!(
-        o,
-        op::OpIAdd
-            | op::OpISub
-            | op::OpIMul
-            | op::OpBitwiseAnd
-            | op::OpBitwiseOr
-            | op::OpBitwiseXor
-            | op::OpLogicalAnd
-            | op::OpLogicalOr
-            | op::OpLogicalEqual
-            | op::OpLogicalNotEqual
-            | op::OpIEqual
-            | op::OpINotEqual
-            | op::OpUGreaterThan
-            | op::OpSGreaterThan
-            | op::OpUGreaterThanEqual
-            | op::OpSGreaterThanEqual
-            | op::OpULessThan
-            | op::OpSLessThan
-            | op::OpULessThanEqual
-            | op::OpSLessThanEqual
-    )
-}
-
-/// A binary operator of [`is_scalar_binary`] on one component of each
-/// operand: `sk` the result's scalar kind, `ak` the operands'.
+/// An integer, logical or comparison binary operator on one component of each
+/// operand: `sk` the result's scalar kind, `ak` the operands'. Each arm
+/// calls the operator's one definition with its opcode a constant, so that
+/// the inlined call keeps only that operator's code.
 #[inline(always)]
 pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: Sk, ak: Sk) -> Result<u64, String> {
-    match o {
-        op::OpLogicalAnd | op::OpLogicalOr => Ok(logical(o, a, b)),
-        op::OpIAdd | op::OpISub | op::OpIMul | op::OpBitwiseAnd | op::OpBitwiseOr | op::OpBitwiseXor => {
-            int_bin(o, a, b, sk.w)
-        }
-        _ => compare(o, a, b, ak).map(u64::from),
+    macro_rules! each {
+        ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),*) => {
+            match o {
+                $(op::$int => int_bin(op::$int, a, b, sk.w),)*
+                $(op::$logic => Ok(logical(op::$logic, a, b)),)*
+                $(op::$cmp => compare(op::$cmp, a, b, ak).map(u64::from),)*
+                _ => Err(unsupported(o)),
+            }
+        };
     }
+    each!(
+        OpIAdd, OpISub, OpIMul, OpBitwiseAnd, OpBitwiseOr, OpBitwiseXor;
+        OpLogicalAnd, OpLogicalOr;
+        OpLogicalEqual, OpLogicalNotEqual, OpIEqual, OpINotEqual, OpUGreaterThan, OpSGreaterThan,
+        OpUGreaterThanEqual, OpSGreaterThanEqual, OpULessThan, OpSLessThan, OpULessThanEqual, OpSLessThanEqual
+    )
 }
 
 /// The operators on values: integer, float, logical, comparison, select,
