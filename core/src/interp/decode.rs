@@ -2,7 +2,9 @@
 //! slot, operands resolved), constants into values, global variables into
 //! pointers, the entry point and its workgroup size.
 
-use super::mem::{Loc, Ptr, Val, check_size, undef, zero};
+use super::mem::{BufKey, Loc, Ptr, Val, check_size, undef, zero};
+use super::num::{OTHER, scalar_kind};
+use super::program::{BuiltIn, Block, Func, G, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program};
 use super::error::RunErrorKind;
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
@@ -12,80 +14,6 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// A global slot (constants, undefs, global variables) has this bit set.
-pub(super) const G: u32 = 0x8000_0000;
-/// No result.
-pub(super) const NONE: u32 = u32::MAX;
-/// An operand id that names no value, block or function.
-pub(super) const NO_VALUE: u32 = u32::MAX;
-/// An instruction that reads a constant the IR could not evaluate.
-pub(super) const OP_BAD_CONST: u16 = u16::MAX;
-/// An access chain whose base is a global variable and whose indices are
-/// constants, resolved when decoding (see [`fold_access_chains`]): it copies
-/// its one operand, the pointer.
-pub(super) const OP_CONST_PTR: u16 = u16::MAX - 1;
-
-/// The kind of a scalar (or of a vector's components).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum K {
-    Bool,
-    U,
-    S,
-    F,
-    /// Not a scalar or vector of scalars.
-    Other,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Sk {
-    pub k: K,
-    pub w: u32,
-}
-
-pub(super) const OTHER: Sk = Sk { k: K::Other, w: 0 };
-
-/// One decoded instruction.
-#[derive(Clone, Debug)]
-pub(super) struct Inst {
-    pub op: u16,
-    /// The index of the instruction in the module.
-    pub idx: u32,
-    /// The local slot of the result, or [`NONE`].
-    pub res: u32,
-    /// The result type id (for OpVariable: the pointee type).
-    pub ty: u32,
-    /// The result's (component) scalar kind.
-    pub sk: Sk,
-    /// The first value operand's (component) scalar kind.
-    pub ak: Sk,
-    /// The operands: `Func::args[a..a + n]`.
-    pub a: u32,
-    pub n: u32,
-}
-
-/// One block: its phis are `insts[phis..body]`, its other instructions from `body`.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Block {
-    pub label: u32,
-    pub phis: u32,
-    pub body: u32,
-}
-
-#[derive(Clone, Debug)]
-pub(super) struct Func {
-    pub insts: Vec<Inst>,
-    pub args: Vec<u32>,
-    pub blocks: Vec<Block>,
-    pub nlocals: u32,
-    /// The local slots of the parameters.
-    pub params: Vec<u32>,
-    /// Every register is written before any read of it on every path (a
-    /// valid module's dominance, parameters written at the call): a frame
-    /// set up again for this function needs no reset of its registers (see
-    /// [`defined_before_use`]).
-    pub defined: bool,
-}
-
 /// How an id resolves.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum R {
@@ -94,56 +22,6 @@ enum R {
     Local(u32),
     Block(u32),
     Func(u32),
-}
-
-/// A built-in input: the per-invocation variable, the BuiltIn, its type.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct BuiltIn {
-    pub var: u32,
-    pub builtin: u32,
-    pub ty: u32,
-}
-
-/// A buffer a variable points into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum BufKey {
-    Binding(u32, u32),
-    PushConstant,
-    /// The workgroup's memory that the Block-decorated Workgroup variables
-    /// share (SPV_KHR_workgroup_memory_explicit_layout): they alias one
-    /// another, laid out by Offset and ArrayStride. Zeroed for each workgroup.
-    Workgroup,
-}
-
-pub(super) struct Program<'a> {
-    pub ir: &'a Ir,
-    /// Access chain indices are clamped ([`super::Options::robust_access`]).
-    pub robust: bool,
-    pub funcs: Vec<Func>,
-    pub entry: u32,
-    pub local_size: [u32; 3],
-    /// Constants, undefs and global variable pointers.
-    pub globals: Vec<Val>,
-    /// The initial values of the per-invocation global variables.
-    pub private_init: Vec<Val>,
-    /// The initial values of the Workgroup variables (zero unless initialised).
-    pub shared_init: Vec<Val>,
-    /// The ids of the Workgroup variables held as values (by index).
-    pub shared_ids: Vec<u32>,
-    pub builtins: Vec<BuiltIn>,
-    pub bufs: Vec<BufKey>,
-    /// A Kernel entry point (see [`super::kernel`]).
-    pub kernel: bool,
-    /// A kernel's parameters, and their values once bound.
-    pub params: Vec<super::kernel::Param>,
-    pub entry_args: Vec<Val>,
-    /// The images' descriptions, by `Loc::Image::img` (`None`: not given).
-    pub images: Vec<Option<super::image::Desc>>,
-    /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
-    pub samplers: Vec<Option<super::image::Sampler>>,
-    /// The byte size of the explicitly laid out workgroup memory (the
-    /// biggest Block-decorated Workgroup variable), if the module has any.
-    pub wg_bytes: u64,
 }
 
 /// The start of the buffer `key` (added to `bufs` the first time).
@@ -165,27 +43,6 @@ fn buffer_start(bufs: &mut Vec<BufKey>, key: BufKey) -> Loc {
 
 /// The most bytes of explicitly laid out workgroup memory the interpreter holds.
 const MAX_WG_BYTES: u64 = 1 << 26;
-
-/// The scalar kind of type `ty` (of its components, for a vector).
-pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> Sk {
-    let Some(t) = ir.ty(ty) else { return OTHER };
-    match t.ty {
-        Type::Bool => Sk { k: K::Bool, w: 1 },
-        Type::Int { width, signed } => Sk {
-            k: if signed { K::S } else { K::U },
-            w: width,
-        },
-        Type::Float {
-            width,
-            encoding: None,
-        } => Sk { k: K::F, w: width },
-        Type::Vector { component, .. } => match ir.ty(component).map(|c| &c.ty) {
-            Some(Type::Vector { .. }) | None => OTHER,
-            Some(_) => scalar_kind(ir, component),
-        },
-        _ => OTHER,
-    }
-}
 
 /// The built-ins the interpreter gives values to.
 fn supported_builtin(b: u32) -> bool {

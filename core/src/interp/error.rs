@@ -1,10 +1,7 @@
-//! Why a run did not finish: [`RunError`], its [`RunErrorKind`] (data a
-//! caller reads), rendered into text only by [`RunError::message`] and
-//! friends.
+//! Why a run did not finish, as data ([`RunErrorKind`]), and its rendering
+//! into text ([`RunErrorKind::render`], which [`super::RunError`] uses).
 
-use super::trace::TraceReport;
 use crate::grammar;
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -120,37 +117,6 @@ impl RunErrorKind {
     }
 }
 
-/// A run that did not finish.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunError {
-    pub kind: RunErrorKind,
-    /// The index of the instruction at fault (in the module's instructions).
-    pub inst: Option<u32>,
-    /// The global invocation id of the invocation at fault.
-    pub invocation: Option<[u32; 3]>,
-    /// The label of the block the invocation was in, for the step budget
-    /// (the message names it by OpName; a front end may name it otherwise).
-    pub block: Option<u32>,
-    /// The instructions the message names ("instruction N", for a data
-    /// race the two accesses), which a front end may name by their place in
-    /// its text instead ([`RunError::message_with`]).
-    pub related: Vec<u32>,
-    /// The paths recorded up to the error, when [`super::Options::trace`]
-    /// asked for them (so a front end can show where an endless loop went
-    /// round).
-    pub trace: Option<Box<TraceReport>>,
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())?;
-        if let Some(i) = self.inst {
-            write!(f, " (instruction {i})")?;
-        }
-        Ok(())
-    }
-}
-
 /// `(x,y,z)`.
 pub(crate) fn show(g: [u32; 3]) -> String {
     format!("({},{},{})", g[0], g[1], g[2])
@@ -164,50 +130,19 @@ pub(crate) fn op_name(op: u16) -> String {
     }
 }
 
-impl RunError {
-    pub(crate) fn new(inst: Option<u32>, message: String) -> RunError {
-        RunError::of(inst, RunErrorKind::Other { message })
-    }
-
-    pub(crate) fn of(inst: Option<u32>, kind: RunErrorKind) -> RunError {
-        RunError {
-            kind,
-            inst,
-            invocation: None,
-            block: None,
-            related: Vec::new(),
-            trace: None,
-        }
-    }
-
-    /// "not supported: {what}".
-    pub(crate) fn unsupported(inst: Option<u32>, what: String) -> RunError {
-        RunError::of(inst, RunErrorKind::NotSupportedFeature { what })
-    }
-
-    /// The message (without the instruction's index).
-    pub fn message(&self) -> String {
-        self.message_named(|_| None, |_| None)
-    }
-
-    /// The message with each instruction in `related` ("instruction N")
-    /// named as `name` gives it (e.g. "12:5", its line and column), where
-    /// it gives a name.
-    pub fn message_with(&self, name: impl Fn(u32) -> Option<String>) -> String {
-        self.message_named(name, |_| None)
-    }
-
-    /// The message with instructions named as `inst` gives them (else
-    /// "instruction N") and blocks as `block` gives them (else `%` and
-    /// their OpName or id).
-    pub fn message_named(
+impl RunErrorKind {
+    /// The message, the invocation at fault being `invocation`, with
+    /// instructions named as `inst` gives them (else "instruction N") and
+    /// blocks as `block` gives them (else `%` and their OpName or id).
+    pub fn render(
         &self,
+        invocation: Option<[u32; 3]>,
         inst: impl Fn(u32) -> Option<String>,
         block: impl Fn(u32) -> Option<String>,
     ) -> String {
         let inst_name = |i: u32| inst(i).unwrap_or_else(|| format!("instruction {i}"));
         let mut m = String::new();
-        let _ = match &self.kind {
+        let _ = match self {
             RunErrorKind::NoEntryPoint { name: Some(name) } => {
                 write!(m, "no GLCompute or Kernel entry point named \"{name}\"")
             }
@@ -215,7 +150,7 @@ impl RunError {
                 write!(m, "the module has no GLCompute or Kernel entry point")
             }
             RunErrorKind::NoTermination { steps, block: label, block_name } => {
-                let inv = self.invocation.map(show).unwrap_or_default();
+                let inv = invocation.map(show).unwrap_or_default();
                 let name = block(*label).unwrap_or_else(|| match block_name {
                     Some(n) => format!("%{n}"),
                     None => format!("%{label}"),

@@ -1,15 +1,16 @@
 //! Execution: invocations one after another, each a stack of frames over the
 //! decoded functions.
 
-use super::decode::{BufKey, Func, G, Inst, K, NONE, OP_BAD_CONST, OP_CONST_PTR, Program, Sk};
-use super::mem::{
-    Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, has_undef, put_bytes, mask, read_buf, scalar_bytes, sext, spans, step, undef, undefined,
-    val_count, value_count, write_buf,
-};
+use super::mem::BufKey;
+use super::program::{Block, Func, G, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
+use super::num::{K, fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
 use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
-use super::{Buffers, Options, RunError, RunStats, unsupported};
+use super::ops::arith::{self, check_float, comps};
+use super::ops::atomic;
+use super::{Buffers, Options, RunError, RunStats};
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
 use alloc::boxed::Box;
@@ -406,7 +407,7 @@ fn setup(
 /// end in its turn (see `run_grid`).
 fn straight(prog: &Program) -> bool {
     prog.funcs.iter().all(|f| {
-        f.insts.iter().all(|i| i.op != op::OpControlBarrier && !super::group::is_group_op(i.op))
+        f.insts.iter().all(|i| i.op != op::OpControlBarrier && !super::ops::group::is_group_op(i.op))
     })
 }
 
@@ -464,7 +465,7 @@ fn written_bufs(prog: &Program) -> Vec<bool> {
                 {
                     args(i).first()
                 }
-                op::OpExtInst if args(i).get(1).is_some_and(|&e| super::glsl::has_out_pointer(e)) => args(i).get(3),
+                op::OpExtInst if args(i).get(1).is_some_and(|&e| super::ops::glsl::has_out_pointer(e)) => args(i).get(3),
                 _ => None,
             };
             let Some(&slot) = target else { continue };
@@ -541,7 +542,12 @@ impl SplitMix {
 fn turn(prog: &Program, opts: &Options, st: &mut State, inv: &mut Invocation, stop: u64) -> Result<(), RunError> {
     core::mem::swap(&mut st.mem, &mut inv.mem);
     st.races.inv = inv.lin;
-    let r = invoke(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, inv.rec.as_deref_mut());
+    let rec = inv.rec.as_deref_mut();
+    let r = if opts.specialize {
+        invoke::<true>(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, rec)
+    } else {
+        invoke::<false>(prog, opts, st, &mut inv.frames, &mut inv.steps, stop, rec)
+    };
     core::mem::swap(&mut st.mem, &mut inv.mem);
     inv.status = r.map_err(|e| located_at(e, inv.gid))?;
     Ok(())
@@ -567,14 +573,14 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
         };
         let func = &prog.funcs[fr.f as usize];
         let inst = &func.insts[fr.pc as usize];
-        let members: Vec<super::group::Member> = ks
+        let members: Vec<super::ops::group::Member> = ks
             .iter()
-            .map(|&k| super::group::Member {
+            .map(|&k| super::ops::group::Member {
                 id: k as u32 % sg,
                 regs: invs[k].frames.last().map_or(&[][..], |f| &f.regs[..]),
             })
             .collect();
-        let results = super::group::run(prog, func, inst, &members).map_err(|kind| {
+        let results = super::ops::group::run(prog, func, inst, &members).map_err(|kind| {
             let mut e = RunError::of(Some(inst.idx), kind);
             e.invocation = Some(invs[ks[0]].gid);
             e
@@ -674,293 +680,6 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
         regs.get(s as usize)
     };
     v.unwrap_or(&NO_VAL)
-}
-
-fn scalar(v: &Val) -> Result<u64, String> {
-    match v {
-        Val::S(x) => Ok(*x),
-        // Where undefinedness is not followed (an index, a matrix operand),
-        // an undefined scalar reads as 0.
-        Val::U => Ok(0),
-        _ => Err(String::from("a scalar was expected")),
-    }
-}
-
-fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
-    match a {
-        Val::S(x) => Ok(Val::S(f(*x)?)),
-        Val::C(xs) => Ok(Val::C(
-            xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
-        )),
-        Val::P(_) => Err(String::from("a pointer used as a number")),
-        Val::U => Ok(Val::U),
-    }
-}
-
-/// `f` on each pair of scalars of two values of the same shape.
-pub(super) fn map2(
-    a: &Val,
-    b: &Val,
-    f: &mut impl FnMut(u64, u64) -> Result<u64, String>,
-) -> Result<Val, String> {
-    match (a, b) {
-        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
-        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
-            xs.iter()
-                .zip(ys)
-                .map(|(x, y)| map2(x, y, f))
-                .collect::<Result<_, _>>()?,
-        )),
-        // Undefined scalars (checked last: the common case stays first).
-        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
-        _ => Err(String::from("operands of different shapes")),
-    }
-}
-
-/// A float's value (f16, f32 and f64 are exact in f64).
-pub(super) fn fget(x: u64, w: u32) -> f64 {
-    match w {
-        64 => f64::from_bits(x),
-        16 => half_to_f64(x as u16),
-        _ => f32::from_bits(x as u32) as f64,
-    }
-}
-
-/// `x` rounded to the nearest float of width `w` (ties to even). An
-/// operation on f16 or f32 operands done in f64 and then rounded gives the
-/// correctly rounded result: f64 has more than twice their precision plus two
-/// bits, so the double rounding is harmless for +, -, *, /.
-pub(super) fn fput(x: f64, w: u32) -> u64 {
-    match w {
-        64 => x.to_bits(),
-        16 => f64_to_half(x) as u64,
-        _ => (x as f32).to_bits() as u64,
-    }
-}
-
-/// An f16's bits as an f64 (exact).
-pub fn half_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = ((h >> 10) & 0x1f) as u64;
-    let mant = (h & 0x3ff) as u64;
-    let v = match exp {
-        // Subnormal: mant * 2^-24.
-        0 => mant as f64 * f64::from_bits((1023 - 24) << 52),
-        31 if mant == 0 => f64::INFINITY,
-        31 => f64::NAN,
-        _ => f64::from_bits((exp + 1023 - 15) << 52 | mant << 42),
-    };
-    sign * v
-}
-
-/// An f64 rounded to f16 bits (to nearest even, with subnormals).
-pub fn f64_to_half(x: f64) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 63) as u16) << 15;
-    if x.is_nan() {
-        return sign | 0x7e00;
-    }
-    if x.is_infinite() {
-        return sign | 0x7c00;
-    }
-    if x == 0.0 {
-        return sign;
-    }
-    let raw_exp = ((bits >> 52) & 0x7ff) as i32;
-    // f64 subnormals are far below the smallest f16 subnormal.
-    if raw_exp == 0 {
-        return sign;
-    }
-    let e = raw_exp - 1023;
-    let full = (1u64 << 52) | (bits & ((1u64 << 52) - 1));
-    // Round `full >> shift` to nearest, ties to even.
-    let round = |shift: u32| -> u64 {
-        if shift >= 64 {
-            return 0;
-        }
-        let q = full >> shift;
-        let rem = full & ((1u64 << shift) - 1);
-        let half = 1u64 << (shift - 1);
-        if rem > half || (rem == half && q & 1 == 1) {
-            q + 1
-        } else {
-            q
-        }
-    };
-    if e < -14 {
-        // Subnormal (or rounds up to the smallest normal): units of 2^-24.
-        let q = round((28 - e) as u32);
-        return sign | q as u16;
-    }
-    let mut q = round(42);
-    let mut e = e;
-    if q == 2048 {
-        q = 1024;
-        e += 1;
-    }
-    if e > 15 {
-        return sign | 0x7c00;
-    }
-    sign | (((e + 15) as u16) << 10) | (q as u16 & 0x3ff)
-}
-
-fn check_float(k: Sk) -> Result<(), String> {
-    if k.k != K::F {
-        return Err(String::from(
-            "a float operation on a type that is not a float",
-        ));
-    }
-    if k.w != 16 && k.w != 32 && k.w != 64 {
-        return Err(format!("not supported: {}-bit floats", k.w));
-    }
-    Ok(())
-}
-
-fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
-    let (sa, sb) = (sext(a, w), sext(b, w));
-    let shift = |b: u64| -> Result<u32, String> {
-        if b >= w as u64 {
-            Err(format!("shift by {b}, not less than the width {w}"))
-        } else {
-            Ok(b as u32)
-        }
-    };
-    let zero = || Err(String::from("integer division by zero"));
-    let r = match o {
-        op::OpIAdd => a.wrapping_add(b),
-        op::OpISub => a.wrapping_sub(b),
-        op::OpIMul => a.wrapping_mul(b),
-        op::OpUDiv => {
-            if b == 0 {
-                return zero();
-            }
-            a / b
-        }
-        op::OpUMod => {
-            if b == 0 {
-                return zero();
-            }
-            a % b
-        }
-        op::OpSDiv => {
-            if sb == 0 {
-                return zero();
-            }
-            sa.wrapping_div(sb) as u64
-        }
-        op::OpSRem => {
-            if sb == 0 {
-                return zero();
-            }
-            sa.wrapping_rem(sb) as u64
-        }
-        op::OpSMod => {
-            if sb == 0 {
-                return zero();
-            }
-            let r = sa.wrapping_rem(sb);
-            (if r != 0 && (r < 0) != (sb < 0) {
-                r.wrapping_add(sb)
-            } else {
-                r
-            }) as u64
-        }
-        op::OpShiftLeftLogical => a << shift(b)?,
-        op::OpShiftRightLogical => a >> shift(b)?,
-        op::OpShiftRightArithmetic => (sa >> shift(b)?) as u64,
-        op::OpBitwiseAnd => a & b,
-        op::OpBitwiseOr => a | b,
-        op::OpBitwiseXor => a ^ b,
-        _ => return Err(unsupported(o)),
-    };
-    Ok(mask(r, w))
-}
-
-fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
-    Ok(match o {
-        op::OpFAdd => a + b,
-        op::OpFSub => a - b,
-        op::OpFMul => a * b,
-        op::OpFDiv => a / b,
-        op::OpFRem => a % b,
-        op::OpFMod => {
-            let r = a % b;
-            if r != 0.0 && (r < 0.0) != (b < 0.0) {
-                r + b
-            } else {
-                r
-            }
-        }
-        _ => return Err(unsupported(o)),
-    })
-}
-
-fn compare(o: u16, a: u64, b: u64, k: Sk) -> Result<bool, String> {
-    let (sa, sb) = (sext(a, k.w), sext(b, k.w));
-    let (fa, fb) = (fget(a, k.w), fget(b, k.w));
-    let nan = fa.is_nan() || fb.is_nan();
-    Ok(match o {
-        op::OpIEqual | op::OpLogicalEqual => a == b,
-        op::OpINotEqual | op::OpLogicalNotEqual => a != b,
-        op::OpUGreaterThan => a > b,
-        op::OpUGreaterThanEqual => a >= b,
-        op::OpULessThan => a < b,
-        op::OpULessThanEqual => a <= b,
-        op::OpSGreaterThan => sa > sb,
-        op::OpSGreaterThanEqual => sa >= sb,
-        op::OpSLessThan => sa < sb,
-        op::OpSLessThanEqual => sa <= sb,
-        op::OpFOrdEqual => fa == fb,
-        op::OpFUnordEqual => nan || fa == fb,
-        op::OpFOrdNotEqual => !nan && fa != fb,
-        op::OpFUnordNotEqual => fa != fb,
-        op::OpFOrdLessThan => fa < fb,
-        op::OpFUnordLessThan => nan || fa < fb,
-        op::OpFOrdGreaterThan => fa > fb,
-        op::OpFUnordGreaterThan => nan || fa > fb,
-        op::OpFOrdLessThanEqual => fa <= fb,
-        op::OpFUnordLessThanEqual => nan || fa <= fb,
-        op::OpFOrdGreaterThanEqual => fa >= fb,
-        op::OpFUnordGreaterThanEqual => nan || fa >= fb,
-        _ => return Err(unsupported(o)),
-    })
-}
-
-/// The scalar components of `v`, or `v` itself.
-fn comps(v: &Val) -> Vec<Val> {
-    match v {
-        Val::C(xs) => xs.clone(),
-        x => vec![x.clone()],
-    }
-}
-
-fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, String> {
-    let mut bytes = Vec::new();
-    for c in comps(v) {
-        let x = scalar(&c)?;
-        for k in 0..from.w / 8 {
-            bytes.push((x >> (8 * k)) as u8);
-        }
-    }
-    let cb = (to.w / 8) as usize;
-    if cb == 0 || bytes.len() % cb != 0 {
-        return Err(String::from("OpBitcast between types of different sizes"));
-    }
-    let out: Vec<Val> = bytes
-        .chunks(cb)
-        .map(|ch| {
-            Val::S(
-                ch.iter()
-                    .enumerate()
-                    .fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k)),
-            )
-        })
-        .collect();
-    match to_count {
-        Some(n) if n == out.len() => Ok(Val::C(out)),
-        None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::S(0))),
-        _ => Err(String::from("OpBitcast between types of different sizes")),
-    }
 }
 
 fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
@@ -1284,7 +1003,7 @@ fn phi_value<'v>(prog: &'v Program, func: &Func, regs: &'v [Val], from: u32, phi
 /// The phis of block `blk`, all read before any is written (an OpPhi may
 /// read another of the block's); `false` (nothing written) when one has no
 /// value for the block control came from.
-fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &super::decode::Block) -> bool {
+fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &Block) -> bool {
     let Some(phis) = func.insts.get(blk.phis as usize..blk.body as usize) else { return false };
     // Up to 4 defined scalars on the stack (the common case), else a Vec.
     const FEW: usize = 4;
@@ -1350,7 +1069,7 @@ fn goto_error(prog: &Program, func: &Func, fr: &Frame, b: u32, inst: &Inst) -> R
 /// or a group instruction, or has run `stop` instructions in all (`Running`,
 /// the end of a turn in a seeded order; `stop` is at most the step budget).
 #[allow(clippy::too_many_arguments)]
-fn invoke(
+fn invoke<const SPECIALIZE: bool>(
     prog: &Program,
     opts: &Options,
     st: &mut State,
@@ -1374,7 +1093,7 @@ fn invoke(
                     String::from("control ran past the end of a function"),
                 ));
             };
-            if super::group::is_group_op(inst.op) {
+            if super::ops::group::is_group_op(inst.op) {
                 // The scheduler runs it for the subgroup's active invocations.
                 return Ok(Status::Group(inst.idx));
             }
@@ -1395,7 +1114,8 @@ fn invoke(
             }
             *steps += 1;
             fr.pc += 1;
-            let from = match fast(prog, st, func, fr, inst) {
+            let fast = if SPECIALIZE { fast(prog, st, func, fr, inst) } else { Fast::Slow };
+            let from = match fast {
                 Fast::Next => continue,
                 Fast::Jump(from) => from,
                 Fast::Return if depth <= 1 => {
@@ -1459,30 +1179,6 @@ fn invoke(
 
 /// The integer and logical operators of [`fast`] on two scalars (`w` the
 /// result's width, `aw` the operands').
-#[inline(always)]
-fn int_op(o: u16, x: u64, y: u64, w: u32, aw: u32) -> u64 {
-    match o {
-        op::OpIAdd => mask(x.wrapping_add(y), w),
-        op::OpISub => mask(x.wrapping_sub(y), w),
-        op::OpIMul => mask(x.wrapping_mul(y), w),
-        op::OpBitwiseAnd => mask(x & y, w),
-        op::OpBitwiseOr => mask(x | y, w),
-        op::OpBitwiseXor => mask(x ^ y, w),
-        op::OpLogicalAnd => x & y,
-        op::OpLogicalOr => x | y,
-        op::OpIEqual | op::OpLogicalEqual => (x == y) as u64,
-        op::OpINotEqual | op::OpLogicalNotEqual => (x != y) as u64,
-        op::OpUGreaterThan => (x > y) as u64,
-        op::OpUGreaterThanEqual => (x >= y) as u64,
-        op::OpULessThan => (x < y) as u64,
-        op::OpULessThanEqual => (x <= y) as u64,
-        op::OpSGreaterThan => (sext(x, aw) > sext(y, aw)) as u64,
-        op::OpSGreaterThanEqual => (sext(x, aw) >= sext(y, aw)) as u64,
-        op::OpSLessThan => (sext(x, aw) < sext(y, aw)) as u64,
-        _ => (sext(x, aw) <= sext(y, aw)) as u64,
-    }
-}
-
 /// What [`fast`] did with an instruction.
 enum Fast {
     /// Nothing: [`exec`] runs it.
@@ -1506,6 +1202,9 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         return Fast::Slow;
     };
     let r = match o {
+        // The integer, logical and comparison operators on defined
+        // scalars or small vectors of them (each component as `map2`
+        // gives it, into the vector the register holds).
         op::OpIAdd
         | op::OpISub
         | op::OpIMul
@@ -1528,18 +1227,20 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         | op::OpSLessThanEqual => {
             let [x, y, ..] = *args else { return Fast::Slow };
             match (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) {
-                (&Val::S(x), &Val::S(y)) => int_op(o, x, y, inst.sk.w, inst.ak.w),
-                // Vectors of defined scalars, component by component (as
-                // `map2`), into the vector the register holds.
+                (&Val::S(x), &Val::S(y)) => match arith::scalar_binary(o, x, y, inst.sk, inst.ak) {
+                    Ok(r) => r,
+                    Err(_) => return Fast::Slow,
+                },
                 (Val::C(a), Val::C(b)) if a.len() == b.len() && (2..=4).contains(&a.len()) => {
                     let mut out = [0u64; 4];
                     for (k, (x, y)) in a.iter().zip(b.iter()).enumerate() {
                         let (&Val::S(x), &Val::S(y)) = (x, y) else { return Fast::Slow };
-                        out[k] = int_op(o, x, y, inst.sk.w, inst.ak.w);
+                        let Ok(r) = arith::scalar_binary(o, x, y, inst.sk, inst.ak) else { return Fast::Slow };
+                        out[k] = r;
                     }
                     let n = a.len();
                     let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
-                    super::image::put_comps(slot, &out[..n]);
+                    super::ops::image::put_comps(slot, &out[..n]);
                     return Fast::Next;
                 }
                 _ => return Fast::Slow,
@@ -1570,7 +1271,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                         *d = mask(x, w);
                     }
                     let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
-                    super::image::put_comps(slot, &out[..n]);
+                    super::ops::image::put_comps(slot, &out[..n]);
                     return Fast::Next;
                 }
                 _ => return Fast::Slow,
@@ -1580,15 +1281,15 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         // calls it (an error is `exec`'s to give: nothing was written).
         op::OpImageRead | op::OpImageWrite | op::OpImageFetch | op::OpImageTexelPointer => {
             let regs = &fr.regs;
-            let out = match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s)) {
+            let out = match super::ops::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s)) {
                 Ok(out) => out,
                 Err(_) => return Fast::Slow,
             };
             let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Next };
             match out {
-                super::image::Out::Val(v) => put(slot, v),
-                super::image::Out::None => {}
-                super::image::Out::Comps(c, n) => super::image::put_comps(slot, &c[..n]),
+                super::ops::image::Out::Val(v) => put(slot, v),
+                super::ops::image::Out::None => {}
+                super::ops::image::Out::Comps(c, n) => super::ops::image::put_comps(slot, &c[..n]),
             }
             return Fast::Next;
         }
@@ -1631,9 +1332,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         | op::OpCompositeExtract
         | op::OpCompositeConstruct => return fast_mem(prog, st, fr, inst, args),
         // The integer read-modify-writes (OpAtomicExchange to OpAtomicXor).
-        o if (op::OpAtomicExchange..=op::OpAtomicXor).contains(&o) => {
-            return fast_atomic(prog, st, fr, inst, args)
-        }
+        o if atomic::is_int_rmw(o) => return fast_atomic(prog, st, fr, inst, args),
         op::OpAtomicLoad => {
             let Some(&p) = args.first() else { return Fast::Slow };
             return fast_buf_load(prog, st, fr, inst, Kind::AtomicRead, p);
@@ -1892,26 +1591,9 @@ fn fast_atomic(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args
         }
     };
     let w = inst.sk.w;
-    let new = match inst.op {
-        op::OpAtomicIIncrement => Some(old.wrapping_add(1)),
-        op::OpAtomicIDecrement => Some(old.wrapping_sub(1)),
-        op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
-            operand(4).zip(operand(5)).map(|(v, cmp)| if mask(old, w) == mask(cmp, w) { v } else { old })
-        }
-        o => operand(3).map(|v| match o {
-            op::OpAtomicExchange => v,
-            op::OpAtomicIAdd => old.wrapping_add(v),
-            op::OpAtomicISub => old.wrapping_sub(v),
-            op::OpAtomicSMin => if sext(v, w) < sext(old, w) { v } else { old },
-            op::OpAtomicSMax => if sext(v, w) > sext(old, w) { v } else { old },
-            op::OpAtomicUMin => mask(old, w).min(mask(v, w)),
-            op::OpAtomicUMax => mask(old, w).max(mask(v, w)),
-            op::OpAtomicAnd => old & v,
-            op::OpAtomicOr => old | v,
-            _ => old ^ v,
-        }),
+    let Ok(new) = atomic::rmw(inst.op, old, inst.sk, &mut |k| operand(k).ok_or_else(String::new)) else {
+        return Fast::Slow;
     };
-    let Some(new) = new else { return Fast::Slow };
     // `exec` checks the read as an atomic read where something may write
     // the buffer, then the write: the write's check holds the read's (both
     // atomic, against the same last write), so it alone tells whether
@@ -1961,271 +1643,6 @@ fn exec(
             return Err(loc(String::from(
                 "not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)",
             )));
-        }
-        // Integer arithmetic and bit operations.
-        op::OpIAdd
-        | op::OpISub
-        | op::OpIMul
-        | op::OpUDiv
-        | op::OpSDiv
-        | op::OpUMod
-        | op::OpSRem
-        | op::OpSMod
-        | op::OpShiftLeftLogical
-        | op::OpShiftRightLogical
-        | op::OpShiftRightArithmetic
-        | op::OpBitwiseAnd
-        | op::OpBitwiseOr
-        | op::OpBitwiseXor => {
-            let w = inst.sk.w;
-            match (val!(0), val!(1)) {
-                // Scalars, the common case, without map2's walk.
-                (Val::S(a), Val::S(b)) => Val::S(match o {
-                    op::OpIAdd => mask(a.wrapping_add(*b), w),
-                    op::OpISub => mask(a.wrapping_sub(*b), w),
-                    op::OpIMul => mask(a.wrapping_mul(*b), w),
-                    _ => int_bin(o, *a, *b, w).map_err(&loc)?,
-                }),
-                (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w)).map_err(&loc)?,
-            }
-        }
-        op::OpSNegate => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(mask(a.wrapping_neg(), w))).map_err(&loc)?
-        }
-        op::OpNot => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(mask(!a, w))).map_err(&loc)?
-        }
-        op::OpBitCount => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| {
-                Ok(mask(mask(a, inst.ak.w).count_ones() as u64, w))
-            })
-            .map_err(&loc)?
-        }
-        op::OpBitReverse => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| {
-                Ok(a.reverse_bits() >> (64 - w.clamp(1, 64)))
-            })
-            .map_err(&loc)?
-        }
-        op::OpBitFieldInsert | op::OpBitFieldSExtract | op::OpBitFieldUExtract => {
-            let w = inst.sk.w;
-            let (ok, ck) = if o == op::OpBitFieldInsert {
-                (2, 3)
-            } else {
-                (1, 2)
-            };
-            let off = scalar(val!(ok)).map_err(&loc)?;
-            let cnt = scalar(val!(ck)).map_err(&loc)?;
-            if off.saturating_add(cnt) > w as u64 {
-                return Err(loc(format!(
-                    "bit field offset {off} + count {cnt} exceeds the width {w}"
-                )));
-            }
-            let fm = if cnt == 0 {
-                0
-            } else {
-                mask(u64::MAX, cnt as u32) << off
-            };
-            if o == op::OpBitFieldInsert {
-                map2(val!(0), val!(1), &mut |b, i| {
-                    Ok(mask((b & !fm) | ((i << off) & fm), w))
-                })
-                .map_err(&loc)?
-            } else {
-                let signed = o == op::OpBitFieldSExtract;
-                map1(val!(0), &mut |b| {
-                    if cnt == 0 {
-                        return Ok(0);
-                    }
-                    let f = (b & fm) >> off;
-                    Ok(if signed {
-                        mask(sext(f, cnt as u32) as u64, w)
-                    } else {
-                        f
-                    })
-                })
-                .map_err(&loc)?
-            }
-        }
-        // Float arithmetic.
-        op::OpFAdd | op::OpFSub | op::OpFMul | op::OpFDiv | op::OpFRem | op::OpFMod => {
-            check_float(inst.sk).map_err(&loc)?;
-            let w = inst.sk.w;
-            map2(val!(0), val!(1), &mut |a, b| {
-                Ok(fput(float_bin(o, fget(a, w), fget(b, w))?, w))
-            })
-            .map_err(&loc)?
-        }
-        op::OpFNegate => {
-            check_float(inst.sk).map_err(&loc)?;
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(a ^ (1u64 << (w - 1)))).map_err(&loc)?
-        }
-        op::OpIsNan | op::OpIsInf => {
-            check_float(inst.ak).map_err(&loc)?;
-            let w = inst.ak.w;
-            map1(val!(0), &mut |a| {
-                let f = fget(a, w);
-                Ok((if o == op::OpIsNan {
-                    f.is_nan()
-                } else {
-                    f.is_infinite()
-                }) as u64)
-            })
-            .map_err(&loc)?
-        }
-        // Comparisons.
-        op::OpIEqual
-        | op::OpINotEqual
-        | op::OpUGreaterThan
-        | op::OpUGreaterThanEqual
-        | op::OpULessThan
-        | op::OpULessThanEqual
-        | op::OpSGreaterThan
-        | op::OpSGreaterThanEqual
-        | op::OpSLessThan
-        | op::OpSLessThanEqual
-        | op::OpLogicalEqual
-        | op::OpLogicalNotEqual
-        | op::OpFOrdEqual
-        | op::OpFUnordEqual
-        | op::OpFOrdNotEqual
-        | op::OpFUnordNotEqual
-        | op::OpFOrdLessThan
-        | op::OpFUnordLessThan
-        | op::OpFOrdGreaterThan
-        | op::OpFUnordGreaterThan
-        | op::OpFOrdLessThanEqual
-        | op::OpFUnordLessThanEqual
-        | op::OpFOrdGreaterThanEqual
-        | op::OpFUnordGreaterThanEqual => {
-            if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
-                check_float(inst.ak).map_err(&loc)?;
-            }
-            let k = inst.ak;
-            match (val!(0), val!(1)) {
-                (Val::S(a), Val::S(b)) => Val::S(compare(o, *a, *b, k).map_err(&loc)? as u64),
-                (a, b) => map2(a, b, &mut |a, b| Ok(compare(o, a, b, k)? as u64)).map_err(&loc)?,
-            }
-        }
-        op::OpLogicalAnd => map2(val!(0), val!(1), &mut |a, b| Ok(a & b)).map_err(&loc)?,
-        op::OpLogicalOr => map2(val!(0), val!(1), &mut |a, b| Ok(a | b)).map_err(&loc)?,
-        op::OpLogicalNot => map1(val!(0), &mut |a| Ok(a ^ 1)).map_err(&loc)?,
-        op::OpAny | op::OpAll => {
-            let cs = comps(val!(0));
-            let mut bits = cs.iter().map(scalar);
-            let r = if o == op::OpAny {
-                bits.try_fold(false, |acc, b| b.map(|b| acc | (b != 0)))
-            } else {
-                bits.try_fold(true, |acc, b| b.map(|b| acc & (b != 0)))
-            };
-            Val::S(r.map_err(&loc)? as u64)
-        }
-        op::OpSelect => {
-            let c = val!(0);
-            let (a, b) = (val!(1), val!(2));
-            match c {
-                Val::U => undefined(a),
-                Val::S(x) => {
-                    if *x != 0 {
-                        a.clone()
-                    } else {
-                        b.clone()
-                    }
-                }
-                Val::C(cs) => match (a, b) {
-                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
-                        Val::C(
-                            cs.iter()
-                                .zip(xs.iter().zip(ys))
-                                .map(|(c, (x, y))| {
-                                    if matches!(c, Val::U) {
-                                        undefined(x)
-                                    } else if matches!(c, Val::S(0)) {
-                                        y.clone()
-                                    } else {
-                                        x.clone()
-                                    }
-                                })
-                                .collect(),
-                        )
-                    }
-                    _ => {
-                        return Err(loc(String::from(
-                            "OpSelect with operands of different shapes",
-                        )));
-                    }
-                },
-                Val::P(_) => return Err(loc(String::from("OpSelect on a pointer condition"))),
-            }
-        }
-        // Conversions.
-        op::OpConvertFToU | op::OpConvertFToS => {
-            check_float(inst.ak).map_err(&loc)?;
-            let (fw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| {
-                let f = fget(a, fw);
-                Ok(mask(
-                    if o == op::OpConvertFToU {
-                        f as u64
-                    } else {
-                        f as i64 as u64
-                    },
-                    w,
-                ))
-            })
-            .map_err(&loc)?
-        }
-        op::OpConvertSToF | op::OpConvertUToF => {
-            check_float(inst.sk).map_err(&loc)?;
-            let (iw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| {
-                let f = if o == op::OpConvertSToF {
-                    sext(a, iw) as f64
-                } else {
-                    a as f64
-                };
-                // An i64/u64 above 2^53 rounds twice through f64; exact for f64 results.
-                if w == 32 && iw == 64 {
-                    let f32v = if o == op::OpConvertSToF {
-                        sext(a, iw) as f32
-                    } else {
-                        a as f32
-                    };
-                    return Ok(f32v.to_bits() as u64);
-                }
-                Ok(fput(f, w))
-            })
-            .map_err(&loc)?
-        }
-        op::OpUConvert => {
-            let w = inst.sk.w;
-            map1(val!(0), &mut |a| Ok(mask(a, w))).map_err(&loc)?
-        }
-        op::OpSConvert => {
-            let (iw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| Ok(mask(sext(a, iw) as u64, w))).map_err(&loc)?
-        }
-        op::OpFConvert => {
-            check_float(inst.ak).map_err(&loc)?;
-            check_float(inst.sk).map_err(&loc)?;
-            let (fw, w) = (inst.ak.w, inst.sk.w);
-            map1(val!(0), &mut |a| Ok(fput(fget(a, fw), w))).map_err(&loc)?
-        }
-        op::OpBitcast => {
-            if inst.sk.k == K::Other || inst.ak.k == K::Other {
-                return Err(loc(String::from("not supported: OpBitcast of pointers")));
-            }
-            let count = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
-                Some(Type::Vector { count, .. }) => Some(*count as usize),
-                _ => None,
-            };
-            let v = bitcast(val!(0), inst.ak, inst.sk, count).map_err(&loc)?;
-            if has_undef(val!(0)) { undefined(&v) } else { v }
         }
         // Vectors and composites.
         op::OpDot => {
@@ -2313,17 +1730,17 @@ fn exec(
             }
             let e = arg(1)?;
             let vals: Vec<&Val> = args[2..].iter().map(|&s| get(prog, &fr.regs, s)).collect();
-            if super::glsl::has_out_pointer(e) {
+            if super::ops::glsl::has_out_pointer(e) {
                 // Modf and Frexp: the whole part or exponent goes through the pointer.
                 let (Some(x), Some(p)) = (vals.first(), vals.get(1)) else {
                     return Err(loc(String::from("an operand is missing")));
                 };
                 let p = pointer(p, inst)?.clone();
-                let (r, out) = super::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
+                let (r, out) = super::ops::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
                 store(prog, st, inst, &p, out, Kind::Write)?;
                 r
             } else {
-                super::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
+                super::ops::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
             }
         }
         op::OpUMulExtended | op::OpSMulExtended => {
@@ -2454,45 +1871,11 @@ fn exec(
             // The read is only checked for races: the write records the access.
             let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?).map_err(&loc)?;
             let w = inst.sk.w;
-            let operand = |k: usize| -> Result<u64, RunError> {
-                scalar(get(prog, &fr.regs, arg(k)?)).map_err(&loc)
+            let mut operand = |k: usize| -> Result<u64, String> {
+                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
+                scalar(get(prog, &fr.regs, *s))
             };
-            let new = match o {
-                op::OpAtomicExchange => operand(3)?,
-                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => {
-                    let (v, cmp) = (operand(4)?, operand(5)?);
-                    if mask(old, w) == mask(cmp, w) { v } else { old }
-                }
-                op::OpAtomicIIncrement => old.wrapping_add(1),
-                op::OpAtomicIDecrement => old.wrapping_sub(1),
-                op::OpAtomicIAdd => old.wrapping_add(operand(3)?),
-                op::OpAtomicISub => old.wrapping_sub(operand(3)?),
-                op::OpAtomicSMin => {
-                    let v = operand(3)?;
-                    if sext(v, w) < sext(old, w) { v } else { old }
-                }
-                op::OpAtomicSMax => {
-                    let v = operand(3)?;
-                    if sext(v, w) > sext(old, w) { v } else { old }
-                }
-                op::OpAtomicUMin => mask(old, w).min(mask(operand(3)?, w)),
-                op::OpAtomicUMax => mask(old, w).max(mask(operand(3)?, w)),
-                op::OpAtomicAnd => old & operand(3)?,
-                op::OpAtomicOr => old | operand(3)?,
-                op::OpAtomicXor => old ^ operand(3)?,
-                _ => {
-                    check_float(inst.sk).map_err(&loc)?;
-                    let (a, b) = (fget(old, w), fget(operand(3)?, w));
-                    fput(
-                        match o {
-                            op::OpAtomicFAddEXT => a + b,
-                            op::OpAtomicFMinEXT => libm::fmin(a, b),
-                            _ => libm::fmax(a, b),
-                        },
-                        w,
-                    )
-                }
-            };
+            let new = atomic::rmw(o, old, inst.sk, &mut operand).map_err(&loc)?;
             store(prog, st, inst, p, Val::S(mask(new, w)), Kind::AtomicWrite)?;
             Val::S(old)
         }
@@ -2508,13 +1891,13 @@ fn exec(
         | op::OpImageTexelPointer
         | op::OpImageSampleExplicitLod => {
             let regs = &fr.regs;
-            match super::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s))? {
-                super::image::Out::Val(v) => v,
-                super::image::Out::None => return Ok(Flow::Next),
+            match super::ops::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s))? {
+                super::ops::image::Out::Val(v) => v,
+                super::ops::image::Out::None => return Ok(Flow::Next),
                 // A texel read: written into the register's vector in place.
-                super::image::Out::Comps(c, n) => {
+                super::ops::image::Out::Comps(c, n) => {
                     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
-                        super::image::put_comps(slot, &c[..n]);
+                        super::ops::image::put_comps(slot, &c[..n]);
                     }
                     return Ok(Flow::Next);
                 }
@@ -2706,7 +2089,17 @@ fn exec(
         op::OpControlBarrier => return Ok(Flow::Barrier),
         // Invocations run one at a time: every write is already visible.
         op::OpMemoryBarrier => return Ok(Flow::Next),
-        _ => return Err(RunError::of(Some(inst.idx), RunErrorKind::NotSupported { opcode: o })),
+        // The operators on values (see `ops::arith`).
+        _ => {
+            let operand = |k: usize| -> Result<&Val, String> {
+                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
+                Ok(get(prog, &fr.regs, *s))
+            };
+            match arith::value(o, inst, prog.ir, &operand) {
+                Some(r) => r.map_err(&loc)?,
+                None => return Err(RunError::of(Some(inst.idx), RunErrorKind::NotSupported { opcode: o })),
+            }
+        }
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put(slot, result);

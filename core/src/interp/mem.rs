@@ -7,6 +7,17 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+/// A buffer a variable points into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BufKey {
+    Binding(u32, u32),
+    PushConstant,
+    /// The workgroup's memory that the Block-decorated Workgroup variables
+    /// share (SPV_KHR_workgroup_memory_explicit_layout): they alias one
+    /// another, laid out by Offset and ArrayStride. Zeroed for each workgroup.
+    Workgroup,
+}
+
 /// A value: a scalar's bits (zero-extended from its width; booleans 0 or 1),
 /// a composite (vector, matrix, array, struct), or a pointer.
 #[derive(Debug, PartialEq)]
@@ -121,18 +132,6 @@ impl From<String> for MemErr {
     fn from(s: String) -> MemErr {
         MemErr::Msg(s)
     }
-}
-
-pub(super) fn mask(x: u64, w: u32) -> u64 {
-    if w >= 64 { x } else { x & ((1u64 << w) - 1) }
-}
-
-pub(super) fn sext(x: u64, w: u32) -> i64 {
-    if w == 0 || w >= 64 {
-        return x as i64;
-    }
-    let s = 64 - w;
-    ((x << s) as i64) >> s
 }
 
 /// The zero value of type `ty`.
@@ -298,7 +297,7 @@ fn parts(
             }
         }
         Type::Array { element, len, .. } => {
-            let stride = super::kernel::array_stride(ir, ty).ok_or_else(|| {
+            let stride = crate::ir::layout::array_stride(ir, ty).ok_or_else(|| {
                 MemErr::Msg(format!("array %{ty} in a buffer without ArrayStride"))
             })?;
             let n = len.ok_or_else(|| MemErr::Msg(format!("array %{ty} has no known length")))?;
@@ -308,7 +307,7 @@ fn parts(
         }
         Type::Struct { members } => {
             for (k, m) in members.iter().enumerate() {
-                let o = super::kernel::member_offset(ir, ty, k).ok_or_else(|| {
+                let o = crate::ir::layout::member_offset(ir, ty, k).ok_or_else(|| {
                     MemErr::Msg(format!("member {k} of struct %{ty} has no Offset"))
                 })?;
                 let mm = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));
@@ -513,7 +512,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
                 *mat = None;
             }
             Type::Array { .. } | Type::RuntimeArray { .. } => {
-                let stride = super::kernel::array_stride(ir, ty)
+                let stride = crate::ir::layout::array_stride(ir, ty)
                     .ok_or_else(|| format!("array %{ty} in a buffer without ArrayStride"))?;
                 *off = off.wrapping_add(i.wrapping_mul(stride as u64));
                 *vstride = 0;
@@ -522,7 +521,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
                 let Some(m) = members.get(i as usize) else {
                     return Err(oob(members.len() as u64));
                 };
-                let o = super::kernel::member_offset(ir, ty, i as usize)
+                let o = crate::ir::layout::member_offset(ir, ty, i as usize)
                     .ok_or_else(|| format!("member {i} of struct %{ty} has no Offset"))?;
                 *off = off.wrapping_add(o as u64);
                 *vstride = 0;
@@ -594,4 +593,45 @@ fn spans_at(
         spans_at(ir, depth + 1, pt, po, pv, pm, f)?;
     }
     Ok(())
+}
+
+pub(super) fn scalar(v: &Val) -> Result<u64, String> {
+    match v {
+        Val::S(x) => Ok(*x),
+        // Where undefinedness is not followed (an index, a matrix operand),
+        // an undefined scalar reads as 0.
+        Val::U => Ok(0),
+        _ => Err(String::from("a scalar was expected")),
+    }
+}
+
+pub(super) fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
+    match a {
+        Val::S(x) => Ok(Val::S(f(*x)?)),
+        Val::C(xs) => Ok(Val::C(
+            xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
+        )),
+        Val::P(_) => Err(String::from("a pointer used as a number")),
+        Val::U => Ok(Val::U),
+    }
+}
+
+/// `f` on each pair of scalars of two values of the same shape.
+pub(super) fn map2(
+    a: &Val,
+    b: &Val,
+    f: &mut impl FnMut(u64, u64) -> Result<u64, String>,
+) -> Result<Val, String> {
+    match (a, b) {
+        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
+        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
+            xs.iter()
+                .zip(ys)
+                .map(|(x, y)| map2(x, y, f))
+                .collect::<Result<_, _>>()?,
+        )),
+        // Undefined scalars (checked last: the common case stays first).
+        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
+        _ => Err(String::from("operands of different shapes")),
+    }
 }

@@ -25,11 +25,12 @@
 mod decode;
 mod error;
 mod exec;
-mod glsl;
-mod group;
 mod kernel;
 pub mod image;
 mod mem;
+mod program;
+mod num;
+mod ops;
 mod race;
 #[cfg(test)]
 mod tests;
@@ -38,8 +39,8 @@ pub mod trace;
 mod tests_ext;
 pub mod values;
 
-pub use error::{BufferRef, RaceAccess, RaceSite, RunError, RunErrorKind};
-pub use exec::{f64_to_half, half_to_f64};
+pub use error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
+pub use num::{f64_to_half, half_to_f64};
 pub use kernel::{KernelParam, kernel_params, natural_tree};
 pub use trace::{Trace, TraceReport};
 
@@ -49,6 +50,7 @@ use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt;
 
 /// The buffers of a run: (descriptor set, binding) -> bytes.
 pub type Buffers = BTreeMap<(u32, u32), Vec<u8>>;
@@ -101,6 +103,11 @@ pub struct Options {
     /// interleaving of memory accesses. A module without data races gives
     /// the same buffers under every seed.
     pub seed: Option<u64>,
+    /// Run the specialised handlers (for the hottest instructions on scalar
+    /// operands, see `exec::fast`) where they apply; off, every instruction
+    /// goes through the general handler. Both give the same buffers and
+    /// errors (on by default; off for testing that).
+    pub specialize: bool,
 }
 
 impl Default for Options {
@@ -118,7 +125,84 @@ impl Default for Options {
             descriptor_arrays: BTreeMap::new(),
             samplers: BTreeMap::new(),
             seed: None,
+            specialize: true,
         }
+    }
+}
+
+/// A run that did not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError {
+    pub kind: RunErrorKind,
+    /// The index of the instruction at fault (in the module's instructions).
+    pub inst: Option<u32>,
+    /// The global invocation id of the invocation at fault.
+    pub invocation: Option<[u32; 3]>,
+    /// The label of the block the invocation was in, for the step budget
+    /// (the message names it by OpName; a front end may name it otherwise).
+    pub block: Option<u32>,
+    /// The instructions the message names ("instruction N", for a data
+    /// race the two accesses), which a front end may name by their place in
+    /// its text instead ([`RunError::message_with`]).
+    pub related: Vec<u32>,
+    /// The paths recorded up to the error, when [`Options::trace`]
+    /// asked for them (so a front end can show where an endless loop went
+    /// round).
+    pub trace: Option<alloc::boxed::Box<TraceReport>>,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())?;
+        if let Some(i) = self.inst {
+            write!(f, " (instruction {i})")?;
+        }
+        Ok(())
+    }
+}
+
+impl RunError {
+    pub(crate) fn new(inst: Option<u32>, message: String) -> RunError {
+        RunError::of(inst, RunErrorKind::Other { message })
+    }
+
+    pub(crate) fn of(inst: Option<u32>, kind: RunErrorKind) -> RunError {
+        RunError {
+            kind,
+            inst,
+            invocation: None,
+            block: None,
+            related: Vec::new(),
+            trace: None,
+        }
+    }
+
+    /// "not supported: {what}".
+    pub(crate) fn unsupported(inst: Option<u32>, what: String) -> RunError {
+        RunError::of(inst, RunErrorKind::NotSupportedFeature { what })
+    }
+
+    /// The message (without the instruction's index).
+    pub fn message(&self) -> String {
+        self.message_named(|_| None, |_| None)
+    }
+
+    /// The message with each instruction in `related` ("instruction N")
+    /// named as `name` gives it (e.g. "12:5", its line and column), where
+    /// it gives a name.
+    pub fn message_with(&self, name: impl Fn(u32) -> Option<String>) -> String {
+        self.message_named(name, |_| None)
+    }
+
+    /// The message with instructions named as `inst` gives them (else
+    /// "instruction N") and blocks as `block` gives them (else `%` and
+    /// their OpName or id).
+    pub fn message_named(
+        &self,
+        inst: impl Fn(u32) -> Option<String>,
+        block: impl Fn(u32) -> Option<String>,
+    ) -> String {
+        self.kind.render(self.invocation, inst, block)
     }
 }
 
@@ -196,7 +280,7 @@ pub fn specialize(words: &mut [u32], values: &[(u32, u64)]) {
 /// Run the entry point over the grid. On return (success or error) `buffers`
 /// holds the buffers as the run left them.
 pub fn run(ir: &Ir, opts: &Options, buffers: &mut Buffers) -> Result<RunStats, RunError> {
-    let mut prog = decode::Program::new(ir, opts)?;
+    let mut prog = program::Program::new(ir, opts)?;
     prog.entry_args = kernel::bind(ir, &prog.params, buffers)?;
     exec::run(&prog, opts, buffers)
 }

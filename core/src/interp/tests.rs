@@ -1533,7 +1533,7 @@ fn a_branch_on_an_undefined_value_takes_the_zero_way() {
 /// (`Func::defined`), in order.
 fn defined_flags(ir: &Ir) -> Vec<bool> {
     let opts = Options::default();
-    let prog = decode::Program::new(ir, &opts).expect("decodes");
+    let prog = program::Program::new(ir, &opts).expect("decodes");
     prog.funcs.iter().map(|f| f.defined).collect()
 }
 

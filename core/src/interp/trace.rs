@@ -15,7 +15,7 @@
 //! Recording is off by default ([`Trace::Off`]) and then costs nothing but a
 //! test at each branch.
 
-use super::decode::Program;
+use super::program::Program;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;

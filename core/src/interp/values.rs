@@ -35,7 +35,7 @@
 //! `(1, 2, 3)`), and with the `serde` feature [`Shown`] serializes as the same
 //! tree (structs as objects, arrays and vectors as arrays).
 
-use super::exec::{f64_to_half, half_to_f64};
+use super::num::{f64_to_half, half_to_f64};
 use crate::ir::{Ir, Type};
 use crate::reflect::{MemberNode, RuntimeArrayShape, TypeNode, TypeShape};
 use alloc::format;

@@ -18,15 +18,15 @@
 //!   type (in a kernel module, else the pointee's natural size), and a
 //!   pointer to an array element in Function memory by elements.
 
-use super::{Frame, State, get, load, pointer, scalar, store};
+use super::{Frame, State, get, load, pointer, store};
+use crate::interp::mem::scalar;
 use crate::grammar::{self, op};
 use crate::interp::{RunError, RunErrorKind};
-use crate::interp::decode::{Inst, NO_VALUE, Program};
+use crate::interp::program::{Inst, NO_VALUE, Program};
 use crate::interp::race::Kind;
 use crate::interp::kernel;
-use crate::interp::mem::{
-    Loc, MAX_VALUES, Ptr, Val, at, mask, sext, step, val_count, value_count, zero,
-};
+use crate::interp::mem::{Loc, MAX_VALUES, Ptr, Val, at, step, val_count, value_count, zero};
+use crate::interp::num::{mask, sext};
 use crate::ir::{Ir, Type};
 use alloc::format;
 use alloc::string::String;
@@ -231,8 +231,8 @@ fn chain(
                         .and_then(|t| t.array_stride)
                         .map(|s| s as u64)
                         .or_else(|| {
-                            kernel::is_kernel_module(ir)
-                                .then(|| kernel::natural(ir, ty0).map(|n| n.0))
+                            crate::ir::layout::is_kernel_module(ir)
+                                .then(|| crate::ir::layout::natural(ir, ty0).map(|n| n.0))
                                 .flatten()
                         })
                         .ok_or_else(|| {

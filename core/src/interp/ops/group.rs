@@ -3,22 +3,25 @@
 //! invocation stops before such an instruction and the scheduler runs it for
 //! every invocation of the subgroup waiting there).
 
-use super::decode::{Func, G, Inst, K, Program};
-use super::error::RunErrorKind;
-use super::exec::{fget, fput, map2};
-use super::mem::{Val, mask, sext};
+use crate::interp::num::K;
+use crate::interp::program::{Func, G, Inst, Program};
+use crate::interp::error::RunErrorKind;
+use crate::interp::mem::map2;
+use crate::interp::num::{fget, fput};
+use crate::interp::mem::{Val};
+use crate::interp::num::{mask, sext};
 use crate::grammar::{group_operation as gop, op};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 /// Whether `o` is a GroupNonUniform instruction (run for a subgroup together).
-pub(super) fn is_group_op(o: u16) -> bool {
+pub(crate) fn is_group_op(o: u16) -> bool {
     (op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap).contains(&o)
 }
 
 /// One active invocation: its id in the subgroup and its registers.
-pub(super) struct Member<'a> {
+pub(crate) struct Member<'a> {
     pub id: u32,
     pub regs: &'a [Val],
 }
@@ -101,7 +104,7 @@ fn reduction(o: u16, k: K, w: u32) -> Option<(u64, Combine)> {
 
 /// Run group instruction `inst` for the active `members` (in order of id):
 /// each one's result.
-pub(super) fn run(
+pub(crate) fn run(
     prog: &Program,
     func: &Func,
     inst: &Inst,

@@ -2,9 +2,11 @@
 //! which no compute shader has): computed in f64 and rounded to the result's
 //! width, component by component.
 
-use super::decode::{Inst, K, Sk};
-use super::exec::{fget, fput};
-use super::mem::{Val, mask, sext};
+use crate::interp::num::{K, Sk};
+use crate::interp::program::Inst;
+use crate::interp::num::{fget, fput};
+use crate::interp::mem::{Val};
+use crate::interp::num::{mask, sext};
 use crate::grammar::ext_inst::glsl_std_450 as g;
 use alloc::format;
 use alloc::string::String;
@@ -207,7 +209,7 @@ fn name(e: u32) -> String {
 /// Run GLSL.std.450 instruction `e` on `vals`; `inst.sk` is the result's
 /// scalar kind, `ak` the first operand's, `lw` the component width of the
 /// last operand.
-pub(super) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, String> {
+pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, String> {
     let (sk, ak): (Sk, Sk) = (inst.sk, inst.ak);
     let arity = |n: usize| -> Result<(), String> {
         if vals.len() == n {
@@ -434,7 +436,7 @@ pub(super) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             let mut r = 0u64;
             for (k, x) in a.iter().enumerate() {
                 let v = if e == g::PackHalf2x16 {
-                    super::exec::f64_to_half(*x) as u64
+                    crate::interp::num::f64_to_half(*x) as u64
                 } else {
                     let lo = if signed { -1.0 } else { 0.0 };
                     let c = libm::round(libm::fmin(libm::fmax(*x, lo), 1.0) * scale);
@@ -462,7 +464,7 @@ pub(super) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
                 .map(|k| {
                     let f = mask(p >> (k * bits), bits);
                     if e == g::UnpackHalf2x16 {
-                        super::exec::half_to_f64(f as u16)
+                        crate::interp::num::half_to_f64(f as u16)
                     } else if signed {
                         libm::fmax(sext(f, bits) as f64 / scale, -1.0)
                     } else {
@@ -496,7 +498,7 @@ pub(super) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
 
 /// Modf and Frexp: (fraction, whole) or (mantissa, exponent), component by
 /// component.
-pub(super) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
+pub(crate) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
     let one = |x: u64| -> (u64, u64) {
         let f = fget(x, w);
         if e == g::Modf || e == g::ModfStruct {
@@ -531,6 +533,6 @@ pub(super) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
 }
 
 /// Whether `e` is Modf or Frexp (the forms with an out pointer).
-pub(super) fn has_out_pointer(e: u32) -> bool {
+pub(crate) fn has_out_pointer(e: u32) -> bool {
     e == g::Modf || e == g::Frexp
 }

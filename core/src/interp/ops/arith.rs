@@ -1,0 +1,494 @@
+//! Arithmetic: the integer, float, logical and comparison operators on
+//! scalars (the bits of one component). The run loop applies them to
+//! vectors component by component, and its specialised handler for scalar
+//! operands calls the same functions.
+
+use crate::grammar::op;
+use crate::interp::mem::{Val, has_undef, map1, map2, scalar, undefined};
+use crate::interp::num::{K, Sk, fget, fput, mask, sext};
+use crate::interp::program::Inst;
+use crate::interp::unsupported;
+use crate::ir::{Ir, Type};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+pub(crate) fn check_float(k: Sk) -> Result<(), String> {
+    if k.k != K::F {
+        return Err(String::from(
+            "a float operation on a type that is not a float",
+        ));
+    }
+    if k.w != 16 && k.w != 32 && k.w != 64 {
+        return Err(format!("not supported: {}-bit floats", k.w));
+    }
+    Ok(())
+}
+
+/// An integer arithmetic or bit operator on two scalars of width `w`.
+#[inline(always)]
+pub(crate) fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
+    let (sa, sb) = (sext(a, w), sext(b, w));
+    let shift = |b: u64| -> Result<u32, String> {
+        if b >= w as u64 {
+            Err(format!("shift by {b}, not less than the width {w}"))
+        } else {
+            Ok(b as u32)
+        }
+    };
+    let zero = || Err(String::from("integer division by zero"));
+    let r = match o {
+        op::OpIAdd => a.wrapping_add(b),
+        op::OpISub => a.wrapping_sub(b),
+        op::OpIMul => a.wrapping_mul(b),
+        op::OpUDiv => {
+            if b == 0 {
+                return zero();
+            }
+            a / b
+        }
+        op::OpUMod => {
+            if b == 0 {
+                return zero();
+            }
+            a % b
+        }
+        op::OpSDiv => {
+            if sb == 0 {
+                return zero();
+            }
+            sa.wrapping_div(sb) as u64
+        }
+        op::OpSRem => {
+            if sb == 0 {
+                return zero();
+            }
+            sa.wrapping_rem(sb) as u64
+        }
+        op::OpSMod => {
+            if sb == 0 {
+                return zero();
+            }
+            let r = sa.wrapping_rem(sb);
+            (if r != 0 && (r < 0) != (sb < 0) {
+                r.wrapping_add(sb)
+            } else {
+                r
+            }) as u64
+        }
+        op::OpShiftLeftLogical => a << shift(b)?,
+        op::OpShiftRightLogical => a >> shift(b)?,
+        op::OpShiftRightArithmetic => (sa >> shift(b)?) as u64,
+        op::OpBitwiseAnd => a & b,
+        op::OpBitwiseOr => a | b,
+        op::OpBitwiseXor => a ^ b,
+        _ => return Err(unsupported(o)),
+    };
+    Ok(mask(r, w))
+}
+
+pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
+    Ok(match o {
+        op::OpFAdd => a + b,
+        op::OpFSub => a - b,
+        op::OpFMul => a * b,
+        op::OpFDiv => a / b,
+        op::OpFRem => a % b,
+        op::OpFMod => {
+            let r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            }
+        }
+        _ => return Err(unsupported(o)),
+    })
+}
+
+/// A comparison of two scalars of kind `k` (integers, booleans or floats).
+#[inline(always)]
+pub(crate) fn compare(o: u16, a: u64, b: u64, k: Sk) -> Result<bool, String> {
+    if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
+        return float_compare(o, fget(a, k.w), fget(b, k.w));
+    }
+    let (sa, sb) = (sext(a, k.w), sext(b, k.w));
+    Ok(match o {
+        op::OpIEqual | op::OpLogicalEqual => a == b,
+        op::OpINotEqual | op::OpLogicalNotEqual => a != b,
+        op::OpUGreaterThan => a > b,
+        op::OpUGreaterThanEqual => a >= b,
+        op::OpULessThan => a < b,
+        op::OpULessThanEqual => a <= b,
+        op::OpSGreaterThan => sa > sb,
+        op::OpSGreaterThanEqual => sa >= sb,
+        op::OpSLessThan => sa < sb,
+        op::OpSLessThanEqual => sa <= sb,
+        _ => return Err(unsupported(o)),
+    })
+}
+
+fn float_compare(o: u16, fa: f64, fb: f64) -> Result<bool, String> {
+    let nan = fa.is_nan() || fb.is_nan();
+    Ok(match o {
+        op::OpFOrdEqual => fa == fb,
+        op::OpFUnordEqual => nan || fa == fb,
+        op::OpFOrdNotEqual => !nan && fa != fb,
+        op::OpFUnordNotEqual => fa != fb,
+        op::OpFOrdLessThan => fa < fb,
+        op::OpFUnordLessThan => nan || fa < fb,
+        op::OpFOrdGreaterThan => fa > fb,
+        op::OpFUnordGreaterThan => nan || fa > fb,
+        op::OpFOrdLessThanEqual => fa <= fb,
+        op::OpFUnordLessThanEqual => nan || fa <= fb,
+        op::OpFOrdGreaterThanEqual => fa >= fb,
+        op::OpFUnordGreaterThanEqual => nan || fa >= fb,
+        _ => return Err(unsupported(o)),
+    })
+}
+
+/// OpLogicalAnd or OpLogicalOr on two booleans.
+#[inline(always)]
+pub(crate) fn logical(o: u16, a: u64, b: u64) -> u64 {
+    if o == op::OpLogicalAnd { a & b } else { a | b }
+}
+
+/// An integer, logical or comparison binary operator on one component of each
+/// operand: `sk` the result's scalar kind, `ak` the operands'. Each arm
+/// calls the operator's one definition with its opcode a constant, so that
+/// the inlined call keeps only that operator's code.
+#[inline(always)]
+pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: Sk, ak: Sk) -> Result<u64, String> {
+    macro_rules! each {
+        ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),*) => {
+            match o {
+                $(op::$int => int_bin(op::$int, a, b, sk.w),)*
+                $(op::$logic => Ok(logical(op::$logic, a, b)),)*
+                $(op::$cmp => compare(op::$cmp, a, b, ak).map(u64::from),)*
+                _ => Err(unsupported(o)),
+            }
+        };
+    }
+    each!(
+        OpIAdd, OpISub, OpIMul, OpBitwiseAnd, OpBitwiseOr, OpBitwiseXor;
+        OpLogicalAnd, OpLogicalOr;
+        OpLogicalEqual, OpLogicalNotEqual, OpIEqual, OpINotEqual, OpUGreaterThan, OpSGreaterThan,
+        OpUGreaterThanEqual, OpSGreaterThanEqual, OpULessThan, OpSLessThan, OpULessThanEqual, OpSLessThanEqual
+    )
+}
+
+/// The operators on values: integer, float, logical, comparison, select,
+/// conversion and bitcast instructions, `inst` with opcode `o`, its operands
+/// read by `operand(k)`; `None` for another opcode.
+pub(crate) fn value<'v>(
+    o: u16,
+    inst: &Inst,
+    ir: &Ir,
+    operand: &impl Fn(usize) -> Result<&'v Val, String>,
+) -> Option<Result<Val, String>> {
+    value_of(o, inst, ir, operand).transpose()
+}
+
+fn value_of<'v>(
+    o: u16,
+    inst: &Inst,
+    ir: &Ir,
+    operand: &impl Fn(usize) -> Result<&'v Val, String>,
+) -> Result<Option<Val>, String> {
+    Ok(Some(match o {
+        // Integer arithmetic and bit operations.
+        op::OpIAdd
+        | op::OpISub
+        | op::OpIMul
+        | op::OpUDiv
+        | op::OpSDiv
+        | op::OpUMod
+        | op::OpSRem
+        | op::OpSMod
+        | op::OpShiftLeftLogical
+        | op::OpShiftRightLogical
+        | op::OpShiftRightArithmetic
+        | op::OpBitwiseAnd
+        | op::OpBitwiseOr
+        | op::OpBitwiseXor => {
+            let w = inst.sk.w;
+            match (operand(0)?, operand(1)?) {
+                // Scalars, the common case, without map2's walk.
+                (Val::S(a), Val::S(b)) => Val::S(int_bin(o, *a, *b, w)?),
+                (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w))?,
+            }
+        }
+        op::OpSNegate => {
+            let w = inst.sk.w;
+            map1(operand(0)?, &mut |a| Ok(mask(a.wrapping_neg(), w)))?
+        }
+        op::OpNot => {
+            let w = inst.sk.w;
+            map1(operand(0)?, &mut |a| Ok(mask(!a, w)))?
+        }
+        op::OpBitCount => {
+            let w = inst.sk.w;
+            map1(operand(0)?, &mut |a| {
+                Ok(mask(mask(a, inst.ak.w).count_ones() as u64, w))
+            })
+            ?
+        }
+        op::OpBitReverse => {
+            let w = inst.sk.w;
+            map1(operand(0)?, &mut |a| {
+                Ok(a.reverse_bits() >> (64 - w.clamp(1, 64)))
+            })
+            ?
+        }
+        op::OpBitFieldInsert | op::OpBitFieldSExtract | op::OpBitFieldUExtract => {
+            let w = inst.sk.w;
+            let (ok, ck) = if o == op::OpBitFieldInsert {
+                (2, 3)
+            } else {
+                (1, 2)
+            };
+            let off = scalar(operand(ok)?)?;
+            let cnt = scalar(operand(ck)?)?;
+            if off.saturating_add(cnt) > w as u64 {
+                return Err(format!("bit field offset {off} + count {cnt} exceeds the width {w}"));
+            }
+            let fm = if cnt == 0 {
+                0
+            } else {
+                mask(u64::MAX, cnt as u32) << off
+            };
+            if o == op::OpBitFieldInsert {
+                map2(operand(0)?, operand(1)?, &mut |b, i| {
+                    Ok(mask((b & !fm) | ((i << off) & fm), w))
+                })
+                ?
+            } else {
+                let signed = o == op::OpBitFieldSExtract;
+                map1(operand(0)?, &mut |b| {
+                    if cnt == 0 {
+                        return Ok(0);
+                    }
+                    let f = (b & fm) >> off;
+                    Ok(if signed {
+                        mask(sext(f, cnt as u32) as u64, w)
+                    } else {
+                        f
+                    })
+                })
+                ?
+            }
+        }
+        // Float arithmetic.
+        op::OpFAdd | op::OpFSub | op::OpFMul | op::OpFDiv | op::OpFRem | op::OpFMod => {
+            check_float(inst.sk)?;
+            let w = inst.sk.w;
+            map2(operand(0)?, operand(1)?, &mut |a, b| {
+                Ok(fput(float_bin(o, fget(a, w), fget(b, w))?, w))
+            })
+            ?
+        }
+        op::OpFNegate => {
+            check_float(inst.sk)?;
+            let w = inst.sk.w;
+            map1(operand(0)?, &mut |a| Ok(a ^ (1u64 << (w - 1))))?
+        }
+        op::OpIsNan | op::OpIsInf => {
+            check_float(inst.ak)?;
+            let w = inst.ak.w;
+            map1(operand(0)?, &mut |a| {
+                let f = fget(a, w);
+                Ok((if o == op::OpIsNan {
+                    f.is_nan()
+                } else {
+                    f.is_infinite()
+                }) as u64)
+            })
+            ?
+        }
+        // Comparisons.
+        op::OpIEqual
+        | op::OpINotEqual
+        | op::OpUGreaterThan
+        | op::OpUGreaterThanEqual
+        | op::OpULessThan
+        | op::OpULessThanEqual
+        | op::OpSGreaterThan
+        | op::OpSGreaterThanEqual
+        | op::OpSLessThan
+        | op::OpSLessThanEqual
+        | op::OpLogicalEqual
+        | op::OpLogicalNotEqual
+        | op::OpFOrdEqual
+        | op::OpFUnordEqual
+        | op::OpFOrdNotEqual
+        | op::OpFUnordNotEqual
+        | op::OpFOrdLessThan
+        | op::OpFUnordLessThan
+        | op::OpFOrdGreaterThan
+        | op::OpFUnordGreaterThan
+        | op::OpFOrdLessThanEqual
+        | op::OpFUnordLessThanEqual
+        | op::OpFOrdGreaterThanEqual
+        | op::OpFUnordGreaterThanEqual => {
+            if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
+                check_float(inst.ak)?;
+            }
+            let k = inst.ak;
+            match (operand(0)?, operand(1)?) {
+                (Val::S(a), Val::S(b)) => Val::S(compare(o, *a, *b, k)? as u64),
+                (a, b) => map2(a, b, &mut |a, b| Ok(compare(o, a, b, k)? as u64))?,
+            }
+        }
+        op::OpLogicalAnd | op::OpLogicalOr => map2(operand(0)?, operand(1)?, &mut |a, b| Ok(logical(o, a, b)))?,
+        op::OpLogicalNot => map1(operand(0)?, &mut |a| Ok(a ^ 1))?,
+        op::OpAny | op::OpAll => {
+            let cs = comps(operand(0)?);
+            let mut bits = cs.iter().map(scalar);
+            let r = if o == op::OpAny {
+                bits.try_fold(false, |acc, b| b.map(|b| acc | (b != 0)))
+            } else {
+                bits.try_fold(true, |acc, b| b.map(|b| acc & (b != 0)))
+            };
+            Val::S(r? as u64)
+        }
+        op::OpSelect => {
+            let c = operand(0)?;
+            let (a, b) = (operand(1)?, operand(2)?);
+            match c {
+                Val::U => undefined(a),
+                Val::S(x) => {
+                    if *x != 0 {
+                        a.clone()
+                    } else {
+                        b.clone()
+                    }
+                }
+                Val::C(cs) => match (a, b) {
+                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
+                        Val::C(
+                            cs.iter()
+                                .zip(xs.iter().zip(ys))
+                                .map(|(c, (x, y))| {
+                                    if matches!(c, Val::U) {
+                                        undefined(x)
+                                    } else if matches!(c, Val::S(0)) {
+                                        y.clone()
+                                    } else {
+                                        x.clone()
+                                    }
+                                })
+                                .collect(),
+                        )
+                    }
+                    _ => {
+                        return Err(String::from("OpSelect with operands of different shapes"));
+                    }
+                },
+                Val::P(_) => return Err(String::from("OpSelect on a pointer condition")),
+            }
+        }
+        // Conversions.
+        op::OpConvertFToU | op::OpConvertFToS => {
+            check_float(inst.ak)?;
+            let (fw, w) = (inst.ak.w, inst.sk.w);
+            map1(operand(0)?, &mut |a| {
+                let f = fget(a, fw);
+                Ok(mask(
+                    if o == op::OpConvertFToU {
+                        f as u64
+                    } else {
+                        f as i64 as u64
+                    },
+                    w,
+                ))
+            })
+            ?
+        }
+        op::OpConvertSToF | op::OpConvertUToF => {
+            check_float(inst.sk)?;
+            let (iw, w) = (inst.ak.w, inst.sk.w);
+            map1(operand(0)?, &mut |a| {
+                let f = if o == op::OpConvertSToF {
+                    sext(a, iw) as f64
+                } else {
+                    a as f64
+                };
+                // An i64/u64 above 2^53 rounds twice through f64; exact for f64 results.
+                if w == 32 && iw == 64 {
+                    let f32v = if o == op::OpConvertSToF {
+                        sext(a, iw) as f32
+                    } else {
+                        a as f32
+                    };
+                    return Ok(f32v.to_bits() as u64);
+                }
+                Ok(fput(f, w))
+            })
+            ?
+        }
+        op::OpUConvert => {
+            let w = inst.sk.w;
+            map1(operand(0)?, &mut |a| Ok(mask(a, w)))?
+        }
+        op::OpSConvert => {
+            let (iw, w) = (inst.ak.w, inst.sk.w);
+            map1(operand(0)?, &mut |a| Ok(mask(sext(a, iw) as u64, w)))?
+        }
+        op::OpFConvert => {
+            check_float(inst.ak)?;
+            check_float(inst.sk)?;
+            let (fw, w) = (inst.ak.w, inst.sk.w);
+            map1(operand(0)?, &mut |a| Ok(fput(fget(a, fw), w)))?
+        }
+        op::OpBitcast => {
+            if inst.sk.k == K::Other || inst.ak.k == K::Other {
+                return Err(String::from("not supported: OpBitcast of pointers"));
+            }
+            let count = match ir.ty(inst.ty).map(|t| &t.ty) {
+                Some(Type::Vector { count, .. }) => Some(*count as usize),
+                _ => None,
+            };
+            let v = bitcast(operand(0)?, inst.ak, inst.sk, count)?;
+            if has_undef(operand(0)?) { undefined(&v) } else { v }
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// The scalar components of `v`, or `v` itself.
+pub(crate) fn comps(v: &Val) -> Vec<Val> {
+    match v {
+        Val::C(xs) => xs.clone(),
+        x => vec![x.clone()],
+    }
+}
+
+fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, String> {
+    let mut bytes = Vec::new();
+    for c in comps(v) {
+        let x = scalar(&c)?;
+        for k in 0..from.w / 8 {
+            bytes.push((x >> (8 * k)) as u8);
+        }
+    }
+    let cb = (to.w / 8) as usize;
+    if cb == 0 || bytes.len() % cb != 0 {
+        return Err(String::from("OpBitcast between types of different sizes"));
+    }
+    let out: Vec<Val> = bytes
+        .chunks(cb)
+        .map(|ch| {
+            Val::S(
+                ch.iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k)),
+            )
+        })
+        .collect();
+    match to_count {
+        Some(n) if n == out.len() => Ok(Val::C(out)),
+        None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::S(0))),
+        _ => Err(String::from("OpBitcast between types of different sizes")),
+    }
+}
