@@ -210,3 +210,328 @@ fn the_checker_sees_through_comments_strings_and_tests() {
     assert_eq!(names, ["cfg", "diag", "grammar", "text"]);
     assert_eq!(u["cfg"], 3);
 }
+
+// No import cycles between files: inside every folder of the Rust crates,
+// the files and sub-folders (a sub-folder counts as one node) form a directed
+// acyclic graph by the paths they name of each other.
+//
+// A path counts when it is `crate::..`, `super::..`, `self::..`, or starts
+// with the name of a module the file declares (`mod exec;` then `exec::run`);
+// `use` trees are expanded (`use super::{mem::Slot, exec}` names two).
+// Each path is resolved to the deepest module file it reaches.
+//
+// A folder's `mod.rs` (a crate's `lib.rs` or `main.rs`) is the folder's face:
+// it declares its files and re-exports them, and may hold the vocabulary
+// types they share, so edges between a module file and the files below it
+// do not count. Edges between siblings do, however deep the two files are
+// (interp/exec/ext.rs naming interp/glsl.rs is an edge from `exec` to
+// `glsl` inside interp/). Tests (`tests.rs`, `tests/`, `#[cfg(test)]` items)
+// are left out.
+
+/// The crates whose files are checked (those that exist).
+const CRATES: &[&str] = &["core/src", "gpu/src", "web/src", "cli/src"];
+
+/// The module path of a file relative to its crate's src (`interp/exec.rs`
+/// -> `["interp", "exec"]`, `interp/mod.rs` -> `["interp"]`, `lib.rs` -> `[]`).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if !(matches!(stem, "mod") || (parts.is_empty() && matches!(stem, "lib" | "main"))) {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Expands a `use` tree (the text after `use` up to `;`) into its paths.
+fn expand_use(tree: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
+    let tree = tree.trim();
+    // Split the head path from a trailing `{...}` group.
+    if let Some(open) = tree.find('{') {
+        let head: Vec<String> = tree[..open]
+            .split("::")
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let close = tree.rfind('}').unwrap_or(tree.len());
+        let inner = &tree[open + 1..close];
+        let mut base = prefix.to_vec();
+        base.extend(head);
+        // Split the group at top-level commas.
+        let (mut depth, mut start) = (0, 0);
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand_use(&inner[start..i], &base, out);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        expand_use(&inner[start..], &base, out);
+    } else {
+        let path = tree.split(" as ").next().unwrap_or("");
+        let mut full = prefix.to_vec();
+        full.extend(path.split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty() && s != "*"));
+        if !full.is_empty() {
+            out.push(full);
+        }
+    }
+}
+
+/// Every path a file's code names: `use` trees expanded, and inline paths
+/// that start with `crate`, `super`, `self` or one of `kids` (the modules
+/// the file declares), each with the line it is on.
+fn paths(code: &str, kids: &BTreeSet<String>) -> Vec<(Vec<String>, usize)> {
+    let mut out = Vec::new();
+    let line_at = |at: usize| code[..at].matches('\n').count() + 1;
+    // `use` items (also `pub use`, `pub(crate) use`).
+    let mut search = 0;
+    while let Some(rel) = code[search..].find("use ") {
+        let at = search + rel;
+        search = at + 4;
+        let before = code[..at].chars().last();
+        if before.is_some_and(is_ident_char) {
+            continue;
+        }
+        let Some(end) = code[at..].find(';') else { break };
+        let mut trees = Vec::new();
+        expand_use(&code[at + 4..at + end], &[], &mut trees);
+        for t in trees {
+            out.push((t, line_at(at)));
+        }
+        search = at + end;
+    }
+    // Inline paths.
+    let b: Vec<char> = code.chars().collect();
+    let text: String = b.iter().collect();
+    let mut i = 0;
+    let mut byte = 0;
+    while i < b.len() {
+        let starts = (i == 0 || !(is_ident_char(b[i - 1]) || b[i - 1] == ':')) && is_ident_char(b[i]);
+        if starts {
+            let mut j = i;
+            let mut segs = Vec::new();
+            loop {
+                let s = j;
+                while j < b.len() && is_ident_char(b[j]) {
+                    j += 1;
+                }
+                segs.push(b[s..j].iter().collect::<String>());
+                if j + 2 < b.len() && b[j] == ':' && b[j + 1] == ':' && is_ident_char(b[j + 2]) {
+                    j += 2;
+                } else {
+                    break;
+                }
+            }
+            let first = segs[0].as_str();
+            if segs.len() > 1 && (matches!(first, "crate" | "super" | "self") || kids.contains(first)) {
+                out.push((segs, line_at(byte)));
+            }
+            for c in &b[i..j] {
+                byte += c.len_utf8();
+            }
+            i = j;
+        } else {
+            byte += b[i].len_utf8();
+            i += 1;
+        }
+    }
+    let _ = text;
+    out
+}
+
+/// The module file a path names, from the file at module path `here`: the
+/// deepest prefix of the resolved path that is a module of the crate.
+fn resolve(here: &[String], is_mod_file: bool, path: &[String], kids: &BTreeSet<String>, modules: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    // `self` and `super` are relative to the module the file is; a plain
+    // `mod.rs` or `foo.rs` file *is* its module.
+    let _ = is_mod_file;
+    let (mut base, rest): (Vec<String>, &[String]) = match path[0].as_str() {
+        "crate" => (Vec::new(), &path[1..]),
+        "self" => (here.to_vec(), &path[1..]),
+        "super" => {
+            let mut base = here.to_vec();
+            let mut k = 0;
+            while k < path.len() && path[k] == "super" {
+                base.pop();
+                k += 1;
+            }
+            (base, &path[k..])
+        }
+        kid if kids.contains(kid) => (here.to_vec(), path),
+        _ => return None,
+    };
+    let mut best = if modules.contains(&base) { Some(base.clone()) } else { None };
+    for seg in rest {
+        base.push(seg.clone());
+        if modules.contains(&base) {
+            best = Some(base.clone());
+        } else {
+            break;
+        }
+    }
+    best
+}
+
+/// The strongly connected components with more than one node.
+fn cycles(nodes: &BTreeSet<String>, edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Reachability by depth-first search from each node (folders are small).
+    let reach = |from: &String| {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.clone()];
+        while let Some(n) = stack.pop() {
+            for m in edges.get(&n).into_iter().flatten() {
+                if seen.insert(m.clone()) {
+                    stack.push(m.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&String, BTreeSet<String>> = nodes.iter().map(|n| (n, reach(n))).collect();
+    let mut done = BTreeSet::new();
+    let mut out = Vec::new();
+    for n in nodes {
+        if done.contains(n) || !reaches[n].contains(n) {
+            continue;
+        }
+        let comp: Vec<String> = nodes.iter().filter(|m| reaches[n].contains(*m) && reaches[*m].contains(n)).cloned().collect();
+        done.extend(comp.iter().cloned());
+        out.push(comp);
+    }
+    out
+}
+
+/// The cycles between the files of one crate, one line per cycle (the folder,
+/// its nodes, and each edge inside the cycle with the file:line that makes it).
+fn crate_cycles(src: &Path, label: &str) -> (usize, Vec<String>) {
+    let mut files = Vec::new();
+    rs_files(src, &mut files);
+    files.retain(|f| !f.iter().any(|c| c == "tests" || c == "tests.rs"));
+    files.sort();
+    let mut module_file: BTreeMap<Vec<String>, String> = BTreeMap::new();
+    for f in &files {
+        let rel = f.strip_prefix(src).unwrap();
+        module_file.insert(module_of(rel), rel.to_string_lossy().into_owned());
+    }
+    let modules: BTreeSet<Vec<String>> = module_file.keys().cloned().collect();
+    // Sibling edges per folder: folder -> (from, to) -> first witness.
+    let mut folders: BTreeMap<Vec<String>, BTreeMap<(String, String), String>> = BTreeMap::new();
+    let mut nodes: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    for m in &modules {
+        if let Some((last, parent)) = m.split_last() {
+            nodes.entry(parent.to_vec()).or_default().insert(last.clone());
+        }
+    }
+    for f in &files {
+        let rel = f.strip_prefix(src).unwrap();
+        let here = module_of(rel);
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = code_only(&text);
+        let kids: BTreeSet<String> = code
+            .split(';')
+            .filter_map(|s| {
+                let s = s.trim();
+                let s = s.rsplit(['}', ']', '\n']).next().unwrap_or(s).trim();
+                let s = s.strip_prefix("pub ").or_else(|| s.strip_prefix("pub(crate) ")).or_else(|| s.strip_prefix("pub(super) ")).unwrap_or(s);
+                s.strip_prefix("mod ").map(|n| n.trim().to_string())
+            })
+            .filter(|n| n.chars().all(is_ident_char))
+            .collect();
+        let is_mod_file = rel.file_name().is_some_and(|n| n == "mod.rs" || n == "lib.rs" || n == "main.rs");
+        for (path, line) in paths(&code, &kids) {
+            let Some(target) = resolve(&here, is_mod_file, &path, &kids, &modules) else { continue };
+            // Ancestor or descendant: the face and its files.
+            let common = here.iter().zip(&target).take_while(|(a, b)| a == b).count();
+            if common == here.len() || common == target.len() {
+                continue;
+            }
+            let folder = here[..common].to_vec();
+            let (from, to) = (here[common].clone(), target[common].clone());
+            folders
+                .entry(folder)
+                .or_default()
+                .entry((from, to))
+                .or_insert_with(|| format!("{label}/{}:{line} names {}", rel.display(), path.join("::")));
+        }
+    }
+    let mut problems = Vec::new();
+    for (folder, edges) in &folders {
+        let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in edges.keys() {
+            graph.entry(a.clone()).or_default().insert(b.clone());
+        }
+        let empty = BTreeSet::new();
+        for comp in cycles(nodes.get(folder).unwrap_or(&empty), &graph) {
+            let witnesses: Vec<&String> = edges
+                .iter()
+                .filter(|((a, b), _)| comp.contains(a) && comp.contains(b))
+                .map(|(_, w)| w)
+                .collect();
+            let place = if folder.is_empty() { label.to_string() } else { format!("{label}/{}", folder.join("/")) };
+            problems.push(format!(
+                "{place}: {} import each other in a circle:\n    {}",
+                comp.join(", "),
+                witnesses.iter().map(|w| w.as_str()).collect::<Vec<_>>().join("\n    ")
+            ));
+        }
+    }
+    (files.len(), problems)
+}
+
+#[test]
+fn no_import_cycles_between_files() {
+    let root = spvlab_tests::root();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for krate in CRATES {
+        let src = root.join(krate);
+        if !src.is_dir() {
+            continue;
+        }
+        let (n, p) = crate_cycles(&src, krate);
+        checked += n;
+        problems.extend(p);
+    }
+    println!("{checked} files checked, {} cycles", problems.len());
+    assert!(checked > 100, "only {checked} files read");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_checker_finds_a_cycle_and_forgives_the_face() {
+    let dir = std::env::temp_dir().join(format!("spvlab-cycles-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a/deep")).unwrap();
+    let put = |p: &str, s: &str| std::fs::write(dir.join(p), s).unwrap();
+    put("lib.rs", "mod a;\nmod b;\npub use a::Thing;\n");
+    // a/mod.rs is the face of a/: it and its files may name each other.
+    put("a/mod.rs", "mod x;\nmod y;\nmod deep;\npub struct Thing;\nfn f() { x::go(); }\n");
+    put("a/x.rs", "use super::Thing;\n// super::y::nothing (a comment)\npub fn go() { let _ = \"super::y\"; }\n");
+    put("a/y.rs", "use super::{x::go, Thing};\n");
+    put("a/deep/mod.rs", "use crate::a::{self, y};\n");
+    put("b.rs", "use crate::a::Thing;\n");
+    let (_, p) = crate_cycles(&dir, "t");
+    assert!(p.is_empty(), "{p:?}");
+    // x names deep/ and deep/ names y, which names x: a circle of three.
+    put("a/x.rs", "use super::Thing;\npub fn go() { super::deep::f(); }\n");
+    let (_, p) = crate_cycles(&dir, "t");
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].starts_with("t/a: deep, x, y import each other"), "{}", p[0]);
+    assert!(p[0].contains("t/a/x.rs:2 names super::deep::f"), "{}", p[0]);
+    // The crate root's files: b names a's files, a's file names b.
+    put("a/x.rs", "pub fn go() { crate::b::h(); }\n");
+    put("a/deep/mod.rs", "\n");
+    put("b.rs", "use crate::a::x::go;\npub fn h() {}\n");
+    let (_, p) = crate_cycles(&dir, "t");
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].starts_with("t: a, b import each other"), "{}", p[0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
