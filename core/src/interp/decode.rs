@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 
 /// How an id resolves.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum R {
+enum Resolved {
     None,
     Global(u32),
     Local(u32),
@@ -114,18 +114,18 @@ impl<'a> Program<'a> {
             .filter_map(|i| ir.result_id(i))
             .max()
             .map_or(0, |m| m as usize + 1);
-        let mut res = vec![R::None; bound];
-        let set = |res: &mut Vec<R>, id: u32, r: R| {
+        let mut res = vec![Resolved::None; bound];
+        let set = |res: &mut Vec<Resolved>, id: u32, r: Resolved| {
             if let Some(x) = res.get_mut(id as usize) {
                 *x = r;
             }
         };
         let mut globals: Vec<Val> = Vec::new();
         let mut bad_globals: Vec<bool> = Vec::new();
-        let get = |res: &Vec<R>, globals: &Vec<Val>, id: u32| -> Val {
+        let get = |res: &Vec<Resolved>, globals: &Vec<Val>, id: u32| -> Val {
             match res.get(id as usize) {
-                Some(R::Global(g)) => globals[*g as usize].clone(),
-                _ => Val::S(0),
+                Some(Resolved::Global(g)) => globals[*g as usize].clone(),
+                _ => Val::Scalar(0),
             }
         };
 
@@ -135,9 +135,9 @@ impl<'a> Program<'a> {
                 && ir.function_at(i).is_none()
                 && let (Some(id), Some(ty)) = (ir.result_id(i), ir.result_type(i))
             {
-                set(&mut res, id, R::Global(globals.len() as u32));
+                set(&mut res, id, Resolved::Global(globals.len() as u32));
                 let fits = check_size(ir, ty).is_ok();
-                globals.push(if fits { undef(ir, ty) } else { Val::S(0) });
+                globals.push(if fits { undef(ir, ty) } else { Val::Scalar(0) });
                 bad_globals.push(!fits);
             }
         }
@@ -152,33 +152,33 @@ impl<'a> Program<'a> {
                 && let (Some(id), Some(ty)) = (ir.result_id(i), ir.result_type(i))
             {
                 let v = super::kernel::constant_data(ir, i, ty);
-                set(&mut res, id, R::Global(globals.len() as u32));
+                set(&mut res, id, Resolved::Global(globals.len() as u32));
                 bad_globals.push(v.is_err());
-                globals.push(v.unwrap_or(Val::S(0)));
+                globals.push(v.unwrap_or(Val::Scalar(0)));
             }
         }
         // Constants, in order (a composite's parts come first).
         for c in &ir.constants {
             let (v, bad) = match &c.value {
-                ConstValue::Bool(b) => (Val::S(*b as u64), false),
-                ConstValue::Scalar(bits) => (Val::S(*bits), false),
+                ConstValue::Bool(b) => (Val::Scalar(*b as u64), false),
+                ConstValue::Scalar(bits) => (Val::Scalar(*bits), false),
                 ConstValue::Composite(ids) => {
                     let bad = ids.iter().any(|&id| match res.get(id as usize) {
-                        Some(R::Global(g)) => bad_globals[*g as usize],
+                        Some(Resolved::Global(g)) => bad_globals[*g as usize],
                         _ => true,
                     });
                     (
-                        Val::C(ids.iter().map(|&id| get(&res, &globals, id)).collect()),
+                        Val::Composite(ids.iter().map(|&id| get(&res, &globals, id)).collect()),
                         bad,
                     )
                 }
                 ConstValue::Null => match check_size(ir, c.ty) {
                     Ok(()) => (zero(ir, c.ty), false),
-                    Err(_) => (Val::S(0), true),
+                    Err(_) => (Val::Scalar(0), true),
                 },
-                ConstValue::NotEvaluated => (Val::S(0), true),
+                ConstValue::NotEvaluated => (Val::Scalar(0), true),
             };
-            set(&mut res, c.id, R::Global(globals.len() as u32));
+            set(&mut res, c.id, Resolved::Global(globals.len() as u32));
             globals.push(v);
             bad_globals.push(bad);
         }
@@ -211,8 +211,8 @@ impl<'a> Program<'a> {
                     && buffer.contains(&v.storage))
                 .then_some(0)
             }) else {
-                set(&mut res, v.id, R::Global(globals.len() as u32));
-                globals.push(Val::P(Ptr {
+                set(&mut res, v.id, Resolved::Global(globals.len() as u32));
+                globals.push(Val::Pointer(Ptr {
                     ty: 0,
                     loc: Loc::Unsupported(String::from("not supported: untyped variables")),
                 }));
@@ -329,16 +329,16 @@ impl<'a> Program<'a> {
                 }
                 s => Loc::Unsupported(format!("not supported: {} storage class", sc_name(s))),
             };
-            set(&mut res, v.id, R::Global(globals.len() as u32));
-            globals.push(Val::P(Ptr { ty: pointee, loc }));
+            set(&mut res, v.id, Resolved::Global(globals.len() as u32));
+            globals.push(Val::Pointer(Ptr { ty: pointee, loc }));
             bad_globals.push(false);
         }
 
         // Functions, blocks and local slots.
         for (fi, f) in ir.functions.iter().enumerate() {
-            set(&mut res, f.id, R::Func(fi as u32));
+            set(&mut res, f.id, Resolved::Func(fi as u32));
             for (bi, b) in ir.blocks_of(f).iter().enumerate() {
-                set(&mut res, b.label, R::Block(bi as u32));
+                set(&mut res, b.label, Resolved::Block(bi as u32));
             }
         }
         let mut funcs = Vec::with_capacity(ir.functions.len());
@@ -355,7 +355,7 @@ impl<'a> Program<'a> {
                     continue;
                 }
                 if let Some(id) = ir.result_id(i) {
-                    set(&mut res, id, R::Local(nlocals));
+                    set(&mut res, id, Resolved::Local(nlocals));
                     if o == op::OpFunctionParameter {
                         params.push(nlocals);
                     }
@@ -410,7 +410,7 @@ impl<'a> Program<'a> {
                                 inst.sk = scalar_kind(ir, t);
                             }
                             OperandKind::IdResult => {
-                                if let Some(R::Local(l)) =
+                                if let Some(Resolved::Local(l)) =
                                     res.get(operand.word().unwrap_or(0) as usize)
                                 {
                                     inst.res = *l;
@@ -418,27 +418,27 @@ impl<'a> Program<'a> {
                             }
                             k if k.is_id() => {
                                 for &w in operand.words {
-                                    let r = res.get(w as usize).copied().unwrap_or(R::None);
-                                    if first_value && matches!(r, R::Global(_) | R::Local(_)) {
+                                    let r = res.get(w as usize).copied().unwrap_or(Resolved::None);
+                                    if first_value && matches!(r, Resolved::Global(_) | Resolved::Local(_)) {
                                         first_value = false;
                                         inst.ak =
                                             ir.type_of(w).map_or(OTHER, |t| scalar_kind(ir, t));
                                     }
-                                    if let R::Local(_) = r {
+                                    if let Resolved::Local(_) = r {
                                         local_uses.push((func.args.len() as u32, func.insts.len() as u32));
                                     }
                                     func.args.push(match r {
-                                        R::Global(g) => {
+                                        Resolved::Global(g) => {
                                             bad |= bad_globals[g as usize];
                                             G | g
                                         }
-                                        R::Local(l) => l,
-                                        R::Block(b) => b,
-                                        R::Func(f) => f,
+                                        Resolved::Local(l) => l,
+                                        Resolved::Block(b) => b,
+                                        Resolved::Func(f) => f,
                                         // A type, an extended instruction set, or an id
                                         // with no definition: nothing the supported
                                         // instructions read as a value.
-                                        R::None => NO_VALUE,
+                                        Resolved::None => NO_VALUE,
                                     });
                                 }
                             }
@@ -523,7 +523,7 @@ impl<'a> Program<'a> {
             uses.push(local_uses);
         }
         let entry = match res.get(ep.function as usize) {
-            Some(R::Func(f)) => *f,
+            Some(Resolved::Func(f)) => *f,
             _ => {
                 return Err(RunError::new(
                     Some(ep.inst),
@@ -610,11 +610,11 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
                 continue;
             }
             let global = |s: u32| globals.get((s & !G) as usize);
-            let Some(Val::P(base)) = global(args[0]) else { continue };
+            let Some(Val::Pointer(base)) = global(args[0]) else { continue };
             let mut p = base.clone();
             let mut ok = true;
             for &s in &args[1..] {
-                let (Some(Val::S(i)), true) = (global(s), matches!(p.loc, Loc::Buf { .. } | Loc::Var { .. } | Loc::Shared { .. })) else {
+                let (Some(Val::Scalar(i)), true) = (global(s), matches!(p.loc, Loc::Buf { .. } | Loc::Var { .. } | Loc::Shared { .. })) else {
                     ok = false;
                     break;
                 };
@@ -633,7 +633,7 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
             if (k as u32) < first_block_end && defs.get(inst.res as usize) == Some(&1) {
                 folded[inst.res as usize] = Some((k as u32, G | globals.len() as u32));
             }
-            globals.push(Val::P(p));
+            globals.push(Val::Pointer(p));
             inst.op = OP_CONST_PTR;
             inst.n = 1;
         }

@@ -4,7 +4,7 @@
 use super::mem::BufKey;
 use super::program::{Block, Func, G, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
 use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
-use super::num::{K, fget, fput, mask, sext};
+use super::num::{ScalarClass, fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
 use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
@@ -430,7 +430,7 @@ fn synchronizes(prog: &Program) -> bool {
             };
             let args = &f.args[i.a as usize..(i.a + i.n) as usize];
             sems.iter().any(|&k| match args.get(k).map(|&s| get(prog, &[], s)) {
-                Some(Val::S(x)) => x & ORDERING != 0,
+                Some(Val::Scalar(x)) => x & ORDERING != 0,
                 _ => false,
             })
         })
@@ -498,7 +498,7 @@ fn mark_root(prog: &Program, f: &Func, def: &[u32], mut slot: u32, w: &mut [bool
     for _ in 0..=f.insts.len() {
         if slot & G != 0 {
             return match prog.globals.get((slot & !G) as usize) {
-                Some(Val::P(p)) => locs(&p.loc, w),
+                Some(Val::Pointer(p)) => locs(&p.loc, w),
                 // Not a pointer (an OpUndef, a constant): no memory written.
                 Some(_) => true,
                 None => false,
@@ -646,11 +646,11 @@ fn builtin_value(
 /// [`shape`] into `slot`, reusing its vector's allocation when it has one of
 /// the right length.
 fn shape_into(prog: &Program, ty: u32, v: [u32; 3], slot: &mut Val) {
-    if let (Some(Type::Vector { count, .. }), Val::C(items)) = (prog.ir.ty(ty).map(|t| &t.ty), &mut *slot)
+    if let (Some(Type::Vector { count, .. }), Val::Composite(items)) = (prog.ir.ty(ty).map(|t| &t.ty), &mut *slot)
         && items.len() == *count as usize
     {
         for (k, item) in items.iter_mut().enumerate() {
-            *item = Val::S(v.get(k).copied().unwrap_or(0) as u64);
+            *item = Val::Scalar(v.get(k).copied().unwrap_or(0) as u64);
         }
         return;
     }
@@ -661,17 +661,17 @@ fn shape_into(prog: &Program, ty: u32, v: [u32; 3], slot: &mut Val) {
 /// components, a scalar the first.
 fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
     match prog.ir.ty(ty).map(|t| &t.ty) {
-        Some(Type::Vector { count, .. }) => Val::C(
+        Some(Type::Vector { count, .. }) => Val::Composite(
             (0..*count as usize)
-                .map(|k| Val::S(v.get(k).copied().unwrap_or(0) as u64))
+                .map(|k| Val::Scalar(v.get(k).copied().unwrap_or(0) as u64))
                 .collect(),
         ),
-        _ => Val::S(v[0] as u64),
+        _ => Val::Scalar(v[0] as u64),
     }
 }
 
 /// What an operand that names no value reads as (only in invalid modules).
-static NO_VAL: Val = Val::S(0);
+static NO_VAL: Val = Val::Scalar(0);
 
 fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
     let v = if s & G != 0 {
@@ -745,7 +745,7 @@ fn load(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Res
         }
         Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
         // A descriptor loads as a handle: the pointer itself.
-        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Val::P(p.clone())),
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Val::Pointer(p.clone())),
     }
 }
 
@@ -923,7 +923,7 @@ fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
 
 fn pointer<'v>(v: &'v Val, inst: &Inst) -> Result<&'v Ptr, RunError> {
     match v {
-        Val::P(p) => Ok(p),
+        Val::Pointer(p) => Ok(p),
         _ => Err(RunError::new(
             Some(inst.idx),
             String::from("a pointer was expected"),
@@ -937,7 +937,7 @@ fn new_frame(prog: &Program, f: u32, ret: u32, mem_base: u32) -> Frame {
         f,
         pc: func.blocks.first().map_or(0, |b| b.body),
         block: 0,
-        regs: vec![Val::S(0); func.nlocals as usize],
+        regs: vec![Val::Scalar(0); func.nlocals as usize],
         ret,
         mem_base,
     }
@@ -959,12 +959,12 @@ fn reset_frame(prog: &Program, fr: &mut Frame, f: u32, ret: u32, mem_base: u32) 
     if fr.regs.len() == n {
         if !keep {
             for r in &mut fr.regs {
-                put(r, Val::S(0));
+                put(r, Val::Scalar(0));
             }
         }
     } else {
         fr.regs.clear();
-        fr.regs.resize(n, Val::S(0));
+        fr.regs.resize(n, Val::Scalar(0));
     }
     fr.ret = ret;
     fr.mem_base = mem_base;
@@ -1012,7 +1012,7 @@ fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &Block) -> bool {
         let mut all = true;
         for (k, phi) in phis.iter().enumerate() {
             match phi_value(prog, func, &fr.regs, fr.block, phi) {
-                Some(Val::S(x)) => bits[k] = *x,
+                Some(Val::Scalar(x)) => bits[k] = *x,
                 Some(_) => {
                     all = false;
                     break;
@@ -1227,14 +1227,14 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         | op::OpSLessThanEqual => {
             let [x, y, ..] = *args else { return Fast::Slow };
             match (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) {
-                (&Val::S(x), &Val::S(y)) => match arith::scalar_binary(o, x, y, inst.sk, inst.ak) {
+                (&Val::Scalar(x), &Val::Scalar(y)) => match arith::scalar_binary(o, x, y, inst.sk, inst.ak) {
                     Ok(r) => r,
                     Err(_) => return Fast::Slow,
                 },
-                (Val::C(a), Val::C(b)) if a.len() == b.len() && (2..=4).contains(&a.len()) => {
+                (Val::Composite(a), Val::Composite(b)) if a.len() == b.len() && (2..=4).contains(&a.len()) => {
                     let mut out = [0u64; 4];
                     for (k, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-                        let (&Val::S(x), &Val::S(y)) = (x, y) else { return Fast::Slow };
+                        let (&Val::Scalar(x), &Val::Scalar(y)) = (x, y) else { return Fast::Slow };
                         let Ok(r) = arith::scalar_binary(o, x, y, inst.sk, inst.ak) else { return Fast::Slow };
                         out[k] = r;
                     }
@@ -1250,8 +1250,8 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         // masked to the width), scalars or vectors of defined scalars.
         op::OpBitcast
             if inst.sk.w == inst.ak.w
-                && matches!(inst.sk.k, K::S | K::U)
-                && matches!(inst.ak.k, K::S | K::U) =>
+                && matches!(inst.sk.k, ScalarClass::Sint | ScalarClass::Uint)
+                && matches!(inst.ak.k, ScalarClass::Sint | ScalarClass::Uint) =>
         {
             let [x, ..] = *args else { return Fast::Slow };
             let w = inst.sk.w;
@@ -1263,11 +1263,11 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                 _ => None,
             };
             match (get(prog, &fr.regs, x), count) {
-                (&Val::S(x), None) => mask(x, w),
-                (Val::C(a), Some(n)) if n == a.len() && (2..=4).contains(&n) => {
+                (&Val::Scalar(x), None) => mask(x, w),
+                (Val::Composite(a), Some(n)) if n == a.len() && (2..=4).contains(&n) => {
                     let mut out = [0u64; 4];
                     for (d, x) in out.iter_mut().zip(a.iter()) {
-                        let &Val::S(x) = x else { return Fast::Slow };
+                        let &Val::Scalar(x) = x else { return Fast::Slow };
                         *d = mask(x, w);
                     }
                     let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
@@ -1295,12 +1295,12 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         }
         op::OpLogicalNot => {
             let [x, ..] = *args else { return Fast::Slow };
-            let &Val::S(x) = get(prog, &fr.regs, x) else { return Fast::Slow };
+            let &Val::Scalar(x) = get(prog, &fr.regs, x) else { return Fast::Slow };
             x ^ 1
         }
         op::OpSelect => {
             let [c, x, y, ..] = *args else { return Fast::Slow };
-            let (&Val::S(c), &Val::S(x), &Val::S(y)) =
+            let (&Val::Scalar(c), &Val::Scalar(x), &Val::Scalar(y)) =
                 (get(prog, &fr.regs, c), get(prog, &fr.regs, x), get(prog, &fr.regs, y))
             else {
                 return Fast::Slow;
@@ -1317,8 +1317,8 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             let [c, t, f, ..] = *args else { return Fast::Slow };
             // An undefined condition reads as 0, as in `exec`.
             let c = match get(prog, &fr.regs, c) {
-                Val::S(c) => *c,
-                Val::U => 0,
+                Val::Scalar(c) => *c,
+                Val::Undef => 0,
                 _ => return Fast::Slow,
             };
             let from = fr.block;
@@ -1351,7 +1351,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             let Some(src) = prog.globals.get((x & !G) as usize) else { return Fast::Slow };
             if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
                 match (&mut *slot, src) {
-                    (Val::P(d), Val::P(s)) if d == s => {}
+                    (Val::Pointer(d), Val::Pointer(s)) if d == s => {}
                     (slot, src) => put(slot, src.clone()),
                 }
             }
@@ -1375,22 +1375,22 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
         op::OpLoad => {
             let [p, ..] = *args else { return Fast::Slow };
             let v = match get(prog, &fr.regs, p) {
-                Val::P(Ptr { ty, loc: Loc::Var { var, path } }) if *ty == inst.ty => {
+                Val::Pointer(Ptr { ty, loc: Loc::Var { var, path } }) if *ty == inst.ty => {
                     match st.mem.get(*var as usize).and_then(|m| at(m, path)) {
                         Some(v) => v,
                         None => return Fast::Slow,
                     }
                 }
-                Val::P(q @ Ptr { loc: Loc::Buf { .. }, .. }) if q.ty == inst.ty => {
+                Val::Pointer(q @ Ptr { loc: Loc::Buf { .. }, .. }) if q.ty == inst.ty => {
                     return fast_buf_load(prog, st, fr, inst, Kind::Read, p);
                 }
                 // An image or a sampler loads as its handle, the pointer
                 // itself (as `load`).
-                Val::P(q @ Ptr { loc: Loc::Image { .. } | Loc::Sampler { .. }, .. }) if q.ty == inst.ty => {
+                Val::Pointer(q @ Ptr { loc: Loc::Image { .. } | Loc::Sampler { .. }, .. }) if q.ty == inst.ty => {
                     let res = inst.res as usize;
-                    if fr.regs.get(res).is_some_and(|r| !matches!(r, Val::P(d) if d == q)) {
+                    if fr.regs.get(res).is_some_and(|r| !matches!(r, Val::Pointer(d) if d == q)) {
                         let q = q.clone();
-                        put(&mut fr.regs[res], Val::P(q));
+                        put(&mut fr.regs[res], Val::Pointer(q));
                     }
                     return Fast::Next;
                 }
@@ -1398,7 +1398,7 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
             };
             if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
                 match v {
-                    Val::S(x) => put_s(slot, *x),
+                    Val::Scalar(x) => put_s(slot, *x),
                     v => slot.clone_from(v),
                 }
             }
@@ -1406,7 +1406,7 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
         }
         op::OpStore => {
             let [p, v, ..] = *args else { return Fast::Slow };
-            let Val::P(Ptr { ty, loc: Loc::Var { var, path } }) = get(prog, &fr.regs, p) else {
+            let Val::Pointer(Ptr { ty, loc: Loc::Var { var, path } }) = get(prog, &fr.regs, p) else {
                 return fast_buf_store(prog, st, fr, inst, Kind::Write, p, v);
             };
             if inst.ty != 0 && *ty != inst.ty {
@@ -1416,7 +1416,7 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
                 return Fast::Slow;
             };
             match (slot, get(prog, &fr.regs, v)) {
-                (Val::S(d), Val::S(x)) => *d = *x,
+                (Val::Scalar(d), Val::Scalar(x)) => *d = *x,
                 (d, v) => d.clone_from(v),
             }
             return Fast::Next;
@@ -1430,49 +1430,49 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
             }
             let Some((&base, indices)) = args.split_first() else { return Fast::Slow };
             let (ty, var) = match get(prog, &fr.regs, base) {
-                Val::P(Ptr { ty, loc: Loc::Var { var, .. } }) => (ty, var),
+                Val::Pointer(Ptr { ty, loc: Loc::Var { var, .. } }) => (ty, var),
                 // Into a buffer: an offset, no allocation.
-                Val::P(Ptr { ty, loc: loc @ Loc::Buf { .. } }) => {
+                Val::Pointer(Ptr { ty, loc: loc @ Loc::Buf { .. } }) => {
                     let (mut ty, mut loc) = (*ty, loc.clone());
                     for &s in indices {
-                        let &Val::S(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
+                        let &Val::Scalar(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
                         match step(prog.ir, ty, &mut loc, i) {
                             Ok(t) => ty = t,
                             Err(_) => return Fast::Slow,
                         }
                     }
-                    put(&mut fr.regs[res], Val::P(Ptr { ty, loc }));
+                    put(&mut fr.regs[res], Val::Pointer(Ptr { ty, loc }));
                     return Fast::Next;
                 }
                 _ => return Fast::Slow,
             };
             let (mut ty, var) = (*ty, *var);
-            let mut path = match core::mem::replace(&mut fr.regs[res], Val::S(0)) {
-                Val::P(Ptr { loc: Loc::Var { mut path, .. }, .. }) => {
+            let mut path = match core::mem::replace(&mut fr.regs[res], Val::Scalar(0)) {
+                Val::Pointer(Ptr { loc: Loc::Var { mut path, .. }, .. }) => {
                     path.clear();
                     path
                 }
                 _ => Vec::new(),
             };
-            if let Val::P(Ptr { loc: Loc::Var { path: from, .. }, .. }) = get(prog, &fr.regs, base) {
+            if let Val::Pointer(Ptr { loc: Loc::Var { path: from, .. }, .. }) = get(prog, &fr.regs, base) {
                 path.extend_from_slice(from);
             }
             let mut loc = Loc::Var { var, path };
             for &s in indices {
-                let &Val::S(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
+                let &Val::Scalar(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
                 match step(prog.ir, ty, &mut loc, i) {
                     Ok(t) => ty = t,
                     // `exec` gives the error.
                     Err(_) => return Fast::Slow,
                 }
             }
-            fr.regs[res] = Val::P(Ptr { ty, loc });
+            fr.regs[res] = Val::Pointer(Ptr { ty, loc });
             return Fast::Next;
         }
         op::OpCompositeExtract => {
             let Some((&c, path)) = args.split_first() else { return Fast::Slow };
             match at(get(prog, &fr.regs, c), path) {
-                Some(Val::S(x)) => *x,
+                Some(Val::Scalar(x)) => *x,
                 _ => return Fast::Slow,
             }
         }
@@ -1481,19 +1481,19 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
             let res = inst.res as usize;
             if res >= fr.regs.len()
                 || args.contains(&inst.res)
-                || !args.iter().all(|&s| matches!(get(prog, &fr.regs, s), Val::S(_)))
+                || !args.iter().all(|&s| matches!(get(prog, &fr.regs, s), Val::Scalar(_)))
             {
                 return Fast::Slow;
             }
-            let mut items = match core::mem::replace(&mut fr.regs[res], Val::S(0)) {
-                Val::C(mut items) => {
+            let mut items = match core::mem::replace(&mut fr.regs[res], Val::Scalar(0)) {
+                Val::Composite(mut items) => {
                     items.clear();
                     items
                 }
                 _ => Vec::with_capacity(args.len()),
             };
             items.extend(args.iter().map(|&s| get(prog, &fr.regs, s).clone()));
-            fr.regs[res] = Val::C(items);
+            fr.regs[res] = Val::Composite(items);
             return Fast::Next;
         }
         _ => return Fast::Slow,
@@ -1518,7 +1518,7 @@ fn buf_scalar(prog: &Program, p: &Ptr) -> Option<(u32, u64, u64, bool)> {
 /// else, or an access that fails or races.
 #[inline(never)]
 fn fast_buf_load(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, kind: Kind, p: u32) -> Fast {
-    let Val::P(p) = get(prog, &fr.regs, p) else { return Fast::Slow };
+    let Val::Pointer(p) = get(prog, &fr.regs, p) else { return Fast::Slow };
     let Some((buf, off, n, boolean)) = buf_scalar(prog, p) else { return Fast::Slow };
     let Some(Some(bytes)) = st.bufs.get(buf as usize) else { return Fast::Slow };
     let Ok(v) = bytes_at(bytes, off, n) else { return Fast::Slow };
@@ -1540,7 +1540,7 @@ fn fast_buf_load(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, ki
 /// (nothing changed) for anything else, or an access that fails or races.
 #[inline(never)]
 fn fast_buf_store(prog: &Program, st: &mut State, fr: &Frame, inst: &Inst, kind: Kind, p: u32, v: u32) -> Fast {
-    let (Val::P(p), &Val::S(x)) = (get(prog, &fr.regs, p), get(prog, &fr.regs, v)) else { return Fast::Slow };
+    let (Val::Pointer(p), &Val::Scalar(x)) = (get(prog, &fr.regs, p), get(prog, &fr.regs, v)) else { return Fast::Slow };
     if kind == Kind::Write && inst.ty != 0 && p.ty != inst.ty {
         return Fast::Slow;
     }
@@ -1566,7 +1566,7 @@ fn fast_buf_store(prog: &Program, st: &mut State, fr: &Frame, inst: &Inst, kind:
 #[inline(never)]
 fn fast_atomic(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Fast {
     let Some(&p) = args.first() else { return Fast::Slow };
-    let Val::P(Ptr { ty, loc: Loc::Buf { buf, off, .. } }) = get(prog, &fr.regs, p) else {
+    let Val::Pointer(Ptr { ty, loc: Loc::Buf { buf, off, .. } }) = get(prog, &fr.regs, p) else {
         return Fast::Slow;
     };
     let (buf, off) = (*buf, *off);
@@ -1585,8 +1585,8 @@ fn fast_atomic(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args
     // An operand as `scalar` reads it (undefined: 0).
     let operand = |k: usize| -> Option<u64> {
         match get(prog, &fr.regs, *args.get(k)?) {
-            Val::S(x) => Some(*x),
-            Val::U => Some(0),
+            Val::Scalar(x) => Some(*x),
+            Val::Undef => Some(0),
             _ => None,
         }
     };
@@ -1660,7 +1660,7 @@ fn exec(
                 );
                 s = fget(fput(s + p, w), w);
             }
-            Val::S(fput(s, w))
+            Val::Scalar(fput(s, w))
         }
         op::OpVectorTimesScalar => {
             check_float(inst.sk).map_err(&loc)?;
@@ -1673,8 +1673,8 @@ fn exec(
                 .map(|k| get(prog, &fr.regs, args[k]).clone())
                 .collect();
             match prog.ir.ty(inst.ty).map(|t| &t.ty) {
-                Some(Type::Vector { .. }) => Val::C(parts.iter().flat_map(comps).collect()),
-                _ => Val::C(parts),
+                Some(Type::Vector { .. }) => Val::Composite(parts.iter().flat_map(comps).collect()),
+                _ => Val::Composite(parts),
             }
         }
         op::OpCompositeExtract => literal_path(val!(0), &args[1..]).map_err(&loc)?.clone(),
@@ -1692,14 +1692,14 @@ fn exec(
             let mut out = Vec::with_capacity(args.len().saturating_sub(2));
             for &k in &args[2..] {
                 out.push(if k == u32::MAX {
-                    Val::S(0)
+                    Val::Scalar(0)
                 } else {
                     all.get(k as usize)
                         .cloned()
                         .ok_or_else(|| loc(String::from("a shuffle index is out of bounds")))?
                 });
             }
-            Val::C(out)
+            Val::Composite(out)
         }
         op::OpVectorExtractDynamic => {
             let i = scalar(val!(1)).map_err(&loc)?;
@@ -1719,7 +1719,7 @@ fn exec(
                 .get_mut(i as usize)
                 .ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
             *slot = val!(1).clone();
-            Val::C(v)
+            Val::Composite(v)
         }
         op::OpExtInst => {
             let set = arg(0)?;
@@ -1755,13 +1755,13 @@ fn exec(
                 } else {
                     (mask(x, w) as u128) * (mask(y, w) as u128)
                 };
-                lo.push(Val::S(mask(p as u64, w)));
-                hi.push(Val::S(mask((p >> w) as u64, w)));
+                lo.push(Val::Scalar(mask(p as u64, w)));
+                hi.push(Val::Scalar(mask((p >> w) as u64, w)));
             }
-            if matches!(val!(0), Val::S(_)) {
-                Val::C(vec![lo.swap_remove(0), hi.swap_remove(0)])
+            if matches!(val!(0), Val::Scalar(_)) {
+                Val::Composite(vec![lo.swap_remove(0), hi.swap_remove(0)])
             } else {
-                Val::C(vec![Val::C(lo), Val::C(hi)])
+                Val::Composite(vec![Val::Composite(lo), Val::Composite(hi)])
             }
         }
         op::OpTranspose
@@ -1780,8 +1780,8 @@ fn exec(
             };
             let mat =
                 |v: &Val| -> Result<Vec<Vec<f64>>, RunError> { comps(v).iter().map(fl).collect() };
-            let vecv = |xs: &[f64]| Val::C(xs.iter().map(|x| Val::S(fput(*x, w))).collect());
-            let matv = |m: &[Vec<f64>]| Val::C(m.iter().map(|c| vecv(c)).collect());
+            let vecv = |xs: &[f64]| Val::Composite(xs.iter().map(|x| Val::Scalar(fput(*x, w))).collect());
+            let matv = |m: &[Vec<f64>]| Val::Composite(m.iter().map(|c| vecv(c)).collect());
             let dotp = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
             match o {
                 op::OpTranspose => {
@@ -1876,8 +1876,8 @@ fn exec(
                 scalar(get(prog, &fr.regs, *s))
             };
             let new = atomic::rmw(o, old, inst.sk, &mut operand).map_err(&loc)?;
-            store(prog, st, inst, p, Val::S(mask(new, w)), Kind::AtomicWrite)?;
-            Val::S(old)
+            store(prog, st, inst, p, Val::Scalar(mask(new, w)), Kind::AtomicWrite)?;
+            Val::Scalar(old)
         }
         op::OpSampledImage
         | op::OpImage
@@ -1913,12 +1913,12 @@ fn exec(
             st.hold(if scalar { 1 } else { value_count(prog.ir, inst.ty) }, Some(inst.idx))?;
             let init = match args.get(1) {
                 Some(&s) => get(prog, &fr.regs, s).clone(),
-                None if scalar => Val::U,
+                None if scalar => Val::Undef,
                 None => undef(prog.ir, inst.ty),
             };
             let var = st.mem.len() as u32;
             st.mem.push(init);
-            Val::P(Ptr {
+            Val::Pointer(Ptr {
                 ty: inst.ty,
                 loc: Loc::Var {
                     var,
@@ -1936,7 +1936,7 @@ fn exec(
                 }
                 p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(&loc)?;
             }
-            Val::P(p)
+            Val::Pointer(p)
         }
         op::OpLoad => {
             let p = pointer(val!(0), inst)?;
@@ -2000,7 +2000,7 @@ fn exec(
                 .and_then(|m| prog.ir.ty(m.ty))
                 .and_then(|a| a.array_stride);
             match (m.and_then(|m| m.offset), stride) {
-                (Some(o), Some(s)) if s > 0 => Val::S(mask(
+                (Some(o), Some(s)) if s > 0 => Val::Scalar(mask(
                     len.saturating_sub(off + o as u64) / s as u64,
                     inst.sk.w,
                 )),
@@ -2107,13 +2107,13 @@ fn exec(
     Ok(Flow::Next)
 }
 
-/// `*slot = Val::S(x)`: a scalar written over a scalar in place.
+/// `*slot = Val::Scalar(x)`: a scalar written over a scalar in place.
 #[inline(always)]
 fn put_s(slot: &mut Val, x: u64) {
-    if let Val::S(y) = slot {
+    if let Val::Scalar(y) = slot {
         *y = x;
     } else {
-        put(slot, Val::S(x));
+        put(slot, Val::Scalar(x));
     }
 }
 
@@ -2122,7 +2122,7 @@ fn put_s(slot: &mut Val, x: u64) {
 #[inline(always)]
 fn put(slot: &mut Val, v: Val) {
     let old = core::mem::replace(slot, v);
-    if matches!(old, Val::S(_) | Val::U) {
+    if matches!(old, Val::Scalar(_) | Val::Undef) {
         core::mem::forget(old);
     } else {
         drop(old);

@@ -81,7 +81,7 @@ pub(super) fn params(
                         bufs.len() - 1
                     }
                 } as u32;
-                out.push(Param::Val(Val::P(Ptr {
+                out.push(Param::Val(Val::Pointer(Ptr {
                     ty: pointee.unwrap_or(0),
                     loc: Loc::Buf {
                         buf,
@@ -132,7 +132,7 @@ pub(super) fn bind(
                 if matches!(ir.ty(*ty).map(|t| &t.ty), Some(Type::Bool)) {
                     v = (v != 0) as u64;
                 }
-                Val::S(v)
+                Val::Scalar(v)
             }
         });
     }
@@ -186,9 +186,9 @@ pub(super) fn constant_data(ir: &Ir, inst: usize, ty: u32) -> Result<Val, String
                 v |= (bit(e * w + j) as u64) << j;
             }
         }
-        items.push(Val::S(mask(v, w as u32)));
+        items.push(Val::Scalar(mask(v, w as u32)));
     }
-    Ok(Val::C(items))
+    Ok(Val::Composite(items))
 }
 
 /// Value `v` of type `ty` as bytes in the natural layout (padding zero).
@@ -205,14 +205,14 @@ fn put(ir: &Ir, ty: u32, v: &Val, out: &mut [u8], depth: u32) -> Option<()> {
     }
     let t = ir.ty(ty)?;
     match (&t.ty, v) {
-        (Type::Bool | Type::Int { .. } | Type::Float { .. }, Val::S(bits)) => {
+        (Type::Bool | Type::Int { .. } | Type::Float { .. }, Val::Scalar(bits)) => {
             let (n, _) = natural(ir, ty)?;
             for j in 0..n as usize {
                 *out.get_mut(j)? = (bits >> (8 * j)) as u8;
             }
             Some(())
         }
-        (_, Val::C(items)) => {
+        (_, Val::Composite(items)) => {
             for (k, item) in items.iter().enumerate() {
                 let (et, at) = part(ir, ty, k)?;
                 put(ir, et, item, out.get_mut(at as usize..)?, depth + 1)?;
@@ -274,7 +274,7 @@ fn from_at(ir: &Ir, ty: u32, bytes: &[u8], depth: u32) -> Option<Val> {
             if matches!(t.ty, Type::Bool) {
                 v = (v != 0) as u64;
             }
-            return Some(Val::S(v));
+            return Some(Val::Scalar(v));
         }
         Type::Vector { count, .. } => *count as u64,
         Type::Matrix { columns, .. } => *columns as u64,
@@ -290,7 +290,7 @@ fn from_at(ir: &Ir, ty: u32, bytes: &[u8], depth: u32) -> Option<Val> {
         let (et, at) = part(ir, ty, k)?;
         items.push(from_at(ir, et, bytes.get(at as usize..)?, depth + 1)?);
     }
-    Some(Val::C(items))
+    Some(Val::Composite(items))
 }
 
 /// One parameter of a kernel entry point, as a front end binds it: binding

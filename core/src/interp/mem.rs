@@ -22,22 +22,22 @@ pub(super) enum BufKey {
 /// a composite (vector, matrix, array, struct), or a pointer.
 #[derive(Debug, PartialEq)]
 pub(super) enum Val {
-    S(u64),
-    C(Vec<Val>),
-    P(Ptr),
+    Scalar(u64),
+    Composite(Vec<Val>),
+    Pointer(Ptr),
     /// An undefined scalar (OpUndef, memory never written): arithmetic on
     /// it gives it again; a branch on it, or a store of it into a buffer
     /// (the run's output), is an error.
-    U,
+    Undef,
 }
 
 impl Clone for Val {
     fn clone(&self) -> Val {
         match self {
-            Val::S(x) => Val::S(*x),
-            Val::C(items) => Val::C(items.clone()),
-            Val::P(p) => Val::P(p.clone()),
-            Val::U => Val::U,
+            Val::Scalar(x) => Val::Scalar(*x),
+            Val::Composite(items) => Val::Composite(items.clone()),
+            Val::Pointer(p) => Val::Pointer(p.clone()),
+            Val::Undef => Val::Undef,
         }
     }
 
@@ -45,18 +45,18 @@ impl Clone for Val {
     /// again in place from the module's initial values).
     fn clone_from(&mut self, src: &Val) {
         match (self, src) {
-            (Val::S(a), Val::S(b)) => *a = *b,
+            (Val::Scalar(a), Val::Scalar(b)) => *a = *b,
             // One as long (a vector, usually of scalars): in place, a
             // scalar over a scalar without the recursive call.
-            (Val::C(a), Val::C(b)) if a.len() == b.len() => {
+            (Val::Composite(a), Val::Composite(b)) if a.len() == b.len() => {
                 for (x, y) in a.iter_mut().zip(b) {
                     match (x, y) {
-                        (Val::S(x), Val::S(y)) => *x = *y,
+                        (Val::Scalar(x), Val::Scalar(y)) => *x = *y,
                         (x, y) => x.clone_from(y),
                     }
                 }
             }
-            (Val::C(a), Val::C(b)) => a.clone_from(b),
+            (Val::Composite(a), Val::Composite(b)) => a.clone_from(b),
             (a, b) => *a = b.clone(),
         }
     }
@@ -65,17 +65,17 @@ impl Clone for Val {
 /// `v` with every scalar undefined.
 pub(super) fn undefined(v: &Val) -> Val {
     match v {
-        Val::C(items) => Val::C(items.iter().map(undefined).collect()),
-        Val::P(p) => Val::P(p.clone()),
-        _ => Val::U,
+        Val::Composite(items) => Val::Composite(items.iter().map(undefined).collect()),
+        Val::Pointer(p) => Val::Pointer(p.clone()),
+        _ => Val::Undef,
     }
 }
 
 /// Whether any scalar of `v` is undefined.
 pub(super) fn has_undef(v: &Val) -> bool {
     match v {
-        Val::U => true,
-        Val::C(items) => items.iter().any(has_undef),
+        Val::Undef => true,
+        Val::Composite(items) => items.iter().any(has_undef),
         _ => false,
     }
 }
@@ -172,7 +172,7 @@ pub(super) const MAX_RUN_VALUES: u64 = 1 << 23;
 /// The number of scalar components of a value.
 pub(super) fn val_count(v: &Val) -> u64 {
     match v {
-        Val::C(items) => items.iter().map(val_count).fold(0u64, u64::saturating_add),
+        Val::Composite(items) => items.iter().map(val_count).fold(0u64, u64::saturating_add),
         _ => 1,
     }
 }
@@ -194,20 +194,20 @@ pub(super) fn check_size(ir: &Ir, ty: u32) -> Result<(), String> {
 const MAX_NESTING: u32 = 64;
 
 fn zero_at(ir: &Ir, ty: u32, depth: u32) -> Val {
-    let Some(t) = ir.ty(ty) else { return Val::S(0) };
+    let Some(t) = ir.ty(ty) else { return Val::Scalar(0) };
     if depth > MAX_NESTING {
-        return Val::S(0);
+        return Val::Scalar(0);
     }
     let zero = |t: u32| zero_at(ir, t, depth + 1);
     match &t.ty {
-        Type::Vector { count, .. } => Val::C(vec![Val::S(0); *count as usize]),
-        Type::Matrix { column, columns } => Val::C(vec![zero(*column); *columns as usize]),
+        Type::Vector { count, .. } => Val::Composite(vec![Val::Scalar(0); *count as usize]),
+        Type::Matrix { column, columns } => Val::Composite(vec![zero(*column); *columns as usize]),
         Type::Array { element, len, .. } => {
             let n = len.unwrap_or(0).min(1 << 20) as usize;
-            Val::C(vec![zero(*element); n])
+            Val::Composite(vec![zero(*element); n])
         }
-        Type::Struct { members } => Val::C(members.iter().map(|m| zero(m.ty)).collect()),
-        _ => Val::S(0),
+        Type::Struct { members } => Val::Composite(members.iter().map(|m| zero(m.ty)).collect()),
+        _ => Val::Scalar(0),
     }
 }
 
@@ -337,7 +337,7 @@ pub(super) fn read_buf(
         && let Some(n) = scalar_bytes(&t.ty)
     {
         let v = bytes_at(bytes, off, n)?;
-        return Ok(Val::S(if matches!(t.ty, Type::Bool) { (v != 0) as u64 } else { v }));
+        return Ok(Val::Scalar(if matches!(t.ty, Type::Bool) { (v != 0) as u64 } else { v }));
     }
     // A load makes a value: one too big to hold is an error, not an allocation.
     check_size(ir, ty)?;
@@ -356,7 +356,7 @@ fn read_at(
     let t = ty_of(ir, ty)?;
     if let Some(n) = scalar_bytes(t) {
         let v = bytes_at(bytes, off, n)?;
-        return Ok(Val::S(if matches!(t, Type::Bool) {
+        return Ok(Val::Scalar(if matches!(t, Type::Bool) {
             (v != 0) as u64
         } else {
             v
@@ -366,7 +366,7 @@ fn read_at(
     for (pt, po, pv, pm) in parts(ir, depth, ty, off, vstride, mat)? {
         out.push(read_at(ir, depth + 1, bytes, pt, po, pv, pm)?);
     }
-    Ok(Val::C(out))
+    Ok(Val::Composite(out))
 }
 
 /// Write value `v` of type `ty` at `off`.
@@ -403,15 +403,15 @@ fn write_at(
     let t = ty_of(ir, ty)?;
     if let Some(n) = scalar_bytes(t) {
         let bits = match v {
-            Val::S(bits) => *bits,
+            Val::Scalar(bits) => *bits,
             // Kept as zero bytes where that is allowed (Workgroup memory).
-            Val::U if undef_ok => 0,
-            Val::U => return Err(MemErr::Undef(off)),
+            Val::Undef if undef_ok => 0,
+            Val::Undef => return Err(MemErr::Undef(off)),
             _ => return Err(MemErr::Msg(String::from("a composite stored as a scalar"))),
         };
         return put_bytes(bytes, off, n, bits);
     }
-    let Val::C(items) = v else {
+    let Val::Composite(items) = v else {
         return Err(MemErr::Msg(String::from("a scalar stored as a composite")));
     };
     let ps = parts(ir, depth, ty, off, vstride, mat)?;
@@ -544,7 +544,7 @@ pub(super) fn at<'v>(v: &'v Val, path: &[u32]) -> Option<&'v Val> {
     let mut v = v;
     for &k in path {
         match v {
-            Val::C(items) => v = items.get(k as usize)?,
+            Val::Composite(items) => v = items.get(k as usize)?,
             _ => return None,
         }
     }
@@ -556,7 +556,7 @@ pub(super) fn at_mut<'v>(v: &'v mut Val, path: &[u32]) -> Option<&'v mut Val> {
     let mut v = v;
     for &k in path {
         match v {
-            Val::C(items) => v = items.get_mut(k as usize)?,
+            Val::Composite(items) => v = items.get_mut(k as usize)?,
             _ => return None,
         }
     }
@@ -597,22 +597,22 @@ fn spans_at(
 
 pub(super) fn scalar(v: &Val) -> Result<u64, String> {
     match v {
-        Val::S(x) => Ok(*x),
+        Val::Scalar(x) => Ok(*x),
         // Where undefinedness is not followed (an index, a matrix operand),
         // an undefined scalar reads as 0.
-        Val::U => Ok(0),
+        Val::Undef => Ok(0),
         _ => Err(String::from("a scalar was expected")),
     }
 }
 
 pub(super) fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
     match a {
-        Val::S(x) => Ok(Val::S(f(*x)?)),
-        Val::C(xs) => Ok(Val::C(
+        Val::Scalar(x) => Ok(Val::Scalar(f(*x)?)),
+        Val::Composite(xs) => Ok(Val::Composite(
             xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
         )),
-        Val::P(_) => Err(String::from("a pointer used as a number")),
-        Val::U => Ok(Val::U),
+        Val::Pointer(_) => Err(String::from("a pointer used as a number")),
+        Val::Undef => Ok(Val::Undef),
     }
 }
 
@@ -623,15 +623,15 @@ pub(super) fn map2(
     f: &mut impl FnMut(u64, u64) -> Result<u64, String>,
 ) -> Result<Val, String> {
     match (a, b) {
-        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
-        (Val::C(xs), Val::C(ys)) if xs.len() == ys.len() => Ok(Val::C(
+        (Val::Scalar(x), Val::Scalar(y)) => Ok(Val::Scalar(f(*x, *y)?)),
+        (Val::Composite(xs), Val::Composite(ys)) if xs.len() == ys.len() => Ok(Val::Composite(
             xs.iter()
                 .zip(ys)
                 .map(|(x, y)| map2(x, y, f))
                 .collect::<Result<_, _>>()?,
         )),
         // Undefined scalars (checked last: the common case stays first).
-        (Val::U, Val::S(_) | Val::U) | (Val::S(_), Val::U) => Ok(Val::U),
+        (Val::Undef, Val::Scalar(_) | Val::Undef) | (Val::Scalar(_), Val::Undef) => Ok(Val::Undef),
         _ => Err(String::from("operands of different shapes")),
     }
 }

@@ -105,36 +105,36 @@ pub fn f64_to_half(x: f64) -> u16 {
 
 /// The kind of a scalar (or of a vector's components).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum K {
+pub(super) enum ScalarClass {
     Bool,
-    U,
-    S,
-    F,
+    Uint,
+    Sint,
+    Float,
     /// Not a scalar or vector of scalars.
     Other,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Sk {
-    pub k: K,
+pub(super) struct ScalarType {
+    pub k: ScalarClass,
     pub w: u32,
 }
 
-pub(super) const OTHER: Sk = Sk { k: K::Other, w: 0 };
+pub(super) const OTHER: ScalarType = ScalarType { k: ScalarClass::Other, w: 0 };
 
 /// The scalar kind of type `ty` (of its components, for a vector).
-pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> Sk {
+pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> ScalarType {
     let Some(t) = ir.ty(ty) else { return OTHER };
     match t.ty {
-        Type::Bool => Sk { k: K::Bool, w: 1 },
-        Type::Int { width, signed } => Sk {
-            k: if signed { K::S } else { K::U },
+        Type::Bool => ScalarType { k: ScalarClass::Bool, w: 1 },
+        Type::Int { width, signed } => ScalarType {
+            k: if signed { ScalarClass::Sint } else { ScalarClass::Uint },
             w: width,
         },
         Type::Float {
             width,
             encoding: None,
-        } => Sk { k: K::F, w: width },
+        } => ScalarType { k: ScalarClass::Float, w: width },
         Type::Vector { component, .. } => match ir.ty(component).map(|c| &c.ty) {
             Some(Type::Vector { .. }) | None => OTHER,
             Some(_) => scalar_kind(ir, component),

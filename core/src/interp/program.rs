@@ -6,7 +6,7 @@
 use super::image::{Desc, Sampler};
 use super::kernel::Param;
 use super::mem::{BufKey, Val};
-use super::num::Sk;
+use super::num::ScalarType;
 use crate::ir::Ir;
 use alloc::vec::Vec;
 
@@ -34,9 +34,9 @@ pub(super) struct Inst {
     /// The result type id (for OpVariable: the pointee type).
     pub ty: u32,
     /// The result's (component) scalar kind.
-    pub sk: Sk,
+    pub sk: ScalarType,
     /// The first value operand's (component) scalar kind.
-    pub ak: Sk,
+    pub ak: ScalarType,
     /// The operands: `Func::args[a..a + n]`.
     pub a: u32,
     pub n: u32,

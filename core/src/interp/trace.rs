@@ -111,24 +111,24 @@ impl TraceReport {
 }
 
 /// A block as the interpreter knows it: (function index, block index).
-type B = (u32, u32);
+type BlockAt = (u32, u32);
 
 /// A path as recorded: (blocks, count) segments.
-type Segs = Vec<(Vec<B>, u64)>;
+type Segs = Vec<(Vec<BlockAt>, u64)>;
 
 /// A path being recorded, compressed on the fly.
 #[derive(Default)]
 pub(super) struct PathRec {
-    segs: Vec<(Vec<B>, u64)>,
+    segs: Vec<(Vec<BlockAt>, u64)>,
     /// The blocks after the last segment, not yet part of a cycle.
-    raw: Vec<B>,
+    raw: Vec<BlockAt>,
     /// While the last segment is a cycle: how many of its blocks the blocks
     /// since its last full repetition matched.
     rep: Option<usize>,
 }
 
 impl PathRec {
-    fn push(&mut self, b: B) {
+    fn push(&mut self, b: BlockAt) {
         if let Some(pos) = self.rep {
             if let Some((blocks, count)) = self.segs.last_mut() {
                 if blocks.get(pos) == Some(&b) {
@@ -241,7 +241,7 @@ impl Gather {
                 .and_then(|x| x.blocks.get(b as usize))
                 .map_or(0, |x| x.label)
         };
-        let block = |(f, b): B| Block {
+        let block = |(f, b): BlockAt| Block {
             function: fid(f),
             label: label(f, b),
         };
@@ -439,7 +439,7 @@ mod tests {
         assert_eq!(t.paths[0].invocation, [1, 0, 0]);
     }
 
-    fn expand(segs: &[(Vec<B>, u64)]) -> Vec<B> {
+    fn expand(segs: &[(Vec<BlockAt>, u64)]) -> Vec<BlockAt> {
         let mut out = Vec::new();
         for (bs, n) in segs {
             for _ in 0..*n {
@@ -449,7 +449,7 @@ mod tests {
         out
     }
 
-    fn record(seq: &[u32]) -> Vec<(Vec<B>, u64)> {
+    fn record(seq: &[u32]) -> Vec<(Vec<BlockAt>, u64)> {
         let mut p = PathRec::default();
         for &b in seq {
             p.push((0, b));
@@ -457,7 +457,7 @@ mod tests {
         p.finish()
     }
 
-    fn blocks(xs: &[u32]) -> Vec<B> {
+    fn blocks(xs: &[u32]) -> Vec<BlockAt> {
         xs.iter().map(|&b| (0, b)).collect()
     }
 

@@ -125,9 +125,9 @@ fn address_index(a: Address) -> u32 {
     ADDRESSES.iter().position(|x| *x == a).unwrap_or(3) as u32
 }
 
-struct In<'a>(&'a [u8]);
+struct Reader<'a>(&'a [u8]);
 
-impl<'a> In<'a> {
+impl<'a> Reader<'a> {
     fn u32(&mut self) -> Result<u32, String> {
         let (h, t) = self.0.split_at_checked(4).ok_or("a frame ends early")?;
         self.0 = t;
@@ -333,7 +333,7 @@ fn spawn() -> Result<Worker, String> {
         }
         Err(RecvTimeoutError::Disconnected) => return Err(format!("the GPU process died making its device: {}", w.death())),
     };
-    let mut r = In(&hello);
+    let mut r = Reader(&hello);
     match r.u32() {
         Ok(0) => {
             w.subgroup_size = r.u32().ok().filter(|n| *n > 0);
@@ -402,7 +402,7 @@ impl Runner for GpuProcess {
                 return Err(fail(GpuErrorKind::DeviceLost, format!("the GPU process crashed ({why}): a driver crash?")));
             }
         };
-        let mut r = In(&answer);
+        let mut r = Reader(&answer);
         let bad = |m: String| fail(GpuErrorKind::DeviceLost, format!("the GPU process answered nonsense ({m})"));
         match r.u32().map_err(bad)? {
             0 => r.buffers().map_err(bad),
@@ -486,7 +486,7 @@ pub fn serve() -> Result<(), crate::error::CliError> {
 
 fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Buffers, (GpuErrorKind, String)> {
     let bad = |m: String| (GpuErrorKind::Unsupported, format!("a bad job from the parent ({m})"));
-    let mut r = In(frame);
+    let mut r = Reader(frame);
     let backend = *Backend::ALL.get(r.u32().map_err(bad)? as usize).ok_or_else(|| bad("no such backend".into()))?;
     let timeout = Duration::from_millis(r.u32().map_err(bad)? as u64);
     let module_name = r.text().map_err(bad)?;

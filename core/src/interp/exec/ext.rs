@@ -90,14 +90,14 @@ pub(super) fn exec(
             st.hold(total, Some(inst.idx))?;
             let var = st.mem.len() as u32;
             st.mem
-                .push(Val::C(vec![zero(prog.ir, inst.ty); n as usize]));
-            Ok(Val::P(Ptr {
+                .push(Val::Composite(vec![zero(prog.ir, inst.ty); n as usize]));
+            Ok(Val::Pointer(Ptr {
                 ty: inst.ty,
                 loc: Loc::Var { var, path: vec![0] },
             }))
         }
         // The state: the number of Function variables (with Private and Input).
-        op::OpSaveMemoryINTEL => Ok(Val::S(st.mem.len() as u64)),
+        op::OpSaveMemoryINTEL => Ok(Val::Scalar(st.mem.len() as u64)),
         op::OpUntypedVariableKHR => {
             let sc = args.first().copied().unwrap_or(0);
             if sc != grammar::storage_class::Function {
@@ -119,7 +119,7 @@ pub(super) fn exec(
             };
             let var = st.mem.len() as u32;
             st.mem.push(init);
-            Ok(Val::P(Ptr {
+            Ok(Val::Pointer(Ptr {
                 ty: inst.ty,
                 loc: Loc::Var {
                     var,
@@ -201,7 +201,7 @@ fn chain(
                     // (a pointer to a whole variable: an array of one).
                     let len = match path.split_last() {
                         Some((_, up)) => match mem.get(*var as usize).and_then(|v| at(v, up)) {
-                            Some(Val::C(items)) => items.len() as i64,
+                            Some(Val::Composite(items)) => items.len() as i64,
                             _ => 0,
                         },
                         None => 1,
@@ -257,7 +257,7 @@ fn chain(
         ty = step(ir, ty, &mut p.loc, i).map_err(|m| err(inst, m))?;
     }
     p.ty = ty;
-    Ok(Val::P(p))
+    Ok(Val::Pointer(p))
 }
 
 /// OpRestoreMemoryINTEL: free the Function memory allocated since the save.

@@ -5,7 +5,7 @@
 
 use crate::grammar::op;
 use crate::interp::mem::{Val, has_undef, map1, map2, scalar, undefined};
-use crate::interp::num::{K, Sk, fget, fput, mask, sext};
+use crate::interp::num::{ScalarClass, ScalarType, fget, fput, mask, sext};
 use crate::interp::program::Inst;
 use crate::interp::unsupported;
 use crate::ir::{Ir, Type};
@@ -14,8 +14,8 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-pub(crate) fn check_float(k: Sk) -> Result<(), String> {
-    if k.k != K::F {
+pub(crate) fn check_float(k: ScalarType) -> Result<(), String> {
+    if k.k != ScalarClass::Float {
         return Err(String::from(
             "a float operation on a type that is not a float",
         ));
@@ -109,7 +109,7 @@ pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
 
 /// A comparison of two scalars of kind `k` (integers, booleans or floats).
 #[inline(always)]
-pub(crate) fn compare(o: u16, a: u64, b: u64, k: Sk) -> Result<bool, String> {
+pub(crate) fn compare(o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, String> {
     if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
         return float_compare(o, fget(a, k.w), fget(b, k.w));
     }
@@ -159,7 +159,7 @@ pub(crate) fn logical(o: u16, a: u64, b: u64) -> u64 {
 /// calls the operator's one definition with its opcode a constant, so that
 /// the inlined call keeps only that operator's code.
 #[inline(always)]
-pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: Sk, ak: Sk) -> Result<u64, String> {
+pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: ScalarType, ak: ScalarType) -> Result<u64, String> {
     macro_rules! each {
         ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),*) => {
             match o {
@@ -215,7 +215,7 @@ fn value_of<'v>(
             let w = inst.sk.w;
             match (operand(0)?, operand(1)?) {
                 // Scalars, the common case, without map2's walk.
-                (Val::S(a), Val::S(b)) => Val::S(int_bin(o, *a, *b, w)?),
+                (Val::Scalar(a), Val::Scalar(b)) => Val::Scalar(int_bin(o, *a, *b, w)?),
                 (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w))?,
             }
         }
@@ -336,7 +336,7 @@ fn value_of<'v>(
             }
             let k = inst.ak;
             match (operand(0)?, operand(1)?) {
-                (Val::S(a), Val::S(b)) => Val::S(compare(o, *a, *b, k)? as u64),
+                (Val::Scalar(a), Val::Scalar(b)) => Val::Scalar(compare(o, *a, *b, k)? as u64),
                 (a, b) => map2(a, b, &mut |a, b| Ok(compare(o, a, b, k)? as u64))?,
             }
         }
@@ -350,29 +350,29 @@ fn value_of<'v>(
             } else {
                 bits.try_fold(true, |acc, b| b.map(|b| acc & (b != 0)))
             };
-            Val::S(r? as u64)
+            Val::Scalar(r? as u64)
         }
         op::OpSelect => {
             let c = operand(0)?;
             let (a, b) = (operand(1)?, operand(2)?);
             match c {
-                Val::U => undefined(a),
-                Val::S(x) => {
+                Val::Undef => undefined(a),
+                Val::Scalar(x) => {
                     if *x != 0 {
                         a.clone()
                     } else {
                         b.clone()
                     }
                 }
-                Val::C(cs) => match (a, b) {
-                    (Val::C(xs), Val::C(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
-                        Val::C(
+                Val::Composite(cs) => match (a, b) {
+                    (Val::Composite(xs), Val::Composite(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
+                        Val::Composite(
                             cs.iter()
                                 .zip(xs.iter().zip(ys))
                                 .map(|(c, (x, y))| {
-                                    if matches!(c, Val::U) {
+                                    if matches!(c, Val::Undef) {
                                         undefined(x)
-                                    } else if matches!(c, Val::S(0)) {
+                                    } else if matches!(c, Val::Scalar(0)) {
                                         y.clone()
                                     } else {
                                         x.clone()
@@ -385,7 +385,7 @@ fn value_of<'v>(
                         return Err(String::from("OpSelect with operands of different shapes"));
                     }
                 },
-                Val::P(_) => return Err(String::from("OpSelect on a pointer condition")),
+                Val::Pointer(_) => return Err(String::from("OpSelect on a pointer condition")),
             }
         }
         // Conversions.
@@ -442,7 +442,7 @@ fn value_of<'v>(
             map1(operand(0)?, &mut |a| Ok(fput(fget(a, fw), w)))?
         }
         op::OpBitcast => {
-            if inst.sk.k == K::Other || inst.ak.k == K::Other {
+            if inst.sk.k == ScalarClass::Other || inst.ak.k == ScalarClass::Other {
                 return Err(String::from("not supported: OpBitcast of pointers"));
             }
             let count = match ir.ty(inst.ty).map(|t| &t.ty) {
@@ -459,12 +459,12 @@ fn value_of<'v>(
 /// The scalar components of `v`, or `v` itself.
 pub(crate) fn comps(v: &Val) -> Vec<Val> {
     match v {
-        Val::C(xs) => xs.clone(),
+        Val::Composite(xs) => xs.clone(),
         x => vec![x.clone()],
     }
 }
 
-fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, String> {
+fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -> Result<Val, String> {
     let mut bytes = Vec::new();
     for c in comps(v) {
         let x = scalar(&c)?;
@@ -479,7 +479,7 @@ fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, St
     let out: Vec<Val> = bytes
         .chunks(cb)
         .map(|ch| {
-            Val::S(
+            Val::Scalar(
                 ch.iter()
                     .enumerate()
                     .fold(0u64, |acc, (k, b)| acc | (*b as u64) << (8 * k)),
@@ -487,8 +487,8 @@ fn bitcast(v: &Val, from: Sk, to: Sk, to_count: Option<usize>) -> Result<Val, St
         })
         .collect();
     match to_count {
-        Some(n) if n == out.len() => Ok(Val::C(out)),
-        None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::S(0))),
+        Some(n) if n == out.len() => Ok(Val::Composite(out)),
+        None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::Scalar(0))),
         _ => Err(String::from("OpBitcast between types of different sizes")),
     }
 }

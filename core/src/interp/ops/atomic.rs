@@ -3,7 +3,7 @@
 //! atomic is a load, an operation and a store).
 
 use crate::grammar::op;
-use crate::interp::num::{Sk, fget, fput, mask, sext};
+use crate::interp::num::{ScalarType, fget, fput, mask, sext};
 use crate::interp::ops::arith::check_float;
 use alloc::string::String;
 
@@ -17,7 +17,7 @@ pub(crate) fn is_int_rmw(o: u16) -> bool {
 /// width), of scalar kind `k`; `operand(k)` reads the instruction's operand
 /// `k`.
 #[inline(always)]
-pub(crate) fn rmw(o: u16, old: u64, k: Sk, operand: &mut impl FnMut(usize) -> Result<u64, String>) -> Result<u64, String> {
+pub(crate) fn rmw(o: u16, old: u64, k: ScalarType, operand: &mut impl FnMut(usize) -> Result<u64, String>) -> Result<u64, String> {
     let w = k.w;
     Ok(match o {
         op::OpAtomicExchange => operand(3)?,

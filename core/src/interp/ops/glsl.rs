@@ -2,7 +2,7 @@
 //! which no compute shader has): computed in f64 and rounded to the result's
 //! width, component by component.
 
-use crate::interp::num::{K, Sk};
+use crate::interp::num::{ScalarClass, ScalarType};
 use crate::interp::program::Inst;
 use crate::interp::num::{fget, fput};
 use crate::interp::mem::{Val};
@@ -15,14 +15,14 @@ use alloc::vec::Vec;
 
 fn num(v: &Val) -> Result<u64, String> {
     match v {
-        Val::S(x) => Ok(*x),
+        Val::Scalar(x) => Ok(*x),
         _ => Err(String::from("a scalar was expected")),
     }
 }
 
 fn parts(v: &Val) -> Vec<Val> {
     match v {
-        Val::C(xs) => xs.clone(),
+        Val::Composite(xs) => xs.clone(),
         x => vec![x.clone()],
     }
 }
@@ -33,7 +33,7 @@ fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, String>) -> Resul
     let n = vals
         .iter()
         .filter_map(|v| match v {
-            Val::C(c) => Some(c.len()),
+            Val::Composite(c) => Some(c.len()),
             _ => None,
         })
         .max();
@@ -42,19 +42,19 @@ fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, String>) -> Resul
         for (k, v) in vals.iter().enumerate() {
             xs[k] = num(v)?;
         }
-        return Ok(Val::S(f(&xs)?));
+        return Ok(Val::Scalar(f(&xs)?));
     };
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         for (k, v) in vals.iter().enumerate() {
             xs[k] = match v {
-                Val::C(c) => num(c.get(i).ok_or("operands of different sizes")?)?,
+                Val::Composite(c) => num(c.get(i).ok_or("operands of different sizes")?)?,
                 s => num(s)?,
             };
         }
-        out.push(Val::S(f(&xs)?));
+        out.push(Val::Scalar(f(&xs)?));
     }
-    Ok(Val::C(out))
+    Ok(Val::Composite(out))
 }
 
 fn floats(v: &Val, w: u32) -> Result<Vec<f64>, String> {
@@ -65,7 +65,7 @@ fn floats(v: &Val, w: u32) -> Result<Vec<f64>, String> {
 }
 
 fn vector(xs: &[f64], w: u32) -> Val {
-    Val::C(xs.iter().map(|x| Val::S(fput(*x, w))).collect())
+    Val::Composite(xs.iter().map(|x| Val::Scalar(fput(*x, w))).collect())
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -210,7 +210,7 @@ fn name(e: u32) -> String {
 /// scalar kind, `ak` the first operand's, `lw` the component width of the
 /// last operand.
 pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, String> {
-    let (sk, ak): (Sk, Sk) = (inst.sk, inst.ak);
+    let (sk, ak): (ScalarType, ScalarType) = (inst.sk, inst.ak);
     let arity = |n: usize| -> Result<(), String> {
         if vals.len() == n {
             Ok(())
@@ -219,8 +219,8 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
         }
     };
     let fw = ak.w;
-    let float_in = ak.k == K::F;
-    if float_in && sk.k == K::F {
+    let float_in = ak.k == ScalarClass::Float;
+    if float_in && sk.k == ScalarClass::Float {
         let w = sk.w;
         if float1(e, 0.0).is_some() {
             arity(1)?;
@@ -249,7 +249,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
     }
     let iw = ak.w;
     match e {
-        g::SAbs | g::SSign | g::FindILsb | g::FindSMsb | g::FindUMsb if ak.k != K::F => {
+        g::SAbs | g::SSign | g::FindILsb | g::FindSMsb | g::FindUMsb if ak.k != ScalarClass::Float => {
             arity(1)?;
             let w = sk.w;
             zip(vals, &mut |x| {
@@ -327,7 +327,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             } else {
                 arity(1)?;
             }
-            Ok(Val::S(fput(libm::sqrt(dot(&a, &a)), sk.w)))
+            Ok(Val::Scalar(fput(libm::sqrt(dot(&a, &a)), sk.w)))
         }
         g::Normalize if float_in => {
             arity(1)?;
@@ -335,8 +335,8 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             let l = libm::sqrt(dot(&a, &a));
             let r: Vec<f64> = a.iter().map(|x| x / l).collect();
             Ok(match vals[0] {
-                Val::C(_) => vector(&r, sk.w),
-                _ => Val::S(fput(r[0], sk.w)),
+                Val::Composite(_) => vector(&r, sk.w),
+                _ => Val::Scalar(fput(r[0], sk.w)),
             })
         }
         g::Cross if float_in => {
@@ -382,8 +382,8 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
                 }
             };
             Ok(match vals[0] {
-                Val::C(_) => vector(&r, sk.w),
-                _ => Val::S(fput(r[0], sk.w)),
+                Val::Composite(_) => vector(&r, sk.w),
+                _ => Val::Scalar(fput(r[0], sk.w)),
             })
         }
         g::Determinant => {
@@ -392,7 +392,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             if m.iter().any(|c| c.len() != m.len()) {
                 return Err(String::from("GLSL.std.450 Determinant needs a square matrix"));
             }
-            Ok(Val::S(fput(det(&m), sk.w)))
+            Ok(Val::Scalar(fput(det(&m), sk.w)))
         }
         g::MatrixInverse => {
             arity(1)?;
@@ -417,7 +417,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
                     vector(&col, w)
                 })
                 .collect();
-            Ok(Val::C(inv))
+            Ok(Val::Composite(inv))
         }
         g::PackSnorm4x8
         | g::PackUnorm4x8
@@ -444,7 +444,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
                 };
                 r |= v << (k as u32 * bits);
             }
-            Ok(Val::S(mask(r, 32)))
+            Ok(Val::Scalar(mask(r, 32)))
         }
         g::UnpackSnorm4x8
         | g::UnpackUnorm4x8
@@ -479,18 +479,18 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             let p = parts(vals[0]);
             let lo = num(p.first().ok_or("PackDouble2x32 needs two words")?)?;
             let hi = num(p.get(1).ok_or("PackDouble2x32 needs two words")?)?;
-            Ok(Val::S(mask(lo, 32) | mask(hi, 32) << 32))
+            Ok(Val::Scalar(mask(lo, 32) | mask(hi, 32) << 32))
         }
         g::UnpackDouble2x32 => {
             arity(1)?;
             let d = num(vals[0])?;
-            Ok(Val::C(vec![Val::S(mask(d, 32)), Val::S(d >> 32)]))
+            Ok(Val::Composite(vec![Val::Scalar(mask(d, 32)), Val::Scalar(d >> 32)]))
         }
         g::ModfStruct | g::FrexpStruct if float_in => {
             arity(1)?;
             let w = fw;
             let (a, b) = split(e, vals[0], w)?;
-            Ok(Val::C(vec![a, b]))
+            Ok(Val::Composite(vec![a, b]))
         }
         _ => Err(format!("not supported: {}", name(e))),
     }
@@ -513,22 +513,22 @@ pub(crate) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
         }
     };
     match v {
-        Val::S(x) => {
+        Val::Scalar(x) => {
             let (a, b) = one(*x);
-            Ok((Val::S(a), Val::S(b)))
+            Ok((Val::Scalar(a), Val::Scalar(b)))
         }
-        Val::C(xs) => {
+        Val::Composite(xs) => {
             let mut a = Vec::new();
             let mut b = Vec::new();
             for x in xs {
                 let (p, q) = one(num(x)?);
-                a.push(Val::S(p));
-                b.push(Val::S(q));
+                a.push(Val::Scalar(p));
+                b.push(Val::Scalar(q));
             }
-            Ok((Val::C(a), Val::C(b)))
+            Ok((Val::Composite(a), Val::Composite(b)))
         }
-        Val::P(_) => Err(String::from("a pointer used as a number")),
-        Val::U => Ok((Val::U, Val::U)),
+        Val::Pointer(_) => Err(String::from("a pointer used as a number")),
+        Val::Undef => Ok((Val::Undef, Val::Undef)),
     }
 }
 

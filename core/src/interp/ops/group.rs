@@ -3,7 +3,7 @@
 //! invocation stops before such an instruction and the scheduler runs it for
 //! every invocation of the subgroup waiting there).
 
-use crate::interp::num::K;
+use crate::interp::num::ScalarClass;
 use crate::interp::program::{Func, G, Inst, Program};
 use crate::interp::error::RunErrorKind;
 use crate::interp::mem::map2;
@@ -28,16 +28,16 @@ pub(crate) struct Member<'a> {
 
 fn scalar(v: &Val) -> Result<u64, String> {
     match v {
-        Val::S(x) => Ok(*x),
-        Val::U => Ok(0),
+        Val::Scalar(x) => Ok(*x),
+        Val::Undef => Ok(0),
         _ => Err(String::from("a scalar was expected")),
     }
 }
 
 fn map1(a: &Val, f: &mut impl FnMut(u64) -> u64) -> Val {
     match a {
-        Val::S(x) => Val::S(f(*x)),
-        Val::C(xs) => Val::C(xs.iter().map(|x| map1(x, f)).collect()),
+        Val::Scalar(x) => Val::Scalar(f(*x)),
+        Val::Composite(xs) => Val::Composite(xs.iter().map(|x| map1(x, f)).collect()),
         p => p.clone(),
     }
 }
@@ -45,7 +45,7 @@ fn map1(a: &Val, f: &mut impl FnMut(u64) -> u64) -> Val {
 /// A ballot's bits (a uvec4) as one number.
 fn bits_of(v: &Val) -> Result<u128, String> {
     let mut b = 0u128;
-    if let Val::C(xs) = v {
+    if let Val::Composite(xs) = v {
         for (k, x) in xs.iter().enumerate().take(4) {
             b |= (mask(scalar(x)?, 32) as u128) << (32 * k);
         }
@@ -58,9 +58,9 @@ fn bits_of(v: &Val) -> Result<u128, String> {
 }
 
 fn ballot_val(b: u128) -> Val {
-    Val::C(
+    Val::Composite(
         (0..4)
-            .map(|k| Val::S((b >> (32 * k)) as u64 & 0xffff_ffff))
+            .map(|k| Val::Scalar((b >> (32 * k)) as u64 & 0xffff_ffff))
             .collect(),
     )
 }
@@ -69,7 +69,7 @@ fn ballot_val(b: u128) -> Val {
 type Combine = fn(u64, u64, u32) -> u64;
 
 /// The identity and the operation of a reduction.
-fn reduction(o: u16, k: K, w: u32) -> Option<(u64, Combine)> {
+fn reduction(o: u16, k: ScalarClass, w: u32) -> Option<(u64, Combine)> {
     // The largest and the smallest signed values of width w.
     let smax = mask(u64::MAX, w) >> 1;
     let smin = mask(1u64 << w.saturating_sub(1).min(63), w);
@@ -77,16 +77,16 @@ fn reduction(o: u16, k: K, w: u32) -> Option<(u64, Combine)> {
     Some(match o {
         op::OpGroupNonUniformIAdd => (0, |a, b, w| mask(a.wrapping_add(b), w)),
         op::OpGroupNonUniformIMul => (1, |a, b, w| mask(a.wrapping_mul(b), w)),
-        op::OpGroupNonUniformFAdd if k == K::F => {
+        op::OpGroupNonUniformFAdd if k == ScalarClass::Float => {
             (fl(0.0, w), |a, b, w| fput(fget(a, w) + fget(b, w), w))
         }
-        op::OpGroupNonUniformFMul if k == K::F => {
+        op::OpGroupNonUniformFMul if k == ScalarClass::Float => {
             (fl(1.0, w), |a, b, w| fput(fget(a, w) * fget(b, w), w))
         }
-        op::OpGroupNonUniformFMin if k == K::F => (fl(f64::INFINITY, w), |a, b, w| {
+        op::OpGroupNonUniformFMin if k == ScalarClass::Float => (fl(f64::INFINITY, w), |a, b, w| {
             fput(libm::fmin(fget(a, w), fget(b, w)), w)
         }),
-        op::OpGroupNonUniformFMax if k == K::F => (fl(f64::NEG_INFINITY, w), |a, b, w| {
+        op::OpGroupNonUniformFMax if k == ScalarClass::Float => (fl(f64::NEG_INFINITY, w), |a, b, w| {
             fput(libm::fmax(fget(a, w), fget(b, w)), w)
         }),
         op::OpGroupNonUniformSMin => (smax, |a, b, w| if sext(a, w) <= sext(b, w) { a } else { b }),
@@ -118,7 +118,7 @@ pub(crate) fn run(
         } else {
             m.regs.get(s as usize)
         };
-        Ok(v.cloned().unwrap_or(Val::S(0)))
+        Ok(v.cloned().unwrap_or(Val::Scalar(0)))
     };
     let lit = |k: usize| -> Result<u32, String> {
         args.get(k)
@@ -138,7 +138,7 @@ pub(crate) fn run(
     match o {
         op::OpGroupNonUniformElect => {
             for m in members {
-                out.push(Val::S((m.id == first.id) as u64));
+                out.push(Val::Scalar((m.id == first.id) as u64));
             }
         }
         op::OpGroupNonUniformAll | op::OpGroupNonUniformAny | op::OpGroupNonUniformAllEqual => {
@@ -147,11 +147,11 @@ pub(crate) fn run(
                 .map(|m| val(m, 1))
                 .collect::<Result<_, _>>()?;
             let r = match o {
-                op::OpGroupNonUniformAll => vs.iter().all(|v| *v != Val::S(0)),
-                op::OpGroupNonUniformAny => vs.iter().any(|v| *v != Val::S(0)),
+                op::OpGroupNonUniformAll => vs.iter().all(|v| *v != Val::Scalar(0)),
+                op::OpGroupNonUniformAny => vs.iter().any(|v| *v != Val::Scalar(0)),
                 _ => vs.iter().all(|v| *v == vs[0]),
             };
-            out.resize(members.len(), Val::S(r as u64));
+            out.resize(members.len(), Val::Scalar(r as u64));
         }
         op::OpGroupNonUniformBroadcast | op::OpGroupNonUniformBroadcastFirst => {
             let id = if o == op::OpGroupNonUniformBroadcast {
@@ -174,14 +174,14 @@ pub(crate) fn run(
         op::OpGroupNonUniformInverseBallot => {
             for m in members {
                 let b = bits_of(&val(m, 1)?)?;
-                out.push(Val::S((m.id < 128 && b >> m.id & 1 == 1) as u64));
+                out.push(Val::Scalar((m.id < 128 && b >> m.id & 1 == 1) as u64));
             }
         }
         op::OpGroupNonUniformBallotBitExtract => {
             for m in members {
                 let b = bits_of(&val(m, 1)?)?;
                 let i = scalar(&val(m, 2)?)?;
-                out.push(Val::S((i < 128 && b >> i & 1 == 1) as u64));
+                out.push(Val::Scalar((i < 128 && b >> i & 1 == 1) as u64));
             }
         }
         op::OpGroupNonUniformBallotBitCount => {
@@ -201,7 +201,7 @@ pub(crate) fn run(
                     gop::ExclusiveScan => below(m.id),
                     _ => return Err(RunErrorKind::NotSupportedFeature { what: format!("group operation {g}") }),
                 };
-                out.push(Val::S((b & sel).count_ones() as u64));
+                out.push(Val::Scalar((b & sel).count_ones() as u64));
             }
         }
         op::OpGroupNonUniformBallotFindLSB | op::OpGroupNonUniformBallotFindMSB => {
@@ -214,7 +214,7 @@ pub(crate) fn run(
                 } else {
                     127 - b.leading_zeros()
                 };
-                out.push(Val::S(r as u64));
+                out.push(Val::Scalar(r as u64));
             }
         }
         op::OpGroupNonUniformShuffle

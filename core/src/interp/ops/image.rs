@@ -5,7 +5,7 @@ use crate::grammar::{self, op};
 use crate::interp::error::op_name;
 use crate::interp::image::{Address, Comp, Desc, Image};
 use crate::interp::mem::{BufKey, Loc, Ptr, Val};
-use crate::interp::num::{K, fget, fput, mask, scalar_kind, sext};
+use crate::interp::num::{ScalarClass, fget, fput, mask, scalar_kind, sext};
 use crate::interp::program::{Inst, Program};
 use crate::interp::{RunError, RunErrorKind};
 use crate::ir::Type;
@@ -37,29 +37,29 @@ impl core::ops::Deref for Ints {
 
 fn ints(v: &Val) -> Ints {
     let int = |x: &Val| match x {
-        Val::S(s) => *s,
+        Val::Scalar(s) => *s,
         _ => 0,
     };
     match v {
-        Val::S(x) => Ints::Small([*x, 0, 0, 0], 1),
-        Val::C(xs) if xs.len() <= 4 => {
+        Val::Scalar(x) => Ints::Small([*x, 0, 0, 0], 1),
+        Val::Composite(xs) if xs.len() <= 4 => {
             let mut a = [0u64; 4];
             for (d, x) in a.iter_mut().zip(xs) {
                 *d = int(x);
             }
             Ints::Small(a, xs.len())
         }
-        Val::C(xs) => Ints::Big(xs.iter().map(int).collect()),
-        Val::P(_) => Ints::Small([0; 4], 0),
-        // An undefined value, as an index or texel, reads as 0 (see `Val::U`).
-        Val::U => Ints::Small([0; 4], 1),
+        Val::Composite(xs) => Ints::Big(xs.iter().map(int).collect()),
+        Val::Pointer(_) => Ints::Small([0; 4], 0),
+        // An undefined value, as an index or texel, reads as 0 (see `Val::Undef`).
+        Val::Undef => Ints::Small([0; 4], 1),
     }
 }
 
 /// The image a handle names: (buffer index, description).
 #[inline]
 fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Desc), RunError> {
-    let Val::P(p) = v else {
+    let Val::Pointer(p) = v else {
         return Err(err(inst, String::from("an image was expected")));
     };
     match &p.loc {
@@ -93,20 +93,20 @@ fn dims(img: &Image, len: usize) -> [u32; 3] {
 #[inline]
 fn coord3(v: &Val) -> ([u64; 3], usize) {
     let int = |x: &Val| match x {
-        Val::S(s) => *s,
+        Val::Scalar(s) => *s,
         _ => 0,
     };
     match v {
-        Val::S(x) => ([*x, 0, 0], 1),
-        Val::C(xs) => {
+        Val::Scalar(x) => ([*x, 0, 0], 1),
+        Val::Composite(xs) => {
             let mut a = [0u64; 3];
             for (d, x) in a.iter_mut().zip(xs) {
                 *d = int(x);
             }
             (a, xs.len().min(3))
         }
-        Val::P(_) => ([0; 3], 0),
-        Val::U => ([0; 3], 1),
+        Val::Pointer(_) => ([0; 3], 0),
+        Val::Undef => ([0; 3], 1),
     }
 }
 
@@ -179,12 +179,12 @@ pub(crate) enum Out {
 #[inline]
 pub(crate) fn put_comps(slot: &mut Val, c: &[u64]) {
     match slot {
-        Val::S(x) if c.len() == 1 => *x = c[0],
-        Val::C(v) if c.len() > 1 && v.len() == c.len() => {
+        Val::Scalar(x) if c.len() == 1 => *x = c[0],
+        Val::Composite(v) if c.len() > 1 && v.len() == c.len() => {
             for (d, x) in v.iter_mut().zip(c) {
                 match d {
-                    Val::S(y) => *y = *x,
-                    d => *d = Val::S(*x),
+                    Val::Scalar(y) => *y = *x,
+                    d => *d = Val::Scalar(*x),
                 }
             }
         }
@@ -194,9 +194,9 @@ pub(crate) fn put_comps(slot: &mut Val, c: &[u64]) {
 
 fn comps_val(c: &[u64]) -> Val {
     if c.len() == 1 {
-        Val::S(c[0])
+        Val::Scalar(c[0])
     } else {
-        Val::C(c.iter().map(|x| Val::S(*x)).collect())
+        Val::Composite(c.iter().map(|x| Val::Scalar(*x)).collect())
     }
 }
 
@@ -235,9 +235,9 @@ pub(crate) fn exec<'v>(
     };
     match o {
         // A sampled image: (image, sampler).
-        op::OpSampledImage => Ok(Out::Val(Val::C(vec![arg(0)?.clone(), arg(1)?.clone()]))),
+        op::OpSampledImage => Ok(Out::Val(Val::Composite(vec![arg(0)?.clone(), arg(1)?.clone()]))),
         op::OpImage => match arg(0)?.clone() {
-            Val::C(mut v) if v.len() == 2 => Ok(Out::Val(v.swap_remove(0))),
+            Val::Composite(mut v) if v.len() == 2 => Ok(Out::Val(v.swap_remove(0))),
             v => Ok(Out::Val(v)),
         },
         op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Out::Val),
@@ -272,13 +272,13 @@ pub(crate) fn exec<'v>(
                 let texel = arg(2)?;
                 let tk = inst.sk;
                 let vals = ints(texel);
-                kinds_match(inst, "the texel written", tk.k == K::F, d)?;
+                kinds_match(inst, "the texel written", tk.k == ScalarClass::Float, d)?;
                 let mut c = [Comp::I(0); 4];
                 for (k, slot) in c.iter_mut().enumerate() {
                     let v = vals.get(k).copied().unwrap_or(0);
-                    *slot = if tk.k == K::F {
+                    *slot = if tk.k == ScalarClass::Float {
                         Comp::F(fget(v, tk.w))
-                    } else if tk.k == K::S {
+                    } else if tk.k == ScalarClass::Sint {
                         Comp::I(sext(v, tk.w) as u64)
                     } else {
                         Comp::I(v)
@@ -329,21 +329,21 @@ pub(crate) fn exec<'v>(
             let v: Vec<Val> = s
                 .iter()
                 .take(n)
-                .map(|x| Val::S(mask(*x as u64, inst.sk.w)))
+                .map(|x| Val::Scalar(mask(*x as u64, inst.sk.w)))
                 .collect();
-            Ok(Out::Val(if n == 1 { v[0].clone() } else { Val::C(v) }))
+            Ok(Out::Val(if n == 1 { v[0].clone() } else { Val::Composite(v) }))
         }
         op::OpImageQueryLevels => {
             image_of(prog, inst, arg(0)?)?;
-            Ok(Out::Val(Val::S(1)))
+            Ok(Out::Val(Val::Scalar(1)))
         }
         op::OpImageQuerySamples => {
             let (_, img) = image_of(prog, inst, arg(0)?)?;
-            Ok(Out::Val(Val::S(img.samples)))
+            Ok(Out::Val(Val::Scalar(img.samples)))
         }
         op::OpImageTexelPointer => {
             let handle = arg(0)?;
-            if !matches!(handle, Val::P(_)) {
+            if !matches!(handle, Val::Pointer(_)) {
                 return Err(err(
                     inst,
                     String::from("OpImageTexelPointer needs a pointer to an image"),
@@ -379,7 +379,7 @@ pub(crate) fn exec<'v>(
                     sext(sample, 32)
                 ))
             })?;
-            Ok(Out::Val(Val::P(Ptr {
+            Ok(Out::Val(Val::Pointer(Ptr {
                 ty: pointee,
                 loc: Loc::Buf {
                     buf,
@@ -403,15 +403,15 @@ fn sample<'v>(
     args: &[u32],
     get: &dyn Fn(u32) -> &'v Val,
 ) -> Result<Val, RunError> {
-    let si = args.first().map(|a| get(*a)).unwrap_or(&Val::S(0));
-    let Val::C(parts) = si else {
+    let si = args.first().map(|a| get(*a)).unwrap_or(&Val::Scalar(0));
+    let Val::Composite(parts) = si else {
         return Err(RunError::unsupported(Some(inst.idx), String::from("sampling a combined image sampler descriptor (bind the image and the sampler separately)",
             ),
         ));
     };
     let (buf, img) = image_of(prog, inst, &parts[0])?;
     let smp = match &parts.get(1) {
-        Some(Val::P(p)) => match p.loc {
+        Some(Val::Pointer(p)) => match p.loc {
             Loc::Sampler { smp } => prog.samplers.get(smp as usize).copied().flatten(),
             _ => None,
         },
@@ -439,13 +439,13 @@ fn sample<'v>(
         ));
     }
     let ck = inst.ak;
-    if ck.k != K::F {
+    if ck.k != ScalarClass::Float {
         return Err(err(
             inst,
             String::from("sampling coordinates are not floats"),
         ));
     }
-    let coord = ints(&args.get(1).map(|a| get(*a)).unwrap_or(&Val::S(0)));
+    let coord = ints(&args.get(1).map(|a| get(*a)).unwrap_or(&Val::Scalar(0)));
     let len = bufs
         .get(buf as usize)
         .and_then(|b| b.as_ref())
@@ -508,7 +508,7 @@ fn to_comps(
     img: &Desc,
 ) -> Result<([u64; 4], usize), RunError> {
     let sk = inst.sk;
-    kinds_match(inst, "the result", sk.k == K::F, img)?;
+    kinds_match(inst, "the result", sk.k == ScalarClass::Float, img)?;
     let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
         Some(Type::Vector { count, .. }) => (*count as usize).min(4),
         _ => 1,
