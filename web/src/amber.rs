@@ -1,4 +1,4 @@
-//! Amber files in and out of the page (issue 12), on core's
+//! Amber files in and out of the page, on core's
 //! [`spvlab_core::amber::page`]:
 //! * `amberLoad(source)` → [`AmberLoad`]: the shader's assembly, the target
 //!   environment, the Run tab's inputs (entry, workgroups, buffers by key,

@@ -1,4 +1,4 @@
-//! The teaching view (issue 13) across the boundary: `session.teachJson(fn)`
+//! The teaching view across the boundary: `session.teachJson(fn)`
 //! gives the last analysis's [`TeachView`] of a function as JSON text (the
 //! page's CFG panel: compare mode, the construct explorer). The logic is in
 //! core (`spvlab_core::analysis::teach`).

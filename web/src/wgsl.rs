@@ -1,4 +1,4 @@
-//! Our WGSL lowering for the page (issue 12's WGSL tab) and for the GPU run:
+//! Our WGSL lowering for the page (the WGSL tab) and for the GPU run:
 //! [`lower`] is the one call both make (`spvlab_gpu::wgsl_of` for
 //! `session.runGpu` and the CLI's `wgpu` backend; [`view`] for
 //! `session.wgsl()`).

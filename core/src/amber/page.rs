@@ -1,4 +1,4 @@
-//! An Amber script as the page's Run tab holds it, and back (issue 12).
+//! An Amber script as the page's Run tab holds it, and back.
 //!
 //! [`load`] reads a compute script whose one `RUN` the Run tab can express
 //! (one pipeline, descriptor buffers at distinct (set, binding) pairs, push

@@ -1,5 +1,5 @@
-//! The page's teaching view of one function's structured control flow
-//! (issue 13): both revisions' constructs, back edges and verdicts
+//! The page's teaching view of one function's structured control flow:
+//! both revisions' constructs, back edges and verdicts
 //! ([`crate::cfg::FunctionCfg::compare_revisions`]) with a note per differing
 //! block, and the construct explorer: each construct's definition worked out
 //! on the graph, the regions it subtracts, the exits it allows and the exits

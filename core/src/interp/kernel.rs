@@ -1,4 +1,4 @@
-//! OpenCL kernels and the extensions' module-level parts (issue 9).
+//! OpenCL kernels and the extensions' module-level parts.
 //!
 //! * **Kernel entry points** (execution model Kernel) run like GLCompute
 //!   ones, over a grid of workgroups of LocalSize (1,1,1 without it). Their

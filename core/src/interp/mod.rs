@@ -3,7 +3,7 @@
 //! and the natural layout are in `kernel`; the other extension instructions
 //! (VLAs, untyped pointers, pointer access chains) in `exec::ext`.
 //!
-//! First slice (issue 9): workgroups run one after another (z, y, x), and the
+//! Workgroups run one after another (z, y, x), and the
 //! invocations of a workgroup take turns in order (local z, y, x): each runs
 //! until it returns or reaches an OpControlBarrier, and they go on together
 //! once all wait at the same barrier (one that only some reach is an error).

@@ -1,4 +1,4 @@
-//! The four extensions and OpenCL kernels (issue 9, "Must show" 2): the
+//! The four extensions and OpenCL kernels: the
 //! gallery's four extension modules, and one more case per extension
 //! written from its specification (`tests/ext/*.spvasm`, each with its
 //! expected values worked out by hand in its comments). The gallery modules

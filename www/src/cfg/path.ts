@@ -1,4 +1,4 @@
-// The CFG panel's path view (issue 12, "the path on the CFG"): pick an
+// The CFG panel's path view: pick an
 // invocation (by id in the path bar, or by clicking a cell of an output buffer
 // in the Run tab), and the interpreter's trace of it is drawn on the graph:
 // the blocks and edges it visited (edges weighted by count, the rest dimmed).

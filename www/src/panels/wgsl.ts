@@ -1,4 +1,4 @@
-// The WGSL tab (issue 12): our WGSL of the current module (web/src/wgsl.rs,
+// The WGSL tab: our WGSL of the current module (web/src/wgsl.rs,
 // `session.wgsl()` in the worker), read-only, with its two-way source map:
 // hovering a WGSL line, or moving the cursor on one, marks the SPIR-V
 // instruction it came from in the editor; moving the cursor in the editor

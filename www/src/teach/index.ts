@@ -1,4 +1,4 @@
-// Teaching structured control flow on the CFG panel (issue 13): the
+// Teaching structured control flow on the CFG panel: the
 // "1.6r1 | 1.6r2 | compare" control (compare.ts), the construct explorer
 // (explorer.ts), the guided lessons (lessons.ts, lessons-data.ts), and the
 // rule explanations of the Problems panel (rules-data.ts). The panel

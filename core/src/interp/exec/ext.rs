@@ -1,4 +1,4 @@
-//! The extensions' instructions (issue 9), hooked into [`super::exec`]:
+//! The extensions' instructions, hooked into [`super::exec`]:
 //!
 //! * SPV_INTEL_variable_length_array: OpVariableLengthArrayINTEL allocates a
 //!   Function array of a run-time length (an error past the run's memory
