@@ -205,6 +205,19 @@ fn endless_loop_ends_with_the_step_budget_error() {
     assert!(out.contains(&format!("\n  %entry (line {})\n  %loop ×", l("entry"))), "{out}");
     assert!(out.contains("edges taken (all invocations):\n  %entry -> %loop: 1\n  %loop -> %loop: "), "{out}");
     assert!(stderr(&o).contains(&want));
+    // With --json, the error as data on stdout: its kind and fields, where
+    // it is, and the same message; the text stays on stderr.
+    let o = run_spvlab(&root(), &["run", "--json", "--max-steps", "100", "-"], ENDLESS.as_bytes());
+    assert_exit(&o, 1);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let e = &v["error"];
+    assert_eq!(e["kind"], "noTermination", "{v}");
+    assert_eq!(e["steps"], 100, "{v}");
+    assert!(e["block"].is_u64(), "{v}");
+    assert_eq!(e["invocation"], serde_json::json!([0, 0, 0]), "{v}");
+    assert_eq!((e["line"].as_u64(), e["column"].as_u64()), (Some(line as u64), Some(col as u64)), "{v}");
+    assert!(want.ends_with(e["message"].as_str().unwrap()), "{v}");
+    assert!(stderr(&o).contains(&want));
 }
 
 #[test]

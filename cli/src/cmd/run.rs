@@ -184,6 +184,24 @@ fn located(a: &spvlab_core::analysis::Analysis, path: &str, e: &RunError) -> Str
     }
 }
 
+/// A run error as data for `--json`: its kind with the kind's fields (core's
+/// `RunErrorKind`, tagged by `kind`: `{"kind": "noTermination", "steps": ..}`),
+/// the instruction, the invocation, the instruction's line and column in the
+/// text, and the rendered message.
+fn error_json(a: &spvlab_core::analysis::Analysis, e: &RunError) -> Value {
+    let mut v = serde_json::to_value(&e.kind).unwrap_or_else(|_| json!({}));
+    let (line, column) = match e.inst.and_then(|i| a.inst_line_col(i)) {
+        Some((l, c)) => (json!(l), json!(c)),
+        None => (Value::Null, Value::Null),
+    };
+    v["message"] = json!(a.run_error_message(e));
+    v["instruction"] = json!(e.inst);
+    v["invocation"] = json!(e.invocation);
+    v["line"] = line;
+    v["column"] = column;
+    v
+}
+
 pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut json_out = false;
     let mut entry: Option<String> = None;
@@ -291,7 +309,15 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         Ok(s) => s,
         Err(err) => {
             // The paths up to the error (an endless loop's turns, say).
-            if let Some(t) = &err.trace {
+            if json_out {
+                let mut v = json!({ "error": error_json(&a, &err) });
+                if let Some(t) = &err.trace {
+                    v["trace"] = trace_json(&a, ir, e, t);
+                }
+                let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+                s.push('\n');
+                output.write(s.as_bytes())?;
+            } else if let Some(t) = &err.trace {
                 let mut s = String::new();
                 trace_text(&mut s, &a, ir, e, t);
                 print_stdout(&s)?;
@@ -435,6 +461,7 @@ fn gpu_backends(
                 Err(err) => Err(backend::Failure::Interp {
                     unsupported: matches!(err.kind, interp::RunErrorKind::NotSupported { .. } | interp::RunErrorKind::NotSupportedFeature { .. }),
                     text: located(a, path, err).trim_end().to_string(),
+                    error: error_json(a, err),
                 }),
             },
             #[cfg(feature = "gpu")]
@@ -494,8 +521,10 @@ fn gpu_backends(
     }
     let errors: serde_json::Map<String, Value> =
         results.iter().filter_map(|(b, r)| r.as_ref().err().map(|m| (b.name().to_string(), json!(m.to_string())))).collect();
+    let failures: serde_json::Map<String, Value> =
+        results.iter().filter_map(|(b, r)| r.as_ref().err().map(|m| (b.name().to_string(), m.data()))).collect();
     if json_out {
-        let v = json!({ "entryPoint": e.name, "workgroups": opts.workgroups, "backends": results.iter().map(|(b, _)| b.name()).collect::<Vec<_>>(), "errors": errors, "buffers": list, "same": !differ });
+        let v = json!({ "entryPoint": e.name, "workgroups": opts.workgroups, "backends": results.iter().map(|(b, _)| b.name()).collect::<Vec<_>>(), "errors": errors, "failures": failures, "buffers": list, "same": !differ });
         let mut t = serde_json::to_string_pretty(&v).unwrap_or_default();
         t.push('\n');
         output.write(t.as_bytes())?;

@@ -162,8 +162,9 @@ impl Exec {
 #[derive(Debug)]
 pub enum Failure {
     /// The interpreter's error, located in the module (rendered);
-    /// `unsupported`: an instruction it does not run.
-    Interp { text: String, unsupported: bool },
+    /// `unsupported`: an instruction it does not run; `error` the error as
+    /// data (for `--json`).
+    Interp { text: String, unsupported: bool, error: serde_json::Value },
     /// The module does not terminate in the interpreter: not sent to the
     /// GPU backend. `message`: the interpreter's.
     NotSent { backend: &'static str, message: String },
@@ -185,6 +186,43 @@ impl Failure {
             return matches!(e.kind, gpu::GpuErrorKind::Unsupported | gpu::GpuErrorKind::Refused);
         }
         false
+    }
+}
+
+impl Failure {
+    /// The failure as data, for `--json`: `failure` names its kind
+    /// (`interp`, `notSent`, `noDevice`, or the GPU error's kind), `message`
+    /// is the rendered text, and the interpreter's error (`run`) or our
+    /// lowering's refusal (`refusal`: code, instruction, more) ride along.
+    pub fn data(&self) -> serde_json::Value {
+        use serde_json::json;
+        let message = self.to_string();
+        match self {
+            Failure::Interp { error, .. } => json!({ "failure": "interp", "message": message, "run": error }),
+            Failure::NotSent { .. } => json!({ "failure": "notSent", "message": message }),
+            Failure::NoDevice { .. } => json!({ "failure": "noDevice", "message": message }),
+            #[cfg(feature = "gpu")]
+            Failure::Gpu(e) => {
+                let kind = match e.kind {
+                    gpu::GpuErrorKind::NoDevice => "noDevice",
+                    gpu::GpuErrorKind::Unsupported => "unsupported",
+                    gpu::GpuErrorKind::Validation => "validation",
+                    gpu::GpuErrorKind::DeviceLost => "deviceLost",
+                    gpu::GpuErrorKind::Timeout => "timeout",
+                    gpu::GpuErrorKind::Panic => "panic",
+                    gpu::GpuErrorKind::Refused => "refused",
+                };
+                let mut v = json!({ "failure": kind, "message": message });
+                if let Some(r) = &e.refused {
+                    v["refusal"] = json!({
+                        "code": r.code(),
+                        "instruction": r.first.as_ref().and_then(|f| f.instruction),
+                        "more": r.more,
+                    });
+                }
+                v
+            }
+        }
     }
 }
 
