@@ -71,6 +71,8 @@ pub fn lower(ir: &Ir, cfg: &ModuleCfg, opts: &Options) -> Result<Wgsl, Vec<Refus
 /// [`lower`], with each function's shape from `structure` (tests give
 /// hand-built shapes).
 pub fn lower_with(ir: &Ir, cfg: &ModuleCfg, opts: &Options, structure: Structurer<'_>) -> Result<Wgsl, Vec<Refusal>> {
-    let plan = plan::ModulePlan::build(ir, opts).map_err(|r| alloc::vec![r])?;
-    write::write(ir, cfg, structure, &plan).map_err(|r| alloc::vec![r])
+    let mut plan = plan::ModulePlan::build(ir, opts).map_err(|r| alloc::vec![r])?;
+    // The writer goes on taking names where the plan stopped.
+    let names = core::mem::take(&mut plan.names);
+    write::write(ir, cfg, structure, &plan, names).map_err(|r| alloc::vec![r])
 }

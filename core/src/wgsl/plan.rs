@@ -51,7 +51,8 @@ pub struct ModulePlan<'a> {
     /// The bindings the lowering introduces ([`super::Wgsl::introduced`]).
     pub introduced: Vec<Introduced>,
     /// The module-scope names taken before writing: the entry wrappers'
-    /// parameters, the entry points and the overrides.
+    /// parameters, the entry points and the overrides (handed to the writer,
+    /// which goes on from them).
     pub names: Scope,
 }
 

@@ -119,7 +119,14 @@ impl Out {
 
 /// Write the WGSL of `ir` as `plan` says, each function's shape from
 /// `structure`; the first refusal met in the output's order.
-pub(super) fn write(ir: &Ir, cfg: &ModuleCfg, structure: Structurer<'_>, plan: &ModulePlan<'_>) -> Result<Wgsl, Refusal> {
+/// `names` are the module-scope names the plan took, which the writer goes on from.
+pub(super) fn write(
+    ir: &Ir,
+    cfg: &ModuleCfg,
+    structure: Structurer<'_>,
+    plan: &ModulePlan<'_>,
+    names: super::names::Scope,
+) -> Result<Wgsl, Refusal> {
     let mut writer = ModuleWriter {
         ir,
         cfg,
@@ -129,7 +136,7 @@ pub(super) fn write(ir: &Ir, cfg: &ModuleCfg, structure: Structurer<'_>, plan: &
         subgroups: false,
         lane: None,
         opaque: None,
-        globals_scope: plan.names.clone(),
+        globals_scope: names,
         type_names: BTreeMap::new(),
         member_names: BTreeMap::new(),
         structs: Vec::new(),
