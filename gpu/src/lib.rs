@@ -87,7 +87,7 @@ pub struct Refused {
 impl Refused {
     /// The first refusal's reason code (`wgsl.int64`).
     pub fn code(&self) -> Option<&'static str> {
-        self.first.as_ref().map(|r| r.code)
+        self.first.as_ref().map(|r| r.code.as_str())
     }
 }
 

@@ -184,7 +184,7 @@ fn run() {
             Err(rs) => {
                 row.refused += 1;
                 let r = &rs[0];
-                *codes.entry((kind, r.code)).or_default() += 1;
+                *codes.entry((kind, r.code.as_str())).or_default() += 1;
                 if verbose {
                     eprintln!("{}: {} {}", case.name, r.code, r.message);
                 }

@@ -8,7 +8,7 @@ use spvlab_core::analysis::{Analysis, locate_all};
 use spvlab_core::diag::line_col;
 use spvlab_core::valid::Options;
 use spvlab_core::wgsl::shape::{Case, CaseValues, Cond, Selector, Shape, ShapeError, Stmt};
-use spvlab_core::wgsl::{self, Refusal, Wgsl};
+use spvlab_core::wgsl::{self, Refusal, RefusalCode, Wgsl};
 use spvlab_core::{Module, TargetEnv};
 use spvlab_tests::assert_valid_module;
 
@@ -51,7 +51,7 @@ fn lowers_to(test: &str, src: &str, shape: Option<Shape>, want: &str) -> Wgsl {
 
 /// The refusal of `src`: its code, and the line:col of its instruction in the text.
 #[track_caller]
-fn refused(test: &str, src: &str) -> (&'static str, (u32, u32), String) {
+fn refused(test: &str, src: &str) -> (RefusalCode, (u32, u32), String) {
     assert_valid_module(test, src, "spv1.3");
     let a = analysis(src, "spv1.3");
     let r = wgsl::lower(a.ir().unwrap(), a.cfg(), &wgsl::Options::default()).expect_err(test);
@@ -505,7 +505,7 @@ OpExecutionMode %main LocalSize 1 1 1
 OpReturn
 OpFunctionEnd
 ";
-    assert_eq!(refused("f64", f64).0, "wgsl.float64");
+    assert_eq!(refused("f64", f64).0, RefusalCode::Float64);
     assert_eq!(refused("f64", f64).1, (2, 1));
     // A row-major matrix: refused at its struct.
     let rm = format!(
@@ -530,7 +530,7 @@ OpFunctionEnd
 "
     );
     let (code, at, msg) = refused("row_major", &rm);
-    assert_eq!(code, "wgsl.layout");
+    assert_eq!(code, RefusalCode::Layout);
     let line = rm.lines().position(|l| l.starts_with("%M = OpTypeStruct")).unwrap() as u32 + 1;
     assert_eq!(at, (line, 1));
     assert!(msg.contains("row-major"), "{msg}");
@@ -556,7 +556,7 @@ OpFunctionEnd
 "
     );
     let (code, at, msg) = refused("push_constant", &pc);
-    assert_eq!(code, "wgsl.layout");
+    assert_eq!(code, RefusalCode::Layout);
     let line = pc.lines().position(|l| l.starts_with("%P = OpTypeStruct")).unwrap() as u32 + 1;
     assert_eq!(at, (line, 1));
     assert!(msg.contains("row-major"), "{msg}");
@@ -636,7 +636,7 @@ fn variable_length_arrays_are_refused_with_a_reason() {
     let src = std::fs::read_to_string(corpus.join("ext-probes/vla.spvasm")).unwrap();
     let a = Analysis::of_text(&src, &Options::default());
     let r = wgsl::lower(a.ir().unwrap(), a.cfg(), &wgsl::Options::default()).unwrap_err();
-    assert_eq!(r[0].code, "wgsl.vla");
+    assert_eq!(r[0].code, RefusalCode::Vla);
     assert!(r[0].why().contains("variable-length"), "{}", r[0].why());
     let i = r[0].instruction.unwrap() as usize;
     assert_eq!(a.ir().unwrap().opcode(i), spvlab_core::grammar::op::OpSaveMemoryINTEL);
@@ -1004,19 +1004,19 @@ fn storage_images_become_storage_textures() {
     // A texel buffer: WGSL has none.
     let tb = IMAGES.replace("DST", "Buffer").replace("FORMAT", "R32f").replace("COORD", "%xi");
     let (code, at, msg) = refused("texel_buffer", &tb);
-    assert_eq!(code, "wgsl.image");
+    assert_eq!(code, RefusalCode::Image);
     assert!(msg.contains("texel buffer"), "{msg}");
     let line = tb.lines().position(|l| l.starts_with("%im_w = OpTypeImage")).unwrap() as u32 + 1;
     assert_eq!(at, (line, 1));
     // A format WGSL's storage textures lack (none: WGSL needs one), named.
     let f = IMAGES.replace("OpCapability ImageBuffer", "OpCapability StorageImageExtendedFormats").replace("DST", "2D").replace("FORMAT", "Unknown").replace("COORD", "%c").replace("OpCapability ImageBuffer", "OpCapability StorageImageWriteWithoutFormat");
     let (code, _, msg) = refused("odd_format", &f);
-    assert_eq!(code, "wgsl.image");
+    assert_eq!(code, RefusalCode::Image);
     assert!(msg.contains("Unknown"), "{msg}");
 }
 
 /// OpUMulExtended / OpSMulExtended, which WGSL lacks, call helpers that build
-/// the high word from 16-bit halves (core/src/wgsl/emulate.rs); the results
+/// the high word from 16-bit halves (core/src/wgsl/write/expr/emulate.rs); the results
 /// keep the members' signedness. The helpers' arithmetic is checked on the
 /// GPU against the interpreter by the Amber tests that use them
 /// (vk-gl-cts mul_extended_*_32bit, signed_op_uint_*mulextended).

@@ -111,13 +111,13 @@ pub fn push_u32(s: &mut String, n: u32) {
 }
 
 /// Where a name lies in a text buffer: a function's value names, in its
-/// [`Scope`]'s text (or in `F`'s own, for expressions named by a value),
+/// [`Scope`]'s text (or in the function context's own, for expressions named by a value),
 /// with no String each.
 #[derive(Clone, Copy, Default, Debug)]
 pub struct Name {
     pub start: u32,
     pub end: u32,
-    /// In `F`'s own text, not in the scope's.
+    /// In the function context's own text, not in the scope's.
     pub other: bool,
 }
 

@@ -78,7 +78,7 @@ struct Node {
 
 /// What the builder knows of a construct.
 #[derive(Clone, Copy)]
-struct Con {
+struct ConstructInfo {
     /// A loop construct's continue construct, or NONE.
     cont: u32,
     /// A loop construct whose continue construct is not structurally
@@ -96,7 +96,7 @@ struct Builder<'a> {
     /// Per block.
     nodes: Vec<Node>,
     /// Per construct.
-    cons: Vec<Con>,
+    cons: Vec<ConstructInfo>,
     /// `(z, t)`: the guarded join `t` whose check follows block `z`'s code,
     /// by `z`, then in the region graph's reverse postorder.
     joins: Vec<(u32, u32)>,
@@ -149,7 +149,7 @@ impl<'a> Builder<'a> {
         let ks = f.constructs();
         let root = ks.len() as u32;
         let mut nodes = vec![Node { hdr: NONE, home: NONE, preds: 0, phi: false, direct: false, written: 0 }; n];
-        let mut cons = vec![Con { cont: NONE, wide: false, bogus: false }; ks.len()];
+        let mut cons = vec![ConstructInfo { cont: NONE, wide: false, bogus: false }; ks.len()];
         for (i, k) in ks.iter().enumerate() {
             match k.kind {
                 ConstructKind::Selection | ConstructKind::Switch | ConstructKind::Loop => {

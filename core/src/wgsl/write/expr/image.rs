@@ -6,133 +6,41 @@
 //! samplers, sampling, depth and multisampled storage images are refused
 //! (`wgsl.image`), each with its reason.
 
-use super::W;
-use super::func::F;
-use super::refuse::Refusal;
-use super::types::{Kind, Num, cast};
 use crate::grammar::{dim, op};
 use crate::ir::Type;
+use crate::wgsl::image_types::{ImageType, texel_format};
+use crate::wgsl::refuse::{Refusal, RefusalCode};
+use crate::wgsl::types::{Kind, Num, cast};
+use crate::wgsl::write::ModuleWriter;
+use crate::wgsl::write::function::FunctionContext;
 use alloc::format;
 use alloc::string::String;
 
 fn image(what: String, at: Option<u32>) -> Refusal {
-    Refusal::new("wgsl.image", what, at)
+    Refusal::new(RefusalCode::Image, what, at)
 }
 
-/// WGSL's texel format of a SPIR-V ImageFormat, if it has one. Core
-/// WebGPU has the rgba8, rgba16, r32, rg32 and rgba32 ones; the others need
-/// the device feature `texture-formats-tier1` in a browser (naga and wgpu
-/// natively take them all, where the adapter has the format).
-fn texel_format(f: u32) -> Option<&'static str> {
-    use crate::grammar::image_format as x;
-    Some(match f {
-        x::Rgba8 => "rgba8unorm",
-        x::Rgba8Snorm => "rgba8snorm",
-        x::Rgba8ui => "rgba8uint",
-        x::Rgba8i => "rgba8sint",
-        x::Rgba16ui => "rgba16uint",
-        x::Rgba16i => "rgba16sint",
-        x::Rgba16f => "rgba16float",
-        x::R32ui => "r32uint",
-        x::R32i => "r32sint",
-        x::R32f => "r32float",
-        x::Rg32ui => "rg32uint",
-        x::Rg32i => "rg32sint",
-        x::Rg32f => "rg32float",
-        x::Rgba32ui => "rgba32uint",
-        x::Rgba32i => "rgba32sint",
-        x::Rgba32f => "rgba32float",
-        // texture-formats-tier1.
-        x::R8 => "r8unorm",
-        x::R8Snorm => "r8snorm",
-        x::R8ui => "r8uint",
-        x::R8i => "r8sint",
-        x::R16 => "r16unorm",
-        x::R16Snorm => "r16snorm",
-        x::R16ui => "r16uint",
-        x::R16i => "r16sint",
-        x::R16f => "r16float",
-        x::Rg8 => "rg8unorm",
-        x::Rg8Snorm => "rg8snorm",
-        x::Rg8ui => "rg8uint",
-        x::Rg8i => "rg8sint",
-        x::Rg16 => "rg16unorm",
-        x::Rg16Snorm => "rg16snorm",
-        x::Rg16ui => "rg16uint",
-        x::Rg16i => "rg16sint",
-        x::Rg16f => "rg16float",
-        x::Rgba16 => "rgba16unorm",
-        x::Rgba16Snorm => "rgba16snorm",
-        x::Rgb10A2 => "rgb10a2unorm",
-        x::Rgb10a2ui => "rgb10a2uint",
-        x::R11fG11fB10f => "rg11b10ufloat",
-        _ => return None,
-    })
-}
-
-/// An OpTypeImage's fields.
-struct Img {
-    sampled_type: u32,
-    dim: u32,
-    depth: u32,
-    arrayed: bool,
-    ms: bool,
-    sampled: u32,
-    format: u32,
-}
-
-impl W<'_> {
-    fn img(&self, ty: u32) -> Option<Img> {
-        match self.ir.ty(ty)?.ty {
-            Type::Image { sampled_type, dim, depth, arrayed, ms, sampled, format, .. } => {
-                Some(Img { sampled_type, dim, depth, arrayed: arrayed != 0, ms: ms != 0, sampled, format })
-            }
-            _ => None,
-        }
+impl ModuleWriter<'_> {
+    /// The fields of image type `ty`.
+    pub(in crate::wgsl::write) fn image_type(&self, ty: u32) -> Option<ImageType> {
+        ImageType::of(self.ir, ty)
     }
 
     /// Whether values of type `ty` are handles (images, samplers), which
     /// WGSL names only through their module-scope variable.
-    pub fn is_handle(&self, ty: u32) -> bool {
-        matches!(self.ir.ty(ty).map(|t| &t.ty), Some(Type::Image { .. } | Type::Sampler | Type::SampledImage { .. }))
-    }
-
-    /// Which storage images are read and written: the access of each
-    /// image type (`read`, `write` or `read_write`).
-    pub fn find_image_access(&mut self) {
-        for &fid in &self.functions.clone() {
-            let Some(func) = self.ir.function(fid) else { continue };
-            for i in func.inst as usize..func.end as usize {
-                let w = self.ir.words(i);
-                let (img, bit) = match self.ir.opcode(i) {
-                    op::OpImageRead => (w.get(2), 1u8),
-                    op::OpImageWrite => (w.first(), 2u8),
-                    _ => continue,
-                };
-                let Some(&img) = img else { continue };
-                if let Some(t) = self.ir.type_of(img) {
-                    *self.image_access.entry(t).or_default() |= bit;
-                }
-                // And by variable, where the image is loaded from one.
-                if let Some(d) = self.ir.def(img)
-                    && self.ir.opcode(d) == op::OpLoad
-                    && let Some(&var) = self.ir.words(d).get(2)
-                {
-                    *self.image_access.entry(var).or_default() |= bit;
-                }
-            }
-        }
+    pub(in crate::wgsl::write) fn is_handle(&self, ty: u32) -> bool {
+        crate::wgsl::image_types::is_handle(self.ir, ty)
     }
 
     /// The WGSL type of image type `ty`.
-    pub fn image_ty(&mut self, ty: u32, at: u32) -> Result<String, Refusal> {
+    pub(in crate::wgsl::write) fn image_ty(&mut self, ty: u32, at: u32) -> Result<String, Refusal> {
         self.image_ty_of(ty, at, ty)
     }
 
-    /// [`W::image_ty`], with the access of `user` (a variable or the type).
-    fn image_ty_of(&mut self, ty: u32, at: u32, user: u32) -> Result<String, Refusal> {
+    /// [`ModuleWriter::image_ty`], with the access of `user` (a variable or the type).
+    pub(in crate::wgsl::write) fn image_ty_of(&mut self, ty: u32, at: u32, user: u32) -> Result<String, Refusal> {
         let inst = self.ir.ty(ty).map(|t| t.inst).or(Some(at));
-        let Some(m) = self.img(ty) else { return Err(image("an image type".into(), inst)) };
+        let Some(m) = self.image_type(ty) else { return Err(image("an image type".into(), inst)) };
         if m.dim == dim::Buffer {
             return Err(image("a texel buffer (WGSL has no texel buffers: a storage buffer of the texels is the nearest thing)".into(), inst));
         }
@@ -149,20 +57,14 @@ impl W<'_> {
             _ => return Err(image("an image of a dimension WGSL's textures lack (1D arrays, storage cubes, subpass data)".into(), inst)),
         };
         if m.sampled == 2 {
-            if m.ms {
+            if m.multisampled {
                 return Err(image("a multisampled storage image (WGSL has no multisampled storage textures)".into(), inst));
             }
             let Some(fmt) = texel_format(m.format) else {
                 let name = crate::grammar::OperandKind::ImageFormat.enumerant(m.format).map_or("unknown", |e| e.name);
                 return Err(image(format!("a storage image of format {name}, which WGSL's storage textures lack"), inst));
             };
-            let access = match self.image_access.get(&user).copied().unwrap_or(2) {
-                1 => "read",
-                2 => "write",
-                // Beyond r32float/r32sint/r32uint, a browser needs the
-                // device feature `texture-formats-tier2` for read_write.
-                _ => "read_write",
-            };
+            let access = self.plan.image_access(user);
             return Ok(format!("texture_storage_{shape}<{fmt}, {access}>"));
         }
         let t = match self.num(m.sampled_type).map(|n| n.kind) {
@@ -171,7 +73,7 @@ impl W<'_> {
             Some(Kind::U32) => "u32",
             _ => return Err(image("a sampled image of a type other than f32, i32 or u32".into(), inst)),
         };
-        Ok(if m.ms {
+        Ok(if m.multisampled {
             if shape != "2d" {
                 return Err(image("a multisampled image other than 2D".into(), inst));
             }
@@ -182,8 +84,8 @@ impl W<'_> {
     }
 
     /// The channel type of image `img`'s texels (vec4 of it).
-    fn texel_num(&self, img: u32) -> Option<Num> {
-        let m = self.img(self.ir.type_of(img)?)?;
+    pub(in crate::wgsl::write) fn texel_num(&self, img: u32) -> Option<Num> {
+        let m = self.image_type(self.ir.type_of(img)?)?;
         let kind = if m.sampled == 2 {
             let f = texel_format(m.format)?;
             if f.ends_with("uint") {
@@ -200,9 +102,9 @@ impl W<'_> {
     }
 
     /// `coord` split for an arrayed image: (`coords`, `layer`).
-    fn coords(&mut self, f: &mut F, img: u32, coord: u32) -> Result<(String, Option<String>), Refusal> {
+    pub(in crate::wgsl::write) fn coords(&mut self, f: &mut FunctionContext, img: u32, coord: u32) -> Result<(String, Option<String>), Refusal> {
         let c = self.val(f, coord)?;
-        let arrayed = self.ir.type_of(img).and_then(|t| self.img(t)).is_some_and(|m| m.arrayed);
+        let arrayed = self.ir.type_of(img).and_then(|t| self.image_type(t)).is_some_and(|m| m.arrayed);
         if !arrayed {
             return Ok((c, None));
         }
@@ -214,15 +116,15 @@ impl W<'_> {
 
     /// An image instruction as WGSL: `Some(expression)` for a value, `None`
     /// when it wrote its own statement.
-    pub fn image_inst(&mut self, f: &mut F, i: usize, w: &[u32]) -> Result<Option<String>, Refusal> {
+    pub(in crate::wgsl::write) fn image_inst(&mut self, f: &mut FunctionContext, i: usize, words: &[u32]) -> Result<Option<String>, Refusal> {
         let at = Some(i as u32);
         let o = self.ir.opcode(i);
-        let arg = |k: usize| w.get(k).copied().unwrap_or(0);
+        let arg = |k: usize| words.get(k).copied().unwrap_or(0);
         match o {
             op::OpImageRead | op::OpImageFetch => {
                 let (rt, img, coord) = (arg(0), arg(2), arg(3));
                 // Image operands: only Lod (fetch) and Sample go through.
-                let mask = w.get(4).copied().unwrap_or(0);
+                let mask = words.get(4).copied().unwrap_or(0);
                 use crate::grammar::image_operands as io;
                 if mask & !(io::Lod | io::Sample) != 0 {
                     return Err(image("an image read with operands WGSL's textureLoad lacks (offsets, gradients)".into(), at));
@@ -233,7 +135,7 @@ impl W<'_> {
                 if let Some(l) = layer {
                     args.push(l);
                 }
-                let is_storage = self.ir.type_of(img).and_then(|t| self.img(t)).is_some_and(|m| m.sampled == 2);
+                let is_storage = self.ir.type_of(img).and_then(|t| self.image_type(t)).is_some_and(|m| m.sampled == 2);
                 if mask & (io::Lod | io::Sample) != 0 {
                     args.push(self.val(f, arg(5))?);
                 } else if !is_storage {
@@ -252,7 +154,7 @@ impl W<'_> {
             }
             op::OpImageWrite => {
                 let (img, coord, texel) = (arg(0), arg(1), arg(2));
-                if w.len() > 3 {
+                if words.len() > 3 {
                     return Err(image("an image write with image operands".into(), at));
                 }
                 let want = self.texel_num(img).ok_or_else(|| image("an image of an odd texel type".into(), at))?;
@@ -278,7 +180,7 @@ impl W<'_> {
                 let t = self.val(f, img)?;
                 let lod = if o == op::OpImageQuerySizeLod { format!(", {}", self.val(f, arg(3))?) } else { String::new() };
                 let want = self.num(rt).ok_or_else(|| image("a size query of an odd type".into(), at))?;
-                let m = self.ir.type_of(img).and_then(|t| self.img(t)).ok_or_else(|| image("a size query of a non-image".into(), at))?;
+                let m = self.ir.type_of(img).and_then(|t| self.image_type(t)).ok_or_else(|| image("a size query of a non-image".into(), at))?;
                 let dims = format!("textureDimensions({t}{lod})");
                 let u = if m.arrayed { format!("vec{}<u32>({dims}, textureNumLayers({t}))", want.n) } else { dims };
                 Ok(Some(if want.kind == Kind::U32 { u } else { format!("{}({u})", want.text()) }))
@@ -306,12 +208,12 @@ impl W<'_> {
     }
 
     /// Whether image `img`'s storage format has one channel.
-    fn single_channel(&self, img: u32) -> bool {
-        self.ir.type_of(img).and_then(|t| self.img(t)).and_then(|m| texel_format(m.format)).is_some_and(|f| f.starts_with("r32"))
+    pub(in crate::wgsl::write) fn single_channel(&self, img: u32) -> bool {
+        self.ir.type_of(img).and_then(|t| self.image_type(t)).and_then(|m| texel_format(m.format)).is_some_and(|f| f.starts_with("r32"))
     }
 
     /// A u32 expression as result type `rt` (u32 or i32).
-    fn u32_as(&self, rt: u32, e: String) -> String {
+    pub(in crate::wgsl::write) fn u32_as(&self, rt: u32, e: String) -> String {
         match self.num(rt) {
             Some(n) if n.kind == Kind::I32 => format!("i32({e})"),
             _ => e,
@@ -319,7 +221,7 @@ impl W<'_> {
     }
 
     /// The declaration of an image or sampler variable at (group, binding).
-    pub fn handle_decl(&mut self, var: u32, name: &str, pointee: u32, group: u32, binding: u32, at: u32) -> Result<String, Refusal> {
+    pub(in crate::wgsl::write) fn handle_decl(&mut self, var: u32, name: &str, pointee: u32, group: u32, binding: u32, at: u32) -> Result<String, Refusal> {
         let t = match self.ir.ty(pointee).map(|t| t.ty.clone()) {
             Some(Type::Image { .. }) => self.image_ty_of(pointee, at, var)?,
             Some(Type::Sampler) => String::from("sampler"),

@@ -1,10 +1,14 @@
 //! Functions: parameters, local and hoisted variables, and the walk of the
-//! function's [`Shape`] into WGSL statements.
+//! function's [`Shape`] into WGSL statements. A [`FunctionContext`] holds
+//! what the writer knows of the function being written (naga's back ends
+//! call it the function context): its names, the reference expressions of
+//! its pointers, the values hoisted to `var`s, and the current indentation.
 
-use super::W;
-use super::names::{Name, Scope};
-use super::refuse::Refusal;
-use super::shape::{CaseValues, Cond, Selector, Shape, Stmt};
+use super::ModuleWriter;
+use crate::wgsl::names::{Name, Scope};
+use crate::wgsl::refuse::{Refusal, RefusalCode};
+use crate::wgsl::shape::{CaseValues, Cond, Selector, Shape, Stmt};
+use crate::wgsl::types::Kind;
 use crate::cfg::FunctionCfg;
 use crate::grammar::{OperandKind, op, storage_class as sc};
 use crate::ir::Type;
@@ -20,7 +24,7 @@ use alloc::vec::Vec;
 const MAX_NESTING: usize = 127;
 
 /// One function being written.
-pub(crate) struct F<'c> {
+pub(super) struct FunctionContext<'c> {
     pub cfg: &'c FunctionCfg,
     /// The function's own names (checked with the module's).
     pub scope: Scope,
@@ -30,7 +34,7 @@ pub(crate) struct F<'c> {
     /// an expression: an image's variable).
     pub other: String,
     /// Reference expressions of pointer values (variables, access chains,
-    /// parameters): ranges of `ref_text` ([`F::ref_of`]).
+    /// parameters): ranges of `ref_text` ([`FunctionContext::ref_of`]).
     pub refs: IdMap<(u32, u32)>,
     /// The text of `refs`, one after another (no String each).
     pub ref_text: String,
@@ -41,37 +45,37 @@ pub(crate) struct F<'c> {
     pub vars: Vec<String>,
     /// The function's WGSL return type, if not void.
     pub ret: Option<String>,
-    /// While set, constants read as run-time values (see `W::inst`).
+    /// While set, constants read as run-time values (see `expr`).
     pub opaque: bool,
     /// The block written last: control-flow lines map to its terminator.
     pub last: Option<u32>,
 }
 
-impl F<'_> {
+impl FunctionContext<'_> {
     /// The text of a name in `names`.
-    pub fn text_of(&self, n: Name) -> &str {
+    pub(super) fn text_of(&self, n: Name) -> &str {
         if n.other { self.other.get(n.start as usize..n.end as usize).unwrap_or("") } else { self.scope.text_of(n) }
     }
 
     /// The name of value `id`, if it has one.
-    pub fn name(&self, id: u32) -> Option<&str> {
+    pub(super) fn name(&self, id: u32) -> Option<&str> {
         self.names.get(&id).map(|&n| self.text_of(n))
     }
 
     /// The reference expression of pointer `id`, if it has one here.
-    pub fn ref_of(&self, id: u32) -> Option<&str> {
+    pub(super) fn ref_of(&self, id: u32) -> Option<&str> {
         self.refs.get(&id).map(|&(a, b)| self.ref_text.get(a as usize..b as usize).unwrap_or(""))
     }
 
     /// Set the reference expression of pointer `id` to `s`.
-    pub fn set_ref(&mut self, id: u32, s: &str) {
+    pub(super) fn set_ref(&mut self, id: u32, s: &str) {
         let start = self.ref_text.len() as u32;
         self.ref_text.push_str(s);
         self.refs.insert(id, (start, self.ref_text.len() as u32));
     }
 
     /// Name value `id` by the expression `s` (no name of the scope).
-    pub fn name_by(&mut self, id: u32, s: &str) {
+    pub(super) fn name_by(&mut self, id: u32, s: &str) {
         let start = self.other.len() as u32;
         self.other.push_str(s);
         self.names.insert(id, Name { start, end: self.other.len() as u32, other: true });
@@ -80,7 +84,7 @@ impl F<'_> {
 
 /// Values by id: a Vec indexed by id for the ids of usual modules, a map
 /// above (a module may declare any id bound).
-pub(crate) struct IdMap<V> {
+pub(super) struct IdMap<V> {
     dense: Vec<Option<V>>,
     sparse: BTreeMap<u32, V>,
 }
@@ -91,15 +95,15 @@ const DENSE_IDS: u32 = 1 << 16;
 impl<V> IdMap<V> {
     /// For the ids below `bound` (the module's id bound): room for them all
     /// (up to 4096) at the first insert, not grown id by id.
-    pub fn with_bound(bound: u32) -> Self {
+    pub(super) fn with_bound(bound: u32) -> Self {
         IdMap { dense: Vec::with_capacity(bound.min(4096) as usize), sparse: BTreeMap::new() }
     }
 
-    pub fn get(&self, id: &u32) -> Option<&V> {
+    pub(super) fn get(&self, id: &u32) -> Option<&V> {
         if *id < DENSE_IDS { self.dense.get(*id as usize).and_then(Option::as_ref) } else { self.sparse.get(id) }
     }
 
-    pub fn insert(&mut self, id: u32, v: V) -> Option<V> {
+    pub(super) fn insert(&mut self, id: u32, v: V) -> Option<V> {
         if id >= DENSE_IDS {
             return self.sparse.insert(id, v);
         }
@@ -151,32 +155,32 @@ pub fn is_skipped(opcode: u16) -> bool {
     ) || crate::cfg::is_terminator_opcode(opcode)
 }
 
-impl W<'_> {
+impl ModuleWriter<'_> {
     /// Whether `ty` is a pointer type.
-    pub fn is_pointer(&self, ty: u32) -> bool {
+    pub(super) fn is_pointer(&self, ty: u32) -> bool {
         matches!(self.ir.ty(ty).map(|t| &t.ty), Some(Type::Pointer { .. }))
     }
 
     /// Write function `fid`.
-    pub fn function(&mut self, fid: u32) -> Result<(), Refusal> {
+    pub(super) fn function(&mut self, fid: u32) -> Result<(), Refusal> {
         let ir = self.ir;
         let Some(func) = ir.function(fid).cloned() else {
-            return Err(Refusal::new("wgsl.invalid", format!("%{fid} is not a function"), None));
+            return Err(Refusal::new(RefusalCode::Invalid, format!("%{fid} is not a function"), None));
         };
         let at = Some(func.inst);
         let Some(fcfg) = self.cfg.functions.iter().find(|c| c.id == fid) else {
-            return Err(Refusal::new("wgsl.invalid", "a function without blocks", at));
+            return Err(Refusal::new(RefusalCode::Invalid, "a function without blocks", at));
         };
         if fcfg.blocks.is_empty() {
-            return Err(Refusal::new("wgsl.invalid", "a function declaration without a body", at));
+            return Err(Refusal::new(RefusalCode::Invalid, "a function declaration without a body", at));
         }
         let shape = (self.structure)(&ir.module, fcfg).map_err(|e| {
             let inst = fcfg.blocks.get(e.block as usize).map_or(func.inst, |b| b.start);
-            Refusal::new("wgsl.control-flow", e.message, Some(inst))
+            Refusal::new(RefusalCode::ControlFlow, e.message, Some(inst))
         })?;
         let fname = self.globals_scope.fresh_numbered(None, ir.name(fid), "f", fid);
         self.global_names.insert(fid, fname.clone());
-        let mut f = F {
+        let mut f = FunctionContext {
             cfg: fcfg,
             scope: Scope::default(),
             names: IdMap::with_bound(ir.module.header.bound),
@@ -200,7 +204,7 @@ impl W<'_> {
             if let Some(Type::Pointer { storage, .. }) = ir.ty(pt).map(|t| &t.ty) {
                 if !matches!(*storage, sc::Function | sc::Private) {
                     return Err(Refusal::new(
-                        "wgsl.pointer-parameter",
+                        RefusalCode::PointerParameter,
                         "a pointer parameter into memory other than function or private",
                         pi,
                     ));
@@ -228,14 +232,14 @@ impl W<'_> {
             if ir.opcode(i) != op::OpVariable {
                 continue;
             }
-            let w = ir.words(i);
-            let (Some(&pt), Some(&id)) = (w.first(), w.get(1)) else { continue };
+            let words = ir.words(i);
+            let (Some(&pt), Some(&id)) = (words.first(), words.get(1)) else { continue };
             let Some(&Type::Pointer { pointee: Some(pointee), .. }) = ir.ty(pt).map(|t| &t.ty) else {
-                return Err(Refusal::new("wgsl.physical-pointer", "an untyped variable", Some(i as u32)));
+                return Err(Refusal::new(RefusalCode::PhysicalPointer, "an untyped variable", Some(i as u32)));
             };
             let t = self.ty(pointee, i as u32)?;
             let name = f.scope.fresh_name(Some(&self.globals_scope), ir.name(id), "v", id);
-            let init = match w.get(3) {
+            let init = match words.get(3) {
                 Some(&c) if ir.constant(c).is_some() => Some(self.const_expr(c)?),
                 _ => None,
             };
@@ -286,7 +290,7 @@ impl W<'_> {
     /// Decide which values are used outside the block that defines them
     /// (or by an OpPhi or a terminator, whose uses the shape may move): those
     /// become `var`s at the top of the function.
-    fn find_hoisted(&self, f: &mut F) -> Result<(), Refusal> {
+    fn find_hoisted(&self, f: &mut FunctionContext) -> Result<(), Refusal> {
         let ir = self.ir;
         // The block of each instruction of the function (by index from the
         // first block's label), `u32::MAX` outside blocks.
@@ -308,7 +312,7 @@ impl W<'_> {
                 if o == op::OpPhi {
                     let id = ir.result_id(i).unwrap_or(0);
                     if ir.type_of(id).is_some_and(|t| self.is_pointer(t)) {
-                        return Err(Refusal::new("wgsl.variable-pointer", "an OpPhi of pointers", Some(i as u32)));
+                        return Err(Refusal::new(RefusalCode::VariablePointer, "an OpPhi of pointers", Some(i as u32)));
                     }
                     f.hoisted.insert(id);
                 }
@@ -324,7 +328,7 @@ impl W<'_> {
         Ok(())
     }
 
-    fn use_in(&self, f: &mut F, defs: &Defs, id: u32, b: u32, far: bool, depth: u32) {
+    fn use_in(&self, f: &mut FunctionContext, defs: &Defs, id: u32, b: u32, far: bool, depth: u32) {
         let ir = self.ir;
         let Some(i) = ir.def(id) else { return };
         // Only values defined in this function's blocks.
@@ -356,14 +360,14 @@ impl W<'_> {
     }
 
     /// Write statements.
-    pub fn stmts(&mut self, f: &mut F, body: &[Stmt]) -> Result<(), Refusal> {
+    pub(super) fn stmts(&mut self, f: &mut FunctionContext, body: &[Stmt]) -> Result<(), Refusal> {
         for s in body {
             self.stmt(f, s)?;
         }
         Ok(())
     }
 
-    fn stmt(&mut self, f: &mut F, s: &Stmt) -> Result<(), Refusal> {
+    fn stmt(&mut self, f: &mut FunctionContext, s: &Stmt) -> Result<(), Refusal> {
         let n = f.indent;
         // Braces open around this statement's own statements: `f.indent`
         // counts those already open (the function body's is 1).
@@ -377,7 +381,7 @@ impl W<'_> {
         if n + opens > MAX_NESTING {
             let at = f.cfg.blocks.first().map(|b| b.start);
             return Err(Refusal::new(
-                "wgsl.nesting",
+                RefusalCode::Nesting,
                 format!(
                     "loops and switches nested deeper than WGSL's {MAX_NESTING} brace-enclosed statements (nested selections are flattened)"
                 ),
@@ -415,7 +419,7 @@ impl W<'_> {
             Stmt::Switch { selector, cases } => {
                 let (sel, signed) = match selector {
                     Selector::Id(id) => {
-                        let signed = self.num_of(*id).is_some_and(|x| x.kind == super::types::Kind::I32);
+                        let signed = self.num_of(*id).is_some_and(|x| x.kind == Kind::I32);
                         (self.val(f, *id)?, signed)
                     }
                     Selector::Var(v) => (f.vars.get(*v as usize).cloned().unwrap_or_default(), false),
@@ -501,7 +505,7 @@ impl W<'_> {
     /// The source of a control-flow line: the terminator of the block
     /// written last (the branch that leads here), else the function's first
     /// block's label.
-    fn term(&self, f: &F) -> Option<u32> {
+    fn term(&self, f: &FunctionContext) -> Option<u32> {
         f.last
             .and_then(|b| f.cfg.blocks.get(b as usize))
             .and_then(|b| b.terminator)
@@ -510,8 +514,8 @@ impl W<'_> {
 
     /// The branch (`opcode`: OpBranchConditional or OpSwitch) on `id`: the
     /// terminator of the block written last if it is one, else the
-    /// function's first such branch, else [`W::term`].
-    fn branch_on(&self, f: &F, opcode: u16, id: u32) -> Option<u32> {
+    /// function's first such branch, else [`ModuleWriter::term`].
+    fn branch_on(&self, f: &FunctionContext, opcode: u16, id: u32) -> Option<u32> {
         let ir = self.ir;
         let on = |t: u32| ir.opcode(t as usize) == opcode && ir.words(t as usize).first() == Some(&id);
         let last = f.last.and_then(|b| f.cfg.blocks.get(b as usize)).and_then(|b| b.terminator);
@@ -522,7 +526,7 @@ impl W<'_> {
 
     /// The source of a condition's test: the OpBranchConditional on its
     /// value, or for a guard or dispatch variable, the last branch.
-    fn cond_at(&self, f: &F, c: &Cond) -> Option<u32> {
+    fn cond_at(&self, f: &FunctionContext, c: &Cond) -> Option<u32> {
         match c {
             Cond::Id(id) => self.branch_on(f, op::OpBranchConditional, *id),
             Cond::Not(c) => self.cond_at(f, c),
@@ -531,7 +535,7 @@ impl W<'_> {
     }
 
     /// A condition's expression.
-    pub fn cond(&mut self, f: &mut F, c: &Cond) -> Result<String, Refusal> {
+    pub(super) fn cond(&mut self, f: &mut FunctionContext, c: &Cond) -> Result<String, Refusal> {
         Ok(match c {
             Cond::Id(id) => self.val(f, *id)?,
             Cond::Not(c) => format!("!({})", self.cond(f, c)?),
@@ -545,7 +549,7 @@ impl W<'_> {
 
     /// The OpPhi copies of block `to` for the edge from `from`: all values
     /// read before any variable is written.
-    fn phis(&mut self, f: &mut F, from: u32, to: u32) -> Result<(), Refusal> {
+    fn phis(&mut self, f: &mut FunctionContext, from: u32, to: u32) -> Result<(), Refusal> {
         let (Some(src), Some(dst)) = (f.cfg.blocks.get(from as usize), f.cfg.blocks.get(to as usize)) else {
             return Ok(());
         };
@@ -555,9 +559,9 @@ impl W<'_> {
             if self.ir.opcode(i) != op::OpPhi {
                 continue;
             }
-            let w = self.ir.words(i);
-            let id = w.get(1).copied().unwrap_or(0);
-            let Some(v) = w.get(2..).unwrap_or(&[]).chunks(2).find(|p| p.len() == 2 && p[1] == label).map(|p| p[0])
+            let words = self.ir.words(i);
+            let id = words.get(1).copied().unwrap_or(0);
+            let Some(v) = words.get(2..).unwrap_or(&[]).chunks(2).find(|p| p.len() == 2 && p[1] == label).map(|p| p[0])
             else { continue };
             let e = self.val(f, v)?;
             copies.push((i as u32, f.names.get(&id).cloned().unwrap_or_default(), e));

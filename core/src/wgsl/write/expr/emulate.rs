@@ -16,39 +16,39 @@
 //!   ULPs, more for an ill-conditioned matrix. A singular matrix divides by
 //!   zero (infinities or NaNs), where SPIR-V leaves the result undefined.
 
-use super::W;
-use super::func::F;
-use super::refuse::Refusal;
-use super::types::{Kind, cast};
 use crate::grammar::op;
 use crate::ir::Type;
+use crate::wgsl::refuse::{Refusal, RefusalCode};
+use crate::wgsl::types::{Kind, cast};
+use crate::wgsl::write::ModuleWriter;
+use crate::wgsl::write::function::FunctionContext;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-impl W<'_> {
+impl ModuleWriter<'_> {
     /// The name of helper `key`, declared by `decl(name)` the first time.
     /// The name is unique among the globals and the current function's
     /// locals (later locals avoid the globals' names).
-    fn helper(&mut self, f: &F, key: String, base: &str, at: u32, decl: impl FnOnce(&mut Self, &str) -> String) -> String {
+    pub(in crate::wgsl::write) fn helper(&mut self, f: &FunctionContext, key: String, base: &str, at: u32, decl: impl FnOnce(&mut Self, &str) -> String) -> String {
         if let Some(n) = self.helpers.get(&key) {
             return n.clone();
         }
         let n = self.globals_scope.fresh_under(Some(&f.scope), Some(base), format_args!("{base}"));
         let d = decl(self, &n);
-        self.wrapper_decls.push((at, d));
+        self.extra_decls.push((at, d));
         self.helpers.insert(key, n.clone());
         n
     }
 
     /// OpUMulExtended / OpSMulExtended: `S(a * b, mul_hi(a, b))`.
-    pub(super) fn mul_extended(&mut self, f: &mut F, i: usize, w: &[u32]) -> Result<String, Refusal> {
+    pub(in crate::wgsl::write) fn mul_extended(&mut self, f: &mut FunctionContext, i: usize, words: &[u32]) -> Result<String, Refusal> {
         let at = i as u32;
         let signed = self.ir.opcode(i) == op::OpSMulExtended;
-        let (rt, a, b) = (w[0], w.get(2).copied().unwrap_or(0), w.get(3).copied().unwrap_or(0));
+        let (rt, a, b) = (words[0], words.get(2).copied().unwrap_or(0), words.get(3).copied().unwrap_or(0));
         let member = self.ir.ty(rt).and_then(|t| t.members().first().map(|m| m.ty));
         let Some(m) = member.and_then(|m| self.num(m)).filter(|n| n.kind.is_int()) else {
-            return Err(Refusal::new("wgsl.type", "an extended multiplication of a type WGSL lacks", Some(at)));
+            return Err(Refusal::new(RefusalCode::Type, "an extended multiplication of a type WGSL lacks", Some(at)));
         };
         let u = m.with(Kind::U32);
         let t = u.text();
@@ -80,17 +80,17 @@ impl W<'_> {
     }
 
     /// GLSL.std.450 MatrixInverse of a square f32 or f16 matrix.
-    pub(super) fn matrix_inverse(&mut self, f: &mut F, i: usize, w: &[u32]) -> Result<String, Refusal> {
+    pub(in crate::wgsl::write) fn matrix_inverse(&mut self, f: &mut FunctionContext, i: usize, words: &[u32]) -> Result<String, Refusal> {
         let at = i as u32;
-        let rt = w[0];
-        let x = w.get(4).copied().unwrap_or(0);
+        let rt = words[0];
+        let x = words.get(4).copied().unwrap_or(0);
         let (col, n) = match self.ir.ty(rt).map(|t| &t.ty) {
             Some(Type::Matrix { column, columns }) => (*column, *columns),
             _ => (0, 0),
         };
         let c = self.num(col).filter(|c| matches!(c.kind, Kind::F32 | Kind::F16) && c.n == n && (2..=4).contains(&n));
         let Some(c) = c else {
-            return Err(Refusal::new("wgsl.instruction", "MatrixInverse of a matrix that is not square", Some(at)));
+            return Err(Refusal::new(RefusalCode::Instruction, "MatrixInverse of a matrix that is not square", Some(at)));
         };
         let t = self.ty(rt, at)?;
         let v = c.text();

@@ -1,0 +1,629 @@
+//! The plan: everything decided about a module before any WGSL is written,
+//! immutable while the writer ([`super::write`]) reads it, as naga's
+//! validator gives its back ends a `ModuleInfo`. It holds the chosen entry
+//! points with their WGSL names and stages, the call tree, the module-scope
+//! variables the call tree uses, the memory atomics touch, the access of
+//! each storage image, the structs laid out by uniform rules, the
+//! push-constant block's address space, the overrides with their names and
+//! values, the bindings the lowering introduces, and the module's names
+//! taken before writing.
+//!
+//! The module-wide refusals are decided here ([`ModulePlan::build`] returns
+//! the first): a capability, addressing model or 64-bit type WGSL lacks, no
+//! entry point, an atomic whose memory cannot be traced, two push-constant
+//! blocks or one no layout rules fit, a non-finite override. What depends on
+//! one instruction or one declaration is refused where the writer meets it,
+//! so that the first refusal reported is the first in the output's order.
+
+use super::Options;
+use super::literal::literal;
+use super::names::Scope;
+use super::refuse::{Refusal, RefusalCode};
+use super::types::{Num, check_layout, layout, num, round_up};
+use crate::grammar::{execution_model, op, storage_class as sc};
+use crate::ir::{ConstValue, Ir, Type};
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// What the writer reads about a module (see the module's documentation).
+pub struct ModulePlan<'a> {
+    ir: &'a Ir,
+    /// The chosen entry points, in the module's order.
+    pub entries: Vec<EntryPlan>,
+    /// The functions to write: the entry points' call trees, callees first.
+    pub functions: Vec<u32>,
+    /// The module-scope variables the functions refer to.
+    pub used_globals: BTreeSet<u32>,
+    atomics: Atomics,
+    /// Per storage image type, and per variable an image is loaded from:
+    /// [`READ`] and [`WRITE`] bits.
+    image_access: BTreeMap<u32, u8>,
+    /// Structs and arrays reachable from uniform buffers (uniform layout rules).
+    uniform_structs: BTreeSet<u32>,
+    push_space: PushConstantSpace,
+    /// The overrides (scalar spec constants with a SpecId), in the module's order.
+    pub overrides: Vec<Override>,
+    /// Whether the call tree uses more than one Block-decorated Workgroup
+    /// variable: they share one memory (SPV_KHR_workgroup_memory_explicit_layout),
+    /// which WGSL's workgroup variables never do.
+    pub aliased_workgroup_blocks: bool,
+    /// The bindings the lowering introduces ([`super::Wgsl::introduced`]).
+    pub introduced: Vec<Introduced>,
+    /// The module-scope names taken before writing: the entry wrappers'
+    /// parameters, the entry points and the overrides (handed to the writer,
+    /// which goes on from them).
+    pub names: Scope,
+}
+
+/// An image is read (OpImageRead).
+pub const READ: u8 = 1;
+/// An image is written (OpImageWrite).
+pub const WRITE: u8 = 2;
+
+/// An entry point to lower.
+pub struct EntryPlan {
+    /// Its index in the IR's entry points.
+    pub index: usize,
+    /// Its WGSL name (the SPIR-V one where it is free: a runner finds the
+    /// entry point by it).
+    pub name: String,
+    /// Its WGSL stage, or why WebGPU has none (refused when its wrapper is
+    /// written).
+    pub stage: Result<Stage, Refusal>,
+}
+
+/// A WebGPU shader stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Compute,
+    Vertex,
+    Fragment,
+}
+
+impl Stage {
+    /// The stage's attribute name (`@compute`).
+    pub fn attribute(self) -> &'static str {
+        match self {
+            Stage::Compute => "compute",
+            Stage::Vertex => "vertex",
+            Stage::Fragment => "fragment",
+        }
+    }
+}
+
+/// An override: a scalar spec constant with a SpecId below 65536.
+pub struct Override {
+    pub id: u32,
+    /// Its instruction.
+    pub inst: u32,
+    pub spec_id: u32,
+    pub name: String,
+    pub ty: Num,
+    /// Its default value, as a literal.
+    pub value: String,
+}
+
+/// The address space of the push-constant block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushConstantSpace {
+    /// Where WGSL's uniform layout rules give its Offsets and ArrayStrides.
+    Uniform,
+    /// Where only the storage address space's rules do.
+    StorageRead,
+}
+
+impl PushConstantSpace {
+    /// The address space as WGSL writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PushConstantSpace::Uniform => "uniform",
+            PushConstantSpace::StorageRead => "storage, read",
+        }
+    }
+}
+
+/// A binding the lowering introduced (see [`super::Wgsl::introduced`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Introduced {
+    pub group: u32,
+    pub binding: u32,
+    pub kind: IntroducedKind,
+    /// The SPIR-V variable it stands for.
+    pub variable: u32,
+}
+
+/// What an introduced binding holds, and how it is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntroducedKind {
+    /// The push-constant block as `var<uniform>`: the runner fills it with
+    /// the push-constant bytes.
+    PushConstantUniform,
+    /// The push-constant block as `var<storage, read>` (its offsets or
+    /// strides break the uniform address space's layout rules, not the
+    /// storage address space's).
+    PushConstantStorage,
+}
+
+/// The (group, binding) a push-constant block becomes: in the highest
+/// descriptor set the module declares (0 when none), one past its highest
+/// binding, so that no resource of the module has it and no bind group is
+/// added beyond WebGPU's four.
+pub fn push_constant_slot(ir: &Ir) -> (u32, u32) {
+    let group = ir.globals.iter().filter_map(|v| v.set).max().unwrap_or(0);
+    let binding = ir
+        .globals
+        .iter()
+        .filter(|v| v.set.unwrap_or(0) == group && (v.set.is_some() || v.binding.is_some()))
+        .filter_map(|v| v.binding)
+        .max()
+        .map_or(0, |b| b + 1);
+    (group, binding)
+}
+
+/// Whether `opcode` is one of the atomics WGSL has.
+pub fn is_atomic(opcode: u16) -> bool {
+    (op::OpAtomicLoad..=op::OpAtomicXor).contains(&opcode)
+}
+
+/// The memory atomics touch.
+#[derive(Default)]
+struct Atomics {
+    /// (struct, member) pairs.
+    members: BTreeSet<(u32, u32)>,
+    /// Array types whose elements they touch.
+    elements: BTreeSet<u32>,
+    /// Variables (scalars).
+    variables: BTreeSet<u32>,
+}
+
+/// Where an atomic lives.
+enum AtomicSite {
+    Variable(u32),
+    Member(u32, u32),
+    Element(u32),
+}
+
+impl<'a> ModulePlan<'a> {
+    /// The plan of lowering `ir` as `opts` asks; the first module-wide refusal.
+    pub fn build(ir: &'a Ir, opts: &Options) -> Result<ModulePlan<'a>, Refusal> {
+        check_module(ir)?;
+        let chosen: Vec<usize> = (0..ir.entry_points.len())
+            .filter(|&k| opts.entry.as_ref().is_none_or(|n| *n == ir.entry_points[k].name))
+            .collect();
+        if chosen.is_empty() {
+            let msg = match &opts.entry {
+                Some(n) => alloc::format!("no entry point named \"{n}\""),
+                None => String::from("the module has no entry point"),
+            };
+            return Err(Refusal::new(RefusalCode::EntryPoint, msg, None));
+        }
+        let mut plan = ModulePlan {
+            ir,
+            entries: Vec::new(),
+            functions: call_tree(ir, &chosen),
+            used_globals: BTreeSet::new(),
+            atomics: Atomics::default(),
+            image_access: BTreeMap::new(),
+            uniform_structs: BTreeSet::new(),
+            push_space: PushConstantSpace::Uniform,
+            overrides: Vec::new(),
+            aliased_workgroup_blocks: false,
+            introduced: Vec::new(),
+            names: Scope::default(),
+        };
+        // The entry wrappers' parameter names: no global may shadow them.
+        plan.names.take_numbered("p", 64);
+        plan.names.take("flat_index");
+        plan.names.take("flat_group");
+        plan.find_atomics()?;
+        plan.find_image_access();
+        // Entry names first: the runner finds them by their SPIR-V names.
+        for &e in &chosen {
+            let ep = &ir.entry_points[e];
+            let name = plan.names.fresh(Some(&ep.name), "main");
+            let stage = match ep.model {
+                execution_model::GLCompute => Ok(Stage::Compute),
+                execution_model::Vertex => Ok(Stage::Vertex),
+                execution_model::Fragment => Ok(Stage::Fragment),
+                _ => Err(Refusal::new(RefusalCode::Stage, "an entry point of a stage WebGPU lacks", Some(ep.inst))),
+            };
+            plan.entries.push(EntryPlan { index: e, name, stage });
+        }
+        plan.used_globals = plan.find_used_globals();
+        // Uniform layout rules first: they decide how arrays are declared.
+        plan.plan_push_constants()?;
+        for v in &ir.globals {
+            if !plan.used_globals.contains(&v.id) {
+                continue;
+            }
+            let block = v.pointee.and_then(|p| ir.ty(p)).and_then(|t| t.block);
+            let is_struct = v.pointee.is_some_and(|p| matches!(ir.ty(p).map(|t| &t.ty), Some(Type::Struct { .. })));
+            // A Uniform block, and a Uniform struct that is no BufferBlock
+            // (declared `var<uniform>`).
+            let uniform = v.storage == sc::Uniform
+                && (block == Some(crate::ir::BlockKind::Block) || (is_struct && block != Some(crate::ir::BlockKind::BufferBlock)));
+            if uniform && let Some(p) = v.pointee {
+                plan.mark_uniform(p);
+            }
+        }
+        plan.plan_overrides()?;
+        let workgroup_blocks = ir
+            .globals
+            .iter()
+            .filter(|g| plan.used_globals.contains(&g.id) && g.storage == sc::Workgroup)
+            .filter(|g| g.pointee.and_then(|p| ir.ty(p)).is_some_and(|t| t.block.is_some()))
+            .count();
+        plan.aliased_workgroup_blocks = workgroup_blocks > 1;
+        Ok(plan)
+    }
+
+    /// Whether `id` is a module-scope variable the call tree uses.
+    pub fn uses_global(&self, id: u32) -> bool {
+        self.used_globals.contains(&id)
+    }
+
+    /// The address space of the push-constant block.
+    pub fn push_space(&self) -> PushConstantSpace {
+        self.push_space
+    }
+
+    /// Whether struct or array `ty` is laid out by uniform rules.
+    pub fn is_uniform(&self, ty: u32) -> bool {
+        self.uniform_structs.contains(&ty)
+    }
+
+    /// Whether atomics touch variable `v`.
+    pub fn atomic_variable(&self, v: u32) -> bool {
+        self.atomics.variables.contains(&v)
+    }
+
+    /// Whether atomics touch member `k` of struct `st`.
+    pub fn atomic_member(&self, st: u32, k: u32) -> bool {
+        self.atomics.members.contains(&(st, k))
+    }
+
+    /// Whether atomics touch the elements of array type `arr`.
+    pub fn atomic_elements(&self, arr: u32) -> bool {
+        self.atomics.elements.contains(&arr)
+    }
+
+    /// Whether a load or store through `ptr` touches atomic memory.
+    pub fn is_atomic_ptr(&self, ptr: u32) -> bool {
+        let a = &self.atomics;
+        // Most modules have no atomics: nothing to look up.
+        if a.variables.is_empty() && a.members.is_empty() && a.elements.is_empty() {
+            return false;
+        }
+        match self.atomic_site(ptr) {
+            Some(AtomicSite::Variable(v)) => a.variables.contains(&v),
+            Some(AtomicSite::Member(s, k)) => a.members.contains(&(s, k)),
+            Some(AtomicSite::Element(e)) => a.elements.contains(&e),
+            None => false,
+        }
+    }
+
+    /// The access of storage image `user` (a variable or an image type):
+    /// `read`, `write` (also when neither is seen) or `read_write`.
+    pub fn image_access(&self, user: u32) -> &'static str {
+        match self.image_access.get(&user).copied().unwrap_or(WRITE) {
+            READ => "read",
+            WRITE => "write",
+            // Beyond r32float/r32sint/r32uint, a browser needs the
+            // device feature `texture-formats-tier2` for read_write.
+            _ => "read_write",
+        }
+    }
+
+    /// The ArrayStride of `arr` when its elements need a wrapper struct
+    /// (WGSL's own stride differs, or the uniform address space needs a
+    /// multiple of 16).
+    pub fn wrap_stride(&self, arr: u32) -> Option<u32> {
+        let t = self.ir.ty(arr)?;
+        let (Type::Array { element, .. } | Type::RuntimeArray { element }) = t.ty else { return None };
+        let st = t.array_stride?;
+        let (a, s) = layout(self.ir, element, false)?;
+        let natural = round_up(a, s);
+        let uniform = self.uniform_structs.contains(&arr);
+        (st as u64 != natural || (uniform && !natural.is_multiple_of(16))).then_some(st)
+    }
+
+    /// The atomic site `ptr` points at.
+    fn atomic_site(&self, ptr: u32) -> Option<AtomicSite> {
+        let ir = self.ir;
+        let i = ir.def(ptr)?;
+        match ir.opcode(i) {
+            op::OpVariable => Some(AtomicSite::Variable(ptr)),
+            op::OpAccessChain | op::OpInBoundsAccessChain => {
+                let words = ir.words(i);
+                let base = *words.get(2)?;
+                let mut ty = match ir.ty(ir.type_of(base)?)?.ty {
+                    Type::Pointer { pointee, .. } => pointee?,
+                    _ => return None,
+                };
+                let indices = words.get(3..)?;
+                let mut site = None;
+                for &x in indices {
+                    let t = ir.ty(ty)?;
+                    match &t.ty {
+                        Type::Struct { members } => {
+                            let k = ir.const_u64(x)? as u32;
+                            site = Some(AtomicSite::Member(ty, k));
+                            ty = members.get(k as usize)?.ty;
+                        }
+                        Type::Array { element, .. } | Type::RuntimeArray { element } => {
+                            site = Some(AtomicSite::Element(ty));
+                            ty = *element;
+                        }
+                        Type::Vector { component, .. } => {
+                            site = None;
+                            ty = *component;
+                        }
+                        Type::Matrix { column, .. } => {
+                            site = None;
+                            ty = *column;
+                        }
+                        _ => return None,
+                    }
+                }
+                match site {
+                    None if indices.is_empty() => self.atomic_site(base),
+                    s => s,
+                }
+            }
+            op::OpCopyObject => self.atomic_site(*ir.words(i).get(2)?),
+            _ => None,
+        }
+    }
+
+    /// Mark the memory every atomic instruction touches.
+    fn find_atomics(&mut self) -> Result<(), Refusal> {
+        let ir = self.ir;
+        for &f in &self.functions {
+            let Some(func) = ir.function(f) else { continue };
+            for i in func.inst as usize..func.end as usize {
+                let o = ir.opcode(i);
+                if !is_atomic(o) {
+                    continue;
+                }
+                let words = ir.words(i);
+                let ptr = if o == op::OpAtomicStore { words.first() } else { words.get(2) };
+                let Some(&ptr) = ptr else { continue };
+                match self.atomic_site(ptr) {
+                    Some(AtomicSite::Variable(v)) => {
+                        self.atomics.variables.insert(v);
+                    }
+                    Some(AtomicSite::Member(s, k)) => {
+                        self.atomics.members.insert((s, k));
+                    }
+                    Some(AtomicSite::Element(a)) => {
+                        self.atomics.elements.insert(a);
+                    }
+                    None => {
+                        return Err(Refusal::new(
+                            RefusalCode::Atomic,
+                            "an atomic through a pointer whose memory cannot be traced to a variable",
+                            Some(i as u32),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Which storage images are read and written: by image type, and by
+    /// the variable an image is loaded from.
+    fn find_image_access(&mut self) {
+        let ir = self.ir;
+        for &fid in &self.functions {
+            let Some(func) = ir.function(fid) else { continue };
+            for i in func.inst as usize..func.end as usize {
+                let words = ir.words(i);
+                let (img, bit) = match ir.opcode(i) {
+                    op::OpImageRead => (words.get(2), READ),
+                    op::OpImageWrite => (words.first(), WRITE),
+                    _ => continue,
+                };
+                let Some(&img) = img else { continue };
+                if let Some(t) = ir.type_of(img) {
+                    *self.image_access.entry(t).or_default() |= bit;
+                }
+                // And by variable, where the image is loaded from one.
+                if let Some(d) = ir.def(img)
+                    && ir.opcode(d) == op::OpLoad
+                    && let Some(&var) = ir.words(d).get(2)
+                {
+                    *self.image_access.entry(var).or_default() |= bit;
+                }
+            }
+        }
+    }
+
+    /// The global variables the functions refer to.
+    fn find_used_globals(&self) -> BTreeSet<u32> {
+        let ir = self.ir;
+        let mut used = BTreeSet::new();
+        for &f in &self.functions {
+            let Some(func) = ir.function(f) else { continue };
+            for i in func.inst as usize..func.end as usize {
+                for o in ir.operands(i) {
+                    if o.kind == crate::grammar::OperandKind::IdRef
+                        && let Some(id) = o.id()
+                        && ir.global(id).is_some()
+                    {
+                        used.insert(id);
+                    }
+                }
+            }
+        }
+        used
+    }
+
+    /// The push-constant block (at most one is used by an entry point's
+    /// call tree): a uniform buffer where WGSL's uniform layout rules give
+    /// its Offsets and ArrayStrides, else a read-only storage buffer; the
+    /// layout refusal when neither does.
+    fn plan_push_constants(&mut self) -> Result<(), Refusal> {
+        let ir = self.ir;
+        let blocks: Vec<(u32, u32, u32)> = ir
+            .globals
+            .iter()
+            .filter(|v| self.used_globals.contains(&v.id) && v.storage == sc::PushConstant)
+            .filter_map(|v| v.pointee.map(|p| (v.inst, p, v.id)))
+            .collect();
+        if blocks.len() > 1 {
+            return Err(Refusal::new(RefusalCode::PushConstant, "two push constant blocks in one call tree", Some(blocks[1].0)));
+        }
+        let Some(&(at, p, variable)) = blocks.first() else { return Ok(()) };
+        if !matches!(ir.ty(p).map(|t| &t.ty), Some(Type::Struct { .. })) {
+            return Err(Refusal::new(RefusalCode::PushConstant, "a push constant that is not a block", Some(at)));
+        }
+        let kind = match check_layout(ir, p, true) {
+            Ok(()) => {
+                self.push_space = PushConstantSpace::Uniform;
+                self.mark_uniform(p);
+                IntroducedKind::PushConstantUniform
+            }
+            Err(uniform) => {
+                if check_layout(ir, p, false).is_err() {
+                    return Err(uniform);
+                }
+                self.push_space = PushConstantSpace::StorageRead;
+                IntroducedKind::PushConstantStorage
+            }
+        };
+        let (group, binding) = push_constant_slot(ir);
+        self.introduced.push(Introduced { group, binding, kind, variable });
+        Ok(())
+    }
+
+    /// Mark the structs reachable from `ty` as laid out by uniform rules.
+    fn mark_uniform(&mut self, ty: u32) {
+        let Some(t) = self.ir.ty(ty) else { return };
+        match &t.ty {
+            Type::Struct { members } => {
+                if self.uniform_structs.insert(ty) {
+                    for m in members {
+                        self.mark_uniform(m.ty);
+                    }
+                }
+            }
+            Type::Array { element, .. } => {
+                if self.uniform_structs.insert(ty) {
+                    self.mark_uniform(*element);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Overrides: scalar spec constants with a SpecId, named and valued.
+    fn plan_overrides(&mut self) -> Result<(), Refusal> {
+        let ir = self.ir;
+        for c in &ir.constants {
+            let o = ir.opcode(c.inst as usize);
+            if !matches!(o, op::OpSpecConstant | op::OpSpecConstantTrue | op::OpSpecConstantFalse) {
+                continue;
+            }
+            let Some(spec_id) = ir.spec_id(c.id) else { continue };
+            let Some(ty) = num(ir, c.ty).filter(|n| n.n == 1) else { continue };
+            let value = match c.value {
+                ConstValue::Bool(b) => String::from(if b { "true" } else { "false" }),
+                ConstValue::Scalar(bits) => literal(ty, bits, c.inst)?,
+                _ => continue,
+            };
+            if spec_id >= 65536 {
+                continue;
+            }
+            let name = self.names.fresh_numbered(None, ir.name(c.id), "c", c.id);
+            self.overrides.push(Override { id: c.id, inst: c.inst, spec_id, name, ty, value });
+        }
+        Ok(())
+    }
+}
+
+/// Refuse what the module declares that WGSL lacks.
+fn check_module(ir: &Ir) -> Result<(), Refusal> {
+    use crate::grammar::capability as cap;
+    // What reading the operands found (`Ir::build` parses them once; a
+    // caller that read the module with `binary::read_words_framing`
+    // gets here the checks `binary::read_words` would have made).
+    match ir.problems.first() {
+        Some(crate::ir::Problem::Operands(e)) => {
+            return Err(Refusal::new(RefusalCode::Invalid, alloc::format!("{e}"), None));
+        }
+        Some(&crate::ir::Problem::IdOutOfBound { inst, id, bound }) => {
+            let msg = alloc::format!("%{id} is not below the id bound {bound}");
+            return Err(Refusal::new(RefusalCode::Invalid, msg, Some(inst)));
+        }
+        None => {}
+    }
+    // Variable-length arrays first: they come with the physical model.
+    for i in 0..ir.len() {
+        if matches!(ir.opcode(i), op::OpVariableLengthArrayINTEL | op::OpSaveMemoryINTEL | op::OpRestoreMemoryINTEL) {
+            return Err(Refusal::new(RefusalCode::Vla, "a variable-length array (SPV_INTEL_variable_length_array)", Some(i as u32)));
+        }
+    }
+    for i in 0..ir.len() {
+        match ir.opcode(i) {
+            op::OpCapability => {
+                let c = ir.words(i).first().copied().unwrap_or(0);
+                let refused = match c {
+                    cap::Addresses => Some(("Addresses", RefusalCode::PhysicalPointer)),
+                    cap::Linkage => Some(("Linkage", RefusalCode::Capability)),
+                    cap::Kernel => Some(("Kernel", RefusalCode::Capability)),
+                    cap::Float64 => Some(("Float64", RefusalCode::Float64)),
+                    cap::Int64 => Some(("Int64", RefusalCode::Int64)),
+                    _ => None,
+                };
+                if let Some((name, code)) = refused {
+                    return Err(Refusal::new(code, alloc::format!("capability {name}"), Some(i as u32)));
+                }
+            }
+            op::OpMemoryModel if ir.words(i).first().copied() != Some(crate::grammar::addressing_model::Logical) => {
+                return Err(Refusal::new(RefusalCode::PhysicalPointer, "a physical addressing model", Some(i as u32)));
+            }
+            _ => {}
+        }
+    }
+    for t in &ir.types {
+        match t.ty {
+            Type::Int { width: 64, .. } => {
+                return Err(Refusal::new(RefusalCode::Int64, "a 64-bit integer type", Some(t.inst)));
+            }
+            Type::Float { width: 64, .. } => {
+                return Err(Refusal::new(RefusalCode::Float64, "a 64-bit float type", Some(t.inst)));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The functions called from entry points `entries`, callees first.
+fn call_tree(ir: &Ir, entries: &[usize]) -> Vec<u32> {
+    let mut functions = Vec::new();
+    let mut stack: Vec<(u32, bool)> = entries.iter().map(|&e| (ir.entry_points[e].function, false)).collect();
+    let mut seen = BTreeSet::new();
+    while let Some((f, done)) = stack.pop() {
+        if done {
+            functions.push(f);
+            continue;
+        }
+        if !seen.insert(f) {
+            continue;
+        }
+        stack.push((f, true));
+        let Some(func) = ir.function(f) else { continue };
+        for i in func.inst as usize..func.end as usize {
+            if ir.opcode(i) == op::OpFunctionCall
+                && let Some(&callee) = ir.words(i).get(2)
+                && !seen.contains(&callee)
+            {
+                stack.push((callee, false));
+            }
+        }
+    }
+    functions
+}

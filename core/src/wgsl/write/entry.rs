@@ -1,0 +1,305 @@
+//! The entry points' wrappers: WGSL's stage inputs (built-ins and
+//! `@location` IO) copied into the module-scope variables SPIR-V reads, the
+//! entry function called, and the variables it wrote returned as outputs.
+
+use super::ModuleWriter;
+use crate::grammar::{built_in as bi, decoration, execution_mode, execution_model, storage_class as sc};
+use crate::ir::{ConstValue, Type};
+use crate::wgsl::names::push_u32;
+use crate::wgsl::plan::EntryPlan;
+use crate::wgsl::refuse::{Refusal, RefusalCode};
+use crate::wgsl::types::{Kind, Num, cast, cat};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+impl ModuleWriter<'_> {
+    /// The wrapper of entry point `e`: WGSL stage inputs copied into the
+    /// private variables SPIR-V reads, the function called, the private
+    /// variables it wrote returned as stage outputs.
+    pub(super) fn entry_wrapper(&mut self, entry: &EntryPlan) -> Result<(), Refusal> {
+        let ep = &self.ir.entry_points[entry.index];
+        let at = Some(ep.inst);
+        let stage = entry.stage.clone()?.attribute();
+        let name = entry.name.clone();
+        let inner = self.global_names.get(&ep.function).cloned().unwrap_or_default();
+        let mut params = Vec::new();
+        let mut copies_in = Vec::new();
+        let mut outs: Vec<(String, String, String)> = Vec::new(); // (attr, type, value)
+        // A workgroup that is not one-dimensional, with subgroup ids: run it
+        // flattened (X*Y*Z, 1, 1), the local and global ids computed from
+        // the flat index (the order LocalInvocationIndex defines), as naga
+        // gives subgroup ids only in one-dimensional workgroups.
+        let size = if ep.model == execution_model::GLCompute { Some(self.workgroup_size(&ep)?) } else { None };
+        let dims: Option<Vec<u32>> =
+            size.as_ref().and_then(|s| s.split(", ").map(|x| x.trim_end_matches('u').parse::<u32>().ok()).collect());
+        let uses_sg_ids = ep.interface.iter().any(|&v| {
+            self.global_names.contains_key(&v)
+                && matches!(self.ir.decoration_arg(v, decoration::BuiltIn), Some(bi::SubgroupLocalInvocationId | bi::SubgroupId))
+        });
+        let flat = match &dims {
+            Some(d) if d.len() == 3 && (d[1] != 1 || d[2] != 1) && uses_sg_ids => Some((d[0], d[1], d[2])),
+            _ => None,
+        };
+        for &v in &ep.interface {
+            let Some(var) = self.ir.global(v).copied() else { continue };
+            let Some(gname) = self.global_names.get(&v).cloned() else { continue };
+            let Some(pointee) = var.pointee else { continue };
+            let input = match var.storage {
+                sc::Input => true,
+                sc::Output => false,
+                _ => continue,
+            };
+            if let Some(b) = self.ir.decoration_arg(v, decoration::BuiltIn) {
+                if matches!(b, bi::SubgroupSize | bi::SubgroupLocalInvocationId | bi::SubgroupId | bi::NumSubgroups) {
+                    self.subgroups = true;
+                }
+                let Some((attr, want)) = builtin(b, ep.model, input) else {
+                    if !input && matches!(b, bi::PointSize | bi::ClipDistance | bi::CullDistance) {
+                        continue;
+                    }
+                    return Err(Refusal::new(RefusalCode::Builtin, "a built-in WGSL lacks in this stage", Some(var.inst)));
+                };
+                let have = self.num(pointee);
+                let conv = |e: String| match have {
+                    Some(h) if h != want && h.kind.is_int() && want.kind.is_int() => cast(e, want, h),
+                    _ => e,
+                };
+                if have.is_some_and(|h| h.n != want.n || (h.kind != want.kind && !(h.kind.is_int() && want.kind.is_int())))
+                    || have.is_none()
+                {
+                    return Err(Refusal::new(RefusalCode::Builtin, "a built-in variable of a type WGSL does not give it", Some(var.inst)));
+                }
+                let flat_expr = flat.and_then(|(x, y, z)| match b {
+                    bi::LocalInvocationIndex => Some(String::from("flat_index")),
+                    bi::WorkgroupId => Some(String::from("flat_group")),
+                    bi::LocalInvocationId => {
+                        Some(format!("vec3<u32>(flat_index % {x}u, (flat_index / {x}u) % {y}u, flat_index / {}u)", x * y))
+                    }
+                    bi::GlobalInvocationId => Some(format!(
+                        "flat_group * vec3<u32>({x}u, {y}u, {z}u) + vec3<u32>(flat_index % {x}u, (flat_index / {x}u) % {y}u, flat_index / {}u)",
+                        x * y
+                    )),
+                    _ => None,
+                });
+                if let (true, Some(e)) = (input, flat_expr) {
+                    copies_in.push(format!("{gname} = {};", conv(e)));
+                } else if input {
+                    // `p<k>`, its copy and its parameter, without the formatter.
+                    let mut p = String::with_capacity(4);
+                    p.push('p');
+                    push_u32(&mut p, params.len() as u32);
+                    // Room for the type too (`vec3<u32>`): grown once.
+                    let mut param = String::with_capacity(attr.len() + p.len() + 24);
+                    for part in ["@builtin(", attr, ") ", &p, ": "] {
+                        param.push_str(part);
+                    }
+                    want.push_text(&mut param);
+                    params.push(param);
+                    let e = conv(p);
+                    copies_in.push(cat(&[&gname, " = ", &e, ";"]));
+                } else {
+                    let h = have.unwrap_or(want);
+                    outs.push((format!("@builtin({attr})"), want.text(), cast(gname.clone(), h, want)));
+                }
+                continue;
+            }
+            // A struct of built-ins (gl_PerVertex).
+            if let Some(Type::Struct { members }) = self.ir.ty(pointee).map(|t| t.ty.clone())
+                && members.iter().any(|m| m.builtin.is_some())
+            {
+                for (k, m) in members.iter().enumerate() {
+                    let b = m.builtin.unwrap_or(u32::MAX);
+                    let mname = self.member(pointee, k as u32);
+                    match builtin(b, ep.model, input) {
+                        Some((attr, want)) if self.num(m.ty) == Some(want) => {
+                            if input {
+                                let p = format!("p{}", params.len());
+                                copies_in.push(format!("{gname}.{mname} = {p};"));
+                                params.push(format!("@builtin({attr}) {p}: {want}"));
+                            } else {
+                                outs.push((format!("@builtin({attr})"), want.text(), format!("{gname}.{mname}")));
+                            }
+                        }
+                        _ if matches!(b, bi::PointSize | bi::ClipDistance | bi::CullDistance) => {}
+                        _ => {
+                            return Err(Refusal::new(RefusalCode::Builtin, "a built-in WGSL lacks in this stage", Some(var.inst)));
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(loc) = self.ir.decoration_arg(v, decoration::Location) else {
+                return Err(Refusal::new(RefusalCode::Builtin, "a stage input or output without Location or BuiltIn", Some(var.inst)));
+            };
+            let Some(num) = self.num(pointee).filter(|n| n.kind != Kind::Bool) else {
+                return Err(Refusal::new(RefusalCode::Type, "stage input or output of a type other than a scalar or vector", Some(var.inst)));
+            };
+            let mut attr = format!("@location({loc})");
+            let interpolated = (ep.model == execution_model::Fragment && input) || (ep.model == execution_model::Vertex && !input);
+            if interpolated {
+                if num.kind.is_int() || self.ir.has_decoration(v, decoration::Flat) {
+                    attr.push_str(" @interpolate(flat)");
+                } else if self.ir.has_decoration(v, decoration::NoPerspective) {
+                    attr.push_str(" @interpolate(linear)");
+                }
+            }
+            if input {
+                let p = format!("p{}", params.len());
+                copies_in.push(format!("{gname} = {p};"));
+                params.push(format!("{attr} {p}: {num}"));
+            } else {
+                outs.push((attr, num.text(), gname));
+            }
+        }
+        if ep.model == execution_model::Vertex && !outs.iter().any(|o| o.0 == "@builtin(position)") {
+            return Err(Refusal::new(
+                RefusalCode::Builtin,
+                "a vertex entry point that writes no Position (WGSL requires one)",
+                at,
+            ));
+        }
+        // OpGroupNonUniformElect's lane: any id unique in the subgroup.
+        if flat.is_some() {
+            params.push(String::from("@builtin(local_invocation_index) flat_index: u32"));
+            params.push(String::from("@builtin(workgroup_id) flat_group: vec3<u32>"));
+        }
+        if let Some(lane) = self.lane.clone() {
+            if flat.is_some() {
+                copies_in.insert(0, format!("{lane} = flat_index;"));
+            } else {
+                let p = format!("p{}", params.len());
+                copies_in.insert(0, format!("{lane} = {p};"));
+                let b = if ep.model == execution_model::GLCompute { "local_invocation_index" } else { "subgroup_invocation_id" };
+                params.push(format!("@builtin({b}) {p}: u32"));
+            }
+        }
+        let mut head = cat(&["@", stage]);
+        if let Some(size) = size {
+            let size = match flat {
+                Some((x, y, z)) => format!("{}, 1, 1", x * y * z),
+                None => size,
+            };
+            let one_dim = size.ends_with(", 1, 1") || size.replace('u', "").ends_with(", 1, 1");
+            if !one_dim && params.iter().any(|p| p.contains("subgroup_invocation_id") || p.contains("subgroup_id")) {
+                return Err(Refusal::new(
+                    RefusalCode::Builtin,
+                    "a subgroup invocation id or subgroup id in a workgroup that is not one-dimensional (WebGPU implementations need not lay subgroups out then)",
+                    at,
+                ));
+            }
+            head.push_str(" @workgroup_size(");
+            head.push_str(&size);
+            head.push(')');
+        }
+        let mut ret = String::new();
+        if !outs.is_empty() {
+            let sname = self.globals_scope.fresh(Some(&format!("{name}_out")), "out");
+            self.out.line_fmt(0, format_args!("struct {sname} {{"), at);
+            for (k, (attr, t, _)) in outs.iter().enumerate() {
+                self.out.line_fmt(1, format_args!("{attr} m{k}: {t},"), at);
+            }
+            self.out.line(0, "}", at);
+            self.out.line(0, "", None);
+            ret = format!(" -> {sname}");
+            let vals: Vec<String> = outs.iter().map(|o| o.2.clone()).collect();
+            copies_in.push(format!("{inner}();"));
+            copies_in.push(format!("return {sname}({});", vals.join(", ")));
+        } else {
+            copies_in.push(cat(&[&inner, "();"]));
+        }
+        self.out.line(0, &head, at);
+        // `fn name(params) ret {`, written in place.
+        let mut parts: Vec<&str> = Vec::with_capacity(2 * params.len() + 4);
+        parts.extend(["fn ", &name, "("]);
+        for (k, p) in params.iter().enumerate() {
+            if k > 0 {
+                parts.push(", ");
+            }
+            parts.push(p);
+        }
+        parts.extend([")", &ret, " {"]);
+        self.out.line_parts(0, &parts, at);
+        for c in copies_in {
+            self.out.line(1, &c, at);
+        }
+        self.out.line(0, "}", at);
+        self.out.line(0, "", None);
+        Ok(())
+    }
+
+    /// One workgroup size component: an override where WGSL allows, else
+    /// its value (naga refuses subgroup built-ins with a workgroup size it
+    /// cannot see is one-dimensional).
+    fn size_expr(&mut self, id: u32) -> Result<String, Refusal> {
+        if self.subgroups
+            && self.global_names.contains_key(&id)
+            && let Some(v) = self.ir.const_u64(id)
+        {
+            return Ok(format!("{}", v as u32));
+        }
+        self.const_expr(id)
+    }
+
+    /// `x, y, z` of a compute entry point.
+    fn workgroup_size(&mut self, ep: &crate::ir::EntryPoint) -> Result<String, Refusal> {
+        // A constant decorated BuiltIn WorkgroupSize wins over the modes.
+        let ir = self.ir;
+        for &d in &ir.decorations {
+            if d.decoration == decoration::BuiltIn && d.member.is_none() && d.arg(self.ir) == Some(bi::WorkgroupSize)
+                && let Some(c) = self.ir.constant(d.target).cloned()
+                && let ConstValue::Composite(parts) = c.value
+            {
+                let mut xs = Vec::new();
+                for p in parts {
+                    xs.push(self.size_expr(p)?);
+                }
+                return Ok(xs.join(", "));
+            }
+        }
+        for m in &ep.modes {
+            if m.mode == execution_mode::LocalSize && m.operands.len() == 3 {
+                let o = &m.operands;
+                return Ok(format!("{}, {}, {}", o[0], o[1], o[2]));
+            }
+            if m.mode == execution_mode::LocalSizeId && m.operands.len() == 3 {
+                let mut xs = Vec::new();
+                for &p in &m.operands {
+                    xs.push(self.size_expr(p)?);
+                }
+                return Ok(xs.join(", "));
+            }
+        }
+        Err(Refusal::new(RefusalCode::EntryPoint, "a compute entry point without a workgroup size", Some(ep.inst)))
+    }
+}
+
+/// WGSL's name and type of SPIR-V built-in `b`, in stage `model`, as an input
+/// (`input`) or an output.
+fn builtin(b: u32, model: u32, input: bool) -> Option<(&'static str, Num)> {
+    let u = Num { kind: Kind::U32, n: 1 };
+    let u3 = Num { kind: Kind::U32, n: 3 };
+    let f4 = Num { kind: Kind::F32, n: 4 };
+    let compute = model == execution_model::GLCompute;
+    let vertex = model == execution_model::Vertex;
+    let fragment = model == execution_model::Fragment;
+    Some(match (b, input) {
+        (bi::LocalInvocationId, true) if compute => ("local_invocation_id", u3),
+        (bi::LocalInvocationIndex, true) if compute => ("local_invocation_index", u),
+        (bi::GlobalInvocationId, true) if compute => ("global_invocation_id", u3),
+        (bi::WorkgroupId, true) if compute => ("workgroup_id", u3),
+        (bi::NumWorkgroups, true) if compute => ("num_workgroups", u3),
+        (bi::VertexIndex, true) if vertex => ("vertex_index", u),
+        (bi::InstanceIndex, true) if vertex => ("instance_index", u),
+        (bi::Position, false) if vertex => ("position", f4),
+        (bi::FragCoord, true) if fragment => ("position", f4),
+        (bi::FrontFacing, true) if fragment => ("front_facing", Num { kind: Kind::Bool, n: 1 }),
+        (bi::SampleId, true) if fragment => ("sample_index", u),
+        (bi::FragDepth, false) if fragment => ("frag_depth", Num { kind: Kind::F32, n: 1 }),
+        (bi::SubgroupSize, true) if compute || fragment => ("subgroup_size", u),
+        (bi::SubgroupLocalInvocationId, true) if compute || fragment => ("subgroup_invocation_id", u),
+        (bi::SubgroupId, true) if compute => ("subgroup_id", u),
+        (bi::NumSubgroups, true) if compute => ("num_subgroups", u),
+        _ => return None,
+    })
+}
