@@ -3,6 +3,7 @@
 //! operators, NaN and infinity tests.
 
 use super::Instruction;
+use crate::grammar::class::{self, Num as OpNum, OpClass, Order, Relation};
 use crate::grammar::op;
 use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::types::{Kind, Num, cat};
@@ -16,29 +17,20 @@ impl ModuleWriter<'_> {
     pub(in crate::wgsl::write) fn comparison(&mut self, f: &mut FunctionContext, inst: &Instruction) -> Result<Option<String>, Refusal> {
         let Instruction { opcode: o, words, .. } = *inst;
         let arg = |k: usize| words.get(k).copied().unwrap_or(0);
+        if let OpClass::Compare { num, order, relation: Some(relation) } = class::of(o) {
+            // An unordered comparison is the negation of the opposite
+            // ordered one: true when an operand is NaN.
+            let unordered = order == Order::Unordered;
+            let symbol = relation_symbol(if unordered { negated(relation) } else { relation });
+            let e = match num {
+                OpNum::Float => self.fcmp(f, words, symbol, unordered)?,
+                OpNum::Signed => self.cmp(f, words, symbol, Some(Kind::I32))?,
+                OpNum::Unsigned => self.cmp(f, words, symbol, Some(Kind::U32))?,
+                OpNum::Int | OpNum::Bool => self.cmp(f, words, symbol, None)?,
+            };
+            return Ok(Some(e));
+        }
         let e: String = match o {
-            op::OpIEqual => self.cmp(f, words, "==", None)?,
-            op::OpINotEqual => self.cmp(f, words, "!=", None)?,
-            op::OpSLessThan => self.cmp(f, words, "<", Some(Kind::I32))?,
-            op::OpSLessThanEqual => self.cmp(f, words, "<=", Some(Kind::I32))?,
-            op::OpSGreaterThan => self.cmp(f, words, ">", Some(Kind::I32))?,
-            op::OpSGreaterThanEqual => self.cmp(f, words, ">=", Some(Kind::I32))?,
-            op::OpULessThan => self.cmp(f, words, "<", Some(Kind::U32))?,
-            op::OpULessThanEqual => self.cmp(f, words, "<=", Some(Kind::U32))?,
-            op::OpUGreaterThan => self.cmp(f, words, ">", Some(Kind::U32))?,
-            op::OpUGreaterThanEqual => self.cmp(f, words, ">=", Some(Kind::U32))?,
-            op::OpFOrdEqual => self.fcmp(f, words, "==", false)?,
-            op::OpFOrdNotEqual => self.fcmp(f, words, "!=", false)?,
-            op::OpFOrdLessThan => self.fcmp(f, words, "<", false)?,
-            op::OpFOrdLessThanEqual => self.fcmp(f, words, "<=", false)?,
-            op::OpFOrdGreaterThan => self.fcmp(f, words, ">", false)?,
-            op::OpFOrdGreaterThanEqual => self.fcmp(f, words, ">=", false)?,
-            op::OpFUnordEqual => self.fcmp(f, words, "!=", true)?,
-            op::OpFUnordNotEqual => self.fcmp(f, words, "==", true)?,
-            op::OpFUnordLessThan => self.fcmp(f, words, ">=", true)?,
-            op::OpFUnordLessThanEqual => self.fcmp(f, words, ">", true)?,
-            op::OpFUnordGreaterThan => self.fcmp(f, words, "<=", true)?,
-            op::OpFUnordGreaterThanEqual => self.fcmp(f, words, "<", true)?,
             op::OpLogicalAnd => format!("({} & {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalOr => format!("({} | {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
             op::OpLogicalEqual => format!("({} == {})", self.val(f, arg(2))?, self.val(f, arg(3))?),
@@ -86,5 +78,29 @@ impl ModuleWriter<'_> {
         let a = self.val(f, words[2])?;
         let b = self.val(f, words[3])?;
         Ok(cat(&[if negate { "!(" } else { "(" }, &a, " ", op, " ", &b, ")"]))
+    }
+}
+
+/// WGSL's operator for a comparison's relation.
+fn relation_symbol(r: Relation) -> &'static str {
+    match r {
+        Relation::Equal => "==",
+        Relation::NotEqual => "!=",
+        Relation::Less => "<",
+        Relation::LessEqual => "<=",
+        Relation::Greater => ">",
+        Relation::GreaterEqual => ">=",
+    }
+}
+
+/// The relation that holds exactly when `r` does not (for ordered operands).
+fn negated(r: Relation) -> Relation {
+    match r {
+        Relation::Equal => Relation::NotEqual,
+        Relation::NotEqual => Relation::Equal,
+        Relation::Less => Relation::GreaterEqual,
+        Relation::LessEqual => Relation::Greater,
+        Relation::Greater => Relation::LessEqual,
+        Relation::GreaterEqual => Relation::Less,
     }
 }

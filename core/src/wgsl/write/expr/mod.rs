@@ -22,6 +22,7 @@ mod value;
 
 use super::ModuleWriter;
 use super::function::FunctionContext;
+use crate::grammar::class::{self, OpClass};
 use crate::grammar::op;
 use crate::ir::Ir;
 use crate::wgsl::plan::is_atomic;
@@ -166,46 +167,17 @@ impl ModuleWriter<'_> {
             | op::OpFwidthCoarse
             | op::OpUMulExtended
             | op::OpSMulExtended => self.arithmetic(f, &inst)?,
-            op::OpIEqual
-            | op::OpINotEqual
-            | op::OpSLessThan
-            | op::OpSLessThanEqual
-            | op::OpSGreaterThan
-            | op::OpSGreaterThanEqual
-            | op::OpULessThan
-            | op::OpULessThanEqual
-            | op::OpUGreaterThan
-            | op::OpUGreaterThanEqual
-            | op::OpFOrdEqual
-            | op::OpFOrdNotEqual
-            | op::OpFOrdLessThan
-            | op::OpFOrdLessThanEqual
-            | op::OpFOrdGreaterThan
-            | op::OpFOrdGreaterThanEqual
-            | op::OpFUnordEqual
-            | op::OpFUnordNotEqual
-            | op::OpFUnordLessThan
-            | op::OpFUnordLessThanEqual
-            | op::OpFUnordGreaterThan
-            | op::OpFUnordGreaterThanEqual
-            | op::OpLogicalAnd
-            | op::OpLogicalOr
-            | op::OpLogicalEqual
-            | op::OpLogicalNotEqual
-            | op::OpLogicalNot
-            | op::OpAny
-            | op::OpAll
-            | op::OpIsNan
-            | op::OpIsInf => self.comparison(f, &inst)?,
-            op::OpConvertFToS
-            | op::OpConvertFToU
-            | op::OpConvertSToF
-            | op::OpConvertUToF
-            | op::OpFConvert
-            | op::OpUConvert
-            | op::OpSConvert
-            | op::OpBitcast
-            | op::OpQuantizeToF16 => self.conversion(f, &inst)?,
+            x if matches!(
+                class::of(x),
+                OpClass::Compare { relation: Some(_), .. } | OpClass::Logical { .. } | OpClass::BoolReduce
+            ) || x == op::OpIsNan
+                || x == op::OpIsInf =>
+            {
+                self.comparison(f, &inst)?
+            }
+            x if matches!(class::of(x), OpClass::Convert { .. } | OpClass::Bitcast) || x == op::OpQuantizeToF16 => {
+                self.conversion(f, &inst)?
+            }
             x if is_atomic(x) => return self.atomic(f, i, words),
             op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap => Some(self.subgroup(f, i, words)?),
             op::OpExtInst => {
