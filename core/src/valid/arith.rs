@@ -7,6 +7,7 @@ use super::operand::{bad_operand, bad_result, count, operand_type, shape};
 use super::rules::Rule;
 use super::walk::Lookups;
 use super::family::{Check, Family, Instructions};
+use crate::grammar::class::{self, OpClass};
 use crate::grammar::op;
 use crate::ir::Type;
 use alloc::format;
@@ -55,37 +56,11 @@ fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
     inst(cx, i, opcode, rt)
 }
 
+/// Whether this family checks `o`: the arithmetic instructions by their class
+/// in the grammar's table (integer and float operators, extended arithmetic,
+/// vector and matrix products).
 pub(super) const fn applies(o: u16) -> bool {
-    matches!(
-        o,
-        op::OpFAdd
-            | op::OpFSub
-            | op::OpFMul
-            | op::OpFDiv
-            | op::OpFRem
-            | op::OpFMod
-            | op::OpFNegate
-            | op::OpUDiv
-            | op::OpUMod
-            | op::OpIAdd
-            | op::OpISub
-            | op::OpIMul
-            | op::OpSDiv
-            | op::OpSMod
-            | op::OpSRem
-            | op::OpSNegate
-            | op::OpDot
-            | op::OpVectorTimesScalar
-            | op::OpMatrixTimesScalar
-            | op::OpMatrixTimesVector
-            | op::OpVectorTimesMatrix
-            | op::OpMatrixTimesMatrix
-            | op::OpOuterProduct
-            | op::OpIAddCarry
-            | op::OpISubBorrow
-            | op::OpUMulExtended
-            | op::OpSMulExtended
-    )
+    matches!(class::of(o), OpClass::Arith(_) | OpClass::ArithExtended(_) | OpClass::LinearAlgebra)
 }
 
 /// The float matrix `ty`: (column type, column count, rows, component type).

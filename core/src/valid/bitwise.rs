@@ -6,6 +6,7 @@ use super::operand::{Shape, bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
 use super::walk::Lookups;
 use super::family::{Check, Family, Instructions};
+use crate::grammar::class::{self, OpClass};
 use crate::grammar::op;
 use alloc::format;
 use alloc::string::String;
@@ -46,21 +47,12 @@ fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, _: &mut Lookups) {
     inst(cx, i, opcode, rt)
 }
 
+/// Whether this family checks `opcode`: the shifts, bitwise operators and
+/// bit-field and bit-count instructions, by their class in the grammar's table.
 pub(super) const fn applies(opcode: u16) -> bool {
     matches!(
-        opcode,
-        op::OpShiftRightLogical
-            | op::OpShiftRightArithmetic
-            | op::OpShiftLeftLogical
-            | op::OpBitwiseOr
-            | op::OpBitwiseXor
-            | op::OpBitwiseAnd
-            | op::OpNot
-            | op::OpBitFieldInsert
-            | op::OpBitFieldSExtract
-            | op::OpBitFieldUExtract
-            | op::OpBitReverse
-            | op::OpBitCount
+        class::of(opcode),
+        OpClass::Shift(_) | OpClass::Bitwise { .. } | OpClass::BitField(_) | OpClass::BitScan
     )
 }
 

@@ -7,6 +7,7 @@ use super::operand::{Shape, bad_operand, bad_result, known, operand_type, shape}
 use super::rules::Rule;
 use super::walk::Lookups;
 use super::family::{Check, Family, Instructions};
+use crate::grammar::class::{self, OpClass};
 use crate::grammar::op;
 use crate::ir::Type;
 use alloc::format;
@@ -61,19 +62,10 @@ fn run(cx: &mut Context<'_>, i: usize, opcode: u16, rt: u32, l: &mut Lookups) {
     }
 }
 
+/// Whether this family checks `opcode`: the numeric conversions and OpBitcast
+/// (by their class in the grammar's table) and OpQuantizeToF16.
 pub(super) const fn applies(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::OpConvertFToU
-            | op::OpConvertFToS
-            | op::OpConvertSToF
-            | op::OpConvertUToF
-            | op::OpUConvert
-            | op::OpSConvert
-            | op::OpFConvert
-            | op::OpQuantizeToF16
-            | op::OpBitcast
-    )
+    opcode == op::OpQuantizeToF16 || matches!(class::of(opcode), OpClass::Convert { .. } | OpClass::Bitcast)
 }
 
 fn comps(s: &Shape) -> u32 {
