@@ -673,13 +673,19 @@ fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
 /// What an operand that names no value reads as (only in invalid modules).
 static NO_VAL: Val = Val::S(0);
 
+/// The value an operand names: a global's (`s` with bit [`G`]) or a
+/// register's. Inlined into the run loop's hottest arms; the missing case is
+/// marked cold, so that the compiler keeps it a branch never taken rather
+/// than a select computed on every read.
+#[inline(always)]
 fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
-    let v = if s & G != 0 {
-        prog.globals.get((s & !G) as usize)
+    let (vals, k) = if s & G != 0 { (&prog.globals[..], (s & !G) as usize) } else { (regs, s as usize) };
+    if k < vals.len() {
+        &vals[k]
     } else {
-        regs.get(s as usize)
-    };
-    v.unwrap_or(&NO_VAL)
+        core::hint::cold_path();
+        &NO_VAL
+    }
 }
 
 fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
