@@ -1002,7 +1002,7 @@ fn try_goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32) -> bool {
 
 /// The value each OpPhi takes from the block control came from.
 fn phi_value<'v>(prog: &'v Program, func: &Func, regs: &'v [Val], from: u32, phi: &Inst) -> Option<&'v Val> {
-    let args = func.args.get(phi.a as usize..(phi.a + phi.n) as usize)?;
+    let args = func.args.get(phi.a as usize..phi.a as usize + phi.n as usize)?;
     args.chunks_exact(2).find(|p| p[1] == from).map(|p| get(prog, regs, p[0]))
 }
 
@@ -1204,7 +1204,7 @@ enum Fast {
 #[inline(always)]
 fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
     let o = inst.op;
-    let Some(args) = func.args.get(inst.a as usize..(inst.a + inst.n) as usize) else {
+    let Some(args) = func.args.get(inst.a as usize..inst.a as usize + inst.n as usize) else {
         return Fast::Slow;
     };
     let r = match o {
