@@ -1204,6 +1204,7 @@ enum Fast {
 #[inline(always)]
 fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
     let o = inst.op;
+    // The end in usize: no overflow test on every step.
     let Some(args) = func.args.get(inst.a as usize..inst.a as usize + inst.n as usize) else {
         return Fast::Slow;
     };
