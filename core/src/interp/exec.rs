@@ -673,13 +673,19 @@ fn shape(prog: &Program, ty: u32, v: [u32; 3]) -> Val {
 /// What an operand that names no value reads as (only in invalid modules).
 static NO_VAL: Val = Val::Scalar(0);
 
+/// The value an operand names: a global's (`s` with bit [`G`]) or a
+/// register's. Inlined into the run loop's hottest arms; the missing case is
+/// marked cold, so that the compiler keeps it a branch never taken rather
+/// than a select computed on every read.
+#[inline(always)]
 fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
-    let v = if s & G != 0 {
-        prog.globals.get((s & !G) as usize)
+    let (vals, k) = if s & G != 0 { (&prog.globals[..], (s & !G) as usize) } else { (regs, s as usize) };
+    if k < vals.len() {
+        &vals[k]
     } else {
-        regs.get(s as usize)
-    };
-    v.unwrap_or(&NO_VAL)
+        core::hint::cold_path();
+        &NO_VAL
+    }
 }
 
 fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
@@ -996,7 +1002,7 @@ fn try_goto(prog: &Program, func: &Func, fr: &mut Frame, b: u32) -> bool {
 
 /// The value each OpPhi takes from the block control came from.
 fn phi_value<'v>(prog: &'v Program, func: &Func, regs: &'v [Val], from: u32, phi: &Inst) -> Option<&'v Val> {
-    let args = func.args.get(phi.a as usize..(phi.a + phi.n) as usize)?;
+    let args = func.args.get(phi.a as usize..phi.a as usize + phi.n as usize)?;
     args.chunks_exact(2).find(|p| p[1] == from).map(|p| get(prog, regs, p[0]))
 }
 
@@ -1198,7 +1204,8 @@ enum Fast {
 #[inline(always)]
 fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
     let o = inst.op;
-    let Some(args) = func.args.get(inst.a as usize..(inst.a + inst.n) as usize) else {
+    // The end in usize: no overflow test on every step.
+    let Some(args) = func.args.get(inst.a as usize..inst.a as usize + inst.n as usize) else {
         return Fast::Slow;
     };
     let r = match o {
