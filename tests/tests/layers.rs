@@ -535,3 +535,38 @@ fn the_checker_finds_a_cycle_and_forgives_the_face() {
     assert!(p[0].starts_with("t: a, b import each other"), "{}", p[0]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The types of core, gpu, web and cli are named for what they are: no
+/// struct, enum, union, trait or type alias is named with one or two
+/// letters (`Ir` and `Id`, well-known, aside). Tests are left out.
+#[test]
+fn no_type_is_named_with_one_or_two_letters() {
+    let root = spvlab_tests::root();
+    let mut problems = Vec::new();
+    for krate in CRATES {
+        let src = root.join(krate);
+        if !src.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rs_files(&src, &mut files);
+        files.retain(|f| !f.iter().any(|c| c == "tests" || c == "tests.rs"));
+        for f in files {
+            let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            for (n, line) in code.lines().enumerate() {
+                let words: Vec<&str> = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+                for pair in words.windows(2) {
+                    let [kw, name] = [pair[0], pair[1]];
+                    if matches!(kw, "struct" | "enum" | "union" | "trait" | "type")
+                        && name.len() <= 2
+                        && name.starts_with(|c: char| c.is_ascii_uppercase())
+                        && !matches!(name, "Ir" | "Id")
+                    {
+                        problems.push(format!("{}:{}: {kw} {name}", f.strip_prefix(&root).unwrap().display(), n + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "name these types for what they are:\n{}", problems.join("\n"));
+}

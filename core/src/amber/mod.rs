@@ -48,6 +48,9 @@ use core::fmt;
 /// An error in an Amber file or in its run, at a line and column (1-based).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AmberError {
+    /// The script has a graphics pipeline: recognised, not run (neither a
+    /// pass nor a failure).
+    pub graphics: bool,
     pub line: u32,
     pub col: u32,
     pub message: String,
@@ -65,12 +68,13 @@ impl fmt::Display for AmberError {
 impl AmberError {
     /// The script has a graphics pipeline (not run, neither pass nor fail).
     pub fn is_graphics(&self) -> bool {
-        self.message.starts_with(GRAPHICS)
+        self.graphics
     }
 }
 
 fn error(line: u32, message: impl Into<String>) -> AmberError {
     AmberError {
+        graphics: false,
         line,
         col: 1,
         message: message.into(),
@@ -79,6 +83,7 @@ fn error(line: u32, message: impl Into<String>) -> AmberError {
 
 fn error_at(t: &Tok, message: impl Into<String>) -> AmberError {
     AmberError {
+        graphics: false,
         line: t.line,
         col: t.col,
         message: message.into(),
@@ -612,6 +617,7 @@ impl<'t> Words<'t> {
             (Some(t), _) => error_at(t, message),
             // Past the end: just after the last word.
             (None, Some(t)) => AmberError {
+                graphics: false,
                 line: t.line,
                 col: t.col + t.text.chars().count() as u32,
                 message: message.into(),
@@ -656,7 +662,7 @@ impl<'t> Words<'t> {
 }
 
 fn graphics(line: u32, what: &str) -> AmberError {
-    error(line, format!("{GRAPHICS} ({what})"))
+    AmberError { graphics: true, ..error(line, format!("{GRAPHICS} ({what})")) }
 }
 
 /// Reads a file that a script names (`BUFFER ... FILE`), by its name as
@@ -1065,6 +1071,7 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                         x => {
                             let col = l.find(x).map_or(1, |c| c as u32 + 1);
                             return Err(AmberError {
+                                graphics: false,
                                 line: (first + k + 1) as u32,
                                 col,
                                 message: format!(
@@ -1346,6 +1353,7 @@ fn shader_words(shader: &Shader, opts: &RunOptions) -> Result<ShaderWords, Amber
                     (l, c, d.message.clone())
                 });
                 AmberError {
+                    graphics: false,
                     line: shader.line + l,
                     col: c,
                     message: format!("the shader does not assemble: {m}"),
@@ -1763,6 +1771,7 @@ impl Runner<'_> {
             // At the instruction in the script's shader text, where there is one.
             match e.inst.and_then(|i| at.get(i as usize)) {
                 Some(&(l, c)) => AmberError {
+                    graphics: false,
                     line: l,
                     col: c,
                     message: format!(

@@ -110,6 +110,7 @@ fn a_wrong_expectation_fails_at_its_line() {
     assert_eq!(
         o.failures,
         vec![AmberError {
+            graphics: false,
             line: 51,
             col: 1,
             message: "data at byte 8: expected 5, got 6".into()
@@ -123,6 +124,7 @@ fn errors_are_located() {
     assert_eq!(
         e,
         AmberError {
+            graphics: false,
             line: 49,
             col: 13,
             message: "RUN z is missing".into()
