@@ -219,6 +219,23 @@ pub enum GpuErrorKind {
     Refused,
 }
 
+impl GpuErrorKind {
+    /// The kind as data names it (the page's `RunFailure.kind`, the CLI's
+    /// `--json`): `noDevice`, `unsupported`, `validation`, `deviceLost`,
+    /// `timeout`, `panic`, `refused`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuErrorKind::NoDevice => "noDevice",
+            GpuErrorKind::Unsupported => "unsupported",
+            GpuErrorKind::Validation => "validation",
+            GpuErrorKind::DeviceLost => "deviceLost",
+            GpuErrorKind::Timeout => "timeout",
+            GpuErrorKind::Panic => "panic",
+            GpuErrorKind::Refused => "refused",
+        }
+    }
+}
+
 impl std::fmt::Display for GpuError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let k = match self.kind {

@@ -304,16 +304,7 @@ pub fn gpu_guard(a: &Analysis, req: &RunRequest) -> Result<GpuRun, RunResult> {
 /// The kind of a GPU error, as [`RunFailure::kind`] names it.
 #[cfg(feature = "gpu")]
 pub fn gpu_failure(e: &spvlab_gpu::GpuError) -> RunFailure {
-    use spvlab_gpu::GpuErrorKind as K;
-    let kind = match e.kind {
-        K::NoDevice => "noDevice",
-        K::Unsupported => "unsupported",
-        K::Validation => "validation",
-        K::DeviceLost => "deviceLost",
-        K::Timeout => "timeout",
-        K::Panic => "panic",
-        K::Refused => "refused",
-    };
+    let kind = e.kind.name();
     let code = e.refused.as_ref().and_then(|r| r.code()).map(str::to_string);
     RunFailure { code, ..RunFailure::new(kind, e.to_string()) }
 }

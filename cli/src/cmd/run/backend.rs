@@ -187,9 +187,7 @@ impl Failure {
         }
         false
     }
-}
 
-impl Failure {
     /// The failure as data, for `--json`: `failure` names its kind
     /// (`interp`, `notSent`, `noDevice`, or the GPU error's kind), `message`
     /// is the rendered text, and the interpreter's error (`run`) or our
@@ -203,15 +201,7 @@ impl Failure {
             Failure::NoDevice { .. } => json!({ "failure": "noDevice", "message": message }),
             #[cfg(feature = "gpu")]
             Failure::Gpu(e) => {
-                let kind = match e.kind {
-                    gpu::GpuErrorKind::NoDevice => "noDevice",
-                    gpu::GpuErrorKind::Unsupported => "unsupported",
-                    gpu::GpuErrorKind::Validation => "validation",
-                    gpu::GpuErrorKind::DeviceLost => "deviceLost",
-                    gpu::GpuErrorKind::Timeout => "timeout",
-                    gpu::GpuErrorKind::Panic => "panic",
-                    gpu::GpuErrorKind::Refused => "refused",
-                };
+                let kind = e.kind.name();
                 let mut v = json!({ "failure": kind, "message": message });
                 if let Some(r) = &e.refused {
                     v["refusal"] = json!({
