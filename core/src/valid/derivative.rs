@@ -9,7 +9,7 @@ use super::operand::{bad_operand, bad_result, operand_type, shape};
 use super::rules::Rule;
 use super::walk::{Lookups, ModelLimit};
 use super::family::{Check, Family, Instructions};
-use crate::grammar::op;
+use crate::grammar::class;
 use alloc::format;
 
 pub(super) static RULES: &[Rule] = &[
@@ -45,18 +45,7 @@ pub(super) const FAMILY: Family = Family {
 };
 
 pub(super) const fn applies(o: u16) -> bool {
-    matches!(
-        o,
-        op::OpDPdx
-            | op::OpDPdy
-            | op::OpFwidth
-            | op::OpDPdxFine
-            | op::OpDPdyFine
-            | op::OpFwidthFine
-            | op::OpDPdxCoarse
-            | op::OpDPdyCoarse
-            | op::OpFwidthCoarse
-    )
+    matches!(class::family(o), class::Family::Derivative)
 }
 
 /// Check derivative instruction `i`.

@@ -22,7 +22,7 @@ mod value;
 
 use super::ModuleWriter;
 use super::function::FunctionContext;
-use crate::grammar::class::{self, OpClass};
+use crate::grammar::class::{self, Family, OpClass};
 use crate::grammar::op;
 use crate::ir::Ir;
 use crate::wgsl::plan::is_atomic;
@@ -156,17 +156,9 @@ impl ModuleWriter<'_> {
             | op::OpBitFieldInsert
             | op::OpBitFieldSExtract
             | op::OpBitFieldUExtract
-            | op::OpDPdx
-            | op::OpDPdy
-            | op::OpFwidth
-            | op::OpDPdxFine
-            | op::OpDPdyFine
-            | op::OpFwidthFine
-            | op::OpDPdxCoarse
-            | op::OpDPdyCoarse
-            | op::OpFwidthCoarse
             | op::OpUMulExtended
             | op::OpSMulExtended => self.arithmetic(f, &inst)?,
+            x if matches!(class::family(x), Family::Derivative) => self.arithmetic(f, &inst)?,
             x if matches!(
                 class::of(x),
                 OpClass::Compare { relation: Some(_), .. } | OpClass::Logical { .. } | OpClass::BoolReduce
