@@ -34,7 +34,7 @@ use super::error::RunErrorKind;
 use super::mem::BufKey;
 use super::mem::{Loc, Ptr, Val};
 use super::num::mask;
-use crate::ir::layout::natural;
+use crate::ir::layout::{natural, natural_part};
 use crate::grammar;
 use crate::ir::{Ir, Type};
 use alloc::format;
@@ -214,41 +214,10 @@ fn put(ir: &Ir, ty: u32, v: &Val, out: &mut [u8], depth: u32) -> Option<()> {
         }
         (_, Val::Composite(items)) => {
             for (k, item) in items.iter().enumerate() {
-                let (et, at) = part(ir, ty, k)?;
+                let (et, at) = natural_part(ir, ty, k)?;
                 put(ir, et, item, out.get_mut(at as usize..)?, depth + 1)?;
             }
             Some(())
-        }
-        _ => None,
-    }
-}
-
-/// Part `k` of a composite of type `ty` in the natural layout: its type and
-/// byte offset.
-fn part(ir: &Ir, ty: u32, k: usize) -> Option<(u32, u64)> {
-    let t = ir.ty(ty)?;
-    match &t.ty {
-        Type::Vector { component, .. } => Some((*component, natural(ir, *component)?.0 * k as u64)),
-        Type::Matrix { column, .. } => Some((*column, natural(ir, *column)?.0 * k as u64)),
-        Type::Array { element, .. } => {
-            let s = t
-                .array_stride
-                .map(|s| s as u64)
-                .or(natural(ir, *element).map(|n| n.0))?;
-            Some((*element, s * k as u64))
-        }
-        Type::Struct { members } => {
-            let m = members.get(k)?;
-            let mut at = 0u64;
-            for (j, x) in members.iter().enumerate() {
-                let (s, a) = natural(ir, x.ty)?;
-                let here = x.offset.map_or(at.div_ceil(a) * a, |o| o as u64);
-                if j == k {
-                    return Some((m.ty, here));
-                }
-                at = here + s;
-            }
-            None
         }
         _ => None,
     }
@@ -287,7 +256,7 @@ fn from_at(ir: &Ir, ty: u32, bytes: &[u8], depth: u32) -> Option<Val> {
     }
     let mut items = Vec::with_capacity(count as usize);
     for k in 0..count as usize {
-        let (et, at) = part(ir, ty, k)?;
+        let (et, at) = natural_part(ir, ty, k)?;
         items.push(from_at(ir, et, bytes.get(at as usize..)?, depth + 1)?);
     }
     Some(Val::Composite(items))
@@ -366,7 +335,7 @@ fn fill(ir: &Ir, node: &mut crate::reflect::TypeNode, depth: u32) {
     }
     for (k, m) in node.members.iter_mut().enumerate() {
         if m.offset.is_none() {
-            m.offset = part(ir, node.id, k).and_then(|(_, at)| u32::try_from(at).ok());
+            m.offset = natural_part(ir, node.id, k).and_then(|(_, at)| u32::try_from(at).ok());
         }
         if m.size.is_none() {
             m.size = natural(ir, m.ty.id).map(|n| n.0);

@@ -10,6 +10,7 @@ use super::rules::Rule;
 use super::family::{Family, Instructions, Stage};
 use crate::grammar::{decoration as dec, op, storage_class as sc};
 use crate::ir::Type;
+use crate::ir::layout::{Explicit, MatrixLayout, Rules};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -97,9 +98,9 @@ pub(super) fn check(cx: &mut Context<'_>) {
                     && !cx.opts.uniform_buffer_standard_layout,
                 scalar: cx.opts.scalar_block_layout,
                 relaxed: cx.opts.relax_block_layout || cx.opts.env != crate::TargetEnv::Vulkan1_0,
-                ptr: pointer_size(cx),
             };
-            if let Some(Err(e)) = struct_layout(cx, &mode, data, 0, 0) {
+            let lay = Explicit::new(ir, mode.rules());
+            if let Some(Err(e)) = struct_layout(cx, &mode, &lay, data, 0, 0) {
                 report_layout(cx, e, &var, &mode);
             }
         }
@@ -245,210 +246,30 @@ struct Mode {
     extended: bool,
     scalar: bool,
     relaxed: bool,
-    /// The size and alignment of a pointer (by the addressing model).
-    ptr: u32,
 }
 
-fn pointer_size(cx: &Context<'_>) -> u32 {
-    let mm = cx
-        .insts()
-        .iter()
-        .take(64)
-        .find(|i| i.opcode == crate::grammar::op::OpMemoryModel);
-    match mm.and_then(|i| i.operands.first()) {
-        Some(&crate::grammar::addressing_model::Physical32) => 4,
-        _ => 8,
-    }
-}
-
-/// A member's matrix layout: row-major, and its MatrixStride (0 if none).
-#[derive(Clone, Copy, Default)]
-struct Matrix {
-    row_major: bool,
-    stride: u32,
-}
-
-fn matrix_of(cx: &Context<'_>, st: u32, m: u32) -> Matrix {
-    let ir = cx.ir();
-    let mut out = Matrix::default();
-    for d in ir.decorations_of(st).iter().filter(|d| d.member == Some(m)) {
-        match d.decoration {
-            dec::RowMajor => out.row_major = true,
-            dec::ColMajor => out.row_major = false,
-            dec::MatrixStride => out.stride = d.arg(ir).unwrap_or(0),
-            _ => {}
+impl Mode {
+    /// The rule set that gives the alignments (the scalar layout's, where
+    /// it is in force, for uniform blocks too).
+    fn rules(&self) -> Rules {
+        if self.scalar {
+            Rules::Scalar
+        } else if self.extended {
+            Rules::Extended
+        } else {
+            Rules::Standard
         }
     }
-    out
-}
-
-fn member_offset(cx: &Context<'_>, st: u32, m: u32) -> Option<u32> {
-    let ir = cx.ir();
-    ir.decorations_of(st)
-        .iter().rfind(|d| d.member == Some(m) && d.decoration == dec::Offset)
-        .and_then(|d| d.arg(ir))
 }
 
 fn aligned(x: u32, a: u32) -> bool {
     if a == 0 { x == 0 } else { x.is_multiple_of(a) }
 }
 
+/// The end of a member rounded up to the next one's alignment (a power of
+/// two, as the rules' alignments are).
 fn round_up(x: u32, a: u32) -> u32 {
     x.wrapping_add(a.wrapping_sub(1)) & !a.wrapping_sub(1)
-}
-
-fn vec_factor(n: u32) -> u32 {
-    if n == 3 { 4 } else { n }
-}
-
-/// The scalar alignment of `t` (None for a type the rules do not size).
-fn scalar_align(cx: &Context<'_>, mode: &Mode, t: u32, depth: u32) -> Option<u32> {
-    if depth > 64 {
-        return None;
-    }
-    Some(match &cx.ir().ty(t)?.ty {
-        Type::Int { width, .. } | Type::Float { width, .. } => width / 8,
-        Type::Vector { component: e, .. }
-        | Type::Matrix { column: e, .. }
-        | Type::Array { element: e, .. }
-        | Type::RuntimeArray { element: e } => scalar_align(cx, mode, *e, depth + 1)?,
-        Type::Struct { members } => {
-            let mut a = 1;
-            for m in members {
-                a = a.max(scalar_align(cx, mode, m.ty, depth + 1)?);
-            }
-            a
-        }
-        Type::Pointer { .. } => mode.ptr,
-        _ => return None,
-    })
-}
-
-/// The base alignment of `t` (extended: rounded up to 16 for arrays, matrices
-/// and structs), with the member's matrix layout `mx`.
-fn base_align(cx: &Context<'_>, mode: &Mode, t: u32, mx: Matrix, depth: u32) -> Option<u32> {
-    if depth > 64 {
-        return None;
-    }
-    let ir = cx.ir();
-    let up = |a: u32| if mode.extended { round_up(a, 16) } else { a };
-    Some(match &ir.ty(t)?.ty {
-        Type::Int { width, .. } | Type::Float { width, .. } => width / 8,
-        Type::Vector { component, count } => {
-            base_align(cx, mode, *component, mx, depth + 1)? * vec_factor(*count)
-        }
-        Type::Matrix { column, columns } => up(if mx.row_major {
-            let Type::Vector { component, .. } = ir.ty(*column)?.ty else {
-                return None;
-            };
-            base_align(cx, mode, component, mx, depth + 1)? * vec_factor(*columns)
-        } else {
-            base_align(cx, mode, *column, mx, depth + 1)?
-        }),
-        Type::Array { element, .. } | Type::RuntimeArray { element } => {
-            up(base_align(cx, mode, *element, mx, depth + 1)?)
-        }
-        Type::Struct { members } => {
-            let mut a = 1;
-            for (k, m) in members.iter().enumerate() {
-                a = a.max(base_align(
-                    cx,
-                    mode,
-                    m.ty,
-                    matrix_of(cx, t, k as u32),
-                    depth + 1,
-                )?);
-            }
-            up(a)
-        }
-        Type::Pointer { .. } => mode.ptr,
-        _ => return None,
-    })
-}
-
-fn align_of(cx: &Context<'_>, mode: &Mode, t: u32, mx: Matrix) -> Option<u32> {
-    if mode.scalar {
-        scalar_align(cx, mode, t, 0)
-    } else {
-        base_align(cx, mode, t, mx, 0)
-    }
-}
-
-fn array_stride(cx: &Context<'_>, t: u32) -> Option<u32> {
-    let ir = cx.ir();
-    ir.decorations_of(t)
-        .iter()
-        .find(|d| d.member.is_none() && d.decoration == dec::ArrayStride)
-        .and_then(|d| d.arg(ir))
-}
-
-/// The size of `t` without trailing padding (0 for a runtime array or an
-/// array sized by a specialization constant).
-fn size_of(cx: &Context<'_>, mode: &Mode, t: u32, mx: Matrix, depth: u32) -> Option<u32> {
-    if depth > 64 {
-        return None;
-    }
-    let ir = cx.ir();
-    Some(match &ir.ty(t)?.ty {
-        Type::Int { width, .. } | Type::Float { width, .. } => width / 8,
-        Type::Vector { component, count } => {
-            size_of(cx, mode, *component, mx, depth + 1)?.wrapping_mul(*count)
-        }
-        Type::Array {
-            element, length, ..
-        } => {
-            let def = cx.def(*length)?;
-            let inst = &cx.insts()[def];
-            if matches!(
-                inst.opcode,
-                op::OpSpecConstant
-                    | op::OpSpecConstantOp
-                    | op::OpSpecConstantTrue
-                    | op::OpSpecConstantFalse
-                    | op::OpSpecConstantComposite
-            ) {
-                0
-            } else {
-                let n = *inst.operands.get(2)?;
-                let stride = array_stride(cx, t).unwrap_or(0);
-                n.wrapping_sub(1).wrapping_mul(stride).wrapping_add(size_of(
-                    cx,
-                    mode,
-                    *element,
-                    mx,
-                    depth + 1,
-                )?)
-            }
-        }
-        Type::RuntimeArray { .. } => 0,
-        Type::Matrix { column, columns } => {
-            if mx.row_major {
-                let Type::Vector { component, count } = ir.ty(*column)?.ty else {
-                    return None;
-                };
-                count.wrapping_sub(1).wrapping_mul(mx.stride).wrapping_add(
-                    columns.wrapping_mul(size_of(cx, mode, component, mx, depth + 1)?),
-                )
-            } else {
-                columns.wrapping_mul(mx.stride)
-            }
-        }
-        Type::Struct { members } => {
-            let Some(last) = members.len().checked_sub(1) else {
-                return Some(0);
-            };
-            let off = member_offset(cx, t, last as u32)?;
-            off.wrapping_add(size_of(
-                cx,
-                mode,
-                members[last].ty,
-                matrix_of(cx, t, last as u32),
-                depth + 1,
-            )?)
-        }
-        Type::Pointer { .. } => mode.ptr,
-        _ => return None,
-    })
 }
 
 /// The first broken rule: the struct, the member, and what is wrong.
@@ -467,6 +288,7 @@ fn opcode_of<'a>(cx: &Context<'a>, t: u32) -> Option<&'a Type> {
 fn struct_layout(
     cx: &Context<'_>,
     mode: &Mode,
+    lay: &Explicit<'_>,
     st: u32,
     incoming: u32,
     depth: u32,
@@ -474,19 +296,19 @@ fn struct_layout(
     if depth > 32 {
         return None;
     }
-    let members = members(cx, st);
+    let members = cx.ir().ty(st).map_or(&[][..], |t| t.members());
     let mut order: Vec<(u32, u32)> = Vec::with_capacity(members.len());
-    for k in 0..members.len() as u32 {
-        order.push((k, incoming.wrapping_add(member_offset(cx, st, k)?)));
+    for (k, m) in members.iter().enumerate() {
+        order.push((k as u32, incoming.wrapping_add(m.offset?)));
     }
     order.sort_by_key(|&(_, off)| off);
     let fail = |member: u32, what: String| Some(Err(Broken { st, member, what }));
     let mut next = 0u32;
     for (pos, &(m, off)) in order.iter().enumerate() {
-        let t = members[m as usize];
-        let mx = matrix_of(cx, st, m);
-        let align = align_of(cx, mode, t, mx)?;
-        let size = size_of(cx, mode, t, mx, 0)?;
+        let t = members[m as usize].ty;
+        let mx = MatrixLayout::of(&members[m as usize]);
+        let align = lay.align(t, mx)?;
+        let size = lay.size(t, mx)? as u32;
         let ty = opcode_of(cx, t)?;
         if matches!(ty, Type::RuntimeArray { .. }) && pos + 1 != order.len() {
             return fail(
@@ -501,7 +323,7 @@ fn struct_layout(
             let &Type::Vector { component, .. } = ty else {
                 return None;
             };
-            let sa = scalar_align(cx, mode, component, 0)?;
+            let sa = lay.scalar_align(component)?;
             if !aligned(off, sa) {
                 return fail(
                     m,
@@ -535,7 +357,7 @@ fn struct_layout(
             }
         }
         if matches!(ty, Type::Struct { .. })
-            && let Err(e) = struct_layout(cx, mode, t, off, depth + 1)? {
+            && let Err(e) = struct_layout(cx, mode, lay, t, off, depth + 1)? {
                 return Some(Err(e));
             }
         if matches!(ty, Type::Matrix { .. }) && !aligned(mx.stride, align) {
@@ -590,7 +412,7 @@ fn struct_layout(
                         if seen[(at % 16) as usize] {
                             break;
                         }
-                        if let Err(e) = struct_layout(cx, mode, element, at, depth + 1)? {
+                        if let Err(e) = struct_layout(cx, mode, lay, element, at, depth + 1)? {
                             return Some(Err(e));
                         }
                         seen[(at % 16) as usize] = true;
@@ -608,8 +430,8 @@ fn struct_layout(
                 _ => {}
             }
             a = element;
-            a_align = align_of(cx, mode, a, mx)?;
-            let esize = size_of(cx, mode, a, mx, 0)?;
+            a_align = lay.align(a, mx)?;
+            let esize = lay.size(a, mx)? as u32;
             if esize > stride {
                 return fail(
                     m,

@@ -1,11 +1,14 @@
 //! What WGSL makes of SPIR-V types, read from the IR alone: numeric
-//! scalars and vectors ([`Num`]), and WGSL's explicit layout (alignment and
-//! size), checked against Offset, ArrayStride and MatrixStride. The plan and
+//! scalars and vectors ([`Num`]), and the module's explicit layout checked
+//! against WGSL's (alignment and size by `ir::layout`'s [`Rules::Wgsl`]):
+//! Offset, ArrayStride and MatrixStride. The plan and
 //! the writer both read these; the type text is the writer's
 //! (`write::type_text`).
 
 use super::refuse::{Refusal, RefusalCode};
-use crate::ir::{Ir, Type, layout::Member};
+pub use crate::ir::layout::round_up;
+use crate::ir::layout::{Explicit, Member, Rules};
+use crate::ir::{Ir, Type};
 use alloc::format;
 use alloc::string::String;
 
@@ -80,11 +83,6 @@ pub fn cast(e: String, from: Num, to: Num) -> String {
     }
 }
 
-/// Round `x` up to a multiple of `a`.
-pub fn round_up(a: u64, x: u64) -> u64 {
-    if a == 0 { x } else { x.div_ceil(a) * a }
-}
-
 /// `parts` one after another, in a String of exactly their length (no
 /// formatter, one allocation).
 pub fn cat(parts: &[&str]) -> String {
@@ -129,50 +127,11 @@ pub fn scalar_name(ir: &Ir, ty: u32) -> Option<&'static str> {
     })
 }
 
-/// WGSL's (align, size) of type `ty`, as laid out by our declarations
-/// (structs with their Offsets); `uniform`: the uniform address space's rules.
+/// WGSL's (align, size) of type `ty`, as laid out by the module's
+/// declarations (structs with their Offsets); `uniform`: the uniform address
+/// space's rules.
 pub fn layout(ir: &Ir, ty: u32, uniform: bool) -> Option<(u64, u64)> {
-    let t = ir.ty(ty)?;
-    match &t.ty {
-        Type::Bool => Some((4, 4)),
-        Type::Int { width: 32, .. } | Type::Float { width: 32, .. } => Some((4, 4)),
-        Type::Float { width: 16, .. } => Some((2, 2)),
-        Type::Vector { component, count } => {
-            let (a, s) = layout(ir, *component, uniform)?;
-            let _ = a;
-            Some((if *count == 2 { 2 * s } else { 4 * s }, *count as u64 * s))
-        }
-        Type::Matrix { column, columns } => {
-            let (a, s) = layout(ir, *column, uniform)?;
-            Some((a, *columns as u64 * round_up(a, s)))
-        }
-        Type::Array { element, len, .. } => {
-            let (a, s) = layout(ir, *element, uniform)?;
-            let a = if uniform { round_up(16, a) } else { a };
-            let stride = t.array_stride.map_or(round_up(a, s), |x| x as u64);
-            Some((a, len.unwrap_or(1) * stride))
-        }
-        Type::RuntimeArray { element } => {
-            let (a, s) = layout(ir, *element, uniform)?;
-            Some((a, round_up(a, s)))
-        }
-        Type::Struct { members } => {
-            let mut align = 1;
-            let mut end = 0u64;
-            for m in members {
-                let (a, s) = layout(ir, m.ty, uniform)?;
-                align = align.max(a);
-                let off = match m.offset {
-                    Some(o) => o as u64,
-                    None => round_up(a, end),
-                };
-                end = off + s;
-            }
-            let align = if uniform { round_up(16, align) } else { align };
-            Some((align, round_up(align, end)))
-        }
-        _ => None,
-    }
+    Explicit::new(ir, Rules::Wgsl { uniform }).layout(ty)
 }
 
 /// Check the explicit layout of type `ty` (in memory of the given kind)

@@ -1,7 +1,17 @@
-//! Types, with their explicit layout (from decorations) and byte sizes.
+//! Types, with their explicit layout (from decorations) and byte sizes; the
+//! one home of byte layout: the module's own decorations resolved here, the
+//! rule sets that say what they should be in [`explicit`] (Vulkan's block
+//! layouts, WGSL's), and the natural C layout of OpenCL kernels in
+//! [`natural`].
+
+mod explicit;
+mod natural;
+
+pub use explicit::{Explicit, MatrixLayout, Rules, round_up};
+pub(crate) use natural::{array_stride, is_kernel_module, member_offset, natural, natural_part};
 
 use super::{Ir, dec};
-use crate::grammar::{self, op};
+use crate::grammar::op;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -245,115 +255,9 @@ impl Ir {
     }
 }
 
-// The natural C (OpenCL) layout, which a Kernel module takes where it has
-// no explicit layout decorations.
-
-/// Whether the module has a Kernel entry point (its memory without explicit
-/// layout takes the natural C layout).
-pub(crate) fn is_kernel_module(ir: &Ir) -> bool {
-    ir.entry_points
-        .iter()
-        .any(|e| e.model == grammar::execution_model::Kernel)
-}
-
-/// The byte size of a pointer: 8 under Physical64, else 4.
-fn pointer_bytes(ir: &Ir) -> u64 {
-    let physical64 = (0..ir.len().min(64)).any(|i| {
-        ir.opcode(i) == op::OpMemoryModel
-            && ir.words(i).first() == Some(&grammar::addressing_model::Physical64)
-    });
-    if physical64 { 8 } else { 4 }
-}
-
-/// The natural C (OpenCL) layout of type `ty`: (size, alignment) in bytes.
-pub(crate) fn natural(ir: &Ir, ty: u32) -> Option<(u64, u64)> {
-    natural_at(ir, ty, 0)
-}
-
-fn natural_at(ir: &Ir, ty: u32, depth: u32) -> Option<(u64, u64)> {
-    if depth > 64 {
-        return None;
-    }
-    let t = ir.ty(ty)?;
-    Some(match &t.ty {
-        Type::Bool => (1, 1),
-        Type::Int { width, .. } | Type::Float { width, .. } => {
-            let b = (*width as u64 / 8).max(1);
-            (b, b)
-        }
-        Type::Vector { component, count } => {
-            let (c, _) = natural_at(ir, *component, depth + 1)?;
-            let n = if *count == 3 { 4 } else { *count as u64 };
-            (c * n, c * n)
-        }
-        Type::Matrix { column, columns } => {
-            let (c, a) = natural_at(ir, *column, depth + 1)?;
-            (c.checked_mul(*columns as u64)?, a)
-        }
-        Type::Array { element, len, .. } => {
-            let (e, a) = natural_at(ir, *element, depth + 1)?;
-            let stride = t.array_stride.map_or(e, |s| s as u64);
-            (stride.checked_mul((*len)?)?, a)
-        }
-        Type::Struct { members } => {
-            let (mut size, mut align) = (0u64, 1u64);
-            for m in members {
-                let (s, a) = natural_at(ir, m.ty, depth + 1)?;
-                let at = match m.offset {
-                    Some(o) => o as u64,
-                    None => size.div_ceil(a) * a,
-                };
-                size = size.max(at.checked_add(s)?);
-                align = align.max(a);
-            }
-            (size.div_ceil(align) * align, align)
-        }
-        Type::Pointer { .. } => {
-            let p = pointer_bytes(ir);
-            (p, p)
-        }
-        _ => return None,
-    })
-}
-
-/// The ArrayStride of array type `ty`: its decoration, else in a kernel
-/// module its element's natural size.
-pub(crate) fn array_stride(ir: &Ir, ty: u32) -> Option<u32> {
-    let t = ir.ty(ty)?;
-    if let Some(s) = t.array_stride {
-        return Some(s);
-    }
-    if !is_kernel_module(ir) {
-        return None;
-    }
-    match &t.ty {
-        Type::Array { element, .. } | Type::RuntimeArray { element } => {
-            natural(ir, *element).and_then(|(s, _)| u32::try_from(s).ok())
-        }
-        _ => None,
-    }
-}
-
-/// The Offset of member `k` of struct `ty`: its decoration, else in a
-/// kernel module its natural offset.
-pub(crate) fn member_offset(ir: &Ir, ty: u32, k: usize) -> Option<u32> {
-    let Type::Struct { members } = &ir.ty(ty)?.ty else {
-        return None;
-    };
-    if let Some(o) = members.get(k)?.offset {
-        return Some(o);
-    }
-    if !is_kernel_module(ir) {
-        return None;
-    }
-    let mut at = 0u64;
-    for (j, m) in members.iter().enumerate() {
-        let (s, a) = natural(ir, m.ty)?;
-        let here = m.offset.map_or(at.div_ceil(a) * a, |o| o as u64);
-        if j == k {
-            return u32::try_from(here).ok();
-        }
-        at = here + s;
-    }
-    None
+/// The first OpMemoryModel's addressing model.
+pub(crate) fn addressing(ir: &Ir) -> Option<u32> {
+    (0..ir.len().min(64))
+        .find(|&i| ir.opcode(i) == op::OpMemoryModel)
+        .and_then(|i| ir.words(i).first().copied())
 }
