@@ -50,8 +50,13 @@ impl MatrixLayout {
     }
 }
 
-/// Deeper type trees have no layout.
+/// Deeper type trees have no layout under Vulkan's rules (the validator
+/// then says nothing about them).
 const MAX_DEPTH: u32 = 64;
+
+/// Under WGSL's: deeper than a valid module nests (spirv-val's default limit
+/// on struct nesting is 255), only a bound on the walk.
+const MAX_DEPTH_WGSL: u32 = 1024;
 
 /// Round `x` up to a multiple of `a` (`x` itself for 0).
 pub fn round_up(a: u64, x: u64) -> u64 {
@@ -96,6 +101,10 @@ impl<'a> Explicit<'a> {
         matches!(self.rules, Rules::Wgsl { .. })
     }
 
+    fn too_deep(&self, depth: u32) -> bool {
+        depth > if self.wgsl() { MAX_DEPTH_WGSL } else { MAX_DEPTH }
+    }
+
     /// Round alignment `a` up to 16 where the rules round arrays, matrices
     /// and structs.
     fn up(&self, a: u32) -> u32 {
@@ -135,7 +144,7 @@ impl<'a> Explicit<'a> {
     }
 
     fn scalar_align_at(&self, ty: u32, depth: u32) -> Option<u32> {
-        if depth > MAX_DEPTH {
+        if self.too_deep(depth) {
             return None;
         }
         let t = &self.ir.ty(ty)?.ty;
@@ -160,7 +169,7 @@ impl<'a> Explicit<'a> {
 
     /// The base alignment (the rules other than the scalar layout's).
     fn align_at(&self, ty: u32, mx: MatrixLayout, depth: u32) -> Option<u32> {
-        if depth > MAX_DEPTH {
+        if self.too_deep(depth) {
             return None;
         }
         let t = &self.ir.ty(ty)?.ty;
@@ -212,7 +221,7 @@ impl<'a> Explicit<'a> {
     }
 
     fn size_at(&self, ty: u32, mx: MatrixLayout, depth: u32) -> Option<u64> {
-        if depth > MAX_DEPTH {
+        if self.too_deep(depth) {
             return None;
         }
         let ir = self.ir;
