@@ -37,7 +37,8 @@
 
 use super::num::{f64_to_half, half_to_f64};
 use crate::ir::{Ir, Type};
-use crate::reflect::{MemberNode, RuntimeArrayShape, TypeNode, TypeShape};
+use crate::reflect::walk::{self, Group, Step, Visit};
+use crate::reflect::{RuntimeArrayShape, TypeNode, TypeShape};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
@@ -468,12 +469,16 @@ pub enum Shown {
     Opaque(String),
 }
 
-/// The contents of `bytes` read as type `ty` (from byte 0); the parts past
-/// the end of `bytes` are left out.
+/// The contents of `bytes` read as type `ty` (from byte 0), by the
+/// reflection's walk of the type tree ([`crate::reflect::walk`]); the parts
+/// past the end of `bytes` are left out.
 pub fn show(ty: &TypeNode, bytes: &[u8]) -> Shown {
-    read(ty, bytes, 0, None).unwrap_or(Shown::Array(Vec::new()))
+    let mut build = Build { bytes, open: Vec::new(), root: None };
+    walk::walk(ty, bytes.len() as u64, &mut build);
+    build.root.unwrap_or(Shown::Array(Vec::new()))
 }
 
+/// The value of the scalar of type `ty` at byte `at` of `bytes`.
 fn scalar(ty: &TypeNode, bytes: &[u8], at: usize) -> Option<Shown> {
     let n = match ty.shape {
         TypeShape::Int { width, .. } | TypeShape::Float { width } => (width / 8) as usize,
@@ -496,81 +501,63 @@ fn scalar(ty: &TypeNode, bytes: &[u8], at: usize) -> Option<Shown> {
     })
 }
 
-/// The byte size of a scalar type node.
-fn scalar_size(ty: &TypeNode) -> Option<usize> {
-    match ty.shape {
-        TypeShape::Int { width, .. } | TypeShape::Float { width } => Some((width / 8) as usize),
+/// A composite being read: what it is shown as, its name as a struct
+/// member, and its parts so far (each with its member name).
+struct Open {
+    group: Group,
+    name: Option<String>,
+    parts: Vec<(Option<String>, Shown)>,
+}
+
+/// The walk's visitor that builds a [`Shown`].
+struct Build<'b> {
+    bytes: &'b [u8],
+    open: Vec<Open>,
+    root: Option<Shown>,
+}
+
+fn member_name(step: Step<'_>) -> Option<String> {
+    match step {
+        Step::Member { member, .. } => member.name.clone(),
         _ => None,
     }
 }
 
-/// `mat`: the matrix stride and row-majorness of the member being read.
-fn read(ty: &TypeNode, bytes: &[u8], at: usize, mat: Option<(u32, bool)>) -> Option<Shown> {
-    if at >= bytes.len() && !matches!(ty.shape, TypeShape::Struct) {
-        return None;
+impl Build<'_> {
+    fn put(&mut self, name: Option<String>, v: Shown) {
+        match self.open.last_mut() {
+            Some(o) => o.parts.push((name, v)),
+            None => self.root = Some(v),
+        }
     }
-    match &ty.shape {
-        TypeShape::Int { .. } | TypeShape::Float { .. } | TypeShape::Pointer { .. } => scalar(ty, bytes, at),
-        TypeShape::Vector { count } => {
-            let e = ty.element.as_deref()?;
-            let n = scalar_size(e)?;
-            let v: Vec<Shown> = (0..*count as usize).map_while(|k| scalar(e, bytes, at.saturating_add(k * n))).collect();
-            (!v.is_empty()).then_some(Shown::Vector(v))
+}
+
+impl<'t> Visit<'t> for Build<'_> {
+    fn scalar(&mut self, step: Step<'t>, node: &'t TypeNode, at: u64, _: u32) {
+        if let Some(v) = usize::try_from(at).ok().and_then(|at| scalar(node, self.bytes, at)) {
+            self.put(member_name(step), v);
         }
-        TypeShape::Matrix { columns } => {
-            let col = ty.element.as_deref()?;
-            let (TypeShape::Vector { count: rows }, Some(e)) = (&col.shape, col.element.as_deref()) else {
-                return None;
-            };
-            let n = scalar_size(e)?;
-            let (stride, row_major) = mat.unwrap_or((*rows * n as u32, false));
-            let mut cols = Vec::new();
-            for c in 0..*columns as usize {
-                let v: Vec<Shown> = (0..*rows as usize)
-                    .map_while(|r| {
-                        let off = if row_major { r.saturating_mul(stride as usize) + c * n } else { c.saturating_mul(stride as usize) + r * n };
-                        scalar(e, bytes, at.saturating_add(off))
-                    })
-                    .collect();
-                if v.len() < *rows as usize {
-                    break;
-                }
-                cols.push(Shown::Vector(v));
-            }
-            (!cols.is_empty()).then_some(Shown::Array(cols))
+    }
+
+    fn opaque(&mut self, step: Step<'t>, node: &'t TypeNode) {
+        self.put(member_name(step), Shown::Opaque(node.describe()));
+    }
+
+    fn begin(&mut self, step: Step<'t>, group: Group) {
+        self.open.push(Open { group, name: member_name(step), parts: Vec::new() });
+    }
+
+    fn end(&mut self, shown: bool) {
+        let Some(o) = self.open.pop() else { return };
+        if !shown {
+            return;
         }
-        TypeShape::Array { .. } | TypeShape::RuntimeArray => {
-            let e = ty.element.as_deref()?;
-            let stride = ty.array_stride.map(|s| s as usize).or_else(|| e.size.map(|s| s as usize))?;
-            let len = match ty.shape {
-                TypeShape::Array { length: Some(n) } => n,
-                TypeShape::Array { length: None } => return None,
-                _ if stride == 0 => 0,
-                _ => ((bytes.len() - at) / stride) as u64,
-            };
-            let len = if stride == 0 { len.min(1) } else { len };
-            let mut out = Vec::new();
-            for k in 0..len as usize {
-                match read(e, bytes, at.saturating_add(k.saturating_mul(stride)), mat) {
-                    Some(v) => out.push(v),
-                    None => break,
-                }
-            }
-            Some(Shown::Array(out))
-        }
-        TypeShape::Struct => {
-            let ms: Vec<(Option<String>, Shown)> = ty
-                .members
-                .iter()
-                .filter_map(|m: &MemberNode| {
-                    let off = at.saturating_add(m.offset? as usize);
-                    let mat = m.matrix_stride.map(|s| (s, m.row_major == Some(true)));
-                    Some((m.name.clone(), read(&m.ty, bytes, off, mat)?))
-                })
-                .collect();
-            Some(Shown::Struct(ms))
-        }
-        _ => Some(Shown::Opaque(ty.describe())),
+        let v = match o.group {
+            Group::Vector => Shown::Vector(o.parts.into_iter().map(|p| p.1).collect()),
+            Group::Array => Shown::Array(o.parts.into_iter().map(|p| p.1).collect()),
+            Group::Struct => Shown::Struct(o.parts),
+        };
+        self.put(o.name, v);
     }
 }
 
@@ -669,6 +656,7 @@ impl serde::Serialize for Shown {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reflect::MemberNode;
     use alloc::boxed::Box;
 
     fn fixed(spec: &str, size: u64) -> Result<Vec<u8>, SpecError> {

@@ -10,6 +10,7 @@
 #[cfg(test)]
 mod tests;
 mod spec;
+pub mod walk;
 pub use spec::{SpecConstant, spec_constants};
 
 use crate::grammar::{OperandKind, op};
