@@ -19,7 +19,8 @@ use super::Options;
 use super::literal::literal;
 use super::names::Scope;
 use super::refuse::{Refusal, RefusalCode};
-use super::types::{Num, check_layout, layout, num, round_up};
+use super::types::{Num, check_layout, num};
+use crate::ir::layout::{Explicit, Rules};
 use crate::grammar::{execution_model, op, storage_class as sc};
 use crate::ir::{ConstValue, Ir, Type};
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -322,8 +323,7 @@ impl<'a> ModulePlan<'a> {
         let t = self.ir.ty(arr)?;
         let (Type::Array { element, .. } | Type::RuntimeArray { element }) = t.ty else { return None };
         let st = t.array_stride?;
-        let (a, s) = layout(self.ir, element, false)?;
-        let natural = round_up(a, s);
+        let natural = Explicit::new(self.ir, Rules::Wgsl { uniform: false }).stride(element)?;
         let uniform = self.uniform_structs.contains(&arr);
         (st as u64 != natural || (uniform && !natural.is_multiple_of(16))).then_some(st)
     }

@@ -6,7 +6,6 @@
 //! (`write::type_text`).
 
 use super::refuse::{Refusal, RefusalCode};
-pub use crate::ir::layout::round_up;
 use crate::ir::layout::{Explicit, Member, Rules};
 use crate::ir::{Ir, Type};
 use alloc::format;
@@ -144,7 +143,7 @@ pub fn check_layout(ir: &Ir, ty: u32, uniform: bool) -> Result<(), Refusal> {
         Type::Array { element, .. } | Type::RuntimeArray { element } => {
             check_layout(ir, *element, uniform)?;
             let (a, s) = layout(ir, *element, uniform).unwrap_or((4, 4));
-            let a = if uniform { round_up(16, a) } else { a };
+            let a = Explicit::new(ir, Rules::Wgsl { uniform }).aggregate_align(a);
             // A stride other than WGSL's is had with a wrapper struct
             // (`@size(stride)`), if the stride keeps the alignment.
             match t.array_stride {
@@ -198,8 +197,7 @@ fn check_member(ir: &Ir, st: u32, k: usize, m: &Member, uniform: bool) -> Result
         if m.row_major == Some(true) {
             return Err(Refusal::new(RefusalCode::Layout, format!("member {k} is a row-major matrix"), inst));
         }
-        let (a, s) = layout(ir, *column, uniform).unwrap_or((4, 4));
-        let want = round_up(a, s);
+        let want = Explicit::new(ir, Rules::Wgsl { uniform }).stride(*column).unwrap_or(4);
         if let Some(ms) = m.matrix_stride
             && ms as u64 != want
         {

@@ -106,12 +106,27 @@ impl<'a> Explicit<'a> {
     }
 
     /// Round alignment `a` up to 16 where the rules round arrays, matrices
-    /// and structs.
+    /// and structs (the low 32 bits).
     fn up(&self, a: u32) -> u32 {
+        self.aggregate_align(a as u64) as u32
+    }
+
+    /// Alignment `a` of an array's elements (or a struct's members) as the
+    /// array's own: rounded up to 16 where the rules round arrays and
+    /// structs (Vulkan's extended layout, WGSL's uniform address space).
+    pub fn aggregate_align(&self, a: u64) -> u64 {
         match self.rules {
-            Rules::Extended | Rules::Wgsl { uniform: true } => (a.wrapping_add(15)) & !15,
+            Rules::Extended | Rules::Wgsl { uniform: true } => round_up(16, a),
             _ => a,
         }
+    }
+
+    /// The stride of an array of `ty` (or of a matrix's columns of type
+    /// `ty`) that the module does not state: its size rounded up to its
+    /// alignment.
+    pub fn stride(&self, ty: u32) -> Option<u64> {
+        let (a, s) = self.layout(ty)?;
+        Some(round_up(a, s))
     }
 
     /// A scalar's (or pointer's) alignment and size; `None` for a type that

@@ -4,10 +4,10 @@
 //! and member names.
 
 use super::ModuleWriter;
-use crate::ir::{Type, layout::Member};
+use crate::ir::{Type, layout::{Member, round_up}};
 use crate::wgsl::names::{Scope, push_u32};
 use crate::wgsl::refuse::{Refusal, RefusalCode};
-use crate::wgsl::types::{self, Kind, Num, cat, layout, round_up};
+use crate::wgsl::types::{self, Kind, Num, cat, layout};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
