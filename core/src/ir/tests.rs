@@ -200,6 +200,49 @@ fn types_layout_and_sizes() {
     assert_eq!(ir.ty(11), None);
 }
 
+/// The alignments and sizes of the rule sets (Vulkan 15.6.4 "Offset and
+/// Stride Assignment", WGSL 13.4 "Memory Layout"), on the types of
+/// [`compute`]: uint (1), uint[4] stride 4 (3), vec4 (5), vec2 (6), mat2 of
+/// vec2 columns (7), the block struct (9).
+#[test]
+fn rule_sets_align_and_size() {
+    use layout::{Explicit, MatrixLayout, Rules};
+    let ir = Ir::build(compute());
+    let col = MatrixLayout::default();
+    let aligns = |rules| {
+        let lay = Explicit::new(&ir, rules);
+        [1, 3, 5, 6, 7, 9].map(|id| lay.align(id, col))
+    };
+    // std430: a scalar its size, vec2 twice, vec4 four times; a matrix as
+    // its column; an array and a struct as their largest part.
+    assert_eq!(aligns(Rules::Standard), [4, 4, 16, 8, 8, 16].map(Some));
+    // std140: arrays, matrices and structs round up to 16.
+    assert_eq!(aligns(Rules::Extended), [4, 16, 16, 8, 16, 16].map(Some));
+    // Scalar layout: every type its scalars' 4.
+    assert_eq!(aligns(Rules::Scalar), [Some(4); 6]);
+    // WGSL uniform: arrays and structs round up to 16, a matrix does not
+    // (mat2x2<f32> aligns to 8, as its column).
+    assert_eq!(aligns(Rules::Wgsl { uniform: true }), [4, 16, 16, 8, 8, 16].map(Some));
+    assert_eq!(aligns(Rules::Wgsl { uniform: false }), [4, 4, 16, 8, 8, 16].map(Some));
+    // Vulkan sizes end at the last byte: 3 x stride 4 + 4 for uint[4]; 2
+    // columns x MatrixStride 16 for the mat2 member; the struct ends where
+    // its runtime array begins (80).
+    let std430 = Explicit::new(&ir, Rules::Standard);
+    assert_eq!(std430.size(3, col), Some(16));
+    assert_eq!(std430.size(7, MatrixLayout { row_major: false, stride: 16 }), Some(32));
+    // Row-major: (2 rows - 1) x stride 16 + 2 columns x 4.
+    assert_eq!(std430.size(7, MatrixLayout { row_major: true, stride: 16 }), Some(24));
+    assert_eq!(std430.size(9, col), Some(80));
+    // WGSL: mat2x2<f32> is 2 columns of vec2<f32> at stride 8; a runtime
+    // array counts one element.
+    let wgsl = Explicit::new(&ir, Rules::Wgsl { uniform: false });
+    assert_eq!(wgsl.layout(7), Some((8, 16)));
+    assert_eq!(wgsl.stride(6), Some(8));
+    assert_eq!(wgsl.layout(8), Some((4, 4)));
+    assert_eq!(wgsl.aggregate_align(4), 4);
+    assert_eq!(Explicit::new(&ir, Rules::Wgsl { uniform: true }).aggregate_align(4), 16);
+}
+
 #[test]
 fn constants_and_spec_constants() {
     let m = compute();
