@@ -129,8 +129,8 @@ impl<'a> Explicit<'a> {
         Some(round_up(a, s))
     }
 
-    /// A scalar's (or pointer's) alignment and size; `None` for a type that
-    /// is not one, or that the rules do not lay out.
+    /// For a scalar (or a pointer): `Some` of its alignment and size, which
+    /// is `None` where the rules do not lay it out; `None` for other types.
     fn scalar(&self, t: &Type) -> Option<Option<u32>> {
         Some(match *t {
             Type::Bool => self.wgsl().then_some(4),
@@ -229,8 +229,8 @@ impl<'a> Explicit<'a> {
         self.size_at(ty, mx, 0)
     }
 
-    /// WGSL's (alignment, size) of element or column `ty`.
-    fn wgsl_part(&self, ty: u32, depth: u32) -> Option<(u64, u64)> {
+    /// The (alignment, size) of `ty` as an array element or a matrix column.
+    fn align_size(&self, ty: u32, depth: u32) -> Option<(u64, u64)> {
         let mx = MatrixLayout::default();
         Some((self.align_at(ty, mx, depth)? as u64, self.size_at(ty, mx, depth)?))
     }
@@ -249,7 +249,7 @@ impl<'a> Explicit<'a> {
                 .size_at(*component, mx, depth + 1)?
                 .wrapping_mul(*count as u64),
             Type::Matrix { column, columns } if self.wgsl() => {
-                let (a, s) = self.wgsl_part(*column, depth + 1)?;
+                let (a, s) = self.align_size(*column, depth + 1)?;
                 (*columns as u64).wrapping_mul(round_up(a, s))
             }
             Type::Matrix { column, columns } if mx.row_major => {
@@ -263,7 +263,7 @@ impl<'a> Explicit<'a> {
             }
             Type::Matrix { columns, .. } => (*columns as u64).wrapping_mul(mx.stride as u64),
             Type::Array { element, len, .. } if self.wgsl() => {
-                let (a, s) = self.wgsl_part(*element, depth + 1)?;
+                let (a, s) = self.align_size(*element, depth + 1)?;
                 let a = self.up(a as u32) as u64;
                 let stride = t.array_stride.map_or(round_up(a, s), u64::from);
                 len.unwrap_or(1).wrapping_mul(stride)
@@ -287,7 +287,7 @@ impl<'a> Explicit<'a> {
                 }
             }
             Type::RuntimeArray { element } if self.wgsl() => {
-                let (a, s) = self.wgsl_part(*element, depth + 1)?;
+                let (a, s) = self.align_size(*element, depth + 1)?;
                 round_up(a, s)
             }
             Type::RuntimeArray { .. } => 0,
@@ -295,7 +295,7 @@ impl<'a> Explicit<'a> {
                 let mut align = 1;
                 let mut end = 0u64;
                 for m in members {
-                    let (a, s) = self.wgsl_part(m.ty, depth + 1)?;
+                    let (a, s) = self.align_size(m.ty, depth + 1)?;
                     align = align.max(a);
                     let off = m.offset.map_or(round_up(a, end), u64::from);
                     end = off.wrapping_add(s);
@@ -310,10 +310,10 @@ impl<'a> Explicit<'a> {
         })
     }
 
-    /// WGSL's or Vulkan's (alignment, size) of type `ty` outside any member
-    /// (column-major matrices without a stride).
+    /// The (alignment, size) of type `ty` outside any member (a matrix
+    /// column-major, without a MatrixStride).
     pub fn layout(&self, ty: u32) -> Option<(u64, u64)> {
-        self.wgsl_part(ty, 0)
+        self.align_size(ty, 0)
     }
 }
 
