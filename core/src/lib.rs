@@ -34,6 +34,7 @@ pub mod binary;
 pub mod cfg;
 pub mod diag;
 pub mod env;
+pub mod flesh;
 pub mod grammar;
 pub mod interp;
 pub mod ir;
