@@ -177,7 +177,7 @@ enum Exit {
 
 /// What structured exits are open to the code being generated.
 #[derive(Clone, Copy, Debug, Default)]
-struct Cx {
+struct Open {
     /// The innermost loop's merge block and continue target.
     looped: Option<(Label, Label)>,
     /// The innermost switch's merge block, when no loop is nested inside it.
@@ -234,7 +234,7 @@ impl Gen<'_> {
 
     /// Generate code starting at the open block `cur`, ending with a branch to
     /// `exit` unless it ends early. Returns whether `exit` was reached.
-    fn seq(&mut self, mut cur: Label, exit: Exit, cx: Cx) -> bool {
+    fn seq(&mut self, mut cur: Label, exit: Exit, cx: Open) -> bool {
         loop {
             let room = self.budget_left() && cx.depth < self.cfg.max_depth;
             let pick = self.rng.below(100);
@@ -262,7 +262,7 @@ impl Gen<'_> {
                 self.close(cur, None, t);
                 return false;
             }
-            let inner = Cx { depth: cx.depth + 1, ..cx };
+            let inner = Open { depth: cx.depth + 1, ..cx };
             let next = if pick < 30 && !self.cfg.knobs.no_chains {
                 // A straight-line block.
                 let n = self.fresh();
@@ -302,7 +302,7 @@ impl Gen<'_> {
         }
     }
 
-    fn selection(&mut self, h: Label, cx: Cx) -> Option<Label> {
+    fn selection(&mut self, h: Label, cx: Open) -> Option<Label> {
         let m = self.fresh();
         // An arm may be the merge block itself (not both: SPIR-V 1.6 wants two labels).
         let arm = |g: &mut Self| if g.rng.chance(20) { None } else { Some(g.fresh()) };
@@ -320,7 +320,7 @@ impl Gen<'_> {
         self.after(m)
     }
 
-    fn looped(&mut self, h: Label, cx: Cx) -> Option<Label> {
+    fn looped(&mut self, h: Label, cx: Open) -> Option<Label> {
         let m = self.fresh();
         if self.rng.chance(10) {
             // A single-block loop: the header is its own continue target and back edge.
@@ -334,7 +334,7 @@ impl Gen<'_> {
         let term = if self.rng.chance(50) { Term::Cond(self.rng.chance(50), b, m) } else { Term::Branch(b) };
         self.close(h, Some(Merge::Loop(m, c)), term);
         self.open(b);
-        let body = Cx { looped: Some((m, c)), switch: None, ..cx };
+        let body = Open { looped: Some((m, c)), switch: None, ..cx };
         self.seq(b, Exit::To(c), body);
         self.open(c);
         if !self.hit.contains(&c) {
@@ -343,7 +343,7 @@ impl Gen<'_> {
         } else {
             // The continue construct: maybe some code, then the back-edge block.
             let back = self.fresh();
-            let cont = Cx { in_continue: true, looped: None, switch: None, ..cx };
+            let cont = Open { in_continue: true, looped: None, switch: None, ..cx };
             if self.rng.chance(40) && self.budget_left() {
                 self.seq(c, Exit::To(back), cont);
                 self.open(back);
@@ -370,7 +370,7 @@ impl Gen<'_> {
         self.after(m)
     }
 
-    fn switch(&mut self, h: Label, cx: Cx) -> Option<Label> {
+    fn switch(&mut self, h: Label, cx: Open) -> Option<Label> {
         let m = self.fresh();
         let ncases = 1 + self.rng.below(4);
         let cases: Vec<Label> = (0..ncases).map(|_| self.fresh()).collect();
@@ -392,7 +392,7 @@ impl Gen<'_> {
         let default = if self.rng.chance(40) { m } else { cases[self.rng.below(ncases)] };
         let sel = self.rng.below(4) as u32;
         self.close(h, Some(Merge::Selection(m)), Term::Switch(sel, default, lits));
-        let inner = Cx { switch: Some(m), ..cx };
+        let inner = Open { switch: Some(m), ..cx };
         for (i, &c) in cases.iter().enumerate() {
             self.open(c);
             // Fall through to the next case, or break to the merge.
@@ -422,7 +422,7 @@ pub fn generate_with(rng: &mut Rng, cfg: Config) -> Skeleton {
     let entry = g.fresh();
     g.entry = entry;
     g.open(entry);
-    g.seq(entry, Exit::Return, Cx::default());
+    g.seq(entry, Exit::Return, Open::default());
     let mut blocks: Vec<Block> = g.blocks.into_iter().flatten().collect();
     for _ in 0..cfg.dead_blocks {
         g.next += 1;

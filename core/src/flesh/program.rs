@@ -84,15 +84,24 @@ pub enum FleshError {
     Empty,
 }
 
-impl fmt::Display for FleshError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FleshError {
+    /// The error in words, naming blocks as `s` names them.
+    pub fn describe(&self, s: &Skeleton) -> String {
         match self {
-            FleshError::NoExit { entry } => {
-                write!(f, "no path from the entry block %{entry} leaves the function, so none can be recorded")
-            }
-            FleshError::NoSuchBlock { target } => write!(f, "%{target} is named as a target but is not a block"),
-            FleshError::Empty => f.write_str("the function has no blocks"),
+            FleshError::NoExit { entry } => alloc::format!(
+                "no path from the entry block {} leaves the function, so none can be recorded",
+                s.name(*entry)
+            ),
+            FleshError::NoSuchBlock { target } => alloc::format!("{} is named as a target but is not a block", s.name(*target)),
+            FleshError::Empty => String::from("the function has no blocks"),
         }
+    }
+}
+
+impl fmt::Display for FleshError {
+    /// The error in words, blocks by their labels.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(&Skeleton::default()))
     }
 }
 
@@ -213,7 +222,10 @@ impl Writer<'_> {
             let who = if self.multi() { alloc::format!("invocation {i}") } else { String::from("the path") };
             let _ = write!(t, "; {who}:");
             for (k, &l) in p.blocks.iter().enumerate() {
-                let _ = write!(t, "{}{}", if k == 0 { " " } else { " -> " }, self.s.name(l));
+                let _ = write!(t, "{}{l}", if k == 0 { " " } else { " -> " });
+                if let Some(n) = self.s.names.get(&l) {
+                    let _ = write!(t, " (%{n})");
+                }
             }
             t.push('\n');
         }
@@ -366,5 +378,41 @@ impl Writer<'_> {
             }
         }
         preds
+    }
+}
+
+impl Fleshed {
+    /// The program as an AmberScript test: the directions and a zeroed
+    /// output buffer in, one workgroup, and the expected output as its
+    /// EXPECT line.
+    pub fn amber(&self) -> String {
+        use crate::amber::export::{Binding, Export, ExportBuffer, export};
+        let words = |xs: &[u32]| xs.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+        let (dirs, expected) = (words(&self.directions), words(&self.expected));
+        let zeros = alloc::vec![0u8; expected.len()];
+        let mut header = String::from(
+            "A structured CFG fleshed by spvlab (the paper's section 6): `directions` forces\n\
+             a path, `output` records the labels of the blocks it executes; the EXPECT line\n\
+             is that path.\n",
+        );
+        for (i, p) in self.paths.iter().enumerate() {
+            let _ = write!(header, "path {i}:");
+            for l in &p.blocks {
+                let _ = write!(header, " {l}");
+            }
+            header.push('\n');
+        }
+        export(&Export {
+            text: &self.text,
+            env: Some(crate::TargetEnv::Spv1_4),
+            entry: "main",
+            workgroups: [1, 1, 1],
+            specialize: Vec::new(),
+            buffers: alloc::vec![
+                ExportBuffer { binding: Binding::Storage { set: 0, binding: 0 }, name: Some("directions"), ty: None, input: &dirs, output: &dirs },
+                ExportBuffer { binding: Binding::Storage { set: 0, binding: 1 }, name: Some("output"), ty: None, input: &zeros, output: &expected },
+            ],
+            header: Some(&header),
+        })
     }
 }
