@@ -10,6 +10,7 @@ pub mod cfg;
 mod cfg_rules;
 pub mod disassemble;
 pub mod flesh;
+pub mod fuzz;
 pub mod gen_cfg;
 pub mod reflect;
 pub mod run;
@@ -35,6 +36,7 @@ pub const COMMANDS: &[Command] = &[
     Command { name: "wgsl", summary: "lower a module to WGSL for WebGPU, or say what WGSL cannot express", help: wgsl::HELP, run: wgsl::run },
     Command { name: "gen-cfg", summary: "write a random structured control-flow graph as a SPIR-V skeleton", help: gen_cfg::HELP, run: gen_cfg::run },
     Command { name: "flesh", summary: "flesh a function's control flow into a program that records its path", help: flesh::HELP, run: flesh::run },
+    Command { name: "fuzz", summary: "run fleshed random CFGs on each backend and keep every finding", help: fuzz::HELP, run: fuzz::run },
     Command { name: "amber", summary: "run AmberScript compute tests on the reference interpreter", help: amber::HELP, run: amber::run },
 ];
 

@@ -121,12 +121,25 @@ pub struct Fleshed {
     /// What the output buffer (binding 0.1, zeros before the run) must hold
     /// after it.
     pub expected: Vec<u32>,
+    /// Whether any block reads a direction (a CFG without a conditional
+    /// branch or switch binds no `directions`).
+    pub reads_directions: bool,
 }
 
 impl Fleshed {
     /// The workgroup size in x (the number of invocations).
     pub fn invocations(&self) -> u32 {
         self.paths.len() as u32
+    }
+
+    /// The run's buffer inputs, in its input language (`u32: 1 0 ...`): the
+    /// directions at 0.0 when the program reads them; the output is zeros.
+    pub fn buffer_inputs(&self) -> Vec<(crate::plan::Slot, String)> {
+        if self.reads_directions {
+            alloc::vec![(crate::plan::Slot::Binding(0, 0), self.directions_input())]
+        } else {
+            Vec::new()
+        }
     }
 
     /// The directions in the run's input language (`u32: 1 0 ...`).
@@ -187,6 +200,7 @@ pub fn flesh(s: &Skeleton, opts: &Options) -> Result<Fleshed, FleshError> {
         output_stride: ostride,
         directions,
         expected,
+        reads_directions: s.blocks.iter().any(|b| matches!(b.term, Term::Cond(..) | Term::Switch(..))),
     };
     f.text = Writer { s, f: &f, opts }.module();
     Ok(f)
@@ -414,5 +428,25 @@ impl Fleshed {
             ],
             header: Some(&header),
         })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl Fleshed {
+    /// The page's state for this program: its text for SPIR-V 1.4, the Run
+    /// tab open with the directions filled in (a share link's contents).
+    pub fn share_state(&self) -> crate::share::ShareState {
+        use crate::share::{RunView, ShareState};
+        let mut run = RunView { workgroups: Some([1, 1, 1]), ..RunView::default() };
+        for (slot, input) in self.buffer_inputs() {
+            run.buffers.insert(alloc::format!("{slot}"), input);
+        }
+        ShareState {
+            text: self.text.clone(),
+            target_env: String::from(crate::TargetEnv::Spv1_4.name()),
+            panel: Some(String::from("run")),
+            run: Some(run),
+            ..ShareState::default()
+        }
     }
 }

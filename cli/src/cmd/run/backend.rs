@@ -231,14 +231,15 @@ impl std::fmt::Display for Failure {
 }
 
 /// One dispatch of `plan` on a GPU backend, blocking (`flags.timeout` at
-/// most; in a child process unless `flags.in_process`): the buffers as the
-/// GPU left them.
+/// most; in the child process `process` unless `flags.in_process`): the
+/// buffers as the GPU left them.
 #[cfg(feature = "gpu")]
 pub fn run_gpu(
     flags: &GpuFlags,
     b: gpu::Backend,
     plan: &spvlab_core::plan::Plan,
     name: &str,
+    process: &mut super::child::GpuProcess,
 ) -> Result<spvlab_core::interp::Buffers, Failure> {
     let wgsl = match b {
         gpu::Backend::Wgsl => Some(gpu::wgsl_of(&plan.ir, &plan.entry.name).map_err(|r| Failure::Gpu(gpu::GpuError::refused(b, name, r)))?),
@@ -250,7 +251,7 @@ pub fn run_gpu(
         g.run_blocking(&job, flags.timeout)
     } else {
         use gpu::Runner as _;
-        super::child::GpuProcess::new().run(&job, flags.timeout)
+        process.run(&job, flags.timeout)
     }
     .map_err(Failure::Gpu)?;
     let mut all = plan.buffers.clone();

@@ -1,0 +1,294 @@
+//! `spvlab fuzz`: a differential campaign of fleshed programs (the paper's
+//! section 6): random structured CFGs fleshed into programs whose output is
+//! known, run on each backend; every wrong output, error or hang is a
+//! finding, written with its program, inputs, AmberScript test and share
+//! link.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::json;
+use spvlab_core::analysis::Analysis;
+use spvlab_core::flesh::{self, Config, FleshError, Fleshed, Knobs, Mode, Options};
+use spvlab_core::interp::{self, Buffers};
+use spvlab_core::plan::{Inputs, Plan};
+use spvlab_core::{TargetEnv, valid};
+
+use crate::args::{self, Parser};
+use crate::cmd::run::backend::{self, Backend, Failure, GpuFlags};
+use crate::error::CliError;
+
+pub const HELP: &str = "\
+spvlab fuzz: a differential campaign of fleshed random CFGs on each backend
+
+Usage: spvlab fuzz [options]
+
+Case i draws a random structured CFG (as `spvlab gen-cfg`), fleshes it into a
+program that records its path (as `spvlab flesh`), and runs it on each
+backend. The expected output comes from the CFG, so a backend that writes
+another path, fails or hangs has a finding: its folder under --out holds the
+program (program.spvasm), an AmberScript test (test.amber), the page's share
+link (link.txt: append it to the playground's address) and finding.json
+(case, seed, mode, backend, directions, expected and actual output, error).
+A backend that refuses a program (our WGSL lowering, naga) has no finding.
+
+Options:
+  --count <n>          Cases (default 100).
+  --seed <s>           The campaign's seed (default 1): case i is the same
+                       for the same seed, whatever the shard.
+  --blocks <n>         About how many blocks per CFG (default 14).
+  --depth <d>          The deepest nesting (default 4).
+  --paper              The paper's shape constraints (see gen-cfg --help).
+  --mode <m>           basic, phi, multi or all (default all: in turn).
+  --max-len <n>        Path bound, as for flesh (default 30).
+  --backends <list>    Comma-separated: interp, wgpu, wgpu-naga,
+                       wgpu-passthrough, or all (default interp).
+  --shard <i>/<n>      Run only the cases i, i+n, i+2n, ... (0 <= i < n).
+  --out <dir>          Where findings go (default fuzz-findings).
+  --gpu-timeout <s>    How long one GPU dispatch may take (default 10).
+  --in-process         Run GPU dispatches in this process.
+  -h, --help           Print this help.
+
+Exit status: 0 no findings, 1 findings, 2 bad usage.
+";
+
+struct Campaign {
+    count: u64,
+    seed: u64,
+    cfg: Config,
+    mode: Option<Mode>,
+    max_len: usize,
+    backends: Vec<Backend>,
+    shard: (u64, u64),
+    out: PathBuf,
+    gpu: GpuFlags,
+}
+
+/// What one backend did with the cases.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    wrong: u64,
+    failed: u64,
+    refused: u64,
+    /// Why the backend did not run (no device), once.
+    unavailable: Option<String>,
+}
+
+pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
+    let mut c = Campaign {
+        count: 100,
+        seed: 1,
+        cfg: Config { blocks: 14, max_depth: 4, ..Config::default() },
+        mode: None,
+        max_len: 30,
+        backends: vec![Backend::Interp],
+        shard: (0, 1),
+        out: PathBuf::from("fuzz-findings"),
+        gpu: GpuFlags::default(),
+    };
+    let number = |p: &mut Parser, flag: &'static str, inline| -> Result<u64, CliError> {
+        let v = p.text_value(flag, inline)?;
+        v.parse().map_err(|_| CliError::Usage(format!("{flag} takes a whole number, not `{v}`")))
+    };
+    let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
+        match name.as_str() {
+            "--count" => c.count = number(p, "--count", inline)?,
+            "--seed" => c.seed = number(p, "--seed", inline)?,
+            "--blocks" => c.cfg.blocks = number(p, "--blocks", inline)? as usize,
+            "--depth" => c.cfg.max_depth = number(p, "--depth", inline)? as usize,
+            "--max-len" => c.max_len = number(p, "--max-len", inline)? as usize,
+            "--paper" => {
+                args::no_value("--paper", &inline)?;
+                c.cfg.knobs = Knobs::paper();
+            }
+            "--mode" => {
+                let v = p.text_value("--mode", inline)?;
+                c.mode = match v.as_str() {
+                    "all" => None,
+                    m => Some(Mode::parse(m).ok_or_else(|| CliError::UnknownFlag(format!("--mode {v}")))?),
+                };
+            }
+            "--backends" => {
+                let v = p.text_value("--backends", inline)?;
+                let mut list = Vec::new();
+                for b in v.split(',') {
+                    for b in Backend::parse_list(b.trim())? {
+                        if !list.contains(&b) {
+                            list.push(b);
+                        }
+                    }
+                }
+                c.backends = list;
+            }
+            "--shard" => {
+                let v = p.text_value("--shard", inline)?;
+                let bad = || CliError::Usage(format!("--shard takes I/N with 0 <= I < N, not `{v}`"));
+                let (i, n) = v.split_once('/').ok_or_else(bad)?;
+                let (i, n): (u64, u64) = (i.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+                if n == 0 || i >= n {
+                    return Err(bad());
+                }
+                c.shard = (i, n);
+            }
+            "--out" => c.out = PathBuf::from(p.value("--out", inline)?),
+            "--in-process" | "--gpu-timeout" => c.gpu.parse(p, &name, inline)?,
+            _ => return Err(CliError::UnknownFlag(name)),
+        }
+        Ok(())
+    };
+    let Some(common) = args::parse(args, HELP, None, false, flag)? else {
+        return Ok(());
+    };
+    if common.input.is_some() {
+        return Err(CliError::Usage("fuzz reads no input: it generates its cases".into()));
+    }
+    campaign(&c)
+}
+
+/// The seed of case `i` of a campaign seeded `seed` (SplitMix64's mix).
+fn case_seed(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i.wrapping_add(0x632b_e59b_d9b4_e019);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+const MODES: [Mode; 3] = [Mode::Basic, Mode::Phi, Mode::Multi];
+
+fn campaign(c: &Campaign) -> Result<(), CliError> {
+    let start = Instant::now();
+    let mut tallies: Vec<Tally> = c.backends.iter().map(|_| Tally::default()).collect();
+    #[cfg(feature = "gpu")]
+    let mut process = crate::cmd::run::child::GpuProcess::new();
+    let (mut cases, mut no_exit, mut findings) = (0u64, 0u64, 0u64);
+    let opts = valid::Options { env: TargetEnv::Spv1_4, ..valid::Options::default() };
+    for i in (c.shard.0..c.count).step_by(c.shard.1 as usize) {
+        let seed = case_seed(c.seed, i);
+        let mode = c.mode.unwrap_or(MODES[(i % 3) as usize]);
+        let (skeleton, _) = flesh::generate(seed, c.cfg);
+        let f = match flesh::flesh(&skeleton, &Options { seed, mode, max_len: c.max_len, ..Options::default() }) {
+            Ok(f) => f,
+            Err(FleshError::NoExit { .. }) => {
+                no_exit += 1;
+                continue;
+            }
+            Err(e) => return Err(CliError::Usage(format!("case {i}: {e}"))),
+        };
+        cases += 1;
+        let a = Analysis::of_text(&f.text, &opts);
+        let inputs = Inputs { buffers: f.buffer_inputs(), ..Inputs::default() };
+        let plan = match Plan::new(&a, &inputs) {
+            Ok(p) => p,
+            Err(e) => {
+                // The fleshed program is ours: failing to plan it is a finding against spvlab.
+                findings += 1;
+                write_finding(c, i, seed, &f, "spvlab", None, Some(&format!("the fleshed program does not run: {e:?}")))?;
+                continue;
+            }
+        };
+        for (b, tally) in c.backends.iter().zip(&mut tallies) {
+            if tally.unavailable.is_some() {
+                continue;
+            }
+            let result: Result<Buffers, Failure> = match b {
+                Backend::Interp => {
+                    let mut bufs = plan.buffers.clone();
+                    interp::run(&plan.ir, &plan.options, &mut bufs).map(|_| bufs).map_err(|err| Failure::Interp {
+                        unsupported: false,
+                        text: a.run_error_message(&err),
+                        error: serde_json::Value::Null,
+                    })
+                }
+                #[cfg(feature = "gpu")]
+                Backend::Gpu(g) => backend::run_gpu(&c.gpu, *g, &plan, "fleshed", &mut process),
+            };
+            match result {
+                Ok(bufs) => {
+                    let actual = words(bufs.get(&(0, 1)).map_or(&[][..], |v| v));
+                    if actual == f.expected {
+                        tally.passed += 1;
+                    } else {
+                        tally.wrong += 1;
+                        findings += 1;
+                        write_finding(c, i, seed, &f, b.name(), Some(&actual), None)?;
+                    }
+                }
+                Err(Failure::NoDevice { message, .. }) => tally.unavailable = Some(message),
+                Err(e) if e.is_refusal() => tally.refused += 1,
+                Err(e) => {
+                    tally.failed += 1;
+                    findings += 1;
+                    write_finding(c, i, seed, &f, b.name(), None, Some(&e.to_string()))?;
+                }
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "spvlab fuzz: {cases} programs fleshed ({no_exit} CFGs without a path to a return skipped) in {secs:.2} s, {:.0} programs/s",
+        cases as f64 / secs.max(1e-9)
+    );
+    for (b, t) in c.backends.iter().zip(&tallies) {
+        match &t.unavailable {
+            Some(m) => println!("  {:<17} not run: {m}", b.name()),
+            None => println!(
+                "  {:<17} {} passed, {} wrong output, {} failed, {} refused",
+                b.name(),
+                t.passed,
+                t.wrong,
+                t.failed,
+                t.refused
+            ),
+        }
+    }
+    if findings > 0 {
+        println!("{findings} findings in {}", c.out.display());
+        return Err(CliError::Failed { path: c.out.display().to_string(), count: findings as usize });
+    }
+    Ok(())
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
+}
+
+/// A finding's folder: the program, its Amber test, its share link and what
+/// happened.
+fn write_finding(
+    c: &Campaign,
+    case: u64,
+    seed: u64,
+    f: &Fleshed,
+    backend: &str,
+    actual: Option<&[u32]>,
+    error: Option<&str>,
+) -> Result<(), CliError> {
+    let dir = c.out.join(format!("case-{case}-{backend}"));
+    let write = |name: &str, bytes: &[u8]| -> Result<(), CliError> {
+        let p: PathBuf = dir.join(name);
+        std::fs::write(&p, bytes).map_err(|err| CliError::Write { path: p, err })
+    };
+    std::fs::create_dir_all(&dir).map_err(|err| CliError::Write { path: dir.clone(), err })?;
+    write("program.spvasm", f.text.as_bytes())?;
+    write("test.amber", f.amber().as_bytes())?;
+    let link = format!("#{}\n", spvlab_core::share::encode(&f.share_state()));
+    write("link.txt", link.as_bytes())?;
+    let data = json!({
+        "case": case,
+        "seed": seed,
+        "campaignSeed": c.seed,
+        "mode": f.mode.name(),
+        "backend": backend,
+        "directions": f.directions,
+        "expected": f.expected,
+        "actual": actual,
+        "error": error,
+    });
+    let mut text = serde_json::to_string_pretty(&data).unwrap_or_default();
+    text.push('\n');
+    write("finding.json", text.as_bytes())?;
+    eprintln!("finding: {} ({backend}{})", dir.display(), if actual.is_some() { ": wrong output" } else { ": failed" });
+    Ok(())
+}
