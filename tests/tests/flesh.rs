@@ -127,3 +127,26 @@ fn a_skeleton_of_a_module_keeps_its_blocks_and_names() {
         assert_eq!(s.name(b.label), format!("%{}", a.display_name(fb.label)));
     }
 }
+
+#[test]
+fn a_campaign_on_the_interpreter_has_no_findings_and_is_sharded() {
+    let dir = scratch("flesh_fuzz");
+    let out = dir.join("findings");
+    let o = run_spvlab(&dir, &["fuzz", "--count", "90", "--seed", "5", "--paper", "--out", out.to_str().unwrap()], b"");
+    assert_exit(&o, 0);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let line = text.lines().find(|l| l.trim_start().starts_with("interp")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("0 wrong output, 0 failed"), "{text}");
+    assert!(!out.exists(), "findings written for a clean campaign");
+    // Two shards run the same cases as one campaign, split.
+    let fleshed = |t: &str| -> u64 { t.split_whitespace().nth(2).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{t}")) };
+    let mut sum = 0;
+    for shard in ["0/2", "1/2"] {
+        let o = run_spvlab(&dir, &["fuzz", "--count", "90", "--seed", "5", "--paper", "--shard", shard], b"");
+        assert_exit(&o, 0);
+        sum += fleshed(&String::from_utf8_lossy(&o.stdout));
+    }
+    assert_eq!(sum, fleshed(&text));
+    let o = run_spvlab(&dir, &["fuzz", "--shard", "2/2"], b"");
+    assert_exit(&o, 2);
+}
