@@ -157,18 +157,92 @@ fn case_seed(seed: u64, i: u64) -> u64 {
 
 const MODES: [Mode; 3] = [Mode::Basic, Mode::Phi, Mode::Multi];
 
+/// What one backend did with one fleshed program.
+pub(crate) enum Outcome {
+    /// It wrote the expected path.
+    Pass,
+    /// It wrote this instead.
+    Wrong(Vec<u32>),
+    /// It failed: `class` names how (`interp`, or the GPU error's kind), for
+    /// telling one failure from another.
+    Failed { class: String, message: String },
+    /// It refused the program (not a finding).
+    Refused,
+    /// It cannot run here (no device).
+    Unavailable(String),
+}
+
+impl Outcome {
+    /// A finding's kind: `wrong` or `failed:CLASS`; `None` when no finding.
+    pub(crate) fn finding(&self) -> Option<String> {
+        match self {
+            Outcome::Wrong(_) => Some("wrong".into()),
+            Outcome::Failed { class, .. } => Some(format!("failed:{class}")),
+            _ => None,
+        }
+    }
+}
+
+/// Runs fleshed programs on the backends, keeping one GPU process.
+pub(crate) struct Runner {
+    pub gpu: GpuFlags,
+    #[cfg(feature = "gpu")]
+    process: crate::cmd::run::child::GpuProcess,
+}
+
+impl Runner {
+    pub(crate) fn new(gpu: GpuFlags) -> Runner {
+        Runner {
+            gpu,
+            #[cfg(feature = "gpu")]
+            process: crate::cmd::run::child::GpuProcess::new(),
+        }
+    }
+
+    /// `f` on backend `b`, against its expected output.
+    pub(crate) fn outcome(&mut self, b: Backend, f: &Fleshed) -> Outcome {
+        let a = Analysis::of_text(&f.text, &valid::Options { env: TargetEnv::Spv1_4, ..valid::Options::default() });
+        let inputs = Inputs { buffers: f.buffer_inputs(), ..Inputs::default() };
+        let plan = match Plan::new(&a, &inputs) {
+            Ok(p) => p,
+            // The fleshed program is ours: failing to plan it is a finding against spvlab.
+            Err(e) => return Outcome::Failed { class: "plan".into(), message: format!("the fleshed program does not run: {e:?}") },
+        };
+        let result: Result<Buffers, Failure> = match b {
+            Backend::Interp => {
+                let mut bufs = plan.buffers.clone();
+                interp::run(&plan.ir, &plan.options, &mut bufs).map(|_| bufs).map_err(|err| Failure::Interp {
+                    unsupported: false,
+                    text: a.run_error_message(&err),
+                    error: serde_json::Value::Null,
+                })
+            }
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(g) => backend::run_gpu(&self.gpu, g, &plan, "fleshed", &mut self.process),
+        };
+        match result {
+            Ok(bufs) => {
+                let actual = words(bufs.get(&(0, 1)).map_or(&[][..], |v| v));
+                if actual == f.expected { Outcome::Pass } else { Outcome::Wrong(actual) }
+            }
+            Err(Failure::NoDevice { message, .. }) => Outcome::Unavailable(message),
+            Err(e) if e.is_refusal() => Outcome::Refused,
+            Err(e) => Outcome::Failed { class: e.class().into(), message: e.to_string() },
+        }
+    }
+}
+
 fn campaign(c: &Campaign) -> Result<(), CliError> {
     let start = Instant::now();
     let mut tallies: Vec<Tally> = c.backends.iter().map(|_| Tally::default()).collect();
-    #[cfg(feature = "gpu")]
-    let mut process = crate::cmd::run::child::GpuProcess::new();
+    let mut runner = Runner::new(c.gpu.clone());
     let (mut cases, mut no_exit, mut findings) = (0u64, 0u64, 0u64);
-    let opts = valid::Options { env: TargetEnv::Spv1_4, ..valid::Options::default() };
     for i in (c.shard.0..c.count).step_by(c.shard.1 as usize) {
         let seed = case_seed(c.seed, i);
         let mode = c.mode.unwrap_or(MODES[(i % 3) as usize]);
         let (skeleton, _) = flesh::generate(seed, c.cfg);
-        let f = match flesh::flesh(&skeleton, &Options { seed, mode, max_len: c.max_len, ..Options::default() }) {
+        let opts = Options { seed, mode, max_len: c.max_len, ..Options::default() };
+        let f = match flesh::flesh(&skeleton, &opts) {
             Ok(f) => f,
             Err(FleshError::NoExit { .. }) => {
                 no_exit += 1;
@@ -177,51 +251,23 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
             Err(e) => return Err(CliError::Usage(format!("case {i}: {e}"))),
         };
         cases += 1;
-        let a = Analysis::of_text(&f.text, &opts);
-        let inputs = Inputs { buffers: f.buffer_inputs(), ..Inputs::default() };
-        let plan = match Plan::new(&a, &inputs) {
-            Ok(p) => p,
-            Err(e) => {
-                // The fleshed program is ours: failing to plan it is a finding against spvlab.
-                findings += 1;
-                write_finding(c, i, seed, &f, "spvlab", None, Some(&format!("the fleshed program does not run: {e:?}")))?;
-                continue;
-            }
-        };
         for (b, tally) in c.backends.iter().zip(&mut tallies) {
             if tally.unavailable.is_some() {
                 continue;
             }
-            let result: Result<Buffers, Failure> = match b {
-                Backend::Interp => {
-                    let mut bufs = plan.buffers.clone();
-                    interp::run(&plan.ir, &plan.options, &mut bufs).map(|_| bufs).map_err(|err| Failure::Interp {
-                        unsupported: false,
-                        text: a.run_error_message(&err),
-                        error: serde_json::Value::Null,
-                    })
-                }
-                #[cfg(feature = "gpu")]
-                Backend::Gpu(g) => backend::run_gpu(&c.gpu, *g, &plan, "fleshed", &mut process),
-            };
-            match result {
-                Ok(bufs) => {
-                    let actual = words(bufs.get(&(0, 1)).map_or(&[][..], |v| v));
-                    if actual == f.expected {
-                        tally.passed += 1;
-                    } else {
-                        tally.wrong += 1;
-                        findings += 1;
-                        write_finding(c, i, seed, &f, b.name(), Some(&actual), None)?;
-                    }
-                }
-                Err(Failure::NoDevice { message, .. }) => tally.unavailable = Some(message),
-                Err(e) if e.is_refusal() => tally.refused += 1,
-                Err(e) => {
-                    tally.failed += 1;
-                    findings += 1;
-                    write_finding(c, i, seed, &f, b.name(), None, Some(&e.to_string()))?;
-                }
+            let outcome = runner.outcome(*b, &f);
+            match &outcome {
+                Outcome::Pass => tally.passed += 1,
+                Outcome::Wrong(_) => tally.wrong += 1,
+                Outcome::Failed { .. } => tally.failed += 1,
+                Outcome::Refused => tally.refused += 1,
+                Outcome::Unavailable(m) => tally.unavailable = Some(m.clone()),
+            }
+            if outcome.finding().is_some() {
+                findings += 1;
+                let finding = Finding { case: Some(i), campaign_seed: Some(c.seed), skeleton: &skeleton, opts: &opts, backend: b.name() };
+                let dir = c.out.join(format!("case-{i}-{}", b.name()));
+                write_finding(&dir, &finding, &f, &outcome)?;
             }
         }
     }
@@ -254,41 +300,50 @@ fn words(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
 }
 
-/// A finding's folder: the program, its Amber test, its share link and what
-/// happened.
-fn write_finding(
-    c: &Campaign,
-    case: u64,
-    seed: u64,
-    f: &Fleshed,
-    backend: &str,
-    actual: Option<&[u32]>,
-    error: Option<&str>,
-) -> Result<(), CliError> {
-    let dir = c.out.join(format!("case-{case}-{backend}"));
+/// Where a finding came from: enough to reproduce and reduce it.
+pub(crate) struct Finding<'a> {
+    pub case: Option<u64>,
+    pub campaign_seed: Option<u64>,
+    pub skeleton: &'a flesh::Skeleton,
+    pub opts: &'a Options,
+    pub backend: &'a str,
+}
+
+/// A finding's folder `dir`: the program, its Amber test, its share link,
+/// and finding.json (what happened, and the skeleton and paths that
+/// `spvlab reduce` starts from).
+pub(crate) fn write_finding(dir: &std::path::Path, finding: &Finding, f: &Fleshed, outcome: &Outcome) -> Result<(), CliError> {
     let write = |name: &str, bytes: &[u8]| -> Result<(), CliError> {
         let p: PathBuf = dir.join(name);
         std::fs::write(&p, bytes).map_err(|err| CliError::Write { path: p, err })
     };
-    std::fs::create_dir_all(&dir).map_err(|err| CliError::Write { path: dir.clone(), err })?;
+    std::fs::create_dir_all(dir).map_err(|err| CliError::Write { path: dir.to_path_buf(), err })?;
     write("program.spvasm", f.text.as_bytes())?;
     write("test.amber", f.amber().as_bytes())?;
     let link = format!("#{}\n", spvlab_core::share::encode(&f.share_state()));
     write("link.txt", link.as_bytes())?;
+    let (actual, error) = match outcome {
+        Outcome::Wrong(a) => (Some(a.as_slice()), None),
+        Outcome::Failed { message, .. } => (None, Some(message.as_str())),
+        _ => (None, None),
+    };
     let data = json!({
-        "case": case,
-        "seed": seed,
-        "campaignSeed": c.seed,
+        "case": finding.case,
+        "campaignSeed": finding.campaign_seed,
+        "backend": finding.backend,
+        "finding": outcome.finding(),
         "mode": f.mode.name(),
-        "backend": backend,
+        "options": finding.opts,
         "directions": f.directions,
         "expected": f.expected,
         "actual": actual,
         "error": error,
+        "skeleton": finding.skeleton,
+        "paths": f.paths,
     });
     let mut text = serde_json::to_string_pretty(&data).unwrap_or_default();
     text.push('\n');
     write("finding.json", text.as_bytes())?;
-    eprintln!("finding: {} ({backend}{})", dir.display(), if actual.is_some() { ": wrong output" } else { ": failed" });
+    eprintln!("finding: {} ({}: {})", dir.display(), finding.backend, outcome.finding().unwrap_or_default());
     Ok(())
 }

@@ -8,11 +8,13 @@
 //!   module;
 //! - [`path`] chooses a path from the entry to an exit and the directions
 //!   that force it;
-//! - [`program`] writes the fleshed program and its oracle ([`flesh`]).
+//! - [`program`] writes the fleshed program and its oracle ([`flesh`]);
+//! - [`mod@reduce`] shrinks a finding while a backend still goes wrong on it.
 
 pub mod generate;
 pub mod path;
 pub mod program;
+pub mod reduce;
 pub mod rng;
 pub mod skeleton;
 #[cfg(test)]
@@ -20,6 +22,7 @@ mod tests;
 
 pub use generate::{Config, Knobs, generate, meets, mutate};
 pub use path::Path;
-pub use program::{FleshError, Fleshed, Mode, Options, flesh};
+pub use program::{FleshError, Fleshed, Mode, Options, flesh, flesh_paths};
+pub use reduce::{Case, Reduced, reduce};
 pub use rng::Rng;
 pub use skeleton::{Block, Label, Merge, Skeleton, SkeletonError, Term};

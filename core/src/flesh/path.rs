@@ -14,6 +14,7 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 /// A path and the directions that force it.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "camelCase"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Path {
     /// The labels of the blocks visited, in order; the last leaves the function.
@@ -77,25 +78,75 @@ pub fn choose(s: &Skeleton, rng: &mut Rng, max_len: usize) -> Option<Path> {
             live.iter().copied().min_by_key(|&(_, d)| d)?
         };
         let to = s.blocks[next].label;
-        match &b.term {
-            Term::Cond(_, t, f) => {
-                let d = match (*t == to, *f == to) {
-                    (true, true) => rng.below(2) as u32,
-                    (true, false) => 1,
-                    _ => 0,
-                };
-                path.directions.push(d);
-            }
-            Term::Switch(_, default, cases) => {
-                let mut ways: Vec<u32> =
-                    cases.iter().enumerate().filter(|(_, c)| c.1 == to).map(|(k, _)| k as u32).collect();
-                if *default == to {
-                    ways.push(cases.len() as u32);
-                }
-                path.directions.push(ways[rng.below(ways.len())]);
-            }
-            _ => {}
+        if let Some(d) = direction(&b.term, to, rng) {
+            path.directions.push(d);
         }
         cur = next;
+    }
+}
+
+/// The direction that takes `term` to `to` (`None` for a plain branch):
+/// ties (two ways to the same block) are broken by `rng`.
+fn direction(term: &Term, to: Label, rng: &mut Rng) -> Option<u32> {
+    match term {
+        Term::Cond(_, t, f) => Some(match (*t == to, *f == to) {
+            (true, true) => rng.below(2) as u32,
+            (true, false) => 1,
+            _ => 0,
+        }),
+        Term::Switch(_, default, cases) => {
+            let mut ways: Vec<u32> =
+                cases.iter().enumerate().filter(|(_, c)| c.1 == to).map(|(k, _)| k as u32).collect();
+            if *default == to {
+                ways.push(cases.len() as u32);
+            }
+            Some(ways[rng.below(ways.len())])
+        }
+        _ => None,
+    }
+}
+
+/// The path of `s` that follows `old` (labels, from the entry) for as long
+/// as each next block of it is a successor of the block before, then takes
+/// the shortest route to a return; the blocks of `old` that `s` no longer
+/// has are skipped. `None` when the entry cannot reach a return.
+pub fn follow(s: &Skeleton, old: &[Label]) -> Option<Path> {
+    let dist = distance_to_exit(s);
+    dist.first().copied().flatten()?;
+    let old: Vec<Label> = old.iter().copied().filter(|&l| s.position(l).is_some()).collect();
+    // Ties never occur on a followed path's choices; a fixed generator
+    // breaks those of the shortest route the same way every time.
+    let mut rng = Rng::new(0);
+    let mut cur = 0usize;
+    let mut k = 1usize;
+    let mut path = Path { blocks: Vec::new(), directions: Vec::new() };
+    let mut on_old = old.first() == Some(&s.blocks[0].label);
+    loop {
+        let b = &s.blocks[cur];
+        path.blocks.push(b.label);
+        if b.term == Term::Return {
+            return Some(path);
+        }
+        let targets = b.term.targets();
+        let live = |t: &Label| s.position(*t).is_some_and(|j| dist[j].is_some());
+        let next = match old.get(k) {
+            Some(t) if on_old && targets.contains(t) && live(t) => {
+                k += 1;
+                *t
+            }
+            _ => {
+                on_old = false;
+                *targets.iter().filter(|t| live(t)).min_by_key(|t| dist[s.position(**t).unwrap_or(0)])?
+            }
+        };
+        if let Some(d) = direction(&b.term, next, &mut rng) {
+            path.directions.push(d);
+        }
+        cur = s.position(next)?;
+        if path.blocks.len() > old.len() + s.blocks.len() {
+            // Following `old` through a changed graph cannot loop for ever:
+            // the shortest route takes over.
+            on_old = false;
+        }
     }
 }

@@ -56,6 +56,7 @@ impl Mode {
 }
 
 /// What to flesh.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "camelCase"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Seeds the choice of paths.
@@ -182,6 +183,14 @@ pub fn flesh(s: &Skeleton, opts: &Options) -> Result<Fleshed, FleshError> {
     for _ in 0..count {
         paths.push(path::choose(s, &mut rng, opts.max_len.max(1)).ok_or(FleshError::NoExit { entry })?);
     }
+    Ok(flesh_paths(s, opts, paths))
+}
+
+/// The program of `s` forced along `paths` (one per invocation; each a path
+/// of `s` from its entry to a return, as [`path::choose`] or
+/// [`path::follow`] give).
+pub fn flesh_paths(s: &Skeleton, opts: &Options, paths: Vec<Path>) -> Fleshed {
+    let count = paths.len().max(1) as u32;
     let dstride = paths.iter().map(|p| p.directions.len()).max().unwrap_or(0).max(1) as u32;
     let ostride = paths.iter().map(|p| p.blocks.len()).max().unwrap_or(0).max(1) as u32;
     let mut directions = alloc::vec![0u32; (dstride * count) as usize];
@@ -203,7 +212,7 @@ pub fn flesh(s: &Skeleton, opts: &Options) -> Result<Fleshed, FleshError> {
         reads_directions: s.blocks.iter().any(|b| matches!(b.term, Term::Cond(..) | Term::Switch(..))),
     };
     f.text = Writer { s, f: &f, opts }.module();
-    Ok(f)
+    f
 }
 
 struct Writer<'a> {

@@ -16,6 +16,7 @@ use core::fmt::{self, Write};
 pub type Label = u32;
 
 /// A merge instruction.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "camelCase"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Merge {
     /// `OpSelectionMerge` of the merge block.
@@ -34,6 +35,7 @@ impl Merge {
 }
 
 /// A block's terminator.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "camelCase"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Term {
     Branch(Label),
@@ -69,6 +71,7 @@ impl Term {
 }
 
 /// One block.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "camelCase"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
     pub label: Label,
@@ -77,6 +80,7 @@ pub struct Block {
 }
 
 /// A function's blocks in layout order; the first is the entry.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "camelCase"))]
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Skeleton {
     pub blocks: Vec<Block>,

@@ -151,3 +151,36 @@ fn a_modules_own_function_is_fleshed() {
     }
 }
 
+
+#[test]
+fn reduction_keeps_the_failure_and_shrinks_the_case() {
+    // A stand-in for a backend that goes wrong whenever a path goes through
+    // a switch: reduction must keep one switch on a path and drop the rest.
+    let through_switch = |f: &Fleshed| {
+        f.paths.iter().any(|p| p.blocks.iter().any(|l| f.text.contains(&alloc::format!("OpSwitch %b{l}_dir "))))
+    };
+    let mut done = 0;
+    for seed in 0..40u64 {
+        let (s, _) = generate(seed, Config { blocks: 40, max_depth: 5, ..Config::default() });
+        let opts = Options { seed, mode: Mode::Multi, ..Options::default() };
+        let Ok(f) = flesh(&s, &opts) else { continue };
+        // Only cases whose paths go through a switch.
+        let on_switch = |s: &Skeleton, f: &Fleshed| {
+            f.paths.iter().any(|p| p.blocks.iter().any(|l| matches!(s.blocks[s.position(*l).unwrap()].term, Term::Switch(..))))
+        };
+        if !on_switch(&s, &f) {
+            continue;
+        }
+        let case = Case { skeleton: s.clone(), paths: f.paths.clone() };
+        let before = case.size();
+        let r = reduce(case, &opts, 2000, through_switch);
+        assert!(on_switch(&r.case.skeleton, &r.program), "seed {seed}: the failure was lost\n{}", r.program.text);
+        assert!(r.case.size() < before, "seed {seed}: nothing removed");
+        assert!(r.case.skeleton.blocks.len() <= 8, "seed {seed}: {} blocks left, tried {} kept {}\n{}", r.case.skeleton.blocks.len(), r.tried, r.kept, r.case.skeleton.module_text());
+        assert_eq!(r.case.paths.len(), 1, "seed {seed}");
+        valid(&r.case.skeleton.module_text());
+        assert_eq!(run(&r.program), r.program.expected);
+        done += 1;
+    }
+    assert!(done >= 5, "only {done} cases went through a switch");
+}

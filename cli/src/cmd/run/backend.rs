@@ -188,6 +188,18 @@ impl Failure {
         false
     }
 
+    /// The failure's kind as data names it: `interp`, `notSent`, `noDevice`,
+    /// or the GPU error's kind.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Failure::Interp { .. } => "interp",
+            Failure::NotSent { .. } => "notSent",
+            Failure::NoDevice { .. } => "noDevice",
+            #[cfg(feature = "gpu")]
+            Failure::Gpu(e) => e.kind.name(),
+        }
+    }
+
     /// The failure as data, for `--json`: `failure` names its kind
     /// (`interp`, `notSent`, `noDevice`, or the GPU error's kind), `message`
     /// is the rendered text, and the interpreter's error (`run`) or our
@@ -195,14 +207,12 @@ impl Failure {
     pub fn data(&self) -> serde_json::Value {
         use serde_json::json;
         let message = self.to_string();
+        let mut v = json!({ "failure": self.class(), "message": message });
         match self {
-            Failure::Interp { error, .. } => json!({ "failure": "interp", "message": message, "run": error }),
-            Failure::NotSent { .. } => json!({ "failure": "notSent", "message": message }),
-            Failure::NoDevice { .. } => json!({ "failure": "noDevice", "message": message }),
+            Failure::Interp { error, .. } => v["run"] = error.clone(),
+            Failure::NotSent { .. } | Failure::NoDevice { .. } => {}
             #[cfg(feature = "gpu")]
             Failure::Gpu(e) => {
-                let kind = e.kind.name();
-                let mut v = json!({ "failure": kind, "message": message });
                 if let Some(r) = &e.refused {
                     v["refusal"] = json!({
                         "code": r.code(),
@@ -210,9 +220,9 @@ impl Failure {
                         "more": r.more,
                     });
                 }
-                v
             }
         }
+        v
     }
 }
 
