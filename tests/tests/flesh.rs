@@ -150,3 +150,28 @@ fn a_campaign_on_the_interpreter_has_no_findings_and_is_sharded() {
     let o = run_spvlab(&dir, &["fuzz", "--shard", "2/2"], b"");
     assert_exit(&o, 2);
 }
+
+#[test]
+fn reduce_says_when_a_finding_does_not_reproduce() {
+    let dir = scratch("flesh_reduce");
+    let (s, _) = flesh::generate(4, Config { blocks: 12, ..Config::default() });
+    let opts = Options { seed: 4, ..Options::default() };
+    let f = flesh::flesh(&s, &opts).unwrap();
+    // The interpreter follows every path: a finding that says it did not is stale.
+    let finding = serde_json::json!({
+        "backend": "interp", "finding": "wrong", "options": opts, "skeleton": s, "paths": f.paths,
+    });
+    let case = dir.join("case");
+    std::fs::create_dir_all(&case).unwrap();
+    std::fs::write(case.join("finding.json"), finding.to_string()).unwrap();
+    let o = run_spvlab(&dir, &["reduce", case.to_str().unwrap()], b"");
+    assert_exit(&o, 1);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("interp no longer goes wrong the same way on it (wrong recorded, a pass now)"), "{err}");
+    std::fs::write(case.join("finding.json"), "{ not json").unwrap();
+    let o = run_spvlab(&dir, &["reduce", case.to_str().unwrap()], b"");
+    assert_exit(&o, 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("finding.json is not JSON"));
+    let o = run_spvlab(&dir, &["reduce"], b"");
+    assert_exit(&o, 2);
+}

@@ -45,8 +45,10 @@ fn a_finding_reproduces_from_its_files() {
     let o = run_spvlab(&dir, &["fuzz", "--count", "30", "--seed", "1", "--backends", "wgpu-naga", "--out", out.to_str().unwrap()], b"");
     assert_exit(&o, 1);
     let mut wrong = 0;
-    for e in std::fs::read_dir(&out).unwrap().flatten() {
-        let case = e.path();
+    let mut reduced = false;
+    let mut cases: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).collect();
+    cases.sort();
+    for case in cases {
         let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(case.join("finding.json")).unwrap()).unwrap();
         assert_eq!(data["backend"], "wgpu-naga");
         let program = std::fs::read_to_string(case.join("program.spvasm")).unwrap();
@@ -57,9 +59,25 @@ fn a_finding_reproduces_from_its_files() {
         if !data["actual"].is_null() {
             assert_ne!(data["actual"], data["expected"]);
             wrong += 1;
+            if !reduced {
+                // The reducer keeps the wrong output and makes the case no bigger.
+                let o = run_spvlab(&dir, &["reduce", "--max-tries", "40", case.to_str().unwrap()], b"");
+                assert_exit(&o, 0);
+                let r: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(case.join("reduced/finding.json")).unwrap()).unwrap();
+                assert_eq!(r["finding"], "wrong");
+                assert_ne!(r["actual"], r["expected"]);
+                let blocks = |v: &serde_json::Value| v["skeleton"]["blocks"].as_array().unwrap().len();
+                let path = |v: &serde_json::Value| v["paths"].as_array().unwrap().iter().map(|p| p["blocks"].as_array().unwrap().len()).sum::<usize>();
+                assert!(blocks(&r) <= blocks(&data) && path(&r) < path(&data), "{}", String::from_utf8_lossy(&o.stdout));
+                let o = run_spvlab(&dir, &["amber", case.join("reduced/test.amber").to_str().unwrap()], b"");
+                assert_exit(&o, 0);
+                reduced = true;
+            }
         } else {
             assert!(data["error"].as_str().is_some_and(|e| !e.is_empty()), "{data}");
         }
     }
     eprintln!("gpu_flesh_finding: {wrong} wrong outputs among the findings");
+    assert!(reduced, "no wrong output to reduce");
 }
