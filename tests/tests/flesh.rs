@@ -20,7 +20,8 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 /// The output buffer of a fleshed program run on the interpreter.
 fn run(f: &flesh::Fleshed) -> Vec<u32> {
     let a = Analysis::of_text(&f.text, &spvlab_core::valid::Options::default());
-    assert!(a.is_valid(), "{}", f.text);
+    let errors: Vec<&str> = a.diagnostics().iter().map(|d| d.message.as_str()).collect();
+    assert!(a.is_valid(), "{}\n{errors:#?}", f.text);
     let mut bufs = Buffers::new();
     bufs.insert((0, 0), f.directions.iter().flat_map(|w| w.to_le_bytes()).collect());
     bufs.insert((0, 1), vec![0u8; f.expected.len() * 4]);
@@ -174,4 +175,46 @@ fn reduce_says_when_a_finding_does_not_reproduce() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("finding.json is not JSON"));
     let o = run_spvlab(&dir, &["reduce"], b"");
     assert_exit(&o, 2);
+}
+
+#[test]
+fn every_structured_function_of_the_corpus_fleshes_and_follows_its_path() {
+    // The CFGs of real modules (tests, CTS shaders, compiler output), not our
+    // generator's: each function of three blocks or more of each valid
+    // shader module.
+    let Some(corpus) = spvlab_tests::corpus_or_skip("flesh_corpus") else { return };
+    let (mut functions, mut modules, mut no_exit) = (0, 0, 0);
+    for case in spvlab_tests::cases(&corpus) {
+        if case.meta_str("expected") != "valid"
+            || !case.text.contains("OpCapability Shader")
+            || case.text.matches("OpLabel").count() < 3
+        {
+            continue;
+        }
+        let Some(env) = spvlab_core::TargetEnv::parse(case.target_env()) else { continue };
+        let a = Analysis::of_text(&case.text, &spvlab_core::valid::Options { env, ..Default::default() });
+        if !a.is_valid() {
+            continue;
+        }
+        modules += 1;
+        for (k, f) in a.cfg().functions.iter().enumerate() {
+            // Functions with control flow to speak of.
+            if f.blocks.len() < 3 {
+                continue;
+            }
+            let s = Skeleton::of_function(&a, k).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            let fleshed = match flesh::flesh(&s, &Options { seed: k as u64, max_len: 40, ..Options::default() }) {
+                Ok(f) => f,
+                Err(FleshError::NoExit { .. }) => {
+                    no_exit += 1;
+                    continue;
+                }
+                Err(e) => panic!("{}: {e}", case.name),
+            };
+            assert_eq!(run(&fleshed), fleshed.expected, "{} function {k}:\n{}", case.name, fleshed.text);
+            functions += 1;
+        }
+    }
+    eprintln!("flesh_corpus: {functions} functions of {modules} valid shader modules fleshed and run ({no_exit} without a path to a return)");
+    assert!(functions > 500, "only {functions} functions");
 }

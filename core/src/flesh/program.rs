@@ -23,7 +23,7 @@
 
 use super::path::{self, Path};
 use super::rng::Rng;
-use super::skeleton::{Label, Skeleton, Term, write_cases, write_merge};
+use super::skeleton::{Label, Merge, Skeleton, Term, write_cases, write_merge};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -168,7 +168,7 @@ pub fn flesh(s: &Skeleton, opts: &Options) -> Result<Fleshed, FleshError> {
     for b in &s.blocks {
         let named = b.term.targets().into_iter().chain(b.merge.map(|m| m.block()));
         let named = named.chain(match b.merge {
-            Some(super::skeleton::Merge::Loop(_, c)) => Some(c),
+            Some(Merge::Loop(_, c)) => Some(c),
             _ => None,
         });
         for t in named {
@@ -368,12 +368,21 @@ impl Writer<'_> {
                 // it this block's name for the successors' phis.
                 let _ = writeln!(t, "%b{l}_d1 = OpCopyObject %uint %{d_in}");
             }
-            if let Term::Cond(..) = b.term {
+            if let Term::Cond(_, x, y) = b.term
+                && x != y
+            {
                 let _ = writeln!(t, "%b{l}_c = OpINotEqual %bool %b{l}_dir %uint_0");
             }
             write_merge(&mut t, b.merge);
             let _ = match &b.term {
                 Term::Branch(x) => writeln!(t, "OpBranch %b{x}"),
+                // One target twice (before SPIR-V 1.6): the direction is read
+                // all the same; a branch, or under a selection merge a switch
+                // of only a default, takes it.
+                Term::Cond(_, x, y) if x == y && matches!(b.merge, Some(Merge::Selection(_))) => {
+                    writeln!(t, "OpSwitch %b{l}_dir %b{x}")
+                }
+                Term::Cond(_, x, y) if x == y => writeln!(t, "OpBranch %b{x}"),
                 Term::Cond(_, x, y) => writeln!(t, "OpBranchConditional %b{l}_c %b{x} %b{y}"),
                 Term::Switch(_, d, cases) => {
                     let _ = write!(t, "OpSwitch %b{l}_dir %b{d}");
