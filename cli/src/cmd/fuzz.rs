@@ -46,7 +46,7 @@ Options:
                        wgpu-passthrough, or all (default interp).
   --shard <i>/<n>      Run only the cases i, i+n, i+2n, ... (0 <= i < n).
   --out <dir>          Where findings go (default fuzz-findings).
-  --gpu-timeout <s>    How long one GPU dispatch may take (default 10).
+  --gpu-timeout <s>    How long one GPU dispatch may take (default 2).
   --in-process         Run GPU dispatches in this process.
   -h, --help           Print this help.
 
@@ -68,6 +68,8 @@ struct Campaign {
 /// What one backend did with the cases.
 #[derive(Default)]
 struct Tally {
+    /// Seconds spent running the programs.
+    secs: f64,
     passed: u64,
     wrong: u64,
     failed: u64,
@@ -86,7 +88,9 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         backends: vec![Backend::Interp],
         shard: (0, 1),
         out: PathBuf::from("fuzz-findings"),
-        gpu: GpuFlags::default(),
+        // A dispatch on lavapipe takes milliseconds; a miscompiled program
+        // that loops for ever should not hold a campaign for long.
+        gpu: GpuFlags { timeout: std::time::Duration::from_secs(2), ..GpuFlags::default() },
     };
     let number = |p: &mut Parser, flag: &'static str, inline| -> Result<u64, CliError> {
         let v = p.text_value(flag, inline)?;
@@ -237,7 +241,9 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
     let mut tallies: Vec<Tally> = c.backends.iter().map(|_| Tally::default()).collect();
     let mut runner = Runner::new(c.gpu.clone());
     let (mut cases, mut no_exit, mut findings) = (0u64, 0u64, 0u64);
+    let mut making = 0f64;
     for i in (c.shard.0..c.count).step_by(c.shard.1 as usize) {
+        let made = Instant::now();
         let seed = case_seed(c.seed, i);
         let mode = c.mode.unwrap_or(MODES[(i % 3) as usize]);
         let (skeleton, _) = flesh::generate(seed, c.cfg);
@@ -251,11 +257,14 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
             Err(e) => return Err(CliError::Usage(format!("case {i}: {e}"))),
         };
         cases += 1;
+        making += made.elapsed().as_secs_f64();
         for (b, tally) in c.backends.iter().zip(&mut tallies) {
             if tally.unavailable.is_some() {
                 continue;
             }
+            let ran = Instant::now();
             let outcome = runner.outcome(*b, &f);
+            tally.secs += ran.elapsed().as_secs_f64();
             match &outcome {
                 Outcome::Pass => tally.passed += 1,
                 Outcome::Wrong(_) => tally.wrong += 1,
@@ -272,20 +281,24 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
     println!(
-        "spvlab fuzz: {cases} programs fleshed ({no_exit} CFGs without a path to a return skipped) in {secs:.2} s, {:.0} programs/s",
-        cases as f64 / secs.max(1e-9)
+        "spvlab fuzz: {cases} programs fleshed ({no_exit} CFGs without a path to a return skipped) in {secs:.2} s; \
+         generating and fleshing {making:.2} s, {:.0} programs/s",
+        rate(cases, making)
     );
     for (b, t) in c.backends.iter().zip(&tallies) {
         match &t.unavailable {
             Some(m) => println!("  {:<17} not run: {m}", b.name()),
             None => println!(
-                "  {:<17} {} passed, {} wrong output, {} failed, {} refused",
+                "  {:<17} {} passed, {} wrong output, {} failed, {} refused; {:.2} s, {:.0} programs/s",
                 b.name(),
                 t.passed,
                 t.wrong,
                 t.failed,
-                t.refused
+                t.refused,
+                t.secs,
+                rate(t.passed + t.wrong + t.failed + t.refused, t.secs)
             ),
         }
     }

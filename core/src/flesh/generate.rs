@@ -24,7 +24,6 @@
 
 use super::rng::Rng;
 use super::skeleton::{Block, Label, Merge, Skeleton, Term};
-use crate::analysis::Analysis;
 use crate::cfg::ConstructKind;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
@@ -126,8 +125,11 @@ pub fn meets(s: &Skeleton, k: &Knobs) -> bool {
         }
     }
     if k.varied_sizes || k.min_depth > 0 {
-        let a = Analysis::of_text(&s.module_text(), &crate::valid::Options::default());
-        let Some(f) = a.cfg().functions.first() else { return false };
+        // The constructs only: no validation (the skeleton is valid by construction).
+        let words = crate::text::asm::assemble(&s.module_text(), &crate::text::asm::AsmOptions::default());
+        let Some(module) = words.ok().and_then(|w| crate::binary::read_words(&w).ok()) else { return false };
+        let cfg = crate::cfg::analyze(&module);
+        let Some(f) = cfg.functions.first() else { return false };
         let cs = f.constructs();
         if (cs.iter().map(|c| c.depth as usize).max().unwrap_or(0)) < k.min_depth {
             return false;
