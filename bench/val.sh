@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/val.sh: the validator's benchmarks, `spvlab val` vs the reference `spirv-val`.
 #
-#   1. builds `spvlab` (cli), `gen-big` (fuzz) and `gen-cfg` (tests) in release;
+#   1. builds `spvlab` (cli) and `gen-big` (fuzz) in release;
 #   2. inputs: target/bench/big.spv (the big module of bench/run.sh: gen-big, then the
-#      reference spirv-as) and target/bench/cfg{25,50,100,200}k.spv (gen-cfg: one function of
+#      reference spirv-as) and target/bench/cfg{25,50,100,200}k.spv (`spvlab gen-cfg --fill`: one function of
 #      25,000 / 50,000 / 100,000 / 200,000 blocks of randomly nested selections, loops and switches,
 #      up to 200 constructs deep, valid for spirv-val);
 #   3. times, best of N (hyperfine -N when installed, else a shell loop), on the same
@@ -31,7 +31,7 @@ SPVLAB=$ROOT/target/release/spvlab
 SUMMARY=()
 
 echo "== build (release)"
-cargo build --release -q -p spvlab-cli -p spvlab-fuzz -p spvlab-tests --bins
+cargo build --release -q -p spvlab-cli -p spvlab-fuzz --bins
 
 # to_spv IN.spvasm OUT.spv: the reference spirv-as, else ours (same bytes).
 to_spv() {
@@ -45,7 +45,7 @@ fi
 to_spv "$OUT/big.spvasm" "$OUT/big.spv"
 echo "big.spv: $(stat -c %s "$OUT/big.spv") bytes"
 for k in 25 50 100 200; do
-  "$ROOT/target/release/gen-cfg" --blocks $((k * 1000)) --depth "$DEPTH" -o "$OUT/cfg${k}k.spvasm"
+  "$ROOT/target/release/spvlab" gen-cfg --fill --dead 3 --blocks $((k * 1000)) --depth "$DEPTH" -o "$OUT/cfg${k}k.spvasm"
   to_spv "$OUT/cfg${k}k.spvasm" "$OUT/cfg${k}k.spv"
 done
 [ -n "$B" ] || echo "reference SPIRV-Tools not found (set SPVLAB_SPIRV_TOOLS): reference timings skipped"

@@ -22,7 +22,8 @@
 //!    the DOT drawing, rendered diagnostics);
 //! 8. [`share`]: share links; [`amber`]: AmberScript (compute subset) and its
 //!    runner on the interpreter; [`plan`]: the run plan (an analysis and a
-//!    user's inputs to what a backend runs).
+//!    user's inputs to what a backend runs); [`flesh`]: random structured
+//!    CFGs and programs that record their path (the paper's section 6).
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -34,6 +35,7 @@ pub mod binary;
 pub mod cfg;
 pub mod diag;
 pub mod env;
+pub mod flesh;
 pub mod grammar;
 pub mod interp;
 pub mod ir;

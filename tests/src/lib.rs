@@ -288,3 +288,22 @@ pub fn assert_exit(o: &std::process::Output, code: i32) {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Whether a Vulkan adapter exists for the GPU tests (named on stderr);
+/// without one the test is skipped with a message, unless
+/// `SPVLAB_REQUIRE_GPU=1`, which makes a missing adapter a failure.
+pub fn gpu_or_skip(test: &str) -> bool {
+    match spvlab_gpu::Gpu::new_blocking() {
+        Ok(g) => {
+            eprintln!("{test}: on {}", g.info());
+            true
+        }
+        Err(e) if std::env::var("SPVLAB_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("{test}: SPVLAB_REQUIRE_GPU=1 and no Vulkan adapter: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED {test}: no Vulkan adapter ({e}); ./x test installs lavapipe");
+            false
+        }
+    }
+}

@@ -15,8 +15,8 @@
 //! `SPVLAB_GPU_REPORT=1` prints the failure classes and the times.
 
 use spvlab_tests::amber::{Verdict, cause, compute_cases, run_case_on};
-use spvlab_tests::{corpus_or_skip, root};
-use spvlab_gpu::{Backend, Gpu, GpuExecutor};
+use spvlab_tests::{corpus_or_skip, gpu_or_skip, root};
+use spvlab_gpu::{Backend, GpuExecutor};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -38,22 +38,6 @@ const WGSL_FLOOR: usize = 593;
 /// The share of the tests our lowering accepts that pass through it (the
 /// target is 90%; 99.3% measured), in percent; it may only go up.
 const WGSL_RATE_FLOOR: f64 = 99.0;
-
-fn gpu_or_skip(test: &str) -> bool {
-    match Gpu::new_blocking() {
-        Ok(g) => {
-            eprintln!("{test}: on {}", g.info());
-            true
-        }
-        Err(e) if std::env::var("SPVLAB_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("{test}: SPVLAB_REQUIRE_GPU=1 and no Vulkan adapter: {e}")
-        }
-        Err(e) => {
-            eprintln!("SKIPPED {test}: no Vulkan adapter ({e}); ./x test installs lavapipe");
-            false
-        }
-    }
-}
 
 /// The failure class of a verdict: its cause, without the shader's name.
 fn class(v: &Verdict) -> String {

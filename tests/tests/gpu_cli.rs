@@ -14,8 +14,7 @@
 //! Skipped, with a message, only when no Vulkan adapter exists
 //! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
 
-use spvlab_tests::{corpus_or_skip, run_spvlab, scratch, spvlab_bin};
-use spvlab_gpu::Gpu;
+use spvlab_tests::{corpus_or_skip, gpu_or_skip, run_spvlab, scratch, spvlab_bin};
 
 /// out.data[i] = u.k[i] * pc.mul + i, i = GlobalInvocationId.x.
 const KERNEL: &str = r#"
@@ -100,19 +99,6 @@ const ENDLESS: &str = r#"
                OpReturn
                OpFunctionEnd
 "#;
-
-fn gpu_or_skip(test: &str) -> bool {
-    match Gpu::new_blocking() {
-        Ok(_) => true,
-        Err(e) if std::env::var("SPVLAB_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("{test}: SPVLAB_REQUIRE_GPU=1 and no Vulkan adapter: {e}")
-        }
-        Err(e) => {
-            eprintln!("SKIPPED {test}: no Vulkan adapter ({e}); ./x test installs lavapipe");
-            false
-        }
-    }
-}
 
 fn text(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))

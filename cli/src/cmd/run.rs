@@ -469,7 +469,7 @@ fn gpu_backends(
                 Err(err) if matches!(err.kind, interp::RunErrorKind::NoTermination { .. }) && !force => {
                     Err(backend::Failure::NotSent { backend: g.name(), message: err.message() })
                 }
-                _ => backend::run_gpu(gpu_flags, *g, plan, path),
+                _ => backend::run_gpu(gpu_flags, *g, plan, path, &mut child::GpuProcess::new()),
             },
         };
         results.push((*b, r));

@@ -60,6 +60,10 @@ pub struct Export<'a> {
     /// Spec constants set: (SpecId, width in bits, value bits).
     pub specialize: Vec<(u32, u32, u64)>,
     pub buffers: Vec<ExportBuffer<'a>>,
+    /// What the file is, as comment lines after `#!amber` (`None`: a run on
+    /// the reference interpreter, whose EXPECT lines hold the buffers as it
+    /// left them).
+    pub header: Option<&'a str>,
 }
 
 /// A DATA_TYPE scalar: Amber's name, its size in bytes, float or not,
@@ -198,12 +202,22 @@ pub fn export(e: &Export) -> String {
     let mut s = String::new();
     let [x, y, z] = e.workgroups;
     s.push_str("#!amber\n");
-    let _ = writeln!(
-        s,
-        "# Written by spvlab: entry point `{}` over {x} {y} {z} workgroups on the reference\n\
-         # interpreter. The EXPECT lines hold the buffers as that run left them.\n",
-        e.entry
-    );
+    match e.header {
+        Some(h) => {
+            for line in h.lines() {
+                let _ = writeln!(s, "# {line}");
+            }
+            s.push('\n');
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "# Written by spvlab: entry point `{}` over {x} {y} {z} workgroups on the reference\n\
+                 # interpreter. The EXPECT lines hold the buffers as that run left them.\n",
+                e.entry
+            );
+        }
+    }
     let env = e
         .env
         .map(|v| format!(" TARGET_ENV {}", v.name()))
@@ -427,6 +441,7 @@ mod tests {
             workgroups: [1, 1, 1],
             specialize: vec![(7, 32, 7)],
             buffers,
+            header: None,
         })
     }
 

@@ -452,6 +452,7 @@ pub fn export_run(
         workgroups: groups,
         specialize: specs.iter().map(|(id, v)| (*id, width(*id), *v)).collect(),
         buffers,
+        header: None,
     })
 }
 

@@ -188,6 +188,18 @@ impl Failure {
         false
     }
 
+    /// The failure's kind as data names it: `interp`, `notSent`, `noDevice`,
+    /// or the GPU error's kind.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Failure::Interp { .. } => "interp",
+            Failure::NotSent { .. } => "notSent",
+            Failure::NoDevice { .. } => "noDevice",
+            #[cfg(feature = "gpu")]
+            Failure::Gpu(e) => e.kind.name(),
+        }
+    }
+
     /// The failure as data, for `--json`: `failure` names its kind
     /// (`interp`, `notSent`, `noDevice`, or the GPU error's kind), `message`
     /// is the rendered text, and the interpreter's error (`run`) or our
@@ -195,14 +207,12 @@ impl Failure {
     pub fn data(&self) -> serde_json::Value {
         use serde_json::json;
         let message = self.to_string();
+        let mut v = json!({ "failure": self.class(), "message": message });
         match self {
-            Failure::Interp { error, .. } => json!({ "failure": "interp", "message": message, "run": error }),
-            Failure::NotSent { .. } => json!({ "failure": "notSent", "message": message }),
-            Failure::NoDevice { .. } => json!({ "failure": "noDevice", "message": message }),
+            Failure::Interp { error, .. } => v["run"] = error.clone(),
+            Failure::NotSent { .. } | Failure::NoDevice { .. } => {}
             #[cfg(feature = "gpu")]
             Failure::Gpu(e) => {
-                let kind = e.kind.name();
-                let mut v = json!({ "failure": kind, "message": message });
                 if let Some(r) = &e.refused {
                     v["refusal"] = json!({
                         "code": r.code(),
@@ -210,9 +220,9 @@ impl Failure {
                         "more": r.more,
                     });
                 }
-                v
             }
         }
+        v
     }
 }
 
@@ -231,14 +241,15 @@ impl std::fmt::Display for Failure {
 }
 
 /// One dispatch of `plan` on a GPU backend, blocking (`flags.timeout` at
-/// most; in a child process unless `flags.in_process`): the buffers as the
-/// GPU left them.
+/// most; in the child process `process` unless `flags.in_process`): the
+/// buffers as the GPU left them.
 #[cfg(feature = "gpu")]
 pub fn run_gpu(
     flags: &GpuFlags,
     b: gpu::Backend,
     plan: &spvlab_core::plan::Plan,
     name: &str,
+    process: &mut super::child::GpuProcess,
 ) -> Result<spvlab_core::interp::Buffers, Failure> {
     let wgsl = match b {
         gpu::Backend::Wgsl => Some(gpu::wgsl_of(&plan.ir, &plan.entry.name).map_err(|r| Failure::Gpu(gpu::GpuError::refused(b, name, r)))?),
@@ -250,7 +261,7 @@ pub fn run_gpu(
         g.run_blocking(&job, flags.timeout)
     } else {
         use gpu::Runner as _;
-        super::child::GpuProcess::new().run(&job, flags.timeout)
+        process.run(&job, flags.timeout)
     }
     .map_err(Failure::Gpu)?;
     let mut all = plan.buffers.clone();

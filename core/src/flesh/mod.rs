@@ -1,0 +1,28 @@
+//! Fleshing (the paper's section 6): structured CFGs, generated at random or
+//! taken from a module, turned into runnable compute shaders whose expected
+//! output is known by construction: the path they take.
+//!
+//! - [`mod@generate`] draws random structured CFG skeletons (seeded, deterministic),
+//!   with the paper's shape constraints as [`Knobs`], and near-miss mutants;
+//! - [`Skeleton::of_function`] takes the skeleton of a function of a valid
+//!   module;
+//! - [`path`] chooses a path from the entry to an exit and the directions
+//!   that force it;
+//! - [`program`] writes the fleshed program and its oracle ([`flesh`]);
+//! - [`mod@reduce`] shrinks a finding while a backend still goes wrong on it.
+
+pub mod generate;
+pub mod path;
+pub mod program;
+pub mod reduce;
+pub mod rng;
+pub mod skeleton;
+#[cfg(test)]
+mod tests;
+
+pub use generate::{Config, Knobs, generate, meets, mutate};
+pub use path::Path;
+pub use program::{FleshError, Fleshed, Mode, Options, flesh, flesh_paths};
+pub use reduce::{Case, Reduced, reduce};
+pub use rng::Rng;
+pub use skeleton::{Block, Label, Merge, Skeleton, SkeletonError, Term};

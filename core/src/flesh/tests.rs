@@ -1,0 +1,186 @@
+use super::*;
+use crate::analysis::Analysis;
+use crate::interp::{self, Buffers};
+use alloc::vec::Vec;
+
+fn valid(text: &str) -> Analysis {
+    let a = Analysis::of_text(text, &crate::valid::Options::default());
+    let errors: Vec<_> = a.diagnostics().iter().map(|d| alloc::format!("{d:?}")).collect();
+    assert!(a.is_valid(), "{text}\n{errors:#?}");
+    a
+}
+
+/// Runs a fleshed program on the interpreter and returns the output buffer.
+fn run(f: &Fleshed) -> Vec<u32> {
+    let out = try_run(f);
+    assert!(out.is_ok(), "{:?}\n{}", out.as_ref().err(), f.text);
+    out.unwrap()
+}
+
+fn try_run(f: &Fleshed) -> Result<Vec<u32>, interp::RunError> {
+    let a = valid(&f.text);
+    let mut bufs = Buffers::new();
+    bufs.insert((0, 0), f.directions.iter().flat_map(|w| w.to_le_bytes()).collect());
+    bufs.insert((0, 1), alloc::vec![0u8; f.expected.len() * 4]);
+    let opts = interp::Options { max_steps: 100_000, ..interp::Options::default() };
+    interp::run(a.ir().unwrap(), &opts, &mut bufs)?;
+    Ok(bufs[&(0, 1)].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+#[test]
+fn generated_skeletons_are_valid_and_deterministic() {
+    for seed in 0..200 {
+        let cfg = Config { blocks: 4 + (seed as usize % 30), ..Config::default() };
+        let (s, ok) = generate(seed, cfg);
+        assert!(ok);
+        assert_eq!(generate(seed, cfg).0, s);
+        valid(&s.module_text());
+    }
+}
+
+#[test]
+fn knobs_are_met() {
+    let mut met = 0;
+    for seed in 0..40 {
+        let cfg = Config { blocks: 14, max_depth: 4, knobs: Knobs::paper(), ..Config::default() };
+        let (s, ok) = generate(seed, cfg);
+        if ok {
+            met += 1;
+            assert!(meets(&s, &Knobs::paper()));
+            valid(&s.module_text());
+        }
+    }
+    assert!(met >= 38, "only {met} of 40 met the paper's knobs");
+}
+
+#[test]
+fn a_chain_breaks_the_no_chains_knob() {
+    let s = Skeleton {
+        blocks: alloc::vec![
+            Block { label: 1, merge: None, term: Term::Branch(2) },
+            Block { label: 2, merge: None, term: Term::Branch(3) },
+            Block { label: 3, merge: None, term: Term::Return },
+        ],
+        ..Skeleton::default()
+    };
+    assert!(!meets(&s, &Knobs { no_chains: true, ..Knobs::default() }));
+    assert!(meets(&s, &Knobs::default()));
+}
+
+#[test]
+fn paths_end_at_an_exit_and_follow_edges() {
+    for seed in 0..100 {
+        let (s, _) = generate(seed, Config { blocks: 30, ..Config::default() });
+        let mut rng = Rng::new(seed);
+        // A generated loop may have no way out (its merge unreachable).
+        let Some(p) = path::choose(&s, &mut rng, 12) else { continue };
+        let last = s.position(*p.blocks.last().unwrap()).unwrap();
+        assert_eq!(s.blocks[last].term, Term::Return);
+        for w in p.blocks.windows(2) {
+            let from = &s.blocks[s.position(w[0]).unwrap()];
+            assert!(from.term.targets().contains(&w[1]), "{} -> {} is not an edge", w[0], w[1]);
+        }
+    }
+}
+
+#[test]
+fn a_loop_without_exit_cannot_be_fleshed() {
+    let s = Skeleton {
+        blocks: alloc::vec![
+            Block { label: 1, merge: None, term: Term::Branch(2) },
+            Block { label: 2, merge: Some(Merge::Loop(3, 2)), term: Term::Branch(2) },
+            Block { label: 3, merge: None, term: Term::Unreachable },
+        ],
+        ..Skeleton::default()
+    };
+    assert_eq!(flesh(&s, &Options::default()), Err(FleshError::NoExit { entry: 1 }));
+}
+
+#[test]
+fn fleshed_programs_follow_their_paths_in_every_mode() {
+    for seed in 0..60u64 {
+        let (s, _) = generate(seed, Config { blocks: 6 + seed as usize % 20, ..Config::default() });
+        for mode in [Mode::Basic, Mode::Phi, Mode::Multi] {
+            let f = match flesh(&s, &Options { seed, mode, ..Options::default() }) {
+                Err(FleshError::NoExit { .. }) => continue,
+                f => f.unwrap(),
+            };
+            assert_eq!(run(&f), f.expected, "seed {seed} mode {}\n{}", mode.name(), f.text);
+        }
+    }
+}
+
+#[test]
+fn a_wrong_direction_changes_the_output() {
+    // The oracle can fail: flipping the first direction of a path through a
+    // conditional branch gives another output.
+    let (s, _) = (0..50)
+        .map(|seed| generate(seed, Config { blocks: 20, ..Config::default() }))
+        .find(|(s, _)| s.blocks[0].merge.is_some())
+        .unwrap();
+    let mut f = flesh(&s, &Options::default()).unwrap();
+    if f.directions.is_empty() || f.paths[0].directions.is_empty() {
+        return;
+    }
+    f.directions[0] ^= 1;
+    // Another path: another output, or a write past the output's end.
+    assert_ne!(try_run(&f).ok(), Some(f.expected.clone()));
+}
+
+#[test]
+fn a_modules_own_function_is_fleshed() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+        OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+        %bool = OpTypeBool\n%int = OpTypeInt 32 1\n%c = OpConstant %int 5\n%t = OpConstantTrue %bool\n\
+        %main = OpFunction %void None %fn\n%10 = OpLabel\nOpBranch %11\n\
+        %11 = OpLabel\nOpLoopMerge %14 %13 None\nOpBranchConditional %t %12 %14\n\
+        %12 = OpLabel\nOpSelectionMerge %16 None\nOpSwitch %c %16 5 %15 7 %16\n\
+        %15 = OpLabel\nOpBranch %16\n%16 = OpLabel\nOpBranch %13\n\
+        %13 = OpLabel\nOpBranch %11\n%14 = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    let a = valid(text);
+    let s = Skeleton::of_function(&a, 0).unwrap();
+    let names: Vec<_> = s.blocks.iter().map(|b| s.name(b.label)).collect();
+    assert_eq!(names, ["%10", "%11", "%12", "%15", "%16", "%13", "%14"]);
+    let l: Vec<Label> = s.blocks.iter().map(|b| b.label).collect();
+    assert_eq!(s.blocks[2].term, Term::Switch(0, l[4], alloc::vec![(0, l[3]), (1, l[4])]));
+    for seed in 0..20 {
+        let f = flesh(&s, &Options { seed, max_len: 20, ..Options::default() }).unwrap();
+        assert_eq!(run(&f), f.expected);
+        assert_eq!(f.paths[0].blocks[..2], l[..2]);
+        assert!(f.text.contains(&alloc::format!("OpName %b{} \"11\"", l[1])));
+    }
+}
+
+
+#[test]
+fn reduction_keeps_the_failure_and_shrinks_the_case() {
+    // A stand-in for a backend that goes wrong whenever a path goes through
+    // a switch: reduction must keep one switch on a path and drop the rest.
+    let through_switch = |f: &Fleshed| {
+        f.paths.iter().any(|p| p.blocks.iter().any(|l| f.text.contains(&alloc::format!("OpSwitch %b{l}_dir "))))
+    };
+    let mut done = 0;
+    for seed in 0..40u64 {
+        let (s, _) = generate(seed, Config { blocks: 40, max_depth: 5, ..Config::default() });
+        let opts = Options { seed, mode: Mode::Multi, ..Options::default() };
+        let Ok(f) = flesh(&s, &opts) else { continue };
+        // Only cases whose paths go through a switch.
+        let on_switch = |s: &Skeleton, f: &Fleshed| {
+            f.paths.iter().any(|p| p.blocks.iter().any(|l| matches!(s.blocks[s.position(*l).unwrap()].term, Term::Switch(..))))
+        };
+        if !on_switch(&s, &f) {
+            continue;
+        }
+        let case = Case { skeleton: s.clone(), paths: f.paths.clone() };
+        let before = case.size();
+        let r = reduce(case, &opts, 2000, through_switch);
+        assert!(on_switch(&r.case.skeleton, &r.program), "seed {seed}: the failure was lost\n{}", r.program.text);
+        assert!(r.case.size() < before, "seed {seed}: nothing removed");
+        assert!(r.case.skeleton.blocks.len() <= 8, "seed {seed}: {} blocks left, tried {} kept {}\n{}", r.case.skeleton.blocks.len(), r.tried, r.kept, r.case.skeleton.module_text());
+        assert_eq!(r.case.paths.len(), 1, "seed {seed}");
+        valid(&r.case.skeleton.module_text());
+        assert_eq!(run(&r.program), r.program.expected);
+        done += 1;
+    }
+    assert!(done >= 5, "only {done} cases went through a switch");
+}

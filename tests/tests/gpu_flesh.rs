@@ -1,0 +1,83 @@
+//! `spvlab fuzz` on a Vulkan GPU (lavapipe in CI): programs fleshed from
+//! random CFGs run through our WGSL lowering and by passthrough write exactly
+//! the paths that their CFGs force (the oracle comes from the CFG), and a
+//! backend that writes another path leaves a finding whose files reproduce
+//! it: its Amber test passes on the interpreter, its program is valid for
+//! spirv-val (when installed) and its data names both paths.
+//!
+//! Skipped, with a message, only when no Vulkan adapter exists
+//! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
+
+use spvlab_tests::{assert_exit, assert_valid_module, gpu_or_skip, run_spvlab, scratch};
+
+#[test]
+fn fleshed_programs_follow_their_paths_through_our_wgsl_and_by_passthrough() {
+    if !gpu_or_skip("gpu_flesh") {
+        return;
+    }
+    let dir = scratch("gpu_flesh");
+    let out = dir.join("findings");
+    let o = run_spvlab(
+        &dir,
+        &["fuzz", "--count", "45", "--seed", "3", "--paper", "--backends", "wgpu,wgpu-passthrough", "--out", out.to_str().unwrap()],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    eprintln!("{text}{}", String::from_utf8_lossy(&o.stderr));
+    assert_exit(&o, 0);
+    for b in ["wgpu ", "wgpu-passthrough"] {
+        let line = text.lines().find(|l| l.trim_start().starts_with(b)).unwrap_or_else(|| panic!("{text}"));
+        assert!(line.contains("0 wrong output, 0 failed"), "{text}");
+        assert!(!line.contains(" 0 passed"), "{text}");
+    }
+}
+
+#[test]
+fn a_finding_reproduces_from_its_files() {
+    if !gpu_or_skip("gpu_flesh_finding") {
+        return;
+    }
+    // naga's SPIR-V front end miscompiles or rejects some of these programs
+    // (its `break` outside a loop, paths that skip blocks): a campaign on
+    // wgpu-naga leaves findings.
+    let dir = scratch("gpu_flesh_finding");
+    let out = dir.join("findings");
+    let o = run_spvlab(&dir, &["fuzz", "--count", "30", "--seed", "1", "--backends", "wgpu-naga", "--out", out.to_str().unwrap()], b"");
+    assert_exit(&o, 1);
+    let mut wrong = 0;
+    let mut reduced = false;
+    let mut cases: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).collect();
+    cases.sort();
+    for case in cases {
+        let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(case.join("finding.json")).unwrap()).unwrap();
+        assert_eq!(data["backend"], "wgpu-naga");
+        let program = std::fs::read_to_string(case.join("program.spvasm")).unwrap();
+        assert_valid_module("gpu_flesh_finding_valid", &program, "spv1.4");
+        let o = run_spvlab(&dir, &["amber", case.join("test.amber").to_str().unwrap()], b"");
+        assert_exit(&o, 0);
+        assert!(std::fs::read_to_string(case.join("link.txt")).unwrap().starts_with("#v1/"));
+        if !data["actual"].is_null() {
+            assert_ne!(data["actual"], data["expected"]);
+            wrong += 1;
+            if !reduced {
+                // The reducer keeps the wrong output and makes the case no bigger.
+                let o = run_spvlab(&dir, &["reduce", "--max-tries", "40", case.to_str().unwrap()], b"");
+                assert_exit(&o, 0);
+                let r: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(case.join("reduced/finding.json")).unwrap()).unwrap();
+                assert_eq!(r["finding"], "wrong");
+                assert_ne!(r["actual"], r["expected"]);
+                let blocks = |v: &serde_json::Value| v["skeleton"]["blocks"].as_array().unwrap().len();
+                let path = |v: &serde_json::Value| v["paths"].as_array().unwrap().iter().map(|p| p["blocks"].as_array().unwrap().len()).sum::<usize>();
+                assert!(blocks(&r) <= blocks(&data) && path(&r) < path(&data), "{}", String::from_utf8_lossy(&o.stdout));
+                let o = run_spvlab(&dir, &["amber", case.join("reduced/test.amber").to_str().unwrap()], b"");
+                assert_exit(&o, 0);
+                reduced = true;
+            }
+        } else {
+            assert!(data["error"].as_str().is_some_and(|e| !e.is_empty()), "{data}");
+        }
+    }
+    eprintln!("gpu_flesh_finding: {wrong} wrong outputs among the findings");
+    assert!(reduced, "no wrong output to reduce");
+}
