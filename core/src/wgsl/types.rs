@@ -152,9 +152,10 @@ pub fn layout(ir: &Ir, ty: u32, uniform: bool) -> Option<(u64, u64)> {
             let stride = t.array_stride.map_or(round_up(a, s), |x| x as u64);
             Some((a, len.unwrap_or(1) * stride))
         }
+        // One element (its ArrayStride, which a wrapper struct gives it).
         Type::RuntimeArray { element } => {
             let (a, s) = layout(ir, *element, uniform)?;
-            Some((a, round_up(a, s)))
+            Some((a, t.array_stride.map_or(round_up(a, s), |x| x as u64)))
         }
         Type::Struct { members } => {
             let mut align = 1;
@@ -173,6 +174,14 @@ pub fn layout(ir: &Ir, ty: u32, uniform: bool) -> Option<(u64, u64)> {
         }
         _ => None,
     }
+}
+
+/// WGSL's SizeOf of type `ty` as our declarations lay it out, a runtime-sized
+/// array counted as one element: the least number of bytes a WebGPU binding
+/// of it takes (a struct's size is rounded up to its alignment, so it may
+/// exceed the SPIR-V data's).
+pub fn wgsl_size(ir: &Ir, ty: u32) -> Option<u64> {
+    layout(ir, ty, false).map(|(_, size)| size)
 }
 
 /// Check the explicit layout of type `ty` (in memory of the given kind)
