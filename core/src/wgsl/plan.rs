@@ -608,12 +608,20 @@ impl<'a> ModulePlan<'a> {
     fn find_used_globals(&self) -> BTreeSet<u32> {
         let ir = self.ir;
         let mut used = BTreeSet::new();
+        if ir.globals.is_empty() {
+            return used;
+        }
+        // A global is an OpVariable before the first function: that test,
+        // two loads, spares most operands the search of `Ir::global`.
+        let first_function = ir.functions.first().map_or(usize::MAX, |f| f.inst as usize);
+        let maybe_global = |id: u32| ir.def(id).is_some_and(|d| d < first_function && ir.opcode(d) == op::OpVariable);
         for &f in &self.functions {
             let Some(func) = ir.function(f) else { continue };
             for i in func.inst as usize..func.end as usize {
                 for o in ir.operands(i) {
                     if o.kind == crate::grammar::OperandKind::IdRef
                         && let Some(id) = o.id()
+                        && maybe_global(id)
                         && ir.global(id).is_some()
                     {
                         used.insert(id);

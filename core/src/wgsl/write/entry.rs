@@ -232,25 +232,33 @@ impl ModuleWriter<'_> {
     /// is one. An override is written by name where WGSL allows, else as its
     /// value (naga refuses subgroup built-ins with a workgroup size it cannot
     /// see is one-dimensional).
-    fn size_dim(&mut self, dim: SizeDim) -> Result<(String, Option<u32>), Refusal> {
+    /// Appended to `text`; a literal without the formatter.
+    fn size_dim(&mut self, dim: SizeDim, text: &mut String) -> Result<Option<u32>, Refusal> {
         Ok(match dim {
-            SizeDim::Literal(v) => (format!("{v}"), Some(v)),
-            SizeDim::Constant { value: Some(v), is_override: true, .. } if self.subgroups => (format!("{v}"), Some(v)),
-            SizeDim::Constant { id, value, is_override } => (self.const_expr(id)?, value.filter(|_| !is_override)),
+            SizeDim::Literal(v) => {
+                push_u32(text, v);
+                Some(v)
+            }
+            SizeDim::Constant { value: Some(v), is_override: true, .. } if self.subgroups => {
+                push_u32(text, v);
+                Some(v)
+            }
+            SizeDim::Constant { id, value, is_override } => {
+                text.push_str(&self.const_expr(id)?);
+                value.filter(|_| !is_override)
+            }
         })
     }
 
     /// The text of a workgroup size (`x, y, z`), with the values it fixes.
     fn workgroup_size(&mut self, dims: [SizeDim; 3]) -> Result<WorkgroupSize, Refusal> {
-        let mut text = String::new();
+        let mut text = String::with_capacity(16);
         let mut values = [None; 3];
         for (k, d) in dims.into_iter().enumerate() {
-            let (t, v) = self.size_dim(d)?;
             if k > 0 {
                 text.push_str(", ");
             }
-            text.push_str(&t);
-            values[k] = v;
+            values[k] = self.size_dim(d, &mut text)?;
         }
         Ok(WorkgroupSize { text, values })
     }
