@@ -207,8 +207,6 @@ pub fn check_layout(ir: &Ir, ty: u32, uniform: bool) -> Result<(), Refusal> {
             }
         }
         Type::Struct { members } => {
-            let (salign, _) = layout(ir, ty, uniform).unwrap_or((4, 4));
-            let _ = salign;
             let mut prev_end: Option<u64> = None;
             for (k, m) in members.iter().enumerate() {
                 check_member(ir, ty, k, m, uniform)?;

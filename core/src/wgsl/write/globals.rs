@@ -5,6 +5,7 @@ use super::ModuleWriter;
 use crate::grammar::{op, storage_class as sc};
 use crate::ir::{ConstValue, Type};
 use crate::wgsl::literal::literal;
+use crate::wgsl::names::push_u32;
 use crate::wgsl::plan::{Binding, BindingResource};
 use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::types::{Kind, check_layout};
@@ -120,7 +121,16 @@ impl ModuleWriter<'_> {
                     };
                     check_layout(ir, pointee, space == "uniform")?;
                     let t = self.ty(pointee, at)?;
-                    self.out.line_fmt(0, format_args!("@group({group}) @binding({binding}) var<{space}> {name}: {t};"), line);
+                    // `@group(g) @binding(b) var<space> name: T;`, without the formatter.
+                    let mut decl = String::with_capacity(40 + name.len() + t.len());
+                    decl.push_str("@group(");
+                    push_u32(&mut decl, group);
+                    decl.push_str(") @binding(");
+                    push_u32(&mut decl, binding);
+                    for part in [") var<", space, "> ", &name, ": ", &t, ";"] {
+                        decl.push_str(part);
+                    }
+                    self.out.line(0, &decl, line);
                 }
                 sc::Workgroup => {
                     if block.is_some() && plan.aliased_workgroup_blocks {
