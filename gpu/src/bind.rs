@@ -3,20 +3,19 @@
 //! images, samplers and texel buffers.
 
 use crate::{Backend, Job, ResourceKind};
-use spvlab_core::wgsl::IntroducedKind;
+use spvlab_core::wgsl::{BindingResource, IntroducedKind, StorageAccess};
+
+/// Our lowering of the module of `job` ([`Backend::Wgsl`] only).
+fn lowered<'a>(job: &Job<'a>) -> Option<&'a spvlab_core::wgsl::Wgsl> {
+    job.wgsl.filter(|_| job.backend == Backend::Wgsl)
+}
 
 /// Where a push-constant block lives in the WGSL of `job` (our lowering,
 /// [`Backend::Wgsl`] only): its (group, binding) and whether it is a
 /// uniform buffer (else a read-only storage buffer). `None`: the WGSL has
 /// none, or this is another backend (they get wgpu's immediates).
-pub(crate) fn push_constant_buffer(job: &Job, entry: &str) -> Option<(u32, u32, bool)> {
-    if job.backend != Backend::Wgsl {
-        return None;
-    }
-    let graph = spvlab_core::cfg::analyze(&job.ir.module);
-    let opts = spvlab_core::wgsl::Options { entry: Some(entry.to_string()) };
-    let w = spvlab_core::wgsl::lower(job.ir, &graph, &opts).ok()?;
-    w.introduced.iter().find_map(|i| match i.kind {
+pub(crate) fn push_constant_buffer(job: &Job) -> Option<(u32, u32, bool)> {
+    lowered(job)?.introduced.iter().find_map(|i| match i.kind {
         IntroducedKind::PushConstantUniform => Some((i.group, i.binding, true)),
         IntroducedKind::PushConstantStorage => Some((i.group, i.binding, false)),
     })
@@ -32,16 +31,28 @@ pub(crate) fn push_kind(uniform: bool) -> ResourceKind {
 /// `var<storage, read>` (a NonWritable storage buffer, or a push-constant
 /// block as one): the bind group layout must say read-only to match.
 pub(crate) fn read_only_buffers(job: &Job) -> Vec<(u32, u32)> {
-    let Some(text) = job.wgsl.filter(|_| job.backend == Backend::Wgsl) else { return Vec::new() };
-    let num = |s: &str, key: &str| -> Option<u32> {
-        let at = s.find(key)? + key.len();
-        let rest = &s[at..];
-        rest[..rest.find(')')?].parse().ok()
-    };
-    text.lines()
-        .filter(|l| l.starts_with("@group(") && l.contains("var<storage, read>"))
-        .filter_map(|l| Some((num(l, "@group(")?, num(l, "@binding(")?)))
+    let bindings = lowered(job).map_or(&[][..], |w| &w.bindings);
+    bindings
+        .iter()
+        .filter(|b| matches!(b.resource, BindingResource::Storage { read_only: true, .. }))
+        .map(|b| (b.group, b.binding))
         .collect()
+}
+
+/// The least size of the buffer at (set, binding) that the WGSL of `job`
+/// declares (WGSL's SizeOf of its type, which may exceed the SPIR-V data's:
+/// WebGPU refuses a smaller binding); 0 for the other backends.
+pub(crate) fn wgsl_min_size(job: &Job, set: u32, binding: u32) -> u64 {
+    let bindings = lowered(job).map_or(&[][..], |w| &w.bindings);
+    bindings
+        .iter()
+        .filter(|b| (b.group, b.binding) == (set, binding))
+        .map(|b| match b.resource {
+            BindingResource::Uniform { min_size } | BindingResource::Storage { min_size, .. } => min_size,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 use crate::{Gpu, GpuError, GpuErrorKind};
@@ -381,17 +392,17 @@ pub(crate) fn unpad(t: &TexBack, bytes: &[u8]) -> Vec<u8> {
 }
 
 /// The access of the storage texture at (set, binding): as our WGSL
-/// declares it (`texture_storage_*<format, access>`), else read-write.
+/// declares it, else (the other backends) read-write.
 fn storage_access(job: &Job, set: u32, binding: u32) -> wgpu::StorageTextureAccess {
-    let head = format!("@group({set}) @binding({binding}) var ");
-    let decl = job
-        .wgsl
-        .filter(|_| job.backend == Backend::Wgsl)
-        .and_then(|t| t.lines().find(|l| l.starts_with(&head) && l.contains("texture_storage_")));
-    match decl {
-        Some(l) if l.contains(", read>") => wgpu::StorageTextureAccess::ReadOnly,
-        Some(l) if l.contains(", write>") => wgpu::StorageTextureAccess::WriteOnly,
-        _ => wgpu::StorageTextureAccess::ReadWrite,
+    let bindings = lowered(job).map_or(&[][..], |w| &w.bindings);
+    let access = bindings.iter().find_map(|b| match b.resource {
+        BindingResource::StorageTexture { access } if (b.group, b.binding) == (set, binding) => Some(access),
+        _ => None,
+    });
+    match access {
+        Some(StorageAccess::Read) => wgpu::StorageTextureAccess::ReadOnly,
+        Some(StorageAccess::Write) => wgpu::StorageTextureAccess::WriteOnly,
+        Some(StorageAccess::ReadWrite) | None => wgpu::StorageTextureAccess::ReadWrite,
     }
 }
 

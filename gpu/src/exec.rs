@@ -138,7 +138,7 @@ impl Executor for GpuExecutor {
             backend: self.backend,
             words: d.words,
             ir: d.ir,
-            wgsl: wgsl.as_deref(),
+            wgsl: wgsl.as_ref(),
             entry: d.opts.entry.as_deref(),
             workgroups: d.opts.workgroups,
             buffers,

@@ -42,7 +42,7 @@ pub use exec::{Difference, GpuExecutor, Runner};
 use spvlab_core::interp::Buffers;
 use spvlab_core::ir::Ir;
 use spvlab_core::reflect::{self, ExecutionModel, ResourceKind};
-use spvlab_core::wgsl::Refusal;
+use spvlab_core::wgsl::{Refusal, Wgsl};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -109,10 +109,10 @@ impl std::error::Error for Refused {}
 
 /// The WGSL of a module's entry point (`entry`; empty: every entry point),
 /// for [`Backend::Wgsl`], from `core::wgsl`.
-pub fn wgsl_of(ir: &Ir, entry: &str) -> Result<String, Refused> {
+pub fn wgsl_of(ir: &Ir, entry: &str) -> Result<Wgsl, Refused> {
     let opts = spvlab_core::wgsl::Options { entry: Some(entry).filter(|e| !e.is_empty()).map(str::to_string) };
     match spvlab_core::wgsl::lower(ir, &spvlab_core::cfg::analyze_for_lowering(&ir.module), &opts) {
-        Ok(w) => Ok(w.text),
+        Ok(w) => Ok(w),
         Err(rs) => Err(Refused { more: rs.len().saturating_sub(1), first: rs.into_iter().next() }),
     }
 }
@@ -144,8 +144,9 @@ pub struct Job<'a> {
     pub words: &'a [u32],
     /// Its IR (for the reflection).
     pub ir: &'a Ir,
-    /// The WGSL, for [`Backend::Wgsl`].
-    pub wgsl: Option<&'a str>,
+    /// The lowered module (its text, and the bindings it declares), for
+    /// [`Backend::Wgsl`].
+    pub wgsl: Option<&'a Wgsl>,
     /// The entry point; `None`: the first GLCompute one.
     pub entry: Option<&'a str>,
     pub workgroups: [u32; 3],
@@ -165,7 +166,7 @@ pub struct Job<'a> {
 impl<'a> Job<'a> {
     /// The dispatch of a run plan (its words, entry point, buffers, push
     /// constants and options) on `backend`.
-    pub fn of_plan(plan: &'a spvlab_core::plan::Plan, backend: Backend, wgsl: Option<&'a str>, module_name: &'a str) -> Job<'a> {
+    pub fn of_plan(plan: &'a spvlab_core::plan::Plan, backend: Backend, wgsl: Option<&'a Wgsl>, module_name: &'a str) -> Job<'a> {
         Job {
             backend,
             words: &plan.words,
@@ -498,7 +499,7 @@ impl Gpu {
                     let (Some(s), Some(b)) = (r.set, r.binding) else {
                         return Err(self.fail(job, GpuErrorKind::Unsupported, format!("buffer %{} has no DescriptorSet and Binding", r.variable)));
                     };
-                    let least = r.size.or(r.runtime_array.map(|a| a.fixed_size)).unwrap_or(0);
+                    let least = r.size.or(r.runtime_array.map(|a| a.fixed_size)).unwrap_or(0).max(bind::wgsl_min_size(job, s, b));
                     sets.entry(s).or_default().push((b, r.kind, least));
                 }
                 _ if job.resources.is_some() && bind::handles(r) => extra_res.push(r),
@@ -516,11 +517,12 @@ impl Gpu {
         let mut introduced: BTreeMap<(u32, u32), Vec<u8>> = BTreeMap::new();
         let mut read_only = bind::read_only_buffers(job);
         if push_size > 0
-            && let Some((g, b, uniform)) = bind::push_constant_buffer(job, &entry.name)
+            && let Some((g, b, uniform)) = bind::push_constant_buffer(job)
         {
             let mut bytes = job.push_constants.map(<[u8]>::to_vec).unwrap_or_default();
             bytes.resize(bytes.len().max(push_size as usize), 0);
-            sets.entry(g).or_default().push((b, bind::push_kind(uniform), push_size));
+            let least = push_size.max(bind::wgsl_min_size(job, g, b));
+            sets.entry(g).or_default().push((b, bind::push_kind(uniform), least));
             introduced.insert((g, b), bytes);
             if !uniform {
                 read_only.push((g, b));
@@ -699,10 +701,10 @@ impl Gpu {
     fn module(&self, job: &Job, entry: &str) -> Result<wgpu::ShaderModule, GpuError> {
         let m = match job.backend {
             Backend::Wgsl => {
-                let text = job.wgsl.ok_or_else(|| self.fail(job, GpuErrorKind::Unsupported, "no WGSL given"))?;
+                let wgsl = job.wgsl.ok_or_else(|| self.fail(job, GpuErrorKind::Unsupported, "no WGSL given"))?;
                 self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: None,
-                    source: wgpu::ShaderSource::Wgsl(native_wgsl(text)),
+                    source: wgpu::ShaderSource::Wgsl(native_wgsl(&wgsl.text)),
                 })
             }
             #[cfg(not(target_arch = "wasm32"))]

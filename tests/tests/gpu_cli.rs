@@ -100,6 +100,56 @@ const ENDLESS: &str = r#"
                OpFunctionEnd
 "#;
 
+/// out.data[i] = 3i + 1 and out.tail[i] = i + 10 for i < 3: the buffer's
+/// SPIR-V data is 28 bytes (a vec3 at Offset 16), and the WGSL struct holding
+/// it 32 (WGSL rounds a struct's size up to its alignment, 16), so the
+/// buffer bound must be larger than the data.
+const WGSL_LARGER: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid %out
+               OpExecutionMode %main LocalSize 3 1 1
+               OpName %out "out"
+               OpMemberName %Out 0 "data"
+               OpMemberName %Out 1 "tail"
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %arr4 ArrayStride 4
+               OpDecorate %Out Block
+               OpMemberDecorate %Out 0 Offset 0
+               OpMemberDecorate %Out 1 Offset 16
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_3 = OpConstant %uint 3
+     %uint_4 = OpConstant %uint 4
+    %uint_10 = OpConstant %uint 10
+     %v3uint = OpTypeVector %uint 3
+   %p_v3uint = OpTypePointer Input %v3uint
+        %gid = OpVariable %p_v3uint Input
+       %arr4 = OpTypeArray %uint %uint_4
+        %Out = OpTypeStruct %arr4 %v3uint
+      %p_Out = OpTypePointer StorageBuffer %Out
+     %p_uint = OpTypePointer StorageBuffer %uint
+        %out = OpVariable %p_Out StorageBuffer
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %g3 = OpLoad %v3uint %gid
+          %i = OpCompositeExtract %uint %g3 0
+         %i3 = OpIMul %uint %i %uint_3
+          %y = OpIAdd %uint %i3 %uint_1
+        %dst = OpAccessChain %p_uint %out %uint_0 %i
+               OpStore %dst %y
+       %lane = OpAccessChain %p_uint %out %uint_1 %i
+         %t = OpIAdd %uint %i %uint_10
+               OpStore %lane %t
+               OpReturn
+               OpFunctionEnd
+"#;
+
 fn text(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
@@ -133,6 +183,21 @@ fn run_on_each_backend() {
     for w in want {
         assert!(t.contains(&format!("  {w}\n")), "{w} missing in {t}");
     }
+}
+
+#[test]
+fn a_buffer_smaller_than_its_wgsl_struct_runs_on_our_wgsl() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let dir = scratch("gpu_cli_wgsl_larger");
+    std::fs::write(dir.join("t.spvasm"), WGSL_LARGER).unwrap();
+    let interp = run_spvlab(&dir, &["run", "--backend", "interp", "t.spvasm"], b"");
+    assert_eq!(interp.status.code(), Some(0), "{}", text(&interp));
+    assert!(text(&interp).contains("out (storage buffer, 28 bytes)"), "{}", text(&interp));
+    let wgsl = run_spvlab(&dir, &["run", "--backend", "wgpu", "t.spvasm"], b"");
+    assert_eq!(wgsl.status.code(), Some(0), "{}", text(&wgsl));
+    assert_eq!(text(&wgsl), text(&interp));
 }
 
 #[test]

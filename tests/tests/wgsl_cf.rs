@@ -45,12 +45,11 @@ fn naga_wgsl_ok(src: &str) -> Result<(), String> {
 }
 
 /// Our WGSL with each function's shape from `structure`, accepted by naga.
-fn lower_checked(ir: &Ir, graph: &cfg::ModuleCfg, structure: wgsl::Structurer<'_>) -> Result<String, String> {
-    let text = wgsl::lower_with(ir, graph, &wgsl::Options::default(), structure)
-        .map_err(|r| format!("refused: {} {}", r[0].code, r[0].message))?
-        .text;
-    naga_wgsl_ok(&text).map_err(|e| format!("naga rejects our WGSL:\n{e}\n{text}"))?;
-    Ok(text)
+fn lower_checked(ir: &Ir, graph: &cfg::ModuleCfg, structure: wgsl::Structurer<'_>) -> Result<wgsl::Wgsl, String> {
+    let w = wgsl::lower_with(ir, graph, &wgsl::Options::default(), structure)
+        .map_err(|r| format!("refused: {} {}", r[0].code, r[0].message))?;
+    naga_wgsl_ok(&w.text).map_err(|e| format!("naga rejects our WGSL:\n{e}\n{}", w.text))?;
+    Ok(w)
 }
 
 /// naga's SPIR-V front end + validator; `Err` says which failed.
@@ -191,12 +190,12 @@ fn run() {
                 }
                 if backend == Backend::Wgsl && flattened {
                     if verdict != "pass" {
-                        failures.push(format!("{name}: our flattened WGSL on the device: {verdict}\n{flat}"));
+                        failures.push(format!("{name}: our flattened WGSL on the device: {verdict}\n{}", flat.text));
                     }
                     flat_dev = verdict;
                 } else if backend == Backend::Wgsl {
                     if verdict != "pass" {
-                        failures.push(format!("{name}: our WGSL on the device: {verdict}\n{ours}"));
+                        failures.push(format!("{name}: our WGSL on the device: {verdict}\n{}", ours.text));
                     }
                     ours_dev = verdict;
                 } else {

@@ -272,7 +272,7 @@ pub fn no_module(backend: &str, error: RunFailure) -> RunResult {
 #[cfg(feature = "gpu")]
 pub struct GpuRun {
     pub plan: Plan,
-    pub wgsl: String,
+    pub wgsl: spvlab_core::wgsl::Wgsl,
 }
 
 /// Everything [`GpuRun::run`] needs checked before the GPU: the request,
@@ -465,7 +465,7 @@ mod tests {
         #[cfg(feature = "gpu")]
         {
             let job = gpu_guard(&a, &forty).unwrap_or_else(|r| panic!("{r:?}"));
-            assert!(job.wgsl.contains("@id(3) override") && job.wgsl.contains("= 40u;"), "{}", job.wgsl);
+            assert!(job.wgsl.text.contains("@id(3) override") && job.wgsl.text.contains("= 40u;"), "{}", job.wgsl.text);
         }
     }
 

@@ -36,7 +36,7 @@ use crate::ir::Ir;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-pub use plan::{Introduced, IntroducedKind};
+pub use plan::{Binding, BindingResource, Introduced, IntroducedKind, StorageAccess};
 pub use refuse::{Refusal, RefusalCode};
 
 /// What to lower.
@@ -57,6 +57,10 @@ pub struct Wgsl {
     /// The bindings the lowering introduced, that the module does not
     /// declare (a push-constant block as a buffer): a runner fills them.
     pub introduced: Vec<Introduced>,
+    /// Each resource the WGSL declares at a (group, binding), as a runner
+    /// binds it: a buffer's address space, access and least size, a
+    /// storage texture's access.
+    pub bindings: Vec<Binding>,
 }
 
 /// How a function's control flow is structured: [`shape::structure`], or

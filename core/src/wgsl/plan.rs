@@ -5,8 +5,10 @@
 //! variables the call tree uses, the memory atomics touch, the access of
 //! each storage image, the structs laid out by uniform rules, the
 //! push-constant block's address space, the overrides with their names and
-//! values, the bindings the lowering introduces, and the module's names
-//! taken before writing.
+//! values, each entry point's workgroup size, each resource binding as a
+//! runner binds it ([`Binding`]: address space, access, minimum size), the
+//! bindings the lowering introduces, and the module's names taken before
+//! writing.
 //!
 //! The module-wide refusals are decided here ([`ModulePlan::build`] returns
 //! the first): a capability, addressing model or 64-bit type WGSL lacks, no
@@ -19,9 +21,9 @@ use super::Options;
 use super::literal::literal;
 use super::names::Scope;
 use super::refuse::{Refusal, RefusalCode};
-use super::types::{Num, check_layout, num};
+use super::types::{Num, check_layout, num, wgsl_size};
 use crate::ir::layout::{Explicit, Rules};
-use crate::grammar::{execution_model, op, storage_class as sc};
+use crate::grammar::{built_in, decoration, execution_mode, execution_model, op, storage_class as sc};
 use crate::ir::{ConstValue, Ir, Type};
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
@@ -51,6 +53,9 @@ pub struct ModulePlan<'a> {
     pub aliased_workgroup_blocks: bool,
     /// The bindings the lowering introduces ([`super::Wgsl::introduced`]).
     pub introduced: Vec<Introduced>,
+    /// The resources the WGSL declares at a (group, binding), in the
+    /// module's order ([`super::Wgsl::bindings`]).
+    pub bindings: Vec<Binding>,
     /// The module-scope names taken before writing: the entry wrappers'
     /// parameters, the entry points and the overrides (handed to the writer,
     /// which goes on from them).
@@ -72,6 +77,72 @@ pub struct EntryPlan {
     /// Its WGSL stage, or why WebGPU has none (refused when its wrapper is
     /// written).
     pub stage: Result<Stage, Refusal>,
+    /// A compute entry point's workgroup size (x, y, z), or the refusal of
+    /// one without any (raised when its wrapper is written); `Ok(None)` for
+    /// the other stages.
+    pub workgroup_size: Result<Option<[SizeDim; 3]>, Refusal>,
+}
+
+/// One dimension of a workgroup size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SizeDim {
+    /// A literal of the LocalSize mode.
+    Literal(u32),
+    /// A constant (LocalSizeId, or a part of the constant decorated BuiltIn
+    /// WorkgroupSize), with its value where it has one.
+    Constant {
+        id: u32,
+        value: Option<u32>,
+        /// Whether it is one of the plan's overrides (written by name where
+        /// WGSL allows).
+        is_override: bool,
+    },
+}
+
+/// A resource the WGSL declares at a (group, binding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub group: u32,
+    pub binding: u32,
+    /// The SPIR-V variable it stands for.
+    pub variable: u32,
+    pub resource: BindingResource,
+}
+
+/// What a [`Binding`] holds, as a runner binds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindingResource {
+    /// `var<uniform>`; `min_size`: WGSL's SizeOf of its type, the least
+    /// number of bytes WebGPU binds.
+    Uniform { min_size: u64 },
+    /// `var<storage, read>` (`read_only`) or `var<storage, read_write>`;
+    /// `min_size` as for [`BindingResource::Uniform`], with a runtime-sized
+    /// array counted as one element.
+    Storage { read_only: bool, min_size: u64 },
+    /// `texture_storage_*<format, access>`.
+    StorageTexture { access: StorageAccess },
+    /// A sampled or multisampled texture.
+    Texture,
+    Sampler,
+}
+
+/// The access of a storage texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageAccess {
+    Read,
+    Write,
+    ReadWrite,
+}
+
+impl StorageAccess {
+    /// The access as WGSL writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StorageAccess::Read => "read",
+            StorageAccess::Write => "write",
+            StorageAccess::ReadWrite => "read_write",
+        }
+    }
 }
 
 /// A WebGPU shader stage.
@@ -211,6 +282,7 @@ impl<'a> ModulePlan<'a> {
             overrides: Vec::new(),
             aliased_workgroup_blocks: false,
             introduced: Vec::new(),
+            bindings: Vec::new(),
             names: Scope::default(),
         };
         // The entry wrappers' parameter names: no global may shadow them.
@@ -229,7 +301,7 @@ impl<'a> ModulePlan<'a> {
                 execution_model::Fragment => Ok(Stage::Fragment),
                 _ => Err(Refusal::new(RefusalCode::Stage, "an entry point of a stage WebGPU lacks", Some(ep.inst))),
             };
-            plan.entries.push(EntryPlan { index: e, name, stage });
+            plan.entries.push(EntryPlan { index: e, name, stage, workgroup_size: Ok(None) });
         }
         plan.used_globals = plan.find_used_globals();
         // Uniform layout rules first: they decide how arrays are declared.
@@ -249,6 +321,13 @@ impl<'a> ModulePlan<'a> {
             }
         }
         plan.plan_overrides()?;
+        for k in 0..plan.entries.len() {
+            let ep = &ir.entry_points[plan.entries[k].index];
+            if ep.model == execution_model::GLCompute {
+                plan.entries[k].workgroup_size = plan.workgroup_size(ep).map(Some);
+            }
+        }
+        plan.bindings = plan.find_bindings();
         let workgroup_blocks = ir
             .globals
             .iter()
@@ -305,15 +384,100 @@ impl<'a> ModulePlan<'a> {
     }
 
     /// The access of storage image `user` (a variable or an image type):
-    /// `read`, `write` (also when neither is seen) or `read_write`.
-    pub fn image_access(&self, user: u32) -> &'static str {
+    /// read, write (also when neither is seen) or read-write.
+    pub fn image_access(&self, user: u32) -> StorageAccess {
         match self.image_access.get(&user).copied().unwrap_or(WRITE) {
-            READ => "read",
-            WRITE => "write",
+            READ => StorageAccess::Read,
+            WRITE => StorageAccess::Write,
             // Beyond r32float/r32sint/r32uint, a browser needs the
             // device feature `texture-formats-tier2` for read_write.
-            _ => "read_write",
+            _ => StorageAccess::ReadWrite,
         }
+    }
+
+    /// The binding variable `v` is declared as, if it is one.
+    pub fn binding_of(&self, v: u32) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.variable == v)
+    }
+
+    /// The workgroup size of compute entry point `ep`: a constant decorated
+    /// BuiltIn WorkgroupSize wins over the modes.
+    fn workgroup_size(&self, ep: &crate::ir::EntryPoint) -> Result<[SizeDim; 3], Refusal> {
+        let ir = self.ir;
+        let constant = |id: u32| SizeDim::Constant {
+            id,
+            value: ir.const_u64(id).map(|v| v as u32),
+            is_override: self.overrides.iter().any(|o| o.id == id),
+        };
+        let three = |ids: &[u32]| -> Option<[SizeDim; 3]> {
+            match ids {
+                &[x, y, z] => Some([constant(x), constant(y), constant(z)]),
+                _ => None,
+            }
+        };
+        for &d in &ir.decorations {
+            if d.decoration == decoration::BuiltIn
+                && d.member.is_none()
+                && d.arg(ir) == Some(built_in::WorkgroupSize)
+                && let Some(c) = ir.constant(d.target)
+                && let ConstValue::Composite(parts) = &c.value
+                && let Some(dims) = three(parts)
+            {
+                return Ok(dims);
+            }
+        }
+        for m in &ep.modes {
+            let dims = match (m.mode, m.operands.as_slice()) {
+                (execution_mode::LocalSize, &[x, y, z]) => Some([SizeDim::Literal(x), SizeDim::Literal(y), SizeDim::Literal(z)]),
+                (execution_mode::LocalSizeId, ids) => three(ids),
+                _ => None,
+            };
+            if let Some(dims) = dims {
+                return Ok(dims);
+            }
+        }
+        Err(Refusal::new(RefusalCode::EntryPoint, "a compute entry point without a workgroup size", Some(ep.inst)))
+    }
+
+    /// The resources the functions use, as the WGSL declares them.
+    fn find_bindings(&self) -> Vec<Binding> {
+        let ir = self.ir;
+        let mut out = Vec::new();
+        for v in &ir.globals {
+            if !self.used_globals.contains(&v.id) {
+                continue;
+            }
+            let Some(pointee) = v.pointee else { continue };
+            let Some(t) = ir.ty(pointee) else { continue };
+            let min_size = || wgsl_size(ir, pointee).unwrap_or(0);
+            let (group, binding) = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
+            let (group, binding, resource) = match (v.storage, &t.ty) {
+                (sc::StorageBuffer | sc::Uniform, Type::Struct { .. }) => {
+                    let resource = if v.storage == sc::StorageBuffer || t.block == Some(crate::ir::BlockKind::BufferBlock) {
+                        BindingResource::Storage { read_only: read_only(ir, v.id, pointee), min_size: min_size() }
+                    } else {
+                        BindingResource::Uniform { min_size: min_size() }
+                    };
+                    (group, binding, resource)
+                }
+                (sc::PushConstant, _) => {
+                    let (g, b) = push_constant_slot(ir);
+                    let resource = match self.push_space {
+                        PushConstantSpace::Uniform => BindingResource::Uniform { min_size: min_size() },
+                        PushConstantSpace::StorageRead => BindingResource::Storage { read_only: true, min_size: min_size() },
+                    };
+                    (g, b, resource)
+                }
+                (sc::UniformConstant, Type::Image { sampled: 2, .. }) => {
+                    (group, binding, BindingResource::StorageTexture { access: self.image_access(v.id) })
+                }
+                (sc::UniformConstant, Type::Image { .. }) => (group, binding, BindingResource::Texture),
+                (sc::UniformConstant, Type::Sampler) => (group, binding, BindingResource::Sampler),
+                _ => continue,
+            };
+            out.push(Binding { group, binding, variable: v.id, resource });
+        }
+        out
     }
 
     /// The ArrayStride of `arr` when its elements need a wrapper struct
@@ -444,12 +608,20 @@ impl<'a> ModulePlan<'a> {
     fn find_used_globals(&self) -> BTreeSet<u32> {
         let ir = self.ir;
         let mut used = BTreeSet::new();
+        if ir.globals.is_empty() {
+            return used;
+        }
+        // A global is an OpVariable before the first function: that test,
+        // two loads, spares most operands the search of `Ir::global`.
+        let first_function = ir.functions.first().map_or(usize::MAX, |f| f.inst as usize);
+        let maybe_global = |id: u32| ir.def(id).is_some_and(|d| d < first_function && ir.opcode(d) == op::OpVariable);
         for &f in &self.functions {
             let Some(func) = ir.function(f) else { continue };
             for i in func.inst as usize..func.end as usize {
                 for o in ir.operands(i) {
                     if o.kind == crate::grammar::OperandKind::IdRef
                         && let Some(id) = o.id()
+                        && maybe_global(id)
                         && ir.global(id).is_some()
                     {
                         used.insert(id);
@@ -541,6 +713,16 @@ impl<'a> ModulePlan<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether storage buffer `var` (of type `ty`) is never written: NonWritable
+/// on the variable or on every member.
+fn read_only(ir: &Ir, var: u32, ty: u32) -> bool {
+    if ir.has_decoration(var, decoration::NonWritable) {
+        return true;
+    }
+    let n = ir.ty(ty).map_or(0, |t| t.members().len());
+    n > 0 && (0..n as u32).all(|k| ir.member_decoration(ty, k, decoration::NonWritable).is_some())
 }
 
 /// Refuse what the module declares that WGSL lacks.

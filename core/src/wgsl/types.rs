@@ -133,6 +133,14 @@ pub fn layout(ir: &Ir, ty: u32, uniform: bool) -> Option<(u64, u64)> {
     Explicit::new(ir, Rules::Wgsl { uniform }).layout(ty)
 }
 
+/// WGSL's SizeOf of type `ty` as our declarations lay it out, a runtime-sized
+/// array counted as one element: the least number of bytes a WebGPU binding
+/// of it takes (a struct's size is rounded up to its alignment, so it may
+/// exceed the SPIR-V data's).
+pub fn wgsl_size(ir: &Ir, ty: u32) -> Option<u64> {
+    layout(ir, ty, false).map(|(_, size)| size)
+}
+
 /// Check the explicit layout of type `ty` (in memory of the given kind)
 /// against WGSL's: array and matrix strides, row-major matrices, bools.
 pub fn check_layout(ir: &Ir, ty: u32, uniform: bool) -> Result<(), Refusal> {
@@ -156,8 +164,6 @@ pub fn check_layout(ir: &Ir, ty: u32, uniform: bool) -> Result<(), Refusal> {
             }
         }
         Type::Struct { members } => {
-            let (salign, _) = layout(ir, ty, uniform).unwrap_or((4, 4));
-            let _ = salign;
             let mut prev_end: Option<u64> = None;
             for (k, m) in members.iter().enumerate() {
                 check_member(ir, ty, k, m, uniform)?;

@@ -255,7 +255,7 @@ pub fn run_gpu(
         gpu::Backend::Wgsl => Some(gpu::wgsl_of(&plan.ir, &plan.entry.name).map_err(|r| Failure::Gpu(gpu::GpuError::refused(b, name, r)))?),
         _ => None,
     };
-    let job = gpu::Job::of_plan(plan, b, wgsl.as_deref(), name);
+    let job = gpu::Job::of_plan(plan, b, wgsl.as_ref(), name);
     let out = if flags.in_process {
         let g = gpu::Gpu::new_blocking().map_err(|message| Failure::NoDevice { backend: b.name(), message })?;
         g.run_blocking(&job, flags.timeout)

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use spvlab_core::interp::image::{Address, Format, Image, NumKind, Sampler};
 use spvlab_core::interp::{Buffers, Options};
+use spvlab_core::wgsl::{Binding, BindingResource, Introduced, IntroducedKind, StorageAccess, Wgsl};
 use spvlab_gpu::{Backend, Gpu, GpuError, GpuErrorKind, Job, Runner};
 
 /// How much longer than a dispatch's own timeout the parent waits for its
@@ -114,6 +115,42 @@ impl Out {
     }
 }
 
+impl Out {
+    /// Our lowering of the module (for the `wgpu` backend): its text, the
+    /// bindings it introduced and those it declares.
+    fn wgsl(&mut self, w: Option<&Wgsl>) {
+        let Some(w) = w else {
+            self.u32(0);
+            return;
+        };
+        self.u32(1);
+        self.bytes(w.text.as_bytes());
+        self.u32(w.introduced.len() as u32);
+        for i in &w.introduced {
+            for x in [i.group, i.binding, INTRODUCED.iter().position(|k| *k == i.kind).unwrap_or(0) as u32, i.variable] {
+                self.u32(x);
+            }
+        }
+        self.u32(w.bindings.len() as u32);
+        for b in &w.bindings {
+            // (tag, flag or access, least size)
+            let (tag, flag, size) = match b.resource {
+                BindingResource::Uniform { min_size } => (0, 0, min_size),
+                BindingResource::Storage { read_only, min_size } => (1, u32::from(read_only), min_size),
+                BindingResource::StorageTexture { access } => (2, ACCESSES.iter().position(|a| *a == access).unwrap_or(0) as u32, 0),
+                BindingResource::Texture => (3, 0, 0),
+                BindingResource::Sampler => (4, 0, 0),
+            };
+            for x in [b.group, b.binding, b.variable, tag, flag, size as u32, (size >> 32) as u32] {
+                self.u32(x);
+            }
+        }
+    }
+}
+
+const INTRODUCED: [IntroducedKind; 2] = [IntroducedKind::PushConstantUniform, IntroducedKind::PushConstantStorage];
+const ACCESSES: [StorageAccess; 3] = [StorageAccess::Read, StorageAccess::Write, StorageAccess::ReadWrite];
+
 const NUM_KINDS: [NumKind; 6] = [NumKind::Unorm, NumKind::Snorm, NumKind::Uint, NumKind::Sint, NumKind::Sfloat, NumKind::Ufloat];
 const ADDRESSES: [Address; 4] = [Address::ClampToEdge, Address::Repeat, Address::MirroredRepeat, Address::Other];
 
@@ -147,6 +184,36 @@ impl<'a> Reader<'a> {
     }
     fn key(&mut self) -> Result<(u32, u32), String> {
         Ok((self.u32()?, self.u32()?))
+    }
+    /// What [`Out::wgsl`] wrote (the text's line map is not sent).
+    fn wgsl(&mut self) -> Result<Option<Wgsl>, String> {
+        if self.u32()? == 0 {
+            return Ok(None);
+        }
+        let text = self.text()?;
+        let mut introduced = Vec::new();
+        for _ in 0..self.u32()? {
+            let (group, binding) = self.key()?;
+            let kind = *INTRODUCED.get(self.u32()? as usize).ok_or("a bad introduced binding")?;
+            introduced.push(Introduced { group, binding, kind, variable: self.u32()? });
+        }
+        let mut bindings = Vec::new();
+        for _ in 0..self.u32()? {
+            let (group, binding) = self.key()?;
+            let variable = self.u32()?;
+            let (tag, flag) = (self.u32()?, self.u32()?);
+            let min_size = u64::from(self.u32()?) | (u64::from(self.u32()?) << 32);
+            let resource = match tag {
+                0 => BindingResource::Uniform { min_size },
+                1 => BindingResource::Storage { read_only: flag == 1, min_size },
+                2 => BindingResource::StorageTexture { access: *ACCESSES.get(flag as usize).ok_or("a bad access")? },
+                3 => BindingResource::Texture,
+                4 => BindingResource::Sampler,
+                _ => return Err("a bad binding".into()),
+            };
+            bindings.push(Binding { group, binding, variable, resource });
+        }
+        Ok(Some(Wgsl { text, lines: Vec::new(), introduced, bindings }))
     }
     /// What [`Out::resources`] wrote: `None`, or options holding only the
     /// images, arrays of descriptors and samplers.
@@ -366,7 +433,7 @@ impl Runner for GpuProcess {
         o.u32(timeout.as_millis().min(u32::MAX as u128) as u32);
         o.bytes(job.module_name.as_bytes());
         o.opt(job.entry.map(str::as_bytes));
-        o.opt(job.wgsl.map(str::as_bytes));
+        o.wgsl(job.wgsl);
         for g in job.workgroups {
             o.u32(g);
         }
@@ -491,7 +558,7 @@ fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Buffers, (GpuErrorKind, String
     let timeout = Duration::from_millis(r.u32().map_err(bad)? as u64);
     let module_name = r.text().map_err(bad)?;
     let entry = r.opt().map_err(bad)?.map(|b| String::from_utf8_lossy(b).into_owned());
-    let wgsl = r.opt().map_err(bad)?.map(|b| String::from_utf8_lossy(b).into_owned());
+    let wgsl = r.wgsl().map_err(bad)?;
     let workgroups = [r.u32().map_err(bad)?, r.u32().map_err(bad)?, r.u32().map_err(bad)?];
     let n = r.u32().map_err(bad)?;
     let mut words = Vec::with_capacity(n.min(1 << 24) as usize);
@@ -514,7 +581,7 @@ fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Buffers, (GpuErrorKind, String
         backend,
         words: &words,
         ir: &ir,
-        wgsl: wgsl.as_deref(),
+        wgsl: wgsl.as_ref(),
         entry: entry.as_deref(),
         workgroups,
         buffers: &buffers,

@@ -286,9 +286,10 @@ impl<'a> Explicit<'a> {
                         .wrapping_add(self.size_at(*element, mx, depth + 1)?)
                 }
             }
+            // One element (its ArrayStride, which a wrapper struct gives it).
             Type::RuntimeArray { element } if self.wgsl() => {
                 let (a, s) = self.align_size(*element, depth + 1)?;
-                round_up(a, s)
+                t.array_stride.map_or(round_up(a, s), u64::from)
             }
             Type::RuntimeArray { .. } => 0,
             Type::Struct { members } if self.wgsl() => {

@@ -3,10 +3,10 @@
 //! entry function called, and the variables it wrote returned as outputs.
 
 use super::ModuleWriter;
-use crate::grammar::{built_in as bi, decoration, execution_mode, execution_model, storage_class as sc};
-use crate::ir::{ConstValue, Type};
+use crate::grammar::{built_in as bi, decoration, execution_model, storage_class as sc};
+use crate::ir::Type;
 use crate::wgsl::names::push_u32;
-use crate::wgsl::plan::EntryPlan;
+use crate::wgsl::plan::{EntryPlan, SizeDim};
 use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::types::{Kind, Num, cast, cat};
 use alloc::format;
@@ -30,15 +30,16 @@ impl ModuleWriter<'_> {
         // flattened (X*Y*Z, 1, 1), the local and global ids computed from
         // the flat index (the order LocalInvocationIndex defines), as naga
         // gives subgroup ids only in one-dimensional workgroups.
-        let size = if ep.model == execution_model::GLCompute { Some(self.workgroup_size(&ep)?) } else { None };
-        let dims: Option<Vec<u32>> =
-            size.as_ref().and_then(|s| s.split(", ").map(|x| x.trim_end_matches('u').parse::<u32>().ok()).collect());
+        let size = match entry.workgroup_size.clone()? {
+            Some(dims) => Some(self.workgroup_size(dims)?),
+            None => None,
+        };
         let uses_sg_ids = ep.interface.iter().any(|&v| {
             self.global_names.contains_key(&v)
                 && matches!(self.ir.decoration_arg(v, decoration::BuiltIn), Some(bi::SubgroupLocalInvocationId | bi::SubgroupId))
         });
-        let flat = match &dims {
-            Some(d) if d.len() == 3 && (d[1] != 1 || d[2] != 1) && uses_sg_ids => Some((d[0], d[1], d[2])),
+        let flat = match &size {
+            Some(WorkgroupSize { values: [Some(x), Some(y), Some(z)], .. }) if (*y != 1 || *z != 1) && uses_sg_ids => Some((*x, *y, *z)),
             _ => None,
         };
         for &v in &ep.interface {
@@ -176,11 +177,10 @@ impl ModuleWriter<'_> {
         }
         let mut head = cat(&["@", stage]);
         if let Some(size) = size {
-            let size = match flat {
-                Some((x, y, z)) => format!("{}, 1, 1", x * y * z),
-                None => size,
+            let (text, one_dim) = match flat {
+                Some((x, y, z)) => (format!("{}, 1, 1", x * y * z), true),
+                None => (size.text, size.values[1] == Some(1) && size.values[2] == Some(1)),
             };
-            let one_dim = size.ends_with(", 1, 1") || size.replace('u', "").ends_with(", 1, 1");
             if !one_dim && params.iter().any(|p| p.contains("subgroup_invocation_id") || p.contains("subgroup_id")) {
                 return Err(Refusal::new(
                     RefusalCode::Builtin,
@@ -189,7 +189,7 @@ impl ModuleWriter<'_> {
                 ));
             }
             head.push_str(" @workgroup_size(");
-            head.push_str(&size);
+            head.push_str(&text);
             head.push(')');
         }
         let mut ret = String::new();
@@ -228,50 +228,47 @@ impl ModuleWriter<'_> {
         Ok(())
     }
 
-    /// One workgroup size component: an override where WGSL allows, else
-    /// its value (naga refuses subgroup built-ins with a workgroup size it
-    /// cannot see is one-dimensional).
-    fn size_expr(&mut self, id: u32) -> Result<String, Refusal> {
-        if self.subgroups
-            && self.global_names.contains_key(&id)
-            && let Some(v) = self.ir.const_u64(id)
-        {
-            return Ok(format!("{}", v as u32));
-        }
-        self.const_expr(id)
+    /// One workgroup size dimension: its text, and its value where the text
+    /// is one. An override is written by name where WGSL allows, else as its
+    /// value (naga refuses subgroup built-ins with a workgroup size it cannot
+    /// see is one-dimensional).
+    /// Appended to `text`; a literal without the formatter.
+    fn size_dim(&mut self, dim: SizeDim, text: &mut String) -> Result<Option<u32>, Refusal> {
+        Ok(match dim {
+            SizeDim::Literal(v) => {
+                push_u32(text, v);
+                Some(v)
+            }
+            SizeDim::Constant { value: Some(v), is_override: true, .. } if self.subgroups => {
+                push_u32(text, v);
+                Some(v)
+            }
+            SizeDim::Constant { id, value, is_override } => {
+                text.push_str(&self.const_expr(id)?);
+                value.filter(|_| !is_override)
+            }
+        })
     }
 
-    /// `x, y, z` of a compute entry point.
-    fn workgroup_size(&mut self, ep: &crate::ir::EntryPoint) -> Result<String, Refusal> {
-        // A constant decorated BuiltIn WorkgroupSize wins over the modes.
-        let ir = self.ir;
-        for &d in &ir.decorations {
-            if d.decoration == decoration::BuiltIn && d.member.is_none() && d.arg(self.ir) == Some(bi::WorkgroupSize)
-                && let Some(c) = self.ir.constant(d.target).cloned()
-                && let ConstValue::Composite(parts) = c.value
-            {
-                let mut xs = Vec::new();
-                for p in parts {
-                    xs.push(self.size_expr(p)?);
-                }
-                return Ok(xs.join(", "));
+    /// The text of a workgroup size (`x, y, z`), with the values it fixes.
+    fn workgroup_size(&mut self, dims: [SizeDim; 3]) -> Result<WorkgroupSize, Refusal> {
+        let mut text = String::with_capacity(16);
+        let mut values = [None; 3];
+        for (k, d) in dims.into_iter().enumerate() {
+            if k > 0 {
+                text.push_str(", ");
             }
+            values[k] = self.size_dim(d, &mut text)?;
         }
-        for m in &ep.modes {
-            if m.mode == execution_mode::LocalSize && m.operands.len() == 3 {
-                let o = &m.operands;
-                return Ok(format!("{}, {}, {}", o[0], o[1], o[2]));
-            }
-            if m.mode == execution_mode::LocalSizeId && m.operands.len() == 3 {
-                let mut xs = Vec::new();
-                for &p in &m.operands {
-                    xs.push(self.size_expr(p)?);
-                }
-                return Ok(xs.join(", "));
-            }
-        }
-        Err(Refusal::new(RefusalCode::EntryPoint, "a compute entry point without a workgroup size", Some(ep.inst)))
+        Ok(WorkgroupSize { text, values })
     }
+}
+
+/// A workgroup size as written: its text, and each dimension's value where
+/// the WGSL fixes it (`None`: an override, written by name).
+struct WorkgroupSize {
+    text: String,
+    values: [Option<u32>; 3],
 }
 
 /// WGSL's name and type of SPIR-V built-in `b`, in stage `model`, as an input

@@ -2,10 +2,11 @@
 //! resources and variables; constants as WGSL expressions.
 
 use super::ModuleWriter;
-use crate::grammar::{decoration, op, storage_class as sc};
+use crate::grammar::{op, storage_class as sc};
 use crate::ir::{ConstValue, Type};
 use crate::wgsl::literal::literal;
-use crate::wgsl::plan::push_constant_slot;
+use crate::wgsl::names::push_u32;
+use crate::wgsl::plan::{Binding, BindingResource};
 use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::types::{Kind, check_layout};
 use alloc::format;
@@ -110,16 +111,26 @@ impl ModuleWriter<'_> {
                             Some(at),
                         ));
                     }
-                    let storage = v.storage == sc::StorageBuffer || block == Some(crate::ir::BlockKind::BufferBlock);
-                    check_layout(ir, pointee, !storage)?;
-                    let t = self.ty(pointee, at)?;
-                    let (s, b) = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
-                    let space = if storage {
-                        if self.read_only(v.id, pointee) { "storage, read" } else { "storage, read_write" }
-                    } else {
-                        "uniform"
+                    let Some(&Binding { group, binding, resource, .. }) = plan.binding_of(v.id) else {
+                        return Err(Refusal::new(RefusalCode::Invalid, "a resource the plan did not bind", Some(at)));
                     };
-                    self.out.line_fmt(0, format_args!("@group({s}) @binding({b}) var<{space}> {name}: {t};"), line);
+                    let space = match resource {
+                        BindingResource::Storage { read_only: true, .. } => "storage, read",
+                        BindingResource::Storage { read_only: false, .. } => "storage, read_write",
+                        _ => "uniform",
+                    };
+                    check_layout(ir, pointee, space == "uniform")?;
+                    let t = self.ty(pointee, at)?;
+                    // `@group(g) @binding(b) var<space> name: T;`, without the formatter.
+                    let mut decl = String::with_capacity(40 + name.len() + t.len());
+                    decl.push_str("@group(");
+                    push_u32(&mut decl, group);
+                    decl.push_str(") @binding(");
+                    push_u32(&mut decl, binding);
+                    for part in [") var<", space, "> ", &name, ": ", &t, ";"] {
+                        decl.push_str(part);
+                    }
+                    self.out.line(0, &decl, line);
                 }
                 sc::Workgroup => {
                     if block.is_some() && plan.aliased_workgroup_blocks {
@@ -146,7 +157,9 @@ impl ModuleWriter<'_> {
                     }
                 }
                 sc::PushConstant => {
-                    let (g, b) = push_constant_slot(ir);
+                    let Some(&Binding { group: g, binding: b, .. }) = plan.binding_of(v.id) else {
+                        return Err(Refusal::new(RefusalCode::Invalid, "a resource the plan did not bind", Some(at)));
+                    };
                     let t = self.ty(pointee, at)?;
                     let space = plan.push_space().as_str();
                     self.out.line_fmt(0, format_args!("@group({g}) @binding({b}) var<{space}> {name}: {t};"), line);
@@ -166,16 +179,5 @@ impl ModuleWriter<'_> {
             self.out.line(0, "", None);
         }
         Ok(())
-    }
-
-    /// The push-constant block (at most one is used by an entry point's
-    /// call tree): a uniform buffer where WGSL's uniform layout rules give
-    /// Whether a storage buffer is never written: NonWritable on the variable or on every member.
-    fn read_only(&self, var: u32, ty: u32) -> bool {
-        if self.ir.has_decoration(var, decoration::NonWritable) {
-            return true;
-        }
-        let n = self.ir.ty(ty).map_or(0, |t| t.members().len());
-        n > 0 && (0..n as u32).all(|k| self.ir.member_decoration(ty, k, decoration::NonWritable).is_some())
     }
 }

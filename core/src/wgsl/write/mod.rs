@@ -203,6 +203,7 @@ impl ModuleWriter<'_> {
             text: core::mem::take(&mut self.out.text),
             lines: core::mem::take(&mut self.out.lines),
             introduced: plan.introduced.clone(),
+            bindings: plan.bindings.clone(),
         })
     }
 }

@@ -175,20 +175,25 @@ impl ModuleWriter<'_> {
         })
     }
 
-    /// Offset is past WGSL's own placement.
+    /// The declaration of struct `ty`, with `@size` on a member where the
+    /// next member's Offset is past WGSL's own placement (written without
+    /// the formatter).
     pub(super) fn struct_decl(&mut self, ty: u32) -> Result<String, Refusal> {
         let members: Vec<Member> = self.ir.ty(ty).map(|t| t.members().to_vec()).unwrap_or_default();
         let inst = self.ir.ty(ty).map_or(0, |t| t.inst);
         let name = self.type_name(ty);
         let uniform = self.plan.is_uniform(ty);
-        let mut out = format!("struct {name} {{\n");
+        let mut out = String::with_capacity(name.len() + 12 + 24 * members.len());
+        for part in ["struct ", &name, " {\n"] {
+            out.push_str(part);
+        }
         let mut scope = Scope::default();
         for (k, m) in members.iter().enumerate() {
             let atomic = self.plan.atomic_member(ty, k as u32);
             let t = self.ty_atomic(m.ty, inst, atomic)?;
             let mname = self.member_name(ty, k as u32, &mut scope);
-            let mut attrs = String::new();
             // `@size` where WGSL would place the next member before its Offset.
+            let mut size = None;
             if let (Some(o), Some(n)) = (m.offset, members.get(k + 1))
                 && let Some(next) = n.offset
             {
@@ -196,13 +201,20 @@ impl ModuleWriter<'_> {
                 let (na, _) = layout(self.ir, n.ty, uniform).unwrap_or((4, 4));
                 let gap = (next as u64).saturating_sub(o as u64);
                 if round_up(na, o as u64 + s) != next as u64 && gap > s {
-                    attrs = format!("@size({gap}) ");
+                    size = Some(gap);
                 }
             }
             if k == 0 && m.offset.is_some_and(|o| o != 0) {
                 return Err(Refusal::new(RefusalCode::Layout, "the first member is not at Offset 0", Some(inst)));
             }
-            out.push_str(&format!("  {attrs}{mname}: {t},\n"));
+            out.push_str("  ");
+            if let Some(gap) = size {
+                // Writing into a String cannot fail.
+                let _ = core::fmt::Write::write_fmt(&mut out, format_args!("@size({gap}) "));
+            }
+            for part in [&mname, ": ", &t, ",\n"] {
+                out.push_str(part);
+            }
         }
         if members.is_empty() {
             return Err(Refusal::new(RefusalCode::Type, "an empty struct", Some(inst)));

@@ -64,7 +64,7 @@ impl ModuleWriter<'_> {
                 let name = crate::grammar::OperandKind::ImageFormat.enumerant(m.format).map_or("unknown", |e| e.name);
                 return Err(image(format!("a storage image of format {name}, which WGSL's storage textures lack"), inst));
             };
-            let access = self.plan.image_access(user);
+            let access = self.plan.image_access(user).as_str();
             return Ok(format!("texture_storage_{shape}<{fmt}, {access}>"));
         }
         let t = match self.num(m.sampled_type).map(|n| n.kind) {

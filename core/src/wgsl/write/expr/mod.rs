@@ -120,44 +120,22 @@ impl ModuleWriter<'_> {
             | op::OpCompositeConstruct
             | op::OpVectorShuffle
             | op::OpVectorExtractDynamic => self.composite(f, &inst)?,
-            op::OpTranspose
-            | op::OpDot
-            | op::OpVectorTimesScalar
-            | op::OpMatrixTimesScalar
-            | op::OpVectorTimesMatrix
-            | op::OpMatrixTimesVector
-            | op::OpMatrixTimesMatrix
-            | op::OpFMul
-            | op::OpOuterProduct
-            | op::OpFAdd
-            | op::OpFSub
-            | op::OpFDiv
-            | op::OpFRem
-            | op::OpFMod
-            | op::OpFNegate
-            | op::OpIAdd
-            | op::OpISub
-            | op::OpIMul
-            | op::OpSDiv
-            | op::OpUDiv
-            | op::OpSRem
-            | op::OpUMod
-            | op::OpSMod
-            | op::OpBitwiseAnd
-            | op::OpBitwiseOr
-            | op::OpBitwiseXor
-            | op::OpShiftLeftLogical
-            | op::OpShiftRightLogical
-            | op::OpShiftRightArithmetic
-            | op::OpNot
-            | op::OpSNegate
-            | op::OpBitCount
-            | op::OpBitReverse
-            | op::OpBitFieldInsert
-            | op::OpBitFieldSExtract
-            | op::OpBitFieldUExtract
-            | op::OpUMulExtended
-            | op::OpSMulExtended => self.arithmetic(f, &inst)?,
+            // Matrix transposition (grammar class Composite), with the
+            // products it sits beside.
+            op::OpTranspose => self.arithmetic(f, &inst)?,
+            x if matches!(
+                class::of(x),
+                OpClass::Arith(_)
+                    | OpClass::ArithExtended(_)
+                    | OpClass::LinearAlgebra
+                    | OpClass::Shift(_)
+                    | OpClass::Bitwise { .. }
+                    | OpClass::BitField(_)
+                    | OpClass::BitScan
+            ) =>
+            {
+                self.arithmetic(f, &inst)?
+            }
             x if matches!(class::family(x), Family::Derivative) => self.arithmetic(f, &inst)?,
             x if matches!(
                 class::of(x),
