@@ -4,7 +4,7 @@
 
 use super::mem::{BufKey, Loc, Ptr, Val, check_size, undef, zero};
 use super::num::{OTHER, scalar_kind};
-use super::program::{BuiltIn, Block, Func, G, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::program::{BuiltIn, Block, Func, G, Handler, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program};
 use super::error::RunErrorKind;
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
@@ -399,6 +399,7 @@ impl<'a> Program<'a> {
                         ak: OTHER,
                         a: func.args.len() as u32,
                         n: 0,
+                        handler: Handler::General,
                     };
                     let mut first_value = true;
                     let mut bad = false;
@@ -542,6 +543,9 @@ impl<'a> Program<'a> {
         }
         for (func, uses) in funcs.iter_mut().zip(&uses) {
             func.defined = defined_before_use(func, uses);
+            for inst in &mut func.insts {
+                inst.handler = handler(inst);
+            }
         }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
@@ -568,6 +572,33 @@ impl<'a> Program<'a> {
             samplers,
             wg_bytes,
         })
+    }
+}
+
+/// The handler the run loop gives `inst` (see [`Handler`]): the
+/// specialised one for its opcode, if it has one.
+fn handler(inst: &Inst) -> Handler {
+    use super::ops::{arith, atomic};
+    match inst.op {
+        o if arith::has_scalar_binary(o) => Handler::Binary,
+        o if arith::has_scalar_unary(o) => Handler::Unary,
+        op::OpSelect => Handler::Select,
+        op::OpBitcast if arith::bitcast_width(inst.ak, inst.sk).is_some() => Handler::Bitcast,
+        op::OpImageRead | op::OpImageWrite | op::OpImageFetch | op::OpImageTexelPointer => Handler::Image,
+        op::OpBranch => Handler::Branch,
+        op::OpBranchConditional => Handler::BranchConditional,
+        op::OpLoad
+        | op::OpStore
+        | op::OpAccessChain
+        | op::OpInBoundsAccessChain
+        | op::OpCompositeExtract
+        | op::OpCompositeConstruct => Handler::Memory,
+        o if atomic::is_int_rmw(o) => Handler::AtomicRmw,
+        op::OpAtomicLoad => Handler::AtomicLoad,
+        op::OpAtomicStore => Handler::AtomicStore,
+        op::OpReturn => Handler::Return,
+        OP_CONST_PTR => Handler::ConstPtr,
+        _ => Handler::General,
     }
 }
 

@@ -18,7 +18,7 @@
 //!   type (in a kernel module, else the pointee's natural size), and a
 //!   pointer to an array element in Function memory by elements.
 
-use super::{Frame, State, get, load, pointer, store};
+use super::{Frame, Loaded, State, get, load, pointer, store};
 use crate::interp::mem::scalar;
 use crate::grammar::{self, op};
 use crate::interp::{RunError, RunErrorKind};
@@ -305,7 +305,7 @@ fn bytes_of(prog: &Program, inst: &Inst, ty: u32, v: &Val) -> Result<Vec<u8>, Ru
 pub(super) fn load_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
     match &p.loc {
         Loc::Var { .. } | Loc::Shared { .. } => {
-            let v = load(prog, st, inst, p, Kind::Read)?;
+            let v = load(prog, st, inst, p, Kind::Read)?.into_val();
             let b = bytes_of(prog, inst, p.ty, &v)?;
             kernel::from_bytes(prog.ir, inst.ty, &b).ok_or_else(|| {
                 RunError::unsupported(Some(inst.idx), format!("a load of type %{} from {} bytes of type %{} (past the memory the pointer points to)",
@@ -325,7 +325,8 @@ pub(super) fn load_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr) -> R
                 loc: p.loc.clone(),
             },
             Kind::Read,
-        ),
+        )
+        .map(Loaded::into_val),
     }
 }
 
@@ -340,7 +341,7 @@ pub(super) fn store_as(
 ) -> Result<(), RunError> {
     match &p.loc {
         Loc::Var { .. } | Loc::Shared { .. } => {
-            let cur = load(prog, st, inst, p, Kind::Read)?;
+            let cur = load(prog, st, inst, p, Kind::Read)?.into_val();
             let mut b = bytes_of(prog, inst, p.ty, &cur)?;
             let nb = bytes_of(prog, inst, inst.ty, &v)?;
             if nb.len() > b.len() {
@@ -356,7 +357,7 @@ pub(super) fn store_as(
                 RunError::unsupported(Some(inst.idx), format!("reading bytes as type %{}", p.ty),
                 )
             })?;
-            store(prog, st, inst, p, new, Kind::Write)
+            store(prog, st, inst, p, &new, Kind::Write)
         }
         _ => store(
             prog,
@@ -366,7 +367,7 @@ pub(super) fn store_as(
                 ty: inst.ty,
                 loc: p.loc.clone(),
             },
-            v,
+            &v,
             Kind::Write,
         ),
     }
