@@ -3,7 +3,7 @@
 //! vectors component by component, and its specialised handler for scalar
 //! operands calls the same functions.
 
-use crate::grammar::class::{self, Num, OpClass, Order, Relation};
+use crate::grammar::class::{self, Num, OpClass, Order};
 use crate::grammar::op;
 use crate::interp::mem::{Val, has_undef, map1, map2, scalar, undefined};
 use crate::interp::num::{ScalarClass, ScalarType, fget, fput, mask, sext};
@@ -126,26 +126,13 @@ fn compare_as(c: OpClass, o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool,
             let (fa, fb) = (fget(a, k.w), fget(b, k.w));
             let nan = fa.is_nan() || fb.is_nan();
             match order {
-                Order::Unordered => nan || holds(rel, fa, fb),
-                _ => !nan && holds(rel, fa, fb),
+                Order::Unordered => nan || rel.holds(fa, fb),
+                _ => !nan && rel.holds(fa, fb),
             }
         }
-        Num::Signed => holds(rel, sext(a, k.w), sext(b, k.w)),
-        Num::Int | Num::Unsigned | Num::Bool => holds(rel, a, b),
+        Num::Signed => rel.holds(sext(a, k.w), sext(b, k.w)),
+        Num::Int | Num::Unsigned | Num::Bool => rel.holds(a, b),
     })
-}
-
-/// Whether `a rel b`.
-#[inline(always)]
-fn holds<T: PartialOrd>(rel: Relation, a: T, b: T) -> bool {
-    match rel {
-        Relation::Equal => a == b,
-        Relation::NotEqual => a != b,
-        Relation::Less => a < b,
-        Relation::LessEqual => a <= b,
-        Relation::Greater => a > b,
-        Relation::GreaterEqual => a >= b,
-    }
 }
 
 /// The logical operators (grammar class [`OpClass::Logical`]) on booleans
