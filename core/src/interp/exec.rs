@@ -7,7 +7,7 @@ use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, map1, read_b
 use super::num::{fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
-use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
+use super::error::{BufferRef, Indexed, RaceAccess, RaceSite, RunErrorKind};
 use super::ops::arith::{self, check_float, comps};
 use super::ops::atomic;
 use super::{Buffers, Options, RunError, RunStats};
@@ -688,8 +688,8 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
     }
 }
 
-fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
-    at(v, path).ok_or_else(|| String::from("a composite index is out of bounds"))
+fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, RunErrorKind> {
+    at(v, path).ok_or(RunErrorKind::IndexOutOfBounds { into: Indexed::Literal, index: None, len: None })
 }
 
 /// What the step did to the frames.
@@ -704,8 +704,8 @@ enum Flow {
     Barrier,
 }
 
-fn located(inst: &Inst) -> impl Fn(String) -> RunError + '_ {
-    move |m| RunError::new(Some(inst.idx), m)
+fn located(inst: &Inst) -> impl Fn(RunErrorKind) -> RunError + '_ {
+    move |kind| RunError::of(Some(inst.idx), kind)
 }
 
 /// The buffer with index `buf` in the program, as errors name it.
@@ -719,7 +719,7 @@ fn buffer_ref(prog: &Program, buf: u32) -> BufferRef {
 
 fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
     let kind = match e {
-        MemErr::Msg(message) => RunErrorKind::Other { message },
+        MemErr::Fault(kind) => kind,
         MemErr::Oob(offset, bytes) => RunErrorKind::OutOfBounds { buffer: buffer_ref(prog, buf), offset, bytes },
         MemErr::Undef(byte) => RunErrorKind::UndefinedStore { buffer: buffer_ref(prog, buf), byte },
     };
@@ -756,10 +756,10 @@ impl Loaded<'_> {
 /// through `p`, of the type `p` points to.
 fn load<'m>(prog: &Program, st: &'m mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Result<Loaded<'m>, RunError> {
     match &p.loc {
-        Loc::Var { var, path } => st.mem.get(*var as usize).and_then(|v| at(v, path)).map(Loaded::Held).ok_or_else(|| gone(inst, "load")),
+        Loc::Var { var, path } => st.mem.get(*var as usize).and_then(|v| at(v, path)).map(Loaded::Held).ok_or_else(|| gone(inst, false)),
         Loc::Shared { var, path } => {
             watch_shared(prog, st, inst, *var, path, kind)?;
-            st.shared.get(*var as usize).and_then(|v| at(v, path)).map(Loaded::Held).ok_or_else(|| gone(inst, "load"))
+            st.shared.get(*var as usize).and_then(|v| at(v, path)).map(Loaded::Held).ok_or_else(|| gone(inst, false))
         }
         Loc::Buf {
             buf,
@@ -777,14 +777,14 @@ fn load<'m>(prog: &Program, st: &'m mut State, inst: &Inst, p: &Ptr, kind: Kind)
             watch_buf(prog, st, inst, *buf, p, kind)?;
             Ok(Loaded::Made(v))
         }
-        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+        Loc::Unsupported(kind) => Err(RunError::of(Some(inst.idx), (**kind).clone())),
         // A descriptor loads as a handle: the pointer itself.
         Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Loaded::Made(Val::Pointer(p.clone()))),
     }
 }
 
-fn gone(inst: &Inst, what: &str) -> RunError {
-    RunError::new(Some(inst.idx), format!("a {what} through a pointer to memory that is gone"))
+fn gone(inst: &Inst, store: bool) -> RunError {
+    RunError::of(Some(inst.idx), RunErrorKind::MemoryGone { store })
 }
 
 /// A store (`kind`: plain or atomic) of `v` through `p`, of the type `p`
@@ -792,7 +792,7 @@ fn gone(inst: &Inst, what: &str) -> RunError {
 fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Kind) -> Result<(), RunError> {
     match &p.loc {
         Loc::Var { var, path } => {
-            let slot = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
+            let slot = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, true))?;
             match (slot, v) {
                 (Val::Scalar(d), Val::Scalar(x)) => *d = *x,
                 (d, v) => d.clone_from(v),
@@ -806,7 +806,7 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Ki
             if !same {
                 watch_shared(prog, st, inst, *var, path, kind)?;
             }
-            let slot = st.shared.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
+            let slot = st.shared.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, true))?;
             slot.clone_from(v);
             Ok(())
         }
@@ -833,11 +833,8 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Ki
             }
             watch_buf(prog, st, inst, *buf, p, kind)
         }
-        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
-        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Err(RunError::new(
-            Some(inst.idx),
-            String::from("a store to an image or sampler descriptor"),
-        )),
+        Loc::Unsupported(kind) => Err(RunError::of(Some(inst.idx), (**kind).clone())),
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Err(RunError::of(Some(inst.idx), RunErrorKind::StoreToDescriptor)),
     }
 }
 
@@ -904,7 +901,7 @@ fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kin
             let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
                 if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
                     found = Some(f);
-                    return Err(MemErr::Msg(String::new()));
+                    return Err(MemErr::Fault(RunErrorKind::Killed));
                 }
                 Ok(())
             });
@@ -963,10 +960,7 @@ fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
 fn pointer<'v>(v: &'v Val, inst: &Inst) -> Result<&'v Ptr, RunError> {
     match v {
         Val::Pointer(p) => Ok(p),
-        _ => Err(RunError::new(
-            Some(inst.idx),
-            String::from("a pointer was expected"),
-        )),
+        _ => Err(RunError::of(Some(inst.idx), RunErrorKind::PointerExpected)),
     }
 }
 
@@ -1088,20 +1082,14 @@ fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &Block) -> bool {
 #[inline(never)]
 fn goto_error(prog: &Program, func: &Func, fr: &Frame, b: u32, inst: &Inst) -> RunError {
     let Some(blk) = func.blocks.get(b as usize) else {
-        return RunError::new(
-            Some(inst.idx),
-            String::from("a branch to a block outside the function"),
-        );
+        return RunError::of(Some(inst.idx), RunErrorKind::BranchOutside);
     };
     let phis = func.insts.get(blk.phis as usize..blk.body as usize).unwrap_or(&[]);
     let idx = phis
         .iter()
         .find(|phi| phi_value(prog, func, &fr.regs, fr.block, phi).is_none())
         .map_or(inst.idx, |phi| phi.idx);
-    RunError::new(
-        Some(idx),
-        String::from("OpPhi has no value for the block control came from"),
-    )
+    RunError::of(Some(idx), RunErrorKind::PhiWithoutValue)
 }
 
 /// Run one invocation until it returns (`Done`), waits at an OpControlBarrier
@@ -1127,10 +1115,7 @@ fn invoke<const SPECIALIZE: bool>(
         // a wait, the end of the turn, an error).
         let flow = loop {
             let Some(inst) = func.insts.get(fr.pc as usize) else {
-                return Err(RunError::new(
-                    None,
-                    String::from("control ran past the end of a function"),
-                ));
+                return Err(RunError::of(None, RunErrorKind::PastEnd));
             };
             if super::ops::group::is_group_op(inst.op) {
                 // The scheduler runs it for the subgroup's active invocations.
@@ -1427,7 +1412,7 @@ fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &
 fn atomic_op(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Result<(), RunError> {
     let regs = &fr.regs;
     let operand = |k: usize| -> Result<&Val, RunError> {
-        let s = args.get(k).ok_or_else(|| RunError::new(Some(inst.idx), String::from("an operand is missing")))?;
+        let s = args.get(k).ok_or_else(|| RunError::of(Some(inst.idx), RunErrorKind::MissingOperand))?;
         Ok(get(prog, regs, *s))
     };
     let p = pointer(operand(0)?, inst)?;
@@ -1437,8 +1422,8 @@ fn atomic_op(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: 
         o => {
             // The read is only checked for races: the write records the access.
             let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?.into_val()).map_err(located(inst))?;
-            let mut value = |k: usize| -> Result<u64, String> {
-                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
+            let mut value = |k: usize| -> Result<u64, RunErrorKind> {
+                let s = args.get(k).ok_or(RunErrorKind::MissingOperand)?;
                 scalar(get(prog, regs, *s))
             };
             let new = atomic::rmw(o, old, inst.sk, &mut value).map_err(located(inst))?;
@@ -1466,7 +1451,7 @@ fn access_chain(prog: &Program, st: &State, inst: &Inst, regs: &mut [Val], args:
         _ => Vec::new(),
     };
     let Some((&base, indices)) = args.split_first() else {
-        return Err(RunError::new(Some(inst.idx), String::from("an operand is missing")));
+        return Err(RunError::of(Some(inst.idx), RunErrorKind::MissingOperand));
     };
     let base = pointer(get(prog, regs, base), inst)?;
     let loc = match &base.loc {
@@ -1498,7 +1483,7 @@ fn access_chain(prog: &Program, st: &State, inst: &Inst, regs: &mut [Val], args:
 /// OpCompositeExtract: the part of the composite at the literal path.
 fn composite_extract(prog: &Program, inst: &Inst, regs: &mut [Val], args: &[u32]) -> Result<(), RunError> {
     let Some((&c, path)) = args.split_first() else {
-        return Err(RunError::new(Some(inst.idx), String::from("an operand is missing")));
+        return Err(RunError::of(Some(inst.idx), RunErrorKind::MissingOperand));
     };
     let v = literal_path(get(prog, regs, c), path).map_err(located(inst))?;
     let v = match v {
@@ -1556,7 +1541,7 @@ fn exec(
     let arg = |k: usize| -> Result<u32, RunError> {
         args.get(k)
             .copied()
-            .ok_or_else(|| RunError::new(Some(inst.idx), String::from("an operand is missing")))
+            .ok_or_else(|| RunError::of(Some(inst.idx), RunErrorKind::MissingOperand))
     };
     macro_rules! val {
         ($k:expr) => {
@@ -1566,9 +1551,10 @@ fn exec(
     let o = inst.op;
     let result: Val = match o {
         OP_BAD_CONST => {
-            return Err(loc(String::from(
-                "not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)",
-            )));
+            return Err(RunError::unsupported(
+                Some(inst.idx),
+                String::from("a constant the interpreter cannot evaluate (OpSpecConstantOp)"),
+            ));
         }
         // Vectors and composites.
         op::OpDot => {
@@ -1606,7 +1592,7 @@ fn exec(
             let obj = val!(0).clone();
             let mut c = val!(1).clone();
             let slot = at_mut(&mut c, &args[2..])
-                .ok_or_else(|| loc(String::from("a composite index is out of bounds")))?;
+                .ok_or_else(|| loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Literal, index: None, len: None }))?;
             *slot = obj;
             c
         }
@@ -1620,7 +1606,7 @@ fn exec(
                 } else {
                     all.get(k as usize)
                         .cloned()
-                        .ok_or_else(|| loc(String::from("a shuffle index is out of bounds")))?
+                        .ok_or_else(|| loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Shuffle, index: None, len: None }))?
                 });
             }
             Val::Composite(out)
@@ -1629,10 +1615,7 @@ fn exec(
             let i = scalar(val!(1)).map_err(&loc)?;
             let v = comps(val!(0));
             v.get(i as usize).cloned().ok_or_else(|| {
-                loc(format!(
-                    "index {i} is out of bounds of a vector of {}",
-                    v.len()
-                ))
+                loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Vector, index: Some(i), len: Some(v.len() as u64) })
             })?
         }
         op::OpVectorInsertDynamic => {
@@ -1641,23 +1624,24 @@ fn exec(
             let n = v.len();
             let slot = v
                 .get_mut(i as usize)
-                .ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
+                .ok_or_else(|| loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Vector, index: Some(i), len: Some(n as u64) }))?;
             *slot = val!(1).clone();
             Val::Composite(v)
         }
         op::OpExtInst => {
             let set = arg(0)?;
             if set & 0xff != 1 {
-                return Err(loc(String::from(
-                    "not supported: an extended instruction set other than GLSL.std.450",
-                )));
+                return Err(RunError::unsupported(
+                    Some(inst.idx),
+                    String::from("an extended instruction set other than GLSL.std.450"),
+                ));
             }
             let e = arg(1)?;
             let vals: Vec<&Val> = args[2..].iter().map(|&s| get(prog, &fr.regs, s)).collect();
             if super::ops::glsl::has_out_pointer(e) {
                 // Modf and Frexp: the whole part or exponent goes through the pointer.
                 let (Some(x), Some(p)) = (vals.first(), vals.get(1)) else {
-                    return Err(loc(String::from("an operand is missing")));
+                    return Err(loc(RunErrorKind::MissingOperand));
                 };
                 let p = pointer(p, inst)?.clone();
                 let (r, out) = super::ops::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
@@ -1887,9 +1871,7 @@ fn exec(
             let p = pointer(val!(0), inst)?;
             let member = arg(1)?;
             let Loc::Buf { buf, off, .. } = &p.loc else {
-                return Err(loc(String::from(
-                    "OpArrayLength on a pointer that is not into a buffer",
-                )));
+                return Err(loc(RunErrorKind::ArrayLength { in_buffer: false }));
             };
             let len = st
                 .bufs
@@ -1908,9 +1890,7 @@ fn exec(
                     inst.sk.w,
                 )),
                 _ => {
-                    return Err(loc(String::from(
-                        "OpArrayLength on a member without Offset or ArrayStride",
-                    )));
+                    return Err(loc(RunErrorKind::ArrayLength { in_buffer: true }));
                 }
             }
         }
@@ -1939,7 +1919,7 @@ fn exec(
             let mut target = arg(1)?;
             for case in args[2..].chunks(lw + 1) {
                 if case.len() != lw + 1 {
-                    return Err(loc(String::from("OpSwitch has a truncated case")));
+                    return Err(loc(RunErrorKind::TruncatedSwitch));
                 }
                 let lit = if lw == 2 {
                     case[0] as u64 | (case[1] as u64) << 32
@@ -1959,15 +1939,15 @@ fn exec(
         op::OpReturnValue => return Ok(Flow::Return(Some(val!(0).clone()))),
         op::OpFunctionCall => {
             if depth >= MAX_DEPTH {
-                return Err(loc(format!("the call stack is deeper than {MAX_DEPTH}")));
+                return Err(loc(RunErrorKind::CallTooDeep { limit: MAX_DEPTH as u32 }));
             }
             let f = arg(0)?;
             let callee = prog
                 .funcs
                 .get(f as usize)
-                .ok_or_else(|| loc(String::from("a call to a function that is not defined")))?;
+                .ok_or_else(|| loc(RunErrorKind::BadCall { defined: false }))?;
             if callee.blocks.is_empty() {
-                return Err(loc(String::from("a call to a function without a body")));
+                return Err(loc(RunErrorKind::BadCall { defined: true }));
             }
             let base = st.mem.len() as u32;
             let mut nf = match st.pool.pop() {
@@ -1985,7 +1965,7 @@ fn exec(
             }
             return Ok(Flow::Call(nf));
         }
-        op::OpUnreachable => return Err(loc(String::from("OpUnreachable was reached"))),
+        op::OpUnreachable => return Err(loc(RunErrorKind::Unreachable)),
         op::OpKill | op::OpTerminateInvocation => {
             return Err(RunError::of(Some(inst.idx), RunErrorKind::Killed));
         }
@@ -1994,8 +1974,8 @@ fn exec(
         op::OpMemoryBarrier => return Ok(Flow::Next),
         // The operators on values (see `ops::arith`).
         _ => {
-            let operand = |k: usize| -> Result<&Val, String> {
-                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
+            let operand = |k: usize| -> Result<&Val, RunErrorKind> {
+                let s = args.get(k).ok_or(RunErrorKind::MissingOperand)?;
                 Ok(get(prog, &fr.regs, *s))
             };
             match arith::value(o, inst, prog.ir, &operand) {

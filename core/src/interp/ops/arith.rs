@@ -8,37 +8,35 @@ use crate::grammar::op;
 use crate::interp::mem::{Val, has_undef, map1, map2, scalar, undefined};
 use crate::interp::num::{ScalarClass, ScalarType, fget, fput, mask, sext};
 use crate::interp::program::Inst;
-use crate::interp::unsupported;
+use crate::interp::error::{RunErrorKind, Shapes};
 use crate::ir::{Ir, Type};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-pub(crate) fn check_float(k: ScalarType) -> Result<(), String> {
+pub(crate) fn check_float(k: ScalarType) -> Result<(), RunErrorKind> {
     if k.k != ScalarClass::Float {
-        return Err(String::from(
-            "a float operation on a type that is not a float",
-        ));
+        return Err(RunErrorKind::NotFloat);
     }
     if k.w != 16 && k.w != 32 && k.w != 64 {
-        return Err(format!("not supported: {}-bit floats", k.w));
+        return Err(RunErrorKind::NotSupportedFeature { what: format!("{}-bit floats", k.w) });
     }
     Ok(())
 }
 
 /// An integer arithmetic or bit operator on two scalars of width `w`.
 #[inline(always)]
-pub(crate) fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
+pub(crate) fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, RunErrorKind> {
     let (sa, sb) = (sext(a, w), sext(b, w));
-    let shift = |b: u64| -> Result<u32, String> {
+    let shift = |b: u64| -> Result<u32, RunErrorKind> {
         if b >= w as u64 {
-            Err(format!("shift by {b}, not less than the width {w}"))
+            Err(RunErrorKind::ShiftTooFar { shift: b, width: w })
         } else {
             Ok(b as u32)
         }
     };
-    let zero = || Err(String::from("integer division by zero"));
+    let zero = || Err(RunErrorKind::DivisionByZero);
     let r = match o {
         op::OpIAdd => a.wrapping_add(b),
         op::OpISub => a.wrapping_sub(b),
@@ -84,12 +82,12 @@ pub(crate) fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
         op::OpBitwiseAnd => a & b,
         op::OpBitwiseOr => a | b,
         op::OpBitwiseXor => a ^ b,
-        _ => return Err(unsupported(o)),
+        _ => return Err(RunErrorKind::NotSupported { opcode: o }),
     };
     Ok(mask(r, w))
 }
 
-pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
+pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, RunErrorKind> {
     Ok(match o {
         op::OpFAdd => a + b,
         op::OpFSub => a - b,
@@ -104,7 +102,7 @@ pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
                 r
             }
         }
-        _ => return Err(unsupported(o)),
+        _ => return Err(RunErrorKind::NotSupported { opcode: o }),
     })
 }
 
@@ -113,14 +111,14 @@ pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
 /// floats by its order (an ordered comparison is false on NaN, an unordered
 /// one true).
 #[inline(always)]
-pub(crate) fn compare(o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, String> {
+pub(crate) fn compare(o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, RunErrorKind> {
     compare_as(class::of(o), o, a, b, k)
 }
 
 /// [`compare`] with the opcode's class given (a constant where the opcode is).
 #[inline(always)]
-fn compare_as(c: OpClass, o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, String> {
-    let OpClass::Compare { num, order, relation: Some(rel) } = c else { return Err(unsupported(o)) };
+fn compare_as(c: OpClass, o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, RunErrorKind> {
+    let OpClass::Compare { num, order, relation: Some(rel) } = c else { return Err(RunErrorKind::NotSupported { opcode: o }) };
     Ok(match num {
         Num::Float => {
             let (fa, fb) = (fget(a, k.w), fget(b, k.w));
@@ -190,7 +188,7 @@ macro_rules! scalar_ops {
 /// calls the operator's one definition with its opcode a constant, so that
 /// the inlined call keeps only that operator's code.
 #[inline(always)]
-pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: ScalarType, ak: ScalarType) -> Result<u64, String> {
+pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: ScalarType, ak: ScalarType) -> Result<u64, RunErrorKind> {
     macro_rules! each {
         ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),* ; $($unary:ident),*) => {
             match o {
@@ -200,7 +198,7 @@ pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: ScalarType, ak: ScalarTy
                     const CLASS: OpClass = class::of(op::$cmp);
                     compare_as(CLASS, op::$cmp, a, b, ak).map(u64::from)
                 })*
-                _ => Err(unsupported(o)),
+                _ => Err(RunErrorKind::NotSupported { opcode: o }),
             }
         };
     }
@@ -210,12 +208,12 @@ pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: ScalarType, ak: ScalarTy
 /// A unary integer or logical operator on one component (OpLogicalNot,
 /// OpNot, OpSNegate): `sk` the result's scalar kind.
 #[inline(always)]
-pub(crate) fn scalar_unary(o: u16, a: u64, sk: ScalarType) -> Result<u64, String> {
+pub(crate) fn scalar_unary(o: u16, a: u64, sk: ScalarType) -> Result<u64, RunErrorKind> {
     Ok(match o {
         op::OpLogicalNot => logical(op::OpLogicalNot, a, 0),
         op::OpNot => mask(!a, sk.w),
         op::OpSNegate => mask(a.wrapping_neg(), sk.w),
-        _ => return Err(unsupported(o)),
+        _ => return Err(RunErrorKind::NotSupported { opcode: o }),
     })
 }
 
@@ -246,8 +244,8 @@ pub(crate) fn value<'v>(
     o: u16,
     inst: &Inst,
     ir: &Ir,
-    operand: &impl Fn(usize) -> Result<&'v Val, String>,
-) -> Option<Result<Val, String>> {
+    operand: &impl Fn(usize) -> Result<&'v Val, RunErrorKind>,
+) -> Option<Result<Val, RunErrorKind>> {
     value_of(o, inst, ir, operand).transpose()
 }
 
@@ -255,8 +253,8 @@ fn value_of<'v>(
     o: u16,
     inst: &Inst,
     ir: &Ir,
-    operand: &impl Fn(usize) -> Result<&'v Val, String>,
-) -> Result<Option<Val>, String> {
+    operand: &impl Fn(usize) -> Result<&'v Val, RunErrorKind>,
+) -> Result<Option<Val>, RunErrorKind> {
     Ok(Some(match o {
         // Integer arithmetic and bit operations.
         op::OpIAdd
@@ -305,7 +303,7 @@ fn value_of<'v>(
             let off = scalar(operand(ok)?)?;
             let cnt = scalar(operand(ck)?)?;
             if off.saturating_add(cnt) > w as u64 {
-                return Err(format!("bit field offset {off} + count {cnt} exceeds the width {w}"));
+                return Err(RunErrorKind::BitFieldTooWide { offset: off, count: cnt, width: w });
             }
             let fm = if cnt == 0 {
                 0
@@ -406,10 +404,10 @@ fn value_of<'v>(
                         )
                     }
                     _ => {
-                        return Err(String::from("OpSelect with operands of different shapes"));
+                        return Err(RunErrorKind::ShapeMismatch { of: Shapes::Select });
                     }
                 },
-                Val::Pointer(_) => return Err(String::from("OpSelect on a pointer condition")),
+                Val::Pointer(_) => return Err(RunErrorKind::SelectOnPointer),
             }
         }
         // Conversions.
@@ -467,7 +465,7 @@ fn value_of<'v>(
         }
         op::OpBitcast => {
             if inst.sk.k == ScalarClass::Other || inst.ak.k == ScalarClass::Other {
-                return Err(String::from("not supported: OpBitcast of pointers"));
+                return Err(RunErrorKind::NotSupportedFeature { what: String::from("OpBitcast of pointers") });
             }
             let count = match ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Vector { count, .. }) => Some(*count as usize),
@@ -495,7 +493,7 @@ pub(crate) fn comps(v: &Val) -> Vec<Val> {
     }
 }
 
-fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -> Result<Val, String> {
+fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -> Result<Val, RunErrorKind> {
     let mut bytes = Vec::new();
     for c in comps(v) {
         let x = scalar(&c)?;
@@ -505,7 +503,7 @@ fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -
     }
     let cb = (to.w / 8) as usize;
     if cb == 0 || bytes.len() % cb != 0 {
-        return Err(String::from("OpBitcast between types of different sizes"));
+        return Err(RunErrorKind::BitcastSizes);
     }
     let out: Vec<Val> = bytes
         .chunks(cb)
@@ -520,6 +518,6 @@ fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -
     match to_count {
         Some(n) if n == out.len() => Ok(Val::Composite(out)),
         None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::Scalar(0))),
-        _ => Err(String::from("OpBitcast between types of different sizes")),
+        _ => Err(RunErrorKind::BitcastSizes),
     }
 }
