@@ -3,7 +3,7 @@
 
 use super::mem::BufKey;
 use super::program::{Block, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
-use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, map1, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
+use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
 use super::num::{fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
@@ -689,7 +689,7 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
 }
 
 fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, RunErrorKind> {
-    at(v, path).ok_or(RunErrorKind::IndexOutOfBounds { into: Indexed::Literal, index: None, len: None })
+    at(v, path).ok_or_else(|| RunErrorKind::IndexOutOfBounds { into: Indexed::Literal, index: None, len: None })
 }
 
 /// What the step did to the frames.
@@ -821,6 +821,22 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Ki
                 .get_mut(*buf as usize)
                 .and_then(|b| b.as_deref_mut())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            // A scalar, the common case: its bytes, without the walks below
+            // (the same bytes, the same errors).
+            if let (Some(t), Val::Scalar(x)) = (prog.ir.ty(p.ty).map(|t| &t.ty), v)
+                && let Some(n) = scalar_bytes(t)
+            {
+                let boolean = matches!(t, Type::Bool);
+                // As above: storing the bytes already there races with nothing.
+                let same = kind == Kind::Write
+                    && st.watch
+                    && bytes_at(bytes, *off, n).is_ok_and(|old| (if boolean { (old != 0) as u64 } else { old }) == *x);
+                put_bytes(bytes, *off, n, *x).map_err(|e| mem_err(prog, inst, *buf, e))?;
+                if same {
+                    return Ok(());
+                }
+                return watch_buf(prog, st, inst, *buf, p, kind);
+            }
             // As above: storing the bytes already there races with nothing.
             let same = kind == Kind::Write
                 && st.watch
@@ -1423,7 +1439,7 @@ fn atomic_op(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: 
             // The read is only checked for races: the write records the access.
             let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?.into_val()).map_err(located(inst))?;
             let mut value = |k: usize| -> Result<u64, RunErrorKind> {
-                let s = args.get(k).ok_or(RunErrorKind::MissingOperand)?;
+                let s = args.get(k).ok_or_else(|| RunErrorKind::MissingOperand)?;
                 scalar(get(prog, regs, *s))
             };
             let new = atomic::rmw(o, old, inst.sk, &mut value).map_err(located(inst))?;
@@ -1975,7 +1991,7 @@ fn exec(
         // The operators on values (see `ops::arith`).
         _ => {
             let operand = |k: usize| -> Result<&Val, RunErrorKind> {
-                let s = args.get(k).ok_or(RunErrorKind::MissingOperand)?;
+                let s = args.get(k).ok_or_else(|| RunErrorKind::MissingOperand)?;
                 Ok(get(prog, &fr.regs, *s))
             };
             match arith::value(o, inst, prog.ir, &operand) {

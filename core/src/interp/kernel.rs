@@ -117,7 +117,7 @@ pub(super) fn bind(
             Param::Val(v) => v.clone(),
             Param::Scalar { k, ty } => {
                 let n = natural(ir, *ty).map_or(4, |(s, _)| s) as usize;
-                let bytes = buffers.get(&(0, *k)).ok_or(RunError::of(
+                let bytes = buffers.get(&(0, *k)).ok_or_else(|| RunError::of(
                     None,
                     RunErrorKind::KernelScalar { param: *k, needs: n as u64, has: None },
                 ))?;

@@ -222,7 +222,7 @@ pub(super) fn scalar_bytes(t: &Type) -> Option<u64> {
 fn ty_of(ir: &Ir, ty: u32) -> Result<&Type, MemErr> {
     ir.ty(ty)
         .map(|t| &t.ty)
-        .ok_or(MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NotAType }))
+        .ok_or_else(|| MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NotAType }))
 }
 
 pub(super) fn bytes_at(bytes: &[u8], off: u64, n: u64) -> Result<u64, MemErr> {
@@ -299,7 +299,7 @@ fn parts(
             let stride = crate::ir::layout::array_stride(ir, ty).ok_or_else(|| {
                 MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NoArrayStride })
             })?;
-            let n = len.ok_or(MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NoLength }))?;
+            let n = len.ok_or_else(|| MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NoLength }))?;
             for k in 0..n {
                 out.push((*element, off + k * stride as u64, 0, mat));
             }
@@ -424,7 +424,7 @@ fn write_at(
 /// One access-chain step from a pointer to `ty` with index `i`: the new
 /// pointee type, and the location moved.
 pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunErrorKind> {
-    let t = ir.ty(ty).ok_or(RunErrorKind::BadType { ty, problem: TypeProblem::NotAType })?;
+    let t = ir.ty(ty).ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NotAType })?;
     let oob = |n: u64| RunErrorKind::IndexOutOfBounds { into: Indexed::Composite, index: Some(i), len: Some(n) };
     if let Loc::Descs(items) = loc {
         let next = match &t.ty {
@@ -433,7 +433,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunEr
                 return Err(RunErrorKind::BadType { ty, problem: TypeProblem::NotComposite { array: true } });
             }
         };
-        let l = items.get(i as usize).cloned().ok_or(RunErrorKind::IndexOutOfBounds {
+        let l = items.get(i as usize).cloned().ok_or_else(|| RunErrorKind::IndexOutOfBounds {
             into: Indexed::Descriptors,
             index: Some(i),
             len: Some(items.len() as u64),
@@ -484,7 +484,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunEr
             }
             Type::Matrix { column, .. } => {
                 let (ms, row) =
-                    mat.ok_or(RunErrorKind::BadType { ty, problem: TypeProblem::NoMatrixStride })?;
+                    mat.ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NoMatrixStride })?;
                 let cb = match ir.ty(*column).map(|c| &c.ty) {
                     Some(Type::Vector { component, .. }) => ir
                         .ty(*component)
@@ -503,7 +503,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunEr
             }
             Type::Array { .. } | Type::RuntimeArray { .. } => {
                 let stride = crate::ir::layout::array_stride(ir, ty)
-                    .ok_or(RunErrorKind::BadType { ty, problem: TypeProblem::NoArrayStride })?;
+                    .ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NoArrayStride })?;
                 *off = off.wrapping_add(i.wrapping_mul(stride as u64));
                 *vstride = 0;
             }
@@ -512,7 +512,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunEr
                     return Err(oob(members.len() as u64));
                 };
                 let o = crate::ir::layout::member_offset(ir, ty, i as usize)
-                    .ok_or(RunErrorKind::BadType { ty, problem: TypeProblem::NoOffset { member: i as u32 } })?;
+                    .ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NoOffset { member: i as u32 } })?;
                 *off = off.wrapping_add(o as u64);
                 *vstride = 0;
                 *mat = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));

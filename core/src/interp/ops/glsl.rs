@@ -47,7 +47,7 @@ fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, RunErrorKind>) ->
     for i in 0..n {
         for (k, v) in vals.iter().enumerate() {
             xs[k] = match v {
-                Val::Composite(c) => num(c.get(i).ok_or(RunErrorKind::ShapeMismatch { of: Shapes::Sizes })?)?,
+                Val::Composite(c) => num(c.get(i).ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::Sizes })?)?,
                 s => num(s)?,
             };
         }
@@ -466,8 +466,8 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, Ru
         g::PackDouble2x32 => {
             arity(1)?;
             let p = parts(vals[0]);
-            let lo = num(p.first().ok_or(RunErrorKind::ShapeMismatch { of: Shapes::PackDouble })?)?;
-            let hi = num(p.get(1).ok_or(RunErrorKind::ShapeMismatch { of: Shapes::PackDouble })?)?;
+            let lo = num(p.first().ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::PackDouble })?)?;
+            let hi = num(p.get(1).ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::PackDouble })?)?;
             Ok(Val::Scalar(mask(lo, 32) | mask(hi, 32) << 32))
         }
         g::UnpackDouble2x32 => {

@@ -109,7 +109,7 @@ pub(crate) fn run(
 ) -> Result<Vec<Val>, RunErrorKind> {
     let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
     let val = |m: &Member, k: usize| -> Result<Val, RunErrorKind> {
-        let s = *args.get(k).ok_or(RunErrorKind::MissingOperand)?;
+        let s = *args.get(k).ok_or_else(|| RunErrorKind::MissingOperand)?;
         let v = if s & G != 0 {
             prog.globals.get((s & !G) as usize)
         } else {
@@ -120,9 +120,9 @@ pub(crate) fn run(
     let lit = |k: usize| -> Result<u32, RunErrorKind> {
         args.get(k)
             .copied()
-            .ok_or(RunErrorKind::MissingOperand)
+            .ok_or_else(|| RunErrorKind::MissingOperand)
     };
-    let first = members.first().ok_or(RunErrorKind::NoActiveInvocation)?;
+    let first = members.first().ok_or_else(|| RunErrorKind::NoActiveInvocation)?;
     // The value operand of `id`, if that invocation is active.
     let of = |id: u32, k: usize| -> Result<Option<Val>, RunErrorKind> {
         match members.iter().find(|m| m.id == id) {
@@ -156,7 +156,7 @@ pub(crate) fn run(
             } else {
                 first.id
             };
-            let v = of(id, 1)?.ok_or(RunErrorKind::InactiveBroadcast { id })?;
+            let v = of(id, 1)?.ok_or_else(|| RunErrorKind::InactiveBroadcast { id })?;
             out.resize(members.len(), v);
         }
         op::OpGroupNonUniformBallot => {
