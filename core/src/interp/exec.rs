@@ -1350,7 +1350,13 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             return if try_goto(prog, func, fr, b) { Fast::Jump(from) } else { Fast::Slow };
         }
         Handler::Memory => return fast_mem(prog, st, fr, inst, args),
-        Handler::AtomicRmw | Handler::AtomicLoad | Handler::AtomicStore => {
+        Handler::AtomicRmw => {
+            return match buf_rmw(prog, st, fr, inst, args) {
+                Fast::Slow => done(atomic_op(prog, st, fr, inst, args)),
+                f => f,
+            };
+        }
+        Handler::AtomicLoad | Handler::AtomicStore => {
             return done(atomic_op(prog, st, fr, inst, args));
         }
         Handler::Return => return Fast::Return,
@@ -1435,15 +1441,15 @@ fn atomic_op(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: 
     let r = match inst.op {
         op::OpAtomicLoad => load(prog, st, inst, p, Kind::AtomicRead)?.into_val(),
         op::OpAtomicStore => return store(prog, st, inst, p, operand(3)?, Kind::AtomicWrite),
-        o => {
+        _ => {
             // The read is only checked for races: the write records the access.
             let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?.into_val()).map_err(located(inst))?;
             let mut value = |k: usize| -> Result<u64, RunErrorKind> {
                 let s = args.get(k).ok_or_else(|| RunErrorKind::MissingOperand)?;
                 scalar(get(prog, regs, *s))
             };
-            let new = atomic::rmw(o, old, inst.sk, &mut value).map_err(located(inst))?;
-            store(prog, st, inst, p, &Val::Scalar(mask(new, inst.sk.w)), Kind::AtomicWrite)?;
+            let new = rmw_value(inst, old, &mut value).map_err(located(inst))?;
+            store(prog, st, inst, p, &Val::Scalar(new), Kind::AtomicWrite)?;
             Val::Scalar(old)
         }
     };
@@ -1453,21 +1459,80 @@ fn atomic_op(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: 
     Ok(())
 }
 
+/// The value a read-modify-write stores over `old` (masked to its width).
+#[inline(always)]
+fn rmw_value(inst: &Inst, old: u64, value: &mut impl FnMut(usize) -> Result<u64, RunErrorKind>) -> Result<u64, RunErrorKind> {
+    Ok(mask(atomic::rmw(inst.op, old, inst.sk, value)?, inst.sk.w))
+}
+
+/// An integer read-modify-write of an integer in a buffer, with one look
+/// at its bytes: the bytes `load` reads, the value [`rmw_value`] gives,
+/// written as `store` writes a scalar. The write's race check holds the
+/// read's (both atomic, against the same last write), so it alone tells
+/// whether `atomic_op`'s two find a race. Anything else, or an access that
+/// would fail or race, is `Slow` before anything changed: `atomic_op` then
+/// gives the same result, or the error.
+#[inline(never)]
+fn buf_rmw(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Fast {
+    let Some(&p) = args.first() else { return Fast::Slow };
+    let Val::Pointer(Ptr { ty, loc: Loc::Buf { buf, off, .. } }) = get(prog, &fr.regs, p) else {
+        return Fast::Slow;
+    };
+    let (buf, off) = (*buf, *off);
+    let n = match prog.ir.ty(*ty).map(|t| &t.ty) {
+        Some(t @ Type::Int { .. }) => match scalar_bytes(t) {
+            Some(n) => n,
+            None => return Fast::Slow,
+        },
+        _ => return Fast::Slow,
+    };
+    let Some(Some(bytes)) = st.bufs.get_mut(buf as usize) else { return Fast::Slow };
+    let Ok(old) = bytes_at(bytes, off, n) else { return Fast::Slow };
+    let regs = &fr.regs;
+    let mut value = |k: usize| -> Result<u64, RunErrorKind> {
+        let s = args.get(k).ok_or(RunErrorKind::MissingOperand)?;
+        scalar(get(prog, regs, *s))
+    };
+    let Ok(new) = rmw_value(inst, old, &mut value) else { return Fast::Slow };
+    let len = bytes.len();
+    if st.watch && st.races.buffer(buf, len, off, n, inst.idx, Kind::AtomicWrite).is_err() {
+        return Fast::Slow;
+    }
+    if put_bytes(bytes, off, n, new).is_err() {
+        return Fast::Slow;
+    }
+    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+        put_s(slot, old);
+    }
+    Fast::Next
+}
+
 /// OpAccessChain and OpInBoundsAccessChain: the base pointer stepped by each
-/// index (clamped with [`super::Options::robust_access`]), its path built in
-/// the allocation of the pointer the result's register held before (when no
-/// operand reads that register).
+/// index (clamped with [`super::Options::robust_access`]). A location in a
+/// buffer is plain data, written over the pointer the result's register
+/// holds; a path is built in the allocation of the pointer the register
+/// held before (when no operand reads that register).
 fn access_chain(prog: &Program, st: &State, inst: &Inst, regs: &mut [Val], args: &[u32]) -> Result<(), RunError> {
     let res = inst.res as usize;
+    let Some((&base, indices)) = args.split_first() else {
+        return Err(RunError::of(Some(inst.idx), RunErrorKind::MissingOperand));
+    };
+    if let Val::Pointer(Ptr { ty, loc: Loc::Buf { buf, off, vstride, mat } }) = get(prog, regs, base) {
+        let mut p = Ptr { ty: *ty, loc: Loc::Buf { buf: *buf, off: *off, vstride: *vstride, mat: *mat } };
+        chain_steps(prog, st, inst, regs, indices, &mut p)?;
+        match regs.get_mut(res) {
+            Some(Val::Pointer(d)) if matches!(d.loc, Loc::Buf { .. }) => *d = p,
+            Some(slot) => put(slot, Val::Pointer(p)),
+            None => {}
+        }
+        return Ok(());
+    }
     let mut spare = match regs.get_mut(res) {
         Some(slot) if !args.contains(&inst.res) => match core::mem::replace(slot, Val::Scalar(0)) {
             Val::Pointer(Ptr { loc: Loc::Var { path, .. } | Loc::Shared { path, .. }, .. }) => path,
             _ => Vec::new(),
         },
         _ => Vec::new(),
-    };
-    let Some((&base, indices)) = args.split_first() else {
-        return Err(RunError::of(Some(inst.idx), RunErrorKind::MissingOperand));
     };
     let base = pointer(get(prog, regs, base), inst)?;
     let loc = match &base.loc {
@@ -1483,15 +1548,22 @@ fn access_chain(prog: &Program, st: &State, inst: &Inst, regs: &mut [Val], args:
         loc => loc.clone(),
     };
     let mut p = Ptr { ty: base.ty, loc };
+    chain_steps(prog, st, inst, regs, indices, &mut p)?;
+    if let Some(slot) = regs.get_mut(res) {
+        put(slot, Val::Pointer(p));
+    }
+    Ok(())
+}
+
+/// An access chain's steps from `p` by the indices in the slots `indices`.
+#[inline(always)]
+fn chain_steps(prog: &Program, st: &State, inst: &Inst, regs: &[Val], indices: &[u32], p: &mut Ptr) -> Result<(), RunError> {
     for (k, &s) in indices.iter().enumerate() {
         let mut i = scalar(get(prog, regs, s)).map_err(located(inst))?;
         if prog.robust {
-            i = clamp_index(prog, st, inst, k, &p, i);
+            i = clamp_index(prog, st, inst, k, p, i);
         }
         p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(located(inst))?;
-    }
-    if let Some(slot) = regs.get_mut(res) {
-        put(slot, Val::Pointer(p));
     }
     Ok(())
 }
