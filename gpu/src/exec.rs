@@ -8,7 +8,7 @@
 //! difference is recorded ([`GpuExecutor::differences`]).
 
 use crate::{Backend, Gpu, GpuError, Job};
-use spvlab_core::amber::{Dispatch, ExecError, Executor};
+use spvlab_core::amber::{Dispatch, ExecError, Executor, Failure};
 use spvlab_core::interp::{self, Buffers};
 use std::time::Duration;
 
@@ -81,9 +81,53 @@ impl GpuExecutor {
     }
 }
 
+/// Why [`GpuExecutor`] did not run a dispatch (an [`ExecError::Backend`]).
+#[derive(Debug)]
+pub enum ExecFailure {
+    /// The dispatch does not terminate in the interpreter (`error`, its
+    /// step budget): not sent to the GPU (without `force`).
+    NotTerminating { backend: Backend, shader: String, error: interp::RunError },
+    /// The pipeline asks for spirv-opt's --graphics-robust-access, which
+    /// the GPU runner does not apply.
+    RobustAccess { backend: Backend, shader: String },
+    /// No device could be made (the adapter's or driver's words).
+    NoDevice { backend: Backend, message: String },
+    /// The GPU runner's error, our lowering's refusal included.
+    Gpu(GpuError),
+}
+
+impl std::fmt::Display for ExecFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExecFailure::NotTerminating { backend, shader, error } => write!(
+                f,
+                "{}: `{shader}` not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
+                backend.name(),
+                error.message()
+            ),
+            ExecFailure::RobustAccess { backend, shader } => write!(
+                f,
+                "{} on `{shader}`: not supported: the pipeline asks for spirv-opt's --graphics-robust-access, which the GPU runner does not apply (without it the test's accesses out of bounds are undefined)",
+                backend.name()
+            ),
+            ExecFailure::NoDevice { backend, message } => write!(f, "{}: {message}", backend.name()),
+            ExecFailure::Gpu(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl Failure for ExecFailure {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn failed(f: ExecFailure) -> ExecError {
+    ExecError::Backend(Box::new(f))
+}
+
 impl Executor for GpuExecutor {
     fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
-        let name = self.backend.name();
         // The guard: the interpreter first, with the device's subgroup size
         // (unless the test sets one), so that subgroup operations compare
         // like with like.
@@ -105,10 +149,7 @@ impl Executor for GpuExecutor {
             match interp::run(d.ir, opts, &mut copy) {
                 Ok(_) => reference = Some(copy),
                 Err(e) if matches!(e.kind, interp::RunErrorKind::NoTermination { .. }) && !self.force => {
-                    return Err(ExecError::Other(format!(
-                        "{name}: `{}` not sent to the GPU: it does not terminate in the interpreter ({}); --force sends it anyway",
-                        d.shader, e.message()
-                    )));
+                    return Err(failed(ExecFailure::NotTerminating { backend: self.backend, shader: d.shader.to_string(), error: e }));
                 }
                 Err(_) => {}
             }
@@ -122,17 +163,14 @@ impl Executor for GpuExecutor {
                     Ok(w) => Some(w),
                     Err(r) => {
                         self.refusals.push(r.code().unwrap_or(""));
-                        return Err(ExecError::Other(GpuError::refused(self.backend, d.shader, r).to_string()));
+                        return Err(failed(ExecFailure::Gpu(GpuError::refused(self.backend, d.shader, r))));
                     }
                 }
             }
             _ => None,
         };
         if d.opts.robust_access {
-            return Err(ExecError::Other(format!(
-                "{name} on `{}`: not supported: the pipeline asks for spirv-opt's --graphics-robust-access, which the GPU runner does not apply (without it the test's accesses out of bounds are undefined)",
-                d.shader
-            )));
+            return Err(failed(ExecFailure::RobustAccess { backend: self.backend, shader: d.shader.to_string() }));
         }
         let job = Job {
             backend: self.backend,
@@ -151,11 +189,12 @@ impl Executor for GpuExecutor {
         let out = match &mut self.runner {
             Some(r) => r.run(&job, timeout),
             None => {
-                let gpu = self.gpu().map_err(|m| ExecError::Other(format!("{name}: {m}")))?;
+                let backend = self.backend;
+                let gpu = self.gpu().map_err(|message| failed(ExecFailure::NoDevice { backend, message }))?;
                 gpu.run_blocking(&job, timeout)
             }
         }
-        .map_err(|e| ExecError::Other(e.to_string()))?;
+        .map_err(|e| failed(ExecFailure::Gpu(e)))?;
         for (k, v) in out {
             buffers.insert(k, v);
         }

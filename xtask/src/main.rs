@@ -495,6 +495,22 @@ const CLASS_TYPES: &str = r#"    /// The kind of numbers an instruction works on
         GreaterEqual,
     }
 
+    impl Relation {
+        /// Whether `a` stands in this relation to `b` (as Rust's operators
+        /// compare: every relation but `NotEqual` is false when a float is NaN).
+        #[inline(always)]
+        pub fn holds<T: PartialOrd>(self, a: T, b: T) -> bool {
+            match self {
+                Relation::Equal => a == b,
+                Relation::NotEqual => a != b,
+                Relation::Less => a < b,
+                Relation::LessEqual => a <= b,
+                Relation::Greater => a > b,
+                Relation::GreaterEqual => a >= b,
+            }
+        }
+    }
+
     /// A float comparison's treatment of NaN, read from its name.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub enum Order {

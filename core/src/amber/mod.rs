@@ -1423,13 +1423,33 @@ pub struct Dispatch<'a> {
 }
 
 /// Why an executor did not finish a dispatch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum ExecError {
     /// The interpreter's error (located at an instruction of the module).
     Interp(interp::RunError),
-    /// Another executor's error (a GPU's: unsupported, a validation error,
-    /// a lost device, a timeout), its message complete.
-    Other(String),
+    /// The run the executor stands for has no buffer at (set, binding) (a
+    /// run made elsewhere, replayed: see `page::check`).
+    NoOutput { set: u32, binding: u32 },
+    /// Another executor's failure (a GPU's: a refused module, a validation
+    /// error, a lost device, a timeout), as that executor's own data.
+    Backend(alloc::boxed::Box<dyn Failure>),
+}
+
+/// A failure of an executor other than the interpreter, as its own typed
+/// data: rendered into text by `Display`; a caller that knows the
+/// executor reads its fields through [`Failure::as_any`].
+pub trait Failure: fmt::Debug + fmt::Display {
+    fn as_any(&self) -> &dyn core::any::Any;
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::Interp(e) => write!(f, "{e}"),
+            ExecError::NoOutput { set, binding } => write!(f, "the run has no buffer at {set}.{binding}"),
+            ExecError::Backend(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 /// What runs a script's dispatches: the reference interpreter
@@ -1761,8 +1781,8 @@ impl Runner<'_> {
         }
         let e = match r {
             Ok(()) => return Ok(()),
-            Err(ExecError::Other(m)) => return Err(error(line, m)),
             Err(ExecError::Interp(e)) => e,
+            Err(e) => return Err(error(line, e.to_string())),
         };
         Err({
             let inv = e.invocation.map_or(String::new(), |[x, y, z]| {

@@ -363,7 +363,7 @@ impl Executor for Replay<'_> {
                 continue;
             }
             let Some(got) = self.outputs.get(key) else {
-                return Err(ExecError::Other(format!("the run has no buffer at {}.{}", key.0, key.1)));
+                return Err(ExecError::NoOutput { set: key.0, binding: key.1 });
             };
             // The run's bytes may be fewer (a buffer bigger than its
             // binding's block: the shader saw only the block) or more (a

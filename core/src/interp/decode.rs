@@ -4,12 +4,11 @@
 
 use super::mem::{BufKey, Loc, Ptr, Val, check_size, undef, zero};
 use super::num::{OTHER, scalar_kind};
-use super::program::{BuiltIn, Block, Func, G, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program};
-use super::error::RunErrorKind;
+use super::program::{BuiltIn, Block, Func, G, Handler, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::error::{Malformed, RunErrorKind};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
-use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -67,8 +66,14 @@ fn supported_builtin(b: u32) -> bool {
     )
 }
 
-fn err(inst: usize, message: String) -> RunError {
-    RunError::new(Some(inst as u32), message)
+fn err(inst: usize, kind: RunErrorKind) -> RunError {
+    RunError::of(Some(inst as u32), kind)
+}
+
+/// A pointer to memory the interpreter does not hold: an access through it
+/// is the error `kind`.
+fn unsupported_loc(kind: RunErrorKind) -> Loc {
+    Loc::Unsupported(alloc::boxed::Box::new(kind))
 }
 
 impl<'a> Program<'a> {
@@ -99,13 +104,7 @@ impl<'a> Program<'a> {
             // A kernel without LocalSize: one invocation per workgroup.
             None if ep.model == kernel_model => [1, 1, 1],
             _ => {
-                return Err(RunError::new(
-                    Some(ep.inst),
-                    format!(
-                        "entry point \"{}\" has no workgroup size the interpreter can read",
-                        ep.name
-                    ),
-                ));
+                return Err(RunError::of(Some(ep.inst), RunErrorKind::NoWorkgroupSize { entry: ep.name.clone() }));
             }
         };
 
@@ -153,7 +152,7 @@ impl<'a> Program<'a> {
             {
                 let v = super::kernel::constant_data(ir, i, ty);
                 set(&mut res, id, Resolved::Global(globals.len() as u32));
-                bad_globals.push(v.is_err());
+                bad_globals.push(v.is_none());
                 globals.push(v.unwrap_or(Val::Scalar(0)));
             }
         }
@@ -192,12 +191,6 @@ impl<'a> Program<'a> {
         let mut samplers = Vec::new();
         let mut wg_bytes = 0u64;
         let scn = grammar::storage_class::Input;
-        let sc_name = |s: u32| -> String {
-            match OperandKind::StorageClass.enumerant(s) {
-                Some(e) => String::from(e.name),
-                None => format!("{s}"),
-            }
-        };
         for v in &ir.globals {
             let Some(pointee) = v.pointee.or_else(|| {
                 // An untyped buffer variable without a data type: its bytes,
@@ -214,7 +207,7 @@ impl<'a> Program<'a> {
                 set(&mut res, v.id, Resolved::Global(globals.len() as u32));
                 globals.push(Val::Pointer(Ptr {
                     ty: 0,
-                    loc: Loc::Unsupported(String::from("not supported: untyped variables")),
+                    loc: unsupported_loc(RunErrorKind::NotSupportedFeature { what: String::from("untyped variables") }),
                 }));
                 bad_globals.push(false);
                 continue;
@@ -243,16 +236,13 @@ impl<'a> Program<'a> {
                 s if s == grammar::storage_class::Private || s == scn => {
                     let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
                     if s == scn && builtin.is_none() {
-                        Loc::Unsupported(String::from(
-                            "not supported: an Input variable without BuiltIn",
-                        ))
+                        unsupported_loc(RunErrorKind::NotSupportedFeature {
+                            what: String::from("an Input variable without BuiltIn"),
+                        })
                     } else if let Some(b) = builtin.filter(|b| !supported_builtin(*b)) {
-                        let name = OperandKind::BuiltIn
-                            .enumerant(b)
-                            .map_or(String::new(), |e| String::from(e.name));
-                        Loc::Unsupported(format!("not supported: built-in {name}"))
-                    } else if let Err(m) = check_size(ir, pointee) {
-                        Loc::Unsupported(m)
+                        unsupported_loc(RunErrorKind::UnsupportedBuiltIn { built_in: b })
+                    } else if let Err(kind) = check_size(ir, pointee) {
+                        unsupported_loc(kind)
                     } else {
                         let init = match v.initializer {
                             Some(id) => get(&res, &globals, id),
@@ -291,10 +281,7 @@ impl<'a> Program<'a> {
                     };
                     match key {
                         Some(key) => buffer_start(&mut bufs, key),
-                        None => Loc::Unsupported(format!(
-                            "a {} variable without DescriptorSet and Binding",
-                            sc_name(s)
-                        )),
+                        None => unsupported_loc(RunErrorKind::NoDescriptor { storage_class: s }),
                     }
                 }
                 s if s == grammar::storage_class::Workgroup
@@ -307,15 +294,15 @@ impl<'a> Program<'a> {
                             wg_bytes = wg_bytes.max(n);
                             buffer_start(&mut bufs, BufKey::Workgroup)
                         }
-                        _ => Loc::Unsupported(String::from(
-                            "not supported: a Block-decorated Workgroup variable without a known size of at most 64 MiB",
-                        )),
+                        _ => unsupported_loc(RunErrorKind::NotSupportedFeature {
+                            what: String::from("a Block-decorated Workgroup variable without a known size of at most 64 MiB"),
+                        }),
                     }
                 }
-                s if s == grammar::storage_class::Workgroup && check_size(ir, pointee).is_err() => {
-                    Loc::Unsupported(check_size(ir, pointee).err().unwrap_or_default())
-                }
                 s if s == grammar::storage_class::Workgroup => {
+                    if let Err(kind) = check_size(ir, pointee) {
+                        unsupported_loc(kind)
+                    } else {
                     let init = match v.initializer {
                         Some(id) => get(&res, &globals, id),
                         None => undef(ir, pointee),
@@ -326,8 +313,9 @@ impl<'a> Program<'a> {
                         var: shared_init.len() as u32 - 1,
                         path: Vec::new(),
                     }
+                    }
                 }
-                s => Loc::Unsupported(format!("not supported: {} storage class", sc_name(s))),
+                s => unsupported_loc(RunErrorKind::UnsupportedStorage { storage_class: s }),
             };
             set(&mut res, v.id, Resolved::Global(globals.len() as u32));
             globals.push(Val::Pointer(Ptr { ty: pointee, loc }));
@@ -399,6 +387,7 @@ impl<'a> Program<'a> {
                         ak: OTHER,
                         a: func.args.len() as u32,
                         n: 0,
+                        handler: Handler::General,
                     };
                     let mut first_value = true;
                     let mut bad = false;
@@ -466,7 +455,7 @@ impl<'a> Program<'a> {
                     if !ir.parsed_ok(i) {
                         return Err(err(
                             i,
-                            String::from("the instruction's operands do not parse"),
+                            RunErrorKind::Malformed { problem: Malformed::Operands },
                         ));
                     }
                     super::exec::ext::decode_hook(ir, i, &mut inst);
@@ -498,13 +487,13 @@ impl<'a> Program<'a> {
                             _ => {
                                 return Err(err(
                                     i,
-                                    String::from("OpVariable without a typed pointer type"),
+                                    RunErrorKind::Malformed { problem: Malformed::UntypedVariable },
                                 ));
                             }
                         };
                     }
                     if matches!(o, op::OpVariable | op::OpUndef | op::OpConstantNull) {
-                        check_size(ir, inst.ty).map_err(|m| err(i, m))?;
+                        check_size(ir, inst.ty).map_err(|kind| err(i, kind))?;
                     }
                     if bad {
                         inst.op = OP_BAD_CONST;
@@ -525,23 +514,20 @@ impl<'a> Program<'a> {
         let entry = match res.get(ep.function as usize) {
             Some(Resolved::Func(f)) => *f,
             _ => {
-                return Err(RunError::new(
-                    Some(ep.inst),
-                    String::from("the entry point's function is missing"),
-                ));
+                return Err(err(ep.inst as usize, RunErrorKind::Malformed { problem: Malformed::NoEntryFunction }));
             }
         };
         if funcs[entry as usize].blocks.is_empty() {
-            return Err(RunError::new(
-                Some(ep.inst),
-                String::from("the entry point's function has no blocks"),
-            ));
+            return Err(err(ep.inst as usize, RunErrorKind::Malformed { problem: Malformed::EmptyEntryFunction }));
         }
         if !opts.robust_access {
             fold_access_chains(ir, &mut funcs, &uses, &mut globals);
         }
         for (func, uses) in funcs.iter_mut().zip(&uses) {
             func.defined = defined_before_use(func, uses);
+            for inst in &mut func.insts {
+                inst.handler = handler(inst);
+            }
         }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
@@ -568,6 +554,33 @@ impl<'a> Program<'a> {
             samplers,
             wg_bytes,
         })
+    }
+}
+
+/// The handler the run loop gives `inst` (see [`Handler`]): the
+/// specialised one for its opcode, if it has one.
+fn handler(inst: &Inst) -> Handler {
+    use super::ops::{arith, atomic};
+    match inst.op {
+        o if arith::has_scalar_binary(o) => Handler::Binary,
+        o if arith::has_scalar_unary(o) => Handler::Unary,
+        op::OpSelect => Handler::Select,
+        op::OpBitcast if arith::bitcast_width(inst.ak, inst.sk).is_some() => Handler::Bitcast,
+        op::OpImageRead | op::OpImageWrite | op::OpImageFetch | op::OpImageTexelPointer => Handler::Image,
+        op::OpBranch => Handler::Branch,
+        op::OpBranchConditional => Handler::BranchConditional,
+        op::OpLoad
+        | op::OpStore
+        | op::OpAccessChain
+        | op::OpInBoundsAccessChain
+        | op::OpCompositeExtract
+        | op::OpCompositeConstruct => Handler::Memory,
+        o if atomic::is_int_rmw(o) => Handler::AtomicRmw,
+        op::OpAtomicLoad => Handler::AtomicLoad,
+        op::OpAtomicStore => Handler::AtomicStore,
+        op::OpReturn => Handler::Return,
+        OP_CONST_PTR => Handler::ConstPtr,
+        _ => Handler::General,
     }
 }
 

@@ -1,7 +1,7 @@
 //! Why a run did not finish, as data ([`RunErrorKind`]), and its rendering
 //! into text ([`RunErrorKind::render`], which [`super::RunError`] uses).
 
-use crate::grammar;
+use crate::grammar::{self, OperandKind};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -90,15 +90,211 @@ pub enum RunErrorKind {
     /// OpGroupNonUniformBroadcast from the inactive invocation `id` of the
     /// subgroup.
     InactiveBroadcast { id: u32 },
-    /// Any other fault (undefined behaviour, a module the interpreter
-    /// cannot read, a limit inside one operation), its message complete.
-    Other { message: String },
+    /// An operand the instruction needs is missing.
+    MissingOperand,
+    /// A scalar was expected (a composite or a pointer was given).
+    ScalarExpected,
+    /// A pointer was expected.
+    PointerExpected,
+    /// A pointer used as a number.
+    PointerAsNumber,
+    /// Values of different shapes where one shape is needed: the operands
+    /// of an operator or of OpSelect, or a value and the memory it is
+    /// stored to.
+    ShapeMismatch { of: Shapes },
+    /// An index out of bounds: `index` into `len` elements (of a vector, a
+    /// composite, an array of descriptors), or a literal index (`index` and
+    /// `len` not known).
+    IndexOutOfBounds { into: Indexed, index: Option<u64>, len: Option<u64> },
+    /// An element out of bounds of an array in Function memory: element
+    /// `element` from element `from` of an array of `len`.
+    ElementOutOfBounds { element: i64, from: i64, len: i64 },
+    /// Integer division (or remainder) by zero.
+    DivisionByZero,
+    /// A shift by `shift` bits, not less than the width `width`.
+    ShiftTooFar { shift: u64, width: u32 },
+    /// A bit field of `count` bits at `offset`, past the width `width`.
+    BitFieldTooWide { offset: u64, count: u64, width: u32 },
+    /// A float operation on a type that is not a float.
+    NotFloat,
+    /// OpBitcast between types of different sizes.
+    BitcastSizes,
+    /// OpSelect with a pointer as its condition.
+    SelectOnPointer,
+    /// Type `ty` is not one the operation can read, lay out or index into.
+    BadType { ty: u32, problem: TypeProblem },
+    /// A load or a store (`store`) through a pointer to memory that is gone.
+    MemoryGone { store: bool },
+    /// A store to an image or sampler descriptor.
+    StoreToDescriptor,
+    /// A branch to a block outside the function.
+    BranchOutside,
+    /// An OpPhi has no value for the block control came from.
+    PhiWithoutValue,
+    /// Control ran past the end of a function.
+    PastEnd,
+    /// An OpSwitch case is cut short.
+    TruncatedSwitch,
+    /// The call stack is deeper than `limit`.
+    CallTooDeep { limit: u32 },
+    /// A call to a function that is not defined (`defined` false) or has no
+    /// body.
+    BadCall { defined: bool },
+    /// OpUnreachable was reached.
+    Unreachable,
+    /// OpRestoreMemoryINTEL with a state that this function call did not
+    /// save, or that was already freed.
+    BadRestore,
+    /// OpArrayLength on a pointer that is not into a buffer (`in_buffer`
+    /// false), or on a member without Offset or ArrayStride.
+    ArrayLength { in_buffer: bool },
+    /// The module is not one the interpreter can read.
+    Malformed { problem: Malformed },
+    /// Extended instruction `inst` of GLSL.std.450 with the wrong number of
+    /// operands (it takes `takes`).
+    ExtOperands { inst: u32, takes: u32 },
+    /// GLSL.std.450 Cross of vectors that do not have 3 components.
+    CrossShape,
+    /// GLSL.std.450 instruction `inst` (Determinant, MatrixInverse) of a
+    /// matrix that is not square.
+    NotSquare { inst: u32 },
+    /// A ballot (a vector of four uints) was expected.
+    BallotExpected,
+    /// A group operation with no active invocation.
+    NoActiveInvocation,
+    /// A group operation's cluster size `size` is not a power of two.
+    ClusterSize { size: u64 },
+    /// An image instruction that cannot run.
+    Image { problem: ImageProblem },
+    /// An access chain indexes into an image or a sampler.
+    IndexIntoHandle,
+    /// The entry point named `entry` has no workgroup size the interpreter
+    /// can read.
+    NoWorkgroupSize { entry: String },
+    /// A variable of storage class `storage_class` without DescriptorSet
+    /// and Binding.
+    NoDescriptor { storage_class: u32 },
+    /// Memory of a storage class the interpreter does not hold.
+    UnsupportedStorage { storage_class: u32 },
+    /// A built-in variable the interpreter does not give.
+    UnsupportedBuiltIn { built_in: u32 },
+    /// A value of `components` scalar components, more than the `limit`
+    /// the interpreter holds in one variable.
+    ValueTooBig { components: u64, limit: u64 },
 }
 
-impl From<String> for RunErrorKind {
-    fn from(message: String) -> RunErrorKind {
-        RunErrorKind::Other { message }
-    }
+/// What [`RunErrorKind::ShapeMismatch`] found of different shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub enum Shapes {
+    /// An operator's operands.
+    Operands,
+    /// OpSelect's operands.
+    Select,
+    /// A composite stored as a scalar.
+    CompositeAsScalar,
+    /// A scalar stored as a composite.
+    ScalarAsComposite,
+    /// A composite of another number of parts stored.
+    CompositeSize,
+    /// A GLSL.std.450 instruction's vector operands of different sizes.
+    Sizes,
+    /// GLSL.std.450 PackDouble2x32 of fewer than two words.
+    PackDouble,
+}
+
+/// What [`RunErrorKind::IndexOutOfBounds`] indexed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub enum Indexed {
+    /// A composite, by a literal (OpCompositeExtract, OpCompositeInsert).
+    Literal,
+    /// OpVectorShuffle's components.
+    Shuffle,
+    /// A vector, by a dynamic index.
+    Vector,
+    /// A composite, by an access chain.
+    Composite,
+    /// An array of descriptors.
+    Descriptors,
+}
+
+/// Why [`RunErrorKind::BadType`] cannot use a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "camelCase"))]
+pub enum TypeProblem {
+    /// The id is not a type.
+    NotAType,
+    /// It nests too deep.
+    TooDeep,
+    /// A matrix in a buffer without MatrixStride.
+    NoMatrixStride,
+    /// An array in a buffer without ArrayStride.
+    NoArrayStride,
+    /// An array without a known length.
+    NoLength,
+    /// Member `member` of a struct in a buffer has no Offset.
+    NoOffset { member: u32 },
+    /// Not a type that is read or written in a buffer.
+    NotInBuffer,
+    /// A runtime array outside a buffer.
+    RuntimeArrayOutsideBuffer,
+    /// An access chain indexes into it, and it is not a composite (or, for
+    /// an array of descriptors, not an array: `array`).
+    NotComposite { array: bool },
+}
+
+/// Why [`RunErrorKind::Malformed`]: the module is not one the interpreter
+/// can read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
+pub enum Malformed {
+    /// An instruction's operands do not parse.
+    Operands,
+    /// OpVariable without a typed pointer type.
+    UntypedVariable,
+    /// The entry point's function is missing.
+    NoEntryFunction,
+    /// The entry point's function has no blocks.
+    EmptyEntryFunction,
+    /// An untyped Function variable without a Data Type.
+    UntypedFunctionVariable,
+}
+
+/// Why [`RunErrorKind::Image`]: an image instruction that cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "camelCase"))]
+pub enum ImageProblem {
+    /// An image was expected.
+    NotAnImage,
+    /// No image is bound to the descriptor (`descriptor`) or at all.
+    NotBound { descriptor: bool },
+    /// OpImageTexelPointer without a pointer to an image.
+    TexelPointerBase,
+    /// OpImageTexelPointer's result is not a typed pointer.
+    TexelPointerResult,
+    /// Sampling coordinates are not floats.
+    CoordinatesNotFloat,
+    /// A sampling coordinate is not finite.
+    CoordinateNotFinite,
+    /// The sampled texel is outside the image.
+    TexelOutside,
+    /// The texel written (`written`) or the result is a float vector
+    /// (`float`) where the image's format holds integers, or the reverse.
+    FormatMismatch { written: bool, float: bool },
+    /// Instruction `opcode` reads or writes a texel outside the image, at
+    /// `coordinate` and `sample`.
+    AccessOutside { opcode: u16, coordinate: Vec<i64>, sample: i64 },
+    /// OpImageQuerySizeLod of a level the image does not have (it has one).
+    MissingLevel,
+    /// OpImageTexelPointer to a texel outside the image, at `coordinate`
+    /// and `sample`.
+    TexelPointerOutside { coordinate: Vec<i64>, sample: i64 },
 }
 
 impl RunErrorKind {
@@ -120,6 +316,22 @@ impl RunErrorKind {
 /// `(x,y,z)`.
 pub(crate) fn show(g: [u32; 3]) -> String {
     format!("({},{},{})", g[0], g[1], g[2])
+}
+
+/// The name of value `v` of operand kind `kind` (its number when the
+/// grammar has none), for messages.
+pub(crate) fn enumerant(kind: OperandKind, v: u32) -> String {
+    match kind.enumerant(v) {
+        Some(e) => String::from(e.name),
+        None => format!("{v}"),
+    }
+}
+
+/// The name of GLSL.std.450 instruction `e`, for messages.
+pub(crate) fn glsl_name(e: u32) -> String {
+    grammar::ext_inst_set("GLSL.std.450")
+        .and_then(|s| s.instructions.iter().find(|i| i.opcode == e))
+        .map_or(format!("GLSL.std.450 instruction {e}"), |i| format!("GLSL.std.450 {}", i.name))
 }
 
 /// The name of opcode `op`, for messages.
@@ -224,7 +436,137 @@ impl RunErrorKind {
             RunErrorKind::InactiveBroadcast { id } => {
                 write!(m, "OpGroupNonUniformBroadcast from invocation {id}, which is not active")
             }
-            RunErrorKind::Other { message } => write!(m, "{message}"),
+            RunErrorKind::MissingOperand => write!(m, "an operand is missing"),
+            RunErrorKind::NoDescriptor { storage_class } => {
+                write!(m, "a {} variable without DescriptorSet and Binding", enumerant(OperandKind::StorageClass, *storage_class))
+            }
+            RunErrorKind::UnsupportedStorage { storage_class } => {
+                write!(m, "not supported: {} storage class", enumerant(OperandKind::StorageClass, *storage_class))
+            }
+            RunErrorKind::UnsupportedBuiltIn { built_in } => {
+                write!(m, "not supported: built-in {}", enumerant(OperandKind::BuiltIn, *built_in))
+            }
+            RunErrorKind::NoWorkgroupSize { entry } => {
+                write!(m, "entry point \"{entry}\" has no workgroup size the interpreter can read")
+            }
+            RunErrorKind::IndexIntoHandle => write!(m, "an access chain indexes into an image or sampler"),
+            RunErrorKind::ValueTooBig { components, limit } => write!(
+                m,
+                "not supported: a value of {components} components (the interpreter holds at most {limit} in one variable)"
+            ),
+            RunErrorKind::ScalarExpected => write!(m, "a scalar was expected"),
+            RunErrorKind::PointerExpected => write!(m, "a pointer was expected"),
+            RunErrorKind::PointerAsNumber => write!(m, "a pointer used as a number"),
+            RunErrorKind::ShapeMismatch { of } => m.write_str(match of {
+                Shapes::Operands => "operands of different shapes",
+                Shapes::Select => "OpSelect with operands of different shapes",
+                Shapes::CompositeAsScalar => "a composite stored as a scalar",
+                Shapes::ScalarAsComposite => "a scalar stored as a composite",
+                Shapes::CompositeSize => "a composite of the wrong size stored",
+                Shapes::Sizes => "operands of different sizes",
+                Shapes::PackDouble => "PackDouble2x32 needs two words",
+            }),
+            RunErrorKind::IndexOutOfBounds { into, index, len } => {
+                let (i, n) = (index.unwrap_or(0), len.unwrap_or(0));
+                match into {
+                    Indexed::Literal => write!(m, "a composite index is out of bounds"),
+                    Indexed::Shuffle => write!(m, "a shuffle index is out of bounds"),
+                    Indexed::Vector => write!(m, "index {i} is out of bounds of a vector of {n}"),
+                    Indexed::Composite => write!(m, "index {i} is out of bounds of a composite of {n} elements"),
+                    Indexed::Descriptors => write!(m, "index {i} is out of bounds of an array of {n} descriptors"),
+                }
+            }
+            RunErrorKind::ElementOutOfBounds { element, from, len } => write!(
+                m,
+                "out-of-bounds access: element {element} from element {from} of an array of {len} in Function memory"
+            ),
+            RunErrorKind::DivisionByZero => write!(m, "integer division by zero"),
+            RunErrorKind::ShiftTooFar { shift, width } => write!(m, "shift by {shift}, not less than the width {width}"),
+            RunErrorKind::BitFieldTooWide { offset, count, width } => {
+                write!(m, "bit field offset {offset} + count {count} exceeds the width {width}")
+            }
+            RunErrorKind::NotFloat => write!(m, "a float operation on a type that is not a float"),
+            RunErrorKind::BitcastSizes => write!(m, "OpBitcast between types of different sizes"),
+            RunErrorKind::SelectOnPointer => write!(m, "OpSelect on a pointer condition"),
+            RunErrorKind::BadType { ty, problem } => match problem {
+                TypeProblem::NotAType => write!(m, "%{ty} is not a type"),
+                TypeProblem::TooDeep => write!(m, "type %{ty} nests too deep"),
+                TypeProblem::NoMatrixStride => write!(m, "a matrix in a buffer without MatrixStride"),
+                TypeProblem::NoArrayStride => write!(m, "array %{ty} in a buffer without ArrayStride"),
+                TypeProblem::NoLength => write!(m, "array %{ty} has no known length"),
+                TypeProblem::NoOffset { member } => write!(m, "member {member} of struct %{ty} has no Offset"),
+                TypeProblem::NotInBuffer => write!(m, "cannot read or write type %{ty} in a buffer"),
+                TypeProblem::RuntimeArrayOutsideBuffer => write!(m, "a runtime array outside a buffer"),
+                TypeProblem::NotComposite { array: true } => {
+                    write!(m, "an access chain indexes into %{ty}, which is not an array")
+                }
+                TypeProblem::NotComposite { array: false } => {
+                    write!(m, "an access chain indexes into %{ty}, which is not a composite")
+                }
+            },
+            RunErrorKind::MemoryGone { store } => {
+                write!(m, "a {} through a pointer to memory that is gone", if *store { "store" } else { "load" })
+            }
+            RunErrorKind::StoreToDescriptor => write!(m, "a store to an image or sampler descriptor"),
+            RunErrorKind::BranchOutside => write!(m, "a branch to a block outside the function"),
+            RunErrorKind::PhiWithoutValue => write!(m, "OpPhi has no value for the block control came from"),
+            RunErrorKind::PastEnd => write!(m, "control ran past the end of a function"),
+            RunErrorKind::TruncatedSwitch => write!(m, "OpSwitch has a truncated case"),
+            RunErrorKind::CallTooDeep { limit } => write!(m, "the call stack is deeper than {limit}"),
+            RunErrorKind::BadCall { defined: false } => write!(m, "a call to a function that is not defined"),
+            RunErrorKind::BadCall { defined: true } => write!(m, "a call to a function without a body"),
+            RunErrorKind::Unreachable => write!(m, "OpUnreachable was reached"),
+            RunErrorKind::BadRestore => write!(
+                m,
+                "OpRestoreMemoryINTEL with a state that this function call did not save, or that was already freed"
+            ),
+            RunErrorKind::ArrayLength { in_buffer: false } => {
+                write!(m, "OpArrayLength on a pointer that is not into a buffer")
+            }
+            RunErrorKind::ArrayLength { in_buffer: true } => {
+                write!(m, "OpArrayLength on a member without Offset or ArrayStride")
+            }
+            RunErrorKind::Malformed { problem } => m.write_str(match problem {
+                Malformed::Operands => "the instruction's operands do not parse",
+                Malformed::UntypedVariable => "OpVariable without a typed pointer type",
+                Malformed::NoEntryFunction => "the entry point's function is missing",
+                Malformed::EmptyEntryFunction => "the entry point's function has no blocks",
+                Malformed::UntypedFunctionVariable => "an untyped Function variable without a Data Type",
+            }),
+            RunErrorKind::ExtOperands { inst, takes } => write!(m, "{} takes {takes} operands", glsl_name(*inst)),
+            RunErrorKind::CrossShape => write!(m, "GLSL.std.450 Cross needs 3-component vectors"),
+            RunErrorKind::NotSquare { inst } => write!(m, "{} needs a square matrix", glsl_name(*inst)),
+            RunErrorKind::BallotExpected => write!(m, "a ballot (a vector of four uints) was expected"),
+            RunErrorKind::NoActiveInvocation => write!(m, "no active invocation"),
+            RunErrorKind::ClusterSize { size } => write!(m, "cluster size {size} is not a power of two"),
+            RunErrorKind::Image { problem } => match problem {
+                ImageProblem::NotAnImage => write!(m, "an image was expected"),
+                ImageProblem::NotBound { descriptor: true } => write!(m, "no image is bound to the descriptor"),
+                ImageProblem::NotBound { descriptor: false } => write!(m, "no image is bound"),
+                ImageProblem::TexelPointerBase => write!(m, "OpImageTexelPointer needs a pointer to an image"),
+                ImageProblem::TexelPointerResult => write!(m, "OpImageTexelPointer's result is not a typed pointer"),
+                ImageProblem::CoordinatesNotFloat => write!(m, "sampling coordinates are not floats"),
+                ImageProblem::CoordinateNotFinite => write!(m, "a sampling coordinate is not finite"),
+                ImageProblem::TexelOutside => write!(m, "the sampled texel is outside the image"),
+                ImageProblem::FormatMismatch { written, float } => {
+                    let what = if *written { "the texel written" } else { "the result" };
+                    let is = if *float { "a float vector" } else { "an integer vector" };
+                    let holds = if *float { "integers" } else { "floats" };
+                    write!(m, "{what} is {is} but the image's format holds {holds}")
+                }
+                ImageProblem::AccessOutside { opcode, coordinate, sample } => write!(
+                    m,
+                    "{} of a texel outside the image: coordinate {coordinate:?}, sample {sample} (undefined without robust image access)",
+                    op_name(*opcode)
+                ),
+                ImageProblem::MissingLevel => {
+                    write!(m, "OpImageQuerySizeLod of a level the image does not have (it has one)")
+                }
+                ImageProblem::TexelPointerOutside { coordinate, sample } => write!(
+                    m,
+                    "OpImageTexelPointer to a texel outside the image: coordinate {coordinate:?}, sample {sample} (undefined without robust image access)"
+                ),
+            },
         };
         m
     }

@@ -2,12 +2,12 @@
 //! decoded functions.
 
 use super::mem::BufKey;
-use super::program::{Block, Func, G, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::program::{Block, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
 use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
-use super::num::{ScalarClass, fget, fput, mask, sext};
+use super::num::{fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
-use super::error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
+use super::error::{BufferRef, Indexed, RaceAccess, RaceSite, RunErrorKind};
 use super::ops::arith::{self, check_float, comps};
 use super::ops::atomic;
 use super::{Buffers, Options, RunError, RunStats};
@@ -688,8 +688,8 @@ fn get<'v>(prog: &'v Program, regs: &'v [Val], s: u32) -> &'v Val {
     }
 }
 
-fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, String> {
-    at(v, path).ok_or_else(|| String::from("a composite index is out of bounds"))
+fn literal_path<'v>(v: &'v Val, path: &[u32]) -> Result<&'v Val, RunErrorKind> {
+    at(v, path).ok_or_else(|| RunErrorKind::IndexOutOfBounds { into: Indexed::Literal, index: None, len: None })
 }
 
 /// What the step did to the frames.
@@ -704,8 +704,8 @@ enum Flow {
     Barrier,
 }
 
-fn located(inst: &Inst) -> impl Fn(String) -> RunError + '_ {
-    move |m| RunError::new(Some(inst.idx), m)
+fn located(inst: &Inst) -> impl Fn(RunErrorKind) -> RunError + '_ {
+    move |kind| RunError::of(Some(inst.idx), kind)
 }
 
 /// The buffer with index `buf` in the program, as errors name it.
@@ -719,19 +719,47 @@ fn buffer_ref(prog: &Program, buf: u32) -> BufferRef {
 
 fn mem_err(prog: &Program, inst: &Inst, buf: u32, e: MemErr) -> RunError {
     let kind = match e {
-        MemErr::Msg(message) => RunErrorKind::Other { message },
+        MemErr::Fault(kind) => kind,
         MemErr::Oob(offset, bytes) => RunErrorKind::OutOfBounds { buffer: buffer_ref(prog, buf), offset, bytes },
         MemErr::Undef(byte) => RunErrorKind::UndefinedStore { buffer: buffer_ref(prog, buf), byte },
     };
     RunError::of(Some(inst.idx), kind)
 }
 
-fn load(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Result<Val, RunError> {
+/// What a load read: a value memory holds as values (borrowed), or one
+/// made from bytes.
+enum Loaded<'m> {
+    Held(&'m Val),
+    Made(Val),
+}
+
+impl Loaded<'_> {
+    fn into_val(self) -> Val {
+        match self {
+            Loaded::Held(v) => v.clone(),
+            Loaded::Made(v) => v,
+        }
+    }
+
+    /// Into `slot`, keeping its allocation where it can.
+    #[inline(always)]
+    fn put(self, slot: &mut Val) {
+        match self {
+            Loaded::Held(&Val::Scalar(x)) | Loaded::Made(Val::Scalar(x)) => put_s(slot, x),
+            Loaded::Held(v) => slot.clone_from(v),
+            Loaded::Made(v) => put(slot, v),
+        }
+    }
+}
+
+/// A load (`kind`: plain, atomic, or the read of a read-modify-write)
+/// through `p`, of the type `p` points to.
+fn load<'m>(prog: &Program, st: &'m mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Result<Loaded<'m>, RunError> {
     match &p.loc {
-        Loc::Var { var, path } => st.mem.get(*var as usize).and_then(|v| at(v, path)).cloned().ok_or_else(|| gone(inst, "load")),
+        Loc::Var { var, path } => st.mem.get(*var as usize).and_then(|v| at(v, path)).map(Loaded::Held).ok_or_else(|| gone(inst, false)),
         Loc::Shared { var, path } => {
             watch_shared(prog, st, inst, *var, path, kind)?;
-            st.shared.get(*var as usize).and_then(|v| at(v, path)).cloned().ok_or_else(|| gone(inst, "load"))
+            st.shared.get(*var as usize).and_then(|v| at(v, path)).map(Loaded::Held).ok_or_else(|| gone(inst, false))
         }
         Loc::Buf {
             buf,
@@ -747,34 +775,39 @@ fn load(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, kind: Kind) -> Res
             let v = read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
                 .map_err(|e| mem_err(prog, inst, *buf, e))?;
             watch_buf(prog, st, inst, *buf, p, kind)?;
-            Ok(v)
+            Ok(Loaded::Made(v))
         }
-        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
+        Loc::Unsupported(kind) => Err(RunError::of(Some(inst.idx), (**kind).clone())),
         // A descriptor loads as a handle: the pointer itself.
-        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Val::Pointer(p.clone())),
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Ok(Loaded::Made(Val::Pointer(p.clone()))),
     }
 }
 
-fn gone(inst: &Inst, what: &str) -> RunError {
-    RunError::new(Some(inst.idx), format!("a {what} through a pointer to memory that is gone"))
+fn gone(inst: &Inst, store: bool) -> RunError {
+    RunError::of(Some(inst.idx), RunErrorKind::MemoryGone { store })
 }
 
-fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val, kind: Kind) -> Result<(), RunError> {
+/// A store (`kind`: plain or atomic) of `v` through `p`, of the type `p`
+/// points to.
+fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Kind) -> Result<(), RunError> {
     match &p.loc {
         Loc::Var { var, path } => {
-            let slot = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
-            *slot = v;
+            let slot = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, true))?;
+            match (slot, v) {
+                (Val::Scalar(d), Val::Scalar(x)) => *d = *x,
+                (d, v) => d.clone_from(v),
+            }
             Ok(())
         }
         Loc::Shared { var, path } => {
             // A plain store of the value already there changes nothing that
             // any order could show: it races with nothing.
-            let same = kind == Kind::Write && st.shared.get(*var as usize).and_then(|m| at(m, path)) == Some(&v);
+            let same = kind == Kind::Write && st.shared.get(*var as usize).and_then(|m| at(m, path)) == Some(v);
             if !same {
                 watch_shared(prog, st, inst, *var, path, kind)?;
             }
-            let slot = st.shared.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, "store"))?;
-            *slot = v;
+            let slot = st.shared.get_mut(*var as usize).and_then(|m| at_mut(m, path)).ok_or_else(|| gone(inst, true))?;
+            slot.clone_from(v);
             Ok(())
         }
         Loc::Buf {
@@ -788,23 +821,36 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: Val, kind: Kin
                 .get_mut(*buf as usize)
                 .and_then(|b| b.as_deref_mut())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            // A scalar, the common case: its bytes, without the walks below
+            // (the same bytes, the same errors).
+            if let (Some(t), Val::Scalar(x)) = (prog.ir.ty(p.ty).map(|t| &t.ty), v)
+                && let Some(n) = scalar_bytes(t)
+            {
+                let boolean = matches!(t, Type::Bool);
+                // As above: storing the bytes already there races with nothing.
+                let same = kind == Kind::Write
+                    && st.watch
+                    && bytes_at(bytes, *off, n).is_ok_and(|old| (if boolean { (old != 0) as u64 } else { old }) == *x);
+                put_bytes(bytes, *off, n, *x).map_err(|e| mem_err(prog, inst, *buf, e))?;
+                if same {
+                    return Ok(());
+                }
+                return watch_buf(prog, st, inst, *buf, p, kind);
+            }
             // As above: storing the bytes already there races with nothing.
             let same = kind == Kind::Write
                 && st.watch
-                && read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat).is_ok_and(|old| old == v);
+                && read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat).is_ok_and(|old| old == *v);
             let undef_ok = prog.bufs.get(*buf as usize) == Some(&BufKey::Workgroup);
-            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, &v, undef_ok)
+            write_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat, v, undef_ok)
                 .map_err(|e| mem_err(prog, inst, *buf, e))?;
             if same {
                 return Ok(());
             }
             watch_buf(prog, st, inst, *buf, p, kind)
         }
-        Loc::Unsupported(m) => Err(RunError::new(Some(inst.idx), m.clone())),
-        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Err(RunError::new(
-            Some(inst.idx),
-            String::from("a store to an image or sampler descriptor"),
-        )),
+        Loc::Unsupported(kind) => Err(RunError::of(Some(inst.idx), (**kind).clone())),
+        Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => Err(RunError::of(Some(inst.idx), RunErrorKind::StoreToDescriptor)),
     }
 }
 
@@ -871,7 +917,7 @@ fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kin
             let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
                 if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
                     found = Some(f);
-                    return Err(MemErr::Msg(String::new()));
+                    return Err(MemErr::Fault(RunErrorKind::Killed));
                 }
                 Ok(())
             });
@@ -930,10 +976,7 @@ fn no_buffer(prog: &Program, inst: &Inst, buf: u32) -> RunError {
 fn pointer<'v>(v: &'v Val, inst: &Inst) -> Result<&'v Ptr, RunError> {
     match v {
         Val::Pointer(p) => Ok(p),
-        _ => Err(RunError::new(
-            Some(inst.idx),
-            String::from("a pointer was expected"),
-        )),
+        _ => Err(RunError::of(Some(inst.idx), RunErrorKind::PointerExpected)),
     }
 }
 
@@ -1055,20 +1098,14 @@ fn run_phis(prog: &Program, func: &Func, fr: &mut Frame, blk: &Block) -> bool {
 #[inline(never)]
 fn goto_error(prog: &Program, func: &Func, fr: &Frame, b: u32, inst: &Inst) -> RunError {
     let Some(blk) = func.blocks.get(b as usize) else {
-        return RunError::new(
-            Some(inst.idx),
-            String::from("a branch to a block outside the function"),
-        );
+        return RunError::of(Some(inst.idx), RunErrorKind::BranchOutside);
     };
     let phis = func.insts.get(blk.phis as usize..blk.body as usize).unwrap_or(&[]);
     let idx = phis
         .iter()
         .find(|phi| phi_value(prog, func, &fr.regs, fr.block, phi).is_none())
         .map_or(inst.idx, |phi| phi.idx);
-    RunError::new(
-        Some(idx),
-        String::from("OpPhi has no value for the block control came from"),
-    )
+    RunError::of(Some(idx), RunErrorKind::PhiWithoutValue)
 }
 
 /// Run one invocation until it returns (`Done`), waits at an OpControlBarrier
@@ -1094,10 +1131,7 @@ fn invoke<const SPECIALIZE: bool>(
         // a wait, the end of the turn, an error).
         let flow = loop {
             let Some(inst) = func.insts.get(fr.pc as usize) else {
-                return Err(RunError::new(
-                    None,
-                    String::from("control ran past the end of a function"),
-                ));
+                return Err(RunError::of(None, RunErrorKind::PastEnd));
             };
             if super::ops::group::is_group_op(inst.op) {
                 // The scheduler runs it for the subgroup's active invocations.
@@ -1132,6 +1166,12 @@ fn invoke<const SPECIALIZE: bool>(
                     return Ok(Status::Done);
                 }
                 Fast::Return => break Flow::Return(None),
+                Fast::Fail(mut e) => {
+                    if e.inst.is_none() {
+                        e.inst = Some(inst.idx);
+                    }
+                    return Err(*e);
+                }
                 Fast::Slow => {
                     let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
                         if e.inst.is_none() {
@@ -1183,8 +1223,6 @@ fn invoke<const SPECIALIZE: bool>(
     }
 }
 
-/// The integer and logical operators of [`fast`] on two scalars (`w` the
-/// result's width, `aw` the operands').
 /// What [`fast`] did with an instruction.
 enum Fast {
     /// Nothing: [`exec`] runs it.
@@ -1194,13 +1232,16 @@ enum Fast {
     Jump(u32),
     /// OpReturn (as [`Flow::Return`] without a value).
     Return,
+    /// The error the general handler's function gave (the same as [`exec`]
+    /// gives: it calls that function).
+    Fail(Box<RunError>),
 }
 
-/// The hottest instructions, on defined scalars, without [`exec`]'s
-/// dispatch: integer arithmetic and comparisons that cannot fail, the
-/// logical operators, OpSelect and the branches. Anything else (another
-/// instruction, an operand missing or not a defined scalar) is `Slow`, and
-/// `exec` gives it the same result, or the same error.
+/// The specialised handlers (the instruction's [`Handler`], picked when
+/// decoding), without [`exec`]'s dispatch: each reads its operands where they
+/// are what it takes (defined scalars, small vectors of them) and computes
+/// the result with the same function as `exec`. Anything else is `Slow`,
+/// and `exec` gives it the same result, or the same error.
 #[inline(always)]
 fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst) -> Fast {
     let o = inst.op;
@@ -1208,30 +1249,11 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
     let Some(args) = func.args.get(inst.a as usize..inst.a as usize + inst.n as usize) else {
         return Fast::Slow;
     };
-    let r = match o {
-        // The integer, logical and comparison operators on defined
-        // scalars or small vectors of them (each component as `map2`
-        // gives it, into the vector the register holds).
-        op::OpIAdd
-        | op::OpISub
-        | op::OpIMul
-        | op::OpBitwiseAnd
-        | op::OpBitwiseOr
-        | op::OpBitwiseXor
-        | op::OpLogicalAnd
-        | op::OpLogicalOr
-        | op::OpLogicalEqual
-        | op::OpLogicalNotEqual
-        | op::OpIEqual
-        | op::OpINotEqual
-        | op::OpUGreaterThan
-        | op::OpSGreaterThan
-        | op::OpUGreaterThanEqual
-        | op::OpSGreaterThanEqual
-        | op::OpULessThan
-        | op::OpSLessThan
-        | op::OpULessThanEqual
-        | op::OpSLessThanEqual => {
+    let r = match inst.handler {
+        Handler::General => return Fast::Slow,
+        // Scalars or small vectors of them (each component as `map2` gives
+        // it, into the vector the register holds).
+        Handler::Binary => {
             let [x, y, ..] = *args else { return Fast::Slow };
             match (get(prog, &fr.regs, x), get(prog, &fr.regs, y)) {
                 (&Val::Scalar(x), &Val::Scalar(y)) => match arith::scalar_binary(o, x, y, inst.sk, inst.ak) {
@@ -1253,29 +1275,38 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
                 _ => return Fast::Slow,
             }
         }
-        // Between integers of one width (as `bitcast`: each scalar's bits,
-        // masked to the width), scalars or vectors of defined scalars.
-        op::OpBitcast
-            if inst.sk.w == inst.ak.w
-                && matches!(inst.sk.k, ScalarClass::Sint | ScalarClass::Uint)
-                && matches!(inst.ak.k, ScalarClass::Sint | ScalarClass::Uint) =>
-        {
+        Handler::Unary => {
             let [x, ..] = *args else { return Fast::Slow };
-            let w = inst.sk.w;
-            if w % 8 != 0 || w == 0 {
-                return Fast::Slow;
+            let &Val::Scalar(x) = get(prog, &fr.regs, x) else { return Fast::Slow };
+            match arith::scalar_unary(o, x, inst.sk) {
+                Ok(r) => r,
+                Err(_) => return Fast::Slow,
             }
+        }
+        Handler::Select => {
+            let [c, x, y, ..] = *args else { return Fast::Slow };
+            let (&Val::Scalar(c), &Val::Scalar(x), &Val::Scalar(y)) =
+                (get(prog, &fr.regs, c), get(prog, &fr.regs, x), get(prog, &fr.regs, y))
+            else {
+                return Fast::Slow;
+            };
+            arith::select(c, x, y)
+        }
+        // Component to component, scalars or vectors of defined scalars.
+        Handler::Bitcast => {
+            let [x, ..] = *args else { return Fast::Slow };
+            let Some(w) = arith::bitcast_width(inst.ak, inst.sk) else { return Fast::Slow };
             let count = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Vector { count, .. }) => Some(*count as usize),
                 _ => None,
             };
             match (get(prog, &fr.regs, x), count) {
-                (&Val::Scalar(x), None) => mask(x, w),
+                (&Val::Scalar(x), None) => arith::bitcast_bits(x, w),
                 (Val::Composite(a), Some(n)) if n == a.len() && (2..=4).contains(&n) => {
                     let mut out = [0u64; 4];
                     for (d, x) in out.iter_mut().zip(a.iter()) {
                         let &Val::Scalar(x) = x else { return Fast::Slow };
-                        *d = mask(x, w);
+                        *d = arith::bitcast_bits(x, w);
                     }
                     let Some(slot) = fr.regs.get_mut(inst.res as usize) else { return Fast::Slow };
                     super::ops::image::put_comps(slot, &out[..n]);
@@ -1286,7 +1317,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         }
         // Texel reads and writes, texel pointers: `image::exec` as `exec`
         // calls it (an error is `exec`'s to give: nothing was written).
-        op::OpImageRead | op::OpImageWrite | op::OpImageFetch | op::OpImageTexelPointer => {
+        Handler::Image => {
             let regs = &fr.regs;
             let out = match super::ops::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s)) {
                 Ok(out) => out,
@@ -1300,27 +1331,13 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             }
             return Fast::Next;
         }
-        op::OpLogicalNot => {
-            let [x, ..] = *args else { return Fast::Slow };
-            let &Val::Scalar(x) = get(prog, &fr.regs, x) else { return Fast::Slow };
-            x ^ 1
-        }
-        op::OpSelect => {
-            let [c, x, y, ..] = *args else { return Fast::Slow };
-            let (&Val::Scalar(c), &Val::Scalar(x), &Val::Scalar(y)) =
-                (get(prog, &fr.regs, c), get(prog, &fr.regs, x), get(prog, &fr.regs, y))
-            else {
-                return Fast::Slow;
-            };
-            if c != 0 { x } else { y }
-        }
-        op::OpBranch => {
+        Handler::Branch => {
             let [b, ..] = *args else { return Fast::Slow };
             let from = fr.block;
             // One that cannot be taken: `exec` gives the error.
             return if try_goto(prog, func, fr, b) { Fast::Jump(from) } else { Fast::Slow };
         }
-        op::OpBranchConditional => {
+        Handler::BranchConditional => {
             let [c, t, f, ..] = *args else { return Fast::Slow };
             // An undefined condition reads as 0, as in `exec`.
             let c = match get(prog, &fr.regs, c) {
@@ -1332,25 +1349,19 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             let b = if c != 0 { t } else { f };
             return if try_goto(prog, func, fr, b) { Fast::Jump(from) } else { Fast::Slow };
         }
-        op::OpLoad
-        | op::OpStore
-        | op::OpAccessChain
-        | op::OpInBoundsAccessChain
-        | op::OpCompositeExtract
-        | op::OpCompositeConstruct => return fast_mem(prog, st, fr, inst, args),
-        // The integer read-modify-writes (OpAtomicExchange to OpAtomicXor).
-        o if atomic::is_int_rmw(o) => return fast_atomic(prog, st, fr, inst, args),
-        op::OpAtomicLoad => {
-            let Some(&p) = args.first() else { return Fast::Slow };
-            return fast_buf_load(prog, st, fr, inst, Kind::AtomicRead, p);
+        Handler::Memory => return fast_mem(prog, st, fr, inst, args),
+        Handler::AtomicRmw => {
+            return match buf_rmw(prog, st, fr, inst, args) {
+                Fast::Slow => done(atomic_op(prog, st, fr, inst, args)),
+                f => f,
+            };
         }
-        op::OpAtomicStore => {
-            let [p, _, _, v, ..] = *args else { return Fast::Slow };
-            return fast_buf_store(prog, st, fr, inst, Kind::AtomicWrite, p, v);
+        Handler::AtomicLoad | Handler::AtomicStore => {
+            return done(atomic_op(prog, st, fr, inst, args));
         }
-        op::OpReturn => return Fast::Return,
+        Handler::Return => return Fast::Return,
         // A constant pointer copied into its register (see `decode`).
-        OP_CONST_PTR => {
+        Handler::ConstPtr => {
             let [x, ..] = *args else { return Fast::Slow };
             if x & G == 0 {
                 return Fast::Slow;
@@ -1364,264 +1375,245 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             }
             return Fast::Next;
         }
-        _ => return Fast::Slow,
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put_s(slot, r);
     }
     Fast::Next
+}
+
+/// A general handler's outcome as [`fast`]'s.
+#[inline(always)]
+fn done(r: Result<(), RunError>) -> Fast {
+    match r {
+        Ok(()) => Fast::Next,
+        Err(e) => Fast::Fail(Box::new(e)),
+    }
 }
 
 /// [`fast`]'s memory and composite instructions (out of line: the
-/// arithmetic stays small).
+/// arithmetic stays small): the general handler's functions, on a typed
+/// pointer.
 #[inline(never)]
 fn fast_mem(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Fast {
-    let r = match inst.op {
-        // Function and Private variables (held as values, per invocation):
-        // loads and stores that copy into the allocation already there.
+    match inst.op {
         op::OpLoad => {
             let [p, ..] = *args else { return Fast::Slow };
-            let v = match get(prog, &fr.regs, p) {
-                Val::Pointer(Ptr { ty, loc: Loc::Var { var, path } }) if *ty == inst.ty => {
-                    match st.mem.get(*var as usize).and_then(|m| at(m, path)) {
-                        Some(v) => v,
-                        None => return Fast::Slow,
-                    }
-                }
-                Val::Pointer(q @ Ptr { loc: Loc::Buf { .. }, .. }) if q.ty == inst.ty => {
-                    return fast_buf_load(prog, st, fr, inst, Kind::Read, p);
-                }
-                // An image or a sampler loads as its handle, the pointer
-                // itself (as `load`).
-                Val::Pointer(q @ Ptr { loc: Loc::Image { .. } | Loc::Sampler { .. }, .. }) if q.ty == inst.ty => {
-                    let res = inst.res as usize;
-                    if fr.regs.get(res).is_some_and(|r| !matches!(r, Val::Pointer(d) if d == q)) {
-                        let q = q.clone();
-                        put(&mut fr.regs[res], Val::Pointer(q));
-                    }
-                    return Fast::Next;
-                }
-                _ => return Fast::Slow,
-            };
-            if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
-                match v {
-                    Val::Scalar(x) => put_s(slot, *x),
-                    v => slot.clone_from(v),
-                }
+            let Val::Pointer(q) = get(prog, &fr.regs, p) else { return Fast::Slow };
+            if q.ty != inst.ty {
+                return Fast::Slow;
             }
-            return Fast::Next;
+            match load(prog, st, inst, q, Kind::Read) {
+                Ok(v) => {
+                    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+                        v.put(slot);
+                    }
+                    Fast::Next
+                }
+                Err(e) => Fast::Fail(Box::new(e)),
+            }
         }
         op::OpStore => {
             let [p, v, ..] = *args else { return Fast::Slow };
-            let Val::Pointer(Ptr { ty, loc: Loc::Var { var, path } }) = get(prog, &fr.regs, p) else {
-                return fast_buf_store(prog, st, fr, inst, Kind::Write, p, v);
-            };
-            if inst.ty != 0 && *ty != inst.ty {
+            let Val::Pointer(q) = get(prog, &fr.regs, p) else { return Fast::Slow };
+            if inst.ty != 0 && q.ty != inst.ty {
                 return Fast::Slow;
             }
-            let Some(slot) = st.mem.get_mut(*var as usize).and_then(|m| at_mut(m, path)) else {
-                return Fast::Slow;
-            };
-            match (slot, get(prog, &fr.regs, v)) {
-                (Val::Scalar(d), Val::Scalar(x)) => *d = *x,
-                (d, v) => d.clone_from(v),
-            }
-            return Fast::Next;
+            done(store(prog, st, inst, q, get(prog, &fr.regs, v), Kind::Write))
         }
-        // An access chain into a Function or Private variable, its path
-        // built in the allocation of the pointer the register held before.
-        op::OpAccessChain | op::OpInBoundsAccessChain if !prog.robust => {
-            let res = inst.res as usize;
-            if res >= fr.regs.len() || args.contains(&inst.res) {
-                return Fast::Slow;
-            }
-            let Some((&base, indices)) = args.split_first() else { return Fast::Slow };
-            let (ty, var) = match get(prog, &fr.regs, base) {
-                Val::Pointer(Ptr { ty, loc: Loc::Var { var, .. } }) => (ty, var),
-                // Into a buffer: an offset, no allocation.
-                Val::Pointer(Ptr { ty, loc: loc @ Loc::Buf { .. } }) => {
-                    let (mut ty, mut loc) = (*ty, loc.clone());
-                    for &s in indices {
-                        let &Val::Scalar(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
-                        match step(prog.ir, ty, &mut loc, i) {
-                            Ok(t) => ty = t,
-                            Err(_) => return Fast::Slow,
-                        }
-                    }
-                    put(&mut fr.regs[res], Val::Pointer(Ptr { ty, loc }));
-                    return Fast::Next;
-                }
-                _ => return Fast::Slow,
+        op::OpAccessChain | op::OpInBoundsAccessChain => done(access_chain(prog, st, inst, &mut fr.regs, args)),
+        op::OpCompositeExtract => done(composite_extract(prog, inst, &mut fr.regs, args)),
+        op::OpCompositeConstruct => done(composite_construct(prog, inst, &mut fr.regs, args)),
+        _ => Fast::Slow,
+    }
+}
+
+/// The atomic instructions on memory: OpAtomicLoad, OpAtomicStore and the
+/// read-modify-writes. Invocations take turns, so each is a load, an
+/// operation and a store.
+fn atomic_op(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Result<(), RunError> {
+    let regs = &fr.regs;
+    let operand = |k: usize| -> Result<&Val, RunError> {
+        let s = args.get(k).ok_or_else(|| RunError::of(Some(inst.idx), RunErrorKind::MissingOperand))?;
+        Ok(get(prog, regs, *s))
+    };
+    let p = pointer(operand(0)?, inst)?;
+    let r = match inst.op {
+        op::OpAtomicLoad => load(prog, st, inst, p, Kind::AtomicRead)?.into_val(),
+        op::OpAtomicStore => return store(prog, st, inst, p, operand(3)?, Kind::AtomicWrite),
+        _ => {
+            // The read is only checked for races: the write records the access.
+            let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?.into_val()).map_err(located(inst))?;
+            let mut value = |k: usize| -> Result<u64, RunErrorKind> {
+                let s = args.get(k).ok_or_else(|| RunErrorKind::MissingOperand)?;
+                scalar(get(prog, regs, *s))
             };
-            let (mut ty, var) = (*ty, *var);
-            let mut path = match core::mem::replace(&mut fr.regs[res], Val::Scalar(0)) {
-                Val::Pointer(Ptr { loc: Loc::Var { mut path, .. }, .. }) => {
-                    path.clear();
-                    path
-                }
-                _ => Vec::new(),
-            };
-            if let Val::Pointer(Ptr { loc: Loc::Var { path: from, .. }, .. }) = get(prog, &fr.regs, base) {
-                path.extend_from_slice(from);
-            }
-            let mut loc = Loc::Var { var, path };
-            for &s in indices {
-                let &Val::Scalar(i) = get(prog, &fr.regs, s) else { return Fast::Slow };
-                match step(prog.ir, ty, &mut loc, i) {
-                    Ok(t) => ty = t,
-                    // `exec` gives the error.
-                    Err(_) => return Fast::Slow,
-                }
-            }
-            fr.regs[res] = Val::Pointer(Ptr { ty, loc });
-            return Fast::Next;
+            let new = rmw_value(inst, old, &mut value).map_err(located(inst))?;
+            store(prog, st, inst, p, &Val::Scalar(new), Kind::AtomicWrite)?;
+            Val::Scalar(old)
         }
-        op::OpCompositeExtract => {
-            let Some((&c, path)) = args.split_first() else { return Fast::Slow };
-            match at(get(prog, &fr.regs, c), path) {
-                Some(Val::Scalar(x)) => *x,
-                _ => return Fast::Slow,
-            }
-        }
-        // A composite of scalars, in the allocation the register held before.
-        op::OpCompositeConstruct => {
-            let res = inst.res as usize;
-            if res >= fr.regs.len()
-                || args.contains(&inst.res)
-                || !args.iter().all(|&s| matches!(get(prog, &fr.regs, s), Val::Scalar(_)))
-            {
-                return Fast::Slow;
-            }
-            let mut items = match core::mem::replace(&mut fr.regs[res], Val::Scalar(0)) {
-                Val::Composite(mut items) => {
-                    items.clear();
-                    items
-                }
-                _ => Vec::with_capacity(args.len()),
-            };
-            items.extend(args.iter().map(|&s| get(prog, &fr.regs, s).clone()));
-            fr.regs[res] = Val::Composite(items);
-            return Fast::Next;
-        }
-        _ => return Fast::Slow,
     };
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
-        put_s(slot, r);
+        put(slot, r);
     }
-    Fast::Next
+    Ok(())
 }
 
-/// A scalar of a buffer that `p` points to: the buffer, the offset, the
-/// number of bytes and whether it is a Bool.
+/// The value a read-modify-write stores over `old` (masked to its width).
 #[inline(always)]
-fn buf_scalar(prog: &Program, p: &Ptr) -> Option<(u32, u64, u64, bool)> {
-    let Loc::Buf { buf, off, .. } = &p.loc else { return None };
-    let t = &prog.ir.ty(p.ty)?.ty;
-    Some((*buf, *off, scalar_bytes(t)?, matches!(t, Type::Bool)))
+fn rmw_value(inst: &Inst, old: u64, value: &mut impl FnMut(usize) -> Result<u64, RunErrorKind>) -> Result<u64, RunErrorKind> {
+    Ok(mask(atomic::rmw(inst.op, old, inst.sk, value)?, inst.sk.w))
 }
 
-/// A load (`kind`: plain or atomic) of a scalar in a buffer through the
-/// pointer in `p`, as `load` does it; `Slow` (nothing changed) for anything
-/// else, or an access that fails or races.
+/// An integer read-modify-write of an integer in a buffer, with one look
+/// at its bytes: the bytes `load` reads, the value [`rmw_value`] gives,
+/// written as `store` writes a scalar. The write's race check holds the
+/// read's (both atomic, against the same last write), so it alone tells
+/// whether `atomic_op`'s two find a race. Anything else, or an access that
+/// would fail or race, is `Slow` before anything changed: `atomic_op` then
+/// gives the same result, or the error.
 #[inline(never)]
-fn fast_buf_load(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, kind: Kind, p: u32) -> Fast {
-    let Val::Pointer(p) = get(prog, &fr.regs, p) else { return Fast::Slow };
-    let Some((buf, off, n, boolean)) = buf_scalar(prog, p) else { return Fast::Slow };
-    let Some(Some(bytes)) = st.bufs.get(buf as usize) else { return Fast::Slow };
-    let Ok(v) = bytes_at(bytes, off, n) else { return Fast::Slow };
-    // As `watch_buf`: a read of a buffer nothing writes is not recorded.
-    if st.watch
-        && st.written.get(buf as usize).copied().unwrap_or(true)
-        && st.races.buffer(buf, bytes.len(), off, n, inst.idx, kind).is_err()
-    {
-        return Fast::Slow;
-    }
-    if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
-        put_s(slot, if boolean { (v != 0) as u64 } else { v });
-    }
-    Fast::Next
-}
-
-/// A store (`kind`: plain or atomic) of the defined scalar in `v` to a
-/// scalar in a buffer through the pointer in `p`, as `store` does it; `Slow`
-/// (nothing changed) for anything else, or an access that fails or races.
-#[inline(never)]
-fn fast_buf_store(prog: &Program, st: &mut State, fr: &Frame, inst: &Inst, kind: Kind, p: u32, v: u32) -> Fast {
-    let (Val::Pointer(p), &Val::Scalar(x)) = (get(prog, &fr.regs, p), get(prog, &fr.regs, v)) else { return Fast::Slow };
-    if kind == Kind::Write && inst.ty != 0 && p.ty != inst.ty {
-        return Fast::Slow;
-    }
-    let Some((buf, off, n, boolean)) = buf_scalar(prog, p) else { return Fast::Slow };
-    let Some(Some(bytes)) = st.bufs.get_mut(buf as usize) else { return Fast::Slow };
-    let Ok(old) = bytes_at(bytes, off, n) else { return Fast::Slow };
-    // As `store`: a plain store of the value already there races with nothing.
-    let same = kind == Kind::Write && (if boolean { (old != 0) as u64 } else { old }) == x;
-    if st.watch && !same && st.races.buffer(buf, bytes.len(), off, n, inst.idx, kind).is_err() {
-        return Fast::Slow;
-    }
-    match put_bytes(bytes, off, n, x) {
-        Ok(()) => Fast::Next,
-        Err(_) => Fast::Slow,
-    }
-}
-
-/// An integer atomic read-modify-write of a scalar in a buffer, as `exec`
-/// runs it (the read checked for races as an atomic read, the write
-/// recorded), with one look at the bytes. Anything else, or an access that
-/// would fail or race, is `Slow` before anything changed: `exec` then gives
-/// the same result, or the same error.
-#[inline(never)]
-fn fast_atomic(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Fast {
+fn buf_rmw(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[u32]) -> Fast {
     let Some(&p) = args.first() else { return Fast::Slow };
     let Val::Pointer(Ptr { ty, loc: Loc::Buf { buf, off, .. } }) = get(prog, &fr.regs, p) else {
         return Fast::Slow;
     };
     let (buf, off) = (*buf, *off);
     let n = match prog.ir.ty(*ty).map(|t| &t.ty) {
-        Some(&Type::Int { width, .. }) if width % 8 == 0 && (8..=64).contains(&width) => width as u64 / 8,
+        Some(t @ Type::Int { .. }) => match scalar_bytes(t) {
+            Some(n) => n,
+            None => return Fast::Slow,
+        },
         _ => return Fast::Slow,
     };
     let Some(Some(bytes)) = st.bufs.get_mut(buf as usize) else { return Fast::Slow };
+    let Ok(old) = bytes_at(bytes, off, n) else { return Fast::Slow };
+    let regs = &fr.regs;
+    let mut value = |k: usize| -> Result<u64, RunErrorKind> {
+        let s = args.get(k).ok_or(RunErrorKind::MissingOperand)?;
+        scalar(get(prog, regs, *s))
+    };
+    let Ok(new) = rmw_value(inst, old, &mut value) else { return Fast::Slow };
     let len = bytes.len();
-    let Some(end) = off.checked_add(n).filter(|&e| e <= len as u64) else { return Fast::Slow };
-    let at = &mut bytes[off as usize..end as usize];
-    let old = match <&[u8; 4]>::try_from(&*at) {
-        Ok(w) => u32::from_le_bytes(*w) as u64,
-        Err(_) => at.iter().rev().fold(0u64, |v, &x| (v << 8) | x as u64),
-    };
-    // An operand as `scalar` reads it (undefined: 0).
-    let operand = |k: usize| -> Option<u64> {
-        match get(prog, &fr.regs, *args.get(k)?) {
-            Val::Scalar(x) => Some(*x),
-            Val::Undef => Some(0),
-            _ => None,
-        }
-    };
-    let w = inst.sk.w;
-    let Ok(new) = atomic::rmw(inst.op, old, inst.sk, &mut |k| operand(k).ok_or_else(String::new)) else {
-        return Fast::Slow;
-    };
-    // `exec` checks the read as an atomic read where something may write
-    // the buffer, then the write: the write's check holds the read's (both
-    // atomic, against the same last write), so it alone tells whether
-    // either finds a race. One found recorded nothing that could change
-    // what `exec` then finds.
     if st.watch && st.races.buffer(buf, len, off, n, inst.idx, Kind::AtomicWrite).is_err() {
         return Fast::Slow;
     }
-    let new = mask(new, w);
-    match <&mut [u8; 4]>::try_from(&mut *at) {
-        Ok(w) => *w = (new as u32).to_le_bytes(),
-        Err(_) => {
-            for (k, x) in at.iter_mut().enumerate() {
-                *x = (new >> (8 * k)) as u8;
-            }
-        }
+    if put_bytes(bytes, off, n, new).is_err() {
+        return Fast::Slow;
     }
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put_s(slot, old);
     }
     Fast::Next
+}
+
+/// OpAccessChain and OpInBoundsAccessChain: the base pointer stepped by each
+/// index (clamped with [`super::Options::robust_access`]). A location in a
+/// buffer is plain data, written over the pointer the result's register
+/// holds; a path is built in the allocation of the pointer the register
+/// held before (when no operand reads that register).
+fn access_chain(prog: &Program, st: &State, inst: &Inst, regs: &mut [Val], args: &[u32]) -> Result<(), RunError> {
+    let res = inst.res as usize;
+    let Some((&base, indices)) = args.split_first() else {
+        return Err(RunError::of(Some(inst.idx), RunErrorKind::MissingOperand));
+    };
+    if let Val::Pointer(Ptr { ty, loc: Loc::Buf { buf, off, vstride, mat } }) = get(prog, regs, base) {
+        let mut p = Ptr { ty: *ty, loc: Loc::Buf { buf: *buf, off: *off, vstride: *vstride, mat: *mat } };
+        chain_steps(prog, st, inst, regs, indices, &mut p)?;
+        match regs.get_mut(res) {
+            Some(Val::Pointer(d)) if matches!(d.loc, Loc::Buf { .. }) => *d = p,
+            Some(slot) => put(slot, Val::Pointer(p)),
+            None => {}
+        }
+        return Ok(());
+    }
+    let mut spare = match regs.get_mut(res) {
+        Some(slot) if !args.contains(&inst.res) => match core::mem::replace(slot, Val::Scalar(0)) {
+            Val::Pointer(Ptr { loc: Loc::Var { path, .. } | Loc::Shared { path, .. }, .. }) => path,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let base = pointer(get(prog, regs, base), inst)?;
+    let loc = match &base.loc {
+        Loc::Var { var, path } | Loc::Shared { var, path } => {
+            spare.clear();
+            spare.extend_from_slice(path);
+            if matches!(base.loc, Loc::Var { .. }) {
+                Loc::Var { var: *var, path: spare }
+            } else {
+                Loc::Shared { var: *var, path: spare }
+            }
+        }
+        loc => loc.clone(),
+    };
+    let mut p = Ptr { ty: base.ty, loc };
+    chain_steps(prog, st, inst, regs, indices, &mut p)?;
+    if let Some(slot) = regs.get_mut(res) {
+        put(slot, Val::Pointer(p));
+    }
+    Ok(())
+}
+
+/// An access chain's steps from `p` by the indices in the slots `indices`.
+#[inline(always)]
+fn chain_steps(prog: &Program, st: &State, inst: &Inst, regs: &[Val], indices: &[u32], p: &mut Ptr) -> Result<(), RunError> {
+    for (k, &s) in indices.iter().enumerate() {
+        let mut i = scalar(get(prog, regs, s)).map_err(located(inst))?;
+        if prog.robust {
+            i = clamp_index(prog, st, inst, k, p, i);
+        }
+        p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(located(inst))?;
+    }
+    Ok(())
+}
+
+/// OpCompositeExtract: the part of the composite at the literal path.
+fn composite_extract(prog: &Program, inst: &Inst, regs: &mut [Val], args: &[u32]) -> Result<(), RunError> {
+    let Some((&c, path)) = args.split_first() else {
+        return Err(RunError::of(Some(inst.idx), RunErrorKind::MissingOperand));
+    };
+    let v = literal_path(get(prog, regs, c), path).map_err(located(inst))?;
+    let v = match v {
+        &Val::Scalar(x) => {
+            if let Some(slot) = regs.get_mut(inst.res as usize) {
+                put_s(slot, x);
+            }
+            return Ok(());
+        }
+        v => v.clone(),
+    };
+    if let Some(slot) = regs.get_mut(inst.res as usize) {
+        put(slot, v);
+    }
+    Ok(())
+}
+
+/// OpCompositeConstruct: the parts in order (a vector's vector parts
+/// flattened into its components), in the allocation the result's register
+/// held before (when no operand reads that register).
+fn composite_construct(prog: &Program, inst: &Inst, regs: &mut [Val], args: &[u32]) -> Result<(), RunError> {
+    let res = inst.res as usize;
+    let mut items = match regs.get_mut(res) {
+        Some(slot) if !args.contains(&inst.res) => match core::mem::replace(slot, Val::Scalar(0)) {
+            Val::Composite(mut items) => {
+                items.clear();
+                items
+            }
+            _ => Vec::with_capacity(args.len()),
+        },
+        _ => Vec::with_capacity(args.len()),
+    };
+    let scalars = args.iter().all(|&s| matches!(get(prog, regs, s), Val::Scalar(_)));
+    if !scalars && matches!(prog.ir.ty(inst.ty).map(|t| &t.ty), Some(Type::Vector { .. })) {
+        items.extend(args.iter().flat_map(|&s| comps(get(prog, regs, s))));
+    } else {
+        items.extend(args.iter().map(|&s| get(prog, regs, s).clone()));
+    }
+    if let Some(slot) = regs.get_mut(res) {
+        put(slot, Val::Composite(items));
+    }
+    Ok(())
 }
 
 fn exec(
@@ -1637,7 +1629,7 @@ fn exec(
     let arg = |k: usize| -> Result<u32, RunError> {
         args.get(k)
             .copied()
-            .ok_or_else(|| RunError::new(Some(inst.idx), String::from("an operand is missing")))
+            .ok_or_else(|| RunError::of(Some(inst.idx), RunErrorKind::MissingOperand))
     };
     macro_rules! val {
         ($k:expr) => {
@@ -1647,9 +1639,10 @@ fn exec(
     let o = inst.op;
     let result: Val = match o {
         OP_BAD_CONST => {
-            return Err(loc(String::from(
-                "not supported: a constant the interpreter cannot evaluate (OpSpecConstantOp)",
-            )));
+            return Err(RunError::unsupported(
+                Some(inst.idx),
+                String::from("a constant the interpreter cannot evaluate (OpSpecConstantOp)"),
+            ));
         }
         // Vectors and composites.
         op::OpDot => {
@@ -1676,20 +1669,18 @@ fn exec(
             map1(val!(0), &mut |a| Ok(fput(fget(a, w) * s, w))).map_err(&loc)?
         }
         op::OpCompositeConstruct => {
-            let parts: Vec<Val> = (0..args.len())
-                .map(|k| get(prog, &fr.regs, args[k]).clone())
-                .collect();
-            match prog.ir.ty(inst.ty).map(|t| &t.ty) {
-                Some(Type::Vector { .. }) => Val::Composite(parts.iter().flat_map(comps).collect()),
-                _ => Val::Composite(parts),
-            }
+            composite_construct(prog, inst, &mut fr.regs, args)?;
+            return Ok(Flow::Next);
         }
-        op::OpCompositeExtract => literal_path(val!(0), &args[1..]).map_err(&loc)?.clone(),
+        op::OpCompositeExtract => {
+            composite_extract(prog, inst, &mut fr.regs, args)?;
+            return Ok(Flow::Next);
+        }
         op::OpCompositeInsert => {
             let obj = val!(0).clone();
             let mut c = val!(1).clone();
             let slot = at_mut(&mut c, &args[2..])
-                .ok_or_else(|| loc(String::from("a composite index is out of bounds")))?;
+                .ok_or_else(|| loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Literal, index: None, len: None }))?;
             *slot = obj;
             c
         }
@@ -1703,7 +1694,7 @@ fn exec(
                 } else {
                     all.get(k as usize)
                         .cloned()
-                        .ok_or_else(|| loc(String::from("a shuffle index is out of bounds")))?
+                        .ok_or_else(|| loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Shuffle, index: None, len: None }))?
                 });
             }
             Val::Composite(out)
@@ -1712,10 +1703,7 @@ fn exec(
             let i = scalar(val!(1)).map_err(&loc)?;
             let v = comps(val!(0));
             v.get(i as usize).cloned().ok_or_else(|| {
-                loc(format!(
-                    "index {i} is out of bounds of a vector of {}",
-                    v.len()
-                ))
+                loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Vector, index: Some(i), len: Some(v.len() as u64) })
             })?
         }
         op::OpVectorInsertDynamic => {
@@ -1724,27 +1712,28 @@ fn exec(
             let n = v.len();
             let slot = v
                 .get_mut(i as usize)
-                .ok_or_else(|| loc(format!("index {i} is out of bounds of a vector of {n}")))?;
+                .ok_or_else(|| loc(RunErrorKind::IndexOutOfBounds { into: Indexed::Vector, index: Some(i), len: Some(n as u64) }))?;
             *slot = val!(1).clone();
             Val::Composite(v)
         }
         op::OpExtInst => {
             let set = arg(0)?;
             if set & 0xff != 1 {
-                return Err(loc(String::from(
-                    "not supported: an extended instruction set other than GLSL.std.450",
-                )));
+                return Err(RunError::unsupported(
+                    Some(inst.idx),
+                    String::from("an extended instruction set other than GLSL.std.450"),
+                ));
             }
             let e = arg(1)?;
             let vals: Vec<&Val> = args[2..].iter().map(|&s| get(prog, &fr.regs, s)).collect();
             if super::ops::glsl::has_out_pointer(e) {
                 // Modf and Frexp: the whole part or exponent goes through the pointer.
                 let (Some(x), Some(p)) = (vals.first(), vals.get(1)) else {
-                    return Err(loc(String::from("an operand is missing")));
+                    return Err(loc(RunErrorKind::MissingOperand));
                 };
                 let p = pointer(p, inst)?.clone();
                 let (r, out) = super::ops::glsl::split(e, x, inst.ak.w).map_err(&loc)?;
-                store(prog, st, inst, &p, out, Kind::Write)?;
+                store(prog, st, inst, &p, &out, Kind::Write)?;
                 r
             } else {
                 super::ops::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
@@ -1846,18 +1835,10 @@ fn exec(
                 }
             }
         }
-        // Atomics: invocations take turns, so each is a load, an operation and a store.
-        op::OpAtomicLoad => {
-            let p = pointer(val!(0), inst)?;
-            load(prog, st, inst, p, Kind::AtomicRead)?
-        }
-        op::OpAtomicStore => {
-            let p = pointer(val!(0), inst)?;
-            let v = val!(3).clone();
-            store(prog, st, inst, p, v, Kind::AtomicWrite)?;
-            return Ok(Flow::Next);
-        }
-        op::OpAtomicExchange
+        // Atomics (see `atomic_op`).
+        op::OpAtomicLoad
+        | op::OpAtomicStore
+        | op::OpAtomicExchange
         | op::OpAtomicCompareExchange
         | op::OpAtomicCompareExchangeWeak
         | op::OpAtomicIIncrement
@@ -1874,17 +1855,8 @@ fn exec(
         | op::OpAtomicFAddEXT
         | op::OpAtomicFMinEXT
         | op::OpAtomicFMaxEXT => {
-            let p = pointer(val!(0), inst)?;
-            // The read is only checked for races: the write records the access.
-            let old = scalar(&load(prog, st, inst, p, Kind::AtomicUpdate)?).map_err(&loc)?;
-            let w = inst.sk.w;
-            let mut operand = |k: usize| -> Result<u64, String> {
-                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
-                scalar(get(prog, &fr.regs, *s))
-            };
-            let new = atomic::rmw(o, old, inst.sk, &mut operand).map_err(&loc)?;
-            store(prog, st, inst, p, Val::Scalar(mask(new, w)), Kind::AtomicWrite)?;
-            Val::Scalar(old)
+            atomic_op(prog, st, fr, inst, args)?;
+            return Ok(Flow::Next);
         }
         op::OpSampledImage
         | op::OpImage
@@ -1934,16 +1906,8 @@ fn exec(
             })
         }
         op::OpAccessChain | op::OpInBoundsAccessChain => {
-            let base = pointer(val!(0), inst)?;
-            let mut p = (*base).clone();
-            for (k, &s) in args[1..].iter().enumerate() {
-                let mut i = scalar(get(prog, &fr.regs, s)).map_err(&loc)?;
-                if prog.robust {
-                    i = clamp_index(prog, st, inst, k, &p, i);
-                }
-                p.ty = step(prog.ir, p.ty, &mut p.loc, i).map_err(&loc)?;
-            }
-            Val::Pointer(p)
+            access_chain(prog, st, inst, &mut fr.regs, args)?;
+            return Ok(Flow::Next);
         }
         op::OpLoad => {
             let p = pointer(val!(0), inst)?;
@@ -1951,14 +1915,18 @@ fn exec(
                 // Through an untyped pointer: the load's type reads the memory.
                 ext::load_as(prog, st, inst, p)?
             } else {
-                load(prog, st, inst, p, Kind::Read)?
+                let v = load(prog, st, inst, p, Kind::Read)?;
+                if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
+                    v.put(slot);
+                }
+                return Ok(Flow::Next);
             }
         }
         op::OpStore => {
             let p = pointer(val!(0), inst)?;
-            let v = val!(1).clone();
+            let v = val!(1);
             if inst.ty != 0 && p.ty != inst.ty {
-                ext::store_as(prog, st, inst, p, v)?;
+                ext::store_as(prog, st, inst, p, v.clone())?;
             } else {
                 store(prog, st, inst, p, v, Kind::Write)?;
             }
@@ -1981,8 +1949,8 @@ fn exec(
         op::OpCopyMemory => {
             let t = pointer(val!(0), inst)?;
             let s = pointer(val!(1), inst)?;
-            let v = load(prog, st, inst, s, Kind::Read)?;
-            store(prog, st, inst, t, v, Kind::Write)?;
+            let v = load(prog, st, inst, s, Kind::Read)?.into_val();
+            store(prog, st, inst, t, &v, Kind::Write)?;
             return Ok(Flow::Next);
         }
         op::OpArrayLength => {
@@ -1991,9 +1959,7 @@ fn exec(
             let p = pointer(val!(0), inst)?;
             let member = arg(1)?;
             let Loc::Buf { buf, off, .. } = &p.loc else {
-                return Err(loc(String::from(
-                    "OpArrayLength on a pointer that is not into a buffer",
-                )));
+                return Err(loc(RunErrorKind::ArrayLength { in_buffer: false }));
             };
             let len = st
                 .bufs
@@ -2012,9 +1978,7 @@ fn exec(
                     inst.sk.w,
                 )),
                 _ => {
-                    return Err(loc(String::from(
-                        "OpArrayLength on a member without Offset or ArrayStride",
-                    )));
+                    return Err(loc(RunErrorKind::ArrayLength { in_buffer: true }));
                 }
             }
         }
@@ -2043,7 +2007,7 @@ fn exec(
             let mut target = arg(1)?;
             for case in args[2..].chunks(lw + 1) {
                 if case.len() != lw + 1 {
-                    return Err(loc(String::from("OpSwitch has a truncated case")));
+                    return Err(loc(RunErrorKind::TruncatedSwitch));
                 }
                 let lit = if lw == 2 {
                     case[0] as u64 | (case[1] as u64) << 32
@@ -2063,15 +2027,15 @@ fn exec(
         op::OpReturnValue => return Ok(Flow::Return(Some(val!(0).clone()))),
         op::OpFunctionCall => {
             if depth >= MAX_DEPTH {
-                return Err(loc(format!("the call stack is deeper than {MAX_DEPTH}")));
+                return Err(loc(RunErrorKind::CallTooDeep { limit: MAX_DEPTH as u32 }));
             }
             let f = arg(0)?;
             let callee = prog
                 .funcs
                 .get(f as usize)
-                .ok_or_else(|| loc(String::from("a call to a function that is not defined")))?;
+                .ok_or_else(|| loc(RunErrorKind::BadCall { defined: false }))?;
             if callee.blocks.is_empty() {
-                return Err(loc(String::from("a call to a function without a body")));
+                return Err(loc(RunErrorKind::BadCall { defined: true }));
             }
             let base = st.mem.len() as u32;
             let mut nf = match st.pool.pop() {
@@ -2089,7 +2053,7 @@ fn exec(
             }
             return Ok(Flow::Call(nf));
         }
-        op::OpUnreachable => return Err(loc(String::from("OpUnreachable was reached"))),
+        op::OpUnreachable => return Err(loc(RunErrorKind::Unreachable)),
         op::OpKill | op::OpTerminateInvocation => {
             return Err(RunError::of(Some(inst.idx), RunErrorKind::Killed));
         }
@@ -2098,8 +2062,8 @@ fn exec(
         op::OpMemoryBarrier => return Ok(Flow::Next),
         // The operators on values (see `ops::arith`).
         _ => {
-            let operand = |k: usize| -> Result<&Val, String> {
-                let s = args.get(k).ok_or_else(|| String::from("an operand is missing"))?;
+            let operand = |k: usize| -> Result<&Val, RunErrorKind> {
+                let s = args.get(k).ok_or_else(|| RunErrorKind::MissingOperand)?;
                 Ok(get(prog, &fr.regs, *s))
             };
             match arith::value(o, inst, prog.ir, &operand) {

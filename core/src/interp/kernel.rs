@@ -117,7 +117,7 @@ pub(super) fn bind(
             Param::Val(v) => v.clone(),
             Param::Scalar { k, ty } => {
                 let n = natural(ir, *ty).map_or(4, |(s, _)| s) as usize;
-                let bytes = buffers.get(&(0, *k)).ok_or(RunError::of(
+                let bytes = buffers.get(&(0, *k)).ok_or_else(|| RunError::of(
                     None,
                     RunErrorKind::KernelScalar { param: *k, needs: n as u64, has: None },
                 ))?;
@@ -140,27 +140,21 @@ pub(super) fn bind(
 }
 
 /// The value of an OpConstantDataKHR or OpSpecConstantDataKHR at
-/// instruction `inst` of type `ty` (an array of integers), or why not.
-pub(super) fn constant_data(ir: &Ir, inst: usize, ty: u32) -> Result<Val, String> {
+/// instruction `inst` of type `ty`; `None` unless `ty` is an array of known
+/// length of 8- to 64-bit integers and the Data words hold all of it (an
+/// instruction that reads it is then not supported, see `OP_BAD_CONST`).
+pub(super) fn constant_data(ir: &Ir, inst: usize, ty: u32) -> Option<Val> {
     let (element, len) = match ir.ty(ty).map(|t| &t.ty) {
         Some(Type::Array {
             element,
             len: Some(len),
             ..
         }) => (*element, *len),
-        _ => {
-            return Err(String::from(
-                "not supported: constant data whose type is not an array of known length",
-            ));
-        }
+        _ => return None,
     };
     let w = match ir.ty(element).map(|t| &t.ty) {
         Some(Type::Int { width, .. }) if matches!(width, 8 | 16 | 32 | 64) => *width as u64,
-        _ => {
-            return Err(String::from(
-                "not supported: constant data whose elements are not 8- to 64-bit integers",
-            ));
-        }
+        _ => return None,
     };
     // The Data words: the instruction's operands after the type and result.
     let words: &[u32] = ir.words(inst).get(2..).unwrap_or(&[]);
@@ -168,10 +162,7 @@ pub(super) fn constant_data(ir: &Ir, inst: usize, ty: u32) -> Result<Val, String
         .checked_mul(w)
         .is_none_or(|b| b.div_ceil(32) > words.len() as u64)
     {
-        return Err(format!(
-            "constant data has {} words, fewer than {len} elements of {w} bits need",
-            words.len()
-        ));
+        return None;
     }
     let bit = |at: u64| (words[(at / 32) as usize] >> (at % 32)) & 1;
     let mut items = Vec::with_capacity(len as usize);
@@ -188,7 +179,7 @@ pub(super) fn constant_data(ir: &Ir, inst: usize, ty: u32) -> Result<Val, String
         }
         items.push(Val::Scalar(mask(v, w as u32)));
     }
-    Ok(Val::Composite(items))
+    Some(Val::Composite(items))
 }
 
 /// Value `v` of type `ty` as bytes in the natural layout (padding zero).

@@ -1,9 +1,9 @@
 //! Values, pointers, and memory: per-invocation variables held as values,
 //! buffers as bytes read and written by the module's explicit layout.
 
+use super::error::{Indexed, RunErrorKind, Shapes, TypeProblem};
 use crate::ir::{Ir, Type};
-use alloc::format;
-use alloc::string::String;
+use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -109,7 +109,7 @@ pub(super) enum Loc {
         mat: Option<(u32, bool)>,
     },
     /// Memory the interpreter does not hold (the reason).
-    Unsupported(String),
+    Unsupported(Box<RunErrorKind>),
     /// An image descriptor: its bytes are buffer `buf`, its description
     /// `Program::images[img]` (see `image.rs`).
     Image { buf: u32, img: u32 },
@@ -125,12 +125,13 @@ pub(super) enum MemErr {
     Oob(u64, u64),
     /// An undefined value stored at this byte offset of a buffer.
     Undef(u64),
-    Msg(String),
+    /// Another fault.
+    Fault(RunErrorKind),
 }
 
-impl From<String> for MemErr {
-    fn from(s: String) -> MemErr {
-        MemErr::Msg(s)
+impl From<RunErrorKind> for MemErr {
+    fn from(k: RunErrorKind) -> MemErr {
+        MemErr::Fault(k)
     }
 }
 
@@ -178,12 +179,10 @@ pub(super) fn val_count(v: &Val) -> u64 {
 }
 
 /// An error when a value of type `ty` is too big to hold.
-pub(super) fn check_size(ir: &Ir, ty: u32) -> Result<(), String> {
+pub(super) fn check_size(ir: &Ir, ty: u32) -> Result<(), RunErrorKind> {
     let n = value_count(ir, ty);
     if n > MAX_VALUES {
-        Err(alloc::format!(
-            "not supported: a value of {n} components (the interpreter holds at most {MAX_VALUES} in one variable)"
-        ))
+        Err(RunErrorKind::ValueTooBig { components: n, limit: MAX_VALUES })
     } else {
         Ok(())
     }
@@ -223,7 +222,7 @@ pub(super) fn scalar_bytes(t: &Type) -> Option<u64> {
 fn ty_of(ir: &Ir, ty: u32) -> Result<&Type, MemErr> {
     ir.ty(ty)
         .map(|t| &t.ty)
-        .ok_or_else(|| MemErr::Msg(format!("%{ty} is not a type")))
+        .ok_or_else(|| MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NotAType }))
 }
 
 pub(super) fn bytes_at(bytes: &[u8], off: u64, n: u64) -> Result<u64, MemErr> {
@@ -269,7 +268,7 @@ fn parts(
 ) -> Result<Vec<Part>, MemErr> {
     let t = ty_of(ir, ty)?;
     if depth > MAX_NESTING {
-        return Err(MemErr::Msg(format!("type %{ty} nests too deep")));
+        return Err(MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::TooDeep }));
     }
     let mut out = Vec::new();
     match t {
@@ -282,7 +281,7 @@ fn parts(
         }
         Type::Matrix { column, columns } => {
             let (ms, row) = mat.ok_or_else(|| {
-                MemErr::Msg(String::from("a matrix in a buffer without MatrixStride"))
+                MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NoMatrixStride })
             })?;
             let cb = match ty_of(ir, *column)? {
                 Type::Vector { component, .. } => scalar_bytes(ty_of(ir, *component)?).unwrap_or(4),
@@ -298,9 +297,9 @@ fn parts(
         }
         Type::Array { element, len, .. } => {
             let stride = crate::ir::layout::array_stride(ir, ty).ok_or_else(|| {
-                MemErr::Msg(format!("array %{ty} in a buffer without ArrayStride"))
+                MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NoArrayStride })
             })?;
-            let n = len.ok_or_else(|| MemErr::Msg(format!("array %{ty} has no known length")))?;
+            let n = len.ok_or_else(|| MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NoLength }))?;
             for k in 0..n {
                 out.push((*element, off + k * stride as u64, 0, mat));
             }
@@ -308,16 +307,14 @@ fn parts(
         Type::Struct { members } => {
             for (k, m) in members.iter().enumerate() {
                 let o = crate::ir::layout::member_offset(ir, ty, k).ok_or_else(|| {
-                    MemErr::Msg(format!("member {k} of struct %{ty} has no Offset"))
+                    MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NoOffset { member: k as u32 } })
                 })?;
                 let mm = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));
                 out.push((m.ty, off + o as u64, 0, mm));
             }
         }
         _ => {
-            return Err(MemErr::Msg(format!(
-                "cannot read or write type %{ty} in a buffer"
-            )));
+            return Err(MemErr::Fault(RunErrorKind::BadType { ty, problem: TypeProblem::NotInBuffer }));
         }
     }
     Ok(out)
@@ -407,18 +404,16 @@ fn write_at(
             // Kept as zero bytes where that is allowed (Workgroup memory).
             Val::Undef if undef_ok => 0,
             Val::Undef => return Err(MemErr::Undef(off)),
-            _ => return Err(MemErr::Msg(String::from("a composite stored as a scalar"))),
+            _ => return Err(MemErr::Fault(RunErrorKind::ShapeMismatch { of: Shapes::CompositeAsScalar })),
         };
         return put_bytes(bytes, off, n, bits);
     }
     let Val::Composite(items) = v else {
-        return Err(MemErr::Msg(String::from("a scalar stored as a composite")));
+        return Err(MemErr::Fault(RunErrorKind::ShapeMismatch { of: Shapes::ScalarAsComposite }));
     };
     let ps = parts(ir, depth, ty, off, vstride, mat)?;
     if ps.len() != items.len() {
-        return Err(MemErr::Msg(String::from(
-            "a composite of the wrong size stored",
-        )));
+        return Err(MemErr::Fault(RunErrorKind::ShapeMismatch { of: Shapes::CompositeSize }));
     }
     for ((pt, po, pv, pm), item) in ps.into_iter().zip(items) {
         write_at(ir, depth + 1, bytes, pt, po, pv, pm, item, undef_ok)?;
@@ -428,23 +423,20 @@ fn write_at(
 
 /// One access-chain step from a pointer to `ty` with index `i`: the new
 /// pointee type, and the location moved.
-pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, String> {
-    let t = ir.ty(ty).ok_or_else(|| format!("%{ty} is not a type"))?;
-    let oob = |n: u64| format!("index {i} is out of bounds of a composite of {n} elements");
+pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunErrorKind> {
+    let t = ir.ty(ty).ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NotAType })?;
+    let oob = |n: u64| RunErrorKind::IndexOutOfBounds { into: Indexed::Composite, index: Some(i), len: Some(n) };
     if let Loc::Descs(items) = loc {
         let next = match &t.ty {
             Type::Array { element, .. } | Type::RuntimeArray { element } => *element,
             _ => {
-                return Err(format!(
-                    "an access chain indexes into %{ty}, which is not an array"
-                ));
+                return Err(RunErrorKind::BadType { ty, problem: TypeProblem::NotComposite { array: true } });
             }
         };
-        let l = items.get(i as usize).cloned().ok_or_else(|| {
-            format!(
-                "index {i} is out of bounds of an array of {} descriptors",
-                items.len()
-            )
+        let l = items.get(i as usize).cloned().ok_or_else(|| RunErrorKind::IndexOutOfBounds {
+            into: Indexed::Descriptors,
+            index: Some(i),
+            len: Some(items.len() as u64),
         })?;
         *loc = l;
         return Ok(next);
@@ -462,9 +454,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
             Some(members.len() as u64),
         ),
         _ => {
-            return Err(format!(
-                "an access chain indexes into %{ty}, which is not a composite"
-            ));
+            return Err(RunErrorKind::BadType { ty, problem: TypeProblem::NotComposite { array: false } });
         }
     };
     if let Some(n) = len
@@ -475,7 +465,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
     match loc {
         Loc::Var { path, .. } | Loc::Shared { path, .. } => {
             if len.is_none() {
-                return Err(String::from("a runtime array outside a buffer"));
+                return Err(RunErrorKind::BadType { ty, problem: TypeProblem::RuntimeArrayOutsideBuffer });
             }
             path.push(i as u32);
         }
@@ -494,7 +484,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
             }
             Type::Matrix { column, .. } => {
                 let (ms, row) =
-                    mat.ok_or_else(|| String::from("a matrix in a buffer without MatrixStride"))?;
+                    mat.ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NoMatrixStride })?;
                 let cb = match ir.ty(*column).map(|c| &c.ty) {
                     Some(Type::Vector { component, .. }) => ir
                         .ty(*component)
@@ -513,7 +503,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
             }
             Type::Array { .. } | Type::RuntimeArray { .. } => {
                 let stride = crate::ir::layout::array_stride(ir, ty)
-                    .ok_or_else(|| format!("array %{ty} in a buffer without ArrayStride"))?;
+                    .ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NoArrayStride })?;
                 *off = off.wrapping_add(i.wrapping_mul(stride as u64));
                 *vstride = 0;
             }
@@ -522,7 +512,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
                     return Err(oob(members.len() as u64));
                 };
                 let o = crate::ir::layout::member_offset(ir, ty, i as usize)
-                    .ok_or_else(|| format!("member {i} of struct %{ty} has no Offset"))?;
+                    .ok_or_else(|| RunErrorKind::BadType { ty, problem: TypeProblem::NoOffset { member: i as u32 } })?;
                 *off = off.wrapping_add(o as u64);
                 *vstride = 0;
                 *mat = m.matrix_stride.map(|s| (s, m.row_major.unwrap_or(false)));
@@ -531,9 +521,7 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, Strin
         },
         Loc::Unsupported(_) => {}
         Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => {
-            return Err(String::from(
-                "an access chain indexes into an image or sampler",
-            ));
+            return Err(RunErrorKind::IndexIntoHandle);
         }
     }
     Ok(next)
@@ -595,23 +583,23 @@ fn spans_at(
     Ok(())
 }
 
-pub(super) fn scalar(v: &Val) -> Result<u64, String> {
+pub(super) fn scalar(v: &Val) -> Result<u64, RunErrorKind> {
     match v {
         Val::Scalar(x) => Ok(*x),
         // Where undefinedness is not followed (an index, a matrix operand),
         // an undefined scalar reads as 0.
         Val::Undef => Ok(0),
-        _ => Err(String::from("a scalar was expected")),
+        _ => Err(RunErrorKind::ScalarExpected),
     }
 }
 
-pub(super) fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> Result<Val, String> {
+pub(super) fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, RunErrorKind>) -> Result<Val, RunErrorKind> {
     match a {
         Val::Scalar(x) => Ok(Val::Scalar(f(*x)?)),
         Val::Composite(xs) => Ok(Val::Composite(
             xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
         )),
-        Val::Pointer(_) => Err(String::from("a pointer used as a number")),
+        Val::Pointer(_) => Err(RunErrorKind::PointerAsNumber),
         Val::Undef => Ok(Val::Undef),
     }
 }
@@ -620,8 +608,8 @@ pub(super) fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, String>) -> R
 pub(super) fn map2(
     a: &Val,
     b: &Val,
-    f: &mut impl FnMut(u64, u64) -> Result<u64, String>,
-) -> Result<Val, String> {
+    f: &mut impl FnMut(u64, u64) -> Result<u64, RunErrorKind>,
+) -> Result<Val, RunErrorKind> {
     match (a, b) {
         (Val::Scalar(x), Val::Scalar(y)) => Ok(Val::Scalar(f(*x, *y)?)),
         (Val::Composite(xs), Val::Composite(ys)) if xs.len() == ys.len() => Ok(Val::Composite(
@@ -632,6 +620,6 @@ pub(super) fn map2(
         )),
         // Undefined scalars (checked last: the common case stays first).
         (Val::Undef, Val::Scalar(_) | Val::Undef) | (Val::Scalar(_), Val::Undef) => Ok(Val::Undef),
-        _ => Err(String::from("operands of different shapes")),
+        _ => Err(RunErrorKind::ShapeMismatch { of: Shapes::Operands }),
     }
 }

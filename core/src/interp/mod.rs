@@ -39,7 +39,7 @@ pub mod trace;
 mod tests_ext;
 pub mod values;
 
-pub use error::{BufferRef, RaceAccess, RaceSite, RunErrorKind};
+pub use error::{BufferRef, ImageProblem, Indexed, Malformed, RaceAccess, RaceSite, RunErrorKind, Shapes, TypeProblem};
 pub use num::{f64_to_half, half_to_f64};
 pub use kernel::{KernelParam, kernel_params, natural_tree};
 pub use trace::{Trace, TraceReport};
@@ -47,7 +47,6 @@ pub use trace::{Trace, TraceReport};
 use crate::grammar::{self, op};
 use crate::ir::Ir;
 use alloc::collections::BTreeMap;
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -162,10 +161,6 @@ impl fmt::Display for RunError {
 }
 
 impl RunError {
-    pub(crate) fn new(inst: Option<u32>, message: String) -> RunError {
-        RunError::of(inst, RunErrorKind::Other { message })
-    }
-
     pub(crate) fn of(inst: Option<u32>, kind: RunErrorKind) -> RunError {
         RunError {
             kind,
@@ -215,11 +210,6 @@ pub struct RunStats {
     /// The paths and edge counts asked for by [`Options::trace`] (`None`
     /// when it is off).
     pub trace: Option<TraceReport>,
-}
-
-/// `not supported: OpX`, for the operations whose errors are text.
-pub(crate) fn unsupported(op: u16) -> String {
-    format!("not supported: {}", error::op_name(op))
 }
 
 /// Specialize a module (its words): each OpSpecConstant, OpSpecConstantTrue

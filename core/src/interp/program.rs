@@ -40,6 +40,42 @@ pub(super) struct Inst {
     /// The operands: `Func::args[a..a + n]`.
     pub a: u32,
     pub n: u32,
+    /// The handler the run loop gives it (picked when decoding).
+    pub handler: Handler,
+}
+
+/// Which handler runs an instruction, picked once when decoding (see
+/// `decode::pick_handlers`). A specialised handler reads its operands in a
+/// faster way where they are what it takes (defined scalars, a pointer to
+/// memory held as values, a scalar in a buffer) and computes the result
+/// with the same function as the general handler; otherwise the general
+/// handler runs the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Handler {
+    /// The general handler only.
+    General,
+    /// `ops::arith::scalar_binary` on defined scalars or small vectors of them.
+    Binary,
+    /// `ops::arith::scalar_unary` on a defined scalar.
+    Unary,
+    /// OpSelect on defined scalars (`ops::arith::select`).
+    Select,
+    /// OpBitcast component to component (`ops::arith::bitcast_bits`).
+    Bitcast,
+    /// OpImageRead, OpImageWrite, OpImageFetch, OpImageTexelPointer.
+    Image,
+    Branch,
+    BranchConditional,
+    /// OpLoad, OpStore, OpAccessChain, OpInBoundsAccessChain,
+    /// OpCompositeExtract, OpCompositeConstruct.
+    Memory,
+    /// The integer atomic read-modify-writes.
+    AtomicRmw,
+    AtomicLoad,
+    AtomicStore,
+    Return,
+    /// A constant pointer copied into its register.
+    ConstPtr,
 }
 
 /// One block: its phis are `insts[phis..body]`, its other instructions from `body`.

@@ -343,6 +343,7 @@ fn division_by_zero() {
     let e = r.expect_err("division by zero");
     assert_eq!(e.message(), "integer division by zero");
     assert_eq!(e.inst, Some(index_of(&ir, op::OpUDiv)));
+    assert_eq!(e.kind, RunErrorKind::DivisionByZero);
 }
 
 /// The head with a Workgroup array `%sh` of 4 uints, a bool `%true`, and
@@ -976,6 +977,7 @@ fn a_variable_too_big_to_hold_is_an_error() {
     );
     let e = run_out(&ir, 1, 4, 1_000_000).0.unwrap_err();
     assert!(e.message().contains("1073741824 components"), "{}", e.message());
+    assert_eq!(e.kind, RunErrorKind::ValueTooBig { components: 1 << 30, limit: 1 << 22 });
 }
 
 /// A function with a big Function variable, called again and again: each call

@@ -1,6 +1,7 @@
 //! Constants and spec constants, with their (default) values evaluated.
 
 use super::{Ir, Type};
+use crate::grammar::class::{self, Num, OpClass};
 use crate::grammar::op;
 use alloc::vec::Vec;
 
@@ -129,20 +130,30 @@ impl Ir {
             let (x, y) = (a(0)?, a(1)?);
             f(sx(x), sx(y)).map(|v| out(v as u64))
         };
-        let cmp = |f: &dyn Fn(u64, u64) -> bool| -> Option<ConstValue> {
-            let (x, y) = (a(0)?, a(1)?);
-            Some(ConstValue::Bool(f(x.0, y.0)))
-        };
-        let scmp = |f: &dyn Fn(i64, i64) -> bool| -> Option<ConstValue> {
-            let (x, y) = (a(0)?, a(1)?);
-            Some(ConstValue::Bool(f(sx(x), sx(y))))
-        };
+        // The comparisons and logical operators, by the grammar's class.
+        match class::of(opcode) {
+            OpClass::Compare { num, relation: Some(rel), .. } if num.is_int() => {
+                let (x, y) = (a(0)?, a(1)?);
+                let holds = if num == Num::Signed { rel.holds(sx(x), sx(y)) } else { rel.holds(x.0, y.0) };
+                return Some(ConstValue::Bool(holds));
+            }
+            OpClass::Logical { unary: true } => return a(0).map(|x| ConstValue::Bool(x.0 == 0)),
+            OpClass::Logical { unary: false } => {
+                let (x, y) = (a(0)?.0 != 0, a(1)?.0 != 0);
+                return Some(ConstValue::Bool(match opcode {
+                    op::OpLogicalOr => x || y,
+                    op::OpLogicalAnd => x && y,
+                    op::OpLogicalEqual => x == y,
+                    _ => x != y,
+                }));
+            }
+            _ => {}
+        }
         match opcode {
             op::OpSConvert => a(0).map(|x| out(sx(x) as u64)),
             op::OpUConvert => a(0).map(|x| out(x.0)),
             op::OpSNegate => a(0).map(|x| out(sx(x).wrapping_neg() as u64)),
             op::OpNot => a(0).map(|x| out(!x.0)),
-            op::OpLogicalNot => a(0).map(|x| ConstValue::Bool(x.0 == 0)),
             op::OpIAdd => bin(&|x, y| Some(x.wrapping_add(y))),
             op::OpISub => bin(&|x, y| Some(x.wrapping_sub(y))),
             op::OpIMul => bin(&|x, y| Some(x.wrapping_mul(y))),
@@ -187,20 +198,6 @@ impl Ir {
             op::OpBitwiseOr => bin(&|x, y| Some(x | y)),
             op::OpBitwiseXor => bin(&|x, y| Some(x ^ y)),
             op::OpBitwiseAnd => bin(&|x, y| Some(x & y)),
-            op::OpLogicalOr => cmp(&|x, y| x != 0 || y != 0),
-            op::OpLogicalAnd => cmp(&|x, y| x != 0 && y != 0),
-            op::OpLogicalEqual => cmp(&|x, y| (x != 0) == (y != 0)),
-            op::OpLogicalNotEqual => cmp(&|x, y| (x != 0) != (y != 0)),
-            op::OpIEqual => cmp(&|x, y| x == y),
-            op::OpINotEqual => cmp(&|x, y| x != y),
-            op::OpULessThan => cmp(&|x, y| x < y),
-            op::OpULessThanEqual => cmp(&|x, y| x <= y),
-            op::OpUGreaterThan => cmp(&|x, y| x > y),
-            op::OpUGreaterThanEqual => cmp(&|x, y| x >= y),
-            op::OpSLessThan => scmp(&|x, y| x < y),
-            op::OpSLessThanEqual => scmp(&|x, y| x <= y),
-            op::OpSGreaterThan => scmp(&|x, y| x > y),
-            op::OpSGreaterThanEqual => scmp(&|x, y| x >= y),
             op::OpSelect => {
                 let c = a(0)?.0;
                 let v = if c != 0 { a(1)? } else { a(2)? };

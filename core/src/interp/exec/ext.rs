@@ -18,10 +18,11 @@
 //!   type (in a kernel module, else the pointee's natural size), and a
 //!   pointer to an array element in Function memory by elements.
 
-use super::{Frame, State, get, load, pointer, store};
+use super::{Frame, Loaded, State, get, load, pointer, store};
 use crate::interp::mem::scalar;
 use crate::grammar::{self, op};
 use crate::interp::{RunError, RunErrorKind};
+use crate::interp::error::Malformed;
 use crate::interp::program::{Inst, NO_VALUE, Program};
 use crate::interp::race::Kind;
 use crate::interp::kernel;
@@ -58,8 +59,8 @@ pub(in crate::interp) fn decode_hook(ir: &Ir, i: usize, inst: &mut Inst) {
     }
 }
 
-fn err(inst: &Inst, m: String) -> RunError {
-    RunError::new(Some(inst.idx), m)
+fn err(inst: &Inst, kind: RunErrorKind) -> RunError {
+    RunError::of(Some(inst.idx), kind)
 }
 
 /// The extension instructions that produce a value.
@@ -73,12 +74,12 @@ pub(super) fn exec(
     let slot = |k: usize| -> Result<&Val, RunError> {
         let s = *args
             .get(k)
-            .ok_or_else(|| err(inst, String::from("an operand is missing")))?;
+            .ok_or_else(|| err(inst, RunErrorKind::MissingOperand))?;
         Ok(get(prog, &fr.regs, s))
     };
     match inst.op {
         op::OpVariableLengthArrayINTEL => {
-            let n = scalar(slot(0)?).map_err(|m| err(inst, m))?;
+            let n = scalar(slot(0)?).map_err(|kind| err(inst, kind))?;
             let n = mask(n, width_of(prog.ir, inst.idx, 2));
             let each = value_count(prog.ir, inst.ty).max(1);
             let total = n.saturating_mul(each);
@@ -106,12 +107,9 @@ pub(super) fn exec(
                 ));
             }
             if inst.ty == 0 {
-                return Err(err(
-                    inst,
-                    String::from("an untyped Function variable without a Data Type"),
-                ));
+                return Err(err(inst, RunErrorKind::Malformed { problem: Malformed::UntypedFunctionVariable }));
             }
-            crate::interp::mem::check_size(prog.ir, inst.ty).map_err(|m| err(inst, m))?;
+            crate::interp::mem::check_size(prog.ir, inst.ty).map_err(|kind| err(inst, kind))?;
             st.hold(value_count(prog.ir, inst.ty), Some(inst.idx))?;
             let init = match args.get(2) {
                 Some(&s) if s != NO_VALUE => get(prog, &fr.regs, s).clone(),
@@ -171,7 +169,7 @@ fn chain(
     let s = |k: usize| -> Result<&Val, RunError> {
         let s = *args
             .get(k)
-            .ok_or_else(|| err(inst, String::from("an operand is missing")))?;
+            .ok_or_else(|| err(inst, RunErrorKind::MissingOperand))?;
         Ok(get(prog, &fr.regs, s))
     };
     let mut p: Ptr = pointer(s(b)?, inst)?.clone();
@@ -188,7 +186,7 @@ fn chain(
         // Operand positions: type, result, [Base Type,] Base, Element.
         let epos = if base_ty.is_some() { 4 } else { 3 };
         let e = sext(
-            scalar(s(next)?).map_err(|m| err(inst, m))?,
+            scalar(s(next)?).map_err(|kind| err(inst, kind))?,
             width_of(ir, inst.idx, epos),
         );
         next += 1;
@@ -208,10 +206,7 @@ fn chain(
                     };
                     let cur = path.last().copied().unwrap_or(0) as i64;
                     let to = cur.checked_add(e).filter(|t| (0..len).contains(t)).ok_or_else(|| {
-                        err(
-                            inst,
-                            format!("out-of-bounds access: element {e} from element {cur} of an array of {len} in Function memory"),
-                        )
+                        err(inst, RunErrorKind::ElementOutOfBounds { element: e, from: cur, len })
                     })?;
                     if let Some(l) = path.last_mut() {
                         *l = to as u32;
@@ -253,8 +248,8 @@ fn chain(
     }
     let mut ty = ty0;
     for k in next..args.len() {
-        let i = scalar(s(k)?).map_err(|m| err(inst, m))?;
-        ty = step(ir, ty, &mut p.loc, i).map_err(|m| err(inst, m))?;
+        let i = scalar(s(k)?).map_err(|kind| err(inst, kind))?;
+        ty = step(ir, ty, &mut p.loc, i).map_err(|kind| err(inst, kind))?;
     }
     p.ty = ty;
     Ok(Val::Pointer(p))
@@ -271,15 +266,10 @@ pub(super) fn restore(
     let s = args
         .first()
         .map(|&s| get(prog, &fr.regs, s))
-        .ok_or_else(|| err(inst, String::from("an operand is missing")))?;
-    let to = scalar(s).map_err(|m| err(inst, m))?;
+        .ok_or_else(|| err(inst, RunErrorKind::MissingOperand))?;
+    let to = scalar(s).map_err(|kind| err(inst, kind))?;
     if to < fr.mem_base as u64 || to > st.mem.len() as u64 {
-        return Err(err(
-            inst,
-            String::from(
-                "OpRestoreMemoryINTEL with a state that this function call did not save, or that was already freed",
-            ),
-        ));
+        return Err(err(inst, RunErrorKind::BadRestore));
     }
     let freed = st.mem[to as usize..]
         .iter()
@@ -305,7 +295,7 @@ fn bytes_of(prog: &Program, inst: &Inst, ty: u32, v: &Val) -> Result<Vec<u8>, Ru
 pub(super) fn load_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr) -> Result<Val, RunError> {
     match &p.loc {
         Loc::Var { .. } | Loc::Shared { .. } => {
-            let v = load(prog, st, inst, p, Kind::Read)?;
+            let v = load(prog, st, inst, p, Kind::Read)?.into_val();
             let b = bytes_of(prog, inst, p.ty, &v)?;
             kernel::from_bytes(prog.ir, inst.ty, &b).ok_or_else(|| {
                 RunError::unsupported(Some(inst.idx), format!("a load of type %{} from {} bytes of type %{} (past the memory the pointer points to)",
@@ -325,7 +315,8 @@ pub(super) fn load_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr) -> R
                 loc: p.loc.clone(),
             },
             Kind::Read,
-        ),
+        )
+        .map(Loaded::into_val),
     }
 }
 
@@ -340,7 +331,7 @@ pub(super) fn store_as(
 ) -> Result<(), RunError> {
     match &p.loc {
         Loc::Var { .. } | Loc::Shared { .. } => {
-            let cur = load(prog, st, inst, p, Kind::Read)?;
+            let cur = load(prog, st, inst, p, Kind::Read)?.into_val();
             let mut b = bytes_of(prog, inst, p.ty, &cur)?;
             let nb = bytes_of(prog, inst, inst.ty, &v)?;
             if nb.len() > b.len() {
@@ -356,7 +347,7 @@ pub(super) fn store_as(
                 RunError::unsupported(Some(inst.idx), format!("reading bytes as type %{}", p.ty),
                 )
             })?;
-            store(prog, st, inst, p, new, Kind::Write)
+            store(prog, st, inst, p, &new, Kind::Write)
         }
         _ => store(
             prog,
@@ -366,7 +357,7 @@ pub(super) fn store_as(
                 ty: inst.ty,
                 loc: p.loc.clone(),
             },
-            v,
+            &v,
             Kind::Write,
         ),
     }

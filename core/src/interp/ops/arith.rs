@@ -3,41 +3,40 @@
 //! vectors component by component, and its specialised handler for scalar
 //! operands calls the same functions.
 
+use crate::grammar::class::{self, Num, OpClass, Order};
 use crate::grammar::op;
 use crate::interp::mem::{Val, has_undef, map1, map2, scalar, undefined};
 use crate::interp::num::{ScalarClass, ScalarType, fget, fput, mask, sext};
 use crate::interp::program::Inst;
-use crate::interp::unsupported;
+use crate::interp::error::{RunErrorKind, Shapes};
 use crate::ir::{Ir, Type};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-pub(crate) fn check_float(k: ScalarType) -> Result<(), String> {
+pub(crate) fn check_float(k: ScalarType) -> Result<(), RunErrorKind> {
     if k.k != ScalarClass::Float {
-        return Err(String::from(
-            "a float operation on a type that is not a float",
-        ));
+        return Err(RunErrorKind::NotFloat);
     }
     if k.w != 16 && k.w != 32 && k.w != 64 {
-        return Err(format!("not supported: {}-bit floats", k.w));
+        return Err(RunErrorKind::NotSupportedFeature { what: format!("{}-bit floats", k.w) });
     }
     Ok(())
 }
 
 /// An integer arithmetic or bit operator on two scalars of width `w`.
 #[inline(always)]
-pub(crate) fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
+pub(crate) fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, RunErrorKind> {
     let (sa, sb) = (sext(a, w), sext(b, w));
-    let shift = |b: u64| -> Result<u32, String> {
+    let shift = |b: u64| -> Result<u32, RunErrorKind> {
         if b >= w as u64 {
-            Err(format!("shift by {b}, not less than the width {w}"))
+            Err(RunErrorKind::ShiftTooFar { shift: b, width: w })
         } else {
             Ok(b as u32)
         }
     };
-    let zero = || Err(String::from("integer division by zero"));
+    let zero = || Err(RunErrorKind::DivisionByZero);
     let r = match o {
         op::OpIAdd => a.wrapping_add(b),
         op::OpISub => a.wrapping_sub(b),
@@ -83,12 +82,12 @@ pub(crate) fn int_bin(o: u16, a: u64, b: u64, w: u32) -> Result<u64, String> {
         op::OpBitwiseAnd => a & b,
         op::OpBitwiseOr => a | b,
         op::OpBitwiseXor => a ^ b,
-        _ => return Err(unsupported(o)),
+        _ => return Err(RunErrorKind::NotSupported { opcode: o }),
     };
     Ok(mask(r, w))
 }
 
-pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
+pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, RunErrorKind> {
     Ok(match o {
         op::OpFAdd => a + b,
         op::OpFSub => a - b,
@@ -103,55 +102,85 @@ pub(crate) fn float_bin(o: u16, a: f64, b: f64) -> Result<f64, String> {
                 r
             }
         }
-        _ => return Err(unsupported(o)),
+        _ => return Err(RunErrorKind::NotSupported { opcode: o }),
     })
 }
 
-/// A comparison of two scalars of kind `k` (integers, booleans or floats).
+/// A comparison (grammar class [`OpClass::Compare`] with a relation) of
+/// two scalars of kind `k`: integers compared by the class's signedness,
+/// floats by its order (an ordered comparison is false on NaN, an unordered
+/// one true).
 #[inline(always)]
-pub(crate) fn compare(o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, String> {
-    if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
-        return float_compare(o, fget(a, k.w), fget(b, k.w));
-    }
-    let (sa, sb) = (sext(a, k.w), sext(b, k.w));
-    Ok(match o {
-        op::OpIEqual | op::OpLogicalEqual => a == b,
-        op::OpINotEqual | op::OpLogicalNotEqual => a != b,
-        op::OpUGreaterThan => a > b,
-        op::OpUGreaterThanEqual => a >= b,
-        op::OpULessThan => a < b,
-        op::OpULessThanEqual => a <= b,
-        op::OpSGreaterThan => sa > sb,
-        op::OpSGreaterThanEqual => sa >= sb,
-        op::OpSLessThan => sa < sb,
-        op::OpSLessThanEqual => sa <= sb,
-        _ => return Err(unsupported(o)),
+pub(crate) fn compare(o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, RunErrorKind> {
+    compare_as(class::of(o), o, a, b, k)
+}
+
+/// [`compare`] with the opcode's class given (a constant where the opcode is).
+#[inline(always)]
+fn compare_as(c: OpClass, o: u16, a: u64, b: u64, k: ScalarType) -> Result<bool, RunErrorKind> {
+    let OpClass::Compare { num, order, relation: Some(rel) } = c else { return Err(RunErrorKind::NotSupported { opcode: o }) };
+    Ok(match num {
+        Num::Float => {
+            let (fa, fb) = (fget(a, k.w), fget(b, k.w));
+            let nan = fa.is_nan() || fb.is_nan();
+            match order {
+                Order::Unordered => nan || rel.holds(fa, fb),
+                _ => !nan && rel.holds(fa, fb),
+            }
+        }
+        Num::Signed => rel.holds(sext(a, k.w), sext(b, k.w)),
+        Num::Int | Num::Unsigned | Num::Bool => rel.holds(a, b),
     })
 }
 
-fn float_compare(o: u16, fa: f64, fb: f64) -> Result<bool, String> {
-    let nan = fa.is_nan() || fb.is_nan();
-    Ok(match o {
-        op::OpFOrdEqual => fa == fb,
-        op::OpFUnordEqual => nan || fa == fb,
-        op::OpFOrdNotEqual => !nan && fa != fb,
-        op::OpFUnordNotEqual => fa != fb,
-        op::OpFOrdLessThan => fa < fb,
-        op::OpFUnordLessThan => nan || fa < fb,
-        op::OpFOrdGreaterThan => fa > fb,
-        op::OpFUnordGreaterThan => nan || fa > fb,
-        op::OpFOrdLessThanEqual => fa <= fb,
-        op::OpFUnordLessThanEqual => nan || fa <= fb,
-        op::OpFOrdGreaterThanEqual => fa >= fb,
-        op::OpFUnordGreaterThanEqual => nan || fa >= fb,
-        _ => return Err(unsupported(o)),
-    })
-}
-
-/// OpLogicalAnd or OpLogicalOr on two booleans.
+/// The logical operators (grammar class [`OpClass::Logical`]) on booleans
+/// (0 or 1): OpLogicalAnd, OpLogicalOr, OpLogicalEqual, OpLogicalNotEqual,
+/// and OpLogicalNot of `a` (`b` not read).
 #[inline(always)]
 pub(crate) fn logical(o: u16, a: u64, b: u64) -> u64 {
-    if o == op::OpLogicalAnd { a & b } else { a | b }
+    match o {
+        op::OpLogicalAnd => a & b,
+        op::OpLogicalOr => a | b,
+        op::OpLogicalEqual => (a == b) as u64,
+        op::OpLogicalNotEqual => (a != b) as u64,
+        _ => a ^ 1,
+    }
+}
+
+/// OpSelect on one component: `a` where the condition `c` holds, else `b`.
+#[inline(always)]
+pub(crate) fn select<T>(c: u64, a: T, b: T) -> T {
+    if c != 0 { a } else { b }
+}
+
+/// The width of an OpBitcast from `from` to `to` that maps each component to
+/// one component ([`bitcast_bits`]): scalars of one width, a whole number of
+/// bytes; `None` for any other (its bytes regrouped).
+#[inline(always)]
+pub(crate) fn bitcast_width(from: ScalarType, to: ScalarType) -> Option<u32> {
+    let numbers = |k: ScalarType| k.k != ScalarClass::Other;
+    (numbers(from) && numbers(to) && from.w == to.w && from.w % 8 == 0 && from.w > 0).then_some(to.w)
+}
+
+/// One component of an OpBitcast of [`bitcast_width`] `w`: its bits.
+#[inline(always)]
+pub(crate) fn bitcast_bits(x: u64, w: u32) -> u64 {
+    mask(x, w)
+}
+
+/// The operators with a scalar form ([`scalar_binary`], [`scalar_unary`]),
+/// listed once: `$then!` is called with the integer binary operators, the
+/// logical ones, the comparisons and the unary ones.
+macro_rules! scalar_ops {
+    ($then:ident) => {
+        $then!(
+            OpIAdd, OpISub, OpIMul, OpBitwiseAnd, OpBitwiseOr, OpBitwiseXor;
+            OpLogicalAnd, OpLogicalOr, OpLogicalEqual, OpLogicalNotEqual;
+            OpIEqual, OpINotEqual, OpUGreaterThan, OpSGreaterThan, OpUGreaterThanEqual, OpSGreaterThanEqual,
+            OpULessThan, OpSLessThan, OpULessThanEqual, OpSLessThanEqual;
+            OpLogicalNot, OpNot, OpSNegate
+        )
+    };
 }
 
 /// An integer, logical or comparison binary operator on one component of each
@@ -159,23 +188,53 @@ pub(crate) fn logical(o: u16, a: u64, b: u64) -> u64 {
 /// calls the operator's one definition with its opcode a constant, so that
 /// the inlined call keeps only that operator's code.
 #[inline(always)]
-pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: ScalarType, ak: ScalarType) -> Result<u64, String> {
+pub(crate) fn scalar_binary(o: u16, a: u64, b: u64, sk: ScalarType, ak: ScalarType) -> Result<u64, RunErrorKind> {
     macro_rules! each {
-        ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),*) => {
+        ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),* ; $($unary:ident),*) => {
             match o {
                 $(op::$int => int_bin(op::$int, a, b, sk.w),)*
                 $(op::$logic => Ok(logical(op::$logic, a, b)),)*
-                $(op::$cmp => compare(op::$cmp, a, b, ak).map(u64::from),)*
-                _ => Err(unsupported(o)),
+                $(op::$cmp => {
+                    const CLASS: OpClass = class::of(op::$cmp);
+                    compare_as(CLASS, op::$cmp, a, b, ak).map(u64::from)
+                })*
+                _ => Err(RunErrorKind::NotSupported { opcode: o }),
             }
         };
     }
-    each!(
-        OpIAdd, OpISub, OpIMul, OpBitwiseAnd, OpBitwiseOr, OpBitwiseXor;
-        OpLogicalAnd, OpLogicalOr;
-        OpLogicalEqual, OpLogicalNotEqual, OpIEqual, OpINotEqual, OpUGreaterThan, OpSGreaterThan,
-        OpUGreaterThanEqual, OpSGreaterThanEqual, OpULessThan, OpSLessThan, OpULessThanEqual, OpSLessThanEqual
-    )
+    scalar_ops!(each)
+}
+
+/// A unary integer or logical operator on one component (OpLogicalNot,
+/// OpNot, OpSNegate): `sk` the result's scalar kind.
+#[inline(always)]
+pub(crate) fn scalar_unary(o: u16, a: u64, sk: ScalarType) -> Result<u64, RunErrorKind> {
+    Ok(match o {
+        op::OpLogicalNot => logical(op::OpLogicalNot, a, 0),
+        op::OpNot => mask(!a, sk.w),
+        op::OpSNegate => mask(a.wrapping_neg(), sk.w),
+        _ => return Err(RunErrorKind::NotSupported { opcode: o }),
+    })
+}
+
+/// Whether [`scalar_binary`] takes opcode `o`.
+pub(crate) const fn has_scalar_binary(o: u16) -> bool {
+    macro_rules! each {
+        ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),* ; $($unary:ident),*) => {
+            matches!(o, $(op::$int)|* | $(op::$logic)|* | $(op::$cmp)|*)
+        };
+    }
+    scalar_ops!(each)
+}
+
+/// Whether [`scalar_unary`] takes opcode `o`.
+pub(crate) const fn has_scalar_unary(o: u16) -> bool {
+    macro_rules! each {
+        ($($int:ident),* ; $($logic:ident),* ; $($cmp:ident),* ; $($unary:ident),*) => {
+            matches!(o, $(op::$unary)|*)
+        };
+    }
+    scalar_ops!(each)
 }
 
 /// The operators on values: integer, float, logical, comparison, select,
@@ -185,8 +244,8 @@ pub(crate) fn value<'v>(
     o: u16,
     inst: &Inst,
     ir: &Ir,
-    operand: &impl Fn(usize) -> Result<&'v Val, String>,
-) -> Option<Result<Val, String>> {
+    operand: &impl Fn(usize) -> Result<&'v Val, RunErrorKind>,
+) -> Option<Result<Val, RunErrorKind>> {
     value_of(o, inst, ir, operand).transpose()
 }
 
@@ -194,8 +253,8 @@ fn value_of<'v>(
     o: u16,
     inst: &Inst,
     ir: &Ir,
-    operand: &impl Fn(usize) -> Result<&'v Val, String>,
-) -> Result<Option<Val>, String> {
+    operand: &impl Fn(usize) -> Result<&'v Val, RunErrorKind>,
+) -> Result<Option<Val>, RunErrorKind> {
     Ok(Some(match o {
         // Integer arithmetic and bit operations.
         op::OpIAdd
@@ -219,14 +278,7 @@ fn value_of<'v>(
                 (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w))?,
             }
         }
-        op::OpSNegate => {
-            let w = inst.sk.w;
-            map1(operand(0)?, &mut |a| Ok(mask(a.wrapping_neg(), w)))?
-        }
-        op::OpNot => {
-            let w = inst.sk.w;
-            map1(operand(0)?, &mut |a| Ok(mask(!a, w)))?
-        }
+        op::OpSNegate | op::OpNot | op::OpLogicalNot => map1(operand(0)?, &mut |a| scalar_unary(o, a, inst.sk))?,
         op::OpBitCount => {
             let w = inst.sk.w;
             map1(operand(0)?, &mut |a| {
@@ -251,7 +303,7 @@ fn value_of<'v>(
             let off = scalar(operand(ok)?)?;
             let cnt = scalar(operand(ck)?)?;
             if off.saturating_add(cnt) > w as u64 {
-                return Err(format!("bit field offset {off} + count {cnt} exceeds the width {w}"));
+                return Err(RunErrorKind::BitFieldTooWide { offset: off, count: cnt, width: w });
             }
             let fm = if cnt == 0 {
                 0
@@ -306,42 +358,20 @@ fn value_of<'v>(
             })
             ?
         }
-        // Comparisons.
-        op::OpIEqual
-        | op::OpINotEqual
-        | op::OpUGreaterThan
-        | op::OpUGreaterThanEqual
-        | op::OpULessThan
-        | op::OpULessThanEqual
-        | op::OpSGreaterThan
-        | op::OpSGreaterThanEqual
-        | op::OpSLessThan
-        | op::OpSLessThanEqual
-        | op::OpLogicalEqual
-        | op::OpLogicalNotEqual
-        | op::OpFOrdEqual
-        | op::OpFUnordEqual
-        | op::OpFOrdNotEqual
-        | op::OpFUnordNotEqual
-        | op::OpFOrdLessThan
-        | op::OpFUnordLessThan
-        | op::OpFOrdGreaterThan
-        | op::OpFUnordGreaterThan
-        | op::OpFOrdLessThanEqual
-        | op::OpFUnordLessThanEqual
-        | op::OpFOrdGreaterThanEqual
-        | op::OpFUnordGreaterThanEqual => {
-            if (op::OpFOrdEqual..=op::OpFUnordGreaterThanEqual).contains(&o) {
-                check_float(inst.ak)?;
-            }
+        // Comparisons (the grammar's class: those with a relation in their name).
+        _ if matches!(class::of(o), OpClass::Compare { relation: Some(_), .. }) => {
             let k = inst.ak;
+            if matches!(class::of(o), OpClass::Compare { num: Num::Float, .. }) {
+                check_float(k)?;
+            }
             match (operand(0)?, operand(1)?) {
                 (Val::Scalar(a), Val::Scalar(b)) => Val::Scalar(compare(o, *a, *b, k)? as u64),
                 (a, b) => map2(a, b, &mut |a, b| Ok(compare(o, a, b, k)? as u64))?,
             }
         }
-        op::OpLogicalAnd | op::OpLogicalOr => map2(operand(0)?, operand(1)?, &mut |a, b| Ok(logical(o, a, b)))?,
-        op::OpLogicalNot => map1(operand(0)?, &mut |a| Ok(a ^ 1))?,
+        op::OpLogicalAnd | op::OpLogicalOr | op::OpLogicalEqual | op::OpLogicalNotEqual => {
+            map2(operand(0)?, operand(1)?, &mut |a, b| Ok(logical(o, a, b)))?
+        }
         op::OpAny | op::OpAll => {
             let cs = comps(operand(0)?);
             let mut bits = cs.iter().map(scalar);
@@ -357,35 +387,27 @@ fn value_of<'v>(
             let (a, b) = (operand(1)?, operand(2)?);
             match c {
                 Val::Undef => undefined(a),
-                Val::Scalar(x) => {
-                    if *x != 0 {
-                        a.clone()
-                    } else {
-                        b.clone()
-                    }
-                }
+                Val::Scalar(x) => select(*x, a, b).clone(),
                 Val::Composite(cs) => match (a, b) {
                     (Val::Composite(xs), Val::Composite(ys)) if xs.len() == cs.len() && ys.len() == cs.len() => {
                         Val::Composite(
                             cs.iter()
                                 .zip(xs.iter().zip(ys))
                                 .map(|(c, (x, y))| {
-                                    if matches!(c, Val::Undef) {
-                                        undefined(x)
-                                    } else if matches!(c, Val::Scalar(0)) {
-                                        y.clone()
-                                    } else {
-                                        x.clone()
+                                    match c {
+                                        Val::Undef => undefined(x),
+                                        Val::Scalar(c) => select(*c, x, y).clone(),
+                                        _ => x.clone(),
                                     }
                                 })
                                 .collect(),
                         )
                     }
                     _ => {
-                        return Err(String::from("OpSelect with operands of different shapes"));
+                        return Err(RunErrorKind::ShapeMismatch { of: Shapes::Select });
                     }
                 },
-                Val::Pointer(_) => return Err(String::from("OpSelect on a pointer condition")),
+                Val::Pointer(_) => return Err(RunErrorKind::SelectOnPointer),
             }
         }
         // Conversions.
@@ -443,13 +465,20 @@ fn value_of<'v>(
         }
         op::OpBitcast => {
             if inst.sk.k == ScalarClass::Other || inst.ak.k == ScalarClass::Other {
-                return Err(String::from("not supported: OpBitcast of pointers"));
+                return Err(RunErrorKind::NotSupportedFeature { what: String::from("OpBitcast of pointers") });
             }
             let count = match ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Vector { count, .. }) => Some(*count as usize),
                 _ => None,
             };
-            let v = bitcast(operand(0)?, inst.ak, inst.sk, count)?;
+            let v = match (bitcast_width(inst.ak, inst.sk), operand(0)?) {
+                // Component to component: each one's bits.
+                (Some(w), Val::Scalar(x)) if count.is_none() => Val::Scalar(bitcast_bits(*x, w)),
+                (Some(w), Val::Composite(xs)) if count == Some(xs.len()) => {
+                    Val::Composite(xs.iter().map(|x| scalar(x).map(|x| Val::Scalar(bitcast_bits(x, w)))).collect::<Result<_, _>>()?)
+                }
+                (_, a) => bitcast(a, inst.ak, inst.sk, count)?,
+            };
             if has_undef(operand(0)?) { undefined(&v) } else { v }
         }
         _ => return Ok(None),
@@ -464,7 +493,7 @@ pub(crate) fn comps(v: &Val) -> Vec<Val> {
     }
 }
 
-fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -> Result<Val, String> {
+fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -> Result<Val, RunErrorKind> {
     let mut bytes = Vec::new();
     for c in comps(v) {
         let x = scalar(&c)?;
@@ -474,7 +503,7 @@ fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -
     }
     let cb = (to.w / 8) as usize;
     if cb == 0 || bytes.len() % cb != 0 {
-        return Err(String::from("OpBitcast between types of different sizes"));
+        return Err(RunErrorKind::BitcastSizes);
     }
     let out: Vec<Val> = bytes
         .chunks(cb)
@@ -489,6 +518,6 @@ fn bitcast(v: &Val, from: ScalarType, to: ScalarType, to_count: Option<usize>) -
     match to_count {
         Some(n) if n == out.len() => Ok(Val::Composite(out)),
         None if out.len() == 1 => Ok(out.into_iter().next().unwrap_or(Val::Scalar(0))),
-        _ => Err(String::from("OpBitcast between types of different sizes")),
+        _ => Err(RunErrorKind::BitcastSizes),
     }
 }

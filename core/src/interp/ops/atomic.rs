@@ -5,7 +5,7 @@
 use crate::grammar::op;
 use crate::interp::num::{ScalarType, fget, fput, mask, sext};
 use crate::interp::ops::arith::check_float;
-use alloc::string::String;
+use crate::interp::error::RunErrorKind;
 
 /// Whether `o` is an integer read-modify-write (OpAtomicExchange to
 /// OpAtomicXor).
@@ -17,7 +17,7 @@ pub(crate) fn is_int_rmw(o: u16) -> bool {
 /// width), of scalar kind `k`; `operand(k)` reads the instruction's operand
 /// `k`.
 #[inline(always)]
-pub(crate) fn rmw(o: u16, old: u64, k: ScalarType, operand: &mut impl FnMut(usize) -> Result<u64, String>) -> Result<u64, String> {
+pub(crate) fn rmw(o: u16, old: u64, k: ScalarType, operand: &mut impl FnMut(usize) -> Result<u64, RunErrorKind>) -> Result<u64, RunErrorKind> {
     let w = k.w;
     Ok(match o {
         op::OpAtomicExchange => operand(3)?,

@@ -8,15 +8,14 @@ use crate::interp::num::{fget, fput};
 use crate::interp::mem::{Val};
 use crate::interp::num::{mask, sext};
 use crate::grammar::ext_inst::glsl_std_450 as g;
-use alloc::format;
-use alloc::string::String;
+use crate::interp::error::{RunErrorKind, Shapes, glsl_name};
 use alloc::vec;
 use alloc::vec::Vec;
 
-fn num(v: &Val) -> Result<u64, String> {
+fn num(v: &Val) -> Result<u64, RunErrorKind> {
     match v {
         Val::Scalar(x) => Ok(*x),
-        _ => Err(String::from("a scalar was expected")),
+        _ => Err(RunErrorKind::ScalarExpected),
     }
 }
 
@@ -29,7 +28,7 @@ fn parts(v: &Val) -> Vec<Val> {
 
 /// Apply `f` component by component over the operands (a scalar operand
 /// goes with every component of a vector one).
-fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, String>) -> Result<Val, String> {
+fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, RunErrorKind>) -> Result<Val, RunErrorKind> {
     let n = vals
         .iter()
         .filter_map(|v| match v {
@@ -48,7 +47,7 @@ fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, String>) -> Resul
     for i in 0..n {
         for (k, v) in vals.iter().enumerate() {
             xs[k] = match v {
-                Val::Composite(c) => num(c.get(i).ok_or("operands of different sizes")?)?,
+                Val::Composite(c) => num(c.get(i).ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::Sizes })?)?,
                 s => num(s)?,
             };
         }
@@ -57,7 +56,7 @@ fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, String>) -> Resul
     Ok(Val::Composite(out))
 }
 
-fn floats(v: &Val, w: u32) -> Result<Vec<f64>, String> {
+fn floats(v: &Val, w: u32) -> Result<Vec<f64>, RunErrorKind> {
     parts(v)
         .iter()
         .map(|x| num(x).map(|b| fget(b, w)))
@@ -73,7 +72,7 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// A matrix (columns of components) as rows x cols numbers, m[col][row].
-fn matrix(v: &Val, w: u32) -> Result<Vec<Vec<f64>>, String> {
+fn matrix(v: &Val, w: u32) -> Result<Vec<Vec<f64>>, RunErrorKind> {
     parts(v).iter().map(|c| floats(c, w)).collect()
 }
 
@@ -197,25 +196,17 @@ fn float3(e: u32, x: f64, y: f64, z: f64) -> Option<f64> {
     })
 }
 
-/// The name of extended instruction `e`, for messages.
-fn name(e: u32) -> String {
-    crate::grammar::ext_inst_set("GLSL.std.450")
-        .and_then(|s| s.instructions.iter().find(|i| i.opcode == e))
-        .map_or(format!("GLSL.std.450 instruction {e}"), |i| {
-            format!("GLSL.std.450 {}", i.name)
-        })
-}
 
 /// Run GLSL.std.450 instruction `e` on `vals`; `inst.sk` is the result's
 /// scalar kind, `ak` the first operand's, `lw` the component width of the
 /// last operand.
-pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, String> {
+pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, RunErrorKind> {
     let (sk, ak): (ScalarType, ScalarType) = (inst.sk, inst.ak);
-    let arity = |n: usize| -> Result<(), String> {
+    let arity = |n: usize| -> Result<(), RunErrorKind> {
         if vals.len() == n {
             Ok(())
         } else {
-            Err(format!("{} takes {n} operands", name(e)))
+            Err(RunErrorKind::ExtOperands { inst: e, takes: n as u32 })
         }
     };
     let fw = ak.w;
@@ -343,7 +334,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             arity(2)?;
             let (a, b) = (floats(vals[0], fw)?, floats(vals[1], fw)?);
             if a.len() != 3 || b.len() != 3 {
-                return Err(String::from("GLSL.std.450 Cross needs 3-component vectors"));
+                return Err(RunErrorKind::CrossShape);
             }
             Ok(vector(
                 &[
@@ -390,7 +381,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             arity(1)?;
             let m = matrix(vals[0], sk.w)?;
             if m.iter().any(|c| c.len() != m.len()) {
-                return Err(String::from("GLSL.std.450 Determinant needs a square matrix"));
+                return Err(RunErrorKind::NotSquare { inst: e });
             }
             Ok(Val::Scalar(fput(det(&m), sk.w)))
         }
@@ -400,9 +391,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             let m = matrix(vals[0], w)?;
             let n = m.len();
             if m.iter().any(|c| c.len() != n) {
-                return Err(String::from(
-                    "GLSL.std.450 MatrixInverse needs a square matrix",
-                ));
+                return Err(RunErrorKind::NotSquare { inst: e });
             }
             let d = det(&m);
             // inverse[c][r] = cofactor(r, c) / det (the adjugate is the transpose).
@@ -477,8 +466,8 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
         g::PackDouble2x32 => {
             arity(1)?;
             let p = parts(vals[0]);
-            let lo = num(p.first().ok_or("PackDouble2x32 needs two words")?)?;
-            let hi = num(p.get(1).ok_or("PackDouble2x32 needs two words")?)?;
+            let lo = num(p.first().ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::PackDouble })?)?;
+            let hi = num(p.get(1).ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::PackDouble })?)?;
             Ok(Val::Scalar(mask(lo, 32) | mask(hi, 32) << 32))
         }
         g::UnpackDouble2x32 => {
@@ -492,13 +481,13 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, St
             let (a, b) = split(e, vals[0], w)?;
             Ok(Val::Composite(vec![a, b]))
         }
-        _ => Err(format!("not supported: {}", name(e))),
+        _ => Err(RunErrorKind::NotSupportedFeature { what: glsl_name(e) }),
     }
 }
 
 /// Modf and Frexp: (fraction, whole) or (mantissa, exponent), component by
 /// component.
-pub(crate) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
+pub(crate) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), RunErrorKind> {
     let one = |x: u64| -> (u64, u64) {
         let f = fget(x, w);
         if e == g::Modf || e == g::ModfStruct {
@@ -527,7 +516,7 @@ pub(crate) fn split(e: u32, v: &Val, w: u32) -> Result<(Val, Val), String> {
             }
             Ok((Val::Composite(a), Val::Composite(b)))
         }
-        Val::Pointer(_) => Err(String::from("a pointer used as a number")),
+        Val::Pointer(_) => Err(RunErrorKind::PointerAsNumber),
         Val::Undef => Ok((Val::Undef, Val::Undef)),
     }
 }

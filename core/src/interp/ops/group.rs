@@ -12,7 +12,6 @@ use crate::interp::mem::{Val};
 use crate::interp::num::{mask, sext};
 use crate::grammar::{group_operation as gop, op};
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 /// Whether `o` is a GroupNonUniform instruction (run for a subgroup together).
@@ -26,11 +25,11 @@ pub(crate) struct Member<'a> {
     pub regs: &'a [Val],
 }
 
-fn scalar(v: &Val) -> Result<u64, String> {
+fn scalar(v: &Val) -> Result<u64, RunErrorKind> {
     match v {
         Val::Scalar(x) => Ok(*x),
         Val::Undef => Ok(0),
-        _ => Err(String::from("a scalar was expected")),
+        _ => Err(RunErrorKind::ScalarExpected),
     }
 }
 
@@ -43,7 +42,7 @@ fn map1(a: &Val, f: &mut impl FnMut(u64) -> u64) -> Val {
 }
 
 /// A ballot's bits (a uvec4) as one number.
-fn bits_of(v: &Val) -> Result<u128, String> {
+fn bits_of(v: &Val) -> Result<u128, RunErrorKind> {
     let mut b = 0u128;
     if let Val::Composite(xs) = v {
         for (k, x) in xs.iter().enumerate().take(4) {
@@ -51,9 +50,7 @@ fn bits_of(v: &Val) -> Result<u128, String> {
         }
         Ok(b)
     } else {
-        Err(String::from(
-            "a ballot (a vector of four uints) was expected",
-        ))
+        Err(RunErrorKind::BallotExpected)
     }
 }
 
@@ -111,8 +108,8 @@ pub(crate) fn run(
     members: &[Member],
 ) -> Result<Vec<Val>, RunErrorKind> {
     let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
-    let val = |m: &Member, k: usize| -> Result<Val, String> {
-        let s = *args.get(k).ok_or("an operand is missing")?;
+    let val = |m: &Member, k: usize| -> Result<Val, RunErrorKind> {
+        let s = *args.get(k).ok_or_else(|| RunErrorKind::MissingOperand)?;
         let v = if s & G != 0 {
             prog.globals.get((s & !G) as usize)
         } else {
@@ -120,14 +117,14 @@ pub(crate) fn run(
         };
         Ok(v.cloned().unwrap_or(Val::Scalar(0)))
     };
-    let lit = |k: usize| -> Result<u32, String> {
+    let lit = |k: usize| -> Result<u32, RunErrorKind> {
         args.get(k)
             .copied()
-            .ok_or_else(|| String::from("an operand is missing"))
+            .ok_or_else(|| RunErrorKind::MissingOperand)
     };
-    let first = members.first().ok_or_else(|| String::from("no active invocation"))?;
+    let first = members.first().ok_or_else(|| RunErrorKind::NoActiveInvocation)?;
     // The value operand of `id`, if that invocation is active.
-    let of = |id: u32, k: usize| -> Result<Option<Val>, String> {
+    let of = |id: u32, k: usize| -> Result<Option<Val>, RunErrorKind> {
         match members.iter().find(|m| m.id == id) {
             Some(m) => val(m, k).map(Some),
             None => Ok(None),
@@ -159,7 +156,7 @@ pub(crate) fn run(
             } else {
                 first.id
             };
-            let v = of(id, 1)?.ok_or(RunErrorKind::InactiveBroadcast { id })?;
+            let v = of(id, 1)?.ok_or_else(|| RunErrorKind::InactiveBroadcast { id })?;
             out.resize(members.len(), v);
         }
         op::OpGroupNonUniformBallot => {
@@ -259,7 +256,7 @@ pub(crate) fn run(
             let cluster = if g == gop::ClusteredReduce {
                 let c = scalar(&val(first, 3)?)? as u32;
                 if c == 0 || !c.is_power_of_two() {
-                    return Err(format!("cluster size {c} is not a power of two").into());
+                    return Err(RunErrorKind::ClusterSize { size: c as u64 });
                 }
                 c
             } else {

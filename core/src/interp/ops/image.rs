@@ -2,7 +2,7 @@
 //! pointers, on the images and samplers described in [`crate::interp::image`].
 
 use crate::grammar::{self, op};
-use crate::interp::error::op_name;
+use crate::interp::error::ImageProblem;
 use crate::interp::image::{Address, Comp, Desc, Image};
 use crate::interp::mem::{BufKey, Loc, Ptr, Val};
 use crate::interp::num::{ScalarClass, fget, fput, mask, scalar_kind, sext};
@@ -14,8 +14,8 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-fn err(inst: &Inst, m: String) -> RunError {
-    RunError::new(Some(inst.idx), m)
+fn err(inst: &Inst, problem: ImageProblem) -> RunError {
+    RunError::of(Some(inst.idx), RunErrorKind::Image { problem })
 }
 
 /// Up to four integers (a coordinate, a texel) held without a heap
@@ -60,7 +60,7 @@ fn ints(v: &Val) -> Ints {
 #[inline]
 fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Desc), RunError> {
     let Val::Pointer(p) = v else {
-        return Err(err(inst, String::from("an image was expected")));
+        return Err(err(inst, ImageProblem::NotAnImage));
     };
     match &p.loc {
         Loc::Image { buf, img } => match prog.images.get(*img as usize) {
@@ -75,7 +75,7 @@ fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Des
                 ))
             }
         },
-        _ => Err(err(inst, String::from("an image was expected"))),
+        _ => Err(err(inst, ImageProblem::NotAnImage)),
     }
 }
 
@@ -224,14 +224,14 @@ pub(crate) fn exec<'v>(
     let arg = |k: usize| -> Result<&'v Val, RunError> {
         args.get(k)
             .map(|a| get(*a))
-            .ok_or_else(|| err(inst, String::from("an operand is missing")))
+            .ok_or_else(|| RunError::of(Some(inst.idx), RunErrorKind::MissingOperand))
     };
     let o = inst.op;
     let bytes_of = |bufs: &[Option<Vec<u8>>], buf: u32| -> Result<usize, RunError> {
         bufs.get(buf as usize)
             .and_then(|b| b.as_ref())
             .map(|b| b.len())
-            .ok_or_else(|| err(inst, String::from("no image is bound to the descriptor")))
+            .ok_or_else(|| err(inst, ImageProblem::NotBound { descriptor: true }))
     };
     match o {
         // A sampled image: (image, sampler).
@@ -272,7 +272,7 @@ pub(crate) fn exec<'v>(
                 let texel = arg(2)?;
                 let tk = inst.sk;
                 let vals = ints(texel);
-                kinds_match(inst, "the texel written", tk.k == ScalarClass::Float, d)?;
+                kinds_match(inst, true, tk.k == ScalarClass::Float, d)?;
                 let mut c = [Comp::I(0); 4];
                 for (k, slot) in c.iter_mut().enumerate() {
                     let v = vals.get(k).copied().unwrap_or(0);
@@ -286,27 +286,23 @@ pub(crate) fn exec<'v>(
                 }
                 let b = bufs[buf as usize]
                     .as_mut()
-                    .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+                    .ok_or_else(|| err(inst, ImageProblem::NotBound { descriptor: false }))?;
                 d.write(&mut b[at..at + tb], &c);
                 return Ok(Out::None);
             }
             let Some(at) = at else {
                 return Err(err(
                     inst,
-                    format!(
-                        "{} of a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
-                        op_name(o),
-                        ints(coord_v)
-                            .iter()
-                            .map(|x| sext(*x, cw))
-                            .collect::<Vec<_>>(),
-                        sext(sample, 32)
-                    ),
+                    ImageProblem::AccessOutside {
+                        opcode: o,
+                        coordinate: ints(coord_v).iter().map(|x| sext(*x, cw)).collect(),
+                        sample: sext(sample, 32),
+                    },
                 ));
             };
             let b = bufs[buf as usize]
                 .as_ref()
-                .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+                .ok_or_else(|| err(inst, ImageProblem::NotBound { descriptor: false }))?;
             let c = d.read(&b[at..at + tb]);
             let (c, n) = to_comps(prog, inst, &c, d)?;
             Ok(Out::Comps(c, n))
@@ -314,12 +310,7 @@ pub(crate) fn exec<'v>(
         op::OpImageQuerySize | op::OpImageQuerySizeLod => {
             let (buf, img) = image_of(prog, inst, arg(0)?)?;
             if o == op::OpImageQuerySizeLod && ints(arg(1)?).first().copied().unwrap_or(0) != 0 {
-                return Err(err(
-                    inst,
-                    String::from(
-                        "OpImageQuerySizeLod of a level the image does not have (it has one)",
-                    ),
-                ));
+                return Err(err(inst, ImageProblem::MissingLevel));
             }
             let s = dims(&img.img, bytes_of(bufs, buf)?);
             let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
@@ -344,10 +335,7 @@ pub(crate) fn exec<'v>(
         op::OpImageTexelPointer => {
             let handle = arg(0)?;
             if !matches!(handle, Val::Pointer(_)) {
-                return Err(err(
-                    inst,
-                    String::from("OpImageTexelPointer needs a pointer to an image"),
-                ));
+                return Err(err(inst, ImageProblem::TexelPointerBase));
             }
             let (buf, img) = image_of(prog, inst, handle)?;
             let coord_v = arg(1)?;
@@ -359,10 +347,7 @@ pub(crate) fn exec<'v>(
                     pointee: Some(p), ..
                 }) => *p,
                 _ => {
-                    return Err(err(
-                        inst,
-                        String::from("OpImageTexelPointer's result is not a typed pointer"),
-                    ));
+                    return Err(err(inst, ImageProblem::TexelPointerResult));
                 }
             };
             let sb = scalar_kind(prog.ir, pointee).w as usize / 8;
@@ -373,11 +358,10 @@ pub(crate) fn exec<'v>(
             }
             let len = bytes_of(bufs, buf)?;
             let at = texel_at(img, len, &c3[..nc], cw, sample).ok_or_else(|| {
-                err(inst, format!(
-                    "OpImageTexelPointer to a texel outside the image: coordinate {:?}, sample {} (undefined without robust image access)",
-                    ints(coord_v).iter().map(|x| sext(*x, cw)).collect::<Vec<_>>(),
-                    sext(sample, 32)
-                ))
+                err(inst, ImageProblem::TexelPointerOutside {
+                    coordinate: ints(coord_v).iter().map(|x| sext(*x, cw)).collect(),
+                    sample: sext(sample, 32),
+                })
             })?;
             Ok(Out::Val(Val::Pointer(Ptr {
                 ty: pointee,
@@ -440,10 +424,7 @@ fn sample<'v>(
     }
     let ck = inst.ak;
     if ck.k != ScalarClass::Float {
-        return Err(err(
-            inst,
-            String::from("sampling coordinates are not floats"),
-        ));
+        return Err(err(inst, ImageProblem::CoordinatesNotFloat));
     }
     let coord = ints(&args.get(1).map(|a| get(*a)).unwrap_or(&Val::Scalar(0)));
     let len = bufs
@@ -457,10 +438,7 @@ fn sample<'v>(
         let u = fget(*c, ck.w);
         let u = if smp.normalized { u * n as f64 } else { u };
         if !u.is_finite() {
-            return Err(err(
-                inst,
-                String::from("a sampling coordinate is not finite"),
-            ));
+            return Err(err(inst, ImageProblem::CoordinateNotFinite));
         }
         let i = libm::floor(u) as i64;
         let i = match smp.address[k] {
@@ -478,10 +456,10 @@ fn sample<'v>(
         texel.push(i as u64);
     }
     let at = texel_at(img, len, &texel, 64, 0)
-        .ok_or_else(|| err(inst, String::from("the sampled texel is outside the image")))?;
+        .ok_or_else(|| err(inst, ImageProblem::TexelOutside))?;
     let b = bufs[buf as usize]
         .as_ref()
-        .ok_or_else(|| err(inst, String::from("no image is bound")))?;
+        .ok_or_else(|| err(inst, ImageProblem::NotBound { descriptor: false }))?;
     let c = img.read(&b[at..at + img.tb]);
     let (c, n) = to_comps(prog, inst, &c, img)?;
     Ok(comps_val(&c[..n]))
@@ -489,13 +467,11 @@ fn sample<'v>(
 
 /// An error when `what` (floats or integers) does not suit the image's format.
 #[inline]
-fn kinds_match(inst: &Inst, what: &str, float: bool, img: &Desc) -> Result<(), RunError> {
+fn kinds_match(inst: &Inst, written: bool, float: bool, img: &Desc) -> Result<(), RunError> {
     if float != img.int {
         return Ok(());
     }
-    let is = if float { "a float vector" } else { "an integer vector" };
-    let holds = if img.int { "integers" } else { "floats" };
-    Err(err(inst, format!("{what} is {is} but the image's format holds {holds}")))
+    Err(err(inst, ImageProblem::FormatMismatch { written, float }))
 }
 
 /// The channels as the instruction's result type: its first `n`, each as
@@ -508,7 +484,7 @@ fn to_comps(
     img: &Desc,
 ) -> Result<([u64; 4], usize), RunError> {
     let sk = inst.sk;
-    kinds_match(inst, "the result", sk.k == ScalarClass::Float, img)?;
+    kinds_match(inst, false, sk.k == ScalarClass::Float, img)?;
     let n = match prog.ir.ty(inst.ty).map(|t| &t.ty) {
         Some(Type::Vector { count, .. }) => (*count as usize).min(4),
         _ => 1,
