@@ -164,7 +164,7 @@ impl ModuleWriter<'_> {
     /// Write function `fid`.
     pub(super) fn function(&mut self, fid: u32) -> Result<(), Refusal> {
         let ir = self.ir;
-        let Some(func) = ir.function(fid).cloned() else {
+        let Some(func) = ir.function(fid) else {
             return Err(Refusal::new(RefusalCode::Invalid, format!("%{fid} is not a function"), None));
         };
         let at = Some(func.inst);
@@ -179,7 +179,12 @@ impl ModuleWriter<'_> {
             Refusal::new(RefusalCode::ControlFlow, e.message, Some(inst))
         })?;
         let fname = self.globals_scope.fresh_numbered(None, ir.name(fid), "f", fid);
-        self.global_names.insert(fid, fname.clone());
+        // The header line, built in one buffer: `fn name(params) -> ret {`.
+        let mut head = String::with_capacity(64 + 32 * func.params.len());
+        head.push_str("fn ");
+        head.push_str(&fname);
+        head.push('(');
+        self.global_names.insert(fid, fname);
         let mut f = FunctionContext {
             cfg: fcfg,
             scope: Scope::default(),
@@ -196,7 +201,7 @@ impl ModuleWriter<'_> {
             last: None,
         };
         // Parameters.
-        let mut params = Vec::new();
+        let mut first = true;
         for &p in &func.params {
             let pi = ir.def(p).map(|i| i as u32);
             let Some(pt) = ir.type_of(p) else { continue };
@@ -209,23 +214,33 @@ impl ModuleWriter<'_> {
                         pi,
                     ));
                 }
-                let r = format!("(*{})", f.scope.text_of(name));
-                f.set_ref(p, &r);
+                // The parameter's reference: `(*name)` (disjoint fields).
+                let start = f.ref_text.len() as u32;
+                f.ref_text.push_str("(*");
+                f.ref_text.push_str(f.scope.text_of(name));
+                f.ref_text.push(')');
+                f.refs.insert(p, (start, f.ref_text.len() as u32));
             }
             let t = self.ty(pt, pi.unwrap_or(func.inst))?;
-            params.push(format!("{}: {t}", f.scope.text_of(name)));
+            if !first {
+                head.push_str(", ");
+            }
+            first = false;
+            head.push_str(f.scope.text_of(name));
+            head.push_str(": ");
+            head.push_str(&t);
             f.names.insert(p, name);
         }
-        let ret = match ir.ty(func.result_type).map(|t| &t.ty) {
-            Some(Type::Void) => String::new(),
-            _ => {
-                let t = self.ty(func.result_type, func.inst)?;
-                f.ret = Some(t.clone());
-                format!(" -> {t}")
-            }
-        };
+        head.push(')');
+        if !matches!(ir.ty(func.result_type).map(|t| &t.ty), Some(Type::Void)) {
+            let t = self.ty(func.result_type, func.inst)?;
+            head.push_str(" -> ");
+            head.push_str(&t);
+            f.ret = Some(t);
+        }
+        head.push_str(" {");
         self.find_hoisted(&mut f)?;
-        self.out.line(0, &format!("fn {fname}({}){ret} {{", params.join(", ")), at);
+        self.out.line(0, &head, at);
         // Function-scope variables (they open the entry block).
         let entry = &fcfg.blocks[0];
         for i in entry.start as usize..entry.end as usize {

@@ -10,7 +10,6 @@ use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::types::{self, Kind, Num, cat, layout};
 use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 impl ModuleWriter<'_> {
     /// The numeric shape of type `ty`.
@@ -179,8 +178,9 @@ impl ModuleWriter<'_> {
     /// next member's Offset is past WGSL's own placement (written without
     /// the formatter).
     pub(super) fn struct_decl(&mut self, ty: u32) -> Result<String, Refusal> {
-        let members: Vec<Member> = self.ir.ty(ty).map(|t| t.members().to_vec()).unwrap_or_default();
-        let inst = self.ir.ty(ty).map_or(0, |t| t.inst);
+        let ir = self.ir;
+        let members: &[Member] = ir.ty(ty).map_or(&[], |t| t.members());
+        let inst = ir.ty(ty).map_or(0, |t| t.inst);
         let name = self.type_name(ty);
         let uniform = self.plan.is_uniform(ty);
         let mut out = String::with_capacity(name.len() + 12 + 24 * members.len());
@@ -191,7 +191,6 @@ impl ModuleWriter<'_> {
         for (k, m) in members.iter().enumerate() {
             let atomic = self.plan.atomic_member(ty, k as u32);
             let t = self.ty_atomic(m.ty, inst, atomic)?;
-            let mname = self.member_name(ty, k as u32, &mut scope);
             // `@size` where WGSL would place the next member before its Offset.
             let mut size = None;
             if let (Some(o), Some(n)) = (m.offset, members.get(k + 1))
@@ -212,7 +211,8 @@ impl ModuleWriter<'_> {
                 // Writing into a String cannot fail.
                 let _ = core::fmt::Write::write_fmt(&mut out, format_args!("@size({gap}) "));
             }
-            for part in [&mname, ": ", &t, ",\n"] {
+            self.push_member_name(&mut out, ty, k as u32, &mut scope);
+            for part in [": ", &t, ",\n"] {
                 out.push_str(part);
             }
         }
@@ -223,14 +223,16 @@ impl ModuleWriter<'_> {
         Ok(out)
     }
 
-    /// The name of member `k` of struct `ty`.
-    pub(super) fn member_name(&mut self, ty: u32, k: u32, scope: &mut Scope) -> String {
+    /// Append the name of member `k` of struct `ty` to `out`, naming it in
+    /// `scope` on first use.
+    fn push_member_name(&mut self, out: &mut String, ty: u32, k: u32, scope: &mut Scope) {
         if let Some(n) = self.member_names.get(&(ty, k)) {
-            return n.clone();
+            out.push_str(n);
+            return;
         }
         let n = scope.fresh_numbered(None, self.ir.member_name(ty, k), "m", k);
-        self.member_names.insert((ty, k), n.clone());
-        n
+        out.push_str(&n);
+        self.member_names.insert((ty, k), n);
     }
 
     /// The member name used in expressions (assigned in order on first use).
