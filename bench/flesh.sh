@@ -3,7 +3,8 @@
 # (Alloy: 796 8-block CFGs in about 20 s, ~40 CFGs/s; 14-block CFGs in hours; a
 # SwiftShader campaign: ~23,000 tests in ~20 minutes, ~19 tests/s).
 #
-#   1. builds the CLI in release;
+#   1. builds the CLI and tests/examples/flesh_bench.rs in release, and times generating and
+#      fleshing alone (no validation, no run) on one thread;
 #   2. `spvlab fuzz --backends interp` on 8- and 14-block CFGs under the paper's shape
 #      constraints (--paper): generating and fleshing (programs/s), and the interpreter
 #      running each against its path (programs/s);
@@ -14,7 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${BENCH_COUNT:-2000}
-cargo build --release -q -p spvlab-cli
+cargo build --release -q -p spvlab-cli -p spvlab-tests --example flesh_bench
+echo "== generating and fleshing alone"
+target/release/examples/flesh_bench 100000 8
+target/release/examples/flesh_bench 100000 14
 S=target/release/spvlab
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
