@@ -3,7 +3,8 @@
 //! the paths that their CFGs force (the oracle comes from the CFG), and a
 //! backend that writes another path leaves a finding whose files reproduce
 //! it: its Amber test passes on the interpreter, its program is valid for
-//! spirv-val (when installed) and its data names both paths.
+//! spirv-val (when installed) and its data names both paths; two shards of a
+//! campaign find exactly what the whole campaign finds.
 //!
 //! Skipped, with a message, only when no Vulkan adapter exists
 //! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
@@ -44,6 +45,33 @@ fn a_finding_reproduces_from_its_files() {
     let out = dir.join("findings");
     let o = run_spvlab(&dir, &["fuzz", "--count", "30", "--seed", "1", "--backends", "wgpu-naga", "--out", out.to_str().unwrap()], b"");
     assert_exit(&o, 1);
+    // Two shards find exactly what the whole campaign finds, the same way.
+    let found = |d: &std::path::Path| -> Vec<(String, serde_json::Value)> {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                let data: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(e.path().join("finding.json")).unwrap()).unwrap();
+                (e.file_name().to_string_lossy().into_owned(), data["finding"].clone())
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let mut sharded = Vec::new();
+    for shard in ["0/2", "1/2"] {
+        let part = dir.join(format!("shard-{}", &shard[..1]));
+        let o = run_spvlab(
+            &dir,
+            &["fuzz", "--count", "30", "--seed", "1", "--backends", "wgpu-naga", "--shard", shard, "--out", part.to_str().unwrap()],
+            b"",
+        );
+        assert_exit(&o, 1);
+        sharded.extend(found(&part));
+    }
+    sharded.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(sharded, found(&out));
     let mut wrong = 0;
     let mut reduced = false;
     let mut cases: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).collect();
