@@ -50,6 +50,7 @@ fn a_finding_reproduces_from_its_files() {
         let mut v: Vec<_> = std::fs::read_dir(d)
             .unwrap()
             .flatten()
+            .filter(|e| e.path().is_dir())
             .map(|e| {
                 let data: serde_json::Value =
                     serde_json::from_str(&std::fs::read_to_string(e.path().join("finding.json")).unwrap()).unwrap();
@@ -72,9 +73,20 @@ fn a_finding_reproduces_from_its_files() {
     }
     sharded.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(sharded, found(&out));
+    // findings.jsonl: one line per folder, and the shards' files concatenated
+    // hold the same lines.
+    let lines = |files: &[std::path::PathBuf]| -> Vec<String> {
+        let mut v: Vec<String> =
+            files.iter().flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(String::from).collect::<Vec<_>>()).collect();
+        v.sort();
+        v
+    };
+    let whole = lines(&[out.join("findings.jsonl")]);
+    assert_eq!(whole.len(), sharded.len());
+    assert_eq!(lines(&[dir.join("shard-0/findings.jsonl"), dir.join("shard-1/findings.jsonl")]), whole);
     let mut wrong = 0;
     let mut reduced = false;
-    let mut cases: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).collect();
+    let mut cases: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     cases.sort();
     for case in cases {
         let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(case.join("finding.json")).unwrap()).unwrap();

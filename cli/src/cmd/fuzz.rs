@@ -30,7 +30,9 @@ backend. The expected output comes from the CFG, so a backend that writes
 another path, fails or hangs has a finding: its folder under --out holds the
 program (program.spvasm), an AmberScript test (test.amber), the page's share
 link (link.txt: append it to the playground's address) and finding.json
-(case, seed, mode, backend, directions, expected and actual output, error).
+(case, seed, mode, backend, directions, expected and actual output, error);
+each is also one line of findings.jsonl under --out, so that the findings of
+shards merge by concatenating their files.
 A backend that refuses a program (our WGSL lowering, naga) has no finding.
 
 Options:
@@ -275,8 +277,11 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
             if outcome.finding().is_some() {
                 findings += 1;
                 let finding = Finding { case: Some(i), campaign_seed: Some(c.seed), skeleton: &skeleton, opts: &opts, backend: b.name() };
-                let dir = c.out.join(format!("case-{i}-{}", b.name()));
-                write_finding(&dir, &finding, &f, &outcome)?;
+                let folder = format!("case-{i}-{}", b.name());
+                let mut data = write_finding(&c.out.join(&folder), &finding, &f, &outcome)?;
+                // One line per finding: shards' findings.jsonl merge by concatenation.
+                data["folder"] = folder.into();
+                append_line(&c.out.join("findings.jsonl"), &data.to_string())?;
             }
         }
     }
@@ -322,10 +327,23 @@ pub(crate) struct Finding<'a> {
     pub backend: &'a str,
 }
 
+/// Appends `line` and a newline to the file at `path`.
+fn append_line(path: &std::path::Path, line: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let err = |err| CliError::Write { path: path.to_path_buf(), err };
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(err)?;
+    writeln!(file, "{line}").map_err(err)
+}
+
 /// A finding's folder `dir`: the program, its Amber test, its share link,
 /// and finding.json (what happened, and the skeleton and paths that
-/// `spvlab reduce` starts from).
-pub(crate) fn write_finding(dir: &std::path::Path, finding: &Finding, f: &Fleshed, outcome: &Outcome) -> Result<(), CliError> {
+/// `spvlab reduce` starts from); gives finding.json's data.
+pub(crate) fn write_finding(
+    dir: &std::path::Path,
+    finding: &Finding,
+    f: &Fleshed,
+    outcome: &Outcome,
+) -> Result<serde_json::Value, CliError> {
     let write = |name: &str, bytes: &[u8]| -> Result<(), CliError> {
         let p: PathBuf = dir.join(name);
         std::fs::write(&p, bytes).map_err(|err| CliError::Write { path: p, err })
@@ -358,5 +376,5 @@ pub(crate) fn write_finding(dir: &std::path::Path, finding: &Finding, f: &Fleshe
     text.push('\n');
     write("finding.json", text.as_bytes())?;
     eprintln!("finding: {} ({}: {})", dir.display(), finding.backend, outcome.finding().unwrap_or_default());
-    Ok(())
+    Ok(data)
 }
