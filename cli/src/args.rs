@@ -65,6 +65,12 @@ impl Parser {
         self.value(flag, inline)?.into_string().map_err(|_| CliError::NotUnicodeArg)
     }
 
+    /// The value of option `flag` as a whole number.
+    pub fn number<T: std::str::FromStr>(&mut self, flag: &'static str, inline: Option<OsString>) -> Result<T, CliError> {
+        let v = self.text_value(flag, inline)?;
+        v.parse().map_err(|_| CliError::Usage(format!("{flag} takes a whole number, not `{v}`")))
+    }
+
     /// The value of `--target-env`, as SPIRV-Tools spells the environments.
     pub fn target_env(&mut self, inline: Option<OsString>) -> Result<spvlab_core::TargetEnv, CliError> {
         let e = self.text_value("--target-env", inline)?;

@@ -49,16 +49,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut opts = Options::default();
     let mut function: Option<String> = None;
     let mut amber: Option<OsString> = None;
-    let number = |p: &mut Parser, flag: &'static str, inline| -> Result<u64, CliError> {
-        let v = p.text_value(flag, inline)?;
-        v.parse().map_err(|_| CliError::Usage(format!("{flag} takes a whole number, not `{v}`")))
-    };
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
         match name.as_str() {
             "--function" => function = Some(p.text_value("--function", inline)?),
-            "--seed" => opts.seed = number(p, "--seed", inline)?,
-            "--max-len" => opts.max_len = number(p, "--max-len", inline)? as usize,
-            "--invocations" => opts.invocations = number(p, "--invocations", inline)?.clamp(1, 1024) as u32,
+            "--seed" => opts.seed = p.number("--seed", inline)?,
+            "--max-len" => opts.max_len = p.number("--max-len", inline)?,
+            "--invocations" => opts.invocations = p.number::<u64>("--invocations", inline)?.clamp(1, 1024) as u32,
             "--amber" => amber = Some(p.value("--amber", inline)?),
             "--mode" => {
                 let v = p.text_value("--mode", inline)?;

@@ -94,17 +94,13 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         // that loops for ever should not hold a campaign for long.
         gpu: GpuFlags { timeout: std::time::Duration::from_secs(2), ..GpuFlags::default() },
     };
-    let number = |p: &mut Parser, flag: &'static str, inline| -> Result<u64, CliError> {
-        let v = p.text_value(flag, inline)?;
-        v.parse().map_err(|_| CliError::Usage(format!("{flag} takes a whole number, not `{v}`")))
-    };
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
         match name.as_str() {
-            "--count" => c.count = number(p, "--count", inline)?,
-            "--seed" => c.seed = number(p, "--seed", inline)?,
-            "--blocks" => c.cfg.blocks = number(p, "--blocks", inline)? as usize,
-            "--depth" => c.cfg.max_depth = number(p, "--depth", inline)? as usize,
-            "--max-len" => c.max_len = number(p, "--max-len", inline)? as usize,
+            "--count" => c.count = p.number("--count", inline)?,
+            "--seed" => c.seed = p.number("--seed", inline)?,
+            "--blocks" => c.cfg.blocks = p.number("--blocks", inline)?,
+            "--depth" => c.cfg.max_depth = p.number("--depth", inline)?,
+            "--max-len" => c.max_len = p.number("--max-len", inline)?,
             "--paper" => {
                 args::no_value("--paper", &inline)?;
                 c.cfg.knobs = Knobs::paper();

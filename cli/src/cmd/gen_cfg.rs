@@ -46,17 +46,13 @@ Exit status: 0 success, 2 bad usage.
 pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut cfg = Config { blocks: 14, max_depth: 4, ..Config::default() };
     let mut seed = 1u64;
-    let number = |p: &mut Parser, flag: &'static str, inline| -> Result<u64, CliError> {
-        let v = p.text_value(flag, inline)?;
-        v.parse().map_err(|_| CliError::Usage(format!("{flag} takes a whole number, not `{v}`")))
-    };
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
         match name.as_str() {
-            "--blocks" => cfg.blocks = number(p, "--blocks", inline)? as usize,
-            "--depth" => cfg.max_depth = number(p, "--depth", inline)? as usize,
-            "--seed" => seed = number(p, "--seed", inline)?,
-            "--dead" => cfg.dead_blocks = number(p, "--dead", inline)? as usize,
-            "--min-depth" => cfg.knobs.min_depth = number(p, "--min-depth", inline)? as usize,
+            "--blocks" => cfg.blocks = p.number("--blocks", inline)?,
+            "--depth" => cfg.max_depth = p.number("--depth", inline)?,
+            "--seed" => seed = p.number("--seed", inline)?,
+            "--dead" => cfg.dead_blocks = p.number("--dead", inline)?,
+            "--min-depth" => cfg.knobs.min_depth = p.number("--min-depth", inline)?,
             "--fill" => args::set("--fill", &inline, &mut cfg.fill, true)?,
             "--paper" => {
                 args::no_value("--paper", &inline)?;

@@ -44,10 +44,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut gpu = GpuFlags::default();
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
         match name.as_str() {
-            "--max-tries" => {
-                let v = p.text_value("--max-tries", inline)?;
-                max_tries = v.parse().map_err(|_| CliError::Usage(format!("--max-tries takes a whole number, not `{v}`")))?;
-            }
+            "--max-tries" => max_tries = p.number("--max-tries", inline)?,
             "--out" => out = Some(PathBuf::from(p.value("--out", inline)?)),
             "--in-process" | "--gpu-timeout" => gpu.parse(p, &name, inline)?,
             _ => return Err(CliError::UnknownFlag(name)),
