@@ -6,7 +6,8 @@
 #   1. builds the CLI and tests/examples/flesh_bench.rs in release, and times generating and
 #      fleshing alone (no validation, no run) on one thread;
 #   2. `spvlab fuzz --backends interp` on 8- and 14-block CFGs under the paper's shape
-#      constraints (--paper): generating and fleshing (programs/s), and the interpreter
+#      constraints (--paper): generating, fleshing and planning (assembled, validated, the run
+#      plan made, once per program; programs/s), and the interpreter
 #      running each against its path (programs/s);
 #   3. the same campaign on lavapipe through passthrough and through our WGSL (each
 #      dispatch in the GPU child process), when a Vulkan adapter exists.

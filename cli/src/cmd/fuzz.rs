@@ -160,6 +160,7 @@ fn case_seed(seed: u64, i: u64) -> u64 {
 const MODES: [Mode; 3] = [Mode::Basic, Mode::Phi, Mode::Multi];
 
 /// What one backend did with one fleshed program.
+#[derive(Clone)]
 pub(crate) enum Outcome {
     /// It wrote the expected path.
     Pass,
@@ -203,13 +204,15 @@ impl Runner {
 
     /// `f` on backend `b`, against its expected output.
     pub(crate) fn outcome(&mut self, b: Backend, f: &Fleshed) -> Outcome {
-        let a = Analysis::of_text(&f.text, &valid::Options { env: TargetEnv::Spv1_4, ..valid::Options::default() });
-        let inputs = Inputs { buffers: f.buffer_inputs(), ..Inputs::default() };
-        let plan = match Plan::new(&a, &inputs) {
-            Ok(p) => p,
-            // The fleshed program is ours: failing to plan it is a finding against spvlab.
-            Err(e) => return Outcome::Failed { class: "plan".into(), message: format!("the fleshed program does not run: {e:?}") },
-        };
+        match ready(f) {
+            Ok(r) => self.run(b, f, &r),
+            Err(o) => o,
+        }
+    }
+
+    /// `f`, made ready as `r`, on backend `b`, against its expected output.
+    fn run(&mut self, b: Backend, f: &Fleshed, r: &Ready) -> Outcome {
+        let (a, plan) = (&r.analysis, &r.plan);
         let result: Result<Buffers, Failure> = match b {
             Backend::Interp => {
                 let mut bufs = plan.buffers.clone();
@@ -220,7 +223,7 @@ impl Runner {
                 })
             }
             #[cfg(feature = "gpu")]
-            Backend::Gpu(g) => backend::run_gpu(&self.gpu, g, &plan, "fleshed", &mut self.process),
+            Backend::Gpu(g) => backend::run_gpu(&self.gpu, g, plan, "fleshed", &mut self.process),
         };
         match result {
             Ok(bufs) => {
@@ -231,6 +234,23 @@ impl Runner {
             Err(e) if e.is_refusal() => Outcome::Refused,
             Err(e) => Outcome::Failed { class: e.class().into(), message: e.to_string() },
         }
+    }
+}
+
+/// A fleshed program's analysis and run plan, made once for every backend.
+struct Ready {
+    analysis: Analysis,
+    plan: Plan,
+}
+
+/// `f` made ready to run; an `Outcome::Failed` when it cannot be (the
+/// fleshed program is ours: that is a finding against spvlab).
+fn ready(f: &Fleshed) -> Result<Ready, Outcome> {
+    let analysis = Analysis::of_text(&f.text, &valid::Options { env: TargetEnv::Spv1_4, ..valid::Options::default() });
+    let inputs = Inputs { buffers: f.buffer_inputs(), ..Inputs::default() };
+    match Plan::new(&analysis, &inputs) {
+        Ok(plan) => Ok(Ready { analysis, plan }),
+        Err(e) => Err(Outcome::Failed { class: "plan".into(), message: format!("the fleshed program does not run: {e:?}") }),
     }
 }
 
@@ -255,13 +275,17 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
             Err(e) => return Err(CliError::Usage(format!("case {i}: {e}"))),
         };
         cases += 1;
+        let prepared = ready(&f);
         making += made.elapsed().as_secs_f64();
         for (b, tally) in c.backends.iter().zip(&mut tallies) {
             if tally.unavailable.is_some() {
                 continue;
             }
             let ran = Instant::now();
-            let outcome = runner.outcome(*b, &f);
+            let outcome = match &prepared {
+                Ok(r) => runner.run(*b, &f, r),
+                Err(o) => o.clone(),
+            };
             tally.secs += ran.elapsed().as_secs_f64();
             match &outcome {
                 Outcome::Pass => tally.passed += 1,
@@ -285,7 +309,7 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
     let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
     println!(
         "spvlab fuzz: {cases} programs fleshed ({no_exit} CFGs without a path to a return skipped) in {secs:.2} s; \
-         generating and fleshing {making:.2} s, {:.0} programs/s",
+         generating, fleshing and planning {making:.2} s, {:.0} programs/s",
         rate(cases, making)
     );
     for (b, t) in c.backends.iter().zip(&tallies) {

@@ -82,7 +82,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     }
     let mut runner = Runner::new(gpu);
     let original = flesh::flesh_paths(&skeleton, &opts, paths.clone());
-    match runner.outcome(backend, &original).finding() {
+    let mut last = runner.outcome(backend, &original);
+    match last.finding() {
         Some(k) if k == kind => {}
         other => {
             return Err(fail(format!(
@@ -93,8 +94,16 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     }
     let case = Case { skeleton, paths };
     let before = (case.skeleton.blocks.len(), case.paths.iter().map(|p| p.blocks.len()).sum::<usize>());
-    let r = flesh::reduce(case, &opts, max_tries, |f| runner.outcome(backend, f).finding().as_deref() == Some(kind.as_str()));
-    let outcome = runner.outcome(backend, &r.program);
+    // The outcome of the last candidate kept is the reduced program's.
+    let r = flesh::reduce(case, &opts, max_tries, |f| {
+        let o = runner.outcome(backend, f);
+        let same = o.finding().as_deref() == Some(kind.as_str());
+        if same {
+            last = o;
+        }
+        same
+    });
+    let outcome = last;
     let to = out.unwrap_or_else(|| dir.join("reduced"));
     let finding = Finding { case: None, campaign_seed: None, skeleton: &r.case.skeleton, opts: &opts, backend: &backend_name };
     write_finding(&to, &finding, &r.program, &outcome)?;
