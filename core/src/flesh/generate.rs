@@ -94,7 +94,9 @@ pub fn meets(s: &Skeleton, k: &Knobs) -> bool {
             None => {}
         }
     }
-    let special = |l: Label| merges.contains(&l) || continues.contains(&l) || s.blocks[pos[&l]].merge.is_some();
+    let special = |l: Label| {
+        merges.contains(&l) || continues.contains(&l) || pos.get(&l).is_some_and(|&i| s.blocks[i].merge.is_some())
+    };
     if k.touch_structure {
         for b in &s.blocks {
             if b.term.targets().into_iter().any(|t| !special(b.label) && !special(t)) {

@@ -241,9 +241,14 @@ fn prune(s: &Skeleton) -> Option<Skeleton> {
             continue;
         }
         if let Some(m) = b.merge {
-            keep[pos[&m.block()]] = true;
+            // A skeleton read from a file may name a block it lacks.
+            if let Some(&j) = pos.get(&m.block()) {
+                keep[j] = true;
+            }
             if let Merge::Loop(_, c) = m {
-                keep[pos[&c]] = true;
+                if let Some(&j) = pos.get(&c) {
+                    keep[j] = true;
+                }
                 continue_of.insert(c, b.label);
             }
         }
