@@ -80,12 +80,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     }
     let index = match &function {
         Some(f) => a.function_by_name(f).ok_or_else(|| fail(format!("no function `{f}`")))?,
-        None => a
-            .cfg()
-            .functions
-            .iter()
-            .position(|f| !f.blocks.is_empty())
-            .ok_or_else(|| fail("the module has no function with blocks".into()))?,
+        None => a.function_index(None).ok_or_else(|| fail("the module has no function with blocks".into()))?,
     };
     let skeleton = Skeleton::of_function(&a, index).map_err(|e| fail(e.to_string()))?;
     let fleshed = flesh::flesh(&skeleton, &opts).map_err(|e| fail(e.describe(&skeleton)))?;
