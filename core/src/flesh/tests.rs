@@ -184,3 +184,109 @@ fn reduction_keeps_the_failure_and_shrinks_the_case() {
     }
     assert!(done >= 5, "only {done} cases went through a switch");
 }
+
+/// The `OpBranch` instructions a backend with one planted bug gets wrong:
+/// in a switch nested in a loop, a case that falls through to another case.
+/// Each as (the branch instruction, the switch's merge block id).
+fn fallthroughs_in_loops(a: &Analysis) -> Vec<(u32, u32)> {
+    use crate::cfg::{ConstructKind, EdgeKind};
+    use crate::grammar::op;
+    let Some(fc) = a.cfg().functions.iter().find(|c| !c.blocks.is_empty()) else { return Vec::new() };
+    let loops: Vec<u32> =
+        (0..fc.constructs().len() as u32).filter(|&c| fc.constructs()[c as usize].kind == ConstructKind::Loop).collect();
+    let mut found = Vec::new();
+    for (h, b) in fc.blocks.iter().enumerate() {
+        let h = h as u32;
+        let Some(m) = b.merge.filter(|_| b.terminator_opcode == Some(op::OpSwitch)) else { continue };
+        if !loops.iter().any(|&c| fc.construct_contains(c, h)) {
+            continue;
+        }
+        let cases: Vec<u32> = fc.successors(h).filter(|&t| Some(t) != m.merge_block).collect();
+        for &t in &cases {
+            if fc.blocks[t as usize].terminator_opcode != Some(op::OpBranch) {
+                continue;
+            }
+            for e in fc.out_edges(t) {
+                if e.kind == EdgeKind::Branch && e.to != t && cases.contains(&e.to) {
+                    found.push((e.instruction, m.merge_id));
+                }
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// A stand-in for a backend with a planted bug: it "compiles" a fleshed
+/// program by sending every fallthrough of a switch nested in a loop to the
+/// switch's merge block instead, and runs the result on the interpreter with
+/// the program's own directions.
+fn drops_fallthrough_in_loops(f: &Fleshed) -> Result<Vec<u32>, interp::RunError> {
+    let a = valid(&f.text);
+    let fc = a.cfg().functions.iter().find(|c| !c.blocks.is_empty()).unwrap();
+    let mut edits: Vec<(crate::diag::Span, alloc::string::String)> = Vec::new();
+    for (inst, merge) in fallthroughs_in_loops(&a) {
+        // The merge block's name as its `%name = OpLabel` line spells it.
+        let label = fc.blocks[fc.block_of(merge).unwrap() as usize].start;
+        let at = &f.text[a.source_map()[label as usize].span.start as usize..];
+        let name = &at[..at.find(' ').unwrap()];
+        edits.push((a.source_map()[inst as usize].span, alloc::format!("OpBranch {name}")));
+    }
+    edits.sort_by_key(|(s, _)| core::cmp::Reverse(s.start));
+    let mut text = f.text.clone();
+    for (span, with) in edits {
+        text.replace_range(span.start as usize..span.end as usize, &with);
+    }
+    try_run(&Fleshed { text, ..f.clone() })
+}
+
+#[test]
+fn reduction_takes_a_planted_backend_bug_to_a_small_repro() {
+    let mut done = 0;
+    for seed in 0..200u64 {
+        let (s, _) = generate(seed, Config { blocks: 30, max_depth: 5, ..Config::default() });
+        let opts = Options { seed, ..Options::default() };
+        let Ok(f) = flesh(&s, &opts) else { continue };
+        let wrong = |f: &Fleshed| drops_fallthrough_in_loops(f).ok().as_ref() != Some(&f.expected);
+        if !wrong(&f) {
+            continue;
+        }
+        // The stand-in goes wrong only where its pattern is.
+        assert!(!fallthroughs_in_loops(&valid(&f.text)).is_empty(), "seed {seed}");
+        let case = Case { skeleton: s.clone(), paths: f.paths.clone() };
+        let r = reduce(case, &opts, 4000, wrong);
+        let blocks = r.case.skeleton.blocks.len();
+        assert!(wrong(&r.program), "seed {seed}: the failure was lost\n{}", r.program.text);
+        assert!(!fallthroughs_in_loops(&valid(&r.program.text)).is_empty(), "seed {seed}: the pattern was lost");
+        assert!(
+            blocks <= 8,
+            "seed {seed}: {blocks} blocks left (from {}), tried {} kept {}\n{}",
+            s.blocks.len(),
+            r.tried,
+            r.kept,
+            r.case.skeleton.module_text()
+        );
+        assert_eq!(run(&r.program), r.program.expected, "seed {seed}: the reduced program itself is right");
+        done += 1;
+        if done == 3 {
+            break;
+        }
+    }
+    assert!(done >= 3, "only {done} generated programs met the planted bug");
+}
+
+/// Without its pattern the stand-in backend is right: it is a fair stand-in.
+#[test]
+fn the_stand_in_backend_is_right_without_its_pattern() {
+    let mut clean = 0;
+    for seed in 0..60u64 {
+        let (s, _) = generate(seed, Config { blocks: 20, max_depth: 4, ..Config::default() });
+        let Ok(f) = flesh(&s, &Options { seed, ..Options::default() }) else { continue };
+        if fallthroughs_in_loops(&valid(&f.text)).is_empty() {
+            assert_eq!(drops_fallthrough_in_loops(&f).unwrap(), f.expected, "seed {seed}");
+            clean += 1;
+        }
+    }
+    assert!(clean >= 10, "{clean}");
+}
