@@ -100,7 +100,10 @@ fn the_cli_is_deterministic_and_says_what_is_wrong() {
     let bad = text.replacen("OpSelectionMerge %b", "OpSelectionMerge %b1 None\n; ", 1);
     let o = run_spvlab(&dir, &["flesh", "-"], bad.as_bytes());
     assert_exit(&o, 1);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is not valid"), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is not valid"), "{err}");
+    // ... with the validator's own diagnostics, located in the text.
+    assert!(err.contains("error[cfg.merge-") && err.contains("<stdin>:"), "{err}");
 
     // A loop nothing leaves: no path to record.
     let spin = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
@@ -110,7 +113,7 @@ fn the_cli_is_deterministic_and_says_what_is_wrong() {
     let o = run_spvlab(&dir, &["flesh", "-"], spin.as_bytes());
     assert_exit(&o, 1);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("no path from the entry block %entry"), "{err}");
+    assert!(err.contains("<stdin>:8:1: no path from the entry block %entry"), "{err}");
 
     let o = run_spvlab(&dir, &["flesh", "--mode", "sideways", "-"], spin.as_bytes());
     assert_exit(&o, 2);

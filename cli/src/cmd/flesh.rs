@@ -71,19 +71,31 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     if a.module().is_none() {
         return Err(crate::io::no_module(&a, name));
     }
-    let fail = |message: String| {
-        eprintln!("spvlab flesh: {name}: {message}");
+    // `loc`: ":line:col" where the reason is about one place, or empty.
+    let fail = |loc: String, message: String| {
+        eprintln!("spvlab flesh: {name}{loc}: {message}");
         CliError::Failed { path: name.clone(), count: 1 }
     };
     if !a.is_valid() {
-        return Err(fail(format!("the module is not valid (`spvlab val {name}` says why); only valid control flow is fleshed")));
+        for d in a.diagnostics() {
+            eprint!("{}", a.render(d, &name));
+        }
+        return Err(fail(String::new(), "the module is not valid (the diagnostics above say why); only valid control flow is fleshed".into()));
     }
     let index = match &function {
-        Some(f) => a.function_by_name(f).ok_or_else(|| fail(format!("no function `{f}`")))?,
-        None => a.function_index(None).ok_or_else(|| fail("the module has no function with blocks".into()))?,
+        Some(f) => a.function_by_name(f).ok_or_else(|| fail(String::new(), format!("no function `{f}`")))?,
+        None => a.function_index(None).ok_or_else(|| fail(String::new(), "the module has no function with blocks".into()))?,
     };
-    let skeleton = Skeleton::of_function(&a, index).map_err(|e| fail(e.to_string()))?;
-    let fleshed = flesh::flesh(&skeleton, &opts).map_err(|e| fail(e.describe(&skeleton)))?;
+    // A reason about a block is located at its OpLabel.
+    let at = |block: Option<flesh::Label>| {
+        let f = &a.cfg().functions[index];
+        block
+            .and_then(|l| f.block_of(l))
+            .and_then(|b| a.inst_line_col(f.blocks[b as usize].start))
+            .map_or(String::new(), |(line, col)| format!(":{line}:{col}"))
+    };
+    let skeleton = Skeleton::of_function(&a, index).map_err(|e| fail(at(e.block()), e.to_string()))?;
+    let fleshed = flesh::flesh(&skeleton, &opts).map_err(|e| fail(at(e.block()), e.describe(&skeleton)))?;
     if let Some(path) = amber {
         Output::from_arg(&path).write(fleshed.amber().as_bytes())?;
     }

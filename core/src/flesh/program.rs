@@ -86,6 +86,14 @@ pub enum FleshError {
 }
 
 impl FleshError {
+    /// The block the error is about, where it is about one.
+    pub fn block(&self) -> Option<Label> {
+        match self {
+            FleshError::NoExit { entry } => Some(*entry),
+            FleshError::NoSuchBlock { .. } | FleshError::Empty => None,
+        }
+    }
+
     /// The error in words, naming blocks as `s` names them.
     pub fn describe(&self, s: &Skeleton) -> String {
         match self {

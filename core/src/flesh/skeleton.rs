@@ -100,6 +100,16 @@ pub enum SkeletonError {
     NoTerminator { block: Label },
 }
 
+impl SkeletonError {
+    /// The block the error is about, where it is about one.
+    pub fn block(&self) -> Option<Label> {
+        match self {
+            SkeletonError::NoTerminator { block } => Some(*block),
+            SkeletonError::NotValid | SkeletonError::NoFunction => None,
+        }
+    }
+}
+
 impl fmt::Display for SkeletonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
