@@ -55,13 +55,16 @@ pub struct GeneratedCfg {
     pub seed: u64,
 }
 
-/// A random structured CFG (core's `flesh::generate`, without the shape
-/// knobs: any size draws at once); sizes past the limits are clamped.
+/// A random structured CFG (core's `flesh::generate`, as `spvlab gen-cfg
+/// --fill`: the top level goes on until the size is reached, without the
+/// shape knobs, so that any size draws at once); sizes past the limits are
+/// clamped.
 pub fn generate_cfg(req: GenerateRequest) -> GeneratedCfg {
     let d = Config::default();
     let cfg = Config {
         blocks: req.blocks.unwrap_or(d.blocks).clamp(1, MAX_BLOCKS),
         max_depth: req.depth.unwrap_or(d.max_depth).min(MAX_DEPTH),
+        fill: true,
         ..d
     };
     let seed = req.seed.unwrap_or(1);
@@ -346,6 +349,11 @@ mod tests {
         let big = generate_cfg(GenerateRequest { seed: Some(1), blocks: Some(usize::MAX), depth: Some(usize::MAX) });
         assert!(big.blocks <= 2 * MAX_BLOCKS, "{}", big.blocks);
         assert!(generate_cfg(GenerateRequest { blocks: Some(0), ..Default::default() }).blocks >= 1);
+        // The size asked is about the size made.
+        let near = (1..=20)
+            .filter(|&seed| (10..=40).contains(&generate_cfg(GenerateRequest { seed: Some(seed), blocks: Some(14), depth: Some(4) }).blocks))
+            .count();
+        assert!(near >= 16, "{near} of 20 near 14 blocks");
     }
 
     /// A generated CFG put in the session, fleshed in each mode: the

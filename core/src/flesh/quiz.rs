@@ -28,7 +28,9 @@ impl Question {
     /// most [`MAX_BLOCKS`]): the same seed and size give the same question.
     pub fn new(seed: u64, blocks: usize) -> Question {
         let mut rng = Rng::new(seed);
-        let cfg = Config { blocks: blocks.clamp(2, MAX_BLOCKS), max_depth: 3, dead_blocks: 1, ..Config::default() };
+        // The top level goes on until the size is reached: a question is
+        // never a trivial two-block function.
+        let cfg = Config { blocks: blocks.clamp(2, MAX_BLOCKS), max_depth: 3, dead_blocks: 1, fill: true, ..Config::default() };
         let skeleton = generate_with(&mut rng, cfg);
         if rng.chance(50) {
             let (mutant, what) = mutate(&skeleton, &mut rng);
