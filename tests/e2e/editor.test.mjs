@@ -186,12 +186,16 @@ test("panels by keyboard: disassembly, binary with the instruction under the cur
     assert.equal(await page.evaluate(() => document.activeElement.id), `tab-${id}`);
     assert.ok(await page.locator(`#panel-${id}`).isVisible());
   }
-  // Six tabs: Alt+5 opens the Run panel (tests/e2e/run.test.mjs runs it),
-  // Alt+6 the WGSL tab (tests/e2e/wgsl.test.mjs).
+  // Seven tabs: Alt+5 opens the Run panel (tests/e2e/run.test.mjs runs it),
+  // Alt+6 the WGSL tab (tests/e2e/wgsl.test.mjs), Alt+7 the Flesh tab
+  // (tests/e2e/flesh.test.mjs).
   assert.deepEqual(await page.locator("#tabs [role=tab]").evaluateAll((l) => l.map((t) => t.id)), [
-    "tab-problems", "tab-cfg", "tab-disassembly", "tab-binary", "tab-run", "tab-wgsl",
+    "tab-problems", "tab-cfg", "tab-disassembly", "tab-binary", "tab-run", "tab-wgsl", "tab-flesh",
   ]);
   assert.ok(!(await page.locator("body").textContent()).includes("coming with the run issue"));
+  await page.keyboard.press("Alt+7");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "tab-flesh");
+  assert.ok(await page.locator("#panel-flesh").isVisible());
   await page.keyboard.press("Alt+5");
   assert.equal(await page.evaluate(() => document.activeElement.id), "tab-run");
   assert.ok(await page.locator("#panel-run").isVisible());

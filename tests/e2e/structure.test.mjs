@@ -92,14 +92,16 @@ test("the CFG panel is in parts: layout, drawing, interaction, toolbar", async (
   assert.doesNotMatch(index, /createElementNS/);
 });
 
-test("the Run tab is the fifth panel (the WGSL tab the sixth), with its own module; no placeholder", async () => {
+test("the Run tab is the fifth panel (the WGSL tab the sixth, the Flesh tab the seventh), each with its own module; no placeholder", async () => {
   const html = await readFile(path.join(root, "www/index.html"), "utf8");
   assert.match(html, /id="tab-run"/);
   assert.match(html, /id="panel-run"/);
   const state = await readFile(path.join(src, "state.ts"), "utf8");
-  assert.match(state, /PANELS = \["problems", "cfg", "disassembly", "binary", "run", "wgsl"\] as const/);
+  assert.match(state, /PANELS = \["problems", "cfg", "disassembly", "binary", "run", "wgsl", "flesh"\] as const/);
   assert.ok(existsSync(path.join(src, "panels/run.ts")));
   assert.match(html, /id="tab-wgsl"/);
   assert.ok(existsSync(path.join(src, "panels/wgsl.ts")));
+  assert.match(html, /id="tab-flesh"/);
+  assert.ok(existsSync(path.join(src, "panels/flesh.ts")));
   for (const f of await sources()) assert.doesNotMatch(await readFile(f, "utf8"), /coming with the run issue/i, f);
 });

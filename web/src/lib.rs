@@ -22,7 +22,9 @@
 //!   interpreter's step budget; without the `gpu` feature or without
 //!   WebGPU it resolves to the error `noDevice`); `session.wgsl()` →
 //!   `WgslView`, the last analysis lowered to WGSL with its source map, or
-//!   the refusal (see [`wgsl`]);
+//!   the refusal (see [`wgsl`]); `session.flesh(request)` → a function of
+//!   the last analysis fleshed (see [`flesh`], with `generateCfg` and
+//!   `quizQuestion`);
 //! * `assemble(text, targetEnv)` → `{ ok, words: number[], diagnostics }`
 //! * `disassemble(bytes: Uint8Array, options?)` → `{ ok, text, diagnostics }`
 //!   with `options = { rawId?, header?, indent? }`
@@ -38,6 +40,7 @@
 //! throw a JavaScript `Error` built from [`WebError`].
 
 pub mod amber;
+pub mod flesh;
 pub mod run;
 pub mod teach;
 pub mod wgsl;

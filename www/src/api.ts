@@ -432,6 +432,95 @@ export interface ReflectedSpecConstant {
   default?: string;
 }
 
+/** `generateCfg` (web/src/flesh.rs): a random structured CFG's request and
+ *  module (valid by construction; the same seed, the same CFG). */
+export interface GenerateRequest {
+  seed?: number;
+  blocks?: number;
+  depth?: number;
+}
+export interface GeneratedCfg {
+  text: string;
+  /** How many blocks it has. */
+  blocks: number;
+  seed: number;
+}
+
+export type FleshMode = "basic" | "phi" | "multi";
+
+/** `session.flesh`: which function of the last analysis (absent: the first
+ *  with blocks), the path's seed, the mode, the random walk's bound. */
+export interface FleshRequest {
+  function?: number;
+  seed?: number;
+  mode?: FleshMode;
+  maxLen?: number;
+  invocations?: number;
+}
+
+/** A block of the source function: its label id and `%name`. */
+export interface NamedBlock {
+  id: number;
+  name: string;
+}
+
+/** A fleshed program (core's flesh::Fleshed), ready for the Run calls. */
+export interface FleshProgram {
+  function: number;
+  mode: FleshMode;
+  text: string;
+  targetEnv: string;
+  workgroups: [number, number, number];
+  /** The run's inputs by slot ("0.0": the directions). */
+  buffers: Record<string, string>;
+  /** The slot the path is written to ("0.1") and what it must hold after
+   *  the run: `outputStride` words per invocation, labels then zeros. */
+  output: string;
+  expected: number[];
+  outputStride: number;
+  /** One per invocation: the source function's blocks in order. */
+  paths: { blocks: NamedBlock[]; directions: number[] }[];
+  /** Every block of the source function. */
+  names: NamedBlock[];
+  share: ShareState;
+  amber: string;
+}
+
+/** Why a function was not fleshed: core's SkeletonError (`stage`
+ *  "skeleton") or FleshError (`stage` "flesh") as data, tagged `error`. */
+export type FleshFailure =
+  | { stage: "noModule"; message: string }
+  | {
+      stage: "skeleton";
+      error: { error: "notValid" | "noFunction" | "noTerminator"; block?: number };
+      message: string;
+      block?: NamedBlock;
+      /** The validator's diagnostics ("notValid"). */
+      diagnostics: Diagnostic[];
+    }
+  | { stage: "flesh"; error: { error: "noExit" | "noSuchBlock" | "empty"; entry?: number; target?: number }; message: string; block?: NamedBlock };
+
+export interface FleshOutcome {
+  program?: FleshProgram;
+  failure?: FleshFailure;
+}
+
+/** `quizQuestion(seed, blocks)`: a generated CFG, about half of them one
+ *  edit away from valid, with the validator's answer key. */
+export interface QuizQuestion {
+  seed: number;
+  text: string;
+  /** Its CFG, as the CFG panel draws it. */
+  dot: string;
+  blocks: NamedBlock[];
+  valid: boolean;
+  /** The block the first error points at (absent: valid, or no block). */
+  fault?: NamedBlock;
+  /** The first error, with its rule's summary and explanation. */
+  diagnostic?: Diagnostic;
+  mutation?: string;
+}
+
 /** The worker's messages. */
 /** `session.wgsl()` (web/src/wgsl.rs): our WGSL of the last analysis with
  *  its source map, or why there is none. */
@@ -471,8 +560,16 @@ export type WorkerRequest =
   /** The Run panel: the last analysis's reflection, and its runs (on the
    *  interpreter, and on WebGPU; the worker's one session). */
   | { kind: "reflect"; id: number }
-  | { kind: "run"; id: number; request: RunRequest }
-  | { kind: "runGpu"; id: number; request: RunRequest }
+  /** `program: "flesh"`: run the last fleshed program instead (the Flesh
+   *  panel; the worker keeps it in a session of its own). */
+  | { kind: "run"; id: number; request: RunRequest; program?: "flesh" }
+  | { kind: "runGpu"; id: number; request: RunRequest; program?: "flesh" }
+  /** The Flesh panel (web/src/flesh.rs): a random CFG, a function of the
+   *  last analysis fleshed (kept for `program: "flesh"` runs), a quiz
+   *  question. */
+  | { kind: "generateCfg"; id: number; request: GenerateRequest }
+  | { kind: "flesh"; id: number; request: FleshRequest }
+  | { kind: "quiz"; id: number; seed: number; blocks: number }
   /** A test hook: the next WebGPU dispatch loses its device (destroyed
    *  while the results are read back). */
   | { kind: "loseDevice"; id: number }
@@ -504,6 +601,9 @@ export type WorkerResponse =
   | { kind: "run"; id: number; result: RunResult; elapsedMs: number }
   | { kind: "runGpu"; id: number; result: RunResult; elapsedMs: number }
   | { kind: "loseDevice"; id: number }
+  | { kind: "generateCfg"; id: number; generated: GeneratedCfg }
+  | { kind: "flesh"; id: number; outcome: FleshOutcome }
+  | { kind: "quiz"; id: number; question: QuizQuestion }
   | { kind: "wgsl"; id: number; view: WgslView; elapsedMs: number }
   | { kind: "amberLoad"; id: number; script?: AmberScript; error?: AmberFailure }
   | { kind: "amberCheck"; id: number; check: AmberCheck }

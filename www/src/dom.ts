@@ -15,3 +15,25 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, 
   if (text !== undefined) e.textContent = text;
   return e;
 }
+
+/** A button with an id, its text and a title (the tooltip). */
+export function button(id: string, text: string, title: string): HTMLButtonElement {
+  const b = el("button", "", text);
+  b.type = "button";
+  b.id = id;
+  b.title = title;
+  return b;
+}
+
+/** Offer `data` as a file download named `name`. */
+export function downloadText(name: string, type: string, data: string) {
+  const url = URL.createObjectURL(new Blob([data], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.rel = "noopener";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -16,6 +16,7 @@ import { mountHelp } from "./help";
 import { mountBinary, mountDisassembly } from "./panels/code";
 import { keepSelection, mountProblems } from "./panels/problems";
 import { mountBanner, mountSplitter, mountStatus, mountTheme } from "./panels/shell";
+import { mountFlesh } from "./panels/flesh";
 import { mountRun } from "./panels/run";
 import { mountAmber } from "./panels/run-amber";
 import { mountTabs } from "./panels/tabs";
@@ -253,7 +254,7 @@ async function main(store: AppStore) {
     (s) => (envSelect.value = s.targetEnv),
   );
 
-  mountCfg(store, engine, editor, start, () => run.last()?.request);
+  const cfg = mountCfg(store, engine, editor, start, () => run.last()?.request);
   mountProblems(store, (r) => editor.reveal(r));
   mountDisassembly(store);
   mountBinary(store);
@@ -283,6 +284,15 @@ async function main(store: AppStore) {
     if (!ex) return;
     if (info.targetEnvs.includes(ex.targetEnv)) store.update({ targetEnv: ex.targetEnv });
     editor.setText(ex.text);
+  });
+  mountFlesh(store, engine, {
+    cfg,
+    // One edit of the whole text: undo (and the autosave before it) keeps
+    // the user's own.
+    load: (t, env) => {
+      if (env && info.targetEnvs.includes(env)) store.update({ targetEnv: env });
+      editor.replaceText(t);
+    },
   });
   mountShare(store, engine, current, () => autosave.now(), () => amber.shareRun());
   mountHelp(store);

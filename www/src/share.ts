@@ -96,7 +96,7 @@ export async function readLink(engine: Engine, envs: string[]): Promise<SharedSt
 }
 
 /** The address without its fragment. */
-function plainUrl(): string {
+export function plainUrl(): string {
   return location.href.split("#")[0];
 }
 

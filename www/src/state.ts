@@ -1,11 +1,11 @@
 // The page's state: one typed object in one store (www/src/store.ts). Each
 // panel renders from it (www/src/panels/*.ts); event handlers only call
 // `store.update`. Nothing else in www/src keeps module-level mutable state.
-import type { AmberCheck, AmberFailure, AmberScript, AnalyzeReport, CfgView, ReflectedEntry, ReflectedSpecConstant, RunRequest, RunResult } from "./api";
+import type { AmberCheck, AmberFailure, AmberScript, AnalyzeReport, CfgView, FleshOutcome, FleshRequest, QuizQuestion, ReflectedEntry, ReflectedSpecConstant, RunRequest, RunResult } from "./api";
 import { Store } from "./store";
 
-/** The tabs, in order (Alt+1 to Alt+6). */
-export const PANELS = ["problems", "cfg", "disassembly", "binary", "run", "wgsl"] as const;
+/** The tabs, in order (Alt+1 to Alt+7). */
+export const PANELS = ["problems", "cfg", "disassembly", "binary", "run", "wgsl", "flesh"] as const;
 export type Panel = (typeof PANELS)[number];
 
 export const DEFAULT_CFG_VIEW: CfgView = {
@@ -130,6 +130,52 @@ export interface AmberState {
   invocation: [number, number, number] | undefined;
 }
 
+/** The Flesh panel's quiz (teach/quiz.ts): the question shown, and the
+ *  learner's answer once given. */
+export interface QuizState {
+  question: QuizQuestion | null;
+  /** "invalid" was said and the block at fault is being picked. */
+  picking: boolean;
+  /** The answer: valid or not, and for "invalid" the block picked. */
+  answer: { valid: boolean; block?: number } | null;
+  /** Questions asked and answers given (the tests wait on them). */
+  asked: number;
+  answered: number;
+  error: string | null;
+}
+
+/** The Flesh panel (panels/flesh.ts): the last fleshing, its runs on each
+ *  backend, and the quiz. */
+export interface FleshState {
+  request: FleshRequest | null;
+  outcome: FleshOutcome | null;
+  interp: RunResult | null;
+  gpu: RunResult | null;
+  /** Whether a fleshing or its runs are under way. */
+  busy: boolean;
+  /** Fleshings whose runs all answered (the tests wait on it). */
+  done: number;
+  /** The share link of the fleshed program, once made. */
+  share: string | null;
+  /** The engine's own failure, or null. */
+  error: string | null;
+  quiz: QuizState;
+}
+
+export function initialFleshState(): FleshState {
+  return {
+    request: null,
+    outcome: null,
+    interp: null,
+    gpu: null,
+    busy: false,
+    done: 0,
+    share: null,
+    error: null,
+    quiz: { question: null, picking: false, answer: null, asked: 0, answered: 0, error: null },
+  };
+}
+
 export interface AppState {
   /** What the engine offers (null until its worker answered). */
   engine: EngineInfo | null;
@@ -175,6 +221,8 @@ export interface AppState {
   /** The Run tab: its inputs, runs and results; its Amber file. */
   run: RunState;
   amber: AmberState;
+  /** The Flesh panel and its quiz. */
+  flesh: FleshState;
 }
 
 export function initialState(): AppState {
@@ -203,6 +251,7 @@ export function initialState(): AppState {
     helpOpen: false,
     run: initialRunState(),
     amber: { loaded: null, failed: null, invocation: undefined },
+    flesh: initialFleshState(),
   };
 }
 

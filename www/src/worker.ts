@@ -3,7 +3,7 @@
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
 import init, * as wasm from "../../pkg/spvlab_web.js";
-import type { AmberCheck, AmberFailure, AmberScript, Diagnostic, DotOptions, Reflection, RunFailure, RunRequest, RunResult, ShareState, WgslView, WorkerRequest, WorkerResponse } from "./api";
+import type { AmberCheck, AmberFailure, AmberScript, Diagnostic, DotOptions, FleshOutcome, FleshRequest, GeneratedCfg, QuizQuestion, Reflection, RunFailure, RunRequest, RunResult, ShareState, WgslView, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
 
@@ -15,6 +15,9 @@ function post(msg: WorkerResponse) {
  *  which holds the last analysis that every CFG drawing reads. */
 class EngineWorker {
   private session: wasm.Session | undefined;
+  /** The last fleshed program's own session (the Flesh panel's runs), so
+   *  that running it leaves the editor's analysis alone. */
+  private fleshed: wasm.Session | undefined;
 
   /** The report as JSON text (see `analyzeJson` in web/src/lib.rs), parsed by
    *  the page's side (engine.ts): one string crosses the thread boundary
@@ -38,13 +41,28 @@ class EngineWorker {
     return this.session ? ((this.session.reflect() as Reflection | undefined) ?? null) : null;
   }
 
+  /** The session a run runs: the editor's, or the last fleshed program's. */
+  private runner(program: "flesh" | undefined): wasm.Session {
+    if (program === "flesh") return (this.fleshed ??= new wasm.Session());
+    return (this.session ??= new wasm.Session());
+  }
+
   /** The interpreter's run of the last analysis (synchronous: the worker is
    *  busy meanwhile, the page is not). */
-  run(request: RunRequest): { result: RunResult; elapsedMs: number } {
+  run(request: RunRequest, program?: "flesh"): { result: RunResult; elapsedMs: number } {
     const t0 = performance.now();
-    this.session ??= new wasm.Session();
-    const result = this.session.run(request) as RunResult;
+    const result = this.runner(program).run(request) as RunResult;
     return { result, elapsedMs: performance.now() - t0 };
+  }
+
+  /** A function of the last analysis fleshed; the program is analysed in
+   *  its own session for the runs that follow. */
+  flesh(request: FleshRequest): FleshOutcome {
+    this.session ??= new wasm.Session();
+    const outcome = this.session.flesh(request) as FleshOutcome;
+    const p = outcome.program;
+    if (p) this.runner("flesh").analyzeJson({ text: p.text, targetEnv: p.targetEnv });
+    return outcome;
   }
 
   /** Our WGSL of the last analysis, with its source map (the WGSL tab). */
@@ -61,10 +79,9 @@ class EngineWorker {
 
   /** The WebGPU run of the last analysis: the module is taken when the call
    *  starts; while the GPU works, the worker answers other messages. */
-  async runGpu(request: RunRequest): Promise<{ result: RunResult; elapsedMs: number }> {
+  async runGpu(request: RunRequest, program?: "flesh"): Promise<{ result: RunResult; elapsedMs: number }> {
     const t0 = performance.now();
-    this.session ??= new wasm.Session();
-    const result = (await this.session.runGpu(request)) as RunResult;
+    const result = (await this.runner(program).runGpu(request)) as RunResult;
     return { result, elapsedMs: performance.now() - t0 };
   }
 }
@@ -93,9 +110,15 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
     case "reflect":
       return { kind: "reflect", id: req.id, reflection: w.reflect() };
     case "run":
-      return { kind: "run", id: req.id, ...w.run(req.request) };
+      return { kind: "run", id: req.id, ...w.run(req.request, req.program) };
     case "runGpu":
-      return { kind: "runGpu", id: req.id, ...(await w.runGpu(req.request)) };
+      return { kind: "runGpu", id: req.id, ...(await w.runGpu(req.request, req.program)) };
+    case "generateCfg":
+      return { kind: "generateCfg", id: req.id, generated: wasm.generateCfg(req.request) as GeneratedCfg };
+    case "flesh":
+      return { kind: "flesh", id: req.id, outcome: w.flesh(req.request) };
+    case "quiz":
+      return { kind: "quiz", id: req.id, question: wasm.quizQuestion(req.seed, req.blocks) as QuizQuestion };
     case "loseDevice":
       wasm.loseGpuDevice();
       return { kind: "loseDevice", id: req.id };

@@ -361,6 +361,47 @@ impl Analysis {
         self.origins.get(i)
     }
 
+    /// The block diagnostic `i` points at, as (function result id, label
+    /// id): the block holding the instruction of its primary span, else the
+    /// first block its graph marks name; `None` for a diagnostic about no
+    /// block (a type, a decoration, the header).
+    pub fn diagnostic_block(&self, i: usize) -> Option<(u32, u32)> {
+        let d = self.diagnostics.get(i)?;
+        let origin = self.origin(i);
+        let word = match d.unit {
+            SpanUnit::BinaryWords => Some(d.span.start),
+            SpanUnit::TextBytes => origin.and_then(|o| o.words).map(|w| w.start),
+        };
+        let inst = word.and_then(|w| self.instruction_at_word(w));
+        let holding = inst.and_then(|at| {
+            self.cfg.functions.iter().find_map(|f| {
+                f.blocks.iter().find(|b| b.start <= at && at < b.end).map(|b| (f.id, b.label))
+            })
+        });
+        holding.or_else(|| {
+            let o = origin?;
+            Some((o.function?, *o.blocks.first()?))
+        })
+    }
+
+    /// The index of the module's instruction holding word `w` (counted from
+    /// the start of the module, the header's five words first).
+    fn instruction_at_word(&self, w: u32) -> Option<u32> {
+        // The header is words 0 to 4.
+        let mut at = 5u32;
+        for (i, inst) in self.module()?.instructions.iter().enumerate() {
+            let next = at + inst.word_count() as u32;
+            if w < at {
+                return None;
+            }
+            if w < next {
+                return Some(i as u32);
+            }
+            at = next;
+        }
+        None
+    }
+
     /// The disassembly (computed on first use), with the names every view
     /// shows ([`Analysis::display_name`]): for a text input the ids go by the
     /// text's names, for a binary by spirv-dis's friendly names.

@@ -9,11 +9,14 @@
 //! - [`path`] chooses a path from the entry to an exit and the directions
 //!   that force it;
 //! - [`program`] writes the fleshed program and its oracle ([`flesh`]);
+//! - [`quiz`] makes the page's quiz questions and reads their answer key
+//!   from the validator;
 //! - [`mod@reduce`] shrinks a finding while a backend still goes wrong on it.
 
 pub mod generate;
 pub mod path;
 pub mod program;
+pub mod quiz;
 pub mod reduce;
 pub mod rng;
 pub mod skeleton;

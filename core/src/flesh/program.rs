@@ -75,6 +75,7 @@ impl Default for Options {
 }
 
 /// Why a skeleton cannot be fleshed.
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(tag = "error", rename_all = "camelCase"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FleshError {
     /// The entry block cannot reach a block that leaves the function.
@@ -149,6 +150,12 @@ impl Fleshed {
         } else {
             Vec::new()
         }
+    }
+
+    /// The binding the program writes its path to (`output`, zeros before
+    /// the run).
+    pub fn output_slot(&self) -> crate::plan::Slot {
+        crate::plan::Slot::Binding(0, 1)
     }
 
     /// The directions in the run's input language (`u32: 1 0 ...`).

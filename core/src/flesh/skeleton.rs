@@ -90,6 +90,7 @@ pub struct Skeleton {
 }
 
 /// Why a function has no skeleton.
+#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(tag = "error", rename_all = "camelCase"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SkeletonError {
     /// The module did not assemble or is not valid.

@@ -12,6 +12,7 @@
 // engine string goes through textContent, and the SVG is Graphviz's output
 // (which escapes labels), made in a worker and parsed as XML, never as HTML.
 import type { AnalyzeReport, CfgView, Diagnostic, DotOptions, FunctionCfg } from "../api";
+import { downloadText as download } from "../dom";
 import { Store } from "../store";
 import { GraphvizLayout, type Layout } from "./layout";
 import { applyMarks, fitLabels, fontMatchesLayout, markSelfLoops, parseSvg, svgSize } from "./drawing";
@@ -61,6 +62,9 @@ export interface CfgPanel {
   /** Use these options (from a share link). */
   setView(view: CfgView): void;
   view(): CfgView;
+  /** Draw a path of function `fn` known without a run (the Flesh panel's:
+   *  its blocks' label ids in order) with the path view, `play`ing it. */
+  showPath(fn: number, labels: readonly number[], inputs: string, play: boolean): void;
 }
 
 /** The panel's state. */
@@ -76,18 +80,6 @@ interface PanelState {
 }
 
 const DEFAULT_VIEW: CfgView = { listing: false, constructs: true, dominators: "none", hideUnreachable: false, containing: false };
-
-function download(name: string, type: string, data: string) {
-  const url = URL.createObjectURL(new Blob([data], { type }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.rel = "noopener";
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /** A file name made of safe characters only (function names are untrusted). */
 function fileStem(name: string, id: number): string {
@@ -407,5 +399,6 @@ export function mountCfgPanel(root: HTMLElement, host: CfgHost): CfgPanel {
     view() {
       return state.get().view;
     },
+    showPath: (fn, labels, inputs, play) => path?.show(labels.map((label) => ({ function: fn, label })), inputs, play),
   };
 }

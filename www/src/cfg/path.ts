@@ -201,7 +201,15 @@ export interface PathView {
   pick(inv: Invocation): Promise<void>;
   /** A new analysis: a trace of another module is dropped. */
   update(report: AnalyzeReport): void;
+  /** Draw a path known without a run (a fleshed program's: the blocks its
+   *  output records), `inputs` saying where it comes from; `play` steps
+   *  through it block by block until its end (a step key or button, or
+   *  another pick, stops it). */
+  show(blocks: TraceBlock[], inputs: string, play: boolean): void;
 }
+
+/** How long a played path stays on each block (ms). */
+const PLAY_MS = 450;
 
 export function mountPathView(root: HTMLElement, host: PathHost): PathView {
   const bar = document.createElement("div");
@@ -244,6 +252,13 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
   let implied: [number, number, string][] = [];
   let disasm: string | undefined;
   let token = 0;
+  let playing: ReturnType<typeof setInterval> | undefined;
+
+  function stop() {
+    if (playing !== undefined) clearInterval(playing);
+    playing = undefined;
+    delete root.dataset.pathPlaying;
+  }
 
   const fnCfg = (id: number) => host.report()?.functions.find((f) => f.id === id);
   const blockName = (b: TraceBlock) => fnCfg(b.function)?.blocks.find((x) => x.id === b.label)?.name ?? String(b.label);
@@ -304,6 +319,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
   });
 
   async function pick(inv: Invocation) {
+    stop();
     ids.forEach((e, i) => (e.value = String(inv[i])));
     document.dispatchEvent(new CustomEvent(INVOCATION_EVENT, { detail: inv }));
     const mine = ++token;
@@ -463,6 +479,7 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
   /** The step keys (Home , . End, [ ]): true when used. */
   function onKey(k: string): boolean {
     if (mode.value !== "path" || !traced) return false;
+    stop();
     switch (k) {
       case "Home":
         goTo(0);
@@ -493,13 +510,14 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
       }
     });
   mode.addEventListener("change", () => {
+    stop();
     if (mode.value !== "off" && !traced) void pick(readIds());
     else setMode(mode.value as PathMode);
   });
-  first.addEventListener("click", () => goTo(0));
-  prev.addEventListener("click", () => goTo(step - 1));
-  next.addEventListener("click", () => goTo(step + 1));
-  last.addEventListener("click", () => goTo(Number.MAX_SAFE_INTEGER));
+  first.addEventListener("click", () => (stop(), goTo(0)));
+  prev.addEventListener("click", () => (stop(), goTo(step - 1)));
+  next.addEventListener("click", () => (stop(), goTo(step + 1)));
+  last.addEventListener("click", () => (stop(), goTo(Number.MAX_SAFE_INTEGER)));
 
   // A click on a value cell of the Run tab's results picks the invocation
   // that wrote it (when the buffer is indexed by GlobalInvocationId.x), else
@@ -529,8 +547,36 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     legend,
     apply,
     pick,
+    show(blocks, inputs, play) {
+      stop();
+      token++;
+      const edges = new Map<string, number>();
+      for (let i = 1; i < blocks.length; i++) {
+        const [a, b] = [blocks[i - 1], blocks[i]];
+        if (a.function !== b.function) continue;
+        const k = edgeKey(b.function, a.label, b.label);
+        edges.set(k, (edges.get(k) ?? 0) + 1);
+      }
+      const steps = blocks.slice(0, MAX_STEPS);
+      traced = { invocation: [0, 0, 0], blocks: steps, length: blocks.length, mine: edges, all: edges, invocations: 1, inputs };
+      disasm = host.module();
+      step = 0;
+      root.dataset.pathState = "ready";
+      root.dataset.pathTraces = String(Number(root.dataset.pathTraces ?? 0) + 1);
+      mode.value = "path";
+      if (steps.length > 0) host.showBlock(steps[0]);
+      refresh();
+      if (!play || steps.length < 2) return;
+      root.dataset.pathPlaying = "true";
+      playing = setInterval(() => {
+        if (!traced || traced.blocks !== steps || step >= steps.length - 1) return stop();
+        goTo(step + 1);
+        if (step >= steps.length - 1) stop();
+      }, PLAY_MS);
+    },
     update(r) {
       if (traced && disasm !== undefined && r.disassembly !== disasm) {
+        stop();
         traced = undefined;
         step = 0;
         refresh();

@@ -6,7 +6,7 @@ import {
   EditorView, Decoration, type DecorationSet, keymap, lineNumbers, highlightActiveLine,
   highlightActiveLineGutter, drawSelection, hoverTooltip, highlightSpecialChars,
 } from "@codemirror/view";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from "@codemirror/commands";
 import { autocompletion, completionKeymap, type CompletionContext } from "@codemirror/autocomplete";
 import { setDiagnostics, lintGutter, lintKeymap, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
 import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
@@ -152,6 +152,17 @@ export class SpirvEditor {
   /** Replace the whole text (a load, an example, a share link). */
   setText(text: string) {
     this.view.dispatch({ changes: { from: 0, to: this.view.state.doc.length, insert: text }, selection: { anchor: 0 } });
+  }
+
+  /** Replace the whole text as one undo step of its own, never merged with
+   *  the user's typing just before or after it (undo gives their text back
+   *  exactly). */
+  replaceText(text: string) {
+    this.view.dispatch({
+      changes: { from: 0, to: this.view.state.doc.length, insert: text },
+      selection: { anchor: 0 },
+      annotations: isolateHistory.of("full"),
+    });
   }
 
   setReport(report: AnalyzeReport) {
