@@ -189,19 +189,12 @@ pub fn flesh_function(a: &Analysis, req: &FleshRequest) -> Result<FleshProgram, 
     };
     let skeleton = index.and_then(|i| Skeleton::of_function(a, i).map(|s| (i, s)));
     let (index, s) = skeleton.map_err(|error| {
-        let block = match &error {
-            SkeletonError::NoTerminator { block } => Some(NamedBlock { id: *block, name: format!("%{}", a.display_name(*block)) }),
-            _ => None,
-        };
+        let block = error.block().map(|id| NamedBlock { id, name: format!("%{}", a.display_name(id)) });
         let diagnostics = if error == SkeletonError::NotValid { LocatedDiagnostic::all(a) } else { Vec::new() };
         FleshFailure::Skeleton { message: error.to_string(), error, block, diagnostics }
     })?;
     let fleshed = flesh::flesh(&s, &req.options()).map_err(|error| {
-        let block = match error {
-            FleshError::NoExit { entry } => Some(named(&s, entry)),
-            FleshError::NoSuchBlock { target } => Some(named(&s, target)),
-            FleshError::Empty => None,
-        };
+        let block = error.block().map(|id| named(&s, id));
         FleshFailure::Flesh { message: error.describe(&s), error, block }
     })?;
     Ok(program(&s, a.cfg().functions[index].id, &fleshed))
