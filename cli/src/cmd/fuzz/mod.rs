@@ -35,8 +35,8 @@ link (link.txt: append it to the playground's address) and finding.json
 (case, seed, mode, backend, directions, expected and actual output, error);
 each is also one line of findings.jsonl under --out, so that the findings of
 shards merge by concatenating their files. Each finding is written as it is
-found, and progress.json under --out records the cases done after each
-batch, so that a campaign stopped halfway (Ctrl+C, a killed shard) goes on
+found, and progress.json under --out records the cases done (after a batch,
+at most once a second), so that a campaign stopped halfway (Ctrl+C, a killed shard) goes on
 with --resume.
 With --batch N, N programs run as one module and one dispatch (workgroup k
 runs program k); a batch that writes a wrong path, fails or hangs is split
@@ -245,12 +245,18 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
     let start = Instant::now();
     let (planted, stop) = test_hooks();
     let params = params(c);
+    let fresh = State { params: params.clone(), next: c.shard.0, tallies: vec![Tally::default(); c.backends.len()], ..State::default() };
     let mut state = if c.resume {
-        let s = State::load(&c.out, &params).map_err(|m| CliError::Usage(format!("--resume: {m}")))?;
+        // A campaign stopped in its first batch recorded nothing: it starts over.
+        let s = if State::file(&c.out).exists() {
+            State::load(&c.out, &params).map_err(|m| CliError::Usage(format!("--resume: {m}")))?
+        } else {
+            fresh
+        };
         keep_findings_before(&c.out, s.next)?;
         s
     } else {
-        State { params, next: c.shard.0, tallies: vec![Tally::default(); c.backends.len()], ..State::default() }
+        fresh
     };
     let mut runner = Runner::new(c.gpu.clone());
     runner.planted = planted;
@@ -261,6 +267,7 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
     let before = total - in_shard(state.next);
     let mut meter = Meter::new(total);
     let mut batches = 0u64;
+    let mut saved: Option<Instant> = None;
     while state.next < c.count {
         let made = Instant::now();
         let mut programs = Vec::new();
@@ -309,9 +316,15 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
         }
         state.next = i;
         state.batch_only = runner.batch_only;
-        state.save(&c.out, start.elapsed().as_secs_f64())?;
+        // After the first batch, then at most once a second (a kill loses
+        // less than a second's work, which --resume runs again).
+        if saved.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1)) {
+            state.save(&c.out, start.elapsed().as_secs_f64())?;
+            saved = Some(Instant::now());
+        }
         meter.show(total - in_shard(state.next), before, state.findings, false);
     }
+    state.save(&c.out, start.elapsed().as_secs_f64())?;
     meter.show(total, before, state.findings, true);
     let secs = state.wall + start.elapsed().as_secs_f64();
     let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
