@@ -36,8 +36,8 @@ link (link.txt: append it to the playground's address) and finding.json
 each is also one line of findings.jsonl under --out, so that the findings of
 shards merge by concatenating their files. Each finding is written as it is
 found, and progress.json under --out records the cases done (after a batch,
-at most once a second), so that a campaign stopped halfway (Ctrl+C, a killed shard) goes on
-with --resume.
+at most once a second), so that a campaign stopped halfway (Ctrl+C, a
+killed shard) goes on with --resume.
 With --batch N, N programs run as one module and one dispatch (workgroup k
 runs program k); a batch that writes a wrong path, fails or hangs is split
 until each finding is one program, run as itself.
