@@ -192,12 +192,15 @@ pub struct GpuError {
     pub message: String,
     /// For [`GpuErrorKind::Refused`]: the lowering's refusal.
     pub refused: Option<Refused>,
+    /// The process running the dispatch died (a driver crash), as
+    /// [`GpuErrorKind::DeviceLost`].
+    pub crashed: bool,
 }
 
 impl GpuError {
     /// Our lowering refused the module (nothing reached the GPU).
     pub fn refused(backend: Backend, module: &str, r: Refused) -> GpuError {
-        GpuError { backend, module: module.to_string(), kind: GpuErrorKind::Refused, message: r.to_string(), refused: Some(r) }
+        GpuError { backend, module: module.to_string(), kind: GpuErrorKind::Refused, message: r.to_string(), refused: Some(r), crashed: false }
     }
 }
 
@@ -355,6 +358,7 @@ impl Gpu {
             kind,
             message: message.into(),
             refused: None,
+            crashed: false,
         }
     }
 

@@ -221,3 +221,191 @@ fn every_structured_function_of_the_corpus_fleshes_and_follows_its_path() {
     eprintln!("flesh_corpus: {functions} functions of {modules} valid shader modules fleshed and run ({no_exit} without a path to a return)");
     assert!(functions > 500, "only {functions} functions");
 }
+
+/// The output buffer of a batch run on the interpreter, one workgroup per
+/// program.
+fn run_batch(b: &flesh::Batch) -> Vec<u32> {
+    let a = Analysis::of_text(&b.text, &spvlab_core::valid::Options { env: spvlab_core::TargetEnv::Spv1_4, ..Default::default() });
+    let errors: Vec<&str> = a.diagnostics().iter().map(|d| d.message.as_str()).collect();
+    assert!(a.is_valid(), "{}\n{errors:#?}", b.text);
+    let mut bufs = Buffers::new();
+    bufs.insert((0, 0), b.directions.iter().flat_map(|w| w.to_le_bytes()).collect());
+    bufs.insert((0, 1), vec![0u8; b.expected.len() * 4]);
+    let opts = interp::Options { workgroups: [b.workgroups, 1, 1], ..interp::Options::default() };
+    let r = interp::run(a.ir().unwrap(), &opts, &mut bufs);
+    assert!(r.is_ok(), "{:?}\n{}", r.err(), b.text);
+    words(&bufs[&(0, 1)])
+}
+
+#[test]
+fn a_batch_holds_its_programs_side_by_side_and_each_follows_its_path() {
+    // Every mode in each batch (the programs' workgroup sizes differ), CFGs
+    // of several sizes, batches of 1 to 40 programs.
+    let mut programs = Vec::new();
+    for seed in 0..120u64 {
+        let knobs = if seed % 2 == 0 { Knobs::paper() } else { Knobs::default() };
+        let cfg = Config { blocks: 4 + (seed as usize * 5) % 24, max_depth: 2 + seed as usize % 4, knobs, ..Config::default() };
+        let (s, _) = flesh::generate(seed, cfg);
+        let opts = Options { seed, mode: [Mode::Basic, Mode::Phi, Mode::Multi][seed as usize % 3], ..Options::default() };
+        if let Ok(f) = flesh::flesh(&s, &opts) {
+            programs.push((s, opts, f));
+        }
+    }
+    assert!(programs.len() > 100, "only {} programs", programs.len());
+    let mut at = 0;
+    for size in [1, 2, 3, 7, 40, 20, 40] {
+        let part = &programs[at..(at + size).min(programs.len())];
+        at += size;
+        let members: Vec<flesh::Member> = part.iter().map(|(s, o, f)| flesh::Member { skeleton: s, opts: o, program: f }).collect();
+        let b = flesh::batch(&members);
+        // The oracle: the programs' own expected outputs, side by side.
+        let side_by_side: Vec<u32> = part.iter().flat_map(|p| p.2.expected.iter().copied()).collect();
+        assert_eq!(b.expected, side_by_side);
+        assert_eq!(b.outputs.len(), part.len());
+        for (r, p) in b.outputs.iter().zip(part) {
+            assert_eq!(&b.expected[r.clone()], &p.2.expected[..]);
+        }
+        assert_valid_module("flesh_batch", &b.text, "spv1.4");
+        let out = run_batch(&b);
+        assert_eq!(out, b.expected, "batch of {size}:\n{}", b.text);
+        assert!(b.wrong(&out).is_empty());
+        // One program's path disturbed: exactly it is wrong.
+        let mut bad = out.clone();
+        let k = part.len() / 2;
+        bad[b.outputs[k].start] ^= 1;
+        assert_eq!(b.wrong(&bad), vec![k]);
+    }
+}
+
+/// `spvlab fuzz` with the test hooks of `SPVLAB_FUZZ_TEST` (findings planted
+/// in the interpreter's runs, a stop in a batch).
+fn fuzz_with(dir: &std::path::Path, hooks: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(spvlab_tests::spvlab_bin())
+        .arg("fuzz")
+        .args(args)
+        .env("SPVLAB_FUZZ_TEST", hooks)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// A campaign's findings: (folder, kind) of each line of findings.jsonl,
+/// sorted, and that each line has its folder.
+fn findings_of(out: &std::path::Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(out.join("findings.jsonl")).unwrap_or_default();
+    let mut v: Vec<(String, String)> = text
+        .lines()
+        .map(|l| {
+            let d: serde_json::Value = serde_json::from_str(l).unwrap();
+            let folder = d["folder"].as_str().unwrap().to_string();
+            assert!(out.join(&folder).join("finding.json").is_file(), "{folder}");
+            (folder, d["finding"].as_str().unwrap().to_string())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_batch_that_goes_wrong_is_attributed_to_its_bad_programs_alone() {
+    let dir = scratch("flesh_fuzz_planted");
+    // Case 7's output disturbed, case 20's run failing, case 21 wrong: in
+    // batches of 8, of 1, and of all 40.
+    let hooks = "wrong:7,fail:20,wrong:21";
+    let want: Vec<(String, String)> = [("case-20-interp", "failed:planted"), ("case-21-interp", "wrong"), ("case-7-interp", "wrong")]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    for batch in ["8", "1", "40"] {
+        let out = dir.join(format!("batch-{batch}"));
+        let o = fuzz_with(&dir, hooks, &["--count", "40", "--seed", "9", "--batch", batch, "--out", out.to_str().unwrap()]);
+        assert_exit(&o, 1);
+        assert_eq!(findings_of(&out), want, "--batch {batch}");
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains(" passed, 2 wrong output, 1 failed, 0 refused"), "{text}");
+        // The table: mismatch 2, other 1.
+        let row = text.lines().filter(|l| l.trim_start().starts_with("interp")).nth(1).unwrap_or_else(|| panic!("{text}"));
+        let cells: Vec<&str> = row.split_whitespace().skip(1).collect();
+        assert_eq!(cells, ["2", "0", "0", "0", "0", "1"], "{text}");
+        // Each finding is its own program: its Amber test is the program's,
+        // which passes on the (unplanted) interpreter.
+        let case = out.join("case-7-interp");
+        let o = run_spvlab(&dir, &["amber", case.join("test.amber").to_str().unwrap()], b"");
+        assert_exit(&o, 0);
+        let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(case.join("finding.json")).unwrap()).unwrap();
+        assert_eq!(data["case"], 7);
+        assert_ne!(data["actual"], data["expected"]);
+    }
+    // Every program of a batch wrong: each is a finding of its own.
+    let out = dir.join("all-wrong");
+    let hooks: Vec<String> = (0..8).map(|c| format!("wrong:{c}")).collect();
+    let o = fuzz_with(&dir, &hooks.join(","), &["--count", "8", "--seed", "9", "--batch", "8", "--out", out.to_str().unwrap()]);
+    assert_exit(&o, 1);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let programs: usize = text.split_whitespace().nth(2).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{text}"));
+    let found = findings_of(&out);
+    assert_eq!(found.len(), programs, "{text}");
+    assert!(found.iter().all(|(_, kind)| kind == "wrong"), "{found:?}");
+}
+
+#[test]
+fn a_stopped_campaign_resumes_without_losing_or_repeating_a_finding() {
+    let dir = scratch("flesh_fuzz_resume");
+    let hooks = "wrong:3,wrong:17,fail:18,wrong:30,wrong:44";
+    let args = |out: &std::path::Path| -> Vec<String> {
+        ["--count", "50", "--seed", "2", "--batch", "6", "--out", out.to_str().unwrap()].iter().map(|s| s.to_string()).collect()
+    };
+    let whole = dir.join("whole");
+    let a: Vec<String> = args(&whole);
+    let o = fuzz_with(&dir, hooks, &a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_exit(&o, 1);
+    let want = findings_of(&whole);
+    assert_eq!(want.len(), 5);
+    let whole_text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let interp_line = |t: &str| t.lines().find(|l| l.trim_start().starts_with("interp")).map(|l| l.split(';').next().unwrap().to_string());
+    // Stopped in the third batch (the programs of cases 12 to 17 or a few
+    // more: some cases have no program), after writing its findings and
+    // before recording it done, then resumed.
+    let part = dir.join("part");
+    let a: Vec<String> = args(&part);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let o = fuzz_with(&dir, &format!("{hooks},stop:3"), &a);
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(findings_of(&part).contains(&("case-17-interp".into(), "wrong".into())));
+    let progress: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(part.join("progress.json")).unwrap()).unwrap();
+    // Recorded after the first batch, then at most once a second: before
+    // the third batch's cases (12 to 17 or a few more).
+    assert!(progress["next"].as_u64().is_some_and(|n| (6..=17).contains(&n)), "{progress}");
+    let mut resumed = a.clone();
+    resumed.push("--resume");
+    let o = fuzz_with(&dir, hooks, &resumed);
+    assert_exit(&o, 1);
+    assert_eq!(findings_of(&part), want);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let programs = |t: &str| t.split_whitespace().nth(2).map(String::from);
+    assert_eq!(programs(&text), programs(&whole_text), "{text}");
+    assert_eq!(interp_line(&text), interp_line(&whole_text), "{text}");
+    assert!(text.contains("4 wrong output, 1 failed"), "{text}");
+    // Stopped in its first batch (nothing recorded yet): resumed, it starts
+    // over, keeping no line twice.
+    let early = dir.join("early");
+    let e: Vec<String> = args(&early);
+    let mut e: Vec<&str> = e.iter().map(String::as_str).collect();
+    let o = fuzz_with(&dir, &format!("{hooks},stop:1"), &e);
+    assert_eq!(o.status.code(), Some(130));
+    assert!(!early.join("progress.json").exists());
+    e.push("--resume");
+    let o = fuzz_with(&dir, hooks, &e);
+    assert_exit(&o, 1);
+    assert_eq!(findings_of(&early), want);
+    // Resuming a finished campaign runs nothing more; another campaign's
+    // options are refused.
+    let o = fuzz_with(&dir, hooks, &resumed);
+    assert_exit(&o, 1);
+    assert_eq!(findings_of(&part), want);
+    let mut other = resumed.clone();
+    other[3] = "3";
+    let o = fuzz_with(&dir, hooks, &other);
+    assert_exit(&o, 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is of another campaign"));
+}

@@ -4,7 +4,8 @@
 //! backend that writes another path leaves a finding whose files reproduce
 //! it: its Amber test passes on the interpreter, its program is valid for
 //! spirv-val (when installed) and its data names both paths; two shards of a
-//! campaign find exactly what the whole campaign finds.
+//! campaign, and the campaign run in batches of programs (`--batch 8`), find
+//! exactly what the whole campaign finds one program at a time.
 //!
 //! Skipped, with a message, only when no Vulkan adapter exists
 //! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
@@ -20,7 +21,15 @@ fn fleshed_programs_follow_their_paths_through_our_wgsl_and_by_passthrough() {
     let out = dir.join("findings");
     let o = run_spvlab(
         &dir,
-        &["fuzz", "--count", "45", "--seed", "3", "--paper", "--backends", "wgpu,wgpu-passthrough", "--out", out.to_str().unwrap()],
+        &[
+            "fuzz", "--count", "45", "--seed", "3", "--paper", "--batch", "4", "--backends", "wgpu,wgpu-passthrough", "--out",
+            out.to_str().unwrap(),
+            // A batch that times out is split and its programs run alone,
+            // which this test counts against the batch: a busy machine
+            // may take seconds to compile one.
+            "--gpu-timeout",
+            "30",
+        ],
         b"",
     );
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -31,6 +40,7 @@ fn fleshed_programs_follow_their_paths_through_our_wgsl_and_by_passthrough() {
         assert!(line.contains("0 wrong output, 0 failed"), "{text}");
         assert!(!line.contains(" 0 passed"), "{text}");
     }
+    assert!(!text.contains("batches went wrong"), "{text}");
 }
 
 #[test]
@@ -73,6 +83,11 @@ fn a_finding_reproduces_from_its_files() {
     }
     sharded.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(sharded, found(&out));
+    // In batches: the same findings, each attributed to its own program.
+    let batched = dir.join("batched");
+    let o = run_spvlab(&dir, &["fuzz", "--count", "30", "--seed", "1", "--backends", "wgpu-naga", "--batch", "8", "--out", batched.to_str().unwrap()], b"");
+    assert_exit(&o, 1);
+    assert_eq!(found(&batched), found(&out));
     // findings.jsonl: one line per folder, and the shards' files concatenated
     // hold the same lines.
     let lines = |files: &[std::path::PathBuf]| -> Vec<String> {

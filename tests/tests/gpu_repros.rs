@@ -12,7 +12,9 @@
 //! ```
 //!
 //! (`pass`/`fail`: the EXPECT lines; `agrees`/`differs`: the GPU's buffers
-//! against the interpreter's, byte for byte; `error`: refused or rejected.)
+//! against the interpreter's, byte for byte; `error`: refused or rejected;
+//! `crash`: the driver kills the process, so that runner runs the repro in
+//! a child, `spvlab amber --in-process`, which must die by a signal.)
 //! This test runs every repro on each runner and fails when one no longer
 //! behaves as recorded (a fixed bug says so here, so the differences file
 //! cannot go stale silently). The GPU part is skipped, with a message, only
@@ -96,6 +98,20 @@ fn shaders(text: &str) -> Vec<(String, String)> {
     out
 }
 
+/// `crash` when `spvlab amber --backend B --in-process` dies by a signal on
+/// the repro, else how it ended.
+fn crash_in_child(r: &Repro, b: Backend) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = spvlab_tests::scratch("gpu_repros_crash");
+    let file = dir.join(&r.name);
+    std::fs::write(&file, &r.text).unwrap();
+    let o = spvlab_tests::run_spvlab(&dir, &["amber", "--backend", b.name(), "--in-process", file.to_str().unwrap()], b"");
+    match o.status.signal() {
+        Some(_) => "crash".into(),
+        None => format!("no crash (exit {:?})", o.status.code()),
+    }
+}
+
 #[test]
 fn every_repro_is_valid_and_recorded() {
     let all = repros();
@@ -133,6 +149,10 @@ fn every_repro_behaves_as_recorded() {
         let mut runs = vec![("interp".to_string(), behaviour(&r, &mut Interpreter))];
         if gpu.is_some() {
             for b in Backend::ALL {
+                if r.recorded.iter().any(|(x, v)| x == b.name() && v == "crash") {
+                    runs.push((b.name().to_string(), crash_in_child(&r, b)));
+                    continue;
+                }
                 let mut exec = GpuExecutor::new(b);
                 let got = behaviour(&r, &mut exec);
                 let got = if got == "error" {

@@ -11,8 +11,10 @@
 //! - [`program`] writes the fleshed program and its oracle ([`flesh`]);
 //! - [`quiz`] makes the page's quiz questions and reads their answer key
 //!   from the validator;
+//! - [`mod@batch`] puts many fleshed programs in one module and one dispatch;
 //! - [`mod@reduce`] shrinks a finding while a backend still goes wrong on it.
 
+pub mod batch;
 pub mod generate;
 pub mod path;
 pub mod program;
@@ -23,6 +25,7 @@ pub mod skeleton;
 #[cfg(test)]
 mod tests;
 
+pub use batch::{Batch, Member, batch};
 pub use generate::{Config, Knobs, generate, meets, mutate};
 pub use path::Path;
 pub use program::{FleshError, Fleshed, Mode, Options, flesh, flesh_paths};

@@ -169,7 +169,8 @@ impl Fleshed {
     }
 }
 
-fn u32_list(xs: &[u32]) -> String {
+/// `xs` in the run's input language (`u32: 1 0 ...`).
+pub(super) fn u32_list(xs: &[u32]) -> String {
     let mut s = String::from("u32:");
     for x in xs {
         let _ = write!(s, " {x}");
@@ -226,14 +227,97 @@ pub fn flesh_paths(s: &Skeleton, opts: &Options, paths: Vec<Path>) -> Fleshed {
         expected,
         reads_directions: s.blocks.iter().any(|b| matches!(b.term, Term::Cond(..) | Term::Switch(..))),
     };
-    f.text = Writer { s, f: &f, opts }.module();
+    f.text = Writer { s, f: &f, opts, prefix: "", dir_base: 0, out_base: 0 }.module();
     f
 }
 
-struct Writer<'a> {
-    s: &'a Skeleton,
-    f: &'a Fleshed,
-    opts: &'a Options,
+/// Writes one fleshed program's text: the whole module ([`Writer::module`]),
+/// or, for a batch, its function alone ([`Writer::function`]).
+pub(super) struct Writer<'a> {
+    pub s: &'a Skeleton,
+    pub f: &'a Fleshed,
+    pub opts: &'a Options,
+    /// Put before every id the function defines (empty for a whole module).
+    pub prefix: &'a str,
+    /// Where the program's directions and output start in the buffers.
+    pub dir_base: u32,
+    pub out_base: u32,
+}
+
+/// What the declarations of a module of fleshed programs hold.
+pub(super) struct Preamble<'a> {
+    pub invocations: u32,
+    /// Words in `directions` and in `output`.
+    pub dir_len: u32,
+    pub out_len: u32,
+    /// Every `%uint_N` the functions use.
+    pub consts: BTreeSet<u32>,
+    /// Whether a function keeps its indices in Function variables.
+    pub variables: bool,
+    /// Whether the local invocation index is read (`%invocation`).
+    pub invocation: bool,
+    /// Whether the workgroup id is read (`%workgroup`: a batch).
+    pub workgroup: bool,
+    /// Block names, `OpName`d as `%b<label>`.
+    pub names: Option<&'a BTreeMap<Label, String>>,
+}
+
+impl Preamble<'_> {
+    /// The module's text from its capabilities to its global variables.
+    pub(super) fn write(&self, t: &mut String) {
+        t.push_str("OpCapability Shader\nOpMemoryModel Logical GLSL450\n");
+        let _ = writeln!(
+            t,
+            "OpEntryPoint GLCompute %main \"main\" %directions %output{}{}",
+            if self.invocation { " %invocation" } else { "" },
+            if self.workgroup { " %workgroup" } else { "" }
+        );
+        let _ = writeln!(t, "OpExecutionMode %main LocalSize {} 1 1", self.invocations);
+        for (l, n) in self.names.into_iter().flatten() {
+            let _ = writeln!(t, "OpName %b{l} \"{}\"", n.replace('\\', "\\\\").replace('"', "\\\""));
+        }
+        t.push_str(
+            "OpName %main \"main\"\nOpName %directions \"directions\"\nOpName %output \"output\"\n\
+             OpDecorate %dir_array ArrayStride 4\nOpDecorate %out_array ArrayStride 4\n\
+             OpDecorate %Directions Block\nOpMemberDecorate %Directions 0 Offset 0\n\
+             OpDecorate %Output Block\nOpMemberDecorate %Output 0 Offset 0\n\
+             OpDecorate %directions DescriptorSet 0\nOpDecorate %directions Binding 0\n\
+             OpDecorate %output DescriptorSet 0\nOpDecorate %output Binding 1\n",
+        );
+        if self.invocation {
+            t.push_str("OpDecorate %invocation BuiltIn LocalInvocationIndex\n");
+        }
+        if self.workgroup {
+            t.push_str("OpDecorate %workgroup BuiltIn WorkgroupId\n");
+        }
+        t.push_str("%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%bool = OpTypeBool\n%uint = OpTypeInt 32 0\n");
+        if self.workgroup {
+            t.push_str("%v3uint = OpTypeVector %uint 3\n");
+        }
+        let mut consts = self.consts.clone();
+        consts.extend([0, 1, self.dir_len, self.out_len]);
+        for c in &consts {
+            let _ = writeln!(t, "%uint_{c} = OpConstant %uint {c}");
+        }
+        let _ = writeln!(t, "%dir_array = OpTypeArray %uint %uint_{}", self.dir_len);
+        let _ = writeln!(t, "%out_array = OpTypeArray %uint %uint_{}", self.out_len);
+        t.push_str(
+            "%Directions = OpTypeStruct %dir_array\n%Output = OpTypeStruct %out_array\n\
+             %ptr_Directions = OpTypePointer StorageBuffer %Directions\n\
+             %ptr_Output = OpTypePointer StorageBuffer %Output\n\
+             %ptr_uint = OpTypePointer StorageBuffer %uint\n",
+        );
+        if self.variables {
+            t.push_str("%ptr_fn_uint = OpTypePointer Function %uint\n");
+        }
+        if self.invocation {
+            t.push_str("%ptr_in_uint = OpTypePointer Input %uint\n%invocation = OpVariable %ptr_in_uint Input\n");
+        }
+        if self.workgroup {
+            t.push_str("%ptr_in_v3uint = OpTypePointer Input %v3uint\n%workgroup = OpVariable %ptr_in_v3uint Input\n");
+        }
+        t.push_str("%directions = OpVariable %ptr_Directions StorageBuffer\n%output = OpVariable %ptr_Output StorageBuffer\n");
+    }
 }
 
 impl Writer<'_> {
@@ -243,6 +327,17 @@ impl Writer<'_> {
 
     fn multi(&self) -> bool {
         self.f.mode == Mode::Multi
+    }
+
+    /// The `%uint_N` constants the function uses.
+    pub(super) fn constants(&self) -> BTreeSet<u32> {
+        let f = self.f;
+        let mut consts: BTreeSet<u32> = [0, 1, self.dir_base, self.out_base].into();
+        if self.multi() {
+            consts.extend([f.direction_stride, f.output_stride]);
+        }
+        consts.extend(self.s.blocks.iter().map(|b| b.label));
+        consts
     }
 
     fn module(&self) -> String {
@@ -269,139 +364,123 @@ impl Writer<'_> {
         }
         let _ = writeln!(t, "; directions: {}", f.directions_input());
         let _ = writeln!(t, "; expected output: {}", f.expected_input());
-        t.push_str("OpCapability Shader\nOpMemoryModel Logical GLSL450\n");
-        let _ = writeln!(
-            t,
-            "OpEntryPoint GLCompute %main \"main\" %directions %output{}",
-            if self.multi() { " %invocation" } else { "" }
-        );
-        let _ = writeln!(t, "OpExecutionMode %main LocalSize {} 1 1", f.invocations());
-        for (l, n) in &self.s.names {
-            let _ = writeln!(t, "OpName %b{l} \"{}\"", n.replace('\\', "\\\\").replace('"', "\\\""));
-        }
-        t.push_str(
-            "OpName %main \"main\"\nOpName %directions \"directions\"\nOpName %output \"output\"\n\
-             OpDecorate %dir_array ArrayStride 4\nOpDecorate %out_array ArrayStride 4\n\
-             OpDecorate %Directions Block\nOpMemberDecorate %Directions 0 Offset 0\n\
-             OpDecorate %Output Block\nOpMemberDecorate %Output 0 Offset 0\n\
-             OpDecorate %directions DescriptorSet 0\nOpDecorate %directions Binding 0\n\
-             OpDecorate %output DescriptorSet 0\nOpDecorate %output Binding 1\n",
-        );
-        if self.multi() {
-            t.push_str("OpDecorate %invocation BuiltIn LocalInvocationIndex\n");
-        }
-        t.push_str("%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%bool = OpTypeBool\n%uint = OpTypeInt 32 0\n");
         let count = f.invocations();
-        let mut consts: BTreeSet<u32> = [0, 1, f.direction_stride * count, f.output_stride * count].into();
-        if self.multi() {
-            consts.extend([f.direction_stride, f.output_stride]);
+        Preamble {
+            invocations: count,
+            dir_len: f.direction_stride * count,
+            out_len: f.output_stride * count,
+            consts: self.constants(),
+            variables: !self.phi(),
+            invocation: self.multi(),
+            workgroup: false,
+            names: Some(&self.s.names),
         }
-        consts.extend(self.s.blocks.iter().map(|b| b.label));
-        for c in &consts {
-            let _ = writeln!(t, "%uint_{c} = OpConstant %uint {c}");
-        }
-        let _ = writeln!(t, "%dir_array = OpTypeArray %uint %uint_{}", f.direction_stride * count);
-        let _ = writeln!(t, "%out_array = OpTypeArray %uint %uint_{}", f.output_stride * count);
-        t.push_str(
-            "%Directions = OpTypeStruct %dir_array\n%Output = OpTypeStruct %out_array\n\
-             %ptr_Directions = OpTypePointer StorageBuffer %Directions\n\
-             %ptr_Output = OpTypePointer StorageBuffer %Output\n\
-             %ptr_uint = OpTypePointer StorageBuffer %uint\n",
-        );
-        if !self.phi() {
-            t.push_str("%ptr_fn_uint = OpTypePointer Function %uint\n");
-        }
-        if self.multi() {
-            t.push_str("%ptr_in_uint = OpTypePointer Input %uint\n%invocation = OpVariable %ptr_in_uint Input\n");
-        }
-        t.push_str(
-            "%directions = OpVariable %ptr_Directions StorageBuffer\n%output = OpVariable %ptr_Output StorageBuffer\n\
-             %main = OpFunction %void None %fn\n",
-        );
+        .write(&mut t);
+        self.function(&mut t, "main");
+        t
+    }
+
+    /// The program as the function `%<name>` (`OpFunction` to
+    /// `OpFunctionEnd`), its ids prefixed with `self.prefix`.
+    pub(super) fn function(&self, t: &mut String, name: &str) {
+        let f = self.f;
+        let p = self.prefix;
+        let _ = writeln!(t, "%{name} = OpFunction %void None %fn");
         let preds = self.predecessors();
         for (i, b) in self.s.blocks.iter().enumerate() {
             let l = b.label;
-            let _ = writeln!(t, "%b{l} = OpLabel");
+            let _ = writeln!(t, "%{p}b{l} = OpLabel");
             // The output and direction indices coming in, as ids.
             let (o_in, d_in) = if self.phi() {
                 match preds.get(&l) {
                     Some(ps) => {
                         for (v, what) in [("o", "o1"), ("d", "d1")] {
-                            let _ = write!(t, "%b{l}_{v} = OpPhi %uint");
-                            for p in ps {
-                                let _ = write!(t, " %b{p}_{what} %b{p}");
+                            let _ = write!(t, "%{p}b{l}_{v} = OpPhi %uint");
+                            for q in ps {
+                                let _ = write!(t, " %{p}b{q}_{what} %{p}b{q}");
                             }
                             t.push('\n');
                         }
-                        (alloc::format!("b{l}_o"), alloc::format!("b{l}_d"))
+                        (alloc::format!("{p}b{l}_o"), alloc::format!("{p}b{l}_d"))
                     }
-                    None => (String::from("uint_0"), String::from("uint_0")),
+                    None => (alloc::format!("uint_{}", self.out_base), alloc::format!("uint_{}", self.dir_base)),
                 }
             } else {
                 if i == 0 {
-                    t.push_str(
-                        "%outi = OpVariable %ptr_fn_uint Function %uint_0\n%diri = OpVariable %ptr_fn_uint Function %uint_0\n",
+                    let (ob, db) = (self.out_base, self.dir_base);
+                    let _ = writeln!(
+                        t,
+                        "%{p}outi = OpVariable %ptr_fn_uint Function %uint_{ob}\n%{p}diri = OpVariable %ptr_fn_uint Function %uint_{db}"
                     );
                     if self.multi() {
                         let _ = writeln!(
                             t,
-                            "%inv = OpLoad %uint %invocation\n%out_start = OpIMul %uint %inv %uint_{}\n\
-                             %dir_start = OpIMul %uint %inv %uint_{}\nOpStore %outi %out_start\nOpStore %diri %dir_start",
+                            "%{p}inv = OpLoad %uint %invocation\n%{p}out_start = OpIMul %uint %{p}inv %uint_{}\n\
+                             %{p}dir_start = OpIMul %uint %{p}inv %uint_{}",
                             f.output_stride, f.direction_stride
                         );
+                        if ob == 0 && db == 0 {
+                            let _ = writeln!(t, "OpStore %{p}outi %{p}out_start\nOpStore %{p}diri %{p}dir_start");
+                        } else {
+                            let _ = writeln!(
+                                t,
+                                "%{p}out_at = OpIAdd %uint %{p}out_start %uint_{ob}\n%{p}dir_at = OpIAdd %uint %{p}dir_start %uint_{db}\n\
+                                 OpStore %{p}outi %{p}out_at\nOpStore %{p}diri %{p}dir_at"
+                            );
+                        }
                     }
                 }
-                let _ = writeln!(t, "%b{l}_o = OpLoad %uint %outi");
-                (alloc::format!("b{l}_o"), String::from("diri"))
+                let _ = writeln!(t, "%{p}b{l}_o = OpLoad %uint %{p}outi");
+                (alloc::format!("{p}b{l}_o"), alloc::format!("{p}diri"))
             };
             let _ = writeln!(
                 t,
-                "%b{l}_p = OpAccessChain %ptr_uint %output %uint_0 %{o_in}\nOpStore %b{l}_p %uint_{l}\n\
-                 %b{l}_o1 = OpIAdd %uint %{o_in} %uint_1"
+                "%{p}b{l}_p = OpAccessChain %ptr_uint %output %uint_0 %{o_in}\nOpStore %{p}b{l}_p %uint_{l}\n\
+                 %{p}b{l}_o1 = OpIAdd %uint %{o_in} %uint_1"
             );
             if !self.phi() {
-                let _ = writeln!(t, "OpStore %outi %b{l}_o1");
+                let _ = writeln!(t, "OpStore %{p}outi %{p}b{l}_o1");
             }
             let decides = matches!(b.term, Term::Cond(..) | Term::Switch(..));
             if decides {
                 let index = if self.phi() {
                     d_in.clone()
                 } else {
-                    let _ = writeln!(t, "%b{l}_i = OpLoad %uint %diri");
-                    alloc::format!("b{l}_i")
+                    let _ = writeln!(t, "%{p}b{l}_i = OpLoad %uint %{p}diri");
+                    alloc::format!("{p}b{l}_i")
                 };
                 let _ = writeln!(
                     t,
-                    "%b{l}_q = OpAccessChain %ptr_uint %directions %uint_0 %{index}\n%b{l}_dir = OpLoad %uint %b{l}_q\n\
-                     %b{l}_d1 = OpIAdd %uint %{index} %uint_1"
+                    "%{p}b{l}_q = OpAccessChain %ptr_uint %directions %uint_0 %{index}\n%{p}b{l}_dir = OpLoad %uint %{p}b{l}_q\n\
+                     %{p}b{l}_d1 = OpIAdd %uint %{index} %uint_1"
                 );
                 if !self.phi() {
-                    let _ = writeln!(t, "OpStore %diri %b{l}_d1");
+                    let _ = writeln!(t, "OpStore %{p}diri %{p}b{l}_d1");
                 }
             } else if self.phi() {
                 // The direction index passes through unchanged: a copy gives
                 // it this block's name for the successors' phis.
-                let _ = writeln!(t, "%b{l}_d1 = OpCopyObject %uint %{d_in}");
+                let _ = writeln!(t, "%{p}b{l}_d1 = OpCopyObject %uint %{d_in}");
             }
             if let Term::Cond(_, x, y) = b.term
                 && x != y
             {
-                let _ = writeln!(t, "%b{l}_c = OpINotEqual %bool %b{l}_dir %uint_0");
+                let _ = writeln!(t, "%{p}b{l}_c = OpINotEqual %bool %{p}b{l}_dir %uint_0");
             }
-            write_merge(&mut t, b.merge);
+            write_merge(&mut *t, p, b.merge);
             let _ = match &b.term {
-                Term::Branch(x) => writeln!(t, "OpBranch %b{x}"),
+                Term::Branch(x) => writeln!(t, "OpBranch %{p}b{x}"),
                 // One target twice (before SPIR-V 1.6): the direction is read
                 // all the same; a branch, or under a selection merge a switch
                 // of only a default, takes it.
                 Term::Cond(_, x, y) if x == y && matches!(b.merge, Some(Merge::Selection(_))) => {
-                    writeln!(t, "OpSwitch %b{l}_dir %b{x}")
+                    writeln!(t, "OpSwitch %{p}b{l}_dir %{p}b{x}")
                 }
-                Term::Cond(_, x, y) if x == y => writeln!(t, "OpBranch %b{x}"),
-                Term::Cond(_, x, y) => writeln!(t, "OpBranchConditional %b{l}_c %b{x} %b{y}"),
+                Term::Cond(_, x, y) if x == y => writeln!(t, "OpBranch %{p}b{x}"),
+                Term::Cond(_, x, y) => writeln!(t, "OpBranchConditional %{p}b{l}_c %{p}b{x} %{p}b{y}"),
                 Term::Switch(_, d, cases) => {
-                    let _ = write!(t, "OpSwitch %b{l}_dir %b{d}");
-                    write_cases(&mut t, cases.iter().enumerate().map(|(k, c)| (k as u32, c.1)));
+                    let _ = write!(t, "OpSwitch %{p}b{l}_dir %{p}b{d}");
+                    write_cases(&mut *t, p, cases.iter().enumerate().map(|(k, c)| (k as u32, c.1)));
                     writeln!(t)
                 }
                 Term::Return => writeln!(t, "OpReturn"),
@@ -409,7 +488,6 @@ impl Writer<'_> {
             };
         }
         t.push_str("OpFunctionEnd\n");
-        t
     }
 
     /// Per block label: its predecessors over branch edges, each once, in

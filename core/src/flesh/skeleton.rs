@@ -207,13 +207,13 @@ impl Skeleton {
     pub fn write_blocks(&self, s: &mut String) {
         for b in &self.blocks {
             let _ = writeln!(s, "%b{} = OpLabel", b.label);
-            write_merge(s, b.merge);
+            write_merge(s, "", b.merge);
             let _ = match &b.term {
                 Term::Branch(t) => writeln!(s, "OpBranch %b{t}"),
                 Term::Cond(c, t, f) => writeln!(s, "OpBranchConditional %{c} %b{t} %b{f}"),
                 Term::Switch(v, d, cases) => {
                     let _ = write!(s, "OpSwitch %sel{v} %b{d}");
-                    write_cases(s, cases.iter().copied());
+                    write_cases(s, "", cases.iter().copied());
                     writeln!(s)
                 }
                 Term::Return => writeln!(s, "OpReturn"),
@@ -224,17 +224,18 @@ impl Skeleton {
 }
 
 /// A block's merge instruction, if it has one.
-pub(crate) fn write_merge(s: &mut String, merge: Option<Merge>) {
+pub(crate) fn write_merge(s: &mut String, prefix: &str, merge: Option<Merge>) {
+    let p = prefix;
     let _ = match merge {
-        Some(Merge::Selection(m)) => writeln!(s, "OpSelectionMerge %b{m} None"),
-        Some(Merge::Loop(m, c)) => writeln!(s, "OpLoopMerge %b{m} %b{c} None"),
+        Some(Merge::Selection(m)) => writeln!(s, "OpSelectionMerge %{p}b{m} None"),
+        Some(Merge::Loop(m, c)) => writeln!(s, "OpLoopMerge %{p}b{m} %{p}b{c} None"),
         None => Ok(()),
     };
 }
 
 /// ` literal %b<target>` for each case.
-pub(crate) fn write_cases(s: &mut String, cases: impl Iterator<Item = (u32, Label)>) {
+pub(crate) fn write_cases(s: &mut String, prefix: &str, cases: impl Iterator<Item = (u32, Label)>) {
     for (l, t) in cases {
-        let _ = write!(s, " {l} %b{t}");
+        let _ = write!(s, " {l} %{prefix}b{t}");
     }
 }

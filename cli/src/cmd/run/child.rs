@@ -426,6 +426,7 @@ impl Runner for GpuProcess {
             kind,
             message,
             refused: None,
+            crashed: false,
         };
         let w = self.start().map_err(|m| fail(GpuErrorKind::NoDevice, m))?;
         let mut o = Out(Vec::new());
@@ -466,7 +467,8 @@ impl Runner for GpuProcess {
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let why = self.worker.take().map(Worker::death).unwrap_or_default();
-                return Err(fail(GpuErrorKind::DeviceLost, format!("the GPU process crashed ({why}): a driver crash?")));
+                let e = fail(GpuErrorKind::DeviceLost, format!("the GPU process crashed ({why}): a driver crash?"));
+                return Err(GpuError { crashed: true, ..e });
             }
         };
         let mut r = Reader(&answer);

@@ -4,20 +4,22 @@
 //! finding, written with its program, inputs, AmberScript test and share
 //! link.
 
+mod progress;
+mod runner;
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::json;
-use spvlab_core::analysis::Analysis;
 use spvlab_core::flesh::{self, Config, FleshError, Fleshed, Knobs, Mode, Options};
-use spvlab_core::interp::{self, Buffers};
-use spvlab_core::plan::{Inputs, Plan};
-use spvlab_core::{TargetEnv, valid};
 
 use crate::args::{self, Parser};
-use crate::cmd::run::backend::{self, Backend, Failure, GpuFlags};
+use crate::cmd::run::backend::{Backend, GpuFlags};
 use crate::error::CliError;
+use progress::{Meter, State, Tally};
+pub(crate) use runner::{Outcome, Runner};
+use runner::{Planted, Prepared, Program};
 
 pub const HELP: &str = "\
 spvlab fuzz: a differential campaign of fleshed random CFGs on each backend
@@ -32,8 +34,18 @@ program (program.spvasm), an AmberScript test (test.amber), the page's share
 link (link.txt: append it to the playground's address) and finding.json
 (case, seed, mode, backend, directions, expected and actual output, error);
 each is also one line of findings.jsonl under --out, so that the findings of
-shards merge by concatenating their files.
-A backend that refuses a program (our WGSL lowering, naga) has no finding.
+shards merge by concatenating their files. Each finding is written as it is
+found, and progress.json under --out records the cases done (after a batch,
+at most once a second), so that a campaign stopped halfway (Ctrl+C, a
+killed shard) goes on with --resume.
+With --batch N, N programs run as one module and one dispatch (workgroup k
+runs program k); a batch that writes a wrong path, fails or hangs is split
+until each finding is one program, run as itself.
+A program our WGSL lowering refuses has no finding; one that naga rejects
+does (refused, in the closing table).
+Progress goes to stderr: a bar with the throughput on a terminal, else a
+line every 5 seconds. The run ends with a table of findings by backend and
+kind (mismatch, crash, hang, device lost, refused, other).
 
 Options:
   --count <n>          Cases (default 100).
@@ -48,6 +60,11 @@ Options:
                        wgpu-passthrough, or all (default interp).
   --shard <i>/<n>      Run only the cases i, i+n, i+2n, ... (0 <= i < n).
   --out <dir>          Where findings go (default fuzz-findings).
+  --batch <n>          Programs per batch (default 1: each alone; on
+                       lavapipe a batch compiles slower than its programs
+                       one by one).
+  --resume             Go on with the campaign recorded in --out (same
+                       options): the cases not yet done.
   --gpu-timeout <s>    How long one GPU dispatch may take (default 2).
   --in-process         Run GPU dispatches in this process.
   -h, --help           Print this help.
@@ -57,6 +74,8 @@ Exit status: 0 no findings, 1 findings, 2 bad usage.
 
 struct Campaign {
     count: u64,
+    batch: u64,
+    resume: bool,
     seed: u64,
     cfg: Config,
     mode: Option<Mode>,
@@ -67,22 +86,13 @@ struct Campaign {
     gpu: GpuFlags,
 }
 
-/// What one backend did with the cases.
-#[derive(Default)]
-struct Tally {
-    /// Seconds spent running the programs.
-    secs: f64,
-    passed: u64,
-    wrong: u64,
-    failed: u64,
-    refused: u64,
-    /// Why the backend did not run (no device), once.
-    unavailable: Option<String>,
-}
-
 pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut c = Campaign {
         count: 100,
+        // lavapipe compiles a batch of k programs in more than k times one
+        // program's time: one at a time is fastest there.
+        batch: 1,
+        resume: false,
         seed: 1,
         cfg: Config { blocks: 14, max_depth: 4, ..Config::default() },
         mode: None,
@@ -97,6 +107,16 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| {
         match name.as_str() {
             "--count" => c.count = p.number("--count", inline)?,
+            "--batch" => {
+                c.batch = p.number("--batch", inline)?;
+                if c.batch == 0 {
+                    return Err(CliError::Usage("--batch takes a number of programs, at least 1".into()));
+                }
+            }
+            "--resume" => {
+                args::no_value("--resume", &inline)?;
+                c.resume = true;
+            }
             "--seed" => c.seed = p.number("--seed", inline)?,
             "--blocks" => c.cfg.blocks = p.number("--blocks", inline)?,
             "--depth" => c.cfg.max_depth = p.number("--depth", inline)?,
@@ -159,165 +179,171 @@ fn case_seed(seed: u64, i: u64) -> u64 {
 
 const MODES: [Mode; 3] = [Mode::Basic, Mode::Phi, Mode::Multi];
 
-/// What one backend did with one fleshed program.
-#[derive(Clone)]
-pub(crate) enum Outcome {
-    /// It wrote the expected path.
-    Pass,
-    /// It wrote this instead.
-    Wrong(Vec<u32>),
-    /// It failed: `class` names how (`interp`, or the GPU error's kind), for
-    /// telling one failure from another.
-    Failed { class: String, message: String },
-    /// It refused the program (not a finding).
-    Refused,
-    /// It cannot run here (no device).
-    Unavailable(String),
-}
+/// Test hooks (`SPVLAB_FUZZ_TEST`, comma-separated): `wrong:CASE` and
+/// `fail:CASE` plant a finding of the interpreter in a case, `stop:B` ends
+/// the process (as a kill would) in batch B, after its findings are written
+/// and before its progress is.
+const TEST_HOOK: &str = "SPVLAB_FUZZ_TEST";
 
-impl Outcome {
-    /// A finding's kind: `wrong` or `failed:CLASS`; `None` when no finding.
-    pub(crate) fn finding(&self) -> Option<String> {
-        match self {
-            Outcome::Wrong(_) => Some("wrong".into()),
-            Outcome::Failed { class, .. } => Some(format!("failed:{class}")),
-            _ => None,
+fn test_hooks() -> (Planted, Option<u64>) {
+    let (mut planted, mut stop) = (Planted::default(), None);
+    for item in std::env::var(TEST_HOOK).unwrap_or_default().split(',') {
+        match item.split_once(':').map(|(k, v)| (k, v.parse::<u64>())) {
+            Some(("wrong", Ok(n))) => planted.wrong.push(n),
+            Some(("fail", Ok(n))) => planted.fail.push(n),
+            Some(("stop", Ok(n))) => stop = Some(n),
+            _ => {}
         }
     }
+    (planted, stop)
 }
 
-/// Runs fleshed programs on the backends, keeping one GPU process.
-pub(crate) struct Runner {
-    pub gpu: GpuFlags,
-    #[cfg(feature = "gpu")]
-    process: crate::cmd::run::child::GpuProcess,
+/// The options that decide which programs a campaign runs, and where.
+fn params(c: &Campaign) -> serde_json::Value {
+    json!({
+        "count": c.count, "seed": c.seed, "blocks": c.cfg.blocks, "depth": c.cfg.max_depth,
+        "paper": c.cfg.knobs == Knobs::paper(), "mode": c.mode.map(Mode::name), "maxLen": c.max_len,
+        "backends": c.backends.iter().map(|b| b.name()).collect::<Vec<_>>(),
+        "shard": [c.shard.0, c.shard.1],
+    })
 }
 
-impl Runner {
-    pub(crate) fn new(gpu: GpuFlags) -> Runner {
-        Runner {
-            gpu,
-            #[cfg(feature = "gpu")]
-            process: crate::cmd::run::child::GpuProcess::new(),
-        }
-    }
-
-    /// `f` on backend `b`, against its expected output.
-    pub(crate) fn outcome(&mut self, b: Backend, f: &Fleshed) -> Outcome {
-        match ready(f) {
-            Ok(r) => self.run(b, f, &r),
-            Err(o) => o,
-        }
-    }
-
-    /// `f`, made ready as `r`, on backend `b`, against its expected output.
-    fn run(&mut self, b: Backend, f: &Fleshed, r: &Ready) -> Outcome {
-        let (a, plan) = (&r.analysis, &r.plan);
-        let result: Result<Buffers, Failure> = match b {
-            Backend::Interp => {
-                let mut bufs = plan.buffers.clone();
-                interp::run(&plan.ir, &plan.options, &mut bufs).map(|_| bufs).map_err(|err| Failure::Interp {
-                    unsupported: false,
-                    text: a.run_error_message(&err),
-                    error: serde_json::Value::Null,
-                })
-            }
-            #[cfg(feature = "gpu")]
-            Backend::Gpu(g) => backend::run_gpu(&self.gpu, g, plan, "fleshed", &mut self.process),
-        };
-        match result {
-            Ok(bufs) => {
-                let actual = words(bufs.get(&(0, 1)).map_or(&[][..], |v| v));
-                if actual == f.expected { Outcome::Pass } else { Outcome::Wrong(actual) }
-            }
-            Err(Failure::NoDevice { message, .. }) => Outcome::Unavailable(message),
-            Err(e) if e.is_refusal() => Outcome::Refused,
-            Err(e) => Outcome::Failed { class: e.class().into(), message: e.to_string() },
-        }
-    }
+/// Keeps the lines of findings.jsonl under `out` of cases before `next`
+/// (a campaign stopped in a batch may have written some of its findings;
+/// that batch runs again): what a resumed campaign starts from.
+fn keep_findings_before(out: &std::path::Path, next: u64) -> Result<(), CliError> {
+    let path = out.join("findings.jsonl");
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(()) };
+    let kept: String = text
+        .lines()
+        .filter(|l| {
+            serde_json::from_str::<serde_json::Value>(l).ok().and_then(|v| v["case"].as_u64()).is_some_and(|c| c < next)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let tmp = out.join("findings.jsonl.tmp");
+    let err = |err| CliError::Write { path: path.clone(), err };
+    std::fs::write(&tmp, kept).map_err(err)?;
+    std::fs::rename(&tmp, &path).map_err(err)
 }
 
-/// A fleshed program's analysis and run plan, made once for every backend.
-struct Ready {
-    analysis: Analysis,
-    plan: Plan,
-}
-
-/// `f` made ready to run; an `Outcome::Failed` when it cannot be (the
-/// fleshed program is ours: that is a finding against spvlab).
-fn ready(f: &Fleshed) -> Result<Ready, Outcome> {
-    let analysis = Analysis::of_text(&f.text, &valid::Options { env: TargetEnv::Spv1_4, ..valid::Options::default() });
-    let inputs = Inputs { buffers: f.buffer_inputs(), ..Inputs::default() };
-    match Plan::new(&analysis, &inputs) {
-        Ok(plan) => Ok(Ready { analysis, plan }),
-        Err(e) => Err(Outcome::Failed { class: "plan".into(), message: format!("the fleshed program does not run: {e:?}") }),
+/// Program `i` of the campaign, or `None` when its CFG has no path to a
+/// return.
+fn program(c: &Campaign, i: u64) -> Result<Option<Program>, CliError> {
+    let seed = case_seed(c.seed, i);
+    let mode = c.mode.unwrap_or(MODES[(i % 3) as usize]);
+    let (skeleton, _) = flesh::generate(seed, c.cfg);
+    let opts = Options { seed, mode, max_len: c.max_len, ..Options::default() };
+    match flesh::flesh(&skeleton, &opts) {
+        Ok(fleshed) => Ok(Some(Program { case: i, skeleton, opts, fleshed })),
+        Err(FleshError::NoExit { .. }) => Ok(None),
+        Err(e) => Err(CliError::Usage(format!("case {i}: {e}"))),
     }
 }
 
 fn campaign(c: &Campaign) -> Result<(), CliError> {
     let start = Instant::now();
-    let mut tallies: Vec<Tally> = c.backends.iter().map(|_| Tally::default()).collect();
-    let mut runner = Runner::new(c.gpu.clone());
-    let (mut cases, mut no_exit, mut findings) = (0u64, 0u64, 0u64);
-    let mut making = 0f64;
-    for i in (c.shard.0..c.count).step_by(c.shard.1 as usize) {
-        let made = Instant::now();
-        let seed = case_seed(c.seed, i);
-        let mode = c.mode.unwrap_or(MODES[(i % 3) as usize]);
-        let (skeleton, _) = flesh::generate(seed, c.cfg);
-        let opts = Options { seed, mode, max_len: c.max_len, ..Options::default() };
-        let f = match flesh::flesh(&skeleton, &opts) {
-            Ok(f) => f,
-            Err(FleshError::NoExit { .. }) => {
-                no_exit += 1;
-                continue;
-            }
-            Err(e) => return Err(CliError::Usage(format!("case {i}: {e}"))),
+    let (planted, stop) = test_hooks();
+    let params = params(c);
+    let fresh = State { params: params.clone(), next: c.shard.0, tallies: vec![Tally::default(); c.backends.len()], ..State::default() };
+    let mut state = if c.resume {
+        // A campaign stopped in its first batch recorded nothing: it starts over.
+        let s = if State::file(&c.out).exists() {
+            State::load(&c.out, &params).map_err(|m| CliError::Usage(format!("--resume: {m}")))?
+        } else {
+            fresh
         };
-        cases += 1;
-        let prepared = ready(&f);
-        making += made.elapsed().as_secs_f64();
-        for (b, tally) in c.backends.iter().zip(&mut tallies) {
+        keep_findings_before(&c.out, s.next)?;
+        s
+    } else {
+        fresh
+    };
+    let mut runner = Runner::new(c.gpu.clone());
+    runner.planted = planted;
+    let names: Vec<&str> = c.backends.iter().map(|b| b.name()).collect();
+    let step = c.shard.1;
+    let in_shard = |from: u64| c.count.saturating_sub(from).div_ceil(step);
+    let total = in_shard(c.shard.0);
+    let before = total - in_shard(state.next);
+    let mut meter = Meter::new(total);
+    let mut batches = 0u64;
+    let mut saved: Option<Instant> = None;
+    while state.next < c.count {
+        let made = Instant::now();
+        let mut programs = Vec::new();
+        let mut i = state.next;
+        while i < c.count && (programs.len() as u64) < c.batch {
+            match program(c, i)? {
+                Some(p) => programs.push(p),
+                None => state.no_exit += 1,
+            }
+            i += step;
+        }
+        state.making += made.elapsed().as_secs_f64();
+        state.cases += programs.len() as u64;
+        if programs.is_empty() {
+            state.next = i;
+            continue;
+        }
+        let refs: Vec<&Program> = programs.iter().collect();
+        let planned = Instant::now();
+        let prepared = Prepared::of(&refs);
+        state.planning += planned.elapsed().as_secs_f64();
+        for (b, tally) in c.backends.iter().zip(&mut state.tallies) {
             if tally.unavailable.is_some() {
                 continue;
             }
             let ran = Instant::now();
-            let outcome = match &prepared {
-                Ok(r) => runner.run(*b, &f, r),
-                Err(o) => o.clone(),
-            };
+            let outcomes = runner.judge(*b, &refs, &prepared);
             tally.secs += ran.elapsed().as_secs_f64();
-            match &outcome {
-                Outcome::Pass => tally.passed += 1,
-                Outcome::Wrong(_) => tally.wrong += 1,
-                Outcome::Failed { .. } => tally.failed += 1,
-                Outcome::Refused => tally.refused += 1,
-                Outcome::Unavailable(m) => tally.unavailable = Some(m.clone()),
-            }
-            if outcome.finding().is_some() {
-                findings += 1;
-                let finding = Finding { case: Some(i), campaign_seed: Some(c.seed), skeleton: &skeleton, opts: &opts, backend: b.name() };
-                let folder = format!("case-{i}-{}", b.name());
-                let mut data = write_finding(&c.out.join(&folder), &finding, &f, &outcome)?;
+            for (p, outcome) in programs.iter().zip(&outcomes) {
+                if !tally.count(outcome) {
+                    continue;
+                }
+                state.findings += 1;
+                let finding =
+                    Finding { case: Some(p.case), campaign_seed: Some(c.seed), skeleton: &p.skeleton, opts: &p.opts, backend: b.name() };
+                let folder = format!("case-{}-{}", p.case, b.name());
+                let mut data = write_finding(&c.out.join(&folder), &finding, &p.fleshed, outcome)?;
                 // One line per finding: shards' findings.jsonl merge by concatenation.
                 data["folder"] = folder.into();
                 append_line(&c.out.join("findings.jsonl"), &data.to_string())?;
             }
         }
+        batches += 1;
+        if stop == Some(batches) {
+            std::process::exit(130);
+        }
+        state.next = i;
+        state.batch_only = runner.batch_only;
+        // After the first batch, then at most once a second (a kill loses
+        // less than a second's work, which --resume runs again).
+        if saved.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1)) {
+            state.save(&c.out, start.elapsed().as_secs_f64())?;
+            saved = Some(Instant::now());
+        }
+        meter.show(total - in_shard(state.next), before, state.findings, false);
     }
-    let secs = start.elapsed().as_secs_f64();
+    state.save(&c.out, start.elapsed().as_secs_f64())?;
+    meter.show(total, before, state.findings, true);
+    let secs = state.wall + start.elapsed().as_secs_f64();
     let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
+    let State { cases, no_exit, findings, making, planning, .. } = state;
+    if findings == 0 {
+        // A clean campaign leaves nothing behind (its folder too, if empty).
+        let _ = std::fs::remove_file(State::file(&c.out));
+        let _ = std::fs::remove_dir(&c.out);
+    }
     println!(
         "spvlab fuzz: {cases} programs fleshed ({no_exit} CFGs without a path to a return skipped) in {secs:.2} s; \
-         generating, fleshing and planning {making:.2} s, {:.0} programs/s",
+         generating and fleshing {making:.2} s, {:.0} programs/s; batching, validating and planning {planning:.2} s",
         rate(cases, making)
     );
-    for (b, t) in c.backends.iter().zip(&tallies) {
+    for (name, t) in names.iter().zip(&state.tallies) {
         match &t.unavailable {
-            Some(m) => println!("  {:<17} not run: {m}", b.name()),
+            Some(m) => println!("  {name:<17} not run: {m}"),
             None => println!(
-                "  {:<17} {} passed, {} wrong output, {} failed, {} refused; {:.2} s, {:.0} programs/s",
-                b.name(),
+                "  {name:<17} {} passed, {} wrong output, {} failed, {} refused; {:.2} s, {:.0} programs/s",
                 t.passed,
                 t.wrong,
                 t.failed,
@@ -327,15 +353,15 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
             ),
         }
     }
+    print!("{}", progress::table(&names, &state.tallies));
+    if state.batch_only > 0 {
+        println!("{} batches went wrong where none of their programs does alone", state.batch_only);
+    }
     if findings > 0 {
         println!("{findings} findings in {}", c.out.display());
         return Err(CliError::Failed { path: c.out.display().to_string(), count: findings as usize });
     }
     Ok(())
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
 }
 
 /// Where a finding came from: enough to reproduce and reduce it.
