@@ -56,6 +56,9 @@ Options:
   --paper              The paper's shape constraints (see gen-cfg --help).
   --mode <m>           basic, phi, multi or all (default all: in turn).
   --max-len <n>        Path bound, as for flesh (default 30).
+  --invocations <n>    Invocations of a multi-mode program, 1 to 256, each
+                       on its own path (default 4): one compile and one
+                       dispatch check n paths.
   --backends <list>    Comma-separated: interp, wgpu, wgpu-naga,
                        wgpu-passthrough, or all (default interp).
   --shard <i>/<n>      Run only the cases i, i+n, i+2n, ... (0 <= i < n).
@@ -79,6 +82,8 @@ struct Campaign {
     seed: u64,
     cfg: Config,
     mode: Option<Mode>,
+    /// Invocations of a multi-mode program, each on its own path.
+    invocations: u32,
     max_len: usize,
     backends: Vec<Backend>,
     shard: (u64, u64),
@@ -96,6 +101,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         seed: 1,
         cfg: Config { blocks: 14, max_depth: 4, ..Config::default() },
         mode: None,
+        invocations: Options::default().invocations,
         max_len: 30,
         backends: vec![Backend::Interp],
         shard: (0, 1),
@@ -121,6 +127,12 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
             "--blocks" => c.cfg.blocks = p.number("--blocks", inline)?,
             "--depth" => c.cfg.max_depth = p.number("--depth", inline)?,
             "--max-len" => c.max_len = p.number("--max-len", inline)?,
+            "--invocations" => {
+                c.invocations = p.number("--invocations", inline)?;
+                if !(1..=256).contains(&c.invocations) {
+                    return Err(CliError::Usage("--invocations takes 1 to 256 (one workgroup)".into()));
+                }
+            }
             "--paper" => {
                 args::no_value("--paper", &inline)?;
                 c.cfg.knobs = Knobs::paper();
@@ -203,6 +215,7 @@ fn params(c: &Campaign) -> serde_json::Value {
     json!({
         "count": c.count, "seed": c.seed, "blocks": c.cfg.blocks, "depth": c.cfg.max_depth,
         "paper": c.cfg.knobs == Knobs::paper(), "mode": c.mode.map(Mode::name), "maxLen": c.max_len,
+        "invocations": c.invocations,
         "backends": c.backends.iter().map(|b| b.name()).collect::<Vec<_>>(),
         "shard": [c.shard.0, c.shard.1],
     })
@@ -233,7 +246,7 @@ fn program(c: &Campaign, i: u64) -> Result<Option<Program>, CliError> {
     let seed = case_seed(c.seed, i);
     let mode = c.mode.unwrap_or(MODES[(i % 3) as usize]);
     let (skeleton, _) = flesh::generate(seed, c.cfg);
-    let opts = Options { seed, mode, max_len: c.max_len, ..Options::default() };
+    let opts = Options { seed, mode, max_len: c.max_len, invocations: c.invocations };
     match flesh::flesh(&skeleton, &opts) {
         Ok(fleshed) => Ok(Some(Program { case: i, skeleton, opts, fleshed })),
         Err(FleshError::NoExit { .. }) => Ok(None),
@@ -281,6 +294,7 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
         }
         state.making += made.elapsed().as_secs_f64();
         state.cases += programs.len() as u64;
+        state.paths += programs.iter().map(|p| p.fleshed.paths.len() as u64).sum::<u64>();
         if programs.is_empty() {
             state.next = i;
             continue;
@@ -328,14 +342,14 @@ fn campaign(c: &Campaign) -> Result<(), CliError> {
     meter.show(total, before, state.findings, true);
     let secs = state.wall + start.elapsed().as_secs_f64();
     let rate = |n: u64, secs: f64| n as f64 / secs.max(1e-9);
-    let State { cases, no_exit, findings, making, planning, .. } = state;
+    let State { cases, paths, no_exit, findings, making, planning, .. } = state;
     if findings == 0 {
         // A clean campaign leaves nothing behind (its folder too, if empty).
         let _ = std::fs::remove_file(State::file(&c.out));
         let _ = std::fs::remove_dir(&c.out);
     }
     println!(
-        "spvlab fuzz: {cases} programs fleshed ({no_exit} CFGs without a path to a return skipped) in {secs:.2} s; \
+        "spvlab fuzz: {cases} programs fleshed, {paths} paths ({no_exit} CFGs without a path to a return skipped) in {secs:.2} s; \
          generating and fleshing {making:.2} s, {:.0} programs/s; batching, validating and planning {planning:.2} s",
         rate(cases, making)
     );

@@ -100,6 +100,8 @@ pub(crate) struct State {
     /// The next case to run: every case before it in the shard is done.
     pub next: u64,
     pub cases: u64,
+    /// The paths the programs follow (one per invocation).
+    pub paths: u64,
     pub no_exit: u64,
     pub findings: u64,
     pub batch_only: u64,
@@ -119,7 +121,7 @@ impl State {
     /// Saves the state under `out`, `secs` of this run's wall time added.
     pub(crate) fn save(&self, out: &Path, secs: f64) -> Result<(), CliError> {
         let data = json!({
-            "params": self.params, "next": self.next, "cases": self.cases, "noExit": self.no_exit,
+            "params": self.params, "next": self.next, "cases": self.cases, "paths": self.paths, "noExit": self.no_exit,
             "findings": self.findings, "batchOnly": self.batch_only, "making": self.making,
             "planning": self.planning, "wall": self.wall + secs,
             "tallies": self.tallies.iter().map(Tally::data).collect::<Vec<_>>(),
@@ -153,6 +155,7 @@ impl State {
             params: params.clone(),
             next: n("next")?,
             cases: n("cases")?,
+            paths: n("paths")?,
             no_exit: n("noExit")?,
             findings: n("findings")?,
             batch_only: n("batchOnly")?,
