@@ -2,9 +2,11 @@
 //! slot, operands resolved), constants into values, global variables into
 //! pointers, the entry point and its workgroup size.
 
-use super::mem::{BufKey, Loc, Ptr, Val, check_size, undef, zero};
+use super::mem::{BufKey, Loc, Ptr, Val, check_size, index_bound, step, undef, zero};
 use super::num::{OTHER, scalar_kind};
-use super::program::{BuiltIn, Block, Func, G, Handler, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::program::{
+    BufChain, BuiltIn, Block, ChainIndex, Func, G, Handler, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program,
+};
 use super::error::{Malformed, RunErrorKind};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
@@ -357,6 +359,7 @@ impl<'a> Program<'a> {
                 nlocals,
                 params,
                 defined: false,
+                chains: Vec::new(),
             };
             for b in ir.blocks_of(f) {
                 let phis = func.insts.len() as u32;
@@ -528,6 +531,9 @@ impl<'a> Program<'a> {
             for inst in &mut func.insts {
                 inst.handler = handler(inst);
             }
+            if !opts.robust_access {
+                plan_buf_chains(ir, func, &globals);
+            }
         }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
@@ -631,7 +637,7 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
                     ok = false;
                     break;
                 };
-                match super::mem::step(ir, p.ty, &mut p.loc, *i) {
+                match step(ir, p.ty, &mut p.loc, *i) {
                     Ok(t) => p.ty = t,
                     Err(_) => {
                         ok = false;
@@ -674,6 +680,67 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
                 inst.res = NONE;
             }
         }
+    }
+}
+
+/// Give each access chain whose base is a pointer into a buffer in a global
+/// slot, and whose indices are not all constants, a [`BufChain`] and
+/// [`Handler::BufChain`]. The plan is made by [`step`], the general
+/// handler's function: a constant index is stepped with its value, an index
+/// read when running with 0 and 1 (a step moves the offset by the index
+/// times a distance that depends only on the type, and leaves the rest of
+/// the location the same for every index; a chain where the two steps do
+/// not show that keeps its handler). Not with robust access (the clamp of a
+/// runtime array's index depends on the buffer's size).
+fn plan_buf_chains(ir: &Ir, func: &mut Func, globals: &[Val]) {
+    let global = |s: u32| if s & G != 0 { globals.get((s & !G) as usize) } else { None };
+    for inst in &mut func.insts {
+        if !matches!(inst.op, op::OpAccessChain | op::OpInBoundsAccessChain) || inst.n == 0 {
+            continue;
+        }
+        let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
+        let Some(Val::Pointer(base)) = global(args[0]) else { continue };
+        let Loc::Buf { .. } = base.loc else { continue };
+        let mut p = base.clone();
+        let mut indices = Vec::new();
+        let planned = args[1..].iter().all(|&s| {
+            if let Some(&Val::Scalar(i)) = global(s) {
+                return step(ir, p.ty, &mut p.loc, i).map(|t| p.ty = t).is_ok();
+            }
+            if s & G != 0 {
+                return false;
+            }
+            // A struct's member is picked by a constant.
+            let Some(bound) = ir.ty(p.ty).filter(|t| !matches!(t.ty, Type::Struct { .. })).and_then(|t| index_bound(&t.ty))
+            else {
+                return false;
+            };
+            let bound = bound.unwrap_or(u64::MAX);
+            let mut one = p.loc.clone();
+            let Ok(next) = step(ir, p.ty, &mut p.loc, 0) else { return false };
+            let stride = if bound > 1 {
+                let (Ok(t), Loc::Buf { off: at1, vstride: v1, mat: m1, .. }, Loc::Buf { off: at0, vstride: v0, mat: m0, .. }) =
+                    (step(ir, p.ty, &mut one, 1), &one, &p.loc)
+                else {
+                    return false;
+                };
+                if t != next || v1 != v0 || m1 != m0 {
+                    return false;
+                }
+                at1.wrapping_sub(*at0)
+            } else {
+                0
+            };
+            indices.push(ChainIndex { slot: s, stride, bound });
+            p.ty = next;
+            true
+        });
+        let Loc::Buf { buf, off, vstride, mat } = p.loc else { continue };
+        if !planned || indices.is_empty() {
+            continue;
+        }
+        inst.handler = Handler::BufChain(func.chains.len() as u32);
+        func.chains.push(BufChain { ty: p.ty, buf, off, vstride, mat, indices });
     }
 }
 

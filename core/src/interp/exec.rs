@@ -2,8 +2,8 @@
 //! decoded functions.
 
 use super::mem::BufKey;
-use super::program::{Block, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
-use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
+use super::program::{Block, BufChain, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, load_scalar, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
 use super::num::{fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
@@ -772,6 +772,14 @@ fn load<'m>(prog: &Program, st: &'m mut State, inst: &Inst, p: &Ptr, kind: Kind)
                 .get(*buf as usize)
                 .and_then(|b| b.as_deref())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            // A scalar, the common case: one look at its type.
+            if let Some(t) = prog.ir.ty(p.ty).map(|t| &t.ty)
+                && let (Some(n), Some(v)) = (scalar_bytes(t), load_scalar(t, bytes, *off))
+            {
+                let v = v.map_err(|e| mem_err(prog, inst, *buf, e))?;
+                watch_scalar(prog, st, inst, *buf, *off, n, kind)?;
+                return Ok(Loaded::Made(Val::Scalar(v)));
+            }
             let v = read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
                 .map_err(|e| mem_err(prog, inst, *buf, e))?;
             watch_buf(prog, st, inst, *buf, p, kind)?;
@@ -835,7 +843,7 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Ki
                 if same {
                     return Ok(());
                 }
-                return watch_buf(prog, st, inst, *buf, p, kind);
+                return watch_scalar(prog, st, inst, *buf, *off, n, kind);
             }
             // As above: storing the bytes already there races with nothing.
             let same = kind == Kind::Write
@@ -893,41 +901,51 @@ fn watch_shared(prog: &Program, st: &mut State, inst: &Inst, var: u32, path: &[u
     })
 }
 
+/// Whether an access of `kind` to buffer `buf` is recorded: races are
+/// watched, and a read only of a buffer that something writes (reads of a
+/// buffer that nothing writes are free).
+#[inline(always)]
+fn watched(st: &State, buf: u32, kind: Kind) -> bool {
+    let reads = matches!(kind, Kind::Read | Kind::AtomicRead | Kind::AtomicUpdate);
+    st.watch && !(reads && !st.written.get(buf as usize).copied().unwrap_or(true))
+}
+
 /// Record an access (the scalars, after it succeeded) to buffer `buf` through `p`.
 fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kind: Kind) -> Result<(), RunError> {
     let Loc::Buf { off, vstride, mat, .. } = &p.loc else { return Ok(()) };
-    if !st.watch {
-        return Ok(());
+    if let Some(n) = prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
+        return watch_scalar(prog, st, inst, buf, *off, n, kind);
     }
-    // A race needs a write: reads of a buffer that nothing writes are free.
-    let reads = matches!(kind, Kind::Read | Kind::AtomicRead | Kind::AtomicUpdate);
-    if reads && !st.written.get(buf as usize).copied().unwrap_or(true) {
+    if !watched(st, buf, kind) {
         return Ok(());
     }
     let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
     let races = &mut st.races;
-    // A scalar, the common case: its bytes, without the walk.
-    let f = match prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
-        Some(n) => match races.buffer(buf, len, *off, n, inst.idx, kind) {
-            Ok(()) => return Ok(()),
-            Err(f) => f,
-        },
-        None => {
-            let mut found = None;
-            let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
-                if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
-                    found = Some(f);
-                    return Err(MemErr::Fault(RunErrorKind::Killed));
-                }
-                Ok(())
-            });
-            match found {
-                Some(f) => f,
-                None => return r.map_err(|e| mem_err(prog, inst, buf, e)),
-            }
+    let mut found = None;
+    let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
+        if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
+            found = Some(f);
+            return Err(MemErr::Fault(RunErrorKind::Killed));
         }
-    };
-    Err(buf_race(prog, st, inst, buf, kind, f))
+        Ok(())
+    });
+    match found {
+        Some(f) => Err(buf_race(prog, st, inst, buf, kind, f)),
+        None => r.map_err(|e| mem_err(prog, inst, buf, e)),
+    }
+}
+
+/// Record an access to the `n` bytes of a scalar at `off` in buffer `buf`.
+#[inline(always)]
+fn watch_scalar(prog: &Program, st: &mut State, inst: &Inst, buf: u32, off: u64, n: u64, kind: Kind) -> Result<(), RunError> {
+    if !watched(st, buf, kind) {
+        return Ok(());
+    }
+    let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
+    match st.races.buffer(buf, len, off, n, inst.idx, kind) {
+        Ok(()) => Ok(()),
+        Err(f) => Err(buf_race(prog, st, inst, buf, kind, f)),
+    }
 }
 
 /// The error for race `f` on buffer `buf` (out of line: the hot path above
@@ -1360,6 +1378,10 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             return done(atomic_op(prog, st, fr, inst, args));
         }
         Handler::Return => return Fast::Return,
+        Handler::BufChain(k) => {
+            let Some(c) = func.chains.get(k as usize) else { return Fast::Slow };
+            return buf_chain(prog, fr, inst, c);
+        }
         // A constant pointer copied into its register (see `decode`).
         Handler::ConstPtr => {
             let [x, ..] = *args else { return Fast::Slow };
@@ -1503,6 +1525,29 @@ fn buf_rmw(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[
     }
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put_s(slot, old);
+    }
+    Fast::Next
+}
+
+/// An access chain into a buffer by its plan (see [`BufChain`]): the
+/// pointer [`access_chain`] makes, its offset moved by each index read
+/// when running times its stride. An index that is not a defined scalar,
+/// or is at or past its bound, is `Slow`: `access_chain` gives the error.
+#[inline(always)]
+fn buf_chain(prog: &Program, fr: &mut Frame, inst: &Inst, c: &BufChain) -> Fast {
+    let mut off = c.off;
+    for ix in &c.indices {
+        let &Val::Scalar(i) = get(prog, &fr.regs, ix.slot) else { return Fast::Slow };
+        if i >= ix.bound {
+            return Fast::Slow;
+        }
+        off = off.wrapping_add(i.wrapping_mul(ix.stride));
+    }
+    let p = Ptr { ty: c.ty, loc: Loc::Buf { buf: c.buf, off, vstride: c.vstride, mat: c.mat } };
+    match fr.regs.get_mut(inst.res as usize) {
+        Some(Val::Pointer(d)) if matches!(d.loc, Loc::Buf { .. }) => *d = p,
+        Some(slot) => put(slot, Val::Pointer(p)),
+        None => {}
     }
     Fast::Next
 }

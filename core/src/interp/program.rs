@@ -76,6 +76,38 @@ pub(super) enum Handler {
     Return,
     /// A constant pointer copied into its register.
     ConstPtr,
+    /// An access chain into a buffer, resolved when decoding: the plan
+    /// `Func::chains[k]`.
+    BufChain(u32),
+}
+
+/// An access chain (OpAccessChain, OpInBoundsAccessChain) whose base is a
+/// pointer into a buffer in a global slot and whose indices are not all
+/// constants, resolved when decoding by the steps `mem::step` takes (see
+/// `decode::plan_buf_chains`): the pointer it makes when every index that is
+/// not a constant is 0, and for each of those indices the byte distance
+/// between two neighbouring parts. An index at or past its bound, or one that
+/// is not a defined scalar, is the general handler's.
+#[derive(Clone, Debug)]
+pub(super) struct BufChain {
+    /// The pointee type of the result.
+    pub ty: u32,
+    pub buf: u32,
+    pub off: u64,
+    pub vstride: u32,
+    pub mat: Option<(u32, bool)>,
+    pub indices: Vec<ChainIndex>,
+}
+
+/// An index of a [`BufChain`] read when running.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ChainIndex {
+    /// The operand's slot.
+    pub slot: u32,
+    /// The bytes one more moves the pointer by.
+    pub stride: u64,
+    /// The number of parts (`u64::MAX`: a runtime array).
+    pub bound: u64,
 }
 
 /// One block: its phis are `insts[phis..body]`, its other instructions from `body`.
@@ -99,6 +131,8 @@ pub(super) struct Func {
     /// set up again for this function needs no reset of its registers (see
     /// [`defined_before_use`]).
     pub defined: bool,
+    /// The plans of the access chains with [`Handler::BufChain`].
+    pub chains: Vec<BufChain>,
 }
 
 /// A built-in input: the per-invocation variable, the BuiltIn, its type.
