@@ -359,7 +359,6 @@ impl<'a> Program<'a> {
                 nlocals,
                 params,
                 defined: false,
-                chains: Vec::new(),
             };
             for b in ir.blocks_of(f) {
                 let phis = func.insts.len() as u32;
@@ -526,13 +525,14 @@ impl<'a> Program<'a> {
         if !opts.robust_access {
             fold_access_chains(ir, &mut funcs, &uses, &mut globals);
         }
-        for (func, uses) in funcs.iter_mut().zip(&uses) {
+        let mut chains = Vec::new();
+        for (f, (func, uses)) in funcs.iter_mut().zip(&uses).enumerate() {
             func.defined = defined_before_use(func, uses);
             for inst in &mut func.insts {
                 inst.handler = handler(inst);
             }
             if !opts.robust_access {
-                plan_buf_chains(ir, func, &globals);
+                plan_buf_chains(ir, f as u32, func, &globals, &mut chains);
             }
         }
         let kernel = ep.model == kernel_model;
@@ -558,6 +558,7 @@ impl<'a> Program<'a> {
             bufs,
             images,
             samplers,
+            chains,
             wg_bytes,
         })
     }
@@ -692,9 +693,9 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
 /// the location the same for every index; a chain where the two steps do
 /// not show that keeps its handler). Not with robust access (the clamp of a
 /// runtime array's index depends on the buffer's size).
-fn plan_buf_chains(ir: &Ir, func: &mut Func, globals: &[Val]) {
+fn plan_buf_chains(ir: &Ir, f: u32, func: &mut Func, globals: &[Val], chains: &mut Vec<((u32, u32), BufChain)>) {
     let global = |s: u32| if s & G != 0 { globals.get((s & !G) as usize) } else { None };
-    for inst in &mut func.insts {
+    for (pos, inst) in func.insts.iter_mut().enumerate() {
         if !matches!(inst.op, op::OpAccessChain | op::OpInBoundsAccessChain) || inst.n == 0 {
             continue;
         }
@@ -739,8 +740,8 @@ fn plan_buf_chains(ir: &Ir, func: &mut Func, globals: &[Val]) {
         if !planned || indices.is_empty() {
             continue;
         }
-        inst.handler = Handler::BufChain(func.chains.len() as u32);
-        func.chains.push(BufChain { ty: p.ty, buf, off, vstride, mat, indices });
+        inst.handler = Handler::BufChain;
+        chains.push(((f, pos as u32), BufChain { ty: p.ty, buf, off, vstride, mat, indices }));
     }
 }
 

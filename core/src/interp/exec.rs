@@ -2,7 +2,7 @@
 //! decoded functions.
 
 use super::mem::BufKey;
-use super::program::{Block, BufChain, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::program::{Block, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
 use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, load_scalar, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
 use super::num::{fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
@@ -1378,10 +1378,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             return done(atomic_op(prog, st, fr, inst, args));
         }
         Handler::Return => return Fast::Return,
-        Handler::BufChain(k) => {
-            let Some(c) = func.chains.get(k as usize) else { return Fast::Slow };
-            return buf_chain(prog, fr, inst, c);
-        }
+        Handler::BufChain => return buf_chain(prog, fr, inst),
         // A constant pointer copied into its register (see `decode`).
         Handler::ConstPtr => {
             let [x, ..] = *args else { return Fast::Slow };
@@ -1529,12 +1526,17 @@ fn buf_rmw(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[
     Fast::Next
 }
 
-/// An access chain into a buffer by its plan (see [`BufChain`]): the
+/// An access chain into a buffer by its plan (see [`super::program::BufChain`]): the
 /// pointer [`access_chain`] makes, its offset moved by each index read
 /// when running times its stride. An index that is not a defined scalar,
 /// or is at or past its bound, is `Slow`: `access_chain` gives the error.
-#[inline(always)]
-fn buf_chain(prog: &Program, fr: &mut Frame, inst: &Inst, c: &BufChain) -> Fast {
+/// (Out of line: the run loop's registers stay as they are.)
+#[inline(never)]
+fn buf_chain(prog: &Program, fr: &mut Frame, inst: &Inst) -> Fast {
+    // The instruction's position: the run loop moved past it.
+    let at = fr.pc.wrapping_sub(1);
+    let Ok(k) = prog.chains.binary_search_by_key(&(fr.f, at), |c| c.0) else { return Fast::Slow };
+    let c = &prog.chains[k].1;
     let mut off = c.off;
     for ix in &c.indices {
         let &Val::Scalar(i) = get(prog, &fr.regs, ix.slot) else { return Fast::Slow };

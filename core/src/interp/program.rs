@@ -76,9 +76,9 @@ pub(super) enum Handler {
     Return,
     /// A constant pointer copied into its register.
     ConstPtr,
-    /// An access chain into a buffer, resolved when decoding: the plan
-    /// `Func::chains[k]`.
-    BufChain(u32),
+    /// An access chain into a buffer, resolved when decoding: its plan is
+    /// in `Program::chains`, by the function and the instruction's position.
+    BufChain,
 }
 
 /// An access chain (OpAccessChain, OpInBoundsAccessChain) whose base is a
@@ -131,8 +131,6 @@ pub(super) struct Func {
     /// set up again for this function needs no reset of its registers (see
     /// [`defined_before_use`]).
     pub defined: bool,
-    /// The plans of the access chains with [`Handler::BufChain`].
-    pub chains: Vec<BufChain>,
 }
 
 /// A built-in input: the per-invocation variable, the BuiltIn, its type.
@@ -169,6 +167,10 @@ pub(super) struct Program<'a> {
     pub images: Vec<Option<Desc>>,
     /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
     pub samplers: Vec<Option<Sampler>>,
+    /// The plans of the access chains with [`Handler::BufChain`], each with
+    /// its function's index and its position in the function's `insts`, in
+    /// that order.
+    pub chains: Vec<((u32, u32), BufChain)>,
     /// The byte size of the explicitly laid out workgroup memory (the
     /// biggest Block-decorated Workgroup variable), if the module has any.
     pub wg_bytes: u64,
