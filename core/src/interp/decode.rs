@@ -5,7 +5,8 @@
 use super::mem::{BufKey, Loc, Ptr, Val, check_size, index_bound, step, undef, zero};
 use super::num::{OTHER, scalar_kind};
 use super::program::{
-    BufChain, BuiltIn, Block, ChainIndex, Func, G, Handler, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program,
+    BufChain, BuiltIn, Block, ChainIndex, Func, G, Handler, Inst, MAX_CHAIN_INDICES, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR,
+    Program,
 };
 use super::error::{Malformed, RunErrorKind};
 use super::{Options, RunError};
@@ -526,14 +527,13 @@ impl<'a> Program<'a> {
             fold_access_chains(ir, &mut funcs, &uses, &mut globals);
         }
         let mut chains = Vec::new();
-        for (f, (func, uses)) in funcs.iter_mut().zip(&uses).enumerate() {
+        let mut chain_of = Vec::with_capacity(funcs.len());
+        for (func, uses) in funcs.iter_mut().zip(&uses) {
             func.defined = defined_before_use(func, uses);
             for inst in &mut func.insts {
                 inst.handler = handler(inst);
             }
-            if !opts.robust_access {
-                plan_buf_chains(ir, f as u32, func, &globals, &mut chains);
-            }
+            chain_of.push(if opts.robust_access { Vec::new() } else { plan_buf_chains(ir, func, &globals, &mut chains) });
         }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
@@ -559,6 +559,7 @@ impl<'a> Program<'a> {
             images,
             samplers,
             chains,
+            chain_of,
             wg_bytes,
         })
     }
@@ -693,56 +694,66 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
 /// the location the same for every index; a chain where the two steps do
 /// not show that keeps its handler). Not with robust access (the clamp of a
 /// runtime array's index depends on the buffer's size).
-fn plan_buf_chains(ir: &Ir, f: u32, func: &mut Func, globals: &[Val], chains: &mut Vec<((u32, u32), BufChain)>) {
+///
+/// Gives each instruction's index in `chains` (empty when there is none).
+fn plan_buf_chains(ir: &Ir, func: &mut Func, globals: &[Val], chains: &mut Vec<BufChain>) -> Vec<u32> {
+    let mut of = Vec::new();
+    let n = func.insts.len();
     let global = |s: u32| if s & G != 0 { globals.get((s & !G) as usize) } else { None };
     for (pos, inst) in func.insts.iter_mut().enumerate() {
         if !matches!(inst.op, op::OpAccessChain | op::OpInBoundsAccessChain) || inst.n == 0 {
             continue;
         }
         let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
-        let Some(Val::Pointer(base)) = global(args[0]) else { continue };
-        let Loc::Buf { .. } = base.loc else { continue };
-        let mut p = base.clone();
-        let mut indices = Vec::new();
+        let Some(&Val::Pointer(Ptr { ty, loc: Loc::Buf { buf, off, vstride, mat } })) = global(args[0]) else { continue };
+        // The chain so far: the pointee type and where in the buffer.
+        let (mut ty, mut at) = (ty, (off, vstride, mat));
+        let by = |ty: u32, (off, vstride, mat): (u64, u32, Option<(u32, bool)>), i: u64| {
+            let mut loc = Loc::Buf { buf, off, vstride, mat };
+            let next = step(ir, ty, &mut loc, i).ok()?;
+            let Loc::Buf { off, vstride, mat, .. } = loc else { return None };
+            Some((next, (off, vstride, mat)))
+        };
+        let mut plan = BufChain { ty, buf, off, vstride, mat, indices: [ChainIndex { slot: 0, stride: 0, bound: 0 }; MAX_CHAIN_INDICES], count: 0 };
         let planned = args[1..].iter().all(|&s| {
             if let Some(&Val::Scalar(i)) = global(s) {
-                return step(ir, p.ty, &mut p.loc, i).map(|t| p.ty = t).is_ok();
+                return by(ty, at, i).map(|(t, a)| (ty, at) = (t, a)).is_some();
             }
-            if s & G != 0 {
+            if s & G != 0 || plan.count as usize >= MAX_CHAIN_INDICES {
                 return false;
             }
             // A struct's member is picked by a constant.
-            let Some(bound) = ir.ty(p.ty).filter(|t| !matches!(t.ty, Type::Struct { .. })).and_then(|t| index_bound(&t.ty))
+            let Some(bound) = ir.ty(ty).filter(|t| !matches!(t.ty, Type::Struct { .. })).and_then(|t| index_bound(&t.ty))
             else {
                 return false;
             };
             let bound = bound.unwrap_or(u64::MAX);
-            let mut one = p.loc.clone();
-            let Ok(next) = step(ir, p.ty, &mut p.loc, 0) else { return false };
+            let Some((next, at0)) = by(ty, at, 0) else { return false };
             let stride = if bound > 1 {
-                let (Ok(t), Loc::Buf { off: at1, vstride: v1, mat: m1, .. }, Loc::Buf { off: at0, vstride: v0, mat: m0, .. }) =
-                    (step(ir, p.ty, &mut one, 1), &one, &p.loc)
-                else {
-                    return false;
-                };
-                if t != next || v1 != v0 || m1 != m0 {
-                    return false;
+                match by(ty, at, 1) {
+                    Some((t, at1)) if t == next && (at1.1, at1.2) == (at0.1, at0.2) => at1.0.wrapping_sub(at0.0),
+                    _ => return false,
                 }
-                at1.wrapping_sub(*at0)
             } else {
                 0
             };
-            indices.push(ChainIndex { slot: s, stride, bound });
-            p.ty = next;
+            plan.indices[plan.count as usize] = ChainIndex { slot: s, stride, bound };
+            plan.count += 1;
+            (ty, at) = (next, at0);
             true
         });
-        let Loc::Buf { buf, off, vstride, mat } = p.loc else { continue };
-        if !planned || indices.is_empty() {
+        if !planned || plan.count == 0 {
             continue;
         }
+        (plan.ty, plan.off, plan.vstride, plan.mat) = (ty, at.0, at.1, at.2);
         inst.handler = Handler::BufChain;
-        chains.push(((f, pos as u32), BufChain { ty: p.ty, buf, off, vstride, mat, indices }));
+        if of.is_empty() {
+            of = vec![u32::MAX; n];
+        }
+        of[pos] = chains.len() as u32;
+        chains.push(plan);
     }
+    of
 }
 
 /// Whether every operand that reads a register of `func` (`uses`, as in

@@ -11,6 +11,7 @@ use super::error::{BufferRef, Indexed, RaceAccess, RaceSite, RunErrorKind};
 use super::ops::arith::{self, check_float, comps};
 use super::ops::atomic;
 use super::{Buffers, Options, RunError, RunStats};
+use crate::grammar::class::Atomic;
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
 use alloc::boxed::Box;
@@ -419,14 +420,11 @@ fn synchronizes(prog: &Program) -> bool {
     const ORDERING: u64 = 0x2 | 0x4 | 0x8 | 0x10;
     prog.funcs.iter().any(|f| {
         f.insts.iter().any(|i| {
-            let sems: &[usize] = match i.op {
-                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => &[2, 3],
-                o if (op::OpAtomicLoad..=op::OpAtomicXor).contains(&o)
-                    || matches!(o, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) =>
-                {
-                    &[2]
-                }
-                _ => &[],
+            let sems: &[usize] = match atomic::class_of(i.op) {
+                // The flag instructions are not run (`exec` gives
+                // NotSupported): no ordering through them is seen.
+                Some(Atomic::FlagTestAndSet | Atomic::FlagClear) | None => &[],
+                Some(a) => atomic::semantics_operands(a),
             };
             let args = &f.args[i.a as usize..(i.a + i.n) as usize];
             sems.iter().any(|&k| match args.get(k).map(|&s| get(prog, &[], s)) {
@@ -457,14 +455,7 @@ fn written_bufs(prog: &Program) -> Vec<bool> {
         for i in &f.insts {
             let target = match i.op {
                 op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized => args(i).first(),
-                o if (op::OpAtomicStore..=op::OpAtomicXor).contains(&o)
-                    || matches!(
-                        o,
-                        op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT | op::OpAtomicFlagTestAndSet | op::OpAtomicFlagClear
-                    ) =>
-                {
-                    args(i).first()
-                }
+                o if atomic::class_of(o).is_some_and(atomic::writes) => args(i).first(),
                 op::OpExtInst if args(i).get(1).is_some_and(|&e| super::ops::glsl::has_out_pointer(e)) => args(i).get(3),
                 _ => None,
             };
@@ -907,7 +898,7 @@ fn watch_shared(prog: &Program, st: &mut State, inst: &Inst, var: u32, path: &[u
 #[inline(always)]
 fn watched(st: &State, buf: u32, kind: Kind) -> bool {
     let reads = matches!(kind, Kind::Read | Kind::AtomicRead | Kind::AtomicUpdate);
-    st.watch && !(reads && !st.written.get(buf as usize).copied().unwrap_or(true))
+    st.watch && (!reads || st.written.get(buf as usize).copied().unwrap_or(true))
 }
 
 /// Record an access (the scalars, after it succeeded) to buffer `buf` through `p`.
@@ -1535,10 +1526,10 @@ fn buf_rmw(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[
 fn buf_chain(prog: &Program, fr: &mut Frame, inst: &Inst) -> Fast {
     // The instruction's position: the run loop moved past it.
     let at = fr.pc.wrapping_sub(1);
-    let Ok(k) = prog.chains.binary_search_by_key(&(fr.f, at), |c| c.0) else { return Fast::Slow };
-    let c = &prog.chains[k].1;
+    let at = prog.chain_of.get(fr.f as usize).and_then(|of| of.get(at as usize));
+    let Some(c) = at.and_then(|&k| prog.chains.get(k as usize)) else { return Fast::Slow };
     let mut off = c.off;
-    for ix in &c.indices {
+    for ix in c.indices.iter().take(c.count as usize) {
         let &Val::Scalar(i) = get(prog, &fr.regs, ix.slot) else { return Fast::Slow };
         if i >= ix.bound {
             return Fast::Slow;

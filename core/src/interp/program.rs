@@ -77,7 +77,8 @@ pub(super) enum Handler {
     /// A constant pointer copied into its register.
     ConstPtr,
     /// An access chain into a buffer, resolved when decoding: its plan is
-    /// in `Program::chains`, by the function and the instruction's position.
+    /// `Program::chains[Program::chain_of[f][k]]` for the instruction at
+    /// position `k` of function `f`.
     BufChain,
 }
 
@@ -96,8 +97,13 @@ pub(super) struct BufChain {
     pub off: u64,
     pub vstride: u32,
     pub mat: Option<(u32, bool)>,
-    pub indices: Vec<ChainIndex>,
+    /// The indices read when running: the first `count`.
+    pub indices: [ChainIndex; MAX_CHAIN_INDICES],
+    pub count: u8,
 }
+
+/// The most indices read when running that a [`BufChain`] takes.
+pub(super) const MAX_CHAIN_INDICES: usize = 4;
 
 /// An index of a [`BufChain`] read when running.
 #[derive(Clone, Copy, Debug)]
@@ -167,10 +173,12 @@ pub(super) struct Program<'a> {
     pub images: Vec<Option<Desc>>,
     /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
     pub samplers: Vec<Option<Sampler>>,
-    /// The plans of the access chains with [`Handler::BufChain`], each with
-    /// its function's index and its position in the function's `insts`, in
-    /// that order.
-    pub chains: Vec<((u32, u32), BufChain)>,
+    /// The plans of the access chains with [`Handler::BufChain`].
+    pub chains: Vec<BufChain>,
+    /// Per function, per instruction position, the index of its plan in
+    /// `chains` (for the instructions with [`Handler::BufChain`]; empty for a
+    /// function that has none).
+    pub chain_of: Vec<Vec<u32>>,
     /// The byte size of the explicitly laid out workgroup memory (the
     /// biggest Block-decorated Workgroup variable), if the module has any.
     pub wg_bytes: u64,
