@@ -2,9 +2,12 @@
 //! slot, operands resolved), constants into values, global variables into
 //! pointers, the entry point and its workgroup size.
 
-use super::mem::{BufKey, Loc, Ptr, Val, check_size, undef, zero};
+use super::mem::{BufKey, Loc, Ptr, Val, check_size, index_bound, step, undef, zero};
 use super::num::{OTHER, scalar_kind};
-use super::program::{BuiltIn, Block, Func, G, Handler, Inst, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR, Program};
+use super::program::{
+    BufChain, BuiltIn, Block, ChainIndex, Func, G, Handler, Inst, MAX_CHAIN_INDICES, NONE, NO_VALUE, OP_BAD_CONST, OP_CONST_PTR,
+    Program,
+};
 use super::error::{Malformed, RunErrorKind};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
@@ -523,11 +526,14 @@ impl<'a> Program<'a> {
         if !opts.robust_access {
             fold_access_chains(ir, &mut funcs, &uses, &mut globals);
         }
+        let mut chains = Vec::new();
+        let mut chain_of = Vec::with_capacity(funcs.len());
         for (func, uses) in funcs.iter_mut().zip(&uses) {
             func.defined = defined_before_use(func, uses);
             for inst in &mut func.insts {
                 inst.handler = handler(inst);
             }
+            chain_of.push(if opts.robust_access { Vec::new() } else { plan_buf_chains(ir, func, &globals, &mut chains) });
         }
         let kernel = ep.model == kernel_model;
         let params = if kernel {
@@ -552,6 +558,8 @@ impl<'a> Program<'a> {
             bufs,
             images,
             samplers,
+            chains,
+            chain_of,
             wg_bytes,
         })
     }
@@ -631,7 +639,7 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
                     ok = false;
                     break;
                 };
-                match super::mem::step(ir, p.ty, &mut p.loc, *i) {
+                match step(ir, p.ty, &mut p.loc, *i) {
                     Ok(t) => p.ty = t,
                     Err(_) => {
                         ok = false;
@@ -675,6 +683,77 @@ fn fold_access_chains(ir: &Ir, funcs: &mut [Func], uses: &[Vec<(u32, u32)>], glo
             }
         }
     }
+}
+
+/// Give each access chain whose base is a pointer into a buffer in a global
+/// slot, and whose indices are not all constants, a [`BufChain`] and
+/// [`Handler::BufChain`]. The plan is made by [`step`], the general
+/// handler's function: a constant index is stepped with its value, an index
+/// read when running with 0 and 1 (a step moves the offset by the index
+/// times a distance that depends only on the type, and leaves the rest of
+/// the location the same for every index; a chain where the two steps do
+/// not show that keeps its handler). Not with robust access (the clamp of a
+/// runtime array's index depends on the buffer's size).
+///
+/// Gives each instruction's index in `chains` (empty when there is none).
+fn plan_buf_chains(ir: &Ir, func: &mut Func, globals: &[Val], chains: &mut Vec<BufChain>) -> Vec<u32> {
+    let mut of = Vec::new();
+    let n = func.insts.len();
+    let global = |s: u32| if s & G != 0 { globals.get((s & !G) as usize) } else { None };
+    for (pos, inst) in func.insts.iter_mut().enumerate() {
+        if !matches!(inst.op, op::OpAccessChain | op::OpInBoundsAccessChain) || inst.n == 0 {
+            continue;
+        }
+        let args = &func.args[inst.a as usize..(inst.a + inst.n) as usize];
+        let Some(&Val::Pointer(Ptr { ty, loc: Loc::Buf { buf, off, vstride, mat } })) = global(args[0]) else { continue };
+        // The chain so far: the pointee type and where in the buffer.
+        let (mut ty, mut at) = (ty, (off, vstride, mat));
+        let by = |ty: u32, (off, vstride, mat): (u64, u32, Option<(u32, bool)>), i: u64| {
+            let mut loc = Loc::Buf { buf, off, vstride, mat };
+            let next = step(ir, ty, &mut loc, i).ok()?;
+            let Loc::Buf { off, vstride, mat, .. } = loc else { return None };
+            Some((next, (off, vstride, mat)))
+        };
+        let mut plan = BufChain { ty, buf, off, vstride, mat, indices: [ChainIndex { slot: 0, stride: 0, bound: 0 }; MAX_CHAIN_INDICES], count: 0 };
+        let planned = args[1..].iter().all(|&s| {
+            if let Some(&Val::Scalar(i)) = global(s) {
+                return by(ty, at, i).map(|(t, a)| (ty, at) = (t, a)).is_some();
+            }
+            if s & G != 0 || plan.count as usize >= MAX_CHAIN_INDICES {
+                return false;
+            }
+            // A struct's member is picked by a constant.
+            let Some(bound) = ir.ty(ty).filter(|t| !matches!(t.ty, Type::Struct { .. })).and_then(|t| index_bound(&t.ty))
+            else {
+                return false;
+            };
+            let bound = bound.unwrap_or(u64::MAX);
+            let Some((next, at0)) = by(ty, at, 0) else { return false };
+            let stride = if bound > 1 {
+                match by(ty, at, 1) {
+                    Some((t, at1)) if t == next && (at1.1, at1.2) == (at0.1, at0.2) => at1.0.wrapping_sub(at0.0),
+                    _ => return false,
+                }
+            } else {
+                0
+            };
+            plan.indices[plan.count as usize] = ChainIndex { slot: s, stride, bound };
+            plan.count += 1;
+            (ty, at) = (next, at0);
+            true
+        });
+        if !planned || plan.count == 0 {
+            continue;
+        }
+        (plan.ty, plan.off, plan.vstride, plan.mat) = (ty, at.0, at.1, at.2);
+        inst.handler = Handler::BufChain;
+        if of.is_empty() {
+            of = vec![u32::MAX; n];
+        }
+        of[pos] = chains.len() as u32;
+        chains.push(plan);
+    }
+    of
 }
 
 /// Whether every operand that reads a register of `func` (`uses`, as in

@@ -3,7 +3,7 @@
 
 use super::mem::BufKey;
 use super::program::{Block, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
-use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
+use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, load_scalar, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
 use super::num::{fget, fput, mask, sext};
 use super::trace::{Gather, Rec};
 use super::race::{Found, Kind, Races};
@@ -11,6 +11,7 @@ use super::error::{BufferRef, Indexed, RaceAccess, RaceSite, RunErrorKind};
 use super::ops::arith::{self, check_float, comps};
 use super::ops::atomic;
 use super::{Buffers, Options, RunError, RunStats};
+use crate::grammar::class::Atomic;
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
 use alloc::boxed::Box;
@@ -419,14 +420,11 @@ fn synchronizes(prog: &Program) -> bool {
     const ORDERING: u64 = 0x2 | 0x4 | 0x8 | 0x10;
     prog.funcs.iter().any(|f| {
         f.insts.iter().any(|i| {
-            let sems: &[usize] = match i.op {
-                op::OpAtomicCompareExchange | op::OpAtomicCompareExchangeWeak => &[2, 3],
-                o if (op::OpAtomicLoad..=op::OpAtomicXor).contains(&o)
-                    || matches!(o, op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT) =>
-                {
-                    &[2]
-                }
-                _ => &[],
+            let sems: &[usize] = match atomic::class_of(i.op) {
+                // The flag instructions are not run (`exec` gives
+                // NotSupported): no ordering through them is seen.
+                Some(Atomic::FlagTestAndSet | Atomic::FlagClear) | None => &[],
+                Some(a) => atomic::semantics_operands(a),
             };
             let args = &f.args[i.a as usize..(i.a + i.n) as usize];
             sems.iter().any(|&k| match args.get(k).map(|&s| get(prog, &[], s)) {
@@ -457,14 +455,7 @@ fn written_bufs(prog: &Program) -> Vec<bool> {
         for i in &f.insts {
             let target = match i.op {
                 op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized => args(i).first(),
-                o if (op::OpAtomicStore..=op::OpAtomicXor).contains(&o)
-                    || matches!(
-                        o,
-                        op::OpAtomicFAddEXT | op::OpAtomicFMinEXT | op::OpAtomicFMaxEXT | op::OpAtomicFlagTestAndSet | op::OpAtomicFlagClear
-                    ) =>
-                {
-                    args(i).first()
-                }
+                o if atomic::class_of(o).is_some_and(atomic::writes) => args(i).first(),
                 op::OpExtInst if args(i).get(1).is_some_and(|&e| super::ops::glsl::has_out_pointer(e)) => args(i).get(3),
                 _ => None,
             };
@@ -772,6 +763,14 @@ fn load<'m>(prog: &Program, st: &'m mut State, inst: &Inst, p: &Ptr, kind: Kind)
                 .get(*buf as usize)
                 .and_then(|b| b.as_deref())
                 .ok_or_else(|| no_buffer(prog, inst, *buf))?;
+            // A scalar, the common case: one look at its type.
+            if let Some(t) = prog.ir.ty(p.ty).map(|t| &t.ty)
+                && let (Some(n), Some(v)) = (scalar_bytes(t), load_scalar(t, bytes, *off))
+            {
+                let v = v.map_err(|e| mem_err(prog, inst, *buf, e))?;
+                watch_scalar(prog, st, inst, *buf, *off, n, kind)?;
+                return Ok(Loaded::Made(Val::Scalar(v)));
+            }
             let v = read_buf(prog.ir, bytes, p.ty, *off, *vstride, *mat)
                 .map_err(|e| mem_err(prog, inst, *buf, e))?;
             watch_buf(prog, st, inst, *buf, p, kind)?;
@@ -835,7 +834,7 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Ki
                 if same {
                     return Ok(());
                 }
-                return watch_buf(prog, st, inst, *buf, p, kind);
+                return watch_scalar(prog, st, inst, *buf, *off, n, kind);
             }
             // As above: storing the bytes already there races with nothing.
             let same = kind == Kind::Write
@@ -893,41 +892,51 @@ fn watch_shared(prog: &Program, st: &mut State, inst: &Inst, var: u32, path: &[u
     })
 }
 
+/// Whether an access of `kind` to buffer `buf` is recorded: races are
+/// watched, and a read only of a buffer that something writes (reads of a
+/// buffer that nothing writes are free).
+#[inline(always)]
+fn watched(st: &State, buf: u32, kind: Kind) -> bool {
+    let reads = matches!(kind, Kind::Read | Kind::AtomicRead | Kind::AtomicUpdate);
+    st.watch && (!reads || st.written.get(buf as usize).copied().unwrap_or(true))
+}
+
 /// Record an access (the scalars, after it succeeded) to buffer `buf` through `p`.
 fn watch_buf(prog: &Program, st: &mut State, inst: &Inst, buf: u32, p: &Ptr, kind: Kind) -> Result<(), RunError> {
     let Loc::Buf { off, vstride, mat, .. } = &p.loc else { return Ok(()) };
-    if !st.watch {
-        return Ok(());
+    if let Some(n) = prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
+        return watch_scalar(prog, st, inst, buf, *off, n, kind);
     }
-    // A race needs a write: reads of a buffer that nothing writes are free.
-    let reads = matches!(kind, Kind::Read | Kind::AtomicRead | Kind::AtomicUpdate);
-    if reads && !st.written.get(buf as usize).copied().unwrap_or(true) {
+    if !watched(st, buf, kind) {
         return Ok(());
     }
     let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
     let races = &mut st.races;
-    // A scalar, the common case: its bytes, without the walk.
-    let f = match prog.ir.ty(p.ty).and_then(|t| scalar_bytes(&t.ty)) {
-        Some(n) => match races.buffer(buf, len, *off, n, inst.idx, kind) {
-            Ok(()) => return Ok(()),
-            Err(f) => f,
-        },
-        None => {
-            let mut found = None;
-            let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
-                if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
-                    found = Some(f);
-                    return Err(MemErr::Fault(RunErrorKind::Killed));
-                }
-                Ok(())
-            });
-            match found {
-                Some(f) => f,
-                None => return r.map_err(|e| mem_err(prog, inst, buf, e)),
-            }
+    let mut found = None;
+    let r = spans(prog.ir, p.ty, *off, *vstride, *mat, &mut |o, n| {
+        if let Err(f) = races.buffer(buf, len, o, n, inst.idx, kind) {
+            found = Some(f);
+            return Err(MemErr::Fault(RunErrorKind::Killed));
         }
-    };
-    Err(buf_race(prog, st, inst, buf, kind, f))
+        Ok(())
+    });
+    match found {
+        Some(f) => Err(buf_race(prog, st, inst, buf, kind, f)),
+        None => r.map_err(|e| mem_err(prog, inst, buf, e)),
+    }
+}
+
+/// Record an access to the `n` bytes of a scalar at `off` in buffer `buf`.
+#[inline(always)]
+fn watch_scalar(prog: &Program, st: &mut State, inst: &Inst, buf: u32, off: u64, n: u64, kind: Kind) -> Result<(), RunError> {
+    if !watched(st, buf, kind) {
+        return Ok(());
+    }
+    let len = st.bufs.get(buf as usize).and_then(|b| b.as_ref()).map_or(0, |b| b.len());
+    match st.races.buffer(buf, len, off, n, inst.idx, kind) {
+        Ok(()) => Ok(()),
+        Err(f) => Err(buf_race(prog, st, inst, buf, kind, f)),
+    }
 }
 
 /// The error for race `f` on buffer `buf` (out of line: the hot path above
@@ -1360,6 +1369,7 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
             return done(atomic_op(prog, st, fr, inst, args));
         }
         Handler::Return => return Fast::Return,
+        Handler::BufChain => return buf_chain(prog, fr, inst),
         // A constant pointer copied into its register (see `decode`).
         Handler::ConstPtr => {
             let [x, ..] = *args else { return Fast::Slow };
@@ -1503,6 +1513,34 @@ fn buf_rmw(prog: &Program, st: &mut State, fr: &mut Frame, inst: &Inst, args: &[
     }
     if let Some(slot) = fr.regs.get_mut(inst.res as usize) {
         put_s(slot, old);
+    }
+    Fast::Next
+}
+
+/// An access chain into a buffer by its plan (see [`super::program::BufChain`]): the
+/// pointer [`access_chain`] makes, its offset moved by each index read
+/// when running times its stride. An index that is not a defined scalar,
+/// or is at or past its bound, is `Slow`: `access_chain` gives the error.
+/// (Out of line: the run loop's registers stay as they are.)
+#[inline(never)]
+fn buf_chain(prog: &Program, fr: &mut Frame, inst: &Inst) -> Fast {
+    // The instruction's position: the run loop moved past it.
+    let at = fr.pc.wrapping_sub(1);
+    let at = prog.chain_of.get(fr.f as usize).and_then(|of| of.get(at as usize));
+    let Some(c) = at.and_then(|&k| prog.chains.get(k as usize)) else { return Fast::Slow };
+    let mut off = c.off;
+    for ix in c.indices.iter().take(c.count as usize) {
+        let &Val::Scalar(i) = get(prog, &fr.regs, ix.slot) else { return Fast::Slow };
+        if i >= ix.bound {
+            return Fast::Slow;
+        }
+        off = off.wrapping_add(i.wrapping_mul(ix.stride));
+    }
+    let p = Ptr { ty: c.ty, loc: Loc::Buf { buf: c.buf, off, vstride: c.vstride, mat: c.mat } };
+    match fr.regs.get_mut(inst.res as usize) {
+        Some(Val::Pointer(d)) if matches!(d.loc, Loc::Buf { .. }) => *d = p,
+        Some(slot) => put(slot, Val::Pointer(p)),
+        None => {}
     }
     Fast::Next
 }

@@ -253,6 +253,14 @@ pub(super) fn put_bytes(bytes: &mut [u8], off: u64, n: u64, v: u64) -> Result<()
     Ok(())
 }
 
+/// The scalar of type `t` at `off` (a boolean as 0 or 1), or `None` when
+/// `t` is not a scalar type.
+#[inline(always)]
+pub(super) fn load_scalar(t: &Type, bytes: &[u8], off: u64) -> Option<Result<u64, MemErr>> {
+    let n = scalar_bytes(t)?;
+    Some(bytes_at(bytes, off, n).map(|v| if matches!(t, Type::Bool) { (v != 0) as u64 } else { v }))
+}
+
 /// One part of a value in a buffer: its type, offset, vstride and mat.
 type Part = (u32, u64, u32, Option<(u32, bool)>);
 
@@ -331,10 +339,9 @@ pub(super) fn read_buf(
 ) -> Result<Val, MemErr> {
     // A scalar, the common case: no size check, no walk.
     if let Some(t) = ir.ty(ty)
-        && let Some(n) = scalar_bytes(&t.ty)
+        && let Some(v) = load_scalar(&t.ty, bytes, off)
     {
-        let v = bytes_at(bytes, off, n)?;
-        return Ok(Val::Scalar(if matches!(t.ty, Type::Bool) { (v != 0) as u64 } else { v }));
+        return Ok(Val::Scalar(v?));
     }
     // A load makes a value: one too big to hold is an error, not an allocation.
     check_size(ir, ty)?;
@@ -351,13 +358,8 @@ fn read_at(
     mat: Option<(u32, bool)>,
 ) -> Result<Val, MemErr> {
     let t = ty_of(ir, ty)?;
-    if let Some(n) = scalar_bytes(t) {
-        let v = bytes_at(bytes, off, n)?;
-        return Ok(Val::Scalar(if matches!(t, Type::Bool) {
-            (v != 0) as u64
-        } else {
-            v
-        }));
+    if let Some(v) = load_scalar(t, bytes, off) {
+        return Ok(Val::Scalar(v?));
     }
     let mut out = Vec::new();
     for (pt, po, pv, pm) in parts(ir, depth, ty, off, vstride, mat)? {
@@ -421,6 +423,20 @@ fn write_at(
     Ok(())
 }
 
+/// How many parts an access chain index picks from in a composite of type
+/// `t` (`Some(None)`: a runtime array, any number), or `None` when `t` is not
+/// a composite. An index at or past the bound is out of bounds for [`step`].
+pub(super) fn index_bound(t: &Type) -> Option<Option<u64>> {
+    match t {
+        Type::Vector { count, .. } => Some(Some(*count as u64)),
+        Type::Matrix { columns, .. } => Some(Some(*columns as u64)),
+        Type::Array { len, .. } => Some(Some(len.unwrap_or(0))),
+        Type::RuntimeArray { .. } => Some(None),
+        Type::Struct { members } => Some(Some(members.len() as u64)),
+        _ => None,
+    }
+}
+
 /// One access-chain step from a pointer to `ty` with index `i`: the new
 /// pointee type, and the location moved.
 pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunErrorKind> {
@@ -441,27 +457,21 @@ pub(super) fn step(ir: &Ir, ty: u32, loc: &mut Loc, i: u64) -> Result<u32, RunEr
         *loc = l;
         return Ok(next);
     }
-    let (next, len) = match &t.ty {
-        Type::Vector { component, count } => (*component, Some(*count as u64)),
-        Type::Matrix { column, columns } => (*column, Some(*columns as u64)),
-        Type::Array { element, len, .. } => (*element, Some(len.unwrap_or(0))),
-        Type::RuntimeArray { element } => (*element, None),
-        Type::Struct { members } => (
-            members
-                .get(i as usize)
-                .map(|m| m.ty)
-                .ok_or_else(|| oob(members.len() as u64))?,
-            Some(members.len() as u64),
-        ),
-        _ => {
-            return Err(RunErrorKind::BadType { ty, problem: TypeProblem::NotComposite { array: false } });
-        }
+    let Some(len) = index_bound(&t.ty) else {
+        return Err(RunErrorKind::BadType { ty, problem: TypeProblem::NotComposite { array: false } });
     };
     if let Some(n) = len
         && i >= n
     {
         return Err(oob(n));
     }
+    let next = match &t.ty {
+        Type::Vector { component, .. } => *component,
+        Type::Matrix { column, .. } => *column,
+        Type::Array { element, .. } | Type::RuntimeArray { element } => *element,
+        Type::Struct { members } => members.get(i as usize).map_or(0, |m| m.ty),
+        _ => 0,
+    };
     match loc {
         Loc::Var { path, .. } | Loc::Shared { path, .. } => {
             if len.is_none() {

@@ -76,6 +76,44 @@ pub(super) enum Handler {
     Return,
     /// A constant pointer copied into its register.
     ConstPtr,
+    /// An access chain into a buffer, resolved when decoding: its plan is
+    /// `Program::chains[Program::chain_of[f][k]]` for the instruction at
+    /// position `k` of function `f`.
+    BufChain,
+}
+
+/// An access chain (OpAccessChain, OpInBoundsAccessChain) whose base is a
+/// pointer into a buffer in a global slot and whose indices are not all
+/// constants, resolved when decoding by the steps `mem::step` takes (see
+/// `decode::plan_buf_chains`): the pointer it makes when every index that is
+/// not a constant is 0, and for each of those indices the byte distance
+/// between two neighbouring parts. An index at or past its bound, or one that
+/// is not a defined scalar, is the general handler's.
+#[derive(Clone, Debug)]
+pub(super) struct BufChain {
+    /// The pointee type of the result.
+    pub ty: u32,
+    pub buf: u32,
+    pub off: u64,
+    pub vstride: u32,
+    pub mat: Option<(u32, bool)>,
+    /// The indices read when running: the first `count`.
+    pub indices: [ChainIndex; MAX_CHAIN_INDICES],
+    pub count: u8,
+}
+
+/// The most indices read when running that a [`BufChain`] takes.
+pub(super) const MAX_CHAIN_INDICES: usize = 4;
+
+/// An index of a [`BufChain`] read when running.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ChainIndex {
+    /// The operand's slot.
+    pub slot: u32,
+    /// The bytes one more moves the pointer by.
+    pub stride: u64,
+    /// The number of parts (`u64::MAX`: a runtime array).
+    pub bound: u64,
 }
 
 /// One block: its phis are `insts[phis..body]`, its other instructions from `body`.
@@ -135,6 +173,12 @@ pub(super) struct Program<'a> {
     pub images: Vec<Option<Desc>>,
     /// The samplers' states, by `Loc::Sampler::smp` (`None`: not given).
     pub samplers: Vec<Option<Sampler>>,
+    /// The plans of the access chains with [`Handler::BufChain`].
+    pub chains: Vec<BufChain>,
+    /// Per function, per instruction position, the index of its plan in
+    /// `chains` (for the instructions with [`Handler::BufChain`]; empty for a
+    /// function that has none).
+    pub chain_of: Vec<Vec<u32>>,
     /// The byte size of the explicitly laid out workgroup memory (the
     /// biggest Block-decorated Workgroup variable), if the module has any.
     pub wg_bytes: u64,

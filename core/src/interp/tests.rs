@@ -1694,3 +1694,93 @@ fn vector_integer_operators_and_bitcasts() {
     all.extend(want(1));
     assert_eq!(out, all);
 }
+
+/// An access chain into a buffer from its variable with indices read when
+/// running takes its plan ([`program::Handler::BufChain`]): into an array
+/// of vectors (stride 16 from Offset 16, each component 4 bytes) and a
+/// row-major 2x2 float matrix (MatrixStride 8 from Offset 64: column `c`,
+/// row `r` at 64 + 8r + 4c). Invocation x stores 2.0 at column x & 1, row
+/// 1, then x + 1 at `arr[x][x]` (16 + 16x + 4x); the array has 3 elements,
+/// so with 4 invocations the last index is out of bounds, an error. The
+/// general handler (`specialize: false`) leaves the same bytes and error.
+#[test]
+fn buffer_access_chains_by_their_plan() {
+    let text = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize LSX 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %arr ArrayStride 16
+               OpMemberDecorate %blk 0 Offset 0
+               OpMemberDecorate %blk 1 Offset 16
+               OpMemberDecorate %blk 2 Offset 64
+               OpMemberDecorate %blk 2 RowMajor
+               OpMemberDecorate %blk 2 MatrixStride 8
+               OpDecorate %blk Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+     %v4uint = OpTypeVector %uint 4
+     %v3uint = OpTypeVector %uint 3
+    %v2float = OpTypeVector %float 2
+     %mat2f  = OpTypeMatrix %v2float 2
+         %u0 = OpConstant %uint 0
+         %u1 = OpConstant %uint 1
+         %u2 = OpConstant %uint 2
+         %u3 = OpConstant %uint 3
+        %f_2 = OpConstant %float 2
+        %arr = OpTypeArray %v4uint %u3
+        %blk = OpTypeStruct %uint %arr %mat2f
+      %p_blk = OpTypePointer StorageBuffer %blk
+     %p_uint = OpTypePointer StorageBuffer %uint
+    %p_float = OpTypePointer StorageBuffer %float
+       %p_in = OpTypePointer Input %v3uint
+      %p_inx = OpTypePointer Input %uint
+        %buf = OpVariable %p_blk StorageBuffer
+        %gid = OpVariable %p_in Input
+       %main = OpFunction %void None %fn
+          %l = OpLabel
+        %pgx = OpAccessChain %p_inx %gid %u0
+          %x = OpLoad %uint %pgx
+          %c = OpBitwiseAnd %uint %x %u1
+         %pm = OpAccessChain %p_float %buf %u2 %c %u1
+               OpStore %pm %f_2
+         %pa = OpInBoundsAccessChain %p_uint %buf %u1 %x %x
+         %x1 = OpIAdd %uint %x %u1
+               OpStore %pa %x1
+               OpReturn
+               OpFunctionEnd
+"#;
+    let build = |lsx: u32| {
+        let words = assemble(&text.replace("LSX", &alloc::format!("{lsx}")), &AsmOptions::default()).expect("assembles");
+        Ir::build(crate::binary::read_words(&words).expect("reads back"))
+    };
+    let go = |ir: &Ir, specialize: bool| {
+        let mut b = Buffers::new();
+        b.insert((0, 0), vec![0u8; 96]);
+        let r = run(ir, &Options { specialize, ..Options::default() }, &mut b);
+        (r.err().map(|e| (e.kind, e.inst)), words(&b[&(0, 0)]))
+    };
+    let ir = build(3);
+    let prog = program::Program::new(&ir, &Options::default()).expect("decodes");
+    let planned = prog.funcs.iter().flat_map(|f| &f.insts).filter(|i| i.handler == program::Handler::BufChain).count();
+    assert_eq!(planned, 2, "both buffer access chains have a plan");
+    let mut want = vec![0u32; 24];
+    want[4] = 1;
+    want[9] = 2;
+    want[14] = 3;
+    want[18] = 2f32.to_bits();
+    want[19] = 2f32.to_bits();
+    assert_eq!(go(&ir, true), (None, want.clone()));
+    assert_eq!(go(&ir, false), (None, want));
+    let ir = build(4);
+    let (err, bytes) = go(&ir, true);
+    let (kind, inst) = err.expect("index 3 of 3 is out of bounds");
+    assert_eq!(kind, RunErrorKind::IndexOutOfBounds { into: Indexed::Composite, index: Some(3), len: Some(3) });
+    assert_eq!(inst, Some(index_of(&ir, op::OpInBoundsAccessChain)));
+    assert_eq!(go(&ir, false), (Some((kind, inst)), bytes));
+}

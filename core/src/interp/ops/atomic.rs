@@ -2,15 +2,45 @@
 //! run loop does the load and the store (invocations take turns, so an
 //! atomic is a load, an operation and a store).
 
+use crate::grammar::class::{self, Atomic, OpClass};
 use crate::grammar::op;
 use crate::interp::num::{ScalarType, fget, fput, mask, sext};
 use crate::interp::ops::arith::check_float;
 use crate::interp::error::RunErrorKind;
 
+/// What atomic instruction `o` is (the grammar's class), or `None` for one
+/// that is not atomic.
+pub(crate) const fn class_of(o: u16) -> Option<Atomic> {
+    match class::of(o) {
+        OpClass::Atomic(a) => Some(a),
+        _ => None,
+    }
+}
+
 /// Whether `o` is an integer read-modify-write (OpAtomicExchange to
 /// OpAtomicXor).
 pub(crate) fn is_int_rmw(o: u16) -> bool {
-    (op::OpAtomicExchange..=op::OpAtomicXor).contains(&o)
+    match class_of(o) {
+        Some(Atomic::Exchange | Atomic::CompareExchange) => true,
+        Some(Atomic::Modify { num, .. }) => num.is_int(),
+        _ => false,
+    }
+}
+
+/// Whether atomic `a` writes the memory its pointer (its first operand)
+/// points to.
+pub(crate) fn writes(a: Atomic) -> bool {
+    a != Atomic::Load
+}
+
+/// The positions among the operands (the pointer first) of atomic `a`'s
+/// memory semantics: after the pointer and the scope, and for a compare
+/// exchange the Unequal semantics next.
+pub(crate) fn semantics_operands(a: Atomic) -> &'static [usize] {
+    match a {
+        Atomic::CompareExchange => &[2, 3],
+        _ => &[2],
+    }
 }
 
 /// The value read-modify-write `o` stores over `old` (to be masked to the
