@@ -47,7 +47,7 @@ fn ours(words: &[u32]) -> bool {
     // module whose operands `binary::read_words` would reject (Ir::problems).
     let Ok(module) = binary::read_words_framing(words) else { return false };
     let ir = Ir::build(module);
-    let graph = cfg::analyze_for_lowering(&ir.module);
+    let graph = cfg::analyze_for_lowering(&ir);
     let out = wgsl::lower(&ir, &graph, &wgsl::Options::default());
     black_box(&out).is_ok()
 }
@@ -170,7 +170,7 @@ fn main() {
                 let t1 = Instant::now();
                 let ir = Ir::build(module);
                 let t2 = Instant::now();
-                let graph = cfg::analyze_for_lowering(&ir.module);
+                let graph = cfg::analyze_for_lowering(&ir);
                 let t3 = Instant::now();
                 black_box(wgsl::lower(&ir, &graph, &wgsl::Options::default()).is_ok());
                 let t4 = Instant::now();
