@@ -111,7 +111,7 @@ impl std::error::Error for Refused {}
 /// for [`Backend::Wgsl`], from `core::wgsl`.
 pub fn wgsl_of(ir: &Ir, entry: &str) -> Result<Wgsl, Refused> {
     let opts = spvlab_core::wgsl::Options { entry: Some(entry).filter(|e| !e.is_empty()).map(str::to_string) };
-    match spvlab_core::wgsl::lower(ir, &spvlab_core::cfg::analyze_for_lowering(&ir.module), &opts) {
+    match spvlab_core::wgsl::lower(ir, &spvlab_core::cfg::analyze_for_lowering(ir), &opts) {
         Ok(w) => Ok(w),
         Err(rs) => Err(Refused { more: rs.len().saturating_sub(1), first: rs.into_iter().next() }),
     }

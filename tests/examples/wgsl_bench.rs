@@ -17,7 +17,10 @@
 //!
 //! `cargo run --release -p spvlab-tests --example wgsl_bench [-- --runs N]`;
 //! `-- --loop ours|naga N` runs only one side N times over the corpus (for
-//! `perf record` / callgrind).
+//! `perf record` / callgrind; `bench/wgsl-callgrind.sh` counts each module's
+//! instructions on both sides that way); `--module SPEC` keeps only the
+//! modules at those places among the 844 (`7`, `400-440`, `3,9`); `--list`
+//! prints each module's place and name.
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use serde_json::Value;
@@ -44,7 +47,7 @@ fn ours(words: &[u32]) -> bool {
     // module whose operands `binary::read_words` would reject (Ir::problems).
     let Ok(module) = binary::read_words_framing(words) else { return false };
     let ir = Ir::build(module);
-    let graph = cfg::analyze_for_lowering(&ir.module);
+    let graph = cfg::analyze_for_lowering(&ir);
     let out = wgsl::lower(&ir, &graph, &wgsl::Options::default());
     black_box(&out).is_ok()
 }
@@ -75,6 +78,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut runs = 5usize;
     let mut only: Option<(String, usize)> = None;
+    let mut keep: Option<Vec<(usize, usize)>> = None;
+    let mut list = false;
     let mut k = 0;
     while k < args.len() {
         match args[k].as_str() {
@@ -88,6 +93,23 @@ fn main() {
                 only = Some((side, n));
                 k += 2;
             }
+            "--module" => {
+                let spec = args.get(k + 1).cloned().unwrap_or_default();
+                let ranges: Option<Vec<(usize, usize)>> = spec
+                    .split(',')
+                    .map(|r| match r.split_once('-') {
+                        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+                        None => r.parse().ok().map(|a| (a, a)),
+                    })
+                    .collect();
+                let Some(ranges) = ranges else {
+                    eprintln!("wgsl_bench: --module takes places or ranges, as 7, 400-440 or 3,9");
+                    std::process::exit(2);
+                };
+                keep = Some(ranges);
+                k += 1;
+            }
+            "--list" => list = true,
             a => {
                 eprintln!("wgsl_bench: unknown argument {a}");
                 std::process::exit(2);
@@ -123,6 +145,19 @@ fn main() {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         mods.push((case.name.clone(), words, bytes));
     }
+    if list {
+        for (place, (name, _, _)) in mods.iter().enumerate() {
+            println!("{place}\t{name}");
+        }
+        return;
+    }
+    if let Some(ranges) = &keep {
+        let mut place = 0;
+        mods.retain(|_| {
+            place += 1;
+            ranges.iter().any(|&(a, b)| (a..=b).contains(&(place - 1)))
+        });
+    }
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     if let Some((side, n)) = only.as_ref().filter(|o| o.0 == "phases") {
@@ -135,7 +170,7 @@ fn main() {
                 let t1 = Instant::now();
                 let ir = Ir::build(module);
                 let t2 = Instant::now();
-                let graph = cfg::analyze_for_lowering(&ir.module);
+                let graph = cfg::analyze_for_lowering(&ir);
                 let t3 = Instant::now();
                 black_box(wgsl::lower(&ir, &graph, &wgsl::Options::default()).is_ok());
                 let t4 = Instant::now();

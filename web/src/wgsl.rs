@@ -34,7 +34,7 @@ pub fn lower(ir: &Ir, cfg: Option<&ModuleCfg>, entry: Option<&str>) -> Result<Wg
     let opts = spvlab_core::wgsl::Options { entry: entry.filter(|e| !e.is_empty()).map(str::to_string) };
     match cfg {
         Some(g) => spvlab_core::wgsl::lower(ir, g, &opts),
-        None => spvlab_core::wgsl::lower(ir, &spvlab_core::cfg::analyze_for_lowering(&ir.module), &opts),
+        None => spvlab_core::wgsl::lower(ir, &spvlab_core::cfg::analyze_for_lowering(ir), &opts),
     }
 }
 

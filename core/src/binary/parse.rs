@@ -466,7 +466,7 @@ impl OperandParser {
         let (desc, shape) = shape(opcode).ok_or(BinaryError::UnknownOpcode { offset, opcode })?;
         if shape.simple_fits(words.len(), desc.operands.len()) {
             push_simple(desc.operands, words.len(), out);
-        } else {
+        } else if !self.walk_words(opcode, desc.operands, words, out) {
             self.walk_all(opcode, desc.operands, words, offset, out)?;
         }
         // What a type declaration or an import tells later instructions.
@@ -509,10 +509,106 @@ impl OperandParser {
         Ok(Some(id))
     }
 
+    /// What the walk gives operands of one word each, where they are all
+    /// ids, literal integers, 32-bit constant values, and enumerants whose
+    /// parameters are such words (`Offset 4`, `BuiltIn GlobalInvocationId`,
+    /// `LocalSize 1 1 1`), and no required operand is missing: without the
+    /// walk's stack. False, with `out` as it was, for anything else (a string,
+    /// a pair, a wider number, an operand the walk would reject), which
+    /// [`OperandParser::walk_all`] reads.
+    #[inline]
+    pub(super) fn walk_words(&self, opcode: u16, ops: &[grammar::OperandDesc], words: &[u32], out: &mut Vec<ParsedOperand>) -> bool {
+        let start = out.len();
+        let ok = self.walk_words_into(opcode, ops, words, out);
+        if !ok {
+            out.truncate(start);
+        }
+        ok
+    }
+
+    fn walk_words_into(&self, opcode: u16, ops: &[grammar::OperandDesc], words: &[u32], out: &mut Vec<ParsedOperand>) -> bool {
+        let n = words.len();
+        let mut i = 0usize;
+        let mut next = 0usize;
+        while i < n {
+            let Some(d) = ops.get(next) else { return false };
+            if d.quantifier != Quantifier::Variadic {
+                next += 1;
+            }
+            let Some(params) = self.one_word(opcode, d.kind, words, i, out) else { return false };
+            i += 1;
+            // The enumerant's parameters, in order, each one word and no enumerant's
+            // own parameters.
+            for p in params {
+                if p.quantifier != Quantifier::One || i >= n {
+                    return false;
+                }
+                match self.one_word(opcode, p.kind, words, i, out) {
+                    Some([]) => i += 1,
+                    _ => return false,
+                }
+            }
+        }
+        // The walk's missing-operand test: the next operand of the grammar.
+        !matches!(ops.get(next), Some(o) if o.quantifier == Quantifier::One)
+    }
+
+    /// Operand word `i` as `kind`, pushed to `out` as the walk does; the
+    /// parameters its enumerant brings. `None` where the walk does more.
+    #[inline]
+    fn one_word(
+        &self,
+        opcode: u16,
+        kind: OperandKind,
+        words: &[u32],
+        i: usize,
+        out: &mut Vec<ParsedOperand>,
+    ) -> Option<&'static [grammar::OperandDesc]> {
+        use OperandKind as K;
+        let w = words[i];
+        let mut params: &'static [grammar::OperandDesc] = &[];
+        let num = match kind {
+            K::IdRef | K::IdResult | K::IdResultType | K::IdScope | K::IdMemorySemantics => NumType::None,
+            K::LiteralInteger => NumType::U32,
+            K::LiteralContextDependentNumber if matches!(opcode, op::OpConstant | op::OpSpecConstant) => {
+                match self.num_type(words[0]) {
+                    NumType::None => return None,
+                    num if num.width() <= 32 => num,
+                    _ => return None,
+                }
+            }
+            _ => match kind.category() {
+                Category::ValueEnum => {
+                    params = enumerant(kind, w)?.parameters;
+                    NumType::None
+                }
+                Category::BitEnum => {
+                    let mut bits = w;
+                    while bits != 0 {
+                        let bit = bits & bits.wrapping_neg();
+                        bits &= !bit;
+                        if !kind.enumerant(bit)?.parameters.is_empty() {
+                            return None;
+                        }
+                    }
+                    NumType::None
+                }
+                _ => return None,
+            },
+        };
+        out.push(ParsedOperand {
+            kind,
+            start: i as u32,
+            len: 1,
+            num,
+        });
+        Some(params)
+    }
+
     /// The operands by the walk (the grammar's `ops`, with the operands they
     /// bring), all the words read and no required operand missing.
     #[inline(never)]
-    fn walk_all(
+    pub(super) fn walk_all(
         &mut self,
         opcode: u16,
         ops: &[grammar::OperandDesc],

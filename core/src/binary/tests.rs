@@ -341,3 +341,48 @@ fn the_opcode_table_finds_what_the_bisection_finds() {
     }
     assert!(crate::binary::parse::instruction_desc(crate::grammar::op::OpIAdd).is_some());
 }
+
+/// The word-by-word reading ([`OperandParser::walk_words`]) gives what the
+/// full walk gives wherever it takes an instruction, over every opcode of the
+/// grammar with operand words drawn from values that hit enumerants with and
+/// without parameters, unknown enumerants, masks, ids and number types, and
+/// lengths from none to past the grammar's operands. It takes some of them.
+#[test]
+fn word_by_word_reading_is_the_walk() {
+    // Types for OpConstant's value: %2 a 32-bit int, %4 a 64-bit int, %6 a 16-bit float.
+    let mut p = OperandParser::new(100);
+    let mut out = Vec::new();
+    for (opcode, w) in [(21u16, &[2u32, 32, 0][..]), (21, &[4, 64, 1]), (22, &[6, 16])] {
+        p.parse(opcode, w, 0, &mut out).unwrap();
+    }
+    let values = [0u32, 1, 2, 3, 4, 5, 6, 11, 28, 33, 0x8000_0000, 0xffff, 9999];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut taken, mut tried) = (0, 0);
+    for d in crate::grammar::INSTRUCTIONS {
+        for _ in 0..40 {
+            let n = (next() % (d.operands.len() as u64 + 3)) as usize;
+            let mut words: Vec<u32> = (0..n).map(|_| values[(next() % values.len() as u64) as usize]).collect();
+            if let Some(w) = words.first_mut().filter(|_| next() % 2 == 0) {
+                *w = [2, 4, 6][(next() % 3) as usize];
+            }
+            let mut fast = vec![ParsedOperand { kind: OperandKind::IdRef, start: 99, len: 9, num: NumType::None }];
+            let mut slow = fast.clone();
+            tried += 1;
+            if !p.walk_words(d.opcode, d.operands, &words, &mut fast) {
+                assert_eq!(fast.len(), 1, "{} {words:?}: out left as it was", d.name);
+                continue;
+            }
+            taken += 1;
+            let walked = p.clone().walk_all(d.opcode, d.operands, &words, 0, &mut slow);
+            assert!(walked.is_ok(), "{} {words:?}: the walk rejects what the word-by-word reading took", d.name);
+            assert_eq!(fast, slow, "{} {words:?}", d.name);
+        }
+    }
+    assert!(taken * 8 > tried, "the word-by-word reading took {taken} of {tried}");
+}

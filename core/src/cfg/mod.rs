@@ -57,6 +57,7 @@ pub use r1::{
 use crate::grammar::op;
 use crate::binary::OperandParser;
 use crate::grammar::OperandKind;
+use crate::ir::Ir;
 use crate::module::Module;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -322,15 +323,17 @@ pub struct FunctionCfg {
 
 /// Analyse every function of a module.
 pub fn analyze(module: &Module) -> ModuleCfg {
-    analyze_parts(module, true)
+    analyze_parts(module, true, SwitchTargets::new(module))
 }
 
-/// [`analyze`] without the post-dominator tree over branch edges, which the
-/// WGSL lowering does not read: each function's `pdom` is empty
-/// ([`FunctionCfg::reaches_exit`] and [`FunctionCfg::post_dominates`] answer
-/// false). Everything else is what [`analyze`] gives.
-pub fn analyze_for_lowering(module: &Module) -> ModuleCfg {
-    analyze_parts(module, false)
+/// [`analyze`] of `ir`'s module without the post-dominator tree over branch
+/// edges, which the WGSL lowering does not read: each function's `pdom` is
+/// empty ([`FunctionCfg::reaches_exit`] and [`FunctionCfg::post_dominates`]
+/// answer false). Everything else is what [`analyze`] gives; the `OpSwitch`
+/// targets are read from the operands `Ir::build` parsed (the same parse, in
+/// the same order, that [`analyze`] runs again).
+pub fn analyze_for_lowering(ir: &Ir) -> ModuleCfg {
+    analyze_parts(&ir.module, false, SwitchTargets { ir: Some(ir), ..SwitchTargets::new(&ir.module) })
 }
 
 /// Work buffers of the analysis, reused from function to function.
@@ -342,9 +345,8 @@ struct Scratch {
     work: Vec<u32>,
 }
 
-fn analyze_parts(module: &Module, pdom: bool) -> ModuleCfg {
+fn analyze_parts(module: &Module, pdom: bool, mut switches: SwitchTargets) -> ModuleCfg {
     let mut out = ModuleCfg::default();
-    let mut switches = SwitchTargets::new(module);
     let mut scratch = Scratch::default();
     let insts = &module.instructions;
     let mut i = 0usize;
@@ -368,9 +370,12 @@ fn analyze_parts(module: &Module, pdom: bool) -> ModuleCfg {
 }
 
 /// Resolves `OpSwitch` targets with the operand parser (the literal width
-/// depends on the selector's type), running it lazily up to each switch.
+/// depends on the selector's type), running it lazily up to each switch, or
+/// from the operands an [`Ir`] holds.
 struct SwitchTargets<'m> {
     module: &'m Module,
+    /// The module's IR, whose parsed operands give the targets.
+    ir: Option<&'m Ir>,
     /// Made at the first switch (most modules have none).
     parser: Option<OperandParser>,
     next: usize,
@@ -382,6 +387,7 @@ impl<'m> SwitchTargets<'m> {
     fn new(module: &'m Module) -> Self {
         SwitchTargets {
             module,
+            ir: None,
             parser: None,
             next: 0,
             at: 5,
@@ -410,6 +416,21 @@ impl<'m> SwitchTargets<'m> {
     /// The target operands (operand word index, id) of the `OpSwitch` at `index`,
     /// Default first; `None` if it does not parse.
     fn targets(&mut self, index: usize) -> Option<Vec<(u32, u32)>> {
+        if let Some(ir) = self.ir {
+            // Empty where the switch did not parse.
+            let parsed = ir.parsed(index);
+            let words = ir.words(index);
+            if parsed.is_empty() {
+                return None;
+            }
+            let mut t = Vec::new();
+            for o in parsed.iter().skip(1) {
+                if o.kind == OperandKind::IdRef {
+                    t.push((o.start, *words.get(o.start as usize)?));
+                }
+            }
+            return Some(t);
+        }
         if index < self.next {
             return None; // not expected: functions are visited in order
         }

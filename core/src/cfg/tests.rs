@@ -365,6 +365,7 @@ fn malformed_functions_do_not_panic() {
         inst(op::OpLabel, &[L0 + 3]),
     ];
     let m = module_of(body);
+    lowering_analysis_is_the_full_one_less_pdom(&m);
     let cfg = analyze(&m);
     let f = &cfg.functions[0];
     assert_eq!(f.blocks.len(), 4);
@@ -440,6 +441,7 @@ fn switch_literal_width_comes_from_the_selector_type() {
     ]);
     m.instructions.insert(0, inst(21, &[59, 64, 0]));
     m.instructions.insert(1, inst(43, &[59, 60, 0, 0]));
+    lowering_analysis_is_the_full_one_less_pdom(&m);
     let cfg = analyze(&m);
     let f = &cfg.functions[0];
     assert!(f.issues.is_empty(), "{:?}", f.issues);
@@ -533,13 +535,18 @@ fn the_lowering_analysis_is_the_full_one_less_the_branch_post_dominators() {
     let mut rng = Rng(0x5eed_10e5_0000_0003);
     for _ in 0..200 {
         let n = 1 + rng.below(30) as usize;
-        let m = random_function(&mut rng, n);
-        let mut full = analyze(&m);
-        let lite = analyze_for_lowering(&m);
-        assert!(lite.functions.iter().all(|f| f.pdom == DomTree::default()));
-        for f in &mut full.functions {
-            f.pdom = DomTree::default();
-        }
-        assert_eq!(full, lite);
+        lowering_analysis_is_the_full_one_less_pdom(&random_function(&mut rng, n));
     }
+}
+
+/// [`analyze_for_lowering`] of `m`'s IR (switch targets from the IR's
+/// operands) is [`analyze`] of `m` (switch targets parsed again) less `pdom`.
+fn lowering_analysis_is_the_full_one_less_pdom(m: &Module) {
+    let mut full = analyze(m);
+    let lite = analyze_for_lowering(&crate::ir::Ir::build(m.clone()));
+    assert!(lite.functions.iter().all(|f| f.pdom == DomTree::default()));
+    for f in &mut full.functions {
+        f.pdom = DomTree::default();
+    }
+    assert_eq!(full, lite);
 }

@@ -493,6 +493,12 @@ impl Ir {
         self.find_name(id, Some(member))
     }
 
+    /// Whether any member of `id` has an `OpMemberName`.
+    pub fn has_member_names(&self, id: u32) -> bool {
+        let k = self.names.partition_point(|n| (n.target, n.member) < (id, Some(0)));
+        self.names.get(k).is_some_and(|n| n.target == id)
+    }
+
     fn find_name(&self, id: u32, member: Option<u32>) -> Option<&str> {
         let k = self
             .names

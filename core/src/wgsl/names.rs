@@ -46,6 +46,22 @@ const RESERVED: &[&str] = &[
     "wgsl", "where", "while", "with", "workgroup", "workgroupBarrier", "write", "writeonly", "yield",
 ];
 
+/// For each ASCII first byte, the range of the [`RESERVED`] words that start
+/// with it (sorted, so they are contiguous): the bisection looks only there.
+const BY_FIRST_BYTE: [(u16, u16); 128] = {
+    let mut t = [(0u16, 0u16); 128];
+    let mut i = 0;
+    while i < RESERVED.len() {
+        let b = RESERVED[i].as_bytes()[0] as usize;
+        if t[b].1 == 0 {
+            t[b].0 = i as u16;
+        }
+        t[b].1 = i as u16 + 1;
+        i += 1;
+    }
+    t
+};
+
 /// Whether `s` is a WGSL reserved word or a name we keep for ourselves.
 pub fn is_reserved(s: &str) -> bool {
     // Most of our names end in a number (`x37`, `g8`): the only reserved
@@ -62,7 +78,8 @@ pub fn is_reserved(s: &str) -> bool {
             return matches!(s, "vec2" | "vec3" | "vec4");
         }
     }
-    RESERVED.binary_search(&s).is_ok()
+    let Some(&(lo, hi)) = s.as_bytes().first().and_then(|&a| BY_FIRST_BYTE.get(a as usize)) else { return false };
+    RESERVED[lo as usize..hi as usize].binary_search(&s).is_ok()
 }
 
 /// `raw` as a WGSL identifier: characters outside `[A-Za-z0-9_]` become `_`,
@@ -76,6 +93,12 @@ pub fn sanitize(raw: &str) -> Option<String> {
 /// [`sanitize`] appending the name to `out` (no String of its own); false,
 /// with `out` unchanged, where there is none.
 pub fn sanitize_into(raw: &str, out: &mut String) -> bool {
+    sanitize_suffixed(raw, out).is_some()
+}
+
+/// [`sanitize_into`]: whether the name is a reserved word with `_1` added
+/// (`Some(false)`: it is no reserved word), `None` where there is none.
+fn sanitize_suffixed(raw: &str, out: &mut String) -> Option<bool> {
     // glslang names members and types with a `(` suffix at times (`foo(vf4;`): cut there.
     let raw = raw.split('(').next().unwrap_or("");
     let start = out.len();
@@ -93,15 +116,16 @@ pub fn sanitize_into(raw: &str, out: &mut String) -> bool {
     let s = &out[start..];
     if s.is_empty() || s == "_" {
         out.truncate(start);
-        return false;
+        return None;
     }
     if s.as_bytes()[0].is_ascii_digit() {
         out.insert(start, 'n');
     }
-    if is_reserved(&out[start..]) {
+    let reserved = is_reserved(&out[start..]);
+    if reserved {
         out.push_str("_1");
     }
-    true
+    Some(reserved)
 }
 
 /// Append `n` in decimal (what `{n}` writes, without the formatter): the
@@ -194,15 +218,20 @@ impl Scope {
         // String per candidate.
         self.room();
         let start = self.text.len();
-        if !raw.is_some_and(|r| sanitize_into(r, &mut self.text)) {
-            fallback(&mut self.text);
-        }
-        // Each candidate hashed once, for both scopes' tables and its place.
-        let taken = |me: &Scope, s: &str, h: u64| {
-            me.contains_hashed(s, h) || parent.is_some_and(|p| p.contains_hashed(s, h)) || is_reserved(s)
+        // A sanitized name that was no reserved word is none (not tested again).
+        let unreserved = match raw.and_then(|r| sanitize_suffixed(r, &mut self.text)) {
+            Some(suffixed) => !suffixed,
+            None => {
+                fallback(&mut self.text);
+                false
+            }
         };
+        // Each candidate hashed once, for both scopes' tables and its place.
+        let in_scopes = |me: &Scope, s: &str, h: u64| me.contains_hashed(s, h) || parent.is_some_and(|p| p.contains_hashed(s, h));
+        let taken = |me: &Scope, s: &str, h: u64| in_scopes(me, s, h) || is_reserved(s);
         let mut h = hash(&self.text[start..]);
-        if taken(self, &self.text[start..], h) {
+        let first_taken = if unreserved { in_scopes(self, &self.text[start..], h) } else { taken(self, &self.text[start..], h) };
+        if first_taken {
             let base = self.text.len();
             let mut k = 1u32;
             loop {
@@ -333,6 +362,13 @@ impl Scope {
 #[test]
 fn reserved_words_are_sorted_for_the_bisection() {
     assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
+    // Each word is found in its first byte's range, and only there.
+    for w in RESERVED {
+        assert!(is_reserved(w), "{w}");
+        let mut other = String::from(*w);
+        other.push('x');
+        assert_eq!(is_reserved(&other), RESERVED.contains(&other.as_str()), "{other}");
+    }
     // `is_reserved`'s shortcut for names ending in a digit.
     for r in RESERVED.iter().filter(|r| r.as_bytes().last().is_some_and(u8::is_ascii_digit)) {
         assert!(b"aefilmquv".contains(&r.as_bytes()[0]) && is_reserved(r), "{r}");

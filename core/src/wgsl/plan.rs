@@ -741,14 +741,18 @@ fn check_module(ir: &Ir) -> Result<(), Refusal> {
         }
         None => {}
     }
-    // Variable-length arrays first: they come with the physical model.
+    // Variable-length arrays first: they come with the physical model. One
+    // pass, which keeps the first other refusal for after it.
+    let mut first: Option<Refusal> = None;
     for i in 0..ir.len() {
-        if matches!(ir.opcode(i), op::OpVariableLengthArrayINTEL | op::OpSaveMemoryINTEL | op::OpRestoreMemoryINTEL) {
+        let o = ir.opcode(i);
+        if matches!(o, op::OpVariableLengthArrayINTEL | op::OpSaveMemoryINTEL | op::OpRestoreMemoryINTEL) {
             return Err(Refusal::new(RefusalCode::Vla, "a variable-length array (SPV_INTEL_variable_length_array)", Some(i as u32)));
         }
-    }
-    for i in 0..ir.len() {
-        match ir.opcode(i) {
+        if first.is_some() {
+            continue;
+        }
+        match o {
             op::OpCapability => {
                 let c = ir.words(i).first().copied().unwrap_or(0);
                 let refused = match c {
@@ -760,14 +764,17 @@ fn check_module(ir: &Ir) -> Result<(), Refusal> {
                     _ => None,
                 };
                 if let Some((name, code)) = refused {
-                    return Err(Refusal::new(code, alloc::format!("capability {name}"), Some(i as u32)));
+                    first = Some(Refusal::new(code, alloc::format!("capability {name}"), Some(i as u32)));
                 }
             }
             op::OpMemoryModel if ir.words(i).first().copied() != Some(crate::grammar::addressing_model::Logical) => {
-                return Err(Refusal::new(RefusalCode::PhysicalPointer, "a physical addressing model", Some(i as u32)));
+                first = Some(Refusal::new(RefusalCode::PhysicalPointer, "a physical addressing model", Some(i as u32)));
             }
             _ => {}
         }
+    }
+    if let Some(r) = first {
+        return Err(r);
     }
     for t in &ir.types {
         match t.ty {

@@ -21,10 +21,9 @@ impl ModuleWriter<'_> {
         let ep = &self.ir.entry_points[entry.index];
         let at = Some(ep.inst);
         let stage = entry.stage.clone()?.attribute();
-        let name = entry.name.clone();
+        let name = &entry.name;
         let inner = self.global_names.get(&ep.function).cloned().unwrap_or_default();
-        let mut params = Vec::new();
-        let mut copies_in = Vec::new();
+        let mut text = WrapperText { params: String::with_capacity(128), count: 0, copies: String::with_capacity(128) };
         let mut outs: Vec<(String, String, String)> = Vec::new(); // (attr, type, value)
         // A workgroup that is not one-dimensional, with subgroup ids: run it
         // flattened (X*Y*Z, 1, 1), the local and global ids computed from
@@ -84,21 +83,36 @@ impl ModuleWriter<'_> {
                     _ => None,
                 });
                 if let (true, Some(e)) = (input, flat_expr) {
-                    copies_in.push(format!("{gname} = {};", conv(e)));
+                    text.copy(&[&gname, " = ", &conv(e), ";"]);
                 } else if input {
-                    // `p<k>`, its copy and its parameter, without the formatter.
-                    let mut p = String::with_capacity(4);
-                    p.push('p');
-                    push_u32(&mut p, params.len() as u32);
-                    // Room for the type too (`vec3<u32>`): grown once.
-                    let mut param = String::with_capacity(attr.len() + p.len() + 24);
-                    for part in ["@builtin(", attr, ") ", &p, ": "] {
-                        param.push_str(part);
+                    // `@builtin(attr) p<k>: type` and `name = p<k>;` (through a
+                    // bitcast where the signedness differs), without the formatter.
+                    let k = text.next_param();
+                    for part in ["@builtin(", attr, ") p"] {
+                        text.params.push_str(part);
                     }
-                    want.push_text(&mut param);
-                    params.push(param);
-                    let e = conv(p);
-                    copies_in.push(cat(&[&gname, " = ", &e, ";"]));
+                    push_u32(&mut text.params, k);
+                    text.params.push_str(": ");
+                    want.push_text(&mut text.params);
+                    let c = &mut text.copies;
+                    for part in ["  ", &gname, " = "] {
+                        c.push_str(part);
+                    }
+                    let bitcast = match have {
+                        Some(h) if h != want && h.kind.is_int() && want.kind.is_int() => Some(h),
+                        _ => None,
+                    };
+                    if let Some(h) = bitcast {
+                        c.push_str("bitcast<");
+                        h.push_text(c);
+                        c.push_str(">(");
+                    }
+                    c.push('p');
+                    push_u32(c, k);
+                    if bitcast.is_some() {
+                        c.push(')');
+                    }
+                    c.push_str(";\n");
                 } else {
                     let h = have.unwrap_or(want);
                     outs.push((format!("@builtin({attr})"), want.text(), cast(gname.clone(), h, want)));
@@ -115,9 +129,9 @@ impl ModuleWriter<'_> {
                     match builtin(b, ep.model, input) {
                         Some((attr, want)) if self.num(m.ty) == Some(want) => {
                             if input {
-                                let p = format!("p{}", params.len());
-                                copies_in.push(format!("{gname}.{mname} = {p};"));
-                                params.push(format!("@builtin({attr}) {p}: {want}"));
+                                let p = format!("p{}", text.next_param());
+                                text.copy(&[&format!("{gname}.{mname} = {p};")]);
+                                text.params.push_str(&format!("@builtin({attr}) {p}: {want}"));
                             } else {
                                 outs.push((format!("@builtin({attr})"), want.text(), format!("{gname}.{mname}")));
                             }
@@ -146,9 +160,9 @@ impl ModuleWriter<'_> {
                 }
             }
             if input {
-                let p = format!("p{}", params.len());
-                copies_in.push(format!("{gname} = {p};"));
-                params.push(format!("{attr} {p}: {num}"));
+                let p = format!("p{}", text.next_param());
+                text.copy(&[&format!("{gname} = {p};")]);
+                text.params.push_str(&format!("{attr} {p}: {num}"));
             } else {
                 outs.push((attr, num.text(), gname));
             }
@@ -162,26 +176,30 @@ impl ModuleWriter<'_> {
         }
         // OpGroupNonUniformElect's lane: any id unique in the subgroup.
         if flat.is_some() {
-            params.push(String::from("@builtin(local_invocation_index) flat_index: u32"));
-            params.push(String::from("@builtin(workgroup_id) flat_group: vec3<u32>"));
+            text.next_param();
+            text.params.push_str("@builtin(local_invocation_index) flat_index: u32");
+            text.next_param();
+            text.params.push_str("@builtin(workgroup_id) flat_group: vec3<u32>");
         }
+        // The lane's copy comes first.
+        let mut lane_copy = String::new();
         if let Some(lane) = self.lane.clone() {
             if flat.is_some() {
-                copies_in.insert(0, format!("{lane} = flat_index;"));
+                lane_copy = format!("  {lane} = flat_index;\n");
             } else {
-                let p = format!("p{}", params.len());
-                copies_in.insert(0, format!("{lane} = {p};"));
+                let p = format!("p{}", text.next_param());
+                lane_copy = format!("  {lane} = {p};\n");
                 let b = if ep.model == execution_model::GLCompute { "local_invocation_index" } else { "subgroup_invocation_id" };
-                params.push(format!("@builtin({b}) {p}: u32"));
+                text.params.push_str(&format!("@builtin({b}) {p}: u32"));
             }
         }
         let mut head = cat(&["@", stage]);
         if let Some(size) = size {
-            let (text, one_dim) = match flat {
+            let (size_text, one_dim) = match flat {
                 Some((x, y, z)) => (format!("{}, 1, 1", x * y * z), true),
                 None => (size.text, size.values[1] == Some(1) && size.values[2] == Some(1)),
             };
-            if !one_dim && params.iter().any(|p| p.contains("subgroup_invocation_id") || p.contains("subgroup_id")) {
+            if !one_dim && (text.params.contains("subgroup_invocation_id") || text.params.contains("subgroup_id")) {
                 return Err(Refusal::new(
                     RefusalCode::Builtin,
                     "a subgroup invocation id or subgroup id in a workgroup that is not one-dimensional (WebGPU implementations need not lay subgroups out then)",
@@ -189,7 +207,7 @@ impl ModuleWriter<'_> {
                 ));
             }
             head.push_str(" @workgroup_size(");
-            head.push_str(&text);
+            head.push_str(&size_text);
             head.push(')');
         }
         let mut ret = String::new();
@@ -203,26 +221,16 @@ impl ModuleWriter<'_> {
             self.out.line(0, "", None);
             ret = format!(" -> {sname}");
             let vals: Vec<String> = outs.iter().map(|o| o.2.clone()).collect();
-            copies_in.push(format!("{inner}();"));
-            copies_in.push(format!("return {sname}({});", vals.join(", ")));
+            text.copy(&[&inner, "();"]);
+            text.copy(&[&format!("return {sname}({});", vals.join(", "))]);
         } else {
-            copies_in.push(cat(&[&inner, "();"]));
+            text.copy(&[&inner, "();"]);
         }
         self.out.line(0, &head, at);
         // `fn name(params) ret {`, written in place.
-        let mut parts: Vec<&str> = Vec::with_capacity(2 * params.len() + 4);
-        parts.extend(["fn ", &name, "("]);
-        for (k, p) in params.iter().enumerate() {
-            if k > 0 {
-                parts.push(", ");
-            }
-            parts.push(p);
-        }
-        parts.extend([")", &ret, " {"]);
-        self.out.line_parts(0, &parts, at);
-        for c in copies_in {
-            self.out.line(1, &c, at);
-        }
+        self.out.line_parts(0, &["fn ", name, "(", &text.params, ")", &ret, " {"], at);
+        self.out.push(&lane_copy, at);
+        self.out.push(&text.copies, at);
         self.out.line(0, "}", at);
         self.out.line(0, "", None);
         Ok(())
@@ -261,6 +269,36 @@ impl ModuleWriter<'_> {
             values[k] = self.size_dim(d, &mut text)?;
         }
         Ok(WorkgroupSize { text, values })
+    }
+}
+
+/// A wrapper's stage parameters and its statements, each in one buffer.
+struct WrapperText {
+    /// The parameters, `, `-separated.
+    params: String,
+    /// How many parameters `params` holds (the next is `p<count>`).
+    count: u32,
+    /// The statements, one per line, indented one level.
+    copies: String,
+}
+
+impl WrapperText {
+    /// Start the next parameter (its separator); gives its number.
+    fn next_param(&mut self) -> u32 {
+        if self.count > 0 {
+            self.params.push_str(", ");
+        }
+        self.count += 1;
+        self.count - 1
+    }
+
+    /// A statement of `parts`.
+    fn copy(&mut self, parts: &[&str]) {
+        self.copies.push_str("  ");
+        for p in parts {
+            self.copies.push_str(p);
+        }
+        self.copies.push('\n');
     }
 }
 

@@ -4,7 +4,7 @@
 //! call it the function context): its names, the reference expressions of
 //! its pointers, the values hoisted to `var`s, and the current indentation.
 
-use super::ModuleWriter;
+use super::{IdMap, ModuleWriter};
 use crate::wgsl::names::{Name, Scope};
 use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::shape::{CaseValues, Cond, Selector, Shape, Stmt};
@@ -12,7 +12,8 @@ use crate::wgsl::types::Kind;
 use crate::cfg::FunctionCfg;
 use crate::grammar::{OperandKind, op, storage_class as sc};
 use crate::ir::Type;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeSet;
+use alloc::rc::Rc;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -44,7 +45,7 @@ pub(super) struct FunctionContext<'c> {
     pub flags: Vec<String>,
     pub vars: Vec<String>,
     /// The function's WGSL return type, if not void.
-    pub ret: Option<String>,
+    pub ret: Option<Rc<str>>,
     /// While set, constants read as run-time values (see `expr`).
     pub opaque: bool,
     /// The block written last: control-flow lines map to its terminator.
@@ -79,40 +80,6 @@ impl FunctionContext<'_> {
         let start = self.other.len() as u32;
         self.other.push_str(s);
         self.names.insert(id, Name { start, end: self.other.len() as u32, other: true });
-    }
-}
-
-/// Values by id: a Vec indexed by id for the ids of usual modules, a map
-/// above (a module may declare any id bound).
-pub(super) struct IdMap<V> {
-    dense: Vec<Option<V>>,
-    sparse: BTreeMap<u32, V>,
-}
-
-/// Ids below this are kept in [`IdMap`]'s Vec.
-const DENSE_IDS: u32 = 1 << 16;
-
-impl<V> IdMap<V> {
-    /// For the ids below `bound` (the module's id bound): room for them all
-    /// (up to 4096) at the first insert, not grown id by id.
-    pub(super) fn with_bound(bound: u32) -> Self {
-        IdMap { dense: Vec::with_capacity(bound.min(4096) as usize), sparse: BTreeMap::new() }
-    }
-
-    pub(super) fn get(&self, id: &u32) -> Option<&V> {
-        if *id < DENSE_IDS { self.dense.get(*id as usize).and_then(Option::as_ref) } else { self.sparse.get(id) }
-    }
-
-    pub(super) fn insert(&mut self, id: u32, v: V) -> Option<V> {
-        if id >= DENSE_IDS {
-            return self.sparse.insert(id, v);
-        }
-        let k = id as usize;
-        if k >= self.dense.len() {
-            // Up to the room reserved (no reallocation), or to `k`.
-            self.dense.resize_with((k + 1).max(self.dense.capacity()), || None);
-        }
-        self.dense[k].replace(v)
     }
 }
 

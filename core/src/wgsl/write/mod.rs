@@ -22,6 +22,7 @@ use super::{Structurer, Wgsl};
 use crate::cfg::ModuleCfg;
 use crate::ir::Ir;
 use alloc::collections::BTreeMap;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -44,13 +45,16 @@ pub(super) struct ModuleWriter<'a> {
     opaque: Option<String>,
     /// Module-scope identifiers: the plan's, and those taken while writing.
     globals_scope: super::names::Scope,
-    type_names: BTreeMap<u32, String>,
-    member_names: BTreeMap<(u32, u32), String>,
+    type_names: IdMap<String>,
+    /// Each type's text, made once (`type_text`).
+    type_text: IdMap<Rc<str>>,
+    /// The member names of each struct type, named all at once on first use.
+    member_names: IdMap<Vec<String>>,
     /// Structs to declare, in first-use order.
     structs: Vec<u32>,
     /// Array types whose element is wrapped in a struct to get its
     /// ArrayStride: (array type, wrapper name).
-    wrappers: BTreeMap<u32, String>,
+    wrappers: IdMap<String>,
     /// Declarations written after the structs, before the body: wrapper
     /// structs, helper functions and private variables of our own, each
     /// with its source instruction.
@@ -58,13 +62,56 @@ pub(super) struct ModuleWriter<'a> {
     /// Helper functions emulating what WGSL lacks, by key (`expr::emulate`).
     helpers: BTreeMap<String, String>,
     /// Module-scope names of ids (globals, functions, overrides).
-    global_names: BTreeMap<u32, String>,
+    global_names: IdMap<String>,
     /// Output: lines with their source instruction.
     out: Out,
     /// A spare expression buffer: `bind` keeps the String it was given
     /// here, and the next expression is built in it (no allocation per
     /// expression).
     spare: String,
+}
+
+/// Values by id: a Vec indexed by id for the ids of usual modules, a map
+/// above (a module may declare any id bound).
+pub(super) struct IdMap<V> {
+    dense: Vec<Option<V>>,
+    sparse: BTreeMap<u32, V>,
+}
+
+/// Ids below this are kept in [`IdMap`]'s Vec.
+const DENSE_IDS: u32 = 1 << 16;
+
+impl<V> IdMap<V> {
+    /// For the ids below `bound` (the module's id bound): room for them all
+    /// (up to 4096) at the first insert, not grown id by id.
+    pub(super) fn with_bound(bound: u32) -> Self {
+        IdMap { dense: Vec::with_capacity(bound.min(4096) as usize), sparse: BTreeMap::new() }
+    }
+
+    /// Empty, grown to the ids inserted.
+    pub(super) fn new() -> Self {
+        IdMap { dense: Vec::new(), sparse: BTreeMap::new() }
+    }
+
+    pub(super) fn contains_key(&self, id: &u32) -> bool {
+        self.get(id).is_some()
+    }
+
+    pub(super) fn get(&self, id: &u32) -> Option<&V> {
+        if *id < DENSE_IDS { self.dense.get(*id as usize).and_then(Option::as_ref) } else { self.sparse.get(id) }
+    }
+
+    pub(super) fn insert(&mut self, id: u32, v: V) -> Option<V> {
+        if id >= DENSE_IDS {
+            return self.sparse.insert(id, v);
+        }
+        let k = id as usize;
+        if k >= self.dense.len() {
+            // Up to the room reserved (no reallocation), or to `k`.
+            self.dense.resize_with((k + 1).max(self.dense.capacity()), || None);
+        }
+        self.dense[k].replace(v)
+    }
 }
 
 /// Text written line by line, each line with its source instruction.
@@ -137,13 +184,14 @@ pub(super) fn write(
         lane: None,
         opaque: None,
         globals_scope: names,
-        type_names: BTreeMap::new(),
-        member_names: BTreeMap::new(),
+        type_names: IdMap::new(),
+        type_text: IdMap::new(),
+        member_names: IdMap::new(),
         structs: Vec::new(),
-        wrappers: BTreeMap::new(),
+        wrappers: IdMap::new(),
         extra_decls: Vec::new(),
         helpers: BTreeMap::new(),
-        global_names: BTreeMap::new(),
+        global_names: IdMap::with_bound(ir.module.header.bound),
         out: Out::default(),
         spare: String::new(),
     };

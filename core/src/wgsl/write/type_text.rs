@@ -9,7 +9,9 @@ use crate::wgsl::names::{Scope, push_u32};
 use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::types::{self, Kind, Num, cat, layout};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 impl ModuleWriter<'_> {
     /// The numeric shape of type `ty`.
@@ -29,13 +31,33 @@ impl ModuleWriter<'_> {
         types::scalar_name(self.ir, ty)
     }
 
-    /// Type `ty` as WGSL text (structs by name, declared later).
-    pub(super) fn ty(&mut self, ty: u32, at: u32) -> Result<String, Refusal> {
-        self.ty_atomic(ty, at, false)
+    /// Type `ty` as WGSL text (structs by name, declared later). Made once
+    /// per type: what making it records (structs to declare, wrappers, `enable
+    /// f16;`) is recorded the first time, and the text does not change after.
+    pub(super) fn ty(&mut self, ty: u32, at: u32) -> Result<Rc<str>, Refusal> {
+        if let Some(t) = self.type_text.get(&ty) {
+            return Ok(t.clone());
+        }
+        let t: Rc<str> = Rc::from(self.make_ty(ty, at)?);
+        self.type_text.insert(ty, t.clone());
+        Ok(t)
     }
 
     /// Type `ty`, as `atomic<T>` when `atomic` (an integer scalar).
-    pub(super) fn ty_atomic(&mut self, ty: u32, at: u32, atomic: bool) -> Result<String, Refusal> {
+    pub(super) fn ty_atomic(&mut self, ty: u32, at: u32, atomic: bool) -> Result<Rc<str>, Refusal> {
+        if !atomic {
+            return self.ty(ty, at);
+        }
+        // Refused as [`ModuleWriter::ty`] refuses it first.
+        let s = self.ty(ty, at)?;
+        match &*s {
+            "u32" | "i32" => Ok(Rc::from(cat(&["atomic<", &s, ">"]))),
+            _ => Err(Refusal::new(RefusalCode::Atomic, "an atomic on a type other than i32 or u32", Some(at))),
+        }
+    }
+
+    /// The text of type `ty` (see [`ModuleWriter::ty`]).
+    fn make_ty(&mut self, ty: u32, at: u32) -> Result<String, Refusal> {
         let ir = self.ir;
         let Some(t) = ir.ty(ty) else {
             return Err(Refusal::new(RefusalCode::Invalid, format!("%{ty} is not a type"), Some(at)));
@@ -121,29 +143,23 @@ impl ModuleWriter<'_> {
             }
             _ => return Err(Refusal::new(RefusalCode::Type, "a type with no WGSL counterpart", inst)),
         };
-        if atomic {
-            return match s.as_str() {
-                "u32" | "i32" => Ok(format!("atomic<{s}>")),
-                _ => Err(Refusal::new(RefusalCode::Atomic, "an atomic on a type other than i32 or u32", Some(at))),
-            };
-        }
         Ok(s)
     }
 
     /// The element type text of array `arr`: the element itself, or a
     /// struct wrapping it with `@size(ArrayStride)` where WGSL's own stride
     /// differs (or the uniform address space needs a multiple of 16).
-    fn element(&mut self, arr: u32, element: u32, at: u32) -> Result<String, Refusal> {
+    fn element(&mut self, arr: u32, element: u32, at: u32) -> Result<Rc<str>, Refusal> {
         let e = self.ty_atomic(element, at, self.plan.atomic_elements(arr))?;
         let Some(st) = self.plan.wrap_stride(arr) else { return Ok(e) };
         if let Some(n) = self.wrappers.get(&arr) {
-            return Ok(n.clone());
+            return Ok(Rc::from(n.as_str()));
         }
         let n = self.globals_scope.fresh(None, &format!("Stride{st}_{arr}"));
         self.wrappers.insert(arr, n.clone());
         let inst = self.ir.ty(arr).map_or(at, |t| t.inst);
         self.extra_decls.push((inst, format!("struct {n} {{\n  @size({st}) v: {e},\n}}\n")));
-        Ok(n)
+        Ok(Rc::from(n))
     }
 
     /// The name of struct type `ty`.
@@ -187,7 +203,6 @@ impl ModuleWriter<'_> {
         for part in ["struct ", &name, " {\n"] {
             out.push_str(part);
         }
-        let mut scope = Scope::default();
         for (k, m) in members.iter().enumerate() {
             let atomic = self.plan.atomic_member(ty, k as u32);
             let t = self.ty_atomic(m.ty, inst, atomic)?;
@@ -211,7 +226,7 @@ impl ModuleWriter<'_> {
                 // Writing into a String cannot fail.
                 let _ = core::fmt::Write::write_fmt(&mut out, format_args!("@size({gap}) "));
             }
-            self.push_member_name(&mut out, ty, k as u32, &mut scope);
+            self.push_member(&mut out, ty, k as u32);
             for part in [": ", &t, ",\n"] {
                 out.push_str(part);
             }
@@ -223,18 +238,6 @@ impl ModuleWriter<'_> {
         Ok(out)
     }
 
-    /// Append the name of member `k` of struct `ty` to `out`, naming it in
-    /// `scope` on first use.
-    fn push_member_name(&mut self, out: &mut String, ty: u32, k: u32, scope: &mut Scope) {
-        if let Some(n) = self.member_names.get(&(ty, k)) {
-            out.push_str(n);
-            return;
-        }
-        let n = scope.fresh_numbered(None, self.ir.member_name(ty, k), "m", k);
-        out.push_str(&n);
-        self.member_names.insert((ty, k), n);
-    }
-
     /// The member name used in expressions (assigned in order on first use).
     pub(super) fn member(&mut self, ty: u32, k: u32) -> String {
         let mut s = String::new();
@@ -242,23 +245,28 @@ impl ModuleWriter<'_> {
         s
     }
 
-    /// Append [`ModuleWriter::member`] to `out`.
+    /// Append [`ModuleWriter::member`] to `out`. A struct's members are
+    /// named all at once, in order, in a scope of their own, on first use
+    /// (`m<k>` where the struct names none).
     pub(super) fn push_member(&mut self, out: &mut String, ty: u32, k: u32) {
-        if !self.member_names.contains_key(&(ty, k)) {
-            let mut scope = Scope::default();
-            let n = self.ir.ty(ty).map_or(0, |t| t.members().len() as u32);
-            for j in 0..n {
-                // Named in place (no String returned to drop).
-                if !self.member_names.contains_key(&(ty, j)) {
-                    let m = scope.fresh_numbered(None, self.ir.member_name(ty, j), "m", j);
-                    self.member_names.insert((ty, j), m);
-                }
-            }
+        if !self.member_names.contains_key(&ty) {
+            // Members without names are `m<k>` (no reserved word, none the
+            // same): nothing to keep.
+            let names = if self.ir.has_member_names(ty) {
+                let mut scope = Scope::default();
+                let n = self.ir.ty(ty).map_or(0, |t| t.members().len() as u32);
+                (0..n).map(|j| scope.fresh_numbered(None, self.ir.member_name(ty, j), "m", j)).collect()
+            } else {
+                Vec::new()
+            };
+            self.member_names.insert(ty, names);
         }
-        match self.member_names.get(&(ty, k)) {
+        match self.member_names.get(&ty).and_then(|m| m.get(k as usize)) {
             Some(m) => out.push_str(m),
-            // Writing into a String cannot fail.
-            None => drop(core::fmt::Write::write_fmt(out, format_args!("m{k}"))),
+            None => {
+                out.push('m');
+                push_u32(out, k);
+            }
         }
     }
 }

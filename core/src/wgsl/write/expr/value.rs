@@ -150,7 +150,7 @@ impl ModuleWriter<'_> {
                 Some(s) => s,
                 None => {
                     owned = self.ty(ty, i as u32)?;
-                    owned.as_str()
+                    &*owned
                 }
             };
             let n = f.scope.fresh_name(Some(&self.globals_scope), self.ir.name(id), "x", id);
