@@ -1181,3 +1181,28 @@ OpReturn
     naga_accepts(&w.text);
     assert!(w.text.contains("Pair(i32(), 200i).m1"), "{}", w.text);
 }
+
+/// A loop nothing leaves (its merge block unreachable) is "obviously
+/// infinite" to WGSL's behaviour analysis, which Tint refuses (naga does
+/// not check it): the lowering gives it a `break` it never takes. A loop
+/// with a way out gets none. The page's browser test (tests/e2e/flesh.test.mjs)
+/// runs such a loop's program through Chromium's Tint.
+#[test]
+fn a_loop_nothing_leaves_gets_a_way_out() {
+    let spin = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+        OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%bool = OpTypeBool\n%t = OpConstantTrue %bool\n\
+        %fn = OpTypeFunction %void\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        OpSelectionMerge %end None\nOpBranchConditional %t %end %head\n\
+        %head = OpLabel\nOpLoopMerge %out %body None\nOpBranch %body\n%body = OpLabel\nOpBranch %head\n\
+        %out = OpLabel\nOpUnreachable\n%end = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    let w = lower("loop_nothing_leaves", spin, None).unwrap_or_else(|r| panic!("refused: {r:?}"));
+    naga_accepts(&w.text);
+    let at = w.text.find("loop {").unwrap_or_else(|| panic!("{}", w.text));
+    assert!(w.text[at..].trim_start_matches("loop {").trim_start().starts_with("if false { break; }"), "{}", w.text);
+
+    let leaves = spin.replace("%body = OpLabel\nOpBranch %head", "%body = OpLabel\nOpBranchConditional %t %head %out")
+        .replace("%out = OpLabel\nOpUnreachable", "%out = OpLabel\nOpBranch %end");
+    let w = lower("loop_leaves", &leaves, None).unwrap_or_else(|r| panic!("refused: {r:?}"));
+    naga_accepts(&w.text);
+    assert!(w.text.contains("loop {") && !w.text.contains("if false"), "{}", w.text);
+}

@@ -441,6 +441,13 @@ impl ModuleWriter<'_> {
                 let at = loop_header(f.cfg, body).or_else(|| self.term(f));
                 self.out.line(n, "loop {", at);
                 f.indent += 1;
+                if break_if.is_none() && !leaves_loop(body, true) {
+                    // A loop nothing leaves (its merge block unreachable) is
+                    // "obviously infinite" to WGSL's behaviour analysis, an
+                    // error even where control never gets (Tint refuses it);
+                    // a break it never takes gives it a way out.
+                    self.out.line(n + 1, "if false { break; }", at);
+                }
                 self.stmts(f, body)?;
                 if !continuing.is_empty() || break_if.is_some() {
                     self.out.line(n + 1, "continuing {", at);
@@ -565,4 +572,19 @@ impl ModuleWriter<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether WGSL's behaviour analysis sees a way out of a loop whose body is
+/// `stmts`: a `break` of that loop (`own`: `stmts` is at the loop's own
+/// level, not in an inner loop or switch, whose breaks are theirs) or a
+/// `return` anywhere in it.
+fn leaves_loop(stmts: &[Stmt], own: bool) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Break => own,
+        Stmt::Return(_) => true,
+        Stmt::If { then, els, .. } => leaves_loop(then, own) || leaves_loop(els, own),
+        Stmt::Switch { cases, .. } => cases.iter().any(|c| leaves_loop(&c.body, false)),
+        Stmt::Loop { body, continuing, .. } => leaves_loop(body, false) || leaves_loop(continuing, false),
+        _ => false,
+    })
 }
