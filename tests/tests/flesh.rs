@@ -153,6 +153,16 @@ fn a_campaign_on_the_interpreter_has_no_findings_and_is_sharded() {
     assert_eq!(sum, fleshed(&text));
     let o = run_spvlab(&dir, &["fuzz", "--shard", "2/2"], b"");
     assert_exit(&o, 2);
+
+    // Multi-mode programs of 32 invocations: each program checks 32 paths.
+    let o = run_spvlab(&dir, &["fuzz", "--count", "12", "--mode", "multi", "--invocations", "32"], b"");
+    assert_exit(&o, 0);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let programs = fleshed(&text);
+    assert!(programs >= 6, "{text}");
+    assert!(text.contains(&format!("{programs} programs fleshed, {} paths", programs * 32)), "{text}");
+    let o = run_spvlab(&dir, &["fuzz", "--invocations", "257"], b"");
+    assert_exit(&o, 2);
 }
 
 #[test]
