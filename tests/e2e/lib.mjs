@@ -218,25 +218,22 @@ OpReturn
 OpFunctionEnd
 `;
 
-/** The gzip size (level 9) of every file the page ships (`www/dist`, built
- *  by ./x build), in all and of its wasm: what a first visit transfers at
- *  most (the Graphviz worker is counted although it loads after first paint). */
+/** The gzip size (level 9) of what the page ships (`www/dist`, built by
+ *  ./x build), in all and of its wasm: what a first visit transfers at most
+ *  (the Graphviz worker is counted although it loads after first paint). */
 export async function distGzipSizes() {
-  const { readdir, readFile } = await import("node:fs/promises");
+  // The service worker and the files it caches, which are everything the
+  // page loads (not the CFG panel's test fixture page, which it never does).
+  const { readFile } = await import("node:fs/promises");
   const { gzipSync } = await import("node:zlib");
-  let total = 0;
+  const sw = await readFile(path.join(dist, "sw.js"), "utf8");
+  const files = JSON.parse(/const FILES = (\[[^\]]*\]);/.exec(sw)[1]).filter((f) => f !== "./");
+  let total = gzipSync(sw, { level: 9 }).length;
   let wasm = 0;
-  const walk = async (dir) => {
-    for (const e of await readdir(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) await walk(p);
-      else {
-        const gz = gzipSync(await readFile(p), { level: 9 }).length;
-        total += gz;
-        if (p.endsWith(".wasm")) wasm += gz;
-      }
-    }
-  };
-  await walk(dist);
+  for (const f of files) {
+    const gz = gzipSync(await readFile(path.join(dist, f)), { level: 9 }).length;
+    total += gz;
+    if (f.endsWith(".wasm")) wasm += gz;
+  }
   return { total, wasm };
 }
