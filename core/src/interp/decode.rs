@@ -2,6 +2,7 @@
 //! slot, operands resolved), constants into values, global variables into
 //! pointers, the entry point and its workgroup size.
 
+use crate::interp::error::Feature;
 use super::mem::{BufKey, Loc, Ptr, Val, check_size, index_bound, step, undef, zero};
 use super::num::{OTHER, scalar_kind};
 use super::program::{
@@ -12,7 +13,6 @@ use super::error::{Malformed, RunErrorKind};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
-use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -210,7 +210,7 @@ impl<'a> Program<'a> {
                 set(&mut res, v.id, Resolved::Global(globals.len() as u32));
                 globals.push(Val::Pointer(Ptr {
                     ty: 0,
-                    loc: unsupported_loc(RunErrorKind::NotSupportedFeature { what: String::from("untyped variables") }),
+                    loc: unsupported_loc(RunErrorKind::NotSupportedFeature { feature: Feature::UntypedVariables }),
                 }));
                 bad_globals.push(false);
                 continue;
@@ -239,9 +239,7 @@ impl<'a> Program<'a> {
                 s if s == grammar::storage_class::Private || s == scn => {
                     let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
                     if s == scn && builtin.is_none() {
-                        unsupported_loc(RunErrorKind::NotSupportedFeature {
-                            what: String::from("an Input variable without BuiltIn"),
-                        })
+                        unsupported_loc(RunErrorKind::NotSupportedFeature { feature: Feature::InputWithoutBuiltIn })
                     } else if let Some(b) = builtin.filter(|b| !supported_builtin(*b)) {
                         unsupported_loc(RunErrorKind::UnsupportedBuiltIn { built_in: b })
                     } else if let Err(kind) = check_size(ir, pointee) {
@@ -297,9 +295,7 @@ impl<'a> Program<'a> {
                             wg_bytes = wg_bytes.max(n);
                             buffer_start(&mut bufs, BufKey::Workgroup)
                         }
-                        _ => unsupported_loc(RunErrorKind::NotSupportedFeature {
-                            what: String::from("a Block-decorated Workgroup variable without a known size of at most 64 MiB"),
-                        }),
+                        _ => unsupported_loc(RunErrorKind::NotSupportedFeature { feature: Feature::UnsizedWorkgroupBlock }),
                     }
                 }
                 s if s == grammar::storage_class::Workgroup => {

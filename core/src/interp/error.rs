@@ -53,6 +53,134 @@ pub struct RaceAccess {
     pub atomic: bool,
 }
 
+/// A feature the interpreter does not implement
+/// ([`RunErrorKind::NotSupportedFeature`]); ids are result ids of the module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "feature", rename_all = "camelCase"))]
+pub enum Feature {
+    /// Floats of `bits` bits (16, 32 and 64 run).
+    FloatWidth { bits: u32 },
+    /// OpBitcast of a pointer.
+    PointerBitcast,
+    /// A `GroupOperation` other than Reduce, InclusiveScan, ExclusiveScan
+    /// (and the clustered and partitioned forms the instruction allows).
+    GroupOperation { operation: u32 },
+    /// A GLSL.std.450 instruction.
+    GlslInstruction { instruction: u32 },
+    /// An untyped variable of a buffer storage class.
+    UntypedVariables,
+    /// An Input variable without BuiltIn.
+    InputWithoutBuiltIn,
+    /// A Block-decorated Workgroup variable without a known size of at most 64 MiB.
+    UnsizedWorkgroupBlock,
+    /// A variable-length array of `elements` elements, past the `limit`
+    /// values one variable holds.
+    LongArray { elements: u64, limit: u64 },
+    /// An untyped variable in a function outside Function memory.
+    UntypedVariableOutsideFunction,
+    /// An untyped access chain whose Base Type is not the type of the memory it points into.
+    UntypedChainBase,
+    /// A pointer access chain on a pointer type without ArrayStride.
+    PointerChainWithoutStride,
+    /// A pointer access chain on an image, a sampler or an array of descriptors.
+    PointerChainOnDescriptor,
+    /// Reinterpreting a value of type `ty` as bytes.
+    ValueAsBytes { ty: u32 },
+    /// A load of type `ty` from `bytes` bytes of type `of`.
+    LoadPastMemory { ty: u32, bytes: u64, of: u32 },
+    /// A store of `bytes` bytes to `to` bytes of type `of`.
+    StorePastMemory { bytes: u64, to: u64, of: u32 },
+    /// Reading bytes as type `ty`.
+    BytesAsValue { ty: u32 },
+    /// An OpSpecConstantOp the interpreter cannot evaluate.
+    SpecConstantOp,
+    /// An extended instruction set other than GLSL.std.450.
+    ExtInstSet,
+    /// An image (at `binding`, as (set, binding)) without a format and size.
+    ImageWithoutFormat { binding: Option<(u32, u32)> },
+    /// A level of detail other than 0.
+    LevelOfDetail,
+    /// OpImageTexelPointer on an image whose format is not one 32- or 64-bit
+    /// integer of the pointer's width.
+    TexelPointerFormat,
+    /// Sampling a combined image sampler descriptor.
+    CombinedImageSampler,
+    /// A sampler without its state.
+    SamplerWithoutState,
+    /// Linear filtering.
+    LinearFiltering,
+    /// Sampling other than at an explicit level of detail 0.
+    ImplicitLevelOfDetail,
+    /// A sampler address mode other than those that run.
+    SamplerAddressMode,
+    /// Kernel parameter `index`: a pointer to memory other than
+    /// CrossWorkgroup or UniformConstant (`pointer`), or neither a pointer
+    /// nor a scalar.
+    KernelParameter { index: u32, pointer: bool },
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, m: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Feature::FloatWidth { bits } => write!(m, "{bits}-bit floats"),
+            Feature::PointerBitcast => m.write_str("OpBitcast of pointers"),
+            Feature::GroupOperation { operation } => write!(m, "group operation {operation}"),
+            Feature::GlslInstruction { instruction } => m.write_str(&glsl_name(instruction)),
+            Feature::UntypedVariables => m.write_str("untyped variables"),
+            Feature::InputWithoutBuiltIn => m.write_str("an Input variable without BuiltIn"),
+            Feature::UnsizedWorkgroupBlock => {
+                m.write_str("a Block-decorated Workgroup variable without a known size of at most 64 MiB")
+            }
+            Feature::LongArray { elements, limit } => write!(
+                m,
+                "a variable-length array of {elements} elements (the interpreter holds at most {limit} values in one variable)"
+            ),
+            Feature::UntypedVariableOutsideFunction => m.write_str("an untyped variable in a function outside Function memory"),
+            Feature::UntypedChainBase => m.write_str(
+                "an untyped access chain whose Base Type is not the type of the Function, Private or Workgroup memory it points into",
+            ),
+            Feature::PointerChainWithoutStride => m.write_str("a pointer access chain on a pointer type without ArrayStride"),
+            Feature::PointerChainOnDescriptor => {
+                m.write_str("a pointer access chain on an image, a sampler or an array of descriptors")
+            }
+            Feature::ValueAsBytes { ty } => write!(m, "reinterpreting a value of type %{ty} as bytes"),
+            Feature::LoadPastMemory { ty, bytes, of } => {
+                write!(m, "a load of type %{ty} from {bytes} bytes of type %{of} (past the memory the pointer points to)")
+            }
+            Feature::StorePastMemory { bytes, to, of } => {
+                write!(m, "a store of {bytes} bytes to {to} bytes of type %{of} (past the memory the pointer points to)")
+            }
+            Feature::BytesAsValue { ty } => write!(m, "reading bytes as type %{ty}"),
+            Feature::SpecConstantOp => m.write_str("a constant the interpreter cannot evaluate (OpSpecConstantOp)"),
+            Feature::ExtInstSet => m.write_str("an extended instruction set other than GLSL.std.450"),
+            Feature::ImageWithoutFormat { binding } => {
+                m.write_str("an image")?;
+                if let Some((s, b)) = binding {
+                    write!(m, " at set {s}, binding {b}")?;
+                }
+                m.write_str(" without a format and size (give them in the run's options)")
+            }
+            Feature::LevelOfDetail => m.write_str("a level of detail other than 0 (images have one level)"),
+            Feature::TexelPointerFormat => m.write_str(
+                "OpImageTexelPointer on an image whose format is not one 32- or 64-bit integer of the pointer's width",
+            ),
+            Feature::CombinedImageSampler => {
+                m.write_str("sampling a combined image sampler descriptor (bind the image and the sampler separately)")
+            }
+            Feature::SamplerWithoutState => m.write_str("a sampler without its state (give it in the run's options)"),
+            Feature::LinearFiltering => m.write_str("linear filtering"),
+            Feature::ImplicitLevelOfDetail => m.write_str("sampling other than at an explicit level of detail 0"),
+            Feature::SamplerAddressMode => m.write_str("this sampler address mode"),
+            Feature::KernelParameter { index, pointer } => write!(
+                m,
+                "kernel parameter {index} ({})",
+                if pointer { "a pointer to memory other than CrossWorkgroup or UniformConstant" } else { "not a pointer or a scalar" }
+            ),
+        }
+    }
+}
+
 /// What went wrong in a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -66,8 +194,8 @@ pub enum RunErrorKind {
     NoTermination { steps: u64, block: u32, block_name: Option<String> },
     /// An instruction the interpreter does not run.
     NotSupported { opcode: u16 },
-    /// Something else the interpreter does not do: "not supported: {what}".
-    NotSupportedFeature { what: String },
+    /// Something else the interpreter does not do.
+    NotSupportedFeature { feature: Feature },
     /// The run needs more than `limit` values of memory at once.
     TooMuchMemory { limit: u64 },
     /// Two invocations of a workgroup accessed the same memory, one of them
@@ -370,7 +498,7 @@ impl RunErrorKind {
                 write!(m, "did not terminate after {steps} steps; invocation {inv} was in block {name}")
             }
             RunErrorKind::NotSupported { opcode } => write!(m, "not supported: {}", op_name(*opcode)),
-            RunErrorKind::NotSupportedFeature { what } => write!(m, "not supported: {what}"),
+            RunErrorKind::NotSupportedFeature { feature } => write!(m, "not supported: {feature}"),
             RunErrorKind::TooMuchMemory { limit } => write!(
                 m,
                 "not supported: the run needs more than {limit} values of memory at once (Private, Function and Workgroup variables of all the workgroup's invocations)"

@@ -1,6 +1,7 @@
 //! Execution: invocations one after another, each a stack of frames over the
 //! decoded functions.
 
+use crate::interp::error::Feature;
 use super::mem::BufKey;
 use super::program::{Block, Func, G, Handler, Inst, NONE, OP_BAD_CONST, OP_CONST_PTR, Program};
 use super::mem::{Loc, MAX_RUN_VALUES, MemErr, Ptr, Val, at, at_mut, bytes_at, load_scalar, map1, put_bytes, read_buf, scalar, scalar_bytes, spans, step, undef, val_count, value_count, write_buf};
@@ -15,7 +16,6 @@ use crate::grammar::class::Atomic;
 use crate::grammar::{built_in as bi, op};
 use crate::ir::Type;
 use alloc::boxed::Box;
-use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -357,8 +357,7 @@ fn setup(
     for b in &prog.builtins {
         let v = builtin_value(prog, opts, b.builtin, wg, local, gid)
             .ok_or_else(|| {
-                let what = format!("built-in {}", builtin_name(b.builtin));
-                let mut e = RunError::of(None, RunErrorKind::NotSupportedFeature { what });
+                let mut e = RunError::of(None, RunErrorKind::UnsupportedBuiltIn { built_in: b.builtin });
                 e.invocation = Some(gid);
                 e
             })?;
@@ -590,13 +589,6 @@ fn run_groups(prog: &Program, invs: &mut [Invocation], sg: u32) -> Result<bool, 
         }
     }
     Ok(!first.is_empty())
-}
-
-fn builtin_name(b: u32) -> String {
-    match crate::grammar::OperandKind::BuiltIn.enumerant(b) {
-        Some(e) => String::from(e.name),
-        None => format!("{b}"),
-    }
 }
 
 fn builtin_value(
@@ -1679,7 +1671,7 @@ fn exec(
         OP_BAD_CONST => {
             return Err(RunError::unsupported(
                 Some(inst.idx),
-                String::from("a constant the interpreter cannot evaluate (OpSpecConstantOp)"),
+                Feature::SpecConstantOp,
             ));
         }
         // Vectors and composites.
@@ -1759,7 +1751,7 @@ fn exec(
             if set & 0xff != 1 {
                 return Err(RunError::unsupported(
                     Some(inst.idx),
-                    String::from("an extended instruction set other than GLSL.std.450"),
+                    Feature::ExtInstSet,
                 ));
             }
             let e = arg(1)?;

@@ -29,6 +29,7 @@
 //!   sets scalars only). Too few words, or elements that are not 8- to
 //!   64-bit integers, make it a constant the interpreter cannot evaluate.
 
+use crate::interp::error::Feature;
 use super::RunError;
 use super::error::RunErrorKind;
 use super::mem::BufKey;
@@ -37,7 +38,6 @@ use super::num::mask;
 use crate::ir::layout::{natural, natural_part};
 use crate::grammar;
 use crate::ir::{Ir, Type};
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -65,9 +65,7 @@ pub(super) fn params(
     for (k, &p) in f.params.iter().enumerate() {
         let k = k as u32;
         let ty = ir.type_of(p).unwrap_or(0);
-        let bad = |what: String| {
-            RunError::unsupported(Some(ep_inst), format!("kernel parameter {k} ({what})"))
-        };
+        let bad = |pointer: bool| RunError::unsupported(Some(ep_inst), Feature::KernelParameter { index: k, pointer });
         match ir.ty(ty).map(|t| &t.ty) {
             Some(Type::Pointer { storage, pointee })
                 if *storage == grammar::storage_class::CrossWorkgroup
@@ -92,14 +90,12 @@ pub(super) fn params(
                 })));
             }
             Some(Type::Pointer { .. }) => {
-                return Err(bad(String::from(
-                    "a pointer to memory other than CrossWorkgroup or UniformConstant",
-                )));
+                return Err(bad(true));
             }
             Some(Type::Int { .. } | Type::Float { .. } | Type::Bool) => {
                 out.push(Param::Scalar { k, ty })
             }
-            _ => return Err(bad(String::from("not a pointer or a scalar"))),
+            _ => return Err(bad(false)),
         }
     }
     Ok(out)

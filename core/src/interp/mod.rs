@@ -39,7 +39,7 @@ pub mod trace;
 mod tests_ext;
 pub mod values;
 
-pub use error::{BufferRef, ImageProblem, Indexed, Malformed, RaceAccess, RaceSite, RunErrorKind, Shapes, TypeProblem};
+pub use error::{BufferRef, Feature, ImageProblem, Indexed, Malformed, RaceAccess, RaceSite, RunErrorKind, Shapes, TypeProblem};
 pub use num::{f64_to_half, half_to_f64};
 pub use kernel::{KernelParam, kernel_params, natural_tree};
 pub use trace::{Trace, TraceReport};
@@ -172,9 +172,9 @@ impl RunError {
         }
     }
 
-    /// "not supported: {what}".
-    pub(crate) fn unsupported(inst: Option<u32>, what: String) -> RunError {
-        RunError::of(inst, RunErrorKind::NotSupportedFeature { what })
+    /// "not supported: {feature}".
+    pub(crate) fn unsupported(inst: Option<u32>, feature: Feature) -> RunError {
+        RunError::of(inst, RunErrorKind::NotSupportedFeature { feature })
     }
 
     /// The message (without the instruction's index).

@@ -428,6 +428,30 @@ fn barrier_in_divergent_control_flow() {
     assert_eq!(e.invocation, Some([0, 0, 0]));
 }
 
+/// A feature the interpreter does not implement is named as data
+/// (`Feature`), rendered into words only by the message.
+#[test]
+fn an_unsupported_feature_is_data() {
+    let ir = module_with(
+        1,
+        "%plain = OpVariable %p_in Input",
+        r#"
+      %entry = OpLabel
+          %v = OpLoad %v3uint %plain
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, _) = run_out(&ir, 1, 1, 1000);
+    let e = r.expect_err("not supported");
+    assert_eq!(e.kind, RunErrorKind::NotSupportedFeature { feature: Feature::InputWithoutBuiltIn });
+    assert_eq!(e.message(), "not supported: an Input variable without BuiltIn");
+    let f = Feature::KernelParameter { index: 2, pointer: false };
+    assert_eq!(alloc::format!("{f}"), "kernel parameter 2 (not a pointer or a scalar)");
+    let f = Feature::ImageWithoutFormat { binding: Some((0, 3)) };
+    assert_eq!(alloc::format!("{f}"), "an image at set 0, binding 3 without a format and size (give them in the run's options)");
+}
+
 #[test]
 fn unsupported_instruction() {
     // OpIAddCarry is not in this slice: a located error, not a guess.

@@ -18,6 +18,7 @@
 //!   type (in a kernel module, else the pointee's natural size), and a
 //!   pointer to an array element in Function memory by elements.
 
+use crate::interp::error::Feature;
 use super::{Frame, Loaded, State, get, load, pointer, store};
 use crate::interp::mem::scalar;
 use crate::grammar::{self, op};
@@ -29,8 +30,6 @@ use crate::interp::kernel;
 use crate::interp::mem::{Loc, MAX_VALUES, Ptr, Val, at, step, val_count, value_count, zero};
 use crate::interp::num::{mask, sext};
 use crate::ir::{Ir, Type};
-use alloc::format;
-use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -84,9 +83,7 @@ pub(super) fn exec(
             let each = value_count(prog.ir, inst.ty).max(1);
             let total = n.saturating_mul(each);
             if inst.ty == 0 || total > MAX_VALUES {
-                return Err(RunError::unsupported(Some(inst.idx), format!("a variable-length array of {n} elements (the interpreter holds at most {MAX_VALUES} values in one variable)"
-                    ),
-                ));
+                return Err(RunError::unsupported(Some(inst.idx), Feature::LongArray { elements: n, limit: MAX_VALUES }));
             }
             st.hold(total, Some(inst.idx))?;
             let var = st.mem.len() as u32;
@@ -102,9 +99,7 @@ pub(super) fn exec(
         op::OpUntypedVariableKHR => {
             let sc = args.first().copied().unwrap_or(0);
             if sc != grammar::storage_class::Function {
-                return Err(RunError::unsupported(Some(inst.idx), String::from("an untyped variable in a function outside Function memory",
-                    ),
-                ));
+                return Err(RunError::unsupported(Some(inst.idx), Feature::UntypedVariableOutsideFunction));
             }
             if inst.ty == 0 {
                 return Err(err(inst, RunErrorKind::Malformed { problem: Malformed::UntypedFunctionVariable }));
@@ -177,9 +172,7 @@ fn chain(
     if let (Loc::Var { .. } | Loc::Shared { .. }, Some(t)) = (&p.loc, base_ty)
         && t != p.ty
     {
-        return Err(RunError::unsupported(Some(inst.idx), String::from("an untyped access chain whose Base Type is not the type of the Function, Private or Workgroup memory it points into",
-            ),
-        ));
+        return Err(RunError::unsupported(Some(inst.idx), Feature::UntypedChainBase));
     }
     let mut next = b + 1;
     if element {
@@ -231,16 +224,14 @@ fn chain(
                                 .flatten()
                         })
                         .ok_or_else(|| {
-                            RunError::unsupported(Some(inst.idx), String::from("a pointer access chain on a pointer type without ArrayStride"),
-                            )
+                            RunError::unsupported(Some(inst.idx), Feature::PointerChainWithoutStride)
                         })?;
                     *off = off.wrapping_add((e as u64).wrapping_mul(stride));
                 }
             }
             Loc::Image { .. } | Loc::Sampler { .. } | Loc::Descs(_) => {
                 if e != 0 {
-                    return Err(RunError::unsupported(Some(inst.idx), String::from("a pointer access chain on an image, a sampler or an array of descriptors"),
-                    ));
+                    return Err(RunError::unsupported(Some(inst.idx), Feature::PointerChainOnDescriptor));
                 }
             }
             Loc::Unsupported(_) => {}
@@ -284,8 +275,7 @@ pub(super) fn restore(
 fn bytes_of(prog: &Program, inst: &Inst, ty: u32, v: &Val) -> Result<Vec<u8>, RunError> {
     let mut b = Vec::new();
     kernel::to_bytes(prog.ir, ty, v, &mut b).ok_or_else(|| {
-        RunError::unsupported(Some(inst.idx), format!("reinterpreting a value of type %{ty} as bytes"),
-        )
+        RunError::unsupported(Some(inst.idx), Feature::ValueAsBytes { ty })
     })?;
     Ok(b)
 }
@@ -298,11 +288,7 @@ pub(super) fn load_as(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr) -> R
             let v = load(prog, st, inst, p, Kind::Read)?.into_val();
             let b = bytes_of(prog, inst, p.ty, &v)?;
             kernel::from_bytes(prog.ir, inst.ty, &b).ok_or_else(|| {
-                RunError::unsupported(Some(inst.idx), format!("a load of type %{} from {} bytes of type %{} (past the memory the pointer points to)",
-                        inst.ty,
-                        b.len(),
-                        p.ty
-                    ),
+                RunError::unsupported(Some(inst.idx), Feature::LoadPastMemory { ty: inst.ty, bytes: b.len() as u64, of: p.ty },
                 )
             })
         }
@@ -335,17 +321,12 @@ pub(super) fn store_as(
             let mut b = bytes_of(prog, inst, p.ty, &cur)?;
             let nb = bytes_of(prog, inst, inst.ty, &v)?;
             if nb.len() > b.len() {
-                return Err(RunError::unsupported(Some(inst.idx), format!("a store of {} bytes to {} bytes of type %{} (past the memory the pointer points to)",
-                        nb.len(),
-                        b.len(),
-                        p.ty
-                    ),
+                return Err(RunError::unsupported(Some(inst.idx), Feature::StorePastMemory { bytes: nb.len() as u64, to: b.len() as u64, of: p.ty },
                 ));
             }
             b[..nb.len()].copy_from_slice(&nb);
             let new = kernel::from_bytes(prog.ir, p.ty, &b).ok_or_else(|| {
-                RunError::unsupported(Some(inst.idx), format!("reading bytes as type %{}", p.ty),
-                )
+                RunError::unsupported(Some(inst.idx), Feature::BytesAsValue { ty: p.ty })
             })?;
             store(prog, st, inst, p, &new, Kind::Write)
         }

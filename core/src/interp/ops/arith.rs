@@ -3,6 +3,7 @@
 //! vectors component by component, and its specialised handler for scalar
 //! operands calls the same functions.
 
+use crate::interp::error::Feature;
 use crate::grammar::class::{self, Num, OpClass, Order};
 use crate::grammar::op;
 use crate::interp::mem::{Val, has_undef, map1, map2, scalar, undefined};
@@ -10,8 +11,6 @@ use crate::interp::num::{ScalarClass, ScalarType, fget, fput, mask, sext};
 use crate::interp::program::Inst;
 use crate::interp::error::{RunErrorKind, Shapes};
 use crate::ir::{Ir, Type};
-use alloc::format;
-use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -20,7 +19,7 @@ pub(crate) fn check_float(k: ScalarType) -> Result<(), RunErrorKind> {
         return Err(RunErrorKind::NotFloat);
     }
     if k.w != 16 && k.w != 32 && k.w != 64 {
-        return Err(RunErrorKind::NotSupportedFeature { what: format!("{}-bit floats", k.w) });
+        return Err(RunErrorKind::NotSupportedFeature { feature: Feature::FloatWidth { bits: k.w } });
     }
     Ok(())
 }
@@ -465,7 +464,7 @@ fn value_of<'v>(
         }
         op::OpBitcast => {
             if inst.sk.k == ScalarClass::Other || inst.ak.k == ScalarClass::Other {
-                return Err(RunErrorKind::NotSupportedFeature { what: String::from("OpBitcast of pointers") });
+                return Err(RunErrorKind::NotSupportedFeature { feature: Feature::PointerBitcast });
             }
             let count = match ir.ty(inst.ty).map(|t| &t.ty) {
                 Some(Type::Vector { count, .. }) => Some(*count as usize),

@@ -2,13 +2,14 @@
 //! which no compute shader has): computed in f64 and rounded to the result's
 //! width, component by component.
 
+use crate::interp::error::Feature;
 use crate::interp::num::{ScalarClass, ScalarType};
 use crate::interp::program::Inst;
 use crate::interp::num::{fget, fput};
 use crate::interp::mem::{Val};
 use crate::interp::num::{mask, sext};
 use crate::grammar::ext_inst::glsl_std_450 as g;
-use crate::interp::error::{RunErrorKind, Shapes, glsl_name};
+use crate::interp::error::{RunErrorKind, Shapes};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -481,7 +482,7 @@ pub(crate) fn run(e: u32, inst: &Inst, lw: u32, vals: &[&Val]) -> Result<Val, Ru
             let (a, b) = split(e, vals[0], w)?;
             Ok(Val::Composite(vec![a, b]))
         }
-        _ => Err(RunErrorKind::NotSupportedFeature { what: glsl_name(e) }),
+        _ => Err(RunErrorKind::NotSupportedFeature { feature: Feature::GlslInstruction { instruction: e } }),
     }
 }
 

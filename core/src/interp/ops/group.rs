@@ -3,6 +3,7 @@
 //! invocation stops before such an instruction and the scheduler runs it for
 //! every invocation of the subgroup waiting there).
 
+use crate::interp::error::Feature;
 use crate::interp::num::ScalarClass;
 use crate::interp::program::{Func, G, Inst, Program};
 use crate::interp::error::RunErrorKind;
@@ -11,7 +12,6 @@ use crate::interp::num::{fget, fput};
 use crate::interp::mem::{Val};
 use crate::interp::num::{mask, sext};
 use crate::grammar::{group_operation as gop, op};
-use alloc::format;
 use alloc::vec::Vec;
 
 /// Whether `o` is a GroupNonUniform instruction (run for a subgroup together).
@@ -196,7 +196,7 @@ pub(crate) fn run(
                     gop::Reduce => u128::MAX,
                     gop::InclusiveScan => below(m.id + 1),
                     gop::ExclusiveScan => below(m.id),
-                    _ => return Err(RunErrorKind::NotSupportedFeature { what: format!("group operation {g}") }),
+                    _ => return Err(RunErrorKind::NotSupportedFeature { feature: Feature::GroupOperation { operation: g } }),
                 };
                 out.push(Val::Scalar((b & sel).count_ones() as u64));
             }
@@ -271,7 +271,7 @@ pub(crate) fn run(
                         gop::InclusiveScan => n.id <= m.id,
                         gop::ExclusiveScan => n.id < m.id,
                         gop::ClusteredReduce => n.id / cluster == m.id / cluster,
-                        _ => return Err(RunErrorKind::NotSupportedFeature { what: format!("group operation {g}") }),
+                        _ => return Err(RunErrorKind::NotSupportedFeature { feature: Feature::GroupOperation { operation: g } }),
                     };
                     if take {
                         acc = map2(&acc, v, &mut |a, b| Ok(f(a, b, w)))?;

@@ -1,6 +1,7 @@
 //! The image instructions: reads, writes, queries, sampling and texel
 //! pointers, on the images and samplers described in [`crate::interp::image`].
 
+use crate::interp::error::Feature;
 use crate::grammar::{self, op};
 use crate::interp::error::ImageProblem;
 use crate::interp::image::{Address, Comp, Desc, Image};
@@ -9,8 +10,6 @@ use crate::interp::num::{ScalarClass, fget, fput, mask, scalar_kind, sext};
 use crate::interp::program::{Inst, Program};
 use crate::interp::{RunError, RunErrorKind};
 use crate::ir::Type;
-use alloc::format;
-use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -66,13 +65,11 @@ fn image_of<'p>(prog: &'p Program, inst: &Inst, v: &Val) -> Result<(u32, &'p Des
         Loc::Image { buf, img } => match prog.images.get(*img as usize) {
             Some(Some(i)) => Ok((*buf, i)),
             _ => {
-                let which = match prog.bufs.get(*buf as usize) {
-                    Some(BufKey::Binding(s, b)) => format!(" at set {s}, binding {b}"),
-                    _ => String::new(),
+                let binding = match prog.bufs.get(*buf as usize) {
+                    Some(BufKey::Binding(s, b)) => Some((*s, *b)),
+                    _ => None,
                 };
-                Err(RunError::unsupported(Some(inst.idx), format!("an image{which} without a format and size (give them in the run's options)"
-                    ),
-                ))
+                Err(RunError::unsupported(Some(inst.idx), Feature::ImageWithoutFormat { binding }))
             }
         },
         _ => Err(err(inst, ImageProblem::NotAnImage)),
@@ -257,9 +254,7 @@ pub(crate) fn exec<'v>(
                     && let Some(l) = sample_or_lod(m, ops, grammar::image_operands::Lod)
                     && ints(get(l)).first().copied().unwrap_or(0) != 0
                 {
-                    return Err(RunError::unsupported(Some(inst.idx), String::from("a level of detail other than 0 (images have one level)",
-                        ),
-                    ));
+                    return Err(RunError::unsupported(Some(inst.idx), Feature::LevelOfDetail));
                 }
             }
             let len = bytes_of(bufs, buf)?;
@@ -352,9 +347,7 @@ pub(crate) fn exec<'v>(
             };
             let sb = scalar_kind(prog.ir, pointee).w as usize / 8;
             if !img.int || img.img.format.comps.len() != 1 || img.tb != sb {
-                return Err(RunError::unsupported(Some(inst.idx), String::from("OpImageTexelPointer on an image whose format is not one 32- or 64-bit integer of the pointer's width",
-                    ),
-                ));
+                return Err(RunError::unsupported(Some(inst.idx), Feature::TexelPointerFormat));
             }
             let len = bytes_of(bufs, buf)?;
             let at = texel_at(img, len, &c3[..nc], cw, sample).ok_or_else(|| {
@@ -389,9 +382,7 @@ fn sample<'v>(
 ) -> Result<Val, RunError> {
     let si = args.first().map(|a| get(*a)).unwrap_or(&Val::Scalar(0));
     let Val::Composite(parts) = si else {
-        return Err(RunError::unsupported(Some(inst.idx), String::from("sampling a combined image sampler descriptor (bind the image and the sampler separately)",
-            ),
-        ));
+        return Err(RunError::unsupported(Some(inst.idx), Feature::CombinedImageSampler));
     };
     let (buf, img) = image_of(prog, inst, &parts[0])?;
     let smp = match &parts.get(1) {
@@ -402,12 +393,10 @@ fn sample<'v>(
         _ => None,
     }
     .ok_or_else(|| {
-        RunError::unsupported(Some(inst.idx), String::from("a sampler without its state (give it in the run's options)",
-            ),
-        )
+        RunError::unsupported(Some(inst.idx), Feature::SamplerWithoutState)
     })?;
     if smp.linear {
-        return Err(RunError::unsupported(Some(inst.idx), String::from("linear filtering")));
+        return Err(RunError::unsupported(Some(inst.idx), Feature::LinearFiltering));
     }
     let m = args.get(2).copied().unwrap_or(0);
     let lod_ok = match image_operand(
@@ -419,8 +408,7 @@ fn sample<'v>(
         None => false,
     };
     if !lod_ok || m & !grammar::image_operands::Lod != 0 {
-        return Err(RunError::unsupported(Some(inst.idx), String::from("sampling other than at an explicit level of detail 0"),
-        ));
+        return Err(RunError::unsupported(Some(inst.idx), Feature::ImplicitLevelOfDetail));
     }
     let ck = inst.ak;
     if ck.k != ScalarClass::Float {
@@ -449,8 +437,7 @@ fn sample<'v>(
                 if t < n { t } else { 2 * n - 1 - t }
             }
             Address::Other => {
-                return Err(RunError::unsupported(Some(inst.idx), String::from("this sampler address mode"),
-                ));
+                return Err(RunError::unsupported(Some(inst.idx), Feature::SamplerAddressMode));
             }
         };
         texel.push(i as u64);
