@@ -270,7 +270,7 @@ pub fn quiz_question(seed: u64, blocks: usize) -> QuizQuestion {
     let key = Key::of(&a);
     let name = |id: u32| NamedBlock { id, name: format!("%{}", a.display_name(id)) };
     let blocks = a.cfg().functions.first().map(|f| f.blocks.iter().map(|b| name(b.label)).collect()).unwrap_or_default();
-    let diagnostic = key.diagnostic.and_then(|i| LocatedDiagnostic::all(&a).into_iter().nth(i));
+    let diagnostic = key.diagnostic.and_then(|i| LocatedDiagnostic::of(&a, i));
     QuizQuestion {
         seed,
         dot: a.dot(None, &DotOptions::default()).unwrap_or_default(),

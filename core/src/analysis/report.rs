@@ -158,6 +158,14 @@ impl LocatedDiagnostic {
         LocatedDiagnostic::all_with(a, &LineIndex::new(a.text().unwrap_or("")))
     }
 
+    /// Diagnostic `i` of `a`, located for the page.
+    pub fn of(a: &Analysis, i: usize) -> Option<LocatedDiagnostic> {
+        let d = a.diagnostics().get(i)?;
+        let src = a.text().unwrap_or("");
+        let words = (!a.words().is_empty()).then_some(a.words());
+        Some(LocatedDiagnostic::new(d, src, &LineIndex::new(src), words, a.file_name(), a.origin(i)))
+    }
+
     /// [`LocatedDiagnostic::all`] with the line index of `a`'s text.
     fn all_with(a: &Analysis, lines: &LineIndex<'_>) -> Vec<LocatedDiagnostic> {
         let src = a.text().unwrap_or("");
