@@ -295,6 +295,66 @@ fn a_crashing_gpu_process_is_an_error_naming_backend_and_module() {
     assert!(t.contains("2 files: 0 passed, 0 failed, 2 errors"), "{t}");
 }
 
+/// The pids of `pid`'s children (Linux).
+fn children(pid: u32) -> Vec<u32> {
+    let f = format!("/proc/{pid}/task/{pid}/children");
+    std::fs::read_to_string(f).unwrap_or_default().split_whitespace().filter_map(|w| w.parse().ok()).collect()
+}
+
+/// Whether process `pid` has ended (gone, or a zombie no one reaped).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+#[test]
+fn a_gpu_process_ends_when_its_parent_is_killed() {
+    if !gpu_or_skip("gpu_cli") || !std::path::Path::new("/proc/self/task").exists() {
+        return;
+    }
+    let dir = scratch("gpu_cli_orphan");
+    std::fs::write(dir.join("k.spvasm"), KERNEL).unwrap();
+    // The child hangs in its job and the deadline is far away; the parent
+    // is then killed by SIGKILL, so nothing of it can stop the child.
+    let mut parent = std::process::Command::new(spvlab_bin())
+        .args(["run", "--backend", "wgpu-passthrough", "--gpu-timeout", "600", U, PC, "k.spvasm"])
+        .current_dir(&dir)
+        .env("SPVLAB_GPU_CHILD_TEST", "hang")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run spvlab");
+    let mut child = None;
+    for _ in 0..600 {
+        child = children(parent.id()).first().copied();
+        if child.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let child = child.expect("spvlab run started no GPU process");
+    // Let it reach its job (the hook hangs there).
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(!ended(child), "the GPU process ended before its parent was killed");
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let mut gone = false;
+    for _ in 0..300 {
+        if ended(child) {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if !gone {
+        let _ = std::process::Command::new("kill").args(["-9", &child.to_string()]).status();
+    }
+    assert!(gone, "the GPU process {child} outlived its killed parent by 30 s");
+}
+
 #[test]
 fn a_hanging_gpu_job_is_killed_at_its_deadline() {
     if !gpu_or_skip("gpu_cli") {

@@ -5,7 +5,9 @@
 //! it: its Amber test passes on the interpreter, its program is valid for
 //! spirv-val (when installed) and its data names both paths; two shards of a
 //! campaign, and the campaign run in batches of programs (`--batch 8`), find
-//! exactly what the whole campaign finds one program at a time.
+//! exactly what the whole campaign finds one program at a time; `spvlab reduce`
+//! on a campaign's folder reduces each finding and sorts them all into
+//! classes.
 //!
 //! Skipped, with a message, only when no Vulkan adapter exists
 //! (`SPVLAB_REQUIRE_GPU=1`: a missing adapter fails).
@@ -135,4 +137,70 @@ fn a_finding_reproduces_from_its_files() {
     }
     eprintln!("gpu_flesh_finding: {wrong} wrong outputs among the findings");
     assert!(reduced, "no wrong output to reduce");
+}
+
+#[test]
+fn a_campaigns_findings_are_reduced_and_sorted_into_classes() {
+    if !gpu_or_skip("gpu_flesh_classes") {
+        return;
+    }
+    let dir = scratch("gpu_flesh_classes");
+    let out = dir.join("findings");
+    let o = run_spvlab(&dir, &["fuzz", "--count", "12", "--seed", "3", "--backends", "wgpu-naga", "--out", out.to_str().unwrap()], b"");
+    assert_exit(&o, 1);
+    let read = |p: std::path::PathBuf| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap() };
+    let folders: Vec<String> = std::fs::read_to_string(out.join("findings.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["folder"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!folders.is_empty());
+    let o = run_spvlab(&dir, &["reduce", "--max-tries", "12", "--jobs", "2", out.to_str().unwrap()], b"");
+    assert_exit(&o, 0);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains(&format!("{} findings, {} to reduce", folders.len(), folders.len())), "{text}");
+    // Each finding: reduced (the same kind, no bigger) or said to be gone.
+    let mut reduced = 0;
+    for f in &folders {
+        let status = read(out.join(f).join("reduce.json"));
+        match status["status"].as_str() {
+            Some("reduced") => {
+                let (before, after) = (read(out.join(f).join("finding.json")), read(out.join(f).join("reduced/finding.json")));
+                assert_eq!(before["finding"], after["finding"], "{f}");
+                let blocks = |v: &serde_json::Value| v["skeleton"]["blocks"].as_array().unwrap().len();
+                assert!(blocks(&after) <= blocks(&before), "{f}");
+                assert_eq!(status["after"][0].as_u64(), Some(blocks(&after) as u64), "{f}");
+                reduced += 1;
+            }
+            Some("gone") => assert!(status["message"].as_str().unwrap().contains("no longer goes wrong the same way"), "{f}: {status}"),
+            other => panic!("{f}: {other:?}"),
+        }
+    }
+    assert!(reduced > 0, "{text}");
+    // The classes hold every finding once; a failure's message has no numbers.
+    let classes = read(out.join("classes.json"));
+    let classes = classes.as_array().unwrap();
+    let mut members: Vec<String> = classes
+        .iter()
+        .flat_map(|c| {
+            assert_eq!(c["count"].as_u64(), Some(c["folders"].as_array().unwrap().len() as u64));
+            if c["kind"].as_str().unwrap().starts_with("failed:") {
+                assert!(!c["message"].as_str().unwrap().chars().any(|ch| ch.is_ascii_digit()), "{c}");
+            }
+            c["folders"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().trim_end_matches("/reduced").to_string()).collect::<Vec<_>>()
+        })
+        .collect();
+    members.sort();
+    let mut all = folders.clone();
+    all.sort();
+    assert_eq!(members, all);
+    assert!(std::fs::read_to_string(out.join("classes.md")).unwrap().contains(&format!("{} findings in {} classes", folders.len(), classes.len())));
+    // A second run reduces nothing and sorts the same way.
+    let o = run_spvlab(&dir, &["reduce", out.to_str().unwrap()], b"");
+    assert_exit(&o, 0);
+    let again = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(again.contains(&format!("{} findings, 0 to reduce", folders.len())), "{again}");
+    assert_eq!(read(out.join("classes.json")).as_array().unwrap(), classes);
+    let o = run_spvlab(&dir, &["reduce", "--out", "x", out.to_str().unwrap()], b"");
+    assert_exit(&o, 2);
 }

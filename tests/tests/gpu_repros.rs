@@ -132,6 +132,42 @@ fn every_repro_is_valid_and_recorded() {
     }
 }
 
+/// The structural traits (core's `flesh::shape`) of every function of the
+/// repro's shaders, by name.
+fn shape_of(r: &Repro) -> std::collections::BTreeSet<String> {
+    use spvlab_core::analysis::Analysis;
+    use spvlab_core::flesh::{Skeleton, shape};
+    let mut out = std::collections::BTreeSet::new();
+    for (env, text) in shaders(&r.text) {
+        let env = spvlab_core::TargetEnv::parse(&env).unwrap_or_default();
+        let opts = spvlab_core::valid::Options { env, ..Default::default() };
+        let a = Analysis::of_text(&text, &opts);
+        for f in 0..a.cfg().functions.len() {
+            if let Ok(sk) = Skeleton::of_function(&a, f) {
+                out.extend(shape::traits(&sk, &[]).iter().map(|t| t.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_control_flow_repro_has_the_shape_it_names() {
+    // A fleshing finding's class is its backend, kind, message and shape
+    // (`spvlab reduce` on a campaign); the repro kept for a class names the
+    // traits of its CFG that make the class, and still has them.
+    let mut named = 0;
+    for r in repros() {
+        let Some(line) = r.text.lines().find_map(|l| l.strip_prefix("# shape: ")) else { continue };
+        let has = shape_of(&r);
+        for t in line.split(',').map(str::trim) {
+            assert!(has.contains(t), "{}: `# shape:` names {t}, but its CFG has {has:?}", r.name);
+        }
+        named += 1;
+    }
+    assert!(named >= 6, "{named} repros name their shape");
+}
+
 #[test]
 fn every_repro_behaves_as_recorded() {
     let gpu = match Gpu::new_blocking() {

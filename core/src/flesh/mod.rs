@@ -12,7 +12,9 @@
 //! - [`quiz`] makes the page's quiz questions and reads their answer key
 //!   from the validator;
 //! - [`mod@batch`] puts many fleshed programs in one module and one dispatch;
-//! - [`mod@reduce`] shrinks a finding while a backend still goes wrong on it.
+//! - [`mod@reduce`] shrinks a finding while a backend still goes wrong on it;
+//! - [`shape`] names the structural traits that sort reduced findings into
+//!   classes.
 
 pub mod batch;
 pub mod generate;
@@ -21,6 +23,7 @@ pub mod program;
 pub mod quiz;
 pub mod reduce;
 pub mod rng;
+pub mod shape;
 pub mod skeleton;
 #[cfg(test)]
 mod tests;

@@ -2,16 +2,17 @@
 //! made smaller while the backend still goes wrong in the same way (the
 //! caller's test says so). Each step tries, in order:
 //!
-//! 1. dropping an invocation's path (multi mode);
+//! 1. dropping invocations' paths (multi mode), half of them first;
 //! 2. cutting a path short (its first half, then shorter prefixes), the rest
 //!    the shortest route to a return;
 //! 3. turning a conditional branch or switch into a branch to one of its
 //!    targets (a selection header loses its merge), and removing what it no
 //!    longer reaches;
-//!    A loop header may branch straight to its merge block instead, and a
-//!    header whose targets are all its merge block loses its merge, a loop
-//!    is undone (its back edges go to its merge block), a switch loses a
-//!    case;
+//!    A header may branch straight to its merge block instead (the whole
+//!    construct dropped), a header whose targets are all its merge block
+//!    loses its merge, a loop is undone (its back edges go to its merge
+//!    block), a switch loses a case or sends it to its merge block or to
+//!    the default's target;
 //! 4. removing the blocks that nothing reachable needs any more;
 //! 5. merging a block into the only block that branches to it.
 //!
@@ -95,13 +96,19 @@ fn refollow(s: &Skeleton, old: &[Path]) -> Option<Vec<Path>> {
 /// The smaller cases to try, most promising first.
 fn candidates(c: &Case) -> Vec<Case> {
     let mut out = Vec::new();
-    // 1. One invocation fewer.
-    if c.paths.len() > 1 {
-        for k in 0..c.paths.len() {
+    // 1. Fewer invocations: half of them dropped, then a quarter, and so on
+    //    down to one (a finding of 256 paths needs a few runs, not 256).
+    let n = c.paths.len();
+    let mut chunk = n / 2;
+    while chunk >= 1 && n > 1 {
+        for start in (0..n).step_by(chunk) {
             let mut paths = c.paths.clone();
-            paths.remove(k);
-            out.push(Case { skeleton: c.skeleton.clone(), paths });
+            paths.drain(start..(start + chunk).min(n));
+            if !paths.is_empty() {
+                out.push(Case { skeleton: c.skeleton.clone(), paths });
+            }
         }
+        chunk /= 2;
     }
     // 2. Shorter paths.
     for (k, p) in c.paths.iter().enumerate() {
@@ -151,7 +158,10 @@ fn candidates(c: &Case) -> Vec<Case> {
         } else if matches!(m, Merge::Loop(..)) {
             s.blocks[i].term = Term::Branch(m.block());
         } else {
-            continue;
+            // A selection or switch dropped whole: the header goes straight
+            // to its merge block.
+            s.blocks[i].merge = None;
+            s.blocks[i].term = Term::Branch(m.block());
         }
         let s = prune(&s).unwrap_or(s);
         if let Some(paths) = refollow(&s, &c.paths) {
@@ -191,17 +201,32 @@ fn candidates(c: &Case) -> Vec<Case> {
             out.push(Case { skeleton: s, paths });
         }
     }
-    // A switch case dropped.
+    // A switch case dropped, or sent to the merge block or the default's
+    // target instead (the case's own blocks go, the case stays).
     for (i, b) in c.skeleton.blocks.iter().enumerate() {
-        let Term::Switch(_, _, cases) = &b.term else { continue };
+        let Term::Switch(_, default, cases) = &b.term else { continue };
+        let merge = b.merge.map(Merge::block);
         for k in 0..cases.len() {
-            let mut s = c.skeleton.clone();
-            if let Term::Switch(_, _, cases) = &mut s.blocks[i].term {
-                cases.remove(k);
+            let mut changed = alloc::vec![None];
+            for to in merge.into_iter().chain([*default]) {
+                if cases[k].1 != to {
+                    changed.push(Some(to));
+                }
             }
-            let s = prune(&s).unwrap_or(s);
-            if let Some(paths) = refollow(&s, &c.paths) {
-                out.push(Case { skeleton: s, paths });
+            for to in changed {
+                let mut s = c.skeleton.clone();
+                if let Term::Switch(_, _, cases) = &mut s.blocks[i].term {
+                    match to {
+                        None => {
+                            cases.remove(k);
+                        }
+                        Some(t) => cases[k].1 = t,
+                    }
+                }
+                let s = prune(&s).unwrap_or(s);
+                if let Some(paths) = refollow(&s, &c.paths) {
+                    out.push(Case { skeleton: s, paths });
+                }
             }
         }
     }

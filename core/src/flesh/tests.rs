@@ -290,3 +290,81 @@ fn the_stand_in_backend_is_right_without_its_pattern() {
     }
     assert!(clean >= 10, "{clean}");
 }
+
+fn block(label: Label, merge: Option<Merge>, term: Term) -> Block {
+    Block { label, merge, term }
+}
+
+#[test]
+fn shape_traits_name_what_backends_get_wrong() {
+    use shape::{Header, Trait, traits};
+    // 1: loop header (continue 4, merge 5) -> 2: selection header merging
+    // into 6, which heads a loop of its own (its own continue target).
+    let merge_heads_loop = Skeleton {
+        blocks: alloc::vec![
+            block(1, None, Term::Branch(2)),
+            block(2, Some(Merge::Loop(5, 4)), Term::Cond(true, 3, 5)),
+            block(3, Some(Merge::Selection(6)), Term::Cond(true, 7, 6)),
+            block(7, None, Term::Branch(6)),
+            block(6, Some(Merge::Loop(8, 6)), Term::Cond(true, 8, 6)),
+            block(8, None, Term::Branch(4)),
+            block(4, None, Term::Branch(2)),
+            block(5, None, Term::Return),
+        ],
+        ..Skeleton::default()
+    };
+    valid(&merge_heads_loop.module_text());
+    let t = traits(&merge_heads_loop, &[]);
+    assert!(t.contains(&Trait::MergeHeadsLoop(Header::Selection)), "{t:?}");
+    assert!(t.contains(&Trait::SelfContinue), "{t:?}");
+    assert!(!t.contains(&Trait::MergeHeadsLoop(Header::Loop)), "{t:?}");
+    assert_eq!(shape::describe(&t), "selection-merge-heads-loop, self-continue");
+
+    // A switch: case 1 shares the default's target 3, case 2 is the merge
+    // block, 3 falls through to 4.
+    let switch = Skeleton {
+        blocks: alloc::vec![
+            block(1, Some(Merge::Selection(5)), Term::Switch(0, 3, alloc::vec![(1, 3), (3, 4), (2, 5)])),
+            block(3, None, Term::Branch(4)),
+            block(4, None, Term::Branch(5)),
+            block(5, None, Term::Return),
+        ],
+        ..Skeleton::default()
+    };
+    valid(&switch.module_text());
+    let t = traits(&switch, &[]);
+    let want = [Trait::CaseSharesDefault, Trait::CaseIsMerge, Trait::Fallthrough];
+    assert_eq!(t.iter().copied().collect::<Vec<_>>(), want, "{}", shape::describe(&t));
+
+    // A premerge block: the true target 2 branches to the false target 3;
+    // the merge block 4 is unreachable, and so is 6, which the wrong
+    // output [1, 6] runs.
+    let premerge = Skeleton {
+        blocks: alloc::vec![
+            block(1, Some(Merge::Selection(4)), Term::Cond(true, 2, 3)),
+            block(2, None, Term::Branch(3)),
+            block(3, None, Term::Return),
+            block(4, None, Term::Unreachable),
+            block(6, None, Term::Return),
+        ],
+        ..Skeleton::default()
+    };
+    valid(&premerge.module_text());
+    let t = traits(&premerge, &[]);
+    let want = [Trait::MergeUnreachable(Header::Selection), Trait::Premerge, Trait::UnreachableBlock];
+    assert_eq!(t.iter().copied().collect::<Vec<_>>(), want, "{}", shape::describe(&t));
+    assert!(traits(&premerge, &[1, 6]).contains(&Trait::RunsUnreachable));
+    assert!(!traits(&premerge, &[1, 2, 3]).contains(&Trait::RunsUnreachable));
+
+    // A plain if/else has none.
+    let plain = Skeleton {
+        blocks: alloc::vec![
+            block(1, Some(Merge::Selection(4)), Term::Cond(true, 2, 3)),
+            block(2, None, Term::Branch(4)),
+            block(3, None, Term::Branch(4)),
+            block(4, None, Term::Return),
+        ],
+        ..Skeleton::default()
+    };
+    assert_eq!(shape::describe(&traits(&plain, &[1, 2, 4])), "none");
+}

@@ -18,7 +18,7 @@ use crate::args::{self, Parser};
 use crate::cmd::run::backend::{Backend, GpuFlags};
 use crate::error::CliError;
 use progress::{Meter, State, Tally};
-pub(crate) use runner::{Outcome, Runner};
+pub(crate) use runner::{Outcome, Runner, signature};
 use runner::{Planted, Prepared, Program};
 
 pub const HELP: &str = "\

@@ -36,6 +36,40 @@ impl Outcome {
             _ => None,
         }
     }
+
+    /// Whether this outcome goes wrong the way a finding recorded it: the
+    /// same kind and, for a failure, the same [`signature`] of its message
+    /// (naga refusing with another error is another finding).
+    pub(crate) fn same_way(&self, kind: &str, signature_of: &str) -> bool {
+        match self {
+            Outcome::Failed { message, .. } => self.finding().as_deref() == Some(kind) && signature(message) == signature_of,
+            _ => self.finding().as_deref() == Some(kind),
+        }
+    }
+}
+
+/// What tells one failure's message from another's: its principal line
+/// (the last ` = ` note of a rendered naga error, naga's repetition of it
+/// dropped), white space collapsed, and every number written `N`, so that
+/// ids, sizes and times do not split a class.
+pub(crate) fn signature(message: &str) -> String {
+    let words: Vec<&str> = message.split_whitespace().collect();
+    let start = words.iter().rposition(|w| *w == "=").map_or(0, |i| i + 1);
+    let mut tail = &words[start..];
+    let half = tail.len() / 2;
+    if tail.len().is_multiple_of(2) && half > 0 && tail[..half] == tail[half..] {
+        tail = &tail[..half];
+    }
+    let (mut out, mut in_number) = (String::new(), false);
+    for c in tail.join(" ").chars() {
+        if !c.is_ascii_digit() {
+            out.push(c);
+        } else if !in_number {
+            out.push('N');
+        }
+        in_number = c.is_ascii_digit();
+    }
+    out
 }
 
 /// One program of a campaign: its case number and how it was made.

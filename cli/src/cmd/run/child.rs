@@ -504,6 +504,21 @@ impl Drop for GpuProcess {
 /// `spvlab __gpu-job`: make a device, say hello, then run each job read from
 /// stdin and answer on stdout, until stdin ends.
 pub fn serve() -> Result<(), crate::error::CliError> {
+    // A parent killed outright (a stopped campaign) cannot kill its child,
+    // and a job stuck in a driver never reads stdin's end: the child goes
+    // when it finds itself given to another parent.
+    #[cfg(unix)]
+    {
+        let parent = std::os::unix::process::parent_id();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                if std::os::unix::process::parent_id() != parent {
+                    std::process::exit(0);
+                }
+            }
+        });
+    }
     let mut stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     let mut gpu = match Gpu::new_blocking() {
