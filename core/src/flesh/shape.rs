@@ -1,7 +1,7 @@
 //! The shapes that tell one reduced finding from another: structural traits
 //! of a skeleton that backends are known to get wrong (a merge block that
 //! heads a loop, a switch case sharing the default's target, a fallthrough,
-//! a block run on both arms of a selection before its merge, unreachable
+//! a case that leaves the loop around its switch, a block run on both arms of a selection before its merge, unreachable
 //! merge blocks and blocks), and which blocks a wrong output ran that the
 //! path could not. Sorting a campaign's reduced findings by backend, kind
 //! and these traits puts each upstream bug in one class.
@@ -48,6 +48,10 @@ pub enum Trait {
     /// A switch target that branches straight to another of the same
     /// switch's targets (other than the merge block): a fallthrough.
     Fallthrough,
+    /// A switch target that branches straight to a loop's merge block (a
+    /// case that leaves the loop around the switch, where WGSL's `break`
+    /// would leave only the switch).
+    CaseBreaksLoop,
     /// A selection whose one target branches straight to the other, neither
     /// the merge block: a block both arms run before the merge.
     Premerge,
@@ -68,6 +72,7 @@ impl fmt::Display for Trait {
             Trait::CaseSharesDefault => f.write_str("case-shares-default"),
             Trait::CaseIsMerge => f.write_str("case-is-merge"),
             Trait::Fallthrough => f.write_str("fallthrough"),
+            Trait::CaseBreaksLoop => f.write_str("case-breaks-loop"),
             Trait::Premerge => f.write_str("premerge"),
             Trait::SelfContinue => f.write_str("self-continue"),
             Trait::UnreachableBlock => f.write_str("unreachable-block"),
@@ -90,6 +95,14 @@ pub fn traits(sk: &Skeleton, actual: &[u32]) -> BTreeSet<Trait> {
     let unreachable = |l: Label| preds.get(&l).is_none_or(|&n| n == 0);
     let targets_of = |l: Label| blocks.get(&l).map_or_else(Vec::new, |t| t.targets());
     let entry = sk.blocks.first().map(|b| b.label);
+    let loop_merges: BTreeSet<Label> = sk
+        .blocks
+        .iter()
+        .filter_map(|b| match b.merge {
+            Some(Merge::Loop(m, _)) => Some(m),
+            _ => None,
+        })
+        .collect();
     let mut structural: BTreeSet<Label> = BTreeSet::new();
     let mut out = BTreeSet::new();
     for b in &sk.blocks {
@@ -125,6 +138,9 @@ pub fn traits(sk: &Skeleton, actual: &[u32]) -> BTreeSet<Trait> {
                 let falls = all.iter().filter(|&&t| t != m).any(|&t| targets_of(t).iter().any(|&u| u != t && u != m && all.contains(&u)));
                 if falls {
                     out.insert(Trait::Fallthrough);
+                }
+                if all.iter().filter(|&&t| t != m).any(|&t| targets_of(t).iter().any(|u| loop_merges.contains(u))) {
+                    out.insert(Trait::CaseBreaksLoop);
                 }
             }
             Term::Cond(_, a, c)

@@ -356,6 +356,23 @@ fn shape_traits_name_what_backends_get_wrong() {
     assert!(traits(&premerge, &[1, 6]).contains(&Trait::RunsUnreachable));
     assert!(!traits(&premerge, &[1, 2, 3]).contains(&Trait::RunsUnreachable));
 
+    // A loop around a switch whose case 0 (block 4) leaves the loop.
+    let case_breaks_loop = Skeleton {
+        blocks: alloc::vec![
+            block(1, None, Term::Branch(2)),
+            block(2, Some(Merge::Loop(6, 7)), Term::Branch(3)),
+            block(3, Some(Merge::Selection(5)), Term::Switch(0, 5, alloc::vec![(0, 4)])),
+            block(4, None, Term::Branch(6)),
+            block(5, None, Term::Branch(7)),
+            block(7, None, Term::Branch(2)),
+            block(6, None, Term::Return),
+        ],
+        ..Skeleton::default()
+    };
+    valid(&case_breaks_loop.module_text());
+    let t = traits(&case_breaks_loop, &[]);
+    assert_eq!(t.iter().copied().collect::<Vec<_>>(), [Trait::CaseIsMerge, Trait::CaseBreaksLoop], "{}", shape::describe(&t));
+
     // A plain if/else has none.
     let plain = Skeleton {
         blocks: alloc::vec![
