@@ -25,6 +25,9 @@ pub struct Setup {
     edges: [Edge; 3],
     snapped: [(i64, i64); 3],
     inv_area: f64,
+    /// `Some(j)` when vertex `k`'s weights are both the unit vector
+    /// `j[k]` (nothing was clipped): the barycentrics then only move.
+    unit: Option<[usize; 3]>,
     /// Whether the triangle is front-facing.
     pub front_facing: bool,
 }
@@ -62,11 +65,22 @@ impl Setup {
             Edge::new(snapped[2], snapped[0]),
             Edge::new(snapped[0], snapped[1]),
         ];
+        let unit_of = |v: &SetupVertex| {
+            let j = v.bary.iter().position(|&c| c == 1.0)?;
+            let mut e = [0.0; 3];
+            e[j] = 1.0;
+            (v.bary == e && v.linear == e).then_some(j)
+        };
+        let unit = match vertices.each_ref().map(unit_of) {
+            [Some(a), Some(b), Some(c)] => Some([a, b, c]),
+            _ => None,
+        };
         Some(Setup {
             vertices,
             edges,
             snapped,
             inv_area: 1.0 / area.unsigned_abs() as f64,
+            unit,
             front_facing,
         })
     }
@@ -78,16 +92,27 @@ impl Setup {
         let q = [0, 1, 2].map(|k| l[k] * v[k].screen.inv_w);
         let sum = q[0] + q[1] + q[2];
         let p = if sum != 0.0 && sum.is_finite() {
-            q.map(|c| c / sum)
+            let inv = 1.0 / sum;
+            q.map(|c| c * inv)
         } else {
             l
         };
         let mut bary = [0.0f32; 3];
         let mut linear = [0.0f32; 3];
-        for k in 0..3 {
-            for j in 0..3 {
-                bary[j] += p[k] * v[k].bary[j];
-                linear[j] += l[k] * v[k].linear[j];
+        match self.unit {
+            Some(j) => {
+                for k in 0..3 {
+                    bary[j[k]] = p[k];
+                    linear[j[k]] = l[k];
+                }
+            }
+            None => {
+                for k in 0..3 {
+                    for j in 0..3 {
+                        bary[j] += p[k] * v[k].bary[j];
+                        linear[j] += l[k] * v[k].linear[j];
+                    }
+                }
             }
         }
         Lane {
