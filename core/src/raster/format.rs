@@ -65,16 +65,19 @@ impl ColorFormat {
         }
     }
 
+    /// The RGBA component each byte of an 8-bit texel holds.
+    fn byte_order(self) -> [usize; 4] {
+        match self {
+            ColorFormat::B8G8R8A8Unorm => [2, 1, 0, 3],
+            _ => [0, 1, 2, 3],
+        }
+    }
+
     /// RGBA to a texel; `out` has [`texel_bytes`](Self::texel_bytes) bytes.
     pub fn encode(self, rgba: [f32; 4], out: &mut [u8]) {
         match self {
             ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm => {
-                let order = if self == ColorFormat::B8G8R8A8Unorm {
-                    [2, 1, 0, 3]
-                } else {
-                    [0, 1, 2, 3]
-                };
-                for (o, &c) in out.iter_mut().zip(&order) {
+                for (o, &c) in out.iter_mut().zip(&self.byte_order()) {
                     *o = float_to_unorm(rgba[c], 8) as u8;
                 }
             }
@@ -91,12 +94,7 @@ impl ColorFormat {
         let mut rgba = [0.0, 0.0, 0.0, 1.0];
         match self {
             ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm => {
-                let order = if self == ColorFormat::B8G8R8A8Unorm {
-                    [2, 1, 0, 3]
-                } else {
-                    [0, 1, 2, 3]
-                };
-                for (&b, &c) in texel.iter().zip(&order) {
+                for (&b, &c) in texel.iter().zip(&self.byte_order()) {
                     rgba[c] = unorm_to_float(b as u32, 8);
                 }
             }

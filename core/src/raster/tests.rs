@@ -550,23 +550,12 @@ fn blending_src_alpha_one_minus_src_alpha() {
     let mut a = ColorAttachment::new(ColorFormat::R8G8B8A8Unorm, 1, 1, dst);
     a.write(0, 0, out);
     assert_eq!(a.data, [64, 0, 191, 207]);
-    // A UNORM attachment clamps the source first: 2.0 blends as 1.0.
-    let out = state.blend(
-        ColorFormat::R8G8B8A8Unorm,
-        [2.0, 0.0, 0.0, 0.5],
-        [0.0; 4],
-        [0.0; 4],
-        [0.0; 4],
-    );
-    assert_eq!(out[0], 0.5);
-    let out = state.blend(
-        ColorFormat::R32G32B32A32Sfloat,
-        [2.0, 0.0, 0.0, 0.5],
-        [0.0; 4],
-        [0.0; 4],
-        [0.0; 4],
-    );
-    assert_eq!(out[0], 1.0);
+    // A UNORM attachment clamps the source first: 2.0 blends as 1.0; a
+    // float one does not.
+    let bright = [2.0, 0.0, 0.0, 0.5];
+    for (format, want) in [(ColorFormat::R8G8B8A8Unorm, 0.5), (ColorFormat::R32G32B32A32Sfloat, 1.0)] {
+        assert_eq!(state.blend(format, bright, [0.0; 4], [0.0; 4], [0.0; 4])[0], want);
+    }
     // Disabled: the source passes; the write mask keeps masked components.
     let off = BlendState {
         write_mask: 0b0111,
