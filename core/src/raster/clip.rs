@@ -52,11 +52,13 @@ pub fn inside(p: [f32; 4]) -> bool {
     distances(p).iter().all(|&d| d >= 0.0)
 }
 
-/// Whether a position lies in Vulkan's clip volume proper: `-w <= x, y <=
-/// w`, `0 <= z <= w` (points are kept or dropped whole by it).
-pub fn inside_view_volume(p: [f32; 4]) -> bool {
-    let w = p[3];
-    -w <= p[0] && p[0] <= w && -w <= p[1] && p[1] <= w && 0.0 <= p[2] && p[2] <= w
+/// Whether a position lies in the depth range, `0 <= z <= w` with `w > 0`.
+/// A point is kept or dropped whole by this test alone: lavapipe clips
+/// points as it clips triangles (its `point_tri_clip`), so a wide point
+/// whose centre lies beside the viewport still draws its part inside,
+/// where the spec's "Primitive Clipping" would drop it.
+pub fn inside_depth_range(p: [f32; 4]) -> bool {
+    p[3] > 0.0 && 0.0 <= p[2] && p[2] <= p[3]
 }
 
 pub fn is_finite(p: [f32; 4]) -> bool {

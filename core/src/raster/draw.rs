@@ -3,14 +3,14 @@
 
 use super::assemble::Primitive;
 use super::clip::{
-    ClipVertex, between, clip_segment, clip_triangle, inside_view_volume, is_finite,
+    ClipVertex, between, clip_segment, clip_triangle, inside_depth_range, is_finite,
 };
 use super::line::LineSetup;
 use super::point::PointSetup;
 use super::quad::Quad;
 use super::triangle::{Setup, SetupVertex};
 use super::viewport::Viewport;
-use super::{CullMode, FrontFace, PixelRect};
+use super::{CullMode, FrontFace, PixelRect, PolygonMode};
 
 /// The fixed-function state of a graphics pipeline that rasterisation
 /// reads.
@@ -22,12 +22,14 @@ pub struct State {
     pub framebuffer: (u32, u32),
     pub cull: CullMode,
     pub front_face: FrontFace,
+    pub polygon_mode: PolygonMode,
     pub line_width: f32,
 }
 
 impl State {
     /// What Amber sets up for a framebuffer: the full viewport, no scissor,
-    /// no culling, counter-clockwise front faces, lines 1 wide.
+    /// no culling, counter-clockwise front faces, filled polygons, lines 1
+    /// wide.
     pub fn for_framebuffer(width: u32, height: u32) -> State {
         State {
             viewport: Viewport::full(width, height),
@@ -35,6 +37,7 @@ impl State {
             framebuffer: (width, height),
             cull: CullMode::None,
             front_face: FrontFace::CounterClockwise,
+            polygon_mode: PolygonMode::Fill,
             line_width: 1.0,
         }
     }
@@ -99,6 +102,7 @@ pub fn draw(
         return;
     }
     let vp = &state.viewport;
+    let size_of = |v: u32| point_sizes.get(v as usize).copied().unwrap_or(1.0);
     for (index, prim) in primitives.iter().enumerate() {
         let mut pos = [[0.0f32; 4]; 3];
         let len = (prim.len as usize).min(3);
@@ -112,56 +116,78 @@ pub fn draw(
         if !ok {
             continue;
         }
-        let mut info = PrimitiveInfo {
-            index,
-            primitive: *prim,
-            front_facing: true,
-        };
+        let mut info = PrimitiveInfo { index, primitive: *prim, front_facing: true };
+        let corners = [0, 1, 2].map(|k| unit(k, pos[k]));
         match len {
             3 => {
                 let poly = clip_triangle(pos);
                 let v = poly.as_slice();
-                for i in 1..v.len().saturating_sub(1) {
-                    let tri = [
-                        setup_vertex(vp, &v[0]),
-                        setup_vertex(vp, &v[i]),
-                        setup_vertex(vp, &v[i + 1]),
-                    ];
-                    let Some(setup) = Setup::new(tri, state.front_face) else {
-                        continue;
-                    };
-                    if state.cull.culls(setup.front_facing) {
-                        continue;
+                let mut setups = (1..v.len().saturating_sub(1)).filter_map(|i| {
+                    let tri = [setup_vertex(vp, &v[0]), setup_vertex(vp, &v[i]), setup_vertex(vp, &v[i + 1])];
+                    Setup::new(tri, state.front_face)
+                });
+                if state.polygon_mode == PolygonMode::Fill {
+                    for setup in setups {
+                        if !state.cull.culls(setup.front_facing) {
+                            info.front_facing = setup.front_facing;
+                            setup.rasterize(bounds, |q| f(&info, q));
+                        }
                     }
-                    info.front_facing = setup.front_facing;
-                    setup.rasterize(bounds, |q| f(&info, q));
-                }
-            }
-            2 => {
-                let Some((t0, t1)) = clip_segment(pos[0], pos[1]) else {
-                    continue;
-                };
-                let (a, b) = (unit(0, pos[0]), unit(1, pos[1]));
-                let (a, b) = (between(&a, &b, t0), between(&a, &b, t1));
-                if let Some(line) =
-                    LineSetup::new(setup_vertex(vp, &a), setup_vertex(vp, &b), state.line_width)
-                {
-                    line.rasterize(bounds, |q| f(&info, q));
-                }
-            }
-            1 => {
-                if !inside_view_volume(pos[0]) {
                     continue;
                 }
-                let size = point_sizes
-                    .get(prim.vertices[0] as usize)
-                    .copied()
-                    .unwrap_or(1.0);
-                if let Some(point) = PointSetup::new(setup_vertex(vp, &unit(0, pos[0])), size) {
-                    point.rasterize(bounds, |q| f(&info, q));
+                // Line and point modes: the triangle's facing and culling,
+                // then its edges or vertices.
+                let Some(front_facing) = setups.next().map(|s| s.front_facing) else { continue };
+                if state.cull.culls(front_facing) {
+                    continue;
+                }
+                info.front_facing = front_facing;
+                for k in 0..3 {
+                    if state.polygon_mode == PolygonMode::Line {
+                        draw_line(state, bounds, &corners[k], &corners[(k + 1) % 3], &info, &mut f);
+                    } else {
+                        draw_point(state, bounds, &corners[k], size_of(prim.vertices[k]), &info, &mut f);
+                    }
                 }
             }
+            2 => draw_line(state, bounds, &corners[0], &corners[1], &info, &mut f),
+            1 => draw_point(state, bounds, &corners[0], size_of(prim.vertices[0]), &info, &mut f),
             _ => {}
         }
+    }
+}
+
+/// The segment `a -> b`, clipped, as a rectangle of the line width.
+fn draw_line(
+    state: &State,
+    bounds: PixelRect,
+    a: &ClipVertex,
+    b: &ClipVertex,
+    info: &PrimitiveInfo,
+    f: &mut impl FnMut(&PrimitiveInfo, &Quad),
+) {
+    let Some((t0, t1)) = clip_segment(a.pos, b.pos) else { return };
+    let (a, b) = (between(a, b, t0), between(a, b, t1));
+    let vp = &state.viewport;
+    if let Some(line) = LineSetup::new(setup_vertex(vp, &a), setup_vertex(vp, &b), state.line_width) {
+        line.rasterize(bounds, |q| f(info, q));
+    }
+}
+
+/// A point of side `size` at `v`, dropped when `v` is outside the depth
+/// range or behind the eye.
+fn draw_point(
+    state: &State,
+    bounds: PixelRect,
+    v: &ClipVertex,
+    size: f32,
+    info: &PrimitiveInfo,
+    f: &mut impl FnMut(&PrimitiveInfo, &Quad),
+) {
+    if !inside_depth_range(v.pos) {
+        return;
+    }
+    if let Some(point) = PointSetup::new(setup_vertex(&state.viewport, v), size) {
+        point.rasterize(bounds, |q| f(info, q));
     }
 }

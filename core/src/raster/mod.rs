@@ -33,8 +33,10 @@
 //!    [`line`]: lines as rectangles of the line width centred on the segment
 //!    (Vulkan's rectangular lines, lavapipe's default), coverage by the same
 //!    edge functions and rule. [`point`]: squares of side `PointSize`
-//!    centred on the vertex, a point whose vertex lies outside the clip
-//!    volume is dropped.
+//!    centred on the vertex; a point whose vertex lies outside `0 <= z <=
+//!    w` is dropped, one beside the viewport draws its part inside it (as
+//!    lavapipe does). [`PolygonMode`] `LINE` and `POINT` draw a
+//!    triangle's edges or vertices so.
 //! 5. [`quad`]: covered pixels of one primitive grouped into 2x2 quads whose
 //!    origin has even x and y; each lane carries perspective-correct and
 //!    linear barycentrics over the primitive's own vertices (clipping
@@ -105,6 +107,17 @@ impl CullMode {
             CullMode::FrontAndBack => true,
         }
     }
+}
+
+/// `VkPolygonMode`: a triangle is filled, or drawn as its three edges
+/// (lines of the line width; edges made by clipping are not drawn) or its
+/// three vertices (points), after its facing and culling.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PolygonMode {
+    #[default]
+    Fill,
+    Line,
+    Point,
 }
 
 /// `VkFrontFace`: which winding in framebuffer coordinates is front-facing.

@@ -12,7 +12,7 @@ use super::draw::{PrimitiveInfo, State, draw};
 use super::draws::{Rect, draw_grid, draw_rect};
 use super::format::{ColorAttachment, ColorFormat, float_to_unorm};
 use super::quad::{Lane, Quad};
-use super::{CullMode, FrontFace};
+use super::{CullMode, FrontFace, PolygonMode};
 
 /// The clip-space position (w = 1) that lands on framebuffer `(x, y)` of a
 /// `width` x `height` framebuffer with the full viewport: `x_d = 2 x / width
@@ -28,16 +28,24 @@ fn at(x: f32, y: f32, width: u32, height: u32) -> [f32; 4] {
 
 /// Every quad of a draw.
 fn quads(state: &State, prims: &[Primitive], pos: &[[f32; 4]]) -> Vec<(PrimitiveInfo, Quad)> {
+    quads_sized(state, prims, pos, &[])
+}
+
+fn quads_sized(state: &State, prims: &[Primitive], pos: &[[f32; 4]], sizes: &[f32]) -> Vec<(PrimitiveInfo, Quad)> {
     let mut out = Vec::new();
-    draw(state, prims, pos, &[], |p, q| out.push((*p, *q)));
+    draw(state, prims, pos, sizes, |p, q| out.push((*p, *q)));
     out
 }
 
 /// How often each pixel is covered, row by row.
 fn coverage(state: &State, prims: &[Primitive], pos: &[[f32; 4]]) -> Vec<u32> {
+    coverage_sized(state, prims, pos, &[])
+}
+
+fn coverage_sized(state: &State, prims: &[Primitive], pos: &[[f32; 4]], sizes: &[f32]) -> Vec<u32> {
     let (w, h) = state.framebuffer;
     let mut count = vec![0u32; (w * h) as usize];
-    for (_, q) in quads(state, prims, pos) {
+    for (_, q) in quads_sized(state, prims, pos, sizes) {
         assert!(
             q.x % 2 == 0 && q.y % 2 == 0,
             "quad origin ({}, {}) not even",
@@ -56,9 +64,13 @@ fn coverage(state: &State, prims: &[Primitive], pos: &[[f32; 4]]) -> Vec<u32> {
 
 /// The covered pixels as (x, y), sorted.
 fn covered(state: &State, prims: &[Primitive], pos: &[[f32; 4]]) -> Vec<(u32, u32)> {
+    covered_sized(state, prims, pos, &[])
+}
+
+fn covered_sized(state: &State, prims: &[Primitive], pos: &[[f32; 4]], sizes: &[f32]) -> Vec<(u32, u32)> {
     let w = state.framebuffer.0;
     let mut out = Vec::new();
-    for (i, &c) in coverage(state, prims, pos).iter().enumerate() {
+    for (i, &c) in coverage_sized(state, prims, pos, sizes).iter().enumerate() {
         assert!(c <= 1, "pixel {} covered {c} times", i);
         if c == 1 {
             out.push((i as u32 % w, i as u32 / w));
@@ -643,8 +655,12 @@ fn points_are_squares_and_lines_rectangles() {
     assert_eq!(count, 9);
     // Size 1 (PointSize not written) at (4.5, 4.5): pixel (4, 4).
     assert_eq!(covered(&state, &prims, &[at(4.5, 4.5, 8, 8)]), [(4, 4)]);
-    // Outside the clip volume: dropped.
+    // Outside the depth range: dropped.
     assert!(covered(&state, &prims, &[[0.0, 0.0, 2.0, 1.0]]).is_empty());
+    // Centred beside the viewport at (-1, 4), size 4: lavapipe draws the
+    // part inside, [-3, 1] x [2, 6]: column 0, rows 2..6.
+    let beside = covered_sized(&state, &prims, &[at(-1.0, 4.0, 8, 8)], &[4.0]);
+    assert_eq!(beside, [(0, 2), (0, 3), (0, 4), (0, 5)]);
     // A line from (1, 4) to (7, 4), 1 wide: y in [3.5, 4.5], row 3's centres
     // on the top edge (in), row 4's on the bottom (out); x in [1, 7].
     let line = [at(1.0, 4.0, 8, 8), at(7.0, 4.0, 8, 8)];
@@ -656,4 +672,51 @@ fn points_are_squares_and_lines_rectangles() {
     // t at (1, 3)'s centre: (1.5 - 1) / 6.
     let (_, lane) = lane_at(&state, &lines, &line, 1, 3);
     assert!(close(lane.linear[1], 0.5 / 6.0) && close(lane.linear[0], 5.5 / 6.0));
+}
+
+#[test]
+fn polygon_modes_draw_edges_or_vertices() {
+    // The square (2,2)-(6,6) as two triangles (strip (2,2) (2,6) (6,2)
+    // (6,6)), drawn as lines 1 wide: each edge a rectangle 1 wide centred
+    // on it. The top edge y = 2 covers rows with centres in [1.5, 2.5):
+    // centre 1.5 on its top side is in, 2.5 on its bottom side out: row 1.
+    let c = [(2.0, 2.0), (2.0, 6.0), (6.0, 2.0), (6.0, 6.0)];
+    let pos: Vec<[f32; 4]> = c.iter().map(|&(x, y)| at(x, y, 8, 8)).collect();
+    let prims = assemble(Topology::TriangleStrip, seq(4));
+    let state = State { polygon_mode: PolygonMode::Line, ..State::for_framebuffer(8, 8) };
+    let cov = coverage(&state, &prims, &pos);
+    let at_px = |x: u32, y: u32| cov[(y * 8 + x) as usize];
+    // The outline's top edge (2,2)-(6,2): x in [2, 6], row 1: pixels 2..6.
+    assert!((2..6).all(|x| at_px(x, 1) >= 1));
+    assert_eq!(at_px(1, 1) + at_px(6, 1), 0);
+    // Inside the square, away from the diagonal x = y... x + y = 8 and the
+    // outline, nothing: (3, 3) is centre (3.5, 3.5), 1.5 from every edge
+    // and from the diagonal (2,6)-(6,2) by |3.5 + 3.5 - 8| / sqrt 2 > 0.5.
+    assert_eq!(at_px(3, 3), 0);
+    // The shared diagonal is drawn once per triangle.
+    assert_eq!(at_px(3, 4), 2);
+    // Culled by facing as a filled triangle would be: the strip's
+    // triangles are (2,2) (2,6) (6,2), a = -1/2 (12 - 4 + 4 - 36 + 12 - 12)
+    // = 12 > 0, counter-clockwise, front-facing.
+    let culled = State { cull: CullMode::Front, ..state };
+    assert!(quads(&culled, &prims, &pos).is_empty());
+    // Point mode: each triangle's three vertices, size 1 at integer
+    // coordinates: the square [x - 0.5, x + 0.5] holds centre x - 0.5 (left
+    // side, in): pixel (x - 1, y - 1).
+    let points = State { polygon_mode: PolygonMode::Point, ..State::for_framebuffer(8, 8) };
+    let got = covered_or_more(&points, &prims, &pos);
+    assert_eq!(got, [(1, 1), (5, 1), (1, 5), (5, 5)]);
+}
+
+/// The pixels covered at least once, sorted.
+fn covered_or_more(state: &State, prims: &[Primitive], pos: &[[f32; 4]]) -> Vec<(u32, u32)> {
+    let w = state.framebuffer.0;
+    let mut out: Vec<(u32, u32)> = coverage(state, prims, pos)
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(i, _)| (i as u32 % w, i as u32 / w))
+        .collect();
+    out.sort_by_key(|&(x, y)| (y, x));
+    out
 }
