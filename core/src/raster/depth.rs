@@ -135,13 +135,11 @@ pub struct DepthState {
 
 impl DepthBuffer {
     /// Cleared to `clear` (Amber's default depth clear is 1.0).
-    pub fn new(format: DepthFormat, width: u32, height: u32, clear: f32) -> DepthBuffer {
-        DepthBuffer {
-            format,
-            width,
-            height,
-            values: vec![format.encode(clear); width as usize * height as usize],
-        }
+    /// `None` when its size does not fit a `usize`.
+    pub fn new(format: DepthFormat, width: u32, height: u32, clear: f32) -> Option<DepthBuffer> {
+        let n = (width as usize).checked_mul(height as usize)?;
+        n.checked_mul(4)?;
+        Some(DepthBuffer { format, width, height, values: vec![format.encode(clear); n] })
     }
 
     pub fn clear(&mut self, z: f32) {

@@ -51,11 +51,9 @@ pub fn draw_grid(
 ) -> (Topology, Vec<[f32; 2]>) {
     let [x, y, w, h] = to_ndc(rect, framebuffer);
     let (cw, ch) = (w / columns as f32, h / rows as f32);
-    let mut out = Vec::with_capacity(
-        (columns as usize)
-            .saturating_mul(rows as usize)
-            .saturating_mul(6),
-    );
+    // The caller bounds the cells; the reservation is bounded regardless.
+    let cells = (columns as usize).saturating_mul(rows as usize);
+    let mut out = Vec::with_capacity(cells.min(1 << 16) * 6);
     for i in 0..rows {
         for j in 0..columns {
             let (x0, y0) = (x + cw * j as f32, y + ch * i as f32);

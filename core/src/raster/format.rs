@@ -123,17 +123,14 @@ pub struct ColorAttachment {
 }
 
 impl ColorAttachment {
-    /// Cleared to `clear` (Amber's default clear colour is 0, 0, 0, 0).
-    pub fn new(format: ColorFormat, width: u32, height: u32, clear: [f32; 4]) -> ColorAttachment {
-        let n = width as usize * height as usize;
-        let mut a = ColorAttachment {
-            format,
-            width,
-            height,
-            data: vec![0; n * format.texel_bytes()],
-        };
+    /// Cleared to `clear` (Amber's default clear colour is 0, 0, 0, 0);
+    /// `None` when its size in bytes does not fit a `usize` (callers bound
+    /// framebuffer sizes well below that).
+    pub fn new(format: ColorFormat, width: u32, height: u32, clear: [f32; 4]) -> Option<ColorAttachment> {
+        let bytes = (width as usize).checked_mul(height as usize)?.checked_mul(format.texel_bytes())?;
+        let mut a = ColorAttachment { format, width, height, data: vec![0; bytes] };
         a.clear(clear);
-        a
+        Some(a)
     }
 
     pub fn clear(&mut self, rgba: [f32; 4]) {

@@ -12,6 +12,7 @@ use super::draw::{PrimitiveInfo, State, draw};
 use super::draws::{Rect, draw_grid, draw_rect};
 use super::format::{ColorAttachment, ColorFormat, float_to_unorm};
 use super::quad::{Lane, Quad};
+use super::viewport::Viewport;
 use super::{CullMode, FrontFace, PolygonMode};
 
 /// The clip-space position (w = 1) that lands on framebuffer `(x, y)` of a
@@ -479,7 +480,7 @@ fn depth_conversions_and_the_depth_buffer() {
     assert_eq!(DepthFormat::D24UnormS8Uint.encode(0.25), 4_194_304);
     assert_eq!(DepthFormat::D32Sfloat.encode(0.3), 0.3f32.to_bits());
     assert_eq!(DepthFormat::D16Unorm.decode(32768), 32768.0 / 65535.0);
-    let mut d = DepthBuffer::new(DepthFormat::D16Unorm, 2, 1, 1.0);
+    let mut d = DepthBuffer::new(DepthFormat::D16Unorm, 2, 1, 1.0).unwrap();
     let state = DepthState {
         test: true,
         write: true,
@@ -500,7 +501,7 @@ fn depth_conversions_and_the_depth_buffer() {
     assert_eq!(d.to_bytes(), [0x00, 0x80, 0xff, 0xff]);
     d.clear(0.0);
     assert_eq!(d.read(1, 0), Some(0.0));
-    let d24 = DepthBuffer::new(DepthFormat::D24UnormS8Uint, 1, 1, 1.0);
+    let d24 = DepthBuffer::new(DepthFormat::D24UnormS8Uint, 1, 1, 1.0).unwrap();
     assert_eq!(d24.to_bytes(), [0xff, 0xff, 0xff, 0x00]);
 }
 
@@ -524,7 +525,7 @@ fn unorm_conversion_rounds_to_nearest_and_clamps() {
         [1.0, 0.0, 0.0, 0.2]
     );
     // Float formats keep the value; R32 reads back G = B = 0, A = 1.
-    let mut a = ColorAttachment::new(ColorFormat::R32Sfloat, 2, 2, [0.0; 4]);
+    let mut a = ColorAttachment::new(ColorFormat::R32Sfloat, 2, 2, [0.0; 4]).unwrap();
     a.write(1, 1, [2.5, 9.0, 9.0, 9.0]);
     assert_eq!(a.read(1, 1), Some([2.5, 0.0, 0.0, 1.0]));
     assert_eq!(&a.data[12..], &2.5f32.to_le_bytes());
@@ -534,7 +535,7 @@ fn unorm_conversion_rounds_to_nearest_and_clamps() {
         1,
         1,
         [-1.0, 2.0, 0.25, 7.0],
-    );
+    ).unwrap();
     assert_eq!(f.read(0, 0), Some([-1.0, 2.0, 0.25, 7.0]));
     assert_eq!(
         ColorFormat::from_name("VK_FORMAT_R8G8B8A8_UNORM"),
@@ -559,7 +560,7 @@ fn blending_src_alpha_one_minus_src_alpha() {
     let out = state.blend(ColorFormat::B8G8R8A8Unorm, src, [0.0; 4], dst, [0.0; 4]);
     assert_eq!(out, [0.25, 0.0, 0.75, 0.8125]);
     // Stored: round(63.75) = 64, round(191.25) = 191, round(207.1875) = 207.
-    let mut a = ColorAttachment::new(ColorFormat::R8G8B8A8Unorm, 1, 1, dst);
+    let mut a = ColorAttachment::new(ColorFormat::R8G8B8A8Unorm, 1, 1, dst).unwrap();
     a.write(0, 0, out);
     assert_eq!(a.data, [64, 0, 191, 207]);
     // A UNORM attachment clamps the source first: 2.0 blends as 1.0; a
@@ -719,4 +720,33 @@ fn covered_or_more(state: &State, prims: &[Primitive], pos: &[[f32; 4]]) -> Vec<
         .collect();
     out.sort_by_key(|&(x, y)| (y, x));
     out
+}
+
+#[test]
+fn bad_input_draws_nothing_or_what_fits_and_never_panics() {
+    assert!(DepthBuffer::new(DepthFormat::D32Sfloat, u32::MAX, u32::MAX, 1.0).is_none());
+    assert!(ColorAttachment::new(ColorFormat::R32G32B32A32Sfloat, u32::MAX, u32::MAX, [0.0; 4]).is_none());
+    assert!(draw_grid(Rect { x: 0.0, y: 0.0, width: 8.0, height: 8.0 }, 0, 5, (8, 8)).1.is_empty());
+    let tri = assemble(Topology::TriangleList, seq(3));
+    // Vertices beyond the guard band: clipped to it, the screen is covered
+    // once (the triangle contains the whole view volume).
+    let far = [[1e4, 0.0, 0.5, 1.0], [-1e4, 1e4, 0.5, 1.0], [0.0, -1e4, 0.5, 1.0]];
+    let state = State::for_framebuffer(8, 8);
+    assert!(coverage(&state, &tri, &far).iter().all(|&c| c == 1));
+    // So far that f32 clipping loses the shape: whatever it covers, no panic.
+    let huge = far.map(|p| p.map(|c| if c.abs() > 1.0 { c * 1e26 } else { c }));
+    let _ = quads(&state, &tri, &huge);
+    let tiny_w = [[0.0, 0.0, 0.0, 1e-30], [1.0, 0.0, 0.0, 1e-30], [0.0, 1.0, 0.0, 0.0]];
+    let _ = quads(&state, &tri, &tiny_w);
+    let nan_viewport = State { viewport: Viewport { x: f32::NAN, ..Viewport::full(8, 8) }, ..state };
+    let _ = quads(&nan_viewport, &tri, &huge);
+    assert!(quads(&State::for_framebuffer(0, 0), &tri, &huge).is_empty());
+    let wide = State { line_width: f32::NAN, ..state };
+    assert!(quads(&wide, &assemble(Topology::LineList, seq(2)), &huge[..2]).is_empty());
+    let point = [at(4.0, 4.0, 8, 8)];
+    let points = assemble(Topology::PointList, seq(1));
+    assert!(quads_sized(&state, &points, &point, &[f32::NAN]).is_empty());
+    assert!(quads_sized(&state, &points, &point, &[-1.0]).is_empty());
+    // A huge point is clamped to 255 pixels: it covers the framebuffer once.
+    assert!(coverage_sized(&state, &points, &point, &[1e9]).iter().all(|&c| c == 1));
 }
