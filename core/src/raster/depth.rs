@@ -9,6 +9,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::format::{float_to_unorm, unorm_to_float};
+use super::DepthSlope;
 
 /// `VkCompareOp`: `passes(reference, stored)` with the incoming depth as
 /// the reference.
@@ -123,6 +124,44 @@ pub struct DepthBuffer {
     pub width: u32,
     pub height: u32,
     pub values: Vec<u32>,
+}
+
+/// `VkPipelineRasterizationStateCreateInfo`'s depth bias (Amber's `BIAS
+/// constant C clamp L slope S`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DepthBias {
+    pub constant: f32,
+    pub clamp: f32,
+    pub slope: f32,
+}
+
+impl DepthBias {
+    /// The offset `o = m * slope + r * constant` added to a polygon's
+    /// fragments' depth, clamped by `clamp` (an upper bound when positive, a
+    /// lower one when negative, none when 0). `r` is the format's minimum
+    /// resolvable difference: `1 / (2^n - 1)` for an n-bit UNORM depth (the
+    /// spec allows up to `2 * 2^-n`; this is lavapipe's value), and
+    /// `2^(e - 23)` for D32_SFLOAT with `e` the exponent of the primitive's
+    /// largest depth.
+    pub fn offset(&self, format: DepthFormat, polygon: DepthSlope) -> f32 {
+        let r = match format {
+            DepthFormat::D16Unorm => 1.0 / 65535.0,
+            DepthFormat::D24UnormS8Uint => 1.0 / 16_777_215.0,
+            DepthFormat::D32Sfloat => {
+                let (_, e) = libm::frexpf(polygon.max_depth);
+                // frexp's mantissa is in [0.5, 1): the exponent of z is e - 1.
+                libm::ldexpf(1.0, e - 1 - 23)
+            }
+        };
+        let o = polygon.max_slope * self.slope + r * self.constant;
+        if self.clamp > 0.0 {
+            o.min(self.clamp)
+        } else if self.clamp < 0.0 {
+            o.max(self.clamp)
+        } else {
+            o
+        }
+    }
 }
 
 /// `VkPipelineDepthStencilStateCreateInfo`'s depth part.

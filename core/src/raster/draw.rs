@@ -10,7 +10,7 @@ use super::point::PointSetup;
 use super::quad::Quad;
 use super::triangle::{Setup, SetupVertex};
 use super::viewport::Viewport;
-use super::{CullMode, FrontFace, PixelRect, PolygonMode};
+use super::{CullMode, DepthSlope, FrontFace, PixelRect, PolygonMode};
 
 /// The fixed-function state of a graphics pipeline that rasterisation
 /// reads.
@@ -55,13 +55,15 @@ impl State {
 }
 
 /// The primitive a quad belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PrimitiveInfo {
     /// Its position in the draw's list of primitives (`PrimitiveId`).
     pub index: usize,
     pub primitive: Primitive,
     /// `FrontFacing` (lines and points are front-facing).
     pub front_facing: bool,
+    /// The triangle's depth slope (zero for lines and points).
+    pub depth_slope: DepthSlope,
 }
 
 fn setup_vertex(viewport: &Viewport, v: &ClipVertex) -> SetupVertex {
@@ -116,7 +118,7 @@ pub fn draw(
         if !ok {
             continue;
         }
-        let mut info = PrimitiveInfo { index, primitive: *prim, front_facing: true };
+        let mut info = PrimitiveInfo { index, primitive: *prim, front_facing: true, depth_slope: DepthSlope::default() };
         let corners = [0, 1, 2].map(|k| unit(k, pos[k]));
         match len {
             3 => {
@@ -130,6 +132,7 @@ pub fn draw(
                     for setup in setups {
                         if !state.cull.culls(setup.front_facing) {
                             info.front_facing = setup.front_facing;
+                            info.depth_slope = setup.depth_slope;
                             setup.rasterize(bounds, |q| f(&info, q));
                         }
                     }
@@ -137,11 +140,12 @@ pub fn draw(
                 }
                 // Line and point modes: the triangle's facing and culling,
                 // then its edges or vertices.
-                let Some(front_facing) = setups.next().map(|s| s.front_facing) else { continue };
-                if state.cull.culls(front_facing) {
+                let Some(first) = setups.next() else { continue };
+                if state.cull.culls(first.front_facing) {
                     continue;
                 }
-                info.front_facing = front_facing;
+                info.front_facing = first.front_facing;
+                info.depth_slope = first.depth_slope;
                 for k in 0..3 {
                     if state.polygon_mode == PolygonMode::Line {
                         draw_line(state, bounds, &corners[k], &corners[(k + 1) % 3], &info, &mut f);

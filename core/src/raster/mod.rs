@@ -75,7 +75,7 @@ mod tests;
 pub use assemble::{Indices, Primitive, Topology, assemble};
 pub use attr::{Interpolation, interpolate};
 pub use blend::{BlendFactor, BlendOp, BlendState};
-pub use depth::{CompareOp, DepthBuffer, DepthFormat};
+pub use depth::{CompareOp, DepthBias, DepthBuffer, DepthFormat, DepthState};
 pub use draw::{PrimitiveInfo, State, draw};
 pub use format::{ColorAttachment, ColorFormat};
 pub use quad::{Lane, Quad};
@@ -107,6 +107,17 @@ impl CullMode {
             CullMode::FrontAndBack => true,
         }
     }
+}
+
+/// What depth bias reads of a polygon ("Depth Bias Computation"): its
+/// maximum depth slope `m = max(|∂z_f/∂x_f|, |∂z_f/∂y_f|)` (the spec's
+/// allowed approximation, and lavapipe's) and the largest `|z_f|` of its
+/// vertices (for a floating-point attachment's `r`). Lines and points have
+/// none (zero).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DepthSlope {
+    pub max_slope: f32,
+    pub max_depth: f32,
 }
 
 /// `VkPolygonMode`: a triangle is filled, or drawn as its three edges

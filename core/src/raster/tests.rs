@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use super::assemble::{Indices, Primitive, Topology, assemble};
 use super::attr::{Interpolation, interpolate};
 use super::blend::{BlendFactor, BlendOp, BlendState};
-use super::depth::{CompareOp, DepthBuffer, DepthFormat, DepthState};
+use super::depth::{CompareOp, DepthBias, DepthBuffer, DepthFormat, DepthState};
 use super::draw::{PrimitiveInfo, State, draw};
 use super::draws::{Rect, draw_grid, draw_rect};
 use super::format::{ColorAttachment, ColorFormat, float_to_unorm};
@@ -749,4 +749,24 @@ fn bad_input_draws_nothing_or_what_fits_and_never_panics() {
     assert!(quads_sized(&state, &points, &point, &[-1.0]).is_empty());
     // A huge point is clamped to 255 pixels: it covers the framebuffer once.
     assert!(coverage_sized(&state, &points, &point, &[1e9]).iter().all(|&c| c == 1));
+}
+
+#[test]
+fn depth_bias_follows_the_spec() {
+    // (0,0) z 0, (8,0) z 0.5, (0,8) z 0: ∂z/∂x = 0.5 / 8, ∂z/∂y = 0, so
+    // m = 0.0625; the largest depth is 0.5.
+    let mut pos = vec![at(0.0, 0.0, 8, 8), at(8.0, 0.0, 8, 8), at(0.0, 8.0, 8, 8)];
+    pos[1][2] = 0.5;
+    let got = quads(&State::for_framebuffer(8, 8), &assemble(Topology::TriangleList, seq(3)), &pos);
+    let slope = got[0].0.depth_slope;
+    assert!(close(slope.max_slope, 0.0625) && slope.max_depth == 0.5);
+    // o = m * slope + r * constant, clamped.
+    let bias = |constant, clamp, slope_factor| DepthBias { constant, clamp, slope: slope_factor };
+    assert!(close(bias(0.0, 0.0, 2.0).offset(DepthFormat::D16Unorm, slope), 0.125));
+    assert!(close(bias(0.0, 0.1, 2.0).offset(DepthFormat::D16Unorm, slope), 0.1));
+    assert!(close(bias(0.0, -0.1, -2.0).offset(DepthFormat::D16Unorm, slope), -0.1));
+    // r: 1 / (2^16 - 1), 1 / (2^24 - 1); for D32 2^(e - 23) with 0.5 = 2^-1.
+    assert_eq!(bias(1.0, 0.0, 0.0).offset(DepthFormat::D16Unorm, slope), 1.0 / 65535.0);
+    assert_eq!(bias(-700.0, 0.0, 0.0).offset(DepthFormat::D24UnormS8Uint, slope), -700.0 / 16_777_215.0);
+    assert_eq!(bias(4.0, 0.0, 0.0).offset(DepthFormat::D32Sfloat, slope), 4.0 * (2.0f32).powi(-24));
 }

@@ -5,7 +5,7 @@
 use super::edges::{Edge, bounding_box, quads, snap};
 use super::quad::{Lane, Quad};
 use super::viewport::ScreenVertex;
-use super::{FrontFace, PixelRect};
+use super::{DepthSlope, FrontFace, PixelRect};
 
 /// A triangle vertex in framebuffer space with its weights over the
 /// primitive's original vertices (unit vectors unless clipping made it).
@@ -30,6 +30,8 @@ pub struct Setup {
     unit: Option<[usize; 3]>,
     /// Whether the triangle is front-facing.
     pub front_facing: bool,
+    /// Its depth slope and largest depth, for depth bias.
+    pub depth_slope: DepthSlope,
 }
 
 /// The spec's signed area `a = -1/2 Σ (x_i y_{i+1} - x_{i+1} y_i)`, doubled
@@ -75,14 +77,18 @@ impl Setup {
             [Some(a), Some(b), Some(c)] => Some([a, b, c]),
             _ => None,
         };
-        Some(Setup {
-            vertices,
-            edges,
-            snapped,
-            inv_area: 1.0 / area.unsigned_abs() as f64,
-            unit,
-            front_facing,
-        })
+        let inv_area = 1.0 / area.unsigned_abs() as f64;
+        // z = Σ z_k E_k / area, so ∂z/∂x = Σ z_k step_x_k / area.
+        let (mut dzdx, mut dzdy) = (0.0f64, 0.0f64);
+        for (e, v) in edges.iter().zip(&vertices) {
+            dzdx += e.step_x as f64 * v.screen.z as f64;
+            dzdy += e.step_y as f64 * v.screen.z as f64;
+        }
+        let depth_slope = DepthSlope {
+            max_slope: ((dzdx * inv_area).abs().max((dzdy * inv_area).abs())) as f32,
+            max_depth: vertices.iter().map(|v| v.screen.z.abs()).fold(0.0, f32::max),
+        };
+        Some(Setup { vertices, edges, snapped, inv_area, unit, front_facing, depth_slope })
     }
 
     /// The lane at pixel `(x, y)`, covered or not.
