@@ -45,7 +45,8 @@
 //!    barycentrics extrapolated to their pixel centres (for derivatives).
 //!    [`attr`] interpolates an output: smooth, `NoPerspective`, `Flat`.
 //! 6. [`depth`]: the depth test and write with every `VkCompareOp` on
-//!    D16_UNORM, D24_UNORM_S8_UINT (its depth) and D32_SFLOAT; [`blend`]:
+//!    D16_UNORM, D24_UNORM_S8_UINT (its depth) and D32_SFLOAT, and depth
+//!    bias from each polygon's [`DepthSlope`]; [`blend`]:
 //!    Vulkan's blend factors and the five basic blend ops; [`format`]: colour
 //!    attachments (B8G8R8A8_UNORM, R8G8B8A8_UNORM, R32G32B32A32_SFLOAT,
 //!    R32_SFLOAT) with the spec's conversions (UNORM: clamp to [0, 1], then
