@@ -6,7 +6,7 @@
 //!
 //! The path of one draw:
 //!
-//! 1. [`assemble`]: a topology and a vertex count or an index list to
+//! 1. [`assemble`](mod@assemble): a topology and a vertex count or an index list to
 //!    [`Primitive`]s (triangle list, strip and fan; line list and strip; point
 //!    list; primitive restart on an index value). The provoking vertex is the
 //!    first vertex of each primitive (Vulkan's default): a fan's triangle `i`
@@ -30,7 +30,7 @@
 //!    (y down): a sample exactly on an edge is covered only when the edge is a
 //!    top edge (horizontal, interior below) or a left edge (interior to its
 //!    right), so two triangles that share an edge cover each sample once.
-//!    [`line`]: lines as rectangles of the line width centred on the segment
+//!    [`line`](mod@line): lines as rectangles of the line width centred on the segment
 //!    (Vulkan's rectangular lines, lavapipe's default), coverage by the same
 //!    edge functions and rule. [`point`]: squares of side `PointSize`
 //!    centred on the vertex; a point whose vertex lies outside `0 <= z <=
@@ -52,7 +52,7 @@
 //!    R32_SFLOAT) with the spec's conversions (UNORM: clamp to [0, 1], then
 //!    round to nearest).
 //!
-//! [`draw`] runs steps 2 to 5 over a list of primitives and calls back once
+//! [`draw()`] runs steps 2 to 5 over a list of primitives and calls back once
 //! per quad; nothing is allocated per pixel or per quad.
 
 pub mod assemble;
