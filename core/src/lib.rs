@@ -15,7 +15,10 @@
 //!    globals, functions and blocks, operands resolved);
 //! 4. [`cfg`]: control flow: dominance, structural dominance, constructs;
 //! 5. [`valid`]: the validator (reads the IR); [`reflect`]: resources, workgroup
-//!    size and built-ins of each entry point, from the IR;
+//!    size and built-ins of each entry point, from the IR; [`raster`]: the
+//!    fixed function of the graphics pipeline (primitive assembly, clipping,
+//!    rasterisation into quads, depth test, blending, attachment formats),
+//!    data in and data out, for the interpreter to call;
 //! 6. [`interp`]: the reference interpreter (runs compute entry points);
 //!    [`wgsl`]: the WGSL writer (SPIR-V lowered to WGSL for WebGPU);
 //! 7. [`analysis`]: one analysis of a module and its views (the page's report,
@@ -41,6 +44,7 @@ pub mod interp;
 pub mod ir;
 pub mod module;
 pub mod plan;
+pub mod raster;
 pub mod reflect;
 #[cfg(feature = "serde")]
 pub mod share;

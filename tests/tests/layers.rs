@@ -2,7 +2,7 @@
 //! layers below its own, and no two top-level modules use each other.
 //!
 //! Bottom up (core/src/lib.rs says the same): 1 grammar; 2 binary, module,
-//! diag, env; 3 ir, text; 4 cfg; 5 valid, reflect; 6 interp, wgsl; 7 analysis;
+//! diag, env; 3 ir, text; 4 cfg; 5 valid, reflect, raster; 6 interp, wgsl; 7 analysis;
 //! 8 share, amber, flesh, plan.
 //!
 //! Every `crate::NAME` path outside comments and strings counts, in `use`
@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["binary", "module", "diag", "env"],
     &["ir", "text"],
     &["cfg"],
-    &["valid", "reflect"],
+    &["valid", "reflect", "raster"],
     &["interp", "wgsl"],
     &["analysis"],
     &["share", "amber", "flesh", "plan"],

@@ -1,0 +1,165 @@
+//! Colour attachment formats and the spec's conversions ("Conversion from
+//! Floating-Point to Normalized Fixed-Point" and back): UNORM clamps to
+//! [0, 1] (NaN to 0), scales by `2^b - 1` and rounds to nearest; reading
+//! back divides by `2^b - 1`. Float formats store the `f32` as it is.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The colour attachment formats the corpus draws into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorFormat {
+    B8G8R8A8Unorm,
+    R8G8B8A8Unorm,
+    R32G32B32A32Sfloat,
+    R32Sfloat,
+}
+
+/// An `f32` in [0, 1] (clamped; NaN is 0) to a `bits`-bit UNORM value,
+/// rounded to nearest.
+pub fn float_to_unorm(c: f32, bits: u32) -> u32 {
+    let max = ((1u64 << bits) - 1) as f64;
+    let c = if c.is_nan() { 0.0 } else { c.clamp(0.0, 1.0) } as f64;
+    libm::floor(c * max + 0.5) as u32
+}
+
+/// A `bits`-bit UNORM value to `f32`.
+pub fn unorm_to_float(v: u32, bits: u32) -> f32 {
+    (v as f64 / ((1u64 << bits) - 1) as f64) as f32
+}
+
+impl ColorFormat {
+    /// The format named as in Vulkan and Amber (`B8G8R8A8_UNORM`, with or
+    /// without the `VK_FORMAT_` prefix).
+    pub fn from_name(name: &str) -> Option<ColorFormat> {
+        Some(match name.strip_prefix("VK_FORMAT_").unwrap_or(name) {
+            "B8G8R8A8_UNORM" => ColorFormat::B8G8R8A8Unorm,
+            "R8G8B8A8_UNORM" => ColorFormat::R8G8B8A8Unorm,
+            "R32G32B32A32_SFLOAT" => ColorFormat::R32G32B32A32Sfloat,
+            "R32_SFLOAT" => ColorFormat::R32Sfloat,
+            _ => return None,
+        })
+    }
+
+    pub fn texel_bytes(self) -> usize {
+        match self {
+            ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm | ColorFormat::R32Sfloat => 4,
+            ColorFormat::R32G32B32A32Sfloat => 16,
+        }
+    }
+
+    /// Whether the format is normalized fixed point (blending clamps its
+    /// inputs to [0, 1]).
+    pub fn is_unorm(self) -> bool {
+        matches!(
+            self,
+            ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm
+        )
+    }
+
+    /// Components the format stores, in RGBA order of the shader's output.
+    pub fn components(self) -> usize {
+        match self {
+            ColorFormat::R32Sfloat => 1,
+            _ => 4,
+        }
+    }
+
+    /// The RGBA component each byte of an 8-bit texel holds.
+    fn byte_order(self) -> [usize; 4] {
+        match self {
+            ColorFormat::B8G8R8A8Unorm => [2, 1, 0, 3],
+            _ => [0, 1, 2, 3],
+        }
+    }
+
+    /// RGBA to a texel; `out` has [`texel_bytes`](Self::texel_bytes) bytes.
+    pub fn encode(self, rgba: [f32; 4], out: &mut [u8]) {
+        match self {
+            ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm => {
+                for (o, &c) in out.iter_mut().zip(&self.byte_order()) {
+                    *o = float_to_unorm(rgba[c], 8) as u8;
+                }
+            }
+            ColorFormat::R32G32B32A32Sfloat | ColorFormat::R32Sfloat => {
+                for (o, c) in out.chunks_exact_mut(4).zip(&rgba[..self.components()]) {
+                    o.copy_from_slice(&c.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// A texel to RGBA; components the format lacks read as 0, alpha as 1.
+    pub fn decode(self, texel: &[u8]) -> [f32; 4] {
+        let mut rgba = [0.0, 0.0, 0.0, 1.0];
+        match self {
+            ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm => {
+                for (&b, &c) in texel.iter().zip(&self.byte_order()) {
+                    rgba[c] = unorm_to_float(b as u32, 8);
+                }
+            }
+            ColorFormat::R32G32B32A32Sfloat | ColorFormat::R32Sfloat => {
+                for (c, b) in rgba
+                    .iter_mut()
+                    .zip(texel.chunks_exact(4))
+                    .take(self.components())
+                {
+                    *c = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            }
+        }
+        rgba
+    }
+}
+
+/// A colour attachment: `width * height` texels, row by row, tightly packed
+/// (the layout Amber reads back).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColorAttachment {
+    pub format: ColorFormat,
+    pub width: u32,
+    pub height: u32,
+    pub data: Vec<u8>,
+}
+
+impl ColorAttachment {
+    /// Cleared to `clear` (Amber's default clear colour is 0, 0, 0, 0);
+    /// `None` when its size in bytes does not fit a `usize` (callers bound
+    /// framebuffer sizes well below that).
+    pub fn new(format: ColorFormat, width: u32, height: u32, clear: [f32; 4]) -> Option<ColorAttachment> {
+        let bytes = (width as usize).checked_mul(height as usize)?.checked_mul(format.texel_bytes())?;
+        let mut a = ColorAttachment { format, width, height, data: vec![0; bytes] };
+        a.clear(clear);
+        Some(a)
+    }
+
+    pub fn clear(&mut self, rgba: [f32; 4]) {
+        let size = self.format.texel_bytes();
+        let mut texel = [0u8; 16];
+        self.format.encode(rgba, &mut texel[..size]);
+        for t in self.data.chunks_exact_mut(size) {
+            t.copy_from_slice(&texel[..size]);
+        }
+    }
+
+    fn range(&self, x: u32, y: u32) -> Option<core::ops::Range<usize>> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let size = self.format.texel_bytes();
+        let at = (y as usize * self.width as usize + x as usize) * size;
+        Some(at..at + size)
+    }
+
+    /// The texel at `(x, y)` as RGBA, or `None` outside.
+    pub fn read(&self, x: u32, y: u32) -> Option<[f32; 4]> {
+        self.range(x, y).map(|r| self.format.decode(&self.data[r]))
+    }
+
+    /// Writes RGBA at `(x, y)`; nothing outside.
+    pub fn write(&mut self, x: u32, y: u32, rgba: [f32; 4]) {
+        if let Some(r) = self.range(x, y) {
+            self.format.encode(rgba, &mut self.data[r]);
+        }
+    }
+}
