@@ -1,6 +1,7 @@
 //! Helper functions emitted into the WGSL for instructions WGSL lacks:
-//! OpUMulExtended and OpSMulExtended (the high word from 16-bit halves) and
-//! GLSL.std.450 MatrixInverse (the adjugate over the determinant). Each is
+//! OpUMulExtended and OpSMulExtended (the high word from 16-bit halves),
+//! OpIAddCarry and OpISubBorrow (the carry and the borrow from an unsigned
+//! comparison) and GLSL.std.450 MatrixInverse (the adjugate over the determinant). Each is
 //! declared once per type, at module scope, under a fresh name.
 //!
 //! Semantics:
@@ -77,6 +78,30 @@ impl ModuleWriter<'_> {
         let lo = cast(format!("({x} * {y})"), u, m);
         let hi = cast(format!("{hi}({x}, {y})"), u, m);
         Ok(format!("{st}({lo}, {hi})"))
+    }
+
+    /// OpIAddCarry / OpISubBorrow (unsigned): `S(a + b, select(0, 1, a + b < a))`
+    /// and `S(a - b, select(0, 1, a < b))`, WGSL's arithmetic wrapping.
+    pub(in crate::wgsl::write) fn carry_borrow(&mut self, f: &mut FunctionContext, i: usize, words: &[u32]) -> Result<String, Refusal> {
+        let at = i as u32;
+        let add = self.ir.opcode(i) == op::OpIAddCarry;
+        let (rt, a, b) = (words[0], words.get(2).copied().unwrap_or(0), words.get(3).copied().unwrap_or(0));
+        let member = self.ir.ty(rt).and_then(|t| t.members().first().map(|m| m.ty));
+        let Some(m) = member.and_then(|m| self.num(m)).filter(|n| n.kind.is_int()) else {
+            return Err(Refusal::new(RefusalCode::Type, "a carry or borrow of a type WGSL lacks", Some(at)));
+        };
+        let u = m.with(Kind::U32);
+        let t = u.text();
+        let x = self.val_as(f, a, u)?;
+        let y = self.val_as(f, b, u)?;
+        let st = self.ty(rt, at)?;
+        let (value, out) = if add {
+            (format!("({x} + {y})"), format!("({x} + {y}) < {x}"))
+        } else {
+            (format!("({x} - {y})"), format!("{x} < {y}"))
+        };
+        let flag = format!("select({t}(0u), {t}(1u), {out})");
+        Ok(format!("{st}({}, {})", cast(value, u, m), cast(flag, u, m)))
     }
 
     /// GLSL.std.450 MatrixInverse of a square f32 or f16 matrix.
