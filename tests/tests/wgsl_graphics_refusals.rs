@@ -7,14 +7,13 @@
 //! That the WGSL of the modules that lower is valid is `wgsl_corpus`'s check
 //! (naga's validator); this test reads only the refusals' fields.
 
-use serde_json::Value;
 use spvlab_core::grammar::execution_model as em;
 use spvlab_core::ir::Ir;
 use spvlab_core::text::{AsmOptions, assemble};
 use spvlab_core::wgsl::{self, Limit, NotLowered};
 use spvlab_core::{TargetEnv, binary, cfg};
-use spvlab_tests::{cases, corpus_or_skip};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use spvlab_tests::{cases, corpus_or_skip, reference_validity};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the lowering does not write yet, with the number of corpus modules
 /// each stops: the count must be exactly this, so that each one lowered
@@ -37,15 +36,12 @@ fn graphics_modules_lower_or_are_refused_for_what_wgsl_lacks() {
 
 fn run() {
     let Some(corpus) = corpus_or_skip("wgsl_graphics_refusals") else { return };
-    let manifest: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap()).unwrap();
-    let valid: HashMap<&str, bool> =
-        manifest.iter().filter_map(|e| Some((e["file"].as_str()?, e["valid"].as_bool()?))).collect();
+    let valid = reference_validity(&corpus);
     let (mut modules, mut lowered) = (0usize, 0usize);
     // (limit, code) -> modules refused for it (each module counted once per reason).
     let mut by_reason: BTreeMap<(Limit, &str), Vec<String>> = BTreeMap::new();
     for case in cases(&corpus) {
-        if valid.get(case.name.as_str()) != Some(&true) {
+        if valid.get(&case.name) != Some(&true) {
             continue;
         }
         let asm = AsmOptions { env: TargetEnv::parse(case.asm_env()).unwrap_or_default(), preserve_numeric_ids: false };
