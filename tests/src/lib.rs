@@ -42,6 +42,15 @@ pub fn corpus_or_skip(test: &str) -> Option<PathBuf> {
     c
 }
 
+/// The reference verdict (spirv-val v2025.5 at the case's own environment)
+/// of each corpus case, by its path (`cases/<source>/<name>.spvasm`), from
+/// the corpus's `manifest.json`.
+pub fn reference_validity(corpus: &Path) -> std::collections::HashMap<String, bool> {
+    let manifest: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).unwrap()).unwrap();
+    manifest.iter().filter_map(|e| Some((e["file"].as_str()?.to_owned(), e["valid"].as_bool()?))).collect()
+}
+
 /// The folder holding the reference spirv-as, spirv-dis, spirv-val (v2025.5).
 pub fn reference_bin() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("SPVLAB_SPIRV_TOOLS") {

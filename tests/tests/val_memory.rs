@@ -171,6 +171,98 @@ fn store_into_read_only_storage() {
     assert_invalid("store_input", &src, "spv1.3", "inst.memory.store-read-only", "OpStore %g", "%g", &["%g", "Input"]);
 }
 
+/// A compute shader with a buffer `%u` of Block or BufferBlock (`deco`) type
+/// `%S` (an int and an array of two uints) in storage class `sc`, an access
+/// chain `%a` to its int member, a Function variable `%fv`, then `body`.
+/// `arr` declares `%u` as an array of two such buffers and `%a` into the second.
+fn buffer_module(deco: &str, sc: &str, arr: bool, body: &str) -> String {
+    let (var_ty, chain) = if arr { ("%arrS", "%uint_1 %uint_0") } else { ("%S", "%uint_0") };
+    format!(
+        "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %S {deco}
+OpMemberDecorate %S 0 Offset 0
+OpMemberDecorate %S 1 Offset 16
+OpDecorate %arr2 ArrayStride 16
+OpDecorate %u DescriptorSet 0
+OpDecorate %u Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%uint_2 = OpConstant %uint 2
+%arr2 = OpTypeArray %uint %uint_2
+%S = OpTypeStruct %uint %arr2
+%arrS = OpTypeArray %S %uint_2
+%pvar = OpTypePointer {sc} {var_ty}
+%pS = OpTypePointer {sc} %S
+%pu = OpTypePointer {sc} %uint
+%pfu = OpTypePointer Function %uint
+%u = OpVariable %pvar {sc}
+%main = OpFunction %void None %fn
+%e = OpLabel
+%fv = OpVariable %pfu Function
+%a = OpAccessChain %pu %u {chain}
+{body}OpReturn
+OpFunctionEnd
+"
+    )
+}
+
+#[test]
+fn store_into_a_uniform_block_in_vulkan() {
+    const CODE: &str = "inst.memory.store-uniform-block";
+    let store = "OpStore %a %uint_1\n";
+    let src = buffer_module("Block", "Uniform", false, store);
+    assert_invalid("ub_store", &src, "vulkan1.0", CODE, "OpStore %a", "%a", &["%a", "%u", "%S", "06925"]);
+    // Through OpCopyObject, and into an element of an array of Blocks.
+    let src = buffer_module("Block", "Uniform", false, "%c = OpCopyObject %pu %a\nOpStore %c %uint_1\n");
+    assert_invalid("ub_store_copy", &src, "vulkan1.1", CODE, "OpStore %c", "%c", &["%c", "%u"]);
+    let src = buffer_module("Block", "Uniform", true, store);
+    assert_invalid("ub_store_array", &src, "vulkan1.0", CODE, "OpStore %a", "%a", &["%u", "%S"]);
+    // A whole struct stored into the variable itself.
+    let src = buffer_module("Block", "Uniform", false, "%s = OpLoad %S %u\nOpStore %u %s\n");
+    assert_invalid("ub_store_whole", &src, "vulkan1.3", CODE, "OpStore %u", "%u", &["%u", "%S"]);
+    // Near misses: a BufferBlock, a StorageBuffer Block, a load only, another environment.
+    assert_valid("ub_bufferblock", &buffer_module("BufferBlock", "Uniform", false, store), "vulkan1.0");
+    assert_valid("ub_bufferblock_array", &buffer_module("BufferBlock", "Uniform", true, store), "vulkan1.0");
+    assert_valid("ub_storage_buffer", &buffer_module("Block", "StorageBuffer", false, store), "vulkan1.1");
+    assert_valid("ub_load", &buffer_module("Block", "Uniform", false, "%x = OpLoad %uint %a\nOpStore %fv %x\n"), "vulkan1.0");
+    assert_valid("ub_copy_from", &buffer_module("Block", "Uniform", false, "OpCopyMemory %fv %a\n"), "vulkan1.0");
+    assert_valid("ub_spv", &buffer_module("Block", "Uniform", false, store), "spv1.3");
+    assert_valid("ub_opengl", &buffer_module("Block", "Uniform", false, store), "opengl4.5");
+}
+
+/// The VUID forbids any write into a Uniform Block ("stored to or modified");
+/// spirv-val v2025.5 checks OpStore only, and accepts these.
+#[test]
+fn other_writes_into_a_uniform_block_in_vulkan() {
+    const CODE: &str = "inst.memory.store-uniform-block";
+    let cases = [
+        ("ub_copy_memory", "OpCopyMemory %a %fv\n", "OpCopyMemory", "%a", "OpCopyMemory's Target"),
+        ("ub_atomic_add", "%x = OpAtomicIAdd %uint %a %uint_1 %uint_0 %uint_1\n", "%x = OpAtomicIAdd", "%a", "OpAtomicIAdd's Pointer"),
+        ("ub_atomic_store", "OpAtomicStore %a %uint_1 %uint_0 %uint_1\n", "OpAtomicStore", "%a", "OpAtomicStore's Pointer"),
+    ];
+    for (name, body, line, token, what) in cases {
+        let src = buffer_module("Block", "Uniform", false, body);
+        if let Some(v) = reference_valid(name, &src, "vulkan1.0") {
+            assert!(v, "{name}: spirv-val now rejects it: check it with assert_invalid");
+        }
+        let (raw, located, words, names) = ours(&src, "vulkan1.0");
+        let k = raw.iter().position(|d| d.code == CODE).unwrap_or_else(|| panic!("{name}: no {CODE} in {raw:#?}"));
+        assert_eq!(raw.len(), 1, "{name}: one error: {raw:#?}");
+        let at = src.find(&format!("\n{line}")).unwrap() + 1;
+        assert_eq!(line_col(&src, located[k].span.start).0, line_col(&src, at as u32).0, "{name}: wrong line");
+        assert_eq!(words[raw[k].span.start as usize], token_word(&names, token), "{name}: not at {token}");
+        assert!(raw[k].message.starts_with(what), "{name}: {:?}", raw[k].message);
+        // The same write into a BufferBlock is valid for both.
+        assert_valid(&format!("{name}_bufferblock"), &buffer_module("BufferBlock", "Uniform", false, body), "vulkan1.0");
+    }
+}
+
 #[test]
 fn copy_memory_types_match() {
     assert_valid("copy_ok", &module("", "OpCopyMemory %vf %vf\n"), "spv1.3");

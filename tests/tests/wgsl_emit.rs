@@ -8,7 +8,7 @@ use spvlab_core::analysis::{Analysis, locate_all};
 use spvlab_core::diag::line_col;
 use spvlab_core::valid::Options;
 use spvlab_core::wgsl::shape::{Case, CaseValues, Cond, Selector, Shape, ShapeError, Stmt};
-use spvlab_core::wgsl::{self, Refusal, RefusalCode, Wgsl};
+use spvlab_core::wgsl::{self, Limit, NotLowered, Refusal, RefusalCode, Wgsl};
 use spvlab_core::{Module, TargetEnv};
 use spvlab_tests::assert_valid_module;
 
@@ -861,6 +861,204 @@ OpFunctionEnd
 }
 
 #[test]
+fn a_vertex_shader_without_position_returns_one_nothing_reads() {
+    // WGSL's vertex stage must return a position; this shader writes only
+    // a Location output, so the wrapper returns the origin beside it.
+    let vert = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main \"main\" %col
+OpName %main \"main\"
+OpName %col \"col\"
+OpDecorate %col Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%ptr_out = OpTypePointer Output %v4float
+%col = OpVariable %ptr_out Output
+%half = OpConstant %float 0.5
+%v = OpConstantComposite %v4float %half %half %half %half
+%main = OpFunction %void None %fn
+%e = OpLabel
+OpStore %col %v
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("vert_no_position", vert, None).unwrap_or_else(|r| panic!("refused: {r:?}"));
+    naga_accepts(&w.text);
+    assert!(w.text.contains("@location(0) m0: vec4<f32>,\n  @builtin(position) m1: vec4<f32>,"), "{}", w.text);
+    assert!(w.text.contains("(col, vec4<f32>(0.0, 0.0, 0.0, 1.0));"), "{}", w.text);
+}
+
+#[test]
+fn carry_borrow_and_demote() {
+    // OpIAddCarry and OpISubBorrow: the wrapped sum or difference and 1
+    // where it carried or borrowed, on scalars and vectors; a demote is
+    // WGSL's discard, after which the invocation goes on as a helper.
+    let frag = "OpCapability Shader
+OpCapability DemoteToHelperInvocationEXT
+OpExtension \"SPV_EXT_demote_to_helper_invocation\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %a %col
+OpExecutionMode %main OriginUpperLeft
+OpName %main \"main\"
+OpName %a \"a\"
+OpName %col \"col\"
+OpDecorate %a Location 0
+OpDecorate %a Flat
+OpDecorate %col Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v2uint = OpTypeVector %uint 2
+%pair = OpTypeStruct %uint %uint
+%vpair = OpTypeStruct %v2uint %v2uint
+%ptr_in = OpTypePointer Input %uint
+%ptr_out = OpTypePointer Output %v2uint
+%a = OpVariable %ptr_in Input
+%col = OpVariable %ptr_out Output
+%big = OpConstant %uint 4294967295
+%main = OpFunction %void None %fn
+%e = OpLabel
+%x = OpLoad %uint %a
+%c = OpIAddCarry %pair %x %big
+%s = OpCompositeExtract %uint %c 0
+%k = OpCompositeExtract %uint %c 1
+%v = OpCompositeConstruct %v2uint %s %k
+%b = OpISubBorrow %vpair %v %v
+%d = OpCompositeExtract %v2uint %b 1
+OpDemoteToHelperInvocationEXT
+OpStore %col %d
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("carry_borrow_demote", frag, None).unwrap_or_else(|r| panic!("refused: {r:?}"));
+    naga_accepts(&w.text);
+    for want in [
+        "let x15: S8 = S8((x14 + 4294967295u), select(u32(0u), u32(1u), (x14 + 4294967295u) < x14));",
+        "let x19: S9 = S9((x18 - x18), select(vec2<u32>(0u), vec2<u32>(1u), x18 < x18));",
+        "  discard;\n  col = x20;\n  return;",
+    ] {
+        assert!(w.text.contains(want), "{want} not in:\n{}", w.text);
+    }
+}
+
+#[test]
+fn sample_mask_is_one_word() {
+    // SPIR-V's SampleMask is an array of one int per 32 samples (here
+    // signed, in and out); WGSL's sample_mask is the one u32.
+    let frag = "OpCapability Shader
+OpCapability SampleRateShading
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %min %mout
+OpExecutionMode %main OriginUpperLeft
+OpName %main \"main\"
+OpName %min \"mask_in\"
+OpName %mout \"mask_out\"
+OpDecorate %min BuiltIn SampleMask
+OpDecorate %min Flat
+OpDecorate %mout BuiltIn SampleMask
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%uint_1 = OpConstant %uint 1
+%int_0 = OpConstant %int 0
+%int_1 = OpConstant %int 1
+%arr = OpTypeArray %int %uint_1
+%ptr_in = OpTypePointer Input %arr
+%ptr_out = OpTypePointer Output %arr
+%ptr_in_int = OpTypePointer Input %int
+%ptr_out_int = OpTypePointer Output %int
+%min = OpVariable %ptr_in Input
+%mout = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%e = OpLabel
+%pi = OpAccessChain %ptr_in_int %min %int_0
+%m = OpLoad %int %pi
+%k = OpBitwiseAnd %int %m %int_1
+%po = OpAccessChain %ptr_out_int %mout %int_0
+OpStore %po %k
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("sample_mask", frag, None).unwrap_or_else(|r| panic!("refused: {r:?}"));
+    naga_accepts(&w.text);
+    for want in [
+        "fn main(@builtin(sample_mask) p0: u32) -> main_out {",
+        "  mask_in[0] = bitcast<i32>(p0);",
+        "  @builtin(sample_mask) m0: u32,",
+        "return main_out(bitcast<u32>(mask_out[0]));",
+    ] {
+        assert!(w.text.contains(want), "{want} not in:\n{}", w.text);
+    }
+}
+
+#[test]
+fn stage_io_blocks_go_member_by_member() {
+    // A vertex shader's output Block and a fragment shader's input Block,
+    // each member at its own Location (a flat one among them).
+    let src = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %vmain \"vmain\" %vout %pos
+OpEntryPoint Fragment %fmain \"fmain\" %fin %col
+OpExecutionMode %fmain OriginUpperLeft
+OpName %vout \"vout\"
+OpName %fin \"fin\"
+OpName %col \"col\"
+OpName %pos \"pos\"
+OpName %Blk \"Blk\"
+OpMemberName %Blk 0 \"color\"
+OpMemberName %Blk 1 \"id\"
+OpDecorate %Blk Block
+OpMemberDecorate %Blk 0 Location 0
+OpMemberDecorate %Blk 1 Location 1
+OpMemberDecorate %Blk 1 Flat
+OpDecorate %pos BuiltIn Position
+OpDecorate %col Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%v4float = OpTypeVector %float 4
+%Blk = OpTypeStruct %v4float %float
+%ptr_out_blk = OpTypePointer Output %Blk
+%ptr_in_blk = OpTypePointer Input %Blk
+%ptr_out_v4 = OpTypePointer Output %v4float
+%vout = OpVariable %ptr_out_blk Output
+%fin = OpVariable %ptr_in_blk Input
+%pos = OpVariable %ptr_out_v4 Output
+%col = OpVariable %ptr_out_v4 Output
+%half = OpConstant %float 0.5
+%v = OpConstantComposite %v4float %half %half %half %half
+%b = OpConstantComposite %Blk %v %half
+%vmain = OpFunction %void None %fn
+%ve = OpLabel
+OpStore %vout %b
+OpStore %pos %v
+OpReturn
+OpFunctionEnd
+%fmain = OpFunction %void None %fn
+%fe = OpLabel
+%x = OpLoad %Blk %fin
+%c = OpCompositeExtract %v4float %x 0
+OpStore %col %c
+OpReturn
+OpFunctionEnd
+";
+    let w = lower("io_blocks", src, None).unwrap_or_else(|r| panic!("refused: {r:?}"));
+    naga_accepts(&w.text);
+    for want in [
+        "  @location(0) m0: vec4<f32>,\n  @location(1) @interpolate(flat) m1: f32,\n  @builtin(position) m2: vec4<f32>,",
+        "return vmain_out(vout.color, vout.id, pos);",
+        "fn fmain(@location(0) p0: vec4<f32>, @location(1) @interpolate(flat) p1: f32) -> fmain_out {",
+        "  fin.color = p0;\n  fin.id = p1;",
+    ] {
+        assert!(w.text.contains(want), "{want} not in:\n{}", w.text);
+    }
+}
+
+#[test]
 fn subgroups_in_a_two_dimensional_workgroup_run_flattened() {
     let src = "OpCapability Shader
 OpCapability GroupNonUniform
@@ -1013,6 +1211,31 @@ fn storage_images_become_storage_textures() {
     let (code, _, msg) = refused("odd_format", &f);
     assert_eq!(code, RefusalCode::Image);
     assert!(msg.contains("Unknown"), "{msg}");
+}
+
+#[test]
+fn narrow_texel_writes_fill_the_format() {
+    // A texel of 2 or 3 components written to a 2-channel format: WGSL's
+    // textureStore takes a vec4, the channels the format lacks zero.
+    let narrow = |format: &str, n: u32| {
+        let swz = (0..n).map(|k| k.to_string()).collect::<Vec<_>>().join(" ");
+        IMAGES
+            .replace("OpCapability ImageBuffer", "OpCapability StorageImageExtendedFormats")
+            .replace("DST", "2D")
+            .replace("FORMAT", format)
+            .replace("%v4float = OpTypeVector %float 4\n", "%v4float = OpTypeVector %float 4\n%v2float = OpTypeVector %float 2\n%v3float = OpTypeVector %float 3\n")
+            .replace("OpImageWrite %b COORD %t", &format!("%n = OpVectorShuffle %v{n}float %t %t {swz}\nOpImageWrite %b %c %n"))
+    };
+    for (n, want) in [(2, "textureStore(dst, c, vec4<f32>(x"), (3, "textureStore(dst, c, vec4<f32>(x")] {
+        let w = lower(&format!("narrow_{n}"), &narrow("Rg32f", n), None).unwrap_or_else(|r| panic!("{r:?}"));
+        naga_accepts(&w.text);
+        let tail = if n == 2 { ", vec2<f32>()));" } else { ", f32()));" };
+        assert!(w.text.lines().any(|l| l.trim_start().starts_with(want) && l.ends_with(tail)), "{n}:\n{}", w.text);
+    }
+    // Fewer components than the format has: not lowered (WGSL could write
+    // the texel; what the missing channels get is not settled here).
+    let r = lower("narrow_rgba", &narrow("Rgba32f", 2), None).expect_err("refused");
+    assert_eq!((r[0].code, r[0].limit), (RefusalCode::Image, Limit::NotLowered(NotLowered::NarrowTexelWrite)));
 }
 
 /// OpUMulExtended / OpSMulExtended, which WGSL lacks, call helpers that build

@@ -7,7 +7,9 @@
 use super::Context;
 use super::rules::Rule;
 use super::family::{Family, Instructions, Stage};
-use crate::grammar::{addressing_model, op, storage_class, OperandKind};
+use crate::diag::Related;
+use crate::grammar::class::{self, Atomic, OpClass};
+use crate::grammar::{addressing_model, decoration, op, storage_class, OperandKind};
 use crate::ir::Type;
 use alloc::format;
 use alloc::string::String;
@@ -91,6 +93,18 @@ pub(super) static RULES: &[Rule] = &[
         explanation: "UniformConstant, Input and PushConstant memory is read-only to the shader \
                       (SPIR-V 2.18 \"Storage Class\"): it is written by the API or by the previous \
                       stage. An OpStore through a pointer in one of them is invalid.",
+    },
+    Rule {
+        code: "inst.memory.store-uniform-block",
+        summary: "In Vulkan, a Uniform Block is read-only: nothing may be stored into it.",
+        explanation: "Vulkan VUID-StandaloneSpirv-Uniform-06925: \"Any variable in the Uniform \
+                      Storage Class decorated as Block must not be stored to or modified.\" A \
+                      uniform buffer is read-only to the shader; a buffer the shader writes is a \
+                      StorageBuffer variable (or, before SPIR-V 1.3, a Uniform variable of a \
+                      BufferBlock structure). Fix: declare the variable in the StorageBuffer \
+                      storage class, or write a copy of the data in Function or Private memory. \
+                      spirv-val checks OpStore; OpCopyMemory into such a variable and atomic \
+                      writes break the same rule.",
     },
     Rule {
         code: "inst.memory.void-pointee",
@@ -262,7 +276,17 @@ pub(super) fn check(cx: &mut Context<'_>) {
             }
             op::OpPtrEqual | op::OpPtrNotEqual | op::OpPtrDiff => ptr_compare(cx, i, w),
             op::OpArrayLength => array_length(cx, i, w),
-            _ => {}
+            o => {
+                if let OpClass::Atomic(a) = class::of(o) {
+                    if a != Atomic::Load {
+                        // The Pointer follows the result, if there is one.
+                        let k = if cx.ir().result_type(i).is_some() { 2 } else { 0 };
+                        if let Some(&ptr) = w.get(k) {
+                            uniform_block_write(cx, i, k, ptr);
+                        }
+                    }
+                }
+            }
         }
     }
     if (addressing == addressing_model::Logical || addressing == addressing_model::PhysicalStorageBuffer64)
@@ -612,6 +636,7 @@ fn store(cx: &mut Context<'_>, i: usize, w: &[u32]) {
         );
         d.label = String::from("read-only storage");
     }
+    uniform_block_write(cx, i, 0, *ptr);
     let Some(ot) = obj_ty else {
         let v = describe_value(cx, *obj);
         let d = cx.error_at("inst.memory.store-type", i, 1, format!("OpStore's Object must be a value, but it is {v}"));
@@ -645,12 +670,75 @@ fn store(cx: &mut Context<'_>, i: usize, w: &[u32]) {
     }
 }
 
+/// The Uniform variable whose type is a Block (or an array of Blocks) that
+/// pointer `ptr` points into, in Vulkan: the variable reached through access
+/// chains and OpCopyObject (spirv-val's TracePointer). Its instruction index,
+/// its id and the Block's id.
+fn uniform_block_of(cx: &Context<'_>, ptr: u32) -> Option<(usize, u32, u32)> {
+    if !cx.opts.env.is_vulkan() || pointer_of(cx, ptr)?.0 != storage_class::Uniform {
+        return None;
+    }
+    let ir = cx.ir();
+    let insts = cx.insts();
+    let mut id = ptr;
+    // Each step goes to an earlier definition in a valid module; the bound
+    // ends a cycle in one that is not.
+    for _ in 0..insts.len() {
+        let at = ir.def(id)?;
+        let inst = &insts[at];
+        match inst.opcode {
+            op::OpAccessChain | op::OpInBoundsAccessChain | op::OpPtrAccessChain | op::OpInBoundsPtrAccessChain
+            | op::OpCopyObject => id = *inst.operands.get(2)?,
+            op::OpVariable => {
+                let Type::Pointer { pointee: Some(p), .. } = ir.ty(*inst.operands.first()?)?.ty else { return None };
+                let block = match ir.ty(p)?.ty {
+                    Type::Array { element, .. } | Type::RuntimeArray { element } => element,
+                    _ => p,
+                };
+                return ir.has_decoration(block, decoration::Block).then_some((at, id, block));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// VUID-StandaloneSpirv-Uniform-06925: instruction `i` writes through its
+/// operand `k`, pointer `ptr`; an error if that points into a Uniform Block.
+fn uniform_block_write(cx: &mut Context<'_>, i: usize, k: usize, ptr: u32) {
+    let Some((var_at, var, block)) = uniform_block_of(cx, ptr) else { return };
+    let what = match cx.insts()[i].opcode {
+        op::OpStore => String::from("OpStore's Pointer"),
+        op::OpCopyMemory | op::OpCopyMemorySized => String::from("OpCopyMemory's Target"),
+        o => format!("{}'s Pointer", op_name(o)),
+    };
+    let pn = cx.name(ptr);
+    let vn = cx.name(var);
+    let bn = cx.name(block);
+    let whose = if ptr == var { String::new() } else { format!(" points into {vn}, which") };
+    let span = cx.span(var_at);
+    let d = cx.error_at(
+        "inst.memory.store-uniform-block",
+        i,
+        k,
+        format!(
+            "{what} {pn}{whose} is a Uniform variable of the Block {bn}: in Vulkan a Uniform Block is read-only \
+             (VUID-StandaloneSpirv-Uniform-06925)"
+        ),
+    );
+    d.label = String::from("a write into a Uniform Block");
+    d.related.push(Related { span, label: format!("{vn} is declared in Uniform storage") });
+    d.help = Some(String::from("a buffer the shader writes is a StorageBuffer variable"));
+}
+
 fn copy_memory(cx: &mut Context<'_>, i: usize, w: &[u32]) {
     let [target, source, ..] = w else { return };
     let t = pointer_of(cx, *target);
     let s = pointer_of(cx, *source);
     if t.is_none() {
         not_a_pointer(cx, i, 0, "OpCopyMemory's Target", *target);
+    } else {
+        uniform_block_write(cx, i, 0, *target);
     }
     if s.is_none() {
         not_a_pointer(cx, i, 1, "OpCopyMemory's Source", *source);

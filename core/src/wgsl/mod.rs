@@ -37,7 +37,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 pub use plan::{Binding, BindingResource, Introduced, IntroducedKind, StorageAccess};
-pub use refuse::{Refusal, RefusalCode};
+pub use refuse::{Limit, NotLowered, Refusal, RefusalCode};
 
 /// What to lower.
 #[derive(Clone, Debug, Default)]

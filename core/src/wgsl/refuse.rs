@@ -19,6 +19,37 @@ pub struct Refusal {
     pub message: String,
     /// The instruction (index into the module's instructions) it is about.
     pub instruction: Option<u32>,
+    /// Whether WGSL lacks it, or WGSL could say it and this lowering does
+    /// not yet.
+    pub limit: Limit,
+}
+
+/// Whose limit a refusal is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Limit {
+    /// WGSL or WebGPU has no way to express it ([`RefusalCode::why`]).
+    Wgsl,
+    /// WGSL can express it; this lowering does not write it yet.
+    NotLowered(NotLowered),
+}
+
+/// What WGSL can express and this lowering does not write yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NotLowered {
+    /// OpImageSample*, gathers, fetches from sampled images and the image
+    /// queries beyond size: WGSL's textureSample*, textureGather*,
+    /// textureLoad and textureNumLevels/NumSamples.
+    Sampling,
+    /// A depth image (`Depth` 1): WGSL's texture_depth_*.
+    DepthImage,
+    /// A combined image sampler: a WGSL texture and a sampler, two bindings.
+    CombinedImageSampler,
+    /// An image write of fewer than 4 components: WGSL's textureStore
+    /// takes a vec4, the rest filled in.
+    NarrowTexelWrite,
+    /// A stage input or output Block whose members have Locations: WGSL's
+    /// entry point takes and returns them one by one.
+    IoBlock,
 }
 
 macro_rules! refusal_codes {
@@ -86,7 +117,13 @@ impl core::fmt::Display for RefusalCode {
 
 impl Refusal {
     pub fn new(code: RefusalCode, message: impl Into<String>, instruction: Option<u32>) -> Refusal {
-        Refusal { code, message: message.into(), instruction }
+        Refusal { code, message: message.into(), instruction, limit: Limit::Wgsl }
+    }
+
+    /// A refusal of something WGSL can express but this lowering does not
+    /// write yet (`what`).
+    pub fn not_lowered(code: RefusalCode, what: NotLowered, message: impl Into<String>, instruction: Option<u32>) -> Refusal {
+        Refusal { code, message: message.into(), instruction, limit: Limit::NotLowered(what) }
     }
 
     /// Instruction `i`, `what`, has no WGSL counterpart.

@@ -7,7 +7,7 @@ use crate::grammar::{built_in as bi, decoration, execution_model, storage_class 
 use crate::ir::Type;
 use crate::wgsl::names::push_u32;
 use crate::wgsl::plan::{EntryPlan, SizeDim};
-use crate::wgsl::refuse::{Refusal, RefusalCode};
+use crate::wgsl::refuse::{NotLowered, Refusal, RefusalCode};
 use crate::wgsl::types::{Kind, Num, cast, cat};
 use alloc::format;
 use alloc::string::String;
@@ -53,6 +53,10 @@ impl ModuleWriter<'_> {
             if let Some(b) = self.ir.decoration_arg(v, decoration::BuiltIn) {
                 if matches!(b, bi::SubgroupSize | bi::SubgroupLocalInvocationId | bi::SubgroupId | bi::NumSubgroups) {
                     self.subgroups = true;
+                }
+                if b == bi::SampleMask && ep.model == execution_model::Fragment {
+                    self.sample_mask(&mut text, &mut outs, &gname, pointee, input, var.inst)?;
+                    continue;
                 }
                 let Some((attr, want)) = builtin(b, ep.model, input) else {
                     if !input && matches!(b, bi::PointSize | bi::ClipDistance | bi::CullDistance) {
@@ -144,35 +148,35 @@ impl ModuleWriter<'_> {
                 }
                 continue;
             }
+            let interpolated = (ep.model == execution_model::Fragment && input) || (ep.model == execution_model::Vertex && !input);
+            // A Block of inputs or outputs, each member at its own Location:
+            // one parameter or output per member.
+            if let Some(Type::Struct { members }) = self.ir.ty(pointee).map(|t| t.ty.clone())
+                && self.ir.decoration(v, decoration::Location).is_none()
+            {
+                for k in 0..members.len() as u32 {
+                    let Some(loc) = self.ir.member_decoration(pointee, k, decoration::Location).and_then(|d| d.arg(self.ir)) else {
+                        let at = Some(var.inst);
+                        return Err(Refusal::not_lowered(RefusalCode::Builtin, NotLowered::IoBlock, "a stage input or output Block without a Location on each member", at));
+                    };
+                    let has = |d: u32| self.ir.member_decoration(pointee, k, d).is_some() || self.ir.has_decoration(v, d);
+                    let (flat, linear) = (has(decoration::Flat), has(decoration::NoPerspective));
+                    let mname = self.member(pointee, k);
+                    self.location_io(&mut text, &mut outs, format!("{gname}.{mname}"), members[k as usize].ty, loc, interpolated, flat, linear, input, var.inst)?;
+                }
+                continue;
+            }
             let Some(loc) = self.ir.decoration_arg(v, decoration::Location) else {
                 return Err(Refusal::new(RefusalCode::Builtin, "a stage input or output without Location or BuiltIn", Some(var.inst)));
             };
-            let Some(num) = self.num(pointee).filter(|n| n.kind != Kind::Bool) else {
-                return Err(Refusal::new(RefusalCode::Type, "stage input or output of a type other than a scalar or vector", Some(var.inst)));
-            };
-            let mut attr = format!("@location({loc})");
-            let interpolated = (ep.model == execution_model::Fragment && input) || (ep.model == execution_model::Vertex && !input);
-            if interpolated {
-                if num.kind.is_int() || self.ir.has_decoration(v, decoration::Flat) {
-                    attr.push_str(" @interpolate(flat)");
-                } else if self.ir.has_decoration(v, decoration::NoPerspective) {
-                    attr.push_str(" @interpolate(linear)");
-                }
-            }
-            if input {
-                let p = format!("p{}", text.next_param());
-                text.copy(&[&format!("{gname} = {p};")]);
-                text.params.push_str(&format!("{attr} {p}: {num}"));
-            } else {
-                outs.push((attr, num.text(), gname));
-            }
+            let (flat, linear) = (self.ir.has_decoration(v, decoration::Flat), self.ir.has_decoration(v, decoration::NoPerspective));
+            self.location_io(&mut text, &mut outs, gname, pointee, loc, interpolated, flat, linear, input, var.inst)?;
         }
+        // WGSL's vertex stage must return a position; a SPIR-V vertex shader
+        // that writes none (its pipeline discards the primitives, or reads
+        // only the other outputs) returns the origin, which nothing reads.
         if ep.model == execution_model::Vertex && !outs.iter().any(|o| o.0 == "@builtin(position)") {
-            return Err(Refusal::new(
-                RefusalCode::Builtin,
-                "a vertex entry point that writes no Position (WGSL requires one)",
-                at,
-            ));
+            outs.push((String::from("@builtin(position)"), String::from("vec4<f32>"), String::from("vec4<f32>(0.0, 0.0, 0.0, 1.0)")));
         }
         // OpGroupNonUniformElect's lane: any id unique in the subgroup.
         if flat.is_some() {
@@ -233,6 +237,77 @@ impl ModuleWriter<'_> {
         self.out.push(&text.copies, at);
         self.out.line(0, "}", at);
         self.out.line(0, "", None);
+        Ok(())
+    }
+
+    /// A stage input or output of type `ty` at Location `loc`, held in
+    /// `place` (a variable or a member of one): a parameter copied into it,
+    /// or an output read from it, with its interpolation where the stage
+    /// interpolates it.
+    #[allow(clippy::too_many_arguments)]
+    fn location_io(
+        &mut self,
+        text: &mut WrapperText,
+        outs: &mut Vec<(String, String, String)>,
+        place: String,
+        ty: u32,
+        loc: u32,
+        interpolated: bool,
+        flat: bool,
+        linear: bool,
+        input: bool,
+        at: u32,
+    ) -> Result<(), Refusal> {
+        let Some(num) = self.num(ty).filter(|n| n.kind != Kind::Bool) else {
+            return Err(Refusal::new(RefusalCode::Type, "stage input or output of a type other than a scalar or vector", Some(at)));
+        };
+        let mut attr = format!("@location({loc})");
+        if interpolated {
+            if num.kind.is_int() || flat {
+                attr.push_str(" @interpolate(flat)");
+            } else if linear {
+                attr.push_str(" @interpolate(linear)");
+            }
+        }
+        if input {
+            let p = format!("p{}", text.next_param());
+            text.copy(&[&format!("{place} = {p};")]);
+            text.params.push_str(&format!("{attr} {p}: {num}"));
+        } else {
+            outs.push((attr, num.text(), place));
+        }
+        Ok(())
+    }
+
+    /// A fragment shader's SampleMask: in SPIR-V an array of one 32-bit
+    /// integer per 32 samples, in WGSL `sample_mask`, the one u32 (WebGPU
+    /// has at most 4 samples).
+    fn sample_mask(
+        &mut self,
+        text: &mut WrapperText,
+        outs: &mut Vec<(String, String, String)>,
+        gname: &str,
+        pointee: u32,
+        input: bool,
+        at: u32,
+    ) -> Result<(), Refusal> {
+        let word = match self.ir.ty(pointee).map(|t| &t.ty) {
+            Some(Type::Array { element, length, .. }) if self.ir.const_u64(*length) == Some(1) => {
+                self.num(*element).filter(|n| n.kind.is_int() && n.n == 1)
+            }
+            _ => None,
+        };
+        let Some(have) = word else {
+            return Err(Refusal::new(RefusalCode::Builtin, "a SampleMask of other than one 32-bit integer", Some(at)));
+        };
+        let u = Num { kind: Kind::U32, n: 1 };
+        if input {
+            let p = format!("p{}", text.next_param());
+            text.copy(&[&format!("{gname}[0] = {};", cast(p.clone(), u, have))]);
+            text.params.push_str(&format!("@builtin(sample_mask) {p}: u32"));
+        } else {
+            outs.push((String::from("@builtin(sample_mask)"), String::from("u32"), cast(format!("{gname}[0]"), have, u)));
+        }
         Ok(())
     }
 

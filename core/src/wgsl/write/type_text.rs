@@ -6,7 +6,7 @@
 use super::ModuleWriter;
 use crate::ir::{Type, layout::{Member, round_up}};
 use crate::wgsl::names::{Scope, push_u32};
-use crate::wgsl::refuse::{Refusal, RefusalCode};
+use crate::wgsl::refuse::{NotLowered, Refusal, RefusalCode};
 use crate::wgsl::types::{self, Kind, Num, cat, layout};
 use alloc::format;
 use alloc::rc::Rc;
@@ -139,7 +139,12 @@ impl ModuleWriter<'_> {
             Type::Image { .. } => self.image_ty(ty, at)?,
             Type::Sampler => String::from("sampler"),
             Type::SampledImage { .. } => {
-                return Err(Refusal::new(RefusalCode::Image, "a combined image sampler (WGSL has separate textures and samplers)", inst));
+                return Err(Refusal::not_lowered(
+                    RefusalCode::Image,
+                    NotLowered::CombinedImageSampler,
+                    "a combined image sampler (WGSL has separate textures and samplers)",
+                    inst,
+                ));
             }
             _ => return Err(Refusal::new(RefusalCode::Type, "a type with no WGSL counterpart", inst)),
         };

@@ -117,6 +117,7 @@ impl ModuleWriter<'_> {
             op::OpDPdyCoarse => format!("dpdyCoarse({})", self.val(f, arg(2))?),
             op::OpFwidthCoarse => format!("fwidthCoarse({})", self.val(f, arg(2))?),
             op::OpUMulExtended | op::OpSMulExtended => self.mul_extended(f, i, words)?,
+            op::OpIAddCarry | op::OpISubBorrow => self.carry_borrow(f, i, words)?,
             _ => return Err(inst.unsupported(self.ir)),
         };
         Ok(Some(e))

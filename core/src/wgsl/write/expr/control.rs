@@ -68,6 +68,12 @@ impl ModuleWriter<'_> {
                 }
                 return Err(Refusal::new(RefusalCode::Barrier, "a memory barrier without a control barrier", Some(i as u32)));
             }
+            // WGSL's discard makes the invocation a helper invocation, which
+            // goes on running: OpDemoteToHelperInvocation.
+            op::OpDemoteToHelperInvocation => {
+                self.stmt_line(f, i, String::from("discard;"));
+                return Ok(None);
+            }
             _ => return Err(inst.unsupported(self.ir)),
         };
         Ok(Some(e))

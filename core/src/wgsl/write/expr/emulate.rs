@@ -1,6 +1,7 @@
 //! Helper functions emitted into the WGSL for instructions WGSL lacks:
-//! OpUMulExtended and OpSMulExtended (the high word from 16-bit halves) and
-//! GLSL.std.450 MatrixInverse (the adjugate over the determinant). Each is
+//! OpUMulExtended and OpSMulExtended (the high word from 16-bit halves),
+//! OpIAddCarry and OpISubBorrow (the carry and the borrow from an unsigned
+//! comparison) and GLSL.std.450 MatrixInverse (the adjugate over the determinant). Each is
 //! declared once per type, at module scope, under a fresh name.
 //!
 //! Semantics:
@@ -19,7 +20,7 @@
 use crate::grammar::op;
 use crate::ir::Type;
 use crate::wgsl::refuse::{Refusal, RefusalCode};
-use crate::wgsl::types::{Kind, cast};
+use crate::wgsl::types::{Kind, Num, cast};
 use crate::wgsl::write::ModuleWriter;
 use crate::wgsl::write::function::FunctionContext;
 use alloc::format;
@@ -41,15 +42,23 @@ impl ModuleWriter<'_> {
         n
     }
 
+    /// An instruction whose result is a struct of two integers (or integer
+    /// vectors) computed from two operands: its result type, the operands
+    /// and the members' type; else a refusal saying `lacks`.
+    fn pair_operands(&self, i: usize, words: &[u32], lacks: &str) -> Result<(u32, u32, u32, Num), Refusal> {
+        let (rt, a, b) = (words[0], words.get(2).copied().unwrap_or(0), words.get(3).copied().unwrap_or(0));
+        let member = self.ir.ty(rt).and_then(|t| t.members().first().map(|m| m.ty));
+        match member.and_then(|m| self.num(m)).filter(|n| n.kind.is_int()) {
+            Some(m) => Ok((rt, a, b, m)),
+            None => Err(Refusal::new(RefusalCode::Type, lacks, Some(i as u32))),
+        }
+    }
+
     /// OpUMulExtended / OpSMulExtended: `S(a * b, mul_hi(a, b))`.
     pub(in crate::wgsl::write) fn mul_extended(&mut self, f: &mut FunctionContext, i: usize, words: &[u32]) -> Result<String, Refusal> {
         let at = i as u32;
         let signed = self.ir.opcode(i) == op::OpSMulExtended;
-        let (rt, a, b) = (words[0], words.get(2).copied().unwrap_or(0), words.get(3).copied().unwrap_or(0));
-        let member = self.ir.ty(rt).and_then(|t| t.members().first().map(|m| m.ty));
-        let Some(m) = member.and_then(|m| self.num(m)).filter(|n| n.kind.is_int()) else {
-            return Err(Refusal::new(RefusalCode::Type, "an extended multiplication of a type WGSL lacks", Some(at)));
-        };
+        let (rt, a, b, m) = self.pair_operands(i, words, "an extended multiplication of a type WGSL lacks")?;
         let u = m.with(Kind::U32);
         let t = u.text();
         let uhi = self.helper(f, format!("umul_hi {t}"), "umul_hi", at, |_, n| {
@@ -77,6 +86,26 @@ impl ModuleWriter<'_> {
         let lo = cast(format!("({x} * {y})"), u, m);
         let hi = cast(format!("{hi}({x}, {y})"), u, m);
         Ok(format!("{st}({lo}, {hi})"))
+    }
+
+    /// OpIAddCarry / OpISubBorrow (unsigned): `S(a + b, select(0, 1, a + b < a))`
+    /// and `S(a - b, select(0, 1, a < b))`, WGSL's arithmetic wrapping.
+    pub(in crate::wgsl::write) fn carry_borrow(&mut self, f: &mut FunctionContext, i: usize, words: &[u32]) -> Result<String, Refusal> {
+        let at = i as u32;
+        let add = self.ir.opcode(i) == op::OpIAddCarry;
+        let (rt, a, b, m) = self.pair_operands(i, words, "a carry or borrow of a type WGSL lacks")?;
+        let u = m.with(Kind::U32);
+        let t = u.text();
+        let x = self.val_as(f, a, u)?;
+        let y = self.val_as(f, b, u)?;
+        let st = self.ty(rt, at)?;
+        let (value, out) = if add {
+            (format!("({x} + {y})"), format!("({x} + {y}) < {x}"))
+        } else {
+            (format!("({x} - {y})"), format!("{x} < {y}"))
+        };
+        let flag = format!("select({t}(0u), {t}(1u), {out})");
+        Ok(format!("{st}({}, {})", cast(value, u, m), cast(flag, u, m)))
     }
 
     /// GLSL.std.450 MatrixInverse of a square f32 or f16 matrix.

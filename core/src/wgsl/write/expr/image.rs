@@ -9,7 +9,7 @@
 use crate::grammar::{dim, op};
 use crate::ir::Type;
 use crate::wgsl::image_types::{ImageType, texel_format};
-use crate::wgsl::refuse::{Refusal, RefusalCode};
+use crate::wgsl::refuse::{NotLowered, Refusal, RefusalCode};
 use crate::wgsl::types::{Kind, Num, cast};
 use crate::wgsl::write::ModuleWriter;
 use crate::wgsl::write::function::FunctionContext;
@@ -18,6 +18,11 @@ use alloc::string::String;
 
 fn image(what: String, at: Option<u32>) -> Refusal {
     Refusal::new(RefusalCode::Image, what, at)
+}
+
+/// An image refusal of something WGSL can express (`which`).
+fn image_not_lowered(which: NotLowered, what: String, at: Option<u32>) -> Refusal {
+    Refusal::not_lowered(RefusalCode::Image, which, what, at)
 }
 
 impl ModuleWriter<'_> {
@@ -45,7 +50,7 @@ impl ModuleWriter<'_> {
             return Err(image("a texel buffer (WGSL has no texel buffers: a storage buffer of the texels is the nearest thing)".into(), inst));
         }
         if m.depth == 1 {
-            return Err(image("a depth image".into(), inst));
+            return Err(image_not_lowered(NotLowered::DepthImage, "a depth image".into(), inst));
         }
         let shape = match (m.dim, m.arrayed) {
             (dim::Dim1D, false) => "1d",
@@ -160,10 +165,18 @@ impl ModuleWriter<'_> {
                 let want = self.texel_num(img).ok_or_else(|| image("an image of an odd texel type".into(), at))?;
                 let have = self.num_of(texel).ok_or_else(|| image("an image write of a type other than a vector".into(), at))?;
                 let v = self.val(f, texel)?;
+                // A texel of fewer than 4 components fills the format's
+                // channels; the rest, which the format drops, are zero.
+                let k = have.kind.name();
                 let v = match have.n {
                     4 => v,
-                    1 if self.single_channel(img) => format!("vec4<{}>({v})", have.kind.name()),
-                    _ => return Err(image("an image write of a texel of other than 4 components".into(), at)),
+                    1 if self.single_channel(img) => format!("vec4<{k}>({v})"),
+                    n if n >= self.channels(img) => match n {
+                        1 => format!("vec4<{k}>({v}, {k}(), {k}(), {k}())"),
+                        2 => format!("vec4<{k}>({v}, vec2<{k}>())"),
+                        _ => format!("vec4<{k}>({v}, {k}())"),
+                    },
+                    _ => return Err(image_not_lowered(NotLowered::NarrowTexelWrite, "an image write of a texel of fewer components than its format".into(), at)),
                 };
                 let v = cast(v, Num { kind: have.kind, n: 4 }, want);
                 let (c, layer) = self.coords(f, img, coord)?;
@@ -202,7 +215,7 @@ impl ModuleWriter<'_> {
             }
             _ => {
                 let name = self.ir.desc(i).map_or("an image instruction", |d| d.name);
-                Err(image(format!("{name} (sampling and image queries beyond size are not lowered)"), at))
+                Err(image_not_lowered(NotLowered::Sampling, format!("{name} (sampling and image queries beyond size are not lowered)"), at))
             }
         }
     }
@@ -210,6 +223,23 @@ impl ModuleWriter<'_> {
     /// Whether image `img`'s storage format has one channel.
     pub(in crate::wgsl::write) fn single_channel(&self, img: u32) -> bool {
         self.ir.type_of(img).and_then(|t| self.image_type(t)).and_then(|m| texel_format(m.format)).is_some_and(|f| f.starts_with("r32"))
+    }
+
+    /// The number of channels of image `img`'s storage format (4 where it
+    /// has none WGSL names).
+    fn channels(&self, img: u32) -> u32 {
+        let f = self.ir.type_of(img).and_then(|t| self.image_type(t)).and_then(|m| texel_format(m.format)).unwrap_or("rgba");
+        if f.starts_with("rg11b10") {
+            3
+        } else if f.starts_with("rgb") || f.starts_with("bgra") {
+            4
+        } else if f.starts_with("rg") {
+            2
+        } else if f.starts_with('r') {
+            1
+        } else {
+            4
+        }
     }
 
     /// A u32 expression as result type `rt` (u32 or i32).
@@ -226,7 +256,11 @@ impl ModuleWriter<'_> {
             Some(Type::Image { .. }) => self.image_ty_of(pointee, at, var)?,
             Some(Type::Sampler) => String::from("sampler"),
             Some(Type::SampledImage { .. }) => {
-                return Err(image("a combined image sampler (WGSL has separate textures and samplers)".into(), Some(at)));
+                return Err(image_not_lowered(
+                    NotLowered::CombinedImageSampler,
+                    "a combined image sampler (WGSL has separate textures and samplers)".into(),
+                    Some(at),
+                ));
             }
             Some(Type::Array { .. } | Type::RuntimeArray { .. }) => {
                 return Err(image("an array of images or samplers (WGSL's binding arrays are not core WebGPU)".into(), Some(at)));

@@ -111,7 +111,9 @@ impl ModuleWriter<'_> {
             | op::OpSaveMemoryINTEL
             | op::OpRestoreMemoryINTEL
             | op::OpArrayLength => self.memory(f, &inst)?,
-            op::OpFunctionCall | op::OpControlBarrier | op::OpMemoryBarrier => self.control(f, &inst)?,
+            op::OpFunctionCall | op::OpControlBarrier | op::OpMemoryBarrier | op::OpDemoteToHelperInvocation => {
+                self.control(f, &inst)?
+            }
             op::OpUndef
             | op::OpSelect
             | op::OpCompositeExtract
