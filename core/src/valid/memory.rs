@@ -8,7 +8,6 @@ use super::Context;
 use super::rules::Rule;
 use super::family::{Family, Instructions, Stage};
 use crate::diag::Related;
-use crate::grammar::class::{self, Atomic, OpClass};
 use crate::grammar::{addressing_model, decoration, op, storage_class, OperandKind};
 use crate::ir::Type;
 use alloc::format;
@@ -103,8 +102,8 @@ pub(super) static RULES: &[Rule] = &[
                       StorageBuffer variable (or, before SPIR-V 1.3, a Uniform variable of a \
                       BufferBlock structure). Fix: declare the variable in the StorageBuffer \
                       storage class, or write a copy of the data in Function or Private memory. \
-                      spirv-val checks OpStore; OpCopyMemory into such a variable and atomic \
-                      writes break the same rule.",
+                      As spirv-val does, the check is made on OpStore; OpCopyMemory into such a \
+                      variable and atomic writes break the rule too but are not reported.",
     },
     Rule {
         code: "inst.memory.void-pointee",
@@ -276,17 +275,7 @@ pub(super) fn check(cx: &mut Context<'_>) {
             }
             op::OpPtrEqual | op::OpPtrNotEqual | op::OpPtrDiff => ptr_compare(cx, i, w),
             op::OpArrayLength => array_length(cx, i, w),
-            o => {
-                if let OpClass::Atomic(a) = class::of(o) {
-                    if a != Atomic::Load {
-                        // The Pointer follows the result, if there is one.
-                        let k = if cx.ir().result_type(i).is_some() { 2 } else { 0 };
-                        if let Some(&ptr) = w.get(k) {
-                            uniform_block_write(cx, i, k, ptr);
-                        }
-                    }
-                }
-            }
+            _ => {}
         }
     }
     if (addressing == addressing_model::Logical || addressing == addressing_model::PhysicalStorageBuffer64)
@@ -703,15 +692,11 @@ fn uniform_block_of(cx: &Context<'_>, ptr: u32) -> Option<(usize, u32, u32)> {
     None
 }
 
-/// VUID-StandaloneSpirv-Uniform-06925: instruction `i` writes through its
+/// VUID-StandaloneSpirv-Uniform-06925: OpStore `i` writes through its
 /// operand `k`, pointer `ptr`; an error if that points into a Uniform Block.
 fn uniform_block_write(cx: &mut Context<'_>, i: usize, k: usize, ptr: u32) {
     let Some((var_at, var, block)) = uniform_block_of(cx, ptr) else { return };
-    let what = match cx.insts()[i].opcode {
-        op::OpStore => String::from("OpStore's Pointer"),
-        op::OpCopyMemory | op::OpCopyMemorySized => String::from("OpCopyMemory's Target"),
-        o => format!("{}'s Pointer", op_name(o)),
-    };
+    let what = "OpStore's Pointer";
     let pn = cx.name(ptr);
     let vn = cx.name(var);
     let bn = cx.name(block);
@@ -737,8 +722,6 @@ fn copy_memory(cx: &mut Context<'_>, i: usize, w: &[u32]) {
     let s = pointer_of(cx, *source);
     if t.is_none() {
         not_a_pointer(cx, i, 0, "OpCopyMemory's Target", *target);
-    } else {
-        uniform_block_write(cx, i, 0, *target);
     }
     if s.is_none() {
         not_a_pointer(cx, i, 1, "OpCopyMemory's Source", *source);
