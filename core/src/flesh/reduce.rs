@@ -88,6 +88,13 @@ fn valid(s: &Skeleton) -> bool {
     Analysis::of_text(&s.module_text(), &crate::valid::Options::default()).is_valid()
 }
 
+/// `s`, less what nothing reachable needs, with `c`'s paths followed on it
+/// (`None` when one has no way out).
+fn pruned(c: &Case, s: Skeleton) -> Option<Case> {
+    let s = prune(&s).unwrap_or(s);
+    refollow(&s, &c.paths).map(|paths| Case { skeleton: s, paths })
+}
+
 /// The paths of `old` followed on `s` (`None` when one has no way out).
 fn refollow(s: &Skeleton, old: &[Path]) -> Option<Vec<Path>> {
     old.iter().map(|p| path::follow(s, &p.blocks)).collect()
@@ -142,10 +149,7 @@ fn candidates(c: &Case) -> Vec<Case> {
                 s.blocks[i].merge = None;
             }
             // What the decision no longer reaches goes with it.
-            let s = prune(&s).unwrap_or(s);
-            if let Some(paths) = refollow(&s, &c.paths) {
-                out.push(Case { skeleton: s, paths });
-            }
+            out.extend(pruned(c, s));
         }
     }
     // A loop skipped: its header branches straight to its merge block, and
@@ -157,16 +161,16 @@ fn candidates(c: &Case) -> Vec<Case> {
             s.blocks[i].merge = None;
         } else if matches!(m, Merge::Loop(..)) {
             s.blocks[i].term = Term::Branch(m.block());
+        } else if b.term.targets().contains(&m.block()) {
+            // A decision made fixed (above) already sends it to the merge.
+            continue;
         } else {
             // A selection or switch dropped whole: the header goes straight
             // to its merge block.
             s.blocks[i].merge = None;
             s.blocks[i].term = Term::Branch(m.block());
         }
-        let s = prune(&s).unwrap_or(s);
-        if let Some(paths) = refollow(&s, &c.paths) {
-            out.push(Case { skeleton: s, paths });
-        }
+        out.extend(pruned(c, s));
     }
     // A loop undone: its header loses the loop merge and the branches back
     // to it go to its merge block.
@@ -196,10 +200,7 @@ fn candidates(c: &Case) -> Vec<Case> {
                 later.term = Term::Branch(x);
             }
         }
-        let s = prune(&s).unwrap_or(s);
-        if let Some(paths) = refollow(&s, &c.paths) {
-            out.push(Case { skeleton: s, paths });
-        }
+        out.extend(pruned(c, s));
     }
     // A switch case dropped, or sent to the merge block or the default's
     // target instead (the case's own blocks go, the case stays).
@@ -209,7 +210,7 @@ fn candidates(c: &Case) -> Vec<Case> {
         for k in 0..cases.len() {
             let mut changed = alloc::vec![None];
             for to in merge.into_iter().chain([*default]) {
-                if cases[k].1 != to {
+                if cases[k].1 != to && !changed.contains(&Some(to)) {
                     changed.push(Some(to));
                 }
             }
@@ -223,10 +224,7 @@ fn candidates(c: &Case) -> Vec<Case> {
                         Some(t) => cases[k].1 = t,
                     }
                 }
-                let s = prune(&s).unwrap_or(s);
-                if let Some(paths) = refollow(&s, &c.paths) {
-                    out.push(Case { skeleton: s, paths });
-                }
+                out.extend(pruned(c, s));
             }
         }
     }

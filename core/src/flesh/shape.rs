@@ -95,14 +95,9 @@ pub fn traits(sk: &Skeleton, actual: &[u32]) -> BTreeSet<Trait> {
     let unreachable = |l: Label| preds.get(&l).is_none_or(|&n| n == 0);
     let targets_of = |l: Label| blocks.get(&l).map_or_else(Vec::new, |t| t.targets());
     let entry = sk.blocks.first().map(|b| b.label);
-    let loop_merges: BTreeSet<Label> = sk
-        .blocks
-        .iter()
-        .filter_map(|b| match b.merge {
-            Some(Merge::Loop(m, _)) => Some(m),
-            _ => None,
-        })
-        .collect();
+    let loops = || sk.blocks.iter().filter(|b| matches!(b.merge, Some(Merge::Loop(..))));
+    let loop_headers: BTreeSet<Label> = loops().map(|b| b.label).collect();
+    let loop_merges: BTreeSet<Label> = loops().filter_map(|b| b.merge.map(Merge::block)).collect();
     let mut structural: BTreeSet<Label> = BTreeSet::new();
     let mut out = BTreeSet::new();
     for b in &sk.blocks {
@@ -120,7 +115,7 @@ pub fn traits(sk: &Skeleton, actual: &[u32]) -> BTreeSet<Trait> {
                 out.insert(Trait::SelfContinue);
             }
         }
-        if sk.blocks.iter().any(|x| x.label == m && matches!(x.merge, Some(Merge::Loop(..)))) {
+        if loop_headers.contains(&m) {
             out.insert(Trait::MergeHeadsLoop(header));
         }
         if unreachable(m) {

@@ -131,8 +131,10 @@ fn record(result: &Result<super::Summary, NotReduced>, secs: f64) -> (Value, Str
             }),
             s.describe(),
         ),
-        Err(e @ NotReduced::Gone(m)) => (json!({ "status": "gone", "message": m, "secs": secs }), e.message().to_string()),
-        Err(e @ NotReduced::Broken(m)) => (json!({ "status": "broken", "message": m, "secs": secs }), e.message().to_string()),
+        Err(NotReduced::Gone { now, message }) => {
+            (json!({ "status": "gone", "now": now, "message": message, "secs": secs }), message.clone())
+        }
+        Err(NotReduced::Broken(m)) => (json!({ "status": "broken", "message": m, "secs": secs }), m.clone()),
     }
 }
 
@@ -171,8 +173,7 @@ fn classify(dir: &FsPath, folders: &[String]) -> (Vec<(Key, Members)>, Vec<Strin
                     broken.push(format!("{folder}: cannot read finding.json"));
                     continue;
                 };
-                let now = status.as_ref().map(|s| text(s, "message")).unwrap_or_default();
-                let now = now.rsplit_once(" recorded, ").map_or(now.as_str(), |(_, n)| n.trim_end_matches(')')).to_string();
+                let now = status.as_ref().map(|s| text(s, "now")).unwrap_or_default();
                 let blocks = f.get("skeleton").and_then(|s| s.get("blocks")).and_then(Value::as_array).map_or(0, Vec::len);
                 let key = Key { backend: text(&f, "backend"), kind: text(&f, "finding"), message: now, shape: "not reproduced".into() };
                 (key, (folder.clone(), blocks, 0))

@@ -78,8 +78,9 @@ pub(crate) struct Summary {
 
 /// Why a finding was not reduced.
 pub(crate) enum NotReduced {
-    /// Its backend no longer goes wrong the same way: what it does now.
-    Gone(String),
+    /// Its backend no longer goes wrong the same way: what it does now (a
+    /// finding's kind and message signature, or `a pass`), and the message.
+    Gone { now: String, message: String },
     /// It cannot be read or its reduction cannot be written.
     Broken(String),
 }
@@ -87,7 +88,7 @@ pub(crate) enum NotReduced {
 impl NotReduced {
     pub fn message(&self) -> &str {
         match self {
-            NotReduced::Gone(m) | NotReduced::Broken(m) => m,
+            NotReduced::Gone { message: m, .. } | NotReduced::Broken(m) => m,
         }
     }
 }
@@ -177,7 +178,8 @@ pub(crate) fn reduce_one(dir: &FsPath, to: &FsPath, settings: &Settings) -> Resu
             (Some(k), _) => k,
             (None, _) => "a pass".into(),
         };
-        return Err(NotReduced::Gone(format!("{backend_name} no longer goes wrong the same way on it ({kind} recorded, {now} now)")));
+        let message = format!("{backend_name} no longer goes wrong the same way on it ({kind} recorded, {now} now)");
+        return Err(NotReduced::Gone { now, message });
     }
     let case = Case { skeleton, paths };
     let size = |c: &Case| (c.skeleton.blocks.len(), c.paths.iter().map(|p| p.blocks.len()).sum::<usize>());
