@@ -1422,9 +1422,34 @@ pub struct Dispatch<'a> {
     pub shader: &'a str,
 }
 
+/// One shader stage of a draw: its module (specialized), as IR and as
+/// words, its entry point's name, and the shader's name in the script.
+pub struct Stage<'a> {
+    pub ir: &'a Ir,
+    pub words: &'a [u32],
+    pub entry: &'a str,
+    pub shader: &'a str,
+}
+
+/// What one graphics `RUN` draws: the vertex and fragment stages, the
+/// pipeline's fixed function and vertex buffers, the draw command, and the
+/// interpreter's options for everything bound (push constants, images,
+/// samplers, arrays of descriptors, aliases, the step budget); its `entry`
+/// and `workgroups` are not read. The attachments are the executor's
+/// `Framebuffer`, the descriptors' bytes its `Buffers`, as for a dispatch.
+pub struct DrawJob<'a> {
+    pub vertex: Stage<'a>,
+    pub fragment: Stage<'a>,
+    pub pipeline: &'a crate::raster::Pipeline,
+    pub draw: &'a crate::raster::DrawCmd,
+    pub opts: &'a Options,
+}
+
 /// Why an executor did not finish a dispatch.
 #[derive(Debug)]
 pub enum ExecError {
+    /// The executor does not draw (it runs compute dispatches only).
+    NoDraw,
     /// The interpreter's error (located at an instruction of the module).
     Interp(interp::RunError),
     /// The run the executor stands for has no buffer at (set, binding) (a
@@ -1447,6 +1472,7 @@ impl fmt::Display for ExecError {
         match self {
             ExecError::Interp(e) => write!(f, "{e}"),
             ExecError::NoOutput { set, binding } => write!(f, "the run has no buffer at {set}.{binding}"),
+            ExecError::NoDraw => f.write_str("this backend does not draw (compute only)"),
             ExecError::Backend(e) => write!(f, "{e}"),
         }
     }
@@ -1457,6 +1483,18 @@ impl fmt::Display for ExecError {
 /// the interpreter's [`Buffers`] (each binding's bytes, aliases left out).
 pub trait Executor {
     fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError>;
+
+    /// Draw into `framebuffer`'s attachments (in place: draws accumulate),
+    /// the bound descriptors' bytes in and out through `buffers`.
+    fn draw(
+        &mut self,
+        job: &DrawJob,
+        framebuffer: &mut crate::raster::Framebuffer,
+        buffers: &mut Buffers,
+    ) -> Result<(), ExecError> {
+        let _ = (job, framebuffer, buffers);
+        Err(ExecError::NoDraw)
+    }
 }
 
 /// The reference interpreter as an [`Executor`].

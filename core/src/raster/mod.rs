@@ -65,6 +65,7 @@ pub mod draws;
 pub mod edges;
 pub mod format;
 pub mod line;
+pub mod pipeline;
 pub mod point;
 pub mod quad;
 pub mod triangle;
@@ -79,6 +80,7 @@ pub use blend::{BlendFactor, BlendOp, BlendState};
 pub use depth::{CompareOp, DepthBias, DepthBuffer, DepthFormat, DepthState};
 pub use draw::{PrimitiveInfo, State, draw};
 pub use format::{ColorAttachment, ColorFormat};
+pub use pipeline::{AttrKind, AttrValue, ColorTarget, DepthTarget, DrawCmd, DrawIndices, Framebuffer, Pipeline, VertexBuffer, VertexFormat};
 pub use quad::{Lane, Quad};
 pub use viewport::Viewport;
 

@@ -770,3 +770,50 @@ fn depth_bias_follows_the_spec() {
     assert_eq!(bias(-700.0, 0.0, 0.0).offset(DepthFormat::D24UnormS8Uint, slope), -700.0 / 16_777_215.0);
     assert_eq!(bias(4.0, 0.0, 0.0).offset(DepthFormat::D32Sfloat, slope), 4.0 * (2.0f32).powi(-24));
 }
+
+#[test]
+fn vertex_formats_read_as_vulkan_converts_them() {
+    use super::pipeline::{AttrKind, AttrValue, VertexFormat};
+    let f = VertexFormat::from_name("R32G32_SFLOAT").unwrap();
+    assert_eq!((f.kind, f.width, f.components, f.bytes()), (AttrKind::Float, 32, 2, 8));
+    let mut b = Vec::new();
+    b.extend_from_slice(&1.5f32.to_le_bytes());
+    b.extend_from_slice(&(-2.0f32).to_le_bytes());
+    assert_eq!(f.read(&b, 0), AttrValue::F(1.5));
+    assert_eq!(f.read(&b, 1), AttrValue::F(-2.0));
+    // Missing components: (0, 0, 1) for z and w.
+    assert_eq!(f.read(&b, 2), AttrValue::F(0.0));
+    assert_eq!(f.read(&b, 3), AttrValue::F(1.0));
+    let s = VertexFormat::from_name("R8G8B8A8_SNORM").unwrap();
+    // -128 clamps to -1, 127 is 1, -64 is -64/127.
+    let bytes = [0x80u8, 0x7f, 0xc0, 0];
+    assert_eq!(s.read(&bytes, 0), AttrValue::F(-1.0));
+    assert_eq!(s.read(&bytes, 1), AttrValue::F(1.0));
+    assert_eq!(s.read(&bytes, 2), AttrValue::F(-64.0 / 127.0));
+    let u = VertexFormat::from_name("R8G8B8A8_UNORM").unwrap();
+    assert_eq!(u.read(&[255, 0, 51, 0], 2), AttrValue::F(0.2));
+    let i = VertexFormat::from_name("R16_SINT").unwrap();
+    assert_eq!(i.read(&0xfffeu16.to_le_bytes(), 0), AttrValue::I(-2));
+    assert_eq!(i.read(&[], 3), AttrValue::I(1));
+    let n = VertexFormat::from_name("R8_UINT").unwrap();
+    assert_eq!(n.read(&[200], 0), AttrValue::U(200));
+    for bad in ["B8G8R8A8_UNORM", "R16_SFLOAT", "R8G16_UINT", "R8G8B8A8", "D16_UNORM", "R5G6B5_UNORM_PACK16"] {
+        assert_eq!(VertexFormat::from_name(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn a_vertex_buffer_past_its_end_gives_what_it_has() {
+    use super::pipeline::{VertexBuffer, VertexFormat};
+    let b = VertexBuffer {
+        location: 0,
+        format: VertexFormat::from_name("R32G32_SFLOAT").unwrap(),
+        stride: 8,
+        offset: 0,
+        data: vec![0; 20],
+    };
+    assert_eq!(b.vertex(1).len(), 8);
+    assert_eq!(b.vertex(2).len(), 4);
+    assert_eq!(b.vertex(3).len(), 0);
+    assert_eq!(b.vertex(u32::MAX).len(), 0);
+}
