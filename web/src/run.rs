@@ -156,6 +156,8 @@ pub fn plan_message(e: &PlanError) -> String {
         PlanError::BadInput { slot: Slot::Push, input, column, reason } => format!("push `{input}`: column {column}: {reason}"),
         PlanError::BadInput { slot, input, column, reason } => format!("buffer {slot} `{input}`: column {column}: {reason}"),
         PlanError::MissingPointer { index, name } => format!("kernel parameter {index} (`{name}`) is a pointer: give its buffer"),
+        PlanError::TooLarge { what, value, limit } => format!("the draw's {what} is {value}: the limit is {limit}"),
+        PlanError::BadVertexModule { reason } => format!("the vertex module cannot be used: {reason}"),
     }
 }
 

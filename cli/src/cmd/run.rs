@@ -292,6 +292,7 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         robust_access: robust,
         seed,
         trace: if traces.is_empty() { Trace::Off } else { Trace::Invocations(traces.clone()) },
+        draw: None,
     };
     let mut plan = Plan::new(&a, &inputs).map_err(|e| plan_error(&path, e))?;
     if plan.model() == ExecutionModel::Kernel {
@@ -433,6 +434,8 @@ fn plan_error(path: &str, e: PlanError) -> CliError {
         PlanError::MissingPointer { index, name } => {
             usage(format!("kernel parameter {index} (`{name}`) is a pointer: give its buffer with --buffer 0.{index}=SPEC"))
         }
+        PlanError::TooLarge { what, value, limit } => usage(format!("the draw's {what} is {value}: the limit is {limit}")),
+        PlanError::BadVertexModule { reason } => usage(format!("--vertex: {reason}")),
     }
 }
 

@@ -19,10 +19,12 @@
 //! is wrong in its own words (the CLI names its flags, the page its fields).
 
 mod bindings;
+pub mod draw;
 mod leaves;
 #[cfg(test)]
 mod tests;
 
+pub use draw::{DrawInputs, DrawPlan, DrawShape, VertexSource};
 pub use leaves::{Leaf, LeafKind};
 
 use crate::analysis::Analysis;
@@ -80,6 +82,9 @@ pub struct Inputs {
     pub seed: Option<u64>,
     /// The paths the interpreter records.
     pub trace: Trace,
+    /// How a Fragment entry point is drawn; `None`: only compute (and
+    /// Kernel) entry points run.
+    pub draw: Option<DrawInputs>,
 }
 
 impl Default for Inputs {
@@ -94,6 +99,7 @@ impl Default for Inputs {
             robust_access: false,
             seed: None,
             trace: Trace::Off,
+            draw: None,
         }
     }
 }
@@ -189,6 +195,12 @@ pub enum PlanError {
     BadInput { slot: Slot, input: String, column: u32, reason: String },
     /// A Kernel's pointer parameter without its buffer.
     MissingPointer { index: u32, name: String },
+    /// A draw past one of its limits (`what`: "framebuffer width", "grid
+    /// cells"...), or below its least size.
+    TooLarge { what: String, value: u64, limit: u64 },
+    /// The vertex module given for a draw does not read back or has no
+    /// Vertex entry point.
+    BadVertexModule { reason: String },
 }
 
 impl PlanError {
@@ -222,6 +234,8 @@ pub struct Plan {
     pub buffers: Buffers,
     /// The interpreter's options (the push constants' bytes among them).
     pub options: interp::Options,
+    /// For a Fragment entry point, what it draws over.
+    pub draw: Option<DrawPlan>,
 }
 
 impl Plan {
@@ -242,18 +256,23 @@ impl Plan {
         interp::specialize(&mut words, &spec);
         let module = crate::binary::read_words(&words).map_err(|e| PlanError::Unreadable { reason: e.message() })?;
         let ir = Ir::build(module);
-        let runs = |m: ExecutionModel| m == ExecutionModel::GLCompute || (inputs.kernels && m == ExecutionModel::Kernel);
+        // Compute (and Kernel) entry points run; a Fragment one draws. With
+        // no name, the first compute one, else the first Fragment one.
+        let computes = |m: ExecutionModel| m == ExecutionModel::GLCompute || (inputs.kernels && m == ExecutionModel::Kernel);
+        let runs = |m: ExecutionModel| computes(m) || (inputs.draw.is_some() && m == ExecutionModel::Fragment);
         let refl = reflect::reflect(&ir);
-        let mut computes = refl.entry_points.into_iter().filter(|e| runs(e.execution_model));
+        let all: Vec<EntryReflection> = refl.entry_points.into_iter().filter(|e| runs(e.execution_model)).collect();
         let mut entry = match &inputs.entry {
             Some(n) => {
-                let all: Vec<EntryReflection> = computes.collect();
                 let names = all.iter().map(|e| e.name.clone()).collect();
                 all.into_iter()
                     .find(|e| &e.name == n)
                     .ok_or(PlanError::NoSuchEntry { name: n.clone(), available: names, kernels: inputs.kernels })?
             }
-            None => computes.next().ok_or(PlanError::NoEntry { kernels: inputs.kernels })?,
+            None => {
+                let first = all.iter().position(|e| computes(e.execution_model)).or((!all.is_empty()).then_some(0));
+                first.map(|k| all[k].clone()).ok_or(PlanError::NoEntry { kernels: inputs.kernels })?
+            }
         };
         entry.resources.extend(bindings::untyped_buffers(&ir, &entry));
         let (bindings, buffers, push) = if entry.execution_model == ExecutionModel::Kernel {
@@ -272,7 +291,11 @@ impl Plan {
             seed: inputs.seed,
             ..interp::Options::default()
         };
-        Ok(Plan { entry, words, ir, spec, bindings, buffers, options })
+        let draw = match (&inputs.draw, entry.execution_model) {
+            (Some(d), ExecutionModel::Fragment) => Some(draw::plan(&ir, &words, d)?),
+            _ => None,
+        };
+        Ok(Plan { entry, words, ir, spec, bindings, buffers, options, draw })
     }
 
     /// The execution model of the entry point.

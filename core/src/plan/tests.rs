@@ -90,3 +90,47 @@ fn kernels_bind_their_parameters() {
     assert_eq!(p.buffers[&(0, 0)].len(), 8);
     assert_eq!(p.bindings[0].leaves(8).iter().map(|l| l.path.as_str()).collect::<Vec<_>>(), ["[0]", "[1]"]);
 }
+
+const RED_FRAGMENT: &str = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint Fragment %main \"main\" %color\nOpExecutionMode %main OriginUpperLeft\nOpDecorate %color Location 0\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%f32 = OpTypeFloat 32\n%v4 = OpTypeVector %f32 4\n%out = OpTypePointer Output %v4\n%color = OpVariable %out Output\n%one = OpConstant %f32 1\n%zero = OpConstant %f32 0\n%red = OpConstantComposite %v4 %one %zero %zero %one\n%main = OpFunction %void None %fn\n%e = OpLabel\nOpStore %color %red\nOpReturn\nOpFunctionEnd\n";
+
+/// A Fragment entry point is planned only when a draw is asked for, with
+/// the passthrough vertex shader over DRAW_RECT's strip by default.
+#[test]
+fn a_fragment_entry_point_draws_only_when_asked() {
+    use crate::plan::{DrawInputs, DrawShape, VertexSource};
+    use crate::raster::{DrawIndices, Topology};
+    let a = Analysis::of_text(RED_FRAGMENT, &Options::default());
+    assert!(a.is_valid(), "{:?}", a.diagnostics());
+    assert_eq!(Plan::new(&a, &Inputs::default()).unwrap_err(), PlanError::NoEntry { kernels: false });
+    let p = Plan::new(&a, &Inputs { draw: Some(DrawInputs::default()), ..Inputs::default() }).unwrap();
+    assert_eq!(p.model(), ExecutionModel::Fragment);
+    let d = p.draw.as_ref().unwrap();
+    assert_eq!(d.vertex_source, VertexSource::Passthrough);
+    assert_eq!(d.vertex_entry, "main");
+    assert_eq!(d.cmd.topology, Topology::TriangleStrip);
+    assert_eq!(d.cmd.indices, DrawIndices::Sequential { first: 0, count: 4 });
+    let fb = &d.framebuffer.colors[0].attachment;
+    assert_eq!((fb.width, fb.height, fb.data.len()), (256, 256, 256 * 256 * 4));
+    // Amber's DRAW_RECT over the whole framebuffer: NDC corners, bottom left first.
+    let v = &d.pipeline.vertex_buffers[0];
+    let floats: Vec<f32> = v.data.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    assert_eq!(floats, [-1.0, 1.0, -1.0, -1.0, 1.0, 1.0, 1.0, -1.0]);
+    let grid = DrawInputs { shape: DrawShape::Grid { columns: 3, rows: 2 }, ..DrawInputs::default() };
+    let p = Plan::new(&a, &Inputs { draw: Some(grid), ..Inputs::default() }).unwrap();
+    assert_eq!(p.draw.unwrap().cmd.indices, DrawIndices::Sequential { first: 0, count: 36 });
+}
+
+/// A draw past its limits is refused with the limit named.
+#[test]
+fn a_draw_past_its_limits_is_refused() {
+    use crate::plan::{DrawInputs, DrawShape, draw};
+    let a = Analysis::of_text(RED_FRAGMENT, &Options::default());
+    let with = |d: DrawInputs| Plan::new(&a, &Inputs { draw: Some(d), ..Inputs::default() }).unwrap_err();
+    let big = with(DrawInputs { size: (draw::MAX_SIDE + 1, 16), ..DrawInputs::default() });
+    assert_eq!(big, PlanError::TooLarge { what: "framebuffer width".into(), value: draw::MAX_SIDE as u64 + 1, limit: draw::MAX_SIDE as u64 });
+    assert!(matches!(with(DrawInputs { size: (0, 16), ..DrawInputs::default() }), PlanError::TooLarge { value: 0, .. }));
+    let cells = with(DrawInputs { shape: DrawShape::Grid { columns: 1 << 10, rows: 1 << 10 }, ..DrawInputs::default() });
+    assert!(matches!(cells, PlanError::TooLarge { ref what, value, .. } if what == "grid cells" && value == 1 << 20), "{cells:?}");
+    let bad = with(DrawInputs { vertex: Some(vec![1, 2, 3]), ..DrawInputs::default() });
+    assert!(matches!(bad, PlanError::BadVertexModule { .. }), "{bad:?}");
+}

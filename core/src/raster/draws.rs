@@ -63,3 +63,31 @@ pub fn draw_grid(
     }
     (Topology::TriangleList, out)
 }
+
+/// Amber's `PASSTHROUGH` vertex shader, as SPIR-V assembly: the `vec4` at
+/// Location 0 is the clip-space position (a `DRAW_RECT` or `DRAW_GRID`
+/// vertex is two floats; vertex input fills z with 0 and w with 1).
+pub const PASSTHROUGH_VERTEX: &str = "\
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Vertex %main \"main\" %position %gl_Position
+               OpName %main \"main\"
+               OpName %position \"position\"
+               OpName %gl_Position \"gl_Position\"
+               OpDecorate %position Location 0
+               OpDecorate %gl_Position BuiltIn Position
+       %void = OpTypeVoid
+     %fn_void = OpTypeFunction %void
+      %float = OpTypeFloat 32
+       %vec4 = OpTypeVector %float 4
+  %ptr_in_v4 = OpTypePointer Input %vec4
+ %ptr_out_v4 = OpTypePointer Output %vec4
+   %position = OpVariable %ptr_in_v4 Input
+%gl_Position = OpVariable %ptr_out_v4 Output
+       %main = OpFunction %void None %fn_void
+      %entry = OpLabel
+          %p = OpLoad %vec4 %position
+               OpStore %gl_Position %p
+               OpReturn
+               OpFunctionEnd
+";
