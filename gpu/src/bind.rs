@@ -71,6 +71,7 @@ pub(crate) enum Res {
 }
 
 /// A storage image to read back into its bytes' key.
+#[derive(Clone)]
 pub(crate) struct TexBack {
     pub key: (u32, u32),
     pub texture: wgpu::Texture,

@@ -30,6 +30,7 @@
 //! a deadline; the hung device is abandoned, not waited on).
 
 mod bind;
+mod draw;
 #[cfg(not(target_arch = "wasm32"))]
 mod exec;
 
@@ -38,6 +39,7 @@ pub use wgpu;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use exec::{Difference, GpuExecutor, Runner};
+pub use draw::{DrawJob, DrawStage, flip_position_y, stage_wgsl, MAX_DRAW_VERTICES, MAX_INSTANCES};
 
 use spvlab_core::interp::Buffers;
 use spvlab_core::ir::Ir;
@@ -943,15 +945,27 @@ impl Gpu {
     /// [`Gpu`] must not be used again ([`Gpu::is_lost`] says so; a caller
     /// makes a new one).
     pub fn run_blocking(&self, job: &Job<'_>, timeout: std::time::Duration) -> Result<Buffers, GpuError> {
+        self.blocking(job, timeout, |wait| block_on(self.run(job, wait)))
+    }
+
+    /// Run `f` (a run or a draw, given the deadline's wait) on a thread of
+    /// its own, for at most `timeout`; a timeout or a panic marks the device
+    /// lost. `job` names the backend and module in errors.
+    pub(crate) fn blocking<T: Send>(
+        &self,
+        job: &Job<'_>,
+        timeout: std::time::Duration,
+        f: impl FnOnce(&(dyn Fn(&wgpu::Device) -> Result<(), String> + Sync)) -> Result<T, GpuError> + Send,
+    ) -> Result<T, GpuError> {
         let deadline = std::time::Instant::now() + timeout;
         let wait = move |d: &wgpu::Device| -> Result<(), String> {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
-                return Err(format!("the dispatch did not finish in {timeout:?}"));
+                return Err(format!("the GPU did not finish in {timeout:?}"));
             }
             match d.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(left) }) {
                 Ok(_) => Ok(()),
-                Err(wgpu::PollError::Timeout) => Err(format!("the dispatch did not finish in {timeout:?}")),
+                Err(wgpu::PollError::Timeout) => Err(format!("the GPU did not finish in {timeout:?}")),
                 Err(e) => Err(e.to_string()),
             }
         };
@@ -962,13 +976,13 @@ impl Gpu {
             std::thread::Builder::new()
                 .name("spvlab-gpu".into())
                 .stack_size(256 << 20)
-                .spawn_scoped(sc, || block_on(self.run(job, &wait)))
-                .map_err(|e| Box::new(format!("no thread for the dispatch: {e}")) as Box<dyn std::any::Any + Send>)
+                .spawn_scoped(sc, || f(&wait))
+                .map_err(|e| Box::new(format!("no thread for the GPU: {e}")) as Box<dyn std::any::Any + Send>)
                 .and_then(|h| h.join())
         });
         match r {
             Ok(Err(e)) if e.kind == GpuErrorKind::Timeout => {
-                // The device may still be running the dispatch: mark it lost.
+                // The device may still be running the work: mark it lost.
                 if let Ok(mut l) = self.lost.lock() {
                     *l = Some(format!("abandoned after a timeout ({})", e.message));
                 }
