@@ -71,6 +71,7 @@ pub(crate) enum Res {
 }
 
 /// A storage image to read back into its bytes' key.
+#[derive(Clone)]
 pub(crate) struct TexBack {
     pub key: (u32, u32),
     pub texture: wgpu::Texture,
@@ -169,7 +170,9 @@ fn image_type(ir: &spvlab_core::ir::Ir, var: u32) -> Option<(u32, u32, u32)> {
 
 impl Extra {
     /// Make the bindings of `res` (those [`handles`] takes) for `job`.
-    pub(crate) fn make(gpu: &Gpu, job: &Job, res: &[&Resource]) -> Result<Extra, GpuError> {
+    /// Each resource comes with the job of the stage declaring it and that
+    /// stage; a binding two stages declare is made once, visible to both.
+    pub(crate) fn make(gpu: &Gpu, job: &Job, res: &[(&Job, &Resource, wgpu::ShaderStages)]) -> Result<Extra, GpuError> {
         use spvlab_core::grammar::dim;
         let mut ex = Extra::default();
         if res.is_empty() {
@@ -179,12 +182,15 @@ impl Extra {
         let Some(opts) = job.resources else {
             return Err(unsupported("images, samplers and arrays of descriptors need the dispatch's resources".into()));
         };
-        let stage = wgpu::ShaderStages::COMPUTE;
         let mut textures: BTreeMap<(u32, u32), (wgpu::Texture, wgpu::TextureFormat, wgpu::TextureViewDimension)> = BTreeMap::new();
-        for r in res {
+        for &(stage_job, r, stage) in res {
             let (Some(set), Some(binding)) = (r.set, r.binding) else {
                 return Err(unsupported(format!("%{} has no DescriptorSet and Binding", r.variable)));
             };
+            if let Some(e) = ex.entries.get_mut(&set).and_then(|v| v.iter_mut().find(|(l, _)| l.binding == binding)) {
+                e.0.visibility |= stage;
+                continue;
+            }
             let key = *job.aliases.get(&(set, binding)).unwrap_or(&(set, binding));
             let (ty, count, resource) = match r.kind {
                 ResourceKind::StorageBuffer | ResourceKind::UniformBuffer => {
@@ -239,7 +245,7 @@ impl Extra {
                     (wgpu::BindingType::Sampler(kind), None, Res::Sampler(sampler))
                 }
                 _ => {
-                    let Some((d, arrayed, ms)) = image_type(job.ir, r.variable) else {
+                    let Some((d, arrayed, ms)) = image_type(stage_job.ir, r.variable) else {
                         return Err(unsupported(format!("%{} is not an image", r.variable)));
                     };
                     if ms != 0 {
@@ -300,7 +306,7 @@ impl Extra {
                     let (texture, format, _) = &textures[&key];
                     let v = texture.create_view(&wgpu::TextureViewDescriptor { dimension: Some(view), ..Default::default() });
                     let ty = if r.kind == ResourceKind::StorageImage {
-                        wgpu::BindingType::StorageTexture { access: storage_access(job, set, binding), format: *format, view_dimension: view }
+                        wgpu::BindingType::StorageTexture { access: storage_access(stage_job, set, binding), format: *format, view_dimension: view }
                     } else {
                         let sample_type = match img.format.kind {
                             NumKind::Uint => wgpu::TextureSampleType::Uint,

@@ -7,8 +7,10 @@
 //! buffers, where its run finished, are compared with the GPU's: every
 //! difference is recorded ([`GpuExecutor::differences`]).
 
-use crate::{Backend, Gpu, GpuError, Job};
-use spvlab_core::amber::{Dispatch, ExecError, Executor, Failure};
+use crate::{Backend, DrawJob, DrawStage, Gpu, GpuError, GpuErrorKind, Job};
+use spvlab_core::amber::{self, Dispatch, ExecError, Executor, Failure};
+use spvlab_core::raster::Framebuffer;
+use spvlab_core::reflect::ExecutionModel;
 use spvlab_core::interp::{self, Buffers};
 use std::time::Duration;
 
@@ -32,6 +34,19 @@ pub trait Runner {
     /// The device's subgroup size, where it has one size.
     fn subgroup_size(&mut self) -> Option<u32>;
     fn run(&mut self, job: &Job<'_>, timeout: Duration) -> Result<Buffers, crate::GpuError>;
+    /// One draw into `fb` (its attachments come back in it); the written
+    /// buffers come back. A runner that does not draw says so.
+    fn draw(&mut self, job: &DrawJob<'_>, fb: &mut Framebuffer, timeout: Duration) -> Result<Buffers, crate::GpuError> {
+        let _ = (fb, timeout);
+        Err(GpuError {
+            backend: job.backend,
+            module: job.module_name.to_string(),
+            kind: GpuErrorKind::Unsupported,
+            message: "this runner does not draw".into(),
+            refused: None,
+            crashed: false,
+        })
+    }
 }
 
 pub struct GpuExecutor {
@@ -213,6 +228,54 @@ impl Executor for GpuExecutor {
                     });
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A draw on the GPU: both stages lowered for `wgpu` (a refusal names
+    /// its stage's shader), then drawn by the runner or this process's
+    /// device. No interpreter guard runs before a draw.
+    fn draw(&mut self, job: &amber::DrawJob, framebuffer: &mut Framebuffer, buffers: &mut Buffers) -> Result<(), ExecError> {
+        if job.opts.robust_access {
+            return Err(failed(ExecFailure::RobustAccess { backend: self.backend, shader: job.fragment.shader.to_string() }));
+        }
+        let mut lowered = Vec::new();
+        if self.backend == Backend::Wgsl {
+            for (st, model) in [(&job.vertex, ExecutionModel::Vertex), (&job.fragment, ExecutionModel::Fragment)] {
+                match crate::stage_wgsl(st.words, st.ir, st.entry, model) {
+                    Ok(w) => lowered.push(w),
+                    Err(r) => {
+                        self.refusals.push(r.code().unwrap_or(""));
+                        return Err(failed(ExecFailure::Gpu(GpuError::refused(self.backend, st.shader, r))));
+                    }
+                }
+            }
+        }
+        let name = format!("{} + {}", job.vertex.shader, job.fragment.shader);
+        let dj = DrawJob {
+            backend: self.backend,
+            vertex: DrawStage { words: job.vertex.words, ir: job.vertex.ir, wgsl: lowered.first(), entry: job.vertex.entry },
+            fragment: DrawStage { words: job.fragment.words, ir: job.fragment.ir, wgsl: lowered.get(1), entry: job.fragment.entry },
+            pipeline: job.pipeline,
+            draw: job.draw,
+            buffers,
+            aliases: &job.opts.aliases,
+            push_constants: job.opts.push_constants.as_deref(),
+            resources: Some(job.opts),
+            module_name: &name,
+        };
+        let timeout = self.timeout;
+        let out = match &mut self.runner {
+            Some(r) => r.draw(&dj, framebuffer, timeout),
+            None => {
+                let backend = self.backend;
+                let gpu = self.gpu().map_err(|message| failed(ExecFailure::NoDevice { backend, message }))?;
+                gpu.draw_blocking(&dj, framebuffer, timeout)
+            }
+        }
+        .map_err(|e| failed(ExecFailure::Gpu(e)))?;
+        for (k, v) in out {
+            buffers.insert(k, v);
         }
         Ok(())
     }

@@ -30,6 +30,7 @@
 //! a deadline; the hung device is abandoned, not waited on).
 
 mod bind;
+mod draw;
 #[cfg(not(target_arch = "wasm32"))]
 mod exec;
 
@@ -38,6 +39,7 @@ pub use wgpu;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use exec::{Difference, GpuExecutor, Runner};
+pub use draw::{DrawJob, DrawStage, flip_position_y, stage_wgsl, MAX_DRAW_VERTICES, MAX_INSTANCES};
 
 use spvlab_core::interp::Buffers;
 use spvlab_core::ir::Ir;
@@ -491,74 +493,132 @@ impl Gpu {
         if entry.execution_model != ExecutionModel::GLCompute {
             return Err(self.fail(job, GpuErrorKind::Unsupported, format!("`{}` is a {} entry point, not GLCompute", entry.name, entry.execution_model)));
         }
-        // The layout: one bind group per set, from the reflection.
-        let mut sets: BTreeMap<u32, Vec<(u32, ResourceKind, u64)>> = BTreeMap::new();
-        let mut push_size = 0u64;
-        let mut extra_res = Vec::new();
-        for r in &entry.resources {
-            match r.kind {
-                ResourceKind::Workgroup => {}
-                ResourceKind::PushConstant => push_size = r.size.unwrap_or(0).max(r.runtime_array.map_or(0, |a| a.fixed_size)),
-                ResourceKind::StorageBuffer | ResourceKind::UniformBuffer if !r.descriptor_array => {
-                    let (Some(s), Some(b)) = (r.set, r.binding) else {
-                        return Err(self.fail(job, GpuErrorKind::Unsupported, format!("buffer %{} has no DescriptorSet and Binding", r.variable)));
-                    };
-                    let least = r.size.or(r.runtime_array.map(|a| a.fixed_size)).unwrap_or(0).max(bind::wgsl_min_size(job, s, b));
-                    sets.entry(s).or_default().push((b, r.kind, least));
-                }
-                _ if job.resources.is_some() && bind::handles(r) => extra_res.push(r),
-                k => {
-                    let at = match (r.set, r.binding) {
-                        (Some(s), Some(b)) => format!(" at {s}.{b}"),
-                        _ => String::new(),
-                    };
-                    let what = if r.descriptor_array { format!("an array of {}s", k.name()) } else { format!("a {}", k.name()) };
-                    return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{what}{at} (the GPU runner binds buffers, arrays of buffers, push constants, storage and sampled images and samplers)")));
-                }
-            }
-        }
-        // Our WGSL has the push constants in a buffer it introduced.
-        let mut introduced: BTreeMap<(u32, u32), Vec<u8>> = BTreeMap::new();
-        let mut read_only = bind::read_only_buffers(job);
-        if push_size > 0
-            && let Some((g, b, uniform)) = bind::push_constant_buffer(job)
-        {
-            let mut bytes = job.push_constants.map(<[u8]>::to_vec).unwrap_or_default();
-            bytes.resize(bytes.len().max(push_size as usize), 0);
-            let least = push_size.max(bind::wgsl_min_size(job, g, b));
-            sets.entry(g).or_default().push((b, bind::push_kind(uniform), least));
-            introduced.insert((g, b), bytes);
-            if !uniform {
-                read_only.push((g, b));
-            }
-            push_size = 0;
-        }
-        // One entry a binding (two variables may share one), in order.
-        for es in sets.values_mut() {
-            es.sort_by_key(|e| e.0);
-            es.dedup_by_key(|e| e.0);
-        }
-        // wgpu's Vulkan backend numbers each set's bindings 0, 1, 2, ... in
-        // order of binding (and rewrites the SPIR-V it makes with naga to
-        // match); raw SPIR-V must be renumbered the same way.
-        // Images, samplers and arrays of buffers.
-        let extra = bind::Extra::make(self, job, &extra_res)?;
-        let compacted;
-        let job = if job.backend == Backend::Passthrough {
-            let mut all = sets.clone();
-            for (s, es) in &extra.entries {
-                all.entry(*s).or_default().extend(es.iter().map(|(l, _)| (l.binding, ResourceKind::Other, 0)));
-            }
-            compacted = compact_bindings(job.words, &all);
-            &Job { words: &compacted, ..*job }
-        } else {
-            job
+        let Bound { layout, groups, buffers, push, textures, mut words } = self.bind(&[(job, entry, wgpu::ShaderStages::COMPUTE)])?;
+        let compacted = words.pop().flatten();
+        let job = match &compacted {
+            Some(w) => &Job { words: w, ..*job },
+            None => job,
         };
         if job.backend == Backend::Passthrough {
             self.check_capabilities(job)?;
         }
         let module = self.module(job, &entry.name)?;
-        let stage = wgpu::ShaderStages::COMPUTE;
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: None,
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(&entry.name),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        self.take_errors(job)?;
+        Ok(Pipeline { pipeline, groups, buffers, push, textures })
+    }
+
+    /// The pipeline layout, bind groups and buffers of the resources of one
+    /// or more stages (each stage's job, entry point and shader stage): one
+    /// bind group per set, a binding visible to the stages that declare it.
+    /// For [`Backend::Passthrough`] each stage's words with its bindings
+    /// renumbered as wgpu lays out a bind group (`words`, in stage order).
+    fn bind(&self, stages: &[(&Job, &reflect::EntryReflection, wgpu::ShaderStages)]) -> Result<Bound, GpuError> {
+        let job = stages[0].0;
+        // The layout: one bind group per set, from the reflection.
+        let mut sets: BTreeMap<u32, Vec<(u32, ResourceKind, u64, wgpu::ShaderStages)>> = BTreeMap::new();
+        let mut push_size = 0u64;
+        let mut extra_res = Vec::new();
+        // Our WGSL has the push constants in a buffer it introduced.
+        let mut introduced: BTreeMap<(u32, u32), Vec<u8>> = BTreeMap::new();
+        let mut read_only = Vec::new();
+        let mut writable = Vec::new();
+        for &(job, entry, stage) in stages {
+            let mut stage_push = 0u64;
+            for r in &entry.resources {
+                match r.kind {
+                    ResourceKind::Workgroup => {}
+                    ResourceKind::PushConstant => stage_push = r.size.unwrap_or(0).max(r.runtime_array.map_or(0, |a| a.fixed_size)),
+                    ResourceKind::StorageBuffer | ResourceKind::UniformBuffer if !r.descriptor_array => {
+                        let (Some(s), Some(b)) = (r.set, r.binding) else {
+                            return Err(self.fail(job, GpuErrorKind::Unsupported, format!("buffer %{} has no DescriptorSet and Binding", r.variable)));
+                        };
+                        let least = r.size.or(r.runtime_array.map(|a| a.fixed_size)).unwrap_or(0).max(bind::wgsl_min_size(job, s, b));
+                        sets.entry(s).or_default().push((b, r.kind, least, stage));
+                    }
+                    _ if job.resources.is_some() && bind::handles(r) => extra_res.push((job, r, stage)),
+                    k => {
+                        let at = match (r.set, r.binding) {
+                            (Some(s), Some(b)) => format!(" at {s}.{b}"),
+                            _ => String::new(),
+                        };
+                        let what = if r.descriptor_array { format!("an array of {}s", k.name()) } else { format!("a {}", k.name()) };
+                        return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{what}{at} (the GPU runner binds buffers, arrays of buffers, push constants, storage and sampled images and samplers)")));
+                    }
+                }
+            }
+            let ro = bind::read_only_buffers(job);
+            for r in &entry.resources {
+                if let (ResourceKind::StorageBuffer, Some(s), Some(b)) = (r.kind, r.set, r.binding)
+                    && !ro.contains(&(s, b))
+                {
+                    writable.push((s, b));
+                }
+            }
+            read_only.extend(ro);
+            if stage_push > 0
+                && let Some((g, b, uniform)) = bind::push_constant_buffer(job)
+            {
+                let mut bytes = job.push_constants.map(<[u8]>::to_vec).unwrap_or_default();
+                bytes.resize(bytes.len().max(stage_push as usize), 0);
+                let least = stage_push.max(bind::wgsl_min_size(job, g, b));
+                sets.entry(g).or_default().push((b, bind::push_kind(uniform), least, stage));
+                let e = introduced.entry((g, b)).or_default();
+                if e.len() < bytes.len() {
+                    *e = bytes;
+                }
+                if uniform {
+                    writable.push((g, b));
+                } else {
+                    read_only.push((g, b));
+                }
+            } else if stage_push > 0 {
+                push_size = push_size.max(stage_push);
+            }
+        }
+        // A binding is read-only when every stage that declares it says so.
+        read_only.retain(|k| !writable.contains(k));
+        // One entry a binding (two variables or two stages may share one),
+        // in order.
+        for es in sets.values_mut() {
+            es.sort_by_key(|e| e.0);
+            let mut merged: Vec<(u32, ResourceKind, u64, wgpu::ShaderStages)> = Vec::with_capacity(es.len());
+            for e in es.drain(..) {
+                match merged.last_mut() {
+                    Some(m) if m.0 == e.0 => {
+                        m.2 = m.2.max(e.2);
+                        m.3 |= e.3;
+                    }
+                    _ => merged.push(e),
+                }
+            }
+            *es = merged;
+        }
+        // Images, samplers and arrays of buffers.
+        let extra = bind::Extra::make(self, job, &extra_res)?;
+        // wgpu's Vulkan backend numbers each set's bindings 0, 1, 2, ... in
+        // order of binding (and rewrites the SPIR-V it makes with naga to
+        // match); raw SPIR-V must be renumbered the same way.
+        let words = stages
+            .iter()
+            .map(|(job, _, _)| {
+                (job.backend == Backend::Passthrough).then(|| {
+                    let mut all: BTreeMap<u32, Vec<(u32, ResourceKind, u64)>> =
+                        sets.iter().map(|(s, es)| (*s, es.iter().map(|e| (e.0, e.1, e.2)).collect())).collect();
+                    for (s, es) in &extra.entries {
+                        all.entry(*s).or_default().extend(es.iter().map(|(l, _)| (l.binding, ResourceKind::Other, 0)));
+                    }
+                    compact_bindings(job.words, &all)
+                })
+            })
+            .collect();
         // Buffers: one per binding given (an alias binds its target's).
         let mut gpu_bufs: BTreeMap<(u32, u32), (wgpu::Buffer, usize)> = BTreeMap::new();
         let mut layouts = Vec::new();
@@ -576,9 +636,9 @@ impl Gpu {
             };
             let mut le: Vec<wgpu::BindGroupLayoutEntry> = entries
                 .iter()
-                .map(|(b, k, _)| wgpu::BindGroupLayoutEntry {
+                .map(|(b, k, _, stage)| wgpu::BindGroupLayoutEntry {
                     binding: *b,
-                    visibility: stage,
+                    visibility: *stage,
                     ty: wgpu::BindingType::Buffer {
                         ty: match k {
                             ResourceKind::UniformBuffer => wgpu::BufferBindingType::Uniform,
@@ -592,7 +652,7 @@ impl Gpu {
                 .collect();
             le.extend(extra.layout_entries(set));
             let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: None, entries: &le });
-            for (b, k, least) in entries {
+            for (b, k, least, _) in entries {
                 let key = *job.aliases.get(&(set, *b)).unwrap_or(&(set, *b));
                 if gpu_bufs.contains_key(&key) {
                     continue;
@@ -604,7 +664,7 @@ impl Gpu {
             }
             let mut be: Vec<wgpu::BindGroupEntry> = entries
                 .iter()
-                .map(|(b, _, _)| {
+                .map(|(b, _, _, _)| {
                     let key = *job.aliases.get(&(set, *b)).unwrap_or(&(set, *b));
                     wgpu::BindGroupEntry { binding: *b, resource: gpu_bufs[&key].0.as_entire_binding() }
                 })
@@ -639,16 +699,8 @@ impl Gpu {
             bind_group_layouts: &layout_refs,
             immediate_size: push.as_ref().map_or(0, |p| p.len() as u32),
         });
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: None,
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some(&entry.name),
-            compilation_options: Default::default(),
-            cache: None,
-        });
         self.take_errors(job)?;
-        Ok(Pipeline { pipeline, groups, buffers: gpu_bufs, push, textures })
+        Ok(Bound { layout, groups, buffers: gpu_bufs, push, textures, words })
     }
 
     /// Raw SPIR-V goes to the driver unchecked, and a driver may crash on a
@@ -789,6 +841,17 @@ fn device_features(f: wgpu::Features) -> wgpu::Features {
     f
 }
 
+/// What [`Gpu::bind`] makes.
+struct Bound {
+    layout: wgpu::PipelineLayout,
+    groups: Vec<Option<wgpu::BindGroup>>,
+    buffers: BTreeMap<(u32, u32), (wgpu::Buffer, usize)>,
+    push: Option<Vec<u8>>,
+    textures: Vec<bind::TexBack>,
+    /// Per stage, for [`Backend::Passthrough`]: the words renumbered.
+    words: Vec<Option<Vec<u32>>>,
+}
+
 struct Pipeline {
     pipeline: wgpu::ComputePipeline,
     groups: Vec<Option<wgpu::BindGroup>>,
@@ -882,15 +945,27 @@ impl Gpu {
     /// [`Gpu`] must not be used again ([`Gpu::is_lost`] says so; a caller
     /// makes a new one).
     pub fn run_blocking(&self, job: &Job<'_>, timeout: std::time::Duration) -> Result<Buffers, GpuError> {
+        self.blocking(job, timeout, |wait| block_on(self.run(job, wait)))
+    }
+
+    /// Run `f` (a run or a draw, given the deadline's wait) on a thread of
+    /// its own, for at most `timeout`; a timeout or a panic marks the device
+    /// lost. `job` names the backend and module in errors.
+    pub(crate) fn blocking<T: Send>(
+        &self,
+        job: &Job<'_>,
+        timeout: std::time::Duration,
+        f: impl FnOnce(&(dyn Fn(&wgpu::Device) -> Result<(), String> + Sync)) -> Result<T, GpuError> + Send,
+    ) -> Result<T, GpuError> {
         let deadline = std::time::Instant::now() + timeout;
         let wait = move |d: &wgpu::Device| -> Result<(), String> {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
-                return Err(format!("the dispatch did not finish in {timeout:?}"));
+                return Err(format!("the GPU did not finish in {timeout:?}"));
             }
             match d.poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(left) }) {
                 Ok(_) => Ok(()),
-                Err(wgpu::PollError::Timeout) => Err(format!("the dispatch did not finish in {timeout:?}")),
+                Err(wgpu::PollError::Timeout) => Err(format!("the GPU did not finish in {timeout:?}")),
                 Err(e) => Err(e.to_string()),
             }
         };
@@ -901,13 +976,13 @@ impl Gpu {
             std::thread::Builder::new()
                 .name("spvlab-gpu".into())
                 .stack_size(256 << 20)
-                .spawn_scoped(sc, || block_on(self.run(job, &wait)))
-                .map_err(|e| Box::new(format!("no thread for the dispatch: {e}")) as Box<dyn std::any::Any + Send>)
+                .spawn_scoped(sc, || f(&wait))
+                .map_err(|e| Box::new(format!("no thread for the GPU: {e}")) as Box<dyn std::any::Any + Send>)
                 .and_then(|h| h.join())
         });
         match r {
             Ok(Err(e)) if e.kind == GpuErrorKind::Timeout => {
-                // The device may still be running the dispatch: mark it lost.
+                // The device may still be running the work: mark it lost.
                 if let Ok(mut l) = self.lost.lock() {
                     *l = Some(format!("abandoned after a timeout ({})", e.message));
                 }

@@ -23,7 +23,12 @@ use std::time::Duration;
 use spvlab_core::interp::image::{Address, Format, Image, NumKind, Sampler};
 use spvlab_core::interp::{Buffers, Options};
 use spvlab_core::wgsl::{Binding, BindingResource, Introduced, IntroducedKind, StorageAccess, Wgsl};
-use spvlab_gpu::{Backend, Gpu, GpuError, GpuErrorKind, Job, Runner};
+use spvlab_core::raster::{
+    self, AttrKind, BlendFactor, BlendOp, BlendState, ColorAttachment, ColorFormat, ColorTarget, CompareOp, CullMode, DepthBias,
+    DepthBuffer, DepthFormat, DepthState, DepthTarget, DrawCmd, DrawIndices, Framebuffer, FrontFace, PixelRect, PolygonMode,
+    Topology, VertexBuffer, VertexFormat, Viewport,
+};
+use spvlab_gpu::{Backend, DrawJob, DrawStage, Gpu, GpuError, GpuErrorKind, Job, Runner};
 
 /// How much longer than a dispatch's own timeout the parent waits for its
 /// answer (the child's own deadline comes first, for a hang that wgpu's poll
@@ -263,6 +268,246 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The job kinds, the first word of a job frame.
+const JOB_DISPATCH: u32 = 0;
+const JOB_DRAW: u32 = 1;
+
+const TOPOLOGIES: [Topology; 6] =
+    [Topology::PointList, Topology::LineList, Topology::LineStrip, Topology::TriangleList, Topology::TriangleStrip, Topology::TriangleFan];
+const CULLS: [CullMode; 4] = [CullMode::None, CullMode::Front, CullMode::Back, CullMode::FrontAndBack];
+const FRONTS: [FrontFace; 2] = [FrontFace::CounterClockwise, FrontFace::Clockwise];
+const POLYGONS: [PolygonMode; 3] = [PolygonMode::Fill, PolygonMode::Line, PolygonMode::Point];
+const ATTR_KINDS: [AttrKind; 5] = [AttrKind::Float, AttrKind::Unorm, AttrKind::Snorm, AttrKind::Uint, AttrKind::Sint];
+const COLOR_FORMATS: [ColorFormat; 4] =
+    [ColorFormat::B8G8R8A8Unorm, ColorFormat::R8G8B8A8Unorm, ColorFormat::R32G32B32A32Sfloat, ColorFormat::R32Sfloat];
+const DEPTH_FORMATS: [DepthFormat; 3] = [DepthFormat::D16Unorm, DepthFormat::D24UnormS8Uint, DepthFormat::D32Sfloat];
+const COMPARES: [CompareOp; 8] = [
+    CompareOp::Never,
+    CompareOp::Less,
+    CompareOp::Equal,
+    CompareOp::LessOrEqual,
+    CompareOp::Greater,
+    CompareOp::NotEqual,
+    CompareOp::GreaterOrEqual,
+    CompareOp::Always,
+];
+const BLEND_OPS: [BlendOp; 5] = [BlendOp::Add, BlendOp::Subtract, BlendOp::ReverseSubtract, BlendOp::Min, BlendOp::Max];
+const FACTORS: [BlendFactor; 19] = {
+    use BlendFactor::*;
+    [
+        Zero, One, SrcColor, OneMinusSrcColor, DstColor, OneMinusDstColor, SrcAlpha, OneMinusSrcAlpha, DstAlpha, OneMinusDstAlpha,
+        ConstantColor, OneMinusConstantColor, ConstantAlpha, OneMinusConstantAlpha, SrcAlphaSaturate, Src1Color, OneMinusSrc1Color,
+        Src1Alpha, OneMinusSrc1Alpha,
+    ]
+};
+
+/// The index of `v` in `all`.
+fn index_of<T: PartialEq>(all: &[T], v: &T) -> u32 {
+    all.iter().position(|x| x == v).unwrap_or(0) as u32
+}
+
+impl Out {
+    fn f32(&mut self, v: f32) {
+        self.u32(v.to_bits());
+    }
+    fn words(&mut self, w: &[u32]) {
+        self.u32(w.len() as u32);
+        for x in w {
+            self.u32(*x);
+        }
+    }
+    fn pipeline(&mut self, p: &raster::Pipeline) {
+        let s = &p.state;
+        let v = s.viewport;
+        for x in [v.x, v.y, v.width, v.height, v.min_depth, v.max_depth] {
+            self.f32(x);
+        }
+        match s.scissor {
+            Some(r) => {
+                self.u32(1);
+                for x in [r.x0, r.y0, r.x1, r.y1] {
+                    self.u32(x as u32);
+                }
+            }
+            None => self.u32(0),
+        }
+        self.u32(s.framebuffer.0);
+        self.u32(s.framebuffer.1);
+        self.u32(index_of(&CULLS, &s.cull));
+        self.u32(index_of(&FRONTS, &s.front_face));
+        self.u32(index_of(&POLYGONS, &s.polygon_mode));
+        self.f32(s.line_width);
+        self.u32(p.vertex_buffers.len() as u32);
+        for b in &p.vertex_buffers {
+            for x in [b.location, index_of(&ATTR_KINDS, &b.format.kind), u32::from(b.format.width), u32::from(b.format.components), b.stride, b.offset] {
+                self.u32(x);
+            }
+            self.bytes(&b.data);
+        }
+        for c in p.blend_constant {
+            self.f32(c);
+        }
+    }
+    fn draw_cmd(&mut self, d: &DrawCmd) {
+        self.u32(index_of(&TOPOLOGIES, &d.topology));
+        match &d.indices {
+            DrawIndices::Sequential { first, count } => {
+                self.u32(0);
+                self.u32(*first);
+                self.u32(*count);
+            }
+            DrawIndices::Indexed { indices, restart } => {
+                self.u32(1);
+                self.words(indices);
+                self.u32(u32::from(restart.is_some()));
+                self.u32(restart.unwrap_or(0));
+            }
+        }
+        self.u32(d.first_instance);
+        self.u32(d.instances);
+    }
+    fn framebuffer(&mut self, fb: &Framebuffer) {
+        self.u32(fb.colors.len() as u32);
+        for c in &fb.colors {
+            let a = &c.attachment;
+            for x in [c.location, index_of(&COLOR_FORMATS, &a.format), a.width, a.height] {
+                self.u32(x);
+            }
+            self.bytes(&a.data);
+            let b = &c.blend;
+            for x in [
+                u32::from(b.enable),
+                index_of(&FACTORS, &b.src_color),
+                index_of(&FACTORS, &b.dst_color),
+                index_of(&BLEND_OPS, &b.color_op),
+                index_of(&FACTORS, &b.src_alpha),
+                index_of(&FACTORS, &b.dst_alpha),
+                index_of(&BLEND_OPS, &b.alpha_op),
+                u32::from(b.write_mask),
+            ] {
+                self.u32(x);
+            }
+        }
+        match &fb.depth {
+            None => self.u32(0),
+            Some(d) => {
+                self.u32(1);
+                for x in [index_of(&DEPTH_FORMATS, &d.buffer.format), d.buffer.width, d.buffer.height] {
+                    self.u32(x);
+                }
+                self.words(&d.buffer.values);
+                for x in [u32::from(d.state.test), u32::from(d.state.write), index_of(&COMPARES, &d.state.op), u32::from(d.clamp)] {
+                    self.u32(x);
+                }
+                match d.bias {
+                    Some(b) => {
+                        self.u32(1);
+                        for x in [b.constant, b.clamp, b.slope] {
+                            self.f32(x);
+                        }
+                    }
+                    None => self.u32(0),
+                }
+            }
+        }
+    }
+}
+
+impl Reader<'_> {
+    fn f32(&mut self) -> Result<f32, String> {
+        Ok(f32::from_bits(self.u32()?))
+    }
+    fn pick<T: Copy>(&mut self, all: &[T], what: &str) -> Result<T, String> {
+        let i = self.u32()? as usize;
+        all.get(i).copied().ok_or_else(|| format!("a bad {what}"))
+    }
+    fn words(&mut self) -> Result<Vec<u32>, String> {
+        let n = self.u32()? as usize;
+        if n > self.0.len() / 4 {
+            return Err("a frame ends early".into());
+        }
+        (0..n).map(|_| self.u32()).collect()
+    }
+    fn pipeline(&mut self) -> Result<raster::Pipeline, String> {
+        let v = [self.f32()?, self.f32()?, self.f32()?, self.f32()?, self.f32()?, self.f32()?];
+        let viewport = Viewport { x: v[0], y: v[1], width: v[2], height: v[3], min_depth: v[4], max_depth: v[5] };
+        let scissor = match self.u32()? {
+            0 => None,
+            _ => Some(PixelRect { x0: self.u32()? as i32, y0: self.u32()? as i32, x1: self.u32()? as i32, y1: self.u32()? as i32 }),
+        };
+        let framebuffer = (self.u32()?, self.u32()?);
+        let cull = self.pick(&CULLS, "cull mode")?;
+        let front_face = self.pick(&FRONTS, "front face")?;
+        let polygon_mode = self.pick(&POLYGONS, "polygon mode")?;
+        let line_width = self.f32()?;
+        let mut vertex_buffers = Vec::new();
+        for _ in 0..self.u32()? {
+            let location = self.u32()?;
+            let kind = self.pick(&ATTR_KINDS, "attribute kind")?;
+            let (width, components) = (self.u32()? as u8, self.u32()? as u8);
+            let (stride, offset) = (self.u32()?, self.u32()?);
+            let data = self.bytes()?.to_vec();
+            vertex_buffers.push(VertexBuffer { location, format: VertexFormat { kind, width, components }, stride, offset, data });
+        }
+        let blend_constant = [self.f32()?, self.f32()?, self.f32()?, self.f32()?];
+        Ok(raster::Pipeline {
+            state: raster::State { viewport, scissor, framebuffer, cull, front_face, polygon_mode, line_width },
+            vertex_buffers,
+            blend_constant,
+        })
+    }
+    fn draw_cmd(&mut self) -> Result<DrawCmd, String> {
+        let topology = self.pick(&TOPOLOGIES, "topology")?;
+        let indices = match self.u32()? {
+            0 => DrawIndices::Sequential { first: self.u32()?, count: self.u32()? },
+            _ => {
+                let indices = self.words()?;
+                let some = self.u32()? != 0;
+                let r = self.u32()?;
+                DrawIndices::Indexed { indices, restart: some.then_some(r) }
+            }
+        };
+        Ok(DrawCmd { topology, indices, first_instance: self.u32()?, instances: self.u32()? })
+    }
+    fn framebuffer(&mut self) -> Result<Framebuffer, String> {
+        let mut colors = Vec::new();
+        for _ in 0..self.u32()? {
+            let location = self.u32()?;
+            let format = self.pick(&COLOR_FORMATS, "colour format")?;
+            let (width, height) = (self.u32()?, self.u32()?);
+            let data = self.bytes()?.to_vec();
+            let enable = self.u32()? != 0;
+            let blend = BlendState {
+                enable,
+                src_color: self.pick(&FACTORS, "blend factor")?,
+                dst_color: self.pick(&FACTORS, "blend factor")?,
+                color_op: self.pick(&BLEND_OPS, "blend op")?,
+                src_alpha: self.pick(&FACTORS, "blend factor")?,
+                dst_alpha: self.pick(&FACTORS, "blend factor")?,
+                alpha_op: self.pick(&BLEND_OPS, "blend op")?,
+                write_mask: self.u32()? as u8,
+            };
+            colors.push(ColorTarget { location, attachment: ColorAttachment { format, width, height, data }, blend });
+        }
+        let depth = match self.u32()? {
+            0 => None,
+            _ => {
+                let format = self.pick(&DEPTH_FORMATS, "depth format")?;
+                let (width, height) = (self.u32()?, self.u32()?);
+                let values = self.words()?;
+                let state = DepthState { test: self.u32()? != 0, write: self.u32()? != 0, op: self.pick(&COMPARES, "compare op")? };
+                let clamp = self.u32()? != 0;
+                let bias = match self.u32()? {
+                    0 => None,
+                    _ => Some(DepthBias { constant: self.f32()?, clamp: self.f32()?, slope: self.f32()? }),
+                };
+                Some(DepthTarget { buffer: DepthBuffer { format, width, height, values }, state, bias, clamp })
+            }
+        };
+        Ok(Framebuffer { colors, depth })
+    }
+}
+
 fn write_frame(w: &mut impl Write, payload: &[u8]) -> std::io::Result<()> {
     w.write_all(&(payload.len() as u32).to_le_bytes())?;
     w.write_all(payload)?;
@@ -428,8 +673,8 @@ impl Runner for GpuProcess {
             refused: None,
             crashed: false,
         };
-        let w = self.start().map_err(|m| fail(GpuErrorKind::NoDevice, m))?;
         let mut o = Out(Vec::new());
+        o.u32(JOB_DISPATCH);
         o.u32(backend_index(job.backend));
         o.u32(timeout.as_millis().min(u32::MAX as u128) as u32);
         o.bytes(job.module_name.as_bytes());
@@ -451,7 +696,59 @@ impl Runner for GpuProcess {
         }
         o.opt(job.push_constants);
         o.resources(job.resources);
-        let sent = write_frame(&mut w.stdin, &o.0);
+        let answer = self.exchange(&o.0, timeout, &fail)?;
+        let mut r = Reader(&answer);
+        let bad = |m: String| fail(GpuErrorKind::DeviceLost, format!("the GPU process answered nonsense ({m})"));
+        r.buffers().map_err(bad)
+    }
+
+    fn draw(&mut self, job: &DrawJob<'_>, fb: &mut Framebuffer, timeout: Duration) -> Result<Buffers, GpuError> {
+        let fail = |kind, message: String| GpuError {
+            backend: job.backend,
+            module: job.module_name.to_string(),
+            kind,
+            message,
+            refused: None,
+            crashed: false,
+        };
+        let mut o = Out(Vec::new());
+        o.u32(JOB_DRAW);
+        o.u32(backend_index(job.backend));
+        o.u32(timeout.as_millis().min(u32::MAX as u128) as u32);
+        o.bytes(job.module_name.as_bytes());
+        for st in [&job.vertex, &job.fragment] {
+            o.bytes(st.entry.as_bytes());
+            o.wgsl(st.wgsl);
+            o.words(st.words);
+        }
+        o.pipeline(job.pipeline);
+        o.draw_cmd(job.draw);
+        o.framebuffer(fb);
+        o.buffers(job.buffers);
+        o.u32(job.aliases.len() as u32);
+        for ((a, b), (c, d)) in job.aliases {
+            for x in [a, b, c, d] {
+                o.u32(*x);
+            }
+        }
+        o.opt(job.push_constants);
+        o.resources(job.resources);
+        let answer = self.exchange(&o.0, timeout, &fail)?;
+        let mut r = Reader(&answer);
+        let bad = |m: String| fail(GpuErrorKind::DeviceLost, format!("the GPU process answered nonsense ({m})"));
+        let out = r.buffers().map_err(bad)?;
+        *fb = r.framebuffer().map_err(bad)?;
+        Ok(out)
+    }
+}
+
+impl GpuProcess {
+    /// Send one job frame and wait for its answer; an error answer, a
+    /// crash or a hang is an error (`fail` names the backend and module).
+    /// The answer comes back past its status word.
+    fn exchange(&mut self, frame: &[u8], timeout: Duration, fail: &dyn Fn(GpuErrorKind, String) -> GpuError) -> Result<Vec<u8>, GpuError> {
+        let w = self.start().map_err(|m| fail(GpuErrorKind::NoDevice, m))?;
+        let sent = write_frame(&mut w.stdin, frame);
         let answer = match sent {
             Ok(()) => w.answers.recv_timeout(timeout + MARGIN),
             Err(_) => Err(RecvTimeoutError::Disconnected),
@@ -474,7 +771,7 @@ impl Runner for GpuProcess {
         let mut r = Reader(&answer);
         let bad = |m: String| fail(GpuErrorKind::DeviceLost, format!("the GPU process answered nonsense ({m})"));
         match r.u32().map_err(bad)? {
-            0 => r.buffers().map_err(bad),
+            0 => Ok(r.0.to_vec()),
             _ => {
                 let kind = KINDS.get(r.u32().map_err(bad)? as usize).copied().unwrap_or(GpuErrorKind::DeviceLost);
                 let message = r.text().map_err(bad)?;
@@ -550,7 +847,7 @@ pub fn serve() -> Result<(), crate::error::CliError> {
             Ok(b) => {
                 let mut o = Out(Vec::new());
                 o.u32(0);
-                o.buffers(&b);
+                o.0.extend_from_slice(&b);
                 o
             }
             Err((kind, m)) => {
@@ -568,9 +865,16 @@ pub fn serve() -> Result<(), crate::error::CliError> {
     Ok(())
 }
 
-fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Buffers, (GpuErrorKind, String)> {
+/// One job's answer past its status word: the buffers (a dispatch), or the
+/// buffers and the framebuffer (a draw).
+fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Vec<u8>, (GpuErrorKind, String)> {
     let bad = |m: String| (GpuErrorKind::Unsupported, format!("a bad job from the parent ({m})"));
     let mut r = Reader(frame);
+    match r.u32().map_err(bad)? {
+        JOB_DISPATCH => {}
+        JOB_DRAW => return one_draw(r, gpu),
+        k => return Err(bad(format!("no job kind {k}"))),
+    }
     let backend = *Backend::ALL.get(r.u32().map_err(bad)? as usize).ok_or_else(|| bad("no such backend".into()))?;
     let timeout = Duration::from_millis(r.u32().map_err(bad)? as u64);
     let module_name = r.text().map_err(bad)?;
@@ -607,5 +911,107 @@ fn one_job(frame: &[u8], gpu: &mut Gpu) -> Result<Buffers, (GpuErrorKind, String
         module_name: &module_name,
         resources: resources.as_ref(),
     };
-    gpu.run_blocking(&job, timeout).map_err(|e| (e.kind, e.message))
+    let b = gpu.run_blocking(&job, timeout).map_err(|e| (e.kind, e.message))?;
+    let mut o = Out(Vec::new());
+    o.buffers(&b);
+    Ok(o.0)
+}
+
+fn one_draw(mut r: Reader, gpu: &mut Gpu) -> Result<Vec<u8>, (GpuErrorKind, String)> {
+    let bad = |m: String| (GpuErrorKind::Unsupported, format!("a bad job from the parent ({m})"));
+    let backend = *Backend::ALL.get(r.u32().map_err(bad)? as usize).ok_or_else(|| bad("no such backend".into()))?;
+    let timeout = Duration::from_millis(r.u32().map_err(bad)? as u64);
+    let module_name = r.text().map_err(bad)?;
+    let mut stages = Vec::new();
+    for _ in 0..2 {
+        let entry = r.text().map_err(bad)?;
+        let wgsl = r.wgsl().map_err(bad)?;
+        let words = r.words().map_err(bad)?;
+        let module = spvlab_core::binary::read_words(&words).map_err(|e| bad(e.message().to_string()))?;
+        stages.push((entry, wgsl, words, spvlab_core::ir::Ir::build(module)));
+    }
+    let pipeline = r.pipeline().map_err(bad)?;
+    let cmd = r.draw_cmd().map_err(bad)?;
+    let mut fb = r.framebuffer().map_err(bad)?;
+    let buffers = r.buffers().map_err(bad)?;
+    let mut aliases = std::collections::BTreeMap::new();
+    for _ in 0..r.u32().map_err(bad)? {
+        aliases.insert(r.key().map_err(bad)?, r.key().map_err(bad)?);
+    }
+    let push_constants = r.opt().map_err(bad)?.map(<[u8]>::to_vec);
+    let resources = r.resources().map_err(bad)?;
+    if gpu.is_lost() {
+        *gpu = Gpu::new_blocking().map_err(|m| (GpuErrorKind::NoDevice, m))?;
+    }
+    let stage = |i: usize| {
+        let (entry, wgsl, words, ir) = &stages[i];
+        DrawStage { words, ir, wgsl: wgsl.as_ref(), entry }
+    };
+    let job = DrawJob {
+        backend,
+        vertex: stage(0),
+        fragment: stage(1),
+        pipeline: &pipeline,
+        draw: &cmd,
+        buffers: &buffers,
+        aliases: &aliases,
+        push_constants: push_constants.as_deref(),
+        resources: resources.as_ref(),
+        module_name: &module_name,
+    };
+    let b = gpu.draw_blocking(&job, &mut fb, timeout).map_err(|e| (e.kind, e.message))?;
+    let mut o = Out(Vec::new());
+    o.buffers(&b);
+    o.framebuffer(&fb);
+    Ok(o.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A draw's pipeline, command and framebuffer cross the wire unchanged.
+    #[test]
+    fn a_draw_round_trips_over_the_wire() {
+        let mut p = raster::Pipeline::for_framebuffer(5, 3);
+        p.state.scissor = Some(PixelRect { x0: 1, y0: 0, x1: 4, y1: 3 });
+        p.state.cull = CullMode::Back;
+        p.state.polygon_mode = PolygonMode::Line;
+        p.blend_constant = [0.25, 0.5, 0.75, 1.0];
+        p.vertex_buffers.push(VertexBuffer {
+            location: 2,
+            format: VertexFormat::from_name("R8G8B8A8_SNORM").unwrap(),
+            stride: 4,
+            offset: 1,
+            data: vec![1, 2, 3, 4, 5],
+        });
+        let cmd = DrawCmd { topology: Topology::TriangleFan, indices: DrawIndices::Indexed { indices: vec![0, 1, 9, 2], restart: Some(9) }, first_instance: 1, instances: 2 };
+        let fb = Framebuffer {
+            colors: vec![ColorTarget {
+                location: 1,
+                attachment: ColorAttachment::new(ColorFormat::R32Sfloat, 5, 3, [0.5, 0.0, 0.0, 1.0]).unwrap(),
+                blend: BlendState { enable: true, src_color: BlendFactor::Src1Alpha, alpha_op: BlendOp::Max, write_mask: 0b101, ..BlendState::default() },
+            }],
+            depth: Some(DepthTarget {
+                buffer: DepthBuffer::new(DepthFormat::D24UnormS8Uint, 5, 3, 0.25).unwrap(),
+                state: DepthState { test: true, write: false, op: CompareOp::GreaterOrEqual },
+                bias: Some(DepthBias { constant: 2.0, clamp: 0.5, slope: -1.0 }),
+                clamp: true,
+            }),
+        };
+        let mut o = Out(Vec::new());
+        o.pipeline(&p);
+        o.draw_cmd(&cmd);
+        o.framebuffer(&fb);
+        let mut r = Reader(&o.0);
+        assert_eq!(r.pipeline().unwrap(), p);
+        assert_eq!(r.draw_cmd().unwrap(), cmd);
+        assert_eq!(r.framebuffer().unwrap(), fb);
+        assert!(r.0.is_empty());
+        // A frame cut short is an error, never a panic.
+        for n in 0..o.0.len() {
+            let mut r = Reader(&o.0[..n]);
+            assert!(r.pipeline().and_then(|_| r.draw_cmd()).and_then(|_| r.framebuffer()).is_err());
+        }
+    }
 }
