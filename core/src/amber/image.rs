@@ -1,5 +1,5 @@
 //! Images in AmberScript: `IMAGE`, formats with normalized or packed
-//! components, and `EXPECT ... IDX x y SIZE w h EQ_RGBA r g b a`.
+//! components (their EXPECT EQ_RGBA is in `probe.rs`).
 //!
 //! An image is a [`Buffer`] whose bytes are its texels (x fastest, then y,
 //! z, then the sample, as `interp::image` lays them out), with its format's
@@ -7,7 +7,7 @@
 //! buffer.
 
 use super::{AmberError, Buffer, DataType, Reader, Scalar, Tok, Words, error, parse_buffer};
-use crate::interp::image::{Address, Format, Image, NumKind, Sampler, read_texel};
+use crate::interp::image::{Address, Format, Image, NumKind, Sampler};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -167,60 +167,6 @@ pub(super) fn parse_image(w: &mut Words, r: &mut Reader, line: u32, load: super:
     b.data.resize(texels * format.texel_bytes(), 0);
     b.image = Some((size, samples));
     Ok(b)
-}
-
-/// `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a`: each texel of the
-/// rectangle, its channels as 8-bit values (normalized channels times 255,
-/// rounded), equals r, g, b, a. The failures, at most one.
-pub(super) fn expect_rgba(
-    b: &Buffer,
-    data: &[u8],
-    rect: [u32; 4],
-    want: [u32; 4],
-    line: u32,
-) -> Option<AmberError> {
-    let Some(f) = format_of(b) else {
-        return Some(error(line, format!("`{}` is not an image", b.name)));
-    };
-    let width = match b.image {
-        Some((s, _)) => s[0],
-        None => (data.len() / f.texel_bytes().max(1)) as u32,
-    };
-    let tb = f.texel_bytes();
-    // The last texel's bytes that matched: a texel with the same bytes
-    // matches too, without converting it again (most rectangles are one
-    // colour).
-    let mut same: Option<&[u8]> = None;
-    for y in rect[1]..rect[1].saturating_add(rect[3]) {
-        for x in rect[0]..rect[0].saturating_add(rect[2]) {
-            let at = (y as usize * width as usize + x as usize) * tb;
-            let Some(bytes) = data.get(at..at + tb) else {
-                return Some(error(
-                    line,
-                    format!("texel ({x},{y}) is outside `{}`", b.name),
-                ));
-            };
-            if same == Some(bytes) {
-                continue;
-            }
-            let c = read_texel(&f, bytes);
-            let got: [u32; 4] = c.map(|v| match v {
-                crate::interp::image::Comp::F(x) => libm::round(x * 255.0) as u32,
-                crate::interp::image::Comp::I(i) => i as u32,
-            });
-            if got[..] != want[..] {
-                return Some(error(
-                    line,
-                    format!(
-                        "{} at texel ({x},{y}): expected RGBA {} {} {} {}, got {} {} {} {}",
-                        b.name, want[0], want[1], want[2], want[3], got[0], got[1], got[2], got[3]
-                    ),
-                ));
-            }
-            same = Some(bytes);
-        }
-    }
-    None
 }
 
 /// `SAMPLER name [MAG_FILTER f] [MIN_FILTER f] [ADDRESS_MODE_U|V|W m]
