@@ -236,7 +236,8 @@ pub(super) fn bind_attachment(
     line: u32,
 ) -> Result<(), AmberError> {
     let b = buffer(script, w, name)?;
-    let fname = b.format.as_deref().unwrap_or("");
+    let fname = super::image::format_name(b).unwrap_or_default();
+    let fname = fname.as_str();
     if kind == "depth_stencil" {
         w.end()?;
         let f = DepthFormat::from_name(fname)
@@ -487,8 +488,10 @@ fn parse_blend(g: &mut Graphics, r: &mut Reader, line: u32) -> Result<(), AmberE
             return w.end();
         }
         let v = w.word(k)?;
-        let factor = || BlendFactor::from_name(v);
-        let op = || BlendOp::from_name(v);
+        // Amber writes them in lower case (`one_minus_src_alpha`).
+        let name = v.to_ascii_uppercase();
+        let factor = || BlendFactor::from_name(&name);
+        let op = || BlendOp::from_name(&name);
         let b = &mut g.blend;
         let ok = match k {
             "SRC_COLOR_FACTOR" => factor().map(|f| b.src_color = f),

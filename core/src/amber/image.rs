@@ -47,8 +47,21 @@ pub(super) fn raw_type(name: &str) -> Option<DataType> {
 /// format it was made with, or the one its DATA_TYPE names (`vec4<int32>`:
 /// `R32G32B32A32_SINT`).
 pub(super) fn format_of(b: &Buffer) -> Option<Format> {
+    let name = format_name(b)?;
+    // A depth attachment sampled: D16 is read as R16_UNORM, D32 as
+    // R32_SFLOAT (their bytes are those formats').
+    let name = match name.as_str() {
+        "D16_UNORM" => "R16_UNORM",
+        "D32_SFLOAT" => "R32_SFLOAT",
+        n => n,
+    };
+    Format::parse(name)
+}
+
+/// The name of the Vulkan format [`format_of`] reads.
+pub(super) fn format_name(b: &Buffer) -> Option<String> {
     if let Some(f) = &b.format {
-        return Format::parse(f);
+        return Some(f.clone());
     }
     if b.ty.cols != 1 || b.ty.rows == 3 {
         return None;
@@ -62,7 +75,7 @@ pub(super) fn format_of(b: &Buffer) -> Option<Format> {
         name.push(c);
         name.push_str(&w.to_string());
     }
-    Format::parse(&format!("{name}_{kind}"))
+    Some(format!("{name}_{kind}"))
 }
 
 /// The description of buffer `b` bound as an image or texel buffer with

@@ -1225,6 +1225,11 @@ fn parse_pipeline(r: &mut Reader, mut p: Pipeline, script: &Script) -> Result<Pi
                     }
                 }
             }
+            "FRAMEBUFFER_SIZE" if p.graphics.is_none() => {
+                // Read and ignored in a compute pipeline, as Amber does.
+                let (_, _): (u32, u32) = (w.num("the width")?, w.num("the height")?);
+                w.end()?;
+            }
             "COMPILE_OPTIONS" => {
                 return Err(w.err("not supported: COMPILE_OPTIONS (shader compiler options)"));
             }
@@ -1266,10 +1271,20 @@ fn parse_pipeline(r: &mut Reader, mut p: Pipeline, script: &Script) -> Result<Pi
                             "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic"
                         ) =>
                     {
+                        // `AS combined_image_sampler SAMPLER s DESCRIPTOR_SET ...`
+                        // (the sampler may come first).
+                        let mut sampler = None;
+                        if kind_word == "combined_image_sampler" && w.peek() == Some("SAMPLER") {
+                            w.next();
+                            sampler = Some(w.word("the sampler's name")?);
+                        }
                         w.expect("DESCRIPTOR_SET")?;
                         let set = w.num("DESCRIPTOR_SET")?;
                         w.expect("BINDING")?;
                         let binding = w.num("BINDING")?;
+                        if let Some(s) = sampler {
+                            p.sampler_binds.push((s.into(), set, binding, line));
+                        }
                         // Per element: OFFSET, DESCRIPTOR_OFFSET and
                         // DESCRIPTOR_RANGE (one value each per buffer).
                         let (mut offset, mut extra, mut range) =
@@ -2099,3 +2114,5 @@ pub fn run_on(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_graphics;
