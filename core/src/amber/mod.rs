@@ -1,33 +1,55 @@
-//! AmberScript, the compute subset: a reader and a runner on the reference
-//! interpreter.
+//! AmberScript, the compute subset and the graphics subset: a reader and a
+//! runner on the reference interpreter (or any [`Executor`]).
 //!
 //! Read:
-//! * `SHADER compute NAME SPIRV-ASM|SPIRV-HEX|GLSL [TARGET_ENV env] ... END`
-//!   (a GLSL shader, or any shader, may be given precompiled by name:
-//!   [`RunOptions::shaders`]);
+//! * `SHADER compute|vertex|fragment NAME SPIRV-ASM|SPIRV-HEX|GLSL
+//!   [TARGET_ENV env] ... END` (a GLSL shader, or any shader, may be given
+//!   precompiled by name: [`RunOptions::shaders`]) and `SHADER vertex NAME
+//!   PASSTHROUGH` (Amber's passthrough vertex shader, [`PASSTHROUGH`]);
 //! * `BUFFER NAME DATA_TYPE T|FORMAT F [STD140|STD430]` then `DATA v... END`,
-//!   `SIZE n FILL v` or `SIZE n SERIES_FROM a INC_BY d`. T: `int8`..`int64`,
+//!   `SIZE n FILL v` or `SIZE n SERIES_FROM a INC_BY d`, or nothing after a
+//!   FORMAT (a framebuffer attachment, sized by its pipeline). T: `int8`..`int64`,
 //!   `uint8`..`uint64`, `float16`, `float`, `double`, `vecN<T>`, `matCxR<T>`
-//!   (C columns of R rows); F: a Vulkan format whose components all have one
-//!   width and type (`R32G32B32A32_SFLOAT`, `R32_UINT`, ...);
+//!   (C columns of R rows), each also as an array `T[]`; F: a Vulkan format
+//!   whose components all have one width and type (`R32G32B32A32_SFLOAT`,
+//!   `R32_UINT`, ...), an image format (`B8G8R8A8_UNORM`, ...) or a depth
+//!   format (`D16_UNORM`, `D24_UNORM_S8_UINT`, `D32_SFLOAT`);
 //! * `PIPELINE compute NAME ... END` with `ATTACH NAME [ENTRY_POINT e]
 //!   [SPECIALIZE id AS T v]...`, `ENTRY_POINT NAME e`, `BIND BUFFER NAME AS
 //!   storage|uniform|storage_dynamic|uniform_dynamic DESCRIPTOR_SET s BINDING b
 //!   [OFFSET o] [DESCRIPTOR_OFFSET d] [DESCRIPTOR_RANGE r]` (a buffer bound
-//!   twice at one offset is one memory) and `BIND BUFFER NAME AS push_constant`; `SUBGROUP NAME ...
+//!   twice at one offset is one memory), images and samplers (`AS
+//!   storage_image|sampled_image|combined_image_sampler [SAMPLER s]`, `BIND
+//!   SAMPLER`) and `BIND BUFFER NAME AS push_constant`; `SUBGROUP NAME ...
 //!   END` is read and ignored (one subgroup per workgroup);
-//! * `RUN NAME x y z`; `EXPECT NAME IDX off [TOLERANCE t...] EQ|NE|LT|LE|GT|GE
+//! * `PIPELINE graphics NAME ... END` and `DERIVE_PIPELINE NAME FROM OTHER
+//!   ... END`: the same bindings, `ATTACH` of a vertex and a fragment shader
+//!   (`TYPE`, `ENTRY_POINT`, `SPECIALIZE`), `FRAMEBUFFER_SIZE w h`,
+//!   `VIEWPORT x y SIZE w h [MIN_DEPTH a] [MAX_DEPTH b]`, `BIND BUFFER b AS
+//!   color LOCATION n`, `AS depth_stencil`, `VERTEX_DATA b LOCATION n
+//!   [OFFSET o] [STRIDE s] [FORMAT f]`, `INDEX_DATA b`, `DEPTH ... END`
+//!   (TEST, WRITE, CLAMP, COMPARE_OP, BOUNDS, BIAS), `BLEND ... END`,
+//!   `CULL_MODE`, `FRONT_FACE`, `POLYGON_MODE`, `LINE_WIDTH` (see
+//!   `graphics.rs` for how a draw is made of them);
+//! * `RUN NAME x y z`; `RUN NAME DRAW_RECT POS x y SIZE w h`, `DRAW_GRID POS
+//!   x y SIZE w h CELLS c r`, `DRAW_ARRAY AS topology [INDEXED] [START_IDX s]
+//!   [COUNT c] [START_INSTANCE i] [INSTANCE_COUNT n]`; `CLEAR_COLOR p r g b
+//!   a`, `CLEAR_DEPTH p d`, `CLEAR_STENCIL p s` (read, not modelled), `CLEAR
+//!   p`; `EXPECT NAME IDX off [TOLERANCE t...] EQ|NE|LT|LE|GT|GE
 //!   v...` (off is a byte offset; a tolerance with `%` is relative);
-//!   `EXPECT A EQ_BUFFER B`; `EXPECT A RMSE_BUFFER B TOLERANCE t`; `REPEAT n
-//!   ... END`; `COPY A TO B`;
+//!   `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a | EQ_RGB r g b
+//!   [TOLERANCE t...]`; `EXPECT A EQ_BUFFER B`; `EXPECT A RMSE_BUFFER B
+//!   TOLERANCE t`; `EXPECT A EQ_HISTOGRAM_EMD_BUFFER B TOLERANCE t` (Amber's
+//!   semantics, `probe.rs`); `REPEAT n ... END`; `COPY A TO B`;
 //! * `DEVICE_FEATURE`, `DEVICE_EXTENSION`, `INSTANCE_EXTENSION`,
 //!   `DEVICE_PROPERTY` and `SET ENGINE_DATA` lines are requirements of a
 //!   device and are ignored.
 //!
-//! A line ending in `\` goes on on the next line. Graphics (a SHADER of
-//! another stage, `PIPELINE graphics`, `CLEAR`, a draw) is the error
-//! "graphics: not run" ([`AmberError::is_graphics`]). Anything else is an
-//! error located by its line and column.
+//! A line ending in `\` goes on on the next line. Geometry and tessellation
+//! (their shaders, `PATCH_CONTROL_POINTS`, patch and adjacency topologies)
+//! are the error "graphics: not run" ([`AmberError::is_graphics`]), and so
+//! is a draw on an executor that does not draw ([`ExecError::NoDraw`]).
+//! Anything else is an error located by its line and column.
 
 pub mod export;
 mod graphics;
@@ -35,7 +57,7 @@ mod image;
 pub mod page;
 mod probe;
 
-pub use graphics::{Attach, ColorBind, Draw, Graphics, VertexData};
+pub use graphics::{Attach, ColorBind, DEFAULT_FRAMEBUFFER, Draw, Graphics, PASSTHROUGH, VertexData};
 
 use crate::TargetEnv;
 use crate::diag::line_col;
