@@ -267,3 +267,34 @@ fn histogram_emd_and_rmse_by_hand() {
     assert_eq!(out.failures.len(), 3, "{msgs:?}");
     assert!(msgs[2].contains("root mean square"), "{msgs:?}");
 }
+
+/// Fails each draw with the interpreter's error at instruction 16 (of the
+/// stage assembled from the script: the fragment shader's OpStore).
+struct Failing;
+
+impl Executor for Failing {
+    fn dispatch(&mut self, _: &Dispatch, _: &mut Buffers) -> Result<(), ExecError> {
+        Ok(())
+    }
+
+    fn draw(&mut self, _: &DrawJob, _: &mut Framebuffer, _: &mut Buffers) -> Result<(), ExecError> {
+        Err(ExecError::Interp(interp::RunError {
+            kind: interp::RunErrorKind::NoEntryPoint { name: None },
+            inst: Some(16),
+            invocation: None,
+            block: None,
+            related: Vec::new(),
+            trace: None,
+        }))
+    }
+}
+
+#[test]
+fn a_draw_error_is_located_in_the_shader_text() {
+    let src = script("  BIND BUFFER fb AS color LOCATION 0\n", "RUN p DRAW_RECT POS 0 0 SIZE 1 1\n");
+    let s = parse(&src).expect("parses");
+    let e = run_on(&s, &RunOptions::default(), &mut Failing).expect_err("the draw fails");
+    let store = src.lines().position(|l| l.contains("OpStore")).expect("the store") as u32 + 1;
+    assert_eq!((e.line, e.col), (store, 16), "{e}");
+    assert!(!e.is_graphics() && e.message.contains("in the RUN at line"), "{e}");
+}
