@@ -18,7 +18,9 @@
 //! 0, [`raster::draws`]) as Amber's Vulkan engine does; `DRAW_ARRAY` the
 //! pipeline's `VERTEX_DATA` (and `INDEX_DATA` when INDEXED). Geometry and
 //! tessellation (their shaders, patch lists, topologies with adjacency,
-//! `PATCH_CONTROL_POINTS`) are "graphics: not run".
+//! `PATCH_CONTROL_POINTS`) are "graphics: not run". `CULL_MODE`,
+//! `FRONT_FACE` and `LINE_WIDTH` are read as well (VkScript's pipeline
+//! state, which upstream AmberScript does not spell; the corpus uses none).
 
 use super::{
     AmberError, Bound, Command, DataType, DrawJob, ExecError, Pipeline, Reader, Runner,
@@ -61,8 +63,10 @@ pub const PASSTHROUGH: &str = "               OpCapability Shader
 
 /// Amber's framebuffer size when a pipeline gives none.
 pub const DEFAULT_FRAMEBUFFER: (u32, u32) = (250, 250);
-/// The largest FRAMEBUFFER_SIZE side read.
+/// The largest FRAMEBUFFER_SIZE side read, and the most texels (a
+/// `R32G32B32A32_SFLOAT` attachment of 4 Mi texels takes 64 MiB).
 const MAX_SIDE: u32 = 1 << 14;
+const MAX_TEXELS: u64 = 1 << 22;
 
 /// A shader attached to a graphics pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -316,8 +320,10 @@ pub(super) fn pipeline_command(
     match cmd {
         "FRAMEBUFFER_SIZE" => {
             let (fw, fh): (u32, u32) = (w.num("the width")?, w.num("the height")?);
-            if fw == 0 || fh == 0 || fw > MAX_SIDE || fh > MAX_SIDE {
-                return Err(w.err(format!("FRAMEBUFFER_SIZE {fw} {fh}: each side 1 to {MAX_SIDE}")));
+            if fw == 0 || fh == 0 || fw > MAX_SIDE || fh > MAX_SIDE || fw as u64 * fh as u64 > MAX_TEXELS {
+                return Err(w.err(format!(
+                    "FRAMEBUFFER_SIZE {fw} {fh}: each side 1 to {MAX_SIDE}, at most {MAX_TEXELS} texels"
+                )));
             }
             g.framebuffer = (fw, fh);
         }
@@ -488,8 +494,9 @@ fn parse_blend(g: &mut Graphics, r: &mut Reader, line: u32) -> Result<(), AmberE
             return w.end();
         }
         let v = w.word(k)?;
-        // Amber writes them in lower case (`one_minus_src_alpha`).
-        let name = v.to_ascii_uppercase();
+        // Amber writes them in lower case (`one_minus_src_alpha`), and
+        // its subtractions `substract` and `reverse_substract`.
+        let name = v.to_ascii_uppercase().replace("SUBSTRACT", "SUBTRACT");
         let factor = || BlendFactor::from_name(&name);
         let op = || BlendOp::from_name(&name);
         let b = &mut g.blend;
@@ -846,7 +853,7 @@ impl<'a> Runner<'a> {
                 let total = match &indices {
                     Some(i) => i.len() as u64,
                     None => {
-                        let v = &g.vertex_data[0];
+                        let v = g.vertex_data.first().ok_or_else(|| error(line, "DRAW_ARRAY needs VERTEX_DATA in the pipeline"))?;
                         let k = self.find(&v.buffer, v.line)?;
                         let (ty, layout) = self.types[k];
                         (self.bufs[k].len() / ty.stride(layout).max(1)) as u64

@@ -39,7 +39,7 @@ fn script(pipeline: &str, commands: &str) -> String {
     )
 }
 
-const FULL: &str = "  FRAMEBUFFER_SIZE 8 4\n  VIEWPORT 1 1 SIZE 4 2 MIN_DEPTH 0.25\n  BIND BUFFER fb AS color LOCATION 0\n  BIND BUFFER depth AS depth_stencil\n  BIND BUFFER u AS uniform DESCRIPTOR_SET 0 BINDING 1\n  VERTEX_DATA verts LOCATION 0\n  INDEX_DATA idx\n  CULL_MODE back\n  FRONT_FACE clockwise\n  POLYGON_MODE line\n  LINE_WIDTH 2\n  DEPTH\n    TEST on\n    WRITE on\n    COMPARE_OP less_or_equal\n    CLAMP off\n    BOUNDS min 0.0 max 1.0\n    BIAS constant 1.0 clamp 0.0 slope 2.0\n  END\n  BLEND\n    SRC_COLOR_FACTOR src_alpha\n    DST_COLOR_FACTOR one_minus_src_alpha\n    COLOR_OP add\n  END\n";
+const FULL: &str = "  FRAMEBUFFER_SIZE 8 4\n  VIEWPORT 1 1 SIZE 4 2 MIN_DEPTH 0.25\n  BIND BUFFER fb AS color LOCATION 0\n  BIND BUFFER depth AS depth_stencil\n  BIND BUFFER u AS uniform DESCRIPTOR_SET 0 BINDING 1\n  VERTEX_DATA verts LOCATION 0\n  INDEX_DATA idx\n  CULL_MODE back\n  FRONT_FACE clockwise\n  POLYGON_MODE line\n  LINE_WIDTH 2\n  DEPTH\n    TEST on\n    WRITE on\n    COMPARE_OP less_or_equal\n    CLAMP off\n    BOUNDS min 0.0 max 1.0\n    BIAS constant 1.0 clamp 0.0 slope 2.0\n  END\n  BLEND\n    SRC_COLOR_FACTOR src_alpha\n    DST_COLOR_FACTOR one_minus_src_alpha\n    COLOR_OP reverse_substract\n  END\n";
 
 #[test]
 fn parses_a_graphics_pipeline() {
@@ -61,7 +61,7 @@ fn parses_a_graphics_pipeline() {
     assert_eq!(g.index_data.as_ref().map(|i| i.0.as_str()), Some("idx"));
     assert_eq!(g.depth_state, raster::DepthState { test: true, write: true, op: raster::CompareOp::LessOrEqual });
     assert_eq!(g.depth_bias, Some(raster::DepthBias { constant: 1.0, clamp: 0.0, slope: 2.0 }));
-    assert!(g.blend.enable && g.blend.src_color == raster::BlendFactor::SrcAlpha && g.blend.dst_color == raster::BlendFactor::OneMinusSrcAlpha);
+    assert!(g.blend.enable && g.blend.src_color == raster::BlendFactor::SrcAlpha && g.blend.dst_color == raster::BlendFactor::OneMinusSrcAlpha && g.blend.color_op == raster::BlendOp::ReverseSubtract);
     assert_eq!((g.cull, g.front_face, g.polygon_mode, g.line_width), (raster::CullMode::Back, raster::FrontFace::Clockwise, raster::PolygonMode::Line, 2.0));
     // The attachments take the framebuffer's size; `int32[] STD140` pads
     // each element to 16 bytes.
