@@ -518,7 +518,7 @@ fn parse_blend(g: &mut Graphics, r: &mut Reader, line: u32) -> Result<(), AmberE
 
 /// At a graphics pipeline's END: a vertex and a fragment shader and a
 /// colour attachment.
-pub(super) fn validate(p: &Pipeline, _script: &Script, line: u32) -> Result<(), AmberError> {
+pub(super) fn validate(p: &Pipeline, line: u32) -> Result<(), AmberError> {
     let Some(g) = p.graphics.as_deref() else { return Ok(()) };
     for (stage, what) in [(ShaderStage::Vertex, "vertex"), (ShaderStage::Fragment, "fragment")] {
         if !g.attach.iter().any(|a| a.stage == stage) {
@@ -534,10 +534,6 @@ pub(super) fn validate(p: &Pipeline, _script: &Script, line: u32) -> Result<(), 
     Ok(())
 }
 
-fn depth_bytes_per_texel(f: DepthFormat) -> usize {
-    f.texel_bytes()
-}
-
 /// The attachments of `p` sized to its framebuffer (as Amber sizes a
 /// pipeline's attachment buffers), their bytes kept where they fit.
 pub(super) fn size_attachments(script: &mut Script, p: &Pipeline) {
@@ -546,7 +542,7 @@ pub(super) fn size_attachments(script: &mut Script, p: &Pipeline) {
     let texels = w as usize * h as usize;
     let mut sized: Vec<(&str, usize)> = g.colors.iter().map(|c| (c.buffer.as_str(), c.format.texel_bytes())).collect();
     if let Some((d, f, _)) = &g.depth {
-        sized.push((d.as_str(), depth_bytes_per_texel(*f)));
+        sized.push((d.as_str(), f.texel_bytes()));
     }
     for (name, tb) in sized {
         if let Some(b) = script.buffers.iter_mut().find(|b| b.name == name) {
@@ -666,8 +662,7 @@ pub(super) fn parse_clear(w: &mut Words, script: &Script, cmd: &str, line: u32) 
 }
 
 /// The values of an index buffer, widened to u32.
-fn index_values(b: &super::Buffer, ty: DataType, layout: super::Layout, data: &[u8]) -> Vec<u32> {
-    let _ = b;
+fn index_values(ty: DataType, layout: super::Layout, data: &[u8]) -> Vec<u32> {
     let stride = ty.stride(layout).max(1);
     let size = ty.scalar.size();
     (0..data.len() / stride)
@@ -844,7 +839,7 @@ impl<'a> Runner<'a> {
                     (Some((name, l)), true) => {
                         let k = self.find(name, *l)?;
                         let (ty, layout) = self.types[k];
-                        Some(index_values(&self.script.buffers[k], ty, layout, &self.bufs[k]))
+                        Some(index_values(ty, layout, &self.bufs[k]))
                     }
                     _ => None,
                 };

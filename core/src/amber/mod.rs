@@ -1175,7 +1175,7 @@ fn parse_pipeline(r: &mut Reader, mut p: Pipeline, script: &Script) -> Result<Pi
         match w.word("a pipeline command")? {
             "END" => {
                 if p.graphics.is_some() {
-                    graphics::validate(&p, script, line)?;
+                    graphics::validate(&p, line)?;
                 }
                 break;
             }
