@@ -298,3 +298,24 @@ fn a_draw_error_is_located_in_the_shader_text() {
     assert_eq!((e.line, e.col), (store, 16), "{e}");
     assert!(!e.is_graphics() && e.message.contains("in the RUN at line"), "{e}");
 }
+
+#[test]
+fn derived_pipelines_and_precompiled_graphics_shaders() {
+    let commands = "DERIVE_PIPELINE q FROM p\n  FRAMEBUFFER_SIZE 2 2\n  BIND BUFFER ffb AS color LOCATION 1\nEND\nRUN q DRAW_RECT POS 0 0 SIZE 2 2\n";
+    let src = script("  FRAMEBUFFER_SIZE 4 4\n", commands).replace("PIPELINE graphics p\n", "SHADER fragment g GLSL\nvoid main() {}\nEND\nPIPELINE graphics p\n").replace("  ATTACH fs\n", "  ATTACH g\n");
+    let src = src.replace("  FRAMEBUFFER_SIZE 4 4\n", "  FRAMEBUFFER_SIZE 4 4\n  BIND BUFFER fb AS color LOCATION 0\n");
+    let s = parse(&src).unwrap_or_else(|e| panic!("{e}"));
+    let q = s.pipelines.iter().find(|p| p.name == "q").and_then(|p| p.graphics.as_deref()).expect("q");
+    assert_eq!(q.framebuffer, (2, 2));
+    assert_eq!(q.colors.iter().map(|c| c.buffer.as_str()).collect::<Vec<_>>(), ["fb", "ffb"]);
+    let p = s.pipelines.iter().find(|p| p.name == "p").and_then(|p| p.graphics.as_deref()).expect("p");
+    assert_eq!((p.framebuffer, p.colors.len()), ((4, 4), 1), "the base is unchanged");
+    let e = run_on(&s, &RunOptions::default(), &mut painter()).expect_err("the GLSL shader has no module");
+    assert!(e.message.contains("precompiled"), "{e}");
+    let words = crate::text::asm::assemble(FRAG, &crate::text::asm::AsmOptions::default()).expect("assembles");
+    let opts = RunOptions { shaders: BTreeMap::from([(String::from("g"), words)]), ..RunOptions::default() };
+    let mut p = painter();
+    run_on(&s, &opts, &mut p).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.seen[0].1, [(2, 2), (2, 2)]);
+    assert_eq!(p.jobs[0].3, "g");
+}
