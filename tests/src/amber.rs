@@ -20,6 +20,17 @@ pub struct AmberCase {
 
 /// The compute Amber tests with EXPECT lines, sorted by path.
 pub fn compute_cases(corpus: &Path) -> Vec<AmberCase> {
+    cases_of(corpus, "compute")
+}
+
+/// The graphics Amber tests with EXPECT lines (`pipeline_kind` graphics),
+/// sorted by path.
+pub fn graphics_cases(corpus: &Path) -> Vec<AmberCase> {
+    cases_of(corpus, "graphics")
+}
+
+/// The Amber tests of one `pipeline_kind` with EXPECT lines, sorted by path.
+fn cases_of(corpus: &Path, kind: &str) -> Vec<AmberCase> {
     let mut out = Vec::new();
     let mut dirs: Vec<_> = std::fs::read_dir(corpus.join("amber"))
         .expect("read the corpus's amber folder")
@@ -34,7 +45,7 @@ pub fn compute_cases(corpus: &Path) -> Vec<AmberCase> {
         let index: Value = serde_json::from_str(&text).expect("index.json parses");
         for e in index.as_array().expect("index.json is a list") {
             let expects = e["expects"].as_array().is_some_and(|x| !x.is_empty());
-            if e["pipeline_kind"] != "compute" || !expects {
+            if e["pipeline_kind"] != kind || !expects {
                 continue;
             }
             out.push(AmberCase {
@@ -65,7 +76,7 @@ pub enum Verdict {
 }
 
 /// The precompiled GLSL shaders of a case: shader name -> words.
-fn precompiled(corpus: &Path, case: &AmberCase) -> BTreeMap<String, Vec<u32>> {
+pub fn precompiled(corpus: &Path, case: &AmberCase) -> BTreeMap<String, Vec<u32>> {
     let mut out = BTreeMap::new();
     for s in &case.shaders {
         let Ok(text) = std::fs::read_to_string(corpus.join(s)) else {
@@ -112,20 +123,25 @@ pub fn run_case_on(corpus: &Path, case: &AmberCase, exec: &mut dyn amber::Execut
         shaders: precompiled(corpus, case),
         ..RunOptions::default()
     };
-    // Files the script names are read beside it, as Amber does; the corpus
-    // does not carry them, so they are then looked up in tests/amber-data/,
-    // which holds the upstream files (see its README.md).
+    match parse_case_text(corpus, case, &text).and_then(|s| amber::run_on(&s, &opts, exec)) {
+        Ok(o) if o.passed() => Verdict::Pass,
+        Ok(o) => Verdict::Fail(o.failures.iter().map(|e| e.to_string()).collect()),
+        Err(e) => Verdict::Error(e.to_string()),
+    }
+}
+
+/// Parse a case's script `text`. Files the script names are read beside it,
+/// as Amber does; the corpus does not carry them, so they are then looked
+/// up in tests/amber-data/, which holds the upstream files (see its
+/// README.md).
+pub fn parse_case_text(corpus: &Path, case: &AmberCase, text: &str) -> Result<amber::Script, amber::AmberError> {
     let path = corpus.join(&case.amber);
     let dir = path.parent().map(|d| d.to_path_buf()).unwrap_or_default();
     let data = amber_data_dir(&path);
     let mut load = |name: &str| {
         std::fs::read(dir.join(name)).or_else(|e| data.as_ref().map_or(Err(e), |d| std::fs::read(d.join(name)))).map_err(|e| e.to_string())
     };
-    match amber::parse_with(&text, &mut load).and_then(|s| amber::run_on(&s, &opts, exec)) {
-        Ok(o) if o.passed() => Verdict::Pass,
-        Ok(o) => Verdict::Fail(o.failures.iter().map(|e| e.to_string()).collect()),
-        Err(e) => Verdict::Error(e.to_string()),
-    }
+    amber::parse_with(text, &mut load)
 }
 
 /// The folder of tests/amber-data/ for the script at `path`: the one named

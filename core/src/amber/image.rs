@@ -1,5 +1,5 @@
 //! Images in AmberScript: `IMAGE`, formats with normalized or packed
-//! components, and `EXPECT ... IDX x y SIZE w h EQ_RGBA r g b a`.
+//! components (their EXPECT EQ_RGBA is in `probe.rs`).
 //!
 //! An image is a [`Buffer`] whose bytes are its texels (x fastest, then y,
 //! z, then the sample, as `interp::image` lays them out), with its format's
@@ -7,7 +7,7 @@
 //! buffer.
 
 use super::{AmberError, Buffer, DataType, Reader, Scalar, Tok, Words, error, parse_buffer};
-use crate::interp::image::{Address, Format, Image, NumKind, Sampler, read_texel};
+use crate::interp::image::{Address, Format, Image, NumKind, Sampler};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -47,8 +47,21 @@ pub(super) fn raw_type(name: &str) -> Option<DataType> {
 /// format it was made with, or the one its DATA_TYPE names (`vec4<int32>`:
 /// `R32G32B32A32_SINT`).
 pub(super) fn format_of(b: &Buffer) -> Option<Format> {
+    let name = format_name(b)?;
+    // A depth attachment sampled: D16 is read as R16_UNORM, D32 as
+    // R32_SFLOAT (their bytes are those formats').
+    let name = match name.as_str() {
+        "D16_UNORM" => "R16_UNORM",
+        "D32_SFLOAT" => "R32_SFLOAT",
+        n => n,
+    };
+    Format::parse(name)
+}
+
+/// The name of the Vulkan format [`format_of`] reads.
+pub(super) fn format_name(b: &Buffer) -> Option<String> {
     if let Some(f) = &b.format {
-        return Format::parse(f);
+        return Some(f.clone());
     }
     if b.ty.cols != 1 || b.ty.rows == 3 {
         return None;
@@ -62,7 +75,7 @@ pub(super) fn format_of(b: &Buffer) -> Option<Format> {
         name.push(c);
         name.push_str(&w.to_string());
     }
-    Format::parse(&format!("{name}_{kind}"))
+    Some(format!("{name}_{kind}"))
 }
 
 /// The description of buffer `b` bound as an image or texel buffer with
@@ -167,60 +180,6 @@ pub(super) fn parse_image(w: &mut Words, r: &mut Reader, line: u32, load: super:
     b.data.resize(texels * format.texel_bytes(), 0);
     b.image = Some((size, samples));
     Ok(b)
-}
-
-/// `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a`: each texel of the
-/// rectangle, its channels as 8-bit values (normalized channels times 255,
-/// rounded), equals r, g, b, a. The failures, at most one.
-pub(super) fn expect_rgba(
-    b: &Buffer,
-    data: &[u8],
-    rect: [u32; 4],
-    want: [u32; 4],
-    line: u32,
-) -> Option<AmberError> {
-    let Some(f) = format_of(b) else {
-        return Some(error(line, format!("`{}` is not an image", b.name)));
-    };
-    let width = match b.image {
-        Some((s, _)) => s[0],
-        None => (data.len() / f.texel_bytes().max(1)) as u32,
-    };
-    let tb = f.texel_bytes();
-    // The last texel's bytes that matched: a texel with the same bytes
-    // matches too, without converting it again (most rectangles are one
-    // colour).
-    let mut same: Option<&[u8]> = None;
-    for y in rect[1]..rect[1].saturating_add(rect[3]) {
-        for x in rect[0]..rect[0].saturating_add(rect[2]) {
-            let at = (y as usize * width as usize + x as usize) * tb;
-            let Some(bytes) = data.get(at..at + tb) else {
-                return Some(error(
-                    line,
-                    format!("texel ({x},{y}) is outside `{}`", b.name),
-                ));
-            };
-            if same == Some(bytes) {
-                continue;
-            }
-            let c = read_texel(&f, bytes);
-            let got: [u32; 4] = c.map(|v| match v {
-                crate::interp::image::Comp::F(x) => libm::round(x * 255.0) as u32,
-                crate::interp::image::Comp::I(i) => i as u32,
-            });
-            if got[..] != want[..] {
-                return Some(error(
-                    line,
-                    format!(
-                        "{} at texel ({x},{y}): expected RGBA {} {} {} {}, got {} {} {} {}",
-                        b.name, want[0], want[1], want[2], want[3], got[0], got[1], got[2], got[3]
-                    ),
-                ));
-            }
-            same = Some(bytes);
-        }
-    }
-    None
 }
 
 /// `SAMPLER name [MAG_FILTER f] [MIN_FILTER f] [ADDRESS_MODE_U|V|W m]

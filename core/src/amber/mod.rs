@@ -1,37 +1,63 @@
-//! AmberScript, the compute subset: a reader and a runner on the reference
-//! interpreter.
+//! AmberScript, the compute subset and the graphics subset: a reader and a
+//! runner on the reference interpreter (or any [`Executor`]).
 //!
 //! Read:
-//! * `SHADER compute NAME SPIRV-ASM|SPIRV-HEX|GLSL [TARGET_ENV env] ... END`
-//!   (a GLSL shader, or any shader, may be given precompiled by name:
-//!   [`RunOptions::shaders`]);
+//! * `SHADER compute|vertex|fragment NAME SPIRV-ASM|SPIRV-HEX|GLSL
+//!   [TARGET_ENV env] ... END` (a GLSL shader, or any shader, may be given
+//!   precompiled by name: [`RunOptions::shaders`]) and `SHADER vertex NAME
+//!   PASSTHROUGH` (Amber's passthrough vertex shader, [`PASSTHROUGH`]);
 //! * `BUFFER NAME DATA_TYPE T|FORMAT F [STD140|STD430]` then `DATA v... END`,
-//!   `SIZE n FILL v` or `SIZE n SERIES_FROM a INC_BY d`. T: `int8`..`int64`,
+//!   `SIZE n FILL v` or `SIZE n SERIES_FROM a INC_BY d`, or nothing after a
+//!   FORMAT (a framebuffer attachment, sized by its pipeline). T: `int8`..`int64`,
 //!   `uint8`..`uint64`, `float16`, `float`, `double`, `vecN<T>`, `matCxR<T>`
-//!   (C columns of R rows); F: a Vulkan format whose components all have one
-//!   width and type (`R32G32B32A32_SFLOAT`, `R32_UINT`, ...);
+//!   (C columns of R rows), each also as an array `T[]`; F: a Vulkan format
+//!   whose components all have one width and type (`R32G32B32A32_SFLOAT`,
+//!   `R32_UINT`, ...), an image format (`B8G8R8A8_UNORM`, ...) or a depth
+//!   format (`D16_UNORM`, `D24_UNORM_S8_UINT`, `D32_SFLOAT`);
 //! * `PIPELINE compute NAME ... END` with `ATTACH NAME [ENTRY_POINT e]
 //!   [SPECIALIZE id AS T v]...`, `ENTRY_POINT NAME e`, `BIND BUFFER NAME AS
 //!   storage|uniform|storage_dynamic|uniform_dynamic DESCRIPTOR_SET s BINDING b
 //!   [OFFSET o] [DESCRIPTOR_OFFSET d] [DESCRIPTOR_RANGE r]` (a buffer bound
-//!   twice at one offset is one memory) and `BIND BUFFER NAME AS push_constant`; `SUBGROUP NAME ...
+//!   twice at one offset is one memory), images and samplers (`AS
+//!   storage_image|sampled_image|combined_image_sampler [SAMPLER s]`, `BIND
+//!   SAMPLER`) and `BIND BUFFER NAME AS push_constant`; `SUBGROUP NAME ...
 //!   END` is read and ignored (one subgroup per workgroup);
-//! * `RUN NAME x y z`; `EXPECT NAME IDX off [TOLERANCE t...] EQ|NE|LT|LE|GT|GE
+//! * `PIPELINE graphics NAME ... END` and `DERIVE_PIPELINE NAME FROM OTHER
+//!   ... END`: the same bindings, `ATTACH` of a vertex and a fragment shader
+//!   (`TYPE`, `ENTRY_POINT`, `SPECIALIZE`), `FRAMEBUFFER_SIZE w h`,
+//!   `VIEWPORT x y SIZE w h [MIN_DEPTH a] [MAX_DEPTH b]`, `BIND BUFFER b AS
+//!   color LOCATION n`, `AS depth_stencil`, `VERTEX_DATA b LOCATION n
+//!   [OFFSET o] [STRIDE s] [FORMAT f]`, `INDEX_DATA b`, `DEPTH ... END`
+//!   (TEST, WRITE, CLAMP, COMPARE_OP, BOUNDS, BIAS), `BLEND ... END`,
+//!   `CULL_MODE`, `FRONT_FACE`, `POLYGON_MODE`, `LINE_WIDTH` (see
+//!   `graphics.rs` for how a draw is made of them);
+//! * `RUN NAME x y z`; `RUN NAME DRAW_RECT POS x y SIZE w h`, `DRAW_GRID POS
+//!   x y SIZE w h CELLS c r`, `DRAW_ARRAY AS topology [INDEXED] [START_IDX s]
+//!   [COUNT c] [START_INSTANCE i] [INSTANCE_COUNT n]`; `CLEAR_COLOR p r g b
+//!   a`, `CLEAR_DEPTH p d`, `CLEAR_STENCIL p s` (read, not modelled), `CLEAR
+//!   p`; `EXPECT NAME IDX off [TOLERANCE t...] EQ|NE|LT|LE|GT|GE
 //!   v...` (off is a byte offset; a tolerance with `%` is relative);
-//!   `EXPECT A EQ_BUFFER B`; `EXPECT A RMSE_BUFFER B TOLERANCE t`; `REPEAT n
-//!   ... END`; `COPY A TO B`;
+//!   `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a | EQ_RGB r g b
+//!   [TOLERANCE t...]`; `EXPECT A EQ_BUFFER B`; `EXPECT A RMSE_BUFFER B
+//!   TOLERANCE t`; `EXPECT A EQ_HISTOGRAM_EMD_BUFFER B TOLERANCE t` (Amber's
+//!   semantics, `probe.rs`); `REPEAT n ... END`; `COPY A TO B`;
 //! * `DEVICE_FEATURE`, `DEVICE_EXTENSION`, `INSTANCE_EXTENSION`,
 //!   `DEVICE_PROPERTY` and `SET ENGINE_DATA` lines are requirements of a
 //!   device and are ignored.
 //!
-//! A line ending in `\` goes on on the next line. Graphics (a SHADER of
-//! another stage, `PIPELINE graphics`, `CLEAR`, a draw) is the error
-//! "graphics: not run" ([`AmberError::is_graphics`]). Anything else is an
-//! error located by its line and column.
+//! A line ending in `\` goes on on the next line. Geometry and tessellation
+//! (their shaders, `PATCH_CONTROL_POINTS`, patch and adjacency topologies)
+//! are the error "graphics: not run" ([`AmberError::is_graphics`]), and so
+//! is a draw on an executor that does not draw ([`ExecError::NoDraw`]).
+//! Anything else is an error located by its line and column.
 
 pub mod export;
+mod graphics;
 mod image;
 pub mod page;
+mod probe;
+
+pub use graphics::{Attach, ColorBind, DEFAULT_FRAMEBUFFER, Draw, Graphics, PASSTHROUGH, VertexData};
 
 use crate::TargetEnv;
 use crate::diag::line_col;
@@ -379,10 +405,22 @@ pub enum ShaderFormat {
     Glsl,
 }
 
+/// The stage a `SHADER` is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderStage {
+    Compute,
+    Vertex,
+    Fragment,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shader {
     pub name: String,
     pub line: u32,
+    pub stage: ShaderStage,
+    /// Amber's passthrough vertex shader (`PASSTHROUGH`): `text` is
+    /// [`PASSTHROUGH`], which is no text of the script.
+    pub passthrough: bool,
     pub format: ShaderFormat,
     pub env: Option<TargetEnv>,
     pub text: String,
@@ -430,7 +468,7 @@ pub struct Bind {
     pub image: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Pipeline {
     pub name: String,
     pub line: u32,
@@ -445,6 +483,9 @@ pub struct Pipeline {
     /// spirv-opt pass the runner emulates (see
     /// [`crate::interp::Options::robust_access`]).
     pub robust_access: bool,
+    /// A `PIPELINE graphics`: its stages, attachments and fixed function
+    /// (`None` for a compute pipeline).
+    pub graphics: Option<alloc::boxed::Box<Graphics>>,
 }
 
 /// An EXPECT comparison.
@@ -496,11 +537,12 @@ pub enum Command {
         values: Vec<u64>,
         line: u32,
     },
-    /// `EXPECT a EQ_BUFFER b`, or `RMSE_BUFFER b TOLERANCE t` (`rmse`).
+    /// `EXPECT a EQ_BUFFER b`, `RMSE_BUFFER b TOLERANCE t` or
+    /// `EQ_HISTOGRAM_EMD_BUFFER b TOLERANCE t`.
     ExpectBuffer {
         a: String,
         b: String,
-        rmse: Option<f64>,
+        cmp: BufferCmp,
         line: u32,
     },
     Repeat {
@@ -512,13 +554,53 @@ pub enum Command {
         to: String,
         line: u32,
     },
-    /// `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a`.
+    /// `EXPECT image IDX x y SIZE w h EQ_RGBA r g b a [TOLERANCE t...]`, or
+    /// `EQ_RGB r g b` (`alpha` false: the alpha is not compared).
     ExpectRgba {
         buffer: String,
         rect: [u32; 4],
         rgba: [u32; 4],
+        alpha: bool,
+        tolerance: Vec<Tolerance>,
         line: u32,
     },
+    /// `CLEAR_COLOR p r g b a` (0 to 255 each, kept divided by 255).
+    ClearColor {
+        pipeline: String,
+        rgba: [f32; 4],
+        line: u32,
+    },
+    /// `CLEAR_DEPTH p d`.
+    ClearDepth {
+        pipeline: String,
+        depth: f32,
+        line: u32,
+    },
+    /// `CLEAR p`: the pipeline's colour attachments to its clear colour,
+    /// its depth attachment to its clear depth.
+    Clear {
+        pipeline: String,
+        line: u32,
+    },
+    /// `RUN p DRAW_RECT | DRAW_GRID | DRAW_ARRAY ...` on a graphics pipeline.
+    Draw {
+        pipeline: String,
+        draw: Draw,
+        line: u32,
+    },
+}
+
+/// How `EXPECT a ... b` compares two buffers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BufferCmp {
+    /// `EQ_BUFFER`: every value equal.
+    Eq,
+    /// `RMSE_BUFFER b TOLERANCE t`: the root mean square of the values'
+    /// differences at most t.
+    Rmse(f64),
+    /// `EQ_HISTOGRAM_EMD_BUFFER b TOLERANCE t`: the earth mover's distance
+    /// of the channels' histograms at most t (8-bit four-channel images).
+    HistogramEmd(f64),
 }
 
 /// A parsed Amber script.
@@ -689,15 +771,34 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
         let command = match cmd {
             "SHADER" => {
                 let kind = w.word("the shader's stage")?;
-                if kind != "compute" {
-                    let _ = r.block(line, "SHADER");
-                    return Err(graphics(line, &format!("SHADER {kind}")));
-                }
+                let stage = match kind {
+                    "compute" => ShaderStage::Compute,
+                    "vertex" => ShaderStage::Vertex,
+                    "fragment" => ShaderStage::Fragment,
+                    _ => {
+                        let _ = r.block(line, "SHADER");
+                        return Err(graphics(line, &format!("SHADER {kind}")));
+                    }
+                };
                 let name = w.word("the shader's name")?;
                 let format = match w.word("the shader's format")? {
                     "SPIRV-ASM" => ShaderFormat::SpirvAsm,
                     "SPIRV-HEX" => ShaderFormat::SpirvHex,
                     "GLSL" => ShaderFormat::Glsl,
+                    "PASSTHROUGH" if stage == ShaderStage::Vertex => {
+                        w.end()?;
+                        script.shaders.push(Shader {
+                            name: name.into(),
+                            line,
+                            stage,
+                            passthrough: true,
+                            format: ShaderFormat::SpirvAsm,
+                            env: None,
+                            text: graphics::PASSTHROUGH.into(),
+                        });
+                        continue;
+                    }
+                    "PASSTHROUGH" => return Err(w.err("PASSTHROUGH is a vertex shader only")),
                     f => return Err(w.err(format!("not supported: shader format {f}"))),
                 };
                 let mut env = None;
@@ -714,6 +815,8 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
                 script.shaders.push(Shader {
                     name: name.into(),
                     line,
+                    stage,
+                    passthrough: false,
                     format,
                     env,
                     text,
@@ -737,12 +840,48 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
             }
             "PIPELINE" => {
                 let kind = w.word("the pipeline's kind")?;
-                if kind != "compute" {
-                    return Err(graphics(line, &format!("PIPELINE {kind}")));
-                }
+                let gfx = match kind {
+                    "compute" => None,
+                    "graphics" => Some(alloc::boxed::Box::new(Graphics::default())),
+                    _ => return Err(graphics(line, &format!("PIPELINE {kind}"))),
+                };
                 let name = w.word("the pipeline's name")?;
                 w.end()?;
-                let p = parse_pipeline(&mut r, name, line)?;
+                if script.pipelines.iter().any(|p| p.name == name) {
+                    return Err(w.err(format!("a second pipeline named `{name}`")));
+                }
+                let p = Pipeline {
+                    name: name.into(),
+                    line,
+                    shader: None,
+                    entry: None,
+                    specialize: Vec::new(),
+                    binds: Vec::new(),
+                    sampler_binds: Vec::new(),
+                    robust_access: false,
+                    graphics: gfx,
+                };
+                let p = parse_pipeline(&mut r, p, &script)?;
+                graphics::size_attachments(&mut script, &p);
+                script.pipelines.push(p);
+                None
+            }
+            "DERIVE_PIPELINE" => {
+                // DERIVE_PIPELINE new FROM old: a copy of old, then the
+                // block's commands on it.
+                let name = w.word("the pipeline's name")?;
+                w.expect("FROM")?;
+                let from = w.word("the pipeline it derives from")?;
+                w.end()?;
+                let Some(old) = script.pipelines.iter().find(|p| p.name == from) else {
+                    return Err(w.err(format!("no pipeline named `{from}`")));
+                };
+                if script.pipelines.iter().any(|p| p.name == name) {
+                    return Err(w.err(format!("a second pipeline named `{name}`")));
+                }
+                let p = Pipeline { name: name.into(), line, ..old.clone() };
+                let p = parse_pipeline(&mut r, p, &script)?;
+                graphics::size_attachments(&mut script, &p);
                 script.pipelines.push(p);
                 None
             }
@@ -752,9 +891,11 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
                     w.next();
                 }
                 let pipeline = w.word("the pipeline")?;
-                if matches!(w.peek(), Some("DRAW_RECT" | "DRAW_GRID" | "DRAW_ARRAY")) {
-                    return Err(graphics(line, "RUN ... DRAW"));
-                }
+                let p = script.pipelines.iter().find(|p| p.name == pipeline);
+                if p.is_some_and(|p| p.graphics.is_some()) || matches!(w.peek(), Some("DRAW_RECT" | "DRAW_GRID" | "DRAW_ARRAY")) {
+                    let draw = graphics::parse_draw(&mut w, &script, pipeline)?;
+                    Some(Command::Draw { pipeline: pipeline.into(), draw, line })
+                } else {
                 let groups = [w.num("RUN x")?, w.num("RUN y")?, w.num("RUN z")?];
                 w.end()?;
                 Some(Command::Run {
@@ -762,6 +903,7 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
                     groups,
                     line,
                 })
+                }
             }
             "EXPECT" => Some(parse_expect(&mut w, &script, line)?),
             "REPEAT" => {
@@ -792,7 +934,7 @@ pub fn parse_with(src: &str, load: FileLoader) -> Result<Script, AmberError> {
                 })
             }
             "CLEAR" | "CLEAR_COLOR" | "CLEAR_DEPTH" | "CLEAR_STENCIL" => {
-                return Err(graphics(line, cmd));
+                graphics::parse_clear(&mut w, &script, cmd, line)?
             }
             "DEVICE_FEATURE" | "DEVICE_EXTENSION" | "INSTANCE_EXTENSION" | "DEVICE_PROPERTY"
             | "SET" => None,
@@ -818,6 +960,10 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32, load: FileLoader) -> R
     let ty = match w.word("DATA_TYPE or FORMAT")? {
         "DATA_TYPE" => {
             let t = w.word("DATA_TYPE")?;
+            // `T[]`, an array of T: its elements laid out as T's are (in
+            // STD140 each takes a multiple of 16 bytes, as every element
+            // does here).
+            let t = t.strip_suffix("[]").unwrap_or(t);
             // A format name is a data type too (`R32G32B32A32_SFLOAT`).
             match DataType::parse(t) {
                 Some(d) => d,
@@ -834,11 +980,17 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32, load: FileLoader) -> R
             format = Some(String::from(t));
             DataType::format(t)
                 .or_else(|| image::raw_type(t))
+                .or_else(|| graphics::depth_type(t))
                 .ok_or_else(|| w.err(format!("not supported: FORMAT `{t}`")))?
         }
         x => return Err(w.err(format!("expected `DATA_TYPE` or `FORMAT`, found `{x}`"))),
     };
     let mut layout = Layout::Std430;
+    if w.peek().is_none() && format.is_some() {
+        // A buffer with a format and no contents: a framebuffer attachment,
+        // sized by its pipeline's FRAMEBUFFER_SIZE.
+        return Ok(Buffer { name: name.into(), line, ty, layout, data: Vec::new(), format, image: None });
+    }
     let mut next = w.word("DATA or SIZE")?;
     if next == "STD140" || next == "STD430" {
         layout = if next == "STD140" {
@@ -1001,42 +1153,55 @@ fn parse_buffer(w: &mut Words, r: &mut Reader, line: u32, load: FileLoader) -> R
     })
 }
 
-fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, AmberError> {
-    let mut p = Pipeline {
-        name: name.into(),
-        line,
-        shader: None,
-        entry: None,
-        specialize: Vec::new(),
-        binds: Vec::new(),
-        sampler_binds: Vec::new(),
-        robust_access: false,
-    };
+/// `SPECIALIZE id AS T value` after its first word: (id, the value's bits).
+fn parse_specialize(w: &mut Words) -> Result<(u32, u64), AmberError> {
+    let id = w.num("SPECIALIZE's id")?;
+    w.expect("AS")?;
+    let t = w.word("SPECIALIZE's type")?;
+    let s = Scalar::parse(t).ok_or_else(|| w.err(format!("not supported: SPECIALIZE ... AS {t}")))?;
+    let v = w.word("SPECIALIZE's value")?;
+    let bits = s.value(v).ok_or_else(|| w.err(format!("`{v}` is not a {t}")))?;
+    Ok((id, bits))
+}
+
+/// The body of `PIPELINE` (or `DERIVE_PIPELINE`) up to its END, read onto
+/// `p`.
+fn parse_pipeline(r: &mut Reader, mut p: Pipeline, script: &Script) -> Result<Pipeline, AmberError> {
     loop {
         let Some((line, toks)) = r.line() else {
             return Err(error(p.line, "PIPELINE without END"));
         };
         let mut w = Words::new(&toks, line);
         match w.word("a pipeline command")? {
-            "END" => break,
+            "END" => {
+                if p.graphics.is_some() {
+                    graphics::validate(&p, line)?;
+                }
+                break;
+            }
+            "ATTACH" if p.graphics.is_some() => {
+                let a = graphics::parse_attach(&mut w, script, line)?;
+                if let Some(g) = p.graphics.as_mut() {
+                    g.attach.retain(|x| x.stage != a.stage);
+                    g.attach.push(a);
+                }
+            }
+            "ENTRY_POINT" if p.graphics.is_some() => {
+                let shader = w.word("the shader")?;
+                let entry = w.word("the entry point")?;
+                w.end()?;
+                let a = p.graphics.as_mut().and_then(|g| g.attach.iter_mut().find(|a| a.shader == shader));
+                match a {
+                    Some(a) => a.entry = Some(entry.into()),
+                    None => return Err(w.err(format!("`{shader}` is not attached"))),
+                }
+            }
             "ATTACH" => {
                 p.shader = Some(w.word("the shader")?.into());
                 while let Some(x) = w.next() {
                     match x {
                         "ENTRY_POINT" => p.entry = Some(w.word("ENTRY_POINT")?.into()),
-                        "SPECIALIZE" => {
-                            let id = w.num("SPECIALIZE's id")?;
-                            w.expect("AS")?;
-                            let t = w.word("SPECIALIZE's type")?;
-                            let s = Scalar::parse(t).ok_or_else(|| {
-                                w.err(format!("not supported: SPECIALIZE ... AS {t}"))
-                            })?;
-                            let v = w.word("SPECIALIZE's value")?;
-                            let bits = s
-                                .value(v)
-                                .ok_or_else(|| w.err(format!("`{v}` is not a {t}")))?;
-                            p.specialize.push((id, bits));
-                        }
+                        "SPECIALIZE" => p.specialize.push(parse_specialize(&mut w)?),
                         "TYPE" => {
                             let t = w.word("TYPE")?;
                             if t != "compute" {
@@ -1082,6 +1247,11 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                     }
                 }
             }
+            "FRAMEBUFFER_SIZE" if p.graphics.is_none() => {
+                // Read and ignored in a compute pipeline, as Amber does.
+                let (_, _): (u32, u32) = (w.num("the width")?, w.num("the height")?);
+                w.end()?;
+            }
             "COMPILE_OPTIONS" => {
                 return Err(w.err("not supported: COMPILE_OPTIONS (shader compiler options)"));
             }
@@ -1123,10 +1293,20 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                             "storage" | "uniform" | "storage_dynamic" | "uniform_dynamic"
                         ) =>
                     {
+                        // `AS combined_image_sampler SAMPLER s DESCRIPTOR_SET ...`
+                        // (the sampler may come first).
+                        let mut sampler = None;
+                        if kind_word == "combined_image_sampler" && w.peek() == Some("SAMPLER") {
+                            w.next();
+                            sampler = Some(w.word("the sampler's name")?);
+                        }
                         w.expect("DESCRIPTOR_SET")?;
                         let set = w.num("DESCRIPTOR_SET")?;
                         w.expect("BINDING")?;
                         let binding = w.num("BINDING")?;
+                        if let Some(s) = sampler {
+                            p.sampler_binds.push((s.into(), set, binding, line));
+                        }
                         // Per element: OFFSET, DESCRIPTOR_OFFSET and
                         // DESCRIPTOR_RANGE (one value each per buffer).
                         let (mut offset, mut extra, mut range) =
@@ -1152,7 +1332,8 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                                     }
                                 }
                                 "SAMPLER" if kind_word == "combined_image_sampler" => {
-                                    w.word("the sampler's name")?;
+                                    let s = w.word("the sampler's name")?;
+                                    p.sampler_binds.push((s.into(), set, binding, line));
                                 }
                                 x => return Err(w.err(format!("not supported: BIND ... {x}"))),
                             }
@@ -1170,7 +1351,13 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                         w.end()?;
                         vec![BindKind::PushConstant]
                     }
-                    "color" | "depth_stencil" => return Err(graphics(line, "BIND ... AS color")),
+                    "color" | "depth_stencil" if !array => {
+                        match p.graphics.as_mut() {
+                            Some(g) => graphics::bind_attachment(g, &mut w, script, buffers[0], kind_word, line)?,
+                            None => return Err(w.err(format!("BIND ... AS {kind_word} in a compute pipeline"))),
+                        }
+                        continue;
+                    }
                     k => return Err(w.err(format!("not supported: BIND {what} ... AS {k}"))),
                 };
                 for (k, (buffer, kind)) in buffers.into_iter().zip(kinds).enumerate() {
@@ -1184,10 +1371,10 @@ fn parse_pipeline(r: &mut Reader, name: &str, line: u32) -> Result<Pipeline, Amb
                     });
                 }
             }
-            "FRAMEBUFFER_SIZE" | "VERTEX_DATA" | "INDEX_DATA" | "POLYGON_MODE" => {
-                return Err(graphics(line, "a graphics pipeline command"));
-            }
-            x => return Err(w.err(format!("not supported: {x} in a PIPELINE"))),
+            x => match p.graphics.as_mut() {
+                Some(g) => graphics::pipeline_command(g, &mut w, r, script, x, line)?,
+                None => return Err(w.err(format!("not supported: {x} in a PIPELINE"))),
+            },
         }
     }
     Ok(p)
@@ -1204,21 +1391,22 @@ fn parse_expect(w: &mut Words, script: &Script, line: u32) -> Result<Command, Am
     };
     match w.word("IDX, EQ_BUFFER or RMSE_BUFFER")? {
         "IDX" => {}
-        k @ ("EQ_BUFFER" | "RMSE_BUFFER") => {
+        k @ ("EQ_BUFFER" | "RMSE_BUFFER" | "EQ_HISTOGRAM_EMD_BUFFER") => {
             let b = w.word("the other buffer")?;
             find(w, b)?;
             find(w, buffer)?;
-            let rmse = if k == "RMSE_BUFFER" {
-                w.expect("TOLERANCE")?;
-                Some(w.num("TOLERANCE")?)
+            let cmp = if k == "EQ_BUFFER" {
+                BufferCmp::Eq
             } else {
-                None
+                w.expect("TOLERANCE")?;
+                let t = w.num("TOLERANCE")?;
+                if k == "RMSE_BUFFER" { BufferCmp::Rmse(t) } else { BufferCmp::HistogramEmd(t) }
             };
             w.end()?;
             return Ok(Command::ExpectBuffer {
                 a: buffer.into(),
                 b: b.into(),
-                rmse,
+                cmp,
                 line,
             });
         }
@@ -1232,14 +1420,36 @@ fn parse_expect(w: &mut Words, script: &Script, line: u32) -> Result<Command, Am
         let x = u32::try_from(offset).map_err(|_| w.err("IDX x is too large"))?;
         w.expect("SIZE")?;
         let (sw, sh) = (w.num("SIZE width")?, w.num("SIZE height")?);
-        w.expect("EQ_RGBA")?;
-        let rgba = [w.num("r")?, w.num("g")?, w.num("b")?, w.num("a")?];
+        let alpha = match w.word("EQ_RGBA or EQ_RGB")? {
+            "EQ_RGBA" => true,
+            "EQ_RGB" => false,
+            x => return Err(w.err(format!("not supported: EXPECT ... SIZE w h {x}"))),
+        };
+        let mut rgba = [0u32; 4];
+        for (k, c) in rgba.iter_mut().enumerate().take(if alpha { 4 } else { 3 }) {
+            *c = w.num(["r", "g", "b", "a"][k])?;
+            if *c > 255 {
+                return Err(w.err(format!("{c} is not in 0..=255")));
+            }
+        }
+        let mut tolerance = Vec::new();
+        if w.peek() == Some("TOLERANCE") {
+            w.next();
+            while w.peek().is_some() {
+                tolerance.push(parse_tolerance(w)?);
+            }
+            if tolerance.is_empty() || tolerance.len() > if alpha { 4 } else { 3 } {
+                return Err(w.err("TOLERANCE needs 1 to 4 values (3 for EQ_RGB)"));
+            }
+        }
         w.end()?;
         find(w, buffer)?;
         return Ok(Command::ExpectRgba {
             buffer: buffer.into(),
             rect: [x, y, sw, sh],
             rgba,
+            alpha,
+            tolerance,
             line,
         });
     }
@@ -1281,6 +1491,18 @@ fn parse_expect(w: &mut Words, script: &Script, line: u32) -> Result<Command, Am
         values,
         line,
     })
+}
+
+/// One TOLERANCE value: `v` or `v%`.
+fn parse_tolerance(w: &mut Words) -> Result<Tolerance, AmberError> {
+    let t = w.word("a tolerance")?;
+    let (v, percent) = match t.strip_suffix('%') {
+        Some(v) => (v, true),
+        None => (t, false),
+    };
+    v.parse::<f64>()
+        .map(|value| Tolerance { value, percent })
+        .map_err(|_| w.err(format!("`{t}` is not a tolerance")))
 }
 
 /// The outcome of a script: the failed expectations (empty: it passed).
@@ -1519,6 +1741,9 @@ struct Runner<'a> {
     /// Per shader and specialization: the IR, where each instruction is, and
     /// the words.
     modules: BTreeMap<String, (Ir, Vec<(u32, u32)>, Vec<u32>)>,
+    /// Per graphics pipeline: its clear colour and clear depth (Amber's
+    /// defaults 0, 0, 0, 0 and 1.0 until CLEAR_COLOR or CLEAR_DEPTH).
+    clear: BTreeMap<String, ([f32; 4], f32)>,
     out: Outcome,
 }
 
@@ -1610,97 +1835,56 @@ impl Runner<'_> {
                 buffer,
                 rect,
                 rgba,
+                alpha,
+                tolerance,
                 line,
             } => {
                 self.out.checked += 1;
                 let k = self.find(buffer, *line)?;
-                if let Some(e) =
-                    image::expect_rgba(&self.script.buffers[k], &self.bufs[k], *rect, *rgba, *line)
-                {
+                let want = probe::Rgba { rgba: *rgba, alpha: *alpha, tolerance };
+                if let Some(e) = probe::expect_rgba(&self.script.buffers[k], &self.bufs[k], *rect, &want, *line) {
                     self.out.failures.push(e);
                 }
                 Ok(())
             }
-            Command::ExpectBuffer { a, b, rmse, line } => {
+            Command::ExpectBuffer { a, b, cmp, line } => {
                 self.out.checked += 1;
                 let (ka, kb) = (self.find(a, *line)?, self.find(b, *line)?);
-                let ((ta, la), (tb, lb)) = (self.types[ka], self.types[kb]);
-                let (da, db) = (&self.bufs[ka], &self.bufs[kb]);
-                let count = |d: &[u8], t: DataType, l: Layout| d.len() / t.stride(l) * t.comps();
-                let n = count(da, ta, la);
-                if ta.scalar != tb.scalar || n != count(db, tb, lb) {
-                    self.out
-                        .failures
-                        .push(error(*line, format!("{a} and {b} differ in type or size")));
-                    return Ok(());
-                }
-                let get = |d: &[u8], t: DataType, l: Layout, k: usize| {
-                    let at = t.at(l, k);
-                    let s = t.scalar.size();
-                    let bits = d[at..at + s]
-                        .iter()
-                        .enumerate()
-                        .fold(0u64, |acc, (i, x)| acc | (*x as u64) << (8 * i));
-                    (bits, t.scalar.num(bits))
+                let side = |k: usize| probe::Side {
+                    buffer: &self.script.buffers[k],
+                    ty: self.types[k].0,
+                    layout: self.types[k].1,
+                    data: &self.bufs[k],
                 };
-                let mut sum = 0.0;
-                for k in 0..n {
-                    let (x, xa) = get(da, ta, la, k);
-                    let (y, yb) = get(db, tb, lb, k);
-                    if rmse.is_some() {
-                        let d = xa.f() - yb.f();
-                        sum += d * d;
-                    } else if x != y {
-                        self.out.failures.push(error(
-                            *line,
-                            format!(
-                                "{a} and {b} differ at value {k}: {} and {}",
-                                ta.scalar.show(x),
-                                tb.scalar.show(y)
-                            ),
-                        ));
-                        return Ok(());
-                    }
-                }
-                if let Some(t) = rmse {
-                    let e = if n == 0 {
-                        0.0
-                    } else {
-                        libm_sqrt(sum / n as f64)
-                    };
-                    if e > *t {
-                        self.out.failures.push(error(
-                            *line,
-                            format!("{a} and {b}: root mean square error {e} is over {t}"),
-                        ));
-                    }
+                if let Some(e) = probe::compare_buffers(side(ka), side(kb), *cmp, *line) {
+                    self.out.failures.push(e);
                 }
                 Ok(())
             }
+            Command::ClearColor { pipeline, rgba, line } => self.note_clear(pipeline, *line, Some(*rgba), None),
+            Command::ClearDepth { pipeline, depth, line } => self.note_clear(pipeline, *line, None, Some(*depth)),
+            Command::Clear { pipeline, line } => self.clear_attachments(pipeline, *line),
+            Command::Draw { pipeline, draw, line } => self.draw(pipeline, draw, *line),
         }
     }
 
-    fn run(&mut self, pipeline: &str, groups: [u32; 3], line: u32) -> Result<(), AmberError> {
+    /// The key in `modules` of shader `sname` specialized so, built on
+    /// first use.
+    fn module(&mut self, sname: &str, specialize: &[(u32, u64)], line: u32) -> Result<String, AmberError> {
         let script = self.script;
-        let p = script
-            .pipelines
-            .iter()
-            .find(|p| p.name == pipeline)
-            .ok_or_else(|| error(line, format!("no pipeline named `{pipeline}`")))?;
-        let sname = p
-            .shader
-            .as_deref()
-            .ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
-        // A module per shader and specialization.
-        let key = format!("{sname}{:?}", p.specialize);
+        let key = format!("{sname}{specialize:?}");
         if !self.modules.contains_key(&key) {
             let shader = script
                 .shaders
                 .iter()
                 .find(|s| s.name == sname)
-                .ok_or_else(|| error(p.line, format!("no shader named `{sname}`")))?;
-            let (mut words, at) = shader_words(shader, self.opts)?;
-            interp::specialize(&mut words, &p.specialize);
+                .ok_or_else(|| error(line, format!("no shader named `{sname}`")))?;
+            let (mut words, mut at) = shader_words(shader, self.opts)?;
+            if shader.passthrough {
+                // Its text is not the script's: nothing to locate in it.
+                at.clear();
+            }
+            interp::specialize(&mut words, specialize);
             let module = crate::binary::read_words(&words).map_err(|e| {
                 error(
                     shader.line,
@@ -1710,7 +1894,15 @@ impl Runner<'_> {
             self.modules
                 .insert(key.clone(), (Ir::build(module), at, words));
         }
-        let (ir, at, words) = &self.modules[&key];
+        Ok(key)
+    }
+
+    /// The pipeline's descriptors and push constants: each binding's bytes
+    /// by key, which of them go back to their buffer, and the interpreter's
+    /// options that describe them (the compute dispatch and the draw bind
+    /// alike).
+    fn bind(&self, p: &Pipeline) -> Result<Bound, AmberError> {
+        let script = self.script;
         let mut map = Buffers::new();
         let mut aliases = BTreeMap::new();
         let mut images = BTreeMap::new();
@@ -1786,8 +1978,6 @@ impl Runner<'_> {
             }
         }
         let opts = Options {
-            entry: p.entry.clone(),
-            workgroups: groups,
             max_steps: self.opts.max_steps,
             push_constants: push,
             subgroup_size: None,
@@ -1799,13 +1989,11 @@ impl Runner<'_> {
             samplers,
             ..Options::default()
         };
-        let d = Dispatch {
-            ir,
-            words,
-            opts: &opts,
-            shader: sname,
-        };
-        let r = self.exec.dispatch(&d, &mut map);
+        Ok(Bound { map, owned, opts })
+    }
+
+    /// The bytes of the bindings a run wrote, back into their buffers.
+    fn unbind(&mut self, p: &Pipeline, owned: Vec<(usize, (u32, u32), usize)>, map: &mut Buffers) {
         for (i, key, offset) in owned {
             let b = &p.binds[i];
             if let (Ok(k), Some(data)) = (self.find(&b.buffer, b.line), map.remove(&key))
@@ -1817,29 +2005,71 @@ impl Runner<'_> {
                 dst.copy_from_slice(&data);
             }
         }
-        let e = match r {
-            Ok(()) => return Ok(()),
-            Err(ExecError::Interp(e)) => e,
-            Err(e) => return Err(error(line, e.to_string())),
+    }
+
+    fn run(&mut self, pipeline: &str, groups: [u32; 3], line: u32) -> Result<(), AmberError> {
+        let script = self.script;
+        let p = script
+            .pipelines
+            .iter()
+            .find(|p| p.name == pipeline)
+            .ok_or_else(|| error(line, format!("no pipeline named `{pipeline}`")))?;
+        let sname = p
+            .shader
+            .as_deref()
+            .ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
+        // A module per shader and specialization.
+        let key = self.module(sname, &p.specialize, p.line)?;
+        let Bound { mut map, owned, opts } = self.bind(p)?;
+        let opts = Options {
+            entry: p.entry.clone(),
+            workgroups: groups,
+            ..opts
         };
-        Err({
-            let inv = e.invocation.map_or(String::new(), |[x, y, z]| {
-                format!(" [invocation ({x},{y},{z})]")
-            });
-            // At the instruction in the script's shader text, where there is one.
-            match e.inst.and_then(|i| at.get(i as usize)) {
-                Some(&(l, c)) => AmberError {
-                    graphics: false,
-                    line: l,
-                    col: c,
-                    message: format!(
-                        "{}{inv} (in the RUN at line {line})",
-                        e.message_with(|i| at.get(i as usize).map(|(l, c)| format!("{l}:{c}")))
-                    ),
-                },
-                None => error(line, format!("{e}{inv}")),
-            }
-        })
+        let (ir, at, words) = &self.modules[&key];
+        let d = Dispatch {
+            ir,
+            words,
+            opts: &opts,
+            shader: sname,
+        };
+        let r = self.exec.dispatch(&d, &mut map);
+        let at = at.clone();
+        self.unbind(p, owned, &mut map);
+        match r {
+            Ok(()) => Ok(()),
+            Err(ExecError::Interp(e)) => Err(located(e, &at, line)),
+            Err(e) => Err(error(line, e.to_string())),
+        }
+    }
+}
+
+/// What [`Runner::bind`] gives a run.
+struct Bound {
+    map: Buffers,
+    /// (bind, key, offset) of each binding whose bytes go back.
+    owned: Vec<(usize, (u32, u32), usize)>,
+    opts: Options,
+}
+
+/// The interpreter's error at the instruction in the script's shader text
+/// (`at`: each instruction's line and column), where there is one, else at
+/// the RUN's line.
+fn located(e: interp::RunError, at: &[(u32, u32)], line: u32) -> AmberError {
+    let inv = e.invocation.map_or(String::new(), |[x, y, z]| {
+        format!(" [invocation ({x},{y},{z})]")
+    });
+    match e.inst.and_then(|i| at.get(i as usize)) {
+        Some(&(l, c)) => AmberError {
+            graphics: false,
+            line: l,
+            col: c,
+            message: format!(
+                "{}{inv} (in the RUN at line {line})",
+                e.message_with(|i| at.get(i as usize).map(|(l, c)| format!("{l}:{c}")))
+            ),
+        },
+        None => error(line, format!("{e}{inv}")),
     }
 }
 
@@ -1876,21 +2106,6 @@ fn abs(x: f64) -> f64 {
     f64::from_bits(x.to_bits() & !(1u64 << 63))
 }
 
-/// A square root without std (Newton's method from a bit-level estimate).
-fn libm_sqrt(x: f64) -> f64 {
-    if x.is_nan() || x < 0.0 {
-        return f64::NAN;
-    }
-    if x == 0.0 || x.is_infinite() {
-        return x;
-    }
-    let mut y = f64::from_bits((x.to_bits() >> 1) + (1023u64 << 51));
-    for _ in 0..8 {
-        y = 0.5 * (y + x / y);
-    }
-    y
-}
-
 /// Run a script on the reference interpreter. An error stops the script (a
 /// shader that does not assemble, a run error); failed expectations are
 /// collected.
@@ -1912,6 +2127,7 @@ pub fn run_on(
         bufs: script.buffers.iter().map(|b| b.data.clone()).collect(),
         types: script.buffers.iter().map(|b| (b.ty, b.layout)).collect(),
         modules: BTreeMap::new(),
+        clear: BTreeMap::new(),
         out: Outcome::default(),
     };
     r.commands(&script.commands)?;
@@ -1920,3 +2136,5 @@ pub fn run_on(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_graphics;

@@ -78,6 +78,14 @@ fn refuse(line: u32, what: &str) -> AmberError {
 /// compiled module.
 pub fn load(src: &str) -> Result<Loaded, AmberError> {
     let script = super::parse(src)?;
+    // The Run tab makes one dispatch: a graphics shader or pipeline is
+    // recognised, not loaded.
+    if let Some(s) = script.shaders.iter().find(|s| s.stage != super::ShaderStage::Compute) {
+        return Err(super::graphics(s.line, &format!("SHADER {:?}", s.stage)));
+    }
+    if let Some(p) = script.pipelines.iter().find(|p| p.graphics.is_some()) {
+        return Err(super::graphics(p.line, "PIPELINE graphics"));
+    }
     let (pipeline, groups, _) = one_run(&script)?;
     let p = script
         .pipelines
