@@ -37,29 +37,7 @@ use alloc::vec::Vec;
 
 /// Amber's passthrough vertex shader (`SHADER vertex NAME PASSTHROUGH`):
 /// the `vec4` at Location 0 is the position.
-pub const PASSTHROUGH: &str = "               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint Vertex %main \"main\" %in_position %out_position
-               OpName %main \"main\"
-               OpName %in_position \"position\"
-               OpName %out_position \"gl_Position\"
-               OpDecorate %in_position Location 0
-               OpDecorate %out_position BuiltIn Position
-       %void = OpTypeVoid
-     %void_f = OpTypeFunction %void
-      %float = OpTypeFloat 32
-       %vec4 = OpTypeVector %float 4
-   %in_vec4p = OpTypePointer Input %vec4
-  %out_vec4p = OpTypePointer Output %vec4
-%in_position = OpVariable %in_vec4p Input
-%out_position = OpVariable %out_vec4p Output
-       %main = OpFunction %void None %void_f
-      %entry = OpLabel
-          %p = OpLoad %vec4 %in_position
-               OpStore %out_position %p
-               OpReturn
-               OpFunctionEnd
-";
+pub const PASSTHROUGH: &str = crate::raster::draws::PASSTHROUGH_VERTEX;
 
 /// Amber's framebuffer size when a pipeline gives none.
 pub const DEFAULT_FRAMEBUFFER: (u32, u32) = (250, 250);
