@@ -13,6 +13,7 @@ use super::error::{Malformed, RunErrorKind};
 use super::{Options, RunError};
 use crate::grammar::{self, OperandKind, op};
 use crate::ir::{ConstValue, Ir, Type};
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -81,15 +82,30 @@ fn unsupported_loc(kind: RunErrorKind) -> Loc {
 
 impl<'a> Program<'a> {
     pub fn new(ir: &'a Ir, opts: &Options) -> Result<Program<'a>, RunError> {
+        Program::build(ir, opts, None, opts.entry.as_deref())
+    }
+
+    /// A graphics stage: the entry point of execution model `model` named
+    /// `entry` (else the first of that model). Its Input and Output
+    /// variables are per-invocation memory, listed scalar by scalar in
+    /// `inputs` and `outputs` for the draw to fill and read.
+    pub fn for_stage(ir: &'a Ir, opts: &Options, model: u32, entry: Option<&str>) -> Result<Program<'a>, RunError> {
+        Program::build(ir, opts, Some(model), entry)
+    }
+
+    fn build(ir: &'a Ir, opts: &Options, stage: Option<u32>, entry: Option<&str>) -> Result<Program<'a>, RunError> {
         let glcompute = grammar::execution_model::GLCompute;
         let kernel_model = grammar::execution_model::Kernel;
-        let runs = |m: u32| m == glcompute || m == kernel_model;
-        let ep = match &opts.entry {
+        let runs = |m: u32| match stage {
+            Some(s) => m == s,
+            None => m == glcompute || m == kernel_model,
+        };
+        let ep = match entry {
             Some(name) => ir
                 .entry_points
                 .iter()
-                .find(|e| &e.name == name && runs(e.model))
-                .ok_or_else(|| RunError::of(None, RunErrorKind::NoEntryPoint { name: Some(name.clone()) }))?,
+                .find(|e| e.name == name && runs(e.model))
+                .ok_or_else(|| RunError::of(None, RunErrorKind::NoEntryPoint { name: Some(String::from(name)) }))?,
             None => ir
                 .entry_points
                 .iter()
@@ -106,6 +122,9 @@ impl<'a> Program<'a> {
             }) if x > 0 && y > 0 && z > 0 => [x, y, z],
             // A kernel without LocalSize: one invocation per workgroup.
             None if ep.model == kernel_model => [1, 1, 1],
+            // A graphics stage: invocations one by one (a fragment quad's
+            // four run together, see `exec::stage`).
+            _ if stage.is_some() => [1, 1, 1],
             _ => {
                 return Err(RunError::of(Some(ep.inst), RunErrorKind::NoWorkgroupSize { entry: ep.name.clone() }));
             }
@@ -194,6 +213,8 @@ impl<'a> Program<'a> {
         let mut samplers = Vec::new();
         let mut wg_bytes = 0u64;
         let scn = grammar::storage_class::Input;
+        let mut inputs = Vec::new();
+        let mut outputs = Vec::new();
         for v in &ir.globals {
             let Some(pointee) = v.pointee.or_else(|| {
                 // An untyped buffer variable without a data type: its bytes,
@@ -236,6 +257,23 @@ impl<'a> Program<'a> {
             let loc = match v.storage {
                 // (The default is never taken: `descriptor` is `Some`.)
                 _ if descriptor.is_some() => descriptor.unwrap_or(Loc::Sampler { smp: 0 }),
+                s if stage.is_some() && (s == scn || s == grammar::storage_class::Output) => {
+                    if let Err(kind) = check_size(ir, pointee) {
+                        unsupported_loc(kind)
+                    } else {
+                        let init = match v.initializer {
+                            Some(id) => get(&res, &globals, id),
+                            None => undef(ir, pointee),
+                        };
+                        let var = private_init.len() as u32;
+                        private_init.push(init);
+                        if ep.interface.contains(&v.id) {
+                            let leaves = super::io::leaves(ir, v.id, pointee, var).map_err(|kind| err(v.inst as usize, kind))?;
+                            if s == scn { inputs.extend(leaves) } else { outputs.extend(leaves) }
+                        }
+                        Loc::Var { var, path: Vec::new() }
+                    }
+                }
                 s if s == grammar::storage_class::Private || s == scn => {
                     let builtin = ir.decoration_arg(v.id, grammar::decoration::BuiltIn);
                     if s == scn && builtin.is_none() {
@@ -557,6 +595,8 @@ impl<'a> Program<'a> {
             chains,
             chain_of,
             wg_bytes,
+            inputs,
+            outputs,
         })
     }
 }

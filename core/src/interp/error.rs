@@ -118,6 +118,10 @@ pub enum Feature {
     /// CrossWorkgroup or UniformConstant (`pointer`), or neither a pointer
     /// nor a scalar.
     KernelParameter { index: u32, pointer: bool },
+    /// A graphics stage's Input or Output variable of type `ty`: not of
+    /// 32-bit scalars (vectors, matrices, arrays and structs of them), or
+    /// past the Locations held.
+    InterfaceType { ty: u32 },
 }
 
 impl fmt::Display for Feature {
@@ -170,6 +174,7 @@ impl fmt::Display for Feature {
             }
             Feature::SamplerWithoutState => m.write_str("a sampler without its state (give it in the run's options)"),
             Feature::LinearFiltering => m.write_str("linear filtering"),
+            Feature::InterfaceType { ty } => write!(m, "the interface variable type %{ty} (32-bit scalars, vectors, matrices, arrays and structs of them, at Locations below 64, run)"),
             Feature::ImplicitLevelOfDetail => m.write_str("sampling other than at an explicit level of detail 0"),
             Feature::SamplerAddressMode => m.write_str("this sampler address mode"),
             Feature::KernelParameter { index, pointer } => write!(
@@ -215,6 +220,10 @@ pub enum RunErrorKind {
     KernelScalar { param: u32, needs: u64, has: Option<u64> },
     /// OpKill or OpTerminateInvocation was executed.
     Killed,
+    /// A fragment shader's output at `location` (component `component`)
+    /// written to a colour attachment (or its FragDepth, `location`
+    /// `None`) holds an undefined value.
+    UndefinedOutput { location: Option<u32>, component: u32 },
     /// OpGroupNonUniformBroadcast from the inactive invocation `id` of the
     /// subgroup.
     InactiveBroadcast { id: u32 },
@@ -425,6 +434,26 @@ pub enum ImageProblem {
     TexelPointerOutside { coordinate: Vec<i64>, sample: i64 },
 }
 
+/// The vertex or fragment of a draw at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawSite {
+    /// The vertex shader run for vertex number `vertex` (VertexIndex) of
+    /// instance `instance` (InstanceIndex).
+    Vertex { vertex: u32, instance: u32 },
+    /// The fragment shader run for the pixel (`x`, `y`) of primitive
+    /// `primitive` (PrimitiveId).
+    Fragment { x: u32, y: u32, primitive: u32 },
+}
+
+impl fmt::Display for DrawSite {
+    fn fmt(&self, m: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DrawSite::Vertex { vertex, instance } => write!(m, "at vertex {vertex} of instance {instance}"),
+            DrawSite::Fragment { x, y, primitive } => write!(m, "at fragment ({x}, {y}) of primitive {primitive}"),
+        }
+    }
+}
+
 impl RunErrorKind {
     /// Whether the message names the invocation at fault itself (so a front
     /// end need not add it).
@@ -490,12 +519,12 @@ impl RunErrorKind {
                 write!(m, "the module has no GLCompute or Kernel entry point")
             }
             RunErrorKind::NoTermination { steps, block: label, block_name } => {
-                let inv = invocation.map(show).unwrap_or_default();
+                let inv = invocation.map_or_else(|| String::from("it"), |g| format!("invocation {}", show(g)));
                 let name = block(*label).unwrap_or_else(|| match block_name {
                     Some(n) => format!("%{n}"),
                     None => format!("%{label}"),
                 });
-                write!(m, "did not terminate after {steps} steps; invocation {inv} was in block {name}")
+                write!(m, "did not terminate after {steps} steps; {inv} was in block {name}")
             }
             RunErrorKind::NotSupported { opcode } => write!(m, "not supported: {}", op_name(*opcode)),
             RunErrorKind::NotSupportedFeature { feature } => write!(m, "not supported: {feature}"),
@@ -561,6 +590,10 @@ impl RunErrorKind {
                 write!(m, "kernel parameter {k} needs {needs} bytes at binding (0, {k}); it has {has}")
             }
             RunErrorKind::Killed => write!(m, "the invocation was killed (OpKill)"),
+            RunErrorKind::UndefinedOutput { location: Some(l), component } => {
+                write!(m, "an undefined value written to the colour attachment at Location {l} (component {component})")
+            }
+            RunErrorKind::UndefinedOutput { location: None, .. } => write!(m, "an undefined value written as FragDepth"),
             RunErrorKind::InactiveBroadcast { id } => {
                 write!(m, "OpGroupNonUniformBroadcast from invocation {id}, which is not active")
             }

@@ -21,6 +21,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 pub(super) mod ext;
+pub(super) mod stage;
 
 /// The deepest call stack.
 const MAX_DEPTH: usize = 1024;
@@ -407,7 +408,7 @@ fn setup(
 /// end in its turn (see `run_grid`).
 fn straight(prog: &Program) -> bool {
     prog.funcs.iter().all(|f| {
-        f.insts.iter().all(|i| i.op != op::OpControlBarrier && !super::ops::group::is_group_op(i.op))
+        f.insts.iter().all(|i| i.op != op::OpControlBarrier && !super::ops::group::waits(i.op))
     })
 }
 
@@ -1134,10 +1135,6 @@ fn invoke<const SPECIALIZE: bool>(
             let Some(inst) = func.insts.get(fr.pc as usize) else {
                 return Err(RunError::of(None, RunErrorKind::PastEnd));
             };
-            if super::ops::group::is_group_op(inst.op) {
-                // The scheduler runs it for the subgroup's active invocations.
-                return Ok(Status::Group(inst.idx));
-            }
             if *steps >= stop {
                 if *steps < opts.max_steps {
                     // The end of a turn (a seeded order): go on later.
@@ -1174,6 +1171,14 @@ fn invoke<const SPECIALIZE: bool>(
                     return Err(*e);
                 }
                 Fast::Slow => {
+                    if super::ops::group::waits(inst.op) {
+                        // The scheduler runs it for the subgroup's active
+                        // invocations (a general instruction: it is here
+                        // before anything ran it).
+                        *steps -= 1;
+                        fr.pc -= 1;
+                        return Ok(Status::Group(inst.idx));
+                    }
                     let flow = exec(prog, st, func, fr, inst, depth).map_err(|mut e| {
                         if e.inst.is_none() {
                             e.inst = Some(inst.idx);

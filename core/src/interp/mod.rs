@@ -23,8 +23,10 @@
 //! located by the instruction's index; never a wrong answer.
 
 mod decode;
+mod draw;
 mod error;
 mod exec;
+mod io;
 mod kernel;
 pub mod image;
 mod mem;
@@ -37,11 +39,14 @@ mod tests;
 pub mod trace;
 #[cfg(test)]
 mod tests_ext;
+#[cfg(test)]
+mod tests_draw;
 pub mod values;
 
-pub use error::{BufferRef, Feature, ImageProblem, Indexed, Malformed, RaceAccess, RaceSite, RunErrorKind, Shapes, TypeProblem};
+pub use error::{BufferRef, DrawSite, Feature, ImageProblem, Indexed, Malformed, RaceAccess, RaceSite, RunErrorKind, Shapes, TypeProblem};
 pub use num::{f64_to_half, half_to_f64};
 pub use kernel::{KernelParam, kernel_params, natural_tree};
+pub use draw::{DrawStats, Stages, draw};
 pub use trace::{Trace, TraceReport};
 
 use crate::grammar::{self, op};
@@ -148,6 +153,9 @@ pub struct RunError {
     /// asked for them (so a front end can show where an endless loop went
     /// round).
     pub trace: Option<alloc::boxed::Box<TraceReport>>,
+    /// In a draw ([`draw()`]): the vertex or fragment at fault (the message
+    /// ends with it, "at fragment (12, 40) of primitive 0").
+    pub site: Option<DrawSite>,
 }
 
 impl fmt::Display for RunError {
@@ -169,6 +177,7 @@ impl RunError {
             block: None,
             related: Vec::new(),
             trace: None,
+            site: None,
         }
     }
 
@@ -197,7 +206,11 @@ impl RunError {
         inst: impl Fn(u32) -> Option<String>,
         block: impl Fn(u32) -> Option<String>,
     ) -> String {
-        self.kind.render(self.invocation, inst, block)
+        let m = self.kind.render(self.invocation, inst, block);
+        match self.site {
+            Some(site) => alloc::format!("{m} {site}"),
+            None => m,
+        }
     }
 }
 

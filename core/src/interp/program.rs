@@ -4,6 +4,7 @@
 //! builds it; the operations and the run loop read it.
 
 use super::image::{Desc, Sampler};
+use super::io::Leaf;
 use super::kernel::Param;
 use super::mem::{BufKey, Val};
 use super::num::ScalarType;
@@ -182,4 +183,8 @@ pub(super) struct Program<'a> {
     /// The byte size of the explicitly laid out workgroup memory (the
     /// biggest Block-decorated Workgroup variable), if the module has any.
     pub wg_bytes: u64,
+    /// A graphics stage's Input and Output variables, scalar by scalar
+    /// (see [`super::io`]; empty for compute).
+    pub inputs: Vec<Leaf>,
+    pub outputs: Vec<Leaf>,
 }

@@ -19,6 +19,18 @@ pub(crate) fn is_group_op(o: u16) -> bool {
     (op::OpGroupNonUniformElect..=op::OpGroupNonUniformQuadSwap).contains(&o)
 }
 
+/// Whether an invocation waits before `o` for the others of its subgroup
+/// (or a fragment quad's lanes): the GroupNonUniform instructions, the
+/// derivatives, OpDemoteToHelperInvocation and OpIsHelperInvocationEXT
+/// (a quad's lanes run them together, see `exec::stage`; elsewhere they
+/// are not supported).
+pub(crate) fn waits(o: u16) -> bool {
+    is_group_op(o)
+        || (op::OpDPdx..=op::OpFwidthCoarse).contains(&o)
+        || o == op::OpDemoteToHelperInvocation
+        || o == op::OpIsHelperInvocationEXT
+}
+
 /// One active invocation: its id in the subgroup and its registers.
 pub(crate) struct Member<'a> {
     pub id: u32,
