@@ -20,11 +20,12 @@ use crate::io::Output;
 
 mod kernel;
 pub mod backend;
+pub mod draw;
 #[cfg(feature = "gpu")]
 pub mod child;
 
 pub const HELP: &str = "\
-spvlab run: run a compute shader on the reference interpreter
+spvlab run: run a compute shader, or draw a fragment shader, on the reference interpreter
 
 Usage: spvlab run [options] [<file.spv | file.spvasm>]
 
@@ -98,6 +99,18 @@ Options:
                            the module, and the run goes on.
   --in-process             Run the GPU jobs in this process instead (no
                            protection from a driver crash or a hang).
+  --size <WxH>             A Fragment entry point draws over a framebuffer of
+                           this size (default 256x256, B8G8R8A8_UNORM, cleared
+                           to 0), with Amber's passthrough vertex shader or the
+                           module's own Vertex entry point; the summary lists
+                           the image's colours and their pixel counts.
+  --draw <rect|grid:C,R>   What is drawn: a rectangle over the framebuffer
+                           (default) or a grid of C x R cells.
+  --vertex <FILE>          The vertex shader's module (its first Vertex entry
+                           point).
+  --trace-pixel <X,Y>      Print the path of the fragment at that pixel (may
+                           be repeated).
+                           With a draw, -o <file.png> writes the image.
   --json                   Print JSON instead of text.
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
@@ -216,6 +229,9 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let mut backends = vec![backend::Backend::Interp];
     let mut force = false;
     let mut gpu_flags = backend::GpuFlags::default();
+    let mut draw_in = spvlab_core::plan::DrawInputs::default();
+    let mut vertex_file: Option<String> = None;
+    let mut pixels: Vec<(u32, u32)> = Vec::new();
     let flag = |p: &mut Parser, name: String, inline: Option<OsString>| match name.as_str() {
         "--json" => set("--json", &inline, &mut json_out, true),
         "--entry" => {
@@ -268,6 +284,25 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         }
         "--force" => set("--force", &inline, &mut force, true),
         "--in-process" | "--gpu-timeout" => gpu_flags.parse(p, &name, inline),
+        "--size" => {
+            draw_in.size = draw::size(&p.text_value("--size", inline)?)?;
+            Ok(())
+        }
+        "--draw" => {
+            draw_in.shape = draw::shape(&p.text_value("--draw", inline)?)?;
+            Ok(())
+        }
+        "--vertex" => {
+            vertex_file = Some(p.text_value("--vertex", inline)?);
+            Ok(())
+        }
+        "--trace-pixel" => {
+            let px = draw::pixel(&p.text_value("--trace-pixel", inline)?)?;
+            if !pixels.contains(&px) {
+                pixels.push(px);
+            }
+            Ok(())
+        }
         "--seed" => {
             let v = p.text_value("--seed", inline)?;
             seed = Some(v.parse::<u64>().map_err(|_| usage(format!("--seed: `{v}` is not a number")))?);
@@ -282,6 +317,14 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     let Some(ir0) = a.ir().filter(|_| a.is_valid()) else {
         return Err(crate::io::no_module(&a, path));
     };
+    if let Some(f) = &vertex_file {
+        let vin = crate::io::Input::from_arg(std::ffi::OsStr::new(f));
+        let (vpath, va) = crate::io::analyze_input(Some(vin), &Options { env, ..Options::default() })?;
+        if !va.is_valid() {
+            return Err(crate::io::no_module(&va, vpath));
+        }
+        draw_in.vertex = Some(va.words().to_vec());
+    }
     let inputs = Inputs {
         entry,
         spec: specs,
@@ -292,9 +335,16 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
         robust_access: robust,
         seed,
         trace: if traces.is_empty() { Trace::Off } else { Trace::Invocations(traces.clone()) },
-        draw: None,
+        draw: Some(draw_in),
     };
     let mut plan = Plan::new(&a, &inputs).map_err(|e| plan_error(&path, e))?;
+    if plan.draw.is_some() {
+        if backends != [backend::Backend::Interp] {
+            return Err(usage(String::from("--backend: a draw runs on the interpreter here; `spvlab amber --backend B` draws on the GPU backends")));
+        }
+        let image = matches!(output, crate::io::Output::File(_)).then_some(&output);
+        return draw::run(&a, &plan, path, &pixels, json_out, image);
+    }
     if plan.model() == ExecutionModel::Kernel {
         // A Kernel's run prints its pointer parameters' buffers only.
         plan.options.trace = Trace::Off;

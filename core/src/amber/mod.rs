@@ -1728,6 +1728,18 @@ impl Executor for Interpreter {
             .map(|_| ())
             .map_err(ExecError::Interp)
     }
+
+    fn draw(&mut self, job: &DrawJob, framebuffer: &mut crate::raster::Framebuffer, buffers: &mut Buffers) -> Result<(), ExecError> {
+        let stages = interp::Stages {
+            vertex: job.vertex.ir,
+            vertex_entry: Some(job.vertex.entry),
+            fragment: job.fragment.ir,
+            fragment_entry: Some(job.fragment.entry),
+        };
+        interp::draw(&stages, job.pipeline, job.draw, job.opts, framebuffer, buffers)
+            .map(|_| ())
+            .map_err(ExecError::Interp)
+    }
 }
 
 struct Runner<'a> {
