@@ -26,11 +26,11 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Our accepted count must not fall below these (compute, graphics): the
-/// measured counts, 774 of the 844 compute modules and 2065 of the 2204
+/// measured counts, 774 of the 844 compute modules and 2181 of the 2204
 /// graphics ones (what is refused, by reason code, is in BENCHMARKS.md).
 /// They only go up.
 const FLOOR_COMPUTE: usize = 774;
-const FLOOR_GRAPHICS: usize = 2065;
+const FLOOR_GRAPHICS: usize = 2181;
 /// The fleshed control-flow tests (spirv-control-flow-fleshed) lowered.
 const FLOOR_FLESHED: usize = 334;
 

@@ -1429,3 +1429,109 @@ fn a_loop_nothing_leaves_gets_a_way_out() {
     naga_accepts(&w.text);
     assert!(w.text.contains("loop {") && !w.text.contains("if false"), "{}", w.text);
 }
+
+/// A fragment shader sampling (see core's `wgsl::tests`, which checks the
+/// text): `DEPTH` its image's Depth, `BODY` the sampling writing `%r`.
+const SAMPLING: &str = "OpCapability Shader
+OpCapability ImageQuery
+OpCapability MinLod
+OpMemoryModel Logical GLSL450
+OpEntryPoint MODEL %main \"main\" %out %in2 %in3 %in4
+MODE
+OpName %tex \"tex\"
+OpName %smp \"smp\"
+OpName %cis \"cis\"
+OpName %uv \"uv\"
+OpName %uvq \"uvq\"
+OpName %uvw4 \"uvw4\"
+OpName %r \"r\"
+NAMESOpDecorate %out Location 0
+OpDecorate %in2 Location 0
+OpDecorate %in3 Location 1
+OpDecorate %in4 Location 2
+OpDecorate %tex DescriptorSet 0
+OpDecorate %tex Binding 1
+OpDecorate %smp DescriptorSet 0
+OpDecorate %smp Binding 3
+OpDecorate %cis DescriptorSet 0
+OpDecorate %cis Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%v2int = OpTypeVector %int 2
+%v2float = OpTypeVector %float 2
+%v3float = OpTypeVector %float 3
+%v4float = OpTypeVector %float 4
+%f0 = OpConstant %float 0
+%f1 = OpConstant %float 1
+%f05 = OpConstant %float 0.5
+%i1 = OpConstant %int 1
+%i2 = OpConstant %int 2
+%i9 = OpConstant %int 9
+%off = OpConstantComposite %v2int %i1 %i2
+%offbad = OpConstantComposite %v2int %i1 %i9
+%p_out = OpTypePointer Output %v4float
+%p_in2 = OpTypePointer Input %v2float
+%p_in3 = OpTypePointer Input %v3float
+%p_in4 = OpTypePointer Input %v4float
+%out = OpVariable %p_out Output
+%in2 = OpVariable %p_in2 Input
+%in3 = OpVariable %p_in3 Input
+%in4 = OpVariable %p_in4 Input
+%img = OpTypeImage %float 2D DEPTH 0 0 1 Unknown
+%si = OpTypeSampledImage %img
+%sampler = OpTypeSampler
+%p_img = OpTypePointer UniformConstant %img
+%p_si = OpTypePointer UniformConstant %si
+%p_smp = OpTypePointer UniformConstant %sampler
+%tex = OpVariable %p_img UniformConstant
+%smp = OpVariable %p_smp UniformConstant
+%cis = OpVariable %p_si UniformConstant
+%main = OpFunction %void None %fn
+%l = OpLabel
+%uv = OpLoad %v2float %in2
+%uvq = OpLoad %v3float %in3
+%uvw4 = OpLoad %v4float %in4
+%t = OpLoad %img %tex
+%s = OpLoad %sampler %smp
+%ts = OpSampledImage %si %t %s
+%c = OpLoad %si %cis
+BODY
+OpStore %out %r
+OpReturn
+OpFunctionEnd
+";
+
+#[test]
+fn samplings_are_valid_wgsl() {
+    let frag = |depth: u32, body: &str| {
+        let names = if body.contains("%d = ") { "OpName %d \"d\"\n" } else { "" };
+        SAMPLING.replace("NAMES", names).replace("MODEL", "Fragment").replace("MODE", "OpExecutionMode %main OriginUpperLeft").replace("DEPTH", &depth.to_string()).replace("BODY", body)
+    };
+    let d4 = "\n%r = OpCompositeConstruct %v4float %d %d %d %d";
+    for (depth, body) in [
+        (0, "%r = OpImageSampleImplicitLod %v4float %c %uv".to_string()),
+        (0, "%ci = OpImage %img %c\n%r = OpImageFetch %v4float %ci %off".to_string()),
+        (0, "%r = OpImageSampleImplicitLod %v4float %ts %uv Bias %f05".to_string()),
+        (0, "%r = OpImageSampleExplicitLod %v4float %ts %uv Lod|ConstOffset %f0 %off".to_string()),
+        (0, "%r = OpImageSampleExplicitLod %v4float %ts %uv Grad %uv %uv".to_string()),
+        (0, "%r = OpImageSampleProjImplicitLod %v4float %ts %uvq".to_string()),
+        (0, "%r = OpImageSampleImplicitLod %v4float %ts %uvw4 ConstOffset %off".to_string()),
+        (0, "%r = OpImageGather %v4float %ts %uv %i1".to_string()),
+        (1, format!("%d = OpImageSampleDrefImplicitLod %float %ts %uv %f05{d4}")),
+        (1, format!("%d = OpImageSampleDrefExplicitLod %float %ts %uv %f05 Lod %f0{d4}")),
+        (1, format!("%d = OpImageSampleProjDrefImplicitLod %float %ts %uvq %f05{d4}")),
+        (1, format!("%d = OpImageSampleDrefImplicitLod %float %c %uv %f05{d4}")),
+        (0, format!("%d = OpImageSampleDrefImplicitLod %float %ts %uv %f05{d4}")),
+        (1, "%r = OpImageDrefGather %v4float %ts %uv %f05".to_string()),
+        (1, "%r = OpImageSampleImplicitLod %v4float %ts %uv".to_string()),
+        (1, "%r = OpImageSampleExplicitLod %v4float %ts %uv Lod %f1".to_string()),
+        (1, "%ci = OpImage %img %ts\n%r = OpImageFetch %v4float %ci %off Lod %i1".to_string()),
+        (1, "%n = OpImageQueryLevels %int %t\n%nf = OpConvertSToF %float %n\n%r = OpCompositeConstruct %v4float %nf %nf %nf %nf".to_string()),
+    ] {
+        let src = frag(depth, &body);
+        let w = lower("sampling", &src, None).unwrap_or_else(|r| panic!("{body}: refused: {r:?}"));
+        naga_accepts(&w.text);
+    }
+}

@@ -36,7 +36,7 @@ use crate::ir::Ir;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-pub use plan::{Binding, BindingResource, Introduced, IntroducedKind, StorageAccess};
+pub use plan::{Binding, BindingResource, Combined, Introduced, IntroducedKind, StorageAccess};
 pub use refuse::{Limit, NotLowered, Refusal, RefusalCode};
 
 /// What to lower.
@@ -61,6 +61,11 @@ pub struct Wgsl {
     /// binds it: a buffer's address space, access and least size, a
     /// storage texture's access.
     pub bindings: Vec<Binding>,
+    /// Each combined image sampler split into a texture and a sampler
+    /// binding (both also in `bindings`, with the combined variable as
+    /// their `variable`): a runner binds the descriptor's image view at
+    /// `texture` and its sampler at `sampler`.
+    pub combined: Vec<Combined>,
 }
 
 /// How a function's control flow is structured: [`shape::structure`], or

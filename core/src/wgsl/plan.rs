@@ -56,6 +56,19 @@ pub struct ModulePlan<'a> {
     /// The resources the WGSL declares at a (group, binding), in the
     /// module's order ([`super::Wgsl::bindings`]).
     pub bindings: Vec<Binding>,
+    /// Each combined image sampler variable the call tree uses, split into
+    /// a texture and a sampler binding ([`super::Wgsl::combined`]).
+    pub combined: Vec<Combined>,
+    /// Per sampler (or combined image sampler) variable: [`COMPARE`] when a
+    /// depth comparison samples through it, [`PLAIN`] when another
+    /// sampling or gather does.
+    sampler_use: BTreeMap<u32, u8>,
+    /// The image (or combined image sampler) variables a depth comparison
+    /// samples: declared `texture_depth_*` whatever their Depth operand.
+    compare_images: BTreeSet<u32>,
+    /// The functions a vertex or compute entry point calls (implicit
+    /// level-of-detail sampling needs a fragment shader).
+    non_fragment: BTreeSet<u32>,
     /// The module-scope names taken before writing: the entry wrappers'
     /// parameters, the entry points and the overrides (handed to the writer,
     /// which goes on from them).
@@ -66,6 +79,25 @@ pub struct ModulePlan<'a> {
 pub const READ: u8 = 1;
 /// An image is written (OpImageWrite).
 pub const WRITE: u8 = 2;
+
+/// A sampler is used by a depth comparison.
+pub const COMPARE: u8 = 1;
+/// A sampler is used by a sampling or gather without a depth comparison.
+pub const PLAIN: u8 = 2;
+
+/// A combined image sampler (an OpTypeSampledImage variable) as WGSL
+/// declares it: a texture at the variable's own (group, binding), and a
+/// sampler in the same group past every binding the module declares there
+/// ([`combined_sampler_slot`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Combined {
+    /// The SPIR-V variable.
+    pub variable: u32,
+    /// The texture's (group, binding): the variable's DescriptorSet and Binding.
+    pub texture: (u32, u32),
+    /// The sampler's (group, binding).
+    pub sampler: (u32, u32),
+}
 
 /// An entry point to lower.
 pub struct EntryPlan {
@@ -121,9 +153,17 @@ pub enum BindingResource {
     Storage { read_only: bool, min_size: u64 },
     /// `texture_storage_*<format, access>`.
     StorageTexture { access: StorageAccess },
-    /// A sampled or multisampled texture.
+    /// A sampled or multisampled texture of colour (`texture_2d<f32>`...).
     Texture,
+    /// A sampler (`sampler`).
     Sampler,
+    /// A depth texture (`texture_depth_*`): an image declared with Depth
+    /// 1, or one a depth comparison samples. WebGPU binds it with sample
+    /// type `depth`.
+    DepthTexture,
+    /// A comparison sampler (`sampler_comparison`), one a depth comparison
+    /// samples through. WebGPU binds it with type `comparison`.
+    ComparisonSampler,
 }
 
 /// The access of a storage texture.
@@ -221,16 +261,89 @@ pub enum IntroducedKind {
 /// descriptor set the module declares (0 when none), one past its highest
 /// binding, so that no resource of the module has it and no bind group is
 /// added beyond WebGPU's four.
+/// The samplers split from combined image samplers come first
+/// ([`combined_sampler_slot`]): the block goes past them.
 pub fn push_constant_slot(ir: &Ir) -> (u32, u32) {
     let group = ir.globals.iter().filter_map(|v| v.set).max().unwrap_or(0);
-    let binding = ir
-        .globals
+    (group, past_bindings(ir, group) + combined_in(ir, group, u32::MAX))
+}
+
+/// One past the highest binding the module declares in `group` (0 when none).
+fn past_bindings(ir: &Ir, group: u32) -> u32 {
+    ir.globals
         .iter()
         .filter(|v| v.set.unwrap_or(0) == group && (v.set.is_some() || v.binding.is_some()))
         .filter_map(|v| v.binding)
         .max()
-        .map_or(0, |b| b + 1);
-    (group, binding)
+        .map_or(0, |b| b + 1)
+}
+
+/// Whether module-scope variable `v` is a combined image sampler.
+fn is_combined(ir: &Ir, v: &crate::ir::Variable) -> bool {
+    v.storage == sc::UniformConstant && v.pointee.is_some_and(|p| matches!(ir.ty(p).map(|t| &t.ty), Some(Type::SampledImage { .. })))
+}
+
+/// The number of combined image sampler variables in `group` declared
+/// before variable `before` (all of them for `u32::MAX`).
+fn combined_in(ir: &Ir, group: u32, before: u32) -> u32 {
+    let mut n = 0;
+    for v in &ir.globals {
+        if v.id == before {
+            break;
+        }
+        if is_combined(ir, v) && v.set.unwrap_or(0) == group {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The (group, binding) of the sampler split from combined image sampler
+/// `v`: its own group, at one past the highest binding the module declares
+/// there, plus the number of combined image samplers declared before it in
+/// that group. Every variable of the module counts, used or not, so that
+/// the numbering does not depend on the entry point lowered; the
+/// push-constant block goes past these ([`push_constant_slot`]).
+pub fn combined_sampler_slot(ir: &Ir, v: &crate::ir::Variable) -> (u32, u32) {
+    let group = v.set.unwrap_or(0);
+    (group, past_bindings(ir, group) + combined_in(ir, group, v.id))
+}
+
+/// The variable handle `id` (an image, a sampler or a combined image
+/// sampler) is loaded from, through copies (and OpImage of a sampled image).
+pub fn handle_variable(ir: &Ir, mut id: u32) -> Option<u32> {
+    // A chain of copies is as long as the module; each step is one def.
+    for _ in 0..ir.len() {
+        let d = ir.def(id)?;
+        match ir.opcode(d) {
+            op::OpLoad => return ir.words(d).get(2).copied().filter(|&p| ir.def_opcode(p) == Some(op::OpVariable)),
+            op::OpCopyObject => id = *ir.words(d).get(2)?,
+            // The image of a sampled image.
+            op::OpImage => return sampled_parts(ir, *ir.words(d).get(2)?).map(|(img, _)| img),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The (image, sampler) variables sampled image `id` is made of: those of
+/// its OpSampledImage, or the combined image sampler variable (twice) it
+/// is loaded from.
+pub fn sampled_parts(ir: &Ir, mut id: u32) -> Option<(u32, u32)> {
+    for _ in 0..ir.len() {
+        let d = ir.def(id)?;
+        let words = ir.words(d);
+        match ir.opcode(d) {
+            op::OpSampledImage => return Some((handle_variable(ir, *words.get(2)?)?, handle_variable(ir, *words.get(3)?)?)),
+            op::OpLoad => {
+                let v = handle_variable(ir, id)?;
+                return Some((v, v));
+            }
+            op::OpCopyObject => id = *words.get(2)?,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Whether `opcode` is one of the atomics WGSL has.
@@ -283,6 +396,10 @@ impl<'a> ModulePlan<'a> {
             aliased_workgroup_blocks: false,
             introduced: Vec::new(),
             bindings: Vec::new(),
+            combined: Vec::new(),
+            sampler_use: BTreeMap::new(),
+            compare_images: BTreeSet::new(),
+            non_fragment: BTreeSet::new(),
             names: Scope::default(),
         };
         // The entry wrappers' parameter names: no global may shadow them.
@@ -291,6 +408,11 @@ impl<'a> ModulePlan<'a> {
         plan.names.take("flat_group");
         plan.find_atomics()?;
         plan.find_image_access();
+        plan.find_sampling();
+        let others: Vec<usize> = chosen.iter().copied().filter(|&e| ir.entry_points[e].model != execution_model::Fragment).collect();
+        if !others.is_empty() {
+            plan.non_fragment = call_tree(ir, &others).into_iter().collect();
+        }
         // Entry names first: the runner finds them by their SPIR-V names.
         for &e in &chosen {
             let ep = &ir.entry_points[e];
@@ -328,6 +450,7 @@ impl<'a> ModulePlan<'a> {
             }
         }
         plan.bindings = plan.find_bindings();
+        plan.combined = plan.find_combined();
         let workgroup_blocks = ir
             .globals
             .iter()
@@ -395,9 +518,33 @@ impl<'a> ModulePlan<'a> {
         }
     }
 
-    /// The binding variable `v` is declared as, if it is one.
+    /// The binding variable `v` is declared as, if it is one (the texture
+    /// of a combined image sampler).
     pub fn binding_of(&self, v: u32) -> Option<&Binding> {
         self.bindings.iter().find(|b| b.variable == v)
+    }
+
+    /// How sampler (or combined image sampler) variable `v` is sampled
+    /// through: [`COMPARE`] and [`PLAIN`] bits.
+    pub fn sampler_use(&self, v: u32) -> u8 {
+        self.sampler_use.get(&v).copied().unwrap_or(0)
+    }
+
+    /// Whether a depth comparison samples image (or combined image sampler)
+    /// variable `v`.
+    pub fn compared(&self, v: u32) -> bool {
+        self.compare_images.contains(&v)
+    }
+
+    /// Whether a vertex or compute entry point calls function `f`.
+    pub fn outside_fragment(&self, f: u32) -> bool {
+        self.non_fragment.contains(&f)
+    }
+
+    /// The split of combined image sampler variable `v`, if it is one the
+    /// call tree uses.
+    pub fn combined_of(&self, v: u32) -> Option<&Combined> {
+        self.combined.iter().find(|c| c.variable == v)
     }
 
     /// The workgroup size of compute entry point `ep`: a constant decorated
@@ -471,13 +618,75 @@ impl<'a> ModulePlan<'a> {
                 (sc::UniformConstant, Type::Image { sampled: 2, .. }) => {
                     (group, binding, BindingResource::StorageTexture { access: self.image_access(v.id) })
                 }
-                (sc::UniformConstant, Type::Image { .. }) => (group, binding, BindingResource::Texture),
-                (sc::UniformConstant, Type::Sampler) => (group, binding, BindingResource::Sampler),
+                (sc::UniformConstant, Type::Image { depth, .. }) => (group, binding, self.texture_resource(v.id, *depth)),
+                (sc::UniformConstant, Type::Sampler) => (group, binding, self.sampler_resource(v.id)),
+                (sc::UniformConstant, &Type::SampledImage { image }) => {
+                    let depth = match ir.ty(image).map(|t| &t.ty) {
+                        Some(Type::Image { depth, .. }) => *depth,
+                        _ => 0,
+                    };
+                    out.push(Binding { group, binding, variable: v.id, resource: self.texture_resource(v.id, depth) });
+                    let (g, b) = combined_sampler_slot(ir, v);
+                    (g, b, self.sampler_resource(v.id))
+                }
                 _ => continue,
             };
             out.push(Binding { group, binding, variable: v.id, resource });
         }
         out
+    }
+
+    /// The binding of a sampled texture variable `v` whose image type has
+    /// Depth `depth`.
+    fn texture_resource(&self, v: u32, depth: u32) -> BindingResource {
+        if depth == 1 || self.compared(v) { BindingResource::DepthTexture } else { BindingResource::Texture }
+    }
+
+    /// The binding of sampler (or combined image sampler) variable `v`.
+    fn sampler_resource(&self, v: u32) -> BindingResource {
+        if self.sampler_use(v) & COMPARE != 0 { BindingResource::ComparisonSampler } else { BindingResource::Sampler }
+    }
+
+    /// The combined image samplers the functions use, split.
+    fn find_combined(&self) -> Vec<Combined> {
+        let ir = self.ir;
+        let mut out = Vec::new();
+        for v in &ir.globals {
+            if self.used_globals.contains(&v.id) && is_combined(ir, v) {
+                let texture = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
+                out.push(Combined { variable: v.id, texture, sampler: combined_sampler_slot(ir, v) });
+            }
+        }
+        out
+    }
+
+    /// Which samplers and images the sampling instructions use, and how.
+    fn find_sampling(&mut self) {
+        let ir = self.ir;
+        for &fid in &self.functions {
+            let Some(func) = ir.function(fid) else { continue };
+            for i in func.inst as usize..func.end as usize {
+                let bit = match ir.opcode(i) {
+                    op::OpImageSampleDrefImplicitLod
+                    | op::OpImageSampleDrefExplicitLod
+                    | op::OpImageSampleProjDrefImplicitLod
+                    | op::OpImageSampleProjDrefExplicitLod
+                    | op::OpImageDrefGather => COMPARE,
+                    op::OpImageSampleImplicitLod
+                    | op::OpImageSampleExplicitLod
+                    | op::OpImageSampleProjImplicitLod
+                    | op::OpImageSampleProjExplicitLod
+                    | op::OpImageGather => PLAIN,
+                    _ => continue,
+                };
+                let Some(&si) = ir.words(i).get(2) else { continue };
+                let Some((img, smp)) = sampled_parts(ir, si) else { continue };
+                *self.sampler_use.entry(smp).or_default() |= bit;
+                if bit == COMPARE {
+                    self.compare_images.insert(img);
+                }
+            }
+        }
     }
 
     /// The ArrayStride of `arr` when its elements need a wrapper struct

@@ -36,14 +36,6 @@ pub enum Limit {
 /// What WGSL can express and this lowering does not write yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NotLowered {
-    /// OpImageSample*, gathers, fetches from sampled images and the image
-    /// queries beyond size: WGSL's textureSample*, textureGather*,
-    /// textureLoad and textureNumLevels/NumSamples.
-    Sampling,
-    /// A depth image (`Depth` 1): WGSL's texture_depth_*.
-    DepthImage,
-    /// A combined image sampler: a WGSL texture and a sampler, two bindings.
-    CombinedImageSampler,
     /// An image write of fewer than 4 components: WGSL's textureStore
     /// takes a vec4, the rest filled in.
     NarrowTexelWrite,
@@ -94,7 +86,7 @@ refusal_codes! {
     Instruction = "wgsl.instruction": "the instruction has no counterpart in WGSL",
     Stage = "wgsl.stage": "WebGPU has only compute, vertex and fragment shaders",
     StorageClass = "wgsl.storage-class": "the storage class has no WGSL address space",
-    Image = "wgsl.image": "WGSL's textures are storage textures of a few formats and sampled textures, with separate samplers: no texel buffers, combined image samplers or multisampled storage; sampling in compute is not lowered yet",
+    Image = "wgsl.image": "WGSL's textures are storage textures of a few formats, sampled and depth textures, with separate samplers, and its sampling built-ins take fewer operands than SPIR-V's: no texel buffers or multisampled storage, no implicit level of detail outside fragment shaders, depth comparisons only at level 0",
     PushConstant = "wgsl.push-constant": "WebGPU has no push constants",
     Layout = "wgsl.layout": "WGSL's explicit layout rules cannot give these offsets or strides",
     Type = "wgsl.type": "the type has no WGSL counterpart",

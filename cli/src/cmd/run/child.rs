@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use spvlab_core::interp::image::{Address, Format, Image, NumKind, Sampler};
 use spvlab_core::interp::{Buffers, Options};
-use spvlab_core::wgsl::{Binding, BindingResource, Introduced, IntroducedKind, StorageAccess, Wgsl};
+use spvlab_core::wgsl::{Binding, BindingResource, Combined, Introduced, IntroducedKind, StorageAccess, Wgsl};
 use spvlab_core::raster::{
     self, AttrKind, BlendFactor, BlendOp, BlendState, ColorAttachment, ColorFormat, ColorTarget, CompareOp, CullMode, DepthBias,
     DepthBuffer, DepthFormat, DepthState, DepthTarget, DrawCmd, DrawIndices, Framebuffer, FrontFace, PixelRect, PolygonMode,
@@ -145,8 +145,16 @@ impl Out {
                 BindingResource::StorageTexture { access } => (2, ACCESSES.iter().position(|a| *a == access).unwrap_or(0) as u32, 0),
                 BindingResource::Texture => (3, 0, 0),
                 BindingResource::Sampler => (4, 0, 0),
+                BindingResource::DepthTexture => (5, 0, 0),
+                BindingResource::ComparisonSampler => (6, 0, 0),
             };
             for x in [b.group, b.binding, b.variable, tag, flag, size as u32, (size >> 32) as u32] {
+                self.u32(x);
+            }
+        }
+        self.u32(w.combined.len() as u32);
+        for c in &w.combined {
+            for x in [c.variable, c.texture.0, c.texture.1, c.sampler.0, c.sampler.1] {
                 self.u32(x);
             }
         }
@@ -214,11 +222,19 @@ impl<'a> Reader<'a> {
                 2 => BindingResource::StorageTexture { access: *ACCESSES.get(flag as usize).ok_or("a bad access")? },
                 3 => BindingResource::Texture,
                 4 => BindingResource::Sampler,
+                5 => BindingResource::DepthTexture,
+                6 => BindingResource::ComparisonSampler,
                 _ => return Err("a bad binding".into()),
             };
             bindings.push(Binding { group, binding, variable, resource });
         }
-        Ok(Some(Wgsl { text, lines: Vec::new(), introduced, bindings }))
+        let mut combined = Vec::new();
+        for _ in 0..self.u32()? {
+            let variable = self.u32()?;
+            let (texture, sampler) = (self.key()?, self.key()?);
+            combined.push(Combined { variable, texture, sampler });
+        }
+        Ok(Some(Wgsl { text, lines: Vec::new(), introduced, bindings, combined }))
     }
     /// What [`Out::resources`] wrote: `None`, or options holding only the
     /// images, arrays of descriptors and samplers.

@@ -188,7 +188,18 @@ impl ModuleWriter<'_> {
                 f.ref_text.push(')');
                 f.refs.insert(p, (start, f.ref_text.len() as u32));
             }
-            let t = self.ty(pt, pi.unwrap_or(func.inst))?;
+            // A sampled image is two parameters, its texture and its sampler.
+            let t = match ir.ty(pt).map(|t| &t.ty) {
+                Some(&Type::SampledImage { image }) => {
+                    let s = f.scope.fresh_name(Some(&self.globals_scope), Some(&format!("{}_sampler", f.scope.text_of(name))), "s", p);
+                    let sn = String::from(f.scope.text_of(s));
+                    let t = self.ty(image, pi.unwrap_or(func.inst))?;
+                    let t = format!("{t}, {sn}: sampler");
+                    self.split_samplers.insert(p, sn);
+                    Rc::from(t)
+                }
+                _ => self.ty(pt, pi.unwrap_or(func.inst))?,
+            };
             if !first {
                 head.push_str(", ");
             }
@@ -322,7 +333,8 @@ impl ModuleWriter<'_> {
             return;
         }
         let o = ir.opcode(i);
-        if o == op::OpVariable || o == op::OpLabel {
+        // Handles are named by their module-scope variable, usable anywhere.
+        if o == op::OpVariable || o == op::OpLabel || ir.type_of(id).is_some_and(|t| self.is_handle(t)) {
             return;
         }
         if ir.type_of(id).is_some_and(|t| self.is_pointer(t)) {

@@ -166,8 +166,7 @@ impl ModuleWriter<'_> {
                 }
                 sc::UniformConstant => {
                     let (g, b) = (v.set.unwrap_or(0), v.binding.unwrap_or(0));
-                    let d = self.handle_decl(v.id, &name, pointee, g, b, at)?;
-                    self.out.line(0, &d, line);
+                    self.handle_decl(v.id, &name, pointee, g, b, at)?;
                 }
                 sc::PhysicalStorageBuffer => {
                     return Err(Refusal::new(RefusalCode::PhysicalPointer, "a PhysicalStorageBuffer variable", Some(at)));

@@ -69,6 +69,8 @@ pub(super) struct ModuleWriter<'a> {
     /// here, and the next expression is built in it (no allocation per
     /// expression).
     spare: String,
+    /// The sampler declared for each combined image sampler variable.
+    split_samplers: BTreeMap<u32, String>,
 }
 
 /// Values by id: a Vec indexed by id for the ids of usual modules, a map
@@ -194,6 +196,7 @@ pub(super) fn write(
         global_names: IdMap::with_bound(ir.module.header.bound),
         out: Out::default(),
         spare: String::new(),
+        split_samplers: BTreeMap::new(),
     };
     writer.module()
 }
@@ -252,6 +255,7 @@ impl ModuleWriter<'_> {
             lines: core::mem::take(&mut self.out.lines),
             introduced: plan.introduced.clone(),
             bindings: plan.bindings.clone(),
+            combined: plan.combined.clone(),
         })
     }
 }

@@ -6,7 +6,7 @@
 use super::ModuleWriter;
 use crate::ir::{Type, layout::{Member, round_up}};
 use crate::wgsl::names::{Scope, push_u32};
-use crate::wgsl::refuse::{NotLowered, Refusal, RefusalCode};
+use crate::wgsl::refuse::{Refusal, RefusalCode};
 use crate::wgsl::types::{self, Kind, Num, cat, layout};
 use alloc::format;
 use alloc::rc::Rc;
@@ -139,10 +139,11 @@ impl ModuleWriter<'_> {
             Type::Image { .. } => self.image_ty(ty, at)?,
             Type::Sampler => String::from("sampler"),
             Type::SampledImage { .. } => {
-                return Err(Refusal::not_lowered(
+                // A variable or a function parameter of one is split in two
+                // (`expr::image`, `function`); no other WGSL value holds both.
+                return Err(Refusal::new(
                     RefusalCode::Image,
-                    NotLowered::CombinedImageSampler,
-                    "a combined image sampler (WGSL has separate textures and samplers)",
+                    "a combined image sampler value other than a variable or parameter (WGSL's textures and samplers are separate values)",
                     inst,
                 ));
             }

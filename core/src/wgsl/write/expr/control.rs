@@ -33,6 +33,10 @@ impl ModuleWriter<'_> {
                             ));
                         }
                         args.push(format!("&{}", self.reference(f, a)?));
+                    } else if matches!(ir.type_of(a).and_then(|t| ir.ty(t)).map(|t| &t.ty), Some(Type::SampledImage { .. })) {
+                        // Its texture and its sampler (the callee's two parameters).
+                        let (t, s) = self.sampled_texts(f, a, Some(i as u32))?;
+                        args.push(format!("{t}, {s}"));
                     } else {
                         args.push(self.val(f, a)?);
                     }

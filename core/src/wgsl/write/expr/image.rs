@@ -1,14 +1,19 @@
 //! Images: storage images (`Sampled` 2) as `texture_storage_*<format,
-//! access>`, sampled images read by OpImageFetch as `texture_*<T>`, and
-//! their instructions: OpImageRead/OpImageWrite/OpImageFetch as
-//! `textureLoad`/`textureStore`, the size queries as `textureDimensions`
-//! (with `textureNumLayers` for arrays). Texel buffers, combined image
-//! samplers, sampling, depth and multisampled storage images are refused
-//! (`wgsl.image`), each with its reason.
+//! access>`, sampled images as `texture_*<T>`, depth images (Depth 1, or
+//! sampled by a depth comparison) as `texture_depth_*`, samplers as
+//! `sampler` or (used by a depth comparison) `sampler_comparison`, a
+//! combined image sampler as a texture and a sampler ([`crate::wgsl::Combined`]),
+//! and their instructions: OpImageRead/OpImageWrite/OpImageFetch as
+//! `textureLoad`/`textureStore`, the queries as `textureDimensions` (with
+//! `textureNumLayers` for arrays), `textureNumLevels` and
+//! `textureNumSamples`; sampling and gathers are `sample.rs`. Texel
+//! buffers, multisampled storage images and what else WGSL's textures lack
+//! are refused (`wgsl.image`), each with its reason.
 
 use crate::grammar::{dim, op};
 use crate::ir::Type;
 use crate::wgsl::image_types::{ImageType, texel_format};
+use crate::wgsl::plan::{COMPARE, PLAIN, handle_variable, sampled_parts};
 use crate::wgsl::refuse::{NotLowered, Refusal, RefusalCode};
 use crate::wgsl::types::{Kind, Num, cast};
 use crate::wgsl::write::ModuleWriter;
@@ -16,7 +21,7 @@ use crate::wgsl::write::function::FunctionContext;
 use alloc::format;
 use alloc::string::String;
 
-fn image(what: String, at: Option<u32>) -> Refusal {
+pub(super) fn image(what: String, at: Option<u32>) -> Refusal {
     Refusal::new(RefusalCode::Image, what, at)
 }
 
@@ -49,8 +54,21 @@ impl ModuleWriter<'_> {
         if m.dim == dim::Buffer {
             return Err(image("a texel buffer (WGSL has no texel buffers: a storage buffer of the texels is the nearest thing)".into(), inst));
         }
+        if m.sampled != 2 && (m.depth == 1 || self.plan.compared(user)) {
+            if self.num(m.sampled_type).map(|n| n.kind) != Some(Kind::F32) {
+                return Err(image("a depth image of other than f32 texels (WGSL's depth textures are f32)".into(), inst));
+            }
+            return Ok(String::from(match (m.dim, m.arrayed, m.multisampled) {
+                (dim::Dim2D, false, false) => "texture_depth_2d",
+                (dim::Dim2D, true, false) => "texture_depth_2d_array",
+                (dim::Cube, false, false) => "texture_depth_cube",
+                (dim::Cube, true, false) => "texture_depth_cube_array",
+                (dim::Dim2D, false, true) => "texture_depth_multisampled_2d",
+                _ => return Err(image("a depth image of a dimension WGSL's depth textures lack (1D, 3D, multisampled arrays)".into(), inst)),
+            }));
+        }
         if m.depth == 1 {
-            return Err(image_not_lowered(NotLowered::DepthImage, "a depth image".into(), inst));
+            return Err(image("a depth storage image (WGSL's storage textures have no depth formats)".into(), inst));
         }
         let shape = match (m.dim, m.arrayed) {
             (dim::Dim1D, false) => "1d",
@@ -86,6 +104,19 @@ impl ModuleWriter<'_> {
         } else {
             format!("texture_{shape}<{t}>")
         })
+    }
+
+    /// Whether image value `img` is declared a depth texture: of an image
+    /// type of Depth 1, or loaded from a variable a depth comparison samples.
+    pub(in crate::wgsl::write) fn is_depth(&self, img: u32) -> bool {
+        let m = self.ir.type_of(img).and_then(|t| self.ir.ty(t)).map(|t| &t.ty);
+        let (ty, var) = match m {
+            Some(&Type::SampledImage { image }) => (Some(image), sampled_parts(self.ir, img).map(|(v, _)| v)),
+            Some(Type::Image { .. }) => (self.ir.type_of(img), handle_variable(self.ir, img)),
+            _ => (None, None),
+        };
+        let Some(m) = ty.and_then(|t| self.image_type(t)) else { return false };
+        m.sampled != 2 && (m.depth == 1 || var.is_some_and(|v| self.plan.compared(v)))
     }
 
     /// The channel type of image `img`'s texels (vec4 of it).
@@ -148,6 +179,9 @@ impl ModuleWriter<'_> {
                 }
                 let have = self.texel_num(img).ok_or_else(|| image("an image of an odd texel type".into(), at))?;
                 let e = format!("textureLoad({})", args.join(", "));
+                // A depth texel is one f32: (D, 0, 0, 1) as Vulkan's
+                // conversion to RGBA gives a depth format.
+                let e = if self.is_depth(img) { format!("vec4<f32>({e}, 0.0, 0.0, 1.0)") } else { e };
                 let want = self.num(rt).ok_or_else(|| image("an image read of a type other than a scalar or vector".into(), at))?;
                 let e = cast(e, have, have.with(want.kind));
                 Ok(Some(match want.n {
@@ -206,17 +240,19 @@ impl ModuleWriter<'_> {
                 let t = self.val(f, arg(2))?;
                 Ok(Some(self.u32_as(arg(0), format!("textureNumSamples({t})"))))
             }
-            // The image of a sampled image: the texture itself (only
-            // OpImageFetch and the queries then use it; sampling is refused).
+            // A sampled image is named by its texture, the image of a
+            // sampled image is the texture itself; the sampler is found
+            // from the sampled image's definition (`sampled_texts`).
             op::OpSampledImage | op::OpImage => {
                 let t = self.val(f, arg(2))?;
                 f.name_by(arg(1), &t);
                 Ok(None)
             }
-            _ => {
-                let name = self.ir.desc(i).map_or("an image instruction", |d| d.name);
-                Err(image_not_lowered(NotLowered::Sampling, format!("{name} (sampling and image queries beyond size are not lowered)"), at))
-            }
+            op::OpImageQueryLod => Err(image(
+                "OpImageQueryLod (WGSL has no query of the level of detail a sampling would use)".into(),
+                at,
+            )),
+            _ => self.sample(f, i, words),
         }
     }
 
@@ -250,23 +286,43 @@ impl ModuleWriter<'_> {
         }
     }
 
-    /// The declaration of an image or sampler variable at (group, binding).
-    pub(in crate::wgsl::write) fn handle_decl(&mut self, var: u32, name: &str, pointee: u32, group: u32, binding: u32, at: u32) -> Result<String, Refusal> {
+    /// The sampler type of sampler (or combined image sampler) variable `var`.
+    fn sampler_ty(&self, var: u32, at: u32) -> Result<&'static str, Refusal> {
+        match self.plan.sampler_use(var) {
+            u if u == COMPARE | PLAIN => Err(image(
+                "a sampler used both with and without a depth comparison (WGSL's sampler and sampler_comparison are distinct types)".into(),
+                Some(at),
+            )),
+            COMPARE => Ok("sampler_comparison"),
+            _ => Ok("sampler"),
+        }
+    }
+
+    /// Declare image or sampler variable `var` at (group, binding); a
+    /// combined image sampler as its texture there and its sampler at the
+    /// plan's binding ([`crate::wgsl::Combined`]).
+    pub(in crate::wgsl::write) fn handle_decl(&mut self, var: u32, name: &str, pointee: u32, group: u32, binding: u32, at: u32) -> Result<(), Refusal> {
         let t = match self.ir.ty(pointee).map(|t| t.ty.clone()) {
             Some(Type::Image { .. }) => self.image_ty_of(pointee, at, var)?,
-            Some(Type::Sampler) => String::from("sampler"),
-            Some(Type::SampledImage { .. }) => {
-                return Err(image_not_lowered(
-                    NotLowered::CombinedImageSampler,
-                    "a combined image sampler (WGSL has separate textures and samplers)".into(),
-                    Some(at),
-                ));
+            Some(Type::Sampler) => String::from(self.sampler_ty(var, at)?),
+            Some(Type::SampledImage { image: img }) => {
+                let t = self.image_ty_of(img, at, var)?;
+                let s = self.sampler_ty(var, at)?;
+                let Some(&crate::wgsl::Combined { sampler: (sg, sb), .. }) = self.plan.combined_of(var) else {
+                    return Err(image("a combined image sampler the plan did not split".into(), Some(at)));
+                };
+                let sn = self.globals_scope.fresh(Some(&format!("{name}_sampler")), "sampler");
+                self.out.line(0, &format!("@group({group}) @binding({binding}) var {name}: {t};"), Some(at));
+                self.out.line(0, &format!("@group({sg}) @binding({sb}) var {sn}: {s};"), Some(at));
+                self.split_samplers.insert(var, sn);
+                return Ok(());
             }
             Some(Type::Array { .. } | Type::RuntimeArray { .. }) => {
                 return Err(image("an array of images or samplers (WGSL's binding arrays are not core WebGPU)".into(), Some(at)));
             }
             _ => return Err(image("an opaque resource WGSL lacks".into(), Some(at))),
         };
-        Ok(format!("@group({group}) @binding({binding}) var {name}: {t};"))
+        self.out.line(0, &format!("@group({group}) @binding({binding}) var {name}: {t};"), Some(at));
+        Ok(())
     }
 }

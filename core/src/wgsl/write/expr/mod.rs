@@ -2,7 +2,7 @@
 //! sends each instruction to the function of its family, each in its own
 //! file: `memory`, `composite`, `arithmetic`, `comparison`, `conversion`,
 //! `control` (calls and barriers), `atomic`, `subgroup`, `glsl`
-//! (GLSL.std.450), `image`; `emulate` writes helper functions for what WGSL
+//! (GLSL.std.450), `image`, `sample`; `emulate` writes helper functions for what WGSL
 //! lacks, `value` reads operands and binds results. A family gives the
 //! result's expression, which is bound to a `let` (or a hoisted `var`), or
 //! `None` when it wrote its own statements.
@@ -17,6 +17,7 @@ mod emulate;
 mod glsl;
 mod image;
 mod memory;
+mod sample;
 mod subgroup;
 mod value;
 
@@ -167,6 +168,7 @@ impl ModuleWriter<'_> {
             | op::OpImage
             | op::OpImageQuerySizeLod
             | op::OpImageQuerySize
+            | op::OpImageQueryLod
             | op::OpImageQueryLevels
             | op::OpImageQuerySamples => self.image_inst(f, i, words)?,
             _ => return Err(inst.unsupported(ir)),
