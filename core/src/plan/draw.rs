@@ -15,7 +15,7 @@ use crate::TargetEnv;
 use crate::ir::Ir;
 use crate::raster::{self, ColorAttachment, ColorFormat, ColorTarget, DrawCmd, DrawIndices, Framebuffer, Pipeline, VertexBuffer, VertexFormat};
 use crate::reflect::ExecutionModel;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 /// The largest framebuffer side, in pixels.
@@ -153,7 +153,8 @@ pub(super) fn plan(module: &Ir, words: &[u32], inputs: &DrawInputs) -> Result<Dr
         data.extend_from_slice(&p[0].to_le_bytes());
         data.extend_from_slice(&p[1].to_le_bytes());
     }
-    let format = VertexFormat::from_name("R32G32_SFLOAT").ok_or_else(|| PlanError::BadVertexModule { reason: "R32G32_SFLOAT".to_string() })?;
+    // R32G32_SFLOAT, as Amber's Vulkan engine binds DRAW_RECT's positions.
+    let format = VertexFormat { kind: raster::AttrKind::Float, width: 32, components: 2 };
     let mut pipeline = Pipeline::for_framebuffer(w, h);
     pipeline.vertex_buffers.push(VertexBuffer { location: 0, format, stride: 8, offset: 0, data });
     let cmd = DrawCmd {

@@ -81,7 +81,6 @@ fn colours(a: &ColorAttachment) -> Vec<([u8; 4], u64)> {
 /// The most colours the summary lists.
 const SHOWN_COLOURS: usize = 8;
 
-#[allow(clippy::too_many_arguments)]
 pub fn run(
     a: &Analysis,
     plan: &Plan,
