@@ -11,7 +11,10 @@ use spvlab_tests::{corpus_or_skip, run_spvlab, scratch};
 const SIMPLE: &str = "amber/spirv-control-flow/examples_simple_fleshed.amber";
 const GLSL: &str = "amber/vk-gl-cts-glsl/api_descriptor_set_descriptor_set_layout_binding_layout_binding_order.amber";
 const GLSL_SHADER: &str = "cases/vk-gl-cts-glsl/api_descriptor_set_descriptor_set_layout_binding_layout_binding_order__compute_shader.spvasm";
-const GRAPHICS: &str = "amber/google-amber/matrices_uniform_draw.amber";
+/// A geometry stage: not run, never a pass.
+const GRAPHICS: &str = "amber/vk-gl-cts/spirv_assembly_instruction_float32_comparison_frexpstruct_1_geom.amber";
+/// A vertex and a fragment stage with a uniform buffer: the interpreter draws it.
+const DRAW: &str = "amber/google-amber/matrices_uniform_draw.amber";
 
 fn text(o: &std::process::Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
@@ -53,6 +56,12 @@ fn passes_fails_and_errors() {
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(1));
     assert!(out.contains("graphics: not run") && out.contains("2 files: 1 passed, 0 failed, 0 errors, 1 graphics"), "{out}");
+
+    // A vertex and fragment pipeline draws, and its probes pass.
+    let o = run_spvlab(&dir, &["amber", c.join(DRAW).to_str().unwrap()], b"");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.starts_with("pass   ") && out.contains("1 files: 1 passed, 0 failed, 0 errors"), "{out}");
 }
 
 #[test]
