@@ -348,6 +348,10 @@ pub(crate) fn color_format(f: ColorFormat) -> Option<wgpu::TextureFormat> {
         ColorFormat::R8G8B8A8Unorm => wgpu::TextureFormat::Rgba8Unorm,
         ColorFormat::R32G32B32A32Sfloat => wgpu::TextureFormat::Rgba32Float,
         ColorFormat::R32Sfloat => wgpu::TextureFormat::R32Float,
+        ColorFormat::R32G32B32A32Sint => wgpu::TextureFormat::Rgba32Sint,
+        ColorFormat::R32G32B32A32Uint => wgpu::TextureFormat::Rgba32Uint,
+        ColorFormat::R32Sint => wgpu::TextureFormat::R32Sint,
+        ColorFormat::R32Uint => wgpu::TextureFormat::R32Uint,
     })
 }
 
@@ -699,7 +703,8 @@ impl Gpu {
         for c in &fb.colors {
             let format = color_format(c.attachment.format).ok_or_else(|| unsupported(format!("colour attachment format {:?}", c.attachment.format)))?;
             let b = &c.blend;
-            let blend = b.enable.then(|| wgpu::BlendState {
+            // Blending does not apply to integer attachments (wgpu refuses it).
+            let blend = (b.enable && !c.attachment.format.is_integer()).then(|| wgpu::BlendState {
                 color: wgpu::BlendComponent { src_factor: factor(b.src_color), dst_factor: factor(b.dst_color), operation: blend_op(b.color_op) },
                 alpha: wgpu::BlendComponent { src_factor: factor(b.src_alpha), dst_factor: factor(b.dst_alpha), operation: blend_op(b.alpha_op) },
             });

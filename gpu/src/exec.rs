@@ -1,30 +1,93 @@
 //! The GPU as an Amber executor ([`spvlab_core::amber::Executor`]): each
 //! `RUN` of a script dispatched on wgpu, natively.
 //!
-//! The interpreter's step budget guards the GPU: before a dispatch goes to
-//! the GPU it runs on the interpreter (on a copy of the buffers); one that
-//! does not terminate there is not sent (unless `force`). The interpreter's
-//! buffers, where its run finished, are compared with the GPU's: every
-//! difference is recorded ([`GpuExecutor::differences`]).
+//! The interpreter's step budget guards the GPU: before a dispatch or a
+//! draw goes to the GPU it runs on the interpreter (on a copy of the
+//! buffers and attachments); one that does not terminate there is not sent
+//! (unless `force`). The interpreter's buffers and colour attachments,
+//! where its run finished, are compared with the GPU's (pixels within the
+//! format's precision): every difference is recorded
+//! ([`GpuExecutor::differences`]).
 
 use crate::{Backend, DrawJob, DrawStage, Gpu, GpuError, GpuErrorKind, Job};
 use spvlab_core::amber::{self, Dispatch, ExecError, Executor, Failure};
-use spvlab_core::raster::Framebuffer;
+use spvlab_core::raster::{ColorFormat, Framebuffer};
 use spvlab_core::reflect::ExecutionModel;
 use spvlab_core::interp::{self, Buffers};
 use std::time::Duration;
 
-/// A buffer on which the interpreter and the GPU disagree after one
-/// dispatch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A buffer or a colour attachment on which the interpreter and the GPU
+/// disagree after one dispatch or draw.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
+    /// The shader (a draw's: `vertex + fragment`).
     pub shader: String,
-    pub binding: (u32, u32),
-    /// The first byte that differs, and the bytes of the word holding it
-    /// (interpreter, GPU).
-    pub byte: usize,
-    pub interp: Vec<u8>,
-    pub gpu: Vec<u8>,
+    pub place: Place,
+}
+
+/// Where the first difference lies.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    /// A buffer's first byte that differs, and the bytes of the word holding
+    /// it (interpreter, GPU).
+    Buffer { binding: (u32, u32), byte: usize, interp: Vec<u8>, gpu: Vec<u8> },
+    /// A colour attachment's first pixel (in row order) that differs beyond
+    /// the format's precision, its values (interpreter, GPU), and how many
+    /// pixels differ.
+    Pixel { location: u32, x: u32, y: u32, interp: [f32; 4], gpu: [f32; 4], pixels: usize },
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.place {
+            Place::Buffer { binding: (s, b), byte, interp, gpu } => {
+                write!(f, "shader `{}`, binding {s}.{b}, byte {byte}: interpreter {interp:02x?}, GPU {gpu:02x?}", self.shader)
+            }
+            Place::Pixel { location, x, y, interp, gpu, pixels } => write!(
+                f,
+                "shaders `{}`, colour attachment {location}, pixel ({x}, {y}) (of {pixels} that differ): interpreter {interp:?}, GPU {gpu:?}",
+                self.shader
+            ),
+        }
+    }
+}
+
+/// Two values of a colour attachment's texel are the same within `format`'s
+/// precision: one step of an 8-bit UNORM channel (rounding may go either
+/// way), else a relative 1e-5 (a float attachment holds what the shader's
+/// arithmetic gave, which Vulkan allows a few ULPs of error).
+fn same_texel(format: ColorFormat, a: [f32; 4], b: [f32; 4]) -> bool {
+    a.iter().zip(&b).all(|(&a, &b)| {
+        if format.is_unorm() {
+            (a - b).abs() <= 1.0 / 255.0 + 1e-6
+        } else {
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0)
+        }
+    })
+}
+
+/// The first pixel of the colour attachments where `want` (the
+/// interpreter's) and `got` (the GPU's) differ, with the count.
+pub fn first_pixel_difference(want: &Framebuffer, got: &Framebuffer) -> Option<Place> {
+    for (w, g) in want.colors.iter().zip(&got.colors) {
+        let (wa, ga) = (&w.attachment, &g.attachment);
+        let mut first = None;
+        let mut pixels = 0;
+        for y in 0..wa.height {
+            for x in 0..wa.width {
+                let (Some(a), b) = (wa.read(x, y), ga.read(x, y)) else { continue };
+                let b = b.unwrap_or([f32::NAN; 4]);
+                if !same_texel(wa.format, a, b) {
+                    pixels += 1;
+                    first.get_or_insert((x, y, a, b));
+                }
+            }
+        }
+        if let Some((x, y, interp, gpu)) = first {
+            return Some(Place::Pixel { location: w.location, x, y, interp, gpu, pixels });
+        }
+    }
+    None
 }
 
 /// Where a dispatch runs when not on this process's own device: the CLI
@@ -61,7 +124,7 @@ pub struct GpuExecutor {
     pub timeout: Duration,
     /// The differences seen so far.
     pub differences: Vec<Difference>,
-    /// Dispatches where both ran and were compared.
+    /// Dispatches and draws where both ran and were compared.
     pub compared: usize,
     /// The reason code of each refusal by our lowering so far (`wgpu`).
     pub refusals: Vec<&'static str>,
@@ -221,10 +284,12 @@ impl Executor for GpuExecutor {
                     let w = byte / 4 * 4;
                     self.differences.push(Difference {
                         shader: d.shader.to_string(),
-                        binding: *k,
-                        byte,
-                        interp: want.get(w..(w + 4).min(want.len())).unwrap_or(&[]).to_vec(),
-                        gpu: got.get(w..(w + 4).min(got.len())).unwrap_or(&[]).to_vec(),
+                        place: Place::Buffer {
+                            binding: *k,
+                            byte,
+                            interp: want.get(w..(w + 4).min(want.len())).unwrap_or(&[]).to_vec(),
+                            gpu: got.get(w..(w + 4).min(got.len())).unwrap_or(&[]).to_vec(),
+                        },
                     });
                 }
             }
@@ -232,12 +297,25 @@ impl Executor for GpuExecutor {
         Ok(())
     }
 
-    /// A draw on the GPU: both stages lowered for `wgpu` (a refusal names
-    /// its stage's shader), then drawn by the runner or this process's
-    /// device. No interpreter guard runs before a draw.
+    /// A draw on the GPU: the interpreter's guard first (as for a
+    /// dispatch), both stages lowered for `wgpu` (a refusal names its
+    /// stage's shader), then drawn by the runner or this process's device,
+    /// and the colour attachments compared with the interpreter's.
     fn draw(&mut self, job: &amber::DrawJob, framebuffer: &mut Framebuffer, buffers: &mut Buffers) -> Result<(), ExecError> {
         if job.opts.robust_access {
             return Err(failed(ExecFailure::RobustAccess { backend: self.backend, shader: job.fragment.shader.to_string() }));
+        }
+        let name = format!("{} + {}", job.vertex.shader, job.fragment.shader);
+        let mut reference = None;
+        if !self.no_guard {
+            let (mut fb, mut bufs) = (framebuffer.clone(), buffers.clone());
+            match amber::Interpreter.draw(job, &mut fb, &mut bufs) {
+                Ok(()) => reference = Some(fb),
+                Err(ExecError::Interp(e)) if matches!(e.kind, interp::RunErrorKind::NoTermination { .. }) && !self.force => {
+                    return Err(failed(ExecFailure::NotTerminating { backend: self.backend, shader: name, error: e }));
+                }
+                Err(_) => {}
+            }
         }
         let mut lowered = Vec::new();
         if self.backend == Backend::Wgsl {
@@ -251,7 +329,6 @@ impl Executor for GpuExecutor {
                 }
             }
         }
-        let name = format!("{} + {}", job.vertex.shader, job.fragment.shader);
         let dj = DrawJob {
             backend: self.backend,
             vertex: DrawStage { words: job.vertex.words, ir: job.vertex.ir, wgsl: lowered.first(), entry: job.vertex.entry },
@@ -276,6 +353,12 @@ impl Executor for GpuExecutor {
         .map_err(|e| failed(ExecFailure::Gpu(e)))?;
         for (k, v) in out {
             buffers.insert(k, v);
+        }
+        if let Some(want) = reference {
+            self.compared += 1;
+            if let Some(place) = first_pixel_difference(&want, framebuffer) {
+                self.differences.push(Difference { shader: name, place });
+            }
         }
         Ok(())
     }

@@ -38,7 +38,7 @@ mod exec;
 pub use wgpu;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use exec::{Difference, GpuExecutor, Runner};
+pub use exec::{Difference, GpuExecutor, Place, Runner, first_pixel_difference};
 pub use draw::{DrawJob, DrawStage, flip_position_y, stage_wgsl, MAX_DRAW_VERTICES, MAX_INSTANCES};
 
 use spvlab_core::interp::Buffers;

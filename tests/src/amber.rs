@@ -107,6 +107,76 @@ pub fn precompiled(corpus: &Path, case: &AmberCase) -> BTreeMap<String, Vec<u32>
     out
 }
 
+/// The GLSL shaders of a script: (name, stage, source), from each
+/// `SHADER STAGE NAME GLSL ... END` block.
+pub fn glsl_shaders(text: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if w.len() >= 4 && w[0] == "SHADER" && w[3] == "GLSL" {
+            let mut src = String::new();
+            for l in lines.by_ref() {
+                if l.trim() == "END" {
+                    break;
+                }
+                src.push_str(l);
+                src.push('\n');
+            }
+            out.push((w[2].to_string(), w[1].to_string(), src));
+        }
+    }
+    out
+}
+
+/// A GLSL shader compiled for Vulkan 1.0 by glslangValidator (Debian's
+/// glslang-tools, which `./x test` installs): `None` when it is not
+/// installed or the shader does not compile.
+pub fn compile_glsl(stage: &str, source: &str) -> Option<Vec<u32>> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let stage = match stage {
+        "vertex" => "vert",
+        "fragment" => "frag",
+        "compute" => "comp",
+        "geometry" => "geom",
+        "tessellation_control" => "tesc",
+        "tessellation_evaluation" => "tese",
+        _ => return None,
+    };
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!("spvlab-glsl-{}-{n}.spv", std::process::id()));
+    let mut child = Command::new("glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.0", "--stdin", "-S", stage, "-o"])
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(source.as_bytes()).ok()?;
+    let ok = child.wait().ok()?.success();
+    let bytes = std::fs::read(&out).ok();
+    let _ = std::fs::remove_file(&out);
+    let bytes = bytes.filter(|_| ok)?;
+    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// The modules of a case's GLSL shaders: the corpus's precompiled ones,
+/// and the others compiled from the script's text ([`compile_glsl`]).
+pub fn shader_modules(corpus: &Path, case: &AmberCase, text: &str) -> BTreeMap<String, Vec<u32>> {
+    let mut out = precompiled(corpus, case);
+    for (name, stage, src) in glsl_shaders(text) {
+        if !out.contains_key(&name)
+            && let Some(words) = compile_glsl(&stage, &src)
+        {
+            out.insert(name, words);
+        }
+    }
+    out
+}
+
 /// Run one case.
 pub fn run_case(corpus: &Path, case: &AmberCase) -> Verdict {
     run_case_on(corpus, case, &mut amber::Interpreter)
@@ -120,7 +190,7 @@ pub fn run_case_on(corpus: &Path, case: &AmberCase, exec: &mut dyn amber::Execut
     };
     let opts = RunOptions {
         max_steps: 1_000_000,
-        shaders: precompiled(corpus, case),
+        shaders: shader_modules(corpus, case, &text),
         ..RunOptions::default()
     };
     match parse_case_text(corpus, case, &text).and_then(|s| amber::run_on(&s, &opts, exec)) {

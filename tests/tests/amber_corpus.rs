@@ -99,7 +99,12 @@ fn write_report() {
             }
         }
     }
+    // The graphics part (tests/gpu_amber_graphics.rs writes it) stays.
     let path = spvlab_tests::root().join("tests/amber-failures.md");
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    if let Some(i) = old.find("# The graphics Amber tests that do not pass") {
+        md = format!("{}\n\n{}", md.trim_end(), &old[i..]);
+    }
     std::fs::write(&path, md).expect("write the report");
     println!("wrote {}", path.display());
 }

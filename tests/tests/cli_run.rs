@@ -234,7 +234,7 @@ fn bad_usage_exits_2_with_a_located_message() {
         (&["--dispatch", "0,1,1"], "--dispatch: `0` is not a positive number"),
         (&["--spec", "9=1"], "no spec constant with SpecId 9"),
         (&["--spec", "0=-1"], "is not a u32"),
-        (&["--entry", "other"], "no GLCompute or Kernel entry point `other`"),
+        (&["--entry", "other"], "--entry `other`: no GLCompute, Kernel or Fragment entry point of that name"),
         (&["--max-steps", "x"], "--max-steps: `x` is not a positive number"),
         (&["--seed", "-1"], "--seed: `-1` is not a number"),
     ];
@@ -515,7 +515,7 @@ fn run_kernel_loop_controls_and_usage() {
     // A pointer parameter must be given; there is no parameter 3.
     let o = run_file(file, &[]);
     assert_exit(&o, 2);
-    assert!(stderr(&o).contains("kernel parameter 0 (`out`) is a pointer: give its buffer with --buffer 0.0=SPEC"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("kernel parameter 0 (`out`) is a pointer: give its buffer at 0.0"), "{}", stderr(&o));
     let o = run_file(file, &["--buffer", "0.0=zeros:4", "--buffer", "0.3=zeros"]);
     assert_exit(&o, 2);
     assert!(stderr(&o).contains("kernel `factorials` has no parameter there (its parameters: 0.0 out)"), "{}", stderr(&o));

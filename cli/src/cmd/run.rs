@@ -459,33 +459,15 @@ fn shown_json(shown: &[(&Binding, values::Shown)], bufs: &Buffers) -> Vec<Value>
 /// A plan's error in the command line's words: a usage error (exit 2) for
 /// a bad flag value, else an input error (exit 1).
 fn plan_error(path: &str, e: PlanError) -> CliError {
+    // Core's words name the input as it is written; the option is that
+    // word with `--`.
     match e {
-        PlanError::NoModule => fail(path, "there is no valid module to run"),
-        PlanError::BadSpec { id, value, reason } => usage(format!("--spec {id}={value}: {reason}")),
-        PlanError::Unreadable { reason } => fail(path, &format!("the specialized module does not read back: {reason}")),
-        PlanError::NoSuchEntry { name, available, .. } => usage(format!(
-            "--entry: no GLCompute or Kernel entry point `{name}` (the module has: {})",
-            list_or_none(available.iter().map(|n| format!("`{n}`")))
-        )),
-        PlanError::NoEntry { .. } => fail(path, &format!("`{path}` has no GLCompute or Kernel entry point")),
-        PlanError::UnknownBuffer { slot, entry, available } => {
-            let what = match slot {
-                Slot::Push => "no push constants".to_string(),
-                Slot::Binding(..) => format!("no buffer at {slot}"),
-            };
-            let list = list_or_none(available.iter().map(|s| s.to_string()));
-            usage(format!("--buffer {slot}: entry point `{entry}` binds {what} (its buffers: {list})"))
+        PlanError::NoModule | PlanError::Unreadable { .. } | PlanError::NoEntry { .. } => fail(path, &e.to_string()),
+        PlanError::BadSpec { .. } | PlanError::NoSuchEntry { .. } | PlanError::UnknownBuffer { .. } | PlanError::UnknownParameter { .. } | PlanError::BadInput { .. } => {
+            usage(format!("--{e}"))
         }
-        PlanError::UnknownParameter { slot, entry, parameters } => usage(format!(
-            "--buffer {slot}: kernel `{entry}` has no parameter there (its parameters: {})",
-            list_or_none(parameters.iter().map(|(k, n)| format!("0.{k} {n}")))
-        )),
-        PlanError::BadInput { slot, input, column, reason } => usage(format!("--buffer {slot}=`{input}`: column {column}: {reason}")),
-        PlanError::MissingPointer { index, name } => {
-            usage(format!("kernel parameter {index} (`{name}`) is a pointer: give its buffer with --buffer 0.{index}=SPEC"))
-        }
-        PlanError::TooLarge { what, value, limit } => usage(format!("the draw's {what} is {value}: the limit is {limit}")),
-        PlanError::BadVertexModule { reason } => usage(format!("--vertex: {reason}")),
+        PlanError::BadVertexModule { .. } => usage(format!("--vertex: {e}")),
+        PlanError::MissingPointer { .. } | PlanError::TooLarge { .. } => usage(e.to_string()),
     }
 }
 

@@ -509,7 +509,8 @@ impl<'a> Program<'a> {
                         op::OpImageRead
                         | op::OpImageFetch
                         | op::OpImageTexelPointer
-                        | op::OpImageSampleExplicitLod => inst.ak = kind_at(3),
+                        | op::OpImageSampleExplicitLod
+                        | op::OpImageSampleImplicitLod => inst.ak = kind_at(3),
                         op::OpImageWrite => {
                             inst.ak = kind_at(1);
                             inst.sk = kind_at(2);

@@ -326,6 +326,10 @@ impl Frag<'_> {
                 bi::PrimitiveId => info.index as u64,
                 bi::SampleId | bi::Layer | bi::ViewIndex | bi::ViewportIndex => 0,
                 bi::SamplePosition => 0.5f32.to_bits() as u64,
+                // The quad is the fragments' subgroup (its group operations
+                // run over the quad's lanes), lane k at x + k % 2, y + k / 2.
+                bi::SubgroupSize => 4,
+                bi::SubgroupLocalInvocationId => k as u64,
                 bi::SampleMask => (c == 0 && quad.is_covered(k)) as u64,
                 bi::PointCoord => {
                     // The point's centre and size in framebuffer space.
@@ -410,7 +414,11 @@ impl Frag<'_> {
                     if let Some(i) = *l {
                         let leaf = &self.prog.outputs[i];
                         let bits = out(i).ok_or_else(|| undefined(Some(t.location), c as u32))? as u32;
-                        src[c] = if leaf.float { f32::from_bits(bits) } else { bits as i32 as f32 };
+                        src[c] = match (leaf.float, t.attachment.format.signed()) {
+                            (true, _) => f32::from_bits(bits),
+                            (false, Some(false)) => bits as f32,
+                            (false, _) => bits as i32 as f32,
+                        };
                     }
                 }
                 let rgba = t.blend.blend(t.attachment.format, src, [0.0; 4], dst, self.pipeline.blend_constant);

@@ -104,14 +104,16 @@ pub enum Feature {
     /// OpImageTexelPointer on an image whose format is not one 32- or 64-bit
     /// integer of the pointer's width.
     TexelPointerFormat,
-    /// Sampling a combined image sampler descriptor.
-    CombinedImageSampler,
+    /// Sampling a value that is neither an OpSampledImage nor a combined
+    /// image sampler descriptor.
+    SampledImageValue,
     /// A sampler without its state.
     SamplerWithoutState,
     /// Linear filtering.
     LinearFiltering,
-    /// Sampling other than at an explicit level of detail 0.
-    ImplicitLevelOfDetail,
+    /// Sampling with an offset (ConstOffset, Offset, ConstOffsets) or other
+    /// image operands than the level of detail's.
+    SampleOffset,
     /// A sampler address mode other than those that run.
     SamplerAddressMode,
     /// Kernel parameter `index`: a pointer to memory other than
@@ -169,13 +171,13 @@ impl fmt::Display for Feature {
             Feature::TexelPointerFormat => m.write_str(
                 "OpImageTexelPointer on an image whose format is not one 32- or 64-bit integer of the pointer's width",
             ),
-            Feature::CombinedImageSampler => {
-                m.write_str("sampling a combined image sampler descriptor (bind the image and the sampler separately)")
+            Feature::SampledImageValue => {
+                m.write_str("sampling a value that is neither an OpSampledImage nor a combined image sampler descriptor")
             }
             Feature::SamplerWithoutState => m.write_str("a sampler without its state (give it in the run's options)"),
             Feature::LinearFiltering => m.write_str("linear filtering"),
             Feature::InterfaceType { ty } => write!(m, "the interface variable type %{ty} (32-bit scalars, vectors, matrices, arrays and structs of them, at Locations below 64, run)"),
-            Feature::ImplicitLevelOfDetail => m.write_str("sampling other than at an explicit level of detail 0"),
+            Feature::SampleOffset => m.write_str("sampling with an offset or image operands other than Lod, Grad, Bias and MinLod"),
             Feature::SamplerAddressMode => m.write_str("this sampler address mode"),
             Feature::KernelParameter { index, pointer } => write!(
                 m,
@@ -248,9 +250,13 @@ pub enum RunErrorKind {
     ElementOutOfBounds { element: i64, from: i64, len: i64 },
     /// Integer division (or remainder) by zero.
     DivisionByZero,
-    /// A shift by `shift` bits, not less than the width `width`.
+    /// A shift by `shift` bits, not less than the width `width`. Its result
+    /// is an undefined value (the spec's word), so an operation meeting it
+    /// gives an undefined value (`Val::Undef`) instead, and the error
+    /// is only ever the reason inside the interpreter.
     ShiftTooFar { shift: u64, width: u32 },
-    /// A bit field of `count` bits at `offset`, past the width `width`.
+    /// A bit field of `count` bits at `offset`, past the width `width`: an
+    /// undefined value too, as [`RunErrorKind::ShiftTooFar`].
     BitFieldTooWide { offset: u64, count: u64, width: u32 },
     /// A float operation on a type that is not a float.
     NotFloat,

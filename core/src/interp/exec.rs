@@ -62,6 +62,11 @@ struct State<'b> {
     /// The frames of calls that returned, kept for later calls (their
     /// registers' allocations).
     pool: Vec<Frame>,
+    /// The running invocation is a helper invocation (a fragment lane not
+    /// covered, or demoted): its stores, atomics and image writes to
+    /// buffers and images have no effect (Vulkan's "Helper Invocations");
+    /// an atomic gives the value in memory.
+    helper: bool,
 }
 
 impl State<'_> {
@@ -160,6 +165,7 @@ fn run_grid(
         groups: opts.workgroups,
         local_size: prog.local_size,
         pool: Vec::new(),
+        helper: false,
     };
     let wg_buf = prog.bufs.iter().position(|k| *k == BufKey::Workgroup);
     let wg_invs = (lx as u64).saturating_mul(ly as u64).saturating_mul(lz as u64);
@@ -802,6 +808,7 @@ fn store(prog: &Program, st: &mut State, inst: &Inst, p: &Ptr, v: &Val, kind: Ki
             slot.clone_from(v);
             Ok(())
         }
+        Loc::Buf { .. } if st.helper => Ok(()),
         Loc::Buf {
             buf,
             off,
@@ -1324,6 +1331,9 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         // Texel reads and writes, texel pointers: `image::exec` as `exec`
         // calls it (an error is `exec`'s to give: nothing was written).
         Handler::Image => {
+            if st.helper && inst.op == op::OpImageWrite {
+                return Fast::Next;
+            }
             let regs = &fr.regs;
             let out = match super::ops::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s)) {
                 Ok(out) => out,
@@ -1357,6 +1367,9 @@ fn fast(prog: &Program, st: &mut State, func: &Func, fr: &mut Frame, inst: &Inst
         }
         Handler::Memory => return fast_mem(prog, st, fr, inst, args),
         Handler::AtomicRmw => {
+            if st.helper {
+                return done(atomic_op(prog, st, fr, inst, args));
+            }
             return match buf_rmw(prog, st, fr, inst, args) {
                 Fast::Slow => done(atomic_op(prog, st, fr, inst, args)),
                 f => f,
@@ -1774,20 +1787,31 @@ fn exec(
                 super::ops::glsl::run(e, inst, set >> 8, &vals).map_err(&loc)?
             }
         }
-        op::OpUMulExtended | op::OpSMulExtended => {
+        op::OpUMulExtended | op::OpSMulExtended | op::OpIAddCarry | op::OpISubBorrow => {
+            // A struct of two members: the low and high words of a product,
+            // a sum and its carry (0 or 1), a difference and its borrow.
             let w = inst.ak.w;
-            let signed = o == op::OpSMulExtended;
             let (mut lo, mut hi) = (Vec::new(), Vec::new());
             let (a, b) = (comps(val!(0)), comps(val!(1)));
             for (x, y) in a.iter().zip(&b) {
                 let (x, y) = (scalar(x).map_err(&loc)?, scalar(y).map_err(&loc)?);
-                let p: u128 = if signed {
-                    (sext(x, w) as i128).wrapping_mul(sext(y, w) as i128) as u128
-                } else {
-                    (mask(x, w) as u128) * (mask(y, w) as u128)
+                let (l, h) = match o {
+                    op::OpSMulExtended => {
+                        let p = (sext(x, w) as i128).wrapping_mul(sext(y, w) as i128) as u128;
+                        (p as u64, (p >> w) as u64)
+                    }
+                    op::OpUMulExtended => {
+                        let p = (mask(x, w) as u128) * (mask(y, w) as u128);
+                        (p as u64, (p >> w) as u64)
+                    }
+                    op::OpIAddCarry => {
+                        let s = mask(x, w) as u128 + mask(y, w) as u128;
+                        (s as u64, (s >> w) as u64)
+                    }
+                    _ => (mask(x, w).wrapping_sub(mask(y, w)), u64::from(mask(x, w) < mask(y, w))),
                 };
-                lo.push(Val::Scalar(mask(p as u64, w)));
-                hi.push(Val::Scalar(mask((p >> w) as u64, w)));
+                lo.push(Val::Scalar(mask(l, w)));
+                hi.push(Val::Scalar(mask(h, w)));
             }
             if matches!(val!(0), Val::Scalar(_)) {
                 Val::Composite(vec![lo.swap_remove(0), hi.swap_remove(0)])
@@ -1903,7 +1927,11 @@ fn exec(
         | op::OpImageQueryLevels
         | op::OpImageQuerySamples
         | op::OpImageTexelPointer
-        | op::OpImageSampleExplicitLod => {
+        | op::OpImageSampleExplicitLod
+        | op::OpImageSampleImplicitLod => {
+            if st.helper && o == op::OpImageWrite {
+                return Ok(Flow::Next);
+            }
             let regs = &fr.regs;
             match super::ops::image::exec(prog, st.bufs, inst, args, &|s| get(prog, regs, s))? {
                 super::ops::image::Out::Val(v) => v,

@@ -327,10 +327,7 @@ pub(crate) fn encode(kind: NumKind, c: Comp, bits: u32) -> u64 {
         Comp::I(i) => return mask(i, b),
     };
     match kind {
-        NumKind::Unorm => {
-            let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
-            rint(f * mask(u64::MAX, b) as f64) as u64
-        }
+        NumKind::Unorm => crate::raster::format::unorm_of(f, b),
         NumKind::Snorm => {
             let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
             mask(rint(f * mask(u64::MAX, b - 1) as f64) as i64 as u64, b)
@@ -398,6 +395,9 @@ pub(super) struct Desc {
     pub(crate) scale: [f64; 4],
     /// Every component an 8-bit UNORM (R8G8B8A8_UNORM and the like).
     unorm8: bool,
+    /// A combined image sampler's sampler state (the binding's, in
+    /// [`Options::samplers`]).
+    pub(crate) sampler: Option<Sampler>,
 }
 
 impl Desc {
@@ -426,6 +426,7 @@ impl Desc {
             n,
             scale,
             img,
+            sampler: None,
         }
     }
 
@@ -482,14 +483,10 @@ impl Desc {
         }
         let kind = self.img.format.kind;
         if self.unorm8 {
-            // `encode`'s rounding of the clamped float times 255 (an
-            // integer's low byte as it is).
+            // `encode`'s rounding (an integer's low byte as it is).
             for (k, d) in bytes.iter_mut().take(self.n).enumerate() {
                 *d = match c[self.ch[k] as usize & 3] {
-                    Comp::F(f) => {
-                        let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
-                        rint(f * 255.0) as u8
-                    }
+                    Comp::F(f) => crate::raster::format::unorm_of(f, 8) as u8,
                     Comp::I(i) => i as u8,
                 };
             }
@@ -499,11 +496,8 @@ impl Desc {
         for k in 0..self.n {
             let b = self.bits[k] as u32;
             let v = match (kind, c[self.ch[k] as usize & 3]) {
+                (NumKind::Unorm, Comp::F(f)) => crate::raster::format::unorm_of(f, b),
                 // `encode`'s rounding, by the scale worked out once.
-                (NumKind::Unorm, Comp::F(f)) => {
-                    let f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
-                    rint(f * self.scale[k]) as u64
-                }
                 (NumKind::Snorm, Comp::F(f)) => {
                     let f = if f.is_nan() { 0.0 } else { f.clamp(-1.0, 1.0) };
                     mask(rint(f * self.scale[k]) as i64 as u64, b)
@@ -555,6 +549,7 @@ pub(super) fn descriptor_loc(
                 bufs.len() - 1
             }
         } as u32;
+        let combined = matches!(ir.ty(ty).map(|d| &d.ty), Some(Type::SampledImage { .. }));
         let image_ty = match ir.ty(ty).map(|d| &d.ty) {
             Some(Type::SampledImage { image }) => Some(*image),
             Some(Type::Image { .. }) => Some(ty),
@@ -588,7 +583,7 @@ pub(super) fn descriptor_loc(
                         _ => None,
                     }
                 });
-                images.push(desc.map(Desc::new));
+                images.push(desc.map(|d| Desc { sampler: if combined { opts.samplers.get(&key).copied() } else { None }, ..Desc::new(d) }));
                 Loc::Image {
                     buf,
                     img: images.len() as u32 - 1,

@@ -603,9 +603,20 @@ pub(super) fn scalar(v: &Val) -> Result<u64, RunErrorKind> {
     }
 }
 
+/// A scalar result, or an undefined one where the spec says the result is
+/// undefined (a shift by the width or more, a bit field past the width):
+/// an undefined value, not an error, until it reaches an output.
+pub(in crate::interp) fn or_undef(r: Result<u64, RunErrorKind>) -> Result<Val, RunErrorKind> {
+    match r {
+        Ok(x) => Ok(Val::Scalar(x)),
+        Err(RunErrorKind::ShiftTooFar { .. } | RunErrorKind::BitFieldTooWide { .. }) => Ok(Val::Undef),
+        Err(e) => Err(e),
+    }
+}
+
 pub(super) fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, RunErrorKind>) -> Result<Val, RunErrorKind> {
     match a {
-        Val::Scalar(x) => Ok(Val::Scalar(f(*x)?)),
+        Val::Scalar(x) => or_undef(f(*x)),
         Val::Composite(xs) => Ok(Val::Composite(
             xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
         )),
@@ -621,7 +632,7 @@ pub(super) fn map2(
     f: &mut impl FnMut(u64, u64) -> Result<u64, RunErrorKind>,
 ) -> Result<Val, RunErrorKind> {
     match (a, b) {
-        (Val::Scalar(x), Val::Scalar(y)) => Ok(Val::Scalar(f(*x, *y)?)),
+        (Val::Scalar(x), Val::Scalar(y)) => or_undef(f(*x, *y)),
         (Val::Composite(xs), Val::Composite(ys)) if xs.len() == ys.len() => Ok(Val::Composite(
             xs.iter()
                 .zip(ys)

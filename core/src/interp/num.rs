@@ -139,6 +139,11 @@ pub(super) fn scalar_kind(ir: &Ir, ty: u32) -> ScalarType {
             Some(Type::Vector { .. }) | None => OTHER,
             Some(_) => scalar_kind(ir, component),
         },
+        // A matrix's: its columns' (the matrix instructions check it).
+        Type::Matrix { column, .. } => match ir.ty(column).map(|c| &c.ty) {
+            Some(Type::Vector { .. }) => scalar_kind(ir, column),
+            _ => OTHER,
+        },
         _ => OTHER,
     }
 }

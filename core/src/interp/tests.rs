@@ -454,21 +454,21 @@ fn an_unsupported_feature_is_data() {
 
 #[test]
 fn unsupported_instruction() {
-    // OpIAddCarry is not in this slice: a located error, not a guess.
+    // Sparse residency is not run: a located error, not a guess.
     let ir = module_with(
         1,
-        "%carry = OpTypeStruct %uint %uint",
+        "",
         r#"
       %entry = OpLabel
-          %a = OpIAddCarry %carry %u1 %u1
+          %a = OpImageSparseTexelsResident %bool %u1
                OpReturn
                OpFunctionEnd
 "#,
     );
     let (r, _) = run_out(&ir, 1, 1, 1000);
     let e = r.expect_err("not supported");
-    assert_eq!(e.message(), "not supported: OpIAddCarry");
-    assert_eq!(e.inst, Some(index_of(&ir, op::OpIAddCarry)));
+    assert_eq!(e.message(), "not supported: OpImageSparseTexelsResident");
+    assert_eq!(e.inst, Some(index_of(&ir, op::OpImageSparseTexelsResident)));
 }
 
 #[test]
@@ -804,6 +804,57 @@ fn mul_extended_and_matrix_times_vector() {
             0x4100_0000
         ]
     );
+}
+
+#[test]
+fn add_carry_and_sub_borrow() {
+    // OpIAddCarry(0xffffffff, 2) = 0x1_00000001: sum 1, carry 1;
+    // OpIAddCarry(2, 3): 5, carry 0; OpISubBorrow(1, 2): 0xffffffff, borrow
+    // 1; OpISubBorrow(5, 3): 2, borrow 0.
+    let ir = module_with(
+        1,
+        r#"
+        %sU = OpTypeStruct %uint %uint
+        %u5 = OpConstant %uint 5
+        %u6 = OpConstant %uint 6
+"#,
+        r#"
+      %entry = OpLabel
+          %a = OpIAddCarry %sU %umax %u2
+          %b = OpIAddCarry %sU %u2 %u3
+          %c = OpISubBorrow %sU %u1 %u2
+          %d = OpISubBorrow %sU %u5 %u3
+         %a0 = OpCompositeExtract %uint %a 0
+         %a1 = OpCompositeExtract %uint %a 1
+         %b0 = OpCompositeExtract %uint %b 0
+         %b1 = OpCompositeExtract %uint %b 1
+         %c0 = OpCompositeExtract %uint %c 0
+         %c1 = OpCompositeExtract %uint %c 1
+         %d0 = OpCompositeExtract %uint %d 0
+         %d1 = OpCompositeExtract %uint %d 1
+         %p0 = OpAccessChain %p_uint %out %u0 %u0
+               OpStore %p0 %a0
+         %p1 = OpAccessChain %p_uint %out %u0 %u1
+               OpStore %p1 %a1
+         %p2 = OpAccessChain %p_uint %out %u0 %u2
+               OpStore %p2 %b0
+         %p3 = OpAccessChain %p_uint %out %u0 %u3
+               OpStore %p3 %b1
+         %p4 = OpAccessChain %p_uint %out %u0 %u4
+               OpStore %p4 %c0
+         %p5 = OpAccessChain %p_uint %out %u0 %u5
+               OpStore %p5 %c1
+         %p6 = OpAccessChain %p_uint %out %u0 %u6
+               OpStore %p6 %d0
+         %p7 = OpAccessChain %p_uint %out %u0 %u7
+               OpStore %p7 %d1
+               OpReturn
+               OpFunctionEnd
+"#,
+    );
+    let (r, out) = run_out(&ir, 1, 8, 10_000);
+    r.expect("runs");
+    assert_eq!(out, vec![1, 1, 5, 0, 0xffff_ffff, 1, 2, 0]);
 }
 
 /// Eight invocations: in `if (x >= 3)` each stores Elect() to out[x] (the

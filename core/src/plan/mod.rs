@@ -210,6 +210,44 @@ impl PlanError {
     }
 }
 
+impl fmt::Display for PlanError {
+    /// The error in words, naming the input at fault as the inputs are
+    /// written (`buffer 0.1=`u32: 1 x``, `spec 3=5`, `entry `main``), so
+    /// that the command line (whose options are those words with `--`) and
+    /// the page say the same.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::NoModule => f.write_str("there is no valid module to run"),
+            PlanError::BadSpec { id, value, reason } => write!(f, "spec {id}={value}: {reason}"),
+            PlanError::Unreadable { reason } => write!(f, "the specialized module does not read back: {reason}"),
+            PlanError::NoSuchEntry { name, available, .. } => write!(
+                f,
+                "entry `{name}`: no GLCompute, Kernel or Fragment entry point of that name (the module has: {})",
+                list_or_none(available.iter().map(|n| alloc::format!("`{n}`")))
+            ),
+            PlanError::NoEntry { .. } => f.write_str("the module has no GLCompute, Kernel or Fragment entry point"),
+            PlanError::UnknownBuffer { slot, entry, available } => {
+                let list = list_or_none(available.iter().map(|s| alloc::format!("{s}")));
+                match slot {
+                    Slot::Push => write!(f, "buffer push: entry point `{entry}` has no push constants (its buffers: {list})"),
+                    Slot::Binding(..) => write!(f, "buffer {slot}: entry point `{entry}` binds no buffer at {slot} (its buffers: {list})"),
+                }
+            }
+            PlanError::UnknownParameter { slot, entry, parameters } => write!(
+                f,
+                "buffer {slot}: kernel `{entry}` has no parameter there (its parameters: {})",
+                list_or_none(parameters.iter().map(|(k, n)| alloc::format!("0.{k} {n}")))
+            ),
+            PlanError::BadInput { slot, input, column, reason } => write!(f, "buffer {slot}=`{input}`: column {column}: {reason}"),
+            PlanError::MissingPointer { index, name } => {
+                write!(f, "kernel parameter {index} (`{name}`) is a pointer: give its buffer at 0.{index}")
+            }
+            PlanError::TooLarge { what, value, limit } => write!(f, "the draw's {what} is {value}: the limit is {limit}"),
+            PlanError::BadVertexModule { reason } => write!(f, "the vertex module cannot be used: {reason}"),
+        }
+    }
+}
+
 /// A list in words: `a, b`, or `none`.
 pub fn list_or_none(items: impl Iterator<Item = String>) -> String {
     let v: Vec<String> = items.collect();

@@ -197,7 +197,8 @@ impl BlendState {
         for c in 0..4 {
             out[c] = if self.write_mask >> c & 1 == 0 {
                 dst[c]
-            } else if !self.enable {
+            } else if !self.enable || format.is_integer() {
+                // Blending does not apply to integer attachments.
                 src[c]
             } else {
                 let (sf, df, op) = if c < 3 {

@@ -2,6 +2,9 @@
 //! Floating-Point to Normalized Fixed-Point" and back): UNORM clamps to
 //! [0, 1] (NaN to 0), scales by `2^b - 1` and rounds to nearest; reading
 //! back divides by `2^b - 1`. Float formats store the `f32` as it is.
+//! Integer formats store the component's value, which the `f32` of an RGBA
+//! holds exactly up to 2^24 (the shader's integer output converted, the
+//! clear colour truncated); blending does not apply to them.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -13,14 +16,25 @@ pub enum ColorFormat {
     R8G8B8A8Unorm,
     R32G32B32A32Sfloat,
     R32Sfloat,
+    R32G32B32A32Sint,
+    R32G32B32A32Uint,
+    R32Sint,
+    R32Uint,
 }
 
-/// An `f32` in [0, 1] (clamped; NaN is 0) to a `bits`-bit UNORM value,
-/// rounded to nearest.
-pub fn float_to_unorm(c: f32, bits: u32) -> u32 {
+/// A float in [0, 1] (clamped; NaN is 0) to a `bits`-bit UNORM value (1
+/// to 32 bits), rounded to nearest, ties to even: Vulkan's conversion to
+/// normalized fixed point, the one that attachments, depth buffers and the
+/// interpreter's image texels all use.
+pub fn unorm_of(c: f64, bits: u32) -> u64 {
     let max = ((1u64 << bits) - 1) as f64;
-    let c = if c.is_nan() { 0.0 } else { c.clamp(0.0, 1.0) } as f64;
-    libm::floor(c * max + 0.5) as u32
+    let c = if c.is_nan() { 0.0 } else { c.clamp(0.0, 1.0) };
+    libm::rint(c * max) as u64
+}
+
+/// [`unorm_of`] of an `f32`.
+pub fn float_to_unorm(c: f32, bits: u32) -> u32 {
+    unorm_of(c as f64, bits) as u32
 }
 
 /// A `bits`-bit UNORM value to `f32`.
@@ -37,14 +51,32 @@ impl ColorFormat {
             "R8G8B8A8_UNORM" => ColorFormat::R8G8B8A8Unorm,
             "R32G32B32A32_SFLOAT" => ColorFormat::R32G32B32A32Sfloat,
             "R32_SFLOAT" => ColorFormat::R32Sfloat,
+            "R32G32B32A32_SINT" => ColorFormat::R32G32B32A32Sint,
+            "R32G32B32A32_UINT" => ColorFormat::R32G32B32A32Uint,
+            "R32_SINT" => ColorFormat::R32Sint,
+            "R32_UINT" => ColorFormat::R32Uint,
             _ => return None,
         })
     }
 
     pub fn texel_bytes(self) -> usize {
+        4 * match self {
+            ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm => 1,
+            _ => self.components(),
+        }
+    }
+
+    /// Whether the format holds integers (signed or not).
+    pub fn is_integer(self) -> bool {
+        self.signed().is_some()
+    }
+
+    /// For an integer format, whether it is signed; `None` otherwise.
+    pub fn signed(self) -> Option<bool> {
         match self {
-            ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm | ColorFormat::R32Sfloat => 4,
-            ColorFormat::R32G32B32A32Sfloat => 16,
+            ColorFormat::R32G32B32A32Sint | ColorFormat::R32Sint => Some(true),
+            ColorFormat::R32G32B32A32Uint | ColorFormat::R32Uint => Some(false),
+            _ => None,
         }
     }
 
@@ -60,7 +92,7 @@ impl ColorFormat {
     /// Components the format stores, in RGBA order of the shader's output.
     pub fn components(self) -> usize {
         match self {
-            ColorFormat::R32Sfloat => 1,
+            ColorFormat::R32Sfloat | ColorFormat::R32Sint | ColorFormat::R32Uint => 1,
             _ => 4,
         }
     }
@@ -81,9 +113,15 @@ impl ColorFormat {
                     *o = float_to_unorm(rgba[c], 8) as u8;
                 }
             }
-            ColorFormat::R32G32B32A32Sfloat | ColorFormat::R32Sfloat => {
-                for (o, c) in out.chunks_exact_mut(4).zip(&rgba[..self.components()]) {
-                    o.copy_from_slice(&c.to_le_bytes());
+            _ => {
+                let signed = self.signed();
+                for (o, &c) in out.chunks_exact_mut(4).zip(&rgba[..self.components()]) {
+                    let word = match signed {
+                        None => c.to_bits(),
+                        Some(true) => c as i32 as u32,
+                        Some(false) => c as u32,
+                    };
+                    o.copy_from_slice(&word.to_le_bytes());
                 }
             }
         }
@@ -98,13 +136,19 @@ impl ColorFormat {
                     rgba[c] = unorm_to_float(b as u32, 8);
                 }
             }
-            ColorFormat::R32G32B32A32Sfloat | ColorFormat::R32Sfloat => {
+            _ => {
+                let signed = self.signed();
                 for (c, b) in rgba
                     .iter_mut()
                     .zip(texel.chunks_exact(4))
                     .take(self.components())
                 {
-                    *c = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    let word = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    *c = match signed {
+                        None => f32::from_bits(word),
+                        Some(true) => word as i32 as f32,
+                        Some(false) => word as f32,
+                    };
                 }
             }
         }

@@ -515,6 +515,11 @@ fn unorm_conversion_rounds_to_nearest_and_clamps() {
     assert_eq!(float_to_unorm(-0.5, 8), 0);
     assert_eq!(float_to_unorm(f32::NAN, 8), 0);
     assert_eq!(float_to_unorm(0.498 / 255.0, 8), 0);
+    // Exact ties go to even: 0.5 * 1 = 0.5 -> 0, 0.5 * 3 = 1.5 -> 2, and
+    // 24 bits (depth) round the same way.
+    assert_eq!(float_to_unorm(0.5, 1), 0);
+    assert_eq!(float_to_unorm(0.5, 2), 2);
+    assert_eq!(float_to_unorm(0.5, 24), 1 << 23);
     let mut t = [0u8; 4];
     ColorFormat::B8G8R8A8Unorm.encode([1.0, 0.5, 0.0, 1.0], &mut t);
     assert_eq!(t, [0, 128, 255, 255]);

@@ -134,17 +134,7 @@ impl Exec {
         match self {
             Exec::Interp(_) => Vec::new(),
             #[cfg(feature = "gpu")]
-            Exec::Gpu(g) => g
-                .differences
-                .iter()
-                .map(|d| {
-                    let (s, b) = d.binding;
-                    format!(
-                        "shader `{}`, binding {s}.{b}, byte {}: interpreter {:02x?}, GPU {:02x?}",
-                        d.shader, d.byte, d.interp, d.gpu
-                    )
-                })
-                .collect(),
+            Exec::Gpu(g) => g.differences.iter().map(|d| d.to_string()).collect(),
         }
     }
 

@@ -294,8 +294,16 @@ const CULLS: [CullMode; 4] = [CullMode::None, CullMode::Front, CullMode::Back, C
 const FRONTS: [FrontFace; 2] = [FrontFace::CounterClockwise, FrontFace::Clockwise];
 const POLYGONS: [PolygonMode; 3] = [PolygonMode::Fill, PolygonMode::Line, PolygonMode::Point];
 const ATTR_KINDS: [AttrKind; 5] = [AttrKind::Float, AttrKind::Unorm, AttrKind::Snorm, AttrKind::Uint, AttrKind::Sint];
-const COLOR_FORMATS: [ColorFormat; 4] =
-    [ColorFormat::B8G8R8A8Unorm, ColorFormat::R8G8B8A8Unorm, ColorFormat::R32G32B32A32Sfloat, ColorFormat::R32Sfloat];
+const COLOR_FORMATS: [ColorFormat; 8] = [
+    ColorFormat::B8G8R8A8Unorm,
+    ColorFormat::R8G8B8A8Unorm,
+    ColorFormat::R32G32B32A32Sfloat,
+    ColorFormat::R32Sfloat,
+    ColorFormat::R32G32B32A32Sint,
+    ColorFormat::R32G32B32A32Uint,
+    ColorFormat::R32Sint,
+    ColorFormat::R32Uint,
+];
 const DEPTH_FORMATS: [DepthFormat; 3] = [DepthFormat::D16Unorm, DepthFormat::D24UnormS8Uint, DepthFormat::D32Sfloat];
 const COMPARES: [CompareOp; 8] = [
     CompareOp::Never,

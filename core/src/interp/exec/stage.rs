@@ -54,6 +54,7 @@ impl<'p, 'b> Lanes<'p, 'b> {
             groups: [1, 1, 1],
             local_size: [1, 1, 1],
             pool: Vec::new(),
+            helper: false,
         };
         let invs = (0..n.clamp(1, 4))
             .map(|_| Invocation {
@@ -101,6 +102,7 @@ impl<'p, 'b> Lanes<'p, 'b> {
         loop {
             for k in 0..self.invs.len() {
                 let inv = &mut self.invs[k];
+                self.st.helper = self.helper[k];
                 while inv.status == Status::Running {
                     match turn(self.prog, self.opts, &mut self.st, inv, max) {
                         Ok(()) => {}

@@ -16,6 +16,10 @@ use alloc::vec::Vec;
 fn num(v: &Val) -> Result<u64, RunErrorKind> {
     match v {
         Val::Scalar(x) => Ok(*x),
+        // Where undefinedness is not followed (the vector functions: dot,
+        // length...), an undefined scalar reads as 0, as in memory's
+        // `scalar`; [`zip`] follows it.
+        Val::Undef => Ok(0),
         _ => Err(RunErrorKind::ScalarExpected),
     }
 }
@@ -37,8 +41,12 @@ fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, RunErrorKind>) ->
             _ => None,
         })
         .max();
+    // A component with an undefined operand is undefined.
     let mut xs = vec![0u64; vals.len()];
     let Some(n) = n else {
+        if vals.iter().any(|v| matches!(v, Val::Undef)) {
+            return Ok(Val::Undef);
+        }
         for (k, v) in vals.iter().enumerate() {
             xs[k] = num(v)?;
         }
@@ -46,13 +54,16 @@ fn zip(vals: &[&Val], f: &mut dyn FnMut(&[u64]) -> Result<u64, RunErrorKind>) ->
     };
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
+        let mut undef = false;
         for (k, v) in vals.iter().enumerate() {
-            xs[k] = match v {
-                Val::Composite(c) => num(c.get(i).ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::Sizes })?)?,
-                s => num(s)?,
+            let x = match v {
+                Val::Composite(c) => c.get(i).ok_or_else(|| RunErrorKind::ShapeMismatch { of: Shapes::Sizes })?,
+                s => s,
             };
+            undef |= matches!(x, Val::Undef);
+            xs[k] = num(x)?;
         }
-        out.push(Val::Scalar(f(&xs)?));
+        out.push(if undef { Val::Undef } else { Val::Scalar(f(&xs)?) });
     }
     Ok(Val::Composite(out))
 }

@@ -237,7 +237,7 @@ pub(crate) fn exec<'v>(
             Val::Composite(mut v) if v.len() == 2 => Ok(Out::Val(v.swap_remove(0))),
             v => Ok(Out::Val(v)),
         },
-        op::OpImageSampleExplicitLod => sample(prog, bufs, inst, args, get).map(Out::Val),
+        op::OpImageSampleExplicitLod | op::OpImageSampleImplicitLod => sample(prog, bufs, inst, args, get).map(Out::Val),
         op::OpImageRead | op::OpImageFetch | op::OpImageWrite => {
             let (buf, d) = image_of(prog, inst, arg(0)?)?;
             let coord_v = arg(1)?;
@@ -370,7 +370,8 @@ pub(crate) fn exec<'v>(
     }
 }
 
-/// OpImageSampleExplicitLod with nearest filtering, at level 0: the texel
+/// OpImageSampleExplicitLod and OpImageSampleImplicitLod with nearest
+/// filtering, at level 0 (the only one): the texel
 /// whose cell holds the coordinate (normalized coordinates times the size,
 /// rounded down), wrapped by the sampler's address mode.
 fn sample<'v>(
@@ -380,35 +381,39 @@ fn sample<'v>(
     args: &[u32],
     get: &dyn Fn(u32) -> &'v Val,
 ) -> Result<Val, RunError> {
+    // An OpSampledImage's (image, sampler), or a combined image sampler
+    // descriptor (its sampler state the binding's).
     let si = args.first().map(|a| get(*a)).unwrap_or(&Val::Scalar(0));
-    let Val::Composite(parts) = si else {
-        return Err(RunError::unsupported(Some(inst.idx), Feature::CombinedImageSampler));
+    let (buf, img, smp) = match si {
+        Val::Composite(parts) if !parts.is_empty() => {
+            let (buf, img) = image_of(prog, inst, &parts[0])?;
+            let smp = match &parts.get(1) {
+                Some(Val::Pointer(p)) => match p.loc {
+                    Loc::Sampler { smp } => prog.samplers.get(smp as usize).copied().flatten(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            (buf, img, smp)
+        }
+        Val::Pointer(_) => {
+            let (buf, img) = image_of(prog, inst, si)?;
+            (buf, img, img.sampler)
+        }
+        _ => return Err(RunError::unsupported(Some(inst.idx), Feature::SampledImageValue)),
     };
-    let (buf, img) = image_of(prog, inst, &parts[0])?;
-    let smp = match &parts.get(1) {
-        Some(Val::Pointer(p)) => match p.loc {
-            Loc::Sampler { smp } => prog.samplers.get(smp as usize).copied().flatten(),
-            _ => None,
-        },
-        _ => None,
-    }
-    .ok_or_else(|| {
-        RunError::unsupported(Some(inst.idx), Feature::SamplerWithoutState)
-    })?;
+    let smp = smp.ok_or_else(|| RunError::unsupported(Some(inst.idx), Feature::SamplerWithoutState))?;
     if smp.linear {
         return Err(RunError::unsupported(Some(inst.idx), Feature::LinearFiltering));
     }
+    // Images have one mip level and samplers filter nearest: whatever the
+    // level of detail (implicit, with a Bias or a MinLod, an explicit Lod or
+    // Grad), it selects level 0, and minification and magnification filter
+    // alike, so the texel is level 0's (no derivatives needed).
     let m = args.get(2).copied().unwrap_or(0);
-    let lod_ok = match image_operand(
-        m,
-        args.get(3..).unwrap_or(&[]),
-        grammar::image_operands::Lod,
-    ) {
-        Some(l) => ints(get(l)).first().is_some_and(|b| fget(*b, 32) == 0.0),
-        None => false,
-    };
-    if !lod_ok || m & !grammar::image_operands::Lod != 0 {
-        return Err(RunError::unsupported(Some(inst.idx), Feature::ImplicitLevelOfDetail));
+    let ops = grammar::image_operands::Lod | grammar::image_operands::Grad | grammar::image_operands::Bias | grammar::image_operands::MinLod;
+    if m & !ops != 0 {
+        return Err(RunError::unsupported(Some(inst.idx), Feature::SampleOffset));
     }
     let ck = inst.ak;
     if ck.k != ScalarClass::Float {
