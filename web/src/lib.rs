@@ -301,7 +301,7 @@ impl Session {
             Ok((a, req)) => run::run_interp(a, &req),
             Err(r) => r,
         };
-        to_js_json(&r)
+        run_to_js(&r)
     }
 
     /// `session.runGpu(request?)` → `Promise<RunResult>`: the same run on
@@ -317,7 +317,7 @@ impl Session {
             Err(r) => Err(r),
         };
         match first {
-            Err(r) => js_sys::Promise::resolve(&to_js_json(&r).unwrap_or(JsValue::NULL)),
+            Err(r) => js_sys::Promise::resolve(&run_to_js(&r).unwrap_or(JsValue::NULL)),
             #[allow(unreachable_patterns)]
             Ok(job) => web_gpu::promise(job),
         }
@@ -446,9 +446,25 @@ mod web_gpu {
                 GPU.with(|c| *c.borrow_mut() = None);
                 e.message.push_str(" (the next run makes a new device)");
             }
-            to_js_json(&r)
+            run_to_js(&r)
         })
     }
+}
+
+/// A run's result for JavaScript: its JSON, and a draw's image bytes set
+/// on its `image` as `Uint8Array`s (`rgba`, and `data` for a float
+/// format): one copy each, where a JSON array of numbers would cost a
+/// number per byte.
+fn run_to_js(r: &run::RunResult) -> Result<JsValue, JsValue> {
+    let v = to_js_json(r)?;
+    if let Some(img) = &r.image {
+        let o = js_sys::Reflect::get(&v, &JsValue::from_str("image"))?;
+        js_sys::Reflect::set(&o, &JsValue::from_str("rgba"), &js_sys::Uint8Array::from(&img.rgba[..]))?;
+        if !img.data.is_empty() {
+            js_sys::Reflect::set(&o, &JsValue::from_str("data"), &js_sys::Uint8Array::from(&img.data[..]))?;
+        }
+    }
+    Ok(v)
 }
 
 /// A value as JavaScript gets it through JSON (64-bit integers and NaNs
