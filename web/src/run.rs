@@ -293,7 +293,9 @@ pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Plan, RunFailure> {
     let draw = req.draw.clone().unwrap_or_default().inputs()?;
     let inputs = Inputs {
         entry: req.entry.clone(),
-        draw: Some(draw),
+        // Without the `draw` feature a Fragment entry point is not planned
+        // (the page sends draws to the engine that has it).
+        draw: cfg!(feature = "draw").then_some(draw),
         spec,
         buffers,
         workgroups: req.workgroups.unwrap_or([1, 1, 1]),
@@ -339,27 +341,40 @@ pub fn failed(plan: &Plan, backend: &str, error: RunFailure) -> RunResult {
 /// or for a Fragment entry point its draw (the request's `paths` then name
 /// pixels, `invocations` counts the fragments run).
 pub fn interp(plan: &Plan, a: &Analysis) -> RunResult {
-    if let Some(drawn) = plan.draw_interp(&plan.options) {
-        return match drawn {
-            Ok(d) => {
-                let s = &d.stats;
-                RunResult {
-                    invocations: Some(s.fragments),
-                    steps: Some(s.steps),
-                    image: d.image().map(Image::of),
-                    draw: Some(DrawCounts { vertices: s.vertices, fragments: s.fragments, helpers: s.helpers, steps: s.steps }),
-                    trace: d.stats.fragment_trace.clone(),
-                    ..result(plan, "interp", &d.buffers)
-                }
-            }
-            Err(e) => RunResult { trace: e.trace.clone().map(|t| *t), ..failed(plan, "interp", interp_failure(a, &e)) },
-        };
+    if let Some(r) = interp_draw(plan, a) {
+        return r;
     }
     let mut bufs = plan.buffers.clone();
     match interp::run(&plan.ir, &plan.options, &mut bufs) {
         Ok(stats) => RunResult { invocations: Some(stats.invocations), steps: Some(stats.steps), trace: stats.trace, ..result(plan, "interp", &bufs) },
         Err(e) => RunResult { trace: e.trace.clone().map(|t| *t), ..failed(plan, "interp", interp_failure(a, &e)) },
     }
+}
+
+/// Without the `draw` feature nothing is planned as a draw (see [`prepare`]).
+#[cfg(not(feature = "draw"))]
+fn interp_draw(_: &Plan, _: &Analysis) -> Option<RunResult> {
+    None
+}
+
+/// The interpreter's draw of a draw plan; `None` for a dispatch.
+#[cfg(feature = "draw")]
+fn interp_draw(plan: &Plan, a: &Analysis) -> Option<RunResult> {
+    let drawn = plan.draw_interp(&plan.options)?;
+    Some(match drawn {
+        Ok(d) => {
+            let s = &d.stats;
+            RunResult {
+                invocations: Some(s.fragments),
+                steps: Some(s.steps),
+                image: d.image().map(Image::of),
+                draw: Some(DrawCounts { vertices: s.vertices, fragments: s.fragments, helpers: s.helpers, steps: s.steps }),
+                trace: d.stats.fragment_trace.clone(),
+                ..result(plan, "interp", &d.buffers)
+            }
+        }
+        Err(e) => RunResult { trace: e.trace.clone().map(|t| *t), ..failed(plan, "interp", interp_failure(a, &e)) },
+    })
 }
 
 /// An interpreter error, located in the text.
