@@ -20,7 +20,12 @@
 //!   analysis, and `session.runGpu(request)` → `Promise<RunResult>`, the
 //!   same on WebGPU through our WGSL (see [`run`]; guarded by the
 //!   interpreter's step budget; without the `gpu` feature or without
-//!   WebGPU it resolves to the error `noDevice`); `session.wgsl()` →
+//!   WebGPU it resolves to the error `noDevice`). A Fragment entry point is
+//!   drawn (the request's `draw`: framebuffer, rect or grid, format; with
+//!   the `draw` feature): the result's `image` has the attachment's 8-bit
+//!   RGBA rows as a `Uint8Array` (`rgba`, and a float format's texels as
+//!   `data`), `draw` the counts, `trace` the paths of the pixels asked for
+//!   (`paths: [[x, y, 0]]`), and an error its `site` (the pixel or vertex); `session.wgsl()` →
 //!   `WgslView`, the last analysis lowered to WGSL with its source map, or
 //!   the refusal (see [`wgsl`]); `session.flesh(request)` → a function of
 //!   the last analysis fleshed (see [`flesh`], with `generateCfg` and
