@@ -10,7 +10,9 @@
 //   never the page;
 // * a fragment shader that never ends stops at the step budget with an
 //   error naming its pixel (and is not sent to WebGPU); a framebuffer past
-//   core's limit is an error that marks the field and names the limit.
+//   core's limit is an error that marks the field and names the limit;
+// * in a Chromium without WebGPU the interpreter's image stands, and
+//   WebGPU's place says why it has none, naming the backend.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -252,4 +254,22 @@ test("an endless fragment shader stops at the step budget, naming its pixel; a f
   assert.match(await page.locator('.run-backend[data-backend="interp"] .run-error-message').textContent(), /the limit is 4096/);
   await page.locator("#run-defaults").click();
   assert.deepEqual(errors, [], "no page errors");
+});
+
+test("without WebGPU the interpreter's image stands beside an error naming the backend", async () => {
+  const plain = await launch({ webgpu: false });
+  try {
+    const { page: p, context: c } = await openPage(plain, url, { errors: [], viewport: { width: 1200, height: 800 } });
+    await load(p, await example("graphics-gradient"), "vulkan1.0");
+    const r = await runOnce(p);
+    assert.ok(r.interp.ok && r.interp.image, JSON.stringify(r.interp.error));
+    assert.equal(r.gpu.error?.kind, "noDevice", JSON.stringify(r.gpu.error));
+    const img = await canvasPixels(p, "interp");
+    assert.deepEqual([img.width, img.height], [256, 256]);
+    assert.equal(await p.locator('#run-draw canvas.run-canvas[data-backend="wgpu"]').count(), 0);
+    assert.match(await p.locator('#run-draw figure[data-backend="wgpu"] .run-draw-missing').textContent(), /^WebGPU drew no image \(no WebGPU\): /);
+    await c.close();
+  } finally {
+    await plain.close();
+  }
 });
