@@ -170,6 +170,24 @@ test("a pixel's value shows under the pointer, and a click draws its path on the
   await page.locator("#tab-run").click();
 });
 
+test("a float attachment's pixels show as floats, and both backends agree on them", async () => {
+  await load(page, await example("graphics-gradient"), "vulkan1.0");
+  await page.selectOption("#run-draw-format", "R32G32B32A32_SFLOAT");
+  const r = await runOnce(page);
+  assert.ok(r.interp.ok, JSON.stringify(r.interp.error));
+  assert.ok(r.gpu.ok, JSON.stringify(r.gpu.error));
+  assert.equal(r.interp.image.format, "R32G32B32A32_SFLOAT");
+  assert.equal(r.interp.image.data.byteLength, 256 * 256 * 16);
+  assert.equal(await page.locator("#run-draw").getAttribute("data-differ"), "0");
+  // Pixel (200, 3): (200.5 / 256, 3.5 / 256, 0.25, 1), to six decimals.
+  await page.mouse.move(...(await pixelPoint(page, "interp", 200, 3)));
+  await page.waitForFunction(() => document.getElementById("run-pixel").textContent.startsWith("pixel (200, 3)"));
+  const line = await page.locator("#run-pixel").textContent();
+  assert.match(line, /interpreter: R32G32B32A32_SFLOAT \(0\.783203, 0\.013672, 0\.25, 1\)/, line);
+  assert.match(line, /WebGPU: R32G32B32A32_SFLOAT \(0\.783203, 0\.013672, 0\.25, 1\)/, line);
+  await page.locator("#run-defaults").click();
+});
+
 test("a share link keeps the draw settings and reopens the same image", async () => {
   await load(page, await example("graphics-gradient"), "vulkan1.0");
   await page.fill("#run-draw-width", "64");
