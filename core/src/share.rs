@@ -61,9 +61,32 @@ pub struct RunView {
     /// Spec constant values by SpecId.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub spec: BTreeMap<String, String>,
-    /// The invocation picked (its global id).
+    /// The invocation picked (its global id; for a draw the pixel, `[x, y,
+    /// 0]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invocation: Option<[u32; 3]>,
+    /// How a Fragment entry point is drawn (links made before the Run tab
+    /// drew have none: the defaults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw: Option<DrawView>,
+}
+
+/// The Run tab's draw settings in a link (the `draw` of the page's
+/// `RunRequest`); a missing field takes the default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DrawView {
+    /// The framebuffer's width and height.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// `{ "kind": "rect" }` or `{ "kind": "grid", "columns", "rows" }`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<crate::plan::DrawShape>,
+    /// The colour attachment's format, by its Vulkan name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
 }
 
 impl RunView {
@@ -269,6 +292,12 @@ mod tests {
                 buffers: [("0.0".into(), "u32: 1 2 3".into()), ("push".into(), "f32: 0.5".into())].into_iter().collect(),
                 spec: [("3".into(), "-2".into())].into_iter().collect(),
                 invocation: Some([5, 1, 0]),
+                draw: Some(DrawView {
+                    width: Some(64),
+                    height: Some(32),
+                    shape: Some(crate::plan::DrawShape::Grid { columns: 3, rows: 2 }),
+                    format: Some("R32G32B32A32_SFLOAT".into()),
+                }),
             }),
         }
     }
@@ -281,6 +310,9 @@ mod tests {
         assert!(f[3..].bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'), "{f}");
         assert_eq!(decode(&f).unwrap(), s);
         assert_eq!(decode(&format!("#{f}")).unwrap(), s);
+        // The draw settings in the page's RunRequest shape.
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains(r#""draw":{"width":64,"height":32,"shape":{"kind":"grid","columns":3,"rows":2},"format":"R32G32B32A32_SFLOAT"}"#), "{json}");
         let bare = ShareState { text: String::new(), target_env: "spv1.0".into(), ..Default::default() };
         assert_eq!(decode(&encode(&bare)).unwrap(), bare);
     }

@@ -222,18 +222,24 @@ OpFunctionEnd
  *  ./x build), in all and of its wasm: what a first visit transfers at most
  *  (the Graphviz worker is counted although it loads after first paint). */
 export async function distGzipSizes() {
-  // The service worker and the files it caches, which are everything the
-  // page loads (not the CFG panel's test fixture page, which it never does).
+  // The service worker and the files it caches at install, which are
+  // everything the page loads for its default views (not the CFG panel's
+  // test fixture page, which it never loads). The full engine (sw.js's
+  // LAZY: the interpreter's draw and the GPU runner) is fetched on the first
+  // draw or WebGPU run only; its size is given apart (`lazy`).
   const { readFile } = await import("node:fs/promises");
   const { gzipSync } = await import("node:zlib");
   const sw = await readFile(path.join(dist, "sw.js"), "utf8");
-  const files = JSON.parse(/const FILES = (\[[^\]]*\]);/.exec(sw)[1]).filter((f) => f !== "./");
+  const list = (name) => JSON.parse(new RegExp(`const ${name} = (\\[[^\\]]*\\]);`).exec(sw)[1]).filter((f) => f !== "./");
+  const gz = async (f) => gzipSync(await readFile(path.join(dist, f)), { level: 9 }).length;
   let total = gzipSync(sw, { level: 9 }).length;
   let wasm = 0;
-  for (const f of files) {
-    const gz = gzipSync(await readFile(path.join(dist, f)), { level: 9 }).length;
-    total += gz;
-    if (f.endsWith(".wasm")) wasm += gz;
+  for (const f of list("FILES")) {
+    const n = await gz(f);
+    total += n;
+    if (f.endsWith(".wasm")) wasm += n;
   }
-  return { total, wasm };
+  let lazy = 0;
+  for (const f of list("LAZY")) lazy += await gz(f);
+  return { total, wasm, lazy, lazyFiles: list("LAZY") };
 }

@@ -149,7 +149,33 @@ test("the gallery names the paper (Klimis et al., POPL 2023) with a link", async
 
 // The page's transfer size stays under 1.5 MB gzip (counted as
 // ./x page-bench counts it). A size, not a time: it does not depend on load.
+// What is counted is what the page loads for its default views (editor, CFG,
+// Problems, every tab but a run's second engine): the service worker and
+// every file it caches at install. The full engine (the interpreter's draw
+// and the GPU runner, sw.js's LAZY) is loaded on the first draw or WebGPU
+// run; its size is printed, and the second test checks that a page that
+// only opens and draws its CFG never asks for it.
 test("the page ships under 1.5 MB gzip", async () => {
-  const { total, wasm } = await distGzipSizes();
+  const { total, wasm, lazy, lazyFiles } = await distGzipSizes();
+  console.log(`# www/dist: ${total} B gzip at first load (wasm ${wasm}); the full engine, loaded on first use: ${lazy} B gzip`);
+  assert.ok(lazyFiles.some((f) => f.endsWith(".wasm")) && lazyFiles.some((f) => f.endsWith(".js")), `the full engine's chunk and wasm: ${lazyFiles}`);
   assert.ok(total < 1.5e6, `www/dist is ${total} bytes gzip (the wasm ${wasm}): over 1.5 MB`);
+});
+
+test("the page's default views load nothing of the full engine", async () => {
+  const { lazyFiles } = await distGzipSizes();
+  const errors = [];
+  const { page, context } = await openPage(env.browser, env.url, { errors });
+  const asked = [];
+  page.on("request", (r) => asked.push(new URL(r.url()).pathname));
+  await cfgReady(page);
+  await page.locator("#tab-problems").click();
+  await page.locator("#tab-wgsl").click();
+  await page.waitForSelector("#panel-wgsl[data-wgsl-for]");
+  await page.locator("#tab-cfg").click();
+  await page.waitForTimeout(500);
+  const names = lazyFiles.map((f) => f.replace(/^\.\//, "/"));
+  assert.deepEqual(asked.filter((p) => names.some((n) => p.endsWith(n))), [], "no request for the full engine");
+  await context.close();
+  assert.deepEqual(errors, []);
 });

@@ -78,7 +78,7 @@ fn gallery_lists_every_example_file() {
     assert_eq!(ids, files, "index.ts entries and examples/*.spvasm files");
     for e in &list {
         assert!(TargetEnv::parse(&e.target_env).is_some(), "{}: target env {:?}", e.id, e.target_env);
-        assert!(["paper", "extension", "compute"].contains(&e.category.as_str()), "{}: category {:?}", e.id, e.category);
+        assert!(["paper", "extension", "compute", "graphics"].contains(&e.category.as_str()), "{}: category {:?}", e.id, e.category);
     }
     let count = |c: &str| list.iter().filter(|e| e.category == c).count();
     // The figures, and runnable fleshings of some (`paper-figN-run`: the
@@ -90,6 +90,7 @@ fn gallery_lists_every_example_file() {
     }
     assert_eq!(count("extension"), 4, "one per mission extension");
     assert!(count("compute") >= 3);
+    assert_eq!(count("graphics"), 2, "a GraphicsFuzz fragment shader and the gradient");
     // The verdicts the paper states: Fig. 7 and Fig. 9 (left) invalid.
     for e in list.iter().filter(|e| e.category == "paper") {
         let invalid = e.id == "paper-fig7" || e.id == "paper-fig9-left";

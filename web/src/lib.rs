@@ -20,7 +20,12 @@
 //!   analysis, and `session.runGpu(request)` → `Promise<RunResult>`, the
 //!   same on WebGPU through our WGSL (see [`run`]; guarded by the
 //!   interpreter's step budget; without the `gpu` feature or without
-//!   WebGPU it resolves to the error `noDevice`); `session.wgsl()` →
+//!   WebGPU it resolves to the error `noDevice`). A Fragment entry point is
+//!   drawn (the request's `draw`: framebuffer, rect or grid, format; with
+//!   the `draw` feature): the result's `image` has the attachment's 8-bit
+//!   RGBA rows as a `Uint8Array` (`rgba`, and a float format's texels as
+//!   `data`), `draw` the counts, `trace` the paths of the pixels asked for
+//!   (`paths: [[x, y, 0]]`), and an error its `site` (the pixel or vertex); `session.wgsl()` →
 //!   `WgslView`, the last analysis lowered to WGSL with its source map, or
 //!   the refusal (see [`wgsl`]); `session.flesh(request)` → a function of
 //!   the last analysis fleshed (see [`flesh`], with `generateCfg` and
@@ -301,7 +306,7 @@ impl Session {
             Ok((a, req)) => run::run_interp(a, &req),
             Err(r) => r,
         };
-        to_js_json(&r)
+        run_to_js(&r)
     }
 
     /// `session.runGpu(request?)` → `Promise<RunResult>`: the same run on
@@ -317,7 +322,7 @@ impl Session {
             Err(r) => Err(r),
         };
         match first {
-            Err(r) => js_sys::Promise::resolve(&to_js_json(&r).unwrap_or(JsValue::NULL)),
+            Err(r) => js_sys::Promise::resolve(&run_to_js(&r).unwrap_or(JsValue::NULL)),
             #[allow(unreachable_patterns)]
             Ok(job) => web_gpu::promise(job),
         }
@@ -446,9 +451,25 @@ mod web_gpu {
                 GPU.with(|c| *c.borrow_mut() = None);
                 e.message.push_str(" (the next run makes a new device)");
             }
-            to_js_json(&r)
+            run_to_js(&r)
         })
     }
+}
+
+/// A run's result for JavaScript: its JSON, and a draw's image bytes set
+/// on its `image` as `Uint8Array`s (`rgba`, and `data` for a float
+/// format): one copy each, where a JSON array of numbers would cost a
+/// number per byte.
+fn run_to_js(r: &run::RunResult) -> Result<JsValue, JsValue> {
+    let v = to_js_json(r)?;
+    if let Some(img) = &r.image {
+        let o = js_sys::Reflect::get(&v, &JsValue::from_str("image"))?;
+        js_sys::Reflect::set(&o, &JsValue::from_str("rgba"), &js_sys::Uint8Array::from(&img.rgba[..]))?;
+        if !img.data.is_empty() {
+            js_sys::Reflect::set(&o, &JsValue::from_str("data"), &js_sys::Uint8Array::from(&img.data[..]))?;
+        }
+    }
+    Ok(v)
 }
 
 /// A value as JavaScript gets it through JSON (64-bit integers and NaNs

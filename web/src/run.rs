@@ -16,8 +16,9 @@
 
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
-use spvlab_core::interp::{self, Buffers, RunError, RunErrorKind, values};
-use spvlab_core::plan::{Inputs, Leaf, Plan, PlanError, Slot, list_or_none};
+use spvlab_core::interp::{self, Buffers, DrawSite, RunError, RunErrorKind, values};
+use spvlab_core::plan::{DrawInputs, DrawShape, Inputs, Leaf, Plan, PlanError, Slot, list_or_none};
+use spvlab_core::raster::{ColorAttachment, ColorFormat};
 use std::collections::BTreeMap;
 
 /// What `session.run` and `session.runGpu` are given (every field optional).
@@ -44,6 +45,40 @@ pub struct RunRequest {
     /// given: nothing recorded (the default). The GPU ignores both.
     pub paths: Vec<[u32; 3]>,
     pub edges: bool,
+    /// How a Fragment entry point is drawn (absent: 256x256, one rectangle,
+    /// B8G8R8A8_UNORM cleared to 0). A compute entry point ignores it.
+    pub draw: Option<DrawRequest>,
+}
+
+/// The draw part of a request: the framebuffer and what covers it. For a
+/// draw, `paths` name pixels (`[x, y, 0]`).
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct DrawRequest {
+    /// The framebuffer's size (default 256 each).
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    /// `{ "kind": "rect" }` (default) or `{ "kind": "grid", "columns": C,
+    /// "rows": R }` (core's `plan::DrawShape`).
+    pub shape: Option<DrawShape>,
+    /// The colour attachment's format by its Vulkan name (default
+    /// `B8G8R8A8_UNORM`; also `R8G8B8A8_UNORM`, `R32G32B32A32_SFLOAT`,
+    /// `R32_SFLOAT`).
+    pub format: Option<String>,
+}
+
+impl DrawRequest {
+    /// Core's draw inputs, or the input error of an unknown format.
+    fn inputs(&self) -> Result<DrawInputs, RunFailure> {
+        let d = DrawInputs::default();
+        let format = match &self.format {
+            None => d.format,
+            Some(n) => ColorFormat::from_name(n).ok_or_else(|| {
+                RunFailure::new("input", format!("draw format `{n}`: the formats are B8G8R8A8_UNORM, R8G8B8A8_UNORM, R32G32B32A32_SFLOAT and R32_SFLOAT"))
+            })?,
+        };
+        Ok(DrawInputs { size: (self.width.unwrap_or(d.size.0), self.height.unwrap_or(d.size.1)), shape: self.shape.unwrap_or(d.shape), format, ..d })
+    }
 }
 
 /// What a run answers.
@@ -73,6 +108,69 @@ pub struct RunResult {
     /// to it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<interp::TraceReport>,
+    /// A draw's colour attachment (a Fragment entry point, after the draw).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<Image>,
+    /// What the interpreter's draw did (a Fragment entry point).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw: Option<DrawCounts>,
+}
+
+/// A draw's colour attachment. Its bytes are not in the JSON: the wasm
+/// wrapper hands them to JavaScript as `Uint8Array`s (`rgba`, and `data`
+/// for a float format), set on this object after it is built.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    /// The attachment's format, by its Vulkan name (`B8G8R8A8_UNORM`).
+    pub format: &'static str,
+    /// 8-bit RGBA rows, R first (a float format clamped to [0, 1]).
+    #[serde(skip)]
+    pub rgba: Vec<u8>,
+    /// A float format's texels as stored (little-endian `f32`s, 4 or 16
+    /// bytes a texel), for the values a canvas cannot show; empty for UNORM
+    /// formats, whose `rgba` are their values.
+    #[serde(skip)]
+    pub data: Vec<u8>,
+}
+
+impl Image {
+    pub fn of(a: &ColorAttachment) -> Image {
+        let data = if a.format.is_unorm() { Vec::new() } else { a.data.clone() };
+        Image { width: a.width, height: a.height, format: a.format.name(), rgba: a.rgba8(), data }
+    }
+}
+
+/// The interpreter's counts of a draw (core's `interp::DrawStats`).
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct DrawCounts {
+    pub vertices: u64,
+    /// Fragment shader invocations for covered pixels, and the helper lanes
+    /// run beside them.
+    pub fragments: u64,
+    pub helpers: u64,
+    pub steps: u64,
+}
+
+/// The vertex or fragment of a draw an error is about (core's
+/// `interp::DrawSite`).
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(tag = "stage", rename_all = "camelCase")]
+pub enum Site {
+    Vertex { vertex: u32, instance: u32 },
+    Fragment { x: u32, y: u32, primitive: u32 },
+}
+
+impl Site {
+    fn of(s: DrawSite) -> Site {
+        match s {
+            DrawSite::Vertex { vertex, instance } => Site::Vertex { vertex, instance },
+            DrawSite::Fragment { x, y, primitive } => Site::Fragment { x, y, primitive },
+        }
+    }
 }
 
 /// What `paths` and `edges` of a request ask the interpreter to record.
@@ -130,11 +228,15 @@ pub struct RunFailure {
     /// `interp::RunErrorKind`, tagged by `kind`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<RunErrorKind>,
+    /// For a draw's interpreter error: the vertex or the fragment (pixel) it
+    /// happened at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site: Option<Site>,
 }
 
 impl RunFailure {
     pub fn new(kind: &'static str, message: impl Into<String>) -> RunFailure {
-        RunFailure { kind, code: None, message: message.into(), line: None, column: None, plan: None, run: None }
+        RunFailure { kind, code: None, message: message.into(), line: None, column: None, plan: None, run: None, site: None }
     }
 }
 
@@ -145,9 +247,9 @@ pub fn plan_message(e: &PlanError) -> String {
         PlanError::BadSpec { id, value, reason } => format!("spec {id}={value}: {reason}"),
         PlanError::Unreadable { reason } => format!("the specialized module does not read back: {reason}"),
         PlanError::NoSuchEntry { name, available, .. } => {
-            format!("no GLCompute entry point `{name}` (the module has: {})", list_or_none(available.iter().map(|n| format!("`{n}`"))))
+            format!("no GLCompute or Fragment entry point `{name}` (the module has: {})", list_or_none(available.iter().map(|n| format!("`{n}`"))))
         }
-        PlanError::NoEntry { .. } => "the module has no GLCompute entry point".into(),
+        PlanError::NoEntry { .. } => "the module has no GLCompute or Fragment entry point".into(),
         PlanError::UnknownBuffer { slot, entry, available } => format!(
             "buffer `{slot}`: entry point `{entry}` binds no such buffer (its buffers: {})",
             list_or_none(available.iter().map(|s| s.to_string()))
@@ -166,7 +268,8 @@ fn plan_failure(e: PlanError) -> RunFailure {
     RunFailure { plan: Some(e.clone()), ..RunFailure::new(kind, plan_message(&e)) }
 }
 
-/// The plan of a request on the analysed module (GLCompute entry points).
+/// The plan of a request on the analysed module (GLCompute entry points,
+/// and Fragment ones drawn as the request's `draw` says).
 pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Plan, RunFailure> {
     let mut spec = Vec::new();
     for (id, v) in &req.spec {
@@ -187,8 +290,12 @@ pub fn prepare(a: &Analysis, req: &RunRequest) -> Result<Plan, RunFailure> {
         };
         buffers.push((slot, v.clone()));
     }
+    let draw = req.draw.clone().unwrap_or_default().inputs()?;
     let inputs = Inputs {
         entry: req.entry.clone(),
+        // Without the `draw` feature a Fragment entry point is not planned
+        // (the page sends draws to the engine that has it).
+        draw: cfg!(feature = "draw").then_some(draw),
         spec,
         buffers,
         workgroups: req.workgroups.unwrap_or([1, 1, 1]),
@@ -220,6 +327,8 @@ pub fn result(plan: &Plan, backend: &str, buffers: &Buffers) -> RunResult {
         adapter: None,
         error: None,
         trace: None,
+        image: None,
+        draw: None,
     }
 }
 
@@ -228,8 +337,13 @@ pub fn failed(plan: &Plan, backend: &str, error: RunFailure) -> RunResult {
     RunResult { ok: false, buffers: Vec::new(), error: Some(error), ..result(plan, backend, &Buffers::new()) }
 }
 
-/// The interpreter's run of `plan` (on a copy of the inputs).
+/// The interpreter's run of `plan` (on a copy of the inputs): a dispatch,
+/// or for a Fragment entry point its draw (the request's `paths` then name
+/// pixels, `invocations` counts the fragments run).
 pub fn interp(plan: &Plan, a: &Analysis) -> RunResult {
+    if let Some(r) = interp_draw(plan, a) {
+        return r;
+    }
     let mut bufs = plan.buffers.clone();
     match interp::run(&plan.ir, &plan.options, &mut bufs) {
         Ok(stats) => RunResult { invocations: Some(stats.invocations), steps: Some(stats.steps), trace: stats.trace, ..result(plan, "interp", &bufs) },
@@ -237,12 +351,38 @@ pub fn interp(plan: &Plan, a: &Analysis) -> RunResult {
     }
 }
 
+/// Without the `draw` feature nothing is planned as a draw (see [`prepare`]).
+#[cfg(not(feature = "draw"))]
+fn interp_draw(_: &Plan, _: &Analysis) -> Option<RunResult> {
+    None
+}
+
+/// The interpreter's draw of a draw plan; `None` for a dispatch.
+#[cfg(feature = "draw")]
+fn interp_draw(plan: &Plan, a: &Analysis) -> Option<RunResult> {
+    let drawn = plan.draw_interp(&plan.options)?;
+    Some(match drawn {
+        Ok(d) => {
+            let s = &d.stats;
+            RunResult {
+                invocations: Some(s.fragments),
+                steps: Some(s.steps),
+                image: d.image().map(Image::of),
+                draw: Some(DrawCounts { vertices: s.vertices, fragments: s.fragments, helpers: s.helpers, steps: s.steps }),
+                trace: d.stats.fragment_trace.clone(),
+                ..result(plan, "interp", &d.buffers)
+            }
+        }
+        Err(e) => RunResult { trace: e.trace.clone().map(|t| *t), ..failed(plan, "interp", interp_failure(a, &e)) },
+    })
+}
+
 /// An interpreter error, located in the text.
 fn interp_failure(a: &Analysis, e: &RunError) -> RunFailure {
     let message = a.run_error_message(e);
     let kind = if matches!(e.kind, RunErrorKind::NoTermination { .. }) { "stepBudget" } else { "interp" };
     let (line, column) = e.inst.and_then(|i| a.inst_line_col(i)).map_or((None, None), |(l, c)| (Some(l), Some(c)));
-    RunFailure { line, column, run: Some(e.kind.clone()), ..RunFailure::new(kind, message) }
+    RunFailure { line, column, run: Some(e.kind.clone()), site: e.site.map(Site::of), ..RunFailure::new(kind, message) }
 }
 
 /// `session.run(request)`: the interpreter.
@@ -266,22 +406,28 @@ pub fn no_module(backend: &str, error: RunFailure) -> RunResult {
         adapter: None,
         error: Some(error),
         trace: None,
+        image: None,
+        draw: None,
     }
 }
 
-/// A dispatch ready for the GPU: the plan and its WGSL, owned (the
-/// browser's run outlives the call that starts it).
+/// A dispatch or a draw ready for the GPU: the plan and its WGSL (a draw's
+/// fragment stage), owned (the browser's run outlives the call that starts
+/// it); a draw has its vertex stage's WGSL too.
 #[cfg(feature = "gpu")]
 pub struct GpuRun {
     pub plan: Plan,
     pub wgsl: spvlab_core::wgsl::Wgsl,
+    pub vertex_wgsl: Option<spvlab_core::wgsl::Wgsl>,
 }
 
 /// Everything [`GpuRun::run`] needs checked before the GPU: the request,
-/// the interpreter's step budget (the guard), our lowering. `Err` is the
-/// answer (nothing to dispatch).
+/// the interpreter's step budget (the guard: a draw is drawn by the
+/// interpreter first), our lowering (a draw's two stages; a refusal of the
+/// vertex stage says so). `Err` is the answer (nothing to dispatch).
 #[cfg(feature = "gpu")]
 pub fn gpu_guard(a: &Analysis, req: &RunRequest) -> Result<GpuRun, RunResult> {
+    use spvlab_core::reflect::ExecutionModel;
     use spvlab_gpu::{self as gpu, Backend};
     let backend = Backend::Wgsl.name();
     let mut p = prepare(a, req).map_err(|f| no_module(backend, f))?;
@@ -294,12 +440,23 @@ pub fn gpu_guard(a: &Analysis, req: &RunRequest) -> Result<GpuRun, RunResult> {
             return Err(failed(&p, backend, RunFailure { message, ..e }));
         }
     }
-    match gpu::wgsl_of(&p.ir, &p.entry.name) {
-        Ok(wgsl) => Ok(GpuRun { plan: p, wgsl }),
-        Err(r) => {
-            let code = r.code().map(str::to_string);
-            Err(failed(&p, backend, RunFailure { code, ..RunFailure::new("refused", r.to_string()) }))
-        }
+    let refused = |p: &Plan, r: spvlab_gpu::Refused, stage: &str| {
+        let code = r.code().map(str::to_string);
+        failed(p, backend, RunFailure { code, ..RunFailure::new("refused", format!("{stage}{r}")) })
+    };
+    let Some(d) = &p.draw else {
+        return match gpu::wgsl_of(&p.ir, &p.entry.name) {
+            Ok(wgsl) => Ok(GpuRun { plan: p, wgsl, vertex_wgsl: None }),
+            Err(r) => Err(refused(&p, r, "")),
+        };
+    };
+    let vertex = match gpu::stage_wgsl(&d.vertex_words, &d.vertex_ir, &d.vertex_entry, ExecutionModel::Vertex) {
+        Ok(w) => w,
+        Err(r) => return Err(refused(&p, r, "the vertex stage: ")),
+    };
+    match gpu::stage_wgsl(&p.words, &p.ir, &p.entry.name, ExecutionModel::Fragment) {
+        Ok(wgsl) => Ok(GpuRun { plan: p, wgsl, vertex_wgsl: Some(vertex) }),
+        Err(r) => Err(refused(&p, r, "")),
     }
 }
 
@@ -313,16 +470,43 @@ pub fn gpu_failure(e: &spvlab_gpu::GpuError) -> RunFailure {
 
 #[cfg(feature = "gpu")]
 impl GpuRun {
-    /// Dispatch on `gpu` (the one async path; natively the caller blocks on
-    /// it, in the browser it is a Promise).
+    /// Dispatch or draw on `gpu` (the one async path; natively the caller
+    /// blocks on it, in the browser it is a Promise).
     pub async fn run(&self, gpu: &spvlab_gpu::Gpu, wait: &dyn Fn(&spvlab_gpu::wgpu::Device) -> Result<(), String>) -> RunResult {
-        use spvlab_gpu::{Backend, Job};
+        use spvlab_gpu::{Backend, DrawJob, DrawStage, Job};
         let p = &self.plan;
-        let job = Job::of_plan(p, Backend::Wgsl, Some(&self.wgsl), &p.entry.name);
         let name = Backend::Wgsl.name();
-        let r = match gpu.run(&job, wait).await {
-            Ok(out) => result(p, name, &out),
-            Err(e) => failed(p, name, gpu_failure(&e)),
+        let r = match (&p.draw, &self.vertex_wgsl) {
+            (Some(d), Some(vw)) => {
+                let module = format!("{} + {}", d.vertex_entry, p.entry.name);
+                let job = DrawJob {
+                    backend: Backend::Wgsl,
+                    vertex: DrawStage { words: &d.vertex_words, ir: &d.vertex_ir, wgsl: Some(vw), entry: &d.vertex_entry },
+                    fragment: DrawStage { words: &p.words, ir: &p.ir, wgsl: Some(&self.wgsl), entry: &p.entry.name },
+                    pipeline: &d.pipeline,
+                    draw: &d.cmd,
+                    buffers: &p.buffers,
+                    aliases: &p.options.aliases,
+                    push_constants: p.options.push_constants.as_deref(),
+                    resources: Some(&p.options),
+                    module_name: &module,
+                };
+                let mut fb = d.framebuffer.clone();
+                match gpu.draw(&job, &mut fb, wait).await {
+                    Ok(out) => {
+                        let image = fb.colors.iter().find(|c| c.location == 0).map(|c| Image::of(&c.attachment));
+                        RunResult { image, ..result(p, name, &out) }
+                    }
+                    Err(e) => failed(p, name, gpu_failure(&e)),
+                }
+            }
+            _ => {
+                let job = Job::of_plan(p, Backend::Wgsl, Some(&self.wgsl), &p.entry.name);
+                match gpu.run(&job, wait).await {
+                    Ok(out) => result(p, name, &out),
+                    Err(e) => failed(p, name, gpu_failure(&e)),
+                }
+            }
         };
         RunResult { adapter: Some(gpu.info().to_string()), ..r }
     }
@@ -489,5 +673,144 @@ mod tests {
             assert_eq!(e.kind, "stepBudget");
             assert!(e.message.starts_with("not dispatched"), "{}", e.message);
         }
+    }
+
+    /// The gallery's gradient (www/src/gallery/examples/graphics-gradient.spvasm),
+    /// drawn over 8x4: red and green from FragCoord over the framebuffer's
+    /// side, blue 0.75 left of the middle and 0.25 right of it.
+    fn gradient(side: &str, half: &str) -> String {
+        include_str!("../../www/src/gallery/examples/graphics-gradient.spvasm")
+            .replace("OpConstant %float 256", &format!("OpConstant %float {side}"))
+            .replace("OpConstant %float 128", &format!("OpConstant %float {half}"))
+    }
+
+    fn draw_req(json: &str) -> RunRequest {
+        serde_json::from_str(json).expect("a request")
+    }
+
+    /// A Fragment entry point draws: the image's size, format and RGBA8
+    /// bytes, the counts, and the JSON without the bytes (the wasm wrapper
+    /// sets them as a Uint8Array).
+    #[test]
+    fn a_fragment_entry_point_draws() {
+        let a = analysis(&gradient("8", "4"));
+        assert!(a.is_valid(), "{:?}", a.diagnostics());
+        let r = run_interp(&a, &draw_req(r#"{"draw":{"width":8,"height":4}}"#));
+        assert!(r.ok, "{r:?}");
+        let img = r.image.as_ref().expect("an image");
+        assert_eq!((img.width, img.height, img.format), (8, 4, "B8G8R8A8_UNORM"));
+        assert_eq!(img.rgba.len(), 8 * 4 * 4);
+        assert!(img.data.is_empty());
+        // Pixel (1, 2): FragCoord (1.5, 2.5): R = 1.5 / 8 * 255 = 47.8 -> 48,
+        // G = 2.5 / 8 * 255 = 79.7 -> 80, B = 0.75 * 255 = 191.25 -> 191.
+        let px = |x: usize, y: usize| &img.rgba[(y * 8 + x) * 4..][..4];
+        assert_eq!(px(1, 2), [48, 80, 191, 255]);
+        // Pixel (6, 0): R = 6.5 / 8 * 255 = 207.2 -> 207, G = 0.5 / 8 * 255 =
+        // 15.9 -> 16, B = 0.25 * 255 = 63.75 -> 64.
+        assert_eq!(px(6, 0), [207, 16, 64, 255]);
+        assert_eq!(r.draw.map(|d| (d.vertices, d.fragments)), Some((4, 32)));
+        assert_eq!(r.invocations, Some(32));
+        let json = serde_json::to_string(&r).expect("json");
+        assert!(json.contains(r#""image":{"width":8,"height":4,"format":"B8G8R8A8_UNORM"}"#), "{json}");
+        assert!(json.contains(r#""draw":{"vertices":4,"fragments":32,"#), "{json}");
+        // A float format keeps the values beside the RGBA8 view of them.
+        let r = run_interp(&a, &draw_req(r#"{"draw":{"width":8,"height":4,"format":"R32G32B32A32_SFLOAT"}}"#));
+        let img = r.image.expect("an image");
+        assert_eq!((img.format, img.data.len()), ("R32G32B32A32_SFLOAT", 8 * 4 * 16));
+        let at = (2 * 8 + 1) * 16;
+        let red = f32::from_le_bytes(img.data[at..at + 4].try_into().unwrap());
+        assert_eq!(red, 1.5 / 8.0);
+    }
+
+    /// A grid draw, and the paths of the pixels asked for (keyed [x, y, 0]):
+    /// left of the middle through `%left_half`, right of it through
+    /// `%right_half`; a pixel the draw does not cover has none.
+    #[test]
+    fn a_draw_traces_the_pixels_asked_for() {
+        let a = analysis(&gradient("8", "4"));
+        let r = run_interp(&a, &draw_req(r#"{"draw":{"width":8,"height":4,"shape":{"kind":"grid","columns":2,"rows":2}},"paths":[[1,2,0],[6,0,0],[9,9,0]],"edges":true}"#));
+        assert!(r.ok, "{r:?}");
+        assert_eq!(r.draw.map(|d| d.vertices), Some(24));
+        let name = |l: u32| Some(a.display_name(l));
+        let tr = r.trace.as_ref().expect("a trace");
+        let labels = |p: [u32; 3]| tr.path(p).map(|p| p.blocks().map(|b| name(b.label)).collect::<Vec<_>>());
+        let named = |v: &[&str]| Some(v.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>());
+        assert_eq!(labels([1, 2, 0]), named(&["entry", "left_half", "merge"]));
+        assert_eq!(labels([6, 0, 0]), named(&["entry", "right_half", "merge"]));
+        assert_eq!(labels([9, 9, 0]), None);
+        // The edge counts over all 32 fragments: half on each side.
+        let counts: Vec<u64> = tr.edges.iter().map(|e| e.count).collect();
+        assert_eq!(counts, [16, 16, 16, 16]);
+    }
+
+    /// Core's limits are input errors naming the limit; an unknown format
+    /// and a request of the wrong shape are input errors too.
+    #[test]
+    fn a_draw_past_its_limits_is_an_input_error() {
+        let a = analysis(&gradient("8", "4"));
+        let e = run_interp(&a, &draw_req(r#"{"draw":{"width":5000,"height":4}}"#)).error.expect("too large");
+        assert_eq!(e.kind, "input");
+        assert_eq!(e.message, "the draw's framebuffer width is 5000: the limit is 4096");
+        assert_eq!(e.plan, Some(PlanError::TooLarge { what: "framebuffer width".into(), value: 5000, limit: 4096 }));
+        let e = run_interp(&a, &draw_req(r#"{"draw":{"shape":{"kind":"grid","columns":1000,"rows":1000}}}"#)).error.expect("too many cells");
+        assert!(e.message.starts_with("the draw's grid cells is 1000000: the limit is 65536"), "{}", e.message);
+        let e = run_interp(&a, &draw_req(r#"{"draw":{"format":"D32_SFLOAT"}}"#)).error.expect("no such format");
+        assert_eq!(e.kind, "input");
+        assert!(e.message.starts_with("draw format `D32_SFLOAT`"), "{}", e.message);
+        assert!(serde_json::from_str::<RunRequest>(r#"{"draw":{"shape":{"kind":"circle"}}}"#).is_err());
+    }
+
+    /// A fragment shader that never ends stops at the step budget, and the
+    /// error names the pixel (its site, and in the message).
+    #[test]
+    fn an_endless_fragment_shader_names_its_pixel() {
+        let text = gradient("8", "4").replace(
+            "%entry = OpLabel\n",
+            "%entry = OpLabel\nOpBranch %h\n%h = OpLabel\nOpLoopMerge %m %k None\nOpBranch %k\n%k = OpLabel\nOpBranch %h\n%m = OpLabel\n",
+        );
+        let a = analysis(&text);
+        assert!(a.is_valid(), "{:?}", a.diagnostics());
+        let r = run_interp(&a, &draw_req(r#"{"draw":{"width":8,"height":4},"maxSteps":5000}"#));
+        let e = r.error.expect("out of steps");
+        assert_eq!(e.kind, "stepBudget", "{e:?}");
+        let Some(Site::Fragment { x, y, .. }) = e.site else { panic!("no pixel: {e:?}") };
+        assert!(x < 8 && y < 4);
+        assert!(e.message.contains(&format!("at fragment ({x}, {y})")), "{}", e.message);
+        let json = serde_json::to_string(&e).expect("json");
+        assert!(json.contains(&format!(r#""site":{{"stage":"fragment","x":{x},"y":{y},"#)), "{json}");
+        assert!(r.image.is_none());
+        #[cfg(feature = "gpu")]
+        {
+            let g = gpu_guard(&a, &draw_req(r#"{"draw":{"width":8,"height":4},"maxSteps":5000}"#));
+            let e = g.err().and_then(|r| r.error).expect("not drawn");
+            assert_eq!(e.kind, "stepBudget");
+        }
+    }
+
+    /// The GPU's draw (`GpuRun::run`), natively on Vulkan (lavapipe) where
+    /// there is one: the interpreter's image, byte for byte or within one
+    /// step of 255 per channel.
+    #[cfg(all(feature = "gpu", not(target_arch = "wasm32")))]
+    #[test]
+    fn the_gpu_draws_the_interpreters_image() {
+        let a = analysis(&gradient("8", "4"));
+        let req = draw_req(r#"{"draw":{"width":8,"height":4}}"#);
+        let want = run_interp(&a, &req).image.expect("drawn");
+        let job = gpu_guard(&a, &req).unwrap_or_else(|r| panic!("{r:?}"));
+        assert!(job.vertex_wgsl.is_some());
+        let gpu = match spvlab_gpu::Gpu::new_blocking() {
+            Ok(g) => g,
+            Err(e) if std::env::var("SPVLAB_REQUIRE_GPU").as_deref() == Ok("1") => panic!("SPVLAB_REQUIRE_GPU=1 and no Vulkan adapter: {e}"),
+            Err(e) => {
+                eprintln!("skipped: no Vulkan adapter ({e})");
+                return;
+            }
+        };
+        let wait = |d: &spvlab_gpu::wgpu::Device| d.poll(spvlab_gpu::wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| e.to_string());
+        let got = spvlab_gpu::block_on(job.run(&gpu, &wait));
+        assert!(got.ok, "{got:?}");
+        let img = got.image.expect("an image");
+        assert_eq!((img.width, img.height), (8, 4));
+        assert!(img.rgba.iter().zip(&want.rgba).all(|(a, b)| a.abs_diff(*b) <= 1), "{:?} vs {:?}", img.rgba, want.rgba);
     }
 }

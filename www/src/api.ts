@@ -202,8 +202,10 @@ export interface ShareRun {
   buffers?: Record<string, string>;
   /** Spec constant values by SpecId. */
   spec?: Record<string, string>;
-  /** The invocation picked (its global id). */
+  /** The invocation picked (its global id; for a draw the pixel [x, y, 0]). */
   invocation?: [number, number, number];
+  /** How a Fragment entry point is drawn (core's share::DrawView). */
+  draw?: DrawRequest;
 }
 
 /** An Amber file's error, located in the file (web/src/amber.rs). */
@@ -255,9 +257,51 @@ export interface RunRequest {
   /** The interpreter's path trace (the CFG panel's path view): the global ids
    *  whose paths to record (with the edge counts), ... */
   paths?: [number, number, number][];
-  /** ... and the branch edges taken over all invocations, counted. */
+  /** ... and the branch edges taken over all invocations, counted. For a
+   *  draw, `paths` name pixels: [x, y, 0]. */
   edges?: boolean;
+  /** How a Fragment entry point is drawn (absent: 256x256, one rectangle,
+   *  B8G8R8A8_UNORM cleared to 0); a compute entry point ignores it. */
+  draw?: DrawRequest;
 }
+
+/** A draw's shape (core's plan::DrawShape): one rectangle over the
+ *  framebuffer (Amber's DRAW_RECT) or a grid of cells (DRAW_GRID). */
+export type DrawShape = { kind: "rect" } | { kind: "grid"; columns: number; rows: number };
+
+/** The draw part of a RunRequest (web/src/run.rs, `DrawRequest`). */
+export interface DrawRequest {
+  width?: number;
+  height?: number;
+  shape?: DrawShape;
+  /** "B8G8R8A8_UNORM" (default), "R8G8B8A8_UNORM", "R32G32B32A32_SFLOAT" or
+   *  "R32_SFLOAT". */
+  format?: string;
+}
+
+/** A draw's colour attachment after the draw (web/src/run.rs, `Image`). */
+export interface DrawImage {
+  width: number;
+  height: number;
+  /** Its format's Vulkan name ("B8G8R8A8_UNORM"). */
+  format: string;
+  /** 8-bit RGBA rows, R first (a float format clamped to [0, 1]). */
+  rgba: Uint8Array;
+  /** A float format's texels as stored (little-endian f32s, 1 or 4 a
+   *  texel); absent for UNORM formats, whose `rgba` are their values. */
+  data?: Uint8Array;
+}
+
+/** What the interpreter's draw did (core's interp::DrawStats). */
+export interface DrawCounts {
+  vertices: number;
+  fragments: number;
+  helpers: number;
+  steps: number;
+}
+
+/** The vertex or the fragment (pixel) of a draw an error is about. */
+export type DrawSite = { stage: "vertex"; vertex: number; instance: number } | { stage: "fragment"; x: number; y: number; primitive: number };
 
 /** A block in a trace: its function's result id and its label's id. */
 export interface TraceBlock {
@@ -321,7 +365,11 @@ export type PlanError =
   | { error: "unknownParameter"; slot: string; entry: string; parameters: [number, string][] }
   /** `column`: 1-based, in `input`. */
   | { error: "badInput"; slot: string; input: string; column: number; reason: string }
-  | { error: "missingPointer"; index: number; name: string };
+  | { error: "missingPointer"; index: number; name: string }
+  /** A draw past a limit (`what`: "framebuffer width", "framebuffer height",
+   *  "grid cells", ...), or below its least size. */
+  | { error: "tooLarge"; what: string; value: number; limit: number }
+  | { error: "badVertexModule"; reason: string };
 
 /** Why a run gave no buffers. */
 export interface RunFailure {
@@ -347,6 +395,8 @@ export interface RunFailure {
   plan?: PlanError;
   /** For "interp" and "stepBudget": the interpreter's error, as data. */
   run?: RunErrorKind;
+  /** A draw's error: the vertex or fragment it happened at. */
+  site?: DrawSite;
 }
 
 /** The interpreter's error (core's interp::RunErrorKind, tagged by `kind`:
@@ -372,6 +422,10 @@ export interface RunResult {
   /** What the request's `paths` / `edges` asked for (interpreter only; also
    *  after an error, up to it). */
   trace?: TraceReport;
+  /** A draw's colour attachment (a Fragment entry point). */
+  image?: DrawImage;
+  /** The interpreter's counts of a draw (`invocations` is its fragments). */
+  draw?: DrawCounts;
 }
 
 /** A node of a reflected type tree (core's reflect::TypeNode). */

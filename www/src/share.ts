@@ -5,7 +5,7 @@
 // takes the fragment out again, so that a reload never brings back a shared
 // state as if it were the current one (the autosave has the current one). The
 // same goes for a link the page was opened with.
-import type { CfgView, ShareRun, ShareState } from "./api";
+import type { CfgView, DrawRequest, ShareRun, ShareState } from "./api";
 import { byId } from "./dom";
 import type { Engine } from "./engine";
 import { DEFAULT_CFG_VIEW, PANELS, errorText, type AppStore, type Panel } from "./state";
@@ -47,6 +47,32 @@ function strings(v: unknown, what: string): Record<string, string> {
   return { ...(v as Record<string, string>) };
 }
 
+const count = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff;
+
+/** The draw settings of a link, checked (the engine checks their limits
+ *  when it draws). */
+function checkDraw(v: unknown): DrawRequest {
+  const o = v as Record<string, unknown> | null;
+  if (!o || typeof o !== "object" || Array.isArray(o)) throw new Error("the link's draw settings are not an object");
+  const out: DrawRequest = {};
+  for (const k of ["width", "height"] as const) {
+    if (o[k] === undefined || o[k] === null) continue;
+    if (!count(o[k])) throw new Error(`the link's draw ${k} is not a count`);
+    out[k] = o[k] as number;
+  }
+  if (o.format !== undefined && o.format !== null) {
+    if (typeof o.format !== "string") throw new Error("the link's draw format is not a name");
+    out.format = o.format;
+  }
+  const sh = o.shape as Record<string, unknown> | null | undefined;
+  if (sh !== undefined && sh !== null) {
+    if (sh.kind === "rect") out.shape = { kind: "rect" };
+    else if (sh.kind === "grid" && count(sh.columns) && count(sh.rows)) out.shape = { kind: "grid", columns: sh.columns as number, rows: sh.rows as number };
+    else throw new Error("the link's draw shape is neither a rect nor a grid of counts");
+  }
+  return out;
+}
+
 /** The run part of a link, checked (the engine checked its shape too). */
 function checkRun(v: unknown): ShareRun {
   const o = v as Record<string, unknown> | null;
@@ -62,6 +88,7 @@ function checkRun(v: unknown): ShareRun {
     out[k] = o[k] as [number, number, number];
   }
   if (o.buffers !== undefined && o.buffers !== null) out.buffers = strings(o.buffers, "buffer inputs");
+  if (o.draw !== undefined && o.draw !== null) out.draw = checkDraw(o.draw);
   if (o.spec !== undefined && o.spec !== null) out.spec = strings(o.spec, "spec constants");
   return out;
 }

@@ -38,10 +38,24 @@ export interface RunOutcome {
   gpuMs?: number;
 }
 
+/** A draw's fields as typed (a Fragment entry point): the framebuffer's
+ *  size, its shape (one rectangle, or a grid of columns x rows) and the
+ *  colour attachment's format. */
+export interface DrawFields {
+  width: string;
+  height: string;
+  shape: "rect" | "grid";
+  columns: string;
+  rows: string;
+  format: string;
+}
+
+export const DEFAULT_DRAW: DrawFields = { width: "256", height: "256", shape: "rect", columns: "4", rows: "4", format: "B8G8R8A8_UNORM" };
+
 /** The Run tab (panels/run.ts). */
 export interface RunState {
   /** The reflection shown: of the report at `reflectedVersion` (-1: none
-   *  yet), its GLCompute entry points, its settable spec constants, and
+   *  yet), its GLCompute and Fragment entry points, its settable spec constants, and
    *  whether that module was valid. */
   reflectedVersion: number;
   entries: ReflectedEntry[];
@@ -65,6 +79,13 @@ export interface RunState {
   lengths: Readonly<Record<string, string>>;
   spec: Readonly<Record<string, string>>;
   workgroups: readonly [string, string, string];
+  /** A Fragment entry point's draw, as typed. */
+  draw: Readonly<DrawFields>;
+  /** The draw view's zoom (1 to 8), and the pixel under the pointer. */
+  zoom: number;
+  hover: readonly [number, number] | null;
+  /** A link's draw settings came in: draw once the module is reflected. */
+  drawWhenReflected: boolean;
   /** Each result table's view, by binding key (absent: typed). */
   views: Readonly<Record<string, ValueView>>;
   /** The run started last, with the answers come so far (null before the
@@ -100,6 +121,10 @@ export function initialRunState(): RunState {
     lengths: {},
     spec: {},
     workgroups: ["1", "1", "1"],
+    draw: DEFAULT_DRAW,
+    zoom: 1,
+    hover: null,
+    drawWhenReflected: false,
     views: {},
     last: null,
     runId: 0,

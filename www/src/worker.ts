@@ -2,10 +2,44 @@
 // It answers the WorkerRequest messages of api.ts with WorkerResponse ones,
 // calling the engine's exports (web/src/lib.rs). One engine Session keeps the
 // last analysis, which every CFG drawing reads.
-import init, * as wasm from "../../pkg/spvlab_web.js";
+//
+// Two builds of the engine: the lean one (pkg-lean/: everything but the
+// interpreter's draw and the GPU runner) starts with the page; the full one
+// (pkg/) is loaded on the first run that needs it, a draw (a request with
+// `draw`) or a WebGPU run, and its sessions analyse the same texts again
+// (once per text) before they run them.
+import init, * as wasm from "../../pkg-lean/spvlab_web.js";
 import type { AmberCheck, AmberFailure, AmberScript, Diagnostic, DotOptions, FleshOutcome, FleshRequest, GeneratedCfg, QuizQuestion, Reflection, RunFailure, RunRequest, RunResult, ShareState, WgslView, WorkerRequest, WorkerResponse } from "./api";
 
 const ready = init();
+
+type Engine = typeof wasm;
+
+/** The full engine, loaded once on first use. */
+function loadFull(): Promise<Engine> {
+  return import("../../pkg/spvlab_web.js").then(async (m) => {
+    await m.default();
+    return m as unknown as Engine;
+  });
+}
+
+/** A session of the full engine that follows one of the lean engine's:
+ *  the text it last analysed, analysed again when it changed. */
+class Follower {
+  private session: wasm.Session | undefined;
+  private input: string | undefined;
+
+  /** The session, with `text` at `targetEnv` analysed. */
+  get(full: Engine, text: string, targetEnv: string): wasm.Session {
+    this.session ??= new full.Session();
+    const key = `${targetEnv}\n${text}`;
+    if (this.input !== key) {
+      this.session.analyzeJson({ text, targetEnv });
+      this.input = key;
+    }
+    return this.session;
+  }
+}
 
 function post(msg: WorkerResponse) {
   (self as unknown as Worker).postMessage(msg);
@@ -18,6 +52,10 @@ class EngineWorker {
   /** The last fleshed program's own session (the Flesh panel's runs), so
    *  that running it leaves the editor's analysis alone. */
   private fleshed: wasm.Session | undefined;
+  /** What each lean session last analysed, for the full engine's copies. */
+  private input: { editor?: [string, string]; flesh?: [string, string] } = {};
+  private full: Promise<Engine> | undefined;
+  private followers = { editor: new Follower(), flesh: new Follower() };
 
   /** The report as JSON text (see `analyzeJson` in web/src/lib.rs), parsed by
    *  the page's side (engine.ts): one string crosses the thread boundary
@@ -26,6 +64,7 @@ class EngineWorker {
     const t0 = performance.now();
     this.session ??= new wasm.Session();
     const json = this.session.analyzeJson({ text, targetEnv }) as string;
+    this.input.editor = [text, targetEnv];
     return { json, elapsedMs: performance.now() - t0 };
   }
 
@@ -49,10 +88,27 @@ class EngineWorker {
 
   /** The interpreter's run of the last analysis (synchronous: the worker is
    *  busy meanwhile, the page is not). */
-  run(request: RunRequest, program?: "flesh"): { result: RunResult; elapsedMs: number } {
+  async run(request: RunRequest, program?: "flesh"): Promise<{ result: RunResult; elapsedMs: number }> {
+    // A draw runs on the full engine (its load is not timed).
+    const session = request.draw ? await this.fullRunner(program) : this.runner(program);
     const t0 = performance.now();
-    const result = this.runner(program).run(request) as RunResult;
+    const result = session.run(request) as RunResult;
     return { result, elapsedMs: performance.now() - t0 };
+  }
+
+  /** The full engine (loaded now if it is not yet). */
+  fullEngine(): Promise<Engine> {
+    this.full ??= loadFull();
+    return this.full;
+  }
+
+  /** The full engine's session for a program, holding what the lean
+   *  engine's session of that program last analysed. */
+  private async fullRunner(program: "flesh" | undefined): Promise<wasm.Session> {
+    const full = await this.fullEngine();
+    const which = program === "flesh" ? "flesh" : "editor";
+    const [text, env] = this.input[which] ?? ["", "spv1.0"];
+    return this.followers[which].get(full, text, env);
   }
 
   /** A function of the last analysis fleshed; the program is analysed in
@@ -61,7 +117,10 @@ class EngineWorker {
     this.session ??= new wasm.Session();
     const outcome = this.session.flesh(request) as FleshOutcome;
     const p = outcome.program;
-    if (p) this.runner("flesh").analyzeJson({ text: p.text, targetEnv: p.targetEnv });
+    if (p) {
+      this.runner("flesh").analyzeJson({ text: p.text, targetEnv: p.targetEnv });
+      this.input.flesh = [p.text, p.targetEnv];
+    }
     return outcome;
   }
 
@@ -80,8 +139,9 @@ class EngineWorker {
   /** The WebGPU run of the last analysis: the module is taken when the call
    *  starts; while the GPU works, the worker answers other messages. */
   async runGpu(request: RunRequest, program?: "flesh"): Promise<{ result: RunResult; elapsedMs: number }> {
+    const session = await this.fullRunner(program);
     const t0 = performance.now();
-    const result = (await this.runner(program).runGpu(request)) as RunResult;
+    const result = (await session.runGpu(request)) as RunResult;
     return { result, elapsedMs: performance.now() - t0 };
   }
 }
@@ -110,7 +170,7 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
     case "reflect":
       return { kind: "reflect", id: req.id, reflection: w.reflect() };
     case "run":
-      return { kind: "run", id: req.id, ...w.run(req.request, req.program) };
+      return { kind: "run", id: req.id, ...(await w.run(req.request, req.program)) };
     case "runGpu":
       return { kind: "runGpu", id: req.id, ...(await w.runGpu(req.request, req.program)) };
     case "generateCfg":
@@ -120,7 +180,7 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
     case "quiz":
       return { kind: "quiz", id: req.id, question: wasm.quizQuestion(req.seed, req.blocks) as QuizQuestion };
     case "loseDevice":
-      wasm.loseGpuDevice();
+      (await w.fullEngine()).loseGpuDevice();
       return { kind: "loseDevice", id: req.id };
     case "wgsl": {
       const t0 = performance.now();

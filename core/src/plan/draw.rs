@@ -172,3 +172,39 @@ pub(super) fn plan(module: &Ir, words: &[u32], inputs: &DrawInputs) -> Result<Dr
     let (vertex_source, vertex_words, vertex_ir, vertex_entry) = vertex_stage(module, words, inputs)?;
     Ok(DrawPlan { vertex_source, vertex_words, vertex_ir, vertex_entry, pipeline, cmd, framebuffer })
 }
+
+/// A draw done on the interpreter: the framebuffer drawn into, what the
+/// draw did (its traces among it) and the bound buffers after it.
+#[derive(Clone, Debug)]
+pub struct Drawn {
+    pub framebuffer: Framebuffer,
+    pub stats: crate::interp::DrawStats,
+    pub buffers: crate::interp::Buffers,
+}
+
+impl Drawn {
+    /// The colour attachment at Location 0 (the one a [`DrawPlan`] has).
+    pub fn image(&self) -> Option<&ColorAttachment> {
+        self.framebuffer.colors.iter().find(|c| c.location == 0).map(|c| &c.attachment)
+    }
+}
+
+impl super::Plan {
+    /// The plan's draw on the reference interpreter, with `opts` (the
+    /// plan's own options, or a copy with other traces or step budget), on
+    /// a copy of its framebuffer and buffers; `None` when the plan is not
+    /// a draw. The CLI (`spvlab run` on a Fragment entry point) and the
+    /// page (`session.run`) both draw through this.
+    pub fn draw_interp(&self, opts: &crate::interp::Options) -> Option<Result<Drawn, crate::interp::RunError>> {
+        let d = self.draw.as_ref()?;
+        let mut framebuffer = d.framebuffer.clone();
+        let mut buffers = self.buffers.clone();
+        let stages = crate::interp::Stages {
+            vertex: &d.vertex_ir,
+            vertex_entry: Some(&d.vertex_entry),
+            fragment: &self.ir,
+            fragment_entry: Some(&self.entry.name),
+        };
+        Some(crate::interp::draw(&stages, &d.pipeline, &d.cmd, opts, &mut framebuffer, &mut buffers).map(|stats| Drawn { framebuffer, stats, buffers }))
+    }
+}

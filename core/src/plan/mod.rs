@@ -24,7 +24,7 @@ mod leaves;
 #[cfg(test)]
 mod tests;
 
-pub use draw::{DrawInputs, DrawPlan, DrawShape, VertexSource};
+pub use draw::{DrawInputs, DrawPlan, DrawShape, Drawn, VertexSource};
 pub use leaves::{Leaf, LeafKind};
 
 use crate::analysis::Analysis;

@@ -120,6 +120,29 @@ fn a_fragment_entry_point_draws_only_when_asked() {
     assert_eq!(p.draw.unwrap().cmd.indices, DrawIndices::Sequential { first: 0, count: 36 });
 }
 
+/// The plan's draw on the interpreter: RED_FRAGMENT over an 8x4 rect
+/// writes (1, 0, 0, 1) at every pixel, which B8G8R8A8_UNORM stores as the
+/// bytes B, G, R, A = 0, 0, 255, 255 and 8-bit RGBA reads as 255, 0, 0,
+/// 255; a fragment's path is recorded by pixel.
+#[test]
+fn a_draw_plan_draws_on_the_interpreter() {
+    use crate::interp::Trace;
+    use crate::plan::DrawInputs;
+    let a = Analysis::of_text(RED_FRAGMENT, &Options::default());
+    let p = Plan::new(&a, &Inputs { draw: Some(DrawInputs { size: (8, 4), ..DrawInputs::default() }), ..Inputs::default() }).unwrap();
+    let opts = crate::interp::Options { trace: Trace::Invocations(vec![[3, 2, 0]]), ..p.options.clone() };
+    let d = p.draw_interp(&opts).expect("a draw").expect("drawn");
+    assert_eq!((d.stats.vertices, d.stats.fragments), (4, 32));
+    let img = d.image().expect("an image");
+    assert_eq!(&img.data[..4], &[0, 0, 255, 255]);
+    assert_eq!(img.rgba8(), [255u8, 0, 0, 255].repeat(32));
+    let tr = d.stats.fragment_trace.as_ref().expect("a trace");
+    assert!(tr.path([3, 2, 0]).is_some() && tr.path([0, 0, 0]).is_none());
+    // A compute plan is not a draw.
+    let c = Plan::new(&analysis(DOUBLE), &Inputs::default()).unwrap();
+    assert!(c.draw_interp(&c.options).is_none());
+}
+
 /// A draw past its limits is refused with the limit named.
 #[test]
 fn a_draw_past_its_limits_is_refused() {

@@ -59,6 +59,16 @@ impl ColorFormat {
         })
     }
 
+    /// The format's Vulkan name (`B8G8R8A8_UNORM`), as [`from_name`](Self::from_name) reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ColorFormat::B8G8R8A8Unorm => "B8G8R8A8_UNORM",
+            ColorFormat::R8G8B8A8Unorm => "R8G8B8A8_UNORM",
+            ColorFormat::R32G32B32A32Sfloat => "R32G32B32A32_SFLOAT",
+            ColorFormat::R32Sfloat => "R32_SFLOAT",
+        }
+    }
+
     pub fn texel_bytes(self) -> usize {
         4 * match self {
             ColorFormat::B8G8R8A8Unorm | ColorFormat::R8G8B8A8Unorm => 1,
@@ -198,6 +208,18 @@ impl ColorAttachment {
     /// The texel at `(x, y)` as RGBA, or `None` outside.
     pub fn read(&self, x: u32, y: u32) -> Option<[f32; 4]> {
         self.range(x, y).map(|r| self.format.decode(&self.data[r]))
+    }
+
+    /// The attachment as 8-bit RGBA rows, R first (a float format clamped to
+    /// [0, 1] and rounded, as a UNORM store would): what an image file or a
+    /// canvas shows of it.
+    pub fn rgba8(&self) -> Vec<u8> {
+        let size = self.format.texel_bytes();
+        let mut out = Vec::with_capacity(self.data.len() / size * 4);
+        for t in self.data.chunks_exact(size) {
+            out.extend(self.format.decode(t).map(|v| float_to_unorm(v, 8) as u8));
+        }
+        out
     }
 
     /// Writes RGBA at `(x, y)`; nothing outside.

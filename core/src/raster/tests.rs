@@ -533,6 +533,15 @@ fn unorm_conversion_rounds_to_nearest_and_clamps() {
     let mut a = ColorAttachment::new(ColorFormat::R32Sfloat, 2, 2, [0.0; 4]).unwrap();
     a.write(1, 1, [2.5, 9.0, 9.0, 9.0]);
     assert_eq!(a.read(1, 1), Some([2.5, 0.0, 0.0, 1.0]));
+    // As 8-bit RGBA, R first: 2.5 clamps to 255, and the missing G and B
+    // are 0, alpha 255; a B8G8R8A8 texel's bytes are put in RGBA order.
+    assert_eq!(a.rgba8()[12..], [255, 0, 0, 255]);
+    assert_eq!(a.rgba8()[..4], [0, 0, 0, 255]);
+    let mut b = ColorAttachment::new(ColorFormat::B8G8R8A8Unorm, 1, 1, [0.0; 4]).unwrap();
+    b.write(0, 0, [1.0, 0.5, 0.2, 1.0]);
+    assert_eq!(b.data, [51, 128, 255, 255]);
+    assert_eq!(b.rgba8(), [255, 128, 51, 255]);
+    assert_eq!(ColorFormat::from_name(ColorFormat::R32G32B32A32Sfloat.name()), Some(ColorFormat::R32G32B32A32Sfloat));
     assert_eq!(&a.data[12..], &2.5f32.to_le_bytes());
     assert_eq!(a.read(2, 0), None);
     let f = ColorAttachment::new(

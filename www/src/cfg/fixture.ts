@@ -2,7 +2,7 @@
 // tests/e2e/cfg.test.mjs): the panel mounted on the engine in the main thread
 // (no worker), or on a canned report and hand-written DOT. Exposes
 // `window.cfgFixture` for the browser test.
-import init, * as engine from "../../../pkg/spvlab_web.js";
+import init, * as engine from "../../../pkg-lean/spvlab_web.js";
 import type { AnalyzeReport, Diagnostic, DotOptions } from "../api";
 import { EXAMPLES } from "../gallery/index";
 import { mountCfgPanel, type CfgHost } from "./index";

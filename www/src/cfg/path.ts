@@ -1,6 +1,7 @@
 // The CFG panel's path view: pick an
-// invocation (by id in the path bar, or by clicking a cell of an output buffer
-// in the Run tab), and the interpreter's trace of it is drawn on the graph:
+// invocation (by id in the path bar, by clicking a cell of an output buffer
+// in the Run tab, or a pixel of a draw's image there: the fragment [x, y, 0]),
+// and the interpreter's trace of it is drawn on the graph:
 // the blocks and edges it visited (edges weighted by count, the rest dimmed).
 // A step control walks the path block by block (the panel highlights the
 // block on the graph and its lines in the editor); a heat view shows the edge
@@ -15,6 +16,9 @@ import type { AnalyzeReport, CfgConstruct, FunctionCfg, RunRequest, RunResult, T
 
 /** The document event that carries a chosen invocation `[x, y, z]`. */
 export const INVOCATION_EVENT = "spvlab:invocation";
+/** The document event that asks for an invocation's path on the CFG (a
+ *  pixel of the Run tab's draw: `[x, y, 0]`). */
+export const TRACE_EVENT = "spvlab:trace";
 
 export type PathMode = "off" | "path" | "heat";
 export type Invocation = [number, number, number];
@@ -364,7 +368,10 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     }
     let error: string | undefined;
     if (!r.ok && r.error) error = `the run stopped (${r.error.kind}): ${r.error.message}`;
-    if (r.ok && !path) error = `invocation (${inv.join(",")}) did not run: the dispatch has ${r.invocations ?? 0} invocations`;
+    if (r.ok && !path)
+      error = r.draw
+        ? `no fragment ran at pixel (${inv[0]}, ${inv[1]}): the draw ran ${r.draw.fragments} fragments`
+        : `invocation (${inv.join(",")}) did not run: the dispatch has ${r.invocations ?? 0} invocations`;
     const inputs = asked ? "the Run tab's last inputs" : "every buffer zeros (nothing run in the Run tab yet)";
     traced = { invocation: inv, blocks, length, mine: mine2, all, invocations: r.invocations ?? 0, inputs, error: blocks.length > 0 ? undefined : error };
     root.dataset.pathState = error && blocks.length === 0 ? "error" : "ready";
@@ -530,6 +537,14 @@ export function mountPathView(root: HTMLElement, host: PathHost): PathView {
     const inv = invocationOfCell(host.report(), sec?.dataset.key ?? "", row?.dataset.path ?? "") ?? readIds();
     host.reveal();
     void pick(inv);
+  });
+
+  // A pixel of the Run tab's draw: its fragment's path here.
+  document.addEventListener(TRACE_EVENT, (ev) => {
+    const d = (ev as CustomEvent<unknown>).detail;
+    if (!Array.isArray(d) || d.length !== 3 || !d.every((n) => Number.isInteger(n) && n >= 0)) return;
+    host.reveal();
+    void pick(d as Invocation);
   });
 
   root.addEventListener("keydown", (e) => {

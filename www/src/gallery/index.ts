@@ -1,5 +1,6 @@
 // The examples gallery: the paper's figures 2 to 9, one module per mission
-// extension, and a few compute shaders. Owned by the CFG panel work.
+// extension, a few compute shaders and two fragment shaders (the Run tab
+// draws them). Owned by the CFG panel work.
 //
 // Each example's text is examples/<id>.spvasm (imported as text by Vite).
 // tests/tests/gallery.rs reads this file: keep one `id: "..."`,
@@ -25,12 +26,14 @@ import loopControls from "./examples/ext-unstructured-loop-controls.spvasm?raw";
 import parallelSum from "./examples/compute-parallel-sum.spvasm?raw";
 import breakContinue from "./examples/compute-break-continue.spvasm?raw";
 import switchFallthrough from "./examples/compute-switch-fallthrough.spvasm?raw";
+import graphicsfuzzDoWhile from "./examples/graphics-graphicsfuzz-do-while.spvasm?raw";
+import gradient from "./examples/graphics-gradient.spvasm?raw";
 
 export interface Example {
   /** Stable id, used in tests and URLs, e.g. `paper-fig3`. */
   id: string;
   title: string;
-  /** "paper" | "extension" | "compute" */
+  /** "paper" | "extension" | "compute" | "graphics" */
   category: string;
   /** One paragraph: what it teaches and why it is valid or invalid. */
   caption: string;
@@ -274,5 +277,29 @@ export const EXAMPLES: Example[] = [
     targetEnv: "vulkan1.3",
     valid: true,
     text: switchFallthrough,
+  },
+  {
+    id: "graphics-graphicsfuzz-do-while",
+    title: "Graphics: a GraphicsFuzz test's fragment shader (do-while in a conditional nest)",
+    category: "graphics",
+    caption:
+      "A fragment shader from the Vulkan CTS's GraphicsFuzz tests (graphicsfuzz_do_while_loop_in_conditionals.amber). It stores red, then enters a do-while loop only when gl_FragCoord.x < 0, which no pixel has. " +
+      "In the Run tab it draws over 256x256 with Amber's passthrough vertex shader, on the interpreter and on WebGPU; the test expects every pixel to be (255, 0, 0, 255). " +
+      "Click a pixel to see its path on the CFG: %5, %15, %26, %16, the loop never entered.",
+    targetEnv: "spv1.0",
+    valid: true,
+    text: graphicsfuzzDoWhile,
+  },
+  {
+    id: "graphics-gradient",
+    title: "Graphics: a gradient from the pixel's position",
+    category: "graphics",
+    caption:
+      "A small fragment shader: red is FragCoord.x / 256 and green FragCoord.y / 256, so a 256x256 draw goes from black at the top left to yellow at the bottom right; a branch makes the left half bluer (0.75) than the right (0.25). " +
+      "Pixel (x, y) is drawn at its centre (x + 0.5, y + 0.5): pixel (200, 3) is round(200.5 / 256 * 255) = 200, round(3.5 / 256 * 255) = 3, round(0.25 * 255) = 64. " +
+      "Click pixels on either side of the middle to see the two paths on the CFG.",
+    targetEnv: "vulkan1.0",
+    valid: true,
+    text: gradient,
   },
 ];

@@ -186,11 +186,14 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
       if (!r.entry) return invocation ? { invocation } : undefined;
       const out: ShareRun = { entry: r.entry, workgroups: r.workgroups, buffers: r.buffers };
       if (r.spec && Object.keys(r.spec).length) out.spec = r.spec;
+      if (r.draw) out.draw = r.draw;
       if (invocation) out.invocation = invocation;
       return out;
     },
     applyShared(r: ShareRun) {
-      run.setInputs({ entry: r.entry, workgroups: r.workgroups, buffers: r.buffers, spec: r.spec });
+      // A link with draw settings reopens its image (the draw runs once its
+      // module is reflected).
+      run.setInputs({ entry: r.entry, workgroups: r.workgroups, buffers: r.buffers, spec: r.spec, draw: r.draw }, r.draw !== undefined);
       if (r.invocation) document.dispatchEvent(new CustomEvent(INVOCATION_EVENT, { detail: r.invocation }));
     },
   };

@@ -1,18 +1,24 @@
 // The Run panel: the inputs come from core's reflection of the last analysis
-// (one row per bound buffer, the push constants, the dispatch size); Run
-// sends the module to the interpreter (`session.run`) and to WebGPU
-// (`session.runGpu`), both in the engine's worker, so the editor never
-// waits. The results are shown side by side, per binding, one row per typed
-// value, with the cells where the backends differ marked. Errors are located
+// (one row per bound buffer, the push constants, the dispatch size; for a
+// Fragment entry point the framebuffer's size, the draw's shape and the
+// attachment's format instead of the dispatch); Run sends the module to the
+// interpreter (`session.run`) and to WebGPU (`session.runGpu`), both in the
+// engine's worker, so the editor never waits. The results are shown side by
+// side, per binding, one row per typed value, with the cells where the
+// backends differ marked; a draw's two images are shown side by side with a
+// difference view (panels/run-draw.ts), a pixel's value under the pointer,
+// and a click on a pixel traces that fragment on the CFG (the path view). Errors are located
 // (a button jumps to the line); a module the interpreter does not finish is
 // not dispatched unless the user says so. Everything the panel holds is
 // `AppState.run` (state.ts): its handlers only call `store.update`, and each
 // part renders from that state. Engine strings are untrusted: textContent
 // only.
-import type { IdInfo, ReflectedEntry, ReflectedResource, RunBuffer, RunFailure, RunRequest, RunResult } from "../api";
+import type { DrawImage, DrawRequest, IdInfo, ReflectedEntry, ReflectedResource, RunBuffer, RunFailure, RunRequest, RunResult } from "../api";
+import { TRACE_EVENT } from "../cfg/path";
 import { byId, el } from "../dom";
 import type { Engine } from "../engine";
-import { errorText, type AppState, type AppStore, type RunOutcome, type RunState, type ValueView } from "../state";
+import { DEFAULT_DRAW, errorText, type AppState, type AppStore, type DrawFields, type RunOutcome, type RunState, type ValueView } from "../state";
+import { DRAW_FORMATS, ZOOMS, difference, differenceImage, paint, pixelAt, pixelText } from "./run-draw";
 import { DEFAULT_LENGTH, defaultInput, inputsOf, keyOf, leaves, sameBits, sizeText, typeName, viewText, withLength } from "./run-values";
 
 export type { RunOutcome } from "../state";
@@ -32,7 +38,36 @@ export interface RunPanel {
   /** Amber files and share links (run-amber.ts): the inputs as a run would
    *  send them, and setting them (the fields follow the next reflection). */
   inputs(): RunRequest;
-  setInputs(req: RunRequest): void;
+  /** `draw`: run once the module is reflected, when its entry point draws
+   *  (a link's draw settings reopen its image). */
+  setInputs(req: RunRequest, draw?: boolean): void;
+}
+
+/** The entry points the tab runs: compute shaders dispatch, fragment
+ *  shaders draw. */
+const RUNS = ["GLCompute", "Fragment"];
+
+const isDraw = (e: ReflectedEntry | undefined) => e?.executionModel === "Fragment";
+
+/** A field as a count for the engine (it checks the limits): a whole
+ *  number, 0 when it is not one. */
+const count = (v: string) => Math.max(0, Math.min(0xffffffff, Math.floor(Number(v)) || 0));
+
+/** The draw part of a request, from the fields. */
+function drawRequestOf(d: DrawFields): DrawRequest {
+  const shape = d.shape === "grid" ? { kind: "grid" as const, columns: count(d.columns), rows: count(d.rows) } : { kind: "rect" as const };
+  return { width: count(d.width), height: count(d.height), shape, format: d.format };
+}
+
+/** The fields of a request's draw part (absent parts: the defaults). */
+function drawFieldsOf(d: DrawRequest | undefined): DrawFields {
+  const f = { ...DEFAULT_DRAW };
+  if (!d) return f;
+  if (d.width !== undefined) f.width = String(d.width);
+  if (d.height !== undefined) f.height = String(d.height);
+  if (d.shape?.kind === "grid") Object.assign(f, { shape: "grid", columns: String(d.shape.columns), rows: String(d.shape.rows) });
+  if (d.format) f.format = d.format;
+  return f;
 }
 
 /** The entry point chosen: by name, else the first. */
@@ -58,7 +93,8 @@ function requestOf(r: RunState, force: boolean): RunRequest {
       const v = (r.spec[String(sc.specId)] ?? "").trim();
       if (v !== "") spec[String(sc.specId)] = v;
     }
-  return { entry: e?.name, workgroups, buffers, ...(Object.keys(spec).length ? { spec } : {}), ...(force ? { force: true } : {}) };
+  const draw = isDraw(e) ? { draw: drawRequestOf(r.draw) } : {};
+  return { entry: e?.name, workgroups, buffers, ...(Object.keys(spec).length ? { spec } : {}), ...(force ? { force: true } : {}), ...draw };
 }
 
 export function mountRun(store: AppStore, engine: Engine, jump: (line: number, column: number) => void): RunPanel {
@@ -85,7 +121,48 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   const groupsLabel = el("span", "run-label", "workgroups");
   const localSize = el("span", "run-local");
   const entryLabel = el("span", "run-label", "entry");
-  head.append(entryLabel, entrySelect, groupsLabel, ...dims, localSize, runBtn, resetBtn);
+  // A draw's fields (shown for a Fragment entry point instead of the
+  // workgroups): data-draw names the DrawFields key each one sets.
+  const drawField = (key: keyof DrawFields, label: string) => {
+    const i = el("input");
+    i.type = "number";
+    i.min = "1";
+    i.className = "run-dim run-draw-field";
+    i.id = `run-draw-${key}`;
+    i.dataset.draw = key;
+    i.setAttribute("aria-label", label);
+    return i;
+  };
+  const drawWidth = drawField("width", "framebuffer width");
+  const drawHeight = drawField("height", "framebuffer height");
+  const drawColumns = drawField("columns", "grid columns");
+  const drawRows = drawField("rows", "grid rows");
+  const shapeSelect = el("select", "run-draw-field");
+  shapeSelect.id = "run-draw-shape";
+  shapeSelect.dataset.draw = "shape";
+  shapeSelect.setAttribute("aria-label", "what is drawn");
+  shapeSelect.title = "one rectangle over the framebuffer (Amber's DRAW_RECT), or a grid of cells of two triangles each (DRAW_GRID)";
+  shapeSelect.append(new Option("rect", "rect"), new Option("grid", "grid"));
+  const formatSelect = el("select", "run-draw-field");
+  formatSelect.id = "run-draw-format";
+  formatSelect.dataset.draw = "format";
+  formatSelect.setAttribute("aria-label", "colour attachment format");
+  formatSelect.append(...DRAW_FORMATS.map((f) => new Option(f, f)));
+  const gridPart = el("span", "run-draw-grid");
+  gridPart.append(drawColumns, el("span", "run-label", "×"), drawRows);
+  const drawPart = el("span", "run-draw-inputs");
+  drawPart.append(el("span", "run-label", "framebuffer"), drawWidth, el("span", "run-label", "×"), drawHeight, el("span", "run-label", "draw"), shapeSelect, gridPart, formatSelect);
+  const drawFields = [drawWidth, drawHeight, drawColumns, drawRows];
+  head.append(entryLabel, entrySelect, groupsLabel, ...dims, localSize, drawPart, runBtn, resetBtn);
+  // The draw view's own controls and readout, kept from one result to the
+  // next (the results are drawn again for each answer).
+  const zoomSelect = el("select");
+  zoomSelect.id = "run-zoom";
+  zoomSelect.setAttribute("aria-label", "zoom of the images");
+  zoomSelect.append(...ZOOMS.map((z) => new Option(`${z}×`, String(z))));
+  const pixelLine = el("div", "run-pixel");
+  pixelLine.id = "run-pixel";
+  pixelLine.setAttribute("aria-live", "polite");
   const note = el("p", "run-note");
   const inputs = el("table", "run-inputs");
   inputs.id = "run-inputs";
@@ -106,7 +183,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     setRun({ reflectAsked: version });
     try {
       const r = await engine.send({ kind: "reflect" });
-      const entries = (r.reflection?.entryPoints ?? []).filter((e) => e.executionModel === "GLCompute");
+      const entries = (r.reflection?.entryPoints ?? []).filter((e) => RUNS.includes(e.executionModel));
       const report = store.get().report;
       const now = store.get().run;
       const keep = now.wantEntry ?? now.entry;
@@ -121,6 +198,12 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
         // A wanted entry point waits for the module that has it.
         wantEntry: entries.some((e) => e.name === now.wantEntry) ? undefined : now.wantEntry,
       });
+      // A link's draw: drawn as soon as its module's entry point is here.
+      const after = store.get().run;
+      if (after.drawWhenReflected && after.wantEntry === undefined) {
+        setRun({ drawWhenReflected: false });
+        if (isDraw(entryOf(after))) void run();
+      }
     } catch (e) {
       setRun({ reflectError: `reflection failed: ${errorText(e)}` });
     }
@@ -156,10 +239,12 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     document.dispatchEvent(new CustomEvent("spvlab:run"));
   }
 
-  function setInputs(req: RunRequest) {
+  function setInputs(req: RunRequest, draw = false) {
     const r = store.get().run;
     const entries = r.entries;
     setRun({
+      draw: drawFieldsOf(req.draw),
+      drawWhenReflected: draw,
       buffers: { ...req.buffers },
       lengths: {},
       spec: { ...req.spec },
@@ -170,7 +255,10 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   }
 
   runBtn.addEventListener("click", () => void run());
-  resetBtn.addEventListener("click", () => setRun({ buffers: {}, lengths: {}, spec: {}, workgroups: ["1", "1", "1"] }));
+  resetBtn.addEventListener("click", () => setRun({ buffers: {}, lengths: {}, spec: {}, workgroups: ["1", "1", "1"], draw: DEFAULT_DRAW }));
+  for (const f of [...drawFields, shapeSelect, formatSelect])
+    f.addEventListener("input", () => setRun({ draw: { ...store.get().run.draw, [f.dataset.draw ?? ""]: f.value } }));
+  zoomSelect.addEventListener("change", () => setRun({ zoom: Number(zoomSelect.value) || 1 }));
   entrySelect.addEventListener("change", () => setRun({ entry: entrySelect.value }));
   dims.forEach((d, i) =>
     d.addEventListener("input", () => {
@@ -189,7 +277,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     else if (t.matches("input.run-spec")) setRun({ spec: { ...r.spec, [t.dataset.specId ?? ""]: t.value } });
   });
   root.addEventListener("keydown", (ev) => {
-    if (ev.key === "Enter" && (ev.target as HTMLElement).matches("input.run-input, input.run-length, input.run-dim")) {
+    if (ev.key === "Enter" && (ev.target as HTMLElement).matches("input.run-input, input.run-length, input.run-dim, input.run-draw-field")) {
       ev.preventDefault();
       void run();
     }
@@ -198,6 +286,20 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     const btn = (ev.target as HTMLElement).closest("button.run-view") as HTMLButtonElement | null;
     const key = btn?.closest("section.run-buffer")?.getAttribute("data-key");
     if (btn && key) setRun({ views: { ...store.get().run.views, [key]: btn.dataset.view as ValueView } });
+  });
+  // The draw view: the pixel under the pointer, and a click traces it.
+  const canvasOf = (t: EventTarget | null) => (t instanceof HTMLCanvasElement && t.matches("canvas.run-canvas") ? t : null);
+  results.addEventListener("pointermove", (ev) => {
+    const c = canvasOf(ev.target);
+    const p = c ? pixelAt(c, ev.clientX, ev.clientY) : null;
+    const h = store.get().run.hover;
+    if (p?.[0] !== h?.[0] || p?.[1] !== h?.[1]) setRun({ hover: p });
+  });
+  results.addEventListener("pointerleave", () => setRun({ hover: null }));
+  results.addEventListener("click", (ev) => {
+    const c = canvasOf(ev.target);
+    const p = c ? pixelAt(c, ev.clientX, ev.clientY) : null;
+    if (p) document.dispatchEvent(new CustomEvent(TRACE_EVENT, { detail: [p[0], p[1], 0] }));
   });
 
   // --------------------------------------------------------------- rendering
@@ -209,17 +311,27 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     entrySelect.replaceChildren(...r.entries.map((x) => new Option(x.name, x.name)));
     if (e) entrySelect.value = e.name;
     entrySelect.hidden = entryLabel.hidden = r.entries.length < 2;
+    const draws = isDraw(e);
+    for (const x of [groupsLabel, ...dims, localSize]) x.hidden = draws;
+    drawPart.hidden = !draws;
     inputs.replaceChildren();
     runBtn.disabled = !e;
     specs.replaceChildren();
     if (!e) {
       note.textContent =
         r.reflectError ??
-        (r.reflectedValid ? "This module has no GLCompute entry point: only compute shaders run here." : "Nothing to run: the module is not valid (see Problems).");
+        (r.reflectedValid
+          ? "This module has no GLCompute or Fragment entry point: compute shaders run here, and fragment shaders draw."
+          : "Nothing to run: the module is not valid (see Problems).");
       localSize.textContent = "";
       return;
     }
-    note.textContent = r.reflectError ?? "Inputs in the interpreter's input language: zeros, seq:START,STEP, random:SEED, hex: BYTES, or a typed list such as u32: 1 2 3.";
+    const language = "Inputs in the interpreter's input language: zeros, seq:START,STEP, random:SEED, hex: BYTES, or a typed list such as u32: 1 2 3.";
+    note.textContent =
+      r.reflectError ??
+      (draws
+        ? `Draws the fragment shader over the framebuffer (cleared to 0) with the module's Vertex entry point, else Amber's passthrough vertex shader. ${language}`
+        : language);
     const ws = e.workgroupSize;
     localSize.textContent = ws ? `× local size ${ws.x ?? "?"}×${ws.y ?? "?"}×${ws.z ?? "?"}` : "";
     const hr = el("tr");
@@ -300,6 +412,9 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       if (input.value !== value) input.value = value;
     };
     dims.forEach((d, i) => set(d, r.workgroups[i]));
+    for (const f of [...drawFields, shapeSelect, formatSelect]) set(f as HTMLInputElement, r.draw[f.dataset.draw as keyof DrawFields]);
+    gridPart.hidden = r.draw.shape !== "grid";
+    set(zoomSelect as unknown as HTMLInputElement, String(r.zoom));
     const e = entryOf(r);
     if (!e) return;
     inputsOf(e.resources).forEach((res, i) => {
@@ -327,6 +442,8 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       const bad = f !== undefined && spec !== undefined && input.dataset.specId === spec;
       mark(input, bad ? f.message : undefined, SPEC_TITLE);
     }
+    const limited = drawFieldsAt(f);
+    for (const input of drawFields) mark(input, f && limited.includes(input.dataset.draw ?? "") ? f.message : undefined, "");
   }
 
   /** A failure, located like a diagnostic: kind, code, message, and a jump. */
@@ -341,6 +458,14 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       at.title = "show the instruction in the editor";
       at.addEventListener("click", () => jump(f.line ?? 1, f.column ?? 1));
       box.append(at);
+    }
+    if (f.site?.stage === "fragment") {
+      const { x, y } = f.site;
+      const px = el("button", "run-site", `trace pixel (${x}, ${y})`);
+      px.dataset.pixel = `${x},${y}`;
+      px.title = "draw this fragment's path on the CFG (up to the error)";
+      px.addEventListener("click", () => document.dispatchEvent(new CustomEvent(TRACE_EVENT, { detail: [x, y, 0] })));
+      box.append(px);
     }
     box.append(el("div", "run-error-message", f.message));
     return box;
@@ -359,7 +484,8 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     }
     c.dataset.state = r.ok ? "ok" : "failed";
     if (ms !== undefined) h.append(el("span", "run-time", `${ms.toFixed(1)} ms`));
-    if (r.steps !== undefined) h.append(el("span", "run-meta", `${r.invocations} invocations, ${r.steps} steps`));
+    if (r.draw) h.append(el("span", "run-meta", `${r.draw.vertices} vertices, ${r.draw.fragments} fragments (${r.draw.helpers} helper lanes), ${r.draw.steps} steps`));
+    else if (r.steps !== undefined) h.append(el("span", "run-meta", `${r.invocations} invocations, ${r.steps} steps`));
     if (r.adapter) h.append(el("span", "run-adapter", r.adapter));
     c.append(h);
     if (r.error) {
@@ -449,11 +575,79 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       tables.append(sec);
     }
     results.dataset.differ = String(differing);
+    const drawn = o.request.draw ? [drawView(o)] : [];
+    // A draw without buffers has only its images to compare (their own line).
     const summary =
-      a && b
+      a && b && (list?.buffers.length || !o.request.draw)
         ? el("p", differing ? "run-summary bad" : "run-summary good", differing ? `Values that differ between the interpreter and WebGPU: ${differing} (marked).` : "The interpreter and WebGPU agree.")
         : el("p", "run-summary", "");
-    results.replaceChildren(cols, summary, tables, ...engineError);
+    results.replaceChildren(cols, ...drawn, summary, tables, ...engineError);
+  }
+
+  /** A draw's images: the interpreter's, WebGPU's (or why there is none)
+   *  and their difference, with the zoom, the pixel readout and a line
+   *  saying how many pixels differ. */
+  function drawView(o: RunOutcome): HTMLElement {
+    const sec = el("section", "run-draw");
+    sec.id = "run-draw";
+    const a = o.interp?.image;
+    const b = o.gpu?.image;
+    const bar = el("div", "run-draw-bar");
+    bar.append(el("span", "run-label", "zoom"), zoomSelect);
+    const figures = el("div", "run-draw-images");
+    const figure = (backend: string, title: string, img: { width: number; height: number; rgba: Uint8Array | Uint8ClampedArray } | undefined, missing: string) => {
+      const fig = el("figure", "run-figure");
+      fig.dataset.backend = backend;
+      fig.append(el("figcaption", undefined, title));
+      if (img) {
+        const box = el("div", "run-canvas-box");
+        const c = el("canvas", "run-canvas");
+        c.dataset.backend = backend;
+        paint(c, img.width, img.height, img.rgba);
+        sizeCanvas(c, store.get().run.zoom);
+        box.append(c);
+        fig.append(box);
+      } else fig.append(el("p", "run-draw-missing", missing));
+      return fig;
+    };
+    const why = (r: RunResult | undefined, name: string) =>
+      !r ? `${name}: drawing…` : r.error ? `${name} drew no image (${KIND_WORDS[r.error.kind] ?? r.error.kind}): ${r.error.message}` : `${name} drew no image.`;
+    figures.append(figure("interp", "Interpreter", a, why(o.interp, "The interpreter")), figure("wgpu", "WebGPU", b, why(o.gpu, "WebGPU")));
+    const d = a && b ? difference(a, b) : null;
+    let line: HTMLElement;
+    if (a && b && !d) line = el("p", "run-summary bad", `The images differ in size or format (${a.width}×${a.height} ${a.format}, ${b.width}×${b.height} ${b.format}).`);
+    else if (a && b && d) {
+      const total = a.width * a.height;
+      line = el(
+        "p",
+        d.count ? "run-summary bad" : "run-summary good",
+        d.count ? `Pixels that differ beyond 1/255 in a channel: ${d.count} of ${total} (marked in the difference view).` : `The interpreter and WebGPU agree on all ${total} pixels (within 1/255).`,
+      );
+      figures.append(figure("diff", "Difference", { width: a.width, height: a.height, rgba: differenceImage(a, d.mask) }, ""));
+    } else line = el("p", "run-summary", "");
+    line.id = "run-draw-summary";
+    sec.dataset.differ = d ? String(d.count) : "";
+    sec.append(bar, pixelLine, line, figures);
+    renderPixel(store.get());
+    return sec;
+  }
+
+  /** The pixel under the pointer: where, and its value in each image. */
+  function renderPixel(s: AppState) {
+    const h = s.run.hover;
+    const o = s.run.shown;
+    const a = o?.interp?.image;
+    const b = o?.gpu?.image;
+    // Three lines of one height whatever they say: a readout that grew
+    // would move the images under the pointer.
+    let lines: string[];
+    if (!h || (!a && !b)) lines = [a || b ? "point at a pixel for its value; click it to trace its path on the CFG" : "", "", ""];
+    else {
+      const [x, y] = h;
+      const part = (name: string, img: DrawImage | undefined) => (img ? `${name}: ${pixelText(img, x, y)}` : `${name}: no image`);
+      lines = [`pixel (${x}, ${y})`, part("interpreter", a), part("WebGPU", b)];
+    }
+    pixelLine.replaceChildren(...lines.map((t) => Object.assign(el("span", "run-pixel-line", t), { title: t })));
   }
 
   /** What the tests wait on: the panel's state, the reflection shown, the
@@ -467,9 +661,14 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
 
   const layout = (s: AppState) => [s.run.entries, s.run.entry, s.run.specConstants, s.run.reflectedValid, s.run.bindingNames, s.run.reflectError];
   store.watch(layout, renderInputs);
-  store.watch((s) => [...layout(s), s.run.buffers, s.run.lengths, s.run.spec, s.run.workgroups], renderValues);
+  store.watch((s) => [...layout(s), s.run.buffers, s.run.lengths, s.run.spec, s.run.workgroups, s.run.draw, s.run.zoom], renderValues);
   store.watch((s) => [...layout(s), s.run.shown], renderMarks);
   store.watch((s) => [s.run.shown, s.run.running, s.run.forced, s.run.views, s.run.engineError], renderResults);
+  store.watch((s) => [s.run.hover, s.run.shown], renderPixel);
+  store.watch(
+    (s) => [s.run.zoom],
+    (s) => results.querySelectorAll<HTMLCanvasElement>("canvas.run-canvas").forEach((c) => sizeCanvas(c, s.run.zoom)),
+  );
   store.watch((s) => [s.run.entries, s.run.entry, s.run.running, s.run.runs, s.run.reflectedVersion], renderMarkers);
   // The reflection follows the analysis while the panel is open.
   store.watch(
@@ -502,6 +701,24 @@ function namesOf(entries: ReflectedEntry[], ids: IdInfo[]): Record<number, strin
 /** Core's typed text of each value of a buffer, by its path. */
 function typedTexts(b: RunBuffer | undefined): Map<string, string> | undefined {
   return b && new Map(leaves(b.value).map((l) => [l.path, l.text]));
+}
+
+/** A canvas's CSS size at `zoom` (its pixels drawn as squares: the
+ *  stylesheet sets image-rendering: pixelated). */
+function sizeCanvas(c: HTMLCanvasElement, zoom: number) {
+  c.style.width = `${c.width * zoom}px`;
+  c.style.height = `${c.height * zoom}px`;
+}
+
+/** The draw fields a failure is about (DrawFields keys), from the plan's
+ *  limit error: the side or the grid it names. */
+function drawFieldsAt(f: RunFailure | undefined): string[] {
+  if (f?.plan?.error !== "tooLarge") return [];
+  const what = f.plan.what;
+  if (what === "framebuffer width") return ["width"];
+  if (what === "framebuffer height") return ["height"];
+  if (what.startsWith("grid cells")) return ["columns", "rows"];
+  return ["width", "height"];
 }
 
 /** Mark a field invalid with `message` as its title, or clear the mark. */

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 use spvlab_core::analysis::Analysis;
-use spvlab_core::interp::{self, Trace};
+use spvlab_core::interp::Trace;
 use spvlab_core::plan::{DrawShape, Plan};
 use spvlab_core::raster::ColorAttachment;
 
@@ -40,19 +40,6 @@ pub fn pixel(v: &str) -> Result<(u32, u32), CliError> {
     Ok((x.trim().parse().map_err(|_| bad())?, y.trim().parse().map_err(|_| bad())?))
 }
 
-/// The attachment as 8-bit RGBA rows (a float format clamped to [0, 1] and
-/// rounded, as a UNORM store would).
-pub fn rgba8(a: &ColorAttachment) -> Vec<u8> {
-    let mut out = Vec::with_capacity(a.width as usize * a.height as usize * 4);
-    for y in 0..a.height {
-        for x in 0..a.width {
-            let c = a.read(x, y).unwrap_or([0.0; 4]);
-            out.extend(c.map(|v| spvlab_core::raster::format::float_to_unorm(v, 8) as u8));
-        }
-    }
-    out
-}
-
 /// The attachment as a PNG file (8-bit RGBA).
 pub fn png(a: &ColorAttachment) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
@@ -61,7 +48,7 @@ pub fn png(a: &ColorAttachment) -> Result<Vec<u8>, String> {
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
         let mut w = enc.write_header().map_err(|e| e.to_string())?;
-        w.write_image_data(&rgba8(a)).map_err(|e| e.to_string())?;
+        w.write_image_data(&a.rgba8()).map_err(|e| e.to_string())?;
     }
     Ok(out)
 }
@@ -70,7 +57,7 @@ pub fn png(a: &ColorAttachment) -> Result<Vec<u8>, String> {
 /// frequent first (ties by colour).
 fn colours(a: &ColorAttachment) -> Vec<([u8; 4], u64)> {
     let mut counts = std::collections::BTreeMap::<[u8; 4], u64>::new();
-    for p in rgba8(a).chunks_exact(4) {
+    for p in a.rgba8().chunks_exact(4) {
         *counts.entry([p[0], p[1], p[2], p[3]]).or_default() += 1;
     }
     let mut v: Vec<([u8; 4], u64)> = counts.into_iter().collect();
@@ -89,28 +76,23 @@ pub fn run(
     json_out: bool,
     image_out: Option<&Output>,
 ) -> Result<(), CliError> {
-    let Some(d) = &plan.draw else {
-        return Err(CliError::Usage(String::from("the entry point does not draw")));
-    };
     let mut opts = plan.options.clone();
     opts.trace = if pixels.is_empty() {
         Trace::Off
     } else {
         Trace::Invocations(pixels.iter().map(|&(x, y)| [x, y, 0]).collect())
     };
-    let mut fb = d.framebuffer.clone();
-    let mut bufs = plan.buffers.clone();
-    let stages = interp::Stages {
-        vertex: &d.vertex_ir,
-        vertex_entry: Some(&d.vertex_entry),
-        fragment: &plan.ir,
-        fragment_entry: Some(&plan.entry.name),
+    let Some(drawn) = plan.draw_interp(&opts) else {
+        return Err(CliError::Usage(String::from("the entry point does not draw")));
     };
-    let stats = interp::draw(&stages, &d.pipeline, &d.cmd, &opts, &mut fb, &mut bufs).map_err(|err| {
+    let drawn = drawn.map_err(|err| {
         eprint!("{}", super::located(a, &path, &err));
         CliError::Failed { path: path.clone(), count: 1 }
     })?;
-    let image = &fb.colors[0].attachment;
+    let stats = &drawn.stats;
+    let Some(image) = drawn.image() else {
+        return Err(super::fail(&path, "the draw has no colour attachment"));
+    };
     if let Some(out) = image_out {
         let bytes = png(image).map_err(|e| super::fail(&path, &format!("cannot encode the image: {e}")))?;
         out.write(&bytes)?;
