@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 use spvlab_core::analysis::Analysis;
 use spvlab_core::interp::{self, Buffers, DrawSite, RunError, RunErrorKind, values};
-use spvlab_core::plan::{DrawInputs, DrawShape, Inputs, Leaf, Plan, PlanError, Slot, list_or_none};
+use spvlab_core::plan::{DrawInputs, DrawShape, Inputs, Leaf, Plan, PlanError, Slot};
 use spvlab_core::raster::{ColorAttachment, ColorFormat};
 use std::collections::BTreeMap;
 
@@ -73,7 +73,8 @@ impl DrawRequest {
         let d = DrawInputs::default();
         let format = match &self.format {
             None => d.format,
-            Some(n) => ColorFormat::from_name(n).ok_or_else(|| {
+            // The page shows UNORM and float attachments.
+            Some(n) => ColorFormat::from_name(n).filter(|f| !f.is_integer()).ok_or_else(|| {
                 RunFailure::new("input", format!("draw format `{n}`: the formats are B8G8R8A8_UNORM, R8G8B8A8_UNORM, R32G32B32A32_SFLOAT and R32_SFLOAT"))
             })?,
         };
@@ -241,25 +242,12 @@ impl RunFailure {
 }
 
 /// A plan's error in the page's words.
+/// A plan error in core's words (the command line's, less its `--`); the
+/// page's diagnostics say why a module is not valid.
 pub fn plan_message(e: &PlanError) -> String {
     match e {
-        PlanError::NoModule => "there is no valid module to run (see the diagnostics)".into(),
-        PlanError::BadSpec { id, value, reason } => format!("spec {id}={value}: {reason}"),
-        PlanError::Unreadable { reason } => format!("the specialized module does not read back: {reason}"),
-        PlanError::NoSuchEntry { name, available, .. } => {
-            format!("no GLCompute or Fragment entry point `{name}` (the module has: {})", list_or_none(available.iter().map(|n| format!("`{n}`"))))
-        }
-        PlanError::NoEntry { .. } => "the module has no GLCompute or Fragment entry point".into(),
-        PlanError::UnknownBuffer { slot, entry, available } => format!(
-            "buffer `{slot}`: entry point `{entry}` binds no such buffer (its buffers: {})",
-            list_or_none(available.iter().map(|s| s.to_string()))
-        ),
-        PlanError::UnknownParameter { slot, entry, .. } => format!("buffer `{slot}`: kernel `{entry}` has no parameter there"),
-        PlanError::BadInput { slot: Slot::Push, input, column, reason } => format!("push `{input}`: column {column}: {reason}"),
-        PlanError::BadInput { slot, input, column, reason } => format!("buffer {slot} `{input}`: column {column}: {reason}"),
-        PlanError::MissingPointer { index, name } => format!("kernel parameter {index} (`{name}`) is a pointer: give its buffer"),
-        PlanError::TooLarge { what, value, limit } => format!("the draw's {what} is {value}: the limit is {limit}"),
-        PlanError::BadVertexModule { reason } => format!("the vertex module cannot be used: {reason}"),
+        PlanError::NoModule => format!("{e} (see the diagnostics)"),
+        e => e.to_string(),
     }
 }
 

@@ -144,3 +144,22 @@ pub extern "C" fn interp_bench(n: u32, groups: u32) -> u64 {
     }
     stats.steps
 }
+
+/// The graphics benchmark (bench/graphics.sh): an Amber script's text (one
+/// that loads no file, as every GraphicsFuzz test) parsed and run on the
+/// interpreter with the default options, as `amber-frames` does natively.
+/// Returns 0 when its EXPECT lines pass, 1 when one fails, 2 on an error,
+/// 3 when the text is not UTF-8.
+///
+/// # Safety
+/// `ptr..ptr+len` must be initialised memory from `alloc`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn amber_run(ptr: *const u8, len: usize) -> u32 {
+    use spvlab_core::amber;
+    let Ok(text) = std::str::from_utf8(unsafe { input(ptr, len) }) else { return 3 };
+    match amber::parse(text).and_then(|s| amber::run_with(&s, &amber::RunOptions::default())) {
+        Ok(o) if o.passed() => 0,
+        Ok(_) => 1,
+        Err(_) => 2,
+    }
+}

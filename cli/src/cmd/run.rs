@@ -9,7 +9,7 @@ use spvlab_core::diag::line_col;
 use spvlab_core::interp::trace::{Block, TraceReport};
 use spvlab_core::interp::{self, Buffers, RunError, Trace, values};
 use spvlab_core::ir::Ir;
-use spvlab_core::plan::{Binding, Inputs, Plan, PlanError, Slot, list_or_none};
+use spvlab_core::plan::{Binding, Inputs, Plan, PlanError, Slot};
 use spvlab_core::reflect::{EntryReflection, ExecutionModel};
 use spvlab_core::valid::Options;
 

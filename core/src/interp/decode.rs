@@ -577,6 +577,7 @@ impl<'a> Program<'a> {
             Vec::new()
         };
         Ok(Program {
+            early_tests: ep.modes.iter().any(|m| m.mode == crate::grammar::execution_mode::EarlyFragmentTests),
             robust: opts.robust_access,
             kernel,
             params,

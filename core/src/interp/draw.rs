@@ -346,15 +346,43 @@ impl Frag<'_> {
         })
     }
 
+    /// The depth test (and write) of lane `k` at `(x, y)`: its depth is
+    /// `frag_depth` (the shader's FragDepth), else the interpolated one with
+    /// the pipeline's bias; clamped where the pipeline clamps. True without
+    /// a depth attachment.
+    fn depth_test(&mut self, info: &PrimitiveInfo, quad: &Quad, k: usize, x: u32, y: u32, frag_depth: Option<f32>) -> bool {
+        let Some(d) = &mut self.fb.depth else { return true };
+        let vp = &self.pipeline.state.viewport;
+        let z = frag_depth.unwrap_or_else(|| {
+            let z = quad.lanes[k].depth;
+            match &d.bias {
+                Some(b) => z + b.offset(d.buffer.format, info.depth_slope),
+                None => z,
+            }
+        });
+        let z = if d.clamp { z.clamp(vp.min_depth.min(vp.max_depth), vp.max_depth.max(vp.min_depth)) } else { z };
+        d.buffer.test(d.state, x, y, z)
+    }
+
     fn quad(&mut self, lanes: &mut Lanes, info: &PrimitiveInfo, quad: &Quad) -> Result<(), RunError> {
         let primitive = info.index as u32;
         let at_site = |e: RunError| {
             let [x, y, _] = e.invocation.unwrap_or([quad.x, quad.y, 0]);
             site(e, DrawSite::Fragment { x, y, primitive })
         };
+        // Early fragment tests: the depth test and write first; a lane that
+        // fails it runs as a helper (writing nothing), and FragDepth is not
+        // read.
+        let mut failed_early = [false; 4];
+        if self.prog.early_tests && self.fb.depth.is_some() {
+            for (k, failed) in failed_early.iter_mut().enumerate() {
+                let (x, y) = quad.pixel(k);
+                *failed = quad.is_covered(k) && !self.depth_test(info, quad, k, x, y, None);
+            }
+        }
         for k in 0..4 {
             let (x, y) = quad.pixel(k);
-            lanes.start(k, [x, y, 0], quad.is_helper(k)).map_err(at_site)?;
+            lanes.start(k, [x, y, 0], quad.is_helper(k) || failed_early[k]).map_err(at_site)?;
             for leaf in &self.prog.inputs {
                 let v = self.input(leaf, info, quad, k).map_err(|kind| site(RunError::of(None, kind), DrawSite::Fragment { x, y, primitive }))?;
                 put_leaf(lanes.mem(k), leaf, v);
@@ -374,7 +402,7 @@ impl Frag<'_> {
             {
                 g.add([x, y, 0], *r);
             }
-            if lanes.helper[k] || lanes.killed[k] {
+            if lanes.helper[k] || lanes.killed[k] || failed_early[k] {
                 continue;
             }
             let undefined = |location: Option<u32>, component: u32| {
@@ -387,20 +415,12 @@ impl Frag<'_> {
             {
                 continue;
             }
-            if let Some(d) = &mut self.fb.depth {
-                let vp = &self.pipeline.state.viewport;
-                let z = match self.plan.depth {
-                    Some(i) => f32::from_bits(out(i).ok_or_else(|| undefined(None, 0))? as u32),
-                    None => {
-                        let z = quad.lanes[k].depth;
-                        match &d.bias {
-                            Some(b) => z + b.offset(d.buffer.format, info.depth_slope),
-                            None => z,
-                        }
-                    }
+            if !self.prog.early_tests {
+                let frag_depth = match self.plan.depth {
+                    Some(i) => Some(f32::from_bits(out(i).ok_or_else(|| undefined(None, 0))? as u32)),
+                    None => None,
                 };
-                let z = if d.clamp { z.clamp(vp.min_depth.min(vp.max_depth), vp.max_depth.max(vp.min_depth)) } else { z };
-                if !d.buffer.test(d.state, x, y, z) {
+                if !self.depth_test(info, quad, k, x, y, frag_depth) {
                     continue;
                 }
             }

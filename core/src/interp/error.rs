@@ -252,11 +252,11 @@ pub enum RunErrorKind {
     DivisionByZero,
     /// A shift by `shift` bits, not less than the width `width`. Its result
     /// is an undefined value (the spec's word), so an operation meeting it
-    /// gives an undefined value (`Val::Undef`) instead, and the error
-    /// is only ever the reason inside the interpreter.
+    /// gives a value (0) instead, and the error is only ever the reason
+    /// inside the interpreter.
     ShiftTooFar { shift: u64, width: u32 },
     /// A bit field of `count` bits at `offset`, past the width `width`: an
-    /// undefined value too, as [`RunErrorKind::ShiftTooFar`].
+    /// undefined value too, 0 as for [`RunErrorKind::ShiftTooFar`].
     BitFieldTooWide { offset: u64, count: u64, width: u32 },
     /// A float operation on a type that is not a float.
     NotFloat,

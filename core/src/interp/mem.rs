@@ -603,20 +603,23 @@ pub(super) fn scalar(v: &Val) -> Result<u64, RunErrorKind> {
     }
 }
 
-/// A scalar result, or an undefined one where the spec says the result is
-/// undefined (a shift by the width or more, a bit field past the width):
-/// an undefined value, not an error, until it reaches an output.
-pub(in crate::interp) fn or_undef(r: Result<u64, RunErrorKind>) -> Result<Val, RunErrorKind> {
+/// A scalar result, or 0 where the spec says the result is undefined (a
+/// shift by the width or more, a bit field past the width): an undefined
+/// value there is some value, as a GPU gives one, and shaders rely on that
+/// (`if (a != 1u) a = 1u;` after such a shift makes `a` 1), which the
+/// interpreter's [`Val::Undef`] (no value at all, an error at an output)
+/// could not follow.
+pub(in crate::interp) fn or_zero(r: Result<u64, RunErrorKind>) -> Result<Val, RunErrorKind> {
     match r {
         Ok(x) => Ok(Val::Scalar(x)),
-        Err(RunErrorKind::ShiftTooFar { .. } | RunErrorKind::BitFieldTooWide { .. }) => Ok(Val::Undef),
+        Err(RunErrorKind::ShiftTooFar { .. } | RunErrorKind::BitFieldTooWide { .. }) => Ok(Val::Scalar(0)),
         Err(e) => Err(e),
     }
 }
 
 pub(super) fn map1(a: &Val, f: &mut impl FnMut(u64) -> Result<u64, RunErrorKind>) -> Result<Val, RunErrorKind> {
     match a {
-        Val::Scalar(x) => or_undef(f(*x)),
+        Val::Scalar(x) => or_zero(f(*x)),
         Val::Composite(xs) => Ok(Val::Composite(
             xs.iter().map(|x| map1(x, f)).collect::<Result<_, _>>()?,
         )),
@@ -632,7 +635,7 @@ pub(super) fn map2(
     f: &mut impl FnMut(u64, u64) -> Result<u64, RunErrorKind>,
 ) -> Result<Val, RunErrorKind> {
     match (a, b) {
-        (Val::Scalar(x), Val::Scalar(y)) => or_undef(f(*x, *y)),
+        (Val::Scalar(x), Val::Scalar(y)) => or_zero(f(*x, *y)),
         (Val::Composite(xs), Val::Composite(ys)) if xs.len() == ys.len() => Ok(Val::Composite(
             xs.iter()
                 .zip(ys)

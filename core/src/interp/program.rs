@@ -154,6 +154,9 @@ pub(super) struct Program<'a> {
     pub robust: bool,
     pub funcs: Vec<Func>,
     pub entry: u32,
+    /// The entry point's EarlyFragmentTests: a fragment's depth test (and
+    /// write) runs before its shader, which does not run where it fails.
+    pub early_tests: bool,
     pub local_size: [u32; 3],
     /// Constants, undefs and global variable pointers.
     pub globals: Vec<Val>,

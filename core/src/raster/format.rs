@@ -66,6 +66,10 @@ impl ColorFormat {
             ColorFormat::R8G8B8A8Unorm => "R8G8B8A8_UNORM",
             ColorFormat::R32G32B32A32Sfloat => "R32G32B32A32_SFLOAT",
             ColorFormat::R32Sfloat => "R32_SFLOAT",
+            ColorFormat::R32G32B32A32Sint => "R32G32B32A32_SINT",
+            ColorFormat::R32G32B32A32Uint => "R32G32B32A32_UINT",
+            ColorFormat::R32Sint => "R32_SINT",
+            ColorFormat::R32Uint => "R32_UINT",
         }
     }
 

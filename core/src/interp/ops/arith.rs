@@ -6,7 +6,7 @@
 use crate::interp::error::Feature;
 use crate::grammar::class::{self, Num, OpClass, Order};
 use crate::grammar::op;
-use crate::interp::mem::{Val, has_undef, map1, map2, or_undef, scalar, undefined};
+use crate::interp::mem::{Val, has_undef, map1, map2, or_zero, scalar, undefined};
 use crate::interp::num::{ScalarClass, ScalarType, fget, fput, mask, sext};
 use crate::interp::program::Inst;
 use crate::interp::error::{RunErrorKind, Shapes};
@@ -273,7 +273,7 @@ fn value_of<'v>(
             let w = inst.sk.w;
             match (operand(0)?, operand(1)?) {
                 // Scalars, the common case, without map2's walk.
-                (Val::Scalar(a), Val::Scalar(b)) => or_undef(int_bin(o, *a, *b, w))?,
+                (Val::Scalar(a), Val::Scalar(b)) => or_zero(int_bin(o, *a, *b, w))?,
                 (a, b) => map2(a, b, &mut |a, b| int_bin(o, a, b, w))?,
             }
         }
@@ -302,7 +302,7 @@ fn value_of<'v>(
             let off = scalar(operand(ok)?)?;
             let cnt = scalar(operand(ck)?)?;
             if off.saturating_add(cnt) > w as u64 {
-                // Undefined, component by component.
+                // Undefined: 0, component by component (see `or_zero`).
                 return map1(operand(0)?, &mut |_| Err(RunErrorKind::BitFieldTooWide { offset: off, count: cnt, width: w })).map(Some);
             }
             let fm = if cnt == 0 {
