@@ -17,8 +17,15 @@ CORPUS="${SPVLAB_CORPUS:-$ROOT/../shared/corpus}"
 mapfile -t FILES < <(ls "$CORPUS"/amber/vk-gl-cts/graphicsfuzz_*.amber | awk -v s="$STRIDE" 'NR % s == 1')
 echo "${#FILES[@]} GraphicsFuzz tests (every ${STRIDE}th)"
 cargo build -q --release -p spvlab-tests --bin amber-frames
-CARGO_TARGET_DIR=$ROOT/target/wasm-bench cargo build -q --manifest-path bench/wasm/Cargo.toml \
-  --target wasm32-unknown-unknown --profile wasm
+# The wasm32 target as ./x installs it: rustup's, else Debian's rustc-web
+# building std itself.
+if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  CARGO_TARGET_DIR=$ROOT/target/wasm-bench cargo build -q --manifest-path bench/wasm/Cargo.toml \
+    --target wasm32-unknown-unknown --profile wasm
+else
+  PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$ROOT/target/wasm-bench cargo build -q \
+    --manifest-path bench/wasm/Cargo.toml --target wasm32-unknown-unknown --profile wasm -Z build-std=std,panic_abort
+fi
 WASM=$ROOT/target/wasm-bench/wasm32-unknown-unknown/wasm/spvlab_wasm_bench.wasm
 med() { sed -E 's/.* median ([0-9.]+) ms.*/\1/' <<<"$1"; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "inf" || b + 0 < a + 0) print b; else print a }'; }

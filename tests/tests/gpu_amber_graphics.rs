@@ -31,11 +31,13 @@ use std::time::{Duration, Instant};
 /// The sample of `./x test`: every STRIDEth test of the sorted list.
 const STRIDE: usize = 16;
 
-/// Floors: (whole suite, sample) passes; they may only go up.
-const INTERP_FLOOR: (usize, usize) = (0, 0);
-const PASSTHROUGH_FLOOR: (usize, usize) = (0, 0);
-const WGSL_FLOOR: (usize, usize) = (0, 0);
-const NAGA_FLOOR: (usize, usize) = (0, 0);
+/// Floors: (whole suite, sample) passes, as measured on lavapipe (Mesa
+/// 25.0.7); they may only go up. The whole suite on the GPU backends has not
+/// been measured in one run yet: its floor is the sample's, which it holds.
+const INTERP_FLOOR: (usize, usize) = (833, 53);
+const PASSTHROUGH_FLOOR: (usize, usize) = (50, 50);
+const WGSL_FLOOR: (usize, usize) = (49, 49);
+const NAGA_FLOOR: (usize, usize) = (38, 38);
 
 fn all() -> bool {
     std::env::var("SPVLAB_AMBER_GRAPHICS_ALL").as_deref() == Ok("1")
