@@ -308,11 +308,9 @@ impl Extra {
                     let ty = if r.kind == ResourceKind::StorageImage {
                         wgpu::BindingType::StorageTexture { access: storage_access(stage_job, set, binding), format: *format, view_dimension: view }
                     } else {
-                        let sample_type = match img.format.kind {
-                            NumKind::Uint => wgpu::TextureSampleType::Uint,
-                            NumKind::Sint => wgpu::TextureSampleType::Sint,
-                            _ => wgpu::TextureSampleType::Float { filterable: false },
-                        };
+                        // Filterable where the format is (a linear
+                        // sampler may only sample such a texture).
+                        let sample_type = format.sample_type(None, Some(gpu.features)).unwrap_or(wgpu::TextureSampleType::Float { filterable: false });
                         wgpu::BindingType::Texture { sample_type, view_dimension: view, multisampled: false }
                     };
                     (ty, None, Res::View(v))
@@ -427,4 +425,35 @@ pub(crate) fn upload(gpu: &Gpu, data: &[u8], least: u64, kind: ResourceKind) -> 
     padded.resize(size as usize, 0);
     gpu.queue.write_buffer(&buf, 0, &padded);
     buf
+}
+
+/// A stage's module as the runner binds it: its combined image samplers
+/// split into an image and a sampler ([`spvlab_core::wgsl::split_combined_samplers`]:
+/// wgpu has no combined image samplers), the pairs our WGSL declares.
+pub(crate) struct SplitModule {
+    pub words: Vec<u32>,
+    pub ir: spvlab_core::ir::Ir,
+    pub combined: Vec<spvlab_core::wgsl::Combined>,
+}
+
+/// The split module of `job`; `None` when it has no combined image
+/// sampler. A combined image sampler that cannot be split (passed to a
+/// function) is refused, with the use that stops it.
+pub(crate) fn split(gpu: &Gpu, job: &Job) -> Result<Option<SplitModule>, GpuError> {
+    let s = spvlab_core::wgsl::split_combined_samplers(job.ir).map_err(|why| gpu.fail(job, GpuErrorKind::Unsupported, format!("{why} (wgpu binds a combined image sampler as an image and a sampler)")))?;
+    let Some(s) = s else { return Ok(None) };
+    let module = spvlab_core::binary::read_words(&s.words).map_err(|e| gpu.fail(job, GpuErrorKind::Unsupported, format!("the module with its combined image samplers split does not read: {}", e.message())))?;
+    Ok(Some(SplitModule { ir: spvlab_core::ir::Ir::build(module), words: s.words, combined: s.combined }))
+}
+
+/// The dispatch's resources with each split sampler's state also at the
+/// sampler's binding (the Amber runner gives it at the combined one's).
+pub(crate) fn split_options(opts: Option<&spvlab_core::interp::Options>, splits: &[&SplitModule]) -> Option<spvlab_core::interp::Options> {
+    let mut o = opts?.clone();
+    for c in splits.iter().flat_map(|s| &s.combined) {
+        if let Some(s) = o.samplers.get(&c.texture).cloned() {
+            o.samplers.insert(c.sampler, s);
+        }
+    }
+    Some(o)
 }

@@ -635,7 +635,22 @@ impl Gpu {
             // The colour factor CONSTANT_COLOR with r, g, b = a is CONSTANT_ALPHA.
             constant = [a; 4];
         }
-        // The stages, reflected and bound.
+        // The stages with their combined image samplers split (wgpu has
+        // none), reflected and bound.
+        let vsplit = bind::split(self, &job.stage(&job.vertex))?;
+        let fsplit = bind::split(self, &job.stage(&job.fragment))?;
+        let splits: Vec<&bind::SplitModule> = vsplit.iter().chain(&fsplit).collect();
+        let opts = if splits.is_empty() { None } else { bind::split_options(job.resources, &splits) };
+        let mut stages = [job.vertex, job.fragment];
+        for (st, sp) in stages.iter_mut().zip([&vsplit, &fsplit]) {
+            if let Some(sp) = sp {
+                st.words = &sp.words;
+                st.ir = &sp.ir;
+            }
+        }
+        let [vertex, fragment] = stages;
+        let split_job = DrawJob { vertex, fragment, resources: opts.as_ref().or(job.resources), ..*job };
+        let job = &split_job;
         let refl_v = reflect::reflect(job.vertex.ir);
         let refl_f = reflect::reflect(job.fragment.ir);
         let find = |r: &'_ reflect::Reflection, st: &DrawStage, model: ExecutionModel| -> Result<reflect::EntryReflection, GpuError> {

@@ -18,9 +18,11 @@
 //! interpreter's [`Buffers`], so core's typed output prints them the same.
 //! Storage and sampled images (2D, 2D arrays and 3D; not multisampled),
 //! separate samplers and arrays of buffers are bound from the Amber runner's
-//! resources ([`bind`]); texel buffers, combined image samplers and
-//! multisampled images, which wgpu lacks, are refused ("not supported"),
-//! never guessed.
+//! resources ([`bind`]). A combined image sampler, which wgpu lacks, is bound
+//! as an image and a sampler: the module is first split
+//! (`core::wgsl::split_combined_samplers`, the pair our WGSL declares, so
+//! that every backend has one layout). Texel buffers and multisampled images,
+//! which wgpu lacks, are refused ("not supported"), never guessed.
 //!
 //! Failures are errors that name the backend and the module, never a stuck
 //! or crashed process: a validation error (wgpu's uncaptured-error handler
@@ -38,7 +40,7 @@ mod exec;
 pub use wgpu;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use exec::{Difference, GpuExecutor, Place, Runner, first_pixel_difference};
+pub use exec::{Difference, ExecFailure, GpuExecutor, Place, Runner, first_pixel_difference};
 pub use draw::{DrawJob, DrawStage, flip_position_y, stage_wgsl, MAX_DRAW_VERTICES, MAX_INSTANCES};
 
 use spvlab_core::interp::Buffers;
@@ -478,6 +480,16 @@ impl Gpu {
 
     /// The module, its layout, its bind groups and its buffers.
     fn pipeline(&self, job: &Job) -> Result<Pipeline, GpuError> {
+        let split = bind::split(self, job)?;
+        let opts = split.as_ref().and_then(|s| bind::split_options(job.resources, &[s]));
+        let split_job;
+        let job = match &split {
+            Some(s) => {
+                split_job = Job { words: &s.words, ir: &s.ir, resources: opts.as_ref().or(job.resources), ..*job };
+                &split_job
+            }
+            None => job,
+        };
         let refl = reflect::reflect(job.ir);
         let entry = refl
             .entry_points
@@ -550,7 +562,7 @@ impl Gpu {
                             _ => String::new(),
                         };
                         let what = if r.descriptor_array { format!("an array of {}s", k.name()) } else { format!("a {}", k.name()) };
-                        return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{what}{at} (the GPU runner binds buffers, arrays of buffers, push constants, storage and sampled images and samplers)")));
+                        return Err(self.fail(job, GpuErrorKind::Unsupported, format!("{what}{at} (the GPU runner binds buffers, arrays of buffers, push constants, storage and sampled images, samplers and combined image samplers)")));
                     }
                 }
             }

@@ -363,6 +363,24 @@ pub fn string_bytes(words: &[u32]) -> Vec<u8> {
     bytes
 }
 
+/// A literal string's words: its bytes little-endian within each word, then
+/// a NUL (a whole word of them when the length is a multiple of 4).
+pub fn encode_string(s: &str) -> Vec<u32> {
+    let bytes = s.as_bytes();
+    let mut words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect();
+    if bytes.len() % 4 == 0 {
+        words.push(0);
+    }
+    words
+}
+
 /// Decode a literal string from words (bytes up to the first NUL, little-endian
 /// within each word). Invalid UTF-8 is replaced.
 pub fn decode_string(words: &[u32]) -> String {

@@ -75,7 +75,7 @@ impl LineSetup {
         Lane {
             bary: mix(a.bary, b.bary, s),
             linear: mix(a.linear, b.linear, t),
-            depth: (1.0 - t) * a.screen.z + t * b.screen.z,
+            depth: a.screen.z + t * (b.screen.z - a.screen.z),
             inv_w,
         }
     }

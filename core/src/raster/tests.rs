@@ -831,3 +831,28 @@ fn a_vertex_buffer_past_its_end_gives_what_it_has() {
     assert_eq!(b.vertex(3).len(), 0);
     assert_eq!(b.vertex(u32::MAX).len(), 0);
 }
+
+#[test]
+fn a_primitive_of_one_depth_has_that_depth_at_every_pixel() {
+    // The spec's z = a za + b zb + c zc with za = zb = zc = 0.5 is 0.5 for
+    // any a + b + c = 1; as a three-term float sum it can round to
+    // 0.49999997, which D16 stores as 32767, not the 32768 of 0.5, and
+    // fails an EQUAL test against a buffer cleared to 0.5.
+    let (w, h) = (250, 250);
+    let (topology, v) = draw_rect(Rect { x: 0.0, y: 0.0, width: w as f32, height: h as f32 }, (w, h));
+    let pos: Vec<[f32; 4]> = v.iter().map(|p| [p[0], p[1], 0.5, 1.0]).collect();
+    let state = State::for_framebuffer(w, h);
+    let stored = DepthFormat::D16Unorm.encode(0.5);
+    assert_eq!(stored, 32768);
+    let mut n = 0;
+    for (_, q) in quads(&state, &assemble(topology, seq(4)), &pos) {
+        for i in 0..4 {
+            if q.is_covered(i) {
+                assert_eq!(q.lanes[i].depth, 0.5, "pixel {:?}", q.pixel(i));
+                assert!(DepthFormat::D16Unorm.passes(CompareOp::Equal, q.lanes[i].depth, stored));
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, w * h);
+}

@@ -124,7 +124,11 @@ impl Setup {
         Lane {
             bary,
             linear,
-            depth: l[0] * v[0].screen.z + l[1] * v[1].screen.z + l[2] * v[2].screen.z,
+            // The spec's a·za + b·zb + c·zc, as the plane through the
+            // first vertex (a = 1 - b - c): a primitive of one depth gets
+            // exactly that depth at every pixel, as GPUs give it, where the
+            // three-term sum may round off it (and fail an EQUAL test).
+            depth: v[0].screen.z + l[1] * (v[1].screen.z - v[0].screen.z) + l[2] * (v[2].screen.z - v[0].screen.z),
             inv_w: sum,
         }
     }

@@ -25,6 +25,7 @@ pub mod names;
 pub mod plan;
 pub mod refuse;
 pub mod shape;
+pub mod split;
 #[cfg(test)]
 mod tests;
 mod types;
@@ -38,6 +39,7 @@ use alloc::vec::Vec;
 
 pub use plan::{Binding, BindingResource, Combined, Introduced, IntroducedKind, StorageAccess};
 pub use refuse::{Limit, NotLowered, Refusal, RefusalCode};
+pub use split::{Split, split_combined_samplers};
 
 /// What to lower.
 #[derive(Clone, Debug, Default)]

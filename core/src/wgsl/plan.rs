@@ -279,7 +279,7 @@ fn past_bindings(ir: &Ir, group: u32) -> u32 {
 }
 
 /// Whether module-scope variable `v` is a combined image sampler.
-fn is_combined(ir: &Ir, v: &crate::ir::Variable) -> bool {
+pub(crate) fn is_combined(ir: &Ir, v: &crate::ir::Variable) -> bool {
     v.storage == sc::UniformConstant && v.pointee.is_some_and(|p| matches!(ir.ty(p).map(|t| &t.ty), Some(Type::SampledImage { .. })))
 }
 
