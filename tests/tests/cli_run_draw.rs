@@ -62,6 +62,32 @@ fn a_graphicsfuzz_fragment_shader_draws_its_expected_image_as_png() {
     }
 }
 
+/// `--amber FILE` on a draw writes an Amber file whose EXPECT lines hold the
+/// image: for a GraphicsFuzz shader, one rectangle over the framebuffer in
+/// the colour of the test's own EXPECT line; `spvlab amber` runs the file
+/// and passes.
+#[test]
+fn a_draw_exports_as_an_amber_file_that_expects_its_image() {
+    let Some(corpus) = corpus_or_skip("cli_run_draw") else { return };
+    let dir = scratch("cli_run_draw_amber");
+    for name in ["graphicsfuzz_access_new_vector_inside_if_condition", "graphicsfuzz_color_write_in_loop"] {
+        let script = std::fs::read_to_string(corpus.join(format!("amber/vk-gl-cts/{name}.amber"))).unwrap();
+        let (text, (w, h), rgba) = fragment_and_expectation(&script);
+        let frag = dir.join(format!("{name}.spvasm"));
+        std::fs::write(&frag, text).unwrap();
+        let amber = dir.join(format!("{name}.amber"));
+        let size = format!("{w}x{h}");
+        let o = run_spvlab(&dir, &["run", frag.to_str().unwrap(), "--target-env", "spv1.0", "--size", &size, "--amber", amber.to_str().unwrap()], b"");
+        assert_exit(&o, 0);
+        let file = std::fs::read_to_string(&amber).unwrap();
+        let want = format!("EXPECT framebuffer IDX 0 0 SIZE {w} {h} EQ_RGBA {} {} {} {}", rgba[0], rgba[1], rgba[2], rgba[3]);
+        assert!(file.lines().any(|l| l == want), "{name}: no `{want}` in\n{file}");
+        assert!(file.contains("SHADER vertex vertex_shader PASSTHROUGH") && file.contains("RUN pipeline DRAW_RECT POS 0 0 SIZE"), "{file}");
+        let o = run_spvlab(&dir, &["amber", amber.to_str().unwrap()], b"");
+        assert_exit(&o, 0);
+    }
+}
+
 const LOOPS_FOREVER: &str = "OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpEntryPoint Fragment %main \"main\" %color

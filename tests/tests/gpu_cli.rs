@@ -372,3 +372,37 @@ fn a_hanging_gpu_job_is_killed_at_its_deadline() {
     let o = run_spvlab(&dir, &["run", "--backend", "wgpu-passthrough", "--gpu-timeout", "0", "k.spvasm"], b"");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
+
+/// `spvlab run` on a GraphicsFuzz fragment shader with `--backend`: each
+/// GPU backend draws the image the Amber test expects (its own EQ_RGBA
+/// line: red over the framebuffer), the PNG of `-o` is the first backend's,
+/// and every backend draws the interpreter's image.
+#[test]
+fn a_fragment_shader_draws_on_each_gpu_backend() {
+    if !gpu_or_skip("gpu_cli") {
+        return;
+    }
+    let Some(corpus) = corpus_or_skip("gpu_cli") else { return };
+    let dir = scratch("gpu_cli_draw");
+    let script = std::fs::read_to_string(corpus.join("amber/vk-gl-cts/graphicsfuzz_color_write_in_loop.amber")).unwrap();
+    let start = script.lines().position(|l| l.starts_with("SHADER fragment") && l.contains("SPIRV-ASM")).expect("a SPIRV-ASM fragment shader");
+    let shader: String = script.lines().skip(start + 1).take_while(|l| l.trim() != "END").map(|l| format!("{l}\n")).collect();
+    let expect = script.lines().find(|l| l.starts_with("EXPECT") && l.contains("EQ_RGBA 255 0 0 255")).expect("a red EXPECT line");
+    assert!(expect.contains("SIZE 256 256"), "{expect}");
+    let frag = dir.join("frag.spvasm");
+    std::fs::write(&frag, shader).unwrap();
+    for b in ["wgpu", "wgpu-naga", "wgpu-passthrough"] {
+        let png_path = dir.join(format!("{b}.png"));
+        let o = run_spvlab(&dir, &["run", frag.to_str().unwrap(), "--target-env", "spv1.0", "--backend", b, "-o", png_path.to_str().unwrap()], b"");
+        let out = text(&o);
+        assert!(o.status.success(), "{b}: {out}");
+        assert!(out.contains(&format!("{b}: drew 256x256")) && out.contains("the same image as the interpreter's"), "{b}: {out}");
+        let dec = png::Decoder::new(std::io::Cursor::new(std::fs::read(&png_path).unwrap()));
+        let mut r = dec.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size()];
+        let info = r.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (256, 256));
+        let wrong = buf[..info.buffer_size()].chunks_exact(4).filter(|p| *p != [255, 0, 0, 255]).count();
+        assert_eq!(wrong, 0, "{b}: {wrong} pixels of its PNG are not the expected red");
+    }
+}

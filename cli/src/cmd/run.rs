@@ -72,7 +72,9 @@ Options:
                            how often, all invocations together.
   --amber <FILE>           Also write the run as an AmberScript file: the
                            module, its buffers as given, the dispatch, and
-                           EXPECT lines holding the buffers the run left.
+                           EXPECT lines holding the buffers the run left;
+                           for a draw, the vertex stage, the framebuffer and
+                           EXPECT lines holding its image (UNORM formats).
   --seed <N>               Let the invocations of each workgroup take turns
                            in a pseudo-random order chosen by N (a few
                            instructions at a time) instead of one after
@@ -339,11 +341,8 @@ pub fn run(args: Vec<OsString>) -> Result<(), CliError> {
     };
     let mut plan = Plan::new(&a, &inputs).map_err(|e| plan_error(&path, e))?;
     if plan.draw.is_some() {
-        if backends != [backend::Backend::Interp] {
-            return Err(usage(String::from("--backend: a draw runs on the interpreter here; `spvlab amber --backend B` draws on the GPU backends")));
-        }
         let image = matches!(output, crate::io::Output::File(_)).then_some(&output);
-        return draw::run(&a, &plan, path, &pixels, json_out, image);
+        return draw::run(&a, &plan, path, &pixels, json_out, image, amber_out.as_deref().map(|f| (f, env)), &backends, (force, &gpu_flags));
     }
     if plan.model() == ExecutionModel::Kernel {
         // A Kernel's run prints its pointer parameters' buffers only.

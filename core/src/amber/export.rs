@@ -18,6 +18,7 @@
 //! buffer).
 
 use crate::TargetEnv;
+use crate::raster::ColorAttachment;
 use crate::reflect::{TypeNode, TypeShape};
 use alloc::format;
 use alloc::string::String;
@@ -225,43 +226,9 @@ pub fn export(e: &Export) -> String {
     let _ = writeln!(s, "SHADER compute shader SPIRV-ASM{env}");
     s.push_str(e.text.trim_end_matches(['\n', '\r']));
     s.push_str("\nEND\n\n");
-    // Names: the variable's when it is an identifier used once, else by slot.
-    let names: Vec<String> = e
-        .buffers
-        .iter()
-        .map(|b| {
-            let slot = match b.binding {
-                Binding::Storage { set, binding } | Binding::Uniform { set, binding } => {
-                    format!("buf_{set}_{binding}")
-                }
-                Binding::PushConstant => String::from("push_constants"),
-            };
-            match b.name {
-                Some(n)
-                    if identifier(n)
-                        && n != "shader"
-                        && n != "pipeline"
-                        && e.buffers.iter().filter(|o| o.name == Some(n)).count() == 1 =>
-                {
-                    String::from(n)
-                }
-                _ => slot,
-            }
-        })
-        .collect();
+    let names = buffer_names(&e.buffers, &["shader", "pipeline"]);
     let types: Vec<DataType> = e.buffers.iter().map(data_type).collect();
-    for ((b, n), t) in e.buffers.iter().zip(&names).zip(&types) {
-        let vs = values(b.input, *t);
-        if vs.is_empty() {
-            let _ = writeln!(s, "BUFFER {n} DATA_TYPE {} STD430 SIZE 0 FILL 0", t.name);
-            continue;
-        }
-        let _ = writeln!(s, "BUFFER {n} DATA_TYPE {} STD430 DATA", t.name);
-        for line in vs.chunks(16) {
-            let _ = writeln!(s, "  {}", line.join(" "));
-        }
-        s.push_str("END\n");
-    }
+    write_buffers(&mut s, &e.buffers, &names, &types);
     s.push_str("\nPIPELINE compute pipeline\n");
     let _ = write!(s, "  ATTACH shader ENTRY_POINT {}", e.entry);
     for (id, width, bits) in &e.specialize {
@@ -273,7 +240,58 @@ pub fn export(e: &Export) -> String {
         let _ = write!(s, " SPECIALIZE {id} AS {t} {v}");
     }
     s.push('\n');
-    for (b, n) in e.buffers.iter().zip(&names) {
+    write_binds(&mut s, &e.buffers, &names);
+    s.push_str("END\n\n");
+    let _ = writeln!(s, "RUN pipeline {x} {y} {z}\n");
+    write_expects(&mut s, &e.buffers, &names, &types);
+    s
+}
+
+/// Each buffer's name in the file: the variable's when it is an identifier
+/// used once and not one of `taken`, else by its slot.
+fn buffer_names(buffers: &[ExportBuffer], taken: &[&str]) -> Vec<String> {
+    buffers
+        .iter()
+        .map(|b| {
+            let slot = match b.binding {
+                Binding::Storage { set, binding } | Binding::Uniform { set, binding } => {
+                    format!("buf_{set}_{binding}")
+                }
+                Binding::PushConstant => String::from("push_constants"),
+            };
+            match b.name {
+                Some(n)
+                    if identifier(n)
+                        && !taken.contains(&n)
+                        && buffers.iter().filter(|o| o.name == Some(n)).count() == 1 =>
+                {
+                    String::from(n)
+                }
+                _ => slot,
+            }
+        })
+        .collect()
+}
+
+/// The BUFFER lines of the buffers as they went in.
+fn write_buffers(s: &mut String, buffers: &[ExportBuffer], names: &[String], types: &[DataType]) {
+    for ((b, n), t) in buffers.iter().zip(names).zip(types) {
+        let vs = values(b.input, *t);
+        if vs.is_empty() {
+            let _ = writeln!(s, "BUFFER {n} DATA_TYPE {} STD430 SIZE 0 FILL 0", t.name);
+            continue;
+        }
+        let _ = writeln!(s, "BUFFER {n} DATA_TYPE {} STD430 DATA", t.name);
+        for line in vs.chunks(16) {
+            let _ = writeln!(s, "  {}", line.join(" "));
+        }
+        s.push_str("END\n");
+    }
+}
+
+/// The pipeline's BIND lines of the buffers.
+fn write_binds(s: &mut String, buffers: &[ExportBuffer], names: &[String]) {
+    for (b, n) in buffers.iter().zip(names) {
         let _ = match b.binding {
             Binding::Storage { set, binding } => writeln!(
                 s,
@@ -286,16 +304,142 @@ pub fn export(e: &Export) -> String {
             Binding::PushConstant => writeln!(s, "  BIND BUFFER {n} AS push_constant"),
         };
     }
-    s.push_str("END\n\n");
-    let _ = writeln!(s, "RUN pipeline {x} {y} {z}\n");
-    for ((b, n), t) in e.buffers.iter().zip(&names).zip(&types) {
+}
+
+/// An EXPECT line for each buffer as the run left it (push constants are
+/// only read).
+fn write_expects(s: &mut String, buffers: &[ExportBuffer], names: &[String], types: &[DataType]) {
+    for ((b, n), t) in buffers.iter().zip(names).zip(types) {
         let vs = values(b.output, *t);
-        // Push constants are only read.
         if !vs.is_empty() && b.binding != Binding::PushConstant {
             let _ = writeln!(s, "EXPECT {n} IDX 0 EQ {}", vs.join(" "));
         }
     }
-    s
+}
+
+/// A draw to write: a fragment shader over the framebuffer (Amber's
+/// `DRAW_RECT` or `DRAW_GRID` over all of it), with its vertex shader or
+/// Amber's passthrough one, its buffers, and the image the draw left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawExport<'a> {
+    /// The fragment shader's module as SPIR-V assembly.
+    pub text: &'a str,
+    pub env: Option<TargetEnv>,
+    pub entry: &'a str,
+    /// The vertex shader's module as SPIR-V assembly, its target environment
+    /// and its entry point; `None`: Amber's `PASSTHROUGH`.
+    pub vertex: Option<(&'a str, Option<TargetEnv>, &'a str)>,
+    pub shape: crate::plan::DrawShape,
+    /// The colour the attachment was cleared to.
+    pub clear: [f32; 4],
+    pub buffers: Vec<ExportBuffer<'a>>,
+    /// The colour attachment at Location 0 after the draw.
+    pub image: &'a ColorAttachment,
+}
+
+/// The image's pixels as rectangles of one colour (8-bit RGBA): each row's
+/// runs, a run that continues one of the row above (the same columns and
+/// colour) growing that rectangle. `(x, y, width, height, rgba)`, in order
+/// of their top-left corners.
+pub fn colour_rects(image: &ColorAttachment) -> Vec<(u32, u32, u32, u32, [u8; 4])> {
+    let rgba = image.rgba8();
+    let (w, h) = (image.width as usize, image.height as usize);
+    let px = |x: usize, y: usize| -> [u8; 4] {
+        let k = 4 * (y * w + x);
+        [rgba[k], rgba[k + 1], rgba[k + 2], rgba[k + 3]]
+    };
+    let mut done = Vec::new();
+    // Open rectangles: (x, y, width, height, colour), ending at the row above.
+    let mut open: Vec<(u32, u32, u32, u32, [u8; 4])> = Vec::new();
+    for y in 0..h {
+        let mut next = Vec::new();
+        let mut x = 0;
+        while x < w {
+            let c = px(x, y);
+            let mut end = x + 1;
+            while end < w && px(end, y) == c {
+                end += 1;
+            }
+            let run = (x as u32, (end - x) as u32, c);
+            match open.iter().position(|r| (r.0, r.2, r.4) == run) {
+                Some(k) => {
+                    let mut r = open.swap_remove(k);
+                    r.3 += 1;
+                    next.push(r);
+                }
+                None => next.push((run.0, y as u32, run.1, 1, c)),
+            }
+            x = end;
+        }
+        done.append(&mut open);
+        open = next;
+    }
+    done.append(&mut open);
+    done.sort_by_key(|r| (r.1, r.0));
+    done
+}
+
+/// The AmberScript file of draw `e`, whose EXPECT lines hold the image
+/// exactly (`EQ_RGBA` over rectangles of one colour) and the written
+/// buffers; an attachment whose values 8-bit RGBA does not hold exactly (a
+/// float or integer format) is refused.
+pub fn export_draw(e: &DrawExport) -> Result<String, String> {
+    let img = e.image;
+    if !img.format.is_unorm() {
+        return Err(format!("a {} attachment (EQ_RGBA checks 8-bit values exactly; the export writes UNORM attachments only)", img.format.name()));
+    }
+    let mut s = String::from("#!amber\n");
+    let _ = writeln!(
+        s,
+        "# Written by spvlab: entry point `{}` drawn over a {}x{} {} framebuffer on the\n\
+         # reference interpreter. The EXPECT lines hold the image (and the buffers) as that\n\
+         # draw left them.\n",
+        e.entry,
+        img.width,
+        img.height,
+        img.format.name()
+    );
+    let env = |v: Option<TargetEnv>| v.map(|v| format!(" TARGET_ENV {}", v.name())).unwrap_or_default();
+    match e.vertex {
+        Some((text, venv, _)) => {
+            let _ = writeln!(s, "SHADER vertex vertex_shader SPIRV-ASM{}", env(venv));
+            s.push_str(text.trim_end_matches(['\n', '\r']));
+            s.push_str("\nEND\n\n");
+        }
+        None => s.push_str("SHADER vertex vertex_shader PASSTHROUGH\n\n"),
+    }
+    let _ = writeln!(s, "SHADER fragment fragment_shader SPIRV-ASM{}", env(e.env));
+    s.push_str(e.text.trim_end_matches(['\n', '\r']));
+    s.push_str("\nEND\n\n");
+    let names = buffer_names(&e.buffers, &["vertex_shader", "fragment_shader", "pipeline", "framebuffer"]);
+    let types: Vec<DataType> = e.buffers.iter().map(data_type).collect();
+    write_buffers(&mut s, &e.buffers, &names, &types);
+    let _ = writeln!(s, "BUFFER framebuffer FORMAT {}\n", img.format.name());
+    s.push_str("PIPELINE graphics pipeline\n");
+    match e.vertex {
+        Some((_, _, entry)) => {
+            let _ = writeln!(s, "  ATTACH vertex_shader ENTRY_POINT {entry}");
+        }
+        None => s.push_str("  ATTACH vertex_shader\n"),
+    }
+    let _ = writeln!(s, "  ATTACH fragment_shader ENTRY_POINT {}", e.entry);
+    let _ = writeln!(s, "  FRAMEBUFFER_SIZE {} {}", img.width, img.height);
+    s.push_str("  BIND BUFFER framebuffer AS color LOCATION 0\n");
+    write_binds(&mut s, &e.buffers, &names);
+    s.push_str("END\n\n");
+    let c = e.clear.map(|v| crate::raster::format::unorm_of(v as f64, 8));
+    let _ = writeln!(s, "CLEAR_COLOR pipeline {} {} {} {}", c[0], c[1], c[2], c[3]);
+    s.push_str("CLEAR pipeline\n");
+    let (w, h) = (img.width, img.height);
+    let _ = match e.shape {
+        crate::plan::DrawShape::Rect => writeln!(s, "RUN pipeline DRAW_RECT POS 0 0 SIZE {w} {h}\n"),
+        crate::plan::DrawShape::Grid { columns, rows } => writeln!(s, "RUN pipeline DRAW_GRID POS 0 0 SIZE {w} {h} CELLS {columns} {rows}\n"),
+    };
+    for (x, y, rw, rh, c) in colour_rects(img) {
+        let _ = writeln!(s, "EXPECT framebuffer IDX {x} {y} SIZE {rw} {rh} EQ_RGBA {} {} {} {}", c[0], c[1], c[2], c[3]);
+    }
+    write_expects(&mut s, &e.buffers, &names, &types);
+    Ok(s)
 }
 
 #[cfg(test)]
@@ -542,5 +686,51 @@ mod tests {
             data_type(&b(Some(&f32s), &[1, 2, 3], &[1, 2, 3])).name,
             "uint8"
         );
+    }
+
+    /// A 4x3 image: left half red, right half green, and the bottom row's
+    /// last pixel blue.
+    fn quarters() -> ColorAttachment {
+        use crate::raster::ColorFormat;
+        let mut a = ColorAttachment::new(ColorFormat::B8G8R8A8Unorm, 4, 3, [0.0; 4]).unwrap();
+        for y in 0..3 {
+            for x in 0..4 {
+                a.write(x, y, if x < 2 { [1.0, 0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0, 1.0] });
+            }
+        }
+        a.write(3, 2, [0.0, 0.0, 1.0, 1.0]);
+        a
+    }
+
+    #[test]
+    fn an_image_is_covered_by_rectangles_of_one_colour() {
+        let r = colour_rects(&quarters());
+        let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
+        assert_eq!(r, vec![(0, 0, 2, 3, red), (2, 0, 2, 2, green), (2, 2, 1, 1, green), (3, 2, 1, 1, blue)]);
+        // Every pixel once.
+        assert_eq!(r.iter().map(|x| x.2 * x.3).sum::<u32>(), 12);
+    }
+
+    #[test]
+    fn a_draw_export_expects_each_rectangle_and_refuses_float_attachments() {
+        let img = quarters();
+        let e = DrawExport {
+            text: "; a module\n",
+            env: None,
+            entry: "main",
+            vertex: None,
+            shape: crate::plan::DrawShape::Rect,
+            clear: [0.0, 0.0, 0.0, 1.0],
+            buffers: Vec::new(),
+            image: &img,
+        };
+        let s = export_draw(&e).unwrap();
+        assert!(s.contains("CLEAR_COLOR pipeline 0 0 0 255\n") && s.contains("RUN pipeline DRAW_RECT POS 0 0 SIZE 4 3\n"), "{s}");
+        assert!(s.contains("EXPECT framebuffer IDX 3 2 SIZE 1 1 EQ_RGBA 0 0 255 255\n"), "{s}");
+        assert_eq!(s.lines().filter(|l| l.starts_with("EXPECT framebuffer")).count(), 4);
+        assert!(crate::amber::parse(&s).is_ok(), "{s}");
+        let f = ColorAttachment::new(crate::raster::ColorFormat::R32Sfloat, 2, 2, [0.0; 4]).unwrap();
+        let err = export_draw(&DrawExport { image: &f, ..e }).unwrap_err();
+        assert!(err.contains("R32_SFLOAT"), "{err}");
     }
 }

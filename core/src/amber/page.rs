@@ -418,14 +418,8 @@ pub fn export_run(
     outputs: &Buffers,
     push: Option<&[u8]>,
 ) -> String {
-    let dis;
-    let text = match a.text() {
-        Some(t) => t,
-        None => {
-            dis = a.disassembly().map(|d| d.text.clone()).unwrap_or_default();
-            &dis
-        }
-    };
+    let text = module_text(a);
+    let text = text.as_str();
     let width = |id: u32| {
         ir0.constants
             .iter()
@@ -436,6 +430,21 @@ pub fn export_run(
                 _ => 32,
             })
     };
+    let buffers = export_buffers(e, inputs, outputs, push);
+    export(&Export {
+        text,
+        env: Some(env),
+        entry: &e.name,
+        workgroups: groups,
+        specialize: specs.iter().map(|(id, v)| (*id, width(*id), *v)).collect(),
+        buffers,
+        header: None,
+    })
+}
+
+/// The bound buffers of `e` (and its push constants) as they went in and
+/// came out.
+fn export_buffers<'a>(e: &'a EntryReflection, inputs: &'a Buffers, outputs: &'a Buffers, push: Option<&'a [u8]>) -> Vec<ExportBuffer<'a>> {
     let mut buffers: Vec<ExportBuffer> = e
         .bound_buffers()
         .map(|(s, b, r)| ExportBuffer {
@@ -453,14 +462,51 @@ pub fn export_run(
     if let (Some(p), Some(r)) = (push, e.resources.iter().find(|r| r.kind == ResourceKind::PushConstant)) {
         buffers.push(ExportBuffer { binding: Binding::PushConstant, name: r.name.as_deref(), ty: Some(&r.ty), input: p, output: p });
     }
-    export(&Export {
-        text,
+    buffers
+}
+
+/// The module's text: as typed, else its disassembly.
+fn module_text(a: &Analysis) -> String {
+    match a.text() {
+        Some(t) => String::from(t),
+        None => a.disassembly().map(|d| d.text.clone()).unwrap_or_default(),
+    }
+}
+
+/// A draw of plan `p` (a Fragment entry point) on `a`'s module, as the
+/// interpreter left it (`drawn`), written as an Amber file
+/// ([`super::export::export_draw`]): the module's text, its vertex stage
+/// (its own Vertex entry point, the given module disassembled, or Amber's
+/// passthrough), the buffers as they went in, and EXPECT lines holding the
+/// image and the buffers. `Err`: why there is no file (not a draw, an
+/// attachment EQ_RGBA cannot hold exactly).
+pub fn export_draw_run(a: &Analysis, env: TargetEnv, p: &crate::plan::Plan, drawn: &crate::plan::Drawn) -> Result<String, String> {
+    use crate::plan::VertexSource;
+    let d = p.draw.as_ref().ok_or_else(|| String::from("the entry point does not draw"))?;
+    let image = drawn.image().ok_or_else(|| String::from("the draw has no colour attachment"))?;
+    let text = module_text(a);
+    let given;
+    let vertex = match d.vertex_source {
+        VertexSource::Passthrough => None,
+        VertexSource::Module => Some((text.as_str(), Some(env), d.vertex_entry.as_str())),
+        VertexSource::Given => {
+            given = crate::text::disassemble(&d.vertex_words, &crate::text::DisOptions::default())
+                .map_err(|e| format!("the vertex module does not disassemble: {}", e.message))?;
+            // The vertex module's own version is in its header: Amber's
+            // default environment assembles any version's text.
+            Some((given.as_str(), None, d.vertex_entry.as_str()))
+        }
+    };
+    let buffers = export_buffers(&p.entry, &p.buffers, &drawn.buffers, p.options.push_constants.as_deref());
+    super::export::export_draw(&super::export::DrawExport {
+        text: &text,
         env: Some(env),
-        entry: &e.name,
-        workgroups: groups,
-        specialize: specs.iter().map(|(id, v)| (*id, width(*id), *v)).collect(),
+        entry: &p.entry.name,
+        vertex,
+        shape: d.shape,
+        clear: d.clear,
         buffers,
-        header: None,
+        image,
     })
 }
 

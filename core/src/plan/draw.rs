@@ -85,6 +85,9 @@ pub struct DrawPlan {
     pub pipeline: Pipeline,
     pub cmd: DrawCmd,
     pub framebuffer: Framebuffer,
+    /// What was asked: the shape and the clear colour (for an export).
+    pub shape: DrawShape,
+    pub clear: [f32; 4],
 }
 
 fn bounded(what: &'static str, value: u64, limit: u64) -> Result<(), PlanError> {
@@ -170,7 +173,7 @@ pub(super) fn plan(module: &Ir, words: &[u32], inputs: &DrawInputs) -> Result<Dr
         depth: None,
     };
     let (vertex_source, vertex_words, vertex_ir, vertex_entry) = vertex_stage(module, words, inputs)?;
-    Ok(DrawPlan { vertex_source, vertex_words, vertex_ir, vertex_entry, pipeline, cmd, framebuffer })
+    Ok(DrawPlan { vertex_source, vertex_words, vertex_ir, vertex_entry, pipeline, cmd, framebuffer, shape: inputs.shape, clear: inputs.clear })
 }
 
 /// A draw done on the interpreter: the framebuffer drawn into, what the

@@ -2,7 +2,10 @@
 //! (`plan::DrawPlan`) on the reference interpreter, the image written as a
 //! PNG with `-o`, and a summary printed: the framebuffer, the fragments run
 //! and the image's colours, most frequent first. `--trace-pixel X,Y` prints
-//! the path of the fragment at that pixel.
+//! the path of the fragment at that pixel. `--backend B` draws on a GPU
+//! backend too (the Amber executor of `spvlab amber`: the interpreter's draw
+//! first, then the GPU's in the child process, compared pixel by pixel);
+//! with several backends `-o` writes the first one's image.
 
 use std::fmt::Write as _;
 
@@ -75,6 +78,9 @@ pub fn run(
     pixels: &[(u32, u32)],
     json_out: bool,
     image_out: Option<&Output>,
+    amber_out: Option<(&str, spvlab_core::TargetEnv)>,
+    backends: &[super::backend::Backend],
+    gpu: (bool, &super::backend::GpuFlags),
 ) -> Result<(), CliError> {
     let mut opts = plan.options.clone();
     opts.trace = if pixels.is_empty() {
@@ -93,11 +99,33 @@ pub fn run(
     let Some(image) = drawn.image() else {
         return Err(super::fail(&path, "the draw has no colour attachment"));
     };
-    if let Some(out) = image_out {
-        let bytes = png(image).map_err(|e| super::fail(&path, &format!("cannot encode the image: {e}")))?;
-        out.write(&bytes)?;
+    if let Some((file, env)) = amber_out {
+        let text = spvlab_core::amber::page::export_draw_run(a, env, plan, &drawn).map_err(|e| super::fail(&path, &format!("--amber: {e}")))?;
+        std::fs::write(file, text).map_err(|err| super::fail(file, &format!("cannot write `{file}`: {err}")))?;
     }
+    #[allow(unused_mut)]
+    let mut gpus: Vec<GpuDrawn> = Vec::new();
+    #[cfg(feature = "gpu")]
+    for b in backends {
+        if let super::backend::Backend::Gpu(g) = b {
+            gpus.push(gpu_draw(plan, *g, gpu, &path));
+        }
+    }
+    #[cfg(not(feature = "gpu"))]
+    let _ = (backends, gpu);
+    let failed = gpus.iter().any(|g| g.failed());
     let cs = colours(image);
+    if let Some(out) = image_out {
+        // The first backend named: the interpreter's image, or a GPU's.
+        let first = match backends.first() {
+            Some(super::backend::Backend::Interp) | None => Some(image),
+            Some(_) => gpus.first().and_then(|g| g.image.as_ref()),
+        };
+        if let Some(img) = first {
+            let bytes = png(img).map_err(|e| super::fail(&path, &format!("cannot encode the image: {e}")))?;
+            out.write(&bytes)?;
+        }
+    }
     let report = stats.fragment_trace.clone().unwrap_or_default();
     for &(x, y) in pixels {
         if report.path([x, y, 0]).is_none() {
@@ -115,9 +143,13 @@ pub fn run(
         if !pixels.is_empty() {
             v["trace"] = super::trace_json(a, &plan.ir, &plan.entry, &report);
         }
+        if !gpus.is_empty() {
+            v["gpu"] = gpus.iter().map(GpuDrawn::json).collect();
+        }
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
-        return print_stdout(&s);
+        print_stdout(&s)?;
+        return if failed { Err(CliError::Failed { path, count: 1 }) } else { Ok(()) };
     }
     let mut s = String::new();
     let _ = writeln!(
@@ -132,8 +164,95 @@ pub fn run(
     if cs.len() > SHOWN_COLOURS {
         let _ = writeln!(s, "  ... {} more colours", cs.len() - SHOWN_COLOURS);
     }
+    for g in &gpus {
+        g.text(&mut s);
+    }
     if !pixels.is_empty() {
         super::trace_text(&mut s, a, &plan.ir, &plan.entry, &report);
     }
-    print_stdout(&s)
+    print_stdout(&s)?;
+    if failed { Err(CliError::Failed { path, count: 1 }) } else { Ok(()) }
+}
+
+/// One GPU backend's draw of the plan.
+struct GpuDrawn {
+    backend: &'static str,
+    /// The colour attachment the GPU left (`None`: it did not draw).
+    image: Option<ColorAttachment>,
+    /// Why it did not draw, and whether that is a refusal ("not
+    /// supported"), which is no failure.
+    error: Option<(String, bool)>,
+    /// The first pixel where it differs from the interpreter's image.
+    difference: Option<String>,
+}
+
+impl GpuDrawn {
+    fn failed(&self) -> bool {
+        self.difference.is_some() || self.error.as_ref().is_some_and(|e| !e.1)
+    }
+
+    fn text(&self, s: &mut String) {
+        match (&self.image, &self.error) {
+            (_, Some((e, refusal))) => {
+                let _ = writeln!(s, "{}: {} {e}", self.backend, if *refusal { "not supported:" } else { "failed:" });
+            }
+            (Some(img), None) => {
+                let cs = colours(img);
+                let top: Vec<String> = cs.iter().take(3).map(|(c, n)| format!("({}, {}, {}, {}) {n}", c[0], c[1], c[2], c[3])).collect();
+                let _ = writeln!(s, "{}: drew {}x{}; colours {}{}", self.backend, img.width, img.height, top.join(", "), if cs.len() > 3 { ", ..." } else { "" });
+                let _ = match &self.difference {
+                    Some(d) => writeln!(s, "  differs from the interpreter: {d}"),
+                    None => writeln!(s, "  the same image as the interpreter's"),
+                };
+            }
+            (None, None) => {}
+        }
+    }
+
+    fn json(&self) -> Value {
+        let mut v = json!({ "backend": self.backend, "ok": self.image.is_some() && self.error.is_none() });
+        if let Some(img) = &self.image {
+            v["colours"] = colours(img).iter().map(|(c, n)| json!({"rgba": c, "pixels": n})).collect();
+        }
+        if let Some((e, refusal)) = &self.error {
+            v["error"] = json!({ "message": e, "refusal": refusal });
+        }
+        v["differs"] = json!(self.difference);
+        v
+    }
+}
+
+/// The draw of `plan` on GPU backend `b` through the Amber executor (the
+/// interpreter's draw first, as its guard and its reference; the GPU's in
+/// the child process unless `--in-process`).
+#[cfg(feature = "gpu")]
+fn gpu_draw(plan: &Plan, b: spvlab_gpu::Backend, (force, flags): (bool, &super::backend::GpuFlags), path: &str) -> GpuDrawn {
+    use spvlab_core::amber::{DrawJob, ExecError, Stage};
+    let mut out = GpuDrawn { backend: b.name(), image: None, error: None, difference: None };
+    let Some(d) = plan.draw.as_ref() else { return out };
+    let mut exec = super::backend::Backend::Gpu(b).executor(force, flags);
+    let job = DrawJob {
+        vertex: Stage { ir: &d.vertex_ir, words: &d.vertex_words, entry: &d.vertex_entry, shader: "vertex" },
+        fragment: Stage { ir: &plan.ir, words: &plan.words, entry: &plan.entry.name, shader: path },
+        pipeline: &d.pipeline,
+        draw: &d.cmd,
+        opts: &plan.options,
+    };
+    let (mut fb, mut bufs) = (d.framebuffer.clone(), plan.buffers.clone());
+    match exec.as_dyn().draw(&job, &mut fb, &mut bufs) {
+        Ok(()) => {
+            out.image = fb.colors.iter().find(|c| c.location == 0).map(|c| c.attachment.clone());
+            out.difference = exec.differences().into_iter().next();
+        }
+        Err(e) => {
+            let refusal = match &e {
+                ExecError::Backend(f) => f.as_any().downcast_ref::<spvlab_gpu::ExecFailure>().is_some_and(|f| {
+                    matches!(f, spvlab_gpu::ExecFailure::Gpu(g) if matches!(g.kind, spvlab_gpu::GpuErrorKind::Unsupported | spvlab_gpu::GpuErrorKind::Refused))
+                }),
+                _ => false,
+            };
+            out.error = Some((e.to_string(), refusal));
+        }
+    }
+    out
 }
