@@ -45,7 +45,7 @@ pub struct ShareState {
 /// The Run tab's inputs in a link (`ShareRun` of `www/src/api.ts`, the
 /// fields of the page's `RunRequest`); a missing field takes the tab's
 /// default.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RunView {
     /// The entry point.
@@ -73,7 +73,7 @@ pub struct RunView {
 
 /// The Run tab's draw settings in a link (the `draw` of the page's
 /// `RunRequest`); a missing field takes the default.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct DrawView {
     /// The framebuffer's width and height.
@@ -87,6 +87,9 @@ pub struct DrawView {
     /// The colour attachment's format, by its Vulkan name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// The clear colour, RGBA from 0 to 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clear: Option<[f32; 4]>,
 }
 
 impl RunView {
@@ -297,6 +300,7 @@ mod tests {
                     height: Some(32),
                     shape: Some(crate::plan::DrawShape::Grid { columns: 3, rows: 2 }),
                     format: Some("R32G32B32A32_SFLOAT".into()),
+                    clear: Some([0.0, 0.5, 1.0, 1.0]),
                 }),
             }),
         }
@@ -312,7 +316,7 @@ mod tests {
         assert_eq!(decode(&format!("#{f}")).unwrap(), s);
         // The draw settings in the page's RunRequest shape.
         let json = serde_json::to_string(&s).unwrap();
-        assert!(json.contains(r#""draw":{"width":64,"height":32,"shape":{"kind":"grid","columns":3,"rows":2},"format":"R32G32B32A32_SFLOAT"}"#), "{json}");
+        assert!(json.contains(r#""draw":{"width":64,"height":32,"shape":{"kind":"grid","columns":3,"rows":2},"format":"R32G32B32A32_SFLOAT","clear":[0.0,0.5,1.0,1.0]}"#), "{json}");
         let bare = ShareState { text: String::new(), target_env: "spv1.0".into(), ..Default::default() };
         assert_eq!(decode(&encode(&bare)).unwrap(), bare);
     }

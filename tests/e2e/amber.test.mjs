@@ -11,8 +11,14 @@
 // * a share link carries the run inputs and the chosen invocation; a link
 //   of the format before (no run inputs) still opens; a link with hostile
 //   run inputs says so and the page stays usable;
-// * a bad file's error is located (file:line:column), and a graphics file is
-//   said to be not run.
+// * a GraphicsFuzz graphics file of the corpus (a uniform buffer, the
+//   passthrough vertex shader, a fragment shader expected to draw red) opens
+//   as a draw: its fragment shader in the editor, the Run tab's draw fields
+//   set from the file, drawn on both backends, and its EXPECT line passes on
+//   the interpreter and on WebGPU; a graphics file the page's draw cannot
+//   hold (a second RUN) is refused at that line;
+// * a bad file's error is located (file:line:column), and a file with a
+//   geometry stage is said to be not run.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -36,6 +42,9 @@ const FILES = [
   "google-amber/compute_workgroup_init.amber",
   "vk-gl-cts/spirv_assembly_instruction_compute_undef_undefined_spec_constant_composite.amber",
 ];
+// A graphics file the page draws, and one it refuses (its second RUN).
+const GRAPHICS = "vk-gl-cts/graphicsfuzz_cov_fold_bitwise_and_zero.amber";
+const REFUSED = "vk-gl-cts/graphicsfuzz_cov_fragcoord_bitwise_and_loop_reduce_value_index_array.amber";
 
 let server, url, browser, page, context;
 const errors = [];
@@ -180,6 +189,60 @@ test("a share link carries the run inputs and the chosen invocation", async () =
   await b.close();
 });
 
+/** Wait for the EXPECT lines of the loaded file to be checked against both
+ *  backends of a run that is under way (or done), and read them. */
+async function checkedRows(p, runsBefore) {
+  await p.waitForFunction((n) => Number(document.getElementById("panel-run").dataset.runs ?? 0) > n, runsBefore, { timeout: 180_000 });
+  await p.waitForFunction(() => document.getElementById("run-amber").dataset.state === "checked" && ![...document.querySelectorAll("#run-amber li.amber-expect")].some((li) => li.dataset.interp === "pending" || li.dataset.wgpu === "pending"), null, { timeout: 60_000 });
+  return p.evaluate(() => {
+    const o = window.spvlab.run.last();
+    const rows = [...document.querySelectorAll("#run-amber li.amber-expect")].map((li) => ({ line: Number(li.dataset.line), interp: li.dataset.interp, wgpu: li.dataset.wgpu, text: li.textContent }));
+    return { outcome: o, rows };
+  });
+}
+
+test("a GraphicsFuzz file opens as a draw and its EXPECT passes on both backends", async () => {
+  const file = path.join(corpus, GRAPHICS);
+  const source = await readFile(file, "utf8");
+  const runsBefore = Number(await page.evaluate(() => document.getElementById("panel-run").dataset.runs ?? 0));
+  const script = await openFile(page, file);
+  // The file's fragment shader is in the editor.
+  const m = /^SHADER fragment \S+ SPIRV-ASM[^\n]*\n([\s\S]*?)^END/m.exec(source);
+  assert.equal(await page.evaluate(() => window.spvlab.editor.text()), m[1], "the fragment shader's text");
+  // The draw fields are the file's: FRAMEBUFFER_SIZE, DRAW_RECT, the
+  // attachment's FORMAT, CLEAR_COLOR over 255.
+  const [, fw, fh] = /FRAMEBUFFER_SIZE (\d+) (\d+)/.exec(source);
+  const format = /^BUFFER \S+ FORMAT (\S+)/m.exec(source)[1];
+  const clear = /^CLEAR_COLOR \S+ (\d+) (\d+) (\d+) (\d+)/m.exec(source).slice(1).map((v) => Number(v) / 255);
+  const fields = await page.evaluate(() => ["width", "height", "shape", "format", "clear"].map((k) => document.getElementById(`run-draw-${k}`).value));
+  assert.deepEqual(fields.slice(0, 4), [fw, fh, "rect", format]);
+  fields[4].split(" ").map(Number).forEach((v, i) => assert.ok(Math.abs(v - clear[i]) < 1e-6, `clear ${fields[4]} vs ${clear}`));
+  // The uniform buffer's input is the file's.
+  const [, one] = /^BUFFER variant_one DATA_TYPE int32 DATA\s+(-?\d+)\s+END/m.exec(source);
+  assert.deepEqual(script.inputs.map((i) => i.spec), [`i32: ${one}`]);
+  // It draws on opening; each EXPECT line passes on both backends.
+  const { outcome, rows } = await checkedRows(page, runsBefore);
+  assert.ok(outcome.interp?.ok, JSON.stringify(outcome.interp?.error));
+  assert.ok(outcome.gpu?.ok, `WebGPU drew: ${JSON.stringify(outcome.gpu?.error)}`);
+  assert.equal(outcome.interp.image.width, Number(fw));
+  const expects = source.split("\n").flatMap((l, i) => (l.startsWith("EXPECT ") ? [i + 1] : []));
+  assert.deepEqual(rows.map((r) => r.line), expects);
+  for (const r of rows) assert.deepEqual([r.interp, r.wgpu], ["pass", "pass"], r.text);
+  await screenshot(page, "amber-graphics-checked.png");
+});
+
+test("a graphics file the page's draw cannot hold is refused at its line", async () => {
+  const file = path.join(corpus, REFUSED);
+  const source = await readFile(file, "utf8");
+  await page.locator("#open-file").setInputFiles(file);
+  await page.waitForSelector("#run-amber[data-state='error'] .amber-error");
+  const second = source.split("\n").flatMap((l, i) => (l.startsWith("RUN ") ? [i + 1] : []))[1];
+  const at = await page.locator("#run-amber .amber-error .amber-at").textContent();
+  assert.equal(at, `${path.basename(REFUSED)}:${second}:1`);
+  assert.match(await page.locator("#run-amber .amber-error").textContent(), /second RUN/);
+  assert.match(await page.locator("#banner").textContent(), new RegExp(`${path.basename(REFUSED)}:${second}:1`));
+});
+
 const pack = (json) => "v1/" + deflateRawSync(Buffer.from(JSON.stringify(json))).toString("base64url");
 
 test("old links open; hostile run inputs say so and the page stays usable", async () => {
@@ -200,17 +263,17 @@ test("old links open; hostile run inputs say so and the page stays usable", asyn
   }
 });
 
-test("a bad Amber file shows a located error; a graphics file is not run", async () => {
+test("a bad Amber file shows a located error; a geometry stage is not run", async () => {
   const bad = "#!amber\nSHADER compute s SPIRV-ASM\nOpCapability Shader\nEND\nBUFFER b DATA_TYPE uint32 DATA 1 two END\n";
   await page.locator("#open-file").setInputFiles({ name: "bad.amber", mimeType: "text/plain", buffer: Buffer.from(bad) });
   await page.waitForSelector("#run-amber[data-state='error'] .amber-error");
   const at = await page.locator("#run-amber .amber-error .amber-at").textContent();
   assert.match(at, /^bad\.amber:5:\d+$/);
   assert.match(await page.locator("#banner").textContent(), /bad\.amber:5:\d+/);
-  const gfx = "#!amber\nSHADER vertex v PASSTHROUGH\nSHADER fragment f GLSL\nvoid main() {}\nEND\n";
+  const gfx = "#!amber\nSHADER vertex v PASSTHROUGH\nSHADER geometry g GLSL\nvoid main() {}\nEND\n";
   await page.locator("#open-file").setInputFiles({ name: "gfx.amber", mimeType: "text/plain", buffer: Buffer.from(gfx) });
   await page.waitForSelector("#run-amber[data-state='graphics']");
-  assert.match(await page.locator("#banner").textContent(), /graphics pipeline/);
+  assert.match(await page.locator("#banner").textContent(), /graphics stage/);
   const glsl = "#!amber\nSHADER compute s GLSL\n#version 450\nvoid main() {}\nEND\nPIPELINE compute p\n  ATTACH s\nEND\nRUN p 1 1 1\n";
   await page.locator("#open-file").setInputFiles({ name: "glsl.amber", mimeType: "text/plain", buffer: Buffer.from(glsl) });
   await page.waitForSelector("#run-amber[data-state='error']");

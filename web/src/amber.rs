@@ -2,19 +2,23 @@
 //! [`spvlab_core::amber::page`]:
 //! * `amberLoad(source)` → [`AmberLoad`]: the shader's assembly, the target
 //!   environment, the Run tab's inputs (entry, workgroups, buffers by key,
-//!   spec constants) and the EXPECT lines; or a located error;
-//! * `amberCheck(source, buffers)` → [`AmberCheck`]: each EXPECT line
-//!   checked against a run's buffers (`RunResult.buffers`);
+//!   spec constants), for a graphics script the draw settings (`draw`, in
+//!   the shape of a `DrawRequest`), and the EXPECT lines; or a located error;
+//! * `amberCheck(source, buffers, image?)` → [`AmberCheck`]: each EXPECT
+//!   line checked against a run's buffers (`RunResult.buffers`) and a draw's
+//!   image (`RunResult.image`);
 //! * `session.amberExport(request)` → [`AmberExport`]: the last analysis's
 //!   module run on the interpreter with `request`, as an Amber file whose
 //!   EXPECT lines hold the run's buffers.
 
-use crate::run::{self, RunRequest};
+use crate::run::{self, Image, RunRequest};
 use crate::{Session, from_js_or_default, to_js_json};
 use serde::{Deserialize, Serialize};
 use spvlab_core::amber::{self, AmberError};
 use spvlab_core::analysis::Analysis;
 use spvlab_core::interp::{self, Buffers};
+use spvlab_core::plan::DrawShape;
+use spvlab_core::raster::ColorAttachment;
 use std::collections::BTreeMap;
 use wasm_bindgen::prelude::*;
 
@@ -25,7 +29,8 @@ pub struct AmberFailure {
     pub line: u32,
     pub column: u32,
     pub message: String,
-    /// A graphics script: recognised, not run.
+    /// A script with a stage the page does not run (geometry,
+    /// tessellation): recognised, not run.
     pub graphics: bool,
 }
 
@@ -54,7 +59,7 @@ pub struct AmberExpect {
 }
 
 /// A loaded Amber file.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct AmberScript {
     pub text: String,
@@ -69,10 +74,26 @@ pub struct AmberScript {
     pub spec: BTreeMap<String, String>,
     pub inputs: Vec<AmberInput>,
     pub expects: Vec<AmberExpect>,
+    /// A graphics script's draw (absent: a compute dispatch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw: Option<AmberDraw>,
+}
+
+/// A graphics script's draw, in the shape of the Run tab's `DrawRequest`.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct AmberDraw {
+    pub width: u32,
+    pub height: u32,
+    pub shape: DrawShape,
+    /// The colour attachment's format, by its Vulkan name.
+    pub format: &'static str,
+    /// The clear colour, RGBA from 0 to 1.
+    pub clear: [f32; 4],
 }
 
 /// `amberLoad`'s answer: `script`, or `error`.
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct AmberLoad {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,6 +115,7 @@ pub fn load(src: &str) -> AmberLoad {
                 spec: l.spec.into_iter().map(|(id, v)| (id.to_string(), v)).collect(),
                 inputs: l.inputs.into_iter().map(|i| AmberInput { key: i.key, buffer: i.buffer, spec: i.spec }).collect(),
                 expects: l.expects.into_iter().map(|e| AmberExpect { line: e.line, text: e.text }).collect(),
+                draw: l.draw.map(|d| AmberDraw { width: d.size.0, height: d.size.1, shape: d.shape, format: d.format.name(), clear: d.clear }),
             }),
             error: None,
         },
@@ -129,10 +151,11 @@ pub struct AmberCheck {
     pub error: Option<AmberFailure>,
 }
 
-/// Check the EXPECT lines of `src` against a run's buffers.
-pub fn check(src: &str, buffers: &[RunBytes]) -> AmberCheck {
+/// Check the EXPECT lines of `src` against a run's buffers and, for a
+/// draw, its colour attachment.
+pub fn check(src: &str, buffers: &[RunBytes], image: Option<&ColorAttachment>) -> AmberCheck {
     let outputs: Buffers = buffers.iter().map(|b| ((b.set, b.binding), b.bytes.clone())).collect();
-    match amber::page::check(src, &outputs) {
+    match amber::page::check(src, &outputs, image) {
         Ok(c) => AmberCheck {
             expects: c
                 .expects
@@ -182,12 +205,27 @@ pub fn js_amber_load(source: &str) -> Result<JsValue, JsValue> {
     to_js_json(&load(source))
 }
 
-/// `amberCheck(source, buffers)` → `AmberCheck` (`buffers`: a run's
-/// `RunResult.buffers`).
+/// `amberCheck(source, buffers, image?)` → `AmberCheck` (`buffers`: a run's
+/// `RunResult.buffers`; `image`: a draw's `RunResult.image`, its `rgba` and
+/// `data` as `Uint8Array`s).
 #[wasm_bindgen(js_name = amberCheck)]
-pub fn js_amber_check(source: &str, buffers: JsValue) -> Result<JsValue, JsValue> {
+pub fn js_amber_check(source: &str, buffers: JsValue, image: JsValue) -> Result<JsValue, JsValue> {
     let list: Vec<RunBytes> = from_js_or_default(buffers).map_err(|e| JsValue::from_str(&e.to_string()))?;
-    to_js_json(&check(source, &list))
+    if image.is_undefined() || image.is_null() {
+        return to_js_json(&check(source, &list, None));
+    }
+    let get = |k: &str| js_sys::Reflect::get(&image, &JsValue::from_str(k));
+    let bytes = |v: JsValue| if v.is_instance_of::<js_sys::Uint8Array>() { js_sys::Uint8Array::new(&v).to_vec() } else { Vec::new() };
+    let side = |v: JsValue| v.as_f64().filter(|n| n.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(n)).map(|n| n as u32);
+    let (w, h) = (side(get("width")?), side(get("height")?));
+    let format = get("format")?.as_string().unwrap_or_default();
+    let (rgba, data) = (bytes(get("rgba")?), bytes(get("data")?));
+    let a = w.zip(h).and_then(|(w, h)| Image::attachment(w, h, &format, &rgba, &data));
+    let Some(a) = a else {
+        let error = AmberFailure { line: 1, column: 1, message: format!("the run's image is not a {format} image the page draws"), graphics: false };
+        return to_js_json(&AmberCheck { expects: Vec::new(), error: Some(error) });
+    };
+    to_js_json(&check(source, &list, Some(&a)))
 }
 
 #[wasm_bindgen]
@@ -286,7 +324,7 @@ EXPECT b IDX 4 EQ 5
         let r = run::run_interp(&a, &req);
         assert!(r.ok, "{r:?}");
         let bytes: Vec<RunBytes> = r.buffers.iter().map(|b| RunBytes { set: b.set, binding: b.binding, bytes: b.bytes.clone() }).collect();
-        let c = check(SCRIPT, &bytes);
+        let c = check(SCRIPT, &bytes, None);
         assert_eq!(c.error, None);
         assert_eq!(c.expects.iter().map(|e| e.pass).collect::<Vec<_>>(), [true, false]);
         assert!(c.expects[1].failures[0].contains("expected 5, got 4"), "{:?}", c.expects[1]);
@@ -331,7 +369,7 @@ EXPECT b IDX 4 EQ 5
             let r = run::run_interp(&a, &req);
             assert!(r.ok, "{f}: {:?}", r.error);
             let bytes: Vec<RunBytes> = r.buffers.iter().map(|b| RunBytes { set: b.set, binding: b.binding, bytes: b.bytes.clone() }).collect();
-            let c = check(&src, &bytes);
+            let c = check(&src, &bytes, None);
             assert!(c.error.is_none() && !c.expects.is_empty() && c.expects.iter().all(|e| e.pass), "{f}: {c:?}");
             let text = export(&a, &req).text.unwrap_or_else(|| panic!("{f}: no export"));
             let out = amber::run(&amber::parse(&text).unwrap(), 1_000_000).unwrap();
@@ -339,11 +377,78 @@ EXPECT b IDX 4 EQ 5
         }
     }
 
+    /// The graphics files of tests/e2e/amber.test.mjs, on the page's path
+    /// natively: load, draw the loaded inputs on the interpreter as the page
+    /// does, check with the image as JavaScript hands it back: every EXPECT
+    /// passes; the refused file's error is at its second RUN.
+    #[test]
+    fn corpus_graphics_files_on_the_page_path() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let corpus = root.join("../../shared/corpus/amber");
+        if !corpus.exists() {
+            eprintln!("SKIPPED: no corpus at {}", corpus.display());
+            return;
+        }
+        let test = std::fs::read_to_string(root.join("../tests/e2e/amber.test.mjs")).unwrap();
+        let named = |key: &str| test.lines().find_map(|l| l.trim().strip_prefix(key)?.trim().strip_prefix('"')?.split('"').next()).unwrap_or_else(|| panic!("{key}"));
+        let f = named("const GRAPHICS =");
+        let src = std::fs::read_to_string(corpus.join(f)).unwrap();
+        let s = load(&src).script.unwrap_or_else(|| panic!("{f}: {:?}", load(&src).error));
+        let d = s.draw.as_ref().expect("a draw");
+        let env = spvlab_core::TargetEnv::parse(&s.target_env).unwrap();
+        let a = Analysis::of_text(&s.text, &spvlab_core::valid::Options { env, ..Default::default() });
+        assert!(a.is_valid(), "{f}: {:?}", a.diagnostics().first());
+        let req = RunRequest {
+            entry: s.entry.clone(),
+            buffers: s.inputs.iter().map(|i| (i.key.clone(), i.spec.clone())).collect(),
+            draw: Some(run::DrawRequest { width: Some(d.width), height: Some(d.height), shape: Some(d.shape), format: Some(d.format.into()), clear: Some(d.clear) }),
+            ..RunRequest::default()
+        };
+        let r = run::run_interp(&a, &req);
+        assert!(r.ok, "{f}: {:?}", r.error);
+        let img = r.image.as_ref().expect("an image");
+        let att = Image::attachment(img.width, img.height, img.format, &img.rgba, &img.data).expect("reads back");
+        let bytes: Vec<RunBytes> = r.buffers.iter().map(|b| RunBytes { set: b.set, binding: b.binding, bytes: b.bytes.clone() }).collect();
+        let c = check(&src, &bytes, Some(&att));
+        assert!(c.error.is_none() && !c.expects.is_empty() && c.expects.iter().all(|e| e.pass), "{f}: {c:?}");
+        // The same image with one pixel black fails the file's EXPECT.
+        let mut dark = att.clone();
+        dark.write(3, 5, [0.0, 0.0, 0.0, 1.0]);
+        let c = check(&src, &bytes, Some(&dark));
+        assert!(c.expects.iter().any(|e| !e.pass && e.failures.iter().any(|m| m.contains("texel (3,5)"))), "{f}: {c:?}");
+        let f = named("const REFUSED =");
+        let src = std::fs::read_to_string(corpus.join(f)).unwrap();
+        let e = load(&src).error.unwrap_or_else(|| panic!("{f} loads"));
+        let second = src.lines().enumerate().filter(|(_, l)| l.starts_with("RUN ")).nth(1).map(|(i, _)| i as u32 + 1);
+        assert_eq!((Some(e.line), e.graphics), (second, false), "{f}: {e:?}");
+        assert!(e.message.contains("second RUN"), "{e:?}");
+    }
+
+    /// An image read back from the page: each format's bytes as the
+    /// attachment holds them; a size or format the page does not draw is
+    /// none.
+    #[test]
+    fn images_read_back_as_attachments() {
+        use spvlab_core::raster::ColorFormat;
+        for f in [ColorFormat::B8G8R8A8Unorm, ColorFormat::R8G8B8A8Unorm, ColorFormat::R32G32B32A32Sfloat, ColorFormat::R32Sfloat] {
+            let mut a = ColorAttachment::new(f, 3, 2, [0.25, 0.5, 0.75, 1.0]).unwrap();
+            a.write(2, 1, [1.0, 0.0, 0.2, 0.6]);
+            let i = Image::of(&a);
+            assert_eq!(Image::attachment(i.width, i.height, i.format, &i.rgba, &i.data), Some(a), "{f:?}");
+        }
+        let i = Image::of(&ColorAttachment::new(ColorFormat::B8G8R8A8Unorm, 3, 2, [0.0; 4]).unwrap());
+        assert_eq!(Image::attachment(4, 2, i.format, &i.rgba, &i.data), None);
+        assert_eq!(Image::attachment(3, 2, "R32_UINT", &i.rgba, &i.rgba), None);
+        assert_eq!(Image::attachment(3, 2, "D32_SFLOAT", &i.rgba, &i.data), None);
+    }
+
     #[test]
     fn errors_are_located() {
         let bad = SCRIPT.replace("RUN p 1 1 1", "RUN q 1 1 1");
         let e = load(&bad).error.expect("an error");
-        assert_eq!(e.line, 1);
+        // At the RUN that names it.
+        assert_eq!(Some(e.line), bad.lines().position(|l| l == "RUN q 1 1 1").map(|i| i as u32 + 1));
+        assert!(e.message.contains("`q`"), "{e:?}");
         let e = load("#!amber\nBUFFER a DATA_TYPE uint32 DATA 1 x END\n").error.expect("an error");
         assert_eq!(e.line, 2);
         assert!(e.column > 1, "{e:?}");
@@ -351,9 +456,9 @@ EXPECT b IDX 4 EQ 5
         let e = load(glsl).error.expect("an error");
         assert!(e.message.contains("GLSL") && e.message.contains("compile"), "{e:?}");
         assert_eq!(e.line, 2);
-        let gfx = "#!amber\nSHADER vertex v PASSTHROUGH\n";
+        let gfx = "#!amber\nSHADER geometry g SPIRV-ASM\nEND\n";
         let e = load(gfx).error.expect("an error");
         assert!(e.graphics, "{e:?}");
-        assert!(check("not amber", &[]).error.is_some());
+        assert!(check("not amber", &[], None).error.is_some());
     }
 }

@@ -65,6 +65,9 @@ pub struct DrawRequest {
     /// `B8G8R8A8_UNORM`; also `R8G8B8A8_UNORM`, `R32G32B32A32_SFLOAT`,
     /// `R32_SFLOAT`).
     pub format: Option<String>,
+    /// The colour the attachment is cleared to before the draw, RGBA from 0
+    /// to 1 (default 0, 0, 0, 0; Amber's CLEAR_COLOR over 255).
+    pub clear: Option<[f32; 4]>,
 }
 
 impl DrawRequest {
@@ -78,7 +81,13 @@ impl DrawRequest {
                 RunFailure::new("input", format!("draw format `{n}`: the formats are B8G8R8A8_UNORM, R8G8B8A8_UNORM, R32G32B32A32_SFLOAT and R32_SFLOAT"))
             })?,
         };
-        Ok(DrawInputs { size: (self.width.unwrap_or(d.size.0), self.height.unwrap_or(d.size.1)), shape: self.shape.unwrap_or(d.shape), format, ..d })
+        Ok(DrawInputs {
+            size: (self.width.unwrap_or(d.size.0), self.height.unwrap_or(d.size.1)),
+            shape: self.shape.unwrap_or(d.shape),
+            format,
+            clear: self.clear.unwrap_or(d.clear),
+            ..d
+        })
     }
 }
 
@@ -141,6 +150,31 @@ impl Image {
     pub fn of(a: &ColorAttachment) -> Image {
         let data = if a.format.is_unorm() { Vec::new() } else { a.data.clone() };
         Image { width: a.width, height: a.height, format: a.format.name(), rgba: a.rgba8(), data }
+    }
+
+    /// The attachment an image was made of ([`Image::of`] read back): a
+    /// UNORM format's texels from `rgba`, a float format's from `data`;
+    /// `None` when the format is not one the page draws or the bytes are not
+    /// `width * height` texels.
+    pub fn attachment(width: u32, height: u32, format: &str, rgba: &[u8], data: &[u8]) -> Option<ColorAttachment> {
+        let format = ColorFormat::from_name(format).filter(|f| !f.is_integer())?;
+        let texels = (width as usize).checked_mul(height as usize)?;
+        let mut a = ColorAttachment::new(format, width, height, [0.0; 4])?;
+        if format.is_unorm() {
+            if rgba.len() != texels.checked_mul(4)? {
+                return None;
+            }
+            let size = format.texel_bytes();
+            for (t, px) in a.data.chunks_exact_mut(size).zip(rgba.chunks_exact(4)) {
+                format.encode([0, 1, 2, 3].map(|c| px[c] as f32 / 255.0), t);
+            }
+        } else {
+            if data.len() != a.data.len() {
+                return None;
+            }
+            a.data.copy_from_slice(data);
+        }
+        Some(a)
     }
 }
 

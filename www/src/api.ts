@@ -213,7 +213,8 @@ export interface AmberFailure {
   line: number;
   column: number;
   message: string;
-  /** A graphics script: recognised, not run. */
+  /** A script with a stage the page does not run (geometry,
+   *  tessellation): recognised, not run. */
   graphics: boolean;
 }
 
@@ -229,9 +230,14 @@ export interface AmberScript {
   spec: Record<string, string>;
   inputs: { key: string; buffer: string; spec: string }[];
   expects: { line: number; text: string }[];
+  /** A graphics script: its draw, as the Run tab's draw settings (the
+   *  fragment shader is `text`, drawn with the passthrough vertex shader);
+   *  absent for a compute dispatch. */
+  draw?: Required<DrawRequest>;
 }
 
-/** The EXPECT lines checked against one backend's buffers (`amberCheck`). */
+/** The EXPECT lines checked against one backend's buffers and, for a draw,
+ *  its image (`amberCheck`). */
 export interface AmberCheck {
   expects: { line: number; text: string; pass: boolean; failures: string[] }[];
   error?: AmberFailure;
@@ -277,6 +283,9 @@ export interface DrawRequest {
   /** "B8G8R8A8_UNORM" (default), "R8G8B8A8_UNORM", "R32G32B32A32_SFLOAT" or
    *  "R32_SFLOAT". */
   format?: string;
+  /** The colour the attachment is cleared to before the draw: RGBA from 0
+   *  to 1 (default [0, 0, 0, 0]). */
+  clear?: [number, number, number, number];
 }
 
 /** A draw's colour attachment after the draw (web/src/run.rs, `Image`). */
@@ -632,7 +641,7 @@ export type WorkerRequest =
   /** Amber files (web/src/amber.rs): read one for the Run tab, check its
    *  EXPECT lines against a run's buffers, write the last analysis's run. */
   | { kind: "amberLoad"; id: number; source: string }
-  | { kind: "amberCheck"; id: number; source: string; buffers: RunBuffer[] }
+  | { kind: "amberCheck"; id: number; source: string; buffers: RunBuffer[]; image?: DrawImage }
   | { kind: "amberExport"; id: number; request: RunRequest }
   /** Added by the page shell: what the engine offers (asked once, at start). */
   | { kind: "init"; id: number };

@@ -48,9 +48,11 @@ export interface DrawFields {
   columns: string;
   rows: string;
   format: string;
+  /** The clear colour: R G B A from 0 to 1, spaces between. */
+  clear: string;
 }
 
-export const DEFAULT_DRAW: DrawFields = { width: "256", height: "256", shape: "rect", columns: "4", rows: "4", format: "B8G8R8A8_UNORM" };
+export const DEFAULT_DRAW: DrawFields = { width: "256", height: "256", shape: "rect", columns: "4", rows: "4", format: "B8G8R8A8_UNORM", clear: "0 0 0 0" };
 
 /** The Run tab (panels/run.ts). */
 export interface RunState {

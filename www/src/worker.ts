@@ -190,7 +190,7 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
     case "amberLoad":
       return { kind: "amberLoad", id: req.id, ...(wasm.amberLoad(req.source) as { script?: AmberScript; error?: AmberFailure }) };
     case "amberCheck":
-      return { kind: "amberCheck", id: req.id, check: wasm.amberCheck(req.source, req.buffers) as AmberCheck };
+      return { kind: "amberCheck", id: req.id, check: wasm.amberCheck(req.source, req.buffers, req.image) as AmberCheck };
     case "amberExport":
       return { kind: "amberExport", id: req.id, ...w.amberExport(req.request) };
     case "disassembleBinary": {

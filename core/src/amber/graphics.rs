@@ -99,6 +99,25 @@ pub struct Graphics {
     pub front_face: FrontFace,
     pub polygon_mode: PolygonMode,
     pub line_width: f32,
+    /// The line of each fixed-function command read, for a reader that
+    /// cannot hold that setting and names where it is set.
+    pub lines: StateLines,
+}
+
+/// The script line of each fixed-function command of a graphics pipeline
+/// (`None`: not given; the last one when given twice).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateLines {
+    pub framebuffer: Option<u32>,
+    pub viewport: Option<u32>,
+    /// The `DEPTH` block.
+    pub depth: Option<u32>,
+    /// The `BLEND` block.
+    pub blend: Option<u32>,
+    pub cull: Option<u32>,
+    pub front_face: Option<u32>,
+    pub polygon_mode: Option<u32>,
+    pub line_width: Option<u32>,
 }
 
 impl Default for Graphics {
@@ -122,6 +141,7 @@ impl Default for Graphics {
             front_face: FrontFace::CounterClockwise,
             polygon_mode: PolygonMode::Fill,
             line_width: 1.0,
+            lines: StateLines::default(),
         }
     }
 }
@@ -295,6 +315,18 @@ pub(super) fn pipeline_command(
     cmd: &str,
     line: u32,
 ) -> Result<(), AmberError> {
+    let l = &mut g.lines;
+    match cmd {
+        "FRAMEBUFFER_SIZE" => l.framebuffer = Some(line),
+        "VIEWPORT" => l.viewport = Some(line),
+        "DEPTH" => l.depth = Some(line),
+        "BLEND" => l.blend = Some(line),
+        "CULL_MODE" => l.cull = Some(line),
+        "FRONT_FACE" => l.front_face = Some(line),
+        "POLYGON_MODE" => l.polygon_mode = Some(line),
+        "LINE_WIDTH" => l.line_width = Some(line),
+        _ => {}
+    }
     match cmd {
         "FRAMEBUFFER_SIZE" => {
             let (fw, fh): (u32, u32) = (w.num("the width")?, w.num("the height")?);

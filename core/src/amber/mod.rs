@@ -57,7 +57,7 @@ mod image;
 pub mod page;
 mod probe;
 
-pub use graphics::{Attach, ColorBind, DEFAULT_FRAMEBUFFER, Draw, Graphics, PASSTHROUGH, VertexData};
+pub use graphics::{Attach, ColorBind, DEFAULT_FRAMEBUFFER, Draw, Graphics, PASSTHROUGH, StateLines, VertexData};
 
 use crate::TargetEnv;
 use crate::diag::line_col;

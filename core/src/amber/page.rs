@@ -1,30 +1,41 @@
 //! An Amber script as the page's Run tab holds it, and back.
 //!
-//! [`load`] reads a compute script whose one `RUN` the Run tab can express
-//! (one pipeline, descriptor buffers at distinct (set, binding) pairs, push
-//! constants, spec constants) into what the tab holds: the shader as SPIR-V
-//! assembly (a SPIRV-HEX shader disassembled), each binding's bytes in the
-//! interpreter's input language (up to its block's size: a shader sees no
-//! more of a bigger buffer), the dispatch, and the EXPECT lines.
+//! [`load`] reads a script whose one `RUN` the Run tab can express into what
+//! the tab holds: the shader as SPIR-V assembly (a SPIRV-HEX shader
+//! disassembled), each binding's bytes in the interpreter's input language
+//! (up to its block's size: a shader sees no more of a bigger buffer), the
+//! spec constants, and the EXPECT lines. A compute `RUN` (one pipeline,
+//! descriptor buffers at distinct (set, binding) pairs, push constants) is
+//! the tab's dispatch; a graphics `RUN ... DRAW_RECT | DRAW_GRID` is the
+//! tab's draw of a Fragment entry point ([`LoadedDraw`]), which draws as
+//! `plan::draw` does: Amber's passthrough vertex shader, a rectangle or a
+//! grid over the whole framebuffer, one colour attachment at Location 0,
+//! cleared first, and no other fixed function. Anything else (another
+//! vertex shader, vertex data, a depth attachment, a viewport, culling,
+//! blending, images and samplers, a second RUN...) is refused at the line
+//! that needs it.
 //!
-//! [`check`] checks a script's EXPECT lines against the buffers of a run
-//! made elsewhere (the page's interpreter, its WebGPU): the script runs on
-//! [`super::run_on`] with an executor that hands back those buffers, so an
-//! EXPECT means here what it means to `spvlab amber`.
+//! [`check`] checks a script's EXPECT lines against the buffers (and a
+//! draw's image) of a run made elsewhere (the page's interpreter, its
+//! WebGPU): the script runs on [`super::run_on`] with an executor that hands
+//! back that run, its draw writing the given image into the attachment, so
+//! an EXPECT means here what it means to `spvlab amber`.
 //!
 //! [`export_run`] writes a run of an analysed module as an Amber file
 //! ([`super::export`]) that `spvlab amber` runs and passes.
 
 use super::export::{Binding, Export, ExportBuffer, export};
 use super::{
-    AmberError, BindKind, Command, DataType, Dispatch, ExecError, Executor, RunOptions, Scalar,
-    Script, ShaderFormat, error,
+    AmberError, BindKind, Command, DataType, Dispatch, Draw, DrawJob, ExecError, Executor, Failure, Pipeline,
+    RunOptions, Scalar, Script, ShaderFormat, ShaderStage, error,
 };
 use crate::TargetEnv;
 use crate::analysis::Analysis;
 use crate::interp::{Buffers, half_to_f64};
 use crate::ir::{Ir, Type};
-use crate::reflect::{EntryReflection, ResourceKind};
+use crate::plan::DrawShape;
+use crate::raster::{self, ColorAttachment, ColorFormat};
+use crate::reflect::{EntryReflection, ExecutionModel, ResourceKind};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -50,7 +61,7 @@ pub struct LoadedExpect {
 }
 
 /// A script as the Run tab holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Loaded {
     /// The shader as SPIR-V assembly.
     pub text: String,
@@ -65,6 +76,22 @@ pub struct Loaded {
     pub spec: Vec<(u32, String)>,
     pub inputs: Vec<LoadedInput>,
     pub expects: Vec<LoadedExpect>,
+    /// A graphics script: how its fragment shader is drawn (`None`: a
+    /// compute dispatch).
+    pub draw: Option<LoadedDraw>,
+}
+
+/// A graphics script's draw as the Run tab's draw fields hold it (the
+/// page's `DrawRequest`, core's [`crate::plan::DrawInputs`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedDraw {
+    /// FRAMEBUFFER_SIZE.
+    pub size: (u32, u32),
+    pub shape: DrawShape,
+    /// The colour attachment's format.
+    pub format: ColorFormat,
+    /// The colour the attachment is cleared to before the draw (RGBA, 0 to 1).
+    pub clear: [f32; 4],
 }
 
 /// Why a script cannot be loaded: `error`, at the line of what the Run tab
@@ -73,36 +100,35 @@ fn refuse(line: u32, what: &str) -> AmberError {
     error(line, format!("the Run tab cannot hold this script: {what}"))
 }
 
-/// The script `src` as the Run tab holds it. A graphics script is the error
-/// [`AmberError::is_graphics`]; a GLSL shader says that the page needs the
-/// compiled module.
+/// The script `src` as the Run tab holds it: a compute script's one
+/// dispatch, or a graphics script's one draw ([`Loaded::draw`]). A GLSL
+/// shader says that the page needs the compiled module; what the Run tab
+/// cannot express is an error at the line that needs it.
 pub fn load(src: &str) -> Result<Loaded, AmberError> {
     let script = super::parse(src)?;
-    // The Run tab makes one dispatch: a graphics shader or pipeline is
-    // recognised, not loaded.
-    if let Some(s) = script.shaders.iter().find(|s| s.stage != super::ShaderStage::Compute) {
-        return Err(super::graphics(s.line, &format!("SHADER {:?}", s.stage)));
-    }
-    if let Some(p) = script.pipelines.iter().find(|p| p.graphics.is_some()) {
-        return Err(super::graphics(p.line, "PIPELINE graphics"));
-    }
-    let (pipeline, groups, _) = one_run(&script)?;
+    let run = one_run(&script)?;
     let p = script
         .pipelines
         .iter()
-        .find(|p| p.name == pipeline)
-        .ok_or_else(|| error(1, format!("no pipeline named `{pipeline}`")))?;
-    let sname = p.shader.as_deref().ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
-    let shader = script
-        .shaders
-        .iter()
-        .find(|s| s.name == sname)
-        .ok_or_else(|| error(p.line, format!("no shader named `{sname}`")))?;
+        .find(|p| p.name == run.pipeline)
+        .ok_or_else(|| error(run.line, format!("no pipeline named `{}`", run.pipeline)))?;
+    let (shader, entry, specialize, model, groups, draw) = match (&run.what, p.graphics.as_deref()) {
+        (RunWhat::Dispatch(groups), _) => {
+            let sname = p.shader.as_deref().ok_or_else(|| error(p.line, "the pipeline has no ATTACH"))?;
+            (shader_named(&script, sname, p.line)?, p.entry.clone(), &p.specialize[..], ExecutionModel::GLCompute, *groups, None)
+        }
+        (RunWhat::Draw(d), Some(g)) => {
+            let (fs, ld) = draw_of(&script, p, g, d, run.line, run.clear)?;
+            (shader_named(&script, &fs.shader, fs.line)?, fs.entry.clone(), &fs.specialize[..], ExecutionModel::Fragment, [1, 1, 1], Some(ld))
+        }
+        (RunWhat::Draw(_), None) => return Err(error(run.line, format!("`{}` is not a graphics pipeline", run.pipeline))),
+    };
     if shader.format == ShaderFormat::Glsl {
         return Err(error(
             shader.line,
             format!(
-                "shader `{sname}` is GLSL: the page runs SPIR-V only; compile it (glslangValidator -V) and open the module, or give the script a SPIRV-ASM shader"
+                "shader `{}` is GLSL: the page runs SPIR-V only; compile it (glslangValidator -V) and open the module, or give the script a SPIRV-ASM shader",
+                shader.name
             ),
         ));
     }
@@ -124,16 +150,131 @@ pub fn load(src: &str) -> Result<Loaded, AmberError> {
     let module = crate::binary::read_words(&words)
         .map_err(|e| error(shader.line, format!("the shader does not read back: {}", e.message())))?;
     let ir = Ir::build(module);
-    let spec = p.specialize.iter().map(|&(id, bits)| (id, spec_text(&ir, id, bits))).collect();
+    if draw.is_some() && ir.entry_points.iter().any(|e| ExecutionModel::of(e.model) == ExecutionModel::Vertex) {
+        // The page draws a module's own Vertex entry point in place of the
+        // passthrough shader.
+        return Err(refuse(
+            shader.line,
+            &format!("shader `{}` has a Vertex entry point, which the page's draw would run in place of the PASSTHROUGH vertex shader", shader.name),
+        ));
+    }
+    let spec = specialize.iter().map(|&(id, bits)| (id, spec_text(&ir, id, bits))).collect();
+    let refl = crate::reflect::reflect(&ir);
+    let e = refl
+        .entry_points
+        .iter()
+        .filter(|e| e.execution_model == model)
+        .find(|e| entry.as_deref().is_none_or(|n| e.name == n));
+    let inputs = inputs_of(&script, p, e)?;
+    let lines: Vec<&str> = src.lines().collect();
+    let mut expects = Vec::new();
+    expect_lines(&script.commands, &mut |line| {
+        if !expects.iter().any(|e: &LoadedExpect| e.line == line) {
+            let text = lines.get(line as usize - 1).map_or("", |l| l.trim()).to_string();
+            expects.push(LoadedExpect { line, text });
+        }
+    });
+    expects.sort_by_key(|e| e.line);
+    Ok(Loaded { text, disassembled, env: shader.env, entry, workgroups: groups, spec, inputs, expects, draw })
+}
+
+fn shader_named<'s>(script: &'s Script, name: &str, line: u32) -> Result<&'s super::Shader, AmberError> {
+    script
+        .shaders
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| error(line, format!("no shader named `{name}`")))
+}
+
+/// The draw of graphics pipeline `p` (`g`) by `RUN ... d` at `line`, as the
+/// Run tab's draw of a Fragment entry point holds it: Amber's passthrough
+/// vertex shader, one colour attachment at Location 0 in a format the page
+/// shows, the fixed function as the page's draw has it (the viewport over
+/// the whole framebuffer, no culling, filled polygons, no blending, no depth
+/// attachment), a rectangle or a grid over the whole framebuffer, cleared
+/// first to `clear` (the colour of the CLEAR before the RUN; `None`: no
+/// CLEAR, so the attachment's bytes must be zeros). The fragment shader's
+/// ATTACH, and the draw.
+fn draw_of<'s>(
+    script: &'s Script,
+    p: &'s Pipeline,
+    g: &'s super::Graphics,
+    d: &Draw,
+    line: u32,
+    clear: Option<[f32; 4]>,
+) -> Result<(&'s super::Attach, LoadedDraw), AmberError> {
+    let stage = |s: ShaderStage| g.attach.iter().find(|a| a.stage == s).ok_or_else(|| error(p.line, format!("`{}` has no {s:?} shader", p.name)));
+    let (vs, fs) = (stage(ShaderStage::Vertex)?, stage(ShaderStage::Fragment)?);
+    if !shader_named(script, &vs.shader, vs.line)?.passthrough {
+        return Err(refuse(
+            vs.line,
+            &format!("vertex shader `{}` (the page's draw runs Amber's PASSTHROUGH vertex shader only)", vs.shader),
+        ));
+    }
+    let (w, h) = g.framebuffer;
+    let at = |l: Option<u32>| l.unwrap_or(p.line);
+    if w > crate::plan::draw::MAX_SIDE || h > crate::plan::draw::MAX_SIDE {
+        return Err(refuse(
+            at(g.lines.framebuffer),
+            &format!("FRAMEBUFFER_SIZE {w} {h} (the page draws at most {0} by {0})", crate::plan::draw::MAX_SIDE),
+        ));
+    }
+    let whole = raster::Viewport { x: 0.0, y: 0.0, width: w as f32, height: h as f32, min_depth: 0.0, max_depth: 1.0 };
+    if g.viewport.is_some_and(|v| v != whole) {
+        return Err(refuse(at(g.lines.viewport), "a VIEWPORT other than the whole framebuffer"));
+    }
+    if g.cull != raster::CullMode::None {
+        return Err(refuse(at(g.lines.cull), "CULL_MODE (the page's draw culls nothing)"));
+    }
+    if g.polygon_mode != raster::PolygonMode::Fill {
+        return Err(refuse(at(g.lines.polygon_mode), "POLYGON_MODE (the page's draw fills its triangles)"));
+    }
+    if g.blend.enable {
+        return Err(refuse(at(g.lines.blend), "BLEND (the page's draw does not blend)"));
+    }
+    if let Some((_, _, l)) = &g.depth {
+        return Err(refuse(*l, "a depth attachment"));
+    }
+    let c = g.colors.first().ok_or_else(|| error(p.line, format!("`{}` has no colour attachment", p.name)))?;
+    if let Some(second) = g.colors.get(1) {
+        return Err(refuse(second.line, "a second colour attachment (the page draws one)"));
+    }
+    if c.location != 0 {
+        return Err(refuse(c.line, &format!("a colour attachment at LOCATION {} (the page draws to LOCATION 0)", c.location)));
+    }
+    if c.format.is_integer() {
+        return Err(refuse(c.line, &format!("a colour attachment of format {} (the page draws B8G8R8A8_UNORM, R8G8B8A8_UNORM, R32G32B32A32_SFLOAT and R32_SFLOAT)", c.format.name())));
+    }
+    let full = raster::draws::Rect { x: 0.0, y: 0.0, width: w as f32, height: h as f32 };
+    let shape = match d {
+        Draw::Rect { rect } if *rect == full => DrawShape::Rect,
+        Draw::Grid { rect, columns, rows } if *rect == full => DrawShape::Grid { columns: *columns, rows: *rows },
+        Draw::Rect { .. } | Draw::Grid { .. } => {
+            return Err(refuse(line, &format!("a draw that does not cover the whole framebuffer (the page draws POS 0 0 SIZE {w} {h})")));
+        }
+        Draw::Array { .. } => return Err(refuse(line, "DRAW_ARRAY (the page draws a rectangle or a grid over the framebuffer, from no vertex data)")),
+    };
+    let clear = match clear {
+        Some(c) => c,
+        None => {
+            // No CLEAR: the draw starts from the attachment's bytes, which the
+            // page's draw holds only as a clear colour of 0.
+            let b = script.buffers.iter().find(|b| b.name == c.buffer).ok_or_else(|| error(c.line, format!("no buffer named `{}`", c.buffer)))?;
+            if b.data.iter().any(|&x| x != 0) {
+                return Err(refuse(b.line, &format!("attachment `{}` starts with data and no CLEAR (the page's draw starts from a clear colour)", c.buffer)));
+            }
+            [0.0; 4]
+        }
+    };
+    Ok((fs, LoadedDraw { size: (w, h), shape, format: c.format, clear }))
+}
+
+/// The inputs of pipeline `p`'s buffers that entry point `entry` (when
+/// reflected) uses, keyed as the Run tab keys them.
+fn inputs_of(script: &Script, p: &Pipeline, entry: Option<&EntryReflection>) -> Result<Vec<LoadedInput>, AmberError> {
     // The bytes a binding's block holds (none for one that ends in a
     // runtime array): the shader sees no more of a bigger buffer, and the
     // Run tab's input is sized by the block.
-    let refl = crate::reflect::reflect(&ir);
-    let entry = refl
-        .entry_points
-        .iter()
-        .filter(|e| e.execution_model == crate::reflect::ExecutionModel::GLCompute)
-        .find(|e| p.entry.as_deref().is_none_or(|n| e.name == n));
     let block_size = |key: Option<(u32, u32)>| -> Option<usize> {
         let r = entry?.resources.iter().find(|r| match key {
             Some((s, b)) => r.set == Some(s) && r.binding == Some(b) && r.kind != ResourceKind::PushConstant,
@@ -185,16 +326,7 @@ pub fn load(src: &str) -> Result<Loaded, AmberError> {
         }
         inputs.push(LoadedInput { key, buffer: b.buffer.clone(), spec: input_spec(bytes, buf.ty) });
     }
-    let lines: Vec<&str> = src.lines().collect();
-    let mut expects = Vec::new();
-    expect_lines(&script.commands, &mut |line| {
-        if !expects.iter().any(|e: &LoadedExpect| e.line == line) {
-            let text = lines.get(line as usize - 1).map_or("", |l| l.trim()).to_string();
-            expects.push(LoadedExpect { line, text });
-        }
-    });
-    expects.sort_by_key(|e| e.line);
-    Ok(Loaded { text, disassembled, env: shader.env, entry: p.entry.clone(), workgroups: groups, spec, inputs, expects })
+    Ok(inputs)
 }
 
 /// Whether entry point `e` (when reflected) uses the buffer at (set,
@@ -211,31 +343,83 @@ fn words_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// The script's one RUN (pipeline, workgroups, line): a RUN in a REPEAT,
-/// a second RUN or a COPY before the RUN is more than the Run tab holds.
-fn one_run(script: &Script) -> Result<(&str, [u32; 3], u32), AmberError> {
-    let mut found: Option<(&str, [u32; 3], u32)> = None;
+/// What the script's one RUN does.
+enum RunWhat<'s> {
+    Dispatch([u32; 3]),
+    Draw(&'s Draw),
+}
+
+/// The script's one RUN: its pipeline, what it does, its line, and for a
+/// draw the colour of the pipeline's last CLEAR before it (`None`: no CLEAR).
+struct OneRun<'s> {
+    pipeline: &'s str,
+    what: RunWhat<'s>,
+    line: u32,
+    clear: Option<[f32; 4]>,
+}
+
+/// The script's one RUN: a RUN in a REPEAT, a second RUN, a COPY before
+/// the RUN, or a CLEAR that the Run tab's one cleared draw does not hold (in
+/// a REPEAT, after the RUN, of another pipeline) is more than the Run tab
+/// holds.
+fn one_run(script: &Script) -> Result<OneRun<'_>, AmberError> {
+    let mut found: Option<OneRun> = None;
+    // Each pipeline's clear colour so far (Amber's default 0, 0, 0, 0), and
+    // the CLEARs before the RUN: (pipeline, colour, line).
+    let mut colour: Vec<(&str, [f32; 4])> = Vec::new();
+    let mut clears: Vec<(&str, [f32; 4], u32)> = Vec::new();
+    let mut late_clear = None;
     for c in &script.commands {
-        match c {
-            Command::Run { pipeline, groups, line } => {
-                if found.is_some() {
-                    return Err(refuse(*line, "a second RUN (the Run tab makes one dispatch)"));
-                }
-                found = Some((pipeline, *groups, *line));
-            }
+        let (pipeline, what, line) = match c {
+            Command::Run { pipeline, groups, line } => (pipeline, RunWhat::Dispatch(*groups), *line),
+            Command::Draw { pipeline, draw, line } => (pipeline, RunWhat::Draw(draw), *line),
             Command::Repeat { body, .. } => {
                 if let Some(line) = body.iter().find_map(|c| match c {
-                    Command::Run { line, .. } => Some(*line),
+                    Command::Run { line, .. } | Command::Draw { line, .. } => Some(*line),
                     _ => None,
                 }) {
                     return Err(refuse(line, "a RUN in a REPEAT"));
                 }
+                if let Some(line) = body.iter().find_map(|c| match c {
+                    Command::Clear { line, .. } => Some(*line),
+                    _ => None,
+                }) {
+                    return Err(refuse(line, "a CLEAR in a REPEAT"));
+                }
+                continue;
             }
             Command::Copy { line, .. } if found.is_none() => {
                 return Err(refuse(*line, "a COPY before the RUN"));
             }
-            _ => {}
+            Command::ClearColor { pipeline, rgba, .. } => {
+                colour.retain(|(p, _)| p != pipeline);
+                colour.push((pipeline, *rgba));
+                continue;
+            }
+            Command::Clear { pipeline, line } => {
+                if found.is_some() {
+                    // Refused at the end, after a second RUN (the first thing
+                    // the Run tab cannot hold).
+                    late_clear = late_clear.or(Some(*line));
+                    continue;
+                }
+                let rgba = colour.iter().find(|(p, _)| p == pipeline).map_or([0.0; 4], |c| c.1);
+                clears.push((pipeline, rgba, *line));
+                continue;
+            }
+            _ => continue,
+        };
+        if found.is_some() {
+            return Err(refuse(line, "a second RUN (the Run tab makes one dispatch or draw)"));
         }
+        if let Some((_, _, l)) = clears.iter().find(|(p, _, _)| p != pipeline) {
+            return Err(refuse(*l, "a CLEAR of another pipeline than the RUN's"));
+        }
+        let clear = clears.last().map(|c| c.1);
+        found = Some(OneRun { pipeline, what, line, clear });
+    }
+    if let Some(line) = late_clear {
+        return Err(refuse(line, "a CLEAR after the RUN (the Run tab makes one draw)"));
     }
     found.ok_or_else(|| error(1, "the script has no RUN"))
 }
@@ -352,26 +536,27 @@ pub struct Checked {
     pub error: Option<AmberError>,
 }
 
-/// Hands back the buffers of a run made elsewhere.
+/// Hands back the buffers of a run made elsewhere, and for a draw its
+/// image.
 struct Replay<'a> {
     outputs: &'a Buffers,
+    image: Option<&'a ColorAttachment>,
 }
 
-impl Executor for Replay<'_> {
-    fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
-        let refl = crate::reflect::reflect(d.ir);
-        let entry = refl
-            .entry_points
-            .iter()
-            .filter(|e| e.execution_model == crate::reflect::ExecutionModel::GLCompute)
-            .find(|e| d.opts.entry.as_deref().is_none_or(|n| e.name == n));
+impl Replay<'_> {
+    /// The run's bytes into `buffers`, for those the entry point of `model`
+    /// named `entry` (the first when `None`) of `ir` uses; `Err`: the
+    /// (set, binding) the run has no bytes for.
+    fn buffers(&self, ir: &Ir, model: ExecutionModel, entry: Option<&str>, buffers: &mut Buffers) -> Result<(), (u32, u32)> {
+        let refl = crate::reflect::reflect(ir);
+        let entry = refl.entry_points.iter().filter(|e| e.execution_model == model).find(|e| entry.is_none_or(|n| e.name == n));
         for (key, bytes) in buffers.iter_mut() {
             if !uses(entry, Some(*key)) {
                 // Not the shader's: it stays as it was.
                 continue;
             }
             let Some(got) = self.outputs.get(key) else {
-                return Err(ExecError::NoOutput { set: key.0, binding: key.1 });
+                return Err(*key);
             };
             // The run's bytes may be fewer (a buffer bigger than its
             // binding's block: the shader saw only the block) or more (a
@@ -383,12 +568,65 @@ impl Executor for Replay<'_> {
     }
 }
 
-/// The EXPECT lines of script `src` checked against `outputs`, the bytes a
-/// run of its [`load`]ed form left at each (set, binding).
-pub fn check(src: &str, outputs: &Buffers) -> Result<Checked, AmberError> {
+/// The image a replayed draw was given does not fit the draw's attachment:
+/// the attachment's size and format, and the image's (`None`: no image).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageMismatch {
+    pub want: (u32, u32, ColorFormat),
+    pub got: Option<(u32, u32, ColorFormat)>,
+}
+
+impl core::fmt::Display for ImageMismatch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (w, h, fmt) = self.want;
+        match self.got {
+            None => write!(f, "the run has no image of the {w}x{h} {} attachment", fmt.name()),
+            Some((gw, gh, gf)) => write!(f, "the run's image is {gw}x{gh} {}, the attachment {w}x{h} {}", gf.name(), fmt.name()),
+        }
+    }
+}
+
+impl Failure for ImageMismatch {
+    fn as_any(&self) -> &dyn core::any::Any {
+        self
+    }
+}
+
+fn no_output((set, binding): (u32, u32)) -> ExecError {
+    ExecError::NoOutput { set, binding }
+}
+
+impl Executor for Replay<'_> {
+    fn dispatch(&mut self, d: &Dispatch, buffers: &mut Buffers) -> Result<(), ExecError> {
+        self.buffers(d.ir, ExecutionModel::GLCompute, d.opts.entry.as_deref(), buffers).map_err(no_output)
+    }
+
+    /// The image as the colour attachment at Location 0 (the one a loaded
+    /// draw has), the buffers as a dispatch's.
+    fn draw(&mut self, job: &DrawJob, framebuffer: &mut raster::Framebuffer, buffers: &mut Buffers) -> Result<(), ExecError> {
+        self.buffers(job.fragment.ir, ExecutionModel::Fragment, Some(job.fragment.entry), buffers).map_err(no_output)?;
+        let Some(t) = framebuffer.colors.iter_mut().find(|c| c.location == 0) else {
+            return Ok(());
+        };
+        let a = &mut t.attachment;
+        let want = (a.width, a.height, a.format);
+        match self.image {
+            Some(img) if (img.width, img.height, img.format) == want && img.data.len() == a.data.len() => {
+                a.data.copy_from_slice(&img.data);
+                Ok(())
+            }
+            img => Err(ExecError::Backend(alloc::boxed::Box::new(ImageMismatch { want, got: img.map(|i| (i.width, i.height, i.format)) }))),
+        }
+    }
+}
+
+/// The EXPECT lines of script `src` checked against a run of its
+/// [`load`]ed form made elsewhere: `outputs`, the bytes the run left at
+/// each (set, binding), and for a draw `image`, its colour attachment.
+pub fn check(src: &str, outputs: &Buffers, image: Option<&ColorAttachment>) -> Result<Checked, AmberError> {
     let loaded = load(src)?;
     let script = super::parse(src)?;
-    let (out, error) = match super::run_on(&script, &RunOptions::default(), &mut Replay { outputs }) {
+    let (out, error) = match super::run_on(&script, &RunOptions::default(), &mut Replay { outputs, image }) {
         Ok(o) => (o.failures, None),
         Err(e) => (Vec::new(), Some(e)),
     };

@@ -1,8 +1,11 @@
 // Amber files in the Run tab: an opened or dropped `.amber` file
 // puts its compute shader in the editor and its buffers, bindings, spec
 // constants and dispatch in the Run tab's inputs (web/src/amber.rs, on
-// core's amber::page); after each run its EXPECT lines are checked against
-// each backend's buffers and listed, pass or fail (with the values). "Export
+// core's amber::page); a graphics file its fragment shader, bindings and
+// draw settings (framebuffer, rect or grid, format, clear colour), and it
+// is drawn once its module is reflected. After each run its EXPECT lines
+// are checked against each backend's buffers (and a draw's image) and
+// listed, pass or fail (with the values). "Export
 // Amber" writes the current module, inputs and the interpreter's results as
 // an Amber file that `spvlab amber` runs. The share link's run part is read
 // and written here too. Engine strings are untrusted: textContent only.
@@ -56,7 +59,7 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
     const d = el("div", "run-error amber-error");
     d.dataset.line = String(e.line);
     d.dataset.column = String(e.column);
-    d.append(el("span", "run-error-kind", e.graphics ? "graphics pipeline: not run" : "Amber file"), el("code", "amber-at", `${name}:${e.line}:${e.column}`), el("div", "run-error-message", e.message));
+    d.append(el("span", "run-error-kind", e.graphics ? "graphics stage: not run" : "Amber file"), el("code", "amber-at", `${name}:${e.line}:${e.column}`), el("div", "run-error-message", e.message));
     return d;
   }
 
@@ -113,7 +116,7 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
     if (!r.script) {
       const e = r.error ?? { line: 1, column: 1, message: "the file could not be read", graphics: false };
       setAmber({ loaded: null, failed: { name, error: e } });
-      const what = e.graphics ? "has a graphics pipeline, which the page does not run" : "could not be loaded";
+      const what = e.graphics ? "has a graphics stage that the page does not run" : "could not be loaded";
       store.update({ banner: `${name} ${what}: ${name}:${e.line}:${e.column}: ${e.message}`, panel: "run", panelChosen: true });
       return false;
     }
@@ -121,8 +124,10 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
     setAmber({ loaded: { name, source, script: s, checks: {} }, failed: null });
     store.update({ banner: null });
     setText(s.text, s.targetEnv);
-    run.setInputs({ entry: s.entry, workgroups: s.workgroups, buffers: Object.fromEntries(s.inputs.map((i) => [i.key, i.spec])), spec: s.spec });
-    store.update({ panel: "run", panelChosen: true, status: { text: `opened ${name}: ${s.expects.length} EXPECT lines, checked after each run`, tone: "" } });
+    // A graphics file draws as soon as its module is reflected.
+    run.setInputs({ entry: s.entry, workgroups: s.workgroups, buffers: Object.fromEntries(s.inputs.map((i) => [i.key, i.spec])), spec: s.spec, draw: s.draw }, s.draw !== undefined);
+    const what = s.draw ? `a ${s.draw.width}x${s.draw.height} draw, ` : "";
+    store.update({ panel: "run", panelChosen: true, status: { text: `opened ${name}: ${what}${s.expects.length} EXPECT lines, checked after each run`, tone: "" } });
     return true;
   }
 
@@ -134,7 +139,7 @@ export function mountAmber(store: AppStore, engine: Engine, run: RunPanel, setTe
     const one = async (r: RunResult | undefined): Promise<AmberCheck | undefined> => {
       if (!r) return undefined;
       if (!r.ok) return { expects: [], error: { line: 1, column: 1, message: `not run: ${r.error?.message ?? "no result"}`, graphics: false } };
-      return (await engine.send({ kind: "amberCheck", source: mine.source, buffers: r.buffers })).check;
+      return (await engine.send({ kind: "amberCheck", source: mine.source, buffers: r.buffers, image: r.image })).check;
     };
     const [interp, wgpu] = await Promise.all([one(o.interp), one(o.gpu)]);
     if (store.get().amber.loaded !== mine) return;

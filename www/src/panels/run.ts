@@ -53,10 +53,20 @@ const isDraw = (e: ReflectedEntry | undefined) => e?.executionModel === "Fragmen
  *  number, 0 when it is not one. */
 const count = (v: string) => Math.max(0, Math.min(0xffffffff, Math.floor(Number(v)) || 0));
 
+/** A clear colour field as four numbers (a part that is not a number, or
+ *  missing, is 0). */
+function clearOf(v: string): [number, number, number, number] {
+  const parts = v.trim().split(/[\s,]+/);
+  return [0, 1, 2, 3].map((i) => {
+    const n = Number(parts[i]);
+    return Number.isFinite(n) ? n : 0;
+  }) as [number, number, number, number];
+}
+
 /** The draw part of a request, from the fields. */
 function drawRequestOf(d: DrawFields): DrawRequest {
   const shape = d.shape === "grid" ? { kind: "grid" as const, columns: count(d.columns), rows: count(d.rows) } : { kind: "rect" as const };
-  return { width: count(d.width), height: count(d.height), shape, format: d.format };
+  return { width: count(d.width), height: count(d.height), shape, format: d.format, clear: clearOf(d.clear) };
 }
 
 /** The fields of a request's draw part (absent parts: the defaults). */
@@ -67,6 +77,7 @@ function drawFieldsOf(d: DrawRequest | undefined): DrawFields {
   if (d.height !== undefined) f.height = String(d.height);
   if (d.shape?.kind === "grid") Object.assign(f, { shape: "grid", columns: String(d.shape.columns), rows: String(d.shape.rows) });
   if (d.format) f.format = d.format;
+  if (d.clear) f.clear = d.clear.join(" ");
   return f;
 }
 
@@ -148,10 +159,16 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
   formatSelect.dataset.draw = "format";
   formatSelect.setAttribute("aria-label", "colour attachment format");
   formatSelect.append(...DRAW_FORMATS.map((f) => new Option(f, f)));
+  const clearInput = el("input", "run-draw-field run-draw-clear");
+  clearInput.id = "run-draw-clear";
+  clearInput.dataset.draw = "clear";
+  clearInput.size = 10;
+  clearInput.setAttribute("aria-label", "clear colour");
+  clearInput.title = "the colour the attachment is cleared to before the draw: R G B A from 0 to 1 (Amber's CLEAR_COLOR over 255)";
   const gridPart = el("span", "run-draw-grid");
   gridPart.append(drawColumns, el("span", "run-label", "×"), drawRows);
   const drawPart = el("span", "run-draw-inputs");
-  drawPart.append(el("span", "run-label", "framebuffer"), drawWidth, el("span", "run-label", "×"), drawHeight, el("span", "run-label", "draw"), shapeSelect, gridPart, formatSelect);
+  drawPart.append(el("span", "run-label", "framebuffer"), drawWidth, el("span", "run-label", "×"), drawHeight, el("span", "run-label", "draw"), shapeSelect, gridPart, formatSelect, el("span", "run-label", "clear"), clearInput);
   const drawFields = [drawWidth, drawHeight, drawColumns, drawRows];
   head.append(entryLabel, entrySelect, groupsLabel, ...dims, localSize, drawPart, runBtn, resetBtn);
   // The draw view's own controls and readout, kept from one result to the
@@ -256,7 +273,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
 
   runBtn.addEventListener("click", () => void run());
   resetBtn.addEventListener("click", () => setRun({ buffers: {}, lengths: {}, spec: {}, workgroups: ["1", "1", "1"], draw: DEFAULT_DRAW }));
-  for (const f of [...drawFields, shapeSelect, formatSelect])
+  for (const f of [...drawFields, shapeSelect, formatSelect, clearInput])
     f.addEventListener("input", () => setRun({ draw: { ...store.get().run.draw, [f.dataset.draw ?? ""]: f.value } }));
   zoomSelect.addEventListener("change", () => setRun({ zoom: Number(zoomSelect.value) || 1 }));
   entrySelect.addEventListener("change", () => setRun({ entry: entrySelect.value }));
@@ -330,7 +347,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
     note.textContent =
       r.reflectError ??
       (draws
-        ? `Draws the fragment shader over the framebuffer (cleared to 0) with the module's Vertex entry point, else Amber's passthrough vertex shader. ${language}`
+        ? `Draws the fragment shader over the framebuffer (cleared first to the clear colour) with the module's Vertex entry point, else Amber's passthrough vertex shader. ${language}`
         : language);
     const ws = e.workgroupSize;
     localSize.textContent = ws ? `× local size ${ws.x ?? "?"}×${ws.y ?? "?"}×${ws.z ?? "?"}` : "";
@@ -412,7 +429,7 @@ export function mountRun(store: AppStore, engine: Engine, jump: (line: number, c
       if (input.value !== value) input.value = value;
     };
     dims.forEach((d, i) => set(d, r.workgroups[i]));
-    for (const f of [...drawFields, shapeSelect, formatSelect]) set(f as HTMLInputElement, r.draw[f.dataset.draw as keyof DrawFields]);
+    for (const f of [...drawFields, shapeSelect, formatSelect, clearInput]) set(f as HTMLInputElement, r.draw[f.dataset.draw as keyof DrawFields]);
     gridPart.hidden = r.draw.shape !== "grid";
     set(zoomSelect as unknown as HTMLInputElement, String(r.zoom));
     const e = entryOf(r);
