@@ -229,6 +229,20 @@ test("a GraphicsFuzz file opens as a draw and its EXPECT passes on both backends
   assert.deepEqual(rows.map((r) => r.line), expects);
   for (const r of rows) assert.deepEqual([r.interp, r.wgpu], ["pass", "pass"], r.text);
   await screenshot(page, "amber-graphics-checked.png");
+  // Export Amber writes the draw: its EXPECT lines hold the image, the
+  // file's own EQ_RGBA line among them, and `spvlab amber` passes it.
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.locator("#amber-export").click()]);
+  const saved = await readFile(await dl.path(), "utf8");
+  assert.match(saved, /\nRUN pipeline DRAW_RECT POS 0 0 SIZE \d+ \d+\n/);
+  const theirs = /^EXPECT \S+ IDX 0 0 SIZE (\d+ \d+) EQ_RGBA ([\d ]+?)\s*$/m.exec(source);
+  assert.ok(saved.includes(`EXPECT framebuffer IDX 0 0 SIZE ${theirs[1]} EQ_RGBA ${theirs[2]}\n`), saved);
+  const bin = cli();
+  if (bin) {
+    const dir = await mkdtemp(path.join(tmpdir(), "spvlab-amber-draw-"));
+    const out = path.join(dir, "draw.amber");
+    await writeFile(out, saved);
+    execFileSync(bin, ["amber", out], { stdio: "pipe" }); // throws on a failing EXPECT
+  }
 });
 
 test("a graphics file the page's draw cannot hold is refused at its line", async () => {

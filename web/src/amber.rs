@@ -188,6 +188,9 @@ pub fn export(a: &Analysis, req: &RunRequest) -> AmberExport {
     let Some(ir0) = a.ir() else {
         return fail(run::RunFailure::new("module", "there is no module"));
     };
+    if p.draw.is_some() {
+        return export_draw(a, &p);
+    }
     let mut out = p.buffers.clone();
     if let Err(e) = interp::run(&p.ir, &p.options, &mut out) {
         return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e))));
@@ -416,6 +419,18 @@ EXPECT b IDX 4 EQ 5
         dark.write(3, 5, [0.0, 0.0, 0.0, 1.0]);
         let c = check(&src, &bytes, Some(&dark));
         assert!(c.expects.iter().any(|e| !e.pass && e.failures.iter().any(|m| m.contains("texel (3,5)"))), "{f}: {c:?}");
+        // Export: the file's EXPECT lines include the corpus file's own
+        // (GraphicsFuzz: one colour over the framebuffer), it passes on
+        // core's runner and it loads back as the same draw.
+        let text = export(&a, &req).text.unwrap_or_else(|| panic!("{f}: {:?}", export(&a, &req).error));
+        let theirs = src.lines().find(|l| l.starts_with("EXPECT") && l.contains("EQ_RGBA")).expect("an EQ_RGBA line");
+        let rgba: Vec<&str> = theirs.split_whitespace().skip_while(|w| *w != "EQ_RGBA").skip(1).take(4).collect();
+        let want = format!("EXPECT framebuffer IDX 0 0 SIZE {} {} EQ_RGBA {}", d.width, d.height, rgba.join(" "));
+        assert!(text.lines().any(|l| l == want), "{f}: no `{want}` in\n{text}");
+        let out = amber::run(&amber::parse(&text).expect("parses"), 100_000_000).expect("runs");
+        assert!(out.passed() && out.checked > 0, "{out:?}\n{text}");
+        let back = load(&text).script.expect("loads back");
+        assert_eq!(back.draw, s.draw, "{text}");
         let f = named("const REFUSED =");
         let src = std::fs::read_to_string(corpus.join(f)).unwrap();
         let e = load(&src).error.unwrap_or_else(|| panic!("{f} loads"));
@@ -461,4 +476,26 @@ EXPECT b IDX 4 EQ 5
         assert!(e.graphics, "{e:?}");
         assert!(check("not amber", &[], None).error.is_some());
     }
+}
+
+/// A draw plan drawn on the interpreter, as an Amber file whose EXPECT
+/// lines hold its image.
+#[cfg(feature = "draw")]
+fn export_draw(a: &Analysis, p: &spvlab_core::plan::Plan) -> AmberExport {
+    let fail = |e: run::RunFailure| AmberExport { text: None, error: Some(e) };
+    let drawn = match p.draw_interp(&p.options) {
+        Some(Ok(d)) => d,
+        Some(Err(e)) => return fail(run::RunFailure::new("interp", format!("the interpreter stopped, so there is nothing to write: {}", a.run_error_message(&e)))),
+        None => return fail(run::RunFailure::new("module", "the entry point does not draw")),
+    };
+    match amber::page::export_draw_run(a, a.options().env, p, &drawn) {
+        Ok(text) => AmberExport { text: Some(text), error: None },
+        Err(e) => fail(run::RunFailure::new("unsupported", e)),
+    }
+}
+
+/// Without the `draw` feature nothing is planned as a draw.
+#[cfg(not(feature = "draw"))]
+fn export_draw(_: &Analysis, _: &spvlab_core::plan::Plan) -> AmberExport {
+    AmberExport { text: None, error: Some(run::RunFailure::new("module", "this engine does not draw")) }
 }

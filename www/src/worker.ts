@@ -131,9 +131,10 @@ class EngineWorker {
   }
 
   /** The last analysis run on the interpreter, as an Amber file. */
-  amberExport(request: RunRequest): { text?: string; error?: RunFailure } {
-    this.session ??= new wasm.Session();
-    return this.session.amberExport(request) as { text?: string; error?: RunFailure };
+  async amberExport(request: RunRequest): Promise<{ text?: string; error?: RunFailure }> {
+    // A draw is drawn on the full engine, as for a run.
+    const session = request.draw ? await this.fullRunner(undefined) : (this.session ??= new wasm.Session());
+    return session.amberExport(request) as { text?: string; error?: RunFailure };
   }
 
   /** The WebGPU run of the last analysis: the module is taken when the call
@@ -192,7 +193,7 @@ async function handle(w: EngineWorker, req: WorkerRequest): Promise<WorkerRespon
     case "amberCheck":
       return { kind: "amberCheck", id: req.id, check: wasm.amberCheck(req.source, req.buffers, req.image) as AmberCheck };
     case "amberExport":
-      return { kind: "amberExport", id: req.id, ...w.amberExport(req.request) };
+      return { kind: "amberExport", id: req.id, ...(await w.amberExport(req.request)) };
     case "disassembleBinary": {
       const r = wasm.disassemble(req.bytes, undefined) as { ok: boolean; text: string; diagnostics: Diagnostic[] };
       return { kind: "disassembleBinary", id: req.id, text: r.ok ? r.text : undefined, diagnostics: r.diagnostics };
