@@ -94,6 +94,7 @@ refusal_codes! {
     Atomic = "wgsl.atomic": "WGSL atomics are atomic<i32> or atomic<u32> in storage or workgroup memory, accessed only by atomic built-ins",
     Barrier = "wgsl.barrier": "WGSL barriers are workgroup-scope control barriers in uniform control flow",
     Builtin = "wgsl.builtin": "the built-in variable has no WGSL counterpart in this stage",
+    EarlyTests = "wgsl.early-fragment-tests": "WGSL cannot ask for the depth test before the fragment shader (EarlyFragmentTests)",
     Constant = "wgsl.constant": "the constant has no WGSL literal (non-finite floating point)",
     ControlFlow = "wgsl.control-flow": "the control flow could not be structured",
     Nesting = "wgsl.nesting": "WGSL allows at most 127 nested brace-enclosed statements in a function",

@@ -247,3 +247,51 @@ fn what_wgsl_sampling_lacks_is_refused_as_wgsl_limits() {
     // An explicit level lowers there.
     lower_text(&vert.replace("BODY", "%r = OpImageSampleExplicitLod %v4float %ts %uv Lod %f0")).unwrap();
 }
+
+/// A fragment shader with EarlyFragmentTests that writes red and, unless
+/// `depth` is empty, stores `depth` to FragDepth.
+fn early(depth: &str) -> String {
+    use alloc::format;
+    let (iface, decorate, store) = if depth.is_empty() {
+        ("", "", String::new())
+    } else {
+        (" %fd", "OpDecorate %fd BuiltIn FragDepth\nOpExecutionMode %main DepthReplacing\n", format!("OpStore %fd {depth}\n"))
+    };
+    format!(
+        "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\" %color{iface}
+OpExecutionMode %main OriginUpperLeft
+OpExecutionMode %main EarlyFragmentTests
+{decorate}OpDecorate %color Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4 = OpTypeVector %float 4
+%pv4 = OpTypePointer Output %v4
+%pf = OpTypePointer Output %float
+%color = OpVariable %pv4 Output
+%fd = OpVariable %pf Output
+%one = OpConstant %float 1
+%zero = OpConstant %float 0
+%c03 = OpConstant %float 0.3
+%red = OpConstantComposite %v4 %one %zero %zero %one
+%main = OpFunction %void None %fn
+%l = OpLabel
+OpStore %color %red
+{store}OpReturn
+OpFunctionEnd
+"
+    )
+}
+
+/// WGSL's depth test comes after the shader: EarlyFragmentTests is refused
+/// where the order shows (a FragDepth write, which an early test ignores),
+/// and lowered where it cannot (outputs only).
+#[test]
+fn early_fragment_tests_are_refused_where_the_order_shows() {
+    let rs = lower_text(&early("%c03")).expect_err("refused");
+    assert_eq!(rs[0].code, super::refuse::RefusalCode::EarlyTests, "{rs:?}");
+    assert!(rs[0].message.contains("FragDepth"), "{rs:?}");
+    assert!(lower_text(&early("")).is_ok());
+}

@@ -3,8 +3,8 @@
 //! entry function called, and the variables it wrote returned as outputs.
 
 use super::ModuleWriter;
-use crate::grammar::{built_in as bi, decoration, execution_model, storage_class as sc};
-use crate::ir::Type;
+use crate::grammar::{built_in as bi, decoration, execution_model, op, storage_class as sc};
+use crate::ir::{Ir, Type};
 use crate::wgsl::names::push_u32;
 use crate::wgsl::plan::{EntryPlan, SizeDim};
 use crate::wgsl::refuse::{NotLowered, Refusal, RefusalCode};
@@ -20,6 +20,9 @@ impl ModuleWriter<'_> {
     pub(super) fn entry_wrapper(&mut self, entry: &EntryPlan) -> Result<(), Refusal> {
         let ep = &self.ir.entry_points[entry.index];
         let at = Some(ep.inst);
+        if let Some(r) = early_tests_matter(self.ir, ep) {
+            return Err(r);
+        }
         let stage = entry.stage.clone()?.attribute();
         let name = &entry.name;
         let inner = self.global_names.get(&ep.function).cloned().unwrap_or_default();
@@ -412,4 +415,38 @@ fn builtin(b: u32, model: u32, input: bool) -> Option<(&'static str, Num)> {
         (bi::NumSubgroups, true) if compute => ("num_subgroups", u),
         _ => return None,
     })
+}
+
+/// A fragment entry point with EarlyFragmentTests whose results would
+/// change with the test after the shader (WGSL's only order): it writes
+/// FragDepth (which early tests ignore), may discard (early tests write the
+/// depth of a discarded fragment), or writes memory other than its
+/// outputs and its own variables (a fragment that fails an early test never
+/// runs). Any function of the module counts, called or not.
+fn early_tests_matter(ir: &Ir, ep: &crate::ir::EntryPoint) -> Option<Refusal> {
+    let mode = ep.modes.iter().find(|m| m.mode == crate::grammar::execution_mode::EarlyFragmentTests)?;
+    let refuse = |what: &str, i: u32| Some(Refusal::new(RefusalCode::EarlyTests, format!("EarlyFragmentTests with {what}"), Some(i)));
+    if ep.interface.iter().any(|&v| ir.global(v).is_some_and(|g| g.storage == sc::Output) && ir.decoration_arg(v, decoration::BuiltIn) == Some(bi::FragDepth)) {
+        return refuse("a FragDepth output, which the early test ignores", mode.inst);
+    }
+    let storage = |ptr: u32| match ir.type_of(ptr).and_then(|t| ir.ty(t)).map(|t| &t.ty) {
+        Some(Type::Pointer { storage, .. }) => Some(*storage),
+        _ => None,
+    };
+    for i in 0..ir.len() {
+        let w = ir.words(i);
+        let target = match ir.opcode(i) {
+            op::OpKill | op::OpTerminateInvocation | op::OpDemoteToHelperInvocation => return refuse("a discard", i as u32),
+            op::OpStore | op::OpCopyMemory | op::OpCopyMemorySized => w.first().copied(),
+            op::OpImageWrite => return refuse("an image write", i as u32),
+            o if crate::grammar::instruction(o).is_some_and(|d| d.name.starts_with("OpAtomic")) => w.get(2).copied(),
+            _ => None,
+        };
+        if let Some(p) = target
+            && !matches!(storage(p), Some(sc::Output | sc::Function | sc::Private))
+        {
+            return refuse("a write to memory other than its outputs and variables", i as u32);
+        }
+    }
+    None
 }
