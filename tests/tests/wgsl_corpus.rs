@@ -26,11 +26,12 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Our accepted count must not fall below these (compute, graphics): the
-/// measured counts, 774 of the 844 compute modules and 2181 of the 2204
+/// measured counts, 774 of the 844 compute modules and 2175 of the 2204
 /// graphics ones (what is refused, by reason code, is in BENCHMARKS.md).
-/// They only go up.
+/// They only go up, unless something that was lowered wrongly is refused
+/// instead (a translation that runs differently is worse than none).
 const FLOOR_COMPUTE: usize = 774;
-const FLOOR_GRAPHICS: usize = 2181;
+const FLOOR_GRAPHICS: usize = 2175;
 /// The fleshed control-flow tests (spirv-control-flow-fleshed) lowered.
 const FLOOR_FLESHED: usize = 334;
 

@@ -91,7 +91,9 @@ Options:
                            point's storage and uniform buffers and push
                            constants; the interpreter runs first, and a
                            module that does not terminate there is not sent
-                           to the GPU.
+                           to the GPU. A Fragment entry point draws on each
+                           backend named, its image compared with the
+                           interpreter's pixel by pixel.
   --force                  Send the module to the GPU even if it does not
                            terminate in the interpreter.
   --gpu-timeout <S>        How many seconds one dispatch may take on the GPU
@@ -112,7 +114,8 @@ Options:
                            point).
   --trace-pixel <X,Y>      Print the path of the fragment at that pixel (may
                            be repeated).
-                           With a draw, -o <file.png> writes the image.
+                           With a draw, -o <file.png> writes the image (the
+                           first backend's of --backend).
   --json                   Print JSON instead of text.
   --target-env <env>       Assemble a text for <env>. Default: spv1.6.
   -o <file>                Write to <file> (default: standard output).
