@@ -2,7 +2,8 @@
 # The interpreter's graphics speed: the median GraphicsFuzz test (parse,
 # assemble, draw of a 256x256 DRAW_RECT and the probes; the draw is nearly all
 # of it) natively on one core (amber-frames) and in wasm32 under Node (the
-# shipped size-optimised `wasm` profile, bench/wasm's `amber_run`), over every
+# `wasm-draw` profile of the page's full engine, which draws, bench/wasm's
+# `amber_run`), over every
 # STRIDEth GraphicsFuzz test of the corpus, in interleaved rounds so that both
 # meet the same load; the ratio is that of the best median of each.
 #   bench/graphics.sh [STRIDE] [ROUNDS]   (defaults 5 and 2)
@@ -21,12 +22,12 @@ cargo build -q --release -p spvlab-tests --bin amber-frames
 # building std itself.
 if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   CARGO_TARGET_DIR=$ROOT/target/wasm-bench cargo build -q --manifest-path bench/wasm/Cargo.toml \
-    --target wasm32-unknown-unknown --profile wasm
+    --target wasm32-unknown-unknown --profile wasm-draw
 else
   PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$ROOT/target/wasm-bench cargo build -q \
-    --manifest-path bench/wasm/Cargo.toml --target wasm32-unknown-unknown --profile wasm -Z build-std=std,panic_abort
+    --manifest-path bench/wasm/Cargo.toml --target wasm32-unknown-unknown --profile wasm-draw -Z build-std=std,panic_abort
 fi
-WASM=$ROOT/target/wasm-bench/wasm32-unknown-unknown/wasm/spvlab_wasm_bench.wasm
+WASM=$ROOT/target/wasm-bench/wasm32-unknown-unknown/wasm-draw/spvlab_wasm_bench.wasm
 med() { sed -E 's/.* median ([0-9.]+) ms.*/\1/' <<<"$1"; }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "inf" || b + 0 < a + 0) print b; else print a }'; }
 best_native=inf best_wasm=inf
@@ -34,7 +35,7 @@ for r in $(seq "$ROUNDS"); do
   line=$(target/release/amber-frames "${FILES[@]}" | tail -1)
   echo "round $r $line"
   best_native=$(min "$best_native" "$(med "$line")")
-  line=$(node bench/wasm/frames.mjs "$WASM" "wasm (shipped profile)" "${FILES[@]}")
+  line=$(node bench/wasm/frames.mjs "$WASM" "wasm (the draw engine's profile)" "${FILES[@]}")
   echo "round $r $line"
   best_wasm=$(min "$best_wasm" "$(med "$line")")
 done
