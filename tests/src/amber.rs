@@ -287,8 +287,6 @@ pub fn explain(cause: &str, example: &str) -> Option<&'static str> {
     if cause.starts_with("wrong result") {
         return Some(if example.contains("builtin_precision") {
             "a precision test whose expected value is what one GPU computed (fp16 or fp64 matrix functions with its rounding of each step): the interpreter computes in f64 and rounds once, outside the file's tolerance"
-        } else if example.contains("draw_shader_invocation_helper_invocation") {
-            "the test checks which lanes of a quad the driver runs as helpers (through subgroupQuadBroadcast and atomics); the interpreter's helper lanes give the values the test's verify shader does not list among those it accepts"
         } else if example.contains("terminate_invocation") {
             "the test counts atomics from lanes around OpTerminateInvocation; the interpreter's count is twice the expected one (an atomic counted for the helper lanes of a quad, or for both primitives of the rect) — to be fixed"
         } else if example.contains("early_fragment") {

@@ -307,3 +307,75 @@ fn a_half_covered_quad_runs_helpers_that_write_nothing() {
         }
     }
 }
+
+/// Lanes of odd x demote themselves; each lane then writes red = its quad
+/// neighbour across x's HelperInvocation (a horizontal quad swap, Direction
+/// 0), green = its own.
+const DEMOTE_THEN_READ: &str = r#"
+               OpCapability Shader
+               OpCapability DemoteToHelperInvocation
+               OpCapability GroupNonUniformQuad
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %coord %helper %color
+               OpExecutionMode %main OriginUpperLeft
+               OpDecorate %coord BuiltIn FragCoord
+               OpDecorate %helper BuiltIn HelperInvocation
+               OpDecorate %helper Volatile
+               OpDecorate %color Location 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+      %float = OpTypeFloat 32
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+       %vec4 = OpTypeVector %float 4
+     %in_ptr = OpTypePointer Input %vec4
+    %in_bool = OpTypePointer Input %bool
+    %out_ptr = OpTypePointer Output %vec4
+      %coord = OpVariable %in_ptr Input
+     %helper = OpVariable %in_bool Input
+      %color = OpVariable %out_ptr Output
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_3 = OpConstant %uint 3
+       %zero = OpConstant %float 0
+        %one = OpConstant %float 1
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %c = OpLoad %vec4 %coord
+         %fx = OpCompositeExtract %float %c 0
+          %x = OpConvertFToU %uint %fx
+        %bit = OpBitwiseAnd %uint %x %uint_1
+        %odd = OpIEqual %bool %bit %uint_1
+               OpSelectionMerge %go None
+               OpBranchConditional %odd %demote %go
+     %demote = OpLabel
+               OpDemoteToHelperInvocation
+               OpBranch %go
+         %go = OpLabel
+          %h = OpLoad %bool %helper
+         %hf = OpSelect %float %h %one %zero
+         %nb = OpGroupNonUniformQuadSwap %float %uint_3 %hf %uint_0
+          %v = OpCompositeConstruct %vec4 %nb %hf %zero %one
+               OpStore %color %v
+               OpReturn
+               OpFunctionEnd
+"#;
+
+/// After OpDemoteToHelperInvocation a lane's (Volatile) HelperInvocation
+/// is true: the even columns, which are not demoted, read false for
+/// themselves and true for their odd neighbour across x (a quad swap); the
+/// odd columns write nothing.
+#[test]
+fn helper_invocation_reads_a_demotion() {
+    let (v, f) = (ir(PASSTHROUGH), ir(DEMOTE_THEN_READ));
+    let stages = Stages { vertex: &v, vertex_entry: None, fragment: &f, fragment_entry: None };
+    let rect = raster::draws::Rect { x: 0.0, y: 0.0, width: 4.0, height: 4.0 };
+    let (pipeline, cmd, mut fb) = rect_draw(4, 4, rect);
+    draw(&stages, &pipeline, &cmd, &Options::default(), &mut fb, &mut Buffers::new()).expect("draws");
+    for y in 0..4 {
+        for x in 0..4 {
+            let want = if x % 2 == 0 { [1.0, 0.0, 0.0, 1.0] } else { [0.0; 4] };
+            assert_eq!(fb.colors[0].attachment.read(x, y), Some(want), "pixel ({x}, {y})");
+        }
+    }
+}

@@ -10,9 +10,10 @@
 //! has run.
 
 use super::{Invocation, State, Status, get, put, setup, turn, written_bufs};
-use crate::grammar::op;
+use crate::grammar::{built_in as bi, op};
 use crate::interp::error::RunErrorKind;
-use crate::interp::mem::Val;
+use crate::interp::io::Slot;
+use crate::interp::mem::{Val, at_mut};
 use crate::interp::num::{fget, fput};
 use crate::interp::ops::group::{Member, is_group_op};
 use crate::interp::program::Program;
@@ -172,6 +173,13 @@ impl<'p, 'b> Lanes<'p, 'b> {
         } else if o == op::OpDemoteToHelperInvocation {
             for k in (0..n).filter(|&k| at[k]) {
                 self.helper[k] = true;
+                // HelperInvocation reads the demotion from here on, as a
+                // Volatile load of it must (SPV_EXT_demote_to_helper_invocation).
+                for leaf in prog.inputs.iter().filter(|l| matches!(l.slot, Slot::BuiltIn(b, _) if b == bi::HelperInvocation)) {
+                    if let Some(v) = self.invs[k].mem.get_mut(leaf.var as usize).and_then(|v| at_mut(v, &leaf.path)) {
+                        *v = Val::Scalar(1);
+                    }
+                }
             }
         } else if o == op::OpIsHelperInvocationEXT {
             for k in (0..n).filter(|&k| at[k]) {
