@@ -228,6 +228,12 @@ pub enum GpuErrorKind {
 }
 
 impl GpuErrorKind {
+    /// A refusal ("not supported": beyond the runner, or our lowering's),
+    /// which is no failure of a run on several backends.
+    pub fn is_refusal(self) -> bool {
+        matches!(self, GpuErrorKind::Unsupported | GpuErrorKind::Refused)
+    }
+
     /// The kind as data names it (the page's `RunFailure.kind`, the CLI's
     /// `--json`): `noDevice`, `unsupported`, `validation`, `deviceLost`,
     /// `timeout`, `panic`, `refused`.

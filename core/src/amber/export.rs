@@ -349,10 +349,13 @@ pub fn colour_rects(image: &ColorAttachment) -> Vec<(u32, u32, u32, u32, [u8; 4]
         [rgba[k], rgba[k + 1], rgba[k + 2], rgba[k + 3]]
     };
     let mut done = Vec::new();
-    // Open rectangles: (x, y, width, height, colour), ending at the row above.
+    // Open rectangles, ending at the row above, in order of x: (x, y,
+    // width, height, colour). A row's runs come in order of x too, so one
+    // pass over both matches them.
     let mut open: Vec<(u32, u32, u32, u32, [u8; 4])> = Vec::new();
     for y in 0..h {
-        let mut next = Vec::new();
+        let mut next = Vec::with_capacity(open.len());
+        let mut above = open.drain(..).peekable();
         let mut x = 0;
         while x < w {
             let c = px(x, y);
@@ -361,9 +364,12 @@ pub fn colour_rects(image: &ColorAttachment) -> Vec<(u32, u32, u32, u32, [u8; 4]
                 end += 1;
             }
             let run = (x as u32, (end - x) as u32, c);
-            match open.iter().position(|r| (r.0, r.2, r.4) == run) {
-                Some(k) => {
-                    let mut r = open.swap_remove(k);
+            // Those above that start before this run end here.
+            while let Some(r) = above.next_if(|r| r.0 < run.0) {
+                done.push(r);
+            }
+            match above.next_if(|r| (r.0, r.2, r.4) == run) {
+                Some(mut r) => {
                     r.3 += 1;
                     next.push(r);
                 }
@@ -371,7 +377,7 @@ pub fn colour_rects(image: &ColorAttachment) -> Vec<(u32, u32, u32, u32, [u8; 4]
             }
             x = end;
         }
-        done.append(&mut open);
+        done.extend(above);
         open = next;
     }
     done.append(&mut open);

@@ -37,7 +37,9 @@ struct One {
     /// Its OpTypeSampledImage and that type's image type.
     sampled: u32,
     image: u32,
+    /// Its DescriptorSet and Binding, which the image keeps.
     set: u32,
+    binding: u32,
     sampler_slot: (u32, u32),
     /// The new sampler variable.
     sampler_var: u32,
@@ -57,12 +59,12 @@ pub fn split_combined_samplers(ir: &Ir) -> Result<Option<Split>, String> {
         bound - 1
     };
     for v in ir.globals.iter().filter(|v| is_combined(ir, v)) {
-        let (Some(set), Some(_)) = (v.set, v.binding) else {
+        let (Some(set), Some(binding)) = (v.set, v.binding) else {
             return Err(format!("combined image sampler %{} has no DescriptorSet and Binding", v.id));
         };
         let sampled = v.pointee.unwrap_or(0);
         let Some(Type::SampledImage { image }) = ir.ty(sampled).map(|t| &t.ty) else { continue };
-        ones.push(One { var: v.id, sampled, image: *image, set, sampler_slot: combined_sampler_slot(ir, v), sampler_var: 0 });
+        ones.push(One { var: v.id, sampled, image: *image, set, binding, sampler_slot: combined_sampler_slot(ir, v), sampler_var: 0 });
     }
     if ones.is_empty() {
         return Ok(None);
@@ -113,10 +115,7 @@ pub fn split_combined_samplers(ir: &Ir) -> Result<Option<Split>, String> {
     // image, sampler, variable).
     let mut loaded: BTreeMap<u32, (u32, u32, u32, u32, u32)> = BTreeMap::new();
     let mut block = 0;
-    for i in 0..ir.len() {
-        let opcode = ir.opcode(i);
-        let w = ir.words(i);
-        let one = |id: Option<&u32>| id.and_then(|id| by_var.get(id)).map(|&k| &ones[k]);
+    for i in 0..=ir.len() {
         if i == first_fn {
             out.append(&mut new_types);
             for o in &ones {
@@ -124,6 +123,12 @@ pub fn split_combined_samplers(ir: &Ir) -> Result<Option<Split>, String> {
                 out.push(inst(op::OpVariable, &[sampler_ptr, o.sampler_var, sc::UniformConstant]));
             }
         }
+        if i == ir.len() {
+            break;
+        }
+        let opcode = ir.opcode(i);
+        let w = ir.words(i);
+        let one = |id: Option<&u32>| id.and_then(|id| by_var.get(id)).map(|&k| &ones[k]);
         match opcode {
             op::OpVariable if one(w.get(1)).is_some() => {}
             op::OpLoad if one(w.get(2)).is_some() => {
@@ -193,15 +198,8 @@ pub fn split_combined_samplers(ir: &Ir) -> Result<Option<Split>, String> {
             }
         }
     }
-    if first_fn == ir.len() {
-        out.append(&mut new_types);
-        for o in &ones {
-            out.push(inst(op::OpVariable, &[image_ptr[&o.image], o.var, sc::UniformConstant]));
-            out.push(inst(op::OpVariable, &[sampler_ptr, o.sampler_var, sc::UniformConstant]));
-        }
-    }
     let module = Module { header: Header { bound, ..ir.module.header.clone() }, instructions: out };
-    let combined = ones.iter().map(|o| Combined { variable: o.var, texture: (o.set, ir.global(o.var).and_then(|v| v.binding).unwrap_or(0)), sampler: o.sampler_slot }).collect();
+    let combined = ones.iter().map(|o| Combined { variable: o.var, texture: (o.set, o.binding), sampler: o.sampler_slot }).collect();
     Ok(Some(Split { words: crate::binary::write_words(&module), combined }))
 }
 

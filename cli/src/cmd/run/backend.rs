@@ -173,7 +173,7 @@ impl Failure {
         }
         #[cfg(feature = "gpu")]
         if let Failure::Gpu(e) = self {
-            return matches!(e.kind, gpu::GpuErrorKind::Unsupported | gpu::GpuErrorKind::Refused);
+            return e.kind.is_refusal();
         }
         false
     }

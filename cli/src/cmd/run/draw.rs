@@ -193,8 +193,9 @@ impl GpuDrawn {
 
     fn text(&self, s: &mut String) {
         match (&self.image, &self.error) {
-            (_, Some((e, refusal))) => {
-                let _ = writeln!(s, "{}: {} {e}", self.backend, if *refusal { "not supported:" } else { "failed:" });
+            // The executor's failures name the backend and say their kind.
+            (_, Some((e, _))) => {
+                let _ = writeln!(s, "{e}");
             }
             (Some(img), None) => {
                 let cs = colours(img);
@@ -247,7 +248,7 @@ fn gpu_draw(plan: &Plan, b: spvlab_gpu::Backend, (force, flags): (bool, &super::
         Err(e) => {
             let refusal = match &e {
                 ExecError::Backend(f) => f.as_any().downcast_ref::<spvlab_gpu::ExecFailure>().is_some_and(|f| {
-                    matches!(f, spvlab_gpu::ExecFailure::Gpu(g) if matches!(g.kind, spvlab_gpu::GpuErrorKind::Unsupported | spvlab_gpu::GpuErrorKind::Refused))
+                    matches!(f, spvlab_gpu::ExecFailure::Gpu(g) if g.kind.is_refusal())
                 }),
                 _ => false,
             };
